@@ -36,10 +36,21 @@ def words_to_bytes(layout: WordLayout, words: list[np.ndarray], n: int) -> np.nd
     return np.ascontiguousarray(mat).view(np.uint8).reshape(n, layout.nbytes)
 
 
+def as_blocks(data, block_bytes: int) -> np.ndarray:
+    """bytes-like or uint8 array -> (N, block_bytes) uint8 array (the length must be whole blocks)."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        data = np.frombuffer(bytes(data), np.uint8)
+    arr = np.ascontiguousarray(data, dtype=np.uint8)
+    if arr.size % block_bytes:
+        raise UsageError(f"{arr.size} bytes is not a whole number of {block_bytes}-byte blocks")
+    return arr.reshape(-1, block_bytes)
+
+
 class RefCipher:
     """The reference target: the optimized IR, run by the interpreter."""
 
     target = "ref"
+    lane_keys = True  # expand_key accepts one key per lane (used to batch KAT files)
 
     def __init__(self, module: Module):
         self.module = module
@@ -63,7 +74,7 @@ class RefCipher:
         return self._interp.run(fn, dict(zip(names, words)))
 
     def _run(self, kind: str, rk: dict[str, np.ndarray], blocks: np.ndarray) -> np.ndarray:
-        blocks = np.ascontiguousarray(blocks, dtype=np.uint8).reshape(-1, self.block_bytes)
+        blocks = as_blocks(blocks, self.block_bytes)
         n = blocks.shape[0]
         if n == 0:
             return blocks.copy()

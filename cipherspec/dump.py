@@ -44,7 +44,8 @@ def format_module(m: Module, functions: tuple[str, ...] | None = None, with_orig
     params = " ".join(f"{k}={v}" for k, v in m.params.items())
     lines = [f"; {m.cipher} (family {m.family}: {params}) block {m.block}, key {m.key}"]
     for t in m.tables.values():
-        lines.append(f"table @{t.name} u{t.in_width} -> u{t.out_width} [{len(t.values)}]")
+        derived = f" = inverse(@{t.inverse_of})" if t.inverse_of else ""
+        lines.append(f"table @{t.name} u{t.in_width} -> u{t.out_width} [{len(t.values)}]{derived}")
         row = 16
         for i in range(0, len(t.values), row):
             lines.append("  " + " ".join(f"{v:0{t.out_width // 4}x}" for v in t.values[i:i + row]))

@@ -71,6 +71,7 @@ class Table:
     in_width: int
     out_width: int
     values: tuple[int, ...]
+    inverse_of: str | None = None  # derived by the compiler with inverse(...)
 
 
 @dataclass

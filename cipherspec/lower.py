@@ -49,6 +49,7 @@ class ConstTable:
     name: str
     width: int  # element width
     values: tuple  # nested tuples of ints
+    inverse_of: "ConstTable | None" = None
 
 
 class _Unset:
@@ -211,7 +212,7 @@ class Lowering:
         if isinstance(decl, S.SboxDecl):
             value = self.eval(decl.value, self.globals)
             if isinstance(value, ConstTable):
-                table = ConstTable(decl.name, value.width, value.values)
+                table = ConstTable(decl.name, value.width, value.values, value.inverse_of)
             else:
                 vals = self.const_values(decl.value.loc, value)
                 if any(isinstance(x, tuple) for x in vals):
@@ -595,13 +596,20 @@ class Lowering:
         if len(table.values) != 1 << idx.width:
             raise self.error(e.loc, f"table {table.name} has {len(table.values)} entries but is indexed by a "
                                     f"u{idx.width} ({1 << idx.width} values)")
-        name = table.name
-        known = self.tables.get(name)
+        self.register_table(e.loc, table, idx.width)
+        return self.emit(e.loc, "lut", table.width, (idx.vid,), (table.name,))
+
+    def register_table(self, loc: Loc, table: ConstTable, in_width: int) -> None:
+        """Adds a table to the module (a derived inverse brings its base along, for the exhaustive check)."""
+        base = table.inverse_of
+        if base is not None:
+            self.register_table(loc, base, in_width)
+        known = self.tables.get(table.name)
         if known is None:
-            self.tables[name] = Table(name, idx.width, table.width, tuple(table.values))
+            self.tables[table.name] = Table(table.name, in_width, table.width, tuple(table.values),
+                                            base.name if base is not None else None)
         elif known.values != tuple(table.values):  # pragma: no cover - names are unique per family
-            raise self.error(e.loc, f"internal: two tables named {name}")
-        return self.emit(e.loc, "lut", table.width, (idx.vid,), (name,))
+            raise self.error(loc, f"internal: two tables named {table.name}")
 
     # -------------------------------------------------------------- calls
     def call(self, e: S.Call, scope: _Scope):
@@ -685,7 +693,7 @@ class Lowering:
         inv = [0] * n
         for i, v in enumerate(t.values):
             inv[v] = i
-        return ConstTable(f"{t.name}_inv", t.width, tuple(inv))
+        return ConstTable(f"{t.name}_inv", t.width, tuple(inv), inverse_of=t)
 
     def _rot_be(self, e: S.Call, args, left: bool):
         arr, n = self._args(e, args, 2)

@@ -74,7 +74,12 @@ class _Builder(Transformer):
     # ------------------------------------------------------------ expressions
     @v_args(meta=True)
     def number(self, meta, ch):
-        return S.Num(self._loc(meta), int(str(ch[0]).replace("_", ""), 0))
+        text = str(ch[0])
+        try:
+            value = int(text, 0)  # Python's rules: 0x.., 0b.., underscores between digits, no leading zeros
+        except ValueError:
+            raise SpecError(self._loc(meta), f"malformed number {text!r}") from None
+        return S.Num(self._loc(meta), value)
 
     @v_args(meta=True)
     def name(self, meta, ch):

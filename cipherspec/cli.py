@@ -1,0 +1,255 @@
+"""The ``cipherspec`` command.  Exit status: 0 success, 1 a check failed, 2 bad input; never a traceback.
+
+    cipherspec list
+    cipherspec check FILE...
+    cipherspec dump CIPHER [--after PASS] [--function F] [--dump-dir DIR]
+    cipherspec kat FILE... [--target ref]
+    cipherspec encrypt|decrypt CIPHER --mode ecb|cbc|ctr --key HEX [--iv HEX] [--hex]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from . import __version__
+from .errors import CipherspecError, UsageError
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 70
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit status 2."""
+
+    def error(self, message):  # noqa: D401 - argparse API
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _hex_arg(name: str):
+    def parse(text: str) -> bytes:
+        t = "".join(text.split())
+        if len(t) % 2:
+            raise UsageError(f"--{name}: odd number of hex digits ({len(t)})")
+        try:
+            return bytes.fromhex(t)
+        except ValueError:
+            raise UsageError(f"--{name}: not hex: {text[:40]!r}") from None
+    return parse
+
+
+def _registry(args):
+    from .registry import Registry
+
+    return Registry(extra=args.spec or [])
+
+
+# ------------------------------------------------------------------------------------------ commands
+def cmd_list(args, out) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    reg = _registry(args)
+    table = Table(title="ciphers", show_lines=False)
+    for col in ("cipher", "family", "block", "key", "rounds", "block words", "spec"):
+        table.add_column(col)
+    for name in reg.names():
+        spec, cdef = reg.definition(name)
+        m = reg.lowered(name)
+        table.add_row(name, m.family, f"{m.block.nbytes * 8}", f"{m.key.nbytes * 8}", str(m.rounds),
+                      str(m.block), os.path.basename(spec.path))
+    Console(file=out, width=120).print(table)
+    return EXIT_OK
+
+
+def cmd_check(args, out) -> int:
+    from .lower import lower
+    from .parse import parse_file
+
+    for path in args.files:
+        spec = parse_file(path)
+        names = []
+        for cdef in spec.ciphers:
+            lower(spec, cdef)
+            names.append(cdef.name)
+        if not spec.ciphers and spec.families:
+            out.write(f"{path}: ok, but no 'cipher' line instantiates {', '.join(spec.families)} "
+                      "(only syntax was checked)\n")
+        else:
+            out.write(f"{path}: ok ({len(names)} cipher{'s' if len(names) != 1 else ''}: {', '.join(names)})\n")
+    return EXIT_OK
+
+
+def cmd_dump(args, out) -> int:
+    from .dump import format_module
+    from .pipeline import PASS_NAMES, optimize
+
+    reg = _registry(args)
+    module = reg.lowered(args.cipher, args.rounds)
+    functions = tuple(args.function) if args.function else None
+    if functions:
+        for f in functions:
+            if f not in module.functions:
+                raise UsageError(f"unknown function '{f}' (functions: {', '.join(module.functions)})")
+    if args.after is not None and args.after not in PASS_NAMES:
+        raise UsageError(f"unknown pass '{args.after}' (passes: {', '.join(PASS_NAMES)})")
+    if args.dump_dir:
+        d = Path(args.dump_dir)
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"cannot create {d}: {e.strerror}") from None
+        step = [0]
+
+        def save(name, m, changed):
+            text = format_module(m, functions, not args.no_origin)
+            if not changed:
+                text = f"; (unchanged)\n{text}"
+            (d / f"{step[0]:02d}-{name}.ir").write_text(text)
+            out.write(f"{d / f'{step[0]:02d}-{name}.ir'}{'' if changed else '  (unchanged)'}\n")
+            step[0] += 1
+
+        optimize(module, on_pass=save)
+        return EXIT_OK
+    module = optimize(module, upto=args.after or PASS_NAMES[-1])
+    out.write(format_module(module, functions, not args.no_origin))
+    return EXIT_OK
+
+
+def cmd_kat(args, out) -> int:
+    from .kat import run_kat_file
+    from .targets import make_cipher
+
+    reg = _registry(args)
+    cache: dict = {}
+
+    def make(name, rounds):
+        key = (name, rounds)
+        if key not in cache:
+            cache[key] = make_cipher(reg, name, rounds, args.target)
+        return cache[key]
+
+    from .targets import TARGETS
+    if args.target not in TARGETS:
+        raise UsageError(f"unknown target '{args.target}' (targets: {', '.join(TARGETS)})")
+    run_drbg = None
+    try:
+        from .drbg_kat import make_drbg_runner
+
+        run_drbg = make_drbg_runner(make)
+    except ImportError:
+        pass
+    total_pass = total_fail = 0
+    t0 = time.perf_counter()
+    reports = []
+    for path in args.files:  # validate and run each file; a malformed file stops before output for it
+        reports.append(run_kat_file(path, make, set(reg.names()), run_drbg))
+    for r in reports:
+        status = "PASS" if r.failed == 0 else "FAIL"
+        extra = f", {r.skipped} skipped" if r.skipped else ""
+        out.write(f"{status} {r.path}: {r.passed} passed, {r.failed} failed{extra}\n")
+        for f in r.failures:
+            out.write(f"  {f}\n")
+        for n in r.notes:
+            out.write(f"  note: {n}\n")
+        total_pass += r.passed
+        total_fail += r.failed
+    out.write(f"{total_pass} passed, {total_fail} failed  (target {args.target}, "
+              f"{time.perf_counter() - t0:.2f} s)\n")
+    return EXIT_FAILED if total_fail else EXIT_OK
+
+
+def cmd_crypt(args, out, direction: str) -> int:
+    from . import modes
+    from .targets import make_cipher
+
+    reg = _registry(args)
+    c = make_cipher(reg, args.cipher, args.rounds, args.target)
+    if args.mode not in modes.MODES:
+        raise UsageError(f"unknown mode '{args.mode}' (modes: {', '.join(modes.MODES)})")
+    if args.mode == "ecb" and args.iv is not None:
+        raise UsageError("ECB takes no IV")
+    c.check_key(args.key)
+    data = sys.stdin.buffer.read()
+    if args.hex:
+        data = _hex_arg("input")(data.decode("ascii", "replace"))
+    rk = c.expand_key(args.key)
+    result = modes.run_mode(c, rk, args.mode, direction, data, args.iv)
+    if args.hex:
+        out.write(result.hex() + "\n")
+    else:
+        out.flush()
+        sys.stdout.buffer.write(result)
+        sys.stdout.buffer.flush()
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------------------ parser
+def build_parser() -> argparse.ArgumentParser:
+    common = _Parser(add_help=False)
+    common.add_argument("--spec", action="append", metavar="FILE",
+                        help="also load the ciphers of this spec file (repeatable)")
+    p = _Parser(prog="cipherspec", description="Block-cipher specs compiled to fast, verified kernels.")
+    p.add_argument("--version", action="version", version=f"cipherspec {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    sub.add_parser("list", parents=[common], help="ciphers, variants, block/key sizes, rounds")
+
+    c = sub.add_parser("check", parents=[common], help="parse and check spec files")
+    c.add_argument("files", nargs="+", metavar="FILE")
+
+    d = sub.add_parser("dump", parents=[common], help="print a cipher's IR")
+    d.add_argument("cipher")
+    d.add_argument("--after", metavar="PASS", help="stop after this pass (lower, constfold, cse, dce)")
+    d.add_argument("--function", action="append", choices=None, metavar="F",
+                   help="only this function (key_schedule, encrypt, decrypt); repeatable")
+    d.add_argument("--rounds", type=int, help="override the round count")
+    d.add_argument("--no-origin", action="store_true", help="leave out the origin comments")
+    d.add_argument("--dump-dir", metavar="DIR", help="write the IR after every pass into DIR")
+
+    k = sub.add_parser("kat", parents=[common], help="run known-answer-test files")
+    k.add_argument("files", nargs="+", metavar="FILE")
+    k.add_argument("--target", default="ref", help="ref (the interpreter)")
+
+    for direction in ("encrypt", "decrypt"):
+        e = sub.add_parser(direction, parents=[common], help=f"{direction} stdin to stdout")
+        e.add_argument("cipher")
+        e.add_argument("--mode", required=True, help="ecb, cbc or ctr")
+        e.add_argument("--key", required=True, type=_hex_arg("key"), help="key in hex")
+        e.add_argument("--iv", type=_hex_arg("iv"), help="IV in hex (cbc, ctr)")
+        e.add_argument("--hex", action="store_true", help="hex input and output instead of binary")
+        e.add_argument("--rounds", type=int, help="override the round count")
+        e.add_argument("--target", default="ref", help="ref (the interpreter)")
+    return p
+
+
+def run(argv: list[str] | None = None, out=None) -> int:
+    out = out if out is not None else sys.stdout
+    try:
+        args = build_parser().parse_args(argv)
+        if getattr(args, "rounds", None) is not None and args.rounds < 1:
+            raise UsageError(f"--rounds must be at least 1, got {args.rounds}")
+        handler = {"list": cmd_list, "check": cmd_check, "dump": cmd_dump, "kat": cmd_kat,
+                   "encrypt": lambda a, o: cmd_crypt(a, o, "encrypt"),
+                   "decrypt": lambda a, o: cmd_crypt(a, o, "decrypt")}[args.command]
+        return handler(args, out)
+    except CipherspecError as e:
+        # spec and KAT errors start with their file:line; the rest are about the command line
+        print(f"cipherspec: error: {e}" if isinstance(e, UsageError) else str(e), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as e:  # a bug in cipherspec: say so in one line (CIPHERSPEC_DEBUG=1 for the traceback)
+        if os.environ.get("CIPHERSPEC_DEBUG"):
+            raise
+        print(f"cipherspec: internal error: {type(e).__name__}: {e} (set CIPHERSPEC_DEBUG=1 for a traceback)",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def main() -> None:
+    sys.exit(run())

@@ -1,0 +1,39 @@
+"""Shared fixtures: one registry per test session, the shared vectors, the independent references."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).with_name("support")))
+
+from paths import VECTORS  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def registry():
+    from cipherspec.registry import Registry
+
+    return Registry()
+
+
+@pytest.fixture(scope="session")
+def vectors() -> Path:
+    if not VECTORS.is_dir():
+        pytest.fail(f"shared vectors not found at {VECTORS} (the project expects ../shared beside it)")
+    return VECTORS
+
+
+@pytest.fixture(scope="session")
+def make_ref(registry):
+    from cipherspec.targets import make_cipher
+
+    cache = {}
+
+    def make(name: str, rounds: int | None = None):
+        if (name, rounds) not in cache:
+            cache[(name, rounds)] = make_cipher(registry, name, rounds, "ref")
+        return cache[(name, rounds)]
+
+    return make
