@@ -80,7 +80,7 @@ class RefCipher:
             return blocks.copy()
         fn = self.module.functions[kind]
         inputs: dict[str, np.ndarray] = dict(rk)
-        state_names = [name for name, _, _ in fn.inputs() if not name.startswith(self.module.uses_keys[kind] + "[")]
+        state_names = [name for name, _, _ in fn.inputs() if name not in rk]
         inputs.update(zip(state_names, bytes_to_words(self.module.block, blocks)))
         out = self._interp.run(fn, inputs)
         return words_to_bytes(self.module.block, [out[name] for name, _ in fn.outputs], n)

@@ -139,7 +139,7 @@ class Module:
     key_arrays: list[KeyArray]
     tables: dict[str, Table]
     functions: dict[str, Function]  # key_schedule, encrypt, decrypt
-    uses_keys: dict[str, str] = field(default_factory=dict)  # encrypt/decrypt -> key array name
+    uses_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)  # encrypt/decrypt -> key arrays read
 
     @property
     def rounds(self) -> int:

@@ -182,10 +182,10 @@ class Lowering:
         key = self.layout(fam.key, "key")
         functions: dict[str, Function] = {}
         key_arrays, functions["key_schedule"] = self.lower_key_schedule(fam.key_schedule, key)
-        uses: dict[str, str] = {}
+        uses: dict[str, tuple[str, ...]] = {}
         for cf in (fam.encrypt, fam.decrypt):
             functions[cf.kind] = self.lower_cipher_fn(cf, block, key_arrays)
-            uses[cf.kind] = cf.keys_name
+            uses[cf.kind] = cf.keys_names
         return Module(self.cipher, fam.name, dict(self.params), self.spec.path, block, key, key_arrays,
                       dict(sorted(self.tables.items())), functions, uses)
 
@@ -195,11 +195,21 @@ class Lowering:
             raise self.error(t.loc, f"the {what} must be a one-dimensional array of words, e.g. u32[4] little")
         if dims[0] < 1:
             raise self.error(t.loc, f"the {what} needs at least one word")
-        if t.width > 8 and t.endian is None:
-            raise self.error(t.loc, f"a {t.scalar} {what} needs its byte order: '{t.scalar}[{dims[0]}] little' or 'big'")
-        if t.width == 8 and t.endian is not None:
+        width = self.width_of(t)
+        if width > 8 and t.endian is None:
+            raise self.error(t.loc, f"a u{width} {what} needs its byte order: 'u{width}[{dims[0]}] little' or 'big'")
+        if width == 8 and t.endian is not None:
             raise self.error(t.loc, f"byte order '{t.endian}' means nothing for a u8 {what}")
-        return WordLayout(t.width, dims[0], t.endian or "little")
+        return WordLayout(width, dims[0], t.endian or "little")
+
+    def width_of(self, t: S.TypeExpr) -> int:
+        """u8/u16/u32/u64, or word(w) with w a compile-time expression of the family's parameters."""
+        if isinstance(t.scalar, str):
+            return int(t.scalar[1:])
+        w = self.eval_int(t.scalar, self.globals, "a word width")
+        if w not in (8, 16, 32, 64):
+            raise self.error(t.scalar.loc, f"word({w}): widths are 8, 16, 32 or 64")
+        return w
 
     def shape(self, t: S.TypeExpr, scope: _Scope) -> tuple[int, ...]:
         dims = tuple(self.eval_int(d, scope, "an array size") for d in t.dims)
@@ -235,9 +245,10 @@ class Lowering:
         vals = self.const_values(decl.value.loc, value)
         self.check_shape(decl.loc, vals, shape, decl.name)
         flat = _flatten(vals)
-        if any(not 0 <= x <= mask(decl.type.width) for x in flat):
-            raise self.error(decl.loc, f"const {decl.name} has an entry that does not fit in {decl.type.scalar}")
-        return ConstTable(decl.name, decl.type.width, vals)
+        width = self.width_of(decl.type)
+        if any(not 0 <= x <= mask(width) for x in flat):
+            raise self.error(decl.loc, f"const {decl.name} has an entry that does not fit in u{width}")
+        return ConstTable(decl.name, width, vals)
 
     def const_values(self, loc: Loc, value):
         if type(value) is bool:
@@ -282,10 +293,12 @@ class Lowering:
         for out in ks.outputs:
             if out.name in scope.names or self.globals.lookup(out.name):
                 raise self.error(out.loc, f"output {out.name} clashes with another name")
+            if out.type is None:
+                raise self.error(out.loc, f"key_schedule output {out.name} needs a type, e.g. {out.name}: u32[rounds][6]")
             if out.type.endian is not None:
                 raise self.error(out.type.loc, "round keys need no byte order")
             shape = self.shape(out.type, scope)
-            arrays.append(KeyArray(out.name, out.type.width, shape))
+            arrays.append(KeyArray(out.name, self.width_of(out.type), shape))
             scope.names[out.name] = _Binding(_unset_array(shape), True, True)
         self.exec_body(ks.body, scope)
         outputs: list[tuple[str, int]] = []
@@ -300,16 +313,17 @@ class Lowering:
     def lower_cipher_fn(self, cf: S.CipherFn, block: WordLayout, key_arrays: list[KeyArray]) -> Function:
         self.start_function(cf.kind)
         by_name = {a.name: a for a in key_arrays}
-        if cf.keys_name not in by_name:
-            raise self.error(cf.loc, f"{cf.kind} takes round keys '{cf.keys_name}', but key_schedule outputs "
-                                     + ", ".join(repr(n) for n in by_name))
-        if cf.block_name == cf.keys_name:
-            raise self.error(cf.loc, "block and round keys need different names")
         scope = _Scope(self.globals)
         state = self.input_array(cf.loc, cf.block_name, block.width, (block.count,))
         scope.names[cf.block_name] = _Binding(state, True, True)
-        ka = by_name[cf.keys_name]
-        scope.names[cf.keys_name] = _Binding(self.input_array(cf.loc, ka.name, ka.width, ka.shape), False, False)
+        for name in cf.keys_names:
+            if name not in by_name:
+                raise self.error(cf.loc, f"{cf.kind} takes round keys '{name}', but key_schedule outputs "
+                                         + ", ".join(repr(n) for n in by_name))
+            if name in scope.names:
+                raise self.error(cf.loc, f"'{name}' appears twice among {cf.kind}'s parameters")
+            ka = by_name[name]
+            scope.names[name] = _Binding(self.input_array(cf.loc, ka.name, ka.width, ka.shape), False, False)
         self.exec_body(cf.body, scope)
         final = scope.names[cf.block_name].value
         outputs = [(f"{cf.block_name}[{i}]", self.to_word(cf.loc, w, block.width, "block word").vid)
@@ -328,7 +342,7 @@ class Lowering:
             value = self.eval(st.value, scope)
             typed = st.type is not None
             if typed:
-                value = self.conform(st.loc, value, st.type.width, self.shape(st.type, scope), st.name)
+                value = self.conform(st.loc, value, self.width_of(st.type), self.shape(st.type, scope), st.name)
             elif isinstance(value, Arr):
                 value = Arr(value.items)  # arrays are values: copying the binding copies the array
             scope.names[st.name] = _Binding(value, st.mutable, typed)
@@ -337,7 +351,7 @@ class Lowering:
         elif isinstance(st, S.For):
             start = self.eval_int(st.start, scope, "a loop bound")
             stop = self.eval_int(st.stop, scope, "a loop bound")
-            outer = self.loop_depth == 0 and self.call_depth == 0
+            outer = self.round is None  # the outermost loop, even inside a fn, numbers the rounds
             self.loop_depth += 1
             for i in range(start, stop):
                 self.iterations += 1
@@ -455,6 +469,8 @@ class Lowering:
         if isinstance(e, S.UnOp):
             if e.op == "not":
                 return not self.eval_cond(e.operand, scope)
+            if e.op == "-":
+                return self.negate(e.loc, self.eval(e.operand, scope))
             return self.bitnot(e.loc, self.eval(e.operand, scope))
         if isinstance(e, S.Index):
             return self.index(e, self.eval(e.base, scope), self.eval(e.index, scope))
@@ -481,6 +497,18 @@ class Lowering:
                 items.append(self.eval(e.item, inner))
             return Arr(tuple(items))
         raise self.error(e.loc, f"internal: unknown expression {type(e).__name__}")  # pragma: no cover
+
+    def negate(self, loc: Loc, v):
+        """-x: an integer's negation, or 0 - x mod 2^w for a word."""
+        if type(v) is bool:
+            raise self.error(loc, "'-' cannot take a condition")
+        if isinstance(v, int):
+            return -v
+        if isinstance(v, Word):
+            return self.emit(loc, "sub", v.width, (self.const(loc, 0, v.width).vid, v.vid))
+        if isinstance(v, Arr):
+            return Arr(tuple(self.negate(loc, x) for x in v.items))
+        raise self.error(loc, f"'-' cannot take {describe(v)}")
 
     def bitnot(self, loc: Loc, v):
         if isinstance(v, Word):
@@ -627,8 +655,12 @@ class Lowering:
             raise self.error(e.loc, f"calls nested deeper than {MAX_CALL_DEPTH} (recursion?)")
         inner = _Scope(self.globals)
         for p, a in zip(fn.params, e.args):
-            value = self.conform(a.loc, self.eval(a, scope), p.type.width, self.shape(p.type, self.globals),
-                                 f"argument {p.name} of {fn.name}")
+            value = self.eval(a, scope)
+            if p.type is not None:
+                value = self.conform(a.loc, value, self.width_of(p.type), self.shape(p.type, self.globals),
+                                     f"argument {p.name} of {fn.name}")
+            elif value is UNSET:  # pragma: no cover - reads of unset slots fail earlier
+                raise self.error(a.loc, "an unassigned slot cannot be passed")
             inner.names[p.name] = _Binding(value, False, True)
         saved_where, saved_depth = self.where, self.loop_depth
         self.where = f"{self.where}>{fn.name}"
@@ -642,7 +674,8 @@ class Lowering:
             raise self.error(fn.loc, f"fn {fn.name} ends without return")
         finally:
             self.where, self.call_depth, self.loop_depth = saved_where, self.call_depth - 1, saved_depth
-        return self.conform(e.loc, result, fn.ret.width, self.shape(fn.ret, self.globals), f"result of {fn.name}")
+        return self.conform(e.loc, result, self.width_of(fn.ret), self.shape(fn.ret, self.globals),
+                            f"result of {fn.name}")
 
     def _args(self, e: S.Call, args: list, n: int):
         if len(args) != n:

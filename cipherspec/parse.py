@@ -22,7 +22,7 @@ _GRAMMAR = Path(__file__).with_name("grammar.lark")
 _PRETTY = {
     "NAME": "a name", "NUMBER": "a number", "SCALAR": "a type (u8/u16/u32/u64)",
     "ENDIAN": "'little' or 'big'", "CMP_OP": "a comparison", "SHIFT_OP": "a shift or rotation",
-    "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/' or '%'", "ASSIGN_OP": "'=' or an update such as '^='",
+"MUL_OP": "'*', '/' or '%'", "ASSIGN_OP": "'=' or an update such as '^='",
     "$END": "end of file",
 }
 
@@ -114,7 +114,11 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def binop_add(self, meta, ch):
-        return self._bin(meta, ch)
+        return self._bin(meta, ch, "+")
+
+    @v_args(meta=True)
+    def binop_sub(self, meta, ch):
+        return self._bin(meta, ch, "-")
 
     @v_args(meta=True)
     def binop_mul(self, meta, ch):
@@ -141,6 +145,10 @@ class _Builder(Transformer):
         return S.UnOp(self._loc(meta), "~", ch[0])
 
     @v_args(meta=True)
+    def unop_neg(self, meta, ch):
+        return S.UnOp(self._loc(meta), "-", ch[0])
+
+    @v_args(meta=True)
     def index_expr(self, meta, ch):
         return S.Index(self._loc(meta), ch[0], ch[1])
 
@@ -164,10 +172,13 @@ class _Builder(Transformer):
     # ------------------------------------------------------------ types
     @v_args(meta=True)
     def type(self, meta, ch):
-        scalar, *rest = ch
-        endian = rest.pop() if rest else None
-        dims = tuple(rest)
-        return S.TypeExpr(self._loc(meta), str(scalar), dims, str(endian) if endian is not None else None)
+        scalar, *dims, endian = ch
+        if isinstance(scalar, Token):
+            scalar = str(scalar)
+        return S.TypeExpr(self._loc(meta), scalar, tuple(dims), str(endian) if endian is not None else None)
+
+    def word_width(self, ch):
+        return ch[0]
 
     def dim(self, ch):
         return ch[0]
@@ -261,11 +272,11 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def enc_decl(self, meta, ch):
-        return S.CipherFn(self._loc(meta), "encrypt", str(ch[0]), str(ch[1]), ch[2])
+        return S.CipherFn(self._loc(meta), "encrypt", str(ch[0]), ch[1], ch[2])
 
     @v_args(meta=True)
     def dec_decl(self, meta, ch):
-        return S.CipherFn(self._loc(meta), "decrypt", str(ch[0]), str(ch[1]), ch[2])
+        return S.CipherFn(self._loc(meta), "decrypt", str(ch[0]), ch[1], ch[2])
 
     def names(self, ch):
         return tuple(str(c) for c in ch)

@@ -39,7 +39,7 @@ class BinOp(Expr):
 
 @dataclass(frozen=True)
 class UnOp(Expr):
-    op: str  # ~ not
+    op: str  # ~ - not
     operand: Expr
 
 
@@ -72,13 +72,9 @@ class Comprehension(Expr):
 @dataclass(frozen=True)
 class TypeExpr:
     loc: Loc
-    scalar: str  # u8 u16 u32 u64
+    scalar: "str | Expr"  # u8 u16 u32 u64, or the width expression of word(w)
     dims: tuple[Expr, ...]  # outermost first: u32[rounds][6]
     endian: str | None  # little / big / None
-
-    @property
-    def width(self) -> int:
-        return int(self.scalar[1:])
 
 
 # ---------------------------------------------------------------- statements
@@ -127,7 +123,7 @@ class Return(Stmt):
 class Param:
     loc: Loc
     name: str
-    type: TypeExpr
+    type: TypeExpr | None  # None: a fn parameter that takes any compile-time value (or array) as is
 
 
 @dataclass(frozen=True)
@@ -149,12 +145,12 @@ class KeySchedule:
 
 @dataclass(frozen=True)
 class CipherFn:
-    """``encrypt(X, rk) { ... }`` or ``decrypt(X, rk) { ... }``."""
+    """``encrypt(X, rk) { ... }`` or ``decrypt(X, wk, dk) { ... }``."""
 
     loc: Loc
     kind: str  # encrypt / decrypt
     block_name: str
-    keys_name: str
+    keys_names: tuple[str, ...]  # the key_schedule outputs it reads
     body: tuple[Stmt, ...]
 
 
