@@ -117,6 +117,12 @@ def cmd_dump(args, out) -> int:
     return EXIT_OK
 
 
+def _peek(path):
+    from .kat import parse_kat_file
+
+    return parse_kat_file(path)
+
+
 def cmd_kat(args, out) -> int:
     from .kat import run_kat_file
     from .targets import make_cipher
@@ -127,12 +133,16 @@ def cmd_kat(args, out) -> int:
     def make(name, rounds):
         key = (name, rounds)
         if key not in cache:
-            cache[key] = make_cipher(reg, name, rounds, args.target)
+            cache[key] = make_cipher(reg, name, rounds, args.target, args.schedule)
         return cache[key]
 
     from .targets import TARGETS
     if args.target not in TARGETS:
         raise UsageError(f"unknown target '{args.target}' (targets: {', '.join(TARGETS)})")
+    for name in sorted({b.fields.get("Cipher") for f in args.files for b in _peek(f)} - {None}):
+        if name in reg.defs:  # fail fast on a target that cannot run: before any output
+            make(name, None)
+            break
     run_drbg = None
     try:
         from .drbg_kat import make_drbg_runner
@@ -165,7 +175,7 @@ def cmd_crypt(args, out, direction: str) -> int:
     from .targets import make_cipher
 
     reg = _registry(args)
-    c = make_cipher(reg, args.cipher, args.rounds, args.target)
+    c = make_cipher(reg, args.cipher, args.rounds, args.target, args.schedule)
     if args.mode not in modes.MODES:
         raise UsageError(f"unknown mode '{args.mode}' (modes: {', '.join(modes.MODES)})")
     if args.mode == "ecb" and args.iv is not None:
@@ -182,6 +192,49 @@ def cmd_crypt(args, out, direction: str) -> int:
         out.flush()
         sys.stdout.buffer.write(result)
         sys.stdout.buffer.flush()
+    return EXIT_OK
+
+
+def cmd_build(args, out) -> int:
+    """Builds into a staging directory beside the output and moves it in only when all of it succeeded."""
+    import shutil
+    import tempfile
+
+    from .targets import builder
+
+    reg = _registry(args)
+    names = reg.names() if args.all else list(args.ciphers)
+    if not names:
+        raise UsageError("name the ciphers to build, or --all")
+    for n in names:
+        reg.definition(n)
+    backend = builder(args.target)
+    dest = Path(args.output)
+    parent = dest.resolve().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=parent))
+    except OSError as e:
+        raise UsageError(f"cannot write to {parent}: {e.strerror}") from None
+    try:
+        from rich.progress import Progress
+
+        with Progress(transient=True, disable=not sys.stderr.isatty()) as progress:
+            notes = backend.build(reg, names, args.schedule, staging, progress)
+        dest.mkdir(parents=True, exist_ok=True)
+        for item in sorted(staging.rglob("*")):
+            target = dest / item.relative_to(staging)
+            if item.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+            else:
+                shutil.copy2(item, target)
+    except OSError as e:
+        raise UsageError(f"cannot write {dest}: {e.strerror}") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    for note in notes or []:
+        out.write(f"note: {note}\n")
+    out.write(f"built {len(names)} cipher{'s' if len(names) != 1 else ''} for {args.target} into {dest}\n")
     return EXIT_OK
 
 
@@ -209,9 +262,17 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--no-origin", action="store_true", help="leave out the origin comments")
     d.add_argument("--dump-dir", metavar="DIR", help="write the IR after every pass into DIR")
 
+    b = sub.add_parser("build", parents=[common], help="generate kernels and build libraries")
+    b.add_argument("ciphers", nargs="*", metavar="CIPHER")
+    b.add_argument("--all", action="store_true", help="every shipped cipher")
+    b.add_argument("--target", required=True, help="c, neon or cuda")
+    b.add_argument("--schedule", metavar="NAME", help="a named schedule (default: the target's best)")
+    b.add_argument("-o", "--output", required=True, metavar="DIR")
+
     k = sub.add_parser("kat", parents=[common], help="run known-answer-test files")
     k.add_argument("files", nargs="+", metavar="FILE")
-    k.add_argument("--target", default="ref", help="ref (the interpreter)")
+    k.add_argument("--target", default="ref", help="ref (the interpreter), c, neon or cuda")
+    k.add_argument("--schedule", metavar="NAME", help="a named schedule of the target")
 
     for direction in ("encrypt", "decrypt"):
         e = sub.add_parser(direction, parents=[common], help=f"{direction} stdin to stdout")
@@ -221,7 +282,8 @@ def build_parser() -> argparse.ArgumentParser:
         e.add_argument("--iv", type=_hex_arg("iv"), help="IV in hex (cbc, ctr)")
         e.add_argument("--hex", action="store_true", help="hex input and output instead of binary")
         e.add_argument("--rounds", type=int, help="override the round count")
-        e.add_argument("--target", default="ref", help="ref (the interpreter)")
+        e.add_argument("--target", default="ref", help="ref (the interpreter), c, neon or cuda")
+        e.add_argument("--schedule", metavar="NAME", help="a named schedule of the target")
     return p
 
 
@@ -231,7 +293,7 @@ def run(argv: list[str] | None = None, out=None) -> int:
         args = build_parser().parse_args(argv)
         if getattr(args, "rounds", None) is not None and args.rounds < 1:
             raise UsageError(f"--rounds must be at least 1, got {args.rounds}")
-        handler = {"list": cmd_list, "check": cmd_check, "dump": cmd_dump, "kat": cmd_kat,
+        handler = {"list": cmd_list, "check": cmd_check, "dump": cmd_dump, "kat": cmd_kat, "build": cmd_build,
                    "encrypt": lambda a, o: cmd_crypt(a, o, "encrypt"),
                    "decrypt": lambda a, o: cmd_crypt(a, o, "decrypt")}[args.command]
         return handler(args, out)

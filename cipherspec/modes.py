@@ -92,7 +92,13 @@ def ctr(c, rk, iv: bytes, data: bytes) -> tuple[bytes, bytes]:
 
 
 def run_mode(c, rk, mode: str, direction: str, data: bytes, iv: bytes | None = None) -> bytes:
-    """One entry point: mode in ecb/cbc/ctr, direction in encrypt/decrypt."""
+    """One entry point: mode in ecb/cbc/ctr, direction in encrypt/decrypt.
+
+    A target with its own modes (the C library's ECB/CBC/CTR entry points) runs them; others get these."""
+    if mode not in MODES:
+        raise UsageError(f"unknown mode '{mode}' (modes: {', '.join(MODES)})")
+    if hasattr(c, "run_mode"):
+        return c.run_mode(rk, mode, direction, data, iv)
     if mode == "ecb":
         return ecb_encrypt(c, rk, data) if direction == "encrypt" else ecb_decrypt(c, rk, data)
     if mode == "cbc":
