@@ -568,11 +568,11 @@ class Lowering:
                 raise self.error(loc, f"'{op}' is not defined on words (GF(2^8) multiplication is gmul(x, c))")
             raise self.error(loc, f"'{op}' compares compile-time values; {describe(a)} {op} {describe(b)} is "
                                   "only known at run time")
+        if isinstance(a, Word) and isinstance(b, Word) and a.width != b.width:
+            raise self.error(loc, f"width mismatch: u{a.width} {op} u{b.width} (convert one side with u8(), u32(), ...)")
         width = a.width if isinstance(a, Word) else b.width
         wa = self.to_word(loc, a, width, "operand")
         wb = self.to_word(loc, b, width, "operand")
-        if isinstance(a, Word) and isinstance(b, Word) and a.width != b.width:
-            raise self.error(loc, f"width mismatch: u{a.width} {op} u{b.width}")
         return self.emit(loc, self._WORD_OPS[op], width, (wa.vid, wb.vid))
 
     def int_binop(self, loc: Loc, op: str, a: int, b: int):

@@ -21,7 +21,8 @@ _GRAMMAR = Path(__file__).with_name("grammar.lark")
 # Readable names for the grammar's terminals in "expected ..." messages.
 _PRETTY = {
     "NAME": "a name", "NUMBER": "a number", "SCALAR": "a type (u8/u16/u32/u64)",
-    "ENDIAN": "'little' or 'big'", "CMP_OP": "a comparison", "SHIFT_OP": "a shift or rotation",
+    "ENDIAN": "'little' or 'big'", "CMP_OP": "a comparison", "OR_OP": "'|'", "XOR_OP": "'^'", "AND_OP": "'&'",
+    "PLUS_OP": "'+'", "MINUS_OP": "'-'", "SHIFT_OP": "a shift or rotation",
 "MUL_OP": "'*', '/' or '%'", "ASSIGN_OP": "'=' or an update such as '^='",
     "$END": "end of file",
 }
@@ -86,27 +87,21 @@ class _Builder(Transformer):
         return S.Name(self._loc(meta), str(ch[0]))
 
     def _bin(self, meta, ch, op=None):
-        left, *rest = ch
-        if op is None:
-            op_tok, right = rest
-            op = str(op_tok)
-            loc = self._tok_loc(op_tok)
-        else:
-            (right,) = rest
-            loc = self._loc(meta)
-        return S.BinOp(loc, op, left, right)
+        """left OP right: the location is the operator's (where a caret helps most)."""
+        left, op_tok, right = ch
+        return S.BinOp(self._tok_loc(op_tok), op or str(op_tok), left, right)
 
     @v_args(meta=True)
     def binop_or(self, meta, ch):
-        return self._bin(meta, ch, "|")
+        return self._bin(meta, ch)
 
     @v_args(meta=True)
     def binop_xor(self, meta, ch):
-        return self._bin(meta, ch, "^")
+        return self._bin(meta, ch)
 
     @v_args(meta=True)
     def binop_and(self, meta, ch):
-        return self._bin(meta, ch, "&")
+        return self._bin(meta, ch)
 
     @v_args(meta=True)
     def binop_shift(self, meta, ch):
@@ -114,11 +109,11 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def binop_add(self, meta, ch):
-        return self._bin(meta, ch, "+")
+        return self._bin(meta, ch)
 
     @v_args(meta=True)
     def binop_sub(self, meta, ch):
-        return self._bin(meta, ch, "-")
+        return self._bin(meta, ch)
 
     @v_args(meta=True)
     def binop_mul(self, meta, ch):
@@ -130,11 +125,11 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def bool_or(self, meta, ch):
-        return self._bin(meta, ch, "or")
+        return S.BinOp(self._loc(meta), "or", ch[0], ch[1])
 
     @v_args(meta=True)
     def bool_and(self, meta, ch):
-        return self._bin(meta, ch, "and")
+        return S.BinOp(self._loc(meta), "and", ch[0], ch[1])
 
     @v_args(meta=True)
     def bool_not(self, meta, ch):
@@ -146,7 +141,7 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def unop_neg(self, meta, ch):
-        return S.UnOp(self._loc(meta), "-", ch[0])
+        return S.UnOp(self._loc(meta), "-", ch[-1])
 
     @v_args(meta=True)
     def index_expr(self, meta, ch):

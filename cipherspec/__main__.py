@@ -1,0 +1,4 @@
+"""``python -m cipherspec`` is the ``cipherspec`` command."""
+from .cli import main
+
+main()

@@ -1,0 +1,100 @@
+"""Bad input at the command line: one line on stderr, exit status 2, nothing on stdout, no traceback."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+LEA_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+GOOD_KAT = ("Cipher = lea128\nMode = ECB\nKey = 0f1e2d3c4b5a69788796a5b4c3d2e1f0\n"
+            "Plaintext = 101112131415161718191a1b1c1d1e1f\nCiphertext = 9fc84e3528c6c6185532c7a704648bfd\n")
+
+
+def run(args, stdin=b""):
+    p = subprocess.run([sys.executable, "-m", "cipherspec", *args], input=stdin, capture_output=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr.decode()
+
+
+def _kat(tmp_path, text):
+    f = tmp_path / "case.txt"
+    f.write_text(text)
+    return str(f)
+
+
+CRYPT_CASES = [
+    (["encrypt", "lea128", "--mode", "ecb", "--key", "0011"], b"", "lea128 needs a 16-byte key, got 2 bytes"),
+    (["encrypt", "lea128", "--mode", "ecb", "--key", "abc"], b"", "--key: odd number of hex digits (3)"),
+    (["encrypt", "lea128", "--mode", "ecb", "--key", "zz" * 16], b"", "--key: not hex"),
+    (["encrypt", "lea128", "--mode", "cbc", "--key", LEA_KEY, "--iv", "00" * 8], b"x" * 16,
+     "lea128 needs a 16-byte IV, got 8 bytes"),
+    (["encrypt", "lea128", "--mode", "cbc", "--key", LEA_KEY], b"x" * 16, "this mode needs an IV of 16 bytes"),
+    (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY], b"x" * 17, "not a multiple of the 16-byte block"),
+    (["decrypt", "hight", "--mode", "cbc", "--key", LEA_KEY, "--iv", "00" * 8], b"x" * 9,
+     "input is 9 bytes, not a multiple of the 8-byte block"),
+    (["encrypt", "lea128", "--mode", "xts", "--key", LEA_KEY], b"", "unknown mode 'xts'"),
+    (["encrypt", "nosuch", "--mode", "ecb", "--key", LEA_KEY], b"", "unknown cipher 'nosuch'"),
+    (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--target", "fpga"], b"", "unknown target 'fpga'"),
+    (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--rounds", "0"], b"", "--rounds must be at least 1"),
+    (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--hex"], b"0g", "--input: not hex"),
+    (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--iv", "00" * 16], b"", "ECB takes no IV"),
+    (["dump", "lea128", "--after", "frobnicate"], b"", "unknown pass 'frobnicate'"),
+    (["dump", "lea128", "--function", "mac"], b"", "unknown function 'mac'"),
+    (["frobnicate"], b"", "invalid choice: 'frobnicate'"),
+    (["build", "lea128", "--target", "fpga", "-o", "/tmp/never"], b"", "unknown target 'fpga'"),
+    (["build", "nosuch", "--target", "c", "-o", "/tmp/never"], b"", "unknown cipher 'nosuch'"),
+]
+
+
+@pytest.mark.parametrize("args,stdin,message", CRYPT_CASES, ids=[" ".join(c[0][:2]) + ":" + c[2][:30] for c in CRYPT_CASES])
+def test_bad_command_line(args, stdin, message):
+    rc, out, err = run(args, stdin)
+    assert rc == 2
+    assert out == b""
+    assert message in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err
+
+
+KAT_CASES = [
+    (GOOD_KAT.replace("Key = 0f1e", "Key = 0f1"), ":3: Key has an odd number of hex digits"),
+    (GOOD_KAT.replace("Plaintext = 1011", "Plaintext = zz11"), ":4: Plaintext is not hex"),
+    (GOOD_KAT.replace("Ciphertext = 9fc84e3528c6c6185532c7a704648bfd\n", ""), ":1: block has no Ciphertext field"),
+    (GOOD_KAT.replace("lea128", "lea999"), ":1: unknown cipher 'lea999'"),
+    (GOOD_KAT.replace("Mode = ECB", "Mode = OFB"), ":2: unknown mode 'OFB'"),
+    (GOOD_KAT.replace("Mode = ECB", "Mode = CBC"), ":1: block has no IV field"),
+    (GOOD_KAT.replace("Key = 0f1e2d3c4b5a69788796a5b4c3d2e1f0", "Key = 0f1e"), ":3: lea128 needs a 16-byte key, got 2"),
+    (GOOD_KAT + "Rounds = x\n", ":6: Rounds must be a positive integer"),
+    (GOOD_KAT.replace("Mode = ECB\n", "Mode = ECB\nMode = CBC\n"), ":3: Mode appears twice in one block"),
+    ("this is not a kat file\n", ":1: expected 'Name = value'"),
+    ("# only comments\n", "no test blocks"),
+]
+
+
+@pytest.mark.parametrize("text,message", KAT_CASES, ids=[c[1] for c in KAT_CASES])
+def test_malformed_kat_file(tmp_path, text, message):
+    path = _kat(tmp_path, text)
+    rc, out, err = run(["kat", path])
+    assert rc == 2, err
+    assert out == b""  # a malformed file stops before any report
+    assert f"{path}{message}" in err or message in err
+    assert "Traceback" not in err
+
+
+def test_missing_kat_file(tmp_path):
+    rc, out, err = run(["kat", str(tmp_path / "nope.txt")])
+    assert rc == 2 and "cannot read" in err and out == b""
+
+
+def test_unreadable_spec_is_a_spec_error(tmp_path):
+    rc, out, err = run(["check", str(tmp_path / "nope.cs")])
+    assert rc == 2 and "cannot read spec" in err
+
+
+def test_build_into_unwritable_dir_leaves_nothing(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    rc, out, err = run(["build", "lea128", "--target", "ref", "-o", str(blocker / "out")])
+    assert rc == 2
+    assert blocker.read_text() == "not a directory"
+    assert list(tmp_path.iterdir()) == [blocker]
