@@ -12,7 +12,7 @@ from typing import Callable
 
 from .errors import UsageError
 from .ir import Function, Module, Table
-from .passes import constfold, cse, dce
+from .passes import constfold, cse, dce, xornet
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,7 @@ class Pass:
 PIPELINE: tuple[Pass, ...] = (
     Pass("constfold", constfold.run),
     Pass("cse", cse.run),
+    Pass("xornet", xornet.run),
     Pass("dce", dce.run),
 )
 

@@ -14,7 +14,7 @@ from cipherspec.registry import Registry
 from paths import TOY_SPEC
 
 DATA = Path(__file__).with_name("data")
-CASES = [("toy4", p, None) for p in ("lower", "constfold", "cse", "dce")] + [
+CASES = [("toy4", p, None) for p in ("lower", "constfold", "cse", "xornet", "dce")] + [
     ("lea128", "dce", None),
     ("pipo64_128", "dce", ("encrypt",)),
     ("cham64_128", "dce", ("key_schedule", "encrypt")),

@@ -31,14 +31,14 @@ def test_check_all_shipped_specs():
 
 
 def test_dump_after_each_pass_and_dump_dir(tmp_path):
-    for p in ("lower", "constfold", "cse", "dce"):
+    for p in ("lower", "constfold", "cse", "xornet", "dce"):
         out = io.StringIO()
         assert cli.run(["dump", "pipo64_128", "--after", p, "--function", "encrypt"], out=out) == 0
         assert out.getvalue().startswith("; pipo64_128 (family pipo")
     out = io.StringIO()
     assert cli.run(["dump", "lea128", "--dump-dir", str(tmp_path)], out=out) == 0
     files = sorted(f.name for f in tmp_path.iterdir())
-    assert files == ["00-lower.ir", "01-constfold.ir", "02-cse.ir", "03-dce.ir"]
+    assert files == ["00-lower.ir", "01-constfold.ir", "02-cse.ir", "03-xornet.ir", "04-dce.ir"]
     assert "(unchanged)" in out.getvalue() or all("(unchanged)" not in (tmp_path / f).read_text() for f in files)
 
 
