@@ -42,7 +42,7 @@ def test_random_token_soup(text):
     _front_end(text)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from(sorted(SPECS)), data=st.data())
 def test_mutated_specs(small_limits, name, data):
     text = SPECS[name]
