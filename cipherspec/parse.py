@@ -373,7 +373,11 @@ def parse_text(text: str, path: str = "<spec>") -> S.SpecFile:
             families[item.name] = item
         else:
             ciphers.append(item)
-    return S.SpecFile(path, lines, families, ciphers)
+    spec = S.SpecFile(path, lines, families, ciphers)
+    from .resolve import resolve_names  # late import: resolve needs lower's builtin list
+
+    resolve_names(spec)
+    return spec
 
 
 def parse_file(path: str | Path) -> S.SpecFile:

@@ -64,6 +64,9 @@ CASES = [
     ("wrong key array", _mini("").replace("encrypt(X, rk)", "encrypt(X, ek)"), r"encrypt takes round keys 'ek'", 5, 3),
     ("runaway loop", _mini("    for i in 0..100000000 { X[0] = X[1]; }"), r"more than \d+ loop iterations", 6, 5),
     ("bad word width", _mini("", block="word(12)[4] little"), r"word\(12\): widths are 8, 16, 32 or 64", 2, 14),
+    ("unknown name in a branch no variant takes", _mini("    if rounds > 99 { X[0] = Y; }"), r"unknown name 'Y'", 6, 29),
+    ("unknown function in a dead branch", _mini("    if rounds > 99 { X[0] = frob(X[1]); }"),
+     r"unknown function 'frob'", 6, 29),
     ("call arity", _mini("    X[0] = F(X[1], X[2]);", extra="  fn F(x: u8) -> u8 = x <<< 1;\n"),
      r"F takes 1 arguments, got 2", 7, 12),
 ]
