@@ -238,6 +238,40 @@ def cmd_build(args, out) -> int:
     return EXIT_OK
 
 
+def cmd_drbg(args, out) -> int:
+    """CTR_DRBG output: instantiate once, then as many <= 2^19-bit requests as --bytes needs."""
+    from .drbg import MAX_RESEED_INTERVAL, CtrDrbg
+    from .targets import make_cipher
+
+    from .drbg import MAX_BITS_PER_REQUEST
+
+    if args.bytes < 0:
+        raise UsageError(f"--bytes must be >= 0, got {args.bytes}")
+    if not 1 <= args.request_bytes * 8 <= MAX_BITS_PER_REQUEST:
+        raise UsageError(f"--request-bytes: a request is at most 2^19 bits ({MAX_BITS_PER_REQUEST // 8} bytes), "
+                         f"got {args.request_bytes}")
+    reg = _registry(args)
+    c = make_cipher(reg, args.cipher, args.rounds, args.target, args.schedule)
+    source = os.urandom if args.system_entropy else None
+    d = CtrDrbg(c, use_df=not args.no_df, reseed_interval=args.reseed_interval or MAX_RESEED_INTERVAL,
+                prediction_resistance=args.prediction_resistance, entropy_source=source)
+    d.instantiate(args.entropy, args.nonce or b"", args.personalization or b"")
+    chunks, left, first = [], args.bytes, True
+    while left > 0 or first:
+        n = min(left, args.request_bytes)
+        chunks.append(d.generate(n, (args.additional or b"") if first else b""))
+        left -= n
+        first = False
+    data = b"".join(chunks)
+    if args.hex:
+        out.write(data.hex() + "\n")
+    else:
+        out.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    return EXIT_OK
+
+
 # ------------------------------------------------------------------------------------------ parser
 def build_parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
@@ -274,6 +308,23 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--target", default="ref", help="ref (the interpreter), c, neon or cuda")
     k.add_argument("--schedule", metavar="NAME", help="a named schedule of the target")
 
+    g = sub.add_parser("drbg", parents=[common], help="CTR_DRBG output (NIST SP 800-90A / KISA)")
+    g.add_argument("cipher")
+    g.add_argument("--entropy", required=True, type=_hex_arg("entropy"), help="entropy input in hex")
+    g.add_argument("--nonce", type=_hex_arg("nonce"), help="nonce in hex (with the derivation function)")
+    g.add_argument("--personalization", type=_hex_arg("personalization"), help="personalization string in hex")
+    g.add_argument("--additional", type=_hex_arg("additional"), help="additional input of the first request")
+    g.add_argument("--bytes", type=int, required=True, help="how many bytes to output")
+    g.add_argument("--request-bytes", type=int, default=1 << 16, help="bytes per generate request (max 65536)")
+    g.add_argument("--no-df", action="store_true", help="no derivation function (entropy = seedlen bytes)")
+    g.add_argument("--prediction-resistance", action="store_true", help="reseed before every request")
+    g.add_argument("--reseed-interval", type=int, help="requests between reseeds (1..2^48)")
+    g.add_argument("--system-entropy", action="store_true", help="take reseed entropy from os.urandom")
+    g.add_argument("--hex", action="store_true")
+    g.add_argument("--rounds", type=int, help="override the round count")
+    g.add_argument("--target", default="ref", help="ref, c, neon or cuda")
+    g.add_argument("--schedule", metavar="NAME")
+
     for direction in ("encrypt", "decrypt"):
         e = sub.add_parser(direction, parents=[common], help=f"{direction} stdin to stdout")
         e.add_argument("cipher")
@@ -293,7 +344,7 @@ def run(argv: list[str] | None = None, out=None) -> int:
         args = build_parser().parse_args(argv)
         if getattr(args, "rounds", None) is not None and args.rounds < 1:
             raise UsageError(f"--rounds must be at least 1, got {args.rounds}")
-        handler = {"list": cmd_list, "check": cmd_check, "dump": cmd_dump, "kat": cmd_kat, "build": cmd_build,
+        handler = {"list": cmd_list, "check": cmd_check, "dump": cmd_dump, "kat": cmd_kat, "build": cmd_build, "drbg": cmd_drbg,
                    "encrypt": lambda a, o: cmd_crypt(a, o, "encrypt"),
                    "decrypt": lambda a, o: cmd_crypt(a, o, "decrypt")}[args.command]
         return handler(args, out)

@@ -1,0 +1,106 @@
+"""CTR_DRBG: the NIST and KISA vectors, every limit refused with a clear error and no output, the CLI."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from cipherspec.drbg import CtrDrbg, DrbgError
+from cipherspec.drbg_kat import make_drbg_runner
+from cipherspec.kat import FileReport, parse_kat_file
+
+
+@pytest.mark.parametrize("name,count", [("ctr_drbg_aes.txt", 6), ("ctr_drbg_kisa_sample.txt", 1)])
+def test_vectors(vectors, make_ref, name, count):
+    report = FileReport(name)
+    make_drbg_runner(make_ref)([b for b in parse_kat_file(vectors / name) if b.is_drbg], report)
+    assert report.failures == []
+    assert report.passed == count
+
+
+@pytest.fixture
+def drbg(make_ref):
+    d = CtrDrbg(make_ref("aes128"))
+    d.instantiate(bytes(range(16)), bytes(8))
+    return d
+
+
+def test_request_limit(drbg):
+    drbg.generate(1 << 16)  # exactly 2^19 bits is allowed
+    with pytest.raises(DrbgError, match=r"at most 2\^19 bits"):
+        drbg.generate((1 << 16) + 1)
+
+
+def test_bulk_is_consecutive_requests(make_ref):
+    a, b = CtrDrbg(make_ref("lea128")), CtrDrbg(make_ref("lea128"))
+    for d in (a, b):
+        d.instantiate(bytes(32), bytes(8))
+    bulk = a.generate_bulk(5000, request_bytes=1024)
+    assert bulk == b"".join(b.generate(n) for n in (1024,) * 4 + (904,))
+
+
+@pytest.mark.parametrize("kwargs,message", [({"reseed_interval": 0}, "reseed interval must be 1..2"),
+                                            ({"reseed_interval": (1 << 48) + 1}, "reseed interval must be 1..2")])
+def test_bad_reseed_interval(make_ref, kwargs, message):
+    with pytest.raises(DrbgError, match=message):
+        CtrDrbg(make_ref("aes128"), **kwargs)
+
+
+def test_input_lengths(make_ref):
+    c = make_ref("aes128")
+    with pytest.raises(DrbgError, match="entropy input must be 16"):
+        CtrDrbg(c).instantiate(bytes(15), bytes(8))
+    with pytest.raises(DrbgError, match="nonce must be 8"):
+        CtrDrbg(c).instantiate(bytes(16), bytes(7))
+    with pytest.raises(DrbgError, match="must be seedlen = 32 bytes, got 16"):
+        CtrDrbg(c, use_df=False).instantiate(bytes(16))
+    with pytest.raises(DrbgError, match="personalization string must be 0..32 bytes"):
+        CtrDrbg(c, use_df=False).instantiate(bytes(32), b"", bytes(33))
+    with pytest.raises(DrbgError, match="not instantiated"):
+        CtrDrbg(c).generate(16)
+
+
+def test_reseed_interval_needs_entropy(make_ref):
+    d = CtrDrbg(make_ref("aes128"), reseed_interval=1)
+    d.instantiate(bytes(16), bytes(8))
+    d.generate(16)
+    with pytest.raises(DrbgError, match="reseed required"):
+        d.generate(16)
+    d2 = CtrDrbg(make_ref("aes128"), reseed_interval=1, entropy_source=lambda n: bytes(n))
+    d2.instantiate(bytes(16), bytes(8))
+    assert d2.generate(16) != d2.generate(16)
+
+
+def test_prediction_resistance_must_be_instantiated(drbg):
+    with pytest.raises(DrbgError, match="prediction resistance was not requested"):
+        drbg.generate(16, prediction_resistance=True)
+
+
+def test_64_bit_block_cipher_hight(make_ref):
+    """HIGHT (TTAK.KO-12.0189): outlen 64, seedlen 192; deterministic and entropy-dependent."""
+    outs = []
+    for e in (bytes(16), bytes(15) + b"\x01"):
+        d = CtrDrbg(make_ref("hight"))
+        d.instantiate(e, bytes(8))
+        outs.append(d.generate(40))
+    assert d.seedlen == 24 and outs[0] != outs[1] and len(outs[0]) == 40
+
+
+def test_cli_matches_api(make_ref):
+    d = CtrDrbg(make_ref("lea128"))
+    d.instantiate(bytes(range(32)), bytes(8))
+    want = d.generate_bulk(100, request_bytes=64)
+    p = subprocess.run([sys.executable, "-m", "cipherspec", "drbg", "lea128", "--entropy", bytes(range(32)).hex(),
+                        "--nonce", "00" * 8, "--bytes", "100", "--request-bytes", "64", "--hex"],
+                       capture_output=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.decode().strip() == want.hex()
+
+
+def test_cli_refuses_a_limit_with_no_output():
+    p = subprocess.run([sys.executable, "-m", "cipherspec", "drbg", "aes128", "--entropy", "00" * 16, "--nonce",
+                        "00" * 8, "--bytes", "100", "--request-bytes", str((1 << 16) + 16)], capture_output=True,
+                       timeout=120)
+    assert p.returncode == 2 and p.stdout == b""
+    assert "at most 2^19 bits" in p.stderr.decode()
