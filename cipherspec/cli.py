@@ -81,6 +81,15 @@ def cmd_check(args, out) -> int:
     return EXIT_OK
 
 
+def cmd_fmt(args, out) -> int:
+    """Canonical text of a spec on stdout (comments are not kept, so it never rewrites files)."""
+    from .format import format_spec
+    from .parse import parse_file
+
+    out.write(format_spec(parse_file(args.file)))
+    return EXIT_OK
+
+
 def cmd_dump(args, out) -> int:
     from .dump import format_module
     from .pipeline import PASS_NAMES, optimize
@@ -287,6 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", parents=[common], help="parse and check spec files")
     c.add_argument("files", nargs="+", metavar="FILE")
 
+    f = sub.add_parser("fmt", parents=[common], help="print a spec in canonical form (comments dropped)")
+    f.add_argument("file", metavar="FILE")
+
     d = sub.add_parser("dump", parents=[common], help="print a cipher's IR")
     d.add_argument("cipher")
     d.add_argument("--after", metavar="PASS", help="stop after this pass (lower, constfold, cse, dce)")
@@ -344,7 +356,7 @@ def run(argv: list[str] | None = None, out=None) -> int:
         args = build_parser().parse_args(argv)
         if getattr(args, "rounds", None) is not None and args.rounds < 1:
             raise UsageError(f"--rounds must be at least 1, got {args.rounds}")
-        handler = {"list": cmd_list, "check": cmd_check, "dump": cmd_dump, "kat": cmd_kat, "build": cmd_build, "drbg": cmd_drbg,
+        handler = {"list": cmd_list, "check": cmd_check, "dump": cmd_dump, "kat": cmd_kat, "build": cmd_build, "drbg": cmd_drbg, "fmt": cmd_fmt,
                    "encrypt": lambda a, o: cmd_crypt(a, o, "encrypt"),
                    "decrypt": lambda a, o: cmd_crypt(a, o, "decrypt")}[args.command]
         return handler(args, out)
