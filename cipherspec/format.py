@@ -1,6 +1,7 @@
 """Syntax tree -> canonical spec text (``cipherspec fmt``).  parse(format(t)) == t, locations aside.
 
-Parentheses are printed only where precedence needs them; statements one per line, two-space indent.
+Parentheses where precedence needs them and wherever operators mix (``a ^ (b <<< 1)``, as a careful
+author writes it); statements one per line, two-space indent.
 
     family f(rounds){block u8[4];key u8[4];...}   ->   family f(rounds) {
                                                          block u8[4];
@@ -16,6 +17,13 @@ _LEVEL = {"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
 _UNARY = {"not": 3, "~": 11, "-": 11}
 
 
+def _operand(e: S.Expr, parent_op: str, level: int) -> str:
+    """A binary operand: parenthesized when precedence needs it OR when it mixes operators (readability)."""
+    if isinstance(e, S.BinOp) and e.op != parent_op and parent_op not in ("and", "or"):
+        return f"({expr(e)})"
+    return expr(e, level)
+
+
 def expr(e: S.Expr, outer: int = 0) -> str:
     if isinstance(e, S.Num):
         return hex(e.value) if e.value > 255 else str(e.value)
@@ -27,7 +35,7 @@ def expr(e: S.Expr, outer: int = 0) -> str:
         if e.op in ("==", "!=", "<", "<=", ">", ">="):  # comparisons do not chain
             text = f"{expr(e.left, lvl + 1)} {e.op} {expr(e.right, lvl + 1)}"
         else:
-            text = f"{expr(e.left, lvl)} {e.op} {expr(e.right, right_lvl)}"
+            text = f"{_operand(e.left, e.op, lvl)} {e.op} {_operand(e.right, e.op, right_lvl)}"
         return f"({text})" if lvl < outer else text
     if isinstance(e, S.UnOp):
         lvl = _UNARY[e.op]
