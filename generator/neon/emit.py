@@ -1,0 +1,137 @@
+"""Renders one cipher under one schedule: the .S file (every kernel + constant pool) and the C header.
+
+    files = emit(module, schedule)   -> {"lea128_neon_b4_il4.S": text, "lea128_neon_b4_il4.h": text}
+    kernels_of(files)                -> the Kernel objects (statistics, key-table layout)
+Deterministic: the same module and schedule give byte-identical files.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from cipherspec.ir import Module
+from cipherspec.schedule import Schedule
+
+from ..common.templates import template_env
+from . import sliced as SL
+from .isel import check_ops
+from .kernel import MODES, Kernel, build_kernel, prepare
+from .pool import Pool
+from .schedules import check
+
+_ENV = None
+
+
+def _env():
+    global _ENV  # a cache of an immutable Jinja2 environment, not program state
+    if _ENV is None:
+        _ENV = template_env(Path(__file__).with_name("templates"))
+    return _ENV
+
+
+@dataclass
+class Emitted:
+    schedule: Schedule
+    asm: str
+    header: str
+    kernels: list[Kernel]
+    modes: list[str]
+    block_bytes: int
+    group_blocks: int
+
+
+def modes_for(module: Module) -> list[str]:
+    return list(MODES) if module.block.nbytes in (8, 16) else ["ecb_encrypt", "ecb_decrypt"]
+
+
+def emit(module: Module, sched: Schedule) -> Emitted:
+    for fname in ("encrypt", "decrypt"):  # an op without a selection rule: say which, and where
+        check_ops(prepare(module.functions[fname], module), module.tables, module.block.width)
+    layout = SL.check_sliced(module.block, f"{os.path.basename(module.source or module.cipher)} "
+                                           f"(block declaration of {module.cipher})")
+    lanes, il = check(sched, module)
+    tables = {}
+    for fname in ("encrypt", "decrypt"):
+        for op in module.functions[fname].ops:
+            if op.code == "lut" and op.imm[0] not in tables:
+                tables[op.imm[0]] = bytes(module.tables[op.imm[0]].values)
+    pool = Pool(dict(sorted(tables.items())))
+    prefix = sched.name
+    kernels = [build_kernel(module, layout, il, mode, pool, f"{prefix}_{mode}") for mode in modes_for(module)]
+    ctx = []
+    for k in kernels:
+        prologue, epilogue, total = _frame(k)
+        slice_regs = ", ".join(line.split()[1].rstrip(",") for line in k.setup)
+        ctx.append(dict(symbol=k.symbol, mode=k.mode, body=k.body, step=k.step, prologue=prologue,
+                        epilogue=epilogue, frame_total=total, nkeys=len(k.keys), blocks=k.blocks,
+                        group_bytes=k.blocks * module.block.nbytes, stats=k.stats, slice_regs=slice_regs,
+                        saved=", ".join(k.saved_d + k.saved_x)))
+    pool_label = f".L{prefix}_pool"
+    for c in ctx:
+        c["prologue"] = [line.replace("@POOL@", pool_label) for line in c["prologue"]]
+    layout_text = (f"sliced, word i of {lanes} blocks in the lanes of one register ({layout.arr}); "
+                   f"{il} group{'s' if il > 1 else ''} of {lanes} blocks interleaved = {il * lanes} blocks per iteration")
+    asm = _env().get_template("kernels.S.j2").render(
+        source=os.path.basename(module.source) if module.source else module.cipher, cipher=module.cipher,
+        schedule=sched.name, layout_text=layout_text, kernels=ctx, block_bytes=module.block.nbytes,
+        pool_label=pool_label, pool=pool.directives())
+    header = _env().get_template("kernels.h.j2").render(
+        cipher=module.cipher, schedule=sched.name, prefix=prefix, guard=prefix.upper() + "_H",
+        kernels=kernels, block_bytes=module.block.nbytes, group_blocks=il * lanes,
+        layout_text=layout_text, key_words=_key_words(module), keymaps=_keymaps(module, kernels),
+        lanes=lanes, word_bytes=module.block.width // 8, key_width=_key_width(module))
+    return Emitted(sched, asm, header, kernels, [k.mode for k in kernels], module.block.nbytes, il * lanes)
+
+
+def _key_width(module: Module) -> int:
+    return max(ka.width for ka in module.key_arrays)
+
+
+def _key_words(module: Module) -> int:
+    return sum(len(ka.flat_names()) for ka in module.key_arrays)
+
+
+def _keymaps(module: Module, kernels: list[Kernel]) -> list[dict]:
+    """For each kernel: the index of each key-table vector's word in the flat round-key array."""
+    flat = [n for ka in module.key_arrays for n in ka.flat_names()]
+    index = {n: i for i, n in enumerate(flat)}
+    return [dict(mode=k.mode, symbol=k.symbol, indices=[index[n] for n in k.keys]) for k in kernels]
+
+
+def _frame(k: Kernel) -> tuple[list[str], list[str], int]:
+    """Prologue/epilogue lines: stack frame, AAPCS64 callee-saved d8-d15 / x19-x28, pool and pointers."""
+    saves = k.saved_d + k.saved_x
+    base = k.frame
+    total = base + 8 * len(saves)
+    total = (total + 15) // 16 * 16
+    pro, epi = [], []
+    if total:
+        pro += _sp("sub", total)
+    for i in range(0, len(saves), 2):
+        pair = saves[i:i + 2]
+        off = base + 8 * i
+        if len(pair) == 2 and pair[0][0] == pair[1][0] and off <= 504:
+            pro.append(f"stp {pair[0]}, {pair[1]}, [sp, #{off}]")
+            epi.append(f"ldp {pair[0]}, {pair[1]}, [sp, #{off}]")
+        else:
+            for j, r in enumerate(pair):
+                pro.append(f"str {r}, [sp, #{off + 8 * j}]")
+                epi.append(f"ldr {r}, [sp, #{off + 8 * j}]")
+    pro += ["adrp x8, @POOL@", "add x8, x8, :lo12:@POOL@"] + k.setup
+    if k.mode == "ctr":
+        pro += ["mov x7, sp"]
+        pro += (["ldp x5, x6, [x4]", "rev x5, x5", "rev x6, x6"] if k.block_bytes == 16
+                else ["ldr x6, [x4]", "rev x6, x6"])
+    if total:
+        epi += _sp("add", total)
+    return pro, epi, total
+
+
+def _sp(op: str, n: int) -> list[str]:
+    out = []
+    if n >> 12:
+        out.append(f"{op} sp, sp, #{n >> 12}, lsl #12")
+    if n & 0xFFF:
+        out.append(f"{op} sp, sp, #{n & 0xFFF}")
+    return out

@@ -1,0 +1,268 @@
+"""Instruction selection: an IR function (one op per word of one block) -> NEON machine IR over vregs.
+
+In the sliced layout an IR word op becomes one vector op over L blocks.  Rules:
+
+    xor/and/or/not       eor/and/orr/mvn .16b      and(a, not b) -> bic, or(a, not b) -> orn
+    add/sub              add/sub .<w>               sub(0, x) -> neg;  sub(0, shr(x, w-1)) -> sshr (mask)
+    rotl r               shl t,x,#r + sri t,x,#(w-r);  rev32 .8h (u32, 16);  rev16 .16b (u16, 8);
+                         tbl with a byte permutation (u32, 8/24)
+    shl/shr              shl/ushr
+    lut (256 entries)    tbl over the first 64-byte slice, then 3 × (sub idx, 64; tbx) over the others,
+                         a batch of lookups sharing each slice load (lutgroups)
+    input (round key)    ldr q from the key table (rematerialised, never spilled)
+    const                movi when encodable, else ldr q from the constant pool
+
+    before:  %7 = rotl.u32 %5, 9          after:  shl v_t.4s, v5.4s, #9
+                                                  sri v_t.4s, v5.4s, #23      (v_t tied)
+Anything else (zext, trunc, 64-bit words, tables of other sizes) is refused with its spec location.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cipherspec.errors import UsageError
+from cipherspec.ir import Function, Op, Table
+
+from ..common.lutgroups import schedule as lut_schedule
+from ..common.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
+from .pool import Pool
+from .sliced import ARR
+
+LUT_CHUNK = 8  # lookups served per table-slice load (bounded by registers: idx + result per lookup)
+
+
+def not_supported(op: Op, what: str | None = None) -> UsageError:
+    where = f"{op.origin.file}:{op.origin.line}" if op.origin else "an unknown location"
+    return UsageError(f"not supported by neon: {what or op.code + '.u' + str(op.width)} at {where}")
+
+
+def check_ops(fn: Function, tables: dict[str, Table], width: int) -> None:
+    """Refuses, with the spec location, any op the sliced NEON selection has no rule for."""
+    for op in fn.ops:
+        if op.code in ("zext", "trunc", "gmul"):
+            raise not_supported(op)
+        if op.code == "lut":
+            t = tables[op.imm[0]]
+            if t.in_width != 8 or t.out_width != 8 or len(t.values) != 256 or op.width != 8:
+                raise not_supported(op, f"lut of a {t.in_width}->{t.out_width}-bit table")
+        elif op.code not in ("const", "input") and op.width != width:
+            raise not_supported(op, f"{op.code}.u{op.width} in a u{width} sliced state")
+
+
+@dataclass
+class Selector:
+    """Builds machine code for one function; ``values`` maps IR value ids to vregs."""
+
+    fn: Function
+    tables: dict[str, Table]
+    width: int
+    vf: VRegFactory
+    pool: Pool
+    key_slot: dict[str, int]  # round-key input name -> vector index in the key table
+    slice_ptr: dict  # (table, slice) -> GPR holding its address
+    streams: list[int]
+    values: dict[int, VReg] = field(default_factory=dict)
+    code: list[Instr] = field(default_factory=list)
+    _consts: dict[tuple, VReg] = field(default_factory=dict)
+    _slices: dict[tuple, tuple] = field(default_factory=dict)
+
+    @property
+    def arr(self) -> str:
+        return ARR[self.width]
+
+    # ----------------------------------------------------------- materialised values
+    def const(self, value: int, width: int | None = None) -> VReg:
+        width = width or self.width
+        key = (width, value)
+        if key not in self._consts:
+            self._consts[key] = self.vf.new(f"#{value:#x}", remat=self._const_remat(width, value))
+        return self._consts[key]
+
+    def bytes_const(self, data: bytes, name: str) -> VReg:
+        key = ("bytes", data)
+        if key not in self._consts:
+            off = self.pool.add_vector(data)
+            self._consts[key] = self.vf.new(name, remat=lambda v, off=off: [
+                Instr("ldr", (Vec(v, "q"), Text(f"[x8, #{off}]")), defs=(v,), kind="load", origin=f"const {name}")])
+        return self._consts[key]
+
+    def _const_remat(self, width: int, value: int):
+        arr = ARR[width]
+        if width == 8 or value == 0:
+            imm = value & 0xFF
+
+            def mk(v, imm=imm):
+                return [Instr("movi", (Vec(v, "16b"), Text(f"#{imm:#x}")), defs=(v,), kind="load",
+                              origin="const")]
+            return mk if (width == 8 or value == 0) else None
+        for shift in range(0, width, 8):
+            if value & ~(0xFF << shift) == 0:
+                def mk(v, shift=shift):
+                    return [Instr("movi", (Vec(v, arr), Text(f"#{value >> shift:#x}"), Text(f"lsl #{shift}")),
+                                  defs=(v,), kind="load", origin="const")]
+                return mk
+        data = value.to_bytes(width // 8, "little") * (128 // width)
+        off = self.pool.add_vector(data)
+        return lambda v: [Instr("ldr", (Vec(v, "q"), Text(f"[x8, #{off}]")), defs=(v,), kind="load",
+                                origin=f"const {value:#x}")]
+
+    def key(self, name: str) -> VReg:
+        off = 16 * self.key_slot[name]
+        if off > 65520:
+            raise UsageError(f"not supported by neon: more than 4096 round-key words ({name})")
+        return self.vf.new(name, remat=lambda v: [
+            Instr("ldr", (Vec(v, "q"), Text(f"[x0, #{off}]")), defs=(v,), kind="load", origin=f"round key {name}")])
+
+    def slices(self, table: str) -> list[tuple]:
+        out = []
+        for s in range(4):
+            key = (table, s)
+            if key not in self._slices:
+                base = self.pool.table_offset(table) + 64 * s
+                self._slices[key] = tuple(
+                    self.vf.new(f"{table}[{base + 16 * k}:{base + 16 * k + 16}]", remat=self._row_remat(table, base + 16 * k))
+                    for k in range(4))
+            out.append(self._slices[key])
+        return out
+
+    def _row_remat(self, table: str, off: int):
+        """One 16-byte row of a table slice, reloaded alone (when only it was evicted)."""
+        return lambda v: [Instr("ldr", (Vec(v, "q"), Text(f"[x8, #{off}]")), defs=(v,), kind="load",
+                                origin=f"table {table} row")]
+
+    def slice_remat(self, table: str, s: int, group: tuple):
+        ptr = self.slice_ptr.get((table, s))
+        off = self.pool.table_offset(table) + 64 * s
+
+        def mk():
+            pre = []
+            reg = ptr
+            if reg is None:
+                pre = [Instr(f"add x9, x8, #{off}", (), kind="raw", origin=f"table {table} slice {s}")]
+                reg = "x9"
+            return pre + [Instr("ld1", (VecList(group, "16b"), Text(f"[{reg}]")), defs=group, kind="load",
+                                origin=f"table {table} bytes {64 * s}..{64 * s + 63}")]
+        return mk
+
+    # ----------------------------------------------------------- emission
+    def emit(self, mnemonic: str, operands: tuple, defs=(), uses=(), op_id: int | None = None, tied=None,
+             extra=None, origin: str | None = None):
+        o = origin if origin is not None else (str(self.fn.ops[op_id].origin) if op_id is not None and
+                                               self.fn.ops[op_id].origin else "")
+        s = self.streams[op_id] if op_id is not None else 0
+        ins = Instr(mnemonic, operands, tuple(defs), tuple(uses), origin=o, stream=s, tied=tied,
+                    extra=extra or {})
+        self.code.append(ins)
+        return ins
+
+    def binop(self, mn: str, arr: str, a: VReg, b: VReg, i: int) -> VReg:
+        d = self.vf.new()
+        self.emit(mn, (Vec(d, arr), Vec(a, arr), Vec(b, arr)), (d,), (a, b), i)
+        return d
+
+    def unop(self, mn: str, arr: str, a: VReg, i: int, imm: int | None = None) -> VReg:
+        d = self.vf.new()
+        ops = (Vec(d, arr), Vec(a, arr)) + ((Text(f"#{imm}"),) if imm is not None else ())
+        self.emit(mn, ops, (d,), (a,), i)
+        return d
+
+    # ----------------------------------------------------------- selection
+    def run(self, state_inputs: dict[str, VReg]) -> None:
+        fn = self.fn
+        check_ops(fn, self.tables, self.width)
+        order, batches = lut_schedule(fn)
+        first_of_batch = {b[0]: b for b in batches}
+        in_batch = {m for b in batches for m in b}
+        for i in order:
+            op = fn.ops[i]
+            if op.code == "lut":
+                if i in first_of_batch:
+                    self.lut_batch(first_of_batch[i])
+                continue
+            assert i not in in_batch
+            self.values[i] = self.select(i, op, state_inputs)
+
+    def select(self, i: int, op: Op, state_inputs: dict[str, VReg]) -> VReg:
+        fn, w, arr = self.fn, self.width, self.arr
+        code = op.code
+        val = self.values
+        if code == "input":
+            name = op.imm[0]
+            return state_inputs[name] if name in state_inputs else self.key(name)
+        if code == "const":
+            return self.const(op.imm[0])
+        args = [fn.ops[a] for a in op.args]
+        if code in ("and", "or"):
+            for k in (0, 1):
+                if args[k].code == "not":
+                    other = val[op.args[1 - k]]
+                    return self.binop("bic" if code == "and" else "orn", "16b", other,
+                                      val[args[k].args[0]], i)
+            return self.binop("and" if code == "and" else "orr", "16b", val[op.args[0]], val[op.args[1]], i)
+        if code == "xor":
+            return self.binop("eor", "16b", val[op.args[0]], val[op.args[1]], i)
+        if code == "not":
+            return self.unop("mvn", "16b", val[op.args[0]], i)
+        if code == "add":
+            return self.binop("add", arr, val[op.args[0]], val[op.args[1]], i)
+        if code == "sub":
+            if args[0].code == "const" and args[0].imm[0] == 0:
+                inner = args[1]
+                if inner.code == "shr" and inner.imm[0] == w - 1:
+                    return self.unop("sshr", arr, val[inner.args[0]], i, w - 1)
+                return self.unop("neg", arr, val[op.args[1]], i)
+            return self.binop("sub", arr, val[op.args[0]], val[op.args[1]], i)
+        if code == "shl":
+            return self.unop("shl", arr, val[op.args[0]], i, op.imm[0])
+        if code == "shr":
+            return self.unop("ushr", arr, val[op.args[0]], i, op.imm[0])
+        if code == "rotl":
+            return self.rotl(i, val[op.args[0]], op.imm[0])
+        raise not_supported(op)
+
+    def rotl(self, i: int, x: VReg, r: int) -> VReg:
+        w, arr = self.width, self.arr
+        if w == 32 and r == 16:
+            return self.unop("rev32", "8h", x, i)
+        if w == 16 and r == 8:
+            return self.unop("rev16", "16b", x, i)
+        if w == 32 and r in (8, 24):
+            perm = bytes((j & ~3) | ((j - r // 8) & 3) for j in range(16))
+            p = self.bytes_const(perm, f"rotl{r}.u32 bytes")
+            d = self.vf.new()
+            self.emit("tbl", (Vec(d, "16b"), VecList((x,), "16b"), Vec(p, "16b")), (d,), (x, p), i)
+            return d
+        t = self.unop("shl", arr, x, i, r)
+        d = self.vf.new()
+        self.emit("sri", (Vec(d, arr), Vec(x, arr), Text(f"#{w - r}")), (d,), (t, x), i, tied=t)
+        return d
+
+    def lut_batch(self, members: list[int]) -> None:
+        """Lookups into one table: each 64-byte slice loaded once per chunk of lookups."""
+        fn = self.fn
+        table = fn.ops[members[0]].imm[0]
+        slices = self.slices(table)
+        c64 = self.const(64, 8)
+        for c in range(0, len(members), LUT_CHUNK):
+            chunk = members[c:c + LUT_CHUNK]
+            idx = {m: self.values[fn.ops[m].args[0]] for m in chunk}
+            res: dict[int, VReg] = {}
+            for s, group in enumerate(slices):
+                remat = self.slice_remat(table, s, group)
+                for m in chunk:
+                    if s:
+                        j = self.vf.new()
+                        self.emit("sub", (Vec(j, "16b"), Vec(idx[m], "16b"), Vec(c64, "16b")), (j,),
+                                  (idx[m], c64), m)
+                        idx[m] = j
+                    d = self.vf.new()
+                    extra = {"group_uses": group, "group_remat": remat}
+                    if s == 0:
+                        self.emit("tbl", (Vec(d, "16b"), VecList(group, "16b"), Vec(idx[m], "16b")), (d,),
+                                  (idx[m],), m, extra=extra)
+                    else:
+                        self.emit("tbx", (Vec(d, "16b"), VecList(group, "16b"), Vec(idx[m], "16b")), (d,),
+                                  (res[m], idx[m]), m, tied=res[m], extra=extra)
+                    res[m] = d
+            for m in chunk:
+                self.values[m] = res[m]

@@ -1,0 +1,172 @@
+"""One NEON kernel: a cipher function in a mode (ECB encrypt/decrypt, CTR) as allocated assembly lines.
+
+The pipeline, each step its own module:  prepare (gmul lowered) -> interleave (il block groups)
+-> select (isel) -> dead code -> allocate (regalloc) -> render (lines with origins; stream k indented by
+k spaces).  The skeleton around the body (prologue, loop, epilogue) is the Jinja2 template.
+
+    k = build_kernel(module, sched, "ecb_encrypt", pool, prefix)
+    k.body   -> ["ld4 {v16.16b-v19.16b}, [x1], #64   // load group 0", ...]
+    k.frame  -> stack bytes;  k.saved_d -> ["d8", "d9"];  k.stats -> {"instructions": 2410, ...}
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cipherspec.ir import Function, Module
+from cipherspec.passes import constfold, cse, dce, lower_gmul
+
+from ..common import dce as mir_dce
+from ..common.interleave import interleave, stream_name
+from ..common.mir import Instr, Text, Vec, VRegFactory
+from ..common.regalloc import TargetHooks, allocate
+from . import sliced as SL
+from .isel import Selector
+from .pool import Pool
+
+VREG_ORDER = list(range(16, 32)) + list(range(0, 8)) + list(range(8, 16))  # caller-saved first
+SLICE_GPRS = ["x10", "x11", "x12", "x13", "x14", "x16", "x17", "x19", "x20", "x21", "x22", "x23", "x24",
+              "x25", "x26", "x27", "x28"]
+MODES = ("ecb_encrypt", "ecb_decrypt", "ctr")
+
+
+def prepare(fn: Function, module: Module) -> Function:
+    """gmul has no NEON instruction: lower it to xtime chains (then clean up)."""
+    if any(op.code == "gmul" for op in fn.ops):
+        fn = lower_gmul.run(fn, module.tables)
+        for p in (constfold, cse, dce):
+            fn = p.run(fn, module.tables)
+    return fn
+
+
+def key_names(module: Module, fn: Function) -> list[str]:
+    """Round-key inputs of fn, in order: the vectors of the kernel's key table."""
+    flat = {n for ka in module.key_arrays for n in ka.flat_names()}
+    return [name for name, _, _ in fn.inputs() if name in flat]
+
+
+def state_names(module: Module, fn: Function) -> list[str]:
+    keys = set(key_names(module, fn))
+    return [name for name, _, _ in fn.inputs() if name not in keys]
+
+
+@dataclass
+class Kernel:
+    symbol: str
+    mode: str
+    body: list[str]
+    frame: int
+    saved_d: list[str]
+    saved_x: list[str]
+    setup: list[str]  # prologue lines after the frame is set (table pointers, counters)
+    step: list[str]  # end-of-iteration lines (counter advance)
+    stats: dict = field(default_factory=dict)
+    keys: list[str] = field(default_factory=list)
+    blocks: int = 0
+    block_bytes: int = 16
+
+
+def build_kernel(module: Module, layout: SL.Sliced, il: int, mode: str, pool: Pool, symbol: str) -> Kernel:
+    fn_name = "decrypt" if mode == "ecb_decrypt" else "encrypt"
+    fn = prepare(module.functions[fn_name], module)
+    keys = key_names(module, fn)
+    states = state_names(module, fn)
+    woven, streams = interleave(fn, il, set(keys))
+    vf = VRegFactory()
+    L = layout.lanes
+    bb = module.block.nbytes
+    used_tables = sorted({op.imm[0] for op in fn.ops if op.code == "lut"})
+    slice_ptr = {}
+    setup: list[str] = []
+    for t in used_tables:
+        for s in range(4):
+            if len(slice_ptr) < len(SLICE_GPRS):
+                reg = SLICE_GPRS[len(slice_ptr)]
+                slice_ptr[(t, s)] = reg
+                setup.append(f"add {reg}, x8, #{pool.table_offset(t) + 64 * s}")
+    sel = Selector(woven, module.tables, module.block.width, vf, pool, {n: i for i, n in enumerate(keys)},
+                   slice_ptr, streams)
+    code: list[Instr] = []
+    step: list[str] = []
+    scratch = 0
+    state_in = {}
+    if mode == "ctr":
+        scratch = il * L * bb
+        for k in range(il):
+            for b in range(L):
+                t = k * L + b
+                code += _counter(bb, t)
+        code.append(Instr("mov x9, x7", (), kind="raw", origin="walk the counter blocks"))
+        step = ["adds x6, x6, #%d" % (il * L), "adc x5, x5, xzr"] if bb == 16 else ["add x6, x6, #%d" % (il * L)]
+        step = [f"{line:<48}// ctr: next counter" for line in step]
+    for k in range(il):
+        src = "x9" if mode == "ctr" else "x1"
+        what = f"counter blocks {k * L}..{k * L + L - 1}" if mode == "ctr" else f"load blocks {k * L}..{k * L + L - 1}"
+        ins, words = SL.load(layout, vf, src, what, k)
+        code += ins
+        for name, v in zip(states, words):
+            state_in[stream_name(k, name)] = v
+    sel.run(state_in)
+    code += sel.code
+    for k in range(il):
+        outs = [sel.values[v] for name, v in woven.outputs if name.startswith(f"s{k}:")]
+        if mode == "ctr":
+            ins, data = SL.load(layout, vf, "x1", f"input blocks {k * L}..{k * L + L - 1}", k)
+            code += ins
+            mixed = []
+            for a, b in zip(outs, data):
+                d = vf.new()
+                code.append(Instr("eor", (Vec(d, "16b"), Vec(a, "16b"), Vec(b, "16b")), (d,), (a, b),
+                                  origin="ctr: keystream ^ input", stream=k))
+                mixed.append(d)
+            outs = mixed
+        code += SL.store(layout, vf, _distinct(outs, vf, code, k), "x2", f"store blocks {k * L}..{k * L + L - 1}", k)
+    code = mir_dce.run(code)
+    hooks = TargetHooks(
+        spill=lambda v, s: Instr("str", (Vec(v, "q"), Text(f"[sp, #{scratch + 16 * s}]")), uses=(v,), kind="spill",
+                                 origin="spill"),
+        reload=lambda v, s: Instr("ldr", (Vec(v, "q"), Text(f"[sp, #{scratch + 16 * s}]")), defs=(v,), kind="load",
+                                  origin="reload"),
+        move=lambda d, s: Instr("mov", (Vec("dst", "16b"), Vec(s, "16b")), kind="move", origin="copy"),
+        new_vreg=lambda name: vf.new(name))
+    alloc = allocate(code, VREG_ORDER, hooks)
+    body = [_render(ins, regs) for ins, regs in alloc.code]
+    saved_d = [f"d{r}" for r in range(8, 16) if r in alloc.used]
+    saved_x = sorted({r for r in slice_ptr.values() if int(r[1:]) >= 19}, key=lambda r: int(r[1:]))
+    frame = scratch + 16 * alloc.slots
+    counts = {}
+    for ins, _ in alloc.code:
+        counts[ins.kind] = counts.get(ins.kind, 0) + 1
+    stats = {"instructions": len(alloc.code), "spills": alloc.spills, "reloads": alloc.reloads,
+             "remats": alloc.remats, "moves": alloc.moves, "slots": alloc.slots}
+    return Kernel(symbol, mode, body, frame, saved_d, saved_x, setup, step, stats, keys, il * L, bb)
+
+
+def _distinct(words: list, vf: VRegFactory, code: list[Instr], k: int) -> list:
+    """A register list needs distinct registers: copy a value stored twice."""
+    seen, out = set(), []
+    for v in words:
+        if v in seen:
+            c = vf.new()
+            code.append(Instr("orr", (Vec(c, "16b"), Vec(v, "16b"), Vec(v, "16b")), (c,), (v,), origin="copy",
+                              stream=k))
+            v = c
+        seen.add(v)
+        out.append(v)
+    return out
+
+
+def _counter(bb: int, t: int) -> list[Instr]:
+    """GPR code writing counter block IV+t (big-endian, full carry) to the scratch area at [x7]."""
+    o = f"ctr block {t}: IV + {t}"
+    if bb == 8:
+        lines = [f"add x9, x6, #{t}", "rev x9, x9", f"str x9, [x7, #{8 * t}]"]
+    else:
+        lines = [f"adds x9, x6, #{t}", "adc x15, x5, xzr", "rev x9, x9", "rev x15, x15"]
+        lines += [f"stp x15, x9, [x7, #{16 * t}]"] if 16 * t <= 504 else \
+            [f"str x15, [x7, #{16 * t}]", f"str x9, [x7, #{16 * t + 8}]"]
+    return [Instr(line, (), kind="raw", origin=o) for line in lines]
+
+
+def _render(ins: Instr, regs: dict) -> str:
+    text = " " * ins.stream + ins.render(regs)
+    return f"{text:<48}// {ins.origin}" if ins.origin else text

@@ -1,0 +1,54 @@
+"""NEON schedules: layout and interleave, as named values.
+
+    sliced:  <cipher>_neon_b<L>_il<k>     L = blocks per register (128 / word width), k block groups in flight
+    e.g.     lea128_neon_b4_il4, aria128_neon_b16_il1, pipo64_128_neon_b16_il2, cham64_128_neon_b8_il2
+
+The default interleave fills about half the register file with state: k = clamp(16 // words, 1, 4).
+"""
+from __future__ import annotations
+
+import re
+
+from cipherspec.errors import UsageError
+from cipherspec.ir import Module
+from cipherspec.schedule import Schedule
+
+_LAYOUT = re.compile(r"^b(\d+)$")
+
+
+def default(module: Module, rounds: int | None = None) -> Schedule:
+    lanes = 128 // module.block.width if module.block.width in (8, 16, 32) else 1
+    il = max(1, min(4, 16 // max(1, module.block.count)))
+    return Schedule(module.cipher, "neon", f"b{lanes}", (("il", il),), rounds)
+
+
+def parse(name: str, cipher: str, rounds: int | None) -> Schedule:
+    """A schedule name (or None-safe full name) -> Schedule; the cipher part must match."""
+    prefix = cipher + (f"r{rounds}" if rounds is not None else "") + "_neon_"
+    if not name.startswith(prefix):
+        raise UsageError(f"schedule '{name}' is not a neon schedule of {cipher} (expected '{prefix}b<L>_il<k>')")
+    parts = name[len(prefix):].split("_")
+    m = _LAYOUT.match(parts[0])
+    params = {}
+    for p in parts[1:]:
+        pm = re.match(r"^il(\d+)$", p)
+        if not pm:
+            raise UsageError(f"schedule '{name}': unknown part '{p}' (known: il<k>)")
+        params["il"] = int(pm.group(1))
+    if not m:
+        raise UsageError(f"schedule '{name}': unknown layout '{parts[0]}' (known: b<L>, the sliced layout)")
+    il = params.get("il", 1)
+    if not 1 <= il <= 8:
+        raise UsageError(f"schedule '{name}': interleave must be 1..8")
+    return Schedule(cipher, "neon", parts[0], (("il", il),), rounds)
+
+
+def check(s: Schedule, module: Module) -> tuple[int, int]:
+    """(lanes, il) after checking that the layout fits the cipher's words."""
+    lanes = int(_LAYOUT.match(s.layout).group(1))
+    want = 128 // module.block.width if module.block.width in (8, 16, 32) else None
+    if lanes != want:
+        raise UsageError(f"schedule {s.name}: {module.cipher} has {module.block} blocks; the sliced layout puts "
+                         f"{want} blocks in a register (b{want})" if want else
+                         f"not supported by neon: {module.block} words")
+    return lanes, s.get("il", 1)

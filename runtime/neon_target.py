@@ -1,0 +1,152 @@
+"""Target "neon": the generated AArch64 kernels, cross-compiled into a static harness and run under QEMU.
+
+    c = make_cipher(Registry(), "aria128", None, None)      # default schedule (aria128_neon_b16_il1)
+    rk = c.expand_key(key)                                  # host key schedule (the interpreter)
+    c.encrypt_blocks(rk, blocks); c.run_mode(rk, "ctr", "encrypt", data, iv)
+    c.run_batch([("ecb_encrypt", rk, data, None), ...])     # many cases, ONE qemu-aarch64 run
+
+The key schedule runs on the host; the kernels receive the flat round-key words and the harness
+broadcasts them with the generated header's prepare function.  ``lane_keys``: expand_key also takes an
+(M, key_bytes) array (one key per block), served as M requests in one QEMU run.
+"""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from cipherspec.blockcipher import RefCipher, as_blocks
+from cipherspec.errors import UsageError
+from cipherspec.registry import Registry
+
+from generator.neon.emit import emit
+from generator.neon.schedules import default, parse
+
+from .aarch64 import build_static, find_tools, run_qemu
+
+HARNESS = Path(__file__).with_name("neon_harness.c")
+OPS = {"ecb_encrypt": 0, "ecb_decrypt": 1, "ctr": 2, "cbc_encrypt": 3, "cbc_decrypt": 4}
+
+
+class RoundKeys:
+    """Flat round-key words (uint32) for one key, or one row per lane."""
+
+    def __init__(self, words: np.ndarray):
+        self.words = np.atleast_2d(words).astype(np.uint32)
+
+    @property
+    def lanes(self) -> int:
+        return self.words.shape[0]
+
+
+class NeonCipher:
+    target = "neon"
+    lane_keys = True
+
+    def __init__(self, registry: Registry, name: str, rounds: int | None, schedule: str | None):
+        self.module = registry.module(name, rounds)
+        self.ref = RefCipher(self.module)
+        self.name = name
+        self.block_bytes = self.module.block.nbytes
+        self.key_bytes = self.module.key.nbytes
+        self.schedule = parse(schedule, name, rounds) if schedule else default(self.module, rounds)
+        self.emitted = emit(self.module, self.schedule)
+        self._exe = None
+
+    # ------------------------------------------------------------------ build
+    @property
+    def exe(self) -> Path:
+        if self._exe is None:
+            tools = find_tools()
+            e, n = self.emitted, self.schedule.name
+            flags = [f"-DPREFIX={n}", f"-DGROUP={e.group_blocks}", f"-DBLOCK={e.block_bytes}",
+                     f"-DKEY_WORDS={sum(len(k.flat_names()) for k in self.module.key_arrays)}",
+                     ] + (["-DHAS_CTR"] if "ctr" in e.modes else [])
+            files = {f"{n}.S": e.asm, f"{n}.h": e.header, "harness.c": HARNESS.read_text(),
+                     "main.c": f'#include "{n}.h"\n#include "harness.c"\n'}
+            self._exe = build_static(tools, files, ["main.c", f"{n}.S"], flags, n)
+            self._tools = tools
+        return self._exe
+
+    def run_batch(self, requests: list[tuple[str, "RoundKeys", bytes, bytes | None]]) -> list[bytes]:
+        """Runs (op, round keys of ONE key, data, iv) requests in one QEMU process; returns outputs."""
+        if not requests:
+            return []
+        exe = self.exe
+        parts = []
+        for op, rk, data, iv in requests:
+            if rk.lanes != 1:
+                raise UsageError("run_batch takes round keys of a single key per request")
+            if op not in OPS:
+                raise UsageError(f"unknown neon operation {op}")
+            if op == "ctr" and "ctr" not in self.emitted.modes:
+                raise UsageError(f"{self.name}: CTR needs 8- or 16-byte blocks")
+            w = rk.words[0]
+            parts.append(struct.pack("<4I", OPS[op], len(data), len(w), 0) + w.astype("<u4").tobytes())
+            if OPS[op] >= 2:
+                parts.append(bytes(iv))
+            parts.append(bytes(data))
+        parts.append(struct.pack("<4I", 255, 0, 0, 0))
+        out = run_qemu(self._tools, exe, b"".join(parts))
+        results, pos = [], 0
+        for _, _, data, _ in requests:
+            results.append(out[pos:pos + len(data)])
+            pos += len(data)
+        if pos != len(out):
+            raise UsageError(f"harness answered {len(out)} bytes, expected {pos}")
+        return results
+
+    # ------------------------------------------------------------------ the target interface
+    def check_key(self, key: bytes) -> None:
+        self.ref.check_key(key)
+
+    def expand_key(self, key) -> RoundKeys:
+        rk = self.ref.expand_key(key)
+        lanes = 1 if isinstance(key, (bytes, bytearray)) else np.asarray(key).reshape(-1, self.key_bytes).shape[0]
+        cols = [np.broadcast_to(np.asarray(rk[n]).astype(np.uint64), (lanes,))
+                for ka in self.module.key_arrays for n in ka.flat_names()]
+        return RoundKeys(np.stack(cols, axis=1) if cols else np.zeros((lanes, 0), np.uint32))
+
+    def _blocks(self, op: str, rk: RoundKeys, blocks) -> np.ndarray:
+        blocks = as_blocks(blocks, self.block_bytes)
+        n = blocks.shape[0]
+        if n == 0:
+            return blocks.copy()
+        if rk.lanes == 1:
+            out = self.run_batch([(op, rk, blocks.tobytes(), None)])[0]
+        else:
+            if rk.lanes != n:
+                raise UsageError(f"{rk.lanes} lane keys for {n} blocks")
+            out = b"".join(self.run_batch([(op, RoundKeys(rk.words[i]), blocks[i].tobytes(), None)
+                                           for i in range(n)]))
+        return np.frombuffer(out, np.uint8).reshape(n, self.block_bytes).copy()
+
+    def encrypt_blocks(self, rk: RoundKeys, blocks) -> np.ndarray:
+        return self._blocks("ecb_encrypt", rk, blocks)
+
+    def decrypt_blocks(self, rk: RoundKeys, blocks) -> np.ndarray:
+        return self._blocks("ecb_decrypt", rk, blocks)
+
+    def run_mode(self, rk: RoundKeys, mode: str, direction: str, data: bytes, iv: bytes | None = None) -> bytes:
+        from cipherspec import modes
+
+        data = bytes(data)
+        if mode == "ecb":
+            modes._blocks(self, data, "ECB")
+            return self.run_batch([(f"ecb_{direction}", rk, data, None)])[0] if data else b""
+        if mode == "cbc":
+            modes._blocks(self, data, "CBC")
+            return self.run_batch([(f"cbc_{direction}", rk, data, modes._iv(self, iv))])[0] if data else b""
+        if mode == "ctr":
+            iv = modes._iv(self, iv)
+            if not data:
+                return b""
+            if "ctr" not in self.emitted.modes:
+                return modes.ctr(self, rk, iv, data)[0]
+            return self.run_batch([("ctr", rk, data, iv)])[0]
+        raise UsageError(f"unknown mode '{mode}' (modes: {', '.join(modes.MODES)})")
+
+
+def make_cipher(registry: Registry, name: str, rounds: int | None, schedule: str | None) -> NeonCipher:
+    return NeonCipher(registry, name, rounds, schedule)

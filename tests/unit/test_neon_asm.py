@@ -1,0 +1,139 @@
+"""The emitted NEON assembly, Halide simd_op_check style: the instructions each layout is meant to use are
+there, every kernel assembles with both clang and gcc, each instruction says where it came from, the
+output is deterministic, and register allocation keeps its invariants."""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from cipherspec.errors import UsageError
+from cipherspec.registry import Registry
+from generator.common import regalloc
+from generator.neon import kernel as K
+from generator.neon.emit import emit
+from generator.neon.pool import Pool
+from generator.neon.schedules import default, parse
+from generator.neon.sliced import check_sliced
+from neon_support import require
+from paths import TOY_SPEC
+
+REG = Registry()
+
+# cipher -> instructions that must appear in its default kernels (simd_op_check's "expected instruction")
+EXPECTED = {
+    "lea128": [r"ld4 \{v\d+\.4s-v\d+\.4s\}", r"st4 \{v\d+\.4s", r"add v\d+\.4s", r"shl v\d+\.4s, v\d+\.4s, #9",
+               r"sri v\d+\.4s, v\d+\.4s, #23", r"eor v\d+\.16b"],
+    "cham128_128": [r"ld4 \{v\d+\.4s", r"rev32 v\d+\.16b", r"rev32 v\d+\.8h|tbl v\d+\.16b, \{v\d+\.16b\}"],
+    "cham64_128": [r"ld4 \{v\d+\.8h", r"rev16 v\d+\.16b", r"add v\d+\.8h"],
+    "aria128": [r"ld4 \{v\d+\.16b-v\d+\.16b\}", r"uzp1 v\d+\.16b", r"uzp2 v\d+\.16b",
+                r"ld1 \{v\d+\.16b-v\d+\.16b\}, \[x\d+\]", r"tbl v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}",
+                r"tbx v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}", r"zip1 v\d+\.16b", r"st4 \{v\d+\.16b"],
+    "aes128": [r"tbl v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}", r"sshr v\d+\.16b, v\d+\.16b, #7"],
+    "pipo64_128": [r"ld4 \{v\d+\.16b", r"uzp1", r"sri v\d+\.16b", r"bic v\d+\.16b|orn v\d+\.16b"],
+    "hight": [r"add v\d+\.16b", r"sri v\d+\.16b", r"uzp1"],
+}
+FORBIDDEN = {"lea128": [r"\bstr q\d+, \[sp", r"uzp1"], "aria128": [r"\bstr q\d+, \[sp"]}  # no spills
+
+
+@pytest.fixture(scope="module")
+def emitted():
+    return {n: emit(REG.module(n), default(REG.module(n))) for n in EXPECTED}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_expected_instructions(emitted, name):
+    asm = emitted[name].asm
+    for pattern in EXPECTED[name]:
+        assert re.search(pattern, asm), f"{name}: no {pattern!r} in the kernels"
+    for pattern in FORBIDDEN.get(name, []):
+        ecb = asm.split("_ecb_decrypt:")[0]
+        assert not re.search(pattern, ecb), f"{name}: unexpected {pattern!r}"
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_instruction_has_an_origin_and_a_contract(emitted, name):
+    asm = emitted[name].asm
+    body = False
+    for line in asm.splitlines():
+        if line.startswith("1:"):
+            body = True
+        elif line.strip().startswith("subs x3"):
+            body = False
+        elif body and line.strip():
+            assert "// " in line, f"instruction without origin: {line!r}"
+    assert asm.count("// Register contract:") == len(emitted[name].kernels)
+
+
+def test_deterministic():
+    m = REG.module("aria128")
+    assert emit(m, default(m)).asm == emit(REG.module("aria128"), default(m)).asm
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_assembles_with_clang_and_gcc(emitted, name, tmp_path):
+    require("clang", "aarch64-linux-gnu-gcc")
+    src = tmp_path / "k.S"
+    src.write_text(emitted[name].asm)
+    for cmd in (["clang", "--target=aarch64-linux-gnu", "-c"], ["aarch64-linux-gnu-gcc", "-c"]):
+        r = subprocess.run(cmd + [str(src), "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
+        assert r.returncode == 0, f"{cmd[0]}: {r.stderr[:2000]}"
+
+
+def _check_allocation(code):
+    """Simulates register contents: every read finds its value, lists are consecutive, ties hold."""
+    content = {}
+    for ins, regs in code:
+        if ins.kind == "move":
+            content[regs["dst"]] = ins.operands[1].reg
+            continue
+        for v in list(ins.uses) + list(ins.extra.get("group_uses", ())):
+            assert content.get(regs[v]) is v, f"{ins.mnemonic}: {v} is not in v{regs[v]}"
+        g = ins.extra.get("group_uses") or ins.extra.get("group_defs")
+        if g:
+            assert [regs[v] for v in g] == list(range(regs[g[0]], regs[g[0]] + len(g)))
+        if ins.tied is not None:
+            assert content.get(regs[ins.defs[0]]) is ins.tied
+        for d in ins.defs:
+            content[regs[d]] = d
+        assert all(0 <= r < 32 for r in regs.values())
+
+
+@pytest.mark.parametrize("name,pregs", [("aria128", K.VREG_ORDER), ("lea128", K.VREG_ORDER[:6]),
+                                        ("aes128", K.VREG_ORDER), ("pipo64_128", K.VREG_ORDER[:10])])
+def test_register_allocation_invariants(name, pregs, monkeypatch):
+    """Also under a reduced register file, which forces spills and reloads."""
+    seen = {}
+    real = regalloc.allocate
+
+    def spy(code, _pregs, hooks):
+        out = real(code, pregs, hooks)
+        seen["alloc"] = out
+        return out
+
+    monkeypatch.setattr(K, "allocate", spy)
+    m = REG.module(name)
+    K.build_kernel(m, check_sliced(m.block, "test"), 1, "ecb_encrypt",
+                   Pool({t: bytes(m.tables[t].values) for t in m.tables}), "k")
+    _check_allocation(seen["alloc"].code)
+    if len(pregs) < 16:
+        assert seen["alloc"].spills > 0
+
+
+def test_unsupported_spec_is_refused_with_location():
+    reg = Registry([TOY_SPEC])
+    name = [n for n in reg.names() if n.startswith("toy")][0]
+    m = reg.module(name)
+    with pytest.raises(UsageError, match=r"not supported by neon: .* at .*toy\.cs:\d+"):
+        emit(m, default(m))
+
+
+def test_schedule_names():
+    m = REG.module("aria128")
+    assert default(m).name == "aria128_neon_b16_il1"
+    assert parse("aria128_neon_b16_il2", "aria128", None).get("il") == 2
+    with pytest.raises(UsageError, match="b16"):
+        emit(m, parse("aria128_neon_b4_il1", "aria128", None))
+    with pytest.raises(UsageError, match="not a neon schedule"):
+        parse("lea128_neon_b4_il1", "aria128", None)
