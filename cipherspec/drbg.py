@@ -162,11 +162,48 @@ class CtrDrbg:
         self.reseed_counter += 1
         return stream[:nbytes]
 
-    def generate_bulk(self, nbytes: int, request_bytes: int = MAX_BITS_PER_REQUEST // 8) -> bytes:
-        """Many consecutive requests (no additional input) — the output of one long-running generator."""
-        out = []
+    def plan_bulk(self, nbytes: int, request_bytes: int = MAX_BITS_PER_REQUEST // 8) -> list["BulkRequest"]:
+        """Advance the DRBG through consecutive requests WITHOUT producing their output.
+
+        Each request's output is E(K, V+1..V+n) for the (K, V) it starts from; the next (K, V) comes from
+        Update(0, K, V+n), which needs only ceil(seedlen/outlen) more blocks.  So the chain costs 2-3 block
+        encryptions per request here, and all the output can then be made in one pass (one GPU launch)."""
+        if not 1 <= request_bytes * 8 <= MAX_BITS_PER_REQUEST:
+            raise DrbgError(f"a request is at most 2^19 bits ({MAX_BITS_PER_REQUEST // 8} bytes), got {request_bytes}")
+        self._require_instantiated()
+        plan: list[BulkRequest] = []
         while nbytes > 0:
             n = min(nbytes, request_bytes)
-            out.append(self.generate(n))
+            if self.prediction_resistance or self.reseed_counter > self.reseed_interval:
+                if self.entropy_source is None:
+                    raise DrbgError("reseed required (prediction resistance or reseed interval reached) "
+                                    "but no entropy source")
+                self.reseed(self.entropy_source(self.security_bytes if self.use_df else self.seedlen))
+            nblocks = -(-n // self.outlen)
+            plan.append(BulkRequest(self.key, self.v, nblocks, n))
+            self.key, self.v = self._update(bytes(self.seedlen), self.key, ctr_next_iv(self.v, nblocks))
+            self.reseed_counter += 1
             nbytes -= n
-        return b"".join(out)
+        return plan
+
+    def generate_bulk(self, nbytes: int, request_bytes: int = MAX_BITS_PER_REQUEST // 8) -> bytes:
+        """Many consecutive requests (no additional input): the chain on the host, the output in one pass.
+
+        A target with ``keystream_multi(plan)`` (the GPU) makes every request's blocks in one launch; others
+        run the requests one by one.  Either way the bytes equal calling generate() repeatedly."""
+        plan = self.plan_bulk(nbytes, request_bytes)
+        if hasattr(self.cipher, "keystream_multi"):
+            return self.cipher.keystream_multi(plan)
+        return b"".join(self._keystream(r.key, r.v, r.nblocks)[0][: r.nbytes] for r in plan)
+
+
+class BulkRequest:
+    """One generate request of a bulk run: its output is E(key, v+1 .. v+nblocks), first nbytes of it."""
+
+    __slots__ = ("key", "v", "nblocks", "nbytes")
+
+    def __init__(self, key: bytes, v: bytes, nblocks: int, nbytes: int):
+        self.key, self.v, self.nblocks, self.nbytes = key, v, nblocks, nbytes
+
+    def __repr__(self) -> str:
+        return f"BulkRequest(key={self.key.hex()[:8]}.., v={self.v.hex()[:8]}.., nblocks={self.nblocks})"

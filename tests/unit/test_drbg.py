@@ -32,12 +32,27 @@ def test_request_limit(drbg):
         drbg.generate((1 << 16) + 1)
 
 
-def test_bulk_is_consecutive_requests(make_ref):
-    a, b = CtrDrbg(make_ref("lea128")), CtrDrbg(make_ref("lea128"))
+@pytest.mark.parametrize("name", ["lea128", "aes256", "hight"])
+def test_bulk_is_consecutive_requests(make_ref, name):
+    """The host-side (Key, V) chain plus one keystream pass equals calling generate() request by request."""
+    c = make_ref(name)
+    a, b = CtrDrbg(c), CtrDrbg(c)
     for d in (a, b):
-        d.instantiate(bytes(32), bytes(8))
-    bulk = a.generate_bulk(5000, request_bytes=1024)
-    assert bulk == b"".join(b.generate(n) for n in (1024,) * 4 + (904,))
+        d.instantiate(bytes(range(c.key_bytes)), bytes(c.key_bytes // 2))
+    bulk = a.generate_bulk(5003, request_bytes=1024)
+    assert bulk == b"".join(b.generate(n) for n in (1024,) * 4 + (907,))
+    assert a.generate(33) == b.generate(33)  # and the states agree afterwards
+    assert a.reseed_counter == b.reseed_counter == 7
+
+
+def test_bulk_reseeds_at_the_interval(make_ref):
+    c = make_ref("aes128")
+    feed = [bytes([i]) * 16 for i in range(1, 10)]
+    a = CtrDrbg(c, reseed_interval=2, entropy_source=lambda n: feed[0])
+    b = CtrDrbg(c, reseed_interval=2, entropy_source=lambda n: feed[0])
+    for d in (a, b):
+        d.instantiate(bytes(16), bytes(8))
+    assert a.generate_bulk(16 * 5, request_bytes=16) == b"".join(b.generate(16) for _ in range(5))
 
 
 @pytest.mark.parametrize("kwargs,message", [({"reseed_interval": 0}, "reseed interval must be 1..2"),
