@@ -8,6 +8,7 @@ APT_PACKAGES=(
   build-essential pkg-config openssl       # host C compiler, pkg-config, the openssl CLI
   clang lld llvm                           # clang for aarch64 cross builds, llvm-mca
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # NEON kernels built and run under QEMU
+  llvm-19                                  # llvm-mca with neoverse-v2/n1 models (bench/neon)
 )
 
 missing=()
