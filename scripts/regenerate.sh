@@ -6,3 +6,4 @@ cd "$(dirname "$0")/.."
 out="${1:-generated}"
 mkdir -p "$out"
 bash scripts/regenerate_neon.sh "$out"   # generated/neon: NEON .S + headers, default schedules
+bash scripts/regenerate_c.sh "$out"      # generated/c: C headers + sources, default schedules

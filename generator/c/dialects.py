@@ -1,0 +1,87 @@
+"""How one IR op reads in C: a scalar dialect (uintN_t words) and a vector dialect (one lane per block).
+
+The vector dialect prints macros (CS_V32_XOR, CS_V8_ROTL, ...) that the source skeleton defines
+twice: as GCC/Clang vector-extension operators, and as calls of plain-array functions for
+compilers without vector extensions.  So one emitted body serves both.
+
+    Scalar().expr(Op("rotl", 32, (3,), (9,)), ["v3"], {}, [32])        -> "CS_ROTL32(v3, 9)"
+    Vector().expr(Op("rotl", 32, (3,), (9,)), ["v3"], {}, [32])        -> "CS_V32_ROTL(v3, 9)"
+    Scalar().expr(Op("add", 8, (1, 2)), ["v1", "v2"], {}, [8, 8])      -> "(uint8_t)(v1 + v2)"
+"""
+from __future__ import annotations
+
+from cipherspec.ir import Op, Table
+
+_INFIX = {"xor": "^", "and": "&", "or": "|", "add": "+", "sub": "-"}
+
+
+def table_symbol(name: str) -> str:
+    return f"cs_tab_{name}"
+
+
+def const_literal(value: int, width: int) -> str:
+    return f"UINT{width}_C({value:#x})" if width == 64 else f"{value:#x}u"
+
+
+class Scalar:
+    """One block: every value is a uintN_t."""
+
+    vector = False
+
+    @staticmethod
+    def ctype(width: int) -> str:
+        return f"uint{width}_t"
+
+    def splat(self, expr: str, width: int) -> str:
+        return expr
+
+    def expr(self, op: Op, a: list[str], tables: dict[str, Table], arg_widths: list[int]) -> str:
+        w, code = op.width, op.code
+        t = self.ctype(w)
+        if code == "const":
+            return const_literal(op.imm[0], w)
+        if code in ("xor", "and", "or"):
+            return f"{a[0]} {_INFIX[code]} {a[1]}" if w >= 32 else f"({t})({a[0]} {_INFIX[code]} {a[1]})"
+        if code in ("add", "sub"):
+            return f"{a[0]} {_INFIX[code]} {a[1]}" if w >= 32 else f"({t})({a[0]} {_INFIX[code]} {a[1]})"
+        if code == "not":
+            return f"~{a[0]}" if w >= 32 else f"({t})~{a[0]}"
+        if code == "rotl":
+            return f"CS_ROTL{w}({a[0]}, {op.imm[0]})"
+        if code == "shl":
+            return f"{a[0]} << {op.imm[0]}" if w >= 32 else f"({t})({a[0]} << {op.imm[0]})"
+        if code == "shr":
+            return f"{a[0]} >> {op.imm[0]}" if w >= 32 else f"({t})({a[0]} >> {op.imm[0]})"
+        if code == "lut":
+            return f"{table_symbol(op.imm[0])}[{a[0]}]"
+        if code in ("zext", "trunc"):
+            return f"({t}){a[0]}"
+        raise ValueError(f"the C backend cannot print op {code} (run prepare() first)")
+
+
+class Vector:
+    """N blocks: every value is a cs_vW holding word i of each of the N blocks, one per lane."""
+
+    vector = True
+
+    @staticmethod
+    def ctype(width: int) -> str:
+        return f"cs_v{width}"
+
+    def splat(self, expr: str, width: int) -> str:
+        return f"CS_V{width}_SPLAT({expr})"
+
+    def expr(self, op: Op, a: list[str], tables: dict[str, Table], arg_widths: list[int]) -> str:
+        w, code = op.width, op.code
+        if code == "const":
+            return self.splat(const_literal(op.imm[0], w), w)
+        if code in _INFIX or code == "not":
+            return f"CS_V{w}_{code.upper()}({', '.join(a)})"
+        if code in ("rotl", "shl", "shr"):
+            return f"CS_V{w}_{code.upper()}({a[0]}, {op.imm[0]})"
+        if code == "lut":
+            tab = tables[op.imm[0]]
+            return f"cs_lut_{tab.in_width}_{tab.out_width}({table_symbol(tab.name)}, {a[0]})"
+        if code in ("zext", "trunc"):
+            return f"cs_cvt_{arg_widths[0]}_{w}({a[0]})"
+        raise ValueError(f"the C backend cannot print op {code} (run prepare() first)")

@@ -1,0 +1,96 @@
+"""The C target's schedules: which exist for a cipher, how a ``--schedule`` text names one, the default.
+
+Layouts:
+    scalar          one block per call of the core
+    sliced          N blocks per call: state word i of all N blocks in the lanes of one vector
+                    (GCC/Clang ``vector_size``; a plain-array fallback elsewhere); param ``v`` = the
+                    vector size in bytes for the block's word width (v32 on u32 words = 8 blocks,
+                    on u8 words = 32 blocks)
+Param ``t`` (only for specs with tables AND gmul): ``tbytes`` = byte tables, gmul as shifts/XORs;
+``tfused`` = gmul-of-lut fused into one 256-entry table per (table, constant).
+
+    parse_schedule(module, "sliced_v32")                -> Schedule(..., "sliced", (("v", 32),))
+    parse_schedule(module, "lea128_c_sliced_v32")       -> the same (a full name)
+    c_schedules(module)                                 -> every schedule the tests cover
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cipherspec.errors import UsageError
+from cipherspec.ir import Module
+from cipherspec.schedule import Schedule
+
+LAYOUTS = ("scalar", "sliced")
+VECTOR_BYTES = (16, 32)
+DEFAULTS_FILE = Path(__file__).with_name("defaults.json")
+
+
+def has_fusable_tables(module: Module) -> bool:
+    """Tables and gmul both present: the fused-table option means something."""
+    codes = {op.code for fn in module.functions.values() for op in fn.ops}
+    return "lut" in codes and "gmul" in codes
+
+
+def lanes(module: Module, schedule: Schedule) -> int:
+    """Blocks per call of the core: 1 (scalar) or vector bytes / bytes of one block word (sliced)."""
+    if schedule.layout == "scalar":
+        return 1
+    return schedule.get("v") * 8 // module.block.width
+
+
+def _make(module: Module, layout: str, params: dict, rounds: int | None) -> Schedule:
+    if layout not in LAYOUTS:
+        raise UsageError(f"unknown C layout '{layout}' (layouts: {', '.join(LAYOUTS)})")
+    full = {}
+    if has_fusable_tables(module):
+        full["t"] = params.pop("t", "bytes")
+        if full["t"] not in ("bytes", "fused"):
+            raise UsageError(f"schedule param t must be 'bytes' or 'fused', got {full['t']!r}")
+    if layout == "sliced":
+        v = params.pop("v", "32")
+        if not str(v).isdigit() or int(v) not in VECTOR_BYTES:
+            raise UsageError(f"schedule param v must be one of {', '.join(map(str, VECTOR_BYTES))}, got {v!r}")
+        full["v"] = int(v)
+    if params:
+        raise UsageError(f"unknown schedule params for {module.cipher} {layout}: {', '.join(sorted(params))}")
+    return Schedule(module.cipher, "c", layout, tuple(full.items()), rounds)
+
+
+def parse_schedule(module: Module, text: str, rounds: int | None = None) -> Schedule:
+    """A full schedule name (``lea128_c_sliced_v32``) or its layout part (``sliced_v32``, ``sliced``)."""
+    prefix = module.cipher + (f"r{rounds}" if rounds is not None else "") + "_c_"
+    body = text[len(prefix):] if text.startswith(prefix) else text
+    if "_c_" in body:
+        raise UsageError(f"schedule '{text}' is not a C schedule of {module.cipher}"
+                         + (f" with {rounds} rounds" if rounds is not None else ""))
+    layout, *parts = body.split("_")
+    params: dict[str, str] = {}
+    for p in parts:
+        if len(p) < 2 or p[0] not in "tv":
+            raise UsageError(f"bad schedule part '{p}' in '{text}' (params: t<bytes|fused>, v<16|32>)")
+        params[p[0]] = p[1:]
+    return _make(module, layout, params, rounds)
+
+
+def c_schedules(module: Module, rounds: int | None = None) -> list[Schedule]:
+    """Every schedule of the C target for this cipher (what tests and benchmarks enumerate)."""
+    tables = ["bytes", "fused"] if has_fusable_tables(module) else [None]
+    out = []
+    for t in tables:
+        extra = {"t": t} if t else {}
+        out.append(_make(module, "scalar", dict(extra), rounds))
+        for v in VECTOR_BYTES:
+            out.append(_make(module, "sliced", dict(extra, v=str(v)), rounds))
+    return out
+
+
+def default_schedule(module: Module, rounds: int | None = None) -> Schedule:
+    """The benchmark's pick for this cipher (defaults.json), else sliced with 32-byte vectors."""
+    defaults = json.loads(DEFAULTS_FILE.read_text()) if DEFAULTS_FILE.exists() else {}
+    return parse_schedule(module, defaults.get(module.cipher, "sliced_v32"), rounds)
+
+
+def resolve(module: Module, text: str | None, rounds: int | None = None) -> Schedule:
+    return default_schedule(module, rounds) if text is None else parse_schedule(module, text, rounds)

@@ -1,0 +1,209 @@
+"""One cipher under one C schedule -> the text of its header and its source file (deterministic).
+
+The Python side computes everything (bodies, loads, stores, tables, the lanes); the Jinja2
+skeletons in templates/ only lay it out.
+
+    files = generate(module, schedule)   -> {"include/lea128.h": "...", "src/lea128.c": "..."}
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from cipherspec import __version__
+from cipherspec.ir import Function, KeyArray, Module, WordLayout
+from cipherspec.schedule import Schedule
+
+from generator.common.templates import template_env
+
+from .body import COMMENT_COLUMN, emit_body
+from .dialects import Scalar, Vector, const_literal, table_symbol
+from .prepare import Prepared, prepare
+from .schedules import lanes as lanes_of
+
+_TEMPLATES = os.path.join(os.path.dirname(__file__), "templates")
+_INDEX = re.compile(r"^(.*)\[(\d+)\]$")
+
+
+def _env():
+    from pathlib import Path
+
+    return template_env(Path(_TEMPLATES))
+
+
+def word_suffix(layout: WordLayout) -> str:
+    return f"{layout.width}{'le' if layout.endian == 'little' else 'be'}"
+
+
+def _load(layout: WordLayout, ptr: str) -> str:
+    return f"({ptr})[0]" if layout.width == 8 else f"cs_load{word_suffix(layout)}({ptr})"
+
+
+def _store(layout: WordLayout, ptr: str, value: str) -> str:
+    return f"({ptr})[0] = {value}" if layout.width == 8 else f"cs_store{word_suffix(layout)}({ptr}, {value})"
+
+
+def _word_index(name: str) -> int:
+    m = _INDEX.match(name)
+    if m is None:
+        raise ValueError(f"input {name!r} is not a word of an array")
+    return int(m.group(2))
+
+
+def _with_comment(stmt: str, comment: str) -> str:
+    return f"{stmt.ljust(COMMENT_COLUMN)} /* {comment} */"
+
+
+def key_slots(module: Module) -> dict[str, tuple[str, int]]:
+    """Flat key-array element name ("rk[3][5]") -> (struct member, index)."""
+    return {flat: (arr.name, i) for arr in module.key_arrays for i, flat in enumerate(arr.flat_names())}
+
+
+def _state_inputs(fn: Function, slots: dict) -> list[str]:
+    return [name for name, _, _ in fn.inputs() if name not in slots]
+
+
+def _key_schedule(module: Module, prep: Prepared) -> list[str]:
+    fn = prep.functions["key_schedule"]
+    ind = "        "
+    lines = []
+    for name, _, _ in fn.inputs():
+        i = _word_index(name)
+        ptr = f"key + {i * module.key.width // 8}"
+        lines.append(_with_comment(f"{ind}const uint{module.key.width}_t k{i} = {_load(module.key, ptr)};",
+                                   f"key word {name}"))
+    body = emit_body(fn, Scalar(), prep.tables,
+                     lambda name, w: f"k{_word_index(name)}", ind)
+    lines += body.lines
+    slots = key_slots(module)
+    for name, var in body.outputs.items():
+        member, idx = slots[name]
+        lines.append(_with_comment(f"{ind}ks->{member}[{idx}] = {var};", f"round key {name}"))
+    return lines
+
+
+def _scalar_core(module: Module, prep: Prepared, kind: str) -> dict:
+    fn = prep.functions[kind]
+    slots = key_slots(module)
+    lay = module.block
+    step = lay.width // 8
+    ind = "    "
+    lines = []
+    for name in _state_inputs(fn, slots):
+        i = _word_index(name)
+        lines.append(_with_comment(f"{ind}const uint{lay.width}_t x{i} = {_load(lay, f'in + {i * step}')};",
+                                   f"block word {name}"))
+
+    def bind(name: str, width: int) -> str:
+        if name in slots:
+            member, idx = slots[name]
+            return f"ks->{member}[{idx}]"
+        return f"x{_word_index(name)}"
+
+    body = emit_body(fn, Scalar(), prep.tables, bind, ind)
+    lines += body.lines
+    for i, (name, _) in enumerate(fn.outputs):
+        lines.append(_with_comment(f"{ind}{_store(lay, f'out + {i * step}', body.outputs[name])};",
+                                   f"block word {name}"))
+    return {"name": f"cs_{kind}_1", "doc": f"{kind}: one block (scalar core)", "lines": lines}
+
+
+def _sliced_core(module: Module, prep: Prepared, kind: str, lanes: int) -> dict:
+    fn = prep.functions[kind]
+    slots = key_slots(module)
+    lay = module.block
+    step = lay.width // 8
+    t = f"uint{lay.width}_t"
+    ind = "    "
+    state = _state_inputs(fn, slots)
+    lines = [f"{ind}{t} w[{lay.count}][CS_LANES];  /* w[i][l]: word i of block l (the transpose) */",
+             f"{ind}int l;"]
+    for name in state:
+        lines.append(f"{ind}cs_v{lay.width} x{_word_index(name)};")
+    lines.append(f"{ind}for (l = 0; l < CS_LANES; l++) {{")
+    for name in state:
+        i = _word_index(name)
+        lines.append(_with_comment(f"{ind}    w[{i}][l] = {_load(lay, f'in + l * CS_BLOCK + {i * step}')};",
+                                   f"block word {name}"))
+    lines.append(f"{ind}}}")
+    for name in state:
+        i = _word_index(name)
+        lines.append(_with_comment(f"{ind}memcpy(&x{i}, w[{i}], sizeof x{i});", f"block word {name}, all lanes"))
+    lines.append(f"{ind}{{")
+
+    def bind(name: str, width: int) -> str:
+        if name in slots:
+            member, idx = slots[name]
+            return f"CS_V{width}_SPLAT(ks->{member}[{idx}])"
+        return f"x{_word_index(name)}"
+
+    body = emit_body(fn, Vector(), prep.tables, bind, ind + "    ")
+    lines += body.lines
+    for i, (name, _) in enumerate(fn.outputs):
+        var = body.outputs[name]
+        lines.append(_with_comment(f"{ind}    memcpy(w[{i}], &{var}, sizeof {var});", f"block word {name}, all lanes"))
+    lines.append(f"{ind}}}")
+    lines.append(f"{ind}for (l = 0; l < CS_LANES; l++) {{")
+    for i, (name, _) in enumerate(fn.outputs):
+        lines.append(_with_comment(f"{ind}    {_store(lay, f'out + l * CS_BLOCK + {i * step}', f'w[{i}][l]')};",
+                                   f"block word {name}"))
+    lines.append(f"{ind}}}")
+    return {"name": f"cs_{kind}_n", "doc": f"{kind}: {lanes} blocks at once (block-sliced core)", "lines": lines}
+
+
+def _table_rows(values: tuple[int, ...], width: int, per_row: int = 16) -> list[str]:
+    lits = [const_literal(v, width) for v in values]
+    return [", ".join(lits[i:i + per_row]) + ("," if i + per_row < len(lits) else "")
+            for i in range(0, len(lits), per_row)]
+
+
+def ct_note(schedule: Schedule, prep: Prepared) -> str:
+    secret = prep.secret_tables()
+    if secret:
+        return (f"NOT constant-time: secret-indexed tables {', '.join(secret)} "
+                "(timing may leak key and data through the cache).")
+    return "Constant-time: no secret-indexed table lookups, no secret-dependent branches."
+
+
+def _key_array_doc(arr: KeyArray) -> str:
+    return f"{arr.name}: u{arr.width}" + "".join(f"[{n}]" for n in arr.shape) + ", flattened"
+
+
+def generate(module: Module, schedule: Schedule) -> dict[str, str]:
+    prep = prepare(module, schedule)
+    n = lanes_of(module, schedule)
+    sliced = schedule.layout == "sliced"
+    P = module.cipher
+    cores = [_scalar_core(module, prep, "encrypt"), _scalar_core(module, prep, "decrypt")]
+    widths: set[int] = set()
+    luts: set[tuple[int, int]] = set()
+    cvts: set[tuple[int, int]] = set()
+    if sliced:
+        cores += [_sliced_core(module, prep, "encrypt", n), _sliced_core(module, prep, "decrypt", n)]
+        widths.add(module.block.width)
+        for kind in ("encrypt", "decrypt"):
+            fn = prep.functions[kind]
+            for op in fn.ops:
+                widths.add(op.width)
+                if op.code == "lut":
+                    tab = prep.tables[op.imm[0]]
+                    luts.add((tab.in_width, tab.out_width))
+                if op.code in ("zext", "trunc"):
+                    cvts.add((fn.ops[op.args[0]].width, op.width))
+    spec_file = os.path.basename(module.source) if module.source else "?"
+    data = {
+        "P": P, "P_UP": P.upper(), "cipher": P, "version": __version__, "spec_file": spec_file,
+        "schedule": schedule.name, "rounds": module.rounds,
+        "block_bytes": module.block.nbytes, "key_bytes": module.key.nbytes,
+        "ct_note": ct_note(schedule, prep), "lanes": n if sliced else 0,
+        "key_arrays": [{"name": a.name, "ctype": f"uint{a.width}_t", "count": len(a.flat_names()),
+                        "doc": _key_array_doc(a)} for a in module.key_arrays],
+        "tables": [{"symbol": table_symbol(t.name), "ctype": f"uint{t.out_width}_t", "size": len(t.values),
+                    "doc": t.name + (f" = inverse({t.inverse_of})" if t.inverse_of else ""),
+                    "rows": _table_rows(t.values, t.out_width)} for t in prep.tables.values()],
+        "widths": sorted(widths), "lut_pairs": sorted(luts), "cvt_pairs": sorted(cvts),
+        "key_schedule": _key_schedule(module, prep), "cores": cores,
+    }
+    env = _env()
+    return {f"include/{P}.h": env.get_template("header.h.j2").render(**data),
+            f"src/{P}.c": env.get_template("source.c.j2").render(**data)}

@@ -1,0 +1,162 @@
+"""Target "c": the generated C library, compiled for the host (cached) and called through ctypes.
+
+    c = make_cipher(registry, "lea128", None, "sliced_v32")
+    rk = c.expand_key(key)                                   # the C key struct, as a ctypes buffer
+    c.encrypt_blocks(rk, blocks)                             # the library's ECB
+    c.run_mode(rk, "ctr", "encrypt", data, iv)               # the library's own ECB/CBC/CTR
+
+C error codes become UsageError with a clear message; the C side never sees a bad IV length
+(the C API takes the IV by pointer, so Python checks it first).
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from cipherspec.blockcipher import as_blocks
+from cipherspec.errors import UsageError
+from cipherspec.modes import MODES
+from cipherspec.registry import Registry
+from cipherspec.schedule import Schedule
+
+from generator.c.schedules import resolve
+from generator.c.source import generate
+
+from .build import Toolchain, compile_cached
+
+ERR_NULL, ERR_LENGTH, ERR_KEY_LENGTH = -1, -2, -3
+_P = ctypes.c_void_p
+_SIZE = ctypes.c_size_t
+
+
+def build_shared(registry: Registry, name: str, rounds: int | None, schedule: Schedule,
+                 toolchain: Toolchain | None = None, extra_args: list[str] = ()):
+    """Generates and compiles (cached) the shared library for one cipher and schedule; returns its path."""
+    files = generate(registry.module(name, rounds), schedule)
+    return compile_cached(files, [f"src/{name}.c"], "shared", toolchain or Toolchain.host(),
+                          include_dirs=["include"], extra_args=list(extra_args))
+
+
+def _ptr(arr: np.ndarray) -> int:
+    return arr.ctypes.data
+
+
+class CCipher:
+    target = "c"
+    lane_keys = False
+
+    def __init__(self, module, schedule: Schedule, lib_path):
+        self.module = module
+        self.schedule = schedule
+        self.name = module.cipher
+        self.block_bytes = module.block.nbytes
+        self.key_bytes = module.key.nbytes
+        self.lib_path = lib_path
+        self.lib = ctypes.CDLL(str(lib_path))
+        p = self.name
+        sig = {"set_key": [_P, _P, _SIZE], "ecb_encrypt": [_P, _P, _P, _SIZE], "ecb_decrypt": [_P, _P, _P, _SIZE],
+               "cbc_encrypt": [_P, _P, _P, _P, _SIZE], "cbc_decrypt": [_P, _P, _P, _P, _SIZE],
+               "ctr": [_P, _P, _P, _P, _SIZE]}
+        self.fn = {}
+        for short, args in sig.items():
+            f = getattr(self.lib, f"{p}_{short}")
+            f.argtypes, f.restype = args, ctypes.c_int
+            self.fn[short] = f
+        key_size, schedule_name = getattr(self.lib, f"{p}_key_size"), getattr(self.lib, f"{p}_schedule_name")
+        key_size.restype, key_size.argtypes = _SIZE, []
+        schedule_name.restype, schedule_name.argtypes = ctypes.c_char_p, []
+        self.key_struct_bytes = key_size()
+        built = schedule_name().decode()
+        if built != schedule.name:
+            raise RuntimeError(f"{lib_path} was built for {built}, not {schedule.name}")
+
+    def _check(self, rc: int, what: str, nbytes: int = 0) -> None:
+        if rc == 0:
+            return
+        if rc == ERR_LENGTH:
+            raise UsageError(f"{what}: input is {nbytes} bytes, not a multiple of the {self.block_bytes}-byte block "
+                             "(ECB and CBC take whole blocks; pad first or use CTR)")
+        if rc == ERR_KEY_LENGTH:
+            raise UsageError(f"{self.name} needs a {self.key_bytes}-byte key, got {nbytes} bytes")
+        if rc == ERR_NULL:
+            raise UsageError(f"{what}: a NULL buffer reached the C library")
+        raise RuntimeError(f"{what}: the C library returned {rc}")
+
+    def check_key(self, key: bytes) -> None:
+        if len(key) != self.key_bytes:
+            raise UsageError(f"{self.name} needs a {self.key_bytes}-byte key, got {len(key)} bytes")
+
+    def expand_key(self, key) -> np.ndarray:
+        """The C key struct filled by <cipher>_set_key, held in a uint8 array."""
+        if not isinstance(key, (bytes, bytearray, memoryview)):
+            key = np.ascontiguousarray(key, dtype=np.uint8)
+            if key.ndim != 1:
+                raise UsageError("the C target takes one key at a time (lane_keys is False)")
+            key = key.tobytes()
+        kb = np.frombuffer(bytes(key) + b"\0", np.uint8)  # +1: never a zero-size buffer
+        ks = np.zeros(self.key_struct_bytes + 64, np.uint8)  # slack: the struct's alignment
+        off = (-_ptr(ks)) % 64
+        ks = ks[off:off + self.key_struct_bytes]
+        self._check(self.fn["set_key"](_ptr(ks), _ptr(kb), len(key)), "set_key", len(key))
+        return ks
+
+    @staticmethod
+    def _buffers(data, n: int) -> tuple[np.ndarray, np.ndarray]:
+        src = np.empty(max(n, 1), np.uint8)
+        if n:
+            src[:n] = np.frombuffer(data, np.uint8) if isinstance(data, (bytes, bytearray, memoryview)) \
+                else np.asarray(data, np.uint8).reshape(-1)
+        return src, np.empty(max(n, 1), np.uint8)
+
+    def _iv(self, iv) -> np.ndarray:
+        if iv is None:
+            raise UsageError(f"this mode needs an IV of {self.block_bytes} bytes")
+        if len(iv) != self.block_bytes:
+            raise UsageError(f"{self.name} needs a {self.block_bytes}-byte IV, got {len(iv)} bytes")
+        return np.frombuffer(bytes(iv), np.uint8).copy()
+
+    def _ecb(self, kind: str, rk: np.ndarray, blocks) -> np.ndarray:
+        blocks = as_blocks(blocks, self.block_bytes)
+        src, dst = self._buffers(blocks, blocks.size)
+        self._check(self.fn[f"ecb_{kind}"](_ptr(rk), _ptr(src), _ptr(dst), blocks.size), "ECB", blocks.size)
+        return dst[:blocks.size].reshape(-1, self.block_bytes)
+
+    def encrypt_blocks(self, rk, blocks) -> np.ndarray:
+        return self._ecb("encrypt", rk, blocks)
+
+    def decrypt_blocks(self, rk, blocks) -> np.ndarray:
+        return self._ecb("decrypt", rk, blocks)
+
+    def ctr(self, rk, iv, data) -> tuple[bytes, bytes]:
+        """The library's CTR: (output, IV for the next call)."""
+        ivb = self._iv(iv)
+        n = len(data)
+        src, dst = self._buffers(data, n)
+        self._check(self.fn["ctr"](_ptr(rk), _ptr(ivb), _ptr(src), _ptr(dst), n), "CTR", n)
+        return dst[:n].tobytes(), ivb.tobytes()
+
+    def run_mode(self, rk, mode: str, direction: str, data, iv=None) -> bytes:
+        if mode not in MODES:
+            raise UsageError(f"unknown mode '{mode}' (modes: {', '.join(MODES)})")
+        if direction not in ("encrypt", "decrypt"):
+            raise UsageError(f"unknown direction '{direction}' (encrypt or decrypt)")
+        if mode == "ctr":
+            return self.ctr(rk, iv, data)[0]
+        n = len(data)
+        if mode == "ecb":
+            src, dst = self._buffers(data, n)
+            rc = self.fn[f"ecb_{direction}"](_ptr(rk), _ptr(src), _ptr(dst), n)
+        else:
+            ivb = self._iv(iv)
+            src, dst = self._buffers(data, n)
+            rc = self.fn[f"cbc_{direction}"](_ptr(rk), _ptr(ivb), _ptr(src), _ptr(dst), n)
+        self._check(rc, mode.upper(), n)
+        return dst[:n].tobytes()
+
+
+def make_cipher(registry: Registry, name: str, rounds: int | None = None, schedule: str | None = None,
+                toolchain: Toolchain | None = None) -> CCipher:
+    module = registry.module(name, rounds)
+    sched = resolve(module, schedule, rounds)
+    return CCipher(module, sched, build_shared(registry, name, rounds, sched, toolchain))

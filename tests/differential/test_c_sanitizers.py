@@ -1,0 +1,70 @@
+"""The full generated C of every cipher (default schedule, and scalar) under AddressSanitizer and
+UndefinedBehaviorSanitizer (-fno-sanitize-recover: any report fails; -O0: the huge straight-line
+functions take minutes at -O1 under ASan), driven by tests/data/c_harness.c
+and compared with the interpreter.  The CI flavour of the C build."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from c_support import random_bytes
+from cipherspec import modes
+from paths import ROOT
+
+SAN_FLAGS = ("-std=c99", "-O0", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
+             "-fno-sanitize-recover=all")
+NAMES = ["aes128", "aes192", "aes256", "aria128", "aria192", "aria256", "cham128_128", "cham128_256",
+         "cham64_128", "hight", "lea128", "lea192", "lea256", "pipo64_128", "pipo64_256"]
+
+
+def _sanitizer_works() -> bool:
+    cc = shutil.which("cc")
+    if cc is None:
+        return False
+    p = subprocess.run([cc, *SAN_FLAGS, "-x", "c", "-", "-o", "/dev/null"], input="int main(void){return 0;}",
+                       capture_output=True, text=True)
+    return p.returncode == 0
+
+
+@pytest.mark.parametrize("layout", ["default", "scalar"])
+@pytest.mark.parametrize("name", NAMES)
+def test_asan_ubsan(registry, make_ref, name, layout):
+    if not _sanitizer_works():
+        pytest.fail("cc cannot build with -fsanitize=address,undefined")
+    from generator.c.schedules import lanes, resolve
+    from generator.c.source import generate
+    from runtime.build import Toolchain, compile_cached
+
+    module = registry.module(name)
+    sched = resolve(module, None if layout == "default" else layout)
+    files = generate(module, sched)
+    files["harness.c"] = (ROOT / "tests" / "data" / "c_harness.c").read_text()
+    defs = [f"-DCS_CIPHER={name}", f"-DCS_KEY_BYTES={module.key.nbytes}", f"-DCS_BLOCK_BYTES={module.block.nbytes}",
+            "-include", f"{name}.h"]
+    exe = compile_cached(files, [f"src/{name}.c", "harness.c"], "exe", Toolchain(cc="cc", flags=SAN_FLAGS),
+                         include_dirs=["include"], extra_args=defs)
+    ref = make_ref(name)
+    B = module.block.nbytes
+    rng = np.random.default_rng(len(name))
+    n = lanes(module, sched)
+    for length in (0, 1, B, (2 * n + 1) * B + 3, 5000):
+        key, iv, data = random_bytes(rng, module.key.nbytes), random_bytes(rng, B), random_bytes(rng, length)
+        p = subprocess.run([str(exe)], input=key + iv + data, capture_output=True)
+        assert p.returncode == 0, p.stderr.decode(errors="replace")[-3000:]
+        assert p.stderr == b""
+        whole = data[: length - length % B]
+        rr = ref.expand_key(key)
+        want_ctr, want_iv = modes.ctr(ref, rr, iv, data)
+        want_enc = modes.ecb_encrypt(ref, rr, whole)
+        out = p.stdout
+        parts = [whole and out[:len(whole)], out[len(whole):2 * len(whole)], out[2 * len(whole):3 * len(whole)],
+                 out[3 * len(whole):4 * len(whole)], out[4 * len(whole):4 * len(whole) + length], out[-B:]]
+        assert parts[0] == want_enc
+        assert parts[1] == modes.ecb_decrypt(ref, rr, whole)
+        assert modes.cbc_decrypt(ref, rr, iv, parts[2]) == whole
+        assert parts[3] == modes.cbc_decrypt(ref, rr, iv, whole)
+        assert (parts[4], parts[5]) == (want_ctr, want_iv)
+        assert len(out) == 4 * len(whole) + length + B
