@@ -1,0 +1,243 @@
+"""GPU benchmark + autotuner for the CUDA backend (runs on the device; bench/gpu/run.sh calls it).
+
+Per cipher: stage 1 times every placement at 256 threads; stage 2 sweeps threads 32..1024 and ILP on
+the stage-1 winner.  Each kernel runs CTR keystream-only and CTR XOR-in over >= 1 GiB of device
+memory, in both flavours (inline PTX, plain CUDA C) side by side, timed with CUDA events (median of
+batches), its output spot-checked against the interpreter; the roof comes from the kernel's own
+SASS (sass.py) and the device's SM count and clock.  Writes results.json, gpu-report.md, gpu.png and
+tuned.json under --out.
+
+    python3 bench/gpu/bench.py --out $OUT [--size-mib 1024] [--ciphers lea128,cham128_128]
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import sass  # noqa: E402
+from cipherspec import modes  # noqa: E402
+from cipherspec.blockcipher import RefCipher  # noqa: E402
+from cipherspec.registry import Registry  # noqa: E402
+
+CIPHERS = ["lea128", "cham128_128", "cham64_128", "hight", "aes128", "aria128", "pipo64_128"]
+THREADS = [32, 64, 128, 256, 512, 1024]
+TARGETS_TBPS = {"lea128": 10.0, "cham128_128": 4.95, "aes128": 4.0, "hight": 2.5, "aria128": 3.0, "pipo64_128": 4.0}
+# the seeds' figures and their GPUs (SMs, boost clock GHz as published by NVIDIA)
+SEEDS = [("lea128", "LEA-128 (ARX seed)", 2593, "RTX 2070", 36, 1.62),
+         ("cham128_128", "CHAM-128/128 (ARX seed)", 3063, "RTX 2070", 36, 1.62),
+         ("hight", "HIGHT (ARX seed)", 468, "RTX 2070", 36, 1.62),
+         ("aria128", "ARIA-128 (ARIA seed)", 147, "RTX 3060 Laptop", 30, 1.70),
+         ("aes128", "AES-128 CTR keystream (Tezcan)", 878.6, "RTX 2070 Super", 40, 1.77)]
+
+
+def placements(module) -> list[str]:
+    if module.tables:
+        out = [f"rk-const_tab-{t}" for t in ("const", "global", "shared", "shared4", "shared16", "shared32")]
+        return out + ["rk-shared_tab-shared32"]
+    out = ["rk-const", "rk-shared"]
+    from generator.ptx.placement import REG_RK_LIMIT, rk_inputs
+    if max(len(rk_inputs(module, f)) for f in ("encrypt", "decrypt")) <= REG_RK_LIMIT:
+        out.append("rk-reg")
+    return out
+
+
+def _build(job: tuple[str, str]) -> tuple[str, str, str]:
+    """Generates and compiles one schedule (in a worker process; no GPU needed)."""
+    from generator.ptx.build import schedule_for
+    from generator.ptx.source import generate
+    from runtime.cuda_target import source_dir
+    from runtime import nvcc
+
+    name, text = job
+    reg = Registry()
+    try:
+        src = generate(reg, name, None, schedule_for(reg, name, None, text))
+    except Exception as e:  # an unsupported placement is a result, not a crash
+        return name, text, f"skip: {e}"
+    d = source_dir()
+    (d / f"{src.name}.cu").write_text(src.cu)
+    (d / f"{src.name}.h").write_text(src.h)
+    nvcc.build_library(d / f"{src.name}.cu", d / f"lib{src.name}.so")
+    return name, text, "ok"
+
+
+def build_all(jobs: list[tuple[str, str]], workers: int) -> dict:
+    t = time.time()
+    with ProcessPoolExecutor(workers) as ex:
+        res = {(n, s): r for n, s, r in ex.map(_build, jobs)}
+    print(f"built {len(jobs)} schedules in {time.time() - t:.0f} s", flush=True)
+    return res
+
+
+class Bench:
+    def __init__(self, size: int, reps: int, batches: int):
+        self.size, self.reps, self.batches = size, reps, batches
+        self.reg = Registry()
+        self.rng = np.random.default_rng(2024)
+        self.host_in = self.rng.integers(0, 256, size, dtype=np.uint8)
+        self.bufs = None
+        self.sass_cache: dict[str, dict] = {}
+
+    def cipher(self, name: str, text: str):
+        from runtime.cuda_target import CudaCipher
+
+        return CudaCipher(self.reg, name, None, text)
+
+    def buffers(self, c):
+        if self.bufs is None:
+            din, dout = c.device_buffer(self.size), c.device_buffer(self.size)
+            din.upload(self.host_in)
+            self.bufs = (din, dout)
+        return self.bufs
+
+    def sass_funcs(self, c) -> dict:
+        from runtime.cuda_target import source_dir
+
+        so = source_dir() / f"lib{c.schedule_name}.so"
+        if c.schedule_name not in self.sass_cache:
+            out = subprocess.run(["cuobjdump", "--dump-sass", str(so)], capture_output=True, text=True)
+            self.sass_cache[c.schedule_name] = sass.functions(out.stdout)
+        return self.sass_cache[c.schedule_name]
+
+    def time(self, c, rk, iv, xor: bool, flavour: int) -> float:
+        din, dout = self.bufs
+        f = c.fn("util_time")
+        ivb = np.frombuffer(iv, np.uint8).copy()
+        ms = (ctypes.c_float * self.reps)()
+        per_batch = []
+        for b in range(self.batches + 1):  # the first batch warms up
+            rc = f(rk.ctypes.data, 1, 0, ivb.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)),
+                   din.ptr if xor else None, dout.ptr, self.size, flavour, self.reps, ms)
+            c.check(rc, "timing")
+            if b:
+                per_batch.append(ms[0] / self.reps)
+        return statistics.median(per_batch)
+
+    def verify(self, c, ref, rk, rkr, iv, xor: bool) -> bool:
+        """The interpreter on the first and last 64 KiB and three random 16 KiB windows of the output."""
+        _, dout = self.bufs
+        B = c.block_bytes
+        n_blocks = self.size // B
+        out = dout.download(self.size)
+        wins = [(0, 4096), (n_blocks - 4096, 4096)]
+        wins += [(int(self.rng.integers(0, n_blocks - 1024)), 1024) for _ in range(3)]
+        for start, cnt in wins:
+            sub_iv = modes.ctr_next_iv(iv, start)
+            ks = ref.encrypt_blocks(rkr, modes.counter_blocks(sub_iv, cnt)).reshape(-1)
+            seg = out[start * B:(start + cnt) * B]
+            want = ks ^ self.host_in[start * B:(start + cnt) * B] if xor else ks
+            if not np.array_equal(seg, want):
+                return False
+        return True
+
+    def run(self, name: str, text: str) -> dict:
+        c = self.cipher(name, text)
+        ref = RefCipher(self.reg.module(name))
+        self.buffers(c)
+        key = self.rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes()
+        iv = self.rng.integers(0, 256, c.block_bytes, dtype=np.uint8).tobytes()
+        rk, rkr = c.expand_key(key), ref.expand_key(key)
+        dev = c.device
+        funcs = self.sass_funcs(c)
+        row = {"cipher": name, "schedule": c.schedule_name, "params": text, "threads": c.sched.threads,
+               "ilp": c.sched.ilp, "hoisted_ops": c.source.hoisted_ops, "encrypt_ops": c.source.encrypt_ops}
+        for mode, xor in (("ks", False), ("xor", True)):
+            for fl, flavour in (("ptx", 0), ("c", 1)):
+                ms = self.time(c, rk, iv, xor, flavour)
+                gbps = self.size * 8 / (ms / 1e3) / 1e9
+                ok = self.verify(c, ref, rk, rkr, iv, xor)
+                fname = sass.pick(funcs, f"_ctr_{fl}I", "ILb1" if xor else "ILb0")
+                mix = sass.loop_mix(funcs[fname]) if fname else None
+                roof, pipe = (sass.roof_gbps(mix, c.sched.ilp, c.block_bytes, dev["sms"], dev["clock_khz"] / 1e3)
+                              if mix else (float("nan"), "?"))
+                row[f"{mode}_{fl}"] = {"ms": ms, "gbps": gbps, "verified": ok, "roof_gbps": roof, "pipe": pipe,
+                                       "pct_roof": 100 * gbps / roof if roof == roof else None,
+                                       "over_roof": bool(gbps > roof * 1.02),
+                                       "mix": dict(sorted(mix.items(), key=lambda kv: -kv[1])[:12]) if mix else {}}
+        r = row["ks_ptx"]
+        print(f"{c.schedule_name:48s} ks ptx {row['ks_ptx']['gbps']:8.0f} c {row['ks_c']['gbps']:8.0f} | "
+              f"xor ptx {row['xor_ptx']['gbps']:8.0f} c {row['xor_c']['gbps']:8.0f} Gbps | roof {r['roof_gbps']:8.0f} "
+              f"({r['pipe']}) {r['pct_roof'] or 0:5.1f}% | ok {all(row[k]['verified'] for k in ('ks_ptx','ks_c','xor_ptx','xor_c'))}",
+              flush=True)
+        return row
+
+
+def device_info() -> dict:
+    q = "name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu"
+    out = subprocess.run(["nvidia-smi", f"--query-gpu={q}", "--format=csv,noheader"], capture_output=True, text=True)
+    return {"nvidia_smi": out.stdout.strip()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/out"))
+    ap.add_argument("--size-mib", type=int, default=1024)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--batches", type=int, default=5)
+    ap.add_argument("--ciphers", default=",".join(CIPHERS))
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 4)
+    ap.add_argument("--stage2", default="1")
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    names = args.ciphers.split(",")
+    reg = Registry()
+    from generator.ptx.source import prepared
+
+    stage1 = [(n, p) for n in names for p in placements(prepared(reg.module(n)))]
+    built = build_all(stage1, args.workers)
+    bench = Bench(args.size_mib << 20, args.reps, args.batches)
+    rows = []
+    for job in stage1:
+        if built[job] != "ok":
+            print(job, built[job])
+            continue
+        rows.append(bench.run(*job))
+    if args.stage2 == "1":
+        best = {}
+        for r in rows:
+            if r["ks_ptx"]["verified"] and (r["cipher"] not in best or r["ks_ptx"]["gbps"] > best[r["cipher"]]["ks_ptx"]["gbps"]):
+                best[r["cipher"]] = r
+        stage2 = []
+        for n, r in best.items():
+            p = r["params"]
+            stage2 += [(n, f"{p}_t{t}") for t in THREADS if t != 256]
+            stage2 += [(n, f"{p}_t256_ilp2"), (n, f"{p}_t256_nohoist")]
+        built = build_all(stage2, args.workers)
+        for job in stage2:
+            if built[job] != "ok":
+                print(job, built[job])
+                continue
+            rows.append(bench.run(*job))
+    info = device_info()
+    dev = bench.cipher(names[0], None).device
+    info.update(dev)
+    tuned = {}
+    for n in names:
+        cand = [r for r in rows if r["cipher"] == n and r["ks_ptx"]["verified"] and r["xor_ptx"]["verified"]
+                and "nohoist" not in r["params"]]
+        if cand:
+            b = max(cand, key=lambda r: r["ks_ptx"]["gbps"])
+            tuned[n] = {"schedule": b["schedule"], "ks_gbps": round(b["ks_ptx"]["gbps"], 1),
+                        "xor_gbps": round(b["xor_ptx"]["gbps"], 1)}
+    (out / "results.json").write_text(json.dumps({"device": info, "size_bytes": bench.size, "rows": rows}, indent=1))
+    (out / "tuned.json").write_text(json.dumps({"device": dev["name"], "defaults": tuned}, indent=1, sort_keys=True) + "\n")
+    print("device:", info)
+    print(json.dumps(tuned, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# On the GPU machine: build, differential tests, KATs, compute-sanitizer (memcheck + racecheck on every
+# placement), then the benchmark/autotuner.  Results and logs go to $OUT.
+#   bash bench/gpu/run.sh [check|bench|all]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+what=${1:-all}
+OUT=${OUT:-/tmp/cipherspec-gpu}; mkdir -p "$OUT"
+if [ -d .whl ]; then  # lark is not on the device image; carried as a wheel
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site
+fi
+export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 CIPHERSPEC_CACHE=${CIPHERSPEC_CACHE:-/tmp/cs-cache}
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total,driver_version --format=csv | tee "$OUT/device.txt"
+nvcc --version | tail -1 | tee -a "$OUT/device.txt"
+rc=0
+if [ "$what" = check ] || [ "$what" = all ]; then
+  t0=$(date +%s)
+  python3 bench/gpu/prebuild.py 2>&1 | tail -3 || rc=1
+  echo "== differential tests"
+  python3 -m pytest tests/differential/test_cuda_gpu.py -q -n 16 -p no:cacheprovider 2>&1 | tee "$OUT/tests.log" | tail -15
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+  echo "== KAT files, --target cuda"
+  python3 -m cipherspec kat .vectors/aes.txt .vectors/aria.txt .vectors/cham.txt .vectors/hight.txt .vectors/lea.txt \
+    .vectors/pipo.txt --target cuda 2>&1 | tee "$OUT/kat.log" | tail -8
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+  for tool in memcheck racecheck; do
+    echo "== compute-sanitizer $tool"
+    compute-sanitizer --tool $tool --error-exitcode 3 python3 bench/gpu/sanitize.py > "$OUT/sanitize-$tool.log" 2>&1
+    s=$?; echo "$tool exit $s"; grep -E "ERROR SUMMARY|sanitize |RACECHECK SUMMARY|Error" "$OUT/sanitize-$tool.log" | tail -20
+    [ $s = 0 ] || rc=1
+  done
+  echo "check stage: $(( $(date +%s) - t0 )) s, rc=$rc"
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  echo "== benchmark"
+  python3 bench/gpu/bench.py --out "$OUT" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.log" | tail -80
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+fi
+exit $rc

@@ -1,0 +1,54 @@
+"""Runs every placement's kernels once, small, checked against the interpreter: the workload that
+bench/gpu/run.sh puts under compute-sanitizer (memcheck, racecheck).  Exit status 1 on a mismatch.
+
+    compute-sanitizer --tool racecheck --error-exitcode 3 python3 bench/gpu/sanitize.py
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from cipherspec import modes  # noqa: E402
+from cipherspec.blockcipher import RefCipher  # noqa: E402
+from cipherspec.registry import Registry  # noqa: E402
+from runtime.cuda_target import CudaCipher  # noqa: E402
+
+PLACEMENTS = [("aes128", f"rk-const_tab-{t}") for t in ("const", "global", "shared", "shared4", "shared32")] + [
+    ("aes128", "rk-shared_tab-shared8_ilp2"), ("aria128", "rk-shared_tab-shared32"), ("lea128", "rk-const"),
+    ("lea128", "rk-shared"), ("cham64_128", "rk-reg"), ("cham128_128", "rk-shared_t1024"), ("hight", "rk-const"),
+    ("pipo64_128", "rk-shared_t32_ilp3")]
+
+
+def main() -> int:
+    reg = Registry()
+    rng = np.random.default_rng(5)
+    bad = 0
+    for name, text in PLACEMENTS:
+        c, ref = CudaCipher(reg, name, None, text), RefCipher(reg.module(name))
+        B = c.block_bytes
+        key = rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes()
+        rk, rkr = c.expand_key(key), ref.expand_key(key)
+        iv = (b"\xff" * (B - 4)) + b"\xff\xff\xff\xfe"  # crosses the 2^32 and whole-block carries
+        data = rng.integers(0, 256, 3000 * B + 3, dtype=np.uint8).tobytes()
+        want, _ = modes.ctr(ref, rkr, iv, data)
+        pt = rng.integers(0, 256, (1500, B), dtype=np.uint8)
+        ct = ref.encrypt_blocks(rkr, pt).tobytes()
+        ok = True
+        for fl in ("ptx", "c"):
+            ok &= c.device_ctr(rk, iv, data, flavour=fl) == want
+            ks = np.frombuffer(c.device_ctr(rk, iv, None, len(data), flavour=fl), np.uint8)
+            ok &= (ks ^ np.frombuffer(data, np.uint8)).tobytes() == want
+            ok &= c.device_ecb(rk, pt.tobytes(), False, fl) == ct
+            ok &= c.device_ecb(rk, ct, True, fl) == pt.tobytes()
+        ok &= c.ctr(rk, iv, data, nstreams=3) == want
+        print(f"sanitize {c.schedule_name}: {'ok' if ok else 'MISMATCH'}", flush=True)
+        bad += not ok
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

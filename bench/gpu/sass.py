@@ -1,0 +1,78 @@
+"""The ALU-pipe roof of a kernel from its SASS: instructions per block, by pipe, in the grid-stride loop.
+
+    mix = loop_mix(sass_text, "ctr_ptxILb0")       -> {"LOP3": 144, "IADD3": 72, "SHF": 72, ...} (per loop trip)
+    roof = roof_gbps(mix, ilp, block_bytes, sms, clock_mhz)
+
+Pipe model (per SM sub-partition per clock, sm_80/sm_90; a model, stated so it can be checked):
+    issue: 1 warp instruction;  alu pipe: 1/2 (LOP3, SHF, PRMT, ISETP, SEL, LEA, BMSK, ...);
+    fma pipe: 1/2 (IMAD, IMUL, FFMA, ...);  IADD3/IADD/MOV may go to either pipe.
+A loop trip costs max(alu/0.5, fma/0.5, (alu+fma+flex)/1, all/1) cycles per warp; the roof is
+blocks/s = SMs x 4 x clock x 32 x ILP / cycles, times the block's bits.  A measured figure above it
+means the kernel did not do the work (dead code, unconsumed output): the benchmark flags it.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+ALU = {"LOP3", "LOP", "SHF", "PRMT", "ISETP", "SEL", "LEA", "BMSK", "SGXT", "FLO", "POPC", "BREV", "IABS",
+       "IMNMX", "VIMNMX", "PLOP3", "P2R", "R2P", "CSET", "CSETP", "SHL", "SHR", "BFE", "BFI", "IDP"}
+FMA = {"IMAD", "IMUL", "FFMA", "FMUL", "FADD", "HFMA2", "IMADSP"}
+FLEX = {"IADD3", "IADD", "MOV", "VIADD"}
+_FUNC = re.compile(r"^\s*Function : (\S+)")
+_INS = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)(\.[A-Z0-9_.]+)?\s*([^;]*);")
+
+
+def functions(sass: str) -> dict[str, list[tuple[int, str, str]]]:
+    """Per function: (address, opcode, operands)."""
+    out: dict[str, list[tuple[int, str, str]]] = {}
+    cur = None
+    for line in sass.splitlines():
+        m = _FUNC.match(line)
+        if m:
+            cur = out.setdefault(m.group(1), [])
+            continue
+        if cur is None:
+            continue
+        m = _INS.search(line)
+        if m:
+            cur.append((int(m.group(1), 16), m.group(3), m.group(5)))
+    return out
+
+
+def loop_mix(ins: list[tuple[int, str, str]]) -> Counter:
+    """Opcode counts of the outermost backward branch's body (the grid-stride loop)."""
+    best = None
+    for addr, op, args in ins:
+        if op == "BRA":
+            m = re.search(r"0x([0-9a-f]+)", args)
+            if m and int(m.group(1), 16) < addr:
+                span = (int(m.group(1), 16), addr)
+                if best is None or span[1] - span[0] > best[1] - best[0]:
+                    best = span
+    if best is None:
+        return Counter(op for _, op, _ in ins)
+    return Counter(op for addr, op, _ in ins if best[0] <= addr <= best[1])
+
+
+def cycles_per_trip(mix: Counter) -> tuple[float, str]:
+    alu = sum(v for k, v in mix.items() if k in ALU)
+    fma = sum(v for k, v in mix.items() if k in FMA)
+    flex = sum(v for k, v in mix.items() if k in FLEX)
+    total = sum(mix.values())
+    bounds = {"alu": alu / 0.5, "fma": fma / 0.5, "alu+fma": float(alu + fma + flex), "issue": float(total)}
+    pipe = max(bounds, key=bounds.get)
+    return bounds[pipe], pipe
+
+
+def roof_gbps(mix: Counter, ilp: int, block_bytes: int, sms: int, clock_mhz: float) -> tuple[float, str]:
+    cyc, pipe = cycles_per_trip(mix)
+    blocks_per_s = sms * 4 * clock_mhz * 1e6 * 32 * ilp / cyc
+    return blocks_per_s * block_bytes * 8 / 1e9, pipe
+
+
+def pick(funcs: dict, *needles: str) -> str | None:
+    for name in sorted(funcs):
+        if all(n in name for n in needles):
+            return name
+    return None

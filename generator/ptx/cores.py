@@ -1,0 +1,79 @@
+"""Cipher cores: one ``__device__ __forceinline__`` function per IR function and flavour.
+
+    core(name="cs_enc_ptx", fn=encrypt, ...) ->
+        __device__ __forceinline__ void cs_enc_ptx(const uint32_t (&x)[4], uint32_t (&y)[4], const lea128_rk &rk)
+        {
+            uint32_t v5; asm("xor.b32 %0, %1, %2;" : "=r"(v5) : "r"(x[0]), "r"(rk.w[0]));   // %5 xor.u32 @ lea.cs:29:...
+            ...
+            y[0] = v431; ...
+        }
+
+The state arrives as ``x`` (block words; in the CTR main part also the hoisted values ``h``) and
+leaves as ``y``; round keys and tables are read where the placement puts them (placement.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cipherspec.ir import Function, Module
+
+from . import isel
+from .placement import CudaSchedule, rk_index
+
+
+@dataclass(frozen=True)
+class Access:
+    """How a core reads round keys and tables under one schedule."""
+
+    rk_param: str  # the core's round-key parameter declaration
+    rk_expr: str  # format string with {i}
+    tab_params: tuple[str, ...]
+    tab_expr: dict[str, str]  # table -> format string with {i}
+
+
+def access(module: Module, sched: CudaSchedule, rk_type: str) -> Access:
+    nrk = len(rk_index(module))
+    if sched.rk == "const":
+        rk_param, rk_expr = f"const {rk_type} &rk", "rk.w[{i}]"
+    elif sched.rk == "shared":
+        rk_param, rk_expr = "const uint32_t *__restrict__ rk", "rk[{i}]"
+    else:
+        rk_param, rk_expr = f"const uint32_t (&rk)[{nrk}]", "rk[{i}]"
+    params, exprs = [], {}
+    n = sched.copies
+    for t in module.tables:
+        if n:
+            params.append(f"const uint32_t *__restrict__ s_{t}")
+            exprs[t] = f"s_{t}[{{i}}]" if n == 1 else f"s_{t}[({{i}}) << {n.bit_length() - 1}]"
+        elif sched.tab == "const":
+            exprs[t] = f"c_{t}[{{i}}]"
+        else:
+            exprs[t] = f"__ldg(&g_{t}[{{i}}])"
+    return Access(rk_param, rk_expr, tuple(params), exprs)
+
+
+def core(name: str, fn: Function, module: Module, acc: Access, flavour: str,
+         x_names: list[str], h_names: list[str] | None = None) -> str:
+    """The device function; ``x_names[j]`` is the input bound to x[j], ``h_names[k]`` to h[k]."""
+    idx = rk_index(module)
+    inputs: dict[str, isel.Val] = {}
+    for j, n in enumerate(x_names):
+        inputs[n] = isel.Val(f"x[{j}]", True)
+    for k, n in enumerate(h_names or []):
+        inputs[n] = isel.Val(f"h[{k}]", True)
+    for n, _, _ in fn.inputs():
+        if n in idx:
+            inputs[n] = isel.Val(acc.rk_expr.format(i=idx[n]), True)
+    env = isel.Env(inputs, lambda t, i: acc.tab_expr[t].format(i=i))
+    body = isel.select(fn, env, flavour)
+    params = [f"const uint32_t (&x)[{max(len(x_names), 1)}]"]
+    if h_names is not None:
+        params.append(f"const uint32_t (&h)[{max(len(h_names), 1)}]")
+    params.append(f"uint32_t (&y)[{max(len(body.outputs), 1)}]")
+    params.append(acc.rk_param)
+    params += list(acc.tab_params)
+    lines = [f"__device__ __forceinline__ void {name}({', '.join(params)})", "{"]
+    lines += ["    " + ln for ln in body.lines]
+    lines += [f"    y[{k}] = {expr};  // out {n}" for k, (n, expr) in enumerate(body.outputs)]
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,216 @@
+"""Instruction selection: one IR function -> the body of a CUDA device function, in one of two flavours.
+
+``ptx``: every cipher op is an inline-PTX statement (non-volatile, so nvcc may still schedule,
+share and drop them): ``add.u32``, ``sub.u32``, ``xor.b32``/``and.b32``/``or.b32``/``not.b32`` or
+``lop3.b32`` for fused logic trees (lop3.py), ``shf.l.wrap.b32``/``shf.r.wrap.b32`` for 32-bit
+rotations, ``prmt.b32`` + ``shf.l.wrap.b32`` for 8/16-bit rotations, ``shl.b32``/``shr.b32``,
+``and.b32`` for masks.  ``c``: the same dataflow as plain CUDA C expressions (nvcc selects).
+Table lookups are loads from the placement's memory in both flavours (an expression the caller
+supplies).
+
+8- and 16-bit words live in 32-bit registers.  Each value carries a *clean* flag (bits above its
+width are zero).  Ops whose low bits depend only on the operands' low bits (add, sub, xor, and, or,
+not, shl, rotl via prmt+shf) accept dirty operands; shr, table indices, zext and function outputs
+need clean ones, and get one ``and.b32`` the first time a dirty value is used that way:
+
+    IR (u8):  %2 = add %0, %1     %3 = lut S, %2
+    ptx:      asm("add.u32 %0, %1, %2;" : "=r"(v2) : "r"(v0), "r"(v1));        // hight.cs:40:5 ...
+              asm("and.b32 %0, %1, 0xff;" : "=r"(v2m) : "r"(v2));              // clean for lut
+              const uint32_t v3 = S_LOOKUP(v2m);
+
+Every emitted line ends with a comment naming the IR value(s) and their origin.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from cipherspec.errors import UsageError
+from cipherspec.ir import Function, mask
+
+from . import lop3
+
+FLAVOURS = ("ptx", "c")
+
+
+@dataclass
+class Val:
+    expr: str
+    clean: bool
+
+
+@dataclass
+class Env:
+    """What the caller binds: input name -> (expression, clean); table lookup and naming hooks."""
+
+    inputs: dict[str, Val]
+    lookup: Callable[[str, str], str]  # (table name, clean index expression) -> load expression
+    prefix: str = "v"
+
+
+@dataclass
+class Body:
+    lines: list[str] = field(default_factory=list)
+    outputs: list[tuple[str, str]] = field(default_factory=list)  # (output name, clean expression)
+
+
+def _comment(fn: Function, ids, what: str) -> str:
+    op = fn.ops[ids[0]] if isinstance(ids, (list, tuple)) else fn.ops[ids]
+    vals = ",".join(f"%{i}" for i in (ids if isinstance(ids, (list, tuple)) else [ids]))
+    return f"// {vals} {what} @ {op.origin}" if op.origin else f"// {vals} {what}"
+
+
+class Selector:
+    def __init__(self, fn: Function, env: Env, flavour: str):
+        if flavour not in FLAVOURS:
+            raise UsageError(f"unknown kernel flavour {flavour!r}")
+        for op in fn.ops:
+            if op.width > 32:
+                raise UsageError(f"cuda backend: {op.width}-bit words are not supported yet ({op.origin})")
+            if op.code == "gmul":
+                raise UsageError("cuda backend: run lower_gmul before instruction selection")
+        self.fn, self.env, self.flavour = fn, env, flavour
+        self.vals: dict[int, Val] = {}
+        self.masked: dict[int, str] = {}
+        self.body = Body()
+        self.trees = lop3.cover(fn) if flavour == "ptx" else {}
+        self.members = {m for t in self.trees.values() for m in t.members if m != t.root}
+
+    # ----------------------------------------------------------------------------- emission helpers
+    def name(self, v: int) -> str:
+        return f"{self.env.prefix}{v}"
+
+    def line(self, text: str, comment: str) -> None:
+        self.body.lines.append(f"{text:<96} {comment}")
+
+    def asm(self, dst: str, template: str, srcs: list[str], comment: str) -> None:
+        ins = ", ".join(f'"r"({s})' for s in srcs)
+        self.line(f'uint32_t {dst}; asm("{template}" : "=r"({dst}) : {ins});', comment)
+
+    def cdef(self, dst: str, expr: str, comment: str) -> None:
+        self.line(f"const uint32_t {dst} = {expr};", comment)
+
+    def clean(self, v: int) -> str:
+        val = self.vals[v]
+        if val.clean:
+            return val.expr
+        if v not in self.masked:
+            w = self.fn.ops[v].width
+            dst = f"{self.name(v)}m"
+            if self.flavour == "ptx":
+                self.asm(dst, f"and.b32 %0, %1, {mask(w):#x};", [val.expr], _comment(self.fn, v, f"clean u{w}"))
+            else:
+                self.cdef(dst, f"{val.expr} & {mask(w):#x}u", _comment(self.fn, v, f"clean u{w}"))
+            self.masked[v] = dst
+        return self.masked[v]
+
+    def raw(self, v: int) -> str:
+        return self.vals[v].expr
+
+    # ----------------------------------------------------------------------------- selection
+    def run(self) -> Body:
+        fn = self.fn
+        for v, op in enumerate(fn.ops):
+            if v in self.members:
+                continue
+            self.vals[v] = self.select(v, op)
+        for name, v in fn.outputs:
+            self.body.outputs.append((name, self.clean(v)))
+        return self.body
+
+    def select(self, v: int, op) -> Val:
+        fn, w, code, d = self.fn, op.width, op.code, self.name(v)
+        ptx = self.flavour == "ptx"
+        cm = _comment(fn, v, f"{code}.u{w}" + (f" {op.imm[0]}" if op.imm and code != 'const' else ""))
+        if code == "input":
+            name = op.imm[0]
+            if name not in self.env.inputs:
+                raise UsageError(f"cuda backend: input {name} is not bound")
+            return self.env.inputs[name]
+        if code == "const":
+            return Val(f"{op.imm[0]:#x}u", True)
+        if v in self.trees:
+            return self._logic(v, self.trees[v], d)
+        if code in ("xor", "and", "or", "not"):  # c flavour: one op each
+            if code == "not":
+                self.cdef(d, f"~{self.raw(op.args[0])}", cm)
+                return Val(d, w == 32)
+            a, b = (self.vals[x] for x in op.args)
+            sym = {"xor": "^", "and": "&", "or": "|"}[code]
+            self.cdef(d, f"{a.expr} {sym} {b.expr}", cm)
+            return Val(d, a.clean and b.clean)
+        if code in ("add", "sub"):
+            a, b = self.raw(op.args[0]), self.raw(op.args[1])
+            if ptx:
+                self.asm(d, f"{code}.u32 %0, %1, %2;", [a, b], cm)
+            else:
+                self.cdef(d, f"{a} {'+' if code == 'add' else '-'} {b}", cm)
+            return Val(d, w == 32)
+        if code == "shl":
+            k = op.imm[0]
+            if ptx:
+                self.asm(d, f"shl.b32 %0, %1, {k};", [self.raw(op.args[0])], cm)
+            else:
+                self.cdef(d, f"{self.raw(op.args[0])} << {k}", cm)
+            return Val(d, w == 32)
+        if code == "shr":
+            k, a = op.imm[0], self.clean(op.args[0])
+            if ptx:
+                self.asm(d, f"shr.b32 %0, %1, {k};", [a], cm)
+            else:
+                self.cdef(d, f"{a} >> {k}", cm)
+            return Val(d, True)
+        if code == "rotl":
+            return self._rotl(v, op, d, cm)
+        if code == "lut":
+            self.cdef(d, self.env.lookup(op.imm[0], self.clean(op.args[0])), cm)
+            return Val(d, True)
+        if code == "zext":
+            return Val(self.clean(op.args[0]), True)
+        if code == "trunc":
+            a = self.vals[op.args[0]]
+            return Val(a.expr, a.clean and fn.ops[op.args[0]].width <= w)
+        raise UsageError(f"cuda backend: no selection for opcode {code}")
+
+    def _logic(self, v: int, tree: lop3.Tree, d: str) -> Val:
+        op = self.fn.ops[v]
+        leaves = [self.vals[x] for x in tree.leaves]
+        what = tree.simple
+        cm = _comment(self.fn, list(tree.members)[::-1] if len(tree.members) > 1 else v,
+                      f"{what or 'lop3'}.u{op.width}" + ("" if what else f" {tree.table:#04x}"))
+        if what == "not":
+            self.asm(d, "not.b32 %0, %1;", [leaves[0].expr], cm)
+        elif what:
+            self.asm(d, f"{what}.b32 %0, %1, %2;", [leaves[0].expr, leaves[1].expr], cm)
+        else:
+            srcs = [x.expr for x in leaves] + [leaves[0].expr] * (3 - len(leaves))
+            self.asm(d, f"lop3.b32 %0, %1, %2, %3, {tree.table:#04x};", srcs, cm)
+        clean = op.width == 32 or (all(x.clean for x in leaves) and not tree.table & 1)
+        return Val(d, clean)
+
+    def _rotl(self, v: int, op, d: str, cm: str) -> Val:
+        w, k = op.width, op.imm[0]
+        if self.flavour == "c":
+            if w == 32:
+                a = self.raw(op.args[0])
+                self.cdef(d, f"({a} << {k}) | ({a} >> {32 - k})", cm)
+                return Val(d, True)
+            a = self.clean(op.args[0])
+            self.cdef(d, f"({a} << {k}) | ({a} >> {w - k})", cm)
+            return Val(d, False)
+        a = self.raw(op.args[0])
+        if w == 32:
+            if k <= 16:
+                self.asm(d, f"shf.l.wrap.b32 %0, %1, %1, {k};", [a], cm)
+            else:
+                self.asm(d, f"shf.r.wrap.b32 %0, %1, %1, {32 - k};", [a], cm)
+            return Val(d, True)
+        # replicate the word over 32 bits with prmt, then a 32-bit rotate leaves rotl_w in the low w bits
+        sel = "0x1010" if w == 16 else "0x0000"
+        self.asm(f"{d}r", f"prmt.b32 %0, %1, 0, {sel};", [a], cm + " (replicate)")
+        self.asm(d, f"shf.l.wrap.b32 %0, %1, %1, {k};", [f"{d}r"], cm)
+        return Val(d, False)
+
+
+def select(fn: Function, env: Env, flavour: str) -> Body:
+    return Selector(fn, env, flavour).run()

@@ -1,0 +1,169 @@
+"""CUDA schedules: where tables and round keys live, threads per block, blocks per thread, hoisting.
+
+    CudaSchedule.parse("rk-shared_t512_tab-shared8", module)  -> CudaSchedule(rk="shared", tab="shared8", threads=512)
+    sched.schedule(module).name                                -> "aes128_cuda_ctr_rk-shared_t512_tab-shared8"
+
+Parameters (a name's tokens after cipher_cuda_ctr, any order when parsing):
+    rk-const | rk-shared | rk-reg    round keys: kernel-parameter (constant) bank, shared memory, registers
+    tab-const | tab-global | tab-shared | tab-sharedN   tables (ciphers with tables only); N copies, N a
+                                     power of two <= 32, bank-aware (entry e of copy c at word e*N + c)
+    tN                               threads per block (32..1024, a multiple of 32)
+    ilpN                             blocks per thread per loop iteration (1..8; shown when > 1)
+    nohoist                          CTR without uniform-value hoisting (shown when set)
+Every schedule runs a grid-stride loop over a grid of (SMs x resident blocks per SM).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from cipherspec.errors import UsageError
+from cipherspec.ir import Module
+from cipherspec.schedule import Schedule
+
+RK_PLACES = ("const", "shared", "reg")
+TAB_BASES = ("const", "global", "shared")
+SHARED_LIMIT = 227 * 1024  # bytes of shared memory one block may use on sm_90 (opt-in above 48 KB)
+PARAM_LIMIT = 4096  # bytes of kernel parameters we allow (the classic limit, all archs)
+REG_RK_LIMIT = 96  # round-key words we let a schedule keep in registers
+TUNED = Path(__file__).with_name("tuned.json")
+
+
+@dataclass(frozen=True)
+class CudaSchedule:
+    rk: str = "const"
+    tab: str = "shared"
+    threads: int = 256
+    ilp: int = 1
+    hoist: bool = True
+
+    @property
+    def copies(self) -> int:
+        if self.tab.startswith("shared"):
+            return int(self.tab[6:] or 1)
+        return 0
+
+    def schedule(self, module: Module, rounds: int | None = None) -> Schedule:
+        params: list[tuple[str, object]] = [("rk-", self.rk), ("t", self.threads)]
+        if module.tables:
+            params.append(("tab-", self.tab))
+        if self.ilp != 1:
+            params.append(("ilp", self.ilp))
+        if not self.hoist:
+            params.append(("no", "hoist"))
+        return Schedule(module.cipher, "cuda", "ctr", tuple(params), rounds)
+
+    def name(self, module: Module, rounds: int | None = None) -> str:
+        return self.schedule(module, rounds).name
+
+    @staticmethod
+    def parse(text: str, module: Module, base: "CudaSchedule | None" = None) -> "CudaSchedule":
+        s = base or default_for(module)
+        if "_cuda_" in text:  # a full name: cipher[rN]_cuda_layout_params
+            head, _, rest = text.partition("_cuda_")
+            if head != module.cipher and not (head.startswith(f"{module.cipher}r") and head[len(module.cipher) + 1:].isdigit()):
+                raise UsageError(f"schedule {text} is for {head}, not {module.cipher}")
+            text = rest.partition("_")[2]
+        tokens = text.split("_")
+        for t in tokens:
+            if not t:
+                continue
+            if t.startswith("rk-"):
+                s = replace(s, rk=t[3:])
+            elif t.startswith("tab-"):
+                s = replace(s, tab=t[4:])
+            elif t.startswith("ilp") and t[3:].isdigit():
+                s = replace(s, ilp=int(t[3:]))
+            elif t.startswith("t") and t[1:].isdigit():
+                s = replace(s, threads=int(t[1:]))
+            elif t == "nohoist":
+                s = replace(s, hoist=False)
+            elif t == "hoist":
+                s = replace(s, hoist=True)
+            else:
+                raise UsageError(f"unknown cuda schedule part {t!r} (rk-const|rk-shared|rk-reg, "
+                                 "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist)")
+        s.validate(module)
+        return s
+
+    def validate(self, module: Module) -> None:
+        if self.rk not in RK_PLACES:
+            raise UsageError(f"round keys cannot be placed in {self.rk!r} (choose {', '.join(RK_PLACES)})")
+        base = self.tab[:6] if self.tab.startswith("shared") else self.tab
+        if base not in TAB_BASES or (self.tab.startswith("shared") and self.tab[6:] and not self.tab[6:].isdigit()):
+            raise UsageError(f"tables cannot be placed in {self.tab!r} (const, global, shared, sharedN)")
+        n = self.copies
+        if self.tab.startswith("shared") and (n < 1 or n > 32 or n & (n - 1)):
+            raise UsageError(f"tab-shared{n}: the copy count must be a power of two from 1 to 32")
+        if self.threads < 32 or self.threads > 1024 or self.threads % 32:
+            raise UsageError(f"t{self.threads}: threads per block must be a multiple of 32 from 32 to 1024")
+        if not 1 <= self.ilp <= 8:
+            raise UsageError(f"ilp{self.ilp}: blocks per thread must be 1..8")
+        need = self.shared_bytes(module)
+        if need > SHARED_LIMIT:
+            raise UsageError(f"{self.name(module)} needs {need} bytes of shared memory per block; the limit is "
+                             f"{SHARED_LIMIT} bytes (227 KB on sm_90): use fewer table copies")
+        rk_bytes = 4 * rk_words(module)
+        if rk_bytes + 256 > PARAM_LIMIT:
+            raise UsageError(f"{module.cipher}: {rk_bytes} bytes of round keys exceed the {PARAM_LIMIT}-byte kernel "
+                             "parameter limit")
+        if self.rk == "reg":
+            used = max(len(rk_inputs(module, f)) for f in ("encrypt", "decrypt"))
+            if used > REG_RK_LIMIT:
+                raise UsageError(f"rk-reg: {module.cipher} reads {used} round-key words per block; the limit for "
+                                 f"registers is {REG_RK_LIMIT}: use rk-const or rk-shared")
+
+    def shared_bytes(self, module: Module) -> int:
+        n = 0
+        if self.copies:
+            n += sum(4 * len(t.values) * self.copies for t in module.tables.values())
+        if self.rk == "shared":
+            n += 4 * rk_words(module)
+        return n
+
+
+def rk_words(module: Module) -> int:
+    total = 0
+    for ka in module.key_arrays:
+        total += len(ka.flat_names())
+    return total
+
+
+def rk_index(module: Module) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for ka in module.key_arrays:
+        for name in ka.flat_names():
+            out[name] = len(out)
+    return out
+
+
+def rk_inputs(module: Module, fn_name: str) -> list[str]:
+    idx = rk_index(module)
+    return [n for n, _, _ in module.functions[fn_name].inputs() if n in idx]
+
+
+def load_tuned(path: Path = TUNED) -> dict[str, str]:
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text())
+    return {k: v["schedule"] if isinstance(v, dict) else v for k, v in data.get("defaults", {}).items()}
+
+
+def default_for(module: Module, tuned: dict[str, str] | None = None) -> CudaSchedule:
+    """The build default: the autotuner's pick (tuned.json) when there is one, else rk-const, t256,
+    tables in 32 bank-aware shared copies when they fit (else fewer)."""
+    tuned = load_tuned() if tuned is None else tuned
+    base = CudaSchedule()
+    if module.tables:
+        per_copy = sum(4 * len(t.values) for t in module.tables.values())
+        n = 32
+        while n > 1 and per_copy * n > 96 * 1024:
+            n //= 2
+        base = replace(base, tab=f"shared{n}")
+    if module.cipher in tuned:
+        try:
+            return CudaSchedule.parse(tuned[module.cipher], module, base)
+        except UsageError:
+            pass
+    return base

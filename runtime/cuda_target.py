@@ -1,0 +1,240 @@
+"""Target "cuda": the generated CUDA library of one schedule, loaded with ctypes (GPU machines only).
+
+    c = make_cipher(registry, "lea128", None, "rk-shared_t512")   # schedule: name, parameter part or None
+    rk = c.expand_key(key)                    # the library's host key schedule (generated C)
+    ct = c.encrypt_blocks(rk, blocks)          # ECB through the host-buffer entry (K streams, pinned)
+    c.run_mode(rk, "ctr", "encrypt", data, iv) # the kernels' CTR (counter generated on the GPU)
+    c.device_ctr(rk, iv, data, flavour="c", keystream_only=True)  # device-pointer entry, either flavour
+
+Sources are generated into the cache directory and built by runtime.nvcc (cached by content hash).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+
+import numpy as np
+
+from cipherspec import modes
+from cipherspec.blockcipher import as_blocks
+from cipherspec.errors import UsageError
+from cipherspec.registry import Registry
+
+from . import nvcc
+
+FLAVOUR = {"ptx": 0, "c": 1}
+_u8p = ctypes.POINTER(ctypes.c_uint8)
+
+
+def _ptr(arr: np.ndarray | None):
+    return None if arr is None else arr.ctypes.data_as(_u8p)
+
+
+def source_dir() -> Path:
+    d = nvcc.cache_dir().parent / "cuda-src"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def load_library(src) -> ctypes.CDLL:
+    """Writes the generated source, builds (cached) and loads the library."""
+    d = source_dir()
+    cu = d / f"{src.name}.cu"
+    h = d / f"{src.name}.h"
+    for path, text in ((cu, src.cu), (h, src.h)):
+        if not path.is_file() or path.read_text() != text:
+            tmp = path.with_suffix(path.suffix + f".{os.getpid()}")
+            tmp.write_text(text)
+            tmp.replace(path)
+    so = nvcc.build_library(cu, d / f"lib{src.name}.so")
+    return ctypes.CDLL(str(so))
+
+
+class CudaCipher:
+    target = "cuda"
+    lane_keys = False
+
+    def __init__(self, registry: Registry, name: str, rounds: int | None, schedule: str | None):
+        from generator.ptx.build import schedule_for
+        from generator.ptx.source import generate
+
+        self.module = registry.module(name, rounds)
+        self.name = self.module.cipher
+        self.block_bytes = self.module.block.nbytes
+        self.key_bytes = self.module.key.nbytes
+        self.sched = schedule_for(registry, name, rounds, schedule)
+        self.source = generate(registry, name, rounds, self.sched)
+        self.schedule_name = self.source.name
+        self.lib = load_library(self.source)
+        self.P = self.source.symbol
+        self.rk_words = int(self.source.h.split(f"{self.P.upper()}_RK_WORDS ")[1].split()[0])
+        self._bind()
+        name_buf = ctypes.create_string_buffer(256)
+        sms, clk, cc = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+        rc = self.fn("util_device")(name_buf, 256, ctypes.byref(sms), ctypes.byref(clk), ctypes.byref(cc))
+        if rc:
+            raise UsageError(f"target cuda: no usable GPU ({self.strerror(rc)})")
+        self.device = {"name": name_buf.value.decode(), "sms": sms.value, "clock_khz": clk.value, "cc": cc.value}
+
+    # ------------------------------------------------------------------------------ ctypes plumbing
+    def fn(self, suffix: str):
+        return getattr(self.lib, f"{self.P}_{suffix}")
+
+    def _bind(self) -> None:
+        c_int, u64, vp = ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p
+        sigs = {
+            "strerror": (ctypes.c_char_p, [c_int]),
+            "set_key": (c_int, [vp, _u8p, ctypes.c_size_t]),
+            "ecb_host": (c_int, [vp, c_int, _u8p, _u8p, u64, c_int]),
+            "ctr_host": (c_int, [vp, _u8p, _u8p, _u8p, u64, c_int]),
+            "ecb_dev_flavour": (c_int, [vp, c_int, vp, vp, u64, vp, c_int]),
+            "ctr_dev_flavour": (c_int, [vp, _u8p, vp, vp, u64, vp, c_int]),
+            "util_malloc": (vp, [u64]),
+            "util_free": (c_int, [vp]),
+            "util_copy": (c_int, [vp, vp, u64, c_int]),
+            "util_device": (c_int, [ctypes.c_char_p, c_int, vp, vp, vp]),
+            "util_time": (c_int, [vp, c_int, c_int, _u8p, vp, vp, u64, c_int, c_int, ctypes.POINTER(ctypes.c_float)]),
+        }
+        for suffix, (res, args) in sigs.items():
+            f = self.fn(suffix)
+            f.restype, f.argtypes = res, args
+
+    def strerror(self, rc: int) -> str:
+        return self.fn("strerror")(rc).decode()
+
+    def check(self, rc: int, what: str) -> None:
+        if rc:
+            raise UsageError(f"{self.schedule_name} {what}: {self.strerror(rc)} (code {rc})")
+
+    # ------------------------------------------------------------------------------ cipher interface
+    def check_key(self, key: bytes) -> None:
+        if len(key) != self.key_bytes:
+            raise UsageError(f"{self.name} needs a {self.key_bytes}-byte key, got {len(key)} bytes")
+
+    def expand_key(self, key: bytes) -> np.ndarray:
+        if not isinstance(key, (bytes, bytearray)):
+            raise UsageError("target cuda expands one key at a time (bytes)")
+        self.check_key(key)
+        rk = np.zeros(self.rk_words, np.uint32)
+        k = np.frombuffer(bytes(key), np.uint8).copy()
+        self.check(self.fn("set_key")(rk.ctypes.data, _ptr(k), len(key)), "set_key")
+        return rk
+
+    def _ecb(self, rk: np.ndarray, blocks, decrypt: bool, nstreams: int = 4) -> np.ndarray:
+        blocks = np.ascontiguousarray(as_blocks(blocks, self.block_bytes))
+        out = np.empty_like(blocks)
+        if blocks.size:
+            self.check(self.fn("ecb_host")(rk.ctypes.data, int(decrypt), _ptr(blocks), _ptr(out), blocks.size, nstreams),
+                       "ECB")
+        return out
+
+    def encrypt_blocks(self, rk: np.ndarray, blocks) -> np.ndarray:
+        return self._ecb(rk, blocks, False)
+
+    def decrypt_blocks(self, rk: np.ndarray, blocks) -> np.ndarray:
+        return self._ecb(rk, blocks, True)
+
+    def ctr(self, rk: np.ndarray, iv: bytes, data: bytes | None, nbytes: int | None = None, nstreams: int = 4) -> bytes:
+        """CTR through the host-buffer entry; data None: the keystream of nbytes."""
+        if len(iv) != self.block_bytes:
+            raise UsageError(f"{self.name} needs a {self.block_bytes}-byte IV, got {len(iv)} bytes")
+        src = None if data is None else np.frombuffer(bytes(data), np.uint8).copy()
+        n = len(src) if src is not None else int(nbytes or 0)
+        out = np.empty(n, np.uint8)
+        ivb = np.frombuffer(bytes(iv), np.uint8).copy()
+        if n:
+            self.check(self.fn("ctr_host")(rk.ctypes.data, _ptr(ivb), _ptr(src), _ptr(out), n, nstreams), "CTR")
+        return out.tobytes()
+
+    def run_mode(self, rk, mode: str, direction: str, data: bytes, iv: bytes | None = None) -> bytes:
+        if mode == "ecb":
+            if len(data) % self.block_bytes:
+                return modes.ecb_encrypt(self, rk, data)  # raises the usual whole-blocks error
+            return self._ecb(rk, np.frombuffer(bytes(data), np.uint8), direction == "decrypt").tobytes()
+        if mode == "ctr":
+            if iv is None:
+                raise UsageError("this mode needs an IV")
+            return self.ctr(rk, iv, data)
+        if mode == "cbc":  # CBC encryption is sequential: the generic mode over the block entry points
+            return (modes.cbc_encrypt if direction == "encrypt" else modes.cbc_decrypt)(self, rk, iv, data)
+        raise UsageError(f"unknown mode '{mode}' (modes: {', '.join(modes.MODES)})")
+
+    # ------------------------------------------------------------------------------ device-pointer entries
+    def device_buffer(self, n: int) -> "DeviceBuffer":
+        return DeviceBuffer(self, n)
+
+    def device_ctr(self, rk: np.ndarray, iv: bytes, data: bytes | None, nbytes: int | None = None,
+                   flavour: str = "ptx") -> bytes:
+        """CTR through the device-pointer entry in either flavour (data None: keystream only)."""
+        n = len(data) if data is not None else int(nbytes or 0)
+        ivb = np.frombuffer(bytes(iv), np.uint8).copy()
+        with self.device_buffer(max(n, 1)) as dout, self.device_buffer(max(n, 1)) as din:
+            if data is not None:
+                din.upload(np.frombuffer(bytes(data), np.uint8))
+            rc = self.fn("ctr_dev_flavour")(rk.ctypes.data, _ptr(ivb), din.ptr if data is not None else None,
+                                            dout.ptr, n, None, FLAVOUR[flavour])
+            self.check(rc, "CTR (device)")
+            return dout.download(n).tobytes()
+
+    def device_ecb(self, rk: np.ndarray, data: bytes, decrypt: bool = False, flavour: str = "ptx") -> bytes:
+        n = len(data)
+        with self.device_buffer(max(n, 1)) as dout, self.device_buffer(max(n, 1)) as din:
+            din.upload(np.frombuffer(bytes(data), np.uint8))
+            self.check(self.fn("ecb_dev_flavour")(rk.ctypes.data, int(decrypt), din.ptr, dout.ptr, n, None,
+                                                  FLAVOUR[flavour]), "ECB (device)")
+            return dout.download(n).tobytes()
+
+
+class DeviceBuffer:
+    """cudaMalloc'd bytes, freed on exit (context manager)."""
+
+    def __init__(self, c: CudaCipher, n: int):
+        self.c, self.n = c, n
+        self.ptr = c.fn("util_malloc")(n)
+        if not self.ptr:
+            raise UsageError(f"cudaMalloc of {n} bytes failed")
+
+    def upload(self, arr: np.ndarray) -> None:
+        arr = np.ascontiguousarray(arr, np.uint8)
+        self.c.check(self.c.fn("util_copy")(self.ptr, arr.ctypes.data, arr.size, 1), "copy to device")
+
+    def download(self, n: int) -> np.ndarray:
+        out = np.empty(n, np.uint8)
+        if n:
+            self.c.check(self.c.fn("util_copy")(out.ctypes.data, self.ptr, n, 0), "copy from device")
+        return out
+
+    def free(self) -> None:
+        if self.ptr:
+            self.c.fn("util_free")(self.ptr)
+            self.ptr = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.free()
+
+
+def gpu_available() -> tuple[bool, str]:
+    """(True, "") when nvcc and a CUDA GPU are both present; else (False, the reason)."""
+    if nvcc.find_nvcc() is None:
+        return False, "nvcc not found"
+    import shutil
+    import subprocess
+
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return False, "no NVIDIA GPU on this machine (nvidia-smi not found)"
+    res = subprocess.run([smi, "-L"], capture_output=True, text=True)
+    if res.returncode or "GPU" not in res.stdout:
+        return False, f"no NVIDIA GPU on this machine (nvidia-smi -L: {res.stdout.strip() or res.stderr.strip()})"
+    return True, ""
+
+
+def make_cipher(registry: Registry, name: str, rounds: int | None, schedule: str | None) -> CudaCipher:
+    ok, why = gpu_available()
+    if not ok:
+        raise UsageError(f"target cuda needs a GPU machine: {why}")
+    return CudaCipher(registry, name, rounds, schedule)

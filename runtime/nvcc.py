@@ -1,0 +1,182 @@
+"""Finding and running nvcc: compile CUDA sources (cached by content hash) and read ptxas's report.
+
+    find_nvcc()                         -> Path or None (CIPHERSPEC_NVCC, PATH, /usr/local/cuda*/bin,
+                                           the PyPI wheel nvidia-cuda-nvcc: site-packages/nvidia/cu13/bin)
+    compile_cubin(cu_path, "sm_90")     -> Report(arch, kernels={name: KernelUsage})
+    build_library(cu_path, out_so)      -> shared library for this machine's GPU (sm_90 + PTX)
+
+The cache (CIPHERSPEC_CACHE, default ~/.cache/cipherspec/nvcc) keys each result by the hash of
+the source, the headers beside it, the nvcc version and the flags, so a test run recompiles only
+what changed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cipherspec.errors import UsageError
+
+ARCHS = ("sm_90", "sm_80")  # what CI compiles for: Hopper, and Ampere as the older arch
+
+
+def _wheel_dirs() -> list[Path]:
+    dirs = []
+    for base in sys.path:
+        for sub in ("cu13", "cu12", "cuda_nvcc"):
+            d = Path(base or ".") / "nvidia" / sub / "bin"
+            if (d / "nvcc").is_file():
+                dirs.append(d)
+    return dirs
+
+
+def find_nvcc() -> Path | None:
+    env = os.environ.get("CIPHERSPEC_NVCC")
+    if env:
+        return Path(env) if Path(env).is_file() else None
+    hit = shutil.which("nvcc")
+    if hit:
+        return Path(hit)
+    for d in sorted(Path("/usr/local").glob("cuda*/bin")):
+        if (d / "nvcc").is_file():
+            return d / "nvcc"
+    dirs = _wheel_dirs()
+    return dirs[0] / "nvcc" if dirs else None
+
+
+def _env_for(nvcc: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{nvcc.parent}{os.pathsep}{env.get('PATH', '')}"  # ptxas, fatbinary beside nvcc
+    return env
+
+
+def nvcc_version(nvcc: Path) -> str:
+    out = subprocess.run([str(nvcc), "--version"], capture_output=True, text=True, env=_env_for(nvcc))
+    return out.stdout.strip().splitlines()[-1] if out.stdout else "unknown"
+
+
+def cache_dir() -> Path:
+    d = Path(os.environ.get("CIPHERSPEC_CACHE", Path.home() / ".cache" / "cipherspec")) / "nvcc"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def _key(cu: Path, flags: list[str], nvcc: Path) -> str:
+    h = hashlib.sha256()
+    h.update(nvcc_version(nvcc).encode())
+    h.update(" ".join(flags).encode())
+    h.update(cu.read_bytes())
+    for hdr in sorted(cu.parent.glob("*.h")):
+        if hdr.stem == cu.stem:
+            h.update(hdr.read_bytes())
+    return h.hexdigest()[:24]
+
+
+@dataclass
+class KernelUsage:
+    registers: int = 0
+    stack: int = 0
+    spill_stores: int = 0
+    spill_loads: int = 0
+    local: int = 0  # lmem bytes
+
+    @property
+    def clean(self) -> bool:
+        return self.stack == 0 and self.spill_stores == 0 and self.spill_loads == 0 and self.local == 0
+
+
+@dataclass
+class Report:
+    arch: str
+    kernels: dict[str, KernelUsage] = field(default_factory=dict)
+    text: str = ""
+
+
+_ENTRY = re.compile(r"Compiling entry function '([^']+)' for '(\w+)'")
+_FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_REGS = re.compile(r"Used (\d+) registers")
+_LMEM = re.compile(r"(\d+) bytes lmem")
+
+
+def parse_report(text: str, arch: str) -> Report:
+    rep = Report(arch, text=text)
+    cur = None
+    for line in text.splitlines():
+        m = _ENTRY.search(line)
+        if m:
+            cur = rep.kernels.setdefault(m.group(1), KernelUsage())
+            continue
+        if cur is None:
+            continue
+        m = _FRAME.search(line)
+        if m:
+            cur.stack, cur.spill_stores, cur.spill_loads = map(int, m.groups())
+        m = _REGS.search(line)
+        if m:
+            cur.registers = int(m.group(1))
+        m = _LMEM.search(line)
+        if m:
+            cur.local = int(m.group(1))
+    return rep
+
+
+def _run(cmd: list[str], nvcc: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True, env=_env_for(nvcc))
+
+
+def require_nvcc() -> Path:
+    nvcc = find_nvcc()
+    if nvcc is None:
+        raise UsageError("nvcc not found (install the CUDA toolkit, or `pip install nvidia-cuda-nvcc`, "
+                         "or set CIPHERSPEC_NVCC)")
+    return nvcc
+
+
+def compile_cubin(cu: Path, arch: str) -> Report:
+    """nvcc -cubin for one arch with -Xptxas -v; the parsed report (cached)."""
+    nvcc = require_nvcc()
+    flags = ["-cubin", f"-arch={arch}", "-O3", "-Xptxas", "-v", "-std=c++17"]
+    key = _key(cu, flags, nvcc)
+    hit = cache_dir() / f"{cu.stem}.{arch}.{key}.ptxas.txt"
+    if hit.is_file():
+        return parse_report(hit.read_text(), arch)
+    out = cache_dir() / f"{cu.stem}.{arch}.{key}.cubin"
+    res = _run([str(nvcc), *flags, "-I", str(cu.parent), "-o", str(out), str(cu)], nvcc)
+    if res.returncode:
+        raise UsageError(f"nvcc failed on {cu.name} for {arch}:\n{res.stderr[-4000:]}")
+    text = res.stderr + res.stdout
+    tmp = hit.with_suffix(".tmp")
+    tmp.write_text(text)
+    tmp.replace(hit)
+    return parse_report(text, arch)
+
+
+def build_library(cu: Path, out: Path, arch: str | None = None) -> Path:
+    """A shared library of the .cu for ``arch`` (default: sm_90 plus PTX), cached by content."""
+    nvcc = require_nvcc()
+    arch = arch or os.environ.get("CIPHERSPEC_CUDA_ARCH", "sm_90")
+    num = arch.split("_")[1]
+    flags = ["-shared", "-Xcompiler", "-fPIC", "-O3", "-std=c++17",
+             f"-gencode=arch=compute_{num},code=[sm_{num},compute_{num}]"]
+    key = _key(cu, flags, nvcc)
+    hit = cache_dir() / f"{cu.stem}.{key}.so"
+    if not hit.is_file():
+        tmp = hit.with_suffix(f".{os.getpid()}.tmp")
+        res = _run([str(nvcc), *flags, "-I", str(cu.parent), "-o", str(tmp), str(cu)], nvcc)
+        if res.returncode:
+            raise UsageError(f"nvcc failed building {cu.name}:\n{res.stderr[-4000:]}")
+        tmp.replace(hit)
+    if out != hit:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(hit, out)
+    return out
+
+
+def report_json(rep: Report) -> str:
+    return json.dumps({k: vars(v) for k, v in sorted(rep.kernels.items())}, indent=1)
