@@ -18,7 +18,7 @@ from . import sliced as SL
 from .isel import check_ops
 from .kernel import MODES, Kernel, build_kernel, prepare
 from .pool import Pool
-from .schedules import check
+from .schedules import check, crypto
 
 _ENV = None
 
@@ -48,9 +48,10 @@ def modes_for(module: Module) -> list[str]:
 def emit(module: Module, sched: Schedule) -> Emitted:
     for fname in ("encrypt", "decrypt"):  # an op without a selection rule: say which, and where
         check_ops(prepare(module.functions[fname], module), module.tables, module.block.width)
-    layout = SL.check_sliced(module.block, f"{os.path.basename(module.source or module.cipher)} "
-                                           f"(block declaration of {module.cipher})")
     lanes, il = check(sched, module)
+    packed = sched.layout == "packed"
+    layout = "packed" if packed else SL.check_sliced(
+        module.block, f"{os.path.basename(module.source or module.cipher)} (block declaration of {module.cipher})")
     tables = {}
     for fname in ("encrypt", "decrypt"):
         for op in module.functions[fname].ops:
@@ -58,7 +59,8 @@ def emit(module: Module, sched: Schedule) -> Emitted:
                 tables[op.imm[0]] = bytes(module.tables[op.imm[0]].values)
     pool = Pool(dict(sorted(tables.items())))
     prefix = sched.name
-    kernels = [build_kernel(module, layout, il, mode, pool, f"{prefix}_{mode}") for mode in modes_for(module)]
+    kernels = [build_kernel(module, layout, il, mode, pool, f"{prefix}_{mode}", crypto(sched))
+               for mode in modes_for(module)]
     ctx = []
     for k in kernels:
         prologue, epilogue, total = _frame(k)
@@ -70,18 +72,28 @@ def emit(module: Module, sched: Schedule) -> Emitted:
     pool_label = f".L{prefix}_pool"
     for c in ctx:
         c["prologue"] = [line.replace("@POOL@", pool_label) for line in c["prologue"]]
-    layout_text = (f"sliced, word i of {lanes} blocks in the lanes of one register ({layout.arr}); "
-                   f"{il} group{'s' if il > 1 else ''} of {lanes} blocks interleaved = {il * lanes} blocks per iteration")
+    group_blocks = kernels[0].blocks
+    if crypto(sched):
+        layout_text_isa = "; AESE/AESD for S-boxes affine-equivalent to the AES S-box"
+    else:
+        layout_text_isa = ""
+    if packed:
+        layout_text = (f"packed, each block in {module.block.nbytes} contiguous byte lanes, {group_blocks} blocks per "
+                       f"iteration in {4 * il} registers; S-box bytes regrouped by table for TBL, XOR networks "
+                       f"as permutations (REV/EXT/TBL) + EOR")
+    else:
+        layout_text = (f"sliced, word i of {lanes} blocks in the lanes of one register ({layout.arr}); "
+                       f"{il} group{'s' if il > 1 else ''} of {lanes} blocks interleaved = {il * lanes} blocks per iteration{layout_text_isa}")
     asm = _env().get_template("kernels.S.j2").render(
         source=os.path.basename(module.source) if module.source else module.cipher, cipher=module.cipher,
         schedule=sched.name, layout_text=layout_text, kernels=ctx, block_bytes=module.block.nbytes,
-        pool_label=pool_label, pool=pool.directives())
+        pool_label=pool_label, pool=pool.directives(), packed=packed, arch="armv8-a+crypto" if crypto(sched) else "")
     header = _env().get_template("kernels.h.j2").render(
         cipher=module.cipher, schedule=sched.name, prefix=prefix, guard=prefix.upper() + "_H",
-        kernels=kernels, block_bytes=module.block.nbytes, group_blocks=il * lanes,
+        kernels=kernels, block_bytes=module.block.nbytes, group_blocks=group_blocks, packed=packed,
         layout_text=layout_text, key_words=_key_words(module), keymaps=_keymaps(module, kernels),
         lanes=lanes, word_bytes=module.block.width // 8, key_width=_key_width(module))
-    return Emitted(sched, asm, header, kernels, [k.mode for k in kernels], module.block.nbytes, il * lanes)
+    return Emitted(sched, asm, header, kernels, [k.mode for k in kernels], module.block.nbytes, group_blocks)
 
 
 def _key_width(module: Module) -> int:
@@ -93,10 +105,16 @@ def _key_words(module: Module) -> int:
 
 
 def _keymaps(module: Module, kernels: list[Kernel]) -> list[dict]:
-    """For each kernel: the index of each key-table vector's word in the flat round-key array."""
+    """For each kernel: the index of each key-table vector's word in the flat round-key array (packed: of
+    each byte lane's word, 0xffff for a zero lane)."""
     flat = [n for ka in module.key_arrays for n in ka.flat_names()]
     index = {n: i for i, n in enumerate(flat)}
-    return [dict(mode=k.mode, symbol=k.symbol, indices=[index[n] for n in k.keys]) for k in kernels]
+    out = []
+    for k in kernels:
+        idx = [index[n] if n else 0xFFFF for v in k.keys for n in v] if k.keys and isinstance(k.keys[0], tuple) \
+            else [index[n] for n in k.keys]
+        out.append(dict(mode=k.mode, symbol=k.symbol, indices=idx, vectors=len(k.keys)))
+    return out
 
 
 def _frame(k: Kernel) -> tuple[list[str], list[str], int]:

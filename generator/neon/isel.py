@@ -24,6 +24,7 @@ from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Op, Table
 
 from ..common.lutgroups import schedule as lut_schedule
+from .affine import match as affine_match
 from ..common.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
 from .pool import Pool
 from .sliced import ARR
@@ -61,8 +62,11 @@ class Selector:
     key_slot: dict[str, int]  # round-key input name -> vector index in the key table
     slice_ptr: dict  # (table, slice) -> GPR holding its address
     streams: list[int]
+    crypto: bool = False  # AESE/AESD for tables affine-equivalent to the AES S-box (affine.py)
     values: dict[int, VReg] = field(default_factory=dict)
+    power: dict[int, int | None] = field(default_factory=dict)  # lanes permuted by ShiftRows^p (None: uniform)
     code: list[Instr] = field(default_factory=list)
+    _fixed: dict[tuple, VReg] = field(default_factory=dict)
     _consts: dict[tuple, VReg] = field(default_factory=dict)
     _slices: dict[tuple, tuple] = field(default_factory=dict)
 
@@ -166,6 +170,36 @@ class Selector:
         self.emit(mn, ops, (d,), (a,), i)
         return d
 
+    # ----------------------------------------------------------- lane permutations (AESE/AESD)
+    def at(self, vid: int, p: int | None) -> VReg:
+        """Value vid with its lanes in the order ShiftRows^p (AESE leaves its result in ShiftRows order, so
+        lanes of a value that went through k AESE and j AESD instructions sit at power k - j; a uniform
+        value — a broadcast key or constant — fits any power).  A TBL realigns, once per (value, power).
+
+            before: a at power 1 (after AESE), b at power 3 (after AESD):  eor a, b  would mix blocks
+            after:  b' = tbl {b}, SR^2;  eor a, b'
+        """
+        q = self.power.get(vid, 0)
+        if q is None or p is None or q == p:
+            return self.values[vid]
+        key = (vid, p)
+        if key not in self._fixed:
+            perm = list(range(16))
+            for _ in range((p - q) % 4):
+                perm = [perm[_SR[i]] for i in range(16)]
+            idx = self.bytes_const(bytes(perm), f"ShiftRows^{(p - q) % 4} lanes")
+            d = self.vf.new()
+            x = self.values[vid]
+            self.emit("tbl", (Vec(d, "16b"), VecList((x,), "16b"), Vec(idx, "16b")), (d,), (x, idx), vid,
+                      origin=f"realign lanes after AESE/AESD ({self.fn.ops[vid].origin})")
+            self._fixed[key] = d
+        return self._fixed[key]
+
+    def _target(self, op: Op) -> int | None:
+        ps = [self.power.get(a, 0) for a in op.args]
+        ps = [x for x in ps if x is not None]
+        return min(ps) if ps else None
+
     # ----------------------------------------------------------- selection
     def run(self, state_inputs: dict[str, VReg]) -> None:
         fn = self.fn
@@ -185,12 +219,16 @@ class Selector:
     def select(self, i: int, op: Op, state_inputs: dict[str, VReg]) -> VReg:
         fn, w, arr = self.fn, self.width, self.arr
         code = op.code
-        val = self.values
         if code == "input":
             name = op.imm[0]
+            self.power[i] = 0 if name in state_inputs else None
             return state_inputs[name] if name in state_inputs else self.key(name)
         if code == "const":
+            self.power[i] = None
             return self.const(op.imm[0])
+        p = self._target(op)
+        self.power[i] = p
+        val = _At(self, p)
         args = [fn.ops[a] for a in op.args]
         if code in ("and", "or"):
             for k in (0, 1):
@@ -238,14 +276,21 @@ class Selector:
         return d
 
     def lut_batch(self, members: list[int]) -> None:
-        """Lookups into one table: each 64-byte slice loaded once per chunk of lookups."""
+        """Lookups into one table: each 64-byte slice loaded once per chunk of lookups (or AESE/AESD)."""
         fn = self.fn
         table = fn.ops[members[0]].imm[0]
+        aff = affine_match(self.tables[table].values) if self.crypto else None
+        if aff is not None:
+            for m in members:
+                self.values[m] = self.aes_lookup(m, aff)
+            return
         slices = self.slices(table)
         c64 = self.const(64, 8)
         for c in range(0, len(members), LUT_CHUNK):
             chunk = members[c:c + LUT_CHUNK]
             idx = {m: self.values[fn.ops[m].args[0]] for m in chunk}
+            for m in chunk:
+                self.power[m] = self.power.get(fn.ops[m].args[0], 0)
             res: dict[int, VReg] = {}
             for s, group in enumerate(slices):
                 remat = self.slice_remat(table, s, group)
@@ -266,3 +311,48 @@ class Selector:
                     res[m] = d
             for m in chunk:
                 self.values[m] = res[m]
+
+    def aes_lookup(self, m: int, aff) -> VReg:
+        """T(x) with T = L∘S, S∘L, L∘S⁻¹ or S⁻¹∘L: AESE/AESD with a zero round key (SubBytes after
+        (Inv)ShiftRows, whose lane permutation ``at`` tracks) and L as two nibble TBLs + EOR.
+
+            before:  %9 = lut.u8 SB2 %8                (SB2 = L∘S)
+            after:   aese t, zero;  and lo, t, #0x0f;  ushr hi, t, #4;  tbl a, {L_lo}, lo;  tbl b, {L_hi}, hi;
+                     eor r, a, b
+        """
+        arg = self.fn.ops[m].args[0]
+        x = self.values[arg]
+        q = self.power.get(arg, 0) or 0
+        if not aff.after and not aff.identity:
+            x = self.affine_map(x, aff, m)
+        zero = self.const(0, 8)
+        d = self.vf.new()
+        self.emit("aese" if aff.box == "S" else "aesd", (Vec(d, "16b"), Vec(zero, "16b")), (d,), (x, zero), m,
+                  tied=x)
+        if aff.after and not aff.identity:
+            d = self.affine_map(d, aff, m)
+        self.power[m] = (q + (1 if aff.box == "S" else -1)) % 4
+        return d
+
+    def affine_map(self, x: VReg, aff, m: int) -> VReg:
+        lo_t = self.bytes_const(aff.lo, "affine map, low nibble")
+        hi_t = self.bytes_const(aff.hi, "affine map, high nibble")
+        lo = self.binop("and", "16b", x, self.const(0x0F, 8), m)
+        hi = self.unop("ushr", "16b", x, m, 4)
+        a, b = self.vf.new(), self.vf.new()
+        self.emit("tbl", (Vec(a, "16b"), VecList((lo_t,), "16b"), Vec(lo, "16b")), (a,), (lo_t, lo), m)
+        self.emit("tbl", (Vec(b, "16b"), VecList((hi_t,), "16b"), Vec(hi, "16b")), (b,), (hi_t, hi), m)
+        return self.binop("eor", "16b", a, b, m)
+
+
+_SR = [(i + 4 * (i % 4)) % 16 for i in range(16)]  # AESE lane i <- lane _SR[i] (ShiftRows, column-major)
+
+
+class _At:
+    """values[...] seen at one lane power (Selector.at)."""
+
+    def __init__(self, sel: Selector, p: int | None):
+        self.sel, self.p = sel, p
+
+    def __getitem__(self, vid: int) -> VReg:
+        return self.sel.at(vid, self.p)

@@ -19,6 +19,7 @@ from ..common import dce as mir_dce
 from ..common.interleave import interleave, stream_name
 from ..common.mir import Instr, Text, Vec, VRegFactory
 from ..common.regalloc import TargetHooks, allocate
+from . import packed as PK
 from . import sliced as SL
 from .isel import Selector
 from .pool import Pool
@@ -65,14 +66,12 @@ class Kernel:
     block_bytes: int = 16
 
 
-def build_kernel(module: Module, layout: SL.Sliced, il: int, mode: str, pool: Pool, symbol: str) -> Kernel:
+def build_kernel(module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, crypto: bool = False) -> Kernel:
+    """layout: a sliced.Sliced, or "packed" (packed.py); crypto: AESE/AESD S-boxes (sliced only)."""
     fn_name = "decrypt" if mode == "ecb_decrypt" else "encrypt"
     fn = prepare(module.functions[fn_name], module)
     keys = key_names(module, fn)
-    states = state_names(module, fn)
-    woven, streams = interleave(fn, il, set(keys))
     vf = VRegFactory()
-    L = layout.lanes
     bb = module.block.nbytes
     used_tables = sorted({op.imm[0] for op in fn.ops if op.code == "lut"})
     slice_ptr = {}
@@ -83,43 +82,24 @@ def build_kernel(module: Module, layout: SL.Sliced, il: int, mode: str, pool: Po
                 reg = SLICE_GPRS[len(slice_ptr)]
                 slice_ptr[(t, s)] = reg
                 setup.append(f"add {reg}, x8, #{pool.table_offset(t) + 64 * s}")
-    sel = Selector(woven, module.tables, module.block.width, vf, pool, {n: i for i, n in enumerate(keys)},
-                   slice_ptr, streams)
+    packed = layout == "packed"
+    blocks = il * 64 // bb if packed else il * layout.lanes
     code: list[Instr] = []
     step: list[str] = []
     scratch = 0
-    state_in = {}
     if mode == "ctr":
-        scratch = il * L * bb
-        for k in range(il):
-            for b in range(L):
-                t = k * L + b
-                code += _counter(bb, t)
+        scratch = blocks * bb
+        for t in range(blocks):
+            code += _counter(bb, t)
         code.append(Instr("mov x9, x7", (), kind="raw", origin="walk the counter blocks"))
-        step = ["adds x6, x6, #%d" % (il * L), "adc x5, x5, xzr"] if bb == 16 else ["add x6, x6, #%d" % (il * L)]
+        step = ["adds x6, x6, #%d" % blocks, "adc x5, x5, xzr"] if bb == 16 else ["add x6, x6, #%d" % blocks]
         step = [f"{line:<48}// ctr: next counter" for line in step]
-    for k in range(il):
-        src = "x9" if mode == "ctr" else "x1"
-        what = f"counter blocks {k * L}..{k * L + L - 1}" if mode == "ctr" else f"load blocks {k * L}..{k * L + L - 1}"
-        ins, words = SL.load(layout, vf, src, what, k)
-        code += ins
-        for name, v in zip(states, words):
-            state_in[stream_name(k, name)] = v
-    sel.run(state_in)
-    code += sel.code
-    for k in range(il):
-        outs = [sel.values[v] for name, v in woven.outputs if name.startswith(f"s{k}:")]
-        if mode == "ctr":
-            ins, data = SL.load(layout, vf, "x1", f"input blocks {k * L}..{k * L + L - 1}", k)
-            code += ins
-            mixed = []
-            for a, b in zip(outs, data):
-                d = vf.new()
-                code.append(Instr("eor", (Vec(d, "16b"), Vec(a, "16b"), Vec(b, "16b")), (d,), (a, b),
-                                  origin="ctr: keystream ^ input", stream=k))
-                mixed.append(d)
-            outs = mixed
-        code += SL.store(layout, vf, _distinct(outs, vf, code, k), "x2", f"store blocks {k * L}..{k * L + L - 1}", k)
+    src = "x9" if mode == "ctr" else "x1"
+    if packed:
+        key_table = _packed_body(module, fn, keys, il, mode, pool, vf, slice_ptr, code, src)
+    else:
+        key_table = keys
+        _sliced_body(module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto)
     code = mir_dce.run(code)
     hooks = TargetHooks(
         spill=lambda v, s: Instr("str", (Vec(v, "q"), Text(f"[sp, #{scratch + 16 * s}]")), uses=(v,), kind="spill",
@@ -133,12 +113,63 @@ def build_kernel(module: Module, layout: SL.Sliced, il: int, mode: str, pool: Po
     saved_d = [f"d{r}" for r in range(8, 16) if r in alloc.used]
     saved_x = sorted({r for r in slice_ptr.values() if int(r[1:]) >= 19}, key=lambda r: int(r[1:]))
     frame = scratch + 16 * alloc.slots
-    counts = {}
-    for ins, _ in alloc.code:
-        counts[ins.kind] = counts.get(ins.kind, 0) + 1
     stats = {"instructions": len(alloc.code), "spills": alloc.spills, "reloads": alloc.reloads,
              "remats": alloc.remats, "moves": alloc.moves, "slots": alloc.slots}
-    return Kernel(symbol, mode, body, frame, saved_d, saved_x, setup, step, stats, keys, il * L, bb)
+    return Kernel(symbol, mode, body, frame, saved_d, saved_x, setup, step, stats, key_table, blocks, bb)
+
+
+def _sliced_body(module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto=False) -> None:
+    states = state_names(module, fn)
+    woven, streams = interleave(fn, il, set(keys))
+    L = layout.lanes
+    sel = Selector(woven, module.tables, module.block.width, vf, pool, {n: i for i, n in enumerate(keys)},
+                   slice_ptr, streams, crypto=crypto)
+    state_in = {}
+    for k in range(il):
+        what = f"counter blocks {k * L}..{k * L + L - 1}" if mode == "ctr" else f"load blocks {k * L}..{k * L + L - 1}"
+        ins, words = SL.load(layout, vf, src, what, k)
+        code += ins
+        for name, v in zip(states, words):
+            state_in[stream_name(k, name)] = v
+    sel.run(state_in)
+    outputs = [[sel.at(v, 0) for name, v in woven.outputs if name.startswith(f"s{k}:")] for k in range(il)]
+    code += sel.code
+    for k in range(il):
+        outs = outputs[k]
+        if mode == "ctr":
+            ins, data = SL.load(layout, vf, "x1", f"input blocks {k * L}..{k * L + L - 1}", k)
+            code += ins
+            outs = _ctr_mix(outs, data, vf, code, k)
+        code += SL.store(layout, vf, _distinct(outs, vf, code, k), "x2", f"store blocks {k * L}..{k * L + L - 1}", k)
+
+
+def _packed_body(module, fn, keys, il, mode, pool, vf, slice_ptr, code, src) -> list:
+    """The packed kernel body; returns the key table: per vector, the 16 round-key names of its lanes."""
+    bb = module.block.nbytes
+    sel = Selector(fn, module.tables, 8, vf, pool, {}, slice_ptr, [0] * len(fn.ops))
+    packer = PK.Packer(fn, sel, set(keys), il * 64 // bb, bb)
+    ins, regs = PK.load(vf, src, il, "counter blocks" if mode == "ctr" else "load blocks")
+    code += ins
+    outs = packer.run(regs)
+    code += sel.code
+    if mode == "ctr":
+        ins, data = PK.load(vf, "x1", il, "input blocks")
+        code += ins
+        outs = _ctr_mix(outs, data, vf, code, 0)
+    for k in range(0, len(outs), 4):
+        outs[k:k + 4] = _distinct(outs[k:k + 4], vf, code, k // 4)
+    code += PK.store(outs, "x2", "store blocks")
+    return [names for names, _ in sorted(packer.key_slots.items(), key=lambda kv: kv[1])]
+
+
+def _ctr_mix(outs: list, data: list, vf: VRegFactory, code: list[Instr], k: int) -> list:
+    mixed = []
+    for a, b in zip(outs, data):
+        d = vf.new()
+        code.append(Instr("eor", (Vec(d, "16b"), Vec(a, "16b"), Vec(b, "16b")), (d,), (a, b),
+                          origin="ctr: keystream ^ input", stream=k))
+        mixed.append(d)
+    return mixed
 
 
 def _distinct(words: list, vf: VRegFactory, code: list[Instr], k: int) -> list:

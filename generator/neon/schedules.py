@@ -2,6 +2,10 @@
 
     sliced:  <cipher>_neon_b<L>_il<k>     L = blocks per register (128 / word width), k block groups in flight
     e.g.     lea128_neon_b4_il4, aria128_neon_b16_il1, pipo64_128_neon_b16_il2, cham64_128_neon_b8_il2
+    packed:  <cipher>_neon_packed_il<k>   each block in contiguous lanes, 64·k bytes per group (packed.py)
+    e.g.     aria128_neon_packed_il1 (4 blocks), pipo64_128_neon_packed_il2 (16 blocks)
+    _crypto (sliced): S-boxes affine-equivalent to AES's via AESE/AESD (-march=armv8-a+crypto), e.g.
+             aria128_neon_b16_crypto_il1   (parameters in name order; a valueless flag)
 
 The default interleave fills about half the register file with state: k = clamp(16 // words, 1, 4).
 """
@@ -31,20 +35,35 @@ def parse(name: str, cipher: str, rounds: int | None) -> Schedule:
     m = _LAYOUT.match(parts[0])
     params = {}
     for p in parts[1:]:
+        if p == "crypto":
+            params["crypto"] = ""
+            continue
         pm = re.match(r"^il(\d+)$", p)
         if not pm:
-            raise UsageError(f"schedule '{name}': unknown part '{p}' (known: il<k>)")
+            raise UsageError(f"schedule '{name}': unknown part '{p}' (known: crypto, il<k>)")
         params["il"] = int(pm.group(1))
-    if not m:
-        raise UsageError(f"schedule '{name}': unknown layout '{parts[0]}' (known: b<L>, the sliced layout)")
+    if not m and parts[0] != "packed":
+        raise UsageError(f"schedule '{name}': unknown layout '{parts[0]}' (known: b<L>, the sliced layout; packed)")
     il = params.get("il", 1)
     if not 1 <= il <= 8:
         raise UsageError(f"schedule '{name}': interleave must be 1..8")
-    return Schedule(cipher, "neon", parts[0], (("il", il),), rounds)
+    if "crypto" in params and parts[0] == "packed":
+        raise UsageError(f"schedule '{name}': crypto is a sliced-layout option")
+    return Schedule(cipher, "neon", parts[0], tuple(params.items()) + (("il", il),) * ("il" not in params), rounds)
+
+
+def crypto(s: Schedule) -> bool:
+    """Whether the schedule selects the AES instructions (FEAT_AES, -march=armv8-a+crypto)."""
+    return "crypto" in dict(s.params)
 
 
 def check(s: Schedule, module: Module) -> tuple[int, int]:
-    """(lanes, il) after checking that the layout fits the cipher's words."""
+    """(lanes, il) after checking that the layout fits the cipher's words (packed: lanes = block bytes)."""
+    if s.layout == "packed":
+        from .packed import check_packed
+
+        check_packed(module, f"schedule {s.name}")
+        return module.block.nbytes, s.get("il", 1)
     lanes = int(_LAYOUT.match(s.layout).group(1))
     want = 128 // module.block.width if module.block.width in (8, 16, 32) else None
     if lanes != want:

@@ -121,6 +121,73 @@ def test_register_allocation_invariants(name, pregs, monkeypatch):
         assert seen["alloc"].spills > 0
 
 
+# packed layout (simd_op_check style): LD1/ST1 of whole blocks, TBL gathers over several registers
+# (Type 1 <-> Type 2), S-box TBL/TBX, and the permutations the compiler derived for the linear layers
+PACKED_EXPECTED = {
+    "aria128": [r"ld1 \{v\d+\.16b-v\d+\.16b\}, \[x1\], #64", r"st1 \{v\d+\.16b-v\d+\.16b\}, \[x2\], #64",
+                r"tbl v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}, v\d+\.16b .*\(gather\)",
+                r"tbl v\d+\.16b, \{v\d+\.16b\}, v\d+\.16b .*\(gather\)", r"tbx v\d+\.16b", r"eor v\d+\.16b"],
+    "aes128": [r"ld1 \{v\d+\.16b-v\d+\.16b\}, \[x1\], #64", r"rev32 v\d+\.(16b|8h)", r"rev16 v\d+\.16b",
+               r"tbl v\d+\.16b, \{v\d+\.16b\}, v\d+\.16b .*\(gather\)", r"sshr v\d+\.16b, v\d+\.16b, #7"],
+    "hight": [r"ld1 \{v\d+\.16b-v\d+\.16b\}", r"add v\d+\.16b", r"sri v\d+\.16b", r"tbl v\d+\.16b"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(PACKED_EXPECTED))
+def test_packed_expected_instructions(name):
+    m = REG.module(name)
+    e = emit(m, parse(f"{name}_neon_packed_il1", name, None))
+    for pattern in PACKED_EXPECTED[name]:
+        assert re.search(pattern, e.asm), f"{name} packed: no {pattern!r}"
+    assert not re.search(r"\bld4\b|\buzp1\b", e.asm)
+    assert e.group_blocks == 64 // m.block.nbytes
+    assert "packed, each block in" in e.asm
+
+
+def test_packed_refuses_word_states():
+    m = REG.module("lea128")
+    with pytest.raises(UsageError, match=r"not supported by neon: packed layout for block u32\[4\]"):
+        emit(m, parse("lea128_neon_packed_il1", "lea128", None))
+
+
+def test_packed_schedule_names():
+    s = parse("aria128_neon_packed_il2", "aria128", None)
+    assert (s.layout, s.get("il"), s.name) == ("packed", 2, "aria128_neon_packed_il2")
+
+
+@pytest.mark.parametrize("name", ["aria128", "aes128"])
+def test_crypto_selects_aese_and_aesd(name, tmp_path):
+    m = REG.module(name)
+    e = emit(m, parse(f"{name}_neon_b16_crypto_il1", name, None))
+    enc, dec = e.asm.split("_ecb_decrypt:")[0], e.asm.split("_ecb_decrypt:")[1].split("_ctr:")[0]
+    assert re.search(r"aese v\d+\.16b, v\d+\.16b", enc) and "// realign lanes" in e.asm
+    assert re.search(r"aesd v\d+\.16b, v\d+\.16b", dec)
+    assert not re.search(r"\btbx\b", e.asm)  # no 256-byte table left
+    if name == "aria128":  # SB2 = L∘S, SB4 = S^-1∘L: the affine map as two nibble TBLs
+        assert re.search(r"tbl v\d+\.16b, \{v\d+\.16b\}, v\d+\.16b", enc) and "ushr" in enc
+    assert ".arch armv8-a+crypto" in e.asm
+    require("clang", "aarch64-linux-gnu-gcc")
+    src = tmp_path / "k.S"
+    src.write_text(e.asm)
+    for cmd in (["clang", "--target=aarch64-linux-gnu", "-c"], ["aarch64-linux-gnu-gcc", "-c"]):
+        r = subprocess.run(cmd + [str(src), "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
+        assert r.returncode == 0, f"{cmd[0]}: {r.stderr[:2000]}"
+
+
+def test_affine_equivalence_detection():
+    from generator.neon.affine import aes_sbox, match
+
+    s, si = aes_sbox()
+    assert s[0] == 0x63 and s[0x53] == 0xED and si[0x63] == 0
+    aria = REG.module("aria128").tables
+    got = {t: (a.box, a.after, a.identity) for t in ("SB1", "SB2", "SB3", "SB4") for a in [match(aria[t].values)]}
+    assert got == {"SB1": ("S", True, True), "SB2": ("S", True, False), "SB3": ("S-1", True, True),
+                   "SB4": ("S-1", False, False)}
+    assert match(REG.module("pipo64_128").tables[next(iter(REG.module("pipo64_128").tables))].values) is None \
+        if REG.module("pipo64_128").tables else True
+    assert match(list(range(256))) is None  # the identity is affine, but not equivalent to S
+
+
 def test_unsupported_spec_is_refused_with_location():
     reg = Registry([TOY_SPEC])
     name = [n for n in reg.names() if n.startswith("toy")][0]

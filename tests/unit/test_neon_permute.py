@@ -1,0 +1,67 @@
+"""The packed layout's two analyses: linear expansion (XOR/NOT as affine sums of atoms) and the
+permutation cover that rebuilds XOR sums from registers (cheap REV/EXT first, then TBL)."""
+from __future__ import annotations
+
+import random
+
+from cipherspec.registry import Registry
+from generator.common.mir import VRegFactory
+from generator.neon.kernel import key_names, prepare
+from generator.neon.linear import Lin, expand
+from generator.neon.permute import cover
+
+
+def _apply(terms, contents):
+    """XOR of the terms, lane by lane, as sets of atoms (symmetric difference)."""
+    from generator.neon.permute import PATTERNS
+
+    f = dict(PATTERNS)
+    out = [set() for _ in range(16)]
+    for t in terms:
+        if t.kind == "tbl":
+            for lane in range(16):
+                for c in range(0, len(t.index), 16):
+                    i = t.index[c + lane]
+                    if i != 0xFF:
+                        out[lane] ^= {contents[t.sources[c // 16 * 4 + i // 16]][i % 16]}
+        else:
+            for lane in range(16):
+                out[lane] ^= {contents[t.sources[0]][f[t.kind](lane)]}
+    return out
+
+
+def test_cover_finds_permutations_and_is_exact():
+    vf = VRegFactory()
+    a, b = vf.new("a"), vf.new("b")
+    contents = {a: [("a", j) for j in range(16)], b: [("b", j) for j in range(16)]}
+    need = [{("a", lane ^ 1), ("b", (lane + 3) & 15)} for lane in range(16)]
+    terms = cover(need, contents)
+    assert sorted(t.kind for t in terms) == ["ext3", "rev16.16b"]
+    assert _apply(terms, contents) == need
+
+
+def test_cover_random_sums_with_tbl_over_many_registers():
+    rng = random.Random(5)
+    vf = VRegFactory()
+    regs = [vf.new() for _ in range(6)]
+    contents = {r: [(k, j) for j in range(16)] for k, r in enumerate(regs)}
+    atoms = [a for c in contents.values() for a in c]
+    need = [set(rng.sample(atoms, rng.randint(0, 5))) for _ in range(16)]
+    terms = cover(need, contents)
+    assert _apply(terms, contents) == need
+    assert any(len(t.sources) > 4 for t in terms) or all(t.kind != "tbl" or len(t.index) == 16 for t in terms)
+
+
+def test_linear_expansion_of_aria_diffusion():
+    reg = Registry()
+    m = reg.module("aria128")
+    fn = prepare(m.functions["encrypt"], m)
+    ex = expand(fn, set(key_names(m, fn)))
+    first = [i for i in ex.nodes if ex.depth[i] == 1]
+    second = [i for i in ex.nodes if ex.depth[i] == 2]
+    assert len(first) == len(second) == 16
+    pos = {i: k for k, i in enumerate(first)}
+    y0 = ex.form[second[0]][1][0][1]
+    assert sorted(pos[a] for a in y0.atoms if isinstance(a, int)) == [3, 4, 6, 8, 9, 13, 14]  # RFC 5794 y0
+    assert [a for a in y0.atoms if not isinstance(a, int)] == [("k", "ek[1][0]")]
+    assert Lin(frozenset({1}), 3) ^ Lin(frozenset({1, 2}), 1) == Lin(frozenset({2}), 2)
