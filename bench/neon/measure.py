@@ -86,7 +86,7 @@ def mca(lines: list[str], cpu: str, iterations: int = 200) -> float:
     """Estimated cycles per iteration of a straight-line block (llvm-mca's steady state)."""
     tool = mca_tool()
     text = "\n".join(line.split("//")[0] for line in lines) + "\n"
-    r = subprocess.run([tool, "-mtriple=aarch64-linux-gnu", f"-mcpu={cpu}", f"-iterations={iterations}"],
+    r = subprocess.run([tool, "-mtriple=aarch64-linux-gnu", f"-mcpu={cpu}", "-mattr=+aes", f"-iterations={iterations}"],
                        input=text, capture_output=True, text=True)
     if r.returncode:
         raise RuntimeError(r.stderr[-2000:])

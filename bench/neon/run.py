@@ -23,7 +23,7 @@ from cipherspec.blockcipher import RefCipher
 from cipherspec.registry import Registry
 from cipherspec.schedule import Schedule
 from generator.neon.emit import emit
-from generator.neon.schedules import default
+from generator.neon.schedules import default, parse
 
 from .measure import count, link, loop_body, mca, mca_tool
 from .refc import c_source
@@ -31,6 +31,9 @@ from .refc import c_source
 ROOT = Path(__file__).resolve().parents[2]
 CPUS = ("neoverse-v2", "neoverse-n1")
 EXTRA = [("lea128", 1), ("lea128", 2), ("pipo64_128", 1), ("aria128", 2), ("cham64_128", 1)]
+EXTRA_NAMES = ["aria128_neon_packed_il1", "aes128_neon_packed_il1", "hight_neon_packed_il1",  # packed layout
+               "aria128_neon_b16_crypto_il1", "aria128_neon_b16_crypto_il2", "aes128_neon_b16_crypto_il1",
+               "aes128_neon_b16_crypto_il2"]  # AESE/AESD S-boxes
 NOTE = ("No ARM hardware: instruction counts are executed instructions counted under QEMU's TCG "
         "(unicorn code hook); cycles are llvm-mca-19 estimates, not measurements.")
 
@@ -40,6 +43,10 @@ def schedules(reg: Registry) -> list[Schedule]:
     for name, il in EXTRA:
         d = default(reg.module(name))
         s = Schedule(name, "neon", d.layout, (("il", il),))
+        if s not in out:
+            out.append(s)
+    for name in EXTRA_NAMES:
+        s = parse(name, name.split("_neon_")[0], None)
         if s not in out:
             out.append(s)
     return sorted(out, key=lambda s: s.name)
@@ -75,8 +82,12 @@ def measure(reg: Registry, s: Schedule, work: Path) -> dict:
     flat = np.array([int(np.asarray(rk[n]).reshape(-1)[0]) for ka in m.key_arrays for n in ka.flat_names()],
                     dtype="<u4")
     k = e.kernels[0]
-    ktab = b"".join(int(flat[[n for ka in m.key_arrays for n in ka.flat_names()].index(name)]).to_bytes(
-        m.block.width // 8, "little") * (128 // m.block.width) for name in k.keys)
+    names = [n for ka in m.key_arrays for n in ka.flat_names()]
+    if k.keys and isinstance(k.keys[0], tuple):  # packed: one round-key byte per lane
+        ktab = bytes(int(flat[names.index(n)]) & 0xFF if n else 0 for vec in k.keys for n in vec)
+    else:
+        ktab = b"".join(int(flat[names.index(name)]).to_bytes(
+            m.block.width // 8, "little") * (128 // m.block.width) for name in k.keys)
     blocks = rng.integers(0, 256, (2 * e.group_blocks, bb), dtype=np.uint8)
     want = ref.encrypt_blocks(rk, blocks).tobytes()
     n1, bufs1 = count(img, k.symbol, [ktab, blocks.tobytes(), bytes(gb)], {3: 1})

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Op, Table
 
-from ..common.lutgroups import schedule as lut_schedule
+from ..common.lutgroups import lookup_depth, schedule as lut_schedule
 from .affine import match as affine_match
 from ..common.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
 from .pool import Pool
@@ -67,6 +67,8 @@ class Selector:
     power: dict[int, int | None] = field(default_factory=dict)  # lanes permuted by ShiftRows^p (None: uniform)
     code: list[Instr] = field(default_factory=list)
     _fixed: dict[tuple, VReg] = field(default_factory=dict)
+    _mixed: set = field(default_factory=set)  # lookup depths where AESE and AESD results meet
+    _depth: list = field(default_factory=list)
     _consts: dict[tuple, VReg] = field(default_factory=dict)
     _slices: dict[tuple, tuple] = field(default_factory=dict)
 
@@ -184,16 +186,18 @@ class Selector:
             return self.values[vid]
         key = (vid, p)
         if key not in self._fixed:
-            perm = list(range(16))
-            for _ in range((p - q) % 4):
-                perm = [perm[_SR[i]] for i in range(16)]
-            idx = self.bytes_const(bytes(perm), f"ShiftRows^{(p - q) % 4} lanes")
-            d = self.vf.new()
-            x = self.values[vid]
-            self.emit("tbl", (Vec(d, "16b"), VecList((x,), "16b"), Vec(idx, "16b")), (d,), (x, idx), vid,
-                      origin=f"realign lanes after AESE/AESD ({self.fn.ops[vid].origin})")
-            self._fixed[key] = d
+            self._fixed[key] = self._realign(self.values[vid], q, p, vid)
         return self._fixed[key]
+
+    def _realign(self, x: VReg, q: int, p: int, vid: int) -> VReg:
+        perm = list(range(16))
+        for _ in range((p - q) % 4):
+            perm = [perm[_SR[i]] for i in range(16)]
+        idx = self.bytes_const(bytes(perm), f"ShiftRows^{(p - q) % 4} lanes")
+        d = self.vf.new()
+        self.emit("tbl", (Vec(d, "16b"), VecList((x,), "16b"), Vec(idx, "16b")), (d,), (x, idx), vid,
+                  origin=f"realign lanes after AESE/AESD ({self.fn.ops[vid].origin})")
+        return d
 
     def _target(self, op: Op) -> int | None:
         ps = [self.power.get(a, 0) for a in op.args]
@@ -205,6 +209,14 @@ class Selector:
         fn = self.fn
         check_ops(fn, self.tables, self.width)
         order, batches = lut_schedule(fn)
+        if self.crypto:  # layers where AESE (ShiftRows) and AESD (InvShiftRows) results meet
+            self._depth = lookup_depth(fn)
+            boxes: dict[int, set] = {}
+            for b in batches:
+                aff = affine_match(self.tables[fn.ops[b[0]].imm[0]].values)
+                if aff is not None:
+                    boxes.setdefault(self._depth[b[0]], set()).add(aff.box)
+            self._mixed = {d for d, bx in boxes.items() if len(bx) > 1}
         first_of_batch = {b[0]: b for b in batches}
         in_batch = {m for b in batches for m in b}
         for i in order:
@@ -332,6 +344,9 @@ class Selector:
         if aff.after and not aff.identity:
             d = self.affine_map(d, aff, m)
         self.power[m] = (q + (1 if aff.box == "S" else -1)) % 4
+        if aff.box == "S-1" and self._depth[m] in self._mixed:  # meet the AESE results of this layer
+            d = self._realign(d, self.power[m], (q + 1) % 4, m)
+            self.power[m] = (q + 1) % 4
         return d
 
     def affine_map(self, x: VReg, aff, m: int) -> VReg:
