@@ -77,6 +77,8 @@ class Vector:
             return self.splat(const_literal(op.imm[0], w), w)
         if code in _INFIX or code == "not":
             return f"CS_V{w}_{code.upper()}({', '.join(a)})"
+        if code == "rotl" and w > 8 and op.imm[0] % 8 == 0:
+            return f"CS_V{w}_ROTB_{op.imm[0]}({a[0]})"  # a byte shuffle where the compiler has one
         if code in ("rotl", "shl", "shr"):
             return f"CS_V{w}_{code.upper()}({a[0]}, {op.imm[0]})"
         if code == "lut":

@@ -151,6 +151,13 @@ def _sliced_core(module: Module, prep: Prepared, kind: str, lanes: int) -> dict:
     return {"name": f"cs_{kind}_n", "doc": f"{kind}: {lanes} blocks at once (block-sliced core)", "lines": lines}
 
 
+def byte_rotation_mask(width: int, amount: int, lanes: int) -> str:
+    """The __builtin_shuffle mask rotating each little-endian ``width``-bit lane left by ``amount`` bits:
+    result byte j of a lane is source byte (j - amount/8) mod (width/8).  (32, 8): 3,0,1,2, 7,4,5,6, ..."""
+    nb, sh = width // 8, amount // 8
+    return ", ".join(str(lane * nb + (j - sh) % nb) for lane in range(lanes) for j in range(nb))
+
+
 def _table_rows(values: tuple[int, ...], width: int, per_row: int = 16) -> list[str]:
     lits = [const_literal(v, width) for v in values]
     return [", ".join(lits[i:i + per_row]) + ("," if i + per_row < len(lits) else "")
@@ -190,6 +197,8 @@ def generate(module: Module, schedule: Schedule) -> dict[str, str]:
                     luts.add((tab.in_width, tab.out_width))
                 if op.code in ("zext", "trunc"):
                     cvts.add((fn.ops[op.args[0]].width, op.width))
+    rotb = sorted({(op.width, op.imm[0]) for kind in ("encrypt", "decrypt") for op in prep.functions[kind].ops
+                   if sliced and op.code == "rotl" and op.width > 8 and op.imm[0] % 8 == 0})
     spec_file = os.path.basename(module.source) if module.source else "?"
     data = {
         "P": P, "P_UP": P.upper(), "cipher": P, "version": __version__, "spec_file": spec_file,
@@ -202,6 +211,7 @@ def generate(module: Module, schedule: Schedule) -> dict[str, str]:
                     "doc": t.name + (f" = inverse({t.inverse_of})" if t.inverse_of else ""),
                     "rows": _table_rows(t.values, t.out_width)} for t in prep.tables.values()],
         "widths": sorted(widths), "lut_pairs": sorted(luts), "cvt_pairs": sorted(cvts),
+        "byte_rotations": [{"width": w, "amount": k, "mask": byte_rotation_mask(w, k, n)} for w, k in rotb],
         "key_schedule": _key_schedule(module, prep), "cores": cores,
     }
     env = _env()

@@ -16,7 +16,38 @@
 #define CS_ROTL32(x, k) ((uint32_t)(((x) << (k)) | ((x) >> (32 - (k)))))
 #define CS_ROTL64(x, k) ((uint64_t)(((x) << (k)) | ((x) >> (64 - (k)))))
 
-/* ---- words <-> bytes (byte by byte: no alignment or endianness assumptions) ---- */
+/* ---- words <-> bytes ---- */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+/* GCC/Clang: one unaligned load (memcpy) and a byte swap where the order differs from the host's */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define CS_LE16(v) (v)
+#define CS_LE32(v) (v)
+#define CS_LE64(v) (v)
+#define CS_BE16(v) __builtin_bswap16(v)
+#define CS_BE32(v) __builtin_bswap32(v)
+#define CS_BE64(v) __builtin_bswap64(v)
+#else
+#define CS_LE16(v) __builtin_bswap16(v)
+#define CS_LE32(v) __builtin_bswap32(v)
+#define CS_LE64(v) __builtin_bswap64(v)
+#define CS_BE16(v) (v)
+#define CS_BE32(v) (v)
+#define CS_BE64(v) (v)
+#endif
+static inline uint16_t cs_load16le(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return CS_LE16(v); }
+static inline uint16_t cs_load16be(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return CS_BE16(v); }
+static inline uint32_t cs_load32le(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return CS_LE32(v); }
+static inline uint32_t cs_load32be(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return CS_BE32(v); }
+static inline uint64_t cs_load64le(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return CS_LE64(v); }
+static inline uint64_t cs_load64be(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return CS_BE64(v); }
+static inline void cs_store16le(uint8_t *p, uint16_t v) { v = CS_LE16(v); memcpy(p, &v, 2); }
+static inline void cs_store16be(uint8_t *p, uint16_t v) { v = CS_BE16(v); memcpy(p, &v, 2); }
+static inline void cs_store32le(uint8_t *p, uint32_t v) { v = CS_LE32(v); memcpy(p, &v, 4); }
+static inline void cs_store32be(uint8_t *p, uint32_t v) { v = CS_BE32(v); memcpy(p, &v, 4); }
+static inline void cs_store64le(uint8_t *p, uint64_t v) { v = CS_LE64(v); memcpy(p, &v, 8); }
+static inline void cs_store64be(uint8_t *p, uint64_t v) { v = CS_BE64(v); memcpy(p, &v, 8); }
+#else
+/* any C99 compiler: byte by byte, no alignment or endianness assumptions */
 static inline uint16_t cs_load16le(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static inline uint16_t cs_load16be(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
 static inline uint32_t cs_load32le(const uint8_t *p)
@@ -41,6 +72,7 @@ static inline void cs_store32be(uint8_t *p, uint32_t v)
 }
 static inline void cs_store64le(uint8_t *p, uint64_t v) { cs_store32le(p, (uint32_t)v); cs_store32le(p + 4, (uint32_t)(v >> 32)); }
 static inline void cs_store64be(uint8_t *p, uint64_t v) { cs_store32be(p, (uint32_t)(v >> 32)); cs_store32be(p + 4, (uint32_t)v); }
+#endif
 
 /* ---- tables ---- */
 static const uint8_t cs_tab_SB1[256] = {  /* SB1 */
@@ -8413,6 +8445,27 @@ static void cs_ctr_increment(uint8_t *ctr)
     }
 }
 
+/* dst = n counter blocks ctr, ctr + 1, ...; ctr becomes ctr + n */
+static void cs_ctr_fill(uint8_t *dst, uint8_t *ctr, size_t n)
+{
+    size_t j;
+#if CS_BLOCK >= 8
+    uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+    if (lo <= UINT64_MAX - n) {  /* no carry out of the low 64 bits in this run: add to them directly */
+        for (j = 0; j < n; j++) {
+            memcpy(dst + j * CS_BLOCK, ctr, CS_BLOCK - 8);
+            cs_store64be(dst + j * CS_BLOCK + CS_BLOCK - 8, lo + j);
+        }
+        cs_store64be(ctr + CS_BLOCK - 8, lo + n);
+        return;
+    }
+#endif
+    for (j = 0; j < n; j++) {
+        memcpy(dst + j * CS_BLOCK, ctr, CS_BLOCK);
+        cs_ctr_increment(ctr);
+    }
+}
+
 int aria192_ecb_encrypt(const aria192_key *ks, const uint8_t *in, uint8_t *out, size_t len)
 {
     size_t n, i = 0;
@@ -8480,15 +8533,11 @@ int aria192_ctr(const aria192_key *ks, uint8_t *iv, const uint8_t *in, uint8_t *
 {
     uint8_t ctr[CS_BLOCK];
     uint8_t stream[CS_LANES * CS_BLOCK];
-    size_t j;
     size_t done = 0;
     if (ks == NULL || iv == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
     memcpy(ctr, iv, CS_BLOCK);
     for (; len - done >= sizeof stream; done += sizeof stream) {
-        for (j = 0; j < CS_LANES; j++) {
-            memcpy(stream + j * CS_BLOCK, ctr, CS_BLOCK);
-            cs_ctr_increment(ctr);
-        }
+        cs_ctr_fill(stream, ctr, CS_LANES);
         cs_encrypt_n(ks, stream, stream);
         cs_xor_bytes(out + done, in + done, stream, sizeof stream);
     }

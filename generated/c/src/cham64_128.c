@@ -16,7 +16,38 @@
 #define CS_ROTL32(x, k) ((uint32_t)(((x) << (k)) | ((x) >> (32 - (k)))))
 #define CS_ROTL64(x, k) ((uint64_t)(((x) << (k)) | ((x) >> (64 - (k)))))
 
-/* ---- words <-> bytes (byte by byte: no alignment or endianness assumptions) ---- */
+/* ---- words <-> bytes ---- */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+/* GCC/Clang: one unaligned load (memcpy) and a byte swap where the order differs from the host's */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define CS_LE16(v) (v)
+#define CS_LE32(v) (v)
+#define CS_LE64(v) (v)
+#define CS_BE16(v) __builtin_bswap16(v)
+#define CS_BE32(v) __builtin_bswap32(v)
+#define CS_BE64(v) __builtin_bswap64(v)
+#else
+#define CS_LE16(v) __builtin_bswap16(v)
+#define CS_LE32(v) __builtin_bswap32(v)
+#define CS_LE64(v) __builtin_bswap64(v)
+#define CS_BE16(v) (v)
+#define CS_BE32(v) (v)
+#define CS_BE64(v) (v)
+#endif
+static inline uint16_t cs_load16le(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return CS_LE16(v); }
+static inline uint16_t cs_load16be(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return CS_BE16(v); }
+static inline uint32_t cs_load32le(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return CS_LE32(v); }
+static inline uint32_t cs_load32be(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return CS_BE32(v); }
+static inline uint64_t cs_load64le(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return CS_LE64(v); }
+static inline uint64_t cs_load64be(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return CS_BE64(v); }
+static inline void cs_store16le(uint8_t *p, uint16_t v) { v = CS_LE16(v); memcpy(p, &v, 2); }
+static inline void cs_store16be(uint8_t *p, uint16_t v) { v = CS_BE16(v); memcpy(p, &v, 2); }
+static inline void cs_store32le(uint8_t *p, uint32_t v) { v = CS_LE32(v); memcpy(p, &v, 4); }
+static inline void cs_store32be(uint8_t *p, uint32_t v) { v = CS_BE32(v); memcpy(p, &v, 4); }
+static inline void cs_store64le(uint8_t *p, uint64_t v) { v = CS_LE64(v); memcpy(p, &v, 8); }
+static inline void cs_store64be(uint8_t *p, uint64_t v) { v = CS_BE64(v); memcpy(p, &v, 8); }
+#else
+/* any C99 compiler: byte by byte, no alignment or endianness assumptions */
 static inline uint16_t cs_load16le(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static inline uint16_t cs_load16be(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
 static inline uint32_t cs_load32le(const uint8_t *p)
@@ -41,6 +72,7 @@ static inline void cs_store32be(uint8_t *p, uint32_t v)
 }
 static inline void cs_store64le(uint8_t *p, uint64_t v) { cs_store32le(p, (uint32_t)v); cs_store32le(p + 4, (uint32_t)(v >> 32)); }
 static inline void cs_store64be(uint8_t *p, uint64_t v) { cs_store32be(p, (uint32_t)(v >> 32)); cs_store32be(p + 4, (uint32_t)v); }
+#endif
 
 /* ---- 16-lane vectors: one lane per block ---- */
 #define CS_LANES 16
@@ -140,6 +172,14 @@ static inline cs_v16 cs_v16_splat(uint16_t c)
     return r;
 }
 #define CS_V16_SPLAT(c) cs_v16_splat((uint16_t)(c))
+#endif
+
+/* rotation of every 16-bit lane by 8 bits = a byte permutation (one shuffle instead of 3 ops) */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(CS_NO_VECTOR_EXT) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+typedef uint8_t cs_vbytes16 __attribute__((vector_size(32)));
+#define CS_V16_ROTB_8(a) ((cs_v16)__builtin_shuffle((cs_vbytes16)(a), (cs_vbytes16){1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30}))
+#else
+#define CS_V16_ROTB_8(a) CS_V16_ROTL(a, 8)
 #endif
 
 /* ---- key schedule ---- */
@@ -1307,10 +1347,10 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v20 = CS_V16_ROTL(v1, 1);           /* cham.cs:22:67 encrypt r0 */
         const cs_v16 v21 = CS_V16_XOR(v4, v20);          /* cham.cs:22:74 encrypt r0 */
         const cs_v16 v22 = CS_V16_ADD(v0, v21);          /* cham.cs:22:58 encrypt r0 */
-        const cs_v16 v23 = CS_V16_ROTL(v22, 8);          /* cham.cs:22:80 encrypt r0 */
+        const cs_v16 v23 = CS_V16_ROTB_8(v22);           /* cham.cs:22:80 encrypt r0 */
         const cs_v16 v24 = CS_V16_SPLAT(0x1u);           /* cham.cs:23:53 encrypt r1 */
         const cs_v16 v25 = CS_V16_XOR(v1, v24);          /* cham.cs:23:53 encrypt r1 */
-        const cs_v16 v26 = CS_V16_ROTL(v2, 8);           /* cham.cs:23:67 encrypt r1 */
+        const cs_v16 v26 = CS_V16_ROTB_8(v2);            /* cham.cs:23:67 encrypt r1 */
         const cs_v16 v27 = CS_V16_XOR(v5, v26);          /* cham.cs:23:74 encrypt r1 */
         const cs_v16 v28 = CS_V16_ADD(v25, v27);         /* cham.cs:23:58 encrypt r1 */
         const cs_v16 v29 = CS_V16_ROTL(v28, 1);          /* cham.cs:23:80 encrypt r1 */
@@ -1319,7 +1359,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v32 = CS_V16_ROTL(v3, 1);           /* cham.cs:22:67 encrypt r2 */
         const cs_v16 v33 = CS_V16_XOR(v6, v32);          /* cham.cs:22:74 encrypt r2 */
         const cs_v16 v34 = CS_V16_ADD(v31, v33);         /* cham.cs:22:58 encrypt r2 */
-        const cs_v16 v35 = CS_V16_ROTL(v34, 8);          /* cham.cs:22:80 encrypt r2 */
+        const cs_v16 v35 = CS_V16_ROTB_8(v34);           /* cham.cs:22:80 encrypt r2 */
         const cs_v16 v36 = CS_V16_SPLAT(0x3u);           /* cham.cs:23:53 encrypt r3 */
         const cs_v16 v37 = CS_V16_XOR(v3, v36);          /* cham.cs:23:53 encrypt r3 */
         const cs_v16 v38 = CS_V16_XOR(v7, v22);          /* cham.cs:23:74 encrypt r3 */
@@ -1330,7 +1370,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v43 = CS_V16_ROTL(v28, 2);          /* cham.cs:22:67 encrypt r4 */
         const cs_v16 v44 = CS_V16_XOR(v8, v43);          /* cham.cs:22:74 encrypt r4 */
         const cs_v16 v45 = CS_V16_ADD(v42, v44);         /* cham.cs:22:58 encrypt r4 */
-        const cs_v16 v46 = CS_V16_ROTL(v45, 8);          /* cham.cs:22:80 encrypt r4 */
+        const cs_v16 v46 = CS_V16_ROTB_8(v45);           /* cham.cs:22:80 encrypt r4 */
         const cs_v16 v47 = CS_V16_SPLAT(0x5u);           /* cham.cs:23:53 encrypt r5 */
         const cs_v16 v48 = CS_V16_XOR(v29, v47);         /* cham.cs:23:53 encrypt r5 */
         const cs_v16 v49 = CS_V16_XOR(v9, v34);          /* cham.cs:23:74 encrypt r5 */
@@ -1341,7 +1381,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v54 = CS_V16_ROTL(v39, 2);          /* cham.cs:22:67 encrypt r6 */
         const cs_v16 v55 = CS_V16_XOR(v10, v54);         /* cham.cs:22:74 encrypt r6 */
         const cs_v16 v56 = CS_V16_ADD(v53, v55);         /* cham.cs:22:58 encrypt r6 */
-        const cs_v16 v57 = CS_V16_ROTL(v56, 8);          /* cham.cs:22:80 encrypt r6 */
+        const cs_v16 v57 = CS_V16_ROTB_8(v56);           /* cham.cs:22:80 encrypt r6 */
         const cs_v16 v58 = CS_V16_SPLAT(0x7u);           /* cham.cs:23:53 encrypt r7 */
         const cs_v16 v59 = CS_V16_XOR(v40, v58);         /* cham.cs:23:53 encrypt r7 */
         const cs_v16 v60 = CS_V16_XOR(v11, v45);         /* cham.cs:23:74 encrypt r7 */
@@ -1352,7 +1392,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v65 = CS_V16_ROTL(v50, 2);          /* cham.cs:22:67 encrypt r8 */
         const cs_v16 v66 = CS_V16_XOR(v12, v65);         /* cham.cs:22:74 encrypt r8 */
         const cs_v16 v67 = CS_V16_ADD(v64, v66);         /* cham.cs:22:58 encrypt r8 */
-        const cs_v16 v68 = CS_V16_ROTL(v67, 8);          /* cham.cs:22:80 encrypt r8 */
+        const cs_v16 v68 = CS_V16_ROTB_8(v67);           /* cham.cs:22:80 encrypt r8 */
         const cs_v16 v69 = CS_V16_SPLAT(0x9u);           /* cham.cs:23:53 encrypt r9 */
         const cs_v16 v70 = CS_V16_XOR(v51, v69);         /* cham.cs:23:53 encrypt r9 */
         const cs_v16 v71 = CS_V16_XOR(v13, v56);         /* cham.cs:23:74 encrypt r9 */
@@ -1363,7 +1403,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v76 = CS_V16_ROTL(v61, 2);          /* cham.cs:22:67 encrypt r10 */
         const cs_v16 v77 = CS_V16_XOR(v14, v76);         /* cham.cs:22:74 encrypt r10 */
         const cs_v16 v78 = CS_V16_ADD(v75, v77);         /* cham.cs:22:58 encrypt r10 */
-        const cs_v16 v79 = CS_V16_ROTL(v78, 8);          /* cham.cs:22:80 encrypt r10 */
+        const cs_v16 v79 = CS_V16_ROTB_8(v78);           /* cham.cs:22:80 encrypt r10 */
         const cs_v16 v80 = CS_V16_SPLAT(0xbu);           /* cham.cs:23:53 encrypt r11 */
         const cs_v16 v81 = CS_V16_XOR(v62, v80);         /* cham.cs:23:53 encrypt r11 */
         const cs_v16 v82 = CS_V16_XOR(v15, v67);         /* cham.cs:23:74 encrypt r11 */
@@ -1374,7 +1414,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v87 = CS_V16_ROTL(v72, 2);          /* cham.cs:22:67 encrypt r12 */
         const cs_v16 v88 = CS_V16_XOR(v16, v87);         /* cham.cs:22:74 encrypt r12 */
         const cs_v16 v89 = CS_V16_ADD(v86, v88);         /* cham.cs:22:58 encrypt r12 */
-        const cs_v16 v90 = CS_V16_ROTL(v89, 8);          /* cham.cs:22:80 encrypt r12 */
+        const cs_v16 v90 = CS_V16_ROTB_8(v89);           /* cham.cs:22:80 encrypt r12 */
         const cs_v16 v91 = CS_V16_SPLAT(0xdu);           /* cham.cs:23:53 encrypt r13 */
         const cs_v16 v92 = CS_V16_XOR(v73, v91);         /* cham.cs:23:53 encrypt r13 */
         const cs_v16 v93 = CS_V16_XOR(v17, v78);         /* cham.cs:23:74 encrypt r13 */
@@ -1385,7 +1425,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v98 = CS_V16_ROTL(v83, 2);          /* cham.cs:22:67 encrypt r14 */
         const cs_v16 v99 = CS_V16_XOR(v18, v98);         /* cham.cs:22:74 encrypt r14 */
         const cs_v16 v100 = CS_V16_ADD(v97, v99);        /* cham.cs:22:58 encrypt r14 */
-        const cs_v16 v101 = CS_V16_ROTL(v100, 8);        /* cham.cs:22:80 encrypt r14 */
+        const cs_v16 v101 = CS_V16_ROTB_8(v100);         /* cham.cs:22:80 encrypt r14 */
         const cs_v16 v102 = CS_V16_SPLAT(0xfu);          /* cham.cs:23:53 encrypt r15 */
         const cs_v16 v103 = CS_V16_XOR(v84, v102);       /* cham.cs:23:53 encrypt r15 */
         const cs_v16 v104 = CS_V16_XOR(v19, v89);        /* cham.cs:23:74 encrypt r15 */
@@ -1396,7 +1436,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v109 = CS_V16_ROTL(v94, 2);         /* cham.cs:22:67 encrypt r16 */
         const cs_v16 v110 = CS_V16_XOR(v4, v109);        /* cham.cs:22:74 encrypt r16 */
         const cs_v16 v111 = CS_V16_ADD(v108, v110);      /* cham.cs:22:58 encrypt r16 */
-        const cs_v16 v112 = CS_V16_ROTL(v111, 8);        /* cham.cs:22:80 encrypt r16 */
+        const cs_v16 v112 = CS_V16_ROTB_8(v111);         /* cham.cs:22:80 encrypt r16 */
         const cs_v16 v113 = CS_V16_SPLAT(0x11u);         /* cham.cs:23:53 encrypt r17 */
         const cs_v16 v114 = CS_V16_XOR(v95, v113);       /* cham.cs:23:53 encrypt r17 */
         const cs_v16 v115 = CS_V16_XOR(v5, v100);        /* cham.cs:23:74 encrypt r17 */
@@ -1407,7 +1447,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v120 = CS_V16_ROTL(v105, 2);        /* cham.cs:22:67 encrypt r18 */
         const cs_v16 v121 = CS_V16_XOR(v6, v120);        /* cham.cs:22:74 encrypt r18 */
         const cs_v16 v122 = CS_V16_ADD(v119, v121);      /* cham.cs:22:58 encrypt r18 */
-        const cs_v16 v123 = CS_V16_ROTL(v122, 8);        /* cham.cs:22:80 encrypt r18 */
+        const cs_v16 v123 = CS_V16_ROTB_8(v122);         /* cham.cs:22:80 encrypt r18 */
         const cs_v16 v124 = CS_V16_SPLAT(0x13u);         /* cham.cs:23:53 encrypt r19 */
         const cs_v16 v125 = CS_V16_XOR(v106, v124);      /* cham.cs:23:53 encrypt r19 */
         const cs_v16 v126 = CS_V16_XOR(v7, v111);        /* cham.cs:23:74 encrypt r19 */
@@ -1418,7 +1458,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v131 = CS_V16_ROTL(v116, 2);        /* cham.cs:22:67 encrypt r20 */
         const cs_v16 v132 = CS_V16_XOR(v8, v131);        /* cham.cs:22:74 encrypt r20 */
         const cs_v16 v133 = CS_V16_ADD(v130, v132);      /* cham.cs:22:58 encrypt r20 */
-        const cs_v16 v134 = CS_V16_ROTL(v133, 8);        /* cham.cs:22:80 encrypt r20 */
+        const cs_v16 v134 = CS_V16_ROTB_8(v133);         /* cham.cs:22:80 encrypt r20 */
         const cs_v16 v135 = CS_V16_SPLAT(0x15u);         /* cham.cs:23:53 encrypt r21 */
         const cs_v16 v136 = CS_V16_XOR(v117, v135);      /* cham.cs:23:53 encrypt r21 */
         const cs_v16 v137 = CS_V16_XOR(v9, v122);        /* cham.cs:23:74 encrypt r21 */
@@ -1429,7 +1469,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v142 = CS_V16_ROTL(v127, 2);        /* cham.cs:22:67 encrypt r22 */
         const cs_v16 v143 = CS_V16_XOR(v10, v142);       /* cham.cs:22:74 encrypt r22 */
         const cs_v16 v144 = CS_V16_ADD(v141, v143);      /* cham.cs:22:58 encrypt r22 */
-        const cs_v16 v145 = CS_V16_ROTL(v144, 8);        /* cham.cs:22:80 encrypt r22 */
+        const cs_v16 v145 = CS_V16_ROTB_8(v144);         /* cham.cs:22:80 encrypt r22 */
         const cs_v16 v146 = CS_V16_SPLAT(0x17u);         /* cham.cs:23:53 encrypt r23 */
         const cs_v16 v147 = CS_V16_XOR(v128, v146);      /* cham.cs:23:53 encrypt r23 */
         const cs_v16 v148 = CS_V16_XOR(v11, v133);       /* cham.cs:23:74 encrypt r23 */
@@ -1440,7 +1480,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v153 = CS_V16_ROTL(v138, 2);        /* cham.cs:22:67 encrypt r24 */
         const cs_v16 v154 = CS_V16_XOR(v12, v153);       /* cham.cs:22:74 encrypt r24 */
         const cs_v16 v155 = CS_V16_ADD(v152, v154);      /* cham.cs:22:58 encrypt r24 */
-        const cs_v16 v156 = CS_V16_ROTL(v155, 8);        /* cham.cs:22:80 encrypt r24 */
+        const cs_v16 v156 = CS_V16_ROTB_8(v155);         /* cham.cs:22:80 encrypt r24 */
         const cs_v16 v157 = CS_V16_SPLAT(0x19u);         /* cham.cs:23:53 encrypt r25 */
         const cs_v16 v158 = CS_V16_XOR(v139, v157);      /* cham.cs:23:53 encrypt r25 */
         const cs_v16 v159 = CS_V16_XOR(v13, v144);       /* cham.cs:23:74 encrypt r25 */
@@ -1451,7 +1491,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v164 = CS_V16_ROTL(v149, 2);        /* cham.cs:22:67 encrypt r26 */
         const cs_v16 v165 = CS_V16_XOR(v14, v164);       /* cham.cs:22:74 encrypt r26 */
         const cs_v16 v166 = CS_V16_ADD(v163, v165);      /* cham.cs:22:58 encrypt r26 */
-        const cs_v16 v167 = CS_V16_ROTL(v166, 8);        /* cham.cs:22:80 encrypt r26 */
+        const cs_v16 v167 = CS_V16_ROTB_8(v166);         /* cham.cs:22:80 encrypt r26 */
         const cs_v16 v168 = CS_V16_SPLAT(0x1bu);         /* cham.cs:23:53 encrypt r27 */
         const cs_v16 v169 = CS_V16_XOR(v150, v168);      /* cham.cs:23:53 encrypt r27 */
         const cs_v16 v170 = CS_V16_XOR(v15, v155);       /* cham.cs:23:74 encrypt r27 */
@@ -1462,7 +1502,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v175 = CS_V16_ROTL(v160, 2);        /* cham.cs:22:67 encrypt r28 */
         const cs_v16 v176 = CS_V16_XOR(v16, v175);       /* cham.cs:22:74 encrypt r28 */
         const cs_v16 v177 = CS_V16_ADD(v174, v176);      /* cham.cs:22:58 encrypt r28 */
-        const cs_v16 v178 = CS_V16_ROTL(v177, 8);        /* cham.cs:22:80 encrypt r28 */
+        const cs_v16 v178 = CS_V16_ROTB_8(v177);         /* cham.cs:22:80 encrypt r28 */
         const cs_v16 v179 = CS_V16_SPLAT(0x1du);         /* cham.cs:23:53 encrypt r29 */
         const cs_v16 v180 = CS_V16_XOR(v161, v179);      /* cham.cs:23:53 encrypt r29 */
         const cs_v16 v181 = CS_V16_XOR(v17, v166);       /* cham.cs:23:74 encrypt r29 */
@@ -1473,7 +1513,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v186 = CS_V16_ROTL(v171, 2);        /* cham.cs:22:67 encrypt r30 */
         const cs_v16 v187 = CS_V16_XOR(v18, v186);       /* cham.cs:22:74 encrypt r30 */
         const cs_v16 v188 = CS_V16_ADD(v185, v187);      /* cham.cs:22:58 encrypt r30 */
-        const cs_v16 v189 = CS_V16_ROTL(v188, 8);        /* cham.cs:22:80 encrypt r30 */
+        const cs_v16 v189 = CS_V16_ROTB_8(v188);         /* cham.cs:22:80 encrypt r30 */
         const cs_v16 v190 = CS_V16_SPLAT(0x1fu);         /* cham.cs:23:53 encrypt r31 */
         const cs_v16 v191 = CS_V16_XOR(v172, v190);      /* cham.cs:23:53 encrypt r31 */
         const cs_v16 v192 = CS_V16_XOR(v19, v177);       /* cham.cs:23:74 encrypt r31 */
@@ -1484,7 +1524,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v197 = CS_V16_ROTL(v182, 2);        /* cham.cs:22:67 encrypt r32 */
         const cs_v16 v198 = CS_V16_XOR(v4, v197);        /* cham.cs:22:74 encrypt r32 */
         const cs_v16 v199 = CS_V16_ADD(v196, v198);      /* cham.cs:22:58 encrypt r32 */
-        const cs_v16 v200 = CS_V16_ROTL(v199, 8);        /* cham.cs:22:80 encrypt r32 */
+        const cs_v16 v200 = CS_V16_ROTB_8(v199);         /* cham.cs:22:80 encrypt r32 */
         const cs_v16 v201 = CS_V16_SPLAT(0x21u);         /* cham.cs:23:53 encrypt r33 */
         const cs_v16 v202 = CS_V16_XOR(v183, v201);      /* cham.cs:23:53 encrypt r33 */
         const cs_v16 v203 = CS_V16_XOR(v5, v188);        /* cham.cs:23:74 encrypt r33 */
@@ -1495,7 +1535,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v208 = CS_V16_ROTL(v193, 2);        /* cham.cs:22:67 encrypt r34 */
         const cs_v16 v209 = CS_V16_XOR(v6, v208);        /* cham.cs:22:74 encrypt r34 */
         const cs_v16 v210 = CS_V16_ADD(v207, v209);      /* cham.cs:22:58 encrypt r34 */
-        const cs_v16 v211 = CS_V16_ROTL(v210, 8);        /* cham.cs:22:80 encrypt r34 */
+        const cs_v16 v211 = CS_V16_ROTB_8(v210);         /* cham.cs:22:80 encrypt r34 */
         const cs_v16 v212 = CS_V16_SPLAT(0x23u);         /* cham.cs:23:53 encrypt r35 */
         const cs_v16 v213 = CS_V16_XOR(v194, v212);      /* cham.cs:23:53 encrypt r35 */
         const cs_v16 v214 = CS_V16_XOR(v7, v199);        /* cham.cs:23:74 encrypt r35 */
@@ -1506,7 +1546,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v219 = CS_V16_ROTL(v204, 2);        /* cham.cs:22:67 encrypt r36 */
         const cs_v16 v220 = CS_V16_XOR(v8, v219);        /* cham.cs:22:74 encrypt r36 */
         const cs_v16 v221 = CS_V16_ADD(v218, v220);      /* cham.cs:22:58 encrypt r36 */
-        const cs_v16 v222 = CS_V16_ROTL(v221, 8);        /* cham.cs:22:80 encrypt r36 */
+        const cs_v16 v222 = CS_V16_ROTB_8(v221);         /* cham.cs:22:80 encrypt r36 */
         const cs_v16 v223 = CS_V16_SPLAT(0x25u);         /* cham.cs:23:53 encrypt r37 */
         const cs_v16 v224 = CS_V16_XOR(v205, v223);      /* cham.cs:23:53 encrypt r37 */
         const cs_v16 v225 = CS_V16_XOR(v9, v210);        /* cham.cs:23:74 encrypt r37 */
@@ -1517,7 +1557,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v230 = CS_V16_ROTL(v215, 2);        /* cham.cs:22:67 encrypt r38 */
         const cs_v16 v231 = CS_V16_XOR(v10, v230);       /* cham.cs:22:74 encrypt r38 */
         const cs_v16 v232 = CS_V16_ADD(v229, v231);      /* cham.cs:22:58 encrypt r38 */
-        const cs_v16 v233 = CS_V16_ROTL(v232, 8);        /* cham.cs:22:80 encrypt r38 */
+        const cs_v16 v233 = CS_V16_ROTB_8(v232);         /* cham.cs:22:80 encrypt r38 */
         const cs_v16 v234 = CS_V16_SPLAT(0x27u);         /* cham.cs:23:53 encrypt r39 */
         const cs_v16 v235 = CS_V16_XOR(v216, v234);      /* cham.cs:23:53 encrypt r39 */
         const cs_v16 v236 = CS_V16_XOR(v11, v221);       /* cham.cs:23:74 encrypt r39 */
@@ -1528,7 +1568,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v241 = CS_V16_ROTL(v226, 2);        /* cham.cs:22:67 encrypt r40 */
         const cs_v16 v242 = CS_V16_XOR(v12, v241);       /* cham.cs:22:74 encrypt r40 */
         const cs_v16 v243 = CS_V16_ADD(v240, v242);      /* cham.cs:22:58 encrypt r40 */
-        const cs_v16 v244 = CS_V16_ROTL(v243, 8);        /* cham.cs:22:80 encrypt r40 */
+        const cs_v16 v244 = CS_V16_ROTB_8(v243);         /* cham.cs:22:80 encrypt r40 */
         const cs_v16 v245 = CS_V16_SPLAT(0x29u);         /* cham.cs:23:53 encrypt r41 */
         const cs_v16 v246 = CS_V16_XOR(v227, v245);      /* cham.cs:23:53 encrypt r41 */
         const cs_v16 v247 = CS_V16_XOR(v13, v232);       /* cham.cs:23:74 encrypt r41 */
@@ -1539,7 +1579,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v252 = CS_V16_ROTL(v237, 2);        /* cham.cs:22:67 encrypt r42 */
         const cs_v16 v253 = CS_V16_XOR(v14, v252);       /* cham.cs:22:74 encrypt r42 */
         const cs_v16 v254 = CS_V16_ADD(v251, v253);      /* cham.cs:22:58 encrypt r42 */
-        const cs_v16 v255 = CS_V16_ROTL(v254, 8);        /* cham.cs:22:80 encrypt r42 */
+        const cs_v16 v255 = CS_V16_ROTB_8(v254);         /* cham.cs:22:80 encrypt r42 */
         const cs_v16 v256 = CS_V16_SPLAT(0x2bu);         /* cham.cs:23:53 encrypt r43 */
         const cs_v16 v257 = CS_V16_XOR(v238, v256);      /* cham.cs:23:53 encrypt r43 */
         const cs_v16 v258 = CS_V16_XOR(v15, v243);       /* cham.cs:23:74 encrypt r43 */
@@ -1550,7 +1590,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v263 = CS_V16_ROTL(v248, 2);        /* cham.cs:22:67 encrypt r44 */
         const cs_v16 v264 = CS_V16_XOR(v16, v263);       /* cham.cs:22:74 encrypt r44 */
         const cs_v16 v265 = CS_V16_ADD(v262, v264);      /* cham.cs:22:58 encrypt r44 */
-        const cs_v16 v266 = CS_V16_ROTL(v265, 8);        /* cham.cs:22:80 encrypt r44 */
+        const cs_v16 v266 = CS_V16_ROTB_8(v265);         /* cham.cs:22:80 encrypt r44 */
         const cs_v16 v267 = CS_V16_SPLAT(0x2du);         /* cham.cs:23:53 encrypt r45 */
         const cs_v16 v268 = CS_V16_XOR(v249, v267);      /* cham.cs:23:53 encrypt r45 */
         const cs_v16 v269 = CS_V16_XOR(v17, v254);       /* cham.cs:23:74 encrypt r45 */
@@ -1561,7 +1601,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v274 = CS_V16_ROTL(v259, 2);        /* cham.cs:22:67 encrypt r46 */
         const cs_v16 v275 = CS_V16_XOR(v18, v274);       /* cham.cs:22:74 encrypt r46 */
         const cs_v16 v276 = CS_V16_ADD(v273, v275);      /* cham.cs:22:58 encrypt r46 */
-        const cs_v16 v277 = CS_V16_ROTL(v276, 8);        /* cham.cs:22:80 encrypt r46 */
+        const cs_v16 v277 = CS_V16_ROTB_8(v276);         /* cham.cs:22:80 encrypt r46 */
         const cs_v16 v278 = CS_V16_SPLAT(0x2fu);         /* cham.cs:23:53 encrypt r47 */
         const cs_v16 v279 = CS_V16_XOR(v260, v278);      /* cham.cs:23:53 encrypt r47 */
         const cs_v16 v280 = CS_V16_XOR(v19, v265);       /* cham.cs:23:74 encrypt r47 */
@@ -1572,7 +1612,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v285 = CS_V16_ROTL(v270, 2);        /* cham.cs:22:67 encrypt r48 */
         const cs_v16 v286 = CS_V16_XOR(v4, v285);        /* cham.cs:22:74 encrypt r48 */
         const cs_v16 v287 = CS_V16_ADD(v284, v286);      /* cham.cs:22:58 encrypt r48 */
-        const cs_v16 v288 = CS_V16_ROTL(v287, 8);        /* cham.cs:22:80 encrypt r48 */
+        const cs_v16 v288 = CS_V16_ROTB_8(v287);         /* cham.cs:22:80 encrypt r48 */
         const cs_v16 v289 = CS_V16_SPLAT(0x31u);         /* cham.cs:23:53 encrypt r49 */
         const cs_v16 v290 = CS_V16_XOR(v271, v289);      /* cham.cs:23:53 encrypt r49 */
         const cs_v16 v291 = CS_V16_XOR(v5, v276);        /* cham.cs:23:74 encrypt r49 */
@@ -1583,7 +1623,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v296 = CS_V16_ROTL(v281, 2);        /* cham.cs:22:67 encrypt r50 */
         const cs_v16 v297 = CS_V16_XOR(v6, v296);        /* cham.cs:22:74 encrypt r50 */
         const cs_v16 v298 = CS_V16_ADD(v295, v297);      /* cham.cs:22:58 encrypt r50 */
-        const cs_v16 v299 = CS_V16_ROTL(v298, 8);        /* cham.cs:22:80 encrypt r50 */
+        const cs_v16 v299 = CS_V16_ROTB_8(v298);         /* cham.cs:22:80 encrypt r50 */
         const cs_v16 v300 = CS_V16_SPLAT(0x33u);         /* cham.cs:23:53 encrypt r51 */
         const cs_v16 v301 = CS_V16_XOR(v282, v300);      /* cham.cs:23:53 encrypt r51 */
         const cs_v16 v302 = CS_V16_XOR(v7, v287);        /* cham.cs:23:74 encrypt r51 */
@@ -1594,7 +1634,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v307 = CS_V16_ROTL(v292, 2);        /* cham.cs:22:67 encrypt r52 */
         const cs_v16 v308 = CS_V16_XOR(v8, v307);        /* cham.cs:22:74 encrypt r52 */
         const cs_v16 v309 = CS_V16_ADD(v306, v308);      /* cham.cs:22:58 encrypt r52 */
-        const cs_v16 v310 = CS_V16_ROTL(v309, 8);        /* cham.cs:22:80 encrypt r52 */
+        const cs_v16 v310 = CS_V16_ROTB_8(v309);         /* cham.cs:22:80 encrypt r52 */
         const cs_v16 v311 = CS_V16_SPLAT(0x35u);         /* cham.cs:23:53 encrypt r53 */
         const cs_v16 v312 = CS_V16_XOR(v293, v311);      /* cham.cs:23:53 encrypt r53 */
         const cs_v16 v313 = CS_V16_XOR(v9, v298);        /* cham.cs:23:74 encrypt r53 */
@@ -1605,7 +1645,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v318 = CS_V16_ROTL(v303, 2);        /* cham.cs:22:67 encrypt r54 */
         const cs_v16 v319 = CS_V16_XOR(v10, v318);       /* cham.cs:22:74 encrypt r54 */
         const cs_v16 v320 = CS_V16_ADD(v317, v319);      /* cham.cs:22:58 encrypt r54 */
-        const cs_v16 v321 = CS_V16_ROTL(v320, 8);        /* cham.cs:22:80 encrypt r54 */
+        const cs_v16 v321 = CS_V16_ROTB_8(v320);         /* cham.cs:22:80 encrypt r54 */
         const cs_v16 v322 = CS_V16_SPLAT(0x37u);         /* cham.cs:23:53 encrypt r55 */
         const cs_v16 v323 = CS_V16_XOR(v304, v322);      /* cham.cs:23:53 encrypt r55 */
         const cs_v16 v324 = CS_V16_XOR(v11, v309);       /* cham.cs:23:74 encrypt r55 */
@@ -1616,7 +1656,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v329 = CS_V16_ROTL(v314, 2);        /* cham.cs:22:67 encrypt r56 */
         const cs_v16 v330 = CS_V16_XOR(v12, v329);       /* cham.cs:22:74 encrypt r56 */
         const cs_v16 v331 = CS_V16_ADD(v328, v330);      /* cham.cs:22:58 encrypt r56 */
-        const cs_v16 v332 = CS_V16_ROTL(v331, 8);        /* cham.cs:22:80 encrypt r56 */
+        const cs_v16 v332 = CS_V16_ROTB_8(v331);         /* cham.cs:22:80 encrypt r56 */
         const cs_v16 v333 = CS_V16_SPLAT(0x39u);         /* cham.cs:23:53 encrypt r57 */
         const cs_v16 v334 = CS_V16_XOR(v315, v333);      /* cham.cs:23:53 encrypt r57 */
         const cs_v16 v335 = CS_V16_XOR(v13, v320);       /* cham.cs:23:74 encrypt r57 */
@@ -1627,7 +1667,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v340 = CS_V16_ROTL(v325, 2);        /* cham.cs:22:67 encrypt r58 */
         const cs_v16 v341 = CS_V16_XOR(v14, v340);       /* cham.cs:22:74 encrypt r58 */
         const cs_v16 v342 = CS_V16_ADD(v339, v341);      /* cham.cs:22:58 encrypt r58 */
-        const cs_v16 v343 = CS_V16_ROTL(v342, 8);        /* cham.cs:22:80 encrypt r58 */
+        const cs_v16 v343 = CS_V16_ROTB_8(v342);         /* cham.cs:22:80 encrypt r58 */
         const cs_v16 v344 = CS_V16_SPLAT(0x3bu);         /* cham.cs:23:53 encrypt r59 */
         const cs_v16 v345 = CS_V16_XOR(v326, v344);      /* cham.cs:23:53 encrypt r59 */
         const cs_v16 v346 = CS_V16_XOR(v15, v331);       /* cham.cs:23:74 encrypt r59 */
@@ -1638,7 +1678,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v351 = CS_V16_ROTL(v336, 2);        /* cham.cs:22:67 encrypt r60 */
         const cs_v16 v352 = CS_V16_XOR(v16, v351);       /* cham.cs:22:74 encrypt r60 */
         const cs_v16 v353 = CS_V16_ADD(v350, v352);      /* cham.cs:22:58 encrypt r60 */
-        const cs_v16 v354 = CS_V16_ROTL(v353, 8);        /* cham.cs:22:80 encrypt r60 */
+        const cs_v16 v354 = CS_V16_ROTB_8(v353);         /* cham.cs:22:80 encrypt r60 */
         const cs_v16 v355 = CS_V16_SPLAT(0x3du);         /* cham.cs:23:53 encrypt r61 */
         const cs_v16 v356 = CS_V16_XOR(v337, v355);      /* cham.cs:23:53 encrypt r61 */
         const cs_v16 v357 = CS_V16_XOR(v17, v342);       /* cham.cs:23:74 encrypt r61 */
@@ -1649,7 +1689,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v362 = CS_V16_ROTL(v347, 2);        /* cham.cs:22:67 encrypt r62 */
         const cs_v16 v363 = CS_V16_XOR(v18, v362);       /* cham.cs:22:74 encrypt r62 */
         const cs_v16 v364 = CS_V16_ADD(v361, v363);      /* cham.cs:22:58 encrypt r62 */
-        const cs_v16 v365 = CS_V16_ROTL(v364, 8);        /* cham.cs:22:80 encrypt r62 */
+        const cs_v16 v365 = CS_V16_ROTB_8(v364);         /* cham.cs:22:80 encrypt r62 */
         const cs_v16 v366 = CS_V16_SPLAT(0x3fu);         /* cham.cs:23:53 encrypt r63 */
         const cs_v16 v367 = CS_V16_XOR(v348, v366);      /* cham.cs:23:53 encrypt r63 */
         const cs_v16 v368 = CS_V16_XOR(v19, v353);       /* cham.cs:23:74 encrypt r63 */
@@ -1660,7 +1700,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v373 = CS_V16_ROTL(v358, 2);        /* cham.cs:22:67 encrypt r64 */
         const cs_v16 v374 = CS_V16_XOR(v4, v373);        /* cham.cs:22:74 encrypt r64 */
         const cs_v16 v375 = CS_V16_ADD(v372, v374);      /* cham.cs:22:58 encrypt r64 */
-        const cs_v16 v376 = CS_V16_ROTL(v375, 8);        /* cham.cs:22:80 encrypt r64 */
+        const cs_v16 v376 = CS_V16_ROTB_8(v375);         /* cham.cs:22:80 encrypt r64 */
         const cs_v16 v377 = CS_V16_SPLAT(0x41u);         /* cham.cs:23:53 encrypt r65 */
         const cs_v16 v378 = CS_V16_XOR(v359, v377);      /* cham.cs:23:53 encrypt r65 */
         const cs_v16 v379 = CS_V16_XOR(v5, v364);        /* cham.cs:23:74 encrypt r65 */
@@ -1671,7 +1711,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v384 = CS_V16_ROTL(v369, 2);        /* cham.cs:22:67 encrypt r66 */
         const cs_v16 v385 = CS_V16_XOR(v6, v384);        /* cham.cs:22:74 encrypt r66 */
         const cs_v16 v386 = CS_V16_ADD(v383, v385);      /* cham.cs:22:58 encrypt r66 */
-        const cs_v16 v387 = CS_V16_ROTL(v386, 8);        /* cham.cs:22:80 encrypt r66 */
+        const cs_v16 v387 = CS_V16_ROTB_8(v386);         /* cham.cs:22:80 encrypt r66 */
         const cs_v16 v388 = CS_V16_SPLAT(0x43u);         /* cham.cs:23:53 encrypt r67 */
         const cs_v16 v389 = CS_V16_XOR(v370, v388);      /* cham.cs:23:53 encrypt r67 */
         const cs_v16 v390 = CS_V16_XOR(v7, v375);        /* cham.cs:23:74 encrypt r67 */
@@ -1682,7 +1722,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v395 = CS_V16_ROTL(v380, 2);        /* cham.cs:22:67 encrypt r68 */
         const cs_v16 v396 = CS_V16_XOR(v8, v395);        /* cham.cs:22:74 encrypt r68 */
         const cs_v16 v397 = CS_V16_ADD(v394, v396);      /* cham.cs:22:58 encrypt r68 */
-        const cs_v16 v398 = CS_V16_ROTL(v397, 8);        /* cham.cs:22:80 encrypt r68 */
+        const cs_v16 v398 = CS_V16_ROTB_8(v397);         /* cham.cs:22:80 encrypt r68 */
         const cs_v16 v399 = CS_V16_SPLAT(0x45u);         /* cham.cs:23:53 encrypt r69 */
         const cs_v16 v400 = CS_V16_XOR(v381, v399);      /* cham.cs:23:53 encrypt r69 */
         const cs_v16 v401 = CS_V16_XOR(v9, v386);        /* cham.cs:23:74 encrypt r69 */
@@ -1693,7 +1733,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v406 = CS_V16_ROTL(v391, 2);        /* cham.cs:22:67 encrypt r70 */
         const cs_v16 v407 = CS_V16_XOR(v10, v406);       /* cham.cs:22:74 encrypt r70 */
         const cs_v16 v408 = CS_V16_ADD(v405, v407);      /* cham.cs:22:58 encrypt r70 */
-        const cs_v16 v409 = CS_V16_ROTL(v408, 8);        /* cham.cs:22:80 encrypt r70 */
+        const cs_v16 v409 = CS_V16_ROTB_8(v408);         /* cham.cs:22:80 encrypt r70 */
         const cs_v16 v410 = CS_V16_SPLAT(0x47u);         /* cham.cs:23:53 encrypt r71 */
         const cs_v16 v411 = CS_V16_XOR(v392, v410);      /* cham.cs:23:53 encrypt r71 */
         const cs_v16 v412 = CS_V16_XOR(v11, v397);       /* cham.cs:23:74 encrypt r71 */
@@ -1704,7 +1744,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v417 = CS_V16_ROTL(v402, 2);        /* cham.cs:22:67 encrypt r72 */
         const cs_v16 v418 = CS_V16_XOR(v12, v417);       /* cham.cs:22:74 encrypt r72 */
         const cs_v16 v419 = CS_V16_ADD(v416, v418);      /* cham.cs:22:58 encrypt r72 */
-        const cs_v16 v420 = CS_V16_ROTL(v419, 8);        /* cham.cs:22:80 encrypt r72 */
+        const cs_v16 v420 = CS_V16_ROTB_8(v419);         /* cham.cs:22:80 encrypt r72 */
         const cs_v16 v421 = CS_V16_SPLAT(0x49u);         /* cham.cs:23:53 encrypt r73 */
         const cs_v16 v422 = CS_V16_XOR(v403, v421);      /* cham.cs:23:53 encrypt r73 */
         const cs_v16 v423 = CS_V16_XOR(v13, v408);       /* cham.cs:23:74 encrypt r73 */
@@ -1715,7 +1755,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v428 = CS_V16_ROTL(v413, 2);        /* cham.cs:22:67 encrypt r74 */
         const cs_v16 v429 = CS_V16_XOR(v14, v428);       /* cham.cs:22:74 encrypt r74 */
         const cs_v16 v430 = CS_V16_ADD(v427, v429);      /* cham.cs:22:58 encrypt r74 */
-        const cs_v16 v431 = CS_V16_ROTL(v430, 8);        /* cham.cs:22:80 encrypt r74 */
+        const cs_v16 v431 = CS_V16_ROTB_8(v430);         /* cham.cs:22:80 encrypt r74 */
         const cs_v16 v432 = CS_V16_SPLAT(0x4bu);         /* cham.cs:23:53 encrypt r75 */
         const cs_v16 v433 = CS_V16_XOR(v414, v432);      /* cham.cs:23:53 encrypt r75 */
         const cs_v16 v434 = CS_V16_XOR(v15, v419);       /* cham.cs:23:74 encrypt r75 */
@@ -1726,7 +1766,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v439 = CS_V16_ROTL(v424, 2);        /* cham.cs:22:67 encrypt r76 */
         const cs_v16 v440 = CS_V16_XOR(v16, v439);       /* cham.cs:22:74 encrypt r76 */
         const cs_v16 v441 = CS_V16_ADD(v438, v440);      /* cham.cs:22:58 encrypt r76 */
-        const cs_v16 v442 = CS_V16_ROTL(v441, 8);        /* cham.cs:22:80 encrypt r76 */
+        const cs_v16 v442 = CS_V16_ROTB_8(v441);         /* cham.cs:22:80 encrypt r76 */
         const cs_v16 v443 = CS_V16_SPLAT(0x4du);         /* cham.cs:23:53 encrypt r77 */
         const cs_v16 v444 = CS_V16_XOR(v425, v443);      /* cham.cs:23:53 encrypt r77 */
         const cs_v16 v445 = CS_V16_XOR(v17, v430);       /* cham.cs:23:74 encrypt r77 */
@@ -1737,7 +1777,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v450 = CS_V16_ROTL(v435, 2);        /* cham.cs:22:67 encrypt r78 */
         const cs_v16 v451 = CS_V16_XOR(v18, v450);       /* cham.cs:22:74 encrypt r78 */
         const cs_v16 v452 = CS_V16_ADD(v449, v451);      /* cham.cs:22:58 encrypt r78 */
-        const cs_v16 v453 = CS_V16_ROTL(v452, 8);        /* cham.cs:22:80 encrypt r78 */
+        const cs_v16 v453 = CS_V16_ROTB_8(v452);         /* cham.cs:22:80 encrypt r78 */
         const cs_v16 v454 = CS_V16_SPLAT(0x4fu);         /* cham.cs:23:53 encrypt r79 */
         const cs_v16 v455 = CS_V16_XOR(v436, v454);      /* cham.cs:23:53 encrypt r79 */
         const cs_v16 v456 = CS_V16_XOR(v19, v441);       /* cham.cs:23:74 encrypt r79 */
@@ -1748,7 +1788,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v461 = CS_V16_ROTL(v446, 2);        /* cham.cs:22:67 encrypt r80 */
         const cs_v16 v462 = CS_V16_XOR(v4, v461);        /* cham.cs:22:74 encrypt r80 */
         const cs_v16 v463 = CS_V16_ADD(v460, v462);      /* cham.cs:22:58 encrypt r80 */
-        const cs_v16 v464 = CS_V16_ROTL(v463, 8);        /* cham.cs:22:80 encrypt r80 */
+        const cs_v16 v464 = CS_V16_ROTB_8(v463);         /* cham.cs:22:80 encrypt r80 */
         const cs_v16 v465 = CS_V16_SPLAT(0x51u);         /* cham.cs:23:53 encrypt r81 */
         const cs_v16 v466 = CS_V16_XOR(v447, v465);      /* cham.cs:23:53 encrypt r81 */
         const cs_v16 v467 = CS_V16_XOR(v5, v452);        /* cham.cs:23:74 encrypt r81 */
@@ -1759,7 +1799,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v472 = CS_V16_ROTL(v457, 2);        /* cham.cs:22:67 encrypt r82 */
         const cs_v16 v473 = CS_V16_XOR(v6, v472);        /* cham.cs:22:74 encrypt r82 */
         const cs_v16 v474 = CS_V16_ADD(v471, v473);      /* cham.cs:22:58 encrypt r82 */
-        const cs_v16 v475 = CS_V16_ROTL(v474, 8);        /* cham.cs:22:80 encrypt r82 */
+        const cs_v16 v475 = CS_V16_ROTB_8(v474);         /* cham.cs:22:80 encrypt r82 */
         const cs_v16 v476 = CS_V16_SPLAT(0x53u);         /* cham.cs:23:53 encrypt r83 */
         const cs_v16 v477 = CS_V16_XOR(v458, v476);      /* cham.cs:23:53 encrypt r83 */
         const cs_v16 v478 = CS_V16_XOR(v7, v463);        /* cham.cs:23:74 encrypt r83 */
@@ -1770,7 +1810,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v483 = CS_V16_ROTL(v468, 2);        /* cham.cs:22:67 encrypt r84 */
         const cs_v16 v484 = CS_V16_XOR(v8, v483);        /* cham.cs:22:74 encrypt r84 */
         const cs_v16 v485 = CS_V16_ADD(v482, v484);      /* cham.cs:22:58 encrypt r84 */
-        const cs_v16 v486 = CS_V16_ROTL(v485, 8);        /* cham.cs:22:80 encrypt r84 */
+        const cs_v16 v486 = CS_V16_ROTB_8(v485);         /* cham.cs:22:80 encrypt r84 */
         const cs_v16 v487 = CS_V16_SPLAT(0x55u);         /* cham.cs:23:53 encrypt r85 */
         const cs_v16 v488 = CS_V16_XOR(v469, v487);      /* cham.cs:23:53 encrypt r85 */
         const cs_v16 v489 = CS_V16_XOR(v9, v474);        /* cham.cs:23:74 encrypt r85 */
@@ -1781,7 +1821,7 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v494 = CS_V16_ROTL(v479, 2);        /* cham.cs:22:67 encrypt r86 */
         const cs_v16 v495 = CS_V16_XOR(v10, v494);       /* cham.cs:22:74 encrypt r86 */
         const cs_v16 v496 = CS_V16_ADD(v493, v495);      /* cham.cs:22:58 encrypt r86 */
-        const cs_v16 v497 = CS_V16_ROTL(v496, 8);        /* cham.cs:22:80 encrypt r86 */
+        const cs_v16 v497 = CS_V16_ROTB_8(v496);         /* cham.cs:22:80 encrypt r86 */
         const cs_v16 v498 = CS_V16_SPLAT(0x57u);         /* cham.cs:23:53 encrypt r87 */
         const cs_v16 v499 = CS_V16_XOR(v480, v498);      /* cham.cs:23:53 encrypt r87 */
         const cs_v16 v500 = CS_V16_XOR(v11, v485);       /* cham.cs:23:74 encrypt r87 */
@@ -1841,19 +1881,19 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v18 = CS_V16_SPLAT(ks->rk[14]);     /* cham.cs:27:3 decrypt */
         const cs_v16 v19 = CS_V16_SPLAT(ks->rk[15]);     /* cham.cs:27:3 decrypt */
         const cs_v16 v20 = CS_V16_ROTL(v3, 15);          /* cham.cs:32:35 decrypt r0 */
-        const cs_v16 v21 = CS_V16_ROTL(v0, 8);           /* cham.cs:32:51 decrypt r0 */
+        const cs_v16 v21 = CS_V16_ROTB_8(v0);            /* cham.cs:32:51 decrypt r0 */
         const cs_v16 v22 = CS_V16_XOR(v11, v21);         /* cham.cs:32:58 decrypt r0 */
         const cs_v16 v23 = CS_V16_SUB(v20, v22);         /* cham.cs:32:42 decrypt r0 */
         const cs_v16 v24 = CS_V16_SPLAT(0x57u);          /* cham.cs:32:64 decrypt r0 */
         const cs_v16 v25 = CS_V16_XOR(v23, v24);         /* cham.cs:32:64 decrypt r0 */
-        const cs_v16 v26 = CS_V16_ROTL(v2, 8);           /* cham.cs:31:35 decrypt r1 */
+        const cs_v16 v26 = CS_V16_ROTB_8(v2);            /* cham.cs:31:35 decrypt r1 */
         const cs_v16 v27 = CS_V16_ROTL(v25, 1);          /* cham.cs:31:51 decrypt r1 */
         const cs_v16 v28 = CS_V16_XOR(v10, v27);         /* cham.cs:31:58 decrypt r1 */
         const cs_v16 v29 = CS_V16_SUB(v26, v28);         /* cham.cs:31:42 decrypt r1 */
         const cs_v16 v30 = CS_V16_SPLAT(0x56u);          /* cham.cs:31:64 decrypt r1 */
         const cs_v16 v31 = CS_V16_XOR(v29, v30);         /* cham.cs:31:64 decrypt r1 */
         const cs_v16 v32 = CS_V16_ROTL(v1, 15);          /* cham.cs:32:35 decrypt r2 */
-        const cs_v16 v33 = CS_V16_ROTL(v31, 8);          /* cham.cs:32:51 decrypt r2 */
+        const cs_v16 v33 = CS_V16_ROTB_8(v31);           /* cham.cs:32:51 decrypt r2 */
         const cs_v16 v34 = CS_V16_XOR(v9, v33);          /* cham.cs:32:58 decrypt r2 */
         const cs_v16 v35 = CS_V16_SUB(v32, v34);         /* cham.cs:32:42 decrypt r2 */
         const cs_v16 v36 = CS_V16_SPLAT(0x55u);          /* cham.cs:32:64 decrypt r2 */
@@ -1864,7 +1904,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v41 = CS_V16_SPLAT(0x54u);          /* cham.cs:31:64 decrypt r3 */
         const cs_v16 v42 = CS_V16_XOR(v40, v41);         /* cham.cs:31:64 decrypt r3 */
         const cs_v16 v43 = CS_V16_ROTL(v25, 15);         /* cham.cs:32:35 decrypt r4 */
-        const cs_v16 v44 = CS_V16_ROTL(v42, 8);          /* cham.cs:32:51 decrypt r4 */
+        const cs_v16 v44 = CS_V16_ROTB_8(v42);           /* cham.cs:32:51 decrypt r4 */
         const cs_v16 v45 = CS_V16_XOR(v7, v44);          /* cham.cs:32:58 decrypt r4 */
         const cs_v16 v46 = CS_V16_SUB(v43, v45);         /* cham.cs:32:42 decrypt r4 */
         const cs_v16 v47 = CS_V16_SPLAT(0x53u);          /* cham.cs:32:64 decrypt r4 */
@@ -1875,7 +1915,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v52 = CS_V16_SPLAT(0x52u);          /* cham.cs:31:64 decrypt r5 */
         const cs_v16 v53 = CS_V16_XOR(v51, v52);         /* cham.cs:31:64 decrypt r5 */
         const cs_v16 v54 = CS_V16_ROTL(v37, 15);         /* cham.cs:32:35 decrypt r6 */
-        const cs_v16 v55 = CS_V16_ROTL(v53, 8);          /* cham.cs:32:51 decrypt r6 */
+        const cs_v16 v55 = CS_V16_ROTB_8(v53);           /* cham.cs:32:51 decrypt r6 */
         const cs_v16 v56 = CS_V16_XOR(v5, v55);          /* cham.cs:32:58 decrypt r6 */
         const cs_v16 v57 = CS_V16_SUB(v54, v56);         /* cham.cs:32:42 decrypt r6 */
         const cs_v16 v58 = CS_V16_SPLAT(0x51u);          /* cham.cs:32:64 decrypt r6 */
@@ -1886,7 +1926,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v63 = CS_V16_SPLAT(0x50u);          /* cham.cs:31:64 decrypt r7 */
         const cs_v16 v64 = CS_V16_XOR(v62, v63);         /* cham.cs:31:64 decrypt r7 */
         const cs_v16 v65 = CS_V16_ROTL(v48, 15);         /* cham.cs:32:35 decrypt r8 */
-        const cs_v16 v66 = CS_V16_ROTL(v64, 8);          /* cham.cs:32:51 decrypt r8 */
+        const cs_v16 v66 = CS_V16_ROTB_8(v64);           /* cham.cs:32:51 decrypt r8 */
         const cs_v16 v67 = CS_V16_XOR(v19, v66);         /* cham.cs:32:58 decrypt r8 */
         const cs_v16 v68 = CS_V16_SUB(v65, v67);         /* cham.cs:32:42 decrypt r8 */
         const cs_v16 v69 = CS_V16_SPLAT(0x4fu);          /* cham.cs:32:64 decrypt r8 */
@@ -1897,7 +1937,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v74 = CS_V16_SPLAT(0x4eu);          /* cham.cs:31:64 decrypt r9 */
         const cs_v16 v75 = CS_V16_XOR(v73, v74);         /* cham.cs:31:64 decrypt r9 */
         const cs_v16 v76 = CS_V16_ROTL(v59, 15);         /* cham.cs:32:35 decrypt r10 */
-        const cs_v16 v77 = CS_V16_ROTL(v75, 8);          /* cham.cs:32:51 decrypt r10 */
+        const cs_v16 v77 = CS_V16_ROTB_8(v75);           /* cham.cs:32:51 decrypt r10 */
         const cs_v16 v78 = CS_V16_XOR(v17, v77);         /* cham.cs:32:58 decrypt r10 */
         const cs_v16 v79 = CS_V16_SUB(v76, v78);         /* cham.cs:32:42 decrypt r10 */
         const cs_v16 v80 = CS_V16_SPLAT(0x4du);          /* cham.cs:32:64 decrypt r10 */
@@ -1908,7 +1948,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v85 = CS_V16_SPLAT(0x4cu);          /* cham.cs:31:64 decrypt r11 */
         const cs_v16 v86 = CS_V16_XOR(v84, v85);         /* cham.cs:31:64 decrypt r11 */
         const cs_v16 v87 = CS_V16_ROTL(v70, 15);         /* cham.cs:32:35 decrypt r12 */
-        const cs_v16 v88 = CS_V16_ROTL(v86, 8);          /* cham.cs:32:51 decrypt r12 */
+        const cs_v16 v88 = CS_V16_ROTB_8(v86);           /* cham.cs:32:51 decrypt r12 */
         const cs_v16 v89 = CS_V16_XOR(v15, v88);         /* cham.cs:32:58 decrypt r12 */
         const cs_v16 v90 = CS_V16_SUB(v87, v89);         /* cham.cs:32:42 decrypt r12 */
         const cs_v16 v91 = CS_V16_SPLAT(0x4bu);          /* cham.cs:32:64 decrypt r12 */
@@ -1919,7 +1959,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v96 = CS_V16_SPLAT(0x4au);          /* cham.cs:31:64 decrypt r13 */
         const cs_v16 v97 = CS_V16_XOR(v95, v96);         /* cham.cs:31:64 decrypt r13 */
         const cs_v16 v98 = CS_V16_ROTL(v81, 15);         /* cham.cs:32:35 decrypt r14 */
-        const cs_v16 v99 = CS_V16_ROTL(v97, 8);          /* cham.cs:32:51 decrypt r14 */
+        const cs_v16 v99 = CS_V16_ROTB_8(v97);           /* cham.cs:32:51 decrypt r14 */
         const cs_v16 v100 = CS_V16_XOR(v13, v99);        /* cham.cs:32:58 decrypt r14 */
         const cs_v16 v101 = CS_V16_SUB(v98, v100);       /* cham.cs:32:42 decrypt r14 */
         const cs_v16 v102 = CS_V16_SPLAT(0x49u);         /* cham.cs:32:64 decrypt r14 */
@@ -1930,7 +1970,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v107 = CS_V16_SPLAT(0x48u);         /* cham.cs:31:64 decrypt r15 */
         const cs_v16 v108 = CS_V16_XOR(v106, v107);      /* cham.cs:31:64 decrypt r15 */
         const cs_v16 v109 = CS_V16_ROTL(v92, 15);        /* cham.cs:32:35 decrypt r16 */
-        const cs_v16 v110 = CS_V16_ROTL(v108, 8);        /* cham.cs:32:51 decrypt r16 */
+        const cs_v16 v110 = CS_V16_ROTB_8(v108);         /* cham.cs:32:51 decrypt r16 */
         const cs_v16 v111 = CS_V16_XOR(v11, v110);       /* cham.cs:32:58 decrypt r16 */
         const cs_v16 v112 = CS_V16_SUB(v109, v111);      /* cham.cs:32:42 decrypt r16 */
         const cs_v16 v113 = CS_V16_SPLAT(0x47u);         /* cham.cs:32:64 decrypt r16 */
@@ -1941,7 +1981,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v118 = CS_V16_SPLAT(0x46u);         /* cham.cs:31:64 decrypt r17 */
         const cs_v16 v119 = CS_V16_XOR(v117, v118);      /* cham.cs:31:64 decrypt r17 */
         const cs_v16 v120 = CS_V16_ROTL(v103, 15);       /* cham.cs:32:35 decrypt r18 */
-        const cs_v16 v121 = CS_V16_ROTL(v119, 8);        /* cham.cs:32:51 decrypt r18 */
+        const cs_v16 v121 = CS_V16_ROTB_8(v119);         /* cham.cs:32:51 decrypt r18 */
         const cs_v16 v122 = CS_V16_XOR(v9, v121);        /* cham.cs:32:58 decrypt r18 */
         const cs_v16 v123 = CS_V16_SUB(v120, v122);      /* cham.cs:32:42 decrypt r18 */
         const cs_v16 v124 = CS_V16_SPLAT(0x45u);         /* cham.cs:32:64 decrypt r18 */
@@ -1952,7 +1992,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v129 = CS_V16_SPLAT(0x44u);         /* cham.cs:31:64 decrypt r19 */
         const cs_v16 v130 = CS_V16_XOR(v128, v129);      /* cham.cs:31:64 decrypt r19 */
         const cs_v16 v131 = CS_V16_ROTL(v114, 15);       /* cham.cs:32:35 decrypt r20 */
-        const cs_v16 v132 = CS_V16_ROTL(v130, 8);        /* cham.cs:32:51 decrypt r20 */
+        const cs_v16 v132 = CS_V16_ROTB_8(v130);         /* cham.cs:32:51 decrypt r20 */
         const cs_v16 v133 = CS_V16_XOR(v7, v132);        /* cham.cs:32:58 decrypt r20 */
         const cs_v16 v134 = CS_V16_SUB(v131, v133);      /* cham.cs:32:42 decrypt r20 */
         const cs_v16 v135 = CS_V16_SPLAT(0x43u);         /* cham.cs:32:64 decrypt r20 */
@@ -1963,7 +2003,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v140 = CS_V16_SPLAT(0x42u);         /* cham.cs:31:64 decrypt r21 */
         const cs_v16 v141 = CS_V16_XOR(v139, v140);      /* cham.cs:31:64 decrypt r21 */
         const cs_v16 v142 = CS_V16_ROTL(v125, 15);       /* cham.cs:32:35 decrypt r22 */
-        const cs_v16 v143 = CS_V16_ROTL(v141, 8);        /* cham.cs:32:51 decrypt r22 */
+        const cs_v16 v143 = CS_V16_ROTB_8(v141);         /* cham.cs:32:51 decrypt r22 */
         const cs_v16 v144 = CS_V16_XOR(v5, v143);        /* cham.cs:32:58 decrypt r22 */
         const cs_v16 v145 = CS_V16_SUB(v142, v144);      /* cham.cs:32:42 decrypt r22 */
         const cs_v16 v146 = CS_V16_SPLAT(0x41u);         /* cham.cs:32:64 decrypt r22 */
@@ -1974,7 +2014,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v151 = CS_V16_SPLAT(0x40u);         /* cham.cs:31:64 decrypt r23 */
         const cs_v16 v152 = CS_V16_XOR(v150, v151);      /* cham.cs:31:64 decrypt r23 */
         const cs_v16 v153 = CS_V16_ROTL(v136, 15);       /* cham.cs:32:35 decrypt r24 */
-        const cs_v16 v154 = CS_V16_ROTL(v152, 8);        /* cham.cs:32:51 decrypt r24 */
+        const cs_v16 v154 = CS_V16_ROTB_8(v152);         /* cham.cs:32:51 decrypt r24 */
         const cs_v16 v155 = CS_V16_XOR(v19, v154);       /* cham.cs:32:58 decrypt r24 */
         const cs_v16 v156 = CS_V16_SUB(v153, v155);      /* cham.cs:32:42 decrypt r24 */
         const cs_v16 v157 = CS_V16_SPLAT(0x3fu);         /* cham.cs:32:64 decrypt r24 */
@@ -1985,7 +2025,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v162 = CS_V16_SPLAT(0x3eu);         /* cham.cs:31:64 decrypt r25 */
         const cs_v16 v163 = CS_V16_XOR(v161, v162);      /* cham.cs:31:64 decrypt r25 */
         const cs_v16 v164 = CS_V16_ROTL(v147, 15);       /* cham.cs:32:35 decrypt r26 */
-        const cs_v16 v165 = CS_V16_ROTL(v163, 8);        /* cham.cs:32:51 decrypt r26 */
+        const cs_v16 v165 = CS_V16_ROTB_8(v163);         /* cham.cs:32:51 decrypt r26 */
         const cs_v16 v166 = CS_V16_XOR(v17, v165);       /* cham.cs:32:58 decrypt r26 */
         const cs_v16 v167 = CS_V16_SUB(v164, v166);      /* cham.cs:32:42 decrypt r26 */
         const cs_v16 v168 = CS_V16_SPLAT(0x3du);         /* cham.cs:32:64 decrypt r26 */
@@ -1996,7 +2036,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v173 = CS_V16_SPLAT(0x3cu);         /* cham.cs:31:64 decrypt r27 */
         const cs_v16 v174 = CS_V16_XOR(v172, v173);      /* cham.cs:31:64 decrypt r27 */
         const cs_v16 v175 = CS_V16_ROTL(v158, 15);       /* cham.cs:32:35 decrypt r28 */
-        const cs_v16 v176 = CS_V16_ROTL(v174, 8);        /* cham.cs:32:51 decrypt r28 */
+        const cs_v16 v176 = CS_V16_ROTB_8(v174);         /* cham.cs:32:51 decrypt r28 */
         const cs_v16 v177 = CS_V16_XOR(v15, v176);       /* cham.cs:32:58 decrypt r28 */
         const cs_v16 v178 = CS_V16_SUB(v175, v177);      /* cham.cs:32:42 decrypt r28 */
         const cs_v16 v179 = CS_V16_SPLAT(0x3bu);         /* cham.cs:32:64 decrypt r28 */
@@ -2007,7 +2047,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v184 = CS_V16_SPLAT(0x3au);         /* cham.cs:31:64 decrypt r29 */
         const cs_v16 v185 = CS_V16_XOR(v183, v184);      /* cham.cs:31:64 decrypt r29 */
         const cs_v16 v186 = CS_V16_ROTL(v169, 15);       /* cham.cs:32:35 decrypt r30 */
-        const cs_v16 v187 = CS_V16_ROTL(v185, 8);        /* cham.cs:32:51 decrypt r30 */
+        const cs_v16 v187 = CS_V16_ROTB_8(v185);         /* cham.cs:32:51 decrypt r30 */
         const cs_v16 v188 = CS_V16_XOR(v13, v187);       /* cham.cs:32:58 decrypt r30 */
         const cs_v16 v189 = CS_V16_SUB(v186, v188);      /* cham.cs:32:42 decrypt r30 */
         const cs_v16 v190 = CS_V16_SPLAT(0x39u);         /* cham.cs:32:64 decrypt r30 */
@@ -2018,7 +2058,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v195 = CS_V16_SPLAT(0x38u);         /* cham.cs:31:64 decrypt r31 */
         const cs_v16 v196 = CS_V16_XOR(v194, v195);      /* cham.cs:31:64 decrypt r31 */
         const cs_v16 v197 = CS_V16_ROTL(v180, 15);       /* cham.cs:32:35 decrypt r32 */
-        const cs_v16 v198 = CS_V16_ROTL(v196, 8);        /* cham.cs:32:51 decrypt r32 */
+        const cs_v16 v198 = CS_V16_ROTB_8(v196);         /* cham.cs:32:51 decrypt r32 */
         const cs_v16 v199 = CS_V16_XOR(v11, v198);       /* cham.cs:32:58 decrypt r32 */
         const cs_v16 v200 = CS_V16_SUB(v197, v199);      /* cham.cs:32:42 decrypt r32 */
         const cs_v16 v201 = CS_V16_SPLAT(0x37u);         /* cham.cs:32:64 decrypt r32 */
@@ -2029,7 +2069,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v206 = CS_V16_SPLAT(0x36u);         /* cham.cs:31:64 decrypt r33 */
         const cs_v16 v207 = CS_V16_XOR(v205, v206);      /* cham.cs:31:64 decrypt r33 */
         const cs_v16 v208 = CS_V16_ROTL(v191, 15);       /* cham.cs:32:35 decrypt r34 */
-        const cs_v16 v209 = CS_V16_ROTL(v207, 8);        /* cham.cs:32:51 decrypt r34 */
+        const cs_v16 v209 = CS_V16_ROTB_8(v207);         /* cham.cs:32:51 decrypt r34 */
         const cs_v16 v210 = CS_V16_XOR(v9, v209);        /* cham.cs:32:58 decrypt r34 */
         const cs_v16 v211 = CS_V16_SUB(v208, v210);      /* cham.cs:32:42 decrypt r34 */
         const cs_v16 v212 = CS_V16_SPLAT(0x35u);         /* cham.cs:32:64 decrypt r34 */
@@ -2040,7 +2080,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v217 = CS_V16_SPLAT(0x34u);         /* cham.cs:31:64 decrypt r35 */
         const cs_v16 v218 = CS_V16_XOR(v216, v217);      /* cham.cs:31:64 decrypt r35 */
         const cs_v16 v219 = CS_V16_ROTL(v202, 15);       /* cham.cs:32:35 decrypt r36 */
-        const cs_v16 v220 = CS_V16_ROTL(v218, 8);        /* cham.cs:32:51 decrypt r36 */
+        const cs_v16 v220 = CS_V16_ROTB_8(v218);         /* cham.cs:32:51 decrypt r36 */
         const cs_v16 v221 = CS_V16_XOR(v7, v220);        /* cham.cs:32:58 decrypt r36 */
         const cs_v16 v222 = CS_V16_SUB(v219, v221);      /* cham.cs:32:42 decrypt r36 */
         const cs_v16 v223 = CS_V16_SPLAT(0x33u);         /* cham.cs:32:64 decrypt r36 */
@@ -2051,7 +2091,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v228 = CS_V16_SPLAT(0x32u);         /* cham.cs:31:64 decrypt r37 */
         const cs_v16 v229 = CS_V16_XOR(v227, v228);      /* cham.cs:31:64 decrypt r37 */
         const cs_v16 v230 = CS_V16_ROTL(v213, 15);       /* cham.cs:32:35 decrypt r38 */
-        const cs_v16 v231 = CS_V16_ROTL(v229, 8);        /* cham.cs:32:51 decrypt r38 */
+        const cs_v16 v231 = CS_V16_ROTB_8(v229);         /* cham.cs:32:51 decrypt r38 */
         const cs_v16 v232 = CS_V16_XOR(v5, v231);        /* cham.cs:32:58 decrypt r38 */
         const cs_v16 v233 = CS_V16_SUB(v230, v232);      /* cham.cs:32:42 decrypt r38 */
         const cs_v16 v234 = CS_V16_SPLAT(0x31u);         /* cham.cs:32:64 decrypt r38 */
@@ -2062,7 +2102,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v239 = CS_V16_SPLAT(0x30u);         /* cham.cs:31:64 decrypt r39 */
         const cs_v16 v240 = CS_V16_XOR(v238, v239);      /* cham.cs:31:64 decrypt r39 */
         const cs_v16 v241 = CS_V16_ROTL(v224, 15);       /* cham.cs:32:35 decrypt r40 */
-        const cs_v16 v242 = CS_V16_ROTL(v240, 8);        /* cham.cs:32:51 decrypt r40 */
+        const cs_v16 v242 = CS_V16_ROTB_8(v240);         /* cham.cs:32:51 decrypt r40 */
         const cs_v16 v243 = CS_V16_XOR(v19, v242);       /* cham.cs:32:58 decrypt r40 */
         const cs_v16 v244 = CS_V16_SUB(v241, v243);      /* cham.cs:32:42 decrypt r40 */
         const cs_v16 v245 = CS_V16_SPLAT(0x2fu);         /* cham.cs:32:64 decrypt r40 */
@@ -2073,7 +2113,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v250 = CS_V16_SPLAT(0x2eu);         /* cham.cs:31:64 decrypt r41 */
         const cs_v16 v251 = CS_V16_XOR(v249, v250);      /* cham.cs:31:64 decrypt r41 */
         const cs_v16 v252 = CS_V16_ROTL(v235, 15);       /* cham.cs:32:35 decrypt r42 */
-        const cs_v16 v253 = CS_V16_ROTL(v251, 8);        /* cham.cs:32:51 decrypt r42 */
+        const cs_v16 v253 = CS_V16_ROTB_8(v251);         /* cham.cs:32:51 decrypt r42 */
         const cs_v16 v254 = CS_V16_XOR(v17, v253);       /* cham.cs:32:58 decrypt r42 */
         const cs_v16 v255 = CS_V16_SUB(v252, v254);      /* cham.cs:32:42 decrypt r42 */
         const cs_v16 v256 = CS_V16_SPLAT(0x2du);         /* cham.cs:32:64 decrypt r42 */
@@ -2084,7 +2124,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v261 = CS_V16_SPLAT(0x2cu);         /* cham.cs:31:64 decrypt r43 */
         const cs_v16 v262 = CS_V16_XOR(v260, v261);      /* cham.cs:31:64 decrypt r43 */
         const cs_v16 v263 = CS_V16_ROTL(v246, 15);       /* cham.cs:32:35 decrypt r44 */
-        const cs_v16 v264 = CS_V16_ROTL(v262, 8);        /* cham.cs:32:51 decrypt r44 */
+        const cs_v16 v264 = CS_V16_ROTB_8(v262);         /* cham.cs:32:51 decrypt r44 */
         const cs_v16 v265 = CS_V16_XOR(v15, v264);       /* cham.cs:32:58 decrypt r44 */
         const cs_v16 v266 = CS_V16_SUB(v263, v265);      /* cham.cs:32:42 decrypt r44 */
         const cs_v16 v267 = CS_V16_SPLAT(0x2bu);         /* cham.cs:32:64 decrypt r44 */
@@ -2095,7 +2135,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v272 = CS_V16_SPLAT(0x2au);         /* cham.cs:31:64 decrypt r45 */
         const cs_v16 v273 = CS_V16_XOR(v271, v272);      /* cham.cs:31:64 decrypt r45 */
         const cs_v16 v274 = CS_V16_ROTL(v257, 15);       /* cham.cs:32:35 decrypt r46 */
-        const cs_v16 v275 = CS_V16_ROTL(v273, 8);        /* cham.cs:32:51 decrypt r46 */
+        const cs_v16 v275 = CS_V16_ROTB_8(v273);         /* cham.cs:32:51 decrypt r46 */
         const cs_v16 v276 = CS_V16_XOR(v13, v275);       /* cham.cs:32:58 decrypt r46 */
         const cs_v16 v277 = CS_V16_SUB(v274, v276);      /* cham.cs:32:42 decrypt r46 */
         const cs_v16 v278 = CS_V16_SPLAT(0x29u);         /* cham.cs:32:64 decrypt r46 */
@@ -2106,7 +2146,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v283 = CS_V16_SPLAT(0x28u);         /* cham.cs:31:64 decrypt r47 */
         const cs_v16 v284 = CS_V16_XOR(v282, v283);      /* cham.cs:31:64 decrypt r47 */
         const cs_v16 v285 = CS_V16_ROTL(v268, 15);       /* cham.cs:32:35 decrypt r48 */
-        const cs_v16 v286 = CS_V16_ROTL(v284, 8);        /* cham.cs:32:51 decrypt r48 */
+        const cs_v16 v286 = CS_V16_ROTB_8(v284);         /* cham.cs:32:51 decrypt r48 */
         const cs_v16 v287 = CS_V16_XOR(v11, v286);       /* cham.cs:32:58 decrypt r48 */
         const cs_v16 v288 = CS_V16_SUB(v285, v287);      /* cham.cs:32:42 decrypt r48 */
         const cs_v16 v289 = CS_V16_SPLAT(0x27u);         /* cham.cs:32:64 decrypt r48 */
@@ -2117,7 +2157,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v294 = CS_V16_SPLAT(0x26u);         /* cham.cs:31:64 decrypt r49 */
         const cs_v16 v295 = CS_V16_XOR(v293, v294);      /* cham.cs:31:64 decrypt r49 */
         const cs_v16 v296 = CS_V16_ROTL(v279, 15);       /* cham.cs:32:35 decrypt r50 */
-        const cs_v16 v297 = CS_V16_ROTL(v295, 8);        /* cham.cs:32:51 decrypt r50 */
+        const cs_v16 v297 = CS_V16_ROTB_8(v295);         /* cham.cs:32:51 decrypt r50 */
         const cs_v16 v298 = CS_V16_XOR(v9, v297);        /* cham.cs:32:58 decrypt r50 */
         const cs_v16 v299 = CS_V16_SUB(v296, v298);      /* cham.cs:32:42 decrypt r50 */
         const cs_v16 v300 = CS_V16_SPLAT(0x25u);         /* cham.cs:32:64 decrypt r50 */
@@ -2128,7 +2168,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v305 = CS_V16_SPLAT(0x24u);         /* cham.cs:31:64 decrypt r51 */
         const cs_v16 v306 = CS_V16_XOR(v304, v305);      /* cham.cs:31:64 decrypt r51 */
         const cs_v16 v307 = CS_V16_ROTL(v290, 15);       /* cham.cs:32:35 decrypt r52 */
-        const cs_v16 v308 = CS_V16_ROTL(v306, 8);        /* cham.cs:32:51 decrypt r52 */
+        const cs_v16 v308 = CS_V16_ROTB_8(v306);         /* cham.cs:32:51 decrypt r52 */
         const cs_v16 v309 = CS_V16_XOR(v7, v308);        /* cham.cs:32:58 decrypt r52 */
         const cs_v16 v310 = CS_V16_SUB(v307, v309);      /* cham.cs:32:42 decrypt r52 */
         const cs_v16 v311 = CS_V16_SPLAT(0x23u);         /* cham.cs:32:64 decrypt r52 */
@@ -2139,7 +2179,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v316 = CS_V16_SPLAT(0x22u);         /* cham.cs:31:64 decrypt r53 */
         const cs_v16 v317 = CS_V16_XOR(v315, v316);      /* cham.cs:31:64 decrypt r53 */
         const cs_v16 v318 = CS_V16_ROTL(v301, 15);       /* cham.cs:32:35 decrypt r54 */
-        const cs_v16 v319 = CS_V16_ROTL(v317, 8);        /* cham.cs:32:51 decrypt r54 */
+        const cs_v16 v319 = CS_V16_ROTB_8(v317);         /* cham.cs:32:51 decrypt r54 */
         const cs_v16 v320 = CS_V16_XOR(v5, v319);        /* cham.cs:32:58 decrypt r54 */
         const cs_v16 v321 = CS_V16_SUB(v318, v320);      /* cham.cs:32:42 decrypt r54 */
         const cs_v16 v322 = CS_V16_SPLAT(0x21u);         /* cham.cs:32:64 decrypt r54 */
@@ -2150,7 +2190,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v327 = CS_V16_SPLAT(0x20u);         /* cham.cs:31:64 decrypt r55 */
         const cs_v16 v328 = CS_V16_XOR(v326, v327);      /* cham.cs:31:64 decrypt r55 */
         const cs_v16 v329 = CS_V16_ROTL(v312, 15);       /* cham.cs:32:35 decrypt r56 */
-        const cs_v16 v330 = CS_V16_ROTL(v328, 8);        /* cham.cs:32:51 decrypt r56 */
+        const cs_v16 v330 = CS_V16_ROTB_8(v328);         /* cham.cs:32:51 decrypt r56 */
         const cs_v16 v331 = CS_V16_XOR(v19, v330);       /* cham.cs:32:58 decrypt r56 */
         const cs_v16 v332 = CS_V16_SUB(v329, v331);      /* cham.cs:32:42 decrypt r56 */
         const cs_v16 v333 = CS_V16_SPLAT(0x1fu);         /* cham.cs:32:64 decrypt r56 */
@@ -2161,7 +2201,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v338 = CS_V16_SPLAT(0x1eu);         /* cham.cs:31:64 decrypt r57 */
         const cs_v16 v339 = CS_V16_XOR(v337, v338);      /* cham.cs:31:64 decrypt r57 */
         const cs_v16 v340 = CS_V16_ROTL(v323, 15);       /* cham.cs:32:35 decrypt r58 */
-        const cs_v16 v341 = CS_V16_ROTL(v339, 8);        /* cham.cs:32:51 decrypt r58 */
+        const cs_v16 v341 = CS_V16_ROTB_8(v339);         /* cham.cs:32:51 decrypt r58 */
         const cs_v16 v342 = CS_V16_XOR(v17, v341);       /* cham.cs:32:58 decrypt r58 */
         const cs_v16 v343 = CS_V16_SUB(v340, v342);      /* cham.cs:32:42 decrypt r58 */
         const cs_v16 v344 = CS_V16_SPLAT(0x1du);         /* cham.cs:32:64 decrypt r58 */
@@ -2172,7 +2212,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v349 = CS_V16_SPLAT(0x1cu);         /* cham.cs:31:64 decrypt r59 */
         const cs_v16 v350 = CS_V16_XOR(v348, v349);      /* cham.cs:31:64 decrypt r59 */
         const cs_v16 v351 = CS_V16_ROTL(v334, 15);       /* cham.cs:32:35 decrypt r60 */
-        const cs_v16 v352 = CS_V16_ROTL(v350, 8);        /* cham.cs:32:51 decrypt r60 */
+        const cs_v16 v352 = CS_V16_ROTB_8(v350);         /* cham.cs:32:51 decrypt r60 */
         const cs_v16 v353 = CS_V16_XOR(v15, v352);       /* cham.cs:32:58 decrypt r60 */
         const cs_v16 v354 = CS_V16_SUB(v351, v353);      /* cham.cs:32:42 decrypt r60 */
         const cs_v16 v355 = CS_V16_SPLAT(0x1bu);         /* cham.cs:32:64 decrypt r60 */
@@ -2183,7 +2223,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v360 = CS_V16_SPLAT(0x1au);         /* cham.cs:31:64 decrypt r61 */
         const cs_v16 v361 = CS_V16_XOR(v359, v360);      /* cham.cs:31:64 decrypt r61 */
         const cs_v16 v362 = CS_V16_ROTL(v345, 15);       /* cham.cs:32:35 decrypt r62 */
-        const cs_v16 v363 = CS_V16_ROTL(v361, 8);        /* cham.cs:32:51 decrypt r62 */
+        const cs_v16 v363 = CS_V16_ROTB_8(v361);         /* cham.cs:32:51 decrypt r62 */
         const cs_v16 v364 = CS_V16_XOR(v13, v363);       /* cham.cs:32:58 decrypt r62 */
         const cs_v16 v365 = CS_V16_SUB(v362, v364);      /* cham.cs:32:42 decrypt r62 */
         const cs_v16 v366 = CS_V16_SPLAT(0x19u);         /* cham.cs:32:64 decrypt r62 */
@@ -2194,7 +2234,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v371 = CS_V16_SPLAT(0x18u);         /* cham.cs:31:64 decrypt r63 */
         const cs_v16 v372 = CS_V16_XOR(v370, v371);      /* cham.cs:31:64 decrypt r63 */
         const cs_v16 v373 = CS_V16_ROTL(v356, 15);       /* cham.cs:32:35 decrypt r64 */
-        const cs_v16 v374 = CS_V16_ROTL(v372, 8);        /* cham.cs:32:51 decrypt r64 */
+        const cs_v16 v374 = CS_V16_ROTB_8(v372);         /* cham.cs:32:51 decrypt r64 */
         const cs_v16 v375 = CS_V16_XOR(v11, v374);       /* cham.cs:32:58 decrypt r64 */
         const cs_v16 v376 = CS_V16_SUB(v373, v375);      /* cham.cs:32:42 decrypt r64 */
         const cs_v16 v377 = CS_V16_SPLAT(0x17u);         /* cham.cs:32:64 decrypt r64 */
@@ -2205,7 +2245,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v382 = CS_V16_SPLAT(0x16u);         /* cham.cs:31:64 decrypt r65 */
         const cs_v16 v383 = CS_V16_XOR(v381, v382);      /* cham.cs:31:64 decrypt r65 */
         const cs_v16 v384 = CS_V16_ROTL(v367, 15);       /* cham.cs:32:35 decrypt r66 */
-        const cs_v16 v385 = CS_V16_ROTL(v383, 8);        /* cham.cs:32:51 decrypt r66 */
+        const cs_v16 v385 = CS_V16_ROTB_8(v383);         /* cham.cs:32:51 decrypt r66 */
         const cs_v16 v386 = CS_V16_XOR(v9, v385);        /* cham.cs:32:58 decrypt r66 */
         const cs_v16 v387 = CS_V16_SUB(v384, v386);      /* cham.cs:32:42 decrypt r66 */
         const cs_v16 v388 = CS_V16_SPLAT(0x15u);         /* cham.cs:32:64 decrypt r66 */
@@ -2216,7 +2256,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v393 = CS_V16_SPLAT(0x14u);         /* cham.cs:31:64 decrypt r67 */
         const cs_v16 v394 = CS_V16_XOR(v392, v393);      /* cham.cs:31:64 decrypt r67 */
         const cs_v16 v395 = CS_V16_ROTL(v378, 15);       /* cham.cs:32:35 decrypt r68 */
-        const cs_v16 v396 = CS_V16_ROTL(v394, 8);        /* cham.cs:32:51 decrypt r68 */
+        const cs_v16 v396 = CS_V16_ROTB_8(v394);         /* cham.cs:32:51 decrypt r68 */
         const cs_v16 v397 = CS_V16_XOR(v7, v396);        /* cham.cs:32:58 decrypt r68 */
         const cs_v16 v398 = CS_V16_SUB(v395, v397);      /* cham.cs:32:42 decrypt r68 */
         const cs_v16 v399 = CS_V16_SPLAT(0x13u);         /* cham.cs:32:64 decrypt r68 */
@@ -2227,7 +2267,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v404 = CS_V16_SPLAT(0x12u);         /* cham.cs:31:64 decrypt r69 */
         const cs_v16 v405 = CS_V16_XOR(v403, v404);      /* cham.cs:31:64 decrypt r69 */
         const cs_v16 v406 = CS_V16_ROTL(v389, 15);       /* cham.cs:32:35 decrypt r70 */
-        const cs_v16 v407 = CS_V16_ROTL(v405, 8);        /* cham.cs:32:51 decrypt r70 */
+        const cs_v16 v407 = CS_V16_ROTB_8(v405);         /* cham.cs:32:51 decrypt r70 */
         const cs_v16 v408 = CS_V16_XOR(v5, v407);        /* cham.cs:32:58 decrypt r70 */
         const cs_v16 v409 = CS_V16_SUB(v406, v408);      /* cham.cs:32:42 decrypt r70 */
         const cs_v16 v410 = CS_V16_SPLAT(0x11u);         /* cham.cs:32:64 decrypt r70 */
@@ -2238,7 +2278,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v415 = CS_V16_SPLAT(0x10u);         /* cham.cs:31:64 decrypt r71 */
         const cs_v16 v416 = CS_V16_XOR(v414, v415);      /* cham.cs:31:64 decrypt r71 */
         const cs_v16 v417 = CS_V16_ROTL(v400, 15);       /* cham.cs:32:35 decrypt r72 */
-        const cs_v16 v418 = CS_V16_ROTL(v416, 8);        /* cham.cs:32:51 decrypt r72 */
+        const cs_v16 v418 = CS_V16_ROTB_8(v416);         /* cham.cs:32:51 decrypt r72 */
         const cs_v16 v419 = CS_V16_XOR(v19, v418);       /* cham.cs:32:58 decrypt r72 */
         const cs_v16 v420 = CS_V16_SUB(v417, v419);      /* cham.cs:32:42 decrypt r72 */
         const cs_v16 v421 = CS_V16_SPLAT(0xfu);          /* cham.cs:32:64 decrypt r72 */
@@ -2249,7 +2289,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v426 = CS_V16_SPLAT(0xeu);          /* cham.cs:31:64 decrypt r73 */
         const cs_v16 v427 = CS_V16_XOR(v425, v426);      /* cham.cs:31:64 decrypt r73 */
         const cs_v16 v428 = CS_V16_ROTL(v411, 15);       /* cham.cs:32:35 decrypt r74 */
-        const cs_v16 v429 = CS_V16_ROTL(v427, 8);        /* cham.cs:32:51 decrypt r74 */
+        const cs_v16 v429 = CS_V16_ROTB_8(v427);         /* cham.cs:32:51 decrypt r74 */
         const cs_v16 v430 = CS_V16_XOR(v17, v429);       /* cham.cs:32:58 decrypt r74 */
         const cs_v16 v431 = CS_V16_SUB(v428, v430);      /* cham.cs:32:42 decrypt r74 */
         const cs_v16 v432 = CS_V16_SPLAT(0xdu);          /* cham.cs:32:64 decrypt r74 */
@@ -2260,7 +2300,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v437 = CS_V16_SPLAT(0xcu);          /* cham.cs:31:64 decrypt r75 */
         const cs_v16 v438 = CS_V16_XOR(v436, v437);      /* cham.cs:31:64 decrypt r75 */
         const cs_v16 v439 = CS_V16_ROTL(v422, 15);       /* cham.cs:32:35 decrypt r76 */
-        const cs_v16 v440 = CS_V16_ROTL(v438, 8);        /* cham.cs:32:51 decrypt r76 */
+        const cs_v16 v440 = CS_V16_ROTB_8(v438);         /* cham.cs:32:51 decrypt r76 */
         const cs_v16 v441 = CS_V16_XOR(v15, v440);       /* cham.cs:32:58 decrypt r76 */
         const cs_v16 v442 = CS_V16_SUB(v439, v441);      /* cham.cs:32:42 decrypt r76 */
         const cs_v16 v443 = CS_V16_SPLAT(0xbu);          /* cham.cs:32:64 decrypt r76 */
@@ -2271,7 +2311,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v448 = CS_V16_SPLAT(0xau);          /* cham.cs:31:64 decrypt r77 */
         const cs_v16 v449 = CS_V16_XOR(v447, v448);      /* cham.cs:31:64 decrypt r77 */
         const cs_v16 v450 = CS_V16_ROTL(v433, 15);       /* cham.cs:32:35 decrypt r78 */
-        const cs_v16 v451 = CS_V16_ROTL(v449, 8);        /* cham.cs:32:51 decrypt r78 */
+        const cs_v16 v451 = CS_V16_ROTB_8(v449);         /* cham.cs:32:51 decrypt r78 */
         const cs_v16 v452 = CS_V16_XOR(v13, v451);       /* cham.cs:32:58 decrypt r78 */
         const cs_v16 v453 = CS_V16_SUB(v450, v452);      /* cham.cs:32:42 decrypt r78 */
         const cs_v16 v454 = CS_V16_SPLAT(0x9u);          /* cham.cs:32:64 decrypt r78 */
@@ -2282,7 +2322,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v459 = CS_V16_SPLAT(0x8u);          /* cham.cs:31:64 decrypt r79 */
         const cs_v16 v460 = CS_V16_XOR(v458, v459);      /* cham.cs:31:64 decrypt r79 */
         const cs_v16 v461 = CS_V16_ROTL(v444, 15);       /* cham.cs:32:35 decrypt r80 */
-        const cs_v16 v462 = CS_V16_ROTL(v460, 8);        /* cham.cs:32:51 decrypt r80 */
+        const cs_v16 v462 = CS_V16_ROTB_8(v460);         /* cham.cs:32:51 decrypt r80 */
         const cs_v16 v463 = CS_V16_XOR(v11, v462);       /* cham.cs:32:58 decrypt r80 */
         const cs_v16 v464 = CS_V16_SUB(v461, v463);      /* cham.cs:32:42 decrypt r80 */
         const cs_v16 v465 = CS_V16_SPLAT(0x7u);          /* cham.cs:32:64 decrypt r80 */
@@ -2293,7 +2333,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v470 = CS_V16_SPLAT(0x6u);          /* cham.cs:31:64 decrypt r81 */
         const cs_v16 v471 = CS_V16_XOR(v469, v470);      /* cham.cs:31:64 decrypt r81 */
         const cs_v16 v472 = CS_V16_ROTL(v455, 15);       /* cham.cs:32:35 decrypt r82 */
-        const cs_v16 v473 = CS_V16_ROTL(v471, 8);        /* cham.cs:32:51 decrypt r82 */
+        const cs_v16 v473 = CS_V16_ROTB_8(v471);         /* cham.cs:32:51 decrypt r82 */
         const cs_v16 v474 = CS_V16_XOR(v9, v473);        /* cham.cs:32:58 decrypt r82 */
         const cs_v16 v475 = CS_V16_SUB(v472, v474);      /* cham.cs:32:42 decrypt r82 */
         const cs_v16 v476 = CS_V16_SPLAT(0x5u);          /* cham.cs:32:64 decrypt r82 */
@@ -2304,7 +2344,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v481 = CS_V16_SPLAT(0x4u);          /* cham.cs:31:64 decrypt r83 */
         const cs_v16 v482 = CS_V16_XOR(v480, v481);      /* cham.cs:31:64 decrypt r83 */
         const cs_v16 v483 = CS_V16_ROTL(v466, 15);       /* cham.cs:32:35 decrypt r84 */
-        const cs_v16 v484 = CS_V16_ROTL(v482, 8);        /* cham.cs:32:51 decrypt r84 */
+        const cs_v16 v484 = CS_V16_ROTB_8(v482);         /* cham.cs:32:51 decrypt r84 */
         const cs_v16 v485 = CS_V16_XOR(v7, v484);        /* cham.cs:32:58 decrypt r84 */
         const cs_v16 v486 = CS_V16_SUB(v483, v485);      /* cham.cs:32:42 decrypt r84 */
         const cs_v16 v487 = CS_V16_SPLAT(0x3u);          /* cham.cs:32:64 decrypt r84 */
@@ -2315,7 +2355,7 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         const cs_v16 v492 = CS_V16_SPLAT(0x2u);          /* cham.cs:31:64 decrypt r85 */
         const cs_v16 v493 = CS_V16_XOR(v491, v492);      /* cham.cs:31:64 decrypt r85 */
         const cs_v16 v494 = CS_V16_ROTL(v477, 15);       /* cham.cs:32:35 decrypt r86 */
-        const cs_v16 v495 = CS_V16_ROTL(v493, 8);        /* cham.cs:32:51 decrypt r86 */
+        const cs_v16 v495 = CS_V16_ROTB_8(v493);         /* cham.cs:32:51 decrypt r86 */
         const cs_v16 v496 = CS_V16_XOR(v5, v495);        /* cham.cs:32:58 decrypt r86 */
         const cs_v16 v497 = CS_V16_SUB(v494, v496);      /* cham.cs:32:42 decrypt r86 */
         const cs_v16 v498 = CS_V16_SPLAT(0x1u);          /* cham.cs:32:64 decrypt r86 */
@@ -2350,6 +2390,27 @@ static void cs_ctr_increment(uint8_t *ctr)
     for (i = CS_BLOCK - 1; i >= 0; i--) {
         ctr[i] = (uint8_t)(ctr[i] + 1);
         if (ctr[i] != 0) break;
+    }
+}
+
+/* dst = n counter blocks ctr, ctr + 1, ...; ctr becomes ctr + n */
+static void cs_ctr_fill(uint8_t *dst, uint8_t *ctr, size_t n)
+{
+    size_t j;
+#if CS_BLOCK >= 8
+    uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+    if (lo <= UINT64_MAX - n) {  /* no carry out of the low 64 bits in this run: add to them directly */
+        for (j = 0; j < n; j++) {
+            memcpy(dst + j * CS_BLOCK, ctr, CS_BLOCK - 8);
+            cs_store64be(dst + j * CS_BLOCK + CS_BLOCK - 8, lo + j);
+        }
+        cs_store64be(ctr + CS_BLOCK - 8, lo + n);
+        return;
+    }
+#endif
+    for (j = 0; j < n; j++) {
+        memcpy(dst + j * CS_BLOCK, ctr, CS_BLOCK);
+        cs_ctr_increment(ctr);
     }
 }
 
@@ -2420,15 +2481,11 @@ int cham64_128_ctr(const cham64_128_key *ks, uint8_t *iv, const uint8_t *in, uin
 {
     uint8_t ctr[CS_BLOCK];
     uint8_t stream[CS_LANES * CS_BLOCK];
-    size_t j;
     size_t done = 0;
     if (ks == NULL || iv == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
     memcpy(ctr, iv, CS_BLOCK);
     for (; len - done >= sizeof stream; done += sizeof stream) {
-        for (j = 0; j < CS_LANES; j++) {
-            memcpy(stream + j * CS_BLOCK, ctr, CS_BLOCK);
-            cs_ctr_increment(ctr);
-        }
+        cs_ctr_fill(stream, ctr, CS_LANES);
         cs_encrypt_n(ks, stream, stream);
         cs_xor_bytes(out + done, in + done, stream, sizeof stream);
     }
