@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from cipherspec.ir import Function, Module
 
-from . import isel
+from . import balance, isel
 from .placement import CudaSchedule, rk_index
 
 
@@ -53,9 +53,13 @@ def access(module: Module, sched: CudaSchedule, rk_type: str) -> Access:
 
 
 def core(name: str, fn: Function, module: Module, acc: Access, flavour: str,
-         x_names: list[str], h_names: list[str] | None = None) -> str:
-    """The device function; ``x_names[j]`` is the input bound to x[j], ``h_names[k]`` to h[k]."""
+         x_names: list[str], h_names: list[str] | None = None, balanced: bool = False) -> str:
+    """The device function; ``x_names[j]`` is the input bound to x[j], ``h_names[k]`` to h[k];
+    ``balanced``: move rotations to the FMA pipe where that evens the pipes (balance.py)."""
     idx = rk_index(module)
+    imad = frozenset()
+    if balanced:
+        fn, imad = balance.balance(fn)
     inputs: dict[str, isel.Val] = {}
     for j, n in enumerate(x_names):
         inputs[n] = isel.Val(f"x[{j}]", True)
@@ -64,7 +68,7 @@ def core(name: str, fn: Function, module: Module, acc: Access, flavour: str,
     for n, _, _ in fn.inputs():
         if n in idx:
             inputs[n] = isel.Val(acc.rk_expr.format(i=idx[n]), True)
-    env = isel.Env(inputs, lambda t, i: acc.tab_expr[t].format(i=i))
+    env = isel.Env(inputs, lambda t, i: acc.tab_expr[t].format(i=i), imad=imad)
     body = isel.select(fn, env, flavour)
     params = [f"const uint32_t (&x)[{max(len(x_names), 1)}]"]
     if h_names is not None:

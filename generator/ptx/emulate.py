@@ -1,7 +1,7 @@
 """A CPU emulator for generated cores: runs a core's statements over numpy lanes (tests without a GPU).
 
 It understands exactly what isel.py emits: ``uint32_t vN; asm("OP %0, ...;" : "=r"(vN) : "r"(e), ...);``
-for add/sub/xor/and/or/not/lop3/shf/prmt/shl/shr, and ``const uint32_t vN = <C expression>;``.
+for add/sub/xor/and/or/not/lop3/shf/prmt/shl/shr/mul, and ``const uint32_t vN = <C expression>;``.
 So instruction selection (LOP3 truth tables, prmt selectors, the clean/dirty masking) is checked
 against the interpreter in CI, where no GPU exists; the GPU tests then check the rest.
 
@@ -63,6 +63,10 @@ def _asm(template: str, srcs: list):
         return ~ops[0] & M32
     if op == "lop3.b32":
         return _lop3(ops[0], ops[1], ops[2], _imm(args[4]))
+    if op == "mul.lo.u32":
+        return (ops[0] * ops[1]) & M32
+    if op == "mul.hi.u32":
+        return (ops[0] * ops[1]) >> np.uint64(32)
     if op == "shl.b32":
         return (ops[0] << ops[1]) & M32
     if op == "shr.b32":

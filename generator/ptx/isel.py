@@ -46,6 +46,7 @@ class Env:
     inputs: dict[str, Val]
     lookup: Callable[[str, str], str]  # (table name, clean index expression) -> load expression
     prefix: str = "v"
+    imad: frozenset = frozenset()  # shl/shr value ids to select as FMA-pipe multiplies (balance.py)
 
 
 @dataclass
@@ -148,14 +149,18 @@ class Selector:
             return Val(d, w == 32)
         if code == "shl":
             k = op.imm[0]
-            if ptx:
+            if ptx and v in self.env.imad:  # IMAD.SHL on the FMA pipe
+                self.asm(d, f"mul.lo.u32 %0, %1, {1 << k:#x};", [self.raw(op.args[0])], cm + " (fma pipe)")
+            elif ptx:
                 self.asm(d, f"shl.b32 %0, %1, {k};", [self.raw(op.args[0])], cm)
             else:
                 self.cdef(d, f"{self.raw(op.args[0])} << {k}", cm)
             return Val(d, w == 32)
         if code == "shr":
             k, a = op.imm[0], self.clean(op.args[0])
-            if ptx:
+            if ptx and v in self.env.imad and w == 32:  # IMAD.HI on the FMA pipe: x >> k == mulhi(x, 2^(32-k))
+                self.asm(d, f"mul.hi.u32 %0, %1, {1 << (32 - k):#x};", [a], cm + " (fma pipe)")
+            elif ptx:
                 self.asm(d, f"shr.b32 %0, %1, {k};", [a], cm)
             else:
                 self.cdef(d, f"{a} >> {k}", cm)

@@ -10,6 +10,7 @@ Parameters (a name's tokens after cipher_cuda_ctr, any order when parsing):
     tN                               threads per block (32..1024, a multiple of 32)
     ilpN                             blocks per thread per loop iteration (1..8; shown when > 1)
     nohoist                          CTR without uniform-value hoisting (shown when set)
+    bal                              pipe balancing: some rotations as FMA-pipe multiplies (balance.py)
 Every schedule runs a grid-stride loop over a grid of (SMs x resident blocks per SM).
 """
 from __future__ import annotations
@@ -37,6 +38,7 @@ class CudaSchedule:
     threads: int = 256
     ilp: int = 1
     hoist: bool = True
+    bal: bool = False  # move rotations to the FMA pipe where it evens ALU/FMA (balance.py)
 
     @property
     def copies(self) -> int:
@@ -52,6 +54,8 @@ class CudaSchedule:
             params.append(("ilp", self.ilp))
         if not self.hoist:
             params.append(("no", "hoist"))
+        if self.bal:
+            params.append(("bal", ""))
         return Schedule(module.cipher, "cuda", "ctr", tuple(params), rounds)
 
     def name(self, module: Module, rounds: int | None = None) -> str:
@@ -59,7 +63,9 @@ class CudaSchedule:
 
     @staticmethod
     def parse(text: str, module: Module, base: "CudaSchedule | None" = None) -> "CudaSchedule":
-        s = base or default_for(module)
+        """Parameters override ``base`` (default: the built-in default, not the tuned one, so that a
+        schedule string names the same kernel whatever tuned.json says)."""
+        s = base or default_for(module, tuned={})
         if "_cuda_" in text:  # a full name: cipher[rN]_cuda_layout_params
             head, _, rest = text.partition("_cuda_")
             if head != module.cipher and not (head.startswith(f"{module.cipher}r") and head[len(module.cipher) + 1:].isdigit()):
@@ -81,9 +87,11 @@ class CudaSchedule:
                 s = replace(s, hoist=False)
             elif t == "hoist":
                 s = replace(s, hoist=True)
+            elif t == "bal":
+                s = replace(s, bal=True)
             else:
                 raise UsageError(f"unknown cuda schedule part {t!r} (rk-const|rk-shared|rk-reg, "
-                                 "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist)")
+                                 "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal)")
         s.validate(module)
         return s
 

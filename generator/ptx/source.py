@@ -85,12 +85,13 @@ def generate(registry: Registry, cipher: str, rounds: int | None, sched: CudaSch
     nh = len(split.frontier)
     core_text = []
     for f in FLAVOURS:
-        core_text.append(cores.core(f"cs_enc_{f}", enc, module, acc, f, xs_enc))
-        core_text.append(cores.core(f"cs_dec_{f}", dec, module, acc, f, xs_dec))
+        bal = sched.bal
+        core_text.append(cores.core(f"cs_enc_{f}", enc, module, acc, f, xs_enc, balanced=bal))
+        core_text.append(cores.core(f"cs_dec_{f}", dec, module, acc, f, xs_dec, balanced=bal))
         if sched.hoist:
             core_text.append(cores.core(f"cs_pre_{f}", split.pre, module, acc, f, xs_enc))
             core_text.append(cores.core(f"cs_main_{f}", split.main, module, acc, f, xs_enc,
-                                        [n for n, _ in split.pre.outputs]))
+                                        [n for n, _ in split.pre.outputs], balanced=bal))
 
     # prologue: shared fills, barrier, accessors
     smem = sched.shared_bytes(module)

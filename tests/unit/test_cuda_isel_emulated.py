@@ -39,19 +39,22 @@ def _words(module, out):
     return np.stack([np.asarray(w, np.uint64) for w in out], 1)
 
 
-@pytest.mark.parametrize("flavour", ["ptx", "c"])
+@pytest.mark.parametrize("flavour", ["ptx", "c", "ptx-bal"])
 @pytest.mark.parametrize("name", NAMES)
 def test_cores_match_interpreter(registry, name, flavour):
+    bal = flavour.endswith("-bal")
+    flavour = flavour.split("-")[0]
     module, ref, rkd, rk, blocks, x, tables = _setup(registry, name, 1)
     tab = "shared4" if module.tables else "shared"
     acc = cores.access(module, CudaSchedule(tab=tab), "RK")
     ct = ref.encrypt_blocks(rkd, blocks)
     want = _words(module, [w.astype(np.uint64) for w in bytes_to_words(module.block, ct)])
-    text = cores.core("e", module.functions["encrypt"], module, acc, flavour, state_names(module, "encrypt"))
+    text = cores.core("e", module.functions["encrypt"], module, acc, flavour, state_names(module, "encrypt"), balanced=bal)
     got = _words(module, emulate.run_core(text, x, rk, tables, copies=4 if module.tables else 1))
     assert (got == want).all()
     xc = [w.astype(np.uint64) for w in bytes_to_words(module.block, ct)]
-    text = cores.core("d", module.functions["decrypt"], module, acc, flavour, state_names(module, "decrypt"))
+    text = cores.core("d", module.functions["decrypt"], module, acc, flavour, state_names(module, "decrypt"),
+                      balanced=bal)
     got = _words(module, emulate.run_core(text, xc, rk, tables, copies=4 if module.tables else 1))
     assert (got == _words(module, x)).all()
 
@@ -67,7 +70,7 @@ def test_hoisted_ctr_core_matches(registry, name):
     split = hoist_uniform.split(module.functions["encrypt"], uniform)
     acc = cores.access(module, CudaSchedule(tab="const"), "RK")
     pre = cores.core("p", split.pre, module, acc, "ptx", xs)
-    main = cores.core("m", split.main, module, acc, "ptx", xs, [n for n, _ in split.pre.outputs])
+    main = cores.core("m", split.main, module, acc, "ptx", xs, [n for n, _ in split.pre.outputs], balanced=True)
     h = emulate.run_core(pre, [v[:1] for v in x], rk, tables)
     got = _words(module, emulate.run_core(main, x, rk, tables, h=h))
     full = cores.core("e", module.functions["encrypt"], module, acc, "ptx", xs)
