@@ -249,7 +249,7 @@ def cmd_build(args, out) -> int:
 
 def cmd_drbg(args, out) -> int:
     """CTR_DRBG output: instantiate once, then as many <= 2^19-bit requests as --bytes needs."""
-    from .drbg import MAX_RESEED_INTERVAL, CtrDrbg
+    from .drbg import MAX_RESEED_INTERVAL, new_drbg
     from .targets import make_cipher
 
     from .drbg import MAX_BITS_PER_REQUEST
@@ -262,7 +262,7 @@ def cmd_drbg(args, out) -> int:
     reg = _registry(args)
     c = make_cipher(reg, args.cipher, args.rounds, args.target, args.schedule)
     source = os.urandom if args.system_entropy else None
-    d = CtrDrbg(c, use_df=not args.no_df, reseed_interval=args.reseed_interval or MAX_RESEED_INTERVAL,
+    d = new_drbg(c, use_df=not args.no_df, reseed_interval=args.reseed_interval or MAX_RESEED_INTERVAL,
                 prediction_resistance=args.prediction_resistance, entropy_source=source)
     d.instantiate(args.entropy, args.nonce or b"", args.personalization or b"")
     chunks, left, first = [], args.bytes, True

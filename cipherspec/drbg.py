@@ -33,6 +33,13 @@ class DrbgError(UsageError):
     """A request the standard forbids (a limit, a missing reseed): refused, no output."""
 
 
+def new_drbg(cipher, **kwargs):
+    """The target's own DRBG when it has one (the C library's), else this module's over its block function."""
+    if hasattr(cipher, "make_drbg"):
+        return cipher.make_drbg(**kwargs)
+    return CtrDrbg(cipher, **kwargs)
+
+
 class CtrDrbg:
     def __init__(self, cipher, use_df: bool = True, reseed_interval: int = MAX_RESEED_INTERVAL,
                  prediction_resistance: bool = False, entropy_source: Callable[[int], bytes] | None = None):

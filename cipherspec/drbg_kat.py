@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .drbg import MAX_RESEED_INTERVAL, CtrDrbg
+from .drbg import MAX_RESEED_INTERVAL, new_drbg
 from .errors import KatError, UsageError
 from .kat import FileReport, KatBlock
 
@@ -55,7 +55,7 @@ def run_drbg_block(b: KatBlock, make_cipher) -> tuple[bool, str]:
         return pool.pop(0)
 
     try:
-        d = CtrDrbg(cipher, use_df=df, reseed_interval=interval, prediction_resistance=pr, entropy_source=entropy)
+        d = new_drbg(cipher, use_df=df, reseed_interval=interval, prediction_resistance=pr, entropy_source=entropy)
         d.instantiate(b.hex("EntropyInput"), _opt_hex(b, "Nonce"), _opt_hex(b, "PersonalizationString"))
         if not kisa and b.fields.get("EntropyInputReseed"):
             d.reseed(b.hex("EntropyInputReseed"), _opt_hex(b, "AdditionalInputReseed"))

@@ -21,7 +21,7 @@ from cipherspec.registry import Registry
 from cipherspec.schedule import Schedule
 
 from generator.c.schedules import resolve
-from generator.c.source import generate
+from generator.c.source import generate, library_sources
 
 from .build import Toolchain, compile_cached
 
@@ -34,7 +34,7 @@ def build_shared(registry: Registry, name: str, rounds: int | None, schedule: Sc
                  toolchain: Toolchain | None = None, extra_args: list[str] = ()):
     """Generates and compiles (cached) the shared library for one cipher and schedule; returns its path."""
     files = generate(registry.module(name, rounds), schedule)
-    return compile_cached(files, [f"src/{name}.c"], "shared", toolchain or Toolchain.host(),
+    return compile_cached(files, library_sources(name), "shared", toolchain or Toolchain.host(),
                           include_dirs=["include"], extra_args=list(extra_args))
 
 
@@ -135,6 +135,12 @@ class CCipher:
         src, dst = self._buffers(data, n)
         self._check(self.fn["ctr"](_ptr(rk), _ptr(ivb), _ptr(src), _ptr(dst), n), "CTR", n)
         return dst[:n].tobytes(), ivb.tobytes()
+
+    def make_drbg(self, **kwargs):
+        """The library's own CTR_DRBG (same interface as cipherspec.drbg.CtrDrbg)."""
+        from .c_drbg import CDrbg
+
+        return CDrbg(self, **kwargs)
 
     def run_mode(self, rk, mode: str, direction: str, data, iv=None) -> bytes:
         if mode not in MODES:

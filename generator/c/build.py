@@ -21,7 +21,7 @@ from runtime.build import Toolchain, compile_cached
 
 from .prepare import prepare
 from .schedules import resolve
-from .source import ct_note, generate
+from .source import ct_note, generate, library_sources
 
 LIB_FLAGS = ("-std=c99", "-O3", "-fPIC")
 
@@ -50,7 +50,7 @@ def build_one(registry: Registry, name: str, schedule: str | None, out_dir: Path
     (out_dir / "lib" / "pkgconfig" / f"{name}.pc").write_text(pkgconfig(name, sched.name))
     tc = lib_toolchain()
     for kind, target in (("static", f"lib{name}.a"), ("shared", f"lib{name}.so")):
-        built = compile_cached(files, [f"src/{name}.c"], kind, tc, include_dirs=["include"])
+        built = compile_cached(files, library_sources(name), kind, tc, include_dirs=["include"])
         shutil.copyfile(built, out_dir / "lib" / target)
     return f"{sched.name}: {ct_note(sched, prepare(module, sched))}"
 

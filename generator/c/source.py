@@ -15,6 +15,7 @@ from cipherspec.ir import Function, KeyArray, Module, WordLayout
 from cipherspec.schedule import Schedule
 
 from generator.common.templates import template_env
+from generator.drbg.emit import drbg_sources, emit_drbg
 
 from .body import COMMENT_COLUMN, emit_body
 from .dialects import Scalar, Vector, const_literal, table_symbol
@@ -215,5 +216,12 @@ def generate(module: Module, schedule: Schedule) -> dict[str, str]:
         "key_schedule": _key_schedule(module, prep), "cores": cores,
     }
     env = _env()
-    return {f"include/{P}.h": env.get_template("header.h.j2").render(**data),
-            f"src/{P}.c": env.get_template("source.c.j2").render(**data)}
+    files = {f"include/{P}.h": env.get_template("header.h.j2").render(**data),
+             f"src/{P}.c": env.get_template("source.c.j2").render(**data)}
+    files.update(emit_drbg(module, P))  # CTR_DRBG over this library's own API
+    return files
+
+
+def library_sources(name: str) -> list[str]:
+    """Every C source of a cipher's library: the cipher and its CTR_DRBG."""
+    return [f"src/{name}.c"] + drbg_sources(name)

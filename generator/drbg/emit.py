@@ -1,6 +1,6 @@
 """Render the CTR_DRBG C files for one cipher library.  The template is the skeleton; sizes come from the IR.
 
-    emit_drbg(module, prefix="lea128") -> {"lea128_drbg.h": "...", "lea128_drbg.c": "..."}
+    emit_drbg(module, prefix="lea128") -> {"include/lea128_drbg.h": "...", "src/lea128_drbg.c": "..."}
 """
 from __future__ import annotations
 
@@ -18,5 +18,10 @@ def emit_drbg(module: Module, prefix: str) -> dict[str, str]:
     key_bytes, block_bytes = module.key.nbytes, module.block.nbytes
     data = dict(P=prefix, P_UP=prefix.upper(), cipher=module.cipher, key_bytes=key_bytes,
                 block_bytes=block_bytes, seed_bytes=key_bytes + block_bytes, security_bytes=min(key_bytes, 32))
-    return {f"{prefix}_drbg.h": _ENV.get_template("drbg.h.j2").render(**data),
-            f"{prefix}_drbg.c": _ENV.get_template("drbg.c.j2").render(**data)}
+    return {f"include/{prefix}_drbg.h": _ENV.get_template("drbg.h.j2").render(**data),
+            f"src/{prefix}_drbg.c": _ENV.get_template("drbg.c.j2").render(**data)}
+
+
+def drbg_sources(prefix: str) -> list[str]:
+    """The C sources emit_drbg adds to a library (for the compile step)."""
+    return [f"src/{prefix}_drbg.c"]
