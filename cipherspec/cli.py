@@ -39,6 +39,16 @@ def _hex_arg(name: str):
     return parse
 
 
+def _write_result(data: bytes, as_hex: bool, out) -> None:
+    """The whole result at once (computed before anything is written: no partial output on an error)."""
+    if as_hex:
+        out.write(data.hex() + "\n")
+    else:
+        out.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+
+
 def _registry(args):
     from .registry import Registry
 
@@ -194,13 +204,7 @@ def cmd_crypt(args, out, direction: str) -> int:
     if args.hex:
         data = _hex_arg("input")(data.decode("ascii", "replace"))
     rk = c.expand_key(args.key)
-    result = modes.run_mode(c, rk, args.mode, direction, data, args.iv)
-    if args.hex:
-        out.write(result.hex() + "\n")
-    else:
-        out.flush()
-        sys.stdout.buffer.write(result)
-        sys.stdout.buffer.flush()
+    _write_result(modes.run_mode(c, rk, args.mode, direction, data, args.iv), args.hex, out)
     return EXIT_OK
 
 
@@ -271,13 +275,7 @@ def cmd_drbg(args, out) -> int:
         chunks.append(d.generate(n, (args.additional or b"") if first else b""))
         left -= n
         first = False
-    data = b"".join(chunks)
-    if args.hex:
-        out.write(data.hex() + "\n")
-    else:
-        out.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+    _write_result(b"".join(chunks), args.hex, out)
     return EXIT_OK
 
 
