@@ -70,8 +70,12 @@ def build_static(tools: Tools, files: dict[str, str], sources: list[str], flags:
     return exe
 
 
-def run_qemu(tools: Tools, exe: Path, data: bytes, timeout: float = 600) -> bytes:
-    r = subprocess.run([tools.qemu, str(exe)], input=data, capture_output=True, timeout=timeout)
+def run_qemu(tools: Tools, exe: Path, data: bytes, timeout: float = 600, cpu: str | None = None,
+             env: dict[str, str] | None = None) -> bytes:
+    """stdout of exe fed data; cpu: a `qemu-aarch64 -cpu` model; env: variables added for the guest."""
+    cmd = [tools.qemu] + (["-cpu", cpu] if cpu else []) + [str(exe)]
+    r = subprocess.run(cmd, input=data, capture_output=True, timeout=timeout,
+                       env={**os.environ, **env} if env else None)
     if r.returncode:
         raise UsageError(f"{exe.name} under qemu-aarch64 exited with {r.returncode}: {r.stderr.decode()[-2000:]}")
     return r.stdout

@@ -5,6 +5,7 @@
     ct = c.encrypt_blocks(rk, blocks)          # ECB through the host-buffer entry (K streams, pinned)
     c.run_mode(rk, "ctr", "encrypt", data, iv) # the kernels' CTR (counter generated on the GPU)
     c.device_ctr(rk, iv, data, flavour="c", keystream_only=True)  # device-pointer entry, either flavour
+    c.keystream_multi(plan)                    # CTR_DRBG bulk: many (Key, V) requests in one launch
 
 Sources are generated into the cache directory and built by runtime.nvcc (cached by content hash).
 """
@@ -90,6 +91,10 @@ class CudaCipher:
             "ctr_host": (c_int, [vp, _u8p, _u8p, _u8p, u64, c_int]),
             "ecb_dev_flavour": (c_int, [vp, c_int, vp, vp, u64, vp, c_int]),
             "ctr_dev_flavour": (c_int, [vp, _u8p, vp, vp, u64, vp, c_int]),
+            "ctr_multi_dev_flavour": (c_int, [vp, vp, vp, u64, vp, vp, c_int]),
+            "util_malloc_host": (vp, [u64]),
+            "util_free_host": (c_int, [vp]),
+            "util_sync": (c_int, []),
             "util_malloc": (vp, [u64]),
             "util_free": (c_int, [vp]),
             "util_copy": (c_int, [vp, vp, u64, c_int]),
@@ -176,6 +181,40 @@ class CudaCipher:
                                             dout.ptr, n, None, FLAVOUR[flavour])
             self.check(rc, "CTR (device)")
             return dout.download(n).tobytes()
+
+    def multi_arrays(self, plan) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(keys, vs, lens) of a plan (cipherspec.drbg.BulkRequest list) for ctr_multi_dev: each request's
+        length padded to whole blocks, except the last (the kernel concatenates whole-block outputs)."""
+        for r in plan:
+            if len(r.key) != self.key_bytes or len(r.v) != self.block_bytes or r.nbytes > r.nblocks * self.block_bytes:
+                raise UsageError(f"{self.name}: a bulk request needs a {self.key_bytes}-byte key, a {self.block_bytes}-byte V "
+                                 f"and nbytes <= nblocks * {self.block_bytes}")
+        keys = np.frombuffer(b"".join(bytes(r.key) for r in plan), np.uint8).copy()
+        vs = np.frombuffer(b"".join(bytes(r.v) for r in plan), np.uint8).copy()
+        lens = np.array([r.nblocks * self.block_bytes for r in plan], np.uint64)
+        if len(plan):
+            lens[-1] = plan[-1].nbytes
+        return keys, vs, lens
+
+    def keystream_multi(self, plan, flavour: str | None = None) -> bytes:
+        """Every request's output (E(key, v+1), E(key, v+2), ..., first nbytes) in ONE launch, concatenated:
+        the GPU path of CtrDrbg.generate_bulk.  ``flavour`` None: the schedule's default."""
+        if not len(plan):
+            return b""
+        keys, vs, lens = self.multi_arrays(plan)
+        total = int(lens.sum())
+        fl = FLAVOUR[flavour or self.sched.flavour]
+        with self.device_buffer(max(total, 1)) as dout:
+            rc = self.fn("ctr_multi_dev_flavour")(keys.ctypes.data, vs.ctypes.data, lens.ctypes.data, len(plan),
+                                                  dout.ptr, None, fl)
+            self.check(rc, "multi-key CTR")
+            self.check(self.fn("util_sync")(), "multi-key CTR (synchronize)")
+            out = dout.download(total)
+        B = self.block_bytes
+        if all(r.nbytes == r.nblocks * B for r in plan[:-1]):
+            return out.tobytes()
+        offs = np.concatenate([[0], np.cumsum(lens[:-1].astype(np.int64))])
+        return b"".join(out[o:o + r.nbytes].tobytes() for o, r in zip(offs, plan))
 
     def device_ecb(self, rk: np.ndarray, data: bytes, decrypt: bool = False, flavour: str = "ptx") -> bytes:
         n = len(data)

@@ -8,6 +8,13 @@
 The key schedule runs on the host; the kernels receive the flat round-key words and the harness
 broadcasts them with the generated header's prepare function.  ``lane_keys``: expand_key also takes an
 (M, key_bytes) array (one key per block), served as M requests in one QEMU run.
+
+The schedule ``<cipher>_neon`` is the built library: every variant + the run-time dispatcher
+(generator/neon/dispatch.py); ``qemu_cpu`` / ``qemu_env`` choose the emulated CPU and the guest's
+environment, and variant() says which kernels the dispatcher picked:
+
+    c = make_cipher(Registry(), "aria128", None, "aria128_neon"); c.qemu_cpu = "max"
+    c.variant() -> "aria128_neon_b16_crypto_il1";  c.qemu_env = {"CIPHERSPEC_NEON_NO_CRYPTO": "1"} -> portable
 """
 from __future__ import annotations
 
@@ -20,13 +27,14 @@ from cipherspec.blockcipher import RefCipher, as_blocks
 from cipherspec.errors import UsageError
 from cipherspec.registry import Registry
 
+from generator.neon import dispatch
 from generator.neon.emit import emit
 from generator.neon.schedules import default, parse
 
 from .aarch64 import build_static, find_tools, run_qemu
 
 HARNESS = Path(__file__).with_name("neon_harness.c")
-OPS = {"ecb_encrypt": 0, "ecb_decrypt": 1, "ctr": 2, "cbc_encrypt": 3, "cbc_decrypt": 4}
+OPS = {"ecb_encrypt": 0, "ecb_decrypt": 1, "ctr": 2, "cbc_encrypt": 3, "cbc_decrypt": 4, "variant": 254}
 
 
 class RoundKeys:
@@ -50,8 +58,19 @@ class NeonCipher:
         self.name = name
         self.block_bytes = self.module.block.nbytes
         self.key_bytes = self.module.key.nbytes
-        self.schedule = parse(schedule, name, rounds) if schedule else default(self.module, rounds)
-        self.emitted = emit(self.module, self.schedule)
+        self.qemu_cpu: str | None = None
+        self.qemu_env: dict[str, str] | None = None
+        self.dispatched = schedule == f"{name}{'' if rounds is None else f'r{rounds}'}_neon"
+        if self.dispatched:
+            self.variants = dispatch.variants(self.module, rounds)
+            emitted = [emit(self.module, v.schedule) for v in self.variants]
+            self.dispatch_files = dispatch.render(self.module, emitted, self.variants)
+            self.schedule, self.emitted = self.variants[-1].schedule, emitted[-1]
+            self._variant_asm = {f"{e.schedule.name}.S": e.asm for e in emitted} | \
+                {f"{e.schedule.name}.h": e.header for e in emitted}
+        else:
+            self.schedule = parse(schedule, name, rounds) if schedule else default(self.module, rounds)
+            self.emitted = emit(self.module, self.schedule)
         self._exe = None
 
     # ------------------------------------------------------------------ build
@@ -60,12 +79,16 @@ class NeonCipher:
         if self._exe is None:
             tools = find_tools()
             e, n = self.emitted, self.schedule.name
+            files = {f"{n}.S": e.asm, f"{n}.h": e.header}
+            if self.dispatched:
+                files = {**self._variant_asm, **self.dispatch_files}
+                n = next(f for f in self.dispatch_files if f.endswith(".h"))[:-2]
             flags = [f"-DPREFIX={n}", f"-DGROUP={e.group_blocks}", f"-DBLOCK={e.block_bytes}",
                      f"-DKEY_WORDS={sum(len(k.flat_names()) for k in self.module.key_arrays)}",
-                     ] + (["-DHAS_CTR"] if "ctr" in e.modes else [])
-            files = {f"{n}.S": e.asm, f"{n}.h": e.header, "harness.c": HARNESS.read_text(),
-                     "main.c": f'#include "{n}.h"\n#include "harness.c"\n'}
-            self._exe = build_static(tools, files, ["main.c", f"{n}.S"], flags, n)
+                     ] + (["-DHAS_CTR"] if "ctr" in e.modes else []) + ([f"-DVARIANT={n}_variant"] * self.dispatched)
+            sources = ["main.c"] + sorted(f for f in files if f.endswith((".S", ".c")))
+            files |= {"harness.c": HARNESS.read_text(), "main.c": f'#include "{n}.h"\n#include "harness.c"\n'}
+            self._exe = build_static(tools, files, sources, flags, n)
             self._tools = tools
         return self._exe
 
@@ -88,7 +111,7 @@ class NeonCipher:
                 parts.append(bytes(iv))
             parts.append(bytes(data))
         parts.append(struct.pack("<4I", 255, 0, 0, 0))
-        out = run_qemu(self._tools, exe, b"".join(parts))
+        out = run_qemu(self._tools, exe, b"".join(parts), cpu=self.qemu_cpu, env=self.qemu_env)
         results, pos = [], 0
         for _, _, data, _ in requests:
             results.append(out[pos:pos + len(data)])
@@ -96,6 +119,13 @@ class NeonCipher:
         if pos != len(out):
             raise UsageError(f"harness answered {len(out)} bytes, expected {pos}")
         return results
+
+    def variant(self) -> str:
+        """The variant the dispatcher picks on this QEMU cpu / environment (dispatched builds only)."""
+        if not self.dispatched:
+            raise UsageError(f"{self.schedule.name} is a single schedule, not the dispatching library")
+        rk = RoundKeys(np.zeros(sum(len(k.flat_names()) for k in self.module.key_arrays), np.uint32))
+        return self.run_batch([("variant", rk, bytes(64), bytes(self.block_bytes))])[0].rstrip(b"\0").decode()
 
     # ------------------------------------------------------------------ the target interface
     def check_key(self, key: bytes) -> None:

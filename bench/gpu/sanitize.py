@@ -1,4 +1,4 @@
-"""Runs every placement's kernels once, small, checked against the interpreter: the workload that
+"""Runs every placement's kernels once (the multi-key CTR_DRBG kernel too), small, checked against the interpreter: the workload that
 bench/gpu/run.sh puts under compute-sanitizer (memcheck, racecheck).  Exit status 1 on a mismatch.
 
     compute-sanitizer --tool racecheck --error-exitcode 3 python3 bench/gpu/sanitize.py
@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from cipherspec import modes  # noqa: E402
 from cipherspec.blockcipher import RefCipher  # noqa: E402
+from cipherspec.drbg import BulkRequest  # noqa: E402
 from cipherspec.registry import Registry  # noqa: E402
 from runtime.cuda_target import CudaCipher  # noqa: E402
 
@@ -45,6 +46,12 @@ def main() -> int:
             ok &= c.device_ecb(rk, pt.tobytes(), False, fl) == ct
             ok &= c.device_ecb(rk, ct, True, fl) == pt.tobytes()
         ok &= c.ctr(rk, iv, data, nstreams=3) == want
+        plan = [BulkRequest(rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes(), v, nb, nb * B - cut)
+                for v, nb, cut in ((iv, 4096, 0), (b"\xff" * B, 700, 0), (bytes(B), 33, 3))]
+        want_m = b"".join(modes.ctr(ref, ref.expand_key(r.key), modes.ctr_next_iv(r.v, 1), bytes(r.nbytes))[0]
+                          for r in plan)
+        for fl in ("ptx", "c"):
+            ok &= c.keystream_multi(plan, flavour=fl) == want_m
         print(f"sanitize {c.schedule_name}: {'ok' if ok else 'MISMATCH'}", flush=True)
         bad += not ok
     return 1 if bad else 0

@@ -1,9 +1,13 @@
-"""``cipherspec build --target neon``: for each cipher, the .S (every kernel) and its C header; with the
-cross toolchain present, also an aarch64 object and static library.
+"""``cipherspec build --target neon``: for each cipher, the .S + C header of every variant and the
+dispatching <cipher>_neon.h/.c (dispatch.py); with the cross toolchain present, also the objects and
+one aarch64 static library per cipher.
 
     notes = build(registry, ["aria128"], None, Path("out"), progress)
-      -> out/aria128_neon_b16_il1.S, .h (+ .o, lib....a when aarch64-linux-gnu-gcc is installed)
-A schedule name applies to a single cipher; without one each cipher gets its default schedule.
+      -> out/aria128_neon_b16_crypto_il1.S/.h  (AESE/AESD, used where HWCAP_AES)
+         out/aria128_neon_b16_il1.S/.h         (portable)
+         out/aria128_neon.h, aria128_neon.c    (aria128_neon_ecb_encrypt ... pick a variant at run time)
+         + out/libaria128_neon.a when aarch64-linux-gnu-gcc is installed
+A --schedule names one cipher's single schedule: then only that variant, its library lib<schedule>.a.
 """
 from __future__ import annotations
 
@@ -13,8 +17,9 @@ from pathlib import Path
 
 from cipherspec.errors import UsageError
 
+from . import dispatch
 from .emit import emit
-from .schedules import default, parse
+from .schedules import parse
 
 
 def build(registry, names: list[str], schedule: str | None, out_dir: Path, progress=None,
@@ -27,23 +32,40 @@ def build(registry, names: list[str], schedule: str | None, out_dir: Path, progr
     task = progress.add_task("neon", total=len(names)) if progress is not None else None
     for name in names:
         module = registry.module(name)
-        sched = parse(schedule, name, None) if schedule else default(module)
-        e = emit(module, sched)
-        stem = sched.name
-        (out_dir / f"{stem}.S").write_text(e.asm)
-        (out_dir / f"{stem}.h").write_text(e.header)
+        if schedule:
+            e = emit(module, parse(schedule, name, None))
+            files = {f"{e.schedule.name}.S": e.asm, f"{e.schedule.name}.h": e.header}
+            lib = e.schedule.name
+        else:
+            vs = dispatch.variants(module)
+            emitted = [emit(module, v.schedule) for v in vs]
+            files = {}
+            for e in emitted:
+                files[f"{e.schedule.name}.S"] = e.asm
+                files[f"{e.schedule.name}.h"] = e.header
+            files.update(dispatch.render(module, emitted, vs))
+            lib = f"{name}_neon"
+        for fname, text in files.items():
+            (out_dir / fname).write_text(text)
         if cc:
-            obj = out_dir / f"{stem}.o"
-            r = subprocess.run([cc, "-c", "-o", str(obj), str(out_dir / f"{stem}.S")], capture_output=True, text=True)
-            if r.returncode:
-                raise UsageError(f"assembling {stem}.S failed:\n{r.stderr[-3000:]}")
-            ar = shutil.which("aarch64-linux-gnu-ar") or shutil.which("llvm-ar")
-            if ar:
-                lib = out_dir / f"lib{stem}.a"
-                lib.unlink(missing_ok=True)
-                subprocess.run([ar, "rcsD", str(lib), str(obj)], check=True, capture_output=True)
+            _library(cc, out_dir, [f for f in files if f.endswith((".S", ".c"))], lib)
         if task is not None:
             progress.advance(task)
     if library and not cc:
-        notes.append("aarch64-linux-gnu-gcc not found: wrote .S and .h only (no aarch64 library)")
+        notes.append("aarch64-linux-gnu-gcc not found: wrote .S, .c and .h only (no aarch64 library)")
     return notes
+
+
+def _library(cc: str, out_dir: Path, sources: list[str], lib: str) -> None:
+    objs = []
+    for src in sources:
+        obj = out_dir / (Path(src).stem + ".o")
+        r = subprocess.run([cc, "-O2", "-c", "-o", str(obj), str(out_dir / src)], capture_output=True, text=True)
+        if r.returncode:
+            raise UsageError(f"compiling {src} failed:\n{r.stderr[-3000:]}")
+        objs.append(str(obj))
+    ar = shutil.which("aarch64-linux-gnu-ar") or shutil.which("llvm-ar")
+    if ar:
+        path = out_dir / f"lib{lib}.a"
+        path.unlink(missing_ok=True)
+        subprocess.run([ar, "rcsD", str(path)] + objs, check=True, capture_output=True)

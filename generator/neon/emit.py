@@ -18,7 +18,7 @@ from . import sliced as SL
 from .isel import check_ops
 from .kernel import MODES, Kernel, build_kernel, prepare
 from .pool import Pool
-from .schedules import check, crypto
+from .schedules import arch, check, crypto, sha3
 
 _ENV = None
 
@@ -59,7 +59,7 @@ def emit(module: Module, sched: Schedule) -> Emitted:
                 tables[op.imm[0]] = bytes(module.tables[op.imm[0]].values)
     pool = Pool(dict(sorted(tables.items())))
     prefix = sched.name
-    kernels = [build_kernel(module, layout, il, mode, pool, f"{prefix}_{mode}", crypto(sched))
+    kernels = [build_kernel(module, layout, il, mode, pool, f"{prefix}_{mode}", crypto(sched), sha3(sched))
                for mode in modes_for(module)]
     ctx = []
     for k in kernels:
@@ -77,6 +77,8 @@ def emit(module: Module, sched: Schedule) -> Emitted:
         layout_text_isa = "; AESE/AESD for S-boxes affine-equivalent to the AES S-box"
     else:
         layout_text_isa = ""
+    if sha3(sched):
+        layout_text_isa += "; EOR3/BCAX three-input logic (FEAT_SHA3)"
     if packed:
         layout_text = (f"packed, each block in {module.block.nbytes} contiguous byte lanes, {group_blocks} blocks per "
                        f"iteration in {4 * il} registers; S-box bytes regrouped by table for TBL, XOR networks "
@@ -87,7 +89,7 @@ def emit(module: Module, sched: Schedule) -> Emitted:
     asm = _env().get_template("kernels.S.j2").render(
         source=os.path.basename(module.source) if module.source else module.cipher, cipher=module.cipher,
         schedule=sched.name, layout_text=layout_text, kernels=ctx, block_bytes=module.block.nbytes,
-        pool_label=pool_label, pool=pool.directives(), packed=packed, arch="armv8-a+crypto" if crypto(sched) else "")
+        pool_label=pool_label, pool=pool.directives(), packed=packed, arch=arch(sched))
     header = _env().get_template("kernels.h.j2").render(
         cipher=module.cipher, schedule=sched.name, prefix=prefix, guard=prefix.upper() + "_H",
         kernels=kernels, block_bytes=module.block.nbytes, group_blocks=group_blocks, packed=packed,

@@ -24,8 +24,9 @@ from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Op, Table
 
 from ..common.lutgroups import lookup_depth, schedule as lut_schedule
-from .affine import match as affine_match
+from generator.common.affine import match as affine_match
 from ..common.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
+from . import sha3 as SHA3
 from .pool import Pool
 from .sliced import ARR
 
@@ -63,6 +64,7 @@ class Selector:
     slice_ptr: dict  # (table, slice) -> GPR holding its address
     streams: list[int]
     crypto: bool = False  # AESE/AESD for tables affine-equivalent to the AES S-box (affine.py)
+    sha3: bool = False  # EOR3/BCAX three-input logic (sha3.py)
     values: dict[int, VReg] = field(default_factory=dict)
     power: dict[int, int | None] = field(default_factory=dict)  # lanes permuted by ShiftRows^p (None: uniform)
     code: list[Instr] = field(default_factory=list)
@@ -71,6 +73,8 @@ class Selector:
     _depth: list = field(default_factory=list)
     _consts: dict[tuple, VReg] = field(default_factory=dict)
     _slices: dict[tuple, tuple] = field(default_factory=dict)
+    _uses: dict = field(default_factory=dict)
+    _nots: dict[int, int] = field(default_factory=dict)  # value id -> id of an op not(value)
 
     @property
     def arr(self) -> str:
@@ -209,6 +213,9 @@ class Selector:
         fn = self.fn
         check_ops(fn, self.tables, self.width)
         order, batches = lut_schedule(fn)
+        if self.sha3:
+            self._uses = SHA3.use_counts(fn)
+            self._nots = {op.args[0]: i for i, op in enumerate(fn.ops) if op.code == "not"}
         if self.crypto:  # layers where AESE (ShiftRows) and AESD (InvShiftRows) results meet
             self._depth = lookup_depth(fn)
             boxes: dict[int, set] = {}
@@ -242,6 +249,10 @@ class Selector:
         self.power[i] = p
         val = _At(self, p)
         args = [fn.ops[a] for a in op.args]
+        if self.sha3 and code in ("xor", "not"):
+            fused = SHA3.fuse(self, i, op, val, self._uses)
+            if fused is not None:
+                return fused
         if code in ("and", "or"):
             for k in (0, 1):
                 if args[k].code == "not":
@@ -269,6 +280,11 @@ class Selector:
         if code == "rotl":
             return self.rotl(i, val[op.args[0]], op.imm[0])
         raise not_supported(op)
+
+    def complement_of(self, vid: int) -> int | None:
+        """The id of an already selected op computing not(vid), if any."""
+        n = self._nots.get(vid)
+        return n if n is not None and n in self.values else None
 
     def rotl(self, i: int, x: VReg, r: int) -> VReg:
         w, arr = self.width, self.arr

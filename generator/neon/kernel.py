@@ -66,8 +66,9 @@ class Kernel:
     block_bytes: int = 16
 
 
-def build_kernel(module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, crypto: bool = False) -> Kernel:
-    """layout: a sliced.Sliced, or "packed" (packed.py); crypto: AESE/AESD S-boxes (sliced only)."""
+def build_kernel(module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, crypto: bool = False,
+                 sha3: bool = False) -> Kernel:
+    """layout: a sliced.Sliced, or "packed" (packed.py); crypto: AESE/AESD S-boxes, sha3: EOR3/BCAX (sliced only)."""
     fn_name = "decrypt" if mode == "ecb_decrypt" else "encrypt"
     fn = prepare(module.functions[fn_name], module)
     keys = key_names(module, fn)
@@ -99,7 +100,7 @@ def build_kernel(module: Module, layout, il: int, mode: str, pool: Pool, symbol:
         key_table = _packed_body(module, fn, keys, il, mode, pool, vf, slice_ptr, code, src)
     else:
         key_table = keys
-        _sliced_body(module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto)
+        _sliced_body(module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto, sha3)
     code = mir_dce.run(code)
     hooks = TargetHooks(
         spill=lambda v, s: Instr("str", (Vec(v, "q"), Text(f"[sp, #{scratch + 16 * s}]")), uses=(v,), kind="spill",
@@ -118,12 +119,12 @@ def build_kernel(module: Module, layout, il: int, mode: str, pool: Pool, symbol:
     return Kernel(symbol, mode, body, frame, saved_d, saved_x, setup, step, stats, key_table, blocks, bb)
 
 
-def _sliced_body(module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto=False) -> None:
+def _sliced_body(module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto=False, sha3=False) -> None:
     states = state_names(module, fn)
     woven, streams = interleave(fn, il, set(keys))
     L = layout.lanes
     sel = Selector(woven, module.tables, module.block.width, vf, pool, {n: i for i, n in enumerate(keys)},
-                   slice_ptr, streams, crypto=crypto)
+                   slice_ptr, streams, crypto=crypto, sha3=sha3)
     state_in = {}
     for k in range(il):
         what = f"counter blocks {k * L}..{k * L + L - 1}" if mode == "ctr" else f"load blocks {k * L}..{k * L + L - 1}"

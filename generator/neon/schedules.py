@@ -6,6 +6,8 @@
     e.g.     aria128_neon_packed_il1 (4 blocks), pipo64_128_neon_packed_il2 (16 blocks)
     _crypto (sliced): S-boxes affine-equivalent to AES's via AESE/AESD (-march=armv8-a+crypto), e.g.
              aria128_neon_b16_crypto_il1   (parameters in name order; a valueless flag)
+    _sha3 (sliced): EOR3/BCAX three-input logic (FEAT_SHA3, -march=armv8.2-a+sha3), e.g.
+             pipo64_128_neon_b16_il2_sha3
 
 The default interleave fills about half the register file with state: k = clamp(16 // words, 1, 4).
 """
@@ -18,6 +20,7 @@ from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
 _LAYOUT = re.compile(r"^b(\d+)$")
+FLAGS = ("crypto", "sha3")  # valueless schedule flags, each needing a CPU feature (dispatch.FEATURES)
 
 
 def default(module: Module, rounds: int | None = None) -> Schedule:
@@ -35,26 +38,39 @@ def parse(name: str, cipher: str, rounds: int | None) -> Schedule:
     m = _LAYOUT.match(parts[0])
     params = {}
     for p in parts[1:]:
-        if p == "crypto":
-            params["crypto"] = ""
+        if p in FLAGS:
+            params[p] = ""
             continue
         pm = re.match(r"^il(\d+)$", p)
         if not pm:
-            raise UsageError(f"schedule '{name}': unknown part '{p}' (known: crypto, il<k>)")
+            raise UsageError(f"schedule '{name}': unknown part '{p}' (known: crypto, sha3, il<k>)")
         params["il"] = int(pm.group(1))
     if not m and parts[0] != "packed":
         raise UsageError(f"schedule '{name}': unknown layout '{parts[0]}' (known: b<L>, the sliced layout; packed)")
     il = params.get("il", 1)
     if not 1 <= il <= 8:
         raise UsageError(f"schedule '{name}': interleave must be 1..8")
-    if "crypto" in params and parts[0] == "packed":
-        raise UsageError(f"schedule '{name}': crypto is a sliced-layout option")
+    for f in FLAGS:
+        if f in params and parts[0] == "packed":
+            raise UsageError(f"schedule '{name}': {f} is a sliced-layout option")
     return Schedule(cipher, "neon", parts[0], tuple(params.items()) + (("il", il),) * ("il" not in params), rounds)
 
 
 def crypto(s: Schedule) -> bool:
     """Whether the schedule selects the AES instructions (FEAT_AES, -march=armv8-a+crypto)."""
     return "crypto" in dict(s.params)
+
+
+def sha3(s: Schedule) -> bool:
+    """Whether the schedule selects EOR3/BCAX (FEAT_SHA3, -march=armv8.2-a+sha3; sha3.py)."""
+    return "sha3" in dict(s.params)
+
+
+def arch(s: Schedule) -> str:
+    """The .arch directive the schedule's instructions need ("" for base Armv8-A)."""
+    if sha3(s):
+        return "armv8.2-a+sha3" + "+crypto" * crypto(s)
+    return "armv8-a+crypto" if crypto(s) else ""
 
 
 def check(s: Schedule, module: Module) -> tuple[int, int]:

@@ -11,6 +11,8 @@ Parameters (a name's tokens after cipher_cuda_ctr, any order when parsing):
     ilpN                             blocks per thread per loop iteration (1..8; shown when > 1)
     nohoist                          CTR without uniform-value hoisting (shown when set)
     bal                              pipe balancing: some rotations as FMA-pipe multiplies (balance.py)
+    fl-c | fl-ptx                    the flavour the host API runs by default: plain CUDA C or inline PTX
+                                     (both are always built; shown when fl-c; the autotuner picks it)
 Every schedule runs a grid-stride loop over a grid of (SMs x resident blocks per SM).
 """
 from __future__ import annotations
@@ -22,6 +24,8 @@ from pathlib import Path
 from cipherspec.errors import UsageError
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
+
+from .isel import FLAVOURS  # inline PTX, plain CUDA C (index = the host API's flavour number)
 
 RK_PLACES = ("const", "shared", "reg")
 TAB_BASES = ("const", "global", "shared")
@@ -39,6 +43,7 @@ class CudaSchedule:
     ilp: int = 1
     hoist: bool = True
     bal: bool = False  # move rotations to the FMA pipe where it evens ALU/FMA (balance.py)
+    flavour: str = "ptx"  # the host API's default flavour: "ptx" (inline PTX) or "c" (plain CUDA C)
 
     @property
     def copies(self) -> int:
@@ -56,6 +61,8 @@ class CudaSchedule:
             params.append(("no", "hoist"))
         if self.bal:
             params.append(("bal", ""))
+        if self.flavour != "ptx":
+            params.append(("fl-", self.flavour))
         return Schedule(module.cipher, "cuda", "ctr", tuple(params), rounds)
 
     def name(self, module: Module, rounds: int | None = None) -> str:
@@ -89,13 +96,17 @@ class CudaSchedule:
                 s = replace(s, hoist=True)
             elif t == "bal":
                 s = replace(s, bal=True)
+            elif t.startswith("fl-"):
+                s = replace(s, flavour=t[3:])
             else:
                 raise UsageError(f"unknown cuda schedule part {t!r} (rk-const|rk-shared|rk-reg, "
-                                 "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal)")
+                                 "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx)")
         s.validate(module)
         return s
 
     def validate(self, module: Module) -> None:
+        if self.flavour not in FLAVOURS:
+            raise UsageError(f"fl-{self.flavour}: the flavour is one of {', '.join(FLAVOURS)}")
         if self.rk not in RK_PLACES:
             raise UsageError(f"round keys cannot be placed in {self.rk!r} (choose {', '.join(RK_PLACES)})")
         base = self.tab[:6] if self.tab.startswith("shared") else self.tab

@@ -10,7 +10,7 @@ the load/unpack/pack/store snippets (layout.py) and the host key schedule (keysc
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import jinja2
@@ -19,11 +19,10 @@ from cipherspec.ir import Module
 from cipherspec.passes import dce, hoist_uniform, lower_gmul
 from cipherspec.registry import Registry
 
-from . import cores, keysched, layout
-from .placement import CudaSchedule, rk_index, rk_inputs
+from . import cores, keysched, layout, multikey
+from .placement import FLAVOURS, CudaSchedule, rk_index, rk_inputs
 
 TEMPLATES = Path(__file__).with_name("templates")
-FLAVOURS = ("ptx", "c")
 
 
 @dataclass(frozen=True)
@@ -76,6 +75,7 @@ def generate(registry: Registry, cipher: str, rounds: int | None, sched: CudaSch
     B, MW, NW = module.block.nbytes, module.block.nbytes // 4, module.block.count
     idx = rk_index(module)
     acc = cores.access(module, sched, f"{P}_rk")
+    acc_multi = cores.access(module, replace(sched, rk="shared"), f"{P}_rk")  # multi-key: rk staged in shared
 
     enc, dec = module.functions["encrypt"], module.functions["decrypt"]
     xs_enc, xs_dec = state_names(module, "encrypt"), state_names(module, "decrypt")
@@ -88,6 +88,7 @@ def generate(registry: Registry, cipher: str, rounds: int | None, sched: CudaSch
         bal = sched.bal
         core_text.append(cores.core(f"cs_enc_{f}", enc, module, acc, f, xs_enc, balanced=bal))
         core_text.append(cores.core(f"cs_dec_{f}", dec, module, acc, f, xs_dec, balanced=bal))
+        core_text.append(cores.core(f"cs_menc_{f}", enc, module, acc_multi, f, xs_enc, balanced=bal))
         if sched.hoist:
             core_text.append(cores.core(f"cs_pre_{f}", split.pre, module, acc, f, xs_enc))
             core_text.append(cores.core(f"cs_main_{f}", split.main, module, acc, f, xs_enc,
@@ -110,6 +111,7 @@ def generate(registry: Registry, cipher: str, rounds: int | None, sched: CudaSch
                        f"cs_smem[{off} + i] = g_{t.name}[i >> {n.bit_length() - 1}];")
             tab_args.append(f"cs_smem + {off}" + (" + cs_copy" if n > 1 else ""))
             off += L * n
+    tab_pro = list(pro[1:] if smem else pro)  # the table fills alone (the multi-key kernel reuses them)
     rk_arg = "rkp"
     if sched.rk == "shared":
         pro.append(f"    for (uint32_t i = threadIdx.x; i < {len(idx)}u; i += {sched.threads}u) cs_smem[{off} + i] = rkp.w[i];")
@@ -165,6 +167,8 @@ def generate(registry: Registry, cipher: str, rounds: int | None, sched: CudaSch
         ctr_unpack[f] = _indent(lines, 12)
         ctr_mem[f] = layout.counter_memword(f, "lo")
 
+    mk = multikey.kernel_parts(module, sched, P, tab_pro, tab_args, off)
+
     host_words = []
     for p in pcs:
         terms = [f"((uint32_t)b[{4 * p.mem + byte}] << {8 * s})" for s, byte in enumerate(p.bytes)]
@@ -184,6 +188,7 @@ def generate(registry: Registry, cipher: str, rounds: int | None, sched: CudaSch
         host_tables=keysched.tables_c(module),
         key_schedule=keysched.key_schedule_c(module, f"{P}_key_schedule", idx),
         host_words=host_words, rk_layout=f"round keys, one u32 per word: {rk_layout}",
+        mk=mk, default_flavour=FLAVOURS.index(sched.flavour),
     )
     env = _env()
     cu = env.get_template("kernel.cu.j2").render(**ctx)

@@ -13,7 +13,7 @@ from cipherspec import modes
 from cipherspec.registry import Registry
 from cipherspec.targets import make_cipher
 from generator.neon.schedules import default
-from neon_support import require
+from neon_support import batches, require
 
 REG = Registry()
 CIPHERS = REG.names()
@@ -40,29 +40,6 @@ def cipher(name: str, schedule: str):
     if key not in _made:
         _made[key] = (make_cipher(REG, name, None, "neon", schedule), make_cipher(REG, name, None, "ref"))
     return _made[key]
-
-
-def _ivs(b: int) -> list[bytes]:
-    top = (1 << (8 * b)) - 1
-    ivs = [bytes(b), (top - 2).to_bytes(b, "big")]  # wraps mod 2^(8b) inside the first group
-    if b == 16:
-        ivs.append(((1 << 64) - 3).to_bytes(16, "big"))  # carry from the low 64 bits into the high ones
-    return ivs
-
-
-@st.composite
-def batches(draw, c):
-    g, b = c.emitted.group_blocks, c.block_bytes
-    sizes = st.sampled_from([0, 1, g - 1, g, g + 1, 2 * g + 3])
-    cases = []
-    for _ in range(6):
-        key = draw(st.binary(min_size=c.key_bytes, max_size=c.key_bytes))
-        n = draw(sizes)
-        data = draw(st.binary(min_size=n * b, max_size=n * b))
-        iv = draw(st.one_of(st.sampled_from(_ivs(b)), st.binary(min_size=b, max_size=b)))
-        tail = draw(st.integers(0, b - 1))  # CTR takes a partial last block
-        cases.append((key, data, iv, data[: max(0, len(data) - tail)]))
-    return cases
 
 
 @pytest.mark.parametrize("name,schedule", CASES, ids=[s for _, s in CASES])

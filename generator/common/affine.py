@@ -1,0 +1,88 @@
+"""Affine equivalence with the AES S-box: which 256-entry tables the AES instructions can compute.
+
+For a table T, tries T = L∘S, T = S∘L, T = L∘S⁻¹, T = S⁻¹∘L with S the AES S-box and L affine over
+GF(2)^8: the candidate L is T∘S⁻¹, S⁻¹∘T, T∘S or S∘T, and it is affine when L(x) ^ L(0) is linear
+(equal to the XOR of L(2^i) ^ L(0) over the bits i of x, for every x).  An affine L costs two 16-entry
+nibble TBLs and an EOR: L(x) = LO[x & 15] ^ HI[x >> 4] (L(0) folded into LO).
+
+    match(AES S)          -> Affine("S", after=True, lo=identity, hi=identity)   (no L at all)
+    match(ARIA SB2)       -> Affine("S", after=True, ...)      SB2 = L∘S
+    match(ARIA SB4)       -> Affine("S⁻¹", after=False, ...)   SB4 = S⁻¹∘L
+    match(random table)   -> None
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+def _gmul(a: int, b: int) -> int:
+    r = 0
+    while b:
+        if b & 1:
+            r ^= a
+        a = (a << 1) ^ (0x11B if a & 0x80 else 0)
+        b >>= 1
+    return r
+
+
+@lru_cache(maxsize=1)
+def aes_sbox() -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(S, S⁻¹), computed from the definition: inversion in GF(2^8) then the FIPS-197 affine map."""
+    inv = [0] * 256
+    for x in range(1, 256):
+        for y in range(1, 256):
+            if _gmul(x, y) == 1:
+                inv[x] = y
+                break
+    s = []
+    for x in range(256):
+        b = inv[x]
+        v = b
+        for k in range(1, 5):
+            v ^= ((b << k) | (b >> (8 - k))) & 0xFF
+        s.append(v ^ 0x63)
+    si = [0] * 256
+    for x, y in enumerate(s):
+        si[y] = x
+    return tuple(s), tuple(si)
+
+
+@dataclass(frozen=True)
+class Affine:
+    box: str  # "S" (AESE) or "S-1" (AESD)
+    after: bool  # T = L∘box (L after the instruction) or box∘L (before)
+    lo: bytes  # L(n) for the low nibble n (includes L(0))
+    hi: bytes  # L(n << 4) ^ L(0)
+
+    @property
+    def identity(self) -> bool:
+        return self.lo == bytes(range(16)) and self.hi == bytes(n << 4 for n in range(16))
+
+
+def _affine(f: list[int]) -> bool:
+    c = f[0]
+    basis = [f[1 << i] ^ c for i in range(8)]
+    for x in range(256):
+        v = c
+        for i in range(8):
+            if x >> i & 1:
+                v ^= basis[i]
+        if v != f[x]:
+            return False
+    return True
+
+
+def match(table) -> Affine | None:
+    t = list(table)
+    if len(t) != 256 or any(not 0 <= v < 256 for v in t):
+        return None
+    s, si = aes_sbox()
+    forms = (("S", True, [t[si[y]] for y in range(256)]),    # T = L∘S:   L = T∘S⁻¹
+             ("S", False, [si[t[x]] for x in range(256)]),   # T = S∘L:   L = S⁻¹∘T
+             ("S-1", True, [t[s[y]] for y in range(256)]),   # T = L∘S⁻¹: L = T∘S
+             ("S-1", False, [s[t[x]] for x in range(256)]))  # T = S⁻¹∘L: L = S∘T
+    for box, after, f in forms:
+        if _affine(f):
+            return Affine(box, after, bytes(f[n] for n in range(16)), bytes(f[n << 4] ^ f[0] for n in range(16)))
+    return None

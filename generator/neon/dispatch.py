@@ -1,0 +1,82 @@
+"""Run-time dispatch: one library per cipher carrying every applicable variant, picked by CPU features.
+
+A variant is a schedule plus the CPU features it needs; the list is in preference order and always ends
+with the portable default (Advanced SIMD only).  The dispatcher (<cipher>_neon.c) tests each variant's
+features once, on Linux with getauxval(AT_HWCAP), and calls the first that fits; elsewhere it takes the
+portable one.  Environment overrides, for testing: CIPHERSPEC_NEON_NO_CRYPTO=1 forces portable,
+CIPHERSPEC_NEON_NO_SHA3=1 turns off the variants needing FEAT_SHA3.
+
+    variants(aria128)   -> [Variant(aria128_neon_b16_crypto_il1, ("crypto",)), Variant(aria128_neon_b16_il1, ())]
+    variants(lea128)    -> [Variant(lea128_neon_b4_il4, ())]
+    files = render(module, [emit(module, v.schedule) for v in vs], vs)
+          -> {"aria128_neon.h": ..., "aria128_neon.c": ...}   (API: aria128_neon_ecb_encrypt, ..., _variant())
+Variants must agree on group size and key tables (the same il): the dispatched API is theirs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from cipherspec.errors import UsageError
+from cipherspec.ir import Module
+from cipherspec.schedule import Schedule
+from generator.common.affine import match as affine_match
+
+from ..common.templates import template_env
+from .schedules import default
+
+# schedule flag -> (architecture feature, Linux HWCAP name, its bit, env variables that turn it off)
+FEATURES = {
+    "crypto": ("FEAT_AES", "HWCAP_AES", 1 << 3, ("CIPHERSPEC_NEON_NO_CRYPTO",)),
+    "sha3": ("FEAT_SHA3", "HWCAP_SHA3", 1 << 17, ("CIPHERSPEC_NEON_NO_CRYPTO", "CIPHERSPEC_NEON_NO_SHA3")),
+}
+
+
+@dataclass(frozen=True)
+class Variant:
+    schedule: Schedule
+    features: tuple[str, ...]  # schedule flags needing CPU features (keys of FEATURES)
+
+
+def crypto_applies(module: Module) -> bool:
+    """Whether some S-box of the cipher is affine-equivalent to AES's (AESE/AESD can compute it)."""
+    return any(affine_match(t.values) is not None for t in module.tables.values()
+               if len(t.values) == 256 and t.in_width == 8 and t.out_width == 8)
+
+
+def with_flags(s: Schedule, flags: tuple[str, ...]) -> Schedule:
+    return Schedule(s.cipher, s.target, s.layout, s.params + tuple((f, "") for f in flags), s.rounds)
+
+
+def variants(module: Module, rounds: int | None = None) -> list[Variant]:
+    """The default library's variants, best first; the last is the portable default schedule."""
+    base = default(module, rounds)
+    out = []
+    if base.layout != "packed" and crypto_applies(module):
+        out.append(Variant(with_flags(base, ("crypto",)), ("crypto",)))
+    return out + [Variant(base, ())]
+
+
+def render(module: Module, emitted: list, vs: list[Variant]) -> dict[str, str]:
+    """The dispatching header and C file over the variants' emitted kernels (emit.Emitted, same order)."""
+    first = emitted[-1]
+    for e in emitted:
+        if e.group_blocks != first.group_blocks or [k.keys for k in e.kernels] != [k.keys for k in first.kernels]:
+            raise UsageError(f"{e.schedule.name}: variants of one library need the same groups and key tables")
+    base = first.schedule
+    prefix = f"{base.cipher}" + (f"r{base.rounds}" if base.rounds is not None else "") + "_neon"
+    rows = []
+    for v, e in zip(vs, emitted):
+        conds = [FEATURES[f] for f in v.features]
+        rows.append(dict(name=e.schedule.name, conds=conds,
+                         needs=" + ".join(c[0] for c in conds) or "Advanced SIMD only (portable)",
+                         off=sorted({env for c in conds for env in c[3]})))
+    env = template_env(Path(__file__).with_name("templates"))
+    ctx = dict(cipher=module.cipher, prefix=prefix, rows=rows, modes=first.modes,
+               header_name=f"{prefix}.h", guard=prefix.upper() + "_H")
+    # the header: the portable variant's, renamed to the dispatching prefix (same groups, keymaps, prepare)
+    header = first.header.replace(base.name, prefix).replace(base.name.upper(), prefix.upper())
+    header = header.replace(f"schedule {prefix}:", f"run-time dispatch (below); portable variant {base.name}:")
+    body, end = header.rsplit("#endif\n", 1)
+    header = body + env.get_template("dispatch.h.j2").render(**ctx) + "#endif\n" + end
+    return {f"{prefix}.h": header, f"{prefix}.c": env.get_template("dispatch.c.j2").render(**ctx)}

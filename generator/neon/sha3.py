@@ -1,0 +1,71 @@
+"""FEAT_SHA3 selection rules (schedule flag ``sha3``): three-input logic by pattern-matching the IR.
+
+EOR3 d, n, m, a  = n ^ m ^ a          BCAX d, n, m, a  = n ^ (m & ~a)
+A rule fires only where the fused inner op has a single use (its own instruction then dies in dead-code
+elimination), so it never adds instructions; generic over any spec (PIPO's S-layer, key XORs, ARX).
+
+    xor(xor(p, q), r)            eor p,q ; eor r      ->  eor3 d, p, q, r
+    xor(x, and(a, not c))        bic ; eor            ->  bcax d, x, a, c
+    xor(x, and(a, b)), ~b known  and ; eor            ->  bcax d, x, a, ~b      (~b: an op not(b) already selected)
+    not(xor(a, b))               eor ; mvn            ->  eor3 d, a, b, ones   (ones: movi #0xff, rematerialised)
+    xor(x, not(y))               mvn ; eor            ->  eor3 d, x, y, ones
+
+    uses = use_counts(fn);  fuse(sel, i, op, val, uses) -> VReg or None (None: the ordinary rules apply)
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from cipherspec.ir import Function, Op
+
+from ..common.mir import Vec
+
+
+def use_counts(fn: Function) -> Counter:
+    """How many times each value id is read (op arguments and function outputs)."""
+    c = Counter(a for op in fn.ops for a in op.args)
+    c.update(v for _, v in fn.outputs)
+    return c
+
+
+def _three(sel, mn: str, n, m, a, i: int):
+    d = sel.vf.new()
+    sel.emit(mn, tuple(Vec(x, "16b") for x in (d, n, m, a)), (d,), (n, m, a), i)
+    return d
+
+
+def fuse(sel, i: int, op: Op, val, uses: Counter):
+    """The fused selection of op i (an xor or not), or None when no rule applies."""
+    ops = sel.fn.ops
+
+    def single(v: int, code: str) -> bool:
+        return ops[v].code == code and uses[v] == 1
+
+    if op.code == "not":
+        x = op.args[0]
+        if single(x, "xor"):
+            a, b = ops[x].args
+            return _three(sel, "eor3", val[a], val[b], sel.const(0xFF, 8), i)
+        return None
+    if op.code != "xor":
+        return None
+    for k in (0, 1):
+        x, y = op.args[1 - k], op.args[k]
+        if single(y, "and"):
+            for j in (0, 1):
+                a, b = ops[y].args[1 - j], ops[y].args[j]
+                if ops[b].code == "not":
+                    return _three(sel, "bcax", val[x], val[a], val[ops[b].args[0]], i)
+                nb = sel.complement_of(b)
+                if nb is not None:
+                    return _three(sel, "bcax", val[x], val[a], val[nb], i)
+    for k in (0, 1):
+        x, y = op.args[1 - k], op.args[k]
+        if single(y, "xor"):
+            p, q = ops[y].args
+            return _three(sel, "eor3", val[p], val[q], val[x], i)
+    for k in (0, 1):
+        x, y = op.args[1 - k], op.args[k]
+        if single(y, "not"):
+            return _three(sel, "eor3", val[x], val[ops[y].args[0]], sel.const(0xFF, 8), i)
+    return None

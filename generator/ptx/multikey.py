@@ -1,0 +1,109 @@
+"""The multi-key CTR kernel (round keys "rk-table"): one launch makes many requests' keystreams, each
+with its own key and counter -- CTR_DRBG bulk output (cipherspec.drbg.plan_bulk, the C P_drbg_plan).
+
+    host:   keys[r], vs[r], lens[r]  ->  round-key table rks[r][NRK] (the host key schedule),
+            descriptors q[r] = {ctr = V_r + 1 (big-endian 32-bit limbs), nblocks, cta0, first},
+            cta_req[c] = the request CTA c works on
+    device: CTA c -> request r = cta_req[c], blocks [(c - cta0) * ch, +ch) of it; the CTA stages
+            rks[r] into shared memory (one barrier), then block j of r = E(rk_r, V_r + 1 + j) with full
+            big-endian carry over the whole block, written at output block first_r + j.
+
+    before: for r in requests: ctr_dev(rk_r, V_r + 1, lens[r])     (one launch per 64 KiB request)
+    after:  P_ctr_multi_dev(keys, vs, lens, nreq, d_out)            (one launch for all of them)
+
+Every request but the last must be a whole number of blocks (the outputs are concatenated); a request
+is at most 2^31 blocks.  The C helpers below are plain C (``CS_HD`` marks them host+device), so CI
+compiles them with the host compiler and checks the plan and the counters without a GPU.
+"""
+from __future__ import annotations
+
+from cipherspec.ir import Module
+
+from .placement import CudaSchedule, rk_index
+
+MAX_REQ_BLOCKS = 1 << 31
+
+
+def helpers_c(P: str, B: int) -> str:
+    """The request descriptor, the counter, the CTA span and the host plan: plain C99."""
+    MW = B // 4
+    limbs = "\n".join(f"        q->ctr[{k}] = ((uint32_t)c[{4 * k}] << 24) | ((uint32_t)c[{4 * k + 1}] << 16) | "
+                      f"((uint32_t)c[{4 * k + 2}] << 8) | c[{4 * k + 3}];" for k in range(MW))
+    return f"""\
+typedef struct {{  /* one request of a multi-key launch */
+    uint32_t ctr[{MW}];   /* its first counter V + 1 as big-endian 32-bit limbs (ctr[0] most significant) */
+    uint32_t nblocks;   /* blocks it makes (< 2^31) */
+    uint32_t cta0;      /* its first CTA */
+    uint64_t first;     /* its first block's index in the output */
+}} {P}_mreq;
+
+/* memory words m[] of counter ctr + j (full big-endian carry over the whole block, wrapping) */
+CS_HD static inline void {P}_mk_counter(const uint32_t *ctr, uint32_t j, uint32_t *m)
+{{
+    uint32_t carry = j;
+    for (int k = {MW - 1}; k >= 0; --k) {{
+        const uint32_t t = ctr[k] + carry;
+        carry = t < carry;
+        m[k] = (t >> 24) | ((t >> 8) & 0xff00u) | ((t << 8) & 0xff0000u) | (t << 24);
+    }}
+}}
+
+/* the blocks [lo, hi) of request q that CTA `cta` makes, `ch` blocks per CTA */
+CS_HD static inline void {P}_mk_span(const {P}_mreq *q, uint32_t cta, uint32_t ch, uint32_t *lo, uint32_t *hi)
+{{
+    const uint64_t a = (uint64_t)(cta - q->cta0) * ch, b = a + ch;
+    *lo = (uint32_t)a;
+    *hi = (uint32_t)(b < q->nblocks ? b : q->nblocks);
+}}
+
+/* CTAs a plan needs at `ch` blocks per CTA; 0 when a length is bad (not whole blocks before the last, too long) */
+static uint64_t {P}_mk_ctas(const uint64_t *lens, uint64_t nreq, uint32_t ch)
+{{
+    uint64_t n = 0;
+    for (uint64_t r = 0; r < nreq; ++r) {{
+        const uint64_t nb = (lens[r] + {B - 1}) / {B};
+        if ((r + 1 < nreq && lens[r] % {B}) || nb >= {MAX_REQ_BLOCKS}ull) return 0;
+        n += (nb + ch - 1) / ch;
+    }}
+    return n;
+}}
+
+/* descriptors and the CTA -> request map of a plan (q: nreq entries, cta_req: {P}_mk_ctas entries) */
+static void {P}_mk_plan(const uint8_t *vs, const uint64_t *lens, uint64_t nreq, uint32_t ch, {P}_mreq *q,
+                        uint32_t *cta_req)
+{{
+    uint64_t first = 0, cta = 0;
+    for (uint64_t r = 0; r < nreq; ++r, ++q) {{
+        uint8_t c[{B}];
+        memcpy(c, vs + r * {B}, {B});
+        for (int b = {B - 1}; b >= 0 && ++c[b] == 0; --b) {{}}  /* V + 1, big-endian, wrapping */
+{limbs}
+        q->nblocks = (uint32_t)((lens[r] + {B - 1}) / {B});
+        q->cta0 = (uint32_t)cta;
+        q->first = first;
+        for (uint32_t k = 0; k < (q->nblocks + ch - 1) / ch; ++k) cta_req[cta++] = (uint32_t)r;
+        first += q->nblocks;
+    }}
+}}
+"""
+
+
+def kernel_parts(module: Module, sched: CudaSchedule, P: str, tab_prologue: list[str], tab_args: list[str],
+                 rk_off: int) -> dict:
+    """What the template's multi-key kernel needs: prologue (table fills, the request's round keys into
+    shared memory, one barrier), the core's arguments, shared bytes, the partial-block store."""
+    B, T = module.block.nbytes, sched.threads
+    nrk = len(rk_index(module))
+    pro = ["    extern __shared__ uint32_t cs_smem[];"] + list(tab_prologue)
+    pro += ["    const uint32_t r = cta_req[blockIdx.x];",
+            f"    for (uint32_t i = threadIdx.x; i < {nrk}u; i += {T}u) cs_smem[{rk_off} + i] = rks[(uint64_t)r * {nrk} + i];",
+            "    __syncthreads();  // tables and this request's round keys are in place before any thread reads"]
+    partial = [f"if ({b}u < rem) out8[i * {B} + {b}] = (uint8_t)(m[s][{b // 4}] >> {8 * (b % 4)});" for b in range(B)]
+    return {
+        "prologue": "\n".join(pro),
+        "args": ", ".join([f"cs_smem + {rk_off}"] + tab_args),
+        "smem": 4 * (rk_off + nrk),
+        "partial": "\n".join(" " * 24 + ln for ln in partial),
+        "helpers": helpers_c(P, B),
+        "max_blocks": MAX_REQ_BLOCKS,
+    }

@@ -1,0 +1,124 @@
+"""CTR_DRBG bulk output on the GPU (one multi-key launch) == the CPU paths, bit for bit.
+
+Several MB per cipher: many 2^19-bit requests, reseeds every 17 requests (a deterministic entropy
+source, the same for both sides), a partial last request; both kernel flavours; the state after
+the bulk run equals the state after the same generate() calls.  CPU sides: the Python CtrDrbg over
+the generated C library, and the C library's own DRBG (P_drbg_generate calls; P_drbg_plan for the GPU).
+Skipped, with the reason, without an NVIDIA GPU; bench/gpu/run.sh runs it on the device.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from cipherspec.drbg import BulkRequest, CtrDrbg
+from cipherspec.drbg_many import generate_many, instantiate_many
+from cipherspec.modes import ctr_next_iv
+from runtime import c_target
+from runtime.cuda_target import CudaCipher, gpu_available
+
+OK, WHY = gpu_available()
+pytestmark = pytest.mark.skipif(not OK, reason=f"GPU tests need an NVIDIA GPU and nvcc: {WHY}")
+
+CIPHERS = ["aes128", "lea128", "hight", "cham128_128", "aria128"]
+REQ = 65536  # 2^19 bits
+NBYTES = 3 * (1 << 20) + 12345  # 49 requests, the last partial (and not whole blocks)
+_CACHE: dict = {}
+
+
+def ciphers(registry, name):
+    if name not in _CACHE:
+        _CACHE[name] = (c_target.make_cipher(registry, name), CudaCipher(registry, name, None, None))
+    return _CACHE[name]
+
+
+def entropy_source(seed: int):
+    state = {"n": 0}
+
+    def src(n: int) -> bytes:
+        state["n"] += 1
+        return hashlib.shake_256(f"{seed}/{state['n']}".encode()).digest(n)
+    return src
+
+
+def seeds(c):
+    e = hashlib.sha256(b"entropy").digest()[: c.key_bytes]
+    return e, hashlib.sha256(b"nonce").digest()[: max(c.key_bytes // 2, 8)], b"gpu-drbg-test"
+
+
+def requests(d, nbytes: int, req: int = REQ) -> bytes:
+    out = []
+    while nbytes > 0:
+        out.append(d.generate(min(req, nbytes)))
+        nbytes -= req
+    return b"".join(out)
+
+
+@pytest.mark.parametrize("name", CIPHERS)
+def test_python_drbg_bulk_gpu_equals_cpu(registry, name):
+    c, g = ciphers(registry, name)
+    e, n, p = seeds(c)
+    cpu, gpu = (CtrDrbg(x, reseed_interval=17, entropy_source=entropy_source(1)) for x in (c, g))
+    for d in (cpu, gpu):
+        d.instantiate(e, n, p)
+    want = requests(cpu, NBYTES)
+    got = gpu.generate_bulk(NBYTES)  # plan on the host, keystream_multi: one launch
+    assert hashlib.sha256(got).hexdigest() == hashlib.sha256(want).hexdigest()
+    assert (gpu.key, gpu.v, gpu.reseed_counter) == (cpu.key, cpu.v, cpu.reseed_counter)
+    assert gpu.generate(100) == cpu.generate(100)
+
+
+@pytest.mark.parametrize("flavour", ["ptx", "c"])
+@pytest.mark.parametrize("name", CIPHERS)
+def test_c_drbg_plan_gpu_equals_c_generate(registry, name, flavour):
+    c, g = ciphers(registry, name)
+    e, n, p = seeds(c)
+    a = c.make_drbg(reseed_interval=17, entropy_source=entropy_source(2))
+    b = c.make_drbg(reseed_interval=17, entropy_source=entropy_source(2))
+    for d in (a, b):
+        d.instantiate(e, n, p)
+    want = requests(a, NBYTES)
+    got = g.keystream_multi(b.plan_bulk(NBYTES, REQ), flavour=flavour)  # C P_drbg_plan, then the GPU
+    assert got == want
+    assert b.generate(64) == a.generate(64)
+
+
+@pytest.mark.parametrize("name", ["lea128", "hight"])
+def test_odd_request_sizes(registry, name):
+    """Requests that are not whole blocks (1000 bytes): the padded layout, sliced per request."""
+    c, g = ciphers(registry, name)
+    e, n, p = seeds(c)
+    cpu, gpu = CtrDrbg(c), CtrDrbg(g)
+    for d in (cpu, gpu):
+        d.instantiate(e, n, p)
+    assert gpu.generate_bulk(50_003, request_bytes=1000) == requests(cpu, 50_003, 1000)
+
+
+@pytest.mark.parametrize("name", CIPHERS)
+def test_counter_carries_across_the_whole_block(registry, name):
+    c, g = ciphers(registry, name)
+    B, rng = c.block_bytes, np.random.default_rng(3)
+    vs = [b"\xff" * B, b"\x00" * (B - 4) + b"\xff\xff\xff\xf0", bytes(B - 8) + b"\xff" * 8,
+          rng.integers(0, 256, B, dtype=np.uint8).tobytes()]
+    plan = []
+    for i, v in enumerate(vs):
+        key = rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes()
+        nb = [4096, 37, 1000, 3][i]
+        plan.append(BulkRequest(key, v, nb, nb * B - (5 if i == len(vs) - 1 else 0)))
+    want = b"".join(c.run_mode(c.expand_key(r.key), "ctr", "encrypt", bytes(r.nbytes), ctr_next_iv(r.v, 1))
+                    for r in plan)
+    for fl in ("ptx", "c"):
+        assert g.keystream_multi(plan, flavour=fl) == want
+
+
+def test_many_independent_instances(registry):
+    c, g = ciphers(registry, "lea128")
+    ent = lambda i: hashlib.sha256(b"e%d" % i).digest()[:16]  # noqa: E731
+    non = lambda i: b"n%07d" % i  # noqa: E731
+    cpu = instantiate_many(c, 24, ent, non)
+    gpu = instantiate_many(g, 24, ent, non)
+    got = generate_many(gpu, 200_000)  # 24 instances x 4 requests, one launch
+    assert len(set(got)) == 24
+    assert got == [requests(d, 200_000) for d in cpu]

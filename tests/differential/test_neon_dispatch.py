@@ -1,0 +1,84 @@
+"""The built NEON library's run-time dispatch (generator/neon/dispatch.py), under qemu-aarch64.
+
+The dispatching harness links every variant + <cipher>_neon.c, as `cipherspec build --target neon` does.
+QEMU's CPU models all have FEAT_AES, so the portable path is reached through the documented override
+(CIPHERSPEC_NEON_NO_CRYPTO=1); both paths are checked against the interpreter on the same batches."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cipherspec import modes
+from cipherspec.registry import Registry
+from cipherspec.targets import make_cipher
+from generator.neon import dispatch
+from generator.neon.build import build
+from neon_support import batches, require
+
+REG = Registry()
+PATHS = {"crypto": ("max", None), "portable": ("max", {"CIPHERSPEC_NEON_NO_CRYPTO": "1"})}
+_made: dict = {}
+
+
+def cipher(name: str):
+    if name not in _made:
+        _made[name] = (make_cipher(REG, name, None, "neon", f"{name}_neon"), make_cipher(REG, name, None, "ref"))
+    return _made[name]
+
+
+def test_variants_prefer_crypto_where_an_sbox_is_affine_equivalent():
+    names = {n: [v.schedule.name for v in dispatch.variants(REG.module(n))] for n in ("aria128", "aes256", "lea128")}
+    assert names == {"aria128": ["aria128_neon_b16_crypto_il1", "aria128_neon_b16_il1"],
+                     "aes256": ["aes256_neon_b16_crypto_il1", "aes256_neon_b16_il1"],
+                     "lea128": ["lea128_neon_b4_il4"]}
+
+
+@pytest.mark.parametrize("name", ["aria128", "aes128"])
+@pytest.mark.parametrize("path", sorted(PATHS))
+@settings(max_examples=1, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_dispatched_library_matches_interpreter(name, path, data):
+    require("aarch64-linux-gnu-gcc", "qemu-aarch64")
+    c, ref = cipher(name)
+    c.qemu_cpu, c.qemu_env = PATHS[path]
+    want = [v.schedule.name for v in c.variants]
+    assert c.variant() == (want[0] if path == "crypto" else want[-1])
+    requests, expected = [], []
+    for key, blocks, iv, stream in data.draw(batches(c)):
+        rk, rref = c.expand_key(key), ref.expand_key(key)
+        requests += [("ecb_encrypt", rk, blocks, None), ("ecb_decrypt", rk, blocks, None), ("ctr", rk, stream, iv)]
+        expected += [modes.ecb_encrypt(ref, rref, blocks), modes.ecb_decrypt(ref, rref, blocks),
+                     modes.ctr(ref, rref, iv, stream)[0]]
+    for (op, _, d, _), g, e in zip(requests, c.run_batch(requests), expected):
+        assert g == e, f"{name} dispatched ({path}) {op} of {len(d)} bytes differs"
+
+
+def test_override_values_and_single_variant_library():
+    require("aarch64-linux-gnu-gcc", "qemu-aarch64")
+    c, _ = cipher("aria128")
+    c.qemu_cpu = "cortex-a53"
+    c.qemu_env = {"CIPHERSPEC_NEON_NO_CRYPTO": "0"}  # "0" does not turn crypto off
+    assert c.variant() == "aria128_neon_b16_crypto_il1"
+    lea, _ = cipher("lea128")
+    assert lea.variant() == "lea128_neon_b4_il4"
+
+
+def test_build_writes_one_library_with_every_variant(tmp_path):
+    require("aarch64-linux-gnu-gcc")
+    build(REG, ["aria128"], None, tmp_path)
+    names = sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".S", ".h", ".c", ".a"))
+    assert names == ["aria128_neon.c", "aria128_neon.h", "aria128_neon_b16_crypto_il1.S",
+                     "aria128_neon_b16_crypto_il1.h", "aria128_neon_b16_il1.S", "aria128_neon_b16_il1.h",
+                     "libaria128_neon.a"]
+    nm = shutil.which("aarch64-linux-gnu-nm") or shutil.which("llvm-nm") or shutil.which("nm")
+    syms = subprocess.run([nm, "--defined-only", str(tmp_path / "libaria128_neon.a")], capture_output=True,
+                          text=True, check=True).stdout
+    for s in ("aria128_neon_ecb_encrypt", "aria128_neon_ctr", "aria128_neon_variant",
+              "aria128_neon_b16_crypto_il1_ctr", "aria128_neon_b16_il1_ecb_decrypt"):
+        assert f" T {s}\n" in syms
+    header = (tmp_path / "aria128_neon.h").read_text()
+    assert "HWCAP_AES" in header and "CIPHERSPEC_NEON_NO_CRYPTO" in header

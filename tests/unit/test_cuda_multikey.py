@@ -1,0 +1,174 @@
+"""The multi-key CTR kernel (generator/ptx/multikey.py) without a GPU.
+
+1. Its C helpers (request plan, CTA span, counter with full carry) are plain C: a harness compiled with
+   the host compiler walks every CTA x thread x ILP slot exactly as the kernel's loop does, and prints
+   which output block gets which counter.  Checked: every output block is written once, block j of
+   request r holds V_r + 1 + j (mod 2^(8B)) -- across 2^32, 2^64 and the whole-block wrap -- and only the
+   output's last block may be partial.
+2. The kernel's core (round keys read from shared memory) is emulated on those counters and equals
+   the reference cipher's CTR_DRBG output for each request's key.
+3. The generated source has the kernel in both flavours and the host entry, and nvcc-free checks of the
+   schedule's flavour token.
+"""
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+
+from cipherspec.blockcipher import RefCipher, bytes_to_words, words_to_bytes
+from cipherspec.drbg import BulkRequest
+from cipherspec.errors import UsageError
+from cipherspec.registry import Registry
+from generator.ptx import cores, emulate, multikey
+from generator.ptx.placement import CudaSchedule, default_for, rk_index
+from generator.ptx.source import generate, prepared, state_names
+from runtime.build import Toolchain, compile_cached
+
+HARNESS = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#define CS_HD
+%(helpers)s
+/* stdin: T ILP ch nreq, then per request: V (hex bytes) len.  stdout: "i counter" per full block,
+   "p i rem" for a partial one -- the kernel's loop, run CTA by CTA, thread by thread. */
+int main(void)
+{
+    unsigned T, ILP, ch; unsigned long long nreq;
+    if (scanf("%%u %%u %%u %%llu", &T, &ILP, &ch, &nreq) != 4) return 2;
+    uint8_t *vs = malloc(nreq * %(B)d + 1); uint64_t *lens = malloc(nreq * 8 + 8);
+    uint64_t total = 0;
+    for (uint64_t r = 0; r < nreq; ++r) {
+        char hex[%(B)d * 2 + 1]; unsigned long long len;
+        if (scanf("%%s %%llu", hex, &len) != 2) return 2;
+        for (int b = 0; b < %(B)d; ++b) { unsigned x; sscanf(hex + 2 * b, "%%2x", &x); vs[r * %(B)d + b] = (uint8_t)x; }
+        lens[r] = len; total += len;
+    }
+    const uint64_t nctas = t_mk_ctas(lens, nreq, ch);
+    if (!nctas) { printf("ELEN\n"); return 0; }
+    t_mreq *q = malloc(nreq * sizeof(t_mreq)); uint32_t *cta_req = malloc(nctas * 4);
+    t_mk_plan(vs, lens, nreq, ch, q, cta_req);
+    for (uint64_t cta = 0; cta < nctas; ++cta)
+        for (uint32_t tid = 0; tid < T; ++tid) {
+            const t_mreq qq = q[cta_req[cta]];
+            uint32_t lo, hi;
+            t_mk_span(&qq, (uint32_t)cta, ch, &lo, &hi);
+            for (uint32_t base = lo + tid; base < hi; base += T * ILP)
+                for (uint32_t s = 0; s < ILP; ++s) {
+                    const uint32_t j = base + s * T;
+                    uint32_t m[%(MW)d];
+                    t_mk_counter(qq.ctr, j, m);
+                    if (j >= hi) continue;
+                    const uint64_t i = qq.first + j;
+                    if ((i + 1) * %(B)d <= total) {
+                        printf("%%llu ", (unsigned long long)i);
+                        for (int k = 0; k < %(MW)d; ++k) for (int b = 0; b < 4; ++b) printf("%%02x", (m[k] >> (8 * b)) & 0xff);
+                        printf("\n");
+                    } else printf("p %%llu %%llu\n", (unsigned long long)i, (unsigned long long)(total - i * %(B)d));
+                }
+        }
+    return 0;
+}
+"""
+
+
+def harness(B: int):
+    src = HARNESS % {"helpers": multikey.helpers_c("t", B), "B": B, "MW": B // 4}
+    return compile_cached({"h.c": src}, ["h.c"], "exe", Toolchain.host(("-std=c99", "-O1", "-Wall", "-Werror")))
+
+
+def run_plan(B: int, T: int, ilp: int, ch: int, vs: list[bytes], lens: list[int]) -> str:
+    text = f"{T} {ilp} {ch} {len(vs)}\n" + "".join(f"{v.hex()} {n}\n" for v, n in zip(vs, lens))
+    return subprocess.run([str(harness(B))], input=text, capture_output=True, text=True, check=True).stdout
+
+
+def near(B: int, bits: int, k: int, rng) -> bytes:
+    hi = int.from_bytes(rng.integers(0, 256, B, dtype=np.uint8).tobytes(), "big") >> bits << bits
+    return ((hi | ((1 << bits) - k)) % (1 << (8 * B))).to_bytes(B, "big")
+
+
+@pytest.mark.parametrize("B", [8, 16])
+@pytest.mark.parametrize("T,ilp,ch", [(32, 1, 32), (64, 2, 256), (32, 3, 96 * 4)])
+def test_plan_counters_cover_every_block_once(B, T, ilp, ch):
+    rng = np.random.default_rng(B * 1000 + ch)
+    vs = [rng.integers(0, 256, B, dtype=np.uint8).tobytes(), near(B, 32, 3, rng), near(B, 64, 1, rng),
+          near(B, 8 * B, 7, rng), b"\xff" * B, near(B, 32, 1, rng)]
+    lens = [B * n for n in (1, 500, 77, 300, 20)] + [B * 33 + 5]  # the last one partial
+    out = run_plan(B, T, ilp, ch, vs, lens)
+    seen: dict[int, str] = {}
+    partial = []
+    for line in out.split("\n"):
+        if not line:
+            continue
+        if line.startswith("p "):
+            partial.append(tuple(int(x) for x in line.split()[1:]))
+            continue
+        i, ctr = line.split()
+        assert int(i) not in seen, f"block {i} written twice"
+        seen[int(i)] = ctr
+    want, first = {}, 0
+    for v, n in zip(vs, lens):
+        for j in range(-(-n // B)):
+            want[first + j] = ((int.from_bytes(v, "big") + 1 + j) % (1 << (8 * B))).to_bytes(B, "big").hex()
+        first += -(-n // B)
+    last = first - 1
+    assert partial == [(last, lens[-1] % B)]
+    del want[last]
+    assert seen == want
+
+
+def test_plan_refuses_bad_lengths():
+    assert run_plan(16, 32, 1, 32, [bytes(16)] * 2, [17, 32]).strip() == "ELEN"  # not whole blocks before the last
+    assert run_plan(16, 32, 1, 32, [bytes(16)], [16 << 31]).strip() == "ELEN"  # 2^31 blocks: too long
+    assert run_plan(16, 32, 1, 32, [bytes(16)] * 2, [32, 17]).strip() != "ELEN"
+
+
+@pytest.mark.parametrize("name", ["aes128", "lea128", "hight", "cham128_128", "aria128", "pipo64_128"])
+@pytest.mark.parametrize("flavour", ["ptx", "c"])
+def test_multikey_core_gives_drbg_output(registry, name, flavour):
+    """Counters from the harness -> the kernel's core (round keys from shared memory, per request) ->
+    the reference cipher's E(K_r, V_r + 1 + j)."""
+    module = prepared(registry.module(name))
+    ref = RefCipher(registry.module(name))
+    B = ref.block_bytes
+    rng = np.random.default_rng(7)
+    sched = default_for(module)
+    acc = cores.access(module, CudaSchedule(rk="shared", tab=sched.tab), "RK")
+    text = cores.core("cs_menc", module.functions["encrypt"], module, acc, flavour, state_names(module, "encrypt"))
+    tables = {t.name: np.array(t.values) for t in module.tables.values()}
+    reqs = [BulkRequest(rng.integers(0, 256, ref.key_bytes, dtype=np.uint8).tobytes(), v, 0, n)
+            for v, n in ((near(B, 32, 2, rng), 5 * B), (b"\xff" * B, 3 * B), (near(B, 64, 1, rng), 2 * B + 3))]
+    out = run_plan(B, 32, 1, 32, [r.v for r in reqs], [r.nbytes for r in reqs])
+    ctrs = {int(i): bytes.fromhex(c) for i, c in (ln.split() for ln in out.split("\n") if ln and not ln.startswith("p"))}
+    idx = rk_index(module)
+    first = 0
+    for r in reqs:
+        nb = -(-r.nbytes // B)
+        blocks = np.frombuffer(b"".join(ctrs[first + j] for j in range(nb) if first + j in ctrs), np.uint8).reshape(-1, B)
+        rkd = ref.expand_key(r.key)
+        rk = np.zeros(len(idx), np.uint64)
+        for n_, i in idx.items():
+            rk[i] = int(np.asarray(rkd[n_]).reshape(-1)[0])
+        x = [w.astype(np.uint64) for w in bytes_to_words(module.block, blocks)]
+        got = emulate.run_core(text, x, rk, tables, copies=sched.copies or 1)
+        got_bytes = words_to_bytes(module.block, [np.asarray(w, np.uint64) for w in got], len(blocks))
+        want = ref.encrypt_blocks(rkd, blocks)
+        assert np.array_equal(np.asarray(got_bytes, np.uint8).reshape(-1, B), want)
+        first += nb
+
+
+def test_source_has_multikey_kernels_and_flavour(registry):
+    module = prepared(registry.module("aes128"))
+    s = CudaSchedule.parse("rk-const_t512_tab-shared_fl-c", module)
+    assert s.flavour == "c" and "_fl-c_" in s.name(module)
+    assert CudaSchedule.parse(s.name(module), module) == s
+    src = generate(registry, "aes128", None, s)
+    for k in ("_ctr_multi_ptx(", "_ctr_multi_c(", "_ctr_multi_dev(", "_mk_plan(", "__syncthreads"):
+        assert k in src.cu
+    assert "stream, 1);" in src.cu  # the host API runs the plain-C flavour by default
+    assert "_ctr_multi_dev(" in src.h
+    with pytest.raises(UsageError, match="flavour"):
+        CudaSchedule.parse("fl-sass", module)
