@@ -47,6 +47,7 @@ def count(img: Image, symbol: str, buffers: list[bytes], scalars: dict[int, int]
     from unicorn import arm64_const as A
 
     mu = Uc(UC_ARCH_ARM64, UC_MODE_ARM)
+    mu.ctl_set_cpu_model(A.UC_CPU_ARM64_MAX)  # AES and SHA3 (EOR3/BCAX) instructions
     size = (len(img.blob) + 0xFFFF) & ~0xFFFF
     mu.mem_map(STOP & ~0xFFF, 0x1000)
     mu.mem_map(BASE, size)
@@ -86,7 +87,7 @@ def mca(lines: list[str], cpu: str, iterations: int = 200) -> float:
     """Estimated cycles per iteration of a straight-line block (llvm-mca's steady state)."""
     tool = mca_tool()
     text = "\n".join(line.split("//")[0] for line in lines) + "\n"
-    r = subprocess.run([tool, "-mtriple=aarch64-linux-gnu", f"-mcpu={cpu}", "-mattr=+aes", f"-iterations={iterations}"],
+    r = subprocess.run([tool, "-mtriple=aarch64-linux-gnu", f"-mcpu={cpu}", "-mattr=+aes,+sha3", f"-iterations={iterations}"],
                        input=text, capture_output=True, text=True)
     if r.returncode:
         raise RuntimeError(r.stderr[-2000:])

@@ -35,7 +35,9 @@ CPUS = ("neoverse-v2", "neoverse-n1")
 EXTRA = [("lea128", 1), ("lea128", 2), ("pipo64_128", 1), ("aria128", 2), ("cham64_128", 1)]
 EXTRA_NAMES = ["aria128_neon_packed_il1", "aes128_neon_packed_il1", "hight_neon_packed_il1",  # packed layout
                "aria128_neon_b16_crypto_il1", "aria128_neon_b16_crypto_il2", "aes128_neon_b16_crypto_il1",
-               "aes128_neon_b16_crypto_il2"]  # AESE/AESD S-boxes
+               "aes128_neon_b16_crypto_il2",  # AESE/AESD S-boxes
+               "pipo64_128_neon_b16_il1_sha3", "pipo64_128_neon_b16_il2_sha3", "hight_neon_b16_il2_sha3",  # EOR3/BCAX
+               "aria128_neon_b16_crypto_il1_sha3", "aes128_neon_b16_crypto_il1_sha3"]
 NOTE = ("No ARM hardware: instruction counts are executed instructions counted under QEMU's TCG "
         "(unicorn code hook); cycles are llvm-mca-19 estimates, not measurements.")
 

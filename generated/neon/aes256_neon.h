@@ -80,6 +80,7 @@ static inline void aes256_neon_prepare_keys(const uint16_t *map, size_t n, const
 }
 
 /* Run-time dispatch.  aes256_neon_* call the first variant whose CPU features are present:
+ *   aes256_neon_b16_crypto_il1_sha3: FEAT_AES + FEAT_SHA3, Linux getauxval(AT_HWCAP) & HWCAP_AES & HWCAP_SHA3; off when CIPHERSPEC_NEON_NO_CRYPTO or CIPHERSPEC_NEON_NO_SHA3 is set (not "0")
  *   aes256_neon_b16_crypto_il1: FEAT_AES, Linux getauxval(AT_HWCAP) & HWCAP_AES; off when CIPHERSPEC_NEON_NO_CRYPTO is set (not "0")
  *   aes256_neon_b16_il1: Advanced SIMD only (portable)
  * Not Linux (no getauxval): the portable variant.  The choice is made on the first call and kept.

@@ -8,6 +8,9 @@
 #include <sys/auxv.h>
 #endif
 
+void aria192_neon_b16_crypto_il1_sha3_ecb_encrypt(const uint8_t *, const uint8_t *, uint8_t *, size_t);
+void aria192_neon_b16_crypto_il1_sha3_ecb_decrypt(const uint8_t *, const uint8_t *, uint8_t *, size_t);
+void aria192_neon_b16_crypto_il1_sha3_ctr(const uint8_t *, const uint8_t *, uint8_t *, size_t, const uint8_t *);
 void aria192_neon_b16_crypto_il1_ecb_encrypt(const uint8_t *, const uint8_t *, uint8_t *, size_t);
 void aria192_neon_b16_crypto_il1_ecb_decrypt(const uint8_t *, const uint8_t *, uint8_t *, size_t);
 void aria192_neon_b16_crypto_il1_ctr(const uint8_t *, const uint8_t *, uint8_t *, size_t, const uint8_t *);
@@ -22,7 +25,8 @@ typedef struct {
     void (*ctr)(const uint8_t *, const uint8_t *, uint8_t *, size_t, const uint8_t *);
 } cs_variant;
 
-static const cs_variant cs_variants[2] = {
+static const cs_variant cs_variants[3] = {
+    {"aria192_neon_b16_crypto_il1_sha3", aria192_neon_b16_crypto_il1_sha3_ecb_encrypt, aria192_neon_b16_crypto_il1_sha3_ecb_decrypt, aria192_neon_b16_crypto_il1_sha3_ctr},
     {"aria192_neon_b16_crypto_il1", aria192_neon_b16_crypto_il1_ecb_encrypt, aria192_neon_b16_crypto_il1_ecb_decrypt, aria192_neon_b16_crypto_il1_ctr},
     {"aria192_neon_b16_il1", aria192_neon_b16_il1_ecb_encrypt, aria192_neon_b16_il1_ecb_decrypt, aria192_neon_b16_il1_ctr},
 };
@@ -35,10 +39,12 @@ static int cs_off(const char *name) {  /* an override variable set to anything b
 static const cs_variant *cs_detect(void) {
 #if defined(__linux__)
     unsigned long hw = getauxval(AT_HWCAP);
-    if ((hw & 0x8UL) /* HWCAP_AES */ && !cs_off("CIPHERSPEC_NEON_NO_CRYPTO"))
+    if ((hw & 0x8UL) /* HWCAP_AES */ && (hw & 0x20000UL) /* HWCAP_SHA3 */ && !cs_off("CIPHERSPEC_NEON_NO_CRYPTO") && !cs_off("CIPHERSPEC_NEON_NO_SHA3"))
         return &cs_variants[0];
+    if ((hw & 0x8UL) /* HWCAP_AES */ && !cs_off("CIPHERSPEC_NEON_NO_CRYPTO"))
+        return &cs_variants[1];
 #endif
-    return &cs_variants[1];
+    return &cs_variants[2];
 }
 
 static const cs_variant *cs_pick(void) {

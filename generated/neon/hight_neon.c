@@ -8,6 +8,9 @@
 #include <sys/auxv.h>
 #endif
 
+void hight_neon_b16_il2_sha3_ecb_encrypt(const uint8_t *, const uint8_t *, uint8_t *, size_t);
+void hight_neon_b16_il2_sha3_ecb_decrypt(const uint8_t *, const uint8_t *, uint8_t *, size_t);
+void hight_neon_b16_il2_sha3_ctr(const uint8_t *, const uint8_t *, uint8_t *, size_t, const uint8_t *);
 void hight_neon_b16_il2_ecb_encrypt(const uint8_t *, const uint8_t *, uint8_t *, size_t);
 void hight_neon_b16_il2_ecb_decrypt(const uint8_t *, const uint8_t *, uint8_t *, size_t);
 void hight_neon_b16_il2_ctr(const uint8_t *, const uint8_t *, uint8_t *, size_t, const uint8_t *);
@@ -19,12 +22,23 @@ typedef struct {
     void (*ctr)(const uint8_t *, const uint8_t *, uint8_t *, size_t, const uint8_t *);
 } cs_variant;
 
-static const cs_variant cs_variants[1] = {
+static const cs_variant cs_variants[2] = {
+    {"hight_neon_b16_il2_sha3", hight_neon_b16_il2_sha3_ecb_encrypt, hight_neon_b16_il2_sha3_ecb_decrypt, hight_neon_b16_il2_sha3_ctr},
     {"hight_neon_b16_il2", hight_neon_b16_il2_ecb_encrypt, hight_neon_b16_il2_ecb_decrypt, hight_neon_b16_il2_ctr},
 };
 
+static int cs_off(const char *name) {  /* an override variable set to anything but "" or "0" */
+    const char *v = getenv(name);
+    return v && *v && !(v[0] == '0' && !v[1]);
+}
+
 static const cs_variant *cs_detect(void) {
-    return &cs_variants[0];
+#if defined(__linux__)
+    unsigned long hw = getauxval(AT_HWCAP);
+    if ((hw & 0x20000UL) /* HWCAP_SHA3 */ && !cs_off("CIPHERSPEC_NEON_NO_CRYPTO") && !cs_off("CIPHERSPEC_NEON_NO_SHA3"))
+        return &cs_variants[0];
+#endif
+    return &cs_variants[1];
 }
 
 static const cs_variant *cs_pick(void) {

@@ -62,6 +62,7 @@ static inline void hight_neon_prepare_keys(const uint16_t *map, size_t n, const 
 }
 
 /* Run-time dispatch.  hight_neon_* call the first variant whose CPU features are present:
+ *   hight_neon_b16_il2_sha3: FEAT_SHA3, Linux getauxval(AT_HWCAP) & HWCAP_SHA3; off when CIPHERSPEC_NEON_NO_CRYPTO or CIPHERSPEC_NEON_NO_SHA3 is set (not "0")
  *   hight_neon_b16_il2: Advanced SIMD only (portable)
  * Not Linux (no getauxval): the portable variant.  The choice is made on the first call and kept.
  * All variants share the group size and key tables above, so a key table serves whichever runs. */

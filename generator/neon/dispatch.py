@@ -6,7 +6,8 @@ features once, on Linux with getauxval(AT_HWCAP), and calls the first that fits;
 portable one.  Environment overrides, for testing: CIPHERSPEC_NEON_NO_CRYPTO=1 forces portable,
 CIPHERSPEC_NEON_NO_SHA3=1 turns off the variants needing FEAT_SHA3.
 
-    variants(aria128)   -> [Variant(aria128_neon_b16_crypto_il1, ("crypto",)), Variant(aria128_neon_b16_il1, ())]
+    variants(aria128)   -> [Variant(aria128_neon_b16_crypto_il1_sha3, ("crypto", "sha3")),
+                            Variant(aria128_neon_b16_crypto_il1, ("crypto",)), Variant(aria128_neon_b16_il1, ())]
     variants(lea128)    -> [Variant(lea128_neon_b4_il4, ())]
     files = render(module, [emit(module, v.schedule) for v in vs], vs)
           -> {"aria128_neon.h": ..., "aria128_neon.c": ...}   (API: aria128_neon_ecb_encrypt, ..., _variant())
@@ -23,6 +24,8 @@ from cipherspec.schedule import Schedule
 from generator.common.affine import match as affine_match
 
 from ..common.templates import template_env
+from . import sha3 as SHA3
+from .kernel import prepare
 from .schedules import default
 
 # schedule flag -> (architecture feature, Linux HWCAP name, its bit, env variables that turn it off)
@@ -48,12 +51,25 @@ def with_flags(s: Schedule, flags: tuple[str, ...]) -> Schedule:
     return Schedule(s.cipher, s.target, s.layout, s.params + tuple((f, "") for f in flags), s.rounds)
 
 
+def sha3_applies(module: Module) -> bool:
+    """Whether the EOR3/BCAX rules (sha3.py) fuse any op of the cipher's encryption."""
+    return SHA3.savings(prepare(module.functions["encrypt"], module)) > 0
+
+
 def variants(module: Module, rounds: int | None = None) -> list[Variant]:
-    """The default library's variants, best first; the last is the portable default schedule."""
+    """The default library's variants, best first; the last is the portable default schedule.
+
+    aria128 -> crypto+sha3, crypto, portable;  pipo64_128 -> sha3, portable;  lea128 -> portable
+    (a CPU with SHA3 but no AES is rare: no sha3-only variant where crypto applies)."""
     base = default(module, rounds)
+    flags = []
+    if base.layout != "packed":
+        flags = [f for f, ok in (("crypto", crypto_applies(module)), ("sha3", sha3_applies(module))) if ok]
     out = []
-    if base.layout != "packed" and crypto_applies(module):
-        out.append(Variant(with_flags(base, ("crypto",)), ("crypto",)))
+    if len(flags) == 2:
+        out.append(Variant(with_flags(base, tuple(flags)), tuple(flags)))
+    if flags:
+        out.append(Variant(with_flags(base, flags[:1]), tuple(flags[:1])))
     return out + [Variant(base, ())]
 
 

@@ -69,3 +69,22 @@ def fuse(sel, i: int, op: Op, val, uses: Counter):
         if single(y, "not"):
             return _three(sel, "eor3", val[x], val[ops[y].args[0]], sel.const(0xFF, 8), i)
     return None
+
+
+def savings(fn: Function) -> int:
+    """How many IR ops the rules fuse away (a static count: the not(b) availability rule left out).
+
+    dispatch.variants adds a sha3 variant where this is a sizeable share of the function."""
+    ops, uses = fn.ops, use_counts(fn)
+
+    def single(v: int, code: str) -> bool:
+        return ops[v].code == code and uses[v] == 1
+
+    n = 0
+    for op in ops:
+        if op.code == "not":
+            n += single(op.args[0], "xor")
+        elif op.code == "xor":
+            n += any(single(y, "and") and any(ops[b].code == "not" for b in ops[y].args) or single(y, "xor")
+                     or single(y, "not") for y in op.args)
+    return n

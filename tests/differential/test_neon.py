@@ -30,7 +30,9 @@ def _schedules(name: str) -> list[str]:
 PACKED = ["aria128_neon_packed_il1", "aria128_neon_packed_il2", "aes128_neon_packed_il1",
           "aes256_neon_packed_il1", "hight_neon_packed_il1", "pipo64_128_neon_packed_il1"]
 # AESE/AESD S-boxes (affine.py): AES's S and S^-1, ARIA's SB1..SB4 (affine-equivalent to S)
-CRYPTO = ["aria128_neon_b16_crypto_il1", "aes128_neon_b16_crypto_il1", "aes256_neon_b16_crypto_il2"]
+CRYPTO = ["aria128_neon_b16_crypto_il1", "aes128_neon_b16_crypto_il1", "aes256_neon_b16_crypto_il2",
+          # EOR3/BCAX (sha3.py; qemu-aarch64's default cpu has FEAT_SHA3)
+          "pipo64_128_neon_b16_il2_sha3", "aria128_neon_b16_crypto_il1_sha3", "hight_neon_b16_il2_sha3"]
 CASES = [(n, s) for n in CIPHERS for s in _schedules(n)] + [(s.split("_neon_")[0], s) for s in PACKED + CRYPTO]
 _made: dict = {}
 

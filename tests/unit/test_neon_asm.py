@@ -204,3 +204,37 @@ def test_schedule_names():
         emit(m, parse("aria128_neon_b4_il1", "aria128", None))
     with pytest.raises(UsageError, match="not a neon schedule"):
         parse("lea128_neon_b4_il1", "aria128", None)
+
+
+@pytest.mark.parametrize("name,schedule", [("pipo64_128", "pipo64_128_neon_b16_il2_sha3"),
+                                           ("aria128", "aria128_neon_b16_crypto_il1_sha3")])
+def test_sha3_selects_eor3_and_fewer_instructions(name, schedule, tmp_path):
+    """EOR3 (xor chains, not of xor) and BCAX (xor of and-not) replace two-op sequences, never adding any."""
+    m = REG.module(name)
+    e = emit(m, parse(schedule, name, None))
+    plain = emit(m, parse(schedule.replace("_sha3", ""), name, None))
+    assert re.search(r"eor3 v\d+\.16b, v\d+\.16b, v\d+\.16b, v\d+\.16b", e.asm) and ".arch armv8.2-a+sha3" in e.asm
+    for k, p in zip(e.kernels, plain.kernels):
+        assert k.stats["instructions"] < 0.92 * p.stats["instructions"]
+    require("clang", "aarch64-linux-gnu-gcc")
+    src = tmp_path / "k.S"
+    src.write_text(e.asm)
+    for cmd in (["clang", "--target=aarch64-linux-gnu", "-c"], ["aarch64-linux-gnu-gcc", "-c"]):
+        r = subprocess.run(cmd + [str(src), "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
+        assert r.returncode == 0, f"{cmd[0]}: {r.stderr[:2000]}"
+
+
+def test_bcax_from_and_not():
+    """x ^ (a & ~c) -> one BCAX (a spec with the pattern: HIGHT has none, so a tiny IR function)."""
+    from cipherspec.ir import Function, Op
+    from generator.common.mir import VRegFactory
+    from generator.neon.isel import Selector
+    from generator.neon.pool import Pool
+
+    ops = [Op("input", 8, (), ("x",)), Op("input", 8, (), ("a",)), Op("input", 8, (), ("c",)),
+           Op("not", 8, (2,)), Op("and", 8, (1, 3)), Op("xor", 8, (0, 4))]
+    fn = Function("f", ops, [("y", 5)])
+    vf = VRegFactory()
+    sel = Selector(fn, {}, 8, vf, Pool({}), {}, {}, [0] * len(ops), sha3=True)
+    sel.run({n: vf.new(n) for n in "xac"})
+    assert [i.mnemonic for i in sel.code][-1] == "bcax"
