@@ -22,6 +22,7 @@ from cipherspec.ir import Module
 from .placement import CudaSchedule, rk_index
 
 MAX_REQ_BLOCKS = 1 << 31
+MAX_THREADS = 256
 
 
 def helpers_c(P: str, B: int) -> str:
@@ -88,11 +89,17 @@ static void {P}_mk_plan(const uint8_t *vs, const uint64_t *lens, uint64_t nreq, 
 """
 
 
+def threads(sched: CudaSchedule) -> int:
+    """Threads per CTA of the multi-key kernel: the schedule's, at most 256 (it reads round keys from shared
+    memory, which nvcc may keep in registers: at 1024 threads the 64-register cap would spill)."""
+    return min(sched.threads, MAX_THREADS)
+
+
 def kernel_parts(module: Module, sched: CudaSchedule, P: str, tab_prologue: list[str], tab_args: list[str],
                  rk_off: int) -> dict:
     """What the template's multi-key kernel needs: prologue (table fills, the request's round keys into
     shared memory, one barrier), the core's arguments, shared bytes, the partial-block store."""
-    B, T = module.block.nbytes, sched.threads
+    B, T = module.block.nbytes, threads(sched)
     nrk = len(rk_index(module))
     pro = ["    extern __shared__ uint32_t cs_smem[];"] + list(tab_prologue)
     pro += ["    const uint32_t r = cta_req[blockIdx.x];",
@@ -106,4 +113,5 @@ def kernel_parts(module: Module, sched: CudaSchedule, P: str, tab_prologue: list
         "partial": "\n".join(" " * 24 + ln for ln in partial),
         "helpers": helpers_c(P, B),
         "max_blocks": MAX_REQ_BLOCKS,
+        "T": T,
     }

@@ -66,6 +66,23 @@ def _indent(lines: list[str], n: int) -> str:
     return "\n".join(" " * n + ln for ln in lines)
 
 
+def table_fills(module: Module, n: int, threads: int) -> tuple[list[str], list[str], int]:
+    """Shared-memory fills of the tables in ``n`` bank-aware copies by ``threads`` threads: (lines, the
+    cores' table arguments, words used)."""
+    lines, args, off = [], [], 0
+    if not (n and module.tables):
+        return lines, args, off
+    if n > 1:
+        lines.append(f"    const uint32_t cs_copy = threadIdx.x & {n - 1}u;  // bank-aware: entry e of copy c at word e*{n} + c")
+    for t in module.tables.values():
+        L = len(t.values)
+        lines.append(f"    for (uint32_t i = threadIdx.x; i < {L * n}u; i += {threads}u) "
+                     f"cs_smem[{off} + i] = g_{t.name}[i >> {n.bit_length() - 1}];")
+        args.append(f"cs_smem + {off}" + (" + cs_copy" if n > 1 else ""))
+        off += L * n
+    return lines, args, off
+
+
 def generate(registry: Registry, cipher: str, rounds: int | None, sched: CudaSchedule) -> Source:
     module = prepared(registry.module(cipher, rounds))
     sched.validate(module)
@@ -100,18 +117,8 @@ def generate(registry: Registry, cipher: str, rounds: int | None, sched: CudaSch
     pro, args = [], {}
     if smem:
         pro.append("    extern __shared__ uint32_t cs_smem[];")
-    off = 0
-    tab_args = []
-    if n and module.tables:
-        if n > 1:
-            pro.append(f"    const uint32_t cs_copy = threadIdx.x & {n - 1}u;  // bank-aware: entry e of copy c at word e*{n} + c")
-        for t in module.tables.values():
-            L = len(t.values)
-            pro.append(f"    for (uint32_t i = threadIdx.x; i < {L * n}u; i += {sched.threads}u) "
-                       f"cs_smem[{off} + i] = g_{t.name}[i >> {n.bit_length() - 1}];")
-            tab_args.append(f"cs_smem + {off}" + (" + cs_copy" if n > 1 else ""))
-            off += L * n
-    tab_pro = list(pro[1:] if smem else pro)  # the table fills alone (the multi-key kernel reuses them)
+    tab_pro, tab_args, off = table_fills(module, n, sched.threads)
+    pro += tab_pro
     rk_arg = "rkp"
     if sched.rk == "shared":
         pro.append(f"    for (uint32_t i = threadIdx.x; i < {len(idx)}u; i += {sched.threads}u) cs_smem[{off} + i] = rkp.w[i];")
@@ -167,7 +174,7 @@ def generate(registry: Registry, cipher: str, rounds: int | None, sched: CudaSch
         ctr_unpack[f] = _indent(lines, 12)
         ctr_mem[f] = layout.counter_memword(f, "lo")
 
-    mk = multikey.kernel_parts(module, sched, P, tab_pro, tab_args, off)
+    mk = multikey.kernel_parts(module, sched, P, table_fills(module, n, multikey.threads(sched))[0], tab_args, off)
 
     host_words = []
     for p in pcs:

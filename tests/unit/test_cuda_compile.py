@@ -45,7 +45,7 @@ def test_default_schedule_compiles_clean(tmp_path_factory, registry, name, arch)
     _need_nvcc()
     cu = _source(tmp_path_factory, registry, name, None)
     rep = nvcc.compile_cubin(cu, arch)
-    assert len(rep.kernels) == 10, rep.text[-2000:]  # ecb enc/dec, ctr keystream/xor, ctr tail; two flavours
+    assert len(rep.kernels) == 12, rep.text[-2000:]  # ecb enc/dec, ctr keystream/xor, ctr tail, multi-key; two flavours
     for kernel, use in rep.kernels.items():
         assert use.clean, f"{cu.stem} {arch} {kernel}: {vars(use)}"
         assert use.registers <= 255
@@ -56,6 +56,6 @@ def test_other_placements_compile(tmp_path_factory, registry, name, sched):
     _need_nvcc()
     cu = _source(tmp_path_factory, registry, name, sched)
     rep = nvcc.compile_cubin(cu, "sm_90")
-    assert len(rep.kernels) == 10
+    assert len(rep.kernels) == 12
     for kernel, use in rep.kernels.items():
         assert use.spill_stores == 0 and use.spill_loads == 0, f"{cu.stem} {kernel}: {vars(use)}"
