@@ -1,7 +1,8 @@
 """From an optimized module and a C schedule to the functions the emitter prints.
 
     tables=fused: fuse_tables (gmul of a lookup -> one lookup), then
-    every schedule: lower_gmul (what is left of gmul -> shifts/XORs), constfold, cse, dce;
+    every schedule but bitsliced: lower_gmul (what is left of gmul -> shifts/XORs); then constfold, cse, dce
+    (bitsliced keeps gmul: a constant multiply is a GF(2) matrix of plane XORs there, see bitslice.py);
     finally drop the tables no function reads any more.
 
     prepare(module, schedule) -> Prepared(functions={"key_schedule": ..., ...}, tables={...})
@@ -36,7 +37,9 @@ def prepare(module: Module, schedule: Schedule) -> Prepared:
         fn = module.functions[name]
         if schedule.get("t") == "fused":
             fn, tables = fuse_tables.run(fn, tables)
-        fn = constfold.run(lower_gmul.run(fn, tables), tables)
+        if schedule.layout != "bitsliced":
+            fn = lower_gmul.run(fn, tables)
+        fn = constfold.run(fn, tables)
         fn = dce.run(cse.run(fn, tables), tables)
         functions[name] = fn
     used = {op.imm[0] for fn in functions.values() for op in fn.ops if op.code == "lut"}

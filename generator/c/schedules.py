@@ -6,6 +6,10 @@ Layouts:
                     (GCC/Clang ``vector_size``; a plain-array fallback elsewhere); param ``v`` = the
                     vector size in bytes for the block's word width (v32 on u32 words = 8 blocks,
                     on u8 words = 32 blocks)
+    bitsliced       N = 8·v blocks per call (128 or 256): byte j of all N blocks as 8 bit-plane vectors,
+                    every op as plane logic, AES-equivalent S-boxes as a Boolean circuit; constant-time.
+                    Only for specs on u8 words whose tables are affine-equivalent to the AES S-box
+                    (bitsliced_support says why not); param ``v`` = the plane vector size in bytes
 Param ``t`` (only for specs with tables AND gmul): ``tbytes`` = byte tables, gmul as shifts/XORs;
 ``tfused`` = gmul-of-lut fused into one 256-entry table per (table, constant).
 
@@ -22,7 +26,7 @@ from cipherspec.errors import UsageError
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
-LAYOUTS = ("scalar", "sliced")
+LAYOUTS = ("scalar", "sliced", "bitsliced")
 VECTOR_BYTES = (16, 32)
 DEFAULTS_FILE = Path(__file__).with_name("defaults.json")
 
@@ -37,6 +41,8 @@ def lanes(module: Module, schedule: Schedule) -> int:
     """Blocks per call of the core: 1 (scalar) or vector bytes / bytes of one block word (sliced)."""
     if schedule.layout == "scalar":
         return 1
+    if schedule.layout == "bitsliced":
+        return schedule.get("v") * 8
     return schedule.get("v") * 8 // module.block.width
 
 
@@ -44,11 +50,15 @@ def _make(module: Module, layout: str, params: dict, rounds: int | None) -> Sche
     if layout not in LAYOUTS:
         raise UsageError(f"unknown C layout '{layout}' (layouts: {', '.join(LAYOUTS)})")
     full = {}
-    if has_fusable_tables(module):
+    if layout == "bitsliced":
+        why = bitsliced_support(module)
+        if why:
+            raise UsageError(f"schedule bitsliced is not available for {module.cipher}: {why}")
+    elif has_fusable_tables(module):
         full["t"] = params.pop("t", "bytes")
         if full["t"] not in ("bytes", "fused"):
             raise UsageError(f"schedule param t must be 'bytes' or 'fused', got {full['t']!r}")
-    if layout == "sliced":
+    if layout in ("sliced", "bitsliced"):
         v = params.pop("v", "32")
         if not str(v).isdigit() or int(v) not in VECTOR_BYTES:
             raise UsageError(f"schedule param v must be one of {', '.join(map(str, VECTOR_BYTES))}, got {v!r}")
@@ -83,7 +93,25 @@ def c_schedules(module: Module, rounds: int | None = None) -> list[Schedule]:
         out.append(_make(module, "scalar", dict(extra), rounds))
         for v in VECTOR_BYTES:
             out.append(_make(module, "sliced", dict(extra, v=str(v)), rounds))
+    if not bitsliced_support(module):
+        out += [_make(module, "bitsliced", {"v": str(v)}, rounds) for v in VECTOR_BYTES]
     return out
+
+
+def bitsliced_support(module: Module) -> str:
+    """'' when the bitsliced schedule can lower this spec, else why not (names the op or table)."""
+    from generator.common.affine import two_sided
+
+    for fn in module.functions.values():
+        for op in fn.ops:
+            if op.width != 8:
+                return f"words wider than 8 bits (u{op.width} {op.code} in {fn.name})"
+            if op.code in ("add", "sub", "zext", "trunc"):
+                return f"op {op.code} in {fn.name} (bitsliced lowers xor/and/or/not/shifts/rotations/gmul/lut)"
+    for name, table in sorted(module.tables.items()):
+        if two_sided(table.values) is None:
+            return f"table {name} is not affine-equivalent to the AES S-box"
+    return ""
 
 
 def default_schedule(module: Module, rounds: int | None = None) -> Schedule:

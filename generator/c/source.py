@@ -17,6 +17,7 @@ from cipherspec.schedule import Schedule
 from generator.common.templates import template_env
 from generator.drbg.emit import drbg_sources, emit_drbg
 
+from . import bitsliced as bs
 from .body import COMMENT_COLUMN, emit_body
 from .dialects import Scalar, Vector, const_literal, table_symbol
 from .prepare import Prepared, prepare
@@ -166,6 +167,9 @@ def _table_rows(values: tuple[int, ...], width: int, per_row: int = 16) -> list[
 
 
 def ct_note(schedule: Schedule, prep: Prepared) -> str:
+    if schedule.layout == "bitsliced":
+        return ("Constant-time: bitsliced, S-boxes as Boolean circuits, no table lookups and no "
+                "data- or key-dependent branches or addresses, in set_key and in every mode.")
     secret = prep.secret_tables()
     if secret:
         return (f"NOT constant-time: secret-indexed tables {', '.join(secret)} "
@@ -181,8 +185,12 @@ def generate(module: Module, schedule: Schedule) -> dict[str, str]:
     prep = prepare(module, schedule)
     n = lanes_of(module, schedule)
     sliced = schedule.layout == "sliced"
+    bitsliced = schedule.layout == "bitsliced"
     P = module.cipher
-    cores = [_scalar_core(module, prep, "encrypt"), _scalar_core(module, prep, "decrypt")]
+    if bitsliced:
+        cores = [bs.core(module, prep, "encrypt"), bs.core(module, prep, "decrypt")]
+    else:
+        cores = [_scalar_core(module, prep, "encrypt"), _scalar_core(module, prep, "decrypt")]
     widths: set[int] = set()
     luts: set[tuple[int, int]] = set()
     cvts: set[tuple[int, int]] = set()
@@ -205,15 +213,17 @@ def generate(module: Module, schedule: Schedule) -> dict[str, str]:
         "P": P, "P_UP": P.upper(), "cipher": P, "version": __version__, "spec_file": spec_file,
         "schedule": schedule.name, "rounds": module.rounds,
         "block_bytes": module.block.nbytes, "key_bytes": module.key.nbytes,
-        "ct_note": ct_note(schedule, prep), "lanes": n if sliced else 0,
+        "ct_note": ct_note(schedule, prep), "lanes": n if sliced or bitsliced else 0,
+        "bitsliced": bitsliced, "sbox_functions": bs.sbox_functions(prep) if bitsliced else [], "plane_words": n // 64 if bitsliced else 0,
+        "key_planes": bs.key_planes(module) if bitsliced else 0,
         "key_arrays": [{"name": a.name, "ctype": f"uint{a.width}_t", "count": len(a.flat_names()),
                         "doc": _key_array_doc(a)} for a in module.key_arrays],
         "tables": [{"symbol": table_symbol(t.name), "ctype": f"uint{t.out_width}_t", "size": len(t.values),
                     "doc": t.name + (f" = inverse({t.inverse_of})" if t.inverse_of else ""),
-                    "rows": _table_rows(t.values, t.out_width)} for t in prep.tables.values()],
+                    "rows": _table_rows(t.values, t.out_width)} for t in prep.tables.values()] if not bitsliced else [],
         "widths": sorted(widths), "lut_pairs": sorted(luts), "cvt_pairs": sorted(cvts),
         "byte_rotations": [{"width": w, "amount": k, "mask": byte_rotation_mask(w, k, n)} for w, k in rotb],
-        "key_schedule": _key_schedule(module, prep), "cores": cores,
+        "key_schedule": bs.key_schedule(module, prep) if bitsliced else _key_schedule(module, prep), "cores": cores,
     }
     env = _env()
     files = {f"include/{P}.h": env.get_template("header.h.j2").render(**data),

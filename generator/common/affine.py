@@ -9,6 +9,13 @@ nibble TBLs and an EOR: L(x) = LO[x & 15] ^ HI[x >> 4] (L(0) folded into LO).
     match(ARIA SB2)       -> Affine("S", after=True, ...)      SB2 = L∘S
     match(ARIA SB4)       -> Affine("S⁻¹", after=False, ...)   SB4 = S⁻¹∘L
     match(random table)   -> None
+
+Two-sided form (the C bitsliced schedule, which has a circuit for S only): every table that matches
+one of the four forms is T = Lout∘S∘Lin with Lout, Lin affine, because S⁻¹ = A⁻¹∘S∘A⁻¹ (S = A∘inv,
+A the FIPS-197 affine map).  Each map is given as bit rows: output bit i = parity(x & rows[i]) ^ c_i.
+
+    two_sided(AES S)      -> SboxForm(out=identity, inp=identity)
+    two_sided(AES S⁻¹)    -> SboxForm(out=A⁻¹, inp=A⁻¹)
 """
 from __future__ import annotations
 
@@ -86,3 +93,59 @@ def match(table) -> Affine | None:
         if _affine(f):
             return Affine(box, after, bytes(f[n] for n in range(16)), bytes(f[n << 4] ^ f[0] for n in range(16)))
     return None
+
+
+@dataclass(frozen=True)
+class AffineMap:
+    """x -> M·x ^ const over GF(2)^8; rows[i] is the mask of input bits that XOR into output bit i."""
+
+    rows: tuple[int, ...]
+    const: int
+
+    @staticmethod
+    def from_table(f) -> "AffineMap":
+        c = f[0]
+        cols = [f[1 << j] ^ c for j in range(8)]
+        return AffineMap(tuple(sum(1 << j for j in range(8) if cols[j] >> i & 1) for i in range(8)), c)
+
+    def __call__(self, x: int) -> int:
+        return self.const ^ sum((bin(x & r).count("1") & 1) << i for i, r in enumerate(self.rows))
+
+    @property
+    def identity(self) -> bool:
+        return self.const == 0 and self.rows == tuple(1 << i for i in range(8))
+
+
+@dataclass(frozen=True)
+class SboxForm:
+    """T(x) = out(S(inp(x))) with S the AES S-box."""
+
+    out: AffineMap
+    inp: AffineMap
+
+
+def two_sided(table) -> SboxForm | None:
+    """T as Lout∘S∘Lin, or None when T is not affine-equivalent to the AES S-box (one of match's forms)."""
+    t = list(table)
+    m = match(t)
+    if m is None:
+        return None
+    s, si = aes_sbox()
+    ident = list(range(256))
+    a_inv = [0] * 256
+    for x in range(256):  # A(y) = S(inv(y)); A⁻¹(z) = inv(S⁻¹(z)) computed as a table
+        a_inv[x] = _inverse(si[x])
+    lin = [(m.lo[x & 15] ^ m.hi[x >> 4]) for x in range(256)]
+    if m.box == "S":
+        out, inp = (lin, ident) if m.after else (ident, lin)
+    else:  # S⁻¹ = A⁻¹∘S∘A⁻¹
+        out, inp = ([lin[a_inv[y]] for y in range(256)], a_inv) if m.after else (a_inv, [a_inv[lin[x]] for x in range(256)])
+    form = SboxForm(AffineMap.from_table(out), AffineMap.from_table(inp))
+    if any(form.out(s[form.inp(x)]) != t[x] for x in range(256)):
+        raise AssertionError("two_sided: affine decomposition does not reproduce the table")
+    return form
+
+
+def _inverse(x: int) -> int:
+    """x⁻¹ in GF(2^8) mod 0x11B (0 -> 0)."""
+    return 0 if x == 0 else next(y for y in range(1, 256) if _gmul(x, y) == 1)
