@@ -87,6 +87,7 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--peers", default=str(ROOT / "bench" / "c" / "peers"))
     ap.add_argument("--only", default="")
+    ap.add_argument("--schedules", default=None, help="only our schedules whose full name matches this regex")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = ap.parse_args(argv)
     reg = Registry()
@@ -110,6 +111,8 @@ def main(argv=None) -> int:
         for mode in ("ecb", "ctr"):
             digests = {}
             for sched in c_schedules(module, rounds):
+                if args.schedules and not re.search(args.schedules, sched.name):
+                    continue
                 c = make_cipher(reg, name, rounds, sched.name)
                 rk = c.expand_key(key)
                 secs, out = time_ours(c, rk, mode, data, iv, args.reps)

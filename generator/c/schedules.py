@@ -94,7 +94,8 @@ def c_schedules(module: Module, rounds: int | None = None) -> list[Schedule]:
         for v in VECTOR_BYTES:
             out.append(_make(module, "sliced", dict(extra, v=str(v)), rounds))
     if not bitsliced_support(module):
-        out += [_make(module, "bitsliced", {"v": str(v)}, rounds) for v in VECTOR_BYTES]
+        # v32 only: each bitsliced build takes the C compiler a minute or more (v16 stays buildable)
+        out.append(_make(module, "bitsliced", {"v": "32"}, rounds))
     return out
 
 
