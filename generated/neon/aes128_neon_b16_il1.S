@@ -6414,21 +6414,17 @@ aes128_neon_b16_il1_ecb_decrypt:
     tbx v3.16b, {v6.16b-v9.16b}, v16.16b            // aes.cs:31:42 decrypt>InvSubBytes r7
     sub v16.16b, v5.16b, v12.16b                    // aes.cs:31:42 decrypt>InvSubBytes r7
     tbx v13.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:31:42 decrypt>InvSubBytes r7
-    ldr q16, [x0, #768]                             // round key rk[3][0]
+    ldp q16, q19, [x0, #768]                        // round key rk[3][0] + round key rk[3][1]
     eor v16.16b, v16.16b, v25.16b                   // aes.cs:79:54 decrypt r7
-    ldr q19, [x0, #784]                             // round key rk[3][1]
     eor v19.16b, v19.16b, v28.16b                   // aes.cs:79:54 decrypt r7
-    ldr q20, [x0, #800]                             // round key rk[3][2]
+    ldp q20, q23, [x0, #800]                        // round key rk[3][2] + round key rk[3][3]
     eor v20.16b, v20.16b, v29.16b                   // aes.cs:79:54 decrypt r7
-    ldr q23, [x0, #816]                             // round key rk[3][3]
     eor v23.16b, v23.16b, v30.16b                   // aes.cs:79:54 decrypt r7
-    ldr q24, [x0, #832]                             // round key rk[3][4]
+    ldp q24, q25, [x0, #832]                        // round key rk[3][4] + round key rk[3][5]
     eor v24.16b, v24.16b, v1.16b                    // aes.cs:79:54 decrypt r7
-    ldr q25, [x0, #848]                             // round key rk[3][5]
     eor v25.16b, v25.16b, v4.16b                    // aes.cs:79:54 decrypt r7
-    ldr q26, [x0, #864]                             // round key rk[3][6]
+    ldp q26, q28, [x0, #864]                        // round key rk[3][6] + round key rk[3][7]
     eor v26.16b, v26.16b, v10.16b                   // aes.cs:79:54 decrypt r7
-    ldr q28, [x0, #880]                             // round key rk[3][7]
     eor v28.16b, v28.16b, v11.16b                   // aes.cs:79:54 decrypt r7
     ldr q29, [x0, #896]                             // round key rk[3][8]
     eor v17.16b, v29.16b, v17.16b                   // aes.cs:79:54 decrypt r7
@@ -6440,9 +6436,8 @@ aes128_neon_b16_il1_ecb_decrypt:
     eor v22.16b, v29.16b, v22.16b                   // aes.cs:79:54 decrypt r7
     ldr q29, [x0, #960]                             // round key rk[3][12]
     eor v27.16b, v29.16b, v27.16b                   // aes.cs:79:54 decrypt r7
-    ldr q29, [x0, #976]                             // round key rk[3][13]
+    ldp q29, q30, [x0, #976]                        // round key rk[3][13] + round key rk[3][14]
     eor v29.16b, v29.16b, v31.16b                   // aes.cs:79:54 decrypt r7
-    ldr q30, [x0, #992]                             // round key rk[3][14]
     eor v30.16b, v30.16b, v3.16b                    // aes.cs:79:54 decrypt r7
     ldr q31, [x0, #1008]                            // round key rk[3][15]
     eor v31.16b, v31.16b, v13.16b                   // aes.cs:79:54 decrypt r7
@@ -6923,21 +6918,17 @@ aes128_neon_b16_il1_ecb_decrypt:
     tbx v3.16b, {v6.16b-v9.16b}, v16.16b            // aes.cs:31:42 decrypt>InvSubBytes r8
     sub v16.16b, v5.16b, v12.16b                    // aes.cs:31:42 decrypt>InvSubBytes r8
     tbx v13.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:31:42 decrypt>InvSubBytes r8
-    ldr q16, [x0, #512]                             // round key rk[2][0]
+    ldp q16, q18, [x0, #512]                        // round key rk[2][0] + round key rk[2][1]
     eor v16.16b, v16.16b, v25.16b                   // aes.cs:79:54 decrypt r8
-    ldr q18, [x0, #528]                             // round key rk[2][1]
     eor v18.16b, v18.16b, v27.16b                   // aes.cs:79:54 decrypt r8
-    ldr q20, [x0, #544]                             // round key rk[2][2]
+    ldp q20, q23, [x0, #544]                        // round key rk[2][2] + round key rk[2][3]
     eor v20.16b, v20.16b, v29.16b                   // aes.cs:79:54 decrypt r8
-    ldr q23, [x0, #560]                             // round key rk[2][3]
     eor v23.16b, v23.16b, v30.16b                   // aes.cs:79:54 decrypt r8
-    ldr q24, [x0, #576]                             // round key rk[2][4]
+    ldp q24, q25, [x0, #576]                        // round key rk[2][4] + round key rk[2][5]
     eor v24.16b, v24.16b, v1.16b                    // aes.cs:79:54 decrypt r8
-    ldr q25, [x0, #592]                             // round key rk[2][5]
     eor v25.16b, v25.16b, v4.16b                    // aes.cs:79:54 decrypt r8
-    ldr q26, [x0, #608]                             // round key rk[2][6]
+    ldp q26, q27, [x0, #608]                        // round key rk[2][6] + round key rk[2][7]
     eor v26.16b, v26.16b, v10.16b                   // aes.cs:79:54 decrypt r8
-    ldr q27, [x0, #624]                             // round key rk[2][7]
     eor v27.16b, v27.16b, v11.16b                   // aes.cs:79:54 decrypt r8
     ldr q29, [x0, #640]                             // round key rk[2][8]
     eor v17.16b, v29.16b, v17.16b                   // aes.cs:79:54 decrypt r8
@@ -6949,9 +6940,8 @@ aes128_neon_b16_il1_ecb_decrypt:
     eor v22.16b, v29.16b, v22.16b                   // aes.cs:79:54 decrypt r8
     ldr q29, [x0, #704]                             // round key rk[2][12]
     eor v28.16b, v29.16b, v28.16b                   // aes.cs:79:54 decrypt r8
-    ldr q29, [x0, #720]                             // round key rk[2][13]
+    ldp q29, q30, [x0, #720]                        // round key rk[2][13] + round key rk[2][14]
     eor v29.16b, v29.16b, v31.16b                   // aes.cs:79:54 decrypt r8
-    ldr q30, [x0, #736]                             // round key rk[2][14]
     eor v30.16b, v30.16b, v3.16b                    // aes.cs:79:54 decrypt r8
     ldr q31, [x0, #752]                             // round key rk[2][15]
     eor v31.16b, v31.16b, v13.16b                   // aes.cs:79:54 decrypt r8
@@ -7432,21 +7422,17 @@ aes128_neon_b16_il1_ecb_decrypt:
     tbx v3.16b, {v6.16b-v9.16b}, v16.16b            // aes.cs:31:42 decrypt>InvSubBytes r9
     sub v16.16b, v5.16b, v12.16b                    // aes.cs:31:42 decrypt>InvSubBytes r9
     tbx v13.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:31:42 decrypt>InvSubBytes r9
-    ldr q16, [x0, #256]                             // round key rk[1][0]
+    ldp q16, q19, [x0, #256]                        // round key rk[1][0] + round key rk[1][1]
     eor v16.16b, v16.16b, v25.16b                   // aes.cs:79:54 decrypt r9
-    ldr q19, [x0, #272]                             // round key rk[1][1]
     eor v19.16b, v19.16b, v28.16b                   // aes.cs:79:54 decrypt r9
-    ldr q20, [x0, #288]                             // round key rk[1][2]
+    ldp q20, q23, [x0, #288]                        // round key rk[1][2] + round key rk[1][3]
     eor v20.16b, v20.16b, v29.16b                   // aes.cs:79:54 decrypt r9
-    ldr q23, [x0, #304]                             // round key rk[1][3]
     eor v23.16b, v23.16b, v30.16b                   // aes.cs:79:54 decrypt r9
-    ldr q24, [x0, #320]                             // round key rk[1][4]
+    ldp q24, q25, [x0, #320]                        // round key rk[1][4] + round key rk[1][5]
     eor v24.16b, v24.16b, v1.16b                    // aes.cs:79:54 decrypt r9
-    ldr q25, [x0, #336]                             // round key rk[1][5]
     eor v25.16b, v25.16b, v4.16b                    // aes.cs:79:54 decrypt r9
-    ldr q26, [x0, #352]                             // round key rk[1][6]
+    ldp q26, q28, [x0, #352]                        // round key rk[1][6] + round key rk[1][7]
     eor v26.16b, v26.16b, v10.16b                   // aes.cs:79:54 decrypt r9
-    ldr q28, [x0, #368]                             // round key rk[1][7]
     eor v28.16b, v28.16b, v11.16b                   // aes.cs:79:54 decrypt r9
     ldr q29, [x0, #384]                             // round key rk[1][8]
     eor v17.16b, v29.16b, v17.16b                   // aes.cs:79:54 decrypt r9
@@ -7458,9 +7444,8 @@ aes128_neon_b16_il1_ecb_decrypt:
     eor v22.16b, v29.16b, v22.16b                   // aes.cs:79:54 decrypt r9
     ldr q29, [x0, #448]                             // round key rk[1][12]
     eor v27.16b, v29.16b, v27.16b                   // aes.cs:79:54 decrypt r9
-    ldr q29, [x0, #464]                             // round key rk[1][13]
+    ldp q29, q30, [x0, #464]                        // round key rk[1][13] + round key rk[1][14]
     eor v29.16b, v29.16b, v31.16b                   // aes.cs:79:54 decrypt r9
-    ldr q30, [x0, #480]                             // round key rk[1][14]
     eor v30.16b, v30.16b, v3.16b                    // aes.cs:79:54 decrypt r9
     ldr q31, [x0, #496]                             // round key rk[1][15]
     eor v31.16b, v31.16b, v13.16b                   // aes.cs:79:54 decrypt r9
@@ -7941,24 +7926,20 @@ aes128_neon_b16_il1_ecb_decrypt:
     tbx v3.16b, {v13.16b-v16.16b}, v18.16b          // aes.cs:31:42 decrypt>InvSubBytes
     sub v18.16b, v5.16b, v12.16b                    // aes.cs:31:42 decrypt>InvSubBytes
     tbx v6.16b, {v13.16b-v16.16b}, v18.16b          // aes.cs:31:42 decrypt>InvSubBytes
-    ldr q16, [x0, #0]                               // round key rk[0][0]
+    ldp q16, q18, [x0, #0]                          // round key rk[0][0] + round key rk[0][1]
     eor v16.16b, v16.16b, v25.16b                   // aes.cs:81:38 decrypt
-    ldr q18, [x0, #16]                              // round key rk[0][1]
     eor v18.16b, v18.16b, v27.16b                   // aes.cs:81:38 decrypt
-    ldr q20, [x0, #32]                              // round key rk[0][2]
+    ldp q20, q23, [x0, #32]                         // round key rk[0][2] + round key rk[0][3]
     eor v20.16b, v20.16b, v29.16b                   // aes.cs:81:38 decrypt
-    ldr q23, [x0, #48]                              // round key rk[0][3]
     eor v23.16b, v23.16b, v30.16b                   // aes.cs:81:38 decrypt
-    ldr q24, [x0, #64]                              // round key rk[0][4]
+    ldp q24, q25, [x0, #64]                         // round key rk[0][4] + round key rk[0][5]
     eor v24.16b, v24.16b, v1.16b                    // aes.cs:81:38 decrypt
-    ldr q25, [x0, #80]                              // round key rk[0][5]
     eor v25.16b, v25.16b, v4.16b                    // aes.cs:81:38 decrypt
     ldr q26, [x0, #96]                              // round key rk[0][6]
     ldr q27, [sp, #16]                              // reload
     eor v26.16b, v26.16b, v27.16b                   // aes.cs:81:38 decrypt
-    ldr q27, [x0, #112]                             // round key rk[0][7]
+    ldp q27, q29, [x0, #112]                        // round key rk[0][7] + round key rk[0][8]
     eor v27.16b, v27.16b, v11.16b                   // aes.cs:81:38 decrypt
-    ldr q29, [x0, #128]                             // round key rk[0][8]
     eor v17.16b, v29.16b, v17.16b                   // aes.cs:81:38 decrypt
     ldr q29, [x0, #144]                             // round key rk[0][9]
     eor v19.16b, v29.16b, v19.16b                   // aes.cs:81:38 decrypt
@@ -7968,9 +7949,8 @@ aes128_neon_b16_il1_ecb_decrypt:
     eor v22.16b, v29.16b, v22.16b                   // aes.cs:81:38 decrypt
     ldr q29, [x0, #192]                             // round key rk[0][12]
     eor v28.16b, v29.16b, v28.16b                   // aes.cs:81:38 decrypt
-    ldr q29, [x0, #208]                             // round key rk[0][13]
+    ldp q29, q30, [x0, #208]                        // round key rk[0][13] + round key rk[0][14]
     eor v29.16b, v29.16b, v31.16b                   // aes.cs:81:38 decrypt
-    ldr q30, [x0, #224]                             // round key rk[0][14]
     eor v30.16b, v30.16b, v3.16b                    // aes.cs:81:38 decrypt
     ldr q31, [x0, #240]                             // round key rk[0][15]
     eor v31.16b, v31.16b, v6.16b                    // aes.cs:81:38 decrypt

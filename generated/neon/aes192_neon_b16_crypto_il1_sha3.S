@@ -5182,9 +5182,8 @@ aes192_neon_b16_crypto_il1_sha3_ecb_decrypt:
     aesd v30.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r9
     aesd v20.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r9
     aesd v16.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r9
-    ldr q25, [x0, #768]                             // round key rk[3][0]
+    ldp q25, q28, [x0, #768]                        // round key rk[3][0] + round key rk[3][1]
     eor v25.16b, v25.16b, v5.16b                    // aes.cs:79:54 decrypt r9
-    ldr q28, [x0, #784]                             // round key rk[3][1]
     eor v28.16b, v28.16b, v0.16b                    // aes.cs:79:54 decrypt r9
     ldr q31, [x0, #800]                             // round key rk[3][2]
     eor v17.16b, v31.16b, v17.16b                   // aes.cs:79:54 decrypt r9
@@ -5192,9 +5191,8 @@ aes192_neon_b16_crypto_il1_sha3_ecb_decrypt:
     eor v19.16b, v31.16b, v19.16b                   // aes.cs:79:54 decrypt r9
     ldr q31, [x0, #832]                             // round key rk[3][4]
     eor v29.16b, v31.16b, v29.16b                   // aes.cs:79:54 decrypt r9
-    ldr q31, [x0, #848]                             // round key rk[3][5]
+    ldp q31, q0, [x0, #848]                         // round key rk[3][5] + round key rk[3][6]
     eor v31.16b, v31.16b, v6.16b                    // aes.cs:79:54 decrypt r9
-    ldr q0, [x0, #864]                              // round key rk[3][6]
     eor v24.16b, v0.16b, v24.16b                    // aes.cs:79:54 decrypt r9
     ldr q0, [x0, #880]                              // round key rk[3][7]
     eor v21.16b, v0.16b, v21.16b                    // aes.cs:79:54 decrypt r9
@@ -5522,9 +5520,8 @@ aes192_neon_b16_crypto_il1_sha3_ecb_decrypt:
     aesd v31.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r10
     aesd v21.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r10
     aesd v16.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r10
-    ldr q25, [x0, #512]                             // round key rk[2][0]
+    ldp q25, q26, [x0, #512]                        // round key rk[2][0] + round key rk[2][1]
     eor v25.16b, v25.16b, v5.16b                    // aes.cs:79:54 decrypt r10
-    ldr q26, [x0, #528]                             // round key rk[2][1]
     eor v26.16b, v26.16b, v0.16b                    // aes.cs:79:54 decrypt r10
     ldr q30, [x0, #544]                             // round key rk[2][2]
     eor v22.16b, v30.16b, v22.16b                   // aes.cs:79:54 decrypt r10
@@ -5532,9 +5529,8 @@ aes192_neon_b16_crypto_il1_sha3_ecb_decrypt:
     eor v17.16b, v30.16b, v17.16b                   // aes.cs:79:54 decrypt r10
     ldr q30, [x0, #576]                             // round key rk[2][4]
     eor v28.16b, v30.16b, v28.16b                   // aes.cs:79:54 decrypt r10
-    ldr q30, [x0, #592]                             // round key rk[2][5]
+    ldp q30, q0, [x0, #592]                         // round key rk[2][5] + round key rk[2][6]
     eor v30.16b, v30.16b, v6.16b                    // aes.cs:79:54 decrypt r10
-    ldr q0, [x0, #608]                              // round key rk[2][6]
     eor v24.16b, v0.16b, v24.16b                    // aes.cs:79:54 decrypt r10
     ldr q0, [x0, #624]                              // round key rk[2][7]
     eor v18.16b, v0.16b, v18.16b                    // aes.cs:79:54 decrypt r10
@@ -5862,9 +5858,8 @@ aes192_neon_b16_crypto_il1_sha3_ecb_decrypt:
     aesd v30.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r11
     aesd v18.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r11
     aesd v16.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r11
-    ldr q25, [x0, #256]                             // round key rk[1][0]
+    ldp q25, q27, [x0, #256]                        // round key rk[1][0] + round key rk[1][1]
     eor v25.16b, v25.16b, v5.16b                    // aes.cs:79:54 decrypt r11
-    ldr q27, [x0, #272]                             // round key rk[1][1]
     eor v27.16b, v27.16b, v0.16b                    // aes.cs:79:54 decrypt r11
     ldr q31, [x0, #288]                             // round key rk[1][2]
     eor v20.16b, v31.16b, v20.16b                   // aes.cs:79:54 decrypt r11
@@ -5872,9 +5867,8 @@ aes192_neon_b16_crypto_il1_sha3_ecb_decrypt:
     eor v22.16b, v31.16b, v22.16b                   // aes.cs:79:54 decrypt r11
     ldr q31, [x0, #320]                             // round key rk[1][4]
     eor v26.16b, v31.16b, v26.16b                   // aes.cs:79:54 decrypt r11
-    ldr q31, [x0, #336]                             // round key rk[1][5]
+    ldp q31, q0, [x0, #336]                         // round key rk[1][5] + round key rk[1][6]
     eor v31.16b, v31.16b, v6.16b                    // aes.cs:79:54 decrypt r11
-    ldr q0, [x0, #352]                              // round key rk[1][6]
     eor v24.16b, v0.16b, v24.16b                    // aes.cs:79:54 decrypt r11
     ldr q0, [x0, #368]                              // round key rk[1][7]
     eor v19.16b, v0.16b, v19.16b                    // aes.cs:79:54 decrypt r11
@@ -6202,9 +6196,8 @@ aes192_neon_b16_crypto_il1_sha3_ecb_decrypt:
     aesd v31.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes
     aesd v19.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes
     aesd v16.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes
-    ldr q23, [x0, #0]                               // round key rk[0][0]
+    ldp q23, q25, [x0, #0]                          // round key rk[0][0] + round key rk[0][1]
     eor v23.16b, v23.16b, v5.16b                    // aes.cs:81:38 decrypt
-    ldr q25, [x0, #16]                              // round key rk[0][1]
     eor v25.16b, v25.16b, v0.16b                    // aes.cs:81:38 decrypt
     ldr q29, [x0, #32]                              // round key rk[0][2]
     eor v21.16b, v29.16b, v21.16b                   // aes.cs:81:38 decrypt
@@ -6212,17 +6205,15 @@ aes192_neon_b16_crypto_il1_sha3_ecb_decrypt:
     eor v20.16b, v29.16b, v20.16b                   // aes.cs:81:38 decrypt
     ldr q29, [x0, #64]                              // round key rk[0][4]
     eor v27.16b, v29.16b, v27.16b                   // aes.cs:81:38 decrypt
-    ldr q29, [x0, #80]                              // round key rk[0][5]
+    ldp q29, q30, [x0, #80]                         // round key rk[0][5] + round key rk[0][6]
     eor v29.16b, v29.16b, v6.16b                    // aes.cs:81:38 decrypt
-    ldr q30, [x0, #96]                              // round key rk[0][6]
     eor v24.16b, v30.16b, v24.16b                   // aes.cs:81:38 decrypt
     ldr q30, [x0, #112]                             // round key rk[0][7]
     eor v17.16b, v30.16b, v17.16b                   // aes.cs:81:38 decrypt
     ldr q30, [x0, #128]                             // round key rk[0][8]
     eor v26.16b, v30.16b, v26.16b                   // aes.cs:81:38 decrypt
-    ldr q30, [x0, #144]                             // round key rk[0][9]
+    ldp q30, q0, [x0, #144]                         // round key rk[0][9] + round key rk[0][10]
     eor v30.16b, v30.16b, v1.16b                    // aes.cs:81:38 decrypt
-    ldr q0, [x0, #160]                              // round key rk[0][10]
     eor v22.16b, v0.16b, v22.16b                    // aes.cs:81:38 decrypt
     ldr q0, [x0, #176]                              // round key rk[0][11]
     eor v18.16b, v0.16b, v18.16b                    // aes.cs:81:38 decrypt

@@ -7119,9 +7119,8 @@ aes256_neon_b16_crypto_il1_ecb_decrypt:
     aesd v30.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r11
     aesd v18.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r11
     aesd v16.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r11
-    ldr q25, [x0, #768]                             // round key rk[3][0]
+    ldp q25, q29, [x0, #768]                        // round key rk[3][0] + round key rk[3][1]
     eor v25.16b, v25.16b, v4.16b                    // aes.cs:79:54 decrypt r11
-    ldr q29, [x0, #784]                             // round key rk[3][1]
     eor v29.16b, v29.16b, v0.16b                    // aes.cs:79:54 decrypt r11
     ldr q31, [x0, #800]                             // round key rk[3][2]
     eor v20.16b, v31.16b, v20.16b                   // aes.cs:79:54 decrypt r11
@@ -7129,9 +7128,8 @@ aes256_neon_b16_crypto_il1_ecb_decrypt:
     eor v22.16b, v31.16b, v22.16b                   // aes.cs:79:54 decrypt r11
     ldr q31, [x0, #832]                             // round key rk[3][4]
     eor v26.16b, v31.16b, v26.16b                   // aes.cs:79:54 decrypt r11
-    ldr q31, [x0, #848]                             // round key rk[3][5]
+    ldp q31, q0, [x0, #848]                         // round key rk[3][5] + round key rk[3][6]
     eor v31.16b, v31.16b, v6.16b                    // aes.cs:79:54 decrypt r11
-    ldr q0, [x0, #864]                              // round key rk[3][6]
     eor v24.16b, v0.16b, v24.16b                    // aes.cs:79:54 decrypt r11
     ldr q0, [x0, #880]                              // round key rk[3][7]
     eor v19.16b, v0.16b, v19.16b                    // aes.cs:79:54 decrypt r11
@@ -7523,9 +7521,8 @@ aes256_neon_b16_crypto_il1_ecb_decrypt:
     aesd v31.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r12
     aesd v19.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r12
     aesd v16.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r12
-    ldr q28, [x0, #512]                             // round key rk[2][0]
+    ldp q28, q29, [x0, #512]                        // round key rk[2][0] + round key rk[2][1]
     eor v28.16b, v28.16b, v4.16b                    // aes.cs:79:54 decrypt r12
-    ldr q29, [x0, #528]                             // round key rk[2][1]
     eor v29.16b, v29.16b, v0.16b                    // aes.cs:79:54 decrypt r12
     ldr q30, [x0, #544]                             // round key rk[2][2]
     eor v21.16b, v30.16b, v21.16b                   // aes.cs:79:54 decrypt r12
@@ -7533,9 +7530,8 @@ aes256_neon_b16_crypto_il1_ecb_decrypt:
     eor v20.16b, v30.16b, v20.16b                   // aes.cs:79:54 decrypt r12
     ldr q30, [x0, #576]                             // round key rk[2][4]
     eor v25.16b, v30.16b, v25.16b                   // aes.cs:79:54 decrypt r12
-    ldr q30, [x0, #592]                             // round key rk[2][5]
+    ldp q30, q0, [x0, #592]                         // round key rk[2][5] + round key rk[2][6]
     eor v30.16b, v30.16b, v6.16b                    // aes.cs:79:54 decrypt r12
-    ldr q0, [x0, #608]                              // round key rk[2][6]
     eor v24.16b, v0.16b, v24.16b                    // aes.cs:79:54 decrypt r12
     ldr q0, [x0, #624]                              // round key rk[2][7]
     eor v17.16b, v0.16b, v17.16b                    // aes.cs:79:54 decrypt r12
@@ -7927,9 +7923,8 @@ aes256_neon_b16_crypto_il1_ecb_decrypt:
     aesd v30.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r13
     aesd v17.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r13
     aesd v16.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes r13
-    ldr q27, [x0, #256]                             // round key rk[1][0]
+    ldp q27, q29, [x0, #256]                        // round key rk[1][0] + round key rk[1][1]
     eor v27.16b, v27.16b, v4.16b                    // aes.cs:79:54 decrypt r13
-    ldr q29, [x0, #272]                             // round key rk[1][1]
     eor v29.16b, v29.16b, v0.16b                    // aes.cs:79:54 decrypt r13
     ldr q31, [x0, #288]                             // round key rk[1][2]
     eor v18.16b, v31.16b, v18.16b                   // aes.cs:79:54 decrypt r13
@@ -7937,9 +7932,8 @@ aes256_neon_b16_crypto_il1_ecb_decrypt:
     eor v21.16b, v31.16b, v21.16b                   // aes.cs:79:54 decrypt r13
     ldr q31, [x0, #320]                             // round key rk[1][4]
     eor v28.16b, v31.16b, v28.16b                   // aes.cs:79:54 decrypt r13
-    ldr q31, [x0, #336]                             // round key rk[1][5]
+    ldp q31, q0, [x0, #336]                         // round key rk[1][5] + round key rk[1][6]
     eor v31.16b, v31.16b, v6.16b                    // aes.cs:79:54 decrypt r13
-    ldr q0, [x0, #352]                              // round key rk[1][6]
     eor v24.16b, v0.16b, v24.16b                    // aes.cs:79:54 decrypt r13
     ldr q0, [x0, #368]                              // round key rk[1][7]
     eor v22.16b, v0.16b, v22.16b                    // aes.cs:79:54 decrypt r13
@@ -8331,9 +8325,8 @@ aes256_neon_b16_crypto_il1_ecb_decrypt:
     aesd v31.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes
     aesd v22.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes
     aesd v16.16b, v23.16b                           // aes.cs:31:42 decrypt>InvSubBytes
-    ldr q23, [x0, #0]                               // round key rk[0][0]
+    ldp q23, q26, [x0, #0]                          // round key rk[0][0] + round key rk[0][1]
     eor v23.16b, v23.16b, v4.16b                    // aes.cs:81:38 decrypt
-    ldr q26, [x0, #16]                              // round key rk[0][1]
     eor v26.16b, v26.16b, v0.16b                    // aes.cs:81:38 decrypt
     ldr q29, [x0, #32]                              // round key rk[0][2]
     eor v19.16b, v29.16b, v19.16b                   // aes.cs:81:38 decrypt
@@ -8341,17 +8334,15 @@ aes256_neon_b16_crypto_il1_ecb_decrypt:
     eor v18.16b, v29.16b, v18.16b                   // aes.cs:81:38 decrypt
     ldr q29, [x0, #64]                              // round key rk[0][4]
     eor v27.16b, v29.16b, v27.16b                   // aes.cs:81:38 decrypt
-    ldr q29, [x0, #80]                              // round key rk[0][5]
+    ldp q29, q30, [x0, #80]                         // round key rk[0][5] + round key rk[0][6]
     eor v29.16b, v29.16b, v6.16b                    // aes.cs:81:38 decrypt
-    ldr q30, [x0, #96]                              // round key rk[0][6]
     eor v24.16b, v30.16b, v24.16b                   // aes.cs:81:38 decrypt
     ldr q30, [x0, #112]                             // round key rk[0][7]
     eor v20.16b, v30.16b, v20.16b                   // aes.cs:81:38 decrypt
     ldr q30, [x0, #128]                             // round key rk[0][8]
     eor v28.16b, v30.16b, v28.16b                   // aes.cs:81:38 decrypt
-    ldr q30, [x0, #144]                             // round key rk[0][9]
+    ldp q30, q0, [x0, #144]                         // round key rk[0][9] + round key rk[0][10]
     eor v30.16b, v30.16b, v1.16b                    // aes.cs:81:38 decrypt
-    ldr q0, [x0, #160]                              // round key rk[0][10]
     eor v21.16b, v0.16b, v21.16b                    // aes.cs:81:38 decrypt
     ldr q0, [x0, #176]                              // round key rk[0][11]
     eor v17.16b, v0.16b, v17.16b                    // aes.cs:81:38 decrypt

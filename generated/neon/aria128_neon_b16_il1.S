@@ -262,22 +262,20 @@ aria128_neon_b16_il1_ecb_encrypt:
     eor v15.16b, v21.16b, v24.16b                   // aria.cs:77:18 encrypt>FO>A r0
     eor v16.16b, v20.16b, v25.16b                   // aria.cs:78:18 encrypt>FO>A r0
     eor v17.16b, v6.16b, v12.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q18, [x0, #256]                             // round key ek[1][0]
+    ldp q18, q0, [x0, #256]                         // round key ek[1][0] + round key ek[1][1]
     eor v18.16b, v17.16b, v18.16b                   // aria.cs:87:52 encrypt>FE r1
     eor v24.16b, v24.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r1
     eor v18.16b, v18.16b, v24.16b                   // aria.cs:87:52 encrypt>FE r1
     eor v24.16b, v31.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q0, [x0, #272]                              // round key ek[1][1]
     eor v0.16b, v24.16b, v0.16b                     // aria.cs:87:52 encrypt>FE r1
     eor v25.16b, v25.16b, v22.16b                   // aria.cs:87:52 encrypt>FE r1
     eor v25.16b, v0.16b, v25.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v0.16b, v28.16b, v9.16b                     // aria.cs:87:52 encrypt>FE r1
-    ldr q1, [x0, #288]                              // round key ek[1][2]
+    ldp q1, q2, [x0, #288]                          // round key ek[1][2] + round key ek[1][3]
     eor v1.16b, v0.16b, v1.16b                      // aria.cs:87:52 encrypt>FE r1
     eor v5.16b, v5.16b, v26.16b                     // aria.cs:87:52 encrypt>FE r1
     eor v1.16b, v1.16b, v5.16b                      // aria.cs:87:52 encrypt>FE r1
     eor v5.16b, v29.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q2, [x0, #304]                              // round key ek[1][3]
     eor v2.16b, v5.16b, v2.16b                      // aria.cs:87:52 encrypt>FE r1
     eor v27.16b, v27.16b, v30.16b                   // aria.cs:87:52 encrypt>FE r1
     eor v27.16b, v2.16b, v27.16b                    // aria.cs:87:52 encrypt>FE r1
@@ -474,22 +472,20 @@ aria128_neon_b16_il1_ecb_encrypt:
     eor v11.16b, v19.16b, v14.16b                   // aria.cs:77:18 encrypt>FE>A r1
     eor v28.16b, v13.16b, v20.16b                   // aria.cs:78:18 encrypt>FE>A r1
     eor v29.16b, v7.16b, v3.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q30, [x0, #512]                             // round key ek[2][0]
+    ldp q30, q31, [x0, #512]                        // round key ek[2][0] + round key ek[2][1]
     eor v30.16b, v29.16b, v30.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v14.16b, v14.16b, v17.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v30.16b, v30.16b, v14.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v14.16b, v2.16b, v9.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q31, [x0, #528]                             // round key ek[2][1]
     eor v31.16b, v14.16b, v31.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v20.16b, v20.16b, v22.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v20.16b, v31.16b, v20.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v31.16b, v15.16b, v1.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q8, [x0, #544]                              // round key ek[2][2]
+    ldp q8, q23, [x0, #544]                         // round key ek[2][2] + round key ek[2][3]
     eor v8.16b, v31.16b, v8.16b                     // aria.cs:86:52 encrypt>FO r2
     eor v6.16b, v6.16b, v27.16b                     // aria.cs:86:52 encrypt>FO r2
     eor v6.16b, v8.16b, v6.16b                      // aria.cs:86:52 encrypt>FO r2
     eor v8.16b, v0.16b, v16.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q23, [x0, #560]                             // round key ek[2][3]
     eor v23.16b, v8.16b, v23.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v21.16b, v21.16b, v4.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v21.16b, v23.16b, v21.16b                   // aria.cs:86:52 encrypt>FO r2
@@ -687,22 +683,20 @@ aria128_neon_b16_il1_ecb_encrypt:
     eor v7.16b, v17.16b, v20.16b                    // aria.cs:77:18 encrypt>FO>A r2
     eor v8.16b, v18.16b, v31.16b                    // aria.cs:78:18 encrypt>FO>A r2
     eor v10.16b, v26.16b, v30.16b                   // aria.cs:87:52 encrypt>FE r3
-    ldr q11, [x0, #768]                             // round key ek[3][0]
+    ldp q11, q12, [x0, #768]                        // round key ek[3][0] + round key ek[3][1]
     eor v11.16b, v10.16b, v11.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v20.16b, v20.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v20.16b, v11.16b, v20.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v11.16b, v29.16b, v0.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q12, [x0, #784]                             // round key ek[3][1]
     eor v12.16b, v11.16b, v12.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v31.16b, v31.16b, v21.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v31.16b, v12.16b, v31.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v12.16b, v28.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q2, [x0, #800]                              // round key ek[3][2]
+    ldp q2, q13, [x0, #800]                         // round key ek[3][2] + round key ek[3][3]
     eor v2.16b, v12.16b, v2.16b                     // aria.cs:87:52 encrypt>FE r3
     eor v25.16b, v25.16b, v22.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v25.16b, v2.16b, v25.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v2.16b, v1.16b, v4.16b                      // aria.cs:87:52 encrypt>FE r3
-    ldr q13, [x0, #816]                             // round key ek[3][3]
     eor v13.16b, v2.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v27.16b, v27.16b, v3.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v27.16b, v13.16b, v27.16b                   // aria.cs:87:52 encrypt>FE r3
@@ -2923,22 +2917,20 @@ aria128_neon_b16_il1_ecb_decrypt:
     eor v15.16b, v21.16b, v24.16b                   // aria.cs:77:18 decrypt>FO>A r0
     eor v16.16b, v20.16b, v25.16b                   // aria.cs:78:18 decrypt>FO>A r0
     eor v17.16b, v6.16b, v12.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldr q18, [x0, #256]                             // round key dk[1][0]
+    ldp q18, q0, [x0, #256]                         // round key dk[1][0] + round key dk[1][1]
     eor v18.16b, v17.16b, v18.16b                   // aria.cs:87:52 decrypt>FE r1
     eor v24.16b, v24.16b, v19.16b                   // aria.cs:87:52 decrypt>FE r1
     eor v18.16b, v18.16b, v24.16b                   // aria.cs:87:52 decrypt>FE r1
     eor v24.16b, v31.16b, v7.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldr q0, [x0, #272]                              // round key dk[1][1]
     eor v0.16b, v24.16b, v0.16b                     // aria.cs:87:52 decrypt>FE r1
     eor v25.16b, v25.16b, v22.16b                   // aria.cs:87:52 decrypt>FE r1
     eor v25.16b, v0.16b, v25.16b                    // aria.cs:87:52 decrypt>FE r1
     eor v0.16b, v28.16b, v9.16b                     // aria.cs:87:52 decrypt>FE r1
-    ldr q1, [x0, #288]                              // round key dk[1][2]
+    ldp q1, q2, [x0, #288]                          // round key dk[1][2] + round key dk[1][3]
     eor v1.16b, v0.16b, v1.16b                      // aria.cs:87:52 decrypt>FE r1
     eor v5.16b, v5.16b, v26.16b                     // aria.cs:87:52 decrypt>FE r1
     eor v1.16b, v1.16b, v5.16b                      // aria.cs:87:52 decrypt>FE r1
     eor v5.16b, v29.16b, v13.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldr q2, [x0, #304]                              // round key dk[1][3]
     eor v2.16b, v5.16b, v2.16b                      // aria.cs:87:52 decrypt>FE r1
     eor v27.16b, v27.16b, v30.16b                   // aria.cs:87:52 decrypt>FE r1
     eor v27.16b, v2.16b, v27.16b                    // aria.cs:87:52 decrypt>FE r1
@@ -3135,22 +3127,20 @@ aria128_neon_b16_il1_ecb_decrypt:
     eor v11.16b, v19.16b, v14.16b                   // aria.cs:77:18 decrypt>FE>A r1
     eor v28.16b, v13.16b, v20.16b                   // aria.cs:78:18 decrypt>FE>A r1
     eor v29.16b, v7.16b, v3.16b                     // aria.cs:86:52 decrypt>FO r2
-    ldr q30, [x0, #512]                             // round key dk[2][0]
+    ldp q30, q31, [x0, #512]                        // round key dk[2][0] + round key dk[2][1]
     eor v30.16b, v29.16b, v30.16b                   // aria.cs:86:52 decrypt>FO r2
     eor v14.16b, v14.16b, v17.16b                   // aria.cs:86:52 decrypt>FO r2
     eor v30.16b, v30.16b, v14.16b                   // aria.cs:86:52 decrypt>FO r2
     eor v14.16b, v2.16b, v9.16b                     // aria.cs:86:52 decrypt>FO r2
-    ldr q31, [x0, #528]                             // round key dk[2][1]
     eor v31.16b, v14.16b, v31.16b                   // aria.cs:86:52 decrypt>FO r2
     eor v20.16b, v20.16b, v22.16b                   // aria.cs:86:52 decrypt>FO r2
     eor v20.16b, v31.16b, v20.16b                   // aria.cs:86:52 decrypt>FO r2
     eor v31.16b, v15.16b, v1.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldr q8, [x0, #544]                              // round key dk[2][2]
+    ldp q8, q23, [x0, #544]                         // round key dk[2][2] + round key dk[2][3]
     eor v8.16b, v31.16b, v8.16b                     // aria.cs:86:52 decrypt>FO r2
     eor v6.16b, v6.16b, v27.16b                     // aria.cs:86:52 decrypt>FO r2
     eor v6.16b, v8.16b, v6.16b                      // aria.cs:86:52 decrypt>FO r2
     eor v8.16b, v0.16b, v16.16b                     // aria.cs:86:52 decrypt>FO r2
-    ldr q23, [x0, #560]                             // round key dk[2][3]
     eor v23.16b, v8.16b, v23.16b                    // aria.cs:86:52 decrypt>FO r2
     eor v21.16b, v21.16b, v4.16b                    // aria.cs:86:52 decrypt>FO r2
     eor v21.16b, v23.16b, v21.16b                   // aria.cs:86:52 decrypt>FO r2
@@ -3348,22 +3338,20 @@ aria128_neon_b16_il1_ecb_decrypt:
     eor v7.16b, v17.16b, v20.16b                    // aria.cs:77:18 decrypt>FO>A r2
     eor v8.16b, v18.16b, v31.16b                    // aria.cs:78:18 decrypt>FO>A r2
     eor v10.16b, v26.16b, v30.16b                   // aria.cs:87:52 decrypt>FE r3
-    ldr q11, [x0, #768]                             // round key dk[3][0]
+    ldp q11, q12, [x0, #768]                        // round key dk[3][0] + round key dk[3][1]
     eor v11.16b, v10.16b, v11.16b                   // aria.cs:87:52 decrypt>FE r3
     eor v20.16b, v20.16b, v19.16b                   // aria.cs:87:52 decrypt>FE r3
     eor v20.16b, v11.16b, v20.16b                   // aria.cs:87:52 decrypt>FE r3
     eor v11.16b, v29.16b, v0.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldr q12, [x0, #784]                             // round key dk[3][1]
     eor v12.16b, v11.16b, v12.16b                   // aria.cs:87:52 decrypt>FE r3
     eor v31.16b, v31.16b, v21.16b                   // aria.cs:87:52 decrypt>FE r3
     eor v31.16b, v12.16b, v31.16b                   // aria.cs:87:52 decrypt>FE r3
     eor v12.16b, v28.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldr q2, [x0, #800]                              // round key dk[3][2]
+    ldp q2, q13, [x0, #800]                         // round key dk[3][2] + round key dk[3][3]
     eor v2.16b, v12.16b, v2.16b                     // aria.cs:87:52 decrypt>FE r3
     eor v25.16b, v25.16b, v22.16b                   // aria.cs:87:52 decrypt>FE r3
     eor v25.16b, v2.16b, v25.16b                    // aria.cs:87:52 decrypt>FE r3
     eor v2.16b, v1.16b, v4.16b                      // aria.cs:87:52 decrypt>FE r3
-    ldr q13, [x0, #816]                             // round key dk[3][3]
     eor v13.16b, v2.16b, v13.16b                    // aria.cs:87:52 decrypt>FE r3
     eor v27.16b, v27.16b, v3.16b                    // aria.cs:87:52 decrypt>FE r3
     eor v27.16b, v13.16b, v27.16b                   // aria.cs:87:52 decrypt>FE r3
@@ -5671,22 +5659,20 @@ aria128_neon_b16_il1_ctr:
     eor v15.16b, v21.16b, v24.16b                   // aria.cs:77:18 encrypt>FO>A r0
     eor v16.16b, v20.16b, v25.16b                   // aria.cs:78:18 encrypt>FO>A r0
     eor v17.16b, v6.16b, v12.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q18, [x0, #256]                             // round key ek[1][0]
+    ldp q18, q0, [x0, #256]                         // round key ek[1][0] + round key ek[1][1]
     eor v18.16b, v17.16b, v18.16b                   // aria.cs:87:52 encrypt>FE r1
     eor v24.16b, v24.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r1
     eor v18.16b, v18.16b, v24.16b                   // aria.cs:87:52 encrypt>FE r1
     eor v24.16b, v31.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q0, [x0, #272]                              // round key ek[1][1]
     eor v0.16b, v24.16b, v0.16b                     // aria.cs:87:52 encrypt>FE r1
     eor v25.16b, v25.16b, v22.16b                   // aria.cs:87:52 encrypt>FE r1
     eor v25.16b, v0.16b, v25.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v0.16b, v28.16b, v9.16b                     // aria.cs:87:52 encrypt>FE r1
-    ldr q1, [x0, #288]                              // round key ek[1][2]
+    ldp q1, q2, [x0, #288]                          // round key ek[1][2] + round key ek[1][3]
     eor v1.16b, v0.16b, v1.16b                      // aria.cs:87:52 encrypt>FE r1
     eor v5.16b, v5.16b, v26.16b                     // aria.cs:87:52 encrypt>FE r1
     eor v1.16b, v1.16b, v5.16b                      // aria.cs:87:52 encrypt>FE r1
     eor v5.16b, v29.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q2, [x0, #304]                              // round key ek[1][3]
     eor v2.16b, v5.16b, v2.16b                      // aria.cs:87:52 encrypt>FE r1
     eor v27.16b, v27.16b, v30.16b                   // aria.cs:87:52 encrypt>FE r1
     eor v27.16b, v2.16b, v27.16b                    // aria.cs:87:52 encrypt>FE r1
@@ -5883,22 +5869,20 @@ aria128_neon_b16_il1_ctr:
     eor v11.16b, v19.16b, v14.16b                   // aria.cs:77:18 encrypt>FE>A r1
     eor v28.16b, v13.16b, v20.16b                   // aria.cs:78:18 encrypt>FE>A r1
     eor v29.16b, v7.16b, v3.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q30, [x0, #512]                             // round key ek[2][0]
+    ldp q30, q31, [x0, #512]                        // round key ek[2][0] + round key ek[2][1]
     eor v30.16b, v29.16b, v30.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v14.16b, v14.16b, v17.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v30.16b, v30.16b, v14.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v14.16b, v2.16b, v9.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q31, [x0, #528]                             // round key ek[2][1]
     eor v31.16b, v14.16b, v31.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v20.16b, v20.16b, v22.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v20.16b, v31.16b, v20.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v31.16b, v15.16b, v1.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q8, [x0, #544]                              // round key ek[2][2]
+    ldp q8, q23, [x0, #544]                         // round key ek[2][2] + round key ek[2][3]
     eor v8.16b, v31.16b, v8.16b                     // aria.cs:86:52 encrypt>FO r2
     eor v6.16b, v6.16b, v27.16b                     // aria.cs:86:52 encrypt>FO r2
     eor v6.16b, v8.16b, v6.16b                      // aria.cs:86:52 encrypt>FO r2
     eor v8.16b, v0.16b, v16.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q23, [x0, #560]                             // round key ek[2][3]
     eor v23.16b, v8.16b, v23.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v21.16b, v21.16b, v4.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v21.16b, v23.16b, v21.16b                   // aria.cs:86:52 encrypt>FO r2
@@ -6096,22 +6080,20 @@ aria128_neon_b16_il1_ctr:
     eor v7.16b, v17.16b, v20.16b                    // aria.cs:77:18 encrypt>FO>A r2
     eor v8.16b, v18.16b, v31.16b                    // aria.cs:78:18 encrypt>FO>A r2
     eor v10.16b, v26.16b, v30.16b                   // aria.cs:87:52 encrypt>FE r3
-    ldr q11, [x0, #768]                             // round key ek[3][0]
+    ldp q11, q12, [x0, #768]                        // round key ek[3][0] + round key ek[3][1]
     eor v11.16b, v10.16b, v11.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v20.16b, v20.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v20.16b, v11.16b, v20.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v11.16b, v29.16b, v0.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q12, [x0, #784]                             // round key ek[3][1]
     eor v12.16b, v11.16b, v12.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v31.16b, v31.16b, v21.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v31.16b, v12.16b, v31.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v12.16b, v28.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q2, [x0, #800]                              // round key ek[3][2]
+    ldp q2, q13, [x0, #800]                         // round key ek[3][2] + round key ek[3][3]
     eor v2.16b, v12.16b, v2.16b                     // aria.cs:87:52 encrypt>FE r3
     eor v25.16b, v25.16b, v22.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v25.16b, v2.16b, v25.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v2.16b, v1.16b, v4.16b                      // aria.cs:87:52 encrypt>FE r3
-    ldr q13, [x0, #816]                             // round key ek[3][3]
     eor v13.16b, v2.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v27.16b, v27.16b, v3.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v27.16b, v13.16b, v27.16b                   // aria.cs:87:52 encrypt>FE r3

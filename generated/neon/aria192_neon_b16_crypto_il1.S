@@ -205,22 +205,20 @@ aria192_neon_b16_crypto_il1_ecb_encrypt:
     eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 encrypt>FO>A r0
     eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 encrypt>FO>A r0
     eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #256]                              // round key ek[1][0]
+    ldp q4, q3, [x0, #256]                          // round key ek[1][0] + round key ek[1][1]
     eor v4.16b, v15.16b, v4.16b                     // aria.cs:87:52 encrypt>FE r1
     eor v29.16b, v29.16b, v5.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v29.16b, v4.16b, v29.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v4.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q3, [x0, #272]                              // round key ek[1][1]
     eor v3.16b, v4.16b, v3.16b                      // aria.cs:87:52 encrypt>FE r1
     eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v30.16b, v3.16b, v30.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v3.16b, v21.16b, v19.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q7, [x0, #288]                              // round key ek[1][2]
+    ldp q7, q6, [x0, #288]                          // round key ek[1][2] + round key ek[1][3]
     eor v7.16b, v3.16b, v7.16b                      // aria.cs:87:52 encrypt>FE r1
     eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v31.16b, v7.16b, v31.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q6, [x0, #304]                              // round key ek[1][3]
     eor v6.16b, v7.16b, v6.16b                      // aria.cs:87:52 encrypt>FE r1
     eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r1
     eor v28.16b, v6.16b, v28.16b                    // aria.cs:87:52 encrypt>FE r1
@@ -357,22 +355,20 @@ aria192_neon_b16_crypto_il1_ecb_encrypt:
     eor v13.16b, v28.16b, v25.16b                   // aria.cs:77:18 encrypt>FE>A r1
     eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 encrypt>FE>A r1
     eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 encrypt>FO r2
-    ldr q5, [x0, #512]                              // round key ek[2][0]
+    ldp q5, q4, [x0, #512]                          // round key ek[2][0] + round key ek[2][1]
     eor v5.16b, v15.16b, v5.16b                     // aria.cs:86:52 encrypt>FO r2
     eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v25.16b, v5.16b, v25.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #528]                              // round key ek[2][1]
     eor v4.16b, v5.16b, v4.16b                      // aria.cs:86:52 encrypt>FO r2
     eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v26.16b, v4.16b, v26.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q2, [x0, #544]                              // round key ek[2][2]
+    ldp q2, q7, [x0, #544]                          // round key ek[2][2] + round key ek[2][3]
     eor v2.16b, v4.16b, v2.16b                      // aria.cs:86:52 encrypt>FO r2
     eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v27.16b, v2.16b, v27.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q7, [x0, #560]                              // round key ek[2][3]
     eor v7.16b, v2.16b, v7.16b                      // aria.cs:86:52 encrypt>FO r2
     eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v24.16b, v7.16b, v24.16b                    // aria.cs:86:52 encrypt>FO r2
@@ -509,22 +505,20 @@ aria192_neon_b16_crypto_il1_ecb_encrypt:
     eor v13.16b, v24.16b, v31.16b                   // aria.cs:77:18 encrypt>FO>A r2
     eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 encrypt>FO>A r2
     eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r3
-    ldr q3, [x0, #768]                              // round key ek[3][0]
+    ldp q3, q6, [x0, #768]                          // round key ek[3][0] + round key ek[3][1]
     eor v3.16b, v15.16b, v3.16b                     // aria.cs:87:52 encrypt>FE r3
     eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v31.16b, v3.16b, v31.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q6, [x0, #784]                              // round key ek[3][1]
     eor v6.16b, v3.16b, v6.16b                      // aria.cs:87:52 encrypt>FE r3
     eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v28.16b, v6.16b, v28.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q7, [x0, #800]                              // round key ek[3][2]
+    ldp q7, q5, [x0, #800]                          // round key ek[3][2] + round key ek[3][3]
     eor v7.16b, v6.16b, v7.16b                      // aria.cs:87:52 encrypt>FE r3
     eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v29.16b, v7.16b, v29.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #816]                              // round key ek[3][3]
     eor v5.16b, v7.16b, v5.16b                      // aria.cs:87:52 encrypt>FE r3
     eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v30.16b, v5.16b, v30.16b                    // aria.cs:87:52 encrypt>FE r3
@@ -2462,22 +2456,20 @@ aria192_neon_b16_crypto_il1_ecb_decrypt:
     eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 decrypt>FO>A r0
     eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 decrypt>FO>A r0
     eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 decrypt>FE r1
-    ldr q4, [x0, #256]                              // round key dk[1][0]
+    ldp q4, q3, [x0, #256]                          // round key dk[1][0] + round key dk[1][1]
     eor v4.16b, v15.16b, v4.16b                     // aria.cs:87:52 decrypt>FE r1
     eor v29.16b, v29.16b, v5.16b                    // aria.cs:87:52 decrypt>FE r1
     eor v29.16b, v4.16b, v29.16b                    // aria.cs:87:52 decrypt>FE r1
     eor v4.16b, v20.16b, v16.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldr q3, [x0, #272]                              // round key dk[1][1]
     eor v3.16b, v4.16b, v3.16b                      // aria.cs:87:52 decrypt>FE r1
     eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r1
     eor v30.16b, v3.16b, v30.16b                    // aria.cs:87:52 decrypt>FE r1
     eor v3.16b, v21.16b, v19.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldr q7, [x0, #288]                              // round key dk[1][2]
+    ldp q7, q6, [x0, #288]                          // round key dk[1][2] + round key dk[1][3]
     eor v7.16b, v3.16b, v7.16b                      // aria.cs:87:52 decrypt>FE r1
     eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r1
     eor v31.16b, v7.16b, v31.16b                    // aria.cs:87:52 decrypt>FE r1
     eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldr q6, [x0, #304]                              // round key dk[1][3]
     eor v6.16b, v7.16b, v6.16b                      // aria.cs:87:52 decrypt>FE r1
     eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r1
     eor v28.16b, v6.16b, v28.16b                    // aria.cs:87:52 decrypt>FE r1
@@ -2614,22 +2606,20 @@ aria192_neon_b16_crypto_il1_ecb_decrypt:
     eor v13.16b, v28.16b, v25.16b                   // aria.cs:77:18 decrypt>FE>A r1
     eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 decrypt>FE>A r1
     eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 decrypt>FO r2
-    ldr q5, [x0, #512]                              // round key dk[2][0]
+    ldp q5, q4, [x0, #512]                          // round key dk[2][0] + round key dk[2][1]
     eor v5.16b, v15.16b, v5.16b                     // aria.cs:86:52 decrypt>FO r2
     eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 decrypt>FO r2
     eor v25.16b, v5.16b, v25.16b                    // aria.cs:86:52 decrypt>FO r2
     eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldr q4, [x0, #528]                              // round key dk[2][1]
     eor v4.16b, v5.16b, v4.16b                      // aria.cs:86:52 decrypt>FO r2
     eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r2
     eor v26.16b, v4.16b, v26.16b                    // aria.cs:86:52 decrypt>FO r2
     eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldr q2, [x0, #544]                              // round key dk[2][2]
+    ldp q2, q7, [x0, #544]                          // round key dk[2][2] + round key dk[2][3]
     eor v2.16b, v4.16b, v2.16b                      // aria.cs:86:52 decrypt>FO r2
     eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r2
     eor v27.16b, v2.16b, v27.16b                    // aria.cs:86:52 decrypt>FO r2
     eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldr q7, [x0, #560]                              // round key dk[2][3]
     eor v7.16b, v2.16b, v7.16b                      // aria.cs:86:52 decrypt>FO r2
     eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r2
     eor v24.16b, v7.16b, v24.16b                    // aria.cs:86:52 decrypt>FO r2
@@ -2766,22 +2756,20 @@ aria192_neon_b16_crypto_il1_ecb_decrypt:
     eor v13.16b, v24.16b, v31.16b                   // aria.cs:77:18 decrypt>FO>A r2
     eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 decrypt>FO>A r2
     eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 decrypt>FE r3
-    ldr q3, [x0, #768]                              // round key dk[3][0]
+    ldp q3, q6, [x0, #768]                          // round key dk[3][0] + round key dk[3][1]
     eor v3.16b, v15.16b, v3.16b                     // aria.cs:87:52 decrypt>FE r3
     eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 decrypt>FE r3
     eor v31.16b, v3.16b, v31.16b                    // aria.cs:87:52 decrypt>FE r3
     eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldr q6, [x0, #784]                              // round key dk[3][1]
     eor v6.16b, v3.16b, v6.16b                      // aria.cs:87:52 decrypt>FE r3
     eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r3
     eor v28.16b, v6.16b, v28.16b                    // aria.cs:87:52 decrypt>FE r3
     eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldr q7, [x0, #800]                              // round key dk[3][2]
+    ldp q7, q5, [x0, #800]                          // round key dk[3][2] + round key dk[3][3]
     eor v7.16b, v6.16b, v7.16b                      // aria.cs:87:52 decrypt>FE r3
     eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r3
     eor v29.16b, v7.16b, v29.16b                    // aria.cs:87:52 decrypt>FE r3
     eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldr q5, [x0, #816]                              // round key dk[3][3]
     eor v5.16b, v7.16b, v5.16b                      // aria.cs:87:52 decrypt>FE r3
     eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r3
     eor v30.16b, v5.16b, v30.16b                    // aria.cs:87:52 decrypt>FE r3
@@ -4806,22 +4794,20 @@ aria192_neon_b16_crypto_il1_ctr:
     eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 encrypt>FO>A r0
     eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 encrypt>FO>A r0
     eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #256]                              // round key ek[1][0]
+    ldp q4, q3, [x0, #256]                          // round key ek[1][0] + round key ek[1][1]
     eor v4.16b, v15.16b, v4.16b                     // aria.cs:87:52 encrypt>FE r1
     eor v29.16b, v29.16b, v5.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v29.16b, v4.16b, v29.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v4.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q3, [x0, #272]                              // round key ek[1][1]
     eor v3.16b, v4.16b, v3.16b                      // aria.cs:87:52 encrypt>FE r1
     eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v30.16b, v3.16b, v30.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v3.16b, v21.16b, v19.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q7, [x0, #288]                              // round key ek[1][2]
+    ldp q7, q6, [x0, #288]                          // round key ek[1][2] + round key ek[1][3]
     eor v7.16b, v3.16b, v7.16b                      // aria.cs:87:52 encrypt>FE r1
     eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v31.16b, v7.16b, v31.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q6, [x0, #304]                              // round key ek[1][3]
     eor v6.16b, v7.16b, v6.16b                      // aria.cs:87:52 encrypt>FE r1
     eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r1
     eor v28.16b, v6.16b, v28.16b                    // aria.cs:87:52 encrypt>FE r1
@@ -4958,22 +4944,20 @@ aria192_neon_b16_crypto_il1_ctr:
     eor v13.16b, v28.16b, v25.16b                   // aria.cs:77:18 encrypt>FE>A r1
     eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 encrypt>FE>A r1
     eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 encrypt>FO r2
-    ldr q5, [x0, #512]                              // round key ek[2][0]
+    ldp q5, q4, [x0, #512]                          // round key ek[2][0] + round key ek[2][1]
     eor v5.16b, v15.16b, v5.16b                     // aria.cs:86:52 encrypt>FO r2
     eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v25.16b, v5.16b, v25.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #528]                              // round key ek[2][1]
     eor v4.16b, v5.16b, v4.16b                      // aria.cs:86:52 encrypt>FO r2
     eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v26.16b, v4.16b, v26.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q2, [x0, #544]                              // round key ek[2][2]
+    ldp q2, q7, [x0, #544]                          // round key ek[2][2] + round key ek[2][3]
     eor v2.16b, v4.16b, v2.16b                      // aria.cs:86:52 encrypt>FO r2
     eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v27.16b, v2.16b, v27.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q7, [x0, #560]                              // round key ek[2][3]
     eor v7.16b, v2.16b, v7.16b                      // aria.cs:86:52 encrypt>FO r2
     eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v24.16b, v7.16b, v24.16b                    // aria.cs:86:52 encrypt>FO r2
@@ -5110,22 +5094,20 @@ aria192_neon_b16_crypto_il1_ctr:
     eor v13.16b, v24.16b, v31.16b                   // aria.cs:77:18 encrypt>FO>A r2
     eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 encrypt>FO>A r2
     eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r3
-    ldr q3, [x0, #768]                              // round key ek[3][0]
+    ldp q3, q6, [x0, #768]                          // round key ek[3][0] + round key ek[3][1]
     eor v3.16b, v15.16b, v3.16b                     // aria.cs:87:52 encrypt>FE r3
     eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v31.16b, v3.16b, v31.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q6, [x0, #784]                              // round key ek[3][1]
     eor v6.16b, v3.16b, v6.16b                      // aria.cs:87:52 encrypt>FE r3
     eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v28.16b, v6.16b, v28.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q7, [x0, #800]                              // round key ek[3][2]
+    ldp q7, q5, [x0, #800]                          // round key ek[3][2] + round key ek[3][3]
     eor v7.16b, v6.16b, v7.16b                      // aria.cs:87:52 encrypt>FE r3
     eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v29.16b, v7.16b, v29.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #816]                              // round key ek[3][3]
     eor v5.16b, v7.16b, v5.16b                      // aria.cs:87:52 encrypt>FE r3
     eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v30.16b, v5.16b, v30.16b                    // aria.cs:87:52 encrypt>FE r3

@@ -202,19 +202,17 @@ aria256_neon_b16_crypto_il1_sha3_ecb_encrypt:
     eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 encrypt>FO>A r0
     eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 encrypt>FE r1
     eor v29.16b, v29.16b, v5.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #256]                              // round key ek[1][0]
+    ldp q4, q3, [x0, #256]                          // round key ek[1][0] + round key ek[1][1]
     eor3 v29.16b, v15.16b, v4.16b, v29.16b          // aria.cs:87:52 encrypt>FE r1
     eor v4.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q3, [x0, #272]                              // round key ek[1][1]
     eor3 v30.16b, v4.16b, v3.16b, v30.16b           // aria.cs:87:52 encrypt>FE r1
     eor v3.16b, v21.16b, v19.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q7, [x0, #288]                              // round key ek[1][2]
+    ldp q7, q6, [x0, #288]                          // round key ek[1][2] + round key ek[1][3]
     eor3 v31.16b, v3.16b, v7.16b, v31.16b           // aria.cs:87:52 encrypt>FE r1
     eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r1
-    ldr q6, [x0, #304]                              // round key ek[1][3]
     eor3 v28.16b, v7.16b, v6.16b, v28.16b           // aria.cs:87:52 encrypt>FE r1
     eor v27.16b, v27.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r1
     ldr q6, [x0, #320]                              // round key ek[1][4]
@@ -226,10 +224,9 @@ aria256_neon_b16_crypto_il1_sha3_ecb_encrypt:
     ldr q3, [x0, #352]                              // round key ek[1][6]
     eor3 v25.16b, v4.16b, v3.16b, v25.16b           // aria.cs:87:52 encrypt>FE r1
     eor v26.16b, v26.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q3, [x0, #368]                              // round key ek[1][7]
+    ldp q3, q4, [x0, #368]                          // round key ek[1][7] + round key ek[1][8]
     eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:87:52 encrypt>FE r1
     eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #384]                              // round key ek[1][8]
     eor3 v19.16b, v4.16b, v19.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
     eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r1
     ldr q4, [x0, #400]                              // round key ek[1][9]
@@ -334,19 +331,17 @@ aria256_neon_b16_crypto_il1_sha3_ecb_encrypt:
     eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 encrypt>FE>A r1
     eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q5, [x0, #512]                              // round key ek[2][0]
+    ldp q5, q4, [x0, #512]                          // round key ek[2][0] + round key ek[2][1]
     eor3 v25.16b, v15.16b, v5.16b, v25.16b          // aria.cs:86:52 encrypt>FO r2
     eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #528]                              // round key ek[2][1]
     eor3 v26.16b, v5.16b, v4.16b, v26.16b           // aria.cs:86:52 encrypt>FO r2
     eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q2, [x0, #544]                              // round key ek[2][2]
+    ldp q2, q7, [x0, #544]                          // round key ek[2][2] + round key ek[2][3]
     eor3 v27.16b, v4.16b, v2.16b, v27.16b           // aria.cs:86:52 encrypt>FO r2
     eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r2
-    ldr q7, [x0, #560]                              // round key ek[2][3]
     eor3 v24.16b, v2.16b, v7.16b, v24.16b           // aria.cs:86:52 encrypt>FO r2
     eor v29.16b, v29.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r2
     ldr q7, [x0, #576]                              // round key ek[2][4]
@@ -358,10 +353,9 @@ aria256_neon_b16_crypto_il1_sha3_ecb_encrypt:
     ldr q2, [x0, #608]                              // round key ek[2][6]
     eor3 v31.16b, v5.16b, v2.16b, v31.16b           // aria.cs:86:52 encrypt>FO r2
     eor v28.16b, v28.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q2, [x0, #624]                              // round key ek[2][7]
+    ldp q2, q4, [x0, #624]                          // round key ek[2][7] + round key ek[2][8]
     eor3 v28.16b, v15.16b, v2.16b, v28.16b          // aria.cs:86:52 encrypt>FO r2
     eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #640]                              // round key ek[2][8]
     eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
     eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r2
     ldr q4, [x0, #656]                              // round key ek[2][9]
@@ -466,19 +460,17 @@ aria256_neon_b16_crypto_il1_sha3_ecb_encrypt:
     eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 encrypt>FO>A r2
     eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q3, [x0, #768]                              // round key ek[3][0]
+    ldp q3, q6, [x0, #768]                          // round key ek[3][0] + round key ek[3][1]
     eor3 v31.16b, v15.16b, v3.16b, v31.16b          // aria.cs:87:52 encrypt>FE r3
     eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q6, [x0, #784]                              // round key ek[3][1]
     eor3 v28.16b, v3.16b, v6.16b, v28.16b           // aria.cs:87:52 encrypt>FE r3
     eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q7, [x0, #800]                              // round key ek[3][2]
+    ldp q7, q5, [x0, #800]                          // round key ek[3][2] + round key ek[3][3]
     eor3 v29.16b, v6.16b, v7.16b, v29.16b           // aria.cs:87:52 encrypt>FE r3
     eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #816]                              // round key ek[3][3]
     eor3 v30.16b, v7.16b, v5.16b, v30.16b           // aria.cs:87:52 encrypt>FE r3
     eor v25.16b, v25.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r3
     ldr q5, [x0, #832]                              // round key ek[3][4]
@@ -490,10 +482,9 @@ aria256_neon_b16_crypto_il1_sha3_ecb_encrypt:
     ldr q5, [x0, #864]                              // round key ek[3][6]
     eor3 v27.16b, v3.16b, v5.16b, v27.16b           // aria.cs:87:52 encrypt>FE r3
     eor v24.16b, v24.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q3, [x0, #880]                              // round key ek[3][7]
+    ldp q3, q5, [x0, #880]                          // round key ek[3][7] + round key ek[3][8]
     eor3 v24.16b, v15.16b, v3.16b, v24.16b          // aria.cs:87:52 encrypt>FE r3
     eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #896]                              // round key ek[3][8]
     eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
     eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r3
     ldr q5, [x0, #912]                              // round key ek[3][9]
@@ -2447,19 +2438,17 @@ aria256_neon_b16_crypto_il1_sha3_ecb_decrypt:
     eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 decrypt>FO>A r0
     eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 decrypt>FE r1
     eor v29.16b, v29.16b, v5.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldr q4, [x0, #256]                              // round key dk[1][0]
+    ldp q4, q3, [x0, #256]                          // round key dk[1][0] + round key dk[1][1]
     eor3 v29.16b, v15.16b, v4.16b, v29.16b          // aria.cs:87:52 decrypt>FE r1
     eor v4.16b, v20.16b, v16.16b                    // aria.cs:87:52 decrypt>FE r1
     eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldr q3, [x0, #272]                              // round key dk[1][1]
     eor3 v30.16b, v4.16b, v3.16b, v30.16b           // aria.cs:87:52 decrypt>FE r1
     eor v3.16b, v21.16b, v19.16b                    // aria.cs:87:52 decrypt>FE r1
     eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldr q7, [x0, #288]                              // round key dk[1][2]
+    ldp q7, q6, [x0, #288]                          // round key dk[1][2] + round key dk[1][3]
     eor3 v31.16b, v3.16b, v7.16b, v31.16b           // aria.cs:87:52 decrypt>FE r1
     eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 decrypt>FE r1
     eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r1
-    ldr q6, [x0, #304]                              // round key dk[1][3]
     eor3 v28.16b, v7.16b, v6.16b, v28.16b           // aria.cs:87:52 decrypt>FE r1
     eor v27.16b, v27.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r1
     ldr q6, [x0, #320]                              // round key dk[1][4]
@@ -2471,10 +2460,9 @@ aria256_neon_b16_crypto_il1_sha3_ecb_decrypt:
     ldr q3, [x0, #352]                              // round key dk[1][6]
     eor3 v25.16b, v4.16b, v3.16b, v25.16b           // aria.cs:87:52 decrypt>FE r1
     eor v26.16b, v26.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldr q3, [x0, #368]                              // round key dk[1][7]
+    ldp q3, q4, [x0, #368]                          // round key dk[1][7] + round key dk[1][8]
     eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:87:52 decrypt>FE r1
     eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldr q4, [x0, #384]                              // round key dk[1][8]
     eor3 v19.16b, v4.16b, v19.16b, v3.16b           // aria.cs:87:52 decrypt>FE r1
     eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 decrypt>FE r1
     ldr q4, [x0, #400]                              // round key dk[1][9]
@@ -2579,19 +2567,17 @@ aria256_neon_b16_crypto_il1_sha3_ecb_decrypt:
     eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 decrypt>FE>A r1
     eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 decrypt>FO r2
     eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldr q5, [x0, #512]                              // round key dk[2][0]
+    ldp q5, q4, [x0, #512]                          // round key dk[2][0] + round key dk[2][1]
     eor3 v25.16b, v15.16b, v5.16b, v25.16b          // aria.cs:86:52 decrypt>FO r2
     eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 decrypt>FO r2
     eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldr q4, [x0, #528]                              // round key dk[2][1]
     eor3 v26.16b, v5.16b, v4.16b, v26.16b           // aria.cs:86:52 decrypt>FO r2
     eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 decrypt>FO r2
     eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldr q2, [x0, #544]                              // round key dk[2][2]
+    ldp q2, q7, [x0, #544]                          // round key dk[2][2] + round key dk[2][3]
     eor3 v27.16b, v4.16b, v2.16b, v27.16b           // aria.cs:86:52 decrypt>FO r2
     eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 decrypt>FO r2
     eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r2
-    ldr q7, [x0, #560]                              // round key dk[2][3]
     eor3 v24.16b, v2.16b, v7.16b, v24.16b           // aria.cs:86:52 decrypt>FO r2
     eor v29.16b, v29.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r2
     ldr q7, [x0, #576]                              // round key dk[2][4]
@@ -2603,10 +2589,9 @@ aria256_neon_b16_crypto_il1_sha3_ecb_decrypt:
     ldr q2, [x0, #608]                              // round key dk[2][6]
     eor3 v31.16b, v5.16b, v2.16b, v31.16b           // aria.cs:86:52 decrypt>FO r2
     eor v28.16b, v28.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldr q2, [x0, #624]                              // round key dk[2][7]
+    ldp q2, q4, [x0, #624]                          // round key dk[2][7] + round key dk[2][8]
     eor3 v28.16b, v15.16b, v2.16b, v28.16b          // aria.cs:86:52 decrypt>FO r2
     eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldr q4, [x0, #640]                              // round key dk[2][8]
     eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 decrypt>FO r2
     eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 decrypt>FO r2
     ldr q4, [x0, #656]                              // round key dk[2][9]
@@ -2711,19 +2696,17 @@ aria256_neon_b16_crypto_il1_sha3_ecb_decrypt:
     eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 decrypt>FO>A r2
     eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 decrypt>FE r3
     eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldr q3, [x0, #768]                              // round key dk[3][0]
+    ldp q3, q6, [x0, #768]                          // round key dk[3][0] + round key dk[3][1]
     eor3 v31.16b, v15.16b, v3.16b, v31.16b          // aria.cs:87:52 decrypt>FE r3
     eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 decrypt>FE r3
     eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldr q6, [x0, #784]                              // round key dk[3][1]
     eor3 v28.16b, v3.16b, v6.16b, v28.16b           // aria.cs:87:52 decrypt>FE r3
     eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 decrypt>FE r3
     eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldr q7, [x0, #800]                              // round key dk[3][2]
+    ldp q7, q5, [x0, #800]                          // round key dk[3][2] + round key dk[3][3]
     eor3 v29.16b, v6.16b, v7.16b, v29.16b           // aria.cs:87:52 decrypt>FE r3
     eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 decrypt>FE r3
     eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r3
-    ldr q5, [x0, #816]                              // round key dk[3][3]
     eor3 v30.16b, v7.16b, v5.16b, v30.16b           // aria.cs:87:52 decrypt>FE r3
     eor v25.16b, v25.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r3
     ldr q5, [x0, #832]                              // round key dk[3][4]
@@ -2735,10 +2718,9 @@ aria256_neon_b16_crypto_il1_sha3_ecb_decrypt:
     ldr q5, [x0, #864]                              // round key dk[3][6]
     eor3 v27.16b, v3.16b, v5.16b, v27.16b           // aria.cs:87:52 decrypt>FE r3
     eor v24.16b, v24.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldr q3, [x0, #880]                              // round key dk[3][7]
+    ldp q3, q5, [x0, #880]                          // round key dk[3][7] + round key dk[3][8]
     eor3 v24.16b, v15.16b, v3.16b, v24.16b          // aria.cs:87:52 decrypt>FE r3
     eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldr q5, [x0, #896]                              // round key dk[3][8]
     eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 decrypt>FE r3
     eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 decrypt>FE r3
     ldr q5, [x0, #912]                              // round key dk[3][9]
@@ -4779,19 +4761,17 @@ aria256_neon_b16_crypto_il1_sha3_ctr:
     eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 encrypt>FO>A r0
     eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 encrypt>FE r1
     eor v29.16b, v29.16b, v5.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #256]                              // round key ek[1][0]
+    ldp q4, q3, [x0, #256]                          // round key ek[1][0] + round key ek[1][1]
     eor3 v29.16b, v15.16b, v4.16b, v29.16b          // aria.cs:87:52 encrypt>FE r1
     eor v4.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q3, [x0, #272]                              // round key ek[1][1]
     eor3 v30.16b, v4.16b, v3.16b, v30.16b           // aria.cs:87:52 encrypt>FE r1
     eor v3.16b, v21.16b, v19.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q7, [x0, #288]                              // round key ek[1][2]
+    ldp q7, q6, [x0, #288]                          // round key ek[1][2] + round key ek[1][3]
     eor3 v31.16b, v3.16b, v7.16b, v31.16b           // aria.cs:87:52 encrypt>FE r1
     eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r1
     eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r1
-    ldr q6, [x0, #304]                              // round key ek[1][3]
     eor3 v28.16b, v7.16b, v6.16b, v28.16b           // aria.cs:87:52 encrypt>FE r1
     eor v27.16b, v27.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r1
     ldr q6, [x0, #320]                              // round key ek[1][4]
@@ -4803,10 +4783,9 @@ aria256_neon_b16_crypto_il1_sha3_ctr:
     ldr q3, [x0, #352]                              // round key ek[1][6]
     eor3 v25.16b, v4.16b, v3.16b, v25.16b           // aria.cs:87:52 encrypt>FE r1
     eor v26.16b, v26.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q3, [x0, #368]                              // round key ek[1][7]
+    ldp q3, q4, [x0, #368]                          // round key ek[1][7] + round key ek[1][8]
     eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:87:52 encrypt>FE r1
     eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #384]                              // round key ek[1][8]
     eor3 v19.16b, v4.16b, v19.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
     eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r1
     ldr q4, [x0, #400]                              // round key ek[1][9]
@@ -4911,19 +4890,17 @@ aria256_neon_b16_crypto_il1_sha3_ctr:
     eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 encrypt>FE>A r1
     eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 encrypt>FO r2
     eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q5, [x0, #512]                              // round key ek[2][0]
+    ldp q5, q4, [x0, #512]                          // round key ek[2][0] + round key ek[2][1]
     eor3 v25.16b, v15.16b, v5.16b, v25.16b          // aria.cs:86:52 encrypt>FO r2
     eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #528]                              // round key ek[2][1]
     eor3 v26.16b, v5.16b, v4.16b, v26.16b           // aria.cs:86:52 encrypt>FO r2
     eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q2, [x0, #544]                              // round key ek[2][2]
+    ldp q2, q7, [x0, #544]                          // round key ek[2][2] + round key ek[2][3]
     eor3 v27.16b, v4.16b, v2.16b, v27.16b           // aria.cs:86:52 encrypt>FO r2
     eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r2
     eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r2
-    ldr q7, [x0, #560]                              // round key ek[2][3]
     eor3 v24.16b, v2.16b, v7.16b, v24.16b           // aria.cs:86:52 encrypt>FO r2
     eor v29.16b, v29.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r2
     ldr q7, [x0, #576]                              // round key ek[2][4]
@@ -4935,10 +4912,9 @@ aria256_neon_b16_crypto_il1_sha3_ctr:
     ldr q2, [x0, #608]                              // round key ek[2][6]
     eor3 v31.16b, v5.16b, v2.16b, v31.16b           // aria.cs:86:52 encrypt>FO r2
     eor v28.16b, v28.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q2, [x0, #624]                              // round key ek[2][7]
+    ldp q2, q4, [x0, #624]                          // round key ek[2][7] + round key ek[2][8]
     eor3 v28.16b, v15.16b, v2.16b, v28.16b          // aria.cs:86:52 encrypt>FO r2
     eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #640]                              // round key ek[2][8]
     eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
     eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r2
     ldr q4, [x0, #656]                              // round key ek[2][9]
@@ -5043,19 +5019,17 @@ aria256_neon_b16_crypto_il1_sha3_ctr:
     eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 encrypt>FO>A r2
     eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r3
     eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q3, [x0, #768]                              // round key ek[3][0]
+    ldp q3, q6, [x0, #768]                          // round key ek[3][0] + round key ek[3][1]
     eor3 v31.16b, v15.16b, v3.16b, v31.16b          // aria.cs:87:52 encrypt>FE r3
     eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q6, [x0, #784]                              // round key ek[3][1]
     eor3 v28.16b, v3.16b, v6.16b, v28.16b           // aria.cs:87:52 encrypt>FE r3
     eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q7, [x0, #800]                              // round key ek[3][2]
+    ldp q7, q5, [x0, #800]                          // round key ek[3][2] + round key ek[3][3]
     eor3 v29.16b, v6.16b, v7.16b, v29.16b           // aria.cs:87:52 encrypt>FE r3
     eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r3
     eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #816]                              // round key ek[3][3]
     eor3 v30.16b, v7.16b, v5.16b, v30.16b           // aria.cs:87:52 encrypt>FE r3
     eor v25.16b, v25.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r3
     ldr q5, [x0, #832]                              // round key ek[3][4]
@@ -5067,10 +5041,9 @@ aria256_neon_b16_crypto_il1_sha3_ctr:
     ldr q5, [x0, #864]                              // round key ek[3][6]
     eor3 v27.16b, v3.16b, v5.16b, v27.16b           // aria.cs:87:52 encrypt>FE r3
     eor v24.16b, v24.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q3, [x0, #880]                              // round key ek[3][7]
+    ldp q3, q5, [x0, #880]                          // round key ek[3][7] + round key ek[3][8]
     eor3 v24.16b, v15.16b, v3.16b, v24.16b          // aria.cs:87:52 encrypt>FE r3
     eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #896]                              // round key ek[3][8]
     eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
     eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r3
     ldr q5, [x0, #912]                              // round key ek[3][9]

@@ -55,7 +55,7 @@ cham128_128_neon_b4_il4_ecb_encrypt:
       sri v2.4s, v25.4s, #31                        // cham.cs:22:67 encrypt r0
        shl v3.4s, v29.4s, #1                        // cham.cs:22:67 encrypt r0
        sri v3.4s, v29.4s, #31                       // cham.cs:22:67 encrypt r0
-    ldr q4, [x0, #0]                                // round key rk[0]
+    ldp q4, q10, [x0, #0]                           // round key rk[0] + round key rk[1]
     eor v0.16b, v4.16b, v0.16b                      // cham.cs:22:74 encrypt r0
      eor v1.16b, v4.16b, v1.16b                     // cham.cs:22:74 encrypt r0
       eor v2.16b, v4.16b, v2.16b                    // cham.cs:22:74 encrypt r0
@@ -78,7 +78,6 @@ cham128_128_neon_b4_il4_ecb_encrypt:
      tbl v7.16b, {v22.16b}, v0.16b                  // cham.cs:23:67 encrypt r1
       tbl v8.16b, {v26.16b}, v0.16b                 // cham.cs:23:67 encrypt r1
        tbl v9.16b, {v30.16b}, v0.16b                // cham.cs:23:67 encrypt r1
-    ldr q10, [x0, #16]                              // round key rk[1]
     eor v6.16b, v10.16b, v6.16b                     // cham.cs:23:74 encrypt r1
      eor v7.16b, v10.16b, v7.16b                    // cham.cs:23:74 encrypt r1
       eor v8.16b, v10.16b, v8.16b                   // cham.cs:23:74 encrypt r1
@@ -3013,7 +3012,7 @@ cham128_128_neon_b4_il4_ecb_decrypt:
      tbl v2.16b, {v20.16b}, v31.16b                 // cham.cs:32:51 decrypt r0
       tbl v3.16b, {v24.16b}, v31.16b                // cham.cs:32:51 decrypt r0
        tbl v4.16b, {v28.16b}, v31.16b               // cham.cs:32:51 decrypt r0
-    ldr q5, [x0, #112]                              // round key rk[7]
+    ldp q7, q5, [x0, #96]                           // round key rk[7] + round key rk[6]
     eor v1.16b, v5.16b, v1.16b                      // cham.cs:32:58 decrypt r0
      eor v2.16b, v5.16b, v2.16b                     // cham.cs:32:58 decrypt r0
       eor v3.16b, v5.16b, v3.16b                    // cham.cs:32:58 decrypt r0
@@ -3040,7 +3039,6 @@ cham128_128_neon_b4_il4_ecb_decrypt:
       sri v4.4s, v23.4s, #31                        // cham.cs:31:51 decrypt r1
        shl v6.4s, v27.4s, #1                        // cham.cs:31:51 decrypt r1
        sri v6.4s, v27.4s, #31                       // cham.cs:31:51 decrypt r1
-    ldr q7, [x0, #96]                               // round key rk[6]
     eor v2.16b, v7.16b, v2.16b                      // cham.cs:31:58 decrypt r1
      eor v3.16b, v7.16b, v3.16b                     // cham.cs:31:58 decrypt r1
       eor v4.16b, v7.16b, v4.16b                    // cham.cs:31:58 decrypt r1
@@ -3066,7 +3064,7 @@ cham128_128_neon_b4_il4_ecb_decrypt:
      tbl v3.16b, {v22.16b}, v31.16b                 // cham.cs:32:51 decrypt r2
       tbl v4.16b, {v26.16b}, v31.16b                // cham.cs:32:51 decrypt r2
        tbl v6.16b, {v30.16b}, v31.16b               // cham.cs:32:51 decrypt r2
-    ldr q8, [x0, #80]                               // round key rk[5]
+    ldp q9, q8, [x0, #64]                           // round key rk[5] + round key rk[4]
     eor v29.16b, v8.16b, v29.16b                    // cham.cs:32:58 decrypt r2
      eor v3.16b, v8.16b, v3.16b                     // cham.cs:32:58 decrypt r2
       eor v4.16b, v8.16b, v4.16b                    // cham.cs:32:58 decrypt r2
@@ -3092,7 +3090,6 @@ cham128_128_neon_b4_il4_ecb_decrypt:
       sri v4.4s, v21.4s, #31                        // cham.cs:31:51 decrypt r3
        shl v6.4s, v25.4s, #1                        // cham.cs:31:51 decrypt r3
        sri v6.4s, v25.4s, #31                       // cham.cs:31:51 decrypt r3
-    ldr q9, [x0, #64]                               // round key rk[4]
     eor v2.16b, v9.16b, v2.16b                      // cham.cs:31:58 decrypt r3
      eor v3.16b, v9.16b, v3.16b                     // cham.cs:31:58 decrypt r3
       eor v4.16b, v9.16b, v4.16b                    // cham.cs:31:58 decrypt r3
@@ -3118,7 +3115,7 @@ cham128_128_neon_b4_il4_ecb_decrypt:
      tbl v3.16b, {v20.16b}, v31.16b                 // cham.cs:32:51 decrypt r4
       tbl v4.16b, {v24.16b}, v31.16b                // cham.cs:32:51 decrypt r4
        tbl v6.16b, {v28.16b}, v31.16b               // cham.cs:32:51 decrypt r4
-    ldr q10, [x0, #48]                              // round key rk[3]
+    ldp q11, q10, [x0, #32]                         // round key rk[3] + round key rk[2]
     eor v27.16b, v10.16b, v27.16b                   // cham.cs:32:58 decrypt r4
      eor v3.16b, v10.16b, v3.16b                    // cham.cs:32:58 decrypt r4
       eor v4.16b, v10.16b, v4.16b                   // cham.cs:32:58 decrypt r4
@@ -3144,7 +3141,6 @@ cham128_128_neon_b4_il4_ecb_decrypt:
       sri v4.4s, v19.4s, #31                        // cham.cs:31:51 decrypt r5
        shl v6.4s, v23.4s, #1                        // cham.cs:31:51 decrypt r5
        sri v6.4s, v23.4s, #31                       // cham.cs:31:51 decrypt r5
-    ldr q11, [x0, #32]                              // round key rk[2]
     eor v2.16b, v11.16b, v2.16b                     // cham.cs:31:58 decrypt r5
      eor v3.16b, v11.16b, v3.16b                    // cham.cs:31:58 decrypt r5
       eor v4.16b, v11.16b, v4.16b                   // cham.cs:31:58 decrypt r5
@@ -3170,7 +3166,7 @@ cham128_128_neon_b4_il4_ecb_decrypt:
      tbl v3.16b, {v22.16b}, v31.16b                 // cham.cs:32:51 decrypt r6
       tbl v4.16b, {v26.16b}, v31.16b                // cham.cs:32:51 decrypt r6
        tbl v6.16b, {v30.16b}, v31.16b               // cham.cs:32:51 decrypt r6
-    ldr q12, [x0, #16]                              // round key rk[1]
+    ldp q13, q12, [x0, #0]                          // round key rk[1] + round key rk[0]
     eor v25.16b, v12.16b, v25.16b                   // cham.cs:32:58 decrypt r6
      eor v3.16b, v12.16b, v3.16b                    // cham.cs:32:58 decrypt r6
       eor v4.16b, v12.16b, v4.16b                   // cham.cs:32:58 decrypt r6
@@ -3196,7 +3192,6 @@ cham128_128_neon_b4_il4_ecb_decrypt:
       sri v4.4s, v17.4s, #31                        // cham.cs:31:51 decrypt r7
        shl v6.4s, v21.4s, #1                        // cham.cs:31:51 decrypt r7
        sri v6.4s, v21.4s, #31                       // cham.cs:31:51 decrypt r7
-    ldr q13, [x0, #0]                               // round key rk[0]
     eor v2.16b, v13.16b, v2.16b                     // cham.cs:31:58 decrypt r7
      eor v3.16b, v13.16b, v3.16b                    // cham.cs:31:58 decrypt r7
       eor v4.16b, v13.16b, v4.16b                   // cham.cs:31:58 decrypt r7
@@ -5971,7 +5966,7 @@ cham128_128_neon_b4_il4_ctr:
       sri v2.4s, v25.4s, #31                        // cham.cs:22:67 encrypt r0
        shl v3.4s, v29.4s, #1                        // cham.cs:22:67 encrypt r0
        sri v3.4s, v29.4s, #31                       // cham.cs:22:67 encrypt r0
-    ldr q4, [x0, #0]                                // round key rk[0]
+    ldp q4, q10, [x0, #0]                           // round key rk[0] + round key rk[1]
     eor v0.16b, v4.16b, v0.16b                      // cham.cs:22:74 encrypt r0
      eor v1.16b, v4.16b, v1.16b                     // cham.cs:22:74 encrypt r0
       eor v2.16b, v4.16b, v2.16b                    // cham.cs:22:74 encrypt r0
@@ -5994,7 +5989,6 @@ cham128_128_neon_b4_il4_ctr:
      tbl v7.16b, {v22.16b}, v0.16b                  // cham.cs:23:67 encrypt r1
       tbl v8.16b, {v26.16b}, v0.16b                 // cham.cs:23:67 encrypt r1
        tbl v9.16b, {v30.16b}, v0.16b                // cham.cs:23:67 encrypt r1
-    ldr q10, [x0, #16]                              // round key rk[1]
     eor v6.16b, v10.16b, v6.16b                     // cham.cs:23:74 encrypt r1
      eor v7.16b, v10.16b, v7.16b                    // cham.cs:23:74 encrypt r1
       eor v8.16b, v10.16b, v8.16b                   // cham.cs:23:74 encrypt r1

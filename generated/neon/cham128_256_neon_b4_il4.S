@@ -55,7 +55,7 @@ cham128_256_neon_b4_il4_ecb_encrypt:
       sri v2.4s, v25.4s, #31                        // cham.cs:22:67 encrypt r0
        shl v3.4s, v29.4s, #1                        // cham.cs:22:67 encrypt r0
        sri v3.4s, v29.4s, #31                       // cham.cs:22:67 encrypt r0
-    ldr q4, [x0, #0]                                // round key rk[0]
+    ldp q4, q10, [x0, #0]                           // round key rk[0] + round key rk[1]
     eor v0.16b, v4.16b, v0.16b                      // cham.cs:22:74 encrypt r0
      eor v1.16b, v4.16b, v1.16b                     // cham.cs:22:74 encrypt r0
       eor v2.16b, v4.16b, v2.16b                    // cham.cs:22:74 encrypt r0
@@ -78,7 +78,6 @@ cham128_256_neon_b4_il4_ecb_encrypt:
      tbl v7.16b, {v22.16b}, v0.16b                  // cham.cs:23:67 encrypt r1
       tbl v8.16b, {v26.16b}, v0.16b                 // cham.cs:23:67 encrypt r1
        tbl v9.16b, {v30.16b}, v0.16b                // cham.cs:23:67 encrypt r1
-    ldr q10, [x0, #16]                              // round key rk[1]
     eor v6.16b, v10.16b, v6.16b                     // cham.cs:23:74 encrypt r1
      eor v7.16b, v10.16b, v7.16b                    // cham.cs:23:74 encrypt r1
       eor v8.16b, v10.16b, v8.16b                   // cham.cs:23:74 encrypt r1
@@ -3234,7 +3233,7 @@ cham128_256_neon_b4_il4_ecb_decrypt:
      tbl v2.16b, {v20.16b}, v31.16b                 // cham.cs:32:51 decrypt r0
       tbl v3.16b, {v24.16b}, v31.16b                // cham.cs:32:51 decrypt r0
        tbl v4.16b, {v28.16b}, v31.16b               // cham.cs:32:51 decrypt r0
-    ldr q5, [x0, #112]                              // round key rk[7]
+    ldp q7, q5, [x0, #96]                           // round key rk[7] + round key rk[6]
     eor v1.16b, v5.16b, v1.16b                      // cham.cs:32:58 decrypt r0
      eor v2.16b, v5.16b, v2.16b                     // cham.cs:32:58 decrypt r0
       eor v3.16b, v5.16b, v3.16b                    // cham.cs:32:58 decrypt r0
@@ -3261,7 +3260,6 @@ cham128_256_neon_b4_il4_ecb_decrypt:
       sri v4.4s, v23.4s, #31                        // cham.cs:31:51 decrypt r1
        shl v6.4s, v27.4s, #1                        // cham.cs:31:51 decrypt r1
        sri v6.4s, v27.4s, #31                       // cham.cs:31:51 decrypt r1
-    ldr q7, [x0, #96]                               // round key rk[6]
     eor v2.16b, v7.16b, v2.16b                      // cham.cs:31:58 decrypt r1
      eor v3.16b, v7.16b, v3.16b                     // cham.cs:31:58 decrypt r1
       eor v4.16b, v7.16b, v4.16b                    // cham.cs:31:58 decrypt r1
@@ -3287,7 +3285,7 @@ cham128_256_neon_b4_il4_ecb_decrypt:
      tbl v3.16b, {v22.16b}, v31.16b                 // cham.cs:32:51 decrypt r2
       tbl v4.16b, {v26.16b}, v31.16b                // cham.cs:32:51 decrypt r2
        tbl v6.16b, {v30.16b}, v31.16b               // cham.cs:32:51 decrypt r2
-    ldr q8, [x0, #80]                               // round key rk[5]
+    ldp q9, q8, [x0, #64]                           // round key rk[5] + round key rk[4]
     eor v29.16b, v8.16b, v29.16b                    // cham.cs:32:58 decrypt r2
      eor v3.16b, v8.16b, v3.16b                     // cham.cs:32:58 decrypt r2
       eor v4.16b, v8.16b, v4.16b                    // cham.cs:32:58 decrypt r2
@@ -3313,7 +3311,6 @@ cham128_256_neon_b4_il4_ecb_decrypt:
       sri v4.4s, v21.4s, #31                        // cham.cs:31:51 decrypt r3
        shl v6.4s, v25.4s, #1                        // cham.cs:31:51 decrypt r3
        sri v6.4s, v25.4s, #31                       // cham.cs:31:51 decrypt r3
-    ldr q9, [x0, #64]                               // round key rk[4]
     eor v2.16b, v9.16b, v2.16b                      // cham.cs:31:58 decrypt r3
      eor v3.16b, v9.16b, v3.16b                     // cham.cs:31:58 decrypt r3
       eor v4.16b, v9.16b, v4.16b                    // cham.cs:31:58 decrypt r3
@@ -3339,7 +3336,7 @@ cham128_256_neon_b4_il4_ecb_decrypt:
      tbl v3.16b, {v20.16b}, v31.16b                 // cham.cs:32:51 decrypt r4
       tbl v4.16b, {v24.16b}, v31.16b                // cham.cs:32:51 decrypt r4
        tbl v6.16b, {v28.16b}, v31.16b               // cham.cs:32:51 decrypt r4
-    ldr q10, [x0, #48]                              // round key rk[3]
+    ldp q11, q10, [x0, #32]                         // round key rk[3] + round key rk[2]
     eor v27.16b, v10.16b, v27.16b                   // cham.cs:32:58 decrypt r4
      eor v3.16b, v10.16b, v3.16b                    // cham.cs:32:58 decrypt r4
       eor v4.16b, v10.16b, v4.16b                   // cham.cs:32:58 decrypt r4
@@ -3365,7 +3362,6 @@ cham128_256_neon_b4_il4_ecb_decrypt:
       sri v4.4s, v19.4s, #31                        // cham.cs:31:51 decrypt r5
        shl v6.4s, v23.4s, #1                        // cham.cs:31:51 decrypt r5
        sri v6.4s, v23.4s, #31                       // cham.cs:31:51 decrypt r5
-    ldr q11, [x0, #32]                              // round key rk[2]
     eor v2.16b, v11.16b, v2.16b                     // cham.cs:31:58 decrypt r5
      eor v3.16b, v11.16b, v3.16b                    // cham.cs:31:58 decrypt r5
       eor v4.16b, v11.16b, v4.16b                   // cham.cs:31:58 decrypt r5
@@ -3391,7 +3387,7 @@ cham128_256_neon_b4_il4_ecb_decrypt:
      tbl v3.16b, {v22.16b}, v31.16b                 // cham.cs:32:51 decrypt r6
       tbl v4.16b, {v26.16b}, v31.16b                // cham.cs:32:51 decrypt r6
        tbl v6.16b, {v30.16b}, v31.16b               // cham.cs:32:51 decrypt r6
-    ldr q12, [x0, #16]                              // round key rk[1]
+    ldp q13, q12, [x0, #0]                          // round key rk[1] + round key rk[0]
     eor v25.16b, v12.16b, v25.16b                   // cham.cs:32:58 decrypt r6
      eor v3.16b, v12.16b, v3.16b                    // cham.cs:32:58 decrypt r6
       eor v4.16b, v12.16b, v4.16b                   // cham.cs:32:58 decrypt r6
@@ -3417,7 +3413,6 @@ cham128_256_neon_b4_il4_ecb_decrypt:
       sri v4.4s, v17.4s, #31                        // cham.cs:31:51 decrypt r7
        shl v6.4s, v21.4s, #1                        // cham.cs:31:51 decrypt r7
        sri v6.4s, v21.4s, #31                       // cham.cs:31:51 decrypt r7
-    ldr q13, [x0, #0]                               // round key rk[0]
     eor v2.16b, v13.16b, v2.16b                     // cham.cs:31:58 decrypt r7
      eor v3.16b, v13.16b, v3.16b                    // cham.cs:31:58 decrypt r7
       eor v4.16b, v13.16b, v4.16b                   // cham.cs:31:58 decrypt r7
@@ -3443,7 +3438,7 @@ cham128_256_neon_b4_il4_ecb_decrypt:
      tbl v3.16b, {v20.16b}, v31.16b                 // cham.cs:32:51 decrypt r8
       tbl v4.16b, {v24.16b}, v31.16b                // cham.cs:32:51 decrypt r8
        tbl v6.16b, {v28.16b}, v31.16b               // cham.cs:32:51 decrypt r8
-    ldr q14, [x0, #240]                             // round key rk[15]
+    ldp q15, q14, [x0, #224]                        // round key rk[15] + round key rk[14]
     eor v23.16b, v14.16b, v23.16b                   // cham.cs:32:58 decrypt r8
      eor v3.16b, v14.16b, v3.16b                    // cham.cs:32:58 decrypt r8
       eor v4.16b, v14.16b, v4.16b                   // cham.cs:32:58 decrypt r8
@@ -3469,7 +3464,6 @@ cham128_256_neon_b4_il4_ecb_decrypt:
       sri v4.4s, v0.4s, #31                         // cham.cs:31:51 decrypt r9
        shl v6.4s, v19.4s, #1                        // cham.cs:31:51 decrypt r9
        sri v6.4s, v19.4s, #31                       // cham.cs:31:51 decrypt r9
-    ldr q15, [x0, #224]                             // round key rk[14]
     eor v2.16b, v15.16b, v2.16b                     // cham.cs:31:58 decrypt r9
      eor v3.16b, v15.16b, v3.16b                    // cham.cs:31:58 decrypt r9
       eor v4.16b, v15.16b, v4.16b                   // cham.cs:31:58 decrypt r9
@@ -6442,7 +6436,7 @@ cham128_256_neon_b4_il4_ctr:
       sri v2.4s, v25.4s, #31                        // cham.cs:22:67 encrypt r0
        shl v3.4s, v29.4s, #1                        // cham.cs:22:67 encrypt r0
        sri v3.4s, v29.4s, #31                       // cham.cs:22:67 encrypt r0
-    ldr q4, [x0, #0]                                // round key rk[0]
+    ldp q4, q10, [x0, #0]                           // round key rk[0] + round key rk[1]
     eor v0.16b, v4.16b, v0.16b                      // cham.cs:22:74 encrypt r0
      eor v1.16b, v4.16b, v1.16b                     // cham.cs:22:74 encrypt r0
       eor v2.16b, v4.16b, v2.16b                    // cham.cs:22:74 encrypt r0
@@ -6465,7 +6459,6 @@ cham128_256_neon_b4_il4_ctr:
      tbl v7.16b, {v22.16b}, v0.16b                  // cham.cs:23:67 encrypt r1
       tbl v8.16b, {v26.16b}, v0.16b                 // cham.cs:23:67 encrypt r1
        tbl v9.16b, {v30.16b}, v0.16b                // cham.cs:23:67 encrypt r1
-    ldr q10, [x0, #16]                              // round key rk[1]
     eor v6.16b, v10.16b, v6.16b                     // cham.cs:23:74 encrypt r1
      eor v7.16b, v10.16b, v7.16b                    // cham.cs:23:74 encrypt r1
       eor v8.16b, v10.16b, v8.16b                   // cham.cs:23:74 encrypt r1

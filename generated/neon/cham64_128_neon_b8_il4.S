@@ -55,7 +55,7 @@ cham64_128_neon_b8_il4_ecb_encrypt:
       sri v2.8h, v25.8h, #15                        // cham.cs:22:67 encrypt r0
        shl v3.8h, v29.8h, #1                        // cham.cs:22:67 encrypt r0
        sri v3.8h, v29.8h, #15                       // cham.cs:22:67 encrypt r0
-    ldr q4, [x0, #0]                                // round key rk[0]
+    ldp q4, q9, [x0, #0]                            // round key rk[0] + round key rk[1]
     eor v0.16b, v4.16b, v0.16b                      // cham.cs:22:74 encrypt r0
      eor v1.16b, v4.16b, v1.16b                     // cham.cs:22:74 encrypt r0
       eor v2.16b, v4.16b, v2.16b                    // cham.cs:22:74 encrypt r0
@@ -77,7 +77,6 @@ cham64_128_neon_b8_il4_ecb_encrypt:
      rev16 v6.16b, v22.16b                          // cham.cs:23:67 encrypt r1
       rev16 v7.16b, v26.16b                         // cham.cs:23:67 encrypt r1
        rev16 v8.16b, v30.16b                        // cham.cs:23:67 encrypt r1
-    ldr q9, [x0, #16]                               // round key rk[1]
     eor v5.16b, v9.16b, v5.16b                      // cham.cs:23:74 encrypt r1
      eor v6.16b, v9.16b, v6.16b                     // cham.cs:23:74 encrypt r1
       eor v7.16b, v9.16b, v7.16b                    // cham.cs:23:74 encrypt r1
@@ -2227,7 +2226,7 @@ cham64_128_neon_b8_il4_ecb_decrypt:
      rev16 v20.16b, v20.16b                         // cham.cs:32:51 decrypt r0
       rev16 v24.16b, v24.16b                        // cham.cs:32:51 decrypt r0
        rev16 v28.16b, v28.16b                       // cham.cs:32:51 decrypt r0
-    ldr q31, [x0, #112]                             // round key rk[7]
+    ldp q5, q31, [x0, #96]                          // round key rk[7] + round key rk[6]
     eor v1.16b, v31.16b, v16.16b                    // cham.cs:32:58 decrypt r0
      eor v2.16b, v31.16b, v20.16b                   // cham.cs:32:58 decrypt r0
       eor v3.16b, v31.16b, v24.16b                  // cham.cs:32:58 decrypt r0
@@ -2253,7 +2252,6 @@ cham64_128_neon_b8_il4_ecb_decrypt:
       sri v3.8h, v23.8h, #15                        // cham.cs:31:51 decrypt r1
        shl v4.8h, v27.8h, #1                        // cham.cs:31:51 decrypt r1
        sri v4.8h, v27.8h, #15                       // cham.cs:31:51 decrypt r1
-    ldr q5, [x0, #96]                               // round key rk[6]
     eor v1.16b, v5.16b, v1.16b                      // cham.cs:31:58 decrypt r1
      eor v2.16b, v5.16b, v2.16b                     // cham.cs:31:58 decrypt r1
       eor v3.16b, v5.16b, v3.16b                    // cham.cs:31:58 decrypt r1
@@ -2279,7 +2277,7 @@ cham64_128_neon_b8_il4_ecb_decrypt:
      rev16 v22.16b, v22.16b                         // cham.cs:32:51 decrypt r2
       rev16 v26.16b, v26.16b                        // cham.cs:32:51 decrypt r2
        rev16 v29.16b, v30.16b                       // cham.cs:32:51 decrypt r2
-    ldr q30, [x0, #80]                              // round key rk[5]
+    ldp q7, q30, [x0, #64]                          // round key rk[5] + round key rk[4]
     eor v2.16b, v30.16b, v18.16b                    // cham.cs:32:58 decrypt r2
      eor v3.16b, v30.16b, v22.16b                   // cham.cs:32:58 decrypt r2
       eor v4.16b, v30.16b, v26.16b                  // cham.cs:32:58 decrypt r2
@@ -2301,7 +2299,6 @@ cham64_128_neon_b8_il4_ecb_decrypt:
       sri v4.8h, v21.8h, #15                        // cham.cs:31:51 decrypt r3
        shl v6.8h, v25.8h, #1                        // cham.cs:31:51 decrypt r3
        sri v6.8h, v25.8h, #15                       // cham.cs:31:51 decrypt r3
-    ldr q7, [x0, #64]                               // round key rk[4]
     eor v2.16b, v7.16b, v2.16b                      // cham.cs:31:58 decrypt r3
      eor v3.16b, v7.16b, v3.16b                     // cham.cs:31:58 decrypt r3
       eor v4.16b, v7.16b, v4.16b                    // cham.cs:31:58 decrypt r3
@@ -2327,7 +2324,7 @@ cham64_128_neon_b8_il4_ecb_decrypt:
      rev16 v20.16b, v20.16b                         // cham.cs:32:51 decrypt r4
       rev16 v24.16b, v24.16b                        // cham.cs:32:51 decrypt r4
        rev16 v27.16b, v28.16b                       // cham.cs:32:51 decrypt r4
-    ldr q28, [x0, #48]                              // round key rk[3]
+    ldp q9, q28, [x0, #32]                          // round key rk[3] + round key rk[2]
     eor v3.16b, v28.16b, v16.16b                    // cham.cs:32:58 decrypt r4
      eor v4.16b, v28.16b, v20.16b                   // cham.cs:32:58 decrypt r4
       eor v6.16b, v28.16b, v24.16b                  // cham.cs:32:58 decrypt r4
@@ -2349,7 +2346,6 @@ cham64_128_neon_b8_il4_ecb_decrypt:
       sri v6.8h, v19.8h, #15                        // cham.cs:31:51 decrypt r5
        shl v8.8h, v23.8h, #1                        // cham.cs:31:51 decrypt r5
        sri v8.8h, v23.8h, #15                       // cham.cs:31:51 decrypt r5
-    ldr q9, [x0, #32]                               // round key rk[2]
     eor v3.16b, v9.16b, v3.16b                      // cham.cs:31:58 decrypt r5
      eor v4.16b, v9.16b, v4.16b                     // cham.cs:31:58 decrypt r5
       eor v6.16b, v9.16b, v6.16b                    // cham.cs:31:58 decrypt r5
@@ -2375,7 +2371,7 @@ cham64_128_neon_b8_il4_ecb_decrypt:
      rev16 v22.16b, v22.16b                         // cham.cs:32:51 decrypt r6
       rev16 v25.16b, v26.16b                        // cham.cs:32:51 decrypt r6
        rev16 v26.16b, v29.16b                       // cham.cs:32:51 decrypt r6
-    ldr q29, [x0, #16]                              // round key rk[1]
+    ldp q11, q29, [x0, #0]                          // round key rk[1] + round key rk[0]
     eor v4.16b, v29.16b, v18.16b                    // cham.cs:32:58 decrypt r6
      eor v6.16b, v29.16b, v22.16b                   // cham.cs:32:58 decrypt r6
       eor v8.16b, v29.16b, v25.16b                  // cham.cs:32:58 decrypt r6
@@ -2397,7 +2393,6 @@ cham64_128_neon_b8_il4_ecb_decrypt:
       sri v8.8h, v17.8h, #15                        // cham.cs:31:51 decrypt r7
        shl v10.8h, v21.8h, #1                       // cham.cs:31:51 decrypt r7
        sri v10.8h, v21.8h, #15                      // cham.cs:31:51 decrypt r7
-    ldr q11, [x0, #0]                               // round key rk[0]
     eor v4.16b, v11.16b, v4.16b                     // cham.cs:31:58 decrypt r7
      eor v6.16b, v11.16b, v6.16b                    // cham.cs:31:58 decrypt r7
       eor v8.16b, v11.16b, v8.16b                   // cham.cs:31:58 decrypt r7
@@ -2423,7 +2418,7 @@ cham64_128_neon_b8_il4_ecb_decrypt:
      rev16 v20.16b, v20.16b                         // cham.cs:32:51 decrypt r8
       rev16 v23.16b, v24.16b                        // cham.cs:32:51 decrypt r8
        rev16 v24.16b, v27.16b                       // cham.cs:32:51 decrypt r8
-    ldr q27, [x0, #240]                             // round key rk[15]
+    ldp q13, q27, [x0, #224]                        // round key rk[15] + round key rk[14]
     eor v6.16b, v27.16b, v16.16b                    // cham.cs:32:58 decrypt r8
      eor v8.16b, v27.16b, v20.16b                   // cham.cs:32:58 decrypt r8
       eor v10.16b, v27.16b, v23.16b                 // cham.cs:32:58 decrypt r8
@@ -2445,7 +2440,6 @@ cham64_128_neon_b8_il4_ecb_decrypt:
       sri v10.8h, v0.8h, #15                        // cham.cs:31:51 decrypt r9
        shl v12.8h, v19.8h, #1                       // cham.cs:31:51 decrypt r9
        sri v12.8h, v19.8h, #15                      // cham.cs:31:51 decrypt r9
-    ldr q13, [x0, #224]                             // round key rk[14]
     eor v6.16b, v13.16b, v6.16b                     // cham.cs:31:58 decrypt r9
      eor v8.16b, v13.16b, v8.16b                    // cham.cs:31:58 decrypt r9
       eor v10.16b, v13.16b, v10.16b                 // cham.cs:31:58 decrypt r9
@@ -2471,7 +2465,7 @@ cham64_128_neon_b8_il4_ecb_decrypt:
      rev16 v21.16b, v22.16b                         // cham.cs:32:51 decrypt r10
       rev16 v22.16b, v25.16b                        // cham.cs:32:51 decrypt r10
        rev16 v25.16b, v26.16b                       // cham.cs:32:51 decrypt r10
-    ldr q26, [x0, #208]                             // round key rk[13]
+    ldp q15, q26, [x0, #192]                        // round key rk[13] + round key rk[12]
     eor v8.16b, v26.16b, v18.16b                    // cham.cs:32:58 decrypt r10
      eor v10.16b, v26.16b, v21.16b                  // cham.cs:32:58 decrypt r10
       eor v12.16b, v26.16b, v22.16b                 // cham.cs:32:58 decrypt r10
@@ -2493,7 +2487,6 @@ cham64_128_neon_b8_il4_ecb_decrypt:
       sri v12.8h, v1.8h, #15                        // cham.cs:31:51 decrypt r11
        shl v14.8h, v17.8h, #1                       // cham.cs:31:51 decrypt r11
        sri v14.8h, v17.8h, #15                      // cham.cs:31:51 decrypt r11
-    ldr q15, [x0, #192]                             // round key rk[12]
     eor v8.16b, v15.16b, v8.16b                     // cham.cs:31:58 decrypt r11
      eor v10.16b, v15.16b, v10.16b                  // cham.cs:31:58 decrypt r11
       eor v12.16b, v15.16b, v12.16b                 // cham.cs:31:58 decrypt r11
@@ -3915,7 +3908,7 @@ cham64_128_neon_b8_il4_ecb_decrypt:
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r72
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r72
        rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r72
-    ldr q4, [x0, #240]                              // round key rk[15]
+    ldp q11, q4, [x0, #224]                         // round key rk[15] + round key rk[14]
     eor v13.16b, v4.16b, v16.16b                    // cham.cs:32:58 decrypt r72
      eor v14.16b, v4.16b, v19.16b                   // cham.cs:32:58 decrypt r72
       eor v15.16b, v4.16b, v20.16b                  // cham.cs:32:58 decrypt r72
@@ -3937,7 +3930,6 @@ cham64_128_neon_b8_il4_ecb_decrypt:
       sri v14.8h, v26.8h, #15                       // cham.cs:31:51 decrypt r73
        shl v15.8h, v0.8h, #1                        // cham.cs:31:51 decrypt r73
        sri v15.8h, v0.8h, #15                       // cham.cs:31:51 decrypt r73
-    ldr q11, [x0, #224]                             // round key rk[14]
     eor v4.16b, v11.16b, v4.16b                     // cham.cs:31:58 decrypt r73
      eor v13.16b, v11.16b, v13.16b                  // cham.cs:31:58 decrypt r73
       eor v14.16b, v11.16b, v14.16b                 // cham.cs:31:58 decrypt r73
@@ -3963,7 +3955,7 @@ cham64_128_neon_b8_il4_ecb_decrypt:
      rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r74
       rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r74
        rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r74
-    ldr q6, [x0, #208]                              // round key rk[13]
+    ldp q15, q6, [x0, #192]                         // round key rk[13] + round key rk[12]
     eor v11.16b, v6.16b, v17.16b                    // cham.cs:32:58 decrypt r74
      eor v13.16b, v6.16b, v18.16b                   // cham.cs:32:58 decrypt r74
       eor v14.16b, v6.16b, v21.16b                  // cham.cs:32:58 decrypt r74
@@ -3985,7 +3977,6 @@ cham64_128_neon_b8_il4_ecb_decrypt:
       sri v13.8h, v24.8h, #15                       // cham.cs:31:51 decrypt r75
        shl v14.8h, v27.8h, #1                       // cham.cs:31:51 decrypt r75
        sri v14.8h, v27.8h, #15                      // cham.cs:31:51 decrypt r75
-    ldr q15, [x0, #192]                             // round key rk[12]
     eor v6.16b, v15.16b, v6.16b                     // cham.cs:31:58 decrypt r75
      eor v11.16b, v15.16b, v11.16b                  // cham.cs:31:58 decrypt r75
       eor v13.16b, v15.16b, v13.16b                 // cham.cs:31:58 decrypt r75
@@ -4453,7 +4444,7 @@ cham64_128_neon_b8_il4_ctr:
       sri v2.8h, v25.8h, #15                        // cham.cs:22:67 encrypt r0
        shl v3.8h, v29.8h, #1                        // cham.cs:22:67 encrypt r0
        sri v3.8h, v29.8h, #15                       // cham.cs:22:67 encrypt r0
-    ldr q4, [x0, #0]                                // round key rk[0]
+    ldp q4, q9, [x0, #0]                            // round key rk[0] + round key rk[1]
     eor v0.16b, v4.16b, v0.16b                      // cham.cs:22:74 encrypt r0
      eor v1.16b, v4.16b, v1.16b                     // cham.cs:22:74 encrypt r0
       eor v2.16b, v4.16b, v2.16b                    // cham.cs:22:74 encrypt r0
@@ -4475,7 +4466,6 @@ cham64_128_neon_b8_il4_ctr:
      rev16 v6.16b, v22.16b                          // cham.cs:23:67 encrypt r1
       rev16 v7.16b, v26.16b                         // cham.cs:23:67 encrypt r1
        rev16 v8.16b, v30.16b                        // cham.cs:23:67 encrypt r1
-    ldr q9, [x0, #16]                               // round key rk[1]
     eor v5.16b, v9.16b, v5.16b                      // cham.cs:23:74 encrypt r1
      eor v6.16b, v9.16b, v6.16b                     // cham.cs:23:74 encrypt r1
       eor v7.16b, v9.16b, v7.16b                    // cham.cs:23:74 encrypt r1

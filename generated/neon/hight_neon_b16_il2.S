@@ -112,7 +112,7 @@ hight_neon_b16_il2_ecb_encrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r0
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r0
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r0
-    ldr q2, [x0, #144]                              // round key sk[1]
+    ldp q2, q6, [x0, #144]                          // round key sk[1] + round key sk[2]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r0
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r0
     eor v22.16b, v22.16b, v0.16b                    // hight.cs:31:21 encrypt r0
@@ -129,7 +129,6 @@ hight_neon_b16_il2_ecb_encrypt:
     sri v4.16b, v16.16b, #2                         // hight.cs:10:51 encrypt>F1 r0
      shl v5.16b, v25.16b, #6                        // hight.cs:10:51 encrypt>F1 r0
      sri v5.16b, v25.16b, #2                        // hight.cs:10:51 encrypt>F1 r0
-    ldr q6, [x0, #160]                              // round key sk[2]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r0
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r0
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r0
@@ -196,7 +195,7 @@ hight_neon_b16_il2_ecb_encrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r1
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r1
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r1
-    ldr q2, [x0, #208]                              // round key sk[5]
+    ldp q2, q6, [x0, #208]                          // round key sk[5] + round key sk[6]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r1
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r1
     eor v21.16b, v21.16b, v0.16b                    // hight.cs:31:21 encrypt r1
@@ -213,7 +212,6 @@ hight_neon_b16_il2_ecb_encrypt:
     sri v4.16b, v22.16b, #2                         // hight.cs:10:51 encrypt>F1 r1
      shl v5.16b, v31.16b, #6                        // hight.cs:10:51 encrypt>F1 r1
      sri v5.16b, v31.16b, #2                        // hight.cs:10:51 encrypt>F1 r1
-    ldr q6, [x0, #224]                              // round key sk[6]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r1
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r1
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r1
@@ -280,7 +278,7 @@ hight_neon_b16_il2_ecb_encrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r2
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r2
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r2
-    ldr q2, [x0, #272]                              // round key sk[9]
+    ldp q2, q6, [x0, #272]                          // round key sk[9] + round key sk[10]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r2
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r2
     eor v20.16b, v20.16b, v0.16b                    // hight.cs:31:21 encrypt r2
@@ -297,7 +295,6 @@ hight_neon_b16_il2_ecb_encrypt:
     sri v4.16b, v21.16b, #2                         // hight.cs:10:51 encrypt>F1 r2
      shl v5.16b, v30.16b, #6                        // hight.cs:10:51 encrypt>F1 r2
      sri v5.16b, v30.16b, #2                        // hight.cs:10:51 encrypt>F1 r2
-    ldr q6, [x0, #288]                              // round key sk[10]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r2
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r2
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r2
@@ -364,7 +361,7 @@ hight_neon_b16_il2_ecb_encrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r3
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r3
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r3
-    ldr q2, [x0, #336]                              // round key sk[13]
+    ldp q2, q6, [x0, #336]                          // round key sk[13] + round key sk[14]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r3
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r3
     eor v24.16b, v24.16b, v0.16b                    // hight.cs:31:21 encrypt r3
@@ -381,7 +378,6 @@ hight_neon_b16_il2_ecb_encrypt:
     sri v4.16b, v20.16b, #2                         // hight.cs:10:51 encrypt>F1 r3
      shl v5.16b, v29.16b, #6                        // hight.cs:10:51 encrypt>F1 r3
      sri v5.16b, v29.16b, #2                        // hight.cs:10:51 encrypt>F1 r3
-    ldr q6, [x0, #352]                              // round key sk[14]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r3
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r3
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r3
@@ -448,7 +444,7 @@ hight_neon_b16_il2_ecb_encrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r4
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r4
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r4
-    ldr q2, [x0, #400]                              // round key sk[17]
+    ldp q2, q6, [x0, #400]                          // round key sk[17] + round key sk[18]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r4
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r4
     eor v19.16b, v19.16b, v0.16b                    // hight.cs:31:21 encrypt r4
@@ -465,7 +461,6 @@ hight_neon_b16_il2_ecb_encrypt:
     sri v4.16b, v24.16b, #2                         // hight.cs:10:51 encrypt>F1 r4
      shl v5.16b, v23.16b, #6                        // hight.cs:10:51 encrypt>F1 r4
      sri v5.16b, v23.16b, #2                        // hight.cs:10:51 encrypt>F1 r4
-    ldr q6, [x0, #416]                              // round key sk[18]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r4
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r4
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r4
@@ -532,7 +527,7 @@ hight_neon_b16_il2_ecb_encrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r5
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r5
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r5
-    ldr q2, [x0, #464]                              // round key sk[21]
+    ldp q2, q6, [x0, #464]                          // round key sk[21] + round key sk[22]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r5
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r5
     eor v18.16b, v18.16b, v0.16b                    // hight.cs:31:21 encrypt r5
@@ -549,7 +544,6 @@ hight_neon_b16_il2_ecb_encrypt:
     sri v4.16b, v19.16b, #2                         // hight.cs:10:51 encrypt>F1 r5
      shl v5.16b, v28.16b, #6                        // hight.cs:10:51 encrypt>F1 r5
      sri v5.16b, v28.16b, #2                        // hight.cs:10:51 encrypt>F1 r5
-    ldr q6, [x0, #480]                              // round key sk[22]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r5
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r5
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r5
@@ -616,7 +610,7 @@ hight_neon_b16_il2_ecb_encrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r6
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r6
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r6
-    ldr q2, [x0, #528]                              // round key sk[25]
+    ldp q2, q6, [x0, #528]                          // round key sk[25] + round key sk[26]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r6
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r6
     eor v17.16b, v17.16b, v0.16b                    // hight.cs:31:21 encrypt r6
@@ -633,7 +627,6 @@ hight_neon_b16_il2_ecb_encrypt:
     sri v4.16b, v18.16b, #2                         // hight.cs:10:51 encrypt>F1 r6
      shl v5.16b, v27.16b, #6                        // hight.cs:10:51 encrypt>F1 r6
      sri v5.16b, v27.16b, #2                        // hight.cs:10:51 encrypt>F1 r6
-    ldr q6, [x0, #544]                              // round key sk[26]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r6
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r6
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r6
@@ -700,7 +693,7 @@ hight_neon_b16_il2_ecb_encrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r7
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r7
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r7
-    ldr q2, [x0, #592]                              // round key sk[29]
+    ldp q2, q6, [x0, #592]                          // round key sk[29] + round key sk[30]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r7
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r7
     eor v16.16b, v16.16b, v0.16b                    // hight.cs:31:21 encrypt r7
@@ -717,7 +710,6 @@ hight_neon_b16_il2_ecb_encrypt:
     sri v4.16b, v17.16b, #2                         // hight.cs:10:51 encrypt>F1 r7
      shl v5.16b, v26.16b, #6                        // hight.cs:10:51 encrypt>F1 r7
      sri v5.16b, v26.16b, #2                        // hight.cs:10:51 encrypt>F1 r7
-    ldr q6, [x0, #608]                              // round key sk[30]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r7
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r7
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r7
@@ -784,7 +776,7 @@ hight_neon_b16_il2_ecb_encrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r8
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r8
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r8
-    ldr q2, [x0, #656]                              // round key sk[33]
+    ldp q2, q6, [x0, #656]                          // round key sk[33] + round key sk[34]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r8
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r8
     eor v22.16b, v22.16b, v0.16b                    // hight.cs:31:21 encrypt r8
@@ -801,7 +793,6 @@ hight_neon_b16_il2_ecb_encrypt:
     sri v4.16b, v16.16b, #2                         // hight.cs:10:51 encrypt>F1 r8
      shl v5.16b, v25.16b, #6                        // hight.cs:10:51 encrypt>F1 r8
      sri v5.16b, v25.16b, #2                        // hight.cs:10:51 encrypt>F1 r8
-    ldr q6, [x0, #672]                              // round key sk[34]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r8
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r8
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r8
@@ -868,7 +859,7 @@ hight_neon_b16_il2_ecb_encrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r9
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r9
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r9
-    ldr q2, [x0, #720]                              // round key sk[37]
+    ldp q2, q6, [x0, #720]                          // round key sk[37] + round key sk[38]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r9
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r9
     eor v21.16b, v21.16b, v0.16b                    // hight.cs:31:21 encrypt r9
@@ -885,7 +876,6 @@ hight_neon_b16_il2_ecb_encrypt:
     sri v4.16b, v22.16b, #2                         // hight.cs:10:51 encrypt>F1 r9
      shl v5.16b, v31.16b, #6                        // hight.cs:10:51 encrypt>F1 r9
      sri v5.16b, v31.16b, #2                        // hight.cs:10:51 encrypt>F1 r9
-    ldr q6, [x0, #736]                              // round key sk[38]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r9
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r9
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r9
@@ -952,7 +942,7 @@ hight_neon_b16_il2_ecb_encrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r10
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r10
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r10
-    ldr q2, [x0, #784]                              // round key sk[41]
+    ldp q2, q6, [x0, #784]                          // round key sk[41] + round key sk[42]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r10
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r10
     eor v20.16b, v20.16b, v0.16b                    // hight.cs:31:21 encrypt r10
@@ -969,7 +959,6 @@ hight_neon_b16_il2_ecb_encrypt:
     sri v4.16b, v21.16b, #2                         // hight.cs:10:51 encrypt>F1 r10
      shl v5.16b, v30.16b, #6                        // hight.cs:10:51 encrypt>F1 r10
      sri v5.16b, v30.16b, #2                        // hight.cs:10:51 encrypt>F1 r10
-    ldr q6, [x0, #800]                              // round key sk[42]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r10
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r10
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r10
@@ -1036,7 +1025,7 @@ hight_neon_b16_il2_ecb_encrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r11
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r11
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r11
-    ldr q2, [x0, #848]                              // round key sk[45]
+    ldp q2, q6, [x0, #848]                          // round key sk[45] + round key sk[46]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r11
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r11
     eor v24.16b, v24.16b, v0.16b                    // hight.cs:31:21 encrypt r11
@@ -1053,7 +1042,6 @@ hight_neon_b16_il2_ecb_encrypt:
     sri v4.16b, v20.16b, #2                         // hight.cs:10:51 encrypt>F1 r11
      shl v5.16b, v29.16b, #6                        // hight.cs:10:51 encrypt>F1 r11
      sri v5.16b, v29.16b, #2                        // hight.cs:10:51 encrypt>F1 r11
-    ldr q6, [x0, #864]                              // round key sk[46]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r11
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r11
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r11
@@ -1120,7 +1108,7 @@ hight_neon_b16_il2_ecb_encrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r12
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r12
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r12
-    ldr q2, [x0, #912]                              // round key sk[49]
+    ldp q2, q6, [x0, #912]                          // round key sk[49] + round key sk[50]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r12
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r12
     eor v19.16b, v19.16b, v0.16b                    // hight.cs:31:21 encrypt r12
@@ -1137,7 +1125,6 @@ hight_neon_b16_il2_ecb_encrypt:
     sri v4.16b, v24.16b, #2                         // hight.cs:10:51 encrypt>F1 r12
      shl v5.16b, v23.16b, #6                        // hight.cs:10:51 encrypt>F1 r12
      sri v5.16b, v23.16b, #2                        // hight.cs:10:51 encrypt>F1 r12
-    ldr q6, [x0, #928]                              // round key sk[50]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r12
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r12
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r12
@@ -1204,7 +1191,7 @@ hight_neon_b16_il2_ecb_encrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r13
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r13
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r13
-    ldr q2, [x0, #976]                              // round key sk[53]
+    ldp q2, q6, [x0, #976]                          // round key sk[53] + round key sk[54]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r13
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r13
     eor v18.16b, v18.16b, v0.16b                    // hight.cs:31:21 encrypt r13
@@ -1221,7 +1208,6 @@ hight_neon_b16_il2_ecb_encrypt:
     sri v4.16b, v19.16b, #2                         // hight.cs:10:51 encrypt>F1 r13
      shl v5.16b, v28.16b, #6                        // hight.cs:10:51 encrypt>F1 r13
      sri v5.16b, v28.16b, #2                        // hight.cs:10:51 encrypt>F1 r13
-    ldr q6, [x0, #992]                              // round key sk[54]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r13
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r13
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r13
@@ -4377,7 +4363,7 @@ hight_neon_b16_il2_ecb_decrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 decrypt>F0 r18
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 decrypt>F0 r18
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 decrypt>F0 r18
-    ldr q2, [x0, #976]                              // round key sk[53]
+    ldp q2, q6, [x0, #976]                          // round key sk[53] + round key sk[54]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:44:72 decrypt r18
      add v1.16b, v1.16b, v2.16b                     // hight.cs:44:72 decrypt r18
     eor v17.16b, v17.16b, v0.16b                    // hight.cs:44:60 decrypt r18
@@ -4394,7 +4380,6 @@ hight_neon_b16_il2_ecb_decrypt:
     sri v4.16b, v18.16b, #2                         // hight.cs:10:51 decrypt>F1 r18
      shl v5.16b, v27.16b, #6                        // hight.cs:10:51 decrypt>F1 r18
      sri v5.16b, v27.16b, #2                        // hight.cs:10:51 decrypt>F1 r18
-    ldr q6, [x0, #992]                              // round key sk[54]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:45:35 decrypt r18
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:45:35 decrypt r18
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:45:35 decrypt r18
@@ -4461,7 +4446,7 @@ hight_neon_b16_il2_ecb_decrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 decrypt>F0 r19
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 decrypt>F0 r19
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 decrypt>F0 r19
-    ldr q2, [x0, #912]                              // round key sk[49]
+    ldp q2, q6, [x0, #912]                          // round key sk[49] + round key sk[50]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:44:72 decrypt r19
      add v1.16b, v1.16b, v2.16b                     // hight.cs:44:72 decrypt r19
     eor v18.16b, v18.16b, v0.16b                    // hight.cs:44:60 decrypt r19
@@ -4478,7 +4463,6 @@ hight_neon_b16_il2_ecb_decrypt:
     sri v4.16b, v19.16b, #2                         // hight.cs:10:51 decrypt>F1 r19
      shl v5.16b, v28.16b, #6                        // hight.cs:10:51 decrypt>F1 r19
      sri v5.16b, v28.16b, #2                        // hight.cs:10:51 decrypt>F1 r19
-    ldr q6, [x0, #928]                              // round key sk[50]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:45:35 decrypt r19
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:45:35 decrypt r19
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:45:35 decrypt r19
@@ -4545,7 +4529,7 @@ hight_neon_b16_il2_ecb_decrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 decrypt>F0 r20
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 decrypt>F0 r20
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 decrypt>F0 r20
-    ldr q2, [x0, #848]                              // round key sk[45]
+    ldp q2, q6, [x0, #848]                          // round key sk[45] + round key sk[46]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:44:72 decrypt r20
      add v1.16b, v1.16b, v2.16b                     // hight.cs:44:72 decrypt r20
     eor v19.16b, v19.16b, v0.16b                    // hight.cs:44:60 decrypt r20
@@ -4562,7 +4546,6 @@ hight_neon_b16_il2_ecb_decrypt:
     sri v4.16b, v24.16b, #2                         // hight.cs:10:51 decrypt>F1 r20
      shl v5.16b, v23.16b, #6                        // hight.cs:10:51 decrypt>F1 r20
      sri v5.16b, v23.16b, #2                        // hight.cs:10:51 decrypt>F1 r20
-    ldr q6, [x0, #864]                              // round key sk[46]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:45:35 decrypt r20
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:45:35 decrypt r20
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:45:35 decrypt r20
@@ -4629,7 +4612,7 @@ hight_neon_b16_il2_ecb_decrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 decrypt>F0 r21
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 decrypt>F0 r21
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 decrypt>F0 r21
-    ldr q2, [x0, #784]                              // round key sk[41]
+    ldp q2, q6, [x0, #784]                          // round key sk[41] + round key sk[42]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:44:72 decrypt r21
      add v1.16b, v1.16b, v2.16b                     // hight.cs:44:72 decrypt r21
     eor v24.16b, v24.16b, v0.16b                    // hight.cs:44:60 decrypt r21
@@ -4646,7 +4629,6 @@ hight_neon_b16_il2_ecb_decrypt:
     sri v4.16b, v20.16b, #2                         // hight.cs:10:51 decrypt>F1 r21
      shl v5.16b, v29.16b, #6                        // hight.cs:10:51 decrypt>F1 r21
      sri v5.16b, v29.16b, #2                        // hight.cs:10:51 decrypt>F1 r21
-    ldr q6, [x0, #800]                              // round key sk[42]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:45:35 decrypt r21
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:45:35 decrypt r21
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:45:35 decrypt r21
@@ -4713,7 +4695,7 @@ hight_neon_b16_il2_ecb_decrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 decrypt>F0 r22
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 decrypt>F0 r22
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 decrypt>F0 r22
-    ldr q2, [x0, #720]                              // round key sk[37]
+    ldp q2, q6, [x0, #720]                          // round key sk[37] + round key sk[38]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:44:72 decrypt r22
      add v1.16b, v1.16b, v2.16b                     // hight.cs:44:72 decrypt r22
     eor v20.16b, v20.16b, v0.16b                    // hight.cs:44:60 decrypt r22
@@ -4730,7 +4712,6 @@ hight_neon_b16_il2_ecb_decrypt:
     sri v4.16b, v21.16b, #2                         // hight.cs:10:51 decrypt>F1 r22
      shl v5.16b, v30.16b, #6                        // hight.cs:10:51 decrypt>F1 r22
      sri v5.16b, v30.16b, #2                        // hight.cs:10:51 decrypt>F1 r22
-    ldr q6, [x0, #736]                              // round key sk[38]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:45:35 decrypt r22
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:45:35 decrypt r22
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:45:35 decrypt r22
@@ -4797,7 +4778,7 @@ hight_neon_b16_il2_ecb_decrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 decrypt>F0 r23
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 decrypt>F0 r23
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 decrypt>F0 r23
-    ldr q2, [x0, #656]                              // round key sk[33]
+    ldp q2, q6, [x0, #656]                          // round key sk[33] + round key sk[34]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:44:72 decrypt r23
      add v1.16b, v1.16b, v2.16b                     // hight.cs:44:72 decrypt r23
     eor v21.16b, v21.16b, v0.16b                    // hight.cs:44:60 decrypt r23
@@ -4814,7 +4795,6 @@ hight_neon_b16_il2_ecb_decrypt:
     sri v4.16b, v22.16b, #2                         // hight.cs:10:51 decrypt>F1 r23
      shl v5.16b, v31.16b, #6                        // hight.cs:10:51 decrypt>F1 r23
      sri v5.16b, v31.16b, #2                        // hight.cs:10:51 decrypt>F1 r23
-    ldr q6, [x0, #672]                              // round key sk[34]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:45:35 decrypt r23
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:45:35 decrypt r23
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:45:35 decrypt r23
@@ -4881,7 +4861,7 @@ hight_neon_b16_il2_ecb_decrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 decrypt>F0 r24
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 decrypt>F0 r24
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 decrypt>F0 r24
-    ldr q2, [x0, #592]                              // round key sk[29]
+    ldp q2, q6, [x0, #592]                          // round key sk[29] + round key sk[30]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:44:72 decrypt r24
      add v1.16b, v1.16b, v2.16b                     // hight.cs:44:72 decrypt r24
     eor v22.16b, v22.16b, v0.16b                    // hight.cs:44:60 decrypt r24
@@ -4898,7 +4878,6 @@ hight_neon_b16_il2_ecb_decrypt:
     sri v4.16b, v16.16b, #2                         // hight.cs:10:51 decrypt>F1 r24
      shl v5.16b, v25.16b, #6                        // hight.cs:10:51 decrypt>F1 r24
      sri v5.16b, v25.16b, #2                        // hight.cs:10:51 decrypt>F1 r24
-    ldr q6, [x0, #608]                              // round key sk[30]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:45:35 decrypt r24
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:45:35 decrypt r24
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:45:35 decrypt r24
@@ -4965,7 +4944,7 @@ hight_neon_b16_il2_ecb_decrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 decrypt>F0 r25
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 decrypt>F0 r25
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 decrypt>F0 r25
-    ldr q2, [x0, #528]                              // round key sk[25]
+    ldp q2, q6, [x0, #528]                          // round key sk[25] + round key sk[26]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:44:72 decrypt r25
      add v1.16b, v1.16b, v2.16b                     // hight.cs:44:72 decrypt r25
     eor v16.16b, v16.16b, v0.16b                    // hight.cs:44:60 decrypt r25
@@ -4982,7 +4961,6 @@ hight_neon_b16_il2_ecb_decrypt:
     sri v4.16b, v17.16b, #2                         // hight.cs:10:51 decrypt>F1 r25
      shl v5.16b, v26.16b, #6                        // hight.cs:10:51 decrypt>F1 r25
      sri v5.16b, v26.16b, #2                        // hight.cs:10:51 decrypt>F1 r25
-    ldr q6, [x0, #544]                              // round key sk[26]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:45:35 decrypt r25
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:45:35 decrypt r25
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:45:35 decrypt r25
@@ -5049,7 +5027,7 @@ hight_neon_b16_il2_ecb_decrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 decrypt>F0 r26
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 decrypt>F0 r26
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 decrypt>F0 r26
-    ldr q2, [x0, #464]                              // round key sk[21]
+    ldp q2, q6, [x0, #464]                          // round key sk[21] + round key sk[22]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:44:72 decrypt r26
      add v1.16b, v1.16b, v2.16b                     // hight.cs:44:72 decrypt r26
     eor v17.16b, v17.16b, v0.16b                    // hight.cs:44:60 decrypt r26
@@ -5066,7 +5044,6 @@ hight_neon_b16_il2_ecb_decrypt:
     sri v4.16b, v18.16b, #2                         // hight.cs:10:51 decrypt>F1 r26
      shl v5.16b, v27.16b, #6                        // hight.cs:10:51 decrypt>F1 r26
      sri v5.16b, v27.16b, #2                        // hight.cs:10:51 decrypt>F1 r26
-    ldr q6, [x0, #480]                              // round key sk[22]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:45:35 decrypt r26
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:45:35 decrypt r26
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:45:35 decrypt r26
@@ -5133,7 +5110,7 @@ hight_neon_b16_il2_ecb_decrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 decrypt>F0 r27
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 decrypt>F0 r27
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 decrypt>F0 r27
-    ldr q2, [x0, #400]                              // round key sk[17]
+    ldp q2, q6, [x0, #400]                          // round key sk[17] + round key sk[18]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:44:72 decrypt r27
      add v1.16b, v1.16b, v2.16b                     // hight.cs:44:72 decrypt r27
     eor v18.16b, v18.16b, v0.16b                    // hight.cs:44:60 decrypt r27
@@ -5150,7 +5127,6 @@ hight_neon_b16_il2_ecb_decrypt:
     sri v4.16b, v19.16b, #2                         // hight.cs:10:51 decrypt>F1 r27
      shl v5.16b, v28.16b, #6                        // hight.cs:10:51 decrypt>F1 r27
      sri v5.16b, v28.16b, #2                        // hight.cs:10:51 decrypt>F1 r27
-    ldr q6, [x0, #416]                              // round key sk[18]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:45:35 decrypt r27
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:45:35 decrypt r27
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:45:35 decrypt r27
@@ -5217,7 +5193,7 @@ hight_neon_b16_il2_ecb_decrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 decrypt>F0 r28
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 decrypt>F0 r28
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 decrypt>F0 r28
-    ldr q2, [x0, #336]                              // round key sk[13]
+    ldp q2, q6, [x0, #336]                          // round key sk[13] + round key sk[14]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:44:72 decrypt r28
      add v1.16b, v1.16b, v2.16b                     // hight.cs:44:72 decrypt r28
     eor v19.16b, v19.16b, v0.16b                    // hight.cs:44:60 decrypt r28
@@ -5234,7 +5210,6 @@ hight_neon_b16_il2_ecb_decrypt:
     sri v4.16b, v24.16b, #2                         // hight.cs:10:51 decrypt>F1 r28
      shl v5.16b, v23.16b, #6                        // hight.cs:10:51 decrypt>F1 r28
      sri v5.16b, v23.16b, #2                        // hight.cs:10:51 decrypt>F1 r28
-    ldr q6, [x0, #352]                              // round key sk[14]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:45:35 decrypt r28
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:45:35 decrypt r28
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:45:35 decrypt r28
@@ -5301,7 +5276,7 @@ hight_neon_b16_il2_ecb_decrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 decrypt>F0 r29
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 decrypt>F0 r29
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 decrypt>F0 r29
-    ldr q2, [x0, #272]                              // round key sk[9]
+    ldp q2, q6, [x0, #272]                          // round key sk[9] + round key sk[10]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:44:72 decrypt r29
      add v1.16b, v1.16b, v2.16b                     // hight.cs:44:72 decrypt r29
     eor v24.16b, v24.16b, v0.16b                    // hight.cs:44:60 decrypt r29
@@ -5318,7 +5293,6 @@ hight_neon_b16_il2_ecb_decrypt:
     sri v4.16b, v20.16b, #2                         // hight.cs:10:51 decrypt>F1 r29
      shl v5.16b, v29.16b, #6                        // hight.cs:10:51 decrypt>F1 r29
      sri v5.16b, v29.16b, #2                        // hight.cs:10:51 decrypt>F1 r29
-    ldr q6, [x0, #288]                              // round key sk[10]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:45:35 decrypt r29
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:45:35 decrypt r29
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:45:35 decrypt r29
@@ -5385,7 +5359,7 @@ hight_neon_b16_il2_ecb_decrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 decrypt>F0 r30
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 decrypt>F0 r30
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 decrypt>F0 r30
-    ldr q2, [x0, #208]                              // round key sk[5]
+    ldp q2, q6, [x0, #208]                          // round key sk[5] + round key sk[6]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:44:72 decrypt r30
      add v1.16b, v1.16b, v2.16b                     // hight.cs:44:72 decrypt r30
     eor v20.16b, v20.16b, v0.16b                    // hight.cs:44:60 decrypt r30
@@ -5402,7 +5376,6 @@ hight_neon_b16_il2_ecb_decrypt:
     sri v4.16b, v21.16b, #2                         // hight.cs:10:51 decrypt>F1 r30
      shl v5.16b, v30.16b, #6                        // hight.cs:10:51 decrypt>F1 r30
      sri v5.16b, v30.16b, #2                        // hight.cs:10:51 decrypt>F1 r30
-    ldr q6, [x0, #224]                              // round key sk[6]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:45:35 decrypt r30
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:45:35 decrypt r30
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:45:35 decrypt r30
@@ -5469,7 +5442,7 @@ hight_neon_b16_il2_ecb_decrypt:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 decrypt>F0 r31
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 decrypt>F0 r31
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 decrypt>F0 r31
-    ldr q2, [x0, #144]                              // round key sk[1]
+    ldp q2, q6, [x0, #144]                          // round key sk[1] + round key sk[2]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:44:72 decrypt r31
      add v1.16b, v1.16b, v2.16b                     // hight.cs:44:72 decrypt r31
     eor v21.16b, v21.16b, v0.16b                    // hight.cs:44:60 decrypt r31
@@ -5486,7 +5459,6 @@ hight_neon_b16_il2_ecb_decrypt:
     sri v4.16b, v22.16b, #2                         // hight.cs:10:51 decrypt>F1 r31
      shl v5.16b, v31.16b, #6                        // hight.cs:10:51 decrypt>F1 r31
      sri v5.16b, v31.16b, #2                        // hight.cs:10:51 decrypt>F1 r31
-    ldr q6, [x0, #160]                              // round key sk[2]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:45:35 decrypt r31
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:45:35 decrypt r31
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:45:35 decrypt r31
@@ -5764,7 +5736,7 @@ hight_neon_b16_il2_ctr:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r0
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r0
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r0
-    ldr q2, [x0, #144]                              // round key sk[1]
+    ldp q2, q6, [x0, #144]                          // round key sk[1] + round key sk[2]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r0
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r0
     eor v22.16b, v22.16b, v0.16b                    // hight.cs:31:21 encrypt r0
@@ -5781,7 +5753,6 @@ hight_neon_b16_il2_ctr:
     sri v4.16b, v16.16b, #2                         // hight.cs:10:51 encrypt>F1 r0
      shl v5.16b, v25.16b, #6                        // hight.cs:10:51 encrypt>F1 r0
      sri v5.16b, v25.16b, #2                        // hight.cs:10:51 encrypt>F1 r0
-    ldr q6, [x0, #160]                              // round key sk[2]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r0
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r0
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r0
@@ -5848,7 +5819,7 @@ hight_neon_b16_il2_ctr:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r1
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r1
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r1
-    ldr q2, [x0, #208]                              // round key sk[5]
+    ldp q2, q6, [x0, #208]                          // round key sk[5] + round key sk[6]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r1
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r1
     eor v21.16b, v21.16b, v0.16b                    // hight.cs:31:21 encrypt r1
@@ -5865,7 +5836,6 @@ hight_neon_b16_il2_ctr:
     sri v4.16b, v22.16b, #2                         // hight.cs:10:51 encrypt>F1 r1
      shl v5.16b, v31.16b, #6                        // hight.cs:10:51 encrypt>F1 r1
      sri v5.16b, v31.16b, #2                        // hight.cs:10:51 encrypt>F1 r1
-    ldr q6, [x0, #224]                              // round key sk[6]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r1
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r1
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r1
@@ -5932,7 +5902,7 @@ hight_neon_b16_il2_ctr:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r2
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r2
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r2
-    ldr q2, [x0, #272]                              // round key sk[9]
+    ldp q2, q6, [x0, #272]                          // round key sk[9] + round key sk[10]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r2
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r2
     eor v20.16b, v20.16b, v0.16b                    // hight.cs:31:21 encrypt r2
@@ -5949,7 +5919,6 @@ hight_neon_b16_il2_ctr:
     sri v4.16b, v21.16b, #2                         // hight.cs:10:51 encrypt>F1 r2
      shl v5.16b, v30.16b, #6                        // hight.cs:10:51 encrypt>F1 r2
      sri v5.16b, v30.16b, #2                        // hight.cs:10:51 encrypt>F1 r2
-    ldr q6, [x0, #288]                              // round key sk[10]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r2
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r2
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r2
@@ -6016,7 +5985,7 @@ hight_neon_b16_il2_ctr:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r3
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r3
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r3
-    ldr q2, [x0, #336]                              // round key sk[13]
+    ldp q2, q6, [x0, #336]                          // round key sk[13] + round key sk[14]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r3
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r3
     eor v24.16b, v24.16b, v0.16b                    // hight.cs:31:21 encrypt r3
@@ -6033,7 +6002,6 @@ hight_neon_b16_il2_ctr:
     sri v4.16b, v20.16b, #2                         // hight.cs:10:51 encrypt>F1 r3
      shl v5.16b, v29.16b, #6                        // hight.cs:10:51 encrypt>F1 r3
      sri v5.16b, v29.16b, #2                        // hight.cs:10:51 encrypt>F1 r3
-    ldr q6, [x0, #352]                              // round key sk[14]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r3
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r3
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r3
@@ -6100,7 +6068,7 @@ hight_neon_b16_il2_ctr:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r4
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r4
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r4
-    ldr q2, [x0, #400]                              // round key sk[17]
+    ldp q2, q6, [x0, #400]                          // round key sk[17] + round key sk[18]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r4
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r4
     eor v19.16b, v19.16b, v0.16b                    // hight.cs:31:21 encrypt r4
@@ -6117,7 +6085,6 @@ hight_neon_b16_il2_ctr:
     sri v4.16b, v24.16b, #2                         // hight.cs:10:51 encrypt>F1 r4
      shl v5.16b, v23.16b, #6                        // hight.cs:10:51 encrypt>F1 r4
      sri v5.16b, v23.16b, #2                        // hight.cs:10:51 encrypt>F1 r4
-    ldr q6, [x0, #416]                              // round key sk[18]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r4
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r4
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r4
@@ -6184,7 +6151,7 @@ hight_neon_b16_il2_ctr:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r5
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r5
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r5
-    ldr q2, [x0, #464]                              // round key sk[21]
+    ldp q2, q6, [x0, #464]                          // round key sk[21] + round key sk[22]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r5
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r5
     eor v18.16b, v18.16b, v0.16b                    // hight.cs:31:21 encrypt r5
@@ -6201,7 +6168,6 @@ hight_neon_b16_il2_ctr:
     sri v4.16b, v19.16b, #2                         // hight.cs:10:51 encrypt>F1 r5
      shl v5.16b, v28.16b, #6                        // hight.cs:10:51 encrypt>F1 r5
      sri v5.16b, v28.16b, #2                        // hight.cs:10:51 encrypt>F1 r5
-    ldr q6, [x0, #480]                              // round key sk[22]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r5
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r5
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r5
@@ -6268,7 +6234,7 @@ hight_neon_b16_il2_ctr:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r6
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r6
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r6
-    ldr q2, [x0, #528]                              // round key sk[25]
+    ldp q2, q6, [x0, #528]                          // round key sk[25] + round key sk[26]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r6
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r6
     eor v17.16b, v17.16b, v0.16b                    // hight.cs:31:21 encrypt r6
@@ -6285,7 +6251,6 @@ hight_neon_b16_il2_ctr:
     sri v4.16b, v18.16b, #2                         // hight.cs:10:51 encrypt>F1 r6
      shl v5.16b, v27.16b, #6                        // hight.cs:10:51 encrypt>F1 r6
      sri v5.16b, v27.16b, #2                        // hight.cs:10:51 encrypt>F1 r6
-    ldr q6, [x0, #544]                              // round key sk[26]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r6
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r6
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r6
@@ -6352,7 +6317,7 @@ hight_neon_b16_il2_ctr:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r7
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r7
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r7
-    ldr q2, [x0, #592]                              // round key sk[29]
+    ldp q2, q6, [x0, #592]                          // round key sk[29] + round key sk[30]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r7
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r7
     eor v16.16b, v16.16b, v0.16b                    // hight.cs:31:21 encrypt r7
@@ -6369,7 +6334,6 @@ hight_neon_b16_il2_ctr:
     sri v4.16b, v17.16b, #2                         // hight.cs:10:51 encrypt>F1 r7
      shl v5.16b, v26.16b, #6                        // hight.cs:10:51 encrypt>F1 r7
      sri v5.16b, v26.16b, #2                        // hight.cs:10:51 encrypt>F1 r7
-    ldr q6, [x0, #608]                              // round key sk[30]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r7
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r7
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r7
@@ -6436,7 +6400,7 @@ hight_neon_b16_il2_ctr:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r8
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r8
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r8
-    ldr q2, [x0, #656]                              // round key sk[33]
+    ldp q2, q6, [x0, #656]                          // round key sk[33] + round key sk[34]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r8
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r8
     eor v22.16b, v22.16b, v0.16b                    // hight.cs:31:21 encrypt r8
@@ -6453,7 +6417,6 @@ hight_neon_b16_il2_ctr:
     sri v4.16b, v16.16b, #2                         // hight.cs:10:51 encrypt>F1 r8
      shl v5.16b, v25.16b, #6                        // hight.cs:10:51 encrypt>F1 r8
      sri v5.16b, v25.16b, #2                        // hight.cs:10:51 encrypt>F1 r8
-    ldr q6, [x0, #672]                              // round key sk[34]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r8
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r8
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r8
@@ -6520,7 +6483,7 @@ hight_neon_b16_il2_ctr:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r9
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r9
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r9
-    ldr q2, [x0, #720]                              // round key sk[37]
+    ldp q2, q6, [x0, #720]                          // round key sk[37] + round key sk[38]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r9
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r9
     eor v21.16b, v21.16b, v0.16b                    // hight.cs:31:21 encrypt r9
@@ -6537,7 +6500,6 @@ hight_neon_b16_il2_ctr:
     sri v4.16b, v22.16b, #2                         // hight.cs:10:51 encrypt>F1 r9
      shl v5.16b, v31.16b, #6                        // hight.cs:10:51 encrypt>F1 r9
      sri v5.16b, v31.16b, #2                        // hight.cs:10:51 encrypt>F1 r9
-    ldr q6, [x0, #736]                              // round key sk[38]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r9
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r9
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r9
@@ -6604,7 +6566,7 @@ hight_neon_b16_il2_ctr:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r10
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r10
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r10
-    ldr q2, [x0, #784]                              // round key sk[41]
+    ldp q2, q6, [x0, #784]                          // round key sk[41] + round key sk[42]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r10
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r10
     eor v20.16b, v20.16b, v0.16b                    // hight.cs:31:21 encrypt r10
@@ -6621,7 +6583,6 @@ hight_neon_b16_il2_ctr:
     sri v4.16b, v21.16b, #2                         // hight.cs:10:51 encrypt>F1 r10
      shl v5.16b, v30.16b, #6                        // hight.cs:10:51 encrypt>F1 r10
      sri v5.16b, v30.16b, #2                        // hight.cs:10:51 encrypt>F1 r10
-    ldr q6, [x0, #800]                              // round key sk[42]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r10
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r10
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r10
@@ -6688,7 +6649,7 @@ hight_neon_b16_il2_ctr:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r11
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r11
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r11
-    ldr q2, [x0, #848]                              // round key sk[45]
+    ldp q2, q6, [x0, #848]                          // round key sk[45] + round key sk[46]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r11
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r11
     eor v24.16b, v24.16b, v0.16b                    // hight.cs:31:21 encrypt r11
@@ -6705,7 +6666,6 @@ hight_neon_b16_il2_ctr:
     sri v4.16b, v20.16b, #2                         // hight.cs:10:51 encrypt>F1 r11
      shl v5.16b, v29.16b, #6                        // hight.cs:10:51 encrypt>F1 r11
      sri v5.16b, v29.16b, #2                        // hight.cs:10:51 encrypt>F1 r11
-    ldr q6, [x0, #864]                              // round key sk[46]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r11
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r11
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r11
@@ -6772,7 +6732,7 @@ hight_neon_b16_il2_ctr:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r12
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r12
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r12
-    ldr q2, [x0, #912]                              // round key sk[49]
+    ldp q2, q6, [x0, #912]                          // round key sk[49] + round key sk[50]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r12
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r12
     eor v19.16b, v19.16b, v0.16b                    // hight.cs:31:21 encrypt r12
@@ -6789,7 +6749,6 @@ hight_neon_b16_il2_ctr:
     sri v4.16b, v24.16b, #2                         // hight.cs:10:51 encrypt>F1 r12
      shl v5.16b, v23.16b, #6                        // hight.cs:10:51 encrypt>F1 r12
      sri v5.16b, v23.16b, #2                        // hight.cs:10:51 encrypt>F1 r12
-    ldr q6, [x0, #928]                              // round key sk[50]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r12
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r12
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r12
@@ -6856,7 +6815,7 @@ hight_neon_b16_il2_ctr:
      eor v1.16b, v1.16b, v3.16b                     // hight.cs:9:46 encrypt>F0 r13
     eor v0.16b, v0.16b, v4.16b                      // hight.cs:9:46 encrypt>F0 r13
      eor v1.16b, v1.16b, v5.16b                     // hight.cs:9:46 encrypt>F0 r13
-    ldr q2, [x0, #976]                              // round key sk[53]
+    ldp q2, q6, [x0, #976]                          // round key sk[53] + round key sk[54]
     add v0.16b, v0.16b, v2.16b                      // hight.cs:31:33 encrypt r13
      add v1.16b, v1.16b, v2.16b                     // hight.cs:31:33 encrypt r13
     eor v18.16b, v18.16b, v0.16b                    // hight.cs:31:21 encrypt r13
@@ -6873,7 +6832,6 @@ hight_neon_b16_il2_ctr:
     sri v4.16b, v19.16b, #2                         // hight.cs:10:51 encrypt>F1 r13
      shl v5.16b, v28.16b, #6                        // hight.cs:10:51 encrypt>F1 r13
      sri v5.16b, v28.16b, #2                        // hight.cs:10:51 encrypt>F1 r13
-    ldr q6, [x0, #992]                              // round key sk[54]
     eor v0.16b, v6.16b, v0.16b                      // hight.cs:32:33 encrypt r13
      eor v1.16b, v6.16b, v1.16b                     // hight.cs:32:33 encrypt r13
     eor v2.16b, v2.16b, v4.16b                      // hight.cs:32:33 encrypt r13

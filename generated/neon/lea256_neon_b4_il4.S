@@ -28,12 +28,11 @@ lea256_neon_b4_il4_ecb_encrypt:
      ld4 {v20.4s-v23.4s}, [x1], #64                 // load blocks 4..7
       ld4 {v24.4s-v27.4s}, [x1], #64                // load blocks 8..11
        ld4 {v28.4s-v31.4s}, [x1], #64               // load blocks 12..15
-    ldr q0, [x0, #0]                                // round key rk[0][0]
+    ldp q0, q4, [x0, #0]                            // round key rk[0][0] + round key rk[0][1]
     eor v1.16b, v16.16b, v0.16b                     // lea.cs:32:19 encrypt r0
      eor v2.16b, v20.16b, v0.16b                    // lea.cs:32:19 encrypt r0
       eor v3.16b, v24.16b, v0.16b                   // lea.cs:32:19 encrypt r0
        eor v0.16b, v28.16b, v0.16b                  // lea.cs:32:19 encrypt r0
-    ldr q4, [x0, #16]                               // round key rk[0][1]
     eor v5.16b, v17.16b, v4.16b                     // lea.cs:32:39 encrypt r0
      eor v6.16b, v21.16b, v4.16b                    // lea.cs:32:39 encrypt r0
       eor v7.16b, v25.16b, v4.16b                   // lea.cs:32:39 encrypt r0
@@ -94,12 +93,11 @@ lea256_neon_b4_il4_ecb_encrypt:
       sri v19.4s, v22.4s, #3                        // lea.cs:34:52 encrypt r0
        shl v22.4s, v23.4s, #29                      // lea.cs:34:52 encrypt r0
        sri v22.4s, v23.4s, #3                       // lea.cs:34:52 encrypt r0
-    ldr q23, [x0, #96]                              // round key rk[1][0]
+    ldp q23, q31, [x0, #96]                         // round key rk[1][0] + round key rk[1][1]
     eor v27.16b, v23.16b, v4.16b                    // lea.cs:32:19 encrypt r1
      eor v29.16b, v23.16b, v1.16b                   // lea.cs:32:19 encrypt r1
       eor v30.16b, v23.16b, v2.16b                  // lea.cs:32:19 encrypt r1
        eor v23.16b, v23.16b, v3.16b                 // lea.cs:32:19 encrypt r1
-    ldr q31, [x0, #112]                             // round key rk[1][1]
     eor v5.16b, v31.16b, v0.16b                     // lea.cs:32:39 encrypt r1
      eor v6.16b, v31.16b, v17.16b                   // lea.cs:32:39 encrypt r1
       eor v7.16b, v31.16b, v21.16b                  // lea.cs:32:39 encrypt r1
@@ -160,12 +158,11 @@ lea256_neon_b4_il4_ecb_encrypt:
       sri v18.4s, v19.4s, #3                        // lea.cs:34:52 encrypt r1
        shl v19.4s, v20.4s, #29                      // lea.cs:34:52 encrypt r1
        sri v19.4s, v20.4s, #3                       // lea.cs:34:52 encrypt r1
-    ldr q20, [x0, #192]                             // round key rk[2][0]
+    ldp q20, q28, [x0, #192]                        // round key rk[2][0] + round key rk[2][1]
     eor v23.16b, v20.16b, v31.16b                   // lea.cs:32:19 encrypt r2
      eor v24.16b, v20.16b, v27.16b                  // lea.cs:32:19 encrypt r2
       eor v26.16b, v20.16b, v29.16b                 // lea.cs:32:19 encrypt r2
        eor v20.16b, v20.16b, v30.16b                // lea.cs:32:19 encrypt r2
-    ldr q28, [x0, #208]                             // round key rk[2][1]
     eor v5.16b, v28.16b, v25.16b                    // lea.cs:32:39 encrypt r2
      eor v6.16b, v28.16b, v0.16b                    // lea.cs:32:39 encrypt r2
       eor v7.16b, v28.16b, v17.16b                  // lea.cs:32:39 encrypt r2
@@ -226,12 +223,11 @@ lea256_neon_b4_il4_ecb_encrypt:
       sri v16.4s, v18.4s, #3                        // lea.cs:34:52 encrypt r2
        shl v18.4s, v19.4s, #29                      // lea.cs:34:52 encrypt r2
        sri v18.4s, v19.4s, #3                       // lea.cs:34:52 encrypt r2
-    ldr q19, [x0, #288]                             // round key rk[3][0]
+    ldp q19, q4, [x0, #288]                         // round key rk[3][0] + round key rk[3][1]
     eor v1.16b, v19.16b, v28.16b                    // lea.cs:32:19 encrypt r3
      eor v2.16b, v19.16b, v23.16b                   // lea.cs:32:19 encrypt r3
       eor v3.16b, v19.16b, v24.16b                  // lea.cs:32:19 encrypt r3
        eor v19.16b, v19.16b, v26.16b                // lea.cs:32:19 encrypt r3
-    ldr q4, [x0, #304]                              // round key rk[3][1]
     eor v5.16b, v4.16b, v21.16b                     // lea.cs:32:39 encrypt r3
      eor v6.16b, v4.16b, v25.16b                    // lea.cs:32:39 encrypt r3
       eor v7.16b, v4.16b, v0.16b                    // lea.cs:32:39 encrypt r3
@@ -292,12 +288,11 @@ lea256_neon_b4_il4_ecb_encrypt:
       sri v22.4s, v16.4s, #3                        // lea.cs:34:52 encrypt r3
        shl v16.4s, v17.4s, #29                      // lea.cs:34:52 encrypt r3
        sri v16.4s, v17.4s, #3                       // lea.cs:34:52 encrypt r3
-    ldr q17, [x0, #384]                             // round key rk[4][0]
+    ldp q17, q31, [x0, #384]                        // round key rk[4][0] + round key rk[4][1]
     eor v27.16b, v17.16b, v4.16b                    // lea.cs:32:19 encrypt r4
      eor v29.16b, v17.16b, v1.16b                   // lea.cs:32:19 encrypt r4
       eor v30.16b, v17.16b, v2.16b                  // lea.cs:32:19 encrypt r4
        eor v17.16b, v17.16b, v3.16b                 // lea.cs:32:19 encrypt r4
-    ldr q31, [x0, #400]                             // round key rk[4][1]
     eor v5.16b, v31.16b, v19.16b                    // lea.cs:32:39 encrypt r4
      eor v6.16b, v31.16b, v21.16b                   // lea.cs:32:39 encrypt r4
       eor v7.16b, v31.16b, v25.16b                  // lea.cs:32:39 encrypt r4
@@ -358,12 +353,11 @@ lea256_neon_b4_il4_ecb_encrypt:
       sri v20.4s, v22.4s, #3                        // lea.cs:34:52 encrypt r4
        shl v22.4s, v16.4s, #29                      // lea.cs:34:52 encrypt r4
        sri v22.4s, v16.4s, #3                       // lea.cs:34:52 encrypt r4
-    ldr q16, [x0, #480]                             // round key rk[5][0]
+    ldp q16, q28, [x0, #480]                        // round key rk[5][0] + round key rk[5][1]
     eor v23.16b, v16.16b, v31.16b                   // lea.cs:32:19 encrypt r5
      eor v24.16b, v16.16b, v27.16b                  // lea.cs:32:19 encrypt r5
       eor v26.16b, v16.16b, v29.16b                 // lea.cs:32:19 encrypt r5
        eor v16.16b, v16.16b, v30.16b                // lea.cs:32:19 encrypt r5
-    ldr q28, [x0, #496]                             // round key rk[5][1]
     eor v5.16b, v28.16b, v0.16b                     // lea.cs:32:39 encrypt r5
      eor v6.16b, v28.16b, v19.16b                   // lea.cs:32:39 encrypt r5
       eor v7.16b, v28.16b, v21.16b                  // lea.cs:32:39 encrypt r5
@@ -424,12 +418,11 @@ lea256_neon_b4_il4_ecb_encrypt:
       sri v18.4s, v20.4s, #3                        // lea.cs:34:52 encrypt r5
        shl v20.4s, v16.4s, #29                      // lea.cs:34:52 encrypt r5
        sri v20.4s, v16.4s, #3                       // lea.cs:34:52 encrypt r5
-    ldr q16, [x0, #576]                             // round key rk[6][0]
+    ldp q16, q4, [x0, #576]                         // round key rk[6][0] + round key rk[6][1]
     eor v1.16b, v16.16b, v28.16b                    // lea.cs:32:19 encrypt r6
      eor v2.16b, v16.16b, v23.16b                   // lea.cs:32:19 encrypt r6
       eor v3.16b, v16.16b, v24.16b                  // lea.cs:32:19 encrypt r6
        eor v16.16b, v16.16b, v26.16b                // lea.cs:32:19 encrypt r6
-    ldr q4, [x0, #592]                              // round key rk[6][1]
     eor v5.16b, v4.16b, v25.16b                     // lea.cs:32:39 encrypt r6
      eor v6.16b, v4.16b, v0.16b                     // lea.cs:32:39 encrypt r6
       eor v7.16b, v4.16b, v19.16b                   // lea.cs:32:39 encrypt r6
@@ -490,12 +483,11 @@ lea256_neon_b4_il4_ecb_encrypt:
       sri v17.4s, v18.4s, #3                        // lea.cs:34:52 encrypt r6
        shl v18.4s, v16.4s, #29                      // lea.cs:34:52 encrypt r6
        sri v18.4s, v16.4s, #3                       // lea.cs:34:52 encrypt r6
-    ldr q16, [x0, #672]                             // round key rk[7][0]
+    ldp q16, q31, [x0, #672]                        // round key rk[7][0] + round key rk[7][1]
     eor v27.16b, v16.16b, v4.16b                    // lea.cs:32:19 encrypt r7
      eor v29.16b, v16.16b, v1.16b                   // lea.cs:32:19 encrypt r7
       eor v30.16b, v16.16b, v2.16b                  // lea.cs:32:19 encrypt r7
        eor v16.16b, v16.16b, v3.16b                 // lea.cs:32:19 encrypt r7
-    ldr q31, [x0, #688]                             // round key rk[7][1]
     eor v5.16b, v31.16b, v21.16b                    // lea.cs:32:39 encrypt r7
      eor v6.16b, v31.16b, v25.16b                   // lea.cs:32:39 encrypt r7
       eor v7.16b, v31.16b, v0.16b                   // lea.cs:32:39 encrypt r7
@@ -556,12 +548,11 @@ lea256_neon_b4_il4_ecb_encrypt:
       sri v22.4s, v17.4s, #3                        // lea.cs:34:52 encrypt r7
        shl v17.4s, v16.4s, #29                      // lea.cs:34:52 encrypt r7
        sri v17.4s, v16.4s, #3                       // lea.cs:34:52 encrypt r7
-    ldr q16, [x0, #768]                             // round key rk[8][0]
+    ldp q16, q28, [x0, #768]                        // round key rk[8][0] + round key rk[8][1]
     eor v23.16b, v16.16b, v31.16b                   // lea.cs:32:19 encrypt r8
      eor v24.16b, v16.16b, v27.16b                  // lea.cs:32:19 encrypt r8
       eor v26.16b, v16.16b, v29.16b                 // lea.cs:32:19 encrypt r8
        eor v16.16b, v16.16b, v30.16b                // lea.cs:32:19 encrypt r8
-    ldr q28, [x0, #784]                             // round key rk[8][1]
     eor v5.16b, v28.16b, v19.16b                    // lea.cs:32:39 encrypt r8
      eor v6.16b, v28.16b, v21.16b                   // lea.cs:32:39 encrypt r8
       eor v7.16b, v28.16b, v25.16b                  // lea.cs:32:39 encrypt r8
@@ -622,12 +613,11 @@ lea256_neon_b4_il4_ecb_encrypt:
       sri v20.4s, v22.4s, #3                        // lea.cs:34:52 encrypt r8
        shl v22.4s, v16.4s, #29                      // lea.cs:34:52 encrypt r8
        sri v22.4s, v16.4s, #3                       // lea.cs:34:52 encrypt r8
-    ldr q16, [x0, #864]                             // round key rk[9][0]
+    ldp q16, q4, [x0, #864]                         // round key rk[9][0] + round key rk[9][1]
     eor v1.16b, v16.16b, v28.16b                    // lea.cs:32:19 encrypt r9
      eor v2.16b, v16.16b, v23.16b                   // lea.cs:32:19 encrypt r9
       eor v3.16b, v16.16b, v24.16b                  // lea.cs:32:19 encrypt r9
        eor v16.16b, v16.16b, v26.16b                // lea.cs:32:19 encrypt r9
-    ldr q4, [x0, #880]                              // round key rk[9][1]
     eor v5.16b, v4.16b, v0.16b                      // lea.cs:32:39 encrypt r9
      eor v6.16b, v4.16b, v19.16b                    // lea.cs:32:39 encrypt r9
       eor v7.16b, v4.16b, v21.16b                   // lea.cs:32:39 encrypt r9
@@ -688,12 +678,11 @@ lea256_neon_b4_il4_ecb_encrypt:
       sri v18.4s, v20.4s, #3                        // lea.cs:34:52 encrypt r9
        shl v20.4s, v16.4s, #29                      // lea.cs:34:52 encrypt r9
        sri v20.4s, v16.4s, #3                       // lea.cs:34:52 encrypt r9
-    ldr q16, [x0, #960]                             // round key rk[10][0]
+    ldp q16, q31, [x0, #960]                        // round key rk[10][0] + round key rk[10][1]
     eor v27.16b, v16.16b, v4.16b                    // lea.cs:32:19 encrypt r10
      eor v29.16b, v16.16b, v1.16b                   // lea.cs:32:19 encrypt r10
       eor v30.16b, v16.16b, v2.16b                  // lea.cs:32:19 encrypt r10
        eor v16.16b, v16.16b, v3.16b                 // lea.cs:32:19 encrypt r10
-    ldr q31, [x0, #976]                             // round key rk[10][1]
     eor v5.16b, v31.16b, v25.16b                    // lea.cs:32:39 encrypt r10
      eor v6.16b, v31.16b, v0.16b                    // lea.cs:32:39 encrypt r10
       eor v7.16b, v31.16b, v19.16b                  // lea.cs:32:39 encrypt r10
@@ -4433,12 +4422,11 @@ lea256_neon_b4_il4_ctr:
      ld4 {v20.4s-v23.4s}, [x9], #64                 // counter blocks 4..7
       ld4 {v24.4s-v27.4s}, [x9], #64                // counter blocks 8..11
        ld4 {v28.4s-v31.4s}, [x9], #64               // counter blocks 12..15
-    ldr q0, [x0, #0]                                // round key rk[0][0]
+    ldp q0, q4, [x0, #0]                            // round key rk[0][0] + round key rk[0][1]
     eor v1.16b, v16.16b, v0.16b                     // lea.cs:32:19 encrypt r0
      eor v2.16b, v20.16b, v0.16b                    // lea.cs:32:19 encrypt r0
       eor v3.16b, v24.16b, v0.16b                   // lea.cs:32:19 encrypt r0
        eor v0.16b, v28.16b, v0.16b                  // lea.cs:32:19 encrypt r0
-    ldr q4, [x0, #16]                               // round key rk[0][1]
     eor v5.16b, v17.16b, v4.16b                     // lea.cs:32:39 encrypt r0
      eor v6.16b, v21.16b, v4.16b                    // lea.cs:32:39 encrypt r0
       eor v7.16b, v25.16b, v4.16b                   // lea.cs:32:39 encrypt r0
@@ -4499,12 +4487,11 @@ lea256_neon_b4_il4_ctr:
       sri v19.4s, v22.4s, #3                        // lea.cs:34:52 encrypt r0
        shl v22.4s, v23.4s, #29                      // lea.cs:34:52 encrypt r0
        sri v22.4s, v23.4s, #3                       // lea.cs:34:52 encrypt r0
-    ldr q23, [x0, #96]                              // round key rk[1][0]
+    ldp q23, q31, [x0, #96]                         // round key rk[1][0] + round key rk[1][1]
     eor v27.16b, v23.16b, v4.16b                    // lea.cs:32:19 encrypt r1
      eor v29.16b, v23.16b, v1.16b                   // lea.cs:32:19 encrypt r1
       eor v30.16b, v23.16b, v2.16b                  // lea.cs:32:19 encrypt r1
        eor v23.16b, v23.16b, v3.16b                 // lea.cs:32:19 encrypt r1
-    ldr q31, [x0, #112]                             // round key rk[1][1]
     eor v5.16b, v31.16b, v0.16b                     // lea.cs:32:39 encrypt r1
      eor v6.16b, v31.16b, v17.16b                   // lea.cs:32:39 encrypt r1
       eor v7.16b, v31.16b, v21.16b                  // lea.cs:32:39 encrypt r1
@@ -4565,12 +4552,11 @@ lea256_neon_b4_il4_ctr:
       sri v18.4s, v19.4s, #3                        // lea.cs:34:52 encrypt r1
        shl v19.4s, v20.4s, #29                      // lea.cs:34:52 encrypt r1
        sri v19.4s, v20.4s, #3                       // lea.cs:34:52 encrypt r1
-    ldr q20, [x0, #192]                             // round key rk[2][0]
+    ldp q20, q28, [x0, #192]                        // round key rk[2][0] + round key rk[2][1]
     eor v23.16b, v20.16b, v31.16b                   // lea.cs:32:19 encrypt r2
      eor v24.16b, v20.16b, v27.16b                  // lea.cs:32:19 encrypt r2
       eor v26.16b, v20.16b, v29.16b                 // lea.cs:32:19 encrypt r2
        eor v20.16b, v20.16b, v30.16b                // lea.cs:32:19 encrypt r2
-    ldr q28, [x0, #208]                             // round key rk[2][1]
     eor v5.16b, v28.16b, v25.16b                    // lea.cs:32:39 encrypt r2
      eor v6.16b, v28.16b, v0.16b                    // lea.cs:32:39 encrypt r2
       eor v7.16b, v28.16b, v17.16b                  // lea.cs:32:39 encrypt r2
@@ -4631,12 +4617,11 @@ lea256_neon_b4_il4_ctr:
       sri v16.4s, v18.4s, #3                        // lea.cs:34:52 encrypt r2
        shl v18.4s, v19.4s, #29                      // lea.cs:34:52 encrypt r2
        sri v18.4s, v19.4s, #3                       // lea.cs:34:52 encrypt r2
-    ldr q19, [x0, #288]                             // round key rk[3][0]
+    ldp q19, q4, [x0, #288]                         // round key rk[3][0] + round key rk[3][1]
     eor v1.16b, v19.16b, v28.16b                    // lea.cs:32:19 encrypt r3
      eor v2.16b, v19.16b, v23.16b                   // lea.cs:32:19 encrypt r3
       eor v3.16b, v19.16b, v24.16b                  // lea.cs:32:19 encrypt r3
        eor v19.16b, v19.16b, v26.16b                // lea.cs:32:19 encrypt r3
-    ldr q4, [x0, #304]                              // round key rk[3][1]
     eor v5.16b, v4.16b, v21.16b                     // lea.cs:32:39 encrypt r3
      eor v6.16b, v4.16b, v25.16b                    // lea.cs:32:39 encrypt r3
       eor v7.16b, v4.16b, v0.16b                    // lea.cs:32:39 encrypt r3
@@ -4697,12 +4682,11 @@ lea256_neon_b4_il4_ctr:
       sri v22.4s, v16.4s, #3                        // lea.cs:34:52 encrypt r3
        shl v16.4s, v17.4s, #29                      // lea.cs:34:52 encrypt r3
        sri v16.4s, v17.4s, #3                       // lea.cs:34:52 encrypt r3
-    ldr q17, [x0, #384]                             // round key rk[4][0]
+    ldp q17, q31, [x0, #384]                        // round key rk[4][0] + round key rk[4][1]
     eor v27.16b, v17.16b, v4.16b                    // lea.cs:32:19 encrypt r4
      eor v29.16b, v17.16b, v1.16b                   // lea.cs:32:19 encrypt r4
       eor v30.16b, v17.16b, v2.16b                  // lea.cs:32:19 encrypt r4
        eor v17.16b, v17.16b, v3.16b                 // lea.cs:32:19 encrypt r4
-    ldr q31, [x0, #400]                             // round key rk[4][1]
     eor v5.16b, v31.16b, v19.16b                    // lea.cs:32:39 encrypt r4
      eor v6.16b, v31.16b, v21.16b                   // lea.cs:32:39 encrypt r4
       eor v7.16b, v31.16b, v25.16b                  // lea.cs:32:39 encrypt r4
@@ -4763,12 +4747,11 @@ lea256_neon_b4_il4_ctr:
       sri v20.4s, v22.4s, #3                        // lea.cs:34:52 encrypt r4
        shl v22.4s, v16.4s, #29                      // lea.cs:34:52 encrypt r4
        sri v22.4s, v16.4s, #3                       // lea.cs:34:52 encrypt r4
-    ldr q16, [x0, #480]                             // round key rk[5][0]
+    ldp q16, q28, [x0, #480]                        // round key rk[5][0] + round key rk[5][1]
     eor v23.16b, v16.16b, v31.16b                   // lea.cs:32:19 encrypt r5
      eor v24.16b, v16.16b, v27.16b                  // lea.cs:32:19 encrypt r5
       eor v26.16b, v16.16b, v29.16b                 // lea.cs:32:19 encrypt r5
        eor v16.16b, v16.16b, v30.16b                // lea.cs:32:19 encrypt r5
-    ldr q28, [x0, #496]                             // round key rk[5][1]
     eor v5.16b, v28.16b, v0.16b                     // lea.cs:32:39 encrypt r5
      eor v6.16b, v28.16b, v19.16b                   // lea.cs:32:39 encrypt r5
       eor v7.16b, v28.16b, v21.16b                  // lea.cs:32:39 encrypt r5
@@ -4829,12 +4812,11 @@ lea256_neon_b4_il4_ctr:
       sri v18.4s, v20.4s, #3                        // lea.cs:34:52 encrypt r5
        shl v20.4s, v16.4s, #29                      // lea.cs:34:52 encrypt r5
        sri v20.4s, v16.4s, #3                       // lea.cs:34:52 encrypt r5
-    ldr q16, [x0, #576]                             // round key rk[6][0]
+    ldp q16, q4, [x0, #576]                         // round key rk[6][0] + round key rk[6][1]
     eor v1.16b, v16.16b, v28.16b                    // lea.cs:32:19 encrypt r6
      eor v2.16b, v16.16b, v23.16b                   // lea.cs:32:19 encrypt r6
       eor v3.16b, v16.16b, v24.16b                  // lea.cs:32:19 encrypt r6
        eor v16.16b, v16.16b, v26.16b                // lea.cs:32:19 encrypt r6
-    ldr q4, [x0, #592]                              // round key rk[6][1]
     eor v5.16b, v4.16b, v25.16b                     // lea.cs:32:39 encrypt r6
      eor v6.16b, v4.16b, v0.16b                     // lea.cs:32:39 encrypt r6
       eor v7.16b, v4.16b, v19.16b                   // lea.cs:32:39 encrypt r6
@@ -4895,12 +4877,11 @@ lea256_neon_b4_il4_ctr:
       sri v17.4s, v18.4s, #3                        // lea.cs:34:52 encrypt r6
        shl v18.4s, v16.4s, #29                      // lea.cs:34:52 encrypt r6
        sri v18.4s, v16.4s, #3                       // lea.cs:34:52 encrypt r6
-    ldr q16, [x0, #672]                             // round key rk[7][0]
+    ldp q16, q31, [x0, #672]                        // round key rk[7][0] + round key rk[7][1]
     eor v27.16b, v16.16b, v4.16b                    // lea.cs:32:19 encrypt r7
      eor v29.16b, v16.16b, v1.16b                   // lea.cs:32:19 encrypt r7
       eor v30.16b, v16.16b, v2.16b                  // lea.cs:32:19 encrypt r7
        eor v16.16b, v16.16b, v3.16b                 // lea.cs:32:19 encrypt r7
-    ldr q31, [x0, #688]                             // round key rk[7][1]
     eor v5.16b, v31.16b, v21.16b                    // lea.cs:32:39 encrypt r7
      eor v6.16b, v31.16b, v25.16b                   // lea.cs:32:39 encrypt r7
       eor v7.16b, v31.16b, v0.16b                   // lea.cs:32:39 encrypt r7
@@ -4961,12 +4942,11 @@ lea256_neon_b4_il4_ctr:
       sri v22.4s, v17.4s, #3                        // lea.cs:34:52 encrypt r7
        shl v17.4s, v16.4s, #29                      // lea.cs:34:52 encrypt r7
        sri v17.4s, v16.4s, #3                       // lea.cs:34:52 encrypt r7
-    ldr q16, [x0, #768]                             // round key rk[8][0]
+    ldp q16, q28, [x0, #768]                        // round key rk[8][0] + round key rk[8][1]
     eor v23.16b, v16.16b, v31.16b                   // lea.cs:32:19 encrypt r8
      eor v24.16b, v16.16b, v27.16b                  // lea.cs:32:19 encrypt r8
       eor v26.16b, v16.16b, v29.16b                 // lea.cs:32:19 encrypt r8
        eor v16.16b, v16.16b, v30.16b                // lea.cs:32:19 encrypt r8
-    ldr q28, [x0, #784]                             // round key rk[8][1]
     eor v5.16b, v28.16b, v19.16b                    // lea.cs:32:39 encrypt r8
      eor v6.16b, v28.16b, v21.16b                   // lea.cs:32:39 encrypt r8
       eor v7.16b, v28.16b, v25.16b                  // lea.cs:32:39 encrypt r8
@@ -5027,12 +5007,11 @@ lea256_neon_b4_il4_ctr:
       sri v20.4s, v22.4s, #3                        // lea.cs:34:52 encrypt r8
        shl v22.4s, v16.4s, #29                      // lea.cs:34:52 encrypt r8
        sri v22.4s, v16.4s, #3                       // lea.cs:34:52 encrypt r8
-    ldr q16, [x0, #864]                             // round key rk[9][0]
+    ldp q16, q4, [x0, #864]                         // round key rk[9][0] + round key rk[9][1]
     eor v1.16b, v16.16b, v28.16b                    // lea.cs:32:19 encrypt r9
      eor v2.16b, v16.16b, v23.16b                   // lea.cs:32:19 encrypt r9
       eor v3.16b, v16.16b, v24.16b                  // lea.cs:32:19 encrypt r9
        eor v16.16b, v16.16b, v26.16b                // lea.cs:32:19 encrypt r9
-    ldr q4, [x0, #880]                              // round key rk[9][1]
     eor v5.16b, v4.16b, v0.16b                      // lea.cs:32:39 encrypt r9
      eor v6.16b, v4.16b, v19.16b                    // lea.cs:32:39 encrypt r9
       eor v7.16b, v4.16b, v21.16b                   // lea.cs:32:39 encrypt r9
@@ -5093,12 +5072,11 @@ lea256_neon_b4_il4_ctr:
       sri v18.4s, v20.4s, #3                        // lea.cs:34:52 encrypt r9
        shl v20.4s, v16.4s, #29                      // lea.cs:34:52 encrypt r9
        sri v20.4s, v16.4s, #3                       // lea.cs:34:52 encrypt r9
-    ldr q16, [x0, #960]                             // round key rk[10][0]
+    ldp q16, q31, [x0, #960]                        // round key rk[10][0] + round key rk[10][1]
     eor v27.16b, v16.16b, v4.16b                    // lea.cs:32:19 encrypt r10
      eor v29.16b, v16.16b, v1.16b                   // lea.cs:32:19 encrypt r10
       eor v30.16b, v16.16b, v2.16b                  // lea.cs:32:19 encrypt r10
        eor v16.16b, v16.16b, v3.16b                 // lea.cs:32:19 encrypt r10
-    ldr q31, [x0, #976]                             // round key rk[10][1]
     eor v5.16b, v31.16b, v25.16b                    // lea.cs:32:39 encrypt r10
      eor v6.16b, v31.16b, v0.16b                    // lea.cs:32:39 encrypt r10
       eor v7.16b, v31.16b, v19.16b                  // lea.cs:32:39 encrypt r10

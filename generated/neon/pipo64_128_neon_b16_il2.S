@@ -44,7 +44,7 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
      uzp2 v27.16b, v27.16b, v2.16b                  // load blocks 16..31
      uzp1 v31.16b, v28.16b, v3.16b                  // load blocks 16..31
      uzp2 v28.16b, v28.16b, v3.16b                  // load blocks 16..31
-    ldr q0, [x0, #16]                               // round key rk[0][1]
+    ldp q6, q0, [x0, #0]                            // round key rk[0][1] + round key rk[0][0]
     eor v20.16b, v20.16b, v0.16b                    // pipo.cs:86:11 encrypt
      eor v29.16b, v29.16b, v0.16b                   // pipo.cs:86:11 encrypt
     ldr q0, [x0, #32]                               // round key rk[0][2]
@@ -56,12 +56,11 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     ldr q0, [x0, #80]                               // round key rk[0][5]
     eor v17.16b, v17.16b, v0.16b                    // pipo.cs:86:11 encrypt
      eor v26.16b, v26.16b, v0.16b                   // pipo.cs:86:11 encrypt
-    ldr q0, [x0, #96]                               // round key rk[0][6]
+    ldp q0, q2, [x0, #96]                           // round key rk[0][6] + round key rk[0][7]
     eor v18.16b, v18.16b, v0.16b                    // pipo.cs:86:11 encrypt
      eor v27.16b, v27.16b, v0.16b                   // pipo.cs:86:11 encrypt
     and v0.16b, v17.16b, v18.16b                    // pipo.cs:14:18 encrypt>SLayer r1
      and v1.16b, v26.16b, v27.16b                   // pipo.cs:14:18 encrypt>SLayer r1
-    ldr q2, [x0, #112]                              // round key rk[0][7]
     eor v19.16b, v19.16b, v2.16b                    // pipo.cs:14:5 encrypt>SLayer r1
      eor v28.16b, v28.16b, v2.16b                   // pipo.cs:14:5 encrypt>SLayer r1
     eor v19.16b, v19.16b, v0.16b                    // pipo.cs:14:5 encrypt>SLayer r1
@@ -83,7 +82,6 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
      and v3.16b, v31.16b, v27.16b                   // pipo.cs:19:18 encrypt>SLayer r1
     and v4.16b, v21.16b, v20.16b                    // pipo.cs:21:18 encrypt>SLayer r1
      and v5.16b, v30.16b, v29.16b                   // pipo.cs:21:18 encrypt>SLayer r1
-    ldr q6, [x0, #0]                                // round key rk[0][0]
     eor v24.16b, v24.16b, v6.16b                    // pipo.cs:21:5 encrypt>SLayer r1
      eor v23.16b, v23.16b, v6.16b                   // pipo.cs:21:5 encrypt>SLayer r1
     eor v24.16b, v24.16b, v4.16b                    // pipo.cs:21:5 encrypt>SLayer r1
@@ -162,7 +160,7 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     sri v27.16b, v19.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r1
      shl v19.16b, v28.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r1
      sri v19.16b, v28.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r1
-    ldr q28, [x0, #144]                             // round key rk[1][1]
+    ldp q8, q28, [x0, #128]                         // round key rk[1][1] + round key rk[1][0]
     eor v0.16b, v28.16b, v0.16b                     // pipo.cs:88:29 encrypt r1
      eor v28.16b, v28.16b, v29.16b                  // pipo.cs:88:29 encrypt r1
     ldr q29, [x0, #160]                             // round key rk[1][2]
@@ -174,12 +172,11 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     ldr q29, [x0, #208]                             // round key rk[1][5]
     eor v25.16b, v29.16b, v25.16b                   // pipo.cs:88:29 encrypt r1
      eor v17.16b, v29.16b, v17.16b                  // pipo.cs:88:29 encrypt r1
-    ldr q29, [x0, #224]                             // round key rk[1][6]
+    ldp q29, q4, [x0, #224]                         // round key rk[1][6] + round key rk[1][7]
     eor v26.16b, v29.16b, v26.16b                   // pipo.cs:88:29 encrypt r1
      eor v18.16b, v29.16b, v18.16b                  // pipo.cs:88:29 encrypt r1
     and v29.16b, v25.16b, v26.16b                   // pipo.cs:14:18 encrypt>SLayer r2
      and v1.16b, v17.16b, v18.16b                   // pipo.cs:14:18 encrypt>SLayer r2
-    ldr q4, [x0, #240]                              // round key rk[1][7]
     eor v27.16b, v4.16b, v27.16b                    // pipo.cs:14:5 encrypt>SLayer r2
      eor v19.16b, v4.16b, v19.16b                   // pipo.cs:14:5 encrypt>SLayer r2
     eor v27.16b, v27.16b, v29.16b                   // pipo.cs:14:5 encrypt>SLayer r2
@@ -201,7 +198,6 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
      and v5.16b, v22.16b, v18.16b                   // pipo.cs:19:18 encrypt>SLayer r2
     and v6.16b, v30.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r2
      and v7.16b, v20.16b, v28.16b                   // pipo.cs:21:18 encrypt>SLayer r2
-    ldr q8, [x0, #128]                              // round key rk[1][0]
     eor v24.16b, v8.16b, v24.16b                    // pipo.cs:21:5 encrypt>SLayer r2
      eor v23.16b, v8.16b, v23.16b                   // pipo.cs:21:5 encrypt>SLayer r2
     eor v2.16b, v2.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r2
@@ -282,7 +278,7 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     sri v18.16b, v27.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r2
      shl v27.16b, v19.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r2
      sri v27.16b, v19.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r2
-    ldr q19, [x0, #272]                             // round key rk[2][1]
+    ldp q8, q19, [x0, #256]                         // round key rk[2][1] + round key rk[2][0]
     eor v0.16b, v19.16b, v0.16b                     // pipo.cs:88:29 encrypt r2
      eor v19.16b, v19.16b, v29.16b                  // pipo.cs:88:29 encrypt r2
     ldr q29, [x0, #288]                             // round key rk[2][2]
@@ -294,12 +290,11 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     ldr q30, [x0, #336]                             // round key rk[2][5]
     eor v16.16b, v30.16b, v16.16b                   // pipo.cs:88:29 encrypt r2
      eor v25.16b, v30.16b, v25.16b                  // pipo.cs:88:29 encrypt r2
-    ldr q30, [x0, #352]                             // round key rk[2][6]
+    ldp q30, q2, [x0, #352]                         // round key rk[2][6] + round key rk[2][7]
     eor v17.16b, v30.16b, v17.16b                   // pipo.cs:88:29 encrypt r2
      eor v26.16b, v30.16b, v26.16b                  // pipo.cs:88:29 encrypt r2
     and v30.16b, v16.16b, v17.16b                   // pipo.cs:14:18 encrypt>SLayer r3
      and v1.16b, v25.16b, v26.16b                   // pipo.cs:14:18 encrypt>SLayer r3
-    ldr q2, [x0, #368]                              // round key rk[2][7]
     eor v18.16b, v2.16b, v18.16b                    // pipo.cs:14:5 encrypt>SLayer r3
      eor v27.16b, v2.16b, v27.16b                   // pipo.cs:14:5 encrypt>SLayer r3
     eor v18.16b, v18.16b, v30.16b                   // pipo.cs:14:5 encrypt>SLayer r3
@@ -321,7 +316,6 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
      and v3.16b, v21.16b, v26.16b                   // pipo.cs:19:18 encrypt>SLayer r3
     and v6.16b, v31.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r3
      and v7.16b, v29.16b, v19.16b                   // pipo.cs:21:18 encrypt>SLayer r3
-    ldr q8, [x0, #256]                              // round key rk[2][0]
     eor v24.16b, v8.16b, v24.16b                    // pipo.cs:21:5 encrypt>SLayer r3
      eor v23.16b, v8.16b, v23.16b                   // pipo.cs:21:5 encrypt>SLayer r3
     eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r3
@@ -402,7 +396,7 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     sri v26.16b, v18.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r3
      shl v18.16b, v27.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r3
      sri v18.16b, v27.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r3
-    ldr q27, [x0, #400]                             // round key rk[3][1]
+    ldp q8, q27, [x0, #384]                         // round key rk[3][1] + round key rk[3][0]
     eor v0.16b, v27.16b, v0.16b                     // pipo.cs:88:29 encrypt r3
      eor v27.16b, v27.16b, v29.16b                  // pipo.cs:88:29 encrypt r3
     ldr q29, [x0, #416]                             // round key rk[3][2]
@@ -414,12 +408,11 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     ldr q31, [x0, #464]                             // round key rk[3][5]
     eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r3
      eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r3
-    ldr q31, [x0, #480]                             // round key rk[3][6]
+    ldp q31, q4, [x0, #480]                         // round key rk[3][6] + round key rk[3][7]
     eor v25.16b, v31.16b, v25.16b                   // pipo.cs:88:29 encrypt r3
      eor v17.16b, v31.16b, v17.16b                  // pipo.cs:88:29 encrypt r3
     and v31.16b, v28.16b, v25.16b                   // pipo.cs:14:18 encrypt>SLayer r4
      and v1.16b, v16.16b, v17.16b                   // pipo.cs:14:18 encrypt>SLayer r4
-    ldr q4, [x0, #496]                              // round key rk[3][7]
     eor v26.16b, v4.16b, v26.16b                    // pipo.cs:14:5 encrypt>SLayer r4
      eor v18.16b, v4.16b, v18.16b                   // pipo.cs:14:5 encrypt>SLayer r4
     eor v26.16b, v26.16b, v31.16b                   // pipo.cs:14:5 encrypt>SLayer r4
@@ -441,7 +434,6 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
      and v5.16b, v20.16b, v17.16b                   // pipo.cs:19:18 encrypt>SLayer r4
     and v6.16b, v30.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r4
      and v7.16b, v29.16b, v27.16b                   // pipo.cs:21:18 encrypt>SLayer r4
-    ldr q8, [x0, #384]                              // round key rk[3][0]
     eor v24.16b, v8.16b, v24.16b                    // pipo.cs:21:5 encrypt>SLayer r4
      eor v23.16b, v8.16b, v23.16b                   // pipo.cs:21:5 encrypt>SLayer r4
     eor v2.16b, v2.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r4
@@ -522,7 +514,7 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     sri v17.16b, v26.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r4
      shl v26.16b, v18.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r4
      sri v26.16b, v18.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r4
-    ldr q18, [x0, #528]                             // round key rk[4][1]
+    ldp q8, q18, [x0, #512]                         // round key rk[4][1] + round key rk[4][0]
     eor v0.16b, v18.16b, v0.16b                     // pipo.cs:88:29 encrypt r4
      eor v18.16b, v18.16b, v29.16b                  // pipo.cs:88:29 encrypt r4
     ldr q29, [x0, #544]                             // round key rk[4][2]
@@ -534,12 +526,11 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     ldr q30, [x0, #592]                             // round key rk[4][5]
     eor v22.16b, v30.16b, v22.16b                   // pipo.cs:88:29 encrypt r4
      eor v28.16b, v30.16b, v28.16b                  // pipo.cs:88:29 encrypt r4
-    ldr q30, [x0, #608]                             // round key rk[4][6]
+    ldp q30, q2, [x0, #608]                         // round key rk[4][6] + round key rk[4][7]
     eor v16.16b, v30.16b, v16.16b                   // pipo.cs:88:29 encrypt r4
      eor v25.16b, v30.16b, v25.16b                  // pipo.cs:88:29 encrypt r4
     and v30.16b, v22.16b, v16.16b                   // pipo.cs:14:18 encrypt>SLayer r5
      and v1.16b, v28.16b, v25.16b                   // pipo.cs:14:18 encrypt>SLayer r5
-    ldr q2, [x0, #624]                              // round key rk[4][7]
     eor v17.16b, v2.16b, v17.16b                    // pipo.cs:14:5 encrypt>SLayer r5
      eor v26.16b, v2.16b, v26.16b                   // pipo.cs:14:5 encrypt>SLayer r5
     eor v17.16b, v17.16b, v30.16b                   // pipo.cs:14:5 encrypt>SLayer r5
@@ -561,7 +552,6 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
      and v3.16b, v19.16b, v25.16b                   // pipo.cs:19:18 encrypt>SLayer r5
     and v6.16b, v31.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r5
      and v7.16b, v29.16b, v18.16b                   // pipo.cs:21:18 encrypt>SLayer r5
-    ldr q8, [x0, #512]                              // round key rk[4][0]
     eor v24.16b, v8.16b, v24.16b                    // pipo.cs:21:5 encrypt>SLayer r5
      eor v23.16b, v8.16b, v23.16b                   // pipo.cs:21:5 encrypt>SLayer r5
     eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r5
@@ -642,7 +632,7 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     sri v25.16b, v17.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r5
      shl v17.16b, v26.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r5
      sri v17.16b, v26.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r5
-    ldr q26, [x0, #656]                             // round key rk[5][1]
+    ldp q8, q26, [x0, #640]                         // round key rk[5][1] + round key rk[5][0]
     eor v0.16b, v26.16b, v0.16b                     // pipo.cs:88:29 encrypt r5
      eor v26.16b, v26.16b, v29.16b                  // pipo.cs:88:29 encrypt r5
     ldr q29, [x0, #672]                             // round key rk[5][2]
@@ -654,12 +644,11 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     ldr q31, [x0, #720]                             // round key rk[5][5]
     eor v21.16b, v31.16b, v21.16b                   // pipo.cs:88:29 encrypt r5
      eor v22.16b, v31.16b, v22.16b                  // pipo.cs:88:29 encrypt r5
-    ldr q31, [x0, #736]                             // round key rk[5][6]
+    ldp q31, q4, [x0, #736]                         // round key rk[5][6] + round key rk[5][7]
     eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r5
      eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r5
     and v31.16b, v21.16b, v28.16b                   // pipo.cs:14:18 encrypt>SLayer r6
      and v1.16b, v22.16b, v16.16b                   // pipo.cs:14:18 encrypt>SLayer r6
-    ldr q4, [x0, #752]                              // round key rk[5][7]
     eor v25.16b, v4.16b, v25.16b                    // pipo.cs:14:5 encrypt>SLayer r6
      eor v17.16b, v4.16b, v17.16b                   // pipo.cs:14:5 encrypt>SLayer r6
     eor v25.16b, v25.16b, v31.16b                   // pipo.cs:14:5 encrypt>SLayer r6
@@ -681,7 +670,6 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
      and v5.16b, v27.16b, v16.16b                   // pipo.cs:19:18 encrypt>SLayer r6
     and v6.16b, v30.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r6
      and v7.16b, v29.16b, v26.16b                   // pipo.cs:21:18 encrypt>SLayer r6
-    ldr q8, [x0, #640]                              // round key rk[5][0]
     eor v24.16b, v8.16b, v24.16b                    // pipo.cs:21:5 encrypt>SLayer r6
      eor v23.16b, v8.16b, v23.16b                   // pipo.cs:21:5 encrypt>SLayer r6
     eor v2.16b, v2.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r6
@@ -762,7 +750,7 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     sri v16.16b, v25.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r6
      shl v25.16b, v17.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r6
      sri v25.16b, v17.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r6
-    ldr q17, [x0, #784]                             // round key rk[6][1]
+    ldp q8, q17, [x0, #768]                         // round key rk[6][1] + round key rk[6][0]
     eor v0.16b, v17.16b, v0.16b                     // pipo.cs:88:29 encrypt r6
      eor v17.16b, v17.16b, v29.16b                  // pipo.cs:88:29 encrypt r6
     ldr q29, [x0, #800]                             // round key rk[6][2]
@@ -774,12 +762,11 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     ldr q30, [x0, #848]                             // round key rk[6][5]
     eor v20.16b, v30.16b, v20.16b                   // pipo.cs:88:29 encrypt r6
      eor v21.16b, v30.16b, v21.16b                  // pipo.cs:88:29 encrypt r6
-    ldr q30, [x0, #864]                             // round key rk[6][6]
+    ldp q30, q2, [x0, #864]                         // round key rk[6][6] + round key rk[6][7]
     eor v22.16b, v30.16b, v22.16b                   // pipo.cs:88:29 encrypt r6
      eor v28.16b, v30.16b, v28.16b                  // pipo.cs:88:29 encrypt r6
     and v30.16b, v20.16b, v22.16b                   // pipo.cs:14:18 encrypt>SLayer r7
      and v1.16b, v21.16b, v28.16b                   // pipo.cs:14:18 encrypt>SLayer r7
-    ldr q2, [x0, #880]                              // round key rk[6][7]
     eor v16.16b, v2.16b, v16.16b                    // pipo.cs:14:5 encrypt>SLayer r7
      eor v25.16b, v2.16b, v25.16b                   // pipo.cs:14:5 encrypt>SLayer r7
     eor v16.16b, v16.16b, v30.16b                   // pipo.cs:14:5 encrypt>SLayer r7
@@ -801,7 +788,6 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
      and v3.16b, v18.16b, v28.16b                   // pipo.cs:19:18 encrypt>SLayer r7
     and v6.16b, v31.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r7
      and v7.16b, v29.16b, v17.16b                   // pipo.cs:21:18 encrypt>SLayer r7
-    ldr q8, [x0, #768]                              // round key rk[6][0]
     eor v24.16b, v8.16b, v24.16b                    // pipo.cs:21:5 encrypt>SLayer r7
      eor v23.16b, v8.16b, v23.16b                   // pipo.cs:21:5 encrypt>SLayer r7
     eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r7
@@ -882,7 +868,7 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     sri v28.16b, v16.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r7
      shl v16.16b, v25.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r7
      sri v16.16b, v25.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r7
-    ldr q25, [x0, #912]                             // round key rk[7][1]
+    ldp q8, q25, [x0, #896]                         // round key rk[7][1] + round key rk[7][0]
     eor v0.16b, v25.16b, v0.16b                     // pipo.cs:88:29 encrypt r7
      eor v25.16b, v25.16b, v29.16b                  // pipo.cs:88:29 encrypt r7
     ldr q29, [x0, #928]                             // round key rk[7][2]
@@ -894,12 +880,11 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
     ldr q31, [x0, #976]                             // round key rk[7][5]
     eor v19.16b, v31.16b, v19.16b                   // pipo.cs:88:29 encrypt r7
      eor v20.16b, v31.16b, v20.16b                  // pipo.cs:88:29 encrypt r7
-    ldr q31, [x0, #992]                             // round key rk[7][6]
+    ldp q31, q4, [x0, #992]                         // round key rk[7][6] + round key rk[7][7]
     eor v21.16b, v31.16b, v21.16b                   // pipo.cs:88:29 encrypt r7
      eor v22.16b, v31.16b, v22.16b                  // pipo.cs:88:29 encrypt r7
     and v31.16b, v19.16b, v21.16b                   // pipo.cs:14:18 encrypt>SLayer r8
      and v1.16b, v20.16b, v22.16b                   // pipo.cs:14:18 encrypt>SLayer r8
-    ldr q4, [x0, #1008]                             // round key rk[7][7]
     eor v28.16b, v4.16b, v28.16b                    // pipo.cs:14:5 encrypt>SLayer r8
      eor v16.16b, v4.16b, v16.16b                   // pipo.cs:14:5 encrypt>SLayer r8
     eor v28.16b, v28.16b, v31.16b                   // pipo.cs:14:5 encrypt>SLayer r8
@@ -921,7 +906,6 @@ pipo64_128_neon_b16_il2_ecb_encrypt:
      and v5.16b, v26.16b, v22.16b                   // pipo.cs:19:18 encrypt>SLayer r8
     and v6.16b, v30.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r8
      and v7.16b, v29.16b, v25.16b                   // pipo.cs:21:18 encrypt>SLayer r8
-    ldr q8, [x0, #896]                              // round key rk[7][0]
     eor v24.16b, v8.16b, v24.16b                    // pipo.cs:21:5 encrypt>SLayer r8
      eor v23.16b, v8.16b, v23.16b                   // pipo.cs:21:5 encrypt>SLayer r8
     eor v2.16b, v2.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r8
@@ -3446,7 +3430,7 @@ pipo64_128_neon_b16_il2_ctr:
      uzp2 v27.16b, v27.16b, v2.16b                  // counter blocks 16..31
      uzp1 v31.16b, v28.16b, v3.16b                  // counter blocks 16..31
      uzp2 v28.16b, v28.16b, v3.16b                  // counter blocks 16..31
-    ldr q0, [x0, #16]                               // round key rk[0][1]
+    ldp q6, q0, [x0, #0]                            // round key rk[0][1] + round key rk[0][0]
     eor v20.16b, v20.16b, v0.16b                    // pipo.cs:86:11 encrypt
      eor v29.16b, v29.16b, v0.16b                   // pipo.cs:86:11 encrypt
     ldr q0, [x0, #32]                               // round key rk[0][2]
@@ -3458,12 +3442,11 @@ pipo64_128_neon_b16_il2_ctr:
     ldr q0, [x0, #80]                               // round key rk[0][5]
     eor v17.16b, v17.16b, v0.16b                    // pipo.cs:86:11 encrypt
      eor v26.16b, v26.16b, v0.16b                   // pipo.cs:86:11 encrypt
-    ldr q0, [x0, #96]                               // round key rk[0][6]
+    ldp q0, q2, [x0, #96]                           // round key rk[0][6] + round key rk[0][7]
     eor v18.16b, v18.16b, v0.16b                    // pipo.cs:86:11 encrypt
      eor v27.16b, v27.16b, v0.16b                   // pipo.cs:86:11 encrypt
     and v0.16b, v17.16b, v18.16b                    // pipo.cs:14:18 encrypt>SLayer r1
      and v1.16b, v26.16b, v27.16b                   // pipo.cs:14:18 encrypt>SLayer r1
-    ldr q2, [x0, #112]                              // round key rk[0][7]
     eor v19.16b, v19.16b, v2.16b                    // pipo.cs:14:5 encrypt>SLayer r1
      eor v28.16b, v28.16b, v2.16b                   // pipo.cs:14:5 encrypt>SLayer r1
     eor v19.16b, v19.16b, v0.16b                    // pipo.cs:14:5 encrypt>SLayer r1
@@ -3485,7 +3468,6 @@ pipo64_128_neon_b16_il2_ctr:
      and v3.16b, v31.16b, v27.16b                   // pipo.cs:19:18 encrypt>SLayer r1
     and v4.16b, v21.16b, v20.16b                    // pipo.cs:21:18 encrypt>SLayer r1
      and v5.16b, v30.16b, v29.16b                   // pipo.cs:21:18 encrypt>SLayer r1
-    ldr q6, [x0, #0]                                // round key rk[0][0]
     eor v24.16b, v24.16b, v6.16b                    // pipo.cs:21:5 encrypt>SLayer r1
      eor v23.16b, v23.16b, v6.16b                   // pipo.cs:21:5 encrypt>SLayer r1
     eor v24.16b, v24.16b, v4.16b                    // pipo.cs:21:5 encrypt>SLayer r1
@@ -3564,7 +3546,7 @@ pipo64_128_neon_b16_il2_ctr:
     sri v27.16b, v19.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r1
      shl v19.16b, v28.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r1
      sri v19.16b, v28.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r1
-    ldr q28, [x0, #144]                             // round key rk[1][1]
+    ldp q8, q28, [x0, #128]                         // round key rk[1][1] + round key rk[1][0]
     eor v0.16b, v28.16b, v0.16b                     // pipo.cs:88:29 encrypt r1
      eor v28.16b, v28.16b, v29.16b                  // pipo.cs:88:29 encrypt r1
     ldr q29, [x0, #160]                             // round key rk[1][2]
@@ -3576,12 +3558,11 @@ pipo64_128_neon_b16_il2_ctr:
     ldr q29, [x0, #208]                             // round key rk[1][5]
     eor v25.16b, v29.16b, v25.16b                   // pipo.cs:88:29 encrypt r1
      eor v17.16b, v29.16b, v17.16b                  // pipo.cs:88:29 encrypt r1
-    ldr q29, [x0, #224]                             // round key rk[1][6]
+    ldp q29, q4, [x0, #224]                         // round key rk[1][6] + round key rk[1][7]
     eor v26.16b, v29.16b, v26.16b                   // pipo.cs:88:29 encrypt r1
      eor v18.16b, v29.16b, v18.16b                  // pipo.cs:88:29 encrypt r1
     and v29.16b, v25.16b, v26.16b                   // pipo.cs:14:18 encrypt>SLayer r2
      and v1.16b, v17.16b, v18.16b                   // pipo.cs:14:18 encrypt>SLayer r2
-    ldr q4, [x0, #240]                              // round key rk[1][7]
     eor v27.16b, v4.16b, v27.16b                    // pipo.cs:14:5 encrypt>SLayer r2
      eor v19.16b, v4.16b, v19.16b                   // pipo.cs:14:5 encrypt>SLayer r2
     eor v27.16b, v27.16b, v29.16b                   // pipo.cs:14:5 encrypt>SLayer r2
@@ -3603,7 +3584,6 @@ pipo64_128_neon_b16_il2_ctr:
      and v5.16b, v22.16b, v18.16b                   // pipo.cs:19:18 encrypt>SLayer r2
     and v6.16b, v30.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r2
      and v7.16b, v20.16b, v28.16b                   // pipo.cs:21:18 encrypt>SLayer r2
-    ldr q8, [x0, #128]                              // round key rk[1][0]
     eor v24.16b, v8.16b, v24.16b                    // pipo.cs:21:5 encrypt>SLayer r2
      eor v23.16b, v8.16b, v23.16b                   // pipo.cs:21:5 encrypt>SLayer r2
     eor v2.16b, v2.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r2
@@ -3684,7 +3664,7 @@ pipo64_128_neon_b16_il2_ctr:
     sri v18.16b, v27.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r2
      shl v27.16b, v19.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r2
      sri v27.16b, v19.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r2
-    ldr q19, [x0, #272]                             // round key rk[2][1]
+    ldp q8, q19, [x0, #256]                         // round key rk[2][1] + round key rk[2][0]
     eor v0.16b, v19.16b, v0.16b                     // pipo.cs:88:29 encrypt r2
      eor v19.16b, v19.16b, v29.16b                  // pipo.cs:88:29 encrypt r2
     ldr q29, [x0, #288]                             // round key rk[2][2]
@@ -3696,12 +3676,11 @@ pipo64_128_neon_b16_il2_ctr:
     ldr q30, [x0, #336]                             // round key rk[2][5]
     eor v16.16b, v30.16b, v16.16b                   // pipo.cs:88:29 encrypt r2
      eor v25.16b, v30.16b, v25.16b                  // pipo.cs:88:29 encrypt r2
-    ldr q30, [x0, #352]                             // round key rk[2][6]
+    ldp q30, q2, [x0, #352]                         // round key rk[2][6] + round key rk[2][7]
     eor v17.16b, v30.16b, v17.16b                   // pipo.cs:88:29 encrypt r2
      eor v26.16b, v30.16b, v26.16b                  // pipo.cs:88:29 encrypt r2
     and v30.16b, v16.16b, v17.16b                   // pipo.cs:14:18 encrypt>SLayer r3
      and v1.16b, v25.16b, v26.16b                   // pipo.cs:14:18 encrypt>SLayer r3
-    ldr q2, [x0, #368]                              // round key rk[2][7]
     eor v18.16b, v2.16b, v18.16b                    // pipo.cs:14:5 encrypt>SLayer r3
      eor v27.16b, v2.16b, v27.16b                   // pipo.cs:14:5 encrypt>SLayer r3
     eor v18.16b, v18.16b, v30.16b                   // pipo.cs:14:5 encrypt>SLayer r3
@@ -3723,7 +3702,6 @@ pipo64_128_neon_b16_il2_ctr:
      and v3.16b, v21.16b, v26.16b                   // pipo.cs:19:18 encrypt>SLayer r3
     and v6.16b, v31.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r3
      and v7.16b, v29.16b, v19.16b                   // pipo.cs:21:18 encrypt>SLayer r3
-    ldr q8, [x0, #256]                              // round key rk[2][0]
     eor v24.16b, v8.16b, v24.16b                    // pipo.cs:21:5 encrypt>SLayer r3
      eor v23.16b, v8.16b, v23.16b                   // pipo.cs:21:5 encrypt>SLayer r3
     eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r3
@@ -3804,7 +3782,7 @@ pipo64_128_neon_b16_il2_ctr:
     sri v26.16b, v18.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r3
      shl v18.16b, v27.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r3
      sri v18.16b, v27.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r3
-    ldr q27, [x0, #400]                             // round key rk[3][1]
+    ldp q8, q27, [x0, #384]                         // round key rk[3][1] + round key rk[3][0]
     eor v0.16b, v27.16b, v0.16b                     // pipo.cs:88:29 encrypt r3
      eor v27.16b, v27.16b, v29.16b                  // pipo.cs:88:29 encrypt r3
     ldr q29, [x0, #416]                             // round key rk[3][2]
@@ -3816,12 +3794,11 @@ pipo64_128_neon_b16_il2_ctr:
     ldr q31, [x0, #464]                             // round key rk[3][5]
     eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r3
      eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r3
-    ldr q31, [x0, #480]                             // round key rk[3][6]
+    ldp q31, q4, [x0, #480]                         // round key rk[3][6] + round key rk[3][7]
     eor v25.16b, v31.16b, v25.16b                   // pipo.cs:88:29 encrypt r3
      eor v17.16b, v31.16b, v17.16b                  // pipo.cs:88:29 encrypt r3
     and v31.16b, v28.16b, v25.16b                   // pipo.cs:14:18 encrypt>SLayer r4
      and v1.16b, v16.16b, v17.16b                   // pipo.cs:14:18 encrypt>SLayer r4
-    ldr q4, [x0, #496]                              // round key rk[3][7]
     eor v26.16b, v4.16b, v26.16b                    // pipo.cs:14:5 encrypt>SLayer r4
      eor v18.16b, v4.16b, v18.16b                   // pipo.cs:14:5 encrypt>SLayer r4
     eor v26.16b, v26.16b, v31.16b                   // pipo.cs:14:5 encrypt>SLayer r4
@@ -3843,7 +3820,6 @@ pipo64_128_neon_b16_il2_ctr:
      and v5.16b, v20.16b, v17.16b                   // pipo.cs:19:18 encrypt>SLayer r4
     and v6.16b, v30.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r4
      and v7.16b, v29.16b, v27.16b                   // pipo.cs:21:18 encrypt>SLayer r4
-    ldr q8, [x0, #384]                              // round key rk[3][0]
     eor v24.16b, v8.16b, v24.16b                    // pipo.cs:21:5 encrypt>SLayer r4
      eor v23.16b, v8.16b, v23.16b                   // pipo.cs:21:5 encrypt>SLayer r4
     eor v2.16b, v2.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r4
@@ -3924,7 +3900,7 @@ pipo64_128_neon_b16_il2_ctr:
     sri v17.16b, v26.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r4
      shl v26.16b, v18.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r4
      sri v26.16b, v18.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r4
-    ldr q18, [x0, #528]                             // round key rk[4][1]
+    ldp q8, q18, [x0, #512]                         // round key rk[4][1] + round key rk[4][0]
     eor v0.16b, v18.16b, v0.16b                     // pipo.cs:88:29 encrypt r4
      eor v18.16b, v18.16b, v29.16b                  // pipo.cs:88:29 encrypt r4
     ldr q29, [x0, #544]                             // round key rk[4][2]
@@ -3936,12 +3912,11 @@ pipo64_128_neon_b16_il2_ctr:
     ldr q30, [x0, #592]                             // round key rk[4][5]
     eor v22.16b, v30.16b, v22.16b                   // pipo.cs:88:29 encrypt r4
      eor v28.16b, v30.16b, v28.16b                  // pipo.cs:88:29 encrypt r4
-    ldr q30, [x0, #608]                             // round key rk[4][6]
+    ldp q30, q2, [x0, #608]                         // round key rk[4][6] + round key rk[4][7]
     eor v16.16b, v30.16b, v16.16b                   // pipo.cs:88:29 encrypt r4
      eor v25.16b, v30.16b, v25.16b                  // pipo.cs:88:29 encrypt r4
     and v30.16b, v22.16b, v16.16b                   // pipo.cs:14:18 encrypt>SLayer r5
      and v1.16b, v28.16b, v25.16b                   // pipo.cs:14:18 encrypt>SLayer r5
-    ldr q2, [x0, #624]                              // round key rk[4][7]
     eor v17.16b, v2.16b, v17.16b                    // pipo.cs:14:5 encrypt>SLayer r5
      eor v26.16b, v2.16b, v26.16b                   // pipo.cs:14:5 encrypt>SLayer r5
     eor v17.16b, v17.16b, v30.16b                   // pipo.cs:14:5 encrypt>SLayer r5
@@ -3963,7 +3938,6 @@ pipo64_128_neon_b16_il2_ctr:
      and v3.16b, v19.16b, v25.16b                   // pipo.cs:19:18 encrypt>SLayer r5
     and v6.16b, v31.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r5
      and v7.16b, v29.16b, v18.16b                   // pipo.cs:21:18 encrypt>SLayer r5
-    ldr q8, [x0, #512]                              // round key rk[4][0]
     eor v24.16b, v8.16b, v24.16b                    // pipo.cs:21:5 encrypt>SLayer r5
      eor v23.16b, v8.16b, v23.16b                   // pipo.cs:21:5 encrypt>SLayer r5
     eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r5
@@ -4044,7 +4018,7 @@ pipo64_128_neon_b16_il2_ctr:
     sri v25.16b, v17.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r5
      shl v17.16b, v26.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r5
      sri v17.16b, v26.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r5
-    ldr q26, [x0, #656]                             // round key rk[5][1]
+    ldp q8, q26, [x0, #640]                         // round key rk[5][1] + round key rk[5][0]
     eor v0.16b, v26.16b, v0.16b                     // pipo.cs:88:29 encrypt r5
      eor v26.16b, v26.16b, v29.16b                  // pipo.cs:88:29 encrypt r5
     ldr q29, [x0, #672]                             // round key rk[5][2]
@@ -4056,12 +4030,11 @@ pipo64_128_neon_b16_il2_ctr:
     ldr q31, [x0, #720]                             // round key rk[5][5]
     eor v21.16b, v31.16b, v21.16b                   // pipo.cs:88:29 encrypt r5
      eor v22.16b, v31.16b, v22.16b                  // pipo.cs:88:29 encrypt r5
-    ldr q31, [x0, #736]                             // round key rk[5][6]
+    ldp q31, q4, [x0, #736]                         // round key rk[5][6] + round key rk[5][7]
     eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r5
      eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r5
     and v31.16b, v21.16b, v28.16b                   // pipo.cs:14:18 encrypt>SLayer r6
      and v1.16b, v22.16b, v16.16b                   // pipo.cs:14:18 encrypt>SLayer r6
-    ldr q4, [x0, #752]                              // round key rk[5][7]
     eor v25.16b, v4.16b, v25.16b                    // pipo.cs:14:5 encrypt>SLayer r6
      eor v17.16b, v4.16b, v17.16b                   // pipo.cs:14:5 encrypt>SLayer r6
     eor v25.16b, v25.16b, v31.16b                   // pipo.cs:14:5 encrypt>SLayer r6
@@ -4083,7 +4056,6 @@ pipo64_128_neon_b16_il2_ctr:
      and v5.16b, v27.16b, v16.16b                   // pipo.cs:19:18 encrypt>SLayer r6
     and v6.16b, v30.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r6
      and v7.16b, v29.16b, v26.16b                   // pipo.cs:21:18 encrypt>SLayer r6
-    ldr q8, [x0, #640]                              // round key rk[5][0]
     eor v24.16b, v8.16b, v24.16b                    // pipo.cs:21:5 encrypt>SLayer r6
      eor v23.16b, v8.16b, v23.16b                   // pipo.cs:21:5 encrypt>SLayer r6
     eor v2.16b, v2.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r6
@@ -4164,7 +4136,7 @@ pipo64_128_neon_b16_il2_ctr:
     sri v16.16b, v25.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r6
      shl v25.16b, v17.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r6
      sri v25.16b, v17.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r6
-    ldr q17, [x0, #784]                             // round key rk[6][1]
+    ldp q8, q17, [x0, #768]                         // round key rk[6][1] + round key rk[6][0]
     eor v0.16b, v17.16b, v0.16b                     // pipo.cs:88:29 encrypt r6
      eor v17.16b, v17.16b, v29.16b                  // pipo.cs:88:29 encrypt r6
     ldr q29, [x0, #800]                             // round key rk[6][2]
@@ -4176,12 +4148,11 @@ pipo64_128_neon_b16_il2_ctr:
     ldr q30, [x0, #848]                             // round key rk[6][5]
     eor v20.16b, v30.16b, v20.16b                   // pipo.cs:88:29 encrypt r6
      eor v21.16b, v30.16b, v21.16b                  // pipo.cs:88:29 encrypt r6
-    ldr q30, [x0, #864]                             // round key rk[6][6]
+    ldp q30, q2, [x0, #864]                         // round key rk[6][6] + round key rk[6][7]
     eor v22.16b, v30.16b, v22.16b                   // pipo.cs:88:29 encrypt r6
      eor v28.16b, v30.16b, v28.16b                  // pipo.cs:88:29 encrypt r6
     and v30.16b, v20.16b, v22.16b                   // pipo.cs:14:18 encrypt>SLayer r7
      and v1.16b, v21.16b, v28.16b                   // pipo.cs:14:18 encrypt>SLayer r7
-    ldr q2, [x0, #880]                              // round key rk[6][7]
     eor v16.16b, v2.16b, v16.16b                    // pipo.cs:14:5 encrypt>SLayer r7
      eor v25.16b, v2.16b, v25.16b                   // pipo.cs:14:5 encrypt>SLayer r7
     eor v16.16b, v16.16b, v30.16b                   // pipo.cs:14:5 encrypt>SLayer r7
@@ -4203,7 +4174,6 @@ pipo64_128_neon_b16_il2_ctr:
      and v3.16b, v18.16b, v28.16b                   // pipo.cs:19:18 encrypt>SLayer r7
     and v6.16b, v31.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r7
      and v7.16b, v29.16b, v17.16b                   // pipo.cs:21:18 encrypt>SLayer r7
-    ldr q8, [x0, #768]                              // round key rk[6][0]
     eor v24.16b, v8.16b, v24.16b                    // pipo.cs:21:5 encrypt>SLayer r7
      eor v23.16b, v8.16b, v23.16b                   // pipo.cs:21:5 encrypt>SLayer r7
     eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r7
@@ -4284,7 +4254,7 @@ pipo64_128_neon_b16_il2_ctr:
     sri v28.16b, v16.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r7
      shl v16.16b, v25.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r7
      sri v16.16b, v25.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r7
-    ldr q25, [x0, #912]                             // round key rk[7][1]
+    ldp q8, q25, [x0, #896]                         // round key rk[7][1] + round key rk[7][0]
     eor v0.16b, v25.16b, v0.16b                     // pipo.cs:88:29 encrypt r7
      eor v25.16b, v25.16b, v29.16b                  // pipo.cs:88:29 encrypt r7
     ldr q29, [x0, #928]                             // round key rk[7][2]
@@ -4296,12 +4266,11 @@ pipo64_128_neon_b16_il2_ctr:
     ldr q31, [x0, #976]                             // round key rk[7][5]
     eor v19.16b, v31.16b, v19.16b                   // pipo.cs:88:29 encrypt r7
      eor v20.16b, v31.16b, v20.16b                  // pipo.cs:88:29 encrypt r7
-    ldr q31, [x0, #992]                             // round key rk[7][6]
+    ldp q31, q4, [x0, #992]                         // round key rk[7][6] + round key rk[7][7]
     eor v21.16b, v31.16b, v21.16b                   // pipo.cs:88:29 encrypt r7
      eor v22.16b, v31.16b, v22.16b                  // pipo.cs:88:29 encrypt r7
     and v31.16b, v19.16b, v21.16b                   // pipo.cs:14:18 encrypt>SLayer r8
      and v1.16b, v20.16b, v22.16b                   // pipo.cs:14:18 encrypt>SLayer r8
-    ldr q4, [x0, #1008]                             // round key rk[7][7]
     eor v28.16b, v4.16b, v28.16b                    // pipo.cs:14:5 encrypt>SLayer r8
      eor v16.16b, v4.16b, v16.16b                   // pipo.cs:14:5 encrypt>SLayer r8
     eor v28.16b, v28.16b, v31.16b                   // pipo.cs:14:5 encrypt>SLayer r8
@@ -4323,7 +4292,6 @@ pipo64_128_neon_b16_il2_ctr:
      and v5.16b, v26.16b, v22.16b                   // pipo.cs:19:18 encrypt>SLayer r8
     and v6.16b, v30.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r8
      and v7.16b, v29.16b, v25.16b                   // pipo.cs:21:18 encrypt>SLayer r8
-    ldr q8, [x0, #896]                              // round key rk[7][0]
     eor v24.16b, v8.16b, v24.16b                    // pipo.cs:21:5 encrypt>SLayer r8
      eor v23.16b, v8.16b, v23.16b                   // pipo.cs:21:5 encrypt>SLayer r8
     eor v2.16b, v2.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r8

@@ -45,7 +45,7 @@ pipo64_256_neon_b16_il2_sha3_ecb_encrypt:
      uzp2 v27.16b, v27.16b, v2.16b                  // load blocks 16..31
      uzp1 v31.16b, v28.16b, v3.16b                  // load blocks 16..31
      uzp2 v28.16b, v28.16b, v3.16b                  // load blocks 16..31
-    ldr q0, [x0, #16]                               // round key rk[0][1]
+    ldp q6, q0, [x0, #0]                            // round key rk[0][1] + round key rk[0][0]
     eor v20.16b, v20.16b, v0.16b                    // pipo.cs:86:11 encrypt
      eor v29.16b, v29.16b, v0.16b                   // pipo.cs:86:11 encrypt
     ldr q0, [x0, #32]                               // round key rk[0][2]
@@ -57,12 +57,11 @@ pipo64_256_neon_b16_il2_sha3_ecb_encrypt:
     ldr q0, [x0, #80]                               // round key rk[0][5]
     eor v17.16b, v17.16b, v0.16b                    // pipo.cs:86:11 encrypt
      eor v26.16b, v26.16b, v0.16b                   // pipo.cs:86:11 encrypt
-    ldr q0, [x0, #96]                               // round key rk[0][6]
+    ldp q0, q2, [x0, #96]                           // round key rk[0][6] + round key rk[0][7]
     eor v18.16b, v18.16b, v0.16b                    // pipo.cs:86:11 encrypt
      eor v27.16b, v27.16b, v0.16b                   // pipo.cs:86:11 encrypt
     and v0.16b, v17.16b, v18.16b                    // pipo.cs:14:18 encrypt>SLayer r1
      and v1.16b, v26.16b, v27.16b                   // pipo.cs:14:18 encrypt>SLayer r1
-    ldr q2, [x0, #112]                              // round key rk[0][7]
     eor3 v19.16b, v19.16b, v2.16b, v0.16b           // pipo.cs:14:5 encrypt>SLayer r1
      eor3 v28.16b, v28.16b, v2.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r1
     and v0.16b, v17.16b, v19.16b                    // pipo.cs:15:18 encrypt>SLayer r1
@@ -80,7 +79,6 @@ pipo64_256_neon_b16_il2_sha3_ecb_encrypt:
      and v3.16b, v31.16b, v27.16b                   // pipo.cs:19:18 encrypt>SLayer r1
     and v4.16b, v21.16b, v20.16b                    // pipo.cs:21:18 encrypt>SLayer r1
      and v5.16b, v30.16b, v29.16b                   // pipo.cs:21:18 encrypt>SLayer r1
-    ldr q6, [x0, #0]                                // round key rk[0][0]
     eor3 v24.16b, v24.16b, v6.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r1
      eor3 v23.16b, v23.16b, v6.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r1
     orr v4.16b, v21.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r1
@@ -162,12 +160,11 @@ pipo64_256_neon_b16_il2_sha3_ecb_encrypt:
     ldr q28, [x0, #208]                             // round key rk[1][5]
     eor v25.16b, v28.16b, v25.16b                   // pipo.cs:88:29 encrypt r1
      eor v17.16b, v28.16b, v17.16b                  // pipo.cs:88:29 encrypt r1
-    ldr q28, [x0, #224]                             // round key rk[1][6]
+    ldp q28, q2, [x0, #224]                         // round key rk[1][6] + round key rk[1][7]
     eor v26.16b, v28.16b, v26.16b                   // pipo.cs:88:29 encrypt r1
      eor v18.16b, v28.16b, v18.16b                  // pipo.cs:88:29 encrypt r1
     and v28.16b, v25.16b, v26.16b                   // pipo.cs:14:18 encrypt>SLayer r2
      and v1.16b, v17.16b, v18.16b                   // pipo.cs:14:18 encrypt>SLayer r2
-    ldr q2, [x0, #240]                              // round key rk[1][7]
     eor3 v27.16b, v2.16b, v27.16b, v28.16b          // pipo.cs:14:5 encrypt>SLayer r2
      eor3 v19.16b, v2.16b, v19.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r2
     and v28.16b, v25.16b, v27.16b                   // pipo.cs:15:18 encrypt>SLayer r2
@@ -268,12 +265,11 @@ pipo64_256_neon_b16_il2_sha3_ecb_encrypt:
     ldr q31, [x0, #336]                             // round key rk[2][5]
     eor v16.16b, v31.16b, v16.16b                   // pipo.cs:88:29 encrypt r2
      eor v25.16b, v31.16b, v25.16b                  // pipo.cs:88:29 encrypt r2
-    ldr q31, [x0, #352]                             // round key rk[2][6]
+    ldp q31, q2, [x0, #352]                         // round key rk[2][6] + round key rk[2][7]
     eor v17.16b, v31.16b, v17.16b                   // pipo.cs:88:29 encrypt r2
      eor v26.16b, v31.16b, v26.16b                  // pipo.cs:88:29 encrypt r2
     and v31.16b, v16.16b, v17.16b                   // pipo.cs:14:18 encrypt>SLayer r3
      and v1.16b, v25.16b, v26.16b                   // pipo.cs:14:18 encrypt>SLayer r3
-    ldr q2, [x0, #368]                              // round key rk[2][7]
     eor3 v18.16b, v2.16b, v18.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r3
      eor3 v27.16b, v2.16b, v27.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r3
     and v31.16b, v16.16b, v18.16b                   // pipo.cs:15:18 encrypt>SLayer r3
@@ -374,12 +370,11 @@ pipo64_256_neon_b16_il2_sha3_ecb_encrypt:
     ldr q31, [x0, #464]                             // round key rk[3][5]
     eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r3
      eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r3
-    ldr q31, [x0, #480]                             // round key rk[3][6]
+    ldp q31, q2, [x0, #480]                         // round key rk[3][6] + round key rk[3][7]
     eor v25.16b, v31.16b, v25.16b                   // pipo.cs:88:29 encrypt r3
      eor v17.16b, v31.16b, v17.16b                  // pipo.cs:88:29 encrypt r3
     and v31.16b, v28.16b, v25.16b                   // pipo.cs:14:18 encrypt>SLayer r4
      and v1.16b, v16.16b, v17.16b                   // pipo.cs:14:18 encrypt>SLayer r4
-    ldr q2, [x0, #496]                              // round key rk[3][7]
     eor3 v26.16b, v2.16b, v26.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r4
      eor3 v18.16b, v2.16b, v18.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r4
     and v31.16b, v28.16b, v26.16b                   // pipo.cs:15:18 encrypt>SLayer r4
@@ -480,12 +475,11 @@ pipo64_256_neon_b16_il2_sha3_ecb_encrypt:
     ldr q31, [x0, #592]                             // round key rk[4][5]
     eor v22.16b, v31.16b, v22.16b                   // pipo.cs:88:29 encrypt r4
      eor v28.16b, v31.16b, v28.16b                  // pipo.cs:88:29 encrypt r4
-    ldr q31, [x0, #608]                             // round key rk[4][6]
+    ldp q31, q2, [x0, #608]                         // round key rk[4][6] + round key rk[4][7]
     eor v16.16b, v31.16b, v16.16b                   // pipo.cs:88:29 encrypt r4
      eor v25.16b, v31.16b, v25.16b                  // pipo.cs:88:29 encrypt r4
     and v31.16b, v22.16b, v16.16b                   // pipo.cs:14:18 encrypt>SLayer r5
      and v1.16b, v28.16b, v25.16b                   // pipo.cs:14:18 encrypt>SLayer r5
-    ldr q2, [x0, #624]                              // round key rk[4][7]
     eor3 v17.16b, v2.16b, v17.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r5
      eor3 v26.16b, v2.16b, v26.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r5
     and v31.16b, v22.16b, v17.16b                   // pipo.cs:15:18 encrypt>SLayer r5
@@ -586,12 +580,11 @@ pipo64_256_neon_b16_il2_sha3_ecb_encrypt:
     ldr q31, [x0, #720]                             // round key rk[5][5]
     eor v30.16b, v31.16b, v30.16b                   // pipo.cs:88:29 encrypt r5
      eor v22.16b, v31.16b, v22.16b                  // pipo.cs:88:29 encrypt r5
-    ldr q31, [x0, #736]                             // round key rk[5][6]
+    ldp q31, q2, [x0, #736]                         // round key rk[5][6] + round key rk[5][7]
     eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r5
      eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r5
     and v31.16b, v30.16b, v28.16b                   // pipo.cs:14:18 encrypt>SLayer r6
      and v1.16b, v22.16b, v16.16b                   // pipo.cs:14:18 encrypt>SLayer r6
-    ldr q2, [x0, #752]                              // round key rk[5][7]
     eor3 v25.16b, v2.16b, v25.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r6
      eor3 v17.16b, v2.16b, v17.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r6
     and v31.16b, v30.16b, v25.16b                   // pipo.cs:15:18 encrypt>SLayer r6
@@ -692,12 +685,11 @@ pipo64_256_neon_b16_il2_sha3_ecb_encrypt:
     ldr q31, [x0, #848]                             // round key rk[6][5]
     eor v21.16b, v31.16b, v21.16b                   // pipo.cs:88:29 encrypt r6
      eor v30.16b, v31.16b, v30.16b                  // pipo.cs:88:29 encrypt r6
-    ldr q31, [x0, #864]                             // round key rk[6][6]
+    ldp q31, q2, [x0, #864]                         // round key rk[6][6] + round key rk[6][7]
     eor v22.16b, v31.16b, v22.16b                   // pipo.cs:88:29 encrypt r6
      eor v28.16b, v31.16b, v28.16b                  // pipo.cs:88:29 encrypt r6
     and v31.16b, v21.16b, v22.16b                   // pipo.cs:14:18 encrypt>SLayer r7
      and v1.16b, v30.16b, v28.16b                   // pipo.cs:14:18 encrypt>SLayer r7
-    ldr q2, [x0, #880]                              // round key rk[6][7]
     eor3 v16.16b, v2.16b, v16.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r7
      eor3 v25.16b, v2.16b, v25.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r7
     and v31.16b, v21.16b, v16.16b                   // pipo.cs:15:18 encrypt>SLayer r7
@@ -798,12 +790,11 @@ pipo64_256_neon_b16_il2_sha3_ecb_encrypt:
     ldr q31, [x0, #976]                             // round key rk[7][5]
     eor v29.16b, v31.16b, v29.16b                   // pipo.cs:88:29 encrypt r7
      eor v21.16b, v31.16b, v21.16b                  // pipo.cs:88:29 encrypt r7
-    ldr q31, [x0, #992]                             // round key rk[7][6]
+    ldp q31, q2, [x0, #992]                         // round key rk[7][6] + round key rk[7][7]
     eor v30.16b, v31.16b, v30.16b                   // pipo.cs:88:29 encrypt r7
      eor v22.16b, v31.16b, v22.16b                  // pipo.cs:88:29 encrypt r7
     and v31.16b, v29.16b, v30.16b                   // pipo.cs:14:18 encrypt>SLayer r8
      and v1.16b, v21.16b, v22.16b                   // pipo.cs:14:18 encrypt>SLayer r8
-    ldr q2, [x0, #1008]                             // round key rk[7][7]
     eor3 v28.16b, v2.16b, v28.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r8
      eor3 v16.16b, v2.16b, v16.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r8
     and v31.16b, v29.16b, v28.16b                   // pipo.cs:15:18 encrypt>SLayer r8
@@ -3477,7 +3468,7 @@ pipo64_256_neon_b16_il2_sha3_ctr:
      uzp2 v27.16b, v27.16b, v2.16b                  // counter blocks 16..31
      uzp1 v31.16b, v28.16b, v3.16b                  // counter blocks 16..31
      uzp2 v28.16b, v28.16b, v3.16b                  // counter blocks 16..31
-    ldr q0, [x0, #16]                               // round key rk[0][1]
+    ldp q6, q0, [x0, #0]                            // round key rk[0][1] + round key rk[0][0]
     eor v20.16b, v20.16b, v0.16b                    // pipo.cs:86:11 encrypt
      eor v29.16b, v29.16b, v0.16b                   // pipo.cs:86:11 encrypt
     ldr q0, [x0, #32]                               // round key rk[0][2]
@@ -3489,12 +3480,11 @@ pipo64_256_neon_b16_il2_sha3_ctr:
     ldr q0, [x0, #80]                               // round key rk[0][5]
     eor v17.16b, v17.16b, v0.16b                    // pipo.cs:86:11 encrypt
      eor v26.16b, v26.16b, v0.16b                   // pipo.cs:86:11 encrypt
-    ldr q0, [x0, #96]                               // round key rk[0][6]
+    ldp q0, q2, [x0, #96]                           // round key rk[0][6] + round key rk[0][7]
     eor v18.16b, v18.16b, v0.16b                    // pipo.cs:86:11 encrypt
      eor v27.16b, v27.16b, v0.16b                   // pipo.cs:86:11 encrypt
     and v0.16b, v17.16b, v18.16b                    // pipo.cs:14:18 encrypt>SLayer r1
      and v1.16b, v26.16b, v27.16b                   // pipo.cs:14:18 encrypt>SLayer r1
-    ldr q2, [x0, #112]                              // round key rk[0][7]
     eor3 v19.16b, v19.16b, v2.16b, v0.16b           // pipo.cs:14:5 encrypt>SLayer r1
      eor3 v28.16b, v28.16b, v2.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r1
     and v0.16b, v17.16b, v19.16b                    // pipo.cs:15:18 encrypt>SLayer r1
@@ -3512,7 +3502,6 @@ pipo64_256_neon_b16_il2_sha3_ctr:
      and v3.16b, v31.16b, v27.16b                   // pipo.cs:19:18 encrypt>SLayer r1
     and v4.16b, v21.16b, v20.16b                    // pipo.cs:21:18 encrypt>SLayer r1
      and v5.16b, v30.16b, v29.16b                   // pipo.cs:21:18 encrypt>SLayer r1
-    ldr q6, [x0, #0]                                // round key rk[0][0]
     eor3 v24.16b, v24.16b, v6.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r1
      eor3 v23.16b, v23.16b, v6.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r1
     orr v4.16b, v21.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r1
@@ -3594,12 +3583,11 @@ pipo64_256_neon_b16_il2_sha3_ctr:
     ldr q28, [x0, #208]                             // round key rk[1][5]
     eor v25.16b, v28.16b, v25.16b                   // pipo.cs:88:29 encrypt r1
      eor v17.16b, v28.16b, v17.16b                  // pipo.cs:88:29 encrypt r1
-    ldr q28, [x0, #224]                             // round key rk[1][6]
+    ldp q28, q2, [x0, #224]                         // round key rk[1][6] + round key rk[1][7]
     eor v26.16b, v28.16b, v26.16b                   // pipo.cs:88:29 encrypt r1
      eor v18.16b, v28.16b, v18.16b                  // pipo.cs:88:29 encrypt r1
     and v28.16b, v25.16b, v26.16b                   // pipo.cs:14:18 encrypt>SLayer r2
      and v1.16b, v17.16b, v18.16b                   // pipo.cs:14:18 encrypt>SLayer r2
-    ldr q2, [x0, #240]                              // round key rk[1][7]
     eor3 v27.16b, v2.16b, v27.16b, v28.16b          // pipo.cs:14:5 encrypt>SLayer r2
      eor3 v19.16b, v2.16b, v19.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r2
     and v28.16b, v25.16b, v27.16b                   // pipo.cs:15:18 encrypt>SLayer r2
@@ -3700,12 +3688,11 @@ pipo64_256_neon_b16_il2_sha3_ctr:
     ldr q31, [x0, #336]                             // round key rk[2][5]
     eor v16.16b, v31.16b, v16.16b                   // pipo.cs:88:29 encrypt r2
      eor v25.16b, v31.16b, v25.16b                  // pipo.cs:88:29 encrypt r2
-    ldr q31, [x0, #352]                             // round key rk[2][6]
+    ldp q31, q2, [x0, #352]                         // round key rk[2][6] + round key rk[2][7]
     eor v17.16b, v31.16b, v17.16b                   // pipo.cs:88:29 encrypt r2
      eor v26.16b, v31.16b, v26.16b                  // pipo.cs:88:29 encrypt r2
     and v31.16b, v16.16b, v17.16b                   // pipo.cs:14:18 encrypt>SLayer r3
      and v1.16b, v25.16b, v26.16b                   // pipo.cs:14:18 encrypt>SLayer r3
-    ldr q2, [x0, #368]                              // round key rk[2][7]
     eor3 v18.16b, v2.16b, v18.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r3
      eor3 v27.16b, v2.16b, v27.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r3
     and v31.16b, v16.16b, v18.16b                   // pipo.cs:15:18 encrypt>SLayer r3
@@ -3806,12 +3793,11 @@ pipo64_256_neon_b16_il2_sha3_ctr:
     ldr q31, [x0, #464]                             // round key rk[3][5]
     eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r3
      eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r3
-    ldr q31, [x0, #480]                             // round key rk[3][6]
+    ldp q31, q2, [x0, #480]                         // round key rk[3][6] + round key rk[3][7]
     eor v25.16b, v31.16b, v25.16b                   // pipo.cs:88:29 encrypt r3
      eor v17.16b, v31.16b, v17.16b                  // pipo.cs:88:29 encrypt r3
     and v31.16b, v28.16b, v25.16b                   // pipo.cs:14:18 encrypt>SLayer r4
      and v1.16b, v16.16b, v17.16b                   // pipo.cs:14:18 encrypt>SLayer r4
-    ldr q2, [x0, #496]                              // round key rk[3][7]
     eor3 v26.16b, v2.16b, v26.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r4
      eor3 v18.16b, v2.16b, v18.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r4
     and v31.16b, v28.16b, v26.16b                   // pipo.cs:15:18 encrypt>SLayer r4
@@ -3912,12 +3898,11 @@ pipo64_256_neon_b16_il2_sha3_ctr:
     ldr q31, [x0, #592]                             // round key rk[4][5]
     eor v22.16b, v31.16b, v22.16b                   // pipo.cs:88:29 encrypt r4
      eor v28.16b, v31.16b, v28.16b                  // pipo.cs:88:29 encrypt r4
-    ldr q31, [x0, #608]                             // round key rk[4][6]
+    ldp q31, q2, [x0, #608]                         // round key rk[4][6] + round key rk[4][7]
     eor v16.16b, v31.16b, v16.16b                   // pipo.cs:88:29 encrypt r4
      eor v25.16b, v31.16b, v25.16b                  // pipo.cs:88:29 encrypt r4
     and v31.16b, v22.16b, v16.16b                   // pipo.cs:14:18 encrypt>SLayer r5
      and v1.16b, v28.16b, v25.16b                   // pipo.cs:14:18 encrypt>SLayer r5
-    ldr q2, [x0, #624]                              // round key rk[4][7]
     eor3 v17.16b, v2.16b, v17.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r5
      eor3 v26.16b, v2.16b, v26.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r5
     and v31.16b, v22.16b, v17.16b                   // pipo.cs:15:18 encrypt>SLayer r5
@@ -4018,12 +4003,11 @@ pipo64_256_neon_b16_il2_sha3_ctr:
     ldr q31, [x0, #720]                             // round key rk[5][5]
     eor v30.16b, v31.16b, v30.16b                   // pipo.cs:88:29 encrypt r5
      eor v22.16b, v31.16b, v22.16b                  // pipo.cs:88:29 encrypt r5
-    ldr q31, [x0, #736]                             // round key rk[5][6]
+    ldp q31, q2, [x0, #736]                         // round key rk[5][6] + round key rk[5][7]
     eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r5
      eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r5
     and v31.16b, v30.16b, v28.16b                   // pipo.cs:14:18 encrypt>SLayer r6
      and v1.16b, v22.16b, v16.16b                   // pipo.cs:14:18 encrypt>SLayer r6
-    ldr q2, [x0, #752]                              // round key rk[5][7]
     eor3 v25.16b, v2.16b, v25.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r6
      eor3 v17.16b, v2.16b, v17.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r6
     and v31.16b, v30.16b, v25.16b                   // pipo.cs:15:18 encrypt>SLayer r6
@@ -4124,12 +4108,11 @@ pipo64_256_neon_b16_il2_sha3_ctr:
     ldr q31, [x0, #848]                             // round key rk[6][5]
     eor v21.16b, v31.16b, v21.16b                   // pipo.cs:88:29 encrypt r6
      eor v30.16b, v31.16b, v30.16b                  // pipo.cs:88:29 encrypt r6
-    ldr q31, [x0, #864]                             // round key rk[6][6]
+    ldp q31, q2, [x0, #864]                         // round key rk[6][6] + round key rk[6][7]
     eor v22.16b, v31.16b, v22.16b                   // pipo.cs:88:29 encrypt r6
      eor v28.16b, v31.16b, v28.16b                  // pipo.cs:88:29 encrypt r6
     and v31.16b, v21.16b, v22.16b                   // pipo.cs:14:18 encrypt>SLayer r7
      and v1.16b, v30.16b, v28.16b                   // pipo.cs:14:18 encrypt>SLayer r7
-    ldr q2, [x0, #880]                              // round key rk[6][7]
     eor3 v16.16b, v2.16b, v16.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r7
      eor3 v25.16b, v2.16b, v25.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r7
     and v31.16b, v21.16b, v16.16b                   // pipo.cs:15:18 encrypt>SLayer r7
@@ -4230,12 +4213,11 @@ pipo64_256_neon_b16_il2_sha3_ctr:
     ldr q31, [x0, #976]                             // round key rk[7][5]
     eor v29.16b, v31.16b, v29.16b                   // pipo.cs:88:29 encrypt r7
      eor v21.16b, v31.16b, v21.16b                  // pipo.cs:88:29 encrypt r7
-    ldr q31, [x0, #992]                             // round key rk[7][6]
+    ldp q31, q2, [x0, #992]                         // round key rk[7][6] + round key rk[7][7]
     eor v30.16b, v31.16b, v30.16b                   // pipo.cs:88:29 encrypt r7
      eor v22.16b, v31.16b, v22.16b                  // pipo.cs:88:29 encrypt r7
     and v31.16b, v29.16b, v30.16b                   // pipo.cs:14:18 encrypt>SLayer r8
      and v1.16b, v21.16b, v22.16b                   // pipo.cs:14:18 encrypt>SLayer r8
-    ldr q2, [x0, #1008]                             // round key rk[7][7]
     eor3 v28.16b, v2.16b, v28.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r8
      eor3 v16.16b, v2.16b, v16.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r8
     and v31.16b, v29.16b, v28.16b                   // pipo.cs:15:18 encrypt>SLayer r8

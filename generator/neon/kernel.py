@@ -19,6 +19,7 @@ from ..common import dce as mir_dce
 from ..common.interleave import interleave, stream_name
 from ..common.mir import Instr, Text, Vec, VRegFactory
 from ..common.regalloc import TargetHooks, allocate
+from . import ldp as LDP
 from . import packed as PK
 from . import sliced as SL
 from .isel import Selector
@@ -110,7 +111,7 @@ def build_kernel(module: Module, layout, il: int, mode: str, pool: Pool, symbol:
         move=lambda d, s: Instr("mov", (Vec("dst", "16b"), Vec(s, "16b")), kind="move", origin="copy"),
         new_vreg=lambda name: vf.new(name))
     alloc = allocate(code, VREG_ORDER, hooks)
-    body = [_render(ins, regs) for ins, regs in alloc.code]
+    body = LDP.pair([_render(ins, regs) for ins, regs in alloc.code])
     saved_d = [f"d{r}" for r in range(8, 16) if r in alloc.used]
     saved_x = sorted({r for r in slice_ptr.values() if int(r[1:]) >= 19}, key=lambda r: int(r[1:]))
     frame = scratch + 16 * alloc.slots

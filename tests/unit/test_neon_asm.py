@@ -238,3 +238,16 @@ def test_bcax_from_and_not():
     sel = Selector(fn, {}, 8, vf, Pool({}), {}, {}, [0] * len(ops), sha3=True)
     sel.run({n: vf.new(n) for n in "xac"})
     assert [i.mnemonic for i in sel.code][-1] == "bcax"
+
+
+def test_ldp_pairs_read_only_loads_only_when_the_register_is_free():
+    from generator.neon.ldp import pair
+
+    lines = ["ldr q3, [x0, #32]   // a", "eor v1.16b, v1.16b, v3.16b", "ldr q5, [x0, #48]   // b"]
+    assert [x.split("//")[0].strip() for x in pair(lines)] == ["ldp q3, q5, [x0, #32]", "eor v1.16b, v1.16b, v3.16b"]
+    busy = ["ldr q3, [x0, #48]", "eor v5.16b, v1.16b, v3.16b", "ldr q5, [x0, #32]"]  # q5 written in between
+    assert pair(busy) == busy
+    ranged = ["ldr q3, [x0, #32]", "st4 {v4.16b-v7.16b}, [x2], #64", "ldr q5, [x0, #48]"]  # v5 inside a range
+    assert pair(ranged) == ranged
+    assert pair(["ldr q3, [x0, #1024]", "ldr q4, [x0, #1040]"]) == ["ldr q3, [x0, #1024]", "ldr q4, [x0, #1040]"]
+    assert pair(["ldr q3, [sp, #32]", "ldr q4, [sp, #48]"]) == ["ldr q3, [sp, #32]", "ldr q4, [sp, #48]"]
