@@ -172,9 +172,13 @@ def build_library(cu: Path, out: Path, arch: str | None = None) -> Path:
         if res.returncode:
             raise UsageError(f"nvcc failed building {cu.name}:\n{res.stderr[-4000:]}")
         tmp.replace(hit)
-    if out != hit:
+    if out != hit and not (out.is_file() and out.read_bytes() == hit.read_bytes()):
+        # a new file renamed into place: a process that has the old one mapped keeps its inode
+        # (copying over it in place truncates pages under that process: SIGBUS/SIGSEGV)
         out.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(hit, out)
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+        shutil.copyfile(hit, tmp)
+        tmp.replace(out)
     return out
 
 
