@@ -6,7 +6,9 @@ elimination), so it never adds instructions; generic over any spec (PIPO's S-lay
 
     xor(xor(p, q), r)            eor p,q ; eor r      ->  eor3 d, p, q, r
     xor(x, and(a, not c))        bic ; eor            ->  bcax d, x, a, c
-    xor(x, and(a, b)), ~b known  and ; eor            ->  bcax d, x, a, ~b      (~b: an op not(b) already selected)
+    xor(x, and(a, b)), ~b known  and ; eor            ->  bcax d, x, a, ~b      (~b: an op not(b) already selected,
+                                                                            or b a constant: ~b is one too)
+        e.g. AES xtime  shl t,x,#1; sshr m,x,#7; and m,m,#0x1b; eor   ->   shl; sshr; bcax d, t, m, #0xe4
     not(xor(a, b))               eor ; mvn            ->  eor3 d, a, b, ones   (ones: movi #0xff, rematerialised)
     xor(x, not(y))               mvn ; eor            ->  eor3 d, x, y, ones
 
@@ -56,6 +58,9 @@ def fuse(sel, i: int, op: Op, val, uses: Counter):
                 a, b = ops[y].args[1 - j], ops[y].args[j]
                 if ops[b].code == "not":
                     return _three(sel, "bcax", val[x], val[a], val[ops[b].args[0]], i)
+                if ops[b].code == "const":
+                    inv = ~ops[b].imm[0] & ((1 << ops[b].width) - 1)
+                    return _three(sel, "bcax", val[x], val[a], sel.const(inv, ops[b].width), i)
                 nb = sel.complement_of(b)
                 if nb is not None:
                     return _three(sel, "bcax", val[x], val[a], val[nb], i)
@@ -85,6 +90,6 @@ def savings(fn: Function) -> int:
         if op.code == "not":
             n += single(op.args[0], "xor")
         elif op.code == "xor":
-            n += any(single(y, "and") and any(ops[b].code == "not" for b in ops[y].args) or single(y, "xor")
+            n += any(single(y, "and") and any(ops[b].code in ("not", "const") for b in ops[y].args) or single(y, "xor")
                      or single(y, "not") for y in op.args)
     return n

@@ -251,3 +251,19 @@ def test_ldp_pairs_read_only_loads_only_when_the_register_is_free():
     assert pair(ranged) == ranged
     assert pair(["ldr q3, [x0, #1024]", "ldr q4, [x0, #1040]"]) == ["ldr q3, [x0, #1024]", "ldr q4, [x0, #1040]"]
     assert pair(["ldr q3, [sp, #32]", "ldr q4, [sp, #48]"]) == ["ldr q3, [sp, #32]", "ldr q4, [sp, #48]"]
+
+
+def test_bcax_from_and_with_a_constant():
+    """x ^ (a & 0x1b) (AES xtime) -> bcax x, a, #0xe4: a constant's complement is a constant."""
+    from cipherspec.ir import Function, Op
+    from generator.common.mir import VRegFactory
+    from generator.neon.isel import Selector
+    from generator.neon.pool import Pool
+
+    ops = [Op("input", 8, (), ("x",)), Op("input", 8, (), ("a",)), Op("const", 8, (), (0x1B,)),
+           Op("and", 8, (1, 2)), Op("xor", 8, (0, 3))]
+    vf = VRegFactory()
+    sel = Selector(Function("f", ops, [("y", 4)]), {}, 8, vf, Pool({}), {}, {}, [0] * len(ops), sha3=True)
+    sel.run({n: vf.new(n) for n in "xa"})
+    last = sel.code[-1]
+    assert last.mnemonic == "bcax" and sel.const(0xE4, 8) in last.uses
