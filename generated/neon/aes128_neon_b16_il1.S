@@ -12,18 +12,18 @@
 //   x1  input, 256 bytes per group (post-incremented)     x2  output (post-incremented)
 //   x3  number of groups of 16 blocks (0: returns at once)
 //   x8  constant pool (tables, vector constants)   x9 scratch   x10, x11, x12, x13 table-slice addresses
-//   v0-v31 allocated (3103 instructions per group: 155 spills, 155 reloads, 273 rematerialised loads)
-//   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 336 bytes
+//   v0-v31 allocated (2808 instructions per group: 14 spills, 14 reloads, 260 rematerialised loads)
+//   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 96 bytes
     .global aes128_neon_b16_il1_ecb_encrypt
     .type aes128_neon_b16_il1_ecb_encrypt, %function
     .p2align 4
 aes128_neon_b16_il1_ecb_encrypt:
     cbz x3, 9f
-    sub sp, sp, #336
-    stp d8, d9, [sp, #272]
-    stp d10, d11, [sp, #288]
-    stp d12, d13, [sp, #304]
-    stp d14, d15, [sp, #320]
+    sub sp, sp, #96
+    stp d8, d9, [sp, #32]
+    stp d10, d11, [sp, #48]
+    stp d12, d13, [sp, #64]
+    stp d14, d15, [sp, #80]
     adrp x8, .Laes128_neon_b16_il1_pool
     add x8, x8, :lo12:.Laes128_neon_b16_il1_pool
     add x10, x8, #0
@@ -169,7 +169,8 @@ aes128_neon_b16_il1_ecb_encrypt:
     tbl v29.16b, {v0.16b-v3.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r1
     tbl v30.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r1
     tbl v31.16b, {v0.16b-v3.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    tbl v13.16b, {v0.16b-v3.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r1
+    str q5, [sp, #16]                               // spill
+    tbl v5.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r1
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
     ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
     tbx v24.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r1
@@ -186,7 +187,7 @@ aes128_neon_b16_il1_ecb_encrypt:
     sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
     tbx v31.16b, {v0.16b-v3.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r1
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v13.16b, {v0.16b-v3.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v5.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r1
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
     ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
     tbx v24.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r1
@@ -203,2944 +204,2648 @@ aes128_neon_b16_il1_ecb_encrypt:
     sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
     tbx v31.16b, {v0.16b-v3.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r1
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v13.16b, {v0.16b-v3.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v5.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r1
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v24.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v25.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v26.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v27.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sub v16.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v29.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sub v16.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v30.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v31.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v13.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sshr v16.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    movi v17.16b, #0x1b                             // const
-    and v16.16b, v16.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    shl v18.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v16.16b, v18.16b, v16.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v18.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v18.16b, v18.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v19.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v18.16b, v19.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v19.16b, v9.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v20.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v20.16b, v20.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v21.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v20.16b, v21.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v21.16b, v26.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v22.16b, v13.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v22.16b, v22.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v23.16b, v13.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v22.16b, v23.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v23.16b, v13.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v28.16b, v4.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v14.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v14.16b, v14.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    shl v15.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v14.16b, v15.16b, v14.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v15.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v15.16b, v15.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v0.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v0.16b, v0.16b, v15.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v15.16b, v25.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v1.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v1.16b, v1.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v2.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v2.16b, v31.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v3.16b, v7.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v3.16b, v3.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v12.16b, v7.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q3, [sp, #0]                                // spill
-    eor v3.16b, v8.16b, v14.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q3, [sp, #16]                               // spill
-    sshr v3.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v3.16b, v3.16b, v17.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
-    str q12, [sp, #32]                              // spill
-    shl v12.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v12.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v12.16b, v12.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q1, [sp, #48]                               // spill
-    shl v1.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v1.16b, v1.16b, v12.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v12.16b, v30.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q30, [sp, #64]                              // spill
-    sshr v30.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v30.16b, v30.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q1, [sp, #80]                               // spill
-    shl v1.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v30.16b, v1.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v1.16b, v6.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q30, [sp, #96]                              // spill
-    sshr v30.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v30.16b, v30.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q1, [sp, #112]                              // spill
-    shl v1.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v30.16b, v1.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v1.16b, v11.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q30, [sp, #128]                             // spill
-    eor v30.16b, v24.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q30, [sp, #144]                             // spill
-    sshr v30.16b, v29.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v30.16b, v30.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    str q1, [sp, #160]                              // spill
-    shl v1.16b, v29.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v30.16b, v1.16b, v30.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v1.16b, v5.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v1.16b, v1.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q24, [sp, #176]                             // spill
-    shl v24.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v24.16b, v24.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v1.16b, v5.16b, v24.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q5, [sp, #192]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v5.16b, v5.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q24, [sp, #208]                             // spill
-    shl v24.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v24.16b, v24.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v5.16b, v10.16b, v24.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q24, [sp, #224]                             // spill
-    sshr v24.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v24.16b, v24.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v17.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v17.16b, v17.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v24.16b, v27.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q17, [sp, #240]                             // spill
-    eor v17.16b, v29.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q17, [sp, #256]                             // spill
+    tbx v24.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r1
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v25.16b, {v13.16b-v16.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r1
+    sub v20.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v26.16b, {v13.16b-v16.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r1
+    sub v20.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v27.16b, {v13.16b-v16.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r1
+    sub v20.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v29.16b, {v13.16b-v16.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r1
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v30.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r1
+    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v31.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r1
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v5.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r1
     ldr q17, [x0, #256]                             // round key rk[1][0]
     eor v17.16b, v17.16b, v26.16b                   // aes.cs:70:46 encrypt r1
-    eor v16.16b, v13.16b, v16.16b                   // aes.cs:70:46 encrypt r1
-    eor v16.16b, v17.16b, v16.16b                   // aes.cs:70:46 encrypt r1
-    eor v16.16b, v16.16b, v19.16b                   // aes.cs:70:46 encrypt r1
-    ldr q17, [x0, #272]                             // round key rk[1][1]
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:70:46 encrypt r1
-    eor v18.16b, v13.16b, v18.16b                   // aes.cs:70:46 encrypt r1
-    eor v17.16b, v17.16b, v18.16b                   // aes.cs:70:46 encrypt r1
+    shl v18.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v19.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    movi v20.16b, #0x1b                             // const
+    and v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v18.16b, v18.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v19.16b, v5.16b, v18.16b                    // aes.cs:70:46 encrypt r1
+    eor v17.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r1
+    shl v19.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v21.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v21.16b, v21.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v19.16b, v19.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v21.16b, v9.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v17.16b, v17.16b, v21.16b                   // aes.cs:70:46 encrypt r1
-    ldr q18, [x0, #288]                             // round key rk[1][2]
-    eor v18.16b, v18.16b, v4.16b                    // aes.cs:70:46 encrypt r1
-    eor v19.16b, v9.16b, v20.16b                    // aes.cs:70:46 encrypt r1
-    eor v18.16b, v18.16b, v19.16b                   // aes.cs:70:46 encrypt r1
-    eor v18.16b, v18.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    ldr q19, [x0, #304]                             // round key rk[1][3]
-    eor v19.16b, v19.16b, v9.16b                    // aes.cs:70:46 encrypt r1
-    eor v20.16b, v26.16b, v22.16b                   // aes.cs:70:46 encrypt r1
-    eor v19.16b, v19.16b, v20.16b                   // aes.cs:70:46 encrypt r1
-    eor v19.16b, v19.16b, v28.16b                   // aes.cs:70:46 encrypt r1
-    ldr q20, [x0, #320]                             // round key rk[1][4]
-    eor v20.16b, v20.16b, v7.16b                    // aes.cs:70:46 encrypt r1
-    eor v21.16b, v31.16b, v14.16b                   // aes.cs:70:46 encrypt r1
-    eor v20.16b, v20.16b, v21.16b                   // aes.cs:70:46 encrypt r1
-    eor v20.16b, v20.16b, v15.16b                   // aes.cs:70:46 encrypt r1
-    ldr q21, [x0, #336]                             // round key rk[1][5]
-    eor v21.16b, v21.16b, v7.16b                    // aes.cs:70:46 encrypt r1
-    eor v22.16b, v8.16b, v0.16b                     // aes.cs:70:46 encrypt r1
-    eor v21.16b, v21.16b, v22.16b                   // aes.cs:70:46 encrypt r1
-    eor v21.16b, v21.16b, v2.16b                    // aes.cs:70:46 encrypt r1
-    ldr q22, [x0, #352]                             // round key rk[1][6]
-    eor v22.16b, v22.16b, v8.16b                    // aes.cs:70:46 encrypt r1
-    ldr q23, [sp, #48]                              // reload
+    ldr q21, [x0, #272]                             // round key rk[1][1]
+    eor v21.16b, v21.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    eor v19.16b, v5.16b, v19.16b                    // aes.cs:70:46 encrypt r1
+    eor v19.16b, v21.16b, v19.16b                   // aes.cs:70:46 encrypt r1
+    shl v21.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v22.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v22.16b, v22.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v21.16b, v21.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v26.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v19.16b, v19.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    ldr q22, [x0, #288]                             // round key rk[1][2]
+    eor v22.16b, v22.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    eor v21.16b, v9.16b, v21.16b                    // aes.cs:70:46 encrypt r1
+    eor v21.16b, v22.16b, v21.16b                   // aes.cs:70:46 encrypt r1
+    shl v22.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v23.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v23.16b, v23.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v22.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v23.16b, v5.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v21.16b, v21.16b, v23.16b                   // aes.cs:70:46 encrypt r1
+    ldr q23, [x0, #304]                             // round key rk[1][3]
+    eor v23.16b, v23.16b, v9.16b                    // aes.cs:70:46 encrypt r1
+    eor v22.16b, v26.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    eor v22.16b, v23.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    eor v18.16b, v4.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v18.16b, v22.16b, v18.16b                   // aes.cs:70:46 encrypt r1
+    ldr q22, [x0, #320]                             // round key rk[1][4]
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    shl v23.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v26.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    and v26.16b, v26.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v23.16b, v23.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v26.16b, v31.16b, v23.16b                   // aes.cs:70:46 encrypt r1
+    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r1
+    shl v26.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v28.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v28.16b, v28.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v26.16b, v26.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v25.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v22.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    ldr q28, [x0, #336]                             // round key rk[1][5]
+    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r1
+    eor v26.16b, v28.16b, v26.16b                   // aes.cs:70:46 encrypt r1
+    shl v28.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v4.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v4.16b, v4.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v4.16b, v31.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v26.16b, v26.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    ldr q4, [x0, #352]                              // round key rk[1][6]
+    eor v4.16b, v4.16b, v8.16b                      // aes.cs:70:46 encrypt r1
+    eor v28.16b, v25.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    eor v28.16b, v4.16b, v28.16b                    // aes.cs:70:46 encrypt r1
+    shl v4.16b, v7.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v5.16b, v7.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v5.16b, v5.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v7.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v28.16b, v5.16b                    // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #368]                              // round key rk[1][7]
+    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r1
+    eor v31.16b, v31.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    eor v25.16b, v25.16b, v31.16b                   // aes.cs:70:46 encrypt r1
+    eor v23.16b, v8.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v23.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    eor v22.16b, v22.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    ldr q23, [sp, #32]                              // reload
-    eor v22.16b, v22.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    ldr q23, [x0, #368]                             // round key rk[1][7]
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r1
-    ldr q25, [sp, #0]                               // reload
-    eor v25.16b, v31.16b, v25.16b                   // aes.cs:70:46 encrypt r1
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r1
-    ldr q25, [sp, #16]                              // reload
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r1
     ldr q25, [x0, #384]                             // round key rk[1][8]
     eor v25.16b, v25.16b, v6.16b                    // aes.cs:70:46 encrypt r1
-    eor v26.16b, v11.16b, v3.16b                    // aes.cs:70:46 encrypt r1
-    eor v25.16b, v25.16b, v26.16b                   // aes.cs:70:46 encrypt r1
-    eor v25.16b, v25.16b, v12.16b                   // aes.cs:70:46 encrypt r1
-    ldr q26, [x0, #400]                             // round key rk[1][9]
-    eor v26.16b, v26.16b, v11.16b                   // aes.cs:70:46 encrypt r1
-    ldr q28, [sp, #176]                             // reload
-    ldr q31, [sp, #80]                              // reload
-    eor v31.16b, v28.16b, v31.16b                   // aes.cs:70:46 encrypt r1
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r1
-    ldr q31, [sp, #112]                             // reload
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r1
-    ldr q31, [x0, #416]                             // round key rk[1][10]
-    eor v28.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r1
-    ldr q31, [sp, #64]                              // reload
-    ldr q0, [sp, #96]                               // reload
-    eor v0.16b, v31.16b, v0.16b                     // aes.cs:70:46 encrypt r1
-    eor v28.16b, v28.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [sp, #160]                              // reload
-    eor v28.16b, v28.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [x0, #432]                              // round key rk[1][11]
-    eor v0.16b, v0.16b, v6.16b                      // aes.cs:70:46 encrypt r1
-    ldr q2, [sp, #128]                              // reload
-    eor v31.16b, v31.16b, v2.16b                    // aes.cs:70:46 encrypt r1
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [sp, #144]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [x0, #448]                              // round key rk[1][12]
-    eor v0.16b, v0.16b, v10.16b                     // aes.cs:70:46 encrypt r1
-    eor v30.16b, v27.16b, v30.16b                   // aes.cs:70:46 encrypt r1
-    eor v30.16b, v0.16b, v30.16b                    // aes.cs:70:46 encrypt r1
-    eor v30.16b, v30.16b, v1.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [x0, #464]                              // round key rk[1][13]
-    eor v27.16b, v0.16b, v27.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [sp, #208]                              // reload
-    eor v0.16b, v29.16b, v0.16b                     // aes.cs:70:46 encrypt r1
-    eor v27.16b, v27.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    eor v27.16b, v27.16b, v5.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [x0, #480]                              // round key rk[1][14]
-    ldr q1, [sp, #192]                              // reload
-    eor v0.16b, v0.16b, v1.16b                      // aes.cs:70:46 encrypt r1
-    ldr q2, [sp, #224]                              // reload
-    eor v29.16b, v29.16b, v2.16b                    // aes.cs:70:46 encrypt r1
-    eor v29.16b, v0.16b, v29.16b                    // aes.cs:70:46 encrypt r1
-    eor v24.16b, v29.16b, v24.16b                   // aes.cs:70:46 encrypt r1
-    ldr q29, [x0, #496]                             // round key rk[1][15]
-    eor v29.16b, v29.16b, v1.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [sp, #240]                              // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r1
-    eor v29.16b, v29.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [sp, #256]                              // reload
-    eor v29.16b, v29.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v6.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v8.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v9.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v10.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v11.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    movi v12.16b, #0x40                             // const
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    shl v31.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v4.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    and v4.16b, v4.16b, v20.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v31.16b, v31.16b, v4.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v4.16b, v11.16b, v31.16b                    // aes.cs:70:46 encrypt r1
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    shl v4.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v5.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v5.16b, v5.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v30.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v25.16b, v25.16b, v5.16b                    // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #400]                              // round key rk[1][9]
+    eor v5.16b, v5.16b, v11.16b                     // aes.cs:70:46 encrypt r1
+    eor v4.16b, v24.16b, v4.16b                     // aes.cs:70:46 encrypt r1
+    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r1
+    shl v5.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v7.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v7.16b, v7.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v6.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r1
+    ldr q7, [x0, #416]                              // round key rk[1][10]
+    eor v7.16b, v7.16b, v24.16b                     // aes.cs:70:46 encrypt r1
+    eor v5.16b, v30.16b, v5.16b                     // aes.cs:70:46 encrypt r1
+    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r1
+    shl v7.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v8.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v8.16b, v8.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v8.16b, v11.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v5.16b, v8.16b                      // aes.cs:70:46 encrypt r1
+    ldr q8, [x0, #432]                              // round key rk[1][11]
+    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r1
+    eor v30.16b, v30.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    eor v30.16b, v6.16b, v30.16b                    // aes.cs:70:46 encrypt r1
+    eor v24.16b, v24.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v24.16b, v30.16b, v24.16b                   // aes.cs:70:46 encrypt r1
+    ldr q30, [x0, #448]                             // round key rk[1][12]
+    eor v30.16b, v30.16b, v10.16b                   // aes.cs:70:46 encrypt r1
+    shl v31.16b, v29.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v6.16b, v29.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    and v6.16b, v6.16b, v20.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v31.16b, v31.16b, v6.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v6.16b, v27.16b, v31.16b                    // aes.cs:70:46 encrypt r1
+    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r1
+    ldr q6, [sp, #16]                               // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v8.16b, v8.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v30.16b, v30.16b, v8.16b                    // aes.cs:70:46 encrypt r1
+    ldr q8, [x0, #464]                              // round key rk[1][13]
+    eor v8.16b, v8.16b, v27.16b                     // aes.cs:70:46 encrypt r1
+    eor v7.16b, v29.16b, v7.16b                     // aes.cs:70:46 encrypt r1
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r1
+    shl v8.16b, v10.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v9.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v9.16b, v9.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v9.16b, v10.16b, v8.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r1
+    ldr q9, [x0, #480]                              // round key rk[1][14]
+    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r1
+    eor v8.16b, v29.16b, v8.16b                     // aes.cs:70:46 encrypt r1
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r1
+    shl v9.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v11.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v11.16b, v11.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v9.16b, v9.16b, v11.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v27.16b, v27.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v27.16b, v8.16b, v27.16b                    // aes.cs:70:46 encrypt r1
+    ldr q8, [x0, #496]                              // round key rk[1][15]
+    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r1
+    eor v8.16b, v10.16b, v9.16b                     // aes.cs:70:46 encrypt r1
+    eor v6.16b, v6.16b, v8.16b                      // aes.cs:70:46 encrypt r1
+    eor v29.16b, v29.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v29.16b, v6.16b, v29.16b                    // aes.cs:70:46 encrypt r1
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v20.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v16.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v0.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v6.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v8.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v9.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v20.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v10.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v16.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v11.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v0.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v6.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v8.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v9.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v20.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v10.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v16.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v11.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v5.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v6.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v7.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v8.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v0.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v20.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v16.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v0.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    str q16, [sp, #16]                              // spill
     ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
-    tbl v20.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v21.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v22.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v23.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v13.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v14.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v15.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v0.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v21.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v22.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v23.16b, {v16.16b-v19.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v26.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v28.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v1.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v3.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
-    tbx v20.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v21.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v22.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v23.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v13.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v14.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v21.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v22.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v23.16b, {v16.16b-v19.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v15.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v26.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v28.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v1.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v0.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v3.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v20.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v21.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v22.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v23.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v13.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v14.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v15.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v0.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
-    tbx v20.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     tbx v21.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v22.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v23.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v13.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v14.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v22.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v23.16b, {v16.16b-v19.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v15.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v26.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v28.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v1.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v3.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v21.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v25.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v22.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v25.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v23.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v26.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v24.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v28.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v24.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v1.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v24.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v2.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sshr v24.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    movi v25.16b, #0x1b                             // const
-    and v24.16b, v24.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    shl v26.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v24.16b, v26.16b, v24.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v26.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v26.16b, v26.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v27.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v26.16b, v27.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v27.16b, v9.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v28.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v28.16b, v28.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v29.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v28.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v29.16b, v22.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v30.16b, v30.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v31.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v31.16b, v0.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v1.16b, v4.16b, v24.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v2.16b, v8.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r2
-    and v2.16b, v2.16b, v25.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
-    shl v3.16b, v8.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v3.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v3.16b, v3.16b, v25.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v16.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v16.16b, v16.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v3.16b, v21.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v17.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v17.16b, v17.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v18.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v17.16b, v18.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v18.16b, v15.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v19.16b, v7.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v19.16b, v19.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v19.16b, v12.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v12.16b, v7.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q19, [sp, #256]                             // spill
-    eor v19.16b, v8.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q19, [sp, #240]                             // spill
-    sshr v19.16b, v20.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
-    and v19.16b, v19.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    str q12, [sp, #192]                             // spill
-    shl v12.16b, v20.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v19.16b, v12.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v12.16b, v14.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v12.16b, v12.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q17, [sp, #224]                             // spill
-    shl v17.16b, v14.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v17.16b, v17.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v12.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q14, [sp, #208]                             // spill
-    sshr v14.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v14.16b, v14.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q17, [sp, #144]                             // spill
-    shl v17.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v14.16b, v6.16b, v17.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q17, [sp, #128]                             // spill
-    sshr v17.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v17.16b, v17.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q14, [sp, #64]                              // spill
-    shl v14.16b, v11.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v14.16b, v11.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q17, [sp, #160]                             // spill
-    eor v17.16b, v20.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q17, [sp, #96]                              // spill
-    sshr v17.16b, v13.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
-    and v17.16b, v17.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    str q14, [sp, #176]                             // spill
-    shl v14.16b, v13.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v14.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v14.16b, v14.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #112]                             // spill
-    shl v20.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v20.16b, v20.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v14.16b, v5.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q5, [sp, #80]                               // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v5.16b, v5.16b, v25.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #16]                              // spill
-    shl v20.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v20.16b, v20.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v5.16b, v10.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #0]                               // spill
-    sshr v20.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v20.16b, v20.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v25.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v20.16b, v25.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v25.16b, v23.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #32]                              // spill
-    eor v20.16b, v13.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #48]                              // spill
-    ldr q20, [x0, #512]                             // round key rk[2][0]
-    eor v20.16b, v20.16b, v22.16b                   // aes.cs:70:46 encrypt r2
-    eor v24.16b, v0.16b, v24.16b                    // aes.cs:70:46 encrypt r2
-    eor v20.16b, v20.16b, v24.16b                   // aes.cs:70:46 encrypt r2
-    eor v20.16b, v20.16b, v27.16b                   // aes.cs:70:46 encrypt r2
-    ldr q24, [x0, #528]                             // round key rk[2][1]
-    eor v24.16b, v24.16b, v4.16b                    // aes.cs:70:46 encrypt r2
-    eor v26.16b, v0.16b, v26.16b                    // aes.cs:70:46 encrypt r2
-    eor v24.16b, v24.16b, v26.16b                   // aes.cs:70:46 encrypt r2
-    eor v24.16b, v24.16b, v29.16b                   // aes.cs:70:46 encrypt r2
-    ldr q26, [x0, #544]                             // round key rk[2][2]
-    eor v26.16b, v26.16b, v4.16b                    // aes.cs:70:46 encrypt r2
-    eor v27.16b, v9.16b, v28.16b                    // aes.cs:70:46 encrypt r2
-    eor v26.16b, v26.16b, v27.16b                   // aes.cs:70:46 encrypt r2
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    ldr q27, [x0, #560]                             // round key rk[2][3]
-    eor v27.16b, v27.16b, v9.16b                    // aes.cs:70:46 encrypt r2
-    eor v22.16b, v22.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    eor v22.16b, v27.16b, v22.16b                   // aes.cs:70:46 encrypt r2
-    eor v22.16b, v22.16b, v1.16b                    // aes.cs:70:46 encrypt r2
-    ldr q27, [x0, #576]                             // round key rk[2][4]
-    eor v27.16b, v27.16b, v7.16b                    // aes.cs:70:46 encrypt r2
-    eor v28.16b, v15.16b, v2.16b                    // aes.cs:70:46 encrypt r2
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    eor v27.16b, v27.16b, v3.16b                    // aes.cs:70:46 encrypt r2
-    ldr q28, [x0, #592]                             // round key rk[2][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r2
-    eor v16.16b, v8.16b, v16.16b                    // aes.cs:70:46 encrypt r2
-    eor v16.16b, v28.16b, v16.16b                   // aes.cs:70:46 encrypt r2
-    eor v16.16b, v16.16b, v18.16b                   // aes.cs:70:46 encrypt r2
-    ldr q18, [x0, #608]                             // round key rk[2][6]
-    eor v18.16b, v18.16b, v8.16b                    // aes.cs:70:46 encrypt r2
-    ldr q28, [sp, #224]                             // reload
-    eor v28.16b, v21.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    eor v18.16b, v18.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    ldr q28, [sp, #192]                             // reload
-    eor v18.16b, v18.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    ldr q28, [x0, #624]                             // round key rk[2][7]
-    eor v21.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r2
-    ldr q28, [sp, #256]                             // reload
-    eor v28.16b, v15.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    eor v21.16b, v21.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    ldr q28, [sp, #240]                             // reload
-    eor v21.16b, v21.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    ldr q28, [x0, #640]                             // round key rk[2][8]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r2
-    eor v19.16b, v11.16b, v19.16b                   // aes.cs:70:46 encrypt r2
-    eor v19.16b, v28.16b, v19.16b                   // aes.cs:70:46 encrypt r2
-    eor v19.16b, v19.16b, v12.16b                   // aes.cs:70:46 encrypt r2
-    ldr q28, [x0, #656]                             // round key rk[2][9]
-    eor v28.16b, v28.16b, v11.16b                   // aes.cs:70:46 encrypt r2
-    ldr q29, [sp, #112]                             // reload
-    ldr q30, [sp, #144]                             // reload
-    eor v30.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    ldr q30, [sp, #64]                              // reload
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    ldr q30, [x0, #672]                             // round key rk[2][10]
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r2
-    ldr q30, [sp, #208]                             // reload
-    ldr q31, [sp, #128]                             // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [sp, #176]                             // reload
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [x0, #688]                             // round key rk[2][11]
-    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r2
-    ldr q0, [sp, #160]                              // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r2
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [sp, #96]                              // reload
+    tbx v3.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    ldr q24, [x0, #512]                             // round key rk[2][0]
+    eor v24.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r2
+    shl v25.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v27.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
+    movi v29.16b, #0x1b                             // const
+    and v27.16b, v27.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v25.16b, v25.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v27.16b, v3.16b, v25.16b                    // aes.cs:70:46 encrypt r2
+    eor v24.16b, v24.16b, v27.16b                   // aes.cs:70:46 encrypt r2
+    shl v27.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v30.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v30.16b, v30.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v30.16b, v15.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v24.16b, v24.16b, v30.16b                   // aes.cs:70:46 encrypt r2
+    ldr q30, [x0, #528]                             // round key rk[2][1]
     eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [x0, #704]                             // round key rk[2][12]
-    eor v31.16b, v31.16b, v10.16b                   // aes.cs:70:46 encrypt r2
-    eor v17.16b, v23.16b, v17.16b                   // aes.cs:70:46 encrypt r2
-    eor v17.16b, v31.16b, v17.16b                   // aes.cs:70:46 encrypt r2
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [x0, #720]                             // round key rk[2][13]
-    eor v23.16b, v31.16b, v23.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [sp, #16]                              // reload
-    eor v31.16b, v13.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r2
-    ldr q31, [x0, #736]                             // round key rk[2][14]
-    ldr q0, [sp, #80]                               // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r2
-    ldr q1, [sp, #0]                                // reload
-    eor v1.16b, v13.16b, v1.16b                     // aes.cs:70:46 encrypt r2
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r2
-    eor v25.16b, v31.16b, v25.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [x0, #752]                             // round key rk[2][15]
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r2
-    ldr q0, [sp, #32]                               // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r2
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r2
-    ldr q0, [sp, #48]                               // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r2
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v5.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v6.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v7.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v10.16b, {v0.16b-v3.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v11.16b, {v0.16b-v3.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    movi v12.16b, #0x40                             // const
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v5.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v6.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v7.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v0.16b-v3.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v11.16b, {v0.16b-v3.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v5.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v6.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v7.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v0.16b-v3.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v11.16b, {v0.16b-v3.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v20.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v5.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v20.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v6.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v20.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v7.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v20.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v8.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    eor v27.16b, v3.16b, v27.16b                    // aes.cs:70:46 encrypt r2
+    eor v27.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r2
+    shl v30.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v4.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v4.16b, v4.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v30.16b, v30.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v23.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r2
+    ldr q4, [x0, #544]                              // round key rk[2][2]
+    eor v4.16b, v4.16b, v31.16b                     // aes.cs:70:46 encrypt r2
+    eor v30.16b, v15.16b, v30.16b                   // aes.cs:70:46 encrypt r2
+    eor v30.16b, v4.16b, v30.16b                    // aes.cs:70:46 encrypt r2
+    shl v4.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v5.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v5.16b, v5.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r2
+    ldr q3, [x0, #560]                              // round key rk[2][3]
+    eor v3.16b, v3.16b, v15.16b                     // aes.cs:70:46 encrypt r2
+    eor v23.16b, v23.16b, v4.16b                    // aes.cs:70:46 encrypt r2
+    eor v23.16b, v3.16b, v23.16b                    // aes.cs:70:46 encrypt r2
+    eor v25.16b, v31.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r2
+    ldr q25, [x0, #576]                             // round key rk[2][4]
+    eor v25.16b, v25.16b, v13.16b                   // aes.cs:70:46 encrypt r2
+    shl v31.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v3.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    and v3.16b, v3.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v31.16b, v31.16b, v3.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v3.16b, v2.16b, v31.16b                     // aes.cs:70:46 encrypt r2
+    eor v25.16b, v25.16b, v3.16b                    // aes.cs:70:46 encrypt r2
+    shl v3.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v4.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v4.16b, v4.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v22.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r2
+    ldr q4, [x0, #592]                              // round key rk[2][5]
+    eor v4.16b, v4.16b, v13.16b                     // aes.cs:70:46 encrypt r2
+    eor v3.16b, v14.16b, v3.16b                     // aes.cs:70:46 encrypt r2
+    eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r2
+    shl v4.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v5.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v5.16b, v5.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #608]                              // round key rk[2][6]
+    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r2
+    eor v4.16b, v22.16b, v4.16b                     // aes.cs:70:46 encrypt r2
+    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r2
+    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v7.16b, v7.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r2
+    ldr q7, [x0, #624]                              // round key rk[2][7]
+    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r2
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:70:46 encrypt r2
+    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r2
+    eor v31.16b, v14.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v22.16b, v22.16b, v31.16b                   // aes.cs:70:46 encrypt r2
+    ldr q31, [x0, #640]                             // round key rk[2][8]
+    eor v31.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r2
+    shl v2.16b, v21.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v5.16b, v21.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    and v5.16b, v5.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v5.16b, v0.16b, v2.16b                      // aes.cs:70:46 encrypt r2
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r2
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v7.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v7.16b, v7.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r2
+    ldr q7, [x0, #656]                              // round key rk[2][9]
+    eor v7.16b, v7.16b, v0.16b                      // aes.cs:70:46 encrypt r2
+    eor v5.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r2
+    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r2
+    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v13.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v13.16b, v20.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r2
+    ldr q13, [x0, #672]                             // round key rk[2][10]
+    eor v13.16b, v13.16b, v21.16b                   // aes.cs:70:46 encrypt r2
+    eor v7.16b, v1.16b, v7.16b                      // aes.cs:70:46 encrypt r2
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r2
+    shl v13.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v14.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v14.16b, v14.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v0.16b, v0.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v0.16b, v7.16b, v0.16b                      // aes.cs:70:46 encrypt r2
+    ldr q7, [x0, #688]                              // round key rk[2][11]
+    eor v20.16b, v7.16b, v20.16b                    // aes.cs:70:46 encrypt r2
+    eor v1.16b, v1.16b, v13.16b                     // aes.cs:70:46 encrypt r2
+    eor v20.16b, v20.16b, v1.16b                    // aes.cs:70:46 encrypt r2
+    eor v21.16b, v21.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v20.16b, v20.16b, v21.16b                   // aes.cs:70:46 encrypt r2
+    ldr q21, [x0, #704]                             // round key rk[2][12]
+    ldr q1, [sp, #16]                               // reload
+    eor v21.16b, v21.16b, v1.16b                    // aes.cs:70:46 encrypt r2
+    shl v2.16b, v28.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v7.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    and v7.16b, v7.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v2.16b, v2.16b, v7.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v7.16b, v26.16b, v2.16b                     // aes.cs:70:46 encrypt r2
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:70:46 encrypt r2
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v21.16b, v21.16b, v13.16b                   // aes.cs:70:46 encrypt r2
+    ldr q13, [x0, #720]                             // round key rk[2][13]
+    eor v13.16b, v13.16b, v26.16b                   // aes.cs:70:46 encrypt r2
+    eor v7.16b, v28.16b, v7.16b                     // aes.cs:70:46 encrypt r2
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r2
+    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v14.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v14.16b, v14.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v14.16b, v1.16b, v13.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r2
+    ldr q14, [x0, #736]                             // round key rk[2][14]
+    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r2
+    eor v13.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r2
+    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r2
+    shl v14.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v15.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v15.16b, v15.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v26.16b, v26.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v26.16b, v13.16b, v26.16b                   // aes.cs:70:46 encrypt r2
+    ldr q13, [x0, #752]                             // round key rk[2][15]
+    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r2
+    eor v1.16b, v1.16b, v14.16b                     // aes.cs:70:46 encrypt r2
+    eor v1.16b, v6.16b, v1.16b                      // aes.cs:70:46 encrypt r2
+    eor v28.16b, v28.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v28.16b, v1.16b, v28.16b                    // aes.cs:70:46 encrypt r2
     ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
-    tbl v18.16b, {v13.16b-v16.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v20.16b, {v13.16b-v16.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v21.16b, {v13.16b-v16.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v22.16b, {v13.16b-v16.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v24.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v26.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v27.16b, {v13.16b-v16.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v0.16b, {v13.16b-v16.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v1.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v2.16b, {v13.16b-v16.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v6.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v29.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v8.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
     ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
-    tbx v18.16b, {v13.16b-v16.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v20.16b, {v13.16b-v16.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v21.16b, {v13.16b-v16.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v1.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v13.16b-v16.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v22.16b, {v13.16b-v16.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v24.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v6.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v26.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v29.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v27.16b, {v13.16b-v16.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v0.16b, {v13.16b-v16.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v13.16b-v16.16b}, [x12]                    // table S bytes 128..191
-    tbx v18.16b, {v13.16b-v16.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v20.16b, {v13.16b-v16.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v21.16b, {v13.16b-v16.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v8.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
+    tbx v1.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v22.16b, {v13.16b-v16.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v24.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v6.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v26.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v29.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v27.16b, {v13.16b-v16.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v8.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v9.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v10.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
+    tbx v1.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v24.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v24.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v6.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v29.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v8.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v23.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v9.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v23.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v10.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v22.16b-v25.16b}, [x10]                    // table S bytes 0..63
+    tbl v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v30.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v3.16b, {v22.16b-v25.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v4.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    str q2, [sp, #16]                               // spill
+    tbl v2.16b, {v22.16b-v25.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    str q10, [sp, #0]                               // spill
+    tbl v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v17.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
     sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v0.16b, {v13.16b-v16.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v13.16b-v16.16b}, [x13]                    // table S bytes 192..255
-    tbx v18.16b, {v13.16b-v16.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v19.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v20.16b, {v13.16b-v16.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v19.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v21.16b, {v13.16b-v16.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v19.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v22.16b, {v13.16b-v16.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v24.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v26.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v17.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v27.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v17.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v0.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sshr v17.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    movi v19.16b, #0x1b                             // const
-    and v17.16b, v17.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    shl v23.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v17.16b, v23.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v23.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v23.16b, v23.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v25.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v23.16b, v25.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v25.16b, v9.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v28.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v28.16b, v28.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v29.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v28.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v29.16b, v21.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v30.16b, v30.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v31.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v31.16b, v0.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v1.16b, v4.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v2.16b, v8.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v2.16b, v2.16b, v19.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
-    shl v3.16b, v8.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v3.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v3.16b, v3.16b, v19.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v13.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v3.16b, v13.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v13.16b, v20.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v14.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v14.16b, v14.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v15.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v14.16b, v15.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v15.16b, v27.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v16.16b, v7.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v16.16b, v16.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v16.16b, v12.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v12.16b, v7.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q16, [sp, #48]                              // spill
-    eor v16.16b, v8.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q16, [sp, #32]                              // spill
-    sshr v16.16b, v18.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v16.16b, v16.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    str q12, [sp, #80]                              // spill
-    shl v12.16b, v18.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v16.16b, v12.16b, v16.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v12.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v12.16b, v12.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q14, [sp, #0]                               // spill
-    shl v14.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v12.16b, v14.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v14.16b, v26.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q26, [sp, #16]                              // spill
-    sshr v26.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v26.16b, v26.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q12, [sp, #96]                              // spill
-    shl v12.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v12.16b, v6.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q26, [sp, #160]                             // spill
-    sshr v26.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v26.16b, v26.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q12, [sp, #208]                             // spill
-    shl v12.16b, v11.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v12.16b, v11.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q26, [sp, #176]                             // spill
-    eor v26.16b, v18.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q26, [sp, #128]                             // spill
-    sshr v26.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v26.16b, v26.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    str q12, [sp, #112]                             // spill
-    shl v12.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v12.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v12.16b, v12.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q18, [sp, #64]                              // spill
-    shl v18.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v18.16b, v18.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v12.16b, v5.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q5, [sp, #144]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v5.16b, v5.16b, v19.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q18, [sp, #240]                             // spill
-    shl v18.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v18.16b, v18.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v5.16b, v10.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q18, [sp, #256]                             // spill
-    sshr v18.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v18.16b, v18.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v19.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v18.16b, v19.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v19.16b, v22.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q18, [sp, #192]                             // spill
-    eor v18.16b, v24.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q18, [sp, #224]                             // spill
+    ld1 {v22.16b-v25.16b}, [x11]                    // table S bytes 64..127
+    tbx v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v30.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v3.16b, {v22.16b-v25.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v4.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v22.16b-v25.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v17.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v22.16b-v25.16b}, [x12]                    // table S bytes 128..191
+    tbx v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v30.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v3.16b, {v22.16b-v25.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v4.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v22.16b-v25.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v17.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v22.16b-v25.16b}, [x13]                    // table S bytes 192..255
+    tbx v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v30.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v3.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v4.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v10.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v16.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v17.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
     ldr q18, [x0, #768]                             // round key rk[3][0]
-    eor v18.16b, v18.16b, v21.16b                   // aes.cs:70:46 encrypt r3
-    eor v17.16b, v0.16b, v17.16b                    // aes.cs:70:46 encrypt r3
-    eor v17.16b, v18.16b, v17.16b                   // aes.cs:70:46 encrypt r3
-    eor v17.16b, v17.16b, v25.16b                   // aes.cs:70:46 encrypt r3
-    ldr q18, [x0, #784]                             // round key rk[3][1]
-    eor v18.16b, v18.16b, v4.16b                    // aes.cs:70:46 encrypt r3
-    eor v23.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r3
-    eor v18.16b, v18.16b, v23.16b                   // aes.cs:70:46 encrypt r3
-    eor v18.16b, v18.16b, v29.16b                   // aes.cs:70:46 encrypt r3
-    ldr q23, [x0, #800]                             // round key rk[3][2]
-    eor v23.16b, v23.16b, v4.16b                    // aes.cs:70:46 encrypt r3
-    eor v25.16b, v9.16b, v28.16b                    // aes.cs:70:46 encrypt r3
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r3
-    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r3
-    ldr q25, [x0, #816]                             // round key rk[3][3]
-    eor v25.16b, v25.16b, v9.16b                    // aes.cs:70:46 encrypt r3
-    eor v21.16b, v21.16b, v30.16b                   // aes.cs:70:46 encrypt r3
-    eor v21.16b, v25.16b, v21.16b                   // aes.cs:70:46 encrypt r3
-    eor v21.16b, v21.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    ldr q25, [x0, #832]                             // round key rk[3][4]
-    eor v25.16b, v25.16b, v7.16b                    // aes.cs:70:46 encrypt r3
-    eor v28.16b, v27.16b, v2.16b                    // aes.cs:70:46 encrypt r3
-    eor v25.16b, v25.16b, v28.16b                   // aes.cs:70:46 encrypt r3
-    eor v25.16b, v25.16b, v13.16b                   // aes.cs:70:46 encrypt r3
-    ldr q28, [x0, #848]                             // round key rk[3][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r3
-    eor v29.16b, v8.16b, v3.16b                     // aes.cs:70:46 encrypt r3
-    eor v28.16b, v28.16b, v29.16b                   // aes.cs:70:46 encrypt r3
-    eor v28.16b, v28.16b, v15.16b                   // aes.cs:70:46 encrypt r3
-    ldr q29, [x0, #864]                             // round key rk[3][6]
-    eor v29.16b, v29.16b, v8.16b                    // aes.cs:70:46 encrypt r3
-    ldr q30, [sp, #0]                               // reload
-    eor v30.16b, v20.16b, v30.16b                   // aes.cs:70:46 encrypt r3
-    eor v29.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r3
-    ldr q30, [sp, #80]                              // reload
-    eor v29.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r3
-    ldr q30, [x0, #880]                             // round key rk[3][7]
-    eor v20.16b, v30.16b, v20.16b                   // aes.cs:70:46 encrypt r3
-    ldr q30, [sp, #48]                              // reload
-    eor v27.16b, v27.16b, v30.16b                   // aes.cs:70:46 encrypt r3
-    eor v20.16b, v20.16b, v27.16b                   // aes.cs:70:46 encrypt r3
-    ldr q27, [sp, #32]                              // reload
-    eor v20.16b, v20.16b, v27.16b                   // aes.cs:70:46 encrypt r3
-    ldr q27, [x0, #896]                             // round key rk[3][8]
-    eor v27.16b, v27.16b, v6.16b                    // aes.cs:70:46 encrypt r3
-    eor v16.16b, v11.16b, v16.16b                   // aes.cs:70:46 encrypt r3
-    eor v16.16b, v27.16b, v16.16b                   // aes.cs:70:46 encrypt r3
-    eor v16.16b, v16.16b, v14.16b                   // aes.cs:70:46 encrypt r3
-    ldr q27, [x0, #912]                             // round key rk[3][9]
-    eor v27.16b, v27.16b, v11.16b                   // aes.cs:70:46 encrypt r3
-    ldr q30, [sp, #64]                              // reload
-    ldr q31, [sp, #96]                              // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r3
-    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r3
-    ldr q31, [sp, #208]                             // reload
-    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r3
-    ldr q31, [x0, #928]                             // round key rk[3][10]
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r3
-    ldr q31, [sp, #16]                              // reload
-    ldr q0, [sp, #160]                              // reload
-    eor v0.16b, v31.16b, v0.16b                     // aes.cs:70:46 encrypt r3
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [sp, #112]                              // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [x0, #944]                              // round key rk[3][11]
-    eor v0.16b, v0.16b, v6.16b                      // aes.cs:70:46 encrypt r3
-    ldr q1, [sp, #176]                              // reload
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [sp, #128]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [x0, #960]                              // round key rk[3][12]
-    eor v0.16b, v0.16b, v10.16b                     // aes.cs:70:46 encrypt r3
-    eor v26.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r3
-    eor v26.16b, v0.16b, v26.16b                    // aes.cs:70:46 encrypt r3
-    eor v26.16b, v26.16b, v12.16b                   // aes.cs:70:46 encrypt r3
-    ldr q0, [x0, #976]                              // round key rk[3][13]
-    eor v22.16b, v0.16b, v22.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [sp, #240]                              // reload
-    eor v0.16b, v24.16b, v0.16b                     // aes.cs:70:46 encrypt r3
-    eor v22.16b, v22.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [x0, #992]                              // round key rk[3][14]
-    ldr q1, [sp, #144]                              // reload
-    eor v0.16b, v0.16b, v1.16b                      // aes.cs:70:46 encrypt r3
-    ldr q2, [sp, #256]                              // reload
-    eor v24.16b, v24.16b, v2.16b                    // aes.cs:70:46 encrypt r3
-    eor v24.16b, v0.16b, v24.16b                    // aes.cs:70:46 encrypt r3
-    eor v19.16b, v24.16b, v19.16b                   // aes.cs:70:46 encrypt r3
-    ldr q24, [x0, #1008]                            // round key rk[3][15]
-    eor v24.16b, v24.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [sp, #192]                              // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r3
-    eor v24.16b, v24.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [sp, #224]                              // reload
-    eor v24.16b, v24.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v5.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v6.16b, {v0.16b-v3.16b}, v23.16b            // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v7.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v8.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v9.16b, {v0.16b-v3.16b}, v28.16b            // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v10.16b, {v0.16b-v3.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v11.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    movi v12.16b, #0x40                             // const
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    str q16, [sp, #224]                             // spill
-    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
-    tbx v4.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v13.16b-v16.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v6.16b, {v13.16b-v16.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v7.16b, {v13.16b-v16.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v8.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v9.16b, {v13.16b-v16.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v10.16b, {v13.16b-v16.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v11.16b, {v13.16b-v16.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v13.16b-v16.16b}, [x12]                    // table S bytes 128..191
-    tbx v4.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v13.16b-v16.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v6.16b, {v13.16b-v16.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v7.16b, {v13.16b-v16.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v8.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v9.16b, {v13.16b-v16.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v10.16b, {v13.16b-v16.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v11.16b, {v13.16b-v16.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v13.16b-v16.16b}, [x13]                    // table S bytes 192..255
-    tbx v4.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v6.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v7.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v8.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v9.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v10.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v11.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q17, [sp, #224]                             // reload
-    tbl v18.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v20.16b, {v0.16b-v3.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v21.16b, {v0.16b-v3.16b}, v30.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v23.16b, {v0.16b-v3.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v25.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v28.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v29.16b, {v0.16b-v3.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v13.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v18.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v20.16b, {v0.16b-v3.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v21.16b, {v0.16b-v3.16b}, v30.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v23.16b, {v0.16b-v3.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v25.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v28.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v29.16b, {v0.16b-v3.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v13.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v18.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v20.16b, {v0.16b-v3.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v21.16b, {v0.16b-v3.16b}, v30.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v23.16b, {v0.16b-v3.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v25.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v28.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v29.16b, {v0.16b-v3.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v13.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v18.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v20.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v21.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v23.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v25.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v28.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v29.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v13.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sshr v16.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    movi v17.16b, #0x1b                             // const
-    and v16.16b, v16.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    shl v19.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v16.16b, v19.16b, v16.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v19.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v19.16b, v19.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v22.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v19.16b, v22.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v22.16b, v9.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v24.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v24.16b, v24.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v26.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v24.16b, v26.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v26.16b, v21.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v27.16b, v13.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v27.16b, v27.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v30.16b, v13.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v27.16b, v30.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v30.16b, v13.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v31.16b, v4.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v14.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v14.16b, v14.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    shl v15.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v14.16b, v15.16b, v14.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v15.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v15.16b, v15.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v0.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v0.16b, v0.16b, v15.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v15.16b, v20.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v1.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v1.16b, v1.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v2.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v2.16b, v29.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v3.16b, v7.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v3.16b, v3.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v12.16b, v7.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q3, [sp, #224]                              // spill
-    eor v3.16b, v8.16b, v14.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q3, [sp, #192]                              // spill
-    sshr v3.16b, v18.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v3.16b, v3.16b, v17.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r4
-    str q12, [sp, #144]                             // spill
-    shl v12.16b, v18.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v12.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v12.16b, v12.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q1, [sp, #256]                              // spill
-    shl v1.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v1.16b, v12.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v12.16b, v28.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q28, [sp, #240]                             // spill
-    sshr v28.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v28.16b, v28.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q1, [sp, #128]                              // spill
-    shl v1.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v28.16b, v1.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q28, [sp, #176]                             // spill
-    sshr v28.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v28.16b, v28.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q1, [sp, #16]                               // spill
-    shl v1.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v28.16b, v1.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v11.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q28, [sp, #112]                             // spill
-    eor v28.16b, v18.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q28, [sp, #160]                             // spill
-    sshr v28.16b, v25.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v28.16b, v28.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    str q1, [sp, #64]                               // spill
-    shl v1.16b, v25.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v28.16b, v1.16b, v28.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v1.16b, v5.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v1.16b, v1.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q18, [sp, #208]                             // spill
-    shl v18.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v18.16b, v18.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v5.16b, v18.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q5, [sp, #96]                               // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v5.16b, v5.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q18, [sp, #32]                              // spill
-    shl v18.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v18.16b, v18.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v5.16b, v10.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q18, [sp, #48]                              // spill
-    sshr v18.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v18.16b, v18.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v17.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v17.16b, v17.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v18.16b, v23.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q17, [sp, #80]                              // spill
-    eor v17.16b, v25.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q17, [sp, #0]                               // spill
-    ldr q17, [x0, #1024]                            // round key rk[4][0]
-    eor v17.16b, v17.16b, v21.16b                   // aes.cs:70:46 encrypt r4
-    eor v16.16b, v13.16b, v16.16b                   // aes.cs:70:46 encrypt r4
-    eor v16.16b, v17.16b, v16.16b                   // aes.cs:70:46 encrypt r4
-    eor v16.16b, v16.16b, v22.16b                   // aes.cs:70:46 encrypt r4
-    ldr q17, [x0, #1040]                            // round key rk[4][1]
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:70:46 encrypt r4
-    eor v19.16b, v13.16b, v19.16b                   // aes.cs:70:46 encrypt r4
-    eor v17.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r4
-    eor v17.16b, v17.16b, v26.16b                   // aes.cs:70:46 encrypt r4
-    ldr q19, [x0, #1056]                            // round key rk[4][2]
-    eor v19.16b, v19.16b, v4.16b                    // aes.cs:70:46 encrypt r4
-    eor v22.16b, v9.16b, v24.16b                    // aes.cs:70:46 encrypt r4
-    eor v19.16b, v19.16b, v22.16b                   // aes.cs:70:46 encrypt r4
-    eor v19.16b, v19.16b, v30.16b                   // aes.cs:70:46 encrypt r4
-    ldr q22, [x0, #1072]                            // round key rk[4][3]
-    eor v22.16b, v22.16b, v9.16b                    // aes.cs:70:46 encrypt r4
-    eor v21.16b, v21.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    eor v21.16b, v22.16b, v21.16b                   // aes.cs:70:46 encrypt r4
-    eor v21.16b, v21.16b, v31.16b                   // aes.cs:70:46 encrypt r4
-    ldr q22, [x0, #1088]                            // round key rk[4][4]
-    eor v22.16b, v22.16b, v7.16b                    // aes.cs:70:46 encrypt r4
-    eor v24.16b, v29.16b, v14.16b                   // aes.cs:70:46 encrypt r4
-    eor v22.16b, v22.16b, v24.16b                   // aes.cs:70:46 encrypt r4
-    eor v22.16b, v22.16b, v15.16b                   // aes.cs:70:46 encrypt r4
-    ldr q24, [x0, #1104]                            // round key rk[4][5]
-    eor v24.16b, v24.16b, v7.16b                    // aes.cs:70:46 encrypt r4
-    eor v26.16b, v8.16b, v0.16b                     // aes.cs:70:46 encrypt r4
-    eor v24.16b, v24.16b, v26.16b                   // aes.cs:70:46 encrypt r4
-    eor v24.16b, v24.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    ldr q26, [x0, #1120]                            // round key rk[4][6]
-    eor v26.16b, v26.16b, v8.16b                    // aes.cs:70:46 encrypt r4
-    ldr q27, [sp, #256]                             // reload
-    eor v27.16b, v20.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    eor v26.16b, v26.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    ldr q27, [sp, #144]                             // reload
-    eor v26.16b, v26.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    ldr q27, [x0, #1136]                            // round key rk[4][7]
-    eor v20.16b, v27.16b, v20.16b                   // aes.cs:70:46 encrypt r4
-    ldr q27, [sp, #224]                             // reload
-    eor v27.16b, v29.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    eor v20.16b, v20.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    ldr q27, [sp, #192]                             // reload
-    eor v20.16b, v20.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    ldr q27, [x0, #1152]                            // round key rk[4][8]
-    eor v27.16b, v27.16b, v6.16b                    // aes.cs:70:46 encrypt r4
-    eor v29.16b, v11.16b, v3.16b                    // aes.cs:70:46 encrypt r4
-    eor v27.16b, v27.16b, v29.16b                   // aes.cs:70:46 encrypt r4
-    eor v27.16b, v27.16b, v12.16b                   // aes.cs:70:46 encrypt r4
-    ldr q29, [x0, #1168]                            // round key rk[4][9]
-    eor v29.16b, v29.16b, v11.16b                   // aes.cs:70:46 encrypt r4
-    ldr q30, [sp, #208]                             // reload
-    ldr q31, [sp, #128]                             // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r4
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r4
-    ldr q31, [sp, #16]                              // reload
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r4
-    ldr q31, [x0, #1184]                            // round key rk[4][10]
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r4
-    ldr q31, [sp, #240]                             // reload
-    ldr q0, [sp, #176]                              // reload
-    eor v0.16b, v31.16b, v0.16b                     // aes.cs:70:46 encrypt r4
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [sp, #64]                               // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [x0, #1200]                             // round key rk[4][11]
-    eor v0.16b, v0.16b, v6.16b                      // aes.cs:70:46 encrypt r4
-    ldr q2, [sp, #112]                              // reload
-    eor v31.16b, v31.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [sp, #160]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [x0, #1216]                             // round key rk[4][12]
-    eor v0.16b, v0.16b, v10.16b                     // aes.cs:70:46 encrypt r4
-    eor v28.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r4
-    eor v28.16b, v0.16b, v28.16b                    // aes.cs:70:46 encrypt r4
-    eor v28.16b, v28.16b, v1.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [x0, #1232]                             // round key rk[4][13]
-    eor v23.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [sp, #32]                               // reload
-    eor v0.16b, v25.16b, v0.16b                     // aes.cs:70:46 encrypt r4
-    eor v23.16b, v23.16b, v0.16b                    // aes.cs:70:46 encrypt r4
-    eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [x0, #1248]                             // round key rk[4][14]
-    ldr q1, [sp, #96]                               // reload
-    eor v0.16b, v0.16b, v1.16b                      // aes.cs:70:46 encrypt r4
-    ldr q2, [sp, #48]                               // reload
-    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    eor v25.16b, v0.16b, v25.16b                    // aes.cs:70:46 encrypt r4
-    eor v18.16b, v25.16b, v18.16b                   // aes.cs:70:46 encrypt r4
-    ldr q25, [x0, #1264]                            // round key rk[4][15]
-    eor v25.16b, v25.16b, v1.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [sp, #80]                               // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r4
-    eor v25.16b, v25.16b, v0.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [sp, #0]                                // reload
-    eor v25.16b, v25.16b, v0.16b                    // aes.cs:70:46 encrypt r4
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v6.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v7.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v8.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v9.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v10.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v11.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    movi v12.16b, #0x40                             // const
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v6.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v7.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v8.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v9.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v11.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v6.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v7.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v8.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v9.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v11.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v5.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v6.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v7.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v8.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v19.16b-v22.16b}, [x10]                    // table S bytes 0..63
-    tbl v16.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v17.16b, {v19.16b-v22.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v24.16b, {v19.16b-v22.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v26.16b, {v19.16b-v22.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v13.16b, {v19.16b-v22.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v14.16b, {v19.16b-v22.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v15.16b, {v19.16b-v22.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v0.16b, {v19.16b-v22.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v19.16b-v22.16b}, [x11]                    // table S bytes 64..127
-    tbx v16.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v17.16b, {v19.16b-v22.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v24.16b, {v19.16b-v22.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v26.16b, {v19.16b-v22.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v13.16b, {v19.16b-v22.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v14.16b, {v19.16b-v22.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v15.16b, {v19.16b-v22.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v0.16b, {v19.16b-v22.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v19.16b-v22.16b}, [x12]                    // table S bytes 128..191
-    tbx v16.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v17.16b, {v19.16b-v22.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v24.16b, {v19.16b-v22.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v26.16b, {v19.16b-v22.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v13.16b, {v19.16b-v22.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v14.16b, {v19.16b-v22.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v15.16b, {v19.16b-v22.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v0.16b, {v19.16b-v22.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v19.16b-v22.16b}, [x13]                    // table S bytes 192..255
-    tbx v16.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v17.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v24.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v26.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v13.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v14.16b, {v19.16b-v22.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v15.16b, {v19.16b-v22.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v0.16b, {v19.16b-v22.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sshr v18.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    movi v23.16b, #0x1b                             // const
-    and v18.16b, v18.16b, v23.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    shl v25.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v18.16b, v25.16b, v18.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v25.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v25.16b, v25.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v27.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v25.16b, v27.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v27.16b, v9.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v28.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v28.16b, v28.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v29.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v28.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v29.16b, v24.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v30.16b, v30.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v31.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v31.16b, v0.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v1.16b, v4.16b, v18.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v2.16b, v8.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v2.16b, v2.16b, v23.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r5
-    shl v3.16b, v8.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v3.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v3.16b, v3.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v19.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v19.16b, v19.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v3.16b, v17.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v20.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v20.16b, v20.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v21.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v20.16b, v21.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v21.16b, v15.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v22.16b, v7.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v22.16b, v22.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v22.16b, v12.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v12.16b, v7.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q22, [sp, #0]                               // spill
-    eor v22.16b, v8.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q22, [sp, #80]                              // spill
-    sshr v22.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v22.16b, v22.16b, v23.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    str q12, [sp, #96]                              // spill
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v22.16b, v12.16b, v22.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v12.16b, v14.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v12.16b, v12.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q17, [sp, #48]                              // spill
-    shl v17.16b, v14.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v17.16b, v17.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v12.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q14, [sp, #32]                              // spill
-    sshr v14.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v14.16b, v14.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q17, [sp, #160]                             // spill
-    shl v17.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v14.16b, v6.16b, v17.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q17, [sp, #112]                             // spill
-    sshr v17.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v17.16b, v17.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q14, [sp, #240]                             // spill
-    shl v14.16b, v11.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v14.16b, v11.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q17, [sp, #64]                              // spill
-    eor v17.16b, v16.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q17, [sp, #176]                             // spill
-    sshr v17.16b, v13.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v17.16b, v17.16b, v23.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    str q14, [sp, #208]                             // spill
-    shl v14.16b, v13.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v14.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v14.16b, v14.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q16, [sp, #16]                              // spill
-    shl v16.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v16.16b, v16.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v14.16b, v5.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q5, [sp, #128]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v5.16b, v5.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q16, [sp, #192]                             // spill
-    shl v16.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v16.16b, v16.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v5.16b, v10.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q16, [sp, #224]                             // spill
-    sshr v16.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v16.16b, v16.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v23.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v16.16b, v23.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v23.16b, v26.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q16, [sp, #144]                             // spill
-    eor v16.16b, v13.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q16, [sp, #256]                             // spill
-    ldr q16, [x0, #1280]                            // round key rk[5][0]
-    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r5
-    eor v18.16b, v0.16b, v18.16b                    // aes.cs:70:46 encrypt r5
-    eor v16.16b, v16.16b, v18.16b                   // aes.cs:70:46 encrypt r5
-    eor v16.16b, v16.16b, v27.16b                   // aes.cs:70:46 encrypt r5
-    ldr q18, [x0, #1296]                            // round key rk[5][1]
-    eor v18.16b, v18.16b, v4.16b                    // aes.cs:70:46 encrypt r5
-    eor v25.16b, v0.16b, v25.16b                    // aes.cs:70:46 encrypt r5
-    eor v18.16b, v18.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    eor v18.16b, v18.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    ldr q25, [x0, #1312]                            // round key rk[5][2]
-    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r5
-    eor v27.16b, v9.16b, v28.16b                    // aes.cs:70:46 encrypt r5
-    eor v25.16b, v25.16b, v27.16b                   // aes.cs:70:46 encrypt r5
-    eor v25.16b, v25.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    ldr q27, [x0, #1328]                            // round key rk[5][3]
-    eor v27.16b, v27.16b, v9.16b                    // aes.cs:70:46 encrypt r5
-    eor v24.16b, v24.16b, v30.16b                   // aes.cs:70:46 encrypt r5
-    eor v24.16b, v27.16b, v24.16b                   // aes.cs:70:46 encrypt r5
-    eor v24.16b, v24.16b, v1.16b                    // aes.cs:70:46 encrypt r5
-    ldr q27, [x0, #1344]                            // round key rk[5][4]
-    eor v27.16b, v27.16b, v7.16b                    // aes.cs:70:46 encrypt r5
-    eor v28.16b, v15.16b, v2.16b                    // aes.cs:70:46 encrypt r5
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r5
-    eor v27.16b, v27.16b, v3.16b                    // aes.cs:70:46 encrypt r5
-    ldr q28, [x0, #1360]                            // round key rk[5][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r5
-    eor v19.16b, v8.16b, v19.16b                    // aes.cs:70:46 encrypt r5
-    eor v19.16b, v28.16b, v19.16b                   // aes.cs:70:46 encrypt r5
-    eor v19.16b, v19.16b, v21.16b                   // aes.cs:70:46 encrypt r5
-    ldr q21, [x0, #1376]                            // round key rk[5][6]
-    eor v21.16b, v21.16b, v8.16b                    // aes.cs:70:46 encrypt r5
-    ldr q28, [sp, #48]                              // reload
-    eor v20.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    eor v20.16b, v21.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    ldr q21, [sp, #96]                              // reload
-    eor v20.16b, v20.16b, v21.16b                   // aes.cs:70:46 encrypt r5
-    ldr q21, [x0, #1392]                            // round key rk[5][7]
-    eor v21.16b, v21.16b, v28.16b                   // aes.cs:70:46 encrypt r5
-    ldr q28, [sp, #0]                               // reload
-    eor v28.16b, v15.16b, v28.16b                   // aes.cs:70:46 encrypt r5
-    eor v21.16b, v21.16b, v28.16b                   // aes.cs:70:46 encrypt r5
-    ldr q28, [sp, #80]                              // reload
-    eor v21.16b, v21.16b, v28.16b                   // aes.cs:70:46 encrypt r5
-    ldr q28, [x0, #1408]                            // round key rk[5][8]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r5
-    eor v22.16b, v11.16b, v22.16b                   // aes.cs:70:46 encrypt r5
-    eor v22.16b, v28.16b, v22.16b                   // aes.cs:70:46 encrypt r5
-    eor v22.16b, v22.16b, v12.16b                   // aes.cs:70:46 encrypt r5
-    ldr q28, [x0, #1424]                            // round key rk[5][9]
-    eor v28.16b, v28.16b, v11.16b                   // aes.cs:70:46 encrypt r5
-    ldr q29, [sp, #16]                              // reload
-    ldr q30, [sp, #160]                             // reload
-    eor v30.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r5
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r5
-    ldr q30, [sp, #240]                             // reload
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r5
-    ldr q30, [x0, #1440]                            // round key rk[5][10]
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    ldr q30, [sp, #32]                              // reload
-    ldr q31, [sp, #112]                             // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [sp, #208]                             // reload
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [x0, #1456]                            // round key rk[5][11]
-    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r5
-    ldr q0, [sp, #64]                               // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [sp, #176]                             // reload
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [x0, #1472]                            // round key rk[5][12]
-    eor v31.16b, v31.16b, v10.16b                   // aes.cs:70:46 encrypt r5
-    eor v17.16b, v26.16b, v17.16b                   // aes.cs:70:46 encrypt r5
-    eor v17.16b, v31.16b, v17.16b                   // aes.cs:70:46 encrypt r5
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [x0, #1488]                            // round key rk[5][13]
-    eor v26.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [sp, #192]                             // reload
-    eor v31.16b, v13.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    eor v26.16b, v26.16b, v5.16b                    // aes.cs:70:46 encrypt r5
-    ldr q31, [x0, #1504]                            // round key rk[5][14]
-    ldr q0, [sp, #128]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    ldr q1, [sp, #224]                              // reload
-    eor v1.16b, v13.16b, v1.16b                     // aes.cs:70:46 encrypt r5
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r5
-    eor v23.16b, v31.16b, v23.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [x0, #1520]                            // round key rk[5][15]
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    ldr q0, [sp, #144]                              // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r5
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    ldr q0, [sp, #256]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v5.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v6.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v7.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v9.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v10.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v11.16b, {v0.16b-v3.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    movi v12.16b, #0x40                             // const
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v6.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v7.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v9.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v10.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v11.16b, {v0.16b-v3.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v6.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v7.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v9.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v10.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v11.16b, {v0.16b-v3.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v6.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v7.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v8.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v18.16b-v21.16b}, [x10]                    // table S bytes 0..63
-    tbl v16.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v24.16b, {v18.16b-v21.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v25.16b, {v18.16b-v21.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v27.16b, {v18.16b-v21.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v13.16b, {v18.16b-v21.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v14.16b, {v18.16b-v21.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v15.16b, {v18.16b-v21.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v0.16b, {v18.16b-v21.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v18.16b-v21.16b}, [x11]                    // table S bytes 64..127
-    tbx v16.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v24.16b, {v18.16b-v21.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v25.16b, {v18.16b-v21.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v27.16b, {v18.16b-v21.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v13.16b, {v18.16b-v21.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v14.16b, {v18.16b-v21.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v15.16b, {v18.16b-v21.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v0.16b, {v18.16b-v21.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v18.16b-v21.16b}, [x12]                    // table S bytes 128..191
-    tbx v16.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v24.16b, {v18.16b-v21.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v25.16b, {v18.16b-v21.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v27.16b, {v18.16b-v21.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v13.16b, {v18.16b-v21.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v14.16b, {v18.16b-v21.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v15.16b, {v18.16b-v21.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v0.16b, {v18.16b-v21.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v18.16b-v21.16b}, [x13]                    // table S bytes 192..255
-    tbx v16.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v24.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v25.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v27.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v13.16b, {v18.16b-v21.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v14.16b, {v18.16b-v21.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v15.16b, {v18.16b-v21.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v0.16b, {v18.16b-v21.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sshr v17.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    movi v22.16b, #0x1b                             // const
-    and v17.16b, v17.16b, v22.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    shl v23.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v17.16b, v23.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v23.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v23.16b, v23.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v26.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v23.16b, v26.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v26.16b, v9.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v28.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v28.16b, v28.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v29.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v28.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v29.16b, v25.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v30.16b, v30.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v31.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v31.16b, v0.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v1.16b, v4.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v2.16b, v8.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v2.16b, v2.16b, v22.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
-    shl v3.16b, v8.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v3.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v3.16b, v3.16b, v22.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v18.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v18.16b, v18.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v3.16b, v24.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v19.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v19.16b, v19.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v20.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v19.16b, v20.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v20.16b, v15.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v21.16b, v7.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v21.16b, v21.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v21.16b, v12.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v12.16b, v7.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q21, [sp, #256]                             // spill
-    eor v21.16b, v8.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q21, [sp, #144]                             // spill
-    sshr v21.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v21.16b, v21.16b, v22.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    str q12, [sp, #128]                             // spill
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v21.16b, v12.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v12.16b, v14.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v12.16b, v12.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #224]                             // spill
-    shl v19.16b, v14.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v19.16b, v19.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v12.16b, v14.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q14, [sp, #192]                             // spill
-    sshr v14.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v14.16b, v14.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #176]                             // spill
-    shl v19.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v19.16b, v19.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v14.16b, v6.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #64]                              // spill
-    sshr v19.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v19.16b, v19.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q14, [sp, #32]                              // spill
-    shl v14.16b, v11.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v19.16b, v14.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v14.16b, v11.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #208]                             // spill
-    eor v19.16b, v16.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #112]                             // spill
-    sshr v19.16b, v13.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v19.16b, v19.16b, v22.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    str q14, [sp, #16]                              // spill
-    shl v14.16b, v13.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v19.16b, v14.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v14.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v14.16b, v14.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q16, [sp, #240]                             // spill
-    shl v16.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v16.16b, v16.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v14.16b, v5.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q5, [sp, #160]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v5.16b, v5.16b, v22.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q16, [sp, #80]                              // spill
-    shl v16.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v16.16b, v16.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v5.16b, v10.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q16, [sp, #0]                               // spill
-    sshr v16.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v16.16b, v16.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v22.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v16.16b, v22.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v22.16b, v27.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q16, [sp, #48]                              // spill
-    eor v16.16b, v13.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q16, [sp, #96]                              // spill
-    ldr q16, [x0, #1536]                            // round key rk[6][0]
-    eor v16.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r6
-    eor v17.16b, v0.16b, v17.16b                    // aes.cs:70:46 encrypt r6
-    eor v16.16b, v16.16b, v17.16b                   // aes.cs:70:46 encrypt r6
-    eor v16.16b, v16.16b, v26.16b                   // aes.cs:70:46 encrypt r6
-    ldr q17, [x0, #1552]                            // round key rk[6][1]
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:70:46 encrypt r6
-    eor v23.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r6
-    eor v17.16b, v17.16b, v23.16b                   // aes.cs:70:46 encrypt r6
-    eor v17.16b, v17.16b, v29.16b                   // aes.cs:70:46 encrypt r6
-    ldr q23, [x0, #1568]                            // round key rk[6][2]
-    eor v23.16b, v23.16b, v4.16b                    // aes.cs:70:46 encrypt r6
-    eor v26.16b, v9.16b, v28.16b                    // aes.cs:70:46 encrypt r6
-    eor v23.16b, v23.16b, v26.16b                   // aes.cs:70:46 encrypt r6
-    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    ldr q26, [x0, #1584]                            // round key rk[6][3]
-    eor v26.16b, v26.16b, v9.16b                    // aes.cs:70:46 encrypt r6
-    eor v25.16b, v25.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    eor v25.16b, v26.16b, v25.16b                   // aes.cs:70:46 encrypt r6
-    eor v25.16b, v25.16b, v1.16b                    // aes.cs:70:46 encrypt r6
-    ldr q26, [x0, #1600]                            // round key rk[6][4]
-    eor v26.16b, v26.16b, v7.16b                    // aes.cs:70:46 encrypt r6
-    eor v28.16b, v15.16b, v2.16b                    // aes.cs:70:46 encrypt r6
-    eor v26.16b, v26.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    eor v26.16b, v26.16b, v3.16b                    // aes.cs:70:46 encrypt r6
-    ldr q28, [x0, #1616]                            // round key rk[6][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r6
-    eor v18.16b, v8.16b, v18.16b                    // aes.cs:70:46 encrypt r6
-    eor v18.16b, v28.16b, v18.16b                   // aes.cs:70:46 encrypt r6
-    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r6
-    ldr q20, [x0, #1632]                            // round key rk[6][6]
-    eor v20.16b, v20.16b, v8.16b                    // aes.cs:70:46 encrypt r6
-    ldr q28, [sp, #224]                             // reload
-    eor v28.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    eor v20.16b, v20.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    ldr q28, [sp, #128]                             // reload
-    eor v20.16b, v20.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    ldr q28, [x0, #1648]                            // round key rk[6][7]
-    eor v24.16b, v28.16b, v24.16b                   // aes.cs:70:46 encrypt r6
-    ldr q28, [sp, #256]                             // reload
-    eor v28.16b, v15.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    ldr q28, [sp, #144]                             // reload
-    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    ldr q28, [x0, #1664]                            // round key rk[6][8]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r6
-    eor v21.16b, v11.16b, v21.16b                   // aes.cs:70:46 encrypt r6
-    eor v21.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r6
-    eor v21.16b, v21.16b, v12.16b                   // aes.cs:70:46 encrypt r6
-    ldr q28, [x0, #1680]                            // round key rk[6][9]
-    eor v28.16b, v28.16b, v11.16b                   // aes.cs:70:46 encrypt r6
-    ldr q29, [sp, #240]                             // reload
-    ldr q30, [sp, #176]                             // reload
-    eor v30.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    ldr q30, [sp, #32]                              // reload
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    ldr q30, [x0, #1696]                            // round key rk[6][10]
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r6
-    ldr q30, [sp, #192]                             // reload
-    ldr q31, [sp, #64]                              // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [sp, #16]                              // reload
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [x0, #1712]                            // round key rk[6][11]
-    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r6
-    ldr q0, [sp, #208]                              // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [sp, #112]                             // reload
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [x0, #1728]                            // round key rk[6][12]
-    eor v31.16b, v31.16b, v10.16b                   // aes.cs:70:46 encrypt r6
-    eor v19.16b, v27.16b, v19.16b                   // aes.cs:70:46 encrypt r6
-    eor v19.16b, v31.16b, v19.16b                   // aes.cs:70:46 encrypt r6
-    eor v19.16b, v19.16b, v14.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [x0, #1744]                            // round key rk[6][13]
-    eor v27.16b, v31.16b, v27.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [sp, #80]                              // reload
-    eor v31.16b, v13.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    eor v27.16b, v27.16b, v5.16b                    // aes.cs:70:46 encrypt r6
-    ldr q31, [x0, #1760]                            // round key rk[6][14]
-    ldr q0, [sp, #160]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    ldr q1, [sp, #0]                                // reload
-    eor v1.16b, v13.16b, v1.16b                     // aes.cs:70:46 encrypt r6
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r6
-    eor v22.16b, v31.16b, v22.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [x0, #1776]                            // round key rk[6][15]
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    ldr q0, [sp, #48]                               // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r6
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    ldr q0, [sp, #96]                               // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v6.16b, {v0.16b-v3.16b}, v23.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v7.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v8.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v9.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v10.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v11.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    movi v12.16b, #0x40                             // const
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v6.16b, {v0.16b-v3.16b}, v23.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v7.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v8.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v9.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v11.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v6.16b, {v0.16b-v3.16b}, v23.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v7.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v8.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v9.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v11.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v5.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v6.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v7.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v8.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v23.16b-v26.16b}, [x10]                    // table S bytes 0..63
-    tbl v16.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v17.16b, {v23.16b-v26.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v18.16b, {v23.16b-v26.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v20.16b, {v23.16b-v26.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v13.16b, {v23.16b-v26.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v14.16b, {v23.16b-v26.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v15.16b, {v23.16b-v26.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v0.16b, {v23.16b-v26.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v23.16b-v26.16b}, [x11]                    // table S bytes 64..127
-    tbx v16.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v17.16b, {v23.16b-v26.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v18.16b, {v23.16b-v26.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v20.16b, {v23.16b-v26.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v13.16b, {v23.16b-v26.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v14.16b, {v23.16b-v26.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v15.16b, {v23.16b-v26.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v0.16b, {v23.16b-v26.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v23.16b-v26.16b}, [x12]                    // table S bytes 128..191
-    tbx v16.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v17.16b, {v23.16b-v26.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v18.16b, {v23.16b-v26.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v20.16b, {v23.16b-v26.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v13.16b, {v23.16b-v26.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v14.16b, {v23.16b-v26.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v15.16b, {v23.16b-v26.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v0.16b, {v23.16b-v26.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v23.16b-v26.16b}, [x13]                    // table S bytes 192..255
-    tbx v16.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v17.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v18.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v20.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v13.16b, {v23.16b-v26.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v19.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v14.16b, {v23.16b-v26.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v19.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v15.16b, {v23.16b-v26.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v19.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v0.16b, {v23.16b-v26.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sshr v19.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v18.16b, v18.16b, v3.16b                    // aes.cs:70:46 encrypt r3
+    shl v19.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v20.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
     movi v21.16b, #0x1b                             // const
-    and v19.16b, v19.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    shl v22.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v19.16b, v22.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v22.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v22.16b, v22.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v27.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v22.16b, v27.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v27.16b, v9.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v28.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v29.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v28.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v29.16b, v18.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r3
+    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r3
+    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v26.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v20.16b, v20.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v26.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v18.16b, v18.16b, v26.16b                   // aes.cs:70:46 encrypt r3
+    ldr q26, [x0, #784]                             // round key rk[3][1]
+    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r3
+    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r3
+    eor v20.16b, v26.16b, v20.16b                   // aes.cs:70:46 encrypt r3
+    shl v26.16b, v3.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v28.16b, v3.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v26.16b, v26.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v28.16b, v3.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v20.16b, v20.16b, v28.16b                   // aes.cs:70:46 encrypt r3
+    ldr q28, [x0, #800]                             // round key rk[3][2]
+    eor v28.16b, v28.16b, v1.16b                    // aes.cs:70:46 encrypt r3
+    eor v26.16b, v9.16b, v26.16b                    // aes.cs:70:46 encrypt r3
+    eor v26.16b, v28.16b, v26.16b                   // aes.cs:70:46 encrypt r3
+    shl v28.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v31.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v17.16b, v17.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v17.16b, v26.16b, v17.16b                   // aes.cs:70:46 encrypt r3
+    ldr q26, [x0, #816]                             // round key rk[3][3]
+    eor v26.16b, v26.16b, v9.16b                    // aes.cs:70:46 encrypt r3
+    eor v28.16b, v3.16b, v28.16b                    // aes.cs:70:46 encrypt r3
+    eor v26.16b, v26.16b, v28.16b                   // aes.cs:70:46 encrypt r3
+    eor v19.16b, v1.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v19.16b, v26.16b, v19.16b                   // aes.cs:70:46 encrypt r3
+    ldr q26, [x0, #832]                             // round key rk[3][4]
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:70:46 encrypt r3
+    shl v28.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v31.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v31.16b, v16.16b, v28.16b                   // aes.cs:70:46 encrypt r3
+    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r3
+    shl v31.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v0.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v0.16b, v30.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v26.16b, v26.16b, v0.16b                    // aes.cs:70:46 encrypt r3
+    ldr q0, [x0, #848]                              // round key rk[3][5]
+    eor v0.16b, v0.16b, v29.16b                     // aes.cs:70:46 encrypt r3
+    eor v31.16b, v8.16b, v31.16b                    // aes.cs:70:46 encrypt r3
+    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r3
+    shl v0.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v1.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v0.16b, v0.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v16.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r3
+    ldr q1, [x0, #864]                              // round key rk[3][6]
+    eor v1.16b, v1.16b, v8.16b                      // aes.cs:70:46 encrypt r3
+    eor v0.16b, v30.16b, v0.16b                     // aes.cs:70:46 encrypt r3
+    eor v0.16b, v1.16b, v0.16b                      // aes.cs:70:46 encrypt r3
+    shl v1.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v3.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v29.16b, v29.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v29.16b, v0.16b, v29.16b                    // aes.cs:70:46 encrypt r3
+    ldr q0, [x0, #880]                              // round key rk[3][7]
+    eor v30.16b, v0.16b, v30.16b                    // aes.cs:70:46 encrypt r3
+    eor v16.16b, v16.16b, v1.16b                    // aes.cs:70:46 encrypt r3
+    eor v16.16b, v30.16b, v16.16b                   // aes.cs:70:46 encrypt r3
+    eor v28.16b, v8.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v16.16b, v16.16b, v28.16b                   // aes.cs:70:46 encrypt r3
+    ldr q28, [x0, #896]                             // round key rk[3][8]
+    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r3
+    shl v30.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v0.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v30.16b, v30.16b, v0.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v0.16b, v11.16b, v30.16b                    // aes.cs:70:46 encrypt r3
+    eor v28.16b, v28.16b, v0.16b                    // aes.cs:70:46 encrypt r3
+    shl v0.16b, v10.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v1.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v0.16b, v0.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v10.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v28.16b, v28.16b, v1.16b                    // aes.cs:70:46 encrypt r3
+    ldr q1, [x0, #912]                              // round key rk[3][9]
+    eor v1.16b, v1.16b, v11.16b                     // aes.cs:70:46 encrypt r3
+    eor v0.16b, v27.16b, v0.16b                     // aes.cs:70:46 encrypt r3
+    eor v0.16b, v1.16b, v0.16b                      // aes.cs:70:46 encrypt r3
+    shl v1.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v3.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v3.16b, v6.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v0.16b, v0.16b, v3.16b                      // aes.cs:70:46 encrypt r3
+    ldr q3, [x0, #928]                              // round key rk[3][10]
+    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r3
+    eor v1.16b, v10.16b, v1.16b                     // aes.cs:70:46 encrypt r3
+    eor v1.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r3
+    shl v3.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v5.16b, v11.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v1.16b, v5.16b                      // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #944]                              // round key rk[3][11]
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    eor v3.16b, v10.16b, v3.16b                     // aes.cs:70:46 encrypt r3
+    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r3
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v27.16b, v3.16b, v27.16b                    // aes.cs:70:46 encrypt r3
+    ldr q30, [x0, #960]                             // round key rk[3][12]
+    ldr q3, [sp, #0]                                // reload
+    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r3
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v6.16b, v4.16b, v5.16b                      // aes.cs:70:46 encrypt r3
+    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r3
+    ldr q6, [sp, #16]                               // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v30.16b, v30.16b, v8.16b                    // aes.cs:70:46 encrypt r3
+    ldr q8, [x0, #976]                              // round key rk[3][13]
+    eor v8.16b, v8.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    eor v7.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r3
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r3
+    shl v8.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v9.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v9.16b, v3.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r3
+    ldr q9, [x0, #992]                              // round key rk[3][14]
+    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    eor v8.16b, v2.16b, v8.16b                      // aes.cs:70:46 encrypt r3
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r3
+    shl v9.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v10.16b, v4.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v10.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v9.16b, v9.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v4.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v8.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    ldr q8, [x0, #1008]                             // round key rk[3][15]
+    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    eor v3.16b, v3.16b, v9.16b                      // aes.cs:70:46 encrypt r3
+    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r3
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v2.16b, v3.16b, v2.16b                      // aes.cs:70:46 encrypt r3
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v21.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v21.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v21.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v21.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
+    tbl v20.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v23.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v24.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v25.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v26.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v29.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v31.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    str q5, [sp, #0]                                // spill
+    tbl v5.16b, {v16.16b-v19.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
+    tbx v20.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v23.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v24.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v25.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v26.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v29.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v31.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v16.16b-v19.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
+    tbx v20.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v23.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v24.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v25.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v26.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v29.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v31.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v16.16b-v19.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v20.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v28.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v23.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v28.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v24.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v25.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v26.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v29.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v31.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    ldr q27, [x0, #1024]                            // round key rk[4][0]
+    eor v27.16b, v27.16b, v24.16b                   // aes.cs:70:46 encrypt r4
+    shl v28.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v30.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    movi v0.16b, #0x1b                              // const
+    and v30.16b, v30.16b, v0.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v28.16b, v28.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v30.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r4
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:70:46 encrypt r4
+    shl v30.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v1.16b, v15.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v1.16b, v1.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v1.16b, v15.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v27.16b, v27.16b, v1.16b                    // aes.cs:70:46 encrypt r4
+    ldr q1, [x0, #1040]                             // round key rk[4][1]
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r4
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r4
+    eor v30.16b, v1.16b, v30.16b                    // aes.cs:70:46 encrypt r4
+    shl v1.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v2.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v2.16b, v2.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v2.16b, v24.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v30.16b, v30.16b, v2.16b                    // aes.cs:70:46 encrypt r4
+    ldr q2, [x0, #1056]                             // round key rk[4][2]
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r4
+    eor v1.16b, v15.16b, v1.16b                     // aes.cs:70:46 encrypt r4
+    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r4
+    shl v2.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v4.16b, v5.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v4.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r4
+    ldr q4, [x0, #1072]                             // round key rk[4][3]
+    eor v4.16b, v4.16b, v15.16b                     // aes.cs:70:46 encrypt r4
+    eor v24.16b, v24.16b, v2.16b                    // aes.cs:70:46 encrypt r4
+    eor v24.16b, v4.16b, v24.16b                    // aes.cs:70:46 encrypt r4
+    eor v28.16b, v3.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r4
+    ldr q28, [x0, #1088]                            // round key rk[4][4]
+    eor v28.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r4
+    shl v2.16b, v14.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v3.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v3.16b, v3.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v3.16b, v31.16b, v2.16b                     // aes.cs:70:46 encrypt r4
+    eor v28.16b, v28.16b, v3.16b                    // aes.cs:70:46 encrypt r4
+    shl v3.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v4.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v4.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v23.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r4
+    ldr q4, [x0, #1104]                             // round key rk[4][5]
+    eor v4.16b, v4.16b, v13.16b                     // aes.cs:70:46 encrypt r4
+    eor v3.16b, v14.16b, v3.16b                     // aes.cs:70:46 encrypt r4
+    eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r4
+    shl v4.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v5.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v31.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1120]                             // round key rk[4][6]
+    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r4
+    eor v4.16b, v23.16b, v4.16b                     // aes.cs:70:46 encrypt r4
+    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r4
+    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r4
+    ldr q7, [x0, #1136]                             // round key rk[4][7]
+    eor v23.16b, v7.16b, v23.16b                    // aes.cs:70:46 encrypt r4
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r4
+    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r4
+    eor v31.16b, v14.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r4
+    ldr q31, [x0, #1152]                            // round key rk[4][8]
+    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r4
+    shl v2.16b, v20.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v5.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v5.16b, v22.16b, v2.16b                     // aes.cs:70:46 encrypt r4
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r4
+    shl v5.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v7.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v29.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r4
+    ldr q7, [x0, #1168]                             // round key rk[4][9]
+    eor v7.16b, v7.16b, v22.16b                     // aes.cs:70:46 encrypt r4
+    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r4
+    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r4
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r4
+    ldr q13, [x0, #1184]                            // round key rk[4][10]
+    eor v13.16b, v13.16b, v20.16b                   // aes.cs:70:46 encrypt r4
+    eor v7.16b, v29.16b, v7.16b                     // aes.cs:70:46 encrypt r4
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r4
+    shl v13.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v14.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v22.16b, v22.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r4
+    ldr q7, [x0, #1200]                             // round key rk[4][11]
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r4
+    eor v29.16b, v29.16b, v13.16b                   // aes.cs:70:46 encrypt r4
+    eor v29.16b, v6.16b, v29.16b                    // aes.cs:70:46 encrypt r4
+    eor v20.16b, v20.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v20.16b, v29.16b, v20.16b                   // aes.cs:70:46 encrypt r4
+    ldr q29, [x0, #1216]                            // round key rk[4][12]
+    eor v29.16b, v29.16b, v21.16b                   // aes.cs:70:46 encrypt r4
+    shl v2.16b, v26.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v6.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v6.16b, v6.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v6.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r4
+    eor v29.16b, v29.16b, v6.16b                    // aes.cs:70:46 encrypt r4
+    ldr q6, [sp, #0]                                // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v29.16b, v29.16b, v13.16b                   // aes.cs:70:46 encrypt r4
+    ldr q13, [x0, #1232]                            // round key rk[4][13]
+    eor v13.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r4
+    eor v7.16b, v26.16b, v7.16b                     // aes.cs:70:46 encrypt r4
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r4
+    shl v13.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v14.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v14.16b, v21.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r4
+    ldr q14, [x0, #1248]                            // round key rk[4][14]
+    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r4
+    eor v13.16b, v26.16b, v13.16b                   // aes.cs:70:46 encrypt r4
+    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r4
+    shl v14.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v15.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v15.16b, v15.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v25.16b, v25.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v25.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r4
+    ldr q13, [x0, #1264]                            // round key rk[4][15]
+    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r4
+    eor v21.16b, v21.16b, v14.16b                   // aes.cs:70:46 encrypt r4
+    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r4
+    eor v26.16b, v26.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v21.16b, v21.16b, v26.16b                   // aes.cs:70:46 encrypt r4
+    ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
+    tbl v26.16b, {v13.16b-v16.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v8.16b, {v13.16b-v16.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
+    tbx v26.16b, {v13.16b-v16.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v8.16b, {v13.16b-v16.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
+    tbx v26.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v2.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v6.16b, {v16.16b-v19.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v8.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v9.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v10.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
+    tbx v26.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v27.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v27.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v6.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v8.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v9.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v10.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    str q2, [sp, #0]                                // spill
+    ld1 {v1.16b-v4.16b}, [x10]                      // table S bytes 0..63
+    tbl v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v27.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v28.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v30.16b, {v1.16b-v4.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    str q10, [sp, #16]                              // spill
+    tbl v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v1.16b-v4.16b}, [x11]                      // table S bytes 64..127
+    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v27.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v28.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v30.16b, {v1.16b-v4.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v1.16b-v4.16b}, [x12]                      // table S bytes 128..191
+    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v27.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v28.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v30.16b, {v1.16b-v4.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v1.16b-v4.16b}, [x13]                      // table S bytes 192..255
+    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v24.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v27.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v28.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v30.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v10.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v16.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v17.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    ldr q18, [x0, #1280]                            // round key rk[5][0]
+    eor v18.16b, v18.16b, v27.16b                   // aes.cs:70:46 encrypt r5
+    shl v19.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v20.16b, v26.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
+    movi v21.16b, #0x1b                             // const
+    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r5
+    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r5
+    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v22.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v22.16b, v22.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v20.16b, v20.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v22.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v18.16b, v18.16b, v22.16b                   // aes.cs:70:46 encrypt r5
+    ldr q22, [x0, #1296]                            // round key rk[5][1]
+    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r5
+    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r5
+    eor v20.16b, v22.16b, v20.16b                   // aes.cs:70:46 encrypt r5
+    shl v22.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v25.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v25.16b, v25.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v22.16b, v22.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v25.16b, v27.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v20.16b, v20.16b, v25.16b                   // aes.cs:70:46 encrypt r5
+    ldr q25, [x0, #1312]                            // round key rk[5][2]
+    eor v25.16b, v25.16b, v26.16b                   // aes.cs:70:46 encrypt r5
+    eor v22.16b, v9.16b, v22.16b                    // aes.cs:70:46 encrypt r5
+    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r5
+    shl v25.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v29.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v29.16b, v29.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v17.16b, v17.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v17.16b, v22.16b, v17.16b                   // aes.cs:70:46 encrypt r5
+    ldr q22, [x0, #1328]                            // round key rk[5][3]
+    eor v22.16b, v22.16b, v9.16b                    // aes.cs:70:46 encrypt r5
+    eor v25.16b, v27.16b, v25.16b                   // aes.cs:70:46 encrypt r5
+    eor v22.16b, v22.16b, v25.16b                   // aes.cs:70:46 encrypt r5
+    eor v19.16b, v26.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v19.16b, v22.16b, v19.16b                   // aes.cs:70:46 encrypt r5
+    ldr q22, [x0, #1344]                            // round key rk[5][4]
+    eor v22.16b, v22.16b, v0.16b                    // aes.cs:70:46 encrypt r5
+    shl v25.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v26.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v25.16b, v25.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v26.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r5
+    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r5
+    shl v26.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v27.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v27.16b, v27.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v26.16b, v26.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v27.16b, v24.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r5
+    ldr q27, [x0, #1360]                            // round key rk[5][5]
+    eor v27.16b, v27.16b, v0.16b                    // aes.cs:70:46 encrypt r5
+    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r5
+    eor v26.16b, v27.16b, v26.16b                   // aes.cs:70:46 encrypt r5
+    shl v27.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v29.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v29.16b, v29.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v16.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    ldr q29, [x0, #1376]                            // round key rk[5][6]
+    eor v29.16b, v29.16b, v8.16b                    // aes.cs:70:46 encrypt r5
+    eor v27.16b, v24.16b, v27.16b                   // aes.cs:70:46 encrypt r5
+    eor v27.16b, v29.16b, v27.16b                   // aes.cs:70:46 encrypt r5
+    shl v29.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v31.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v29.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v31.16b, v0.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r5
+    ldr q31, [x0, #1392]                            // round key rk[5][7]
+    eor v24.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r5
+    eor v16.16b, v16.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    eor v16.16b, v24.16b, v16.16b                   // aes.cs:70:46 encrypt r5
+    eor v24.16b, v8.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r5
+    ldr q24, [x0, #1408]                            // round key rk[5][8]
+    eor v24.16b, v24.16b, v6.16b                    // aes.cs:70:46 encrypt r5
+    shl v25.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v29.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v29.16b, v29.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v29.16b, v11.16b, v25.16b                   // aes.cs:70:46 encrypt r5
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    shl v29.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v31.16b, v10.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v29.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v31.16b, v10.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v24.16b, v24.16b, v31.16b                   // aes.cs:70:46 encrypt r5
+    ldr q31, [x0, #1424]                            // round key rk[5][9]
+    eor v31.16b, v31.16b, v11.16b                   // aes.cs:70:46 encrypt r5
+    eor v29.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    eor v29.16b, v31.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    shl v31.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v0.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v0.16b, v6.16b, v31.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v29.16b, v0.16b                    // aes.cs:70:46 encrypt r5
+    ldr q0, [x0, #1440]                             // round key rk[5][10]
+    eor v0.16b, v0.16b, v23.16b                     // aes.cs:70:46 encrypt r5
+    eor v31.16b, v10.16b, v31.16b                   // aes.cs:70:46 encrypt r5
+    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r5
+    shl v0.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v0.16b, v0.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v5.16b, v11.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1456]                             // round key rk[5][11]
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r5
+    eor v0.16b, v5.16b, v0.16b                      // aes.cs:70:46 encrypt r5
+    eor v23.16b, v23.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v23.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r5
+    ldr q25, [x0, #1472]                            // round key rk[5][12]
+    ldr q0, [sp, #16]                               // reload
+    eor v25.16b, v25.16b, v0.16b                    // aes.cs:70:46 encrypt r5
+    shl v5.16b, v30.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v6.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v6.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r5
+    eor v25.16b, v25.16b, v6.16b                    // aes.cs:70:46 encrypt r5
+    ldr q6, [sp, #0]                                // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v25.16b, v25.16b, v8.16b                    // aes.cs:70:46 encrypt r5
+    ldr q8, [x0, #1488]                             // round key rk[5][13]
+    eor v8.16b, v8.16b, v28.16b                     // aes.cs:70:46 encrypt r5
+    eor v7.16b, v30.16b, v7.16b                     // aes.cs:70:46 encrypt r5
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r5
+    shl v8.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v9.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v9.16b, v0.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r5
+    ldr q9, [x0, #1504]                             // round key rk[5][14]
+    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    eor v8.16b, v30.16b, v8.16b                     // aes.cs:70:46 encrypt r5
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r5
+    shl v9.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v10.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v10.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v9.16b, v9.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v28.16b, v28.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v28.16b, v8.16b, v28.16b                    // aes.cs:70:46 encrypt r5
+    ldr q8, [x0, #1520]                             // round key rk[5][15]
+    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    eor v0.16b, v0.16b, v9.16b                      // aes.cs:70:46 encrypt r5
+    eor v0.16b, v6.16b, v0.16b                      // aes.cs:70:46 encrypt r5
+    eor v30.16b, v30.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v30.16b, v0.16b, v30.16b                    // aes.cs:70:46 encrypt r5
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v21.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v21.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v21.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v21.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
+    tbl v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v22.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v4.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    str q5, [sp, #16]                               // spill
+    tbl v5.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
+    tbx v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v22.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
+    tbx v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v22.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v20.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v24.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v22.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v24.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v26.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v27.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v2.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v3.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    ldr q23, [x0, #1536]                            // round key rk[6][0]
+    eor v23.16b, v23.16b, v26.16b                   // aes.cs:70:46 encrypt r6
+    shl v24.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v25.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    movi v28.16b, #0x1b                             // const
+    and v25.16b, v25.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v24.16b, v24.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v25.16b, v5.16b, v24.16b                    // aes.cs:70:46 encrypt r6
+    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r6
+    shl v25.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v29.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v29.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v29.16b, v15.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v23.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r6
+    ldr q29, [x0, #1552]                            // round key rk[6][1]
+    eor v29.16b, v29.16b, v0.16b                    // aes.cs:70:46 encrypt r6
+    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r6
+    eor v25.16b, v29.16b, v25.16b                   // aes.cs:70:46 encrypt r6
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v30.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v30.16b, v30.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v29.16b, v29.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v30.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v25.16b, v25.16b, v30.16b                   // aes.cs:70:46 encrypt r6
+    ldr q30, [x0, #1568]                            // round key rk[6][2]
+    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r6
+    eor v29.16b, v15.16b, v29.16b                   // aes.cs:70:46 encrypt r6
+    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r6
+    shl v30.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v31.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v31.16b, v31.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v30.16b, v30.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v31.16b, v5.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r6
+    ldr q31, [x0, #1584]                            // round key rk[6][3]
+    eor v31.16b, v31.16b, v15.16b                   // aes.cs:70:46 encrypt r6
+    eor v26.16b, v26.16b, v30.16b                   // aes.cs:70:46 encrypt r6
+    eor v26.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r6
+    eor v24.16b, v0.16b, v24.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v24.16b, v26.16b, v24.16b                   // aes.cs:70:46 encrypt r6
+    ldr q26, [x0, #1600]                            // round key rk[6][4]
+    eor v26.16b, v26.16b, v13.16b                   // aes.cs:70:46 encrypt r6
+    shl v30.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v31.16b, v14.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v31.16b, v31.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v30.16b, v30.16b, v31.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v31.16b, v4.16b, v30.16b                    // aes.cs:70:46 encrypt r6
+    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r6
+    shl v31.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v0.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v0.16b, v0.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v0.16b, v22.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v26.16b, v26.16b, v0.16b                    // aes.cs:70:46 encrypt r6
+    ldr q0, [x0, #1616]                             // round key rk[6][5]
+    eor v0.16b, v0.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    eor v31.16b, v14.16b, v31.16b                   // aes.cs:70:46 encrypt r6
+    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r6
+    shl v0.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v5.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v5.16b, v5.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v0.16b, v0.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1632]                             // round key rk[6][6]
+    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r6
+    eor v0.16b, v22.16b, v0.16b                     // aes.cs:70:46 encrypt r6
+    eor v0.16b, v5.16b, v0.16b                      // aes.cs:70:46 encrypt r6
+    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v0.16b, v0.16b, v7.16b                      // aes.cs:70:46 encrypt r6
+    ldr q7, [x0, #1648]                             // round key rk[6][7]
+    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r6
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:70:46 encrypt r6
+    eor v22.16b, v22.16b, v4.16b                    // aes.cs:70:46 encrypt r6
+    eor v30.16b, v14.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v22.16b, v22.16b, v30.16b                   // aes.cs:70:46 encrypt r6
+    ldr q30, [x0, #1664]                            // round key rk[6][8]
+    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r6
+    shl v4.16b, v20.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v5.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v5.16b, v5.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v5.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r6
+    eor v30.16b, v30.16b, v5.16b                    // aes.cs:70:46 encrypt r6
+    shl v5.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v7.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v30.16b, v30.16b, v7.16b                    // aes.cs:70:46 encrypt r6
+    ldr q7, [x0, #1680]                             // round key rk[6][9]
+    eor v7.16b, v7.16b, v1.16b                      // aes.cs:70:46 encrypt r6
+    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r6
+    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r6
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    ldr q13, [x0, #1696]                            // round key rk[6][10]
+    eor v13.16b, v13.16b, v20.16b                   // aes.cs:70:46 encrypt r6
+    eor v7.16b, v3.16b, v7.16b                      // aes.cs:70:46 encrypt r6
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r6
+    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v14.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v14.16b, v14.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v1.16b, v1.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v1.16b, v7.16b, v1.16b                      // aes.cs:70:46 encrypt r6
+    ldr q7, [x0, #1712]                             // round key rk[6][11]
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    eor v3.16b, v3.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r6
+    eor v20.16b, v20.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v20.16b, v3.16b, v20.16b                    // aes.cs:70:46 encrypt r6
+    ldr q3, [x0, #1728]                             // round key rk[6][12]
+    eor v3.16b, v3.16b, v21.16b                     // aes.cs:70:46 encrypt r6
+    shl v4.16b, v2.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v6.16b, v27.16b, v4.16b                     // aes.cs:70:46 encrypt r6
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    ldr q6, [sp, #16]                               // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v3.16b, v3.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    ldr q13, [x0, #1744]                            // round key rk[6][13]
+    eor v13.16b, v13.16b, v27.16b                   // aes.cs:70:46 encrypt r6
+    eor v7.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r6
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r6
+    shl v13.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v14.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v14.16b, v14.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v14.16b, v21.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r6
+    ldr q14, [x0, #1760]                            // round key rk[6][14]
+    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r6
+    eor v13.16b, v2.16b, v13.16b                    // aes.cs:70:46 encrypt r6
+    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r6
+    shl v14.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v15.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v15.16b, v15.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v27.16b, v27.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v27.16b, v13.16b, v27.16b                   // aes.cs:70:46 encrypt r6
+    ldr q13, [x0, #1776]                            // round key rk[6][15]
+    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r6
+    eor v21.16b, v21.16b, v14.16b                   // aes.cs:70:46 encrypt r6
+    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r6
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v21.16b, v21.16b, v2.16b                    // aes.cs:70:46 encrypt r6
+    ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
+    tbl v2.16b, {v13.16b-v16.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v4.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v6.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v28.16b, {v13.16b-v16.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v8.16b, {v13.16b-v16.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v9.16b, {v13.16b-v16.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v10.16b, {v13.16b-v16.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
+    tbx v2.16b, {v13.16b-v16.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v6.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v28.16b, {v13.16b-v16.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v8.16b, {v13.16b-v16.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v9.16b, {v13.16b-v16.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v10.16b, {v13.16b-v16.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
+    tbx v2.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v6.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v28.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v8.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v9.16b, {v16.16b-v19.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v10.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
+    tbx v2.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v6.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v28.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v8.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v9.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v10.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v22.16b-v25.16b}, [x10]                    // table S bytes 0..63
+    tbl v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v29.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v31.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v0.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    str q4, [sp, #16]                               // spill
+    tbl v4.16b, {v22.16b-v25.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    str q10, [sp, #0]                               // spill
+    tbl v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v16.16b, {v22.16b-v25.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v17.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v22.16b-v25.16b}, [x11]                    // table S bytes 64..127
+    tbx v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v29.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v31.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v0.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v22.16b-v25.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v16.16b, {v22.16b-v25.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v17.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v22.16b-v25.16b}, [x12]                    // table S bytes 128..191
+    tbx v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v29.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v31.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v0.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v22.16b-v25.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v16.16b, {v22.16b-v25.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v17.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v22.16b-v25.16b}, [x13]                    // table S bytes 192..255
+    tbx v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v29.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v31.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v0.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v10.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v16.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v17.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    ldr q18, [x0, #1792]                            // round key rk[7][0]
+    eor v18.16b, v18.16b, v31.16b                   // aes.cs:70:46 encrypt r7
+    shl v19.16b, v2.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v20.16b, v2.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    movi v21.16b, #0x1b                             // const
+    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r7
+    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r7
+    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v27.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v27.16b, v27.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v20.16b, v20.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v27.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v18.16b, v18.16b, v27.16b                   // aes.cs:70:46 encrypt r7
+    ldr q27, [x0, #1808]                            // round key rk[7][1]
+    eor v27.16b, v27.16b, v2.16b                    // aes.cs:70:46 encrypt r7
+    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r7
+    eor v20.16b, v27.16b, v20.16b                   // aes.cs:70:46 encrypt r7
+    shl v27.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v30.16b, v31.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
     and v30.16b, v30.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v31.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v31.16b, v0.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v1.16b, v4.16b, v19.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v2.16b, v8.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v2.16b, v2.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
-    shl v3.16b, v8.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v3.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v23.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v23.16b, v23.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v3.16b, v17.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v24.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v24.16b, v24.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v25.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v24.16b, v25.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v25.16b, v15.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v26.16b, v7.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v12.16b, v7.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q26, [sp, #96]                              // spill
-    eor v26.16b, v8.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q26, [sp, #48]                              // spill
-    sshr v26.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    str q12, [sp, #160]                             // spill
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v12.16b, v14.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v12.16b, v12.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q17, [sp, #0]                               // spill
-    shl v17.16b, v14.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v17.16b, v17.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v12.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q14, [sp, #80]                              // spill
-    sshr v14.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v14.16b, v14.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q17, [sp, #112]                             // spill
-    shl v17.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v14.16b, v6.16b, v17.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q17, [sp, #208]                             // spill
-    sshr v17.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v17.16b, v17.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q14, [sp, #192]                             // spill
-    shl v14.16b, v11.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v14.16b, v11.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q17, [sp, #16]                              // spill
-    eor v17.16b, v16.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q17, [sp, #64]                              // spill
-    sshr v17.16b, v13.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v17.16b, v17.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    str q14, [sp, #240]                             // spill
-    shl v14.16b, v13.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v14.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v14.16b, v14.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q16, [sp, #32]                              // spill
-    shl v16.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v16.16b, v16.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v14.16b, v5.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q5, [sp, #176]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q16, [sp, #144]                             // spill
-    shl v16.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v16.16b, v16.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v5.16b, v10.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q16, [sp, #256]                             // spill
-    sshr v16.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v16.16b, v16.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v21.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v16.16b, v21.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v21.16b, v20.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q16, [sp, #128]                             // spill
-    eor v16.16b, v13.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q16, [sp, #224]                             // spill
-    ldr q16, [x0, #1792]                            // round key rk[7][0]
-    eor v16.16b, v16.16b, v18.16b                   // aes.cs:70:46 encrypt r7
-    eor v19.16b, v0.16b, v19.16b                    // aes.cs:70:46 encrypt r7
-    eor v16.16b, v16.16b, v19.16b                   // aes.cs:70:46 encrypt r7
-    eor v16.16b, v16.16b, v27.16b                   // aes.cs:70:46 encrypt r7
-    ldr q19, [x0, #1808]                            // round key rk[7][1]
-    eor v19.16b, v19.16b, v4.16b                    // aes.cs:70:46 encrypt r7
-    eor v22.16b, v0.16b, v22.16b                    // aes.cs:70:46 encrypt r7
-    eor v19.16b, v19.16b, v22.16b                   // aes.cs:70:46 encrypt r7
-    eor v19.16b, v19.16b, v29.16b                   // aes.cs:70:46 encrypt r7
-    ldr q22, [x0, #1824]                            // round key rk[7][2]
-    eor v22.16b, v22.16b, v4.16b                    // aes.cs:70:46 encrypt r7
-    eor v27.16b, v9.16b, v28.16b                    // aes.cs:70:46 encrypt r7
-    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r7
-    eor v22.16b, v22.16b, v31.16b                   // aes.cs:70:46 encrypt r7
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v30.16b, v31.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v20.16b, v20.16b, v30.16b                   // aes.cs:70:46 encrypt r7
+    ldr q30, [x0, #1824]                            // round key rk[7][2]
+    eor v30.16b, v30.16b, v2.16b                    // aes.cs:70:46 encrypt r7
+    eor v27.16b, v9.16b, v27.16b                    // aes.cs:70:46 encrypt r7
+    eor v27.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r7
+    shl v30.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v1.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v17.16b, v17.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v17.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r7
     ldr q27, [x0, #1840]                            // round key rk[7][3]
     eor v27.16b, v27.16b, v9.16b                    // aes.cs:70:46 encrypt r7
-    eor v18.16b, v18.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    eor v18.16b, v27.16b, v18.16b                   // aes.cs:70:46 encrypt r7
-    eor v18.16b, v18.16b, v1.16b                    // aes.cs:70:46 encrypt r7
-    ldr q27, [x0, #1856]                            // round key rk[7][4]
-    eor v27.16b, v27.16b, v7.16b                    // aes.cs:70:46 encrypt r7
-    eor v28.16b, v15.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r7
-    eor v27.16b, v27.16b, v3.16b                    // aes.cs:70:46 encrypt r7
-    ldr q28, [x0, #1872]                            // round key rk[7][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r7
-    eor v23.16b, v8.16b, v23.16b                    // aes.cs:70:46 encrypt r7
-    eor v23.16b, v28.16b, v23.16b                   // aes.cs:70:46 encrypt r7
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r7
-    ldr q25, [x0, #1888]                            // round key rk[7][6]
-    eor v25.16b, v25.16b, v8.16b                    // aes.cs:70:46 encrypt r7
-    ldr q28, [sp, #0]                               // reload
-    eor v24.16b, v28.16b, v24.16b                   // aes.cs:70:46 encrypt r7
-    eor v24.16b, v25.16b, v24.16b                   // aes.cs:70:46 encrypt r7
-    ldr q25, [sp, #160]                             // reload
-    eor v24.16b, v24.16b, v25.16b                   // aes.cs:70:46 encrypt r7
-    ldr q25, [x0, #1904]                            // round key rk[7][7]
-    eor v25.16b, v25.16b, v28.16b                   // aes.cs:70:46 encrypt r7
-    ldr q28, [sp, #96]                              // reload
-    eor v28.16b, v15.16b, v28.16b                   // aes.cs:70:46 encrypt r7
-    eor v25.16b, v25.16b, v28.16b                   // aes.cs:70:46 encrypt r7
-    ldr q28, [sp, #48]                              // reload
-    eor v25.16b, v25.16b, v28.16b                   // aes.cs:70:46 encrypt r7
-    ldr q28, [x0, #1920]                            // round key rk[7][8]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r7
-    eor v26.16b, v11.16b, v26.16b                   // aes.cs:70:46 encrypt r7
-    eor v26.16b, v28.16b, v26.16b                   // aes.cs:70:46 encrypt r7
-    eor v26.16b, v26.16b, v12.16b                   // aes.cs:70:46 encrypt r7
-    ldr q28, [x0, #1936]                            // round key rk[7][9]
-    eor v28.16b, v28.16b, v11.16b                   // aes.cs:70:46 encrypt r7
-    ldr q29, [sp, #32]                              // reload
-    ldr q30, [sp, #112]                             // reload
-    eor v30.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    ldr q30, [sp, #192]                             // reload
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    ldr q30, [x0, #1952]                            // round key rk[7][10]
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r7
-    ldr q30, [sp, #80]                              // reload
-    ldr q31, [sp, #208]                             // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    ldr q31, [sp, #240]                             // reload
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    ldr q31, [x0, #1968]                            // round key rk[7][11]
-    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r7
-    ldr q0, [sp, #16]                               // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r7
     eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    ldr q31, [sp, #64]                              // reload
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    ldr q31, [x0, #1984]                            // round key rk[7][12]
-    eor v31.16b, v31.16b, v10.16b                   // aes.cs:70:46 encrypt r7
-    eor v17.16b, v20.16b, v17.16b                   // aes.cs:70:46 encrypt r7
-    eor v17.16b, v31.16b, v17.16b                   // aes.cs:70:46 encrypt r7
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:70:46 encrypt r7
-    ldr q31, [x0, #2000]                            // round key rk[7][13]
-    eor v20.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    ldr q31, [sp, #144]                             // reload
-    eor v31.16b, v13.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    eor v20.16b, v20.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r7
-    ldr q31, [x0, #2016]                            // round key rk[7][14]
-    ldr q0, [sp, #176]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r7
-    ldr q1, [sp, #256]                              // reload
-    eor v1.16b, v13.16b, v1.16b                     // aes.cs:70:46 encrypt r7
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r7
-    eor v21.16b, v31.16b, v21.16b                   // aes.cs:70:46 encrypt r7
-    ldr q31, [x0, #2032]                            // round key rk[7][15]
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r7
-    ldr q0, [sp, #128]                              // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r7
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r7
-    ldr q0, [sp, #224]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r7
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v5.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v6.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v7.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v9.16b, {v0.16b-v3.16b}, v23.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v10.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v11.16b, {v0.16b-v3.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    movi v12.16b, #0x40                             // const
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v6.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r8
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:70:46 encrypt r7
+    eor v19.16b, v2.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v19.16b, v27.16b, v19.16b                   // aes.cs:70:46 encrypt r7
+    ldr q27, [x0, #1856]                            // round key rk[7][4]
+    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r7
+    shl v30.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v31.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v30.16b, v30.16b, v31.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v31.16b, v16.16b, v30.16b                   // aes.cs:70:46 encrypt r7
+    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r7
+    shl v31.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v1.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v31.16b, v31.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v29.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v27.16b, v27.16b, v1.16b                    // aes.cs:70:46 encrypt r7
+    ldr q1, [x0, #1872]                             // round key rk[7][5]
+    eor v1.16b, v1.16b, v28.16b                     // aes.cs:70:46 encrypt r7
+    eor v31.16b, v8.16b, v31.16b                    // aes.cs:70:46 encrypt r7
+    eor v31.16b, v1.16b, v31.16b                    // aes.cs:70:46 encrypt r7
+    shl v1.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v2.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v2.16b, v2.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v2.16b, v16.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v31.16b, v31.16b, v2.16b                    // aes.cs:70:46 encrypt r7
+    ldr q2, [x0, #1888]                             // round key rk[7][6]
+    eor v2.16b, v2.16b, v8.16b                      // aes.cs:70:46 encrypt r7
+    eor v1.16b, v29.16b, v1.16b                     // aes.cs:70:46 encrypt r7
+    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r7
+    shl v2.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v3.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v28.16b, v28.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v28.16b, v1.16b, v28.16b                    // aes.cs:70:46 encrypt r7
+    ldr q1, [x0, #1904]                             // round key rk[7][7]
+    eor v29.16b, v1.16b, v29.16b                    // aes.cs:70:46 encrypt r7
+    eor v16.16b, v16.16b, v2.16b                    // aes.cs:70:46 encrypt r7
+    eor v16.16b, v29.16b, v16.16b                   // aes.cs:70:46 encrypt r7
+    eor v29.16b, v8.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v16.16b, v16.16b, v29.16b                   // aes.cs:70:46 encrypt r7
+    ldr q29, [x0, #1920]                            // round key rk[7][8]
+    eor v29.16b, v29.16b, v6.16b                    // aes.cs:70:46 encrypt r7
+    shl v30.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v1.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v1.16b, v11.16b, v30.16b                    // aes.cs:70:46 encrypt r7
+    eor v29.16b, v29.16b, v1.16b                    // aes.cs:70:46 encrypt r7
+    shl v1.16b, v10.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v2.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v2.16b, v2.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v2.16b, v10.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v29.16b, v29.16b, v2.16b                    // aes.cs:70:46 encrypt r7
+    ldr q2, [x0, #1936]                             // round key rk[7][9]
+    eor v2.16b, v2.16b, v11.16b                     // aes.cs:70:46 encrypt r7
+    eor v1.16b, v26.16b, v1.16b                     // aes.cs:70:46 encrypt r7
+    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r7
+    shl v2.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v3.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r7
+    ldr q3, [x0, #1952]                             // round key rk[7][10]
+    eor v3.16b, v3.16b, v26.16b                     // aes.cs:70:46 encrypt r7
+    eor v2.16b, v10.16b, v2.16b                     // aes.cs:70:46 encrypt r7
+    eor v2.16b, v3.16b, v2.16b                      // aes.cs:70:46 encrypt r7
+    shl v3.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v5.16b, v11.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #1968]                             // round key rk[7][11]
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    eor v3.16b, v10.16b, v3.16b                     // aes.cs:70:46 encrypt r7
+    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r7
+    eor v26.16b, v26.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v26.16b, v3.16b, v26.16b                    // aes.cs:70:46 encrypt r7
+    ldr q30, [x0, #1984]                            // round key rk[7][12]
+    ldr q3, [sp, #0]                                // reload
+    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r7
+    shl v5.16b, v4.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v6.16b, v4.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v6.16b, v0.16b, v5.16b                      // aes.cs:70:46 encrypt r7
+    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r7
+    ldr q6, [sp, #16]                               // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v30.16b, v30.16b, v8.16b                    // aes.cs:70:46 encrypt r7
+    ldr q8, [x0, #2000]                             // round key rk[7][13]
+    eor v8.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r7
+    eor v7.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r7
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r7
+    shl v8.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v9.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v9.16b, v3.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r7
+    ldr q9, [x0, #2016]                             // round key rk[7][14]
+    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    eor v8.16b, v4.16b, v8.16b                      // aes.cs:70:46 encrypt r7
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r7
+    shl v9.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v10.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v10.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v9.16b, v9.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v0.16b, v0.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v0.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r7
+    ldr q8, [x0, #2032]                             // round key rk[7][15]
+    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    eor v3.16b, v3.16b, v9.16b                      // aes.cs:70:46 encrypt r7
+    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r7
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v3.16b, v4.16b                      // aes.cs:70:46 encrypt r7
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v14.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v21.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v7.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v9.16b, {v0.16b-v3.16b}, v23.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v10.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v11.16b, {v0.16b-v3.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v6.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v7.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v9.16b, {v0.16b-v3.16b}, v23.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v10.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v11.16b, {v0.16b-v3.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v14.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v21.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v6.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v7.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v8.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v22.16b-v25.16b}, [x10]                    // table S bytes 0..63
-    tbl v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v18.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v19.16b, {v22.16b-v25.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v27.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v13.16b, {v22.16b-v25.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v14.16b, {v22.16b-v25.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v15.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v0.16b, {v22.16b-v25.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v22.16b-v25.16b}, [x11]                    // table S bytes 64..127
-    tbx v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v18.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v19.16b, {v22.16b-v25.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v27.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v13.16b, {v22.16b-v25.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
     sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v14.16b, {v22.16b-v25.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v15.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v14.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v0.16b, {v22.16b-v25.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v22.16b-v25.16b}, [x12]                    // table S bytes 128..191
-    tbx v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v18.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v19.16b, {v22.16b-v25.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v27.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v21.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v13.16b, {v22.16b-v25.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v14.16b, {v22.16b-v25.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v15.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v0.16b, {v22.16b-v25.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v22.16b-v25.16b}, [x13]                    // table S bytes 192..255
-    tbx v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v18.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v19.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v27.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v13.16b, {v22.16b-v25.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v14.16b, {v22.16b-v25.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v15.16b, {v22.16b-v25.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v17.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v0.16b, {v22.16b-v25.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sshr v17.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    movi v20.16b, #0x1b                             // const
-    and v17.16b, v17.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    shl v21.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v17.16b, v21.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v21.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v21.16b, v21.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v26.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v21.16b, v26.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v26.16b, v9.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v28.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v28.16b, v28.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v29.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v28.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v29.16b, v19.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v30.16b, v30.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v31.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v31.16b, v0.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v1.16b, v4.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v2.16b, v8.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v2.16b, v2.16b, v20.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r8
-    shl v3.16b, v8.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v3.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v3.16b, v3.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v22.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v22.16b, v22.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v3.16b, v18.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v23.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v23.16b, v23.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v24.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v23.16b, v24.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v24.16b, v15.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v25.16b, v7.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v25.16b, v25.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v25.16b, v12.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v12.16b, v7.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q25, [sp, #224]                             // spill
-    eor v25.16b, v8.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q25, [sp, #128]                             // spill
-    sshr v25.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v25.16b, v25.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    str q12, [sp, #176]                             // spill
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v25.16b, v12.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v12.16b, v14.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v12.16b, v12.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q18, [sp, #256]                             // spill
-    shl v18.16b, v14.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v18.16b, v18.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v12.16b, v14.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q14, [sp, #144]                             // spill
-    sshr v14.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v14.16b, v14.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q18, [sp, #64]                              // spill
-    shl v18.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v18.16b, v18.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v14.16b, v6.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q18, [sp, #16]                              // spill
-    sshr v18.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v18.16b, v18.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q14, [sp, #80]                              // spill
-    shl v14.16b, v11.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v18.16b, v14.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v14.16b, v11.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q18, [sp, #240]                             // spill
-    eor v18.16b, v16.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q18, [sp, #208]                             // spill
-    sshr v18.16b, v13.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v18.16b, v18.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    str q14, [sp, #32]                              // spill
-    shl v14.16b, v13.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v18.16b, v14.16b, v18.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v14.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v14.16b, v14.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q16, [sp, #192]                             // spill
-    shl v16.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v16.16b, v16.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v14.16b, v5.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q5, [sp, #112]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v5.16b, v5.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q16, [sp, #48]                              // spill
-    shl v16.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v16.16b, v16.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v5.16b, v10.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q16, [sp, #96]                              // spill
-    sshr v16.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v16.16b, v16.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v20.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v16.16b, v20.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v20.16b, v27.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q16, [sp, #0]                               // spill
-    eor v16.16b, v13.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q16, [sp, #160]                             // spill
-    ldr q16, [x0, #2048]                            // round key rk[8][0]
-    eor v16.16b, v16.16b, v19.16b                   // aes.cs:70:46 encrypt r8
-    eor v17.16b, v0.16b, v17.16b                    // aes.cs:70:46 encrypt r8
-    eor v16.16b, v16.16b, v17.16b                   // aes.cs:70:46 encrypt r8
-    eor v16.16b, v16.16b, v26.16b                   // aes.cs:70:46 encrypt r8
-    ldr q17, [x0, #2064]                            // round key rk[8][1]
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:70:46 encrypt r8
-    eor v21.16b, v0.16b, v21.16b                    // aes.cs:70:46 encrypt r8
-    eor v17.16b, v17.16b, v21.16b                   // aes.cs:70:46 encrypt r8
-    eor v17.16b, v17.16b, v29.16b                   // aes.cs:70:46 encrypt r8
-    ldr q21, [x0, #2080]                            // round key rk[8][2]
-    eor v21.16b, v21.16b, v4.16b                    // aes.cs:70:46 encrypt r8
-    eor v26.16b, v9.16b, v28.16b                    // aes.cs:70:46 encrypt r8
-    eor v21.16b, v21.16b, v26.16b                   // aes.cs:70:46 encrypt r8
-    eor v21.16b, v21.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    ldr q26, [x0, #2096]                            // round key rk[8][3]
-    eor v26.16b, v26.16b, v9.16b                    // aes.cs:70:46 encrypt r8
-    eor v19.16b, v19.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    eor v19.16b, v26.16b, v19.16b                   // aes.cs:70:46 encrypt r8
-    eor v19.16b, v19.16b, v1.16b                    // aes.cs:70:46 encrypt r8
-    ldr q26, [x0, #2112]                            // round key rk[8][4]
-    eor v26.16b, v26.16b, v7.16b                    // aes.cs:70:46 encrypt r8
-    eor v28.16b, v15.16b, v2.16b                    // aes.cs:70:46 encrypt r8
-    eor v26.16b, v26.16b, v28.16b                   // aes.cs:70:46 encrypt r8
-    eor v26.16b, v26.16b, v3.16b                    // aes.cs:70:46 encrypt r8
-    ldr q28, [x0, #2128]                            // round key rk[8][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r8
-    eor v22.16b, v8.16b, v22.16b                    // aes.cs:70:46 encrypt r8
-    eor v22.16b, v28.16b, v22.16b                   // aes.cs:70:46 encrypt r8
-    eor v22.16b, v22.16b, v24.16b                   // aes.cs:70:46 encrypt r8
-    ldr q24, [x0, #2144]                            // round key rk[8][6]
-    eor v24.16b, v24.16b, v8.16b                    // aes.cs:70:46 encrypt r8
-    ldr q28, [sp, #256]                             // reload
-    eor v23.16b, v28.16b, v23.16b                   // aes.cs:70:46 encrypt r8
-    eor v23.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r8
-    ldr q24, [sp, #176]                             // reload
-    eor v23.16b, v23.16b, v24.16b                   // aes.cs:70:46 encrypt r8
-    ldr q24, [x0, #2160]                            // round key rk[8][7]
-    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r8
-    ldr q28, [sp, #224]                             // reload
-    eor v28.16b, v15.16b, v28.16b                   // aes.cs:70:46 encrypt r8
-    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r8
-    ldr q28, [sp, #128]                             // reload
-    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r8
-    ldr q28, [x0, #2176]                            // round key rk[8][8]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r8
-    eor v25.16b, v11.16b, v25.16b                   // aes.cs:70:46 encrypt r8
-    eor v25.16b, v28.16b, v25.16b                   // aes.cs:70:46 encrypt r8
-    eor v25.16b, v25.16b, v12.16b                   // aes.cs:70:46 encrypt r8
-    ldr q28, [x0, #2192]                            // round key rk[8][9]
-    eor v28.16b, v28.16b, v11.16b                   // aes.cs:70:46 encrypt r8
-    ldr q29, [sp, #192]                             // reload
-    ldr q30, [sp, #64]                              // reload
-    eor v30.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    ldr q30, [sp, #80]                              // reload
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    ldr q30, [x0, #2208]                            // round key rk[8][10]
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r8
-    ldr q30, [sp, #144]                             // reload
-    ldr q31, [sp, #16]                              // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [sp, #32]                              // reload
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [x0, #2224]                            // round key rk[8][11]
+    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v21.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
+    tbl v20.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v23.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v24.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v25.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v27.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v28.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v31.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    str q5, [sp, #0]                                // spill
+    tbl v5.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
+    tbx v20.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v23.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v24.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v25.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v27.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v28.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v31.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
+    tbx v20.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v23.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v24.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v25.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v27.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v28.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v31.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v20.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v23.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v24.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v25.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v26.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v27.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v26.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v28.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v26.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v31.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v26.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    ldr q26, [x0, #2048]                            // round key rk[8][0]
+    eor v26.16b, v26.16b, v24.16b                   // aes.cs:70:46 encrypt r8
+    shl v29.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v30.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    movi v0.16b, #0x1b                              // const
+    and v30.16b, v30.16b, v0.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v29.16b, v29.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v30.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r8
+    eor v26.16b, v26.16b, v30.16b                   // aes.cs:70:46 encrypt r8
+    shl v30.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v1.16b, v15.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v1.16b, v1.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v1.16b, v15.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r8
+    ldr q1, [x0, #2064]                             // round key rk[8][1]
+    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r8
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r8
+    eor v30.16b, v1.16b, v30.16b                    // aes.cs:70:46 encrypt r8
+    shl v1.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v2.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v2.16b, v2.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v2.16b, v24.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v30.16b, v30.16b, v2.16b                    // aes.cs:70:46 encrypt r8
+    ldr q2, [x0, #2080]                             // round key rk[8][2]
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:70:46 encrypt r8
+    eor v1.16b, v15.16b, v1.16b                     // aes.cs:70:46 encrypt r8
+    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r8
+    shl v2.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v3.16b, v5.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v3.16b, v3.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v3.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r8
+    ldr q3, [x0, #2096]                             // round key rk[8][3]
+    eor v3.16b, v3.16b, v15.16b                     // aes.cs:70:46 encrypt r8
+    eor v24.16b, v24.16b, v2.16b                    // aes.cs:70:46 encrypt r8
+    eor v24.16b, v3.16b, v24.16b                    // aes.cs:70:46 encrypt r8
+    eor v29.16b, v4.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:70:46 encrypt r8
+    ldr q29, [x0, #2112]                            // round key rk[8][4]
+    eor v29.16b, v29.16b, v13.16b                   // aes.cs:70:46 encrypt r8
+    shl v2.16b, v14.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v3.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v3.16b, v3.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v3.16b, v31.16b, v2.16b                     // aes.cs:70:46 encrypt r8
+    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r8
+    shl v3.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v4.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v4.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v23.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r8
+    ldr q4, [x0, #2128]                             // round key rk[8][5]
+    eor v4.16b, v4.16b, v13.16b                     // aes.cs:70:46 encrypt r8
+    eor v3.16b, v14.16b, v3.16b                     // aes.cs:70:46 encrypt r8
+    eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r8
+    shl v4.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v5.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v31.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2144]                             // round key rk[8][6]
+    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r8
+    eor v4.16b, v23.16b, v4.16b                     // aes.cs:70:46 encrypt r8
+    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r8
+    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r8
+    ldr q7, [x0, #2160]                             // round key rk[8][7]
+    eor v23.16b, v7.16b, v23.16b                    // aes.cs:70:46 encrypt r8
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r8
+    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r8
+    eor v31.16b, v14.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r8
+    ldr q31, [x0, #2176]                            // round key rk[8][8]
     eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r8
-    ldr q0, [sp, #240]                              // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r8
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [sp, #208]                             // reload
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [x0, #2240]                            // round key rk[8][12]
-    eor v31.16b, v31.16b, v10.16b                   // aes.cs:70:46 encrypt r8
-    eor v18.16b, v27.16b, v18.16b                   // aes.cs:70:46 encrypt r8
-    eor v18.16b, v31.16b, v18.16b                   // aes.cs:70:46 encrypt r8
-    eor v18.16b, v18.16b, v14.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [x0, #2256]                            // round key rk[8][13]
-    eor v27.16b, v31.16b, v27.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [sp, #48]                              // reload
-    eor v31.16b, v13.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    eor v27.16b, v27.16b, v5.16b                    // aes.cs:70:46 encrypt r8
-    ldr q31, [x0, #2272]                            // round key rk[8][14]
-    ldr q0, [sp, #112]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r8
-    ldr q1, [sp, #96]                               // reload
-    eor v1.16b, v13.16b, v1.16b                     // aes.cs:70:46 encrypt r8
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r8
-    eor v20.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [x0, #2288]                            // round key rk[8][15]
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r8
-    ldr q0, [sp, #0]                                // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r8
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r8
-    ldr q0, [sp, #160]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r8
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v6.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v8.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v9.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v10.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v11.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    movi v12.16b, #0x40                             // const
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v6.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v8.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v9.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v11.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v6.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v8.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v9.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v11.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v5.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v6.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v7.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v8.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v21.16b-v24.16b}, [x10]                    // table S bytes 0..63
-    tbl v16.16b, {v21.16b-v24.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v17.16b, {v21.16b-v24.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v19.16b, {v21.16b-v24.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v26.16b, {v21.16b-v24.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v13.16b, {v21.16b-v24.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v14.16b, {v21.16b-v24.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v15.16b, {v21.16b-v24.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v0.16b, {v21.16b-v24.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v21.16b-v24.16b}, [x11]                    // table S bytes 64..127
-    tbx v16.16b, {v21.16b-v24.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v17.16b, {v21.16b-v24.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v19.16b, {v21.16b-v24.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v26.16b, {v21.16b-v24.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v13.16b, {v21.16b-v24.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v14.16b, {v21.16b-v24.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v15.16b, {v21.16b-v24.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v0.16b, {v21.16b-v24.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v21.16b-v24.16b}, [x12]                    // table S bytes 128..191
-    tbx v16.16b, {v21.16b-v24.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v17.16b, {v21.16b-v24.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v19.16b, {v21.16b-v24.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v26.16b, {v21.16b-v24.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v13.16b, {v21.16b-v24.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v14.16b, {v21.16b-v24.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v15.16b, {v21.16b-v24.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v0.16b, {v21.16b-v24.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v21.16b-v24.16b}, [x13]                    // table S bytes 192..255
-    tbx v16.16b, {v21.16b-v24.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v25.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v17.16b, {v21.16b-v24.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v25.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v19.16b, {v21.16b-v24.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v25.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v26.16b, {v21.16b-v24.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v13.16b, {v21.16b-v24.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v14.16b, {v21.16b-v24.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v15.16b, {v21.16b-v24.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v0.16b, {v21.16b-v24.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sshr v18.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    movi v20.16b, #0x1b                             // const
-    and v18.16b, v18.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    shl v25.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v18.16b, v25.16b, v18.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v25.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v25.16b, v25.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v27.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v25.16b, v27.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v27.16b, v9.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v28.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v28.16b, v28.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v29.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v28.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v29.16b, v19.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v30.16b, v30.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v31.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v31.16b, v0.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v1.16b, v4.16b, v18.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v2.16b, v8.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v2.16b, v2.16b, v20.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
-    shl v3.16b, v8.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v3.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v3.16b, v3.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v21.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v21.16b, v21.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v3.16b, v17.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v22.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v22.16b, v22.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v23.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v22.16b, v23.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v23.16b, v15.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v24.16b, v7.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v24.16b, v24.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v24.16b, v12.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v12.16b, v7.16b, v24.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q24, [sp, #160]                             // spill
-    eor v24.16b, v8.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q24, [sp, #0]                               // spill
-    sshr v24.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v24.16b, v24.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    str q12, [sp, #112]                             // spill
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v24.16b, v12.16b, v24.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v12.16b, v14.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v12.16b, v12.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q17, [sp, #96]                              // spill
-    shl v17.16b, v14.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v17.16b, v17.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v12.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q14, [sp, #48]                              // spill
-    sshr v14.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v14.16b, v14.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q17, [sp, #208]                             // spill
-    shl v17.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v14.16b, v6.16b, v17.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q17, [sp, #240]                             // spill
-    sshr v17.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v17.16b, v17.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q14, [sp, #144]                             // spill
-    shl v14.16b, v11.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v14.16b, v11.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q17, [sp, #32]                              // spill
-    eor v17.16b, v16.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q17, [sp, #16]                              // spill
-    sshr v17.16b, v13.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v17.16b, v17.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    str q14, [sp, #192]                             // spill
-    shl v14.16b, v13.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v14.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v14.16b, v14.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q16, [sp, #80]                              // spill
-    shl v16.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v16.16b, v16.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v14.16b, v5.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q5, [sp, #64]                               // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v5.16b, v5.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q16, [sp, #128]                             // spill
-    shl v16.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v16.16b, v16.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v5.16b, v10.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q16, [sp, #224]                             // spill
-    sshr v16.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v16.16b, v16.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v20.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v16.16b, v20.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v20.16b, v26.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q16, [sp, #256]                             // spill
-    eor v16.16b, v13.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q16, [sp, #176]                             // spill
-    ldr q16, [x0, #2304]                            // round key rk[9][0]
-    eor v16.16b, v16.16b, v19.16b                   // aes.cs:70:46 encrypt r9
-    eor v18.16b, v0.16b, v18.16b                    // aes.cs:70:46 encrypt r9
-    eor v16.16b, v16.16b, v18.16b                   // aes.cs:70:46 encrypt r9
-    eor v16.16b, v16.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    ldr q18, [x0, #2320]                            // round key rk[9][1]
-    eor v18.16b, v18.16b, v4.16b                    // aes.cs:70:46 encrypt r9
-    eor v25.16b, v0.16b, v25.16b                    // aes.cs:70:46 encrypt r9
-    eor v18.16b, v18.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    eor v18.16b, v18.16b, v29.16b                   // aes.cs:70:46 encrypt r9
-    ldr q25, [x0, #2336]                            // round key rk[9][2]
-    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r9
-    eor v27.16b, v9.16b, v28.16b                    // aes.cs:70:46 encrypt r9
-    eor v25.16b, v25.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    eor v25.16b, v25.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    ldr q27, [x0, #2352]                            // round key rk[9][3]
-    eor v27.16b, v27.16b, v9.16b                    // aes.cs:70:46 encrypt r9
-    eor v19.16b, v19.16b, v30.16b                   // aes.cs:70:46 encrypt r9
-    eor v19.16b, v27.16b, v19.16b                   // aes.cs:70:46 encrypt r9
-    eor v19.16b, v19.16b, v1.16b                    // aes.cs:70:46 encrypt r9
-    ldr q27, [x0, #2368]                            // round key rk[9][4]
-    eor v27.16b, v27.16b, v7.16b                    // aes.cs:70:46 encrypt r9
-    eor v28.16b, v15.16b, v2.16b                    // aes.cs:70:46 encrypt r9
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    eor v27.16b, v27.16b, v3.16b                    // aes.cs:70:46 encrypt r9
-    ldr q28, [x0, #2384]                            // round key rk[9][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r9
-    eor v21.16b, v8.16b, v21.16b                    // aes.cs:70:46 encrypt r9
-    eor v21.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r9
-    eor v21.16b, v21.16b, v23.16b                   // aes.cs:70:46 encrypt r9
-    ldr q23, [x0, #2400]                            // round key rk[9][6]
-    eor v23.16b, v23.16b, v8.16b                    // aes.cs:70:46 encrypt r9
-    ldr q28, [sp, #96]                              // reload
-    eor v22.16b, v28.16b, v22.16b                   // aes.cs:70:46 encrypt r9
-    eor v22.16b, v23.16b, v22.16b                   // aes.cs:70:46 encrypt r9
-    ldr q23, [sp, #112]                             // reload
-    eor v22.16b, v22.16b, v23.16b                   // aes.cs:70:46 encrypt r9
-    ldr q23, [x0, #2416]                            // round key rk[9][7]
-    eor v23.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    ldr q28, [sp, #160]                             // reload
-    eor v28.16b, v15.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    eor v23.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    ldr q28, [sp, #0]                               // reload
-    eor v23.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    ldr q28, [x0, #2432]                            // round key rk[9][8]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r9
-    eor v24.16b, v11.16b, v24.16b                   // aes.cs:70:46 encrypt r9
-    eor v24.16b, v28.16b, v24.16b                   // aes.cs:70:46 encrypt r9
-    eor v24.16b, v24.16b, v12.16b                   // aes.cs:70:46 encrypt r9
-    ldr q28, [x0, #2448]                            // round key rk[9][9]
-    eor v28.16b, v28.16b, v11.16b                   // aes.cs:70:46 encrypt r9
-    ldr q29, [sp, #80]                              // reload
-    ldr q30, [sp, #208]                             // reload
-    eor v30.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r9
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r9
-    ldr q30, [sp, #144]                             // reload
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r9
-    ldr q30, [x0, #2464]                            // round key rk[9][10]
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r9
-    ldr q30, [sp, #48]                              // reload
-    ldr q31, [sp, #240]                             // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [sp, #192]                             // reload
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [x0, #2480]                            // round key rk[9][11]
-    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r9
-    ldr q0, [sp, #32]                               // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [sp, #16]                              // reload
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [x0, #2496]                            // round key rk[9][12]
-    eor v31.16b, v31.16b, v10.16b                   // aes.cs:70:46 encrypt r9
-    eor v17.16b, v26.16b, v17.16b                   // aes.cs:70:46 encrypt r9
-    eor v17.16b, v31.16b, v17.16b                   // aes.cs:70:46 encrypt r9
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [x0, #2512]                            // round key rk[9][13]
-    eor v26.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [sp, #128]                             // reload
-    eor v31.16b, v13.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    eor v26.16b, v26.16b, v5.16b                    // aes.cs:70:46 encrypt r9
-    ldr q31, [x0, #2528]                            // round key rk[9][14]
-    ldr q0, [sp, #64]                               // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    ldr q1, [sp, #224]                              // reload
-    eor v1.16b, v13.16b, v1.16b                     // aes.cs:70:46 encrypt r9
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r9
-    eor v20.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [x0, #2544]                            // round key rk[9][15]
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    ldr q0, [sp, #256]                              // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r9
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    ldr q0, [sp, #176]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    tbl v5.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes
-    tbl v6.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes
-    tbl v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes
-    tbl v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes
-    tbl v9.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes
-    tbl v10.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes
-    tbl v11.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes
-    movi v12.16b, #0x40                             // const
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v5.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v6.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v9.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v10.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v11.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v5.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v6.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v9.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v10.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v11.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v5.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v6.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v7.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v8.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    shl v2.16b, v20.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v5.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v5.16b, v22.16b, v2.16b                     // aes.cs:70:46 encrypt r8
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r8
+    shl v5.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v7.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v28.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r8
+    ldr q7, [x0, #2192]                             // round key rk[8][9]
+    eor v7.16b, v7.16b, v22.16b                     // aes.cs:70:46 encrypt r8
+    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r8
+    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r8
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r8
+    ldr q13, [x0, #2208]                            // round key rk[8][10]
+    eor v13.16b, v13.16b, v20.16b                   // aes.cs:70:46 encrypt r8
+    eor v7.16b, v28.16b, v7.16b                     // aes.cs:70:46 encrypt r8
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r8
+    shl v13.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v14.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v22.16b, v22.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r8
+    ldr q7, [x0, #2224]                             // round key rk[8][11]
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r8
+    eor v28.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r8
+    eor v28.16b, v6.16b, v28.16b                    // aes.cs:70:46 encrypt r8
+    eor v20.16b, v20.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v20.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r8
+    ldr q28, [x0, #2240]                            // round key rk[8][12]
+    eor v28.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r8
+    shl v2.16b, v27.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v6.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v6.16b, v6.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v6.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r8
+    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r8
+    ldr q6, [sp, #0]                                // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v28.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r8
+    ldr q13, [x0, #2256]                            // round key rk[8][13]
+    eor v13.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r8
+    eor v7.16b, v27.16b, v7.16b                     // aes.cs:70:46 encrypt r8
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r8
+    shl v13.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v14.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v14.16b, v21.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r8
+    ldr q14, [x0, #2272]                            // round key rk[8][14]
+    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r8
+    eor v13.16b, v27.16b, v13.16b                   // aes.cs:70:46 encrypt r8
+    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r8
+    shl v14.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v15.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v15.16b, v15.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v25.16b, v25.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v25.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r8
+    ldr q13, [x0, #2288]                            // round key rk[8][15]
+    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r8
+    eor v21.16b, v21.16b, v14.16b                   // aes.cs:70:46 encrypt r8
+    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r8
+    eor v27.16b, v27.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v21.16b, v21.16b, v27.16b                   // aes.cs:70:46 encrypt r8
     ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
-    tbl v18.16b, {v13.16b-v16.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v19.16b, {v13.16b-v16.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v21.16b, {v13.16b-v16.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v22.16b, {v13.16b-v16.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v23.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v25.16b, {v13.16b-v16.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v27.16b, {v13.16b-v16.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v16.16b, {v13.16b-v16.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v18.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v19.16b, {v0.16b-v3.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v21.16b, {v0.16b-v3.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v22.16b, {v0.16b-v3.16b}, v30.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v23.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v25.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v27.16b, {v13.16b-v16.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v8.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
+    tbx v27.16b, {v13.16b-v16.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v8.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
+    tbx v27.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v2.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v6.16b, {v16.16b-v19.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v8.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v9.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v10.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
+    tbx v27.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v26.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v2.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v26.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v6.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v24.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v8.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v24.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v9.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v24.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v10.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    str q2, [sp, #0]                                // spill
+    ld1 {v1.16b-v4.16b}, [x10]                      // table S bytes 0..63
+    tbl v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v26.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v29.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v30.16b, {v1.16b-v4.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    str q10, [sp, #16]                              // spill
+    tbl v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v1.16b-v4.16b}, [x11]                      // table S bytes 64..127
+    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r9
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v26.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v29.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v30.16b, {v1.16b-v4.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r9
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v1.16b-v4.16b}, [x12]                      // table S bytes 128..191
+    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r9
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v26.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v29.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v30.16b, {v1.16b-v4.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r9
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v1.16b-v4.16b}, [x13]                      // table S bytes 192..255
+    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v24.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v26.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v29.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v30.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v10.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v16.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v17.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    ldr q18, [x0, #2304]                            // round key rk[9][0]
+    eor v18.16b, v18.16b, v26.16b                   // aes.cs:70:46 encrypt r9
+    shl v19.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v20.16b, v27.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
+    movi v21.16b, #0x1b                             // const
+    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r9
+    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r9
+    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v22.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v22.16b, v22.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v20.16b, v20.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v22.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v18.16b, v18.16b, v22.16b                   // aes.cs:70:46 encrypt r9
+    ldr q22, [x0, #2320]                            // round key rk[9][1]
+    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r9
+    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r9
+    eor v20.16b, v22.16b, v20.16b                   // aes.cs:70:46 encrypt r9
+    shl v22.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v25.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v25.16b, v25.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v22.16b, v22.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v25.16b, v26.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v20.16b, v20.16b, v25.16b                   // aes.cs:70:46 encrypt r9
+    ldr q25, [x0, #2336]                            // round key rk[9][2]
+    eor v25.16b, v25.16b, v27.16b                   // aes.cs:70:46 encrypt r9
+    eor v22.16b, v9.16b, v22.16b                    // aes.cs:70:46 encrypt r9
+    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r9
+    shl v25.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v28.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v25.16b, v25.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v17.16b, v17.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v17.16b, v22.16b, v17.16b                   // aes.cs:70:46 encrypt r9
+    ldr q22, [x0, #2352]                            // round key rk[9][3]
+    eor v22.16b, v22.16b, v9.16b                    // aes.cs:70:46 encrypt r9
+    eor v25.16b, v26.16b, v25.16b                   // aes.cs:70:46 encrypt r9
+    eor v22.16b, v22.16b, v25.16b                   // aes.cs:70:46 encrypt r9
+    eor v19.16b, v27.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v19.16b, v22.16b, v19.16b                   // aes.cs:70:46 encrypt r9
+    ldr q22, [x0, #2368]                            // round key rk[9][4]
+    eor v22.16b, v22.16b, v0.16b                    // aes.cs:70:46 encrypt r9
+    shl v25.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v26.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v25.16b, v25.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v26.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r9
+    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r9
+    shl v26.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v27.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v27.16b, v27.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v26.16b, v26.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v27.16b, v24.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r9
+    ldr q27, [x0, #2384]                            // round key rk[9][5]
+    eor v27.16b, v27.16b, v0.16b                    // aes.cs:70:46 encrypt r9
+    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r9
+    eor v26.16b, v27.16b, v26.16b                   // aes.cs:70:46 encrypt r9
+    shl v27.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v28.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v27.16b, v27.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v28.16b, v16.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v26.16b, v26.16b, v28.16b                   // aes.cs:70:46 encrypt r9
+    ldr q28, [x0, #2400]                            // round key rk[9][6]
+    eor v28.16b, v28.16b, v8.16b                    // aes.cs:70:46 encrypt r9
+    eor v27.16b, v24.16b, v27.16b                   // aes.cs:70:46 encrypt r9
+    eor v27.16b, v28.16b, v27.16b                   // aes.cs:70:46 encrypt r9
+    shl v28.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v31.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v31.16b, v0.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r9
+    ldr q31, [x0, #2416]                            // round key rk[9][7]
+    eor v24.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r9
+    eor v16.16b, v16.16b, v28.16b                   // aes.cs:70:46 encrypt r9
+    eor v16.16b, v24.16b, v16.16b                   // aes.cs:70:46 encrypt r9
+    eor v24.16b, v8.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r9
+    ldr q24, [x0, #2432]                            // round key rk[9][8]
+    eor v24.16b, v24.16b, v6.16b                    // aes.cs:70:46 encrypt r9
+    shl v25.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v28.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v25.16b, v25.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v28.16b, v11.16b, v25.16b                   // aes.cs:70:46 encrypt r9
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r9
+    shl v28.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v31.16b, v10.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v31.16b, v10.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v24.16b, v24.16b, v31.16b                   // aes.cs:70:46 encrypt r9
+    ldr q31, [x0, #2448]                            // round key rk[9][9]
+    eor v31.16b, v31.16b, v11.16b                   // aes.cs:70:46 encrypt r9
+    eor v28.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r9
+    eor v28.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r9
+    shl v31.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v0.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v0.16b, v6.16b, v31.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v28.16b, v28.16b, v0.16b                    // aes.cs:70:46 encrypt r9
+    ldr q0, [x0, #2464]                             // round key rk[9][10]
+    eor v0.16b, v0.16b, v23.16b                     // aes.cs:70:46 encrypt r9
+    eor v31.16b, v10.16b, v31.16b                   // aes.cs:70:46 encrypt r9
+    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r9
+    shl v0.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v0.16b, v0.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v5.16b, v11.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2480]                             // round key rk[9][11]
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r9
+    eor v0.16b, v5.16b, v0.16b                      // aes.cs:70:46 encrypt r9
+    eor v23.16b, v23.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v23.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r9
+    ldr q25, [x0, #2496]                            // round key rk[9][12]
+    ldr q0, [sp, #16]                               // reload
+    eor v25.16b, v25.16b, v0.16b                    // aes.cs:70:46 encrypt r9
+    shl v5.16b, v30.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v6.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v6.16b, v29.16b, v5.16b                     // aes.cs:70:46 encrypt r9
+    eor v25.16b, v25.16b, v6.16b                    // aes.cs:70:46 encrypt r9
+    ldr q6, [sp, #0]                                // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v25.16b, v25.16b, v8.16b                    // aes.cs:70:46 encrypt r9
+    ldr q8, [x0, #2512]                             // round key rk[9][13]
+    eor v8.16b, v8.16b, v29.16b                     // aes.cs:70:46 encrypt r9
+    eor v7.16b, v30.16b, v7.16b                     // aes.cs:70:46 encrypt r9
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r9
+    shl v8.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v9.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v9.16b, v0.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r9
+    ldr q9, [x0, #2528]                             // round key rk[9][14]
+    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    eor v8.16b, v30.16b, v8.16b                     // aes.cs:70:46 encrypt r9
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r9
+    shl v9.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v10.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v21.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v21.16b, v9.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v29.16b, v29.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v29.16b, v8.16b, v29.16b                    // aes.cs:70:46 encrypt r9
+    ldr q8, [x0, #2544]                             // round key rk[9][15]
+    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    eor v21.16b, v0.16b, v21.16b                    // aes.cs:70:46 encrypt r9
+    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r9
+    eor v30.16b, v30.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v21.16b, v21.16b, v30.16b                   // aes.cs:70:46 encrypt r9
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v0.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v15.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
     sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v27.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v16.16b, {v0.16b-v3.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v18.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v19.16b, {v0.16b-v3.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v21.16b, {v0.16b-v3.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v22.16b, {v0.16b-v3.16b}, v30.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v0.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v23.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes
     sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v25.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v15.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
     sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v27.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v16.16b, {v0.16b-v3.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v18.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v19.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v21.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v22.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v0.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v23.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v15.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
     sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v25.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v27.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v16.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
+    tbl v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes
+    tbl v22.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes
+    tbl v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes
+    tbl v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes
+    tbl v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v4.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v16.16b, {v16.16b-v19.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v20.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v18.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v22.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v19.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v26.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v27.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v24.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v2.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v25.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
+    tbx v3.16b, {v8.16b-v11.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v28.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v4.16b, {v8.16b-v11.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v16.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v7.16b-v10.16b}, [x12]                     // table S bytes 128..191
+    tbx v20.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v22.16b, {v7.16b-v10.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v26.16b, {v7.16b-v10.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v27.16b, {v7.16b-v10.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v2.16b, {v7.16b-v10.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v3.16b, {v7.16b-v10.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v4.16b, {v7.16b-v10.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v16.16b, {v7.16b-v10.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v7.16b-v10.16b}, [x13]                     // table S bytes 192..255
+    tbx v20.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v22.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v26.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v27.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v2.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v3.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v4.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v16.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
     ldr q17, [x0, #2560]                            // round key rk[10][0]
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:72:32 encrypt
-    ldr q20, [x0, #2576]                            // round key rk[10][1]
-    eor v20.16b, v20.16b, v9.16b                    // aes.cs:72:32 encrypt
-    ldr q24, [x0, #2592]                            // round key rk[10][2]
-    eor v21.16b, v24.16b, v21.16b                   // aes.cs:72:32 encrypt
-    ldr q24, [x0, #2608]                            // round key rk[10][3]
-    eor v16.16b, v24.16b, v16.16b                   // aes.cs:72:32 encrypt
-    ldr q24, [x0, #2624]                            // round key rk[10][4]
-    eor v24.16b, v24.16b, v8.16b                    // aes.cs:72:32 encrypt
-    ldr q26, [x0, #2640]                            // round key rk[10][5]
-    eor v19.16b, v26.16b, v19.16b                   // aes.cs:72:32 encrypt
-    ldr q26, [x0, #2656]                            // round key rk[10][6]
-    eor v26.16b, v26.16b, v27.16b                   // aes.cs:72:32 encrypt
-    ldr q27, [x0, #2672]                            // round key rk[10][7]
-    eor v27.16b, v27.16b, v7.16b                    // aes.cs:72:32 encrypt
-    ldr q28, [x0, #2688]                            // round key rk[10][8]
-    eor v18.16b, v28.16b, v18.16b                   // aes.cs:72:32 encrypt
-    ldr q28, [x0, #2704]                            // round key rk[10][9]
-    eor v25.16b, v28.16b, v25.16b                   // aes.cs:72:32 encrypt
-    ldr q28, [x0, #2720]                            // round key rk[10][10]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:72:32 encrypt
-    ldr q29, [x0, #2736]                            // round key rk[10][11]
-    eor v29.16b, v29.16b, v11.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #2752]                            // round key rk[10][12]
-    eor v23.16b, v30.16b, v23.16b                   // aes.cs:72:32 encrypt
+    eor v17.16b, v17.16b, v30.16b                   // aes.cs:72:32 encrypt
+    ldr q18, [x0, #2576]                            // round key rk[10][1]
+    eor v18.16b, v18.16b, v14.16b                   // aes.cs:72:32 encrypt
+    ldr q19, [x0, #2592]                            // round key rk[10][2]
+    eor v19.16b, v19.16b, v26.16b                   // aes.cs:72:32 encrypt
+    ldr q21, [x0, #2608]                            // round key rk[10][3]
+    eor v16.16b, v21.16b, v16.16b                   // aes.cs:72:32 encrypt
+    ldr q21, [x0, #2624]                            // round key rk[10][4]
+    eor v21.16b, v21.16b, v13.16b                   // aes.cs:72:32 encrypt
+    ldr q23, [x0, #2640]                            // round key rk[10][5]
+    eor v22.16b, v23.16b, v22.16b                   // aes.cs:72:32 encrypt
+    ldr q23, [x0, #2656]                            // round key rk[10][6]
+    eor v23.16b, v23.16b, v4.16b                    // aes.cs:72:32 encrypt
+    ldr q24, [x0, #2672]                            // round key rk[10][7]
+    eor v24.16b, v24.16b, v6.16b                    // aes.cs:72:32 encrypt
+    ldr q25, [x0, #2688]                            // round key rk[10][8]
+    eor v20.16b, v25.16b, v20.16b                   // aes.cs:72:32 encrypt
+    ldr q25, [x0, #2704]                            // round key rk[10][9]
+    eor v25.16b, v25.16b, v3.16b                    // aes.cs:72:32 encrypt
+    ldr q26, [x0, #2720]                            // round key rk[10][10]
+    eor v26.16b, v26.16b, v5.16b                    // aes.cs:72:32 encrypt
+    ldr q28, [x0, #2736]                            // round key rk[10][11]
+    eor v28.16b, v28.16b, v1.16b                    // aes.cs:72:32 encrypt
+    ldr q29, [x0, #2752]                            // round key rk[10][12]
+    eor v29.16b, v29.16b, v2.16b                    // aes.cs:72:32 encrypt
     ldr q30, [x0, #2768]                            // round key rk[10][13]
-    eor v30.16b, v30.16b, v5.16b                    // aes.cs:72:32 encrypt
+    eor v30.16b, v30.16b, v0.16b                    // aes.cs:72:32 encrypt
     ldr q31, [x0, #2784]                            // round key rk[10][14]
-    eor v31.16b, v31.16b, v10.16b                   // aes.cs:72:32 encrypt
+    eor v31.16b, v31.16b, v15.16b                   // aes.cs:72:32 encrypt
     ldr q0, [x0, #2800]                             // round key rk[10][15]
-    eor v22.16b, v0.16b, v22.16b                    // aes.cs:72:32 encrypt
-    zip1 v0.16b, v27.16b, v22.16b                   // store blocks 0..15
-    zip2 v22.16b, v27.16b, v22.16b                  // store blocks 0..15
-    zip1 v27.16b, v16.16b, v29.16b                  // store blocks 0..15
-    zip2 v16.16b, v16.16b, v29.16b                  // store blocks 0..15
-    zip1 v29.16b, v26.16b, v31.16b                  // store blocks 0..15
-    zip2 v26.16b, v26.16b, v31.16b                  // store blocks 0..15
-    zip1 v31.16b, v21.16b, v28.16b                  // store blocks 0..15
-    zip2 v21.16b, v21.16b, v28.16b                  // store blocks 0..15
-    zip1 v28.16b, v19.16b, v30.16b                  // store blocks 0..15
-    zip2 v19.16b, v19.16b, v30.16b                  // store blocks 0..15
-    zip1 v30.16b, v20.16b, v25.16b                  // store blocks 0..15
-    zip2 v20.16b, v20.16b, v25.16b                  // store blocks 0..15
-    zip1 v25.16b, v24.16b, v23.16b                  // store blocks 0..15
-    zip2 v23.16b, v24.16b, v23.16b                  // store blocks 0..15
-    zip1 v24.16b, v17.16b, v18.16b                  // store blocks 0..15
-    zip2 v17.16b, v17.16b, v18.16b                  // store blocks 0..15
-    zip1 v4.16b, v16.16b, v22.16b                   // store blocks 0..15
-    zip2 v8.16b, v16.16b, v22.16b                   // store blocks 0..15
-    zip1 v3.16b, v21.16b, v26.16b                   // store blocks 0..15
-    zip2 v7.16b, v21.16b, v26.16b                   // store blocks 0..15
-    zip1 v2.16b, v20.16b, v19.16b                   // store blocks 0..15
-    zip2 v6.16b, v20.16b, v19.16b                   // store blocks 0..15
-    zip1 v1.16b, v17.16b, v23.16b                   // store blocks 0..15
-    zip2 v5.16b, v17.16b, v23.16b                   // store blocks 0..15
+    eor v27.16b, v0.16b, v27.16b                    // aes.cs:72:32 encrypt
+    zip1 v0.16b, v24.16b, v27.16b                   // store blocks 0..15
+    zip2 v24.16b, v24.16b, v27.16b                  // store blocks 0..15
+    zip1 v27.16b, v16.16b, v28.16b                  // store blocks 0..15
+    zip2 v16.16b, v16.16b, v28.16b                  // store blocks 0..15
+    zip1 v28.16b, v23.16b, v31.16b                  // store blocks 0..15
+    zip2 v23.16b, v23.16b, v31.16b                  // store blocks 0..15
+    zip1 v31.16b, v19.16b, v26.16b                  // store blocks 0..15
+    zip2 v19.16b, v19.16b, v26.16b                  // store blocks 0..15
+    zip1 v26.16b, v22.16b, v30.16b                  // store blocks 0..15
+    zip2 v22.16b, v22.16b, v30.16b                  // store blocks 0..15
+    zip1 v30.16b, v18.16b, v25.16b                  // store blocks 0..15
+    zip2 v18.16b, v18.16b, v25.16b                  // store blocks 0..15
+    zip1 v25.16b, v21.16b, v29.16b                  // store blocks 0..15
+    zip2 v21.16b, v21.16b, v29.16b                  // store blocks 0..15
+    zip1 v29.16b, v17.16b, v20.16b                  // store blocks 0..15
+    zip2 v17.16b, v17.16b, v20.16b                  // store blocks 0..15
+    zip1 v4.16b, v16.16b, v24.16b                   // store blocks 0..15
+    zip2 v8.16b, v16.16b, v24.16b                   // store blocks 0..15
+    zip1 v3.16b, v19.16b, v23.16b                   // store blocks 0..15
+    zip2 v7.16b, v19.16b, v23.16b                   // store blocks 0..15
+    zip1 v2.16b, v18.16b, v22.16b                   // store blocks 0..15
+    zip2 v6.16b, v18.16b, v22.16b                   // store blocks 0..15
+    zip1 v1.16b, v17.16b, v21.16b                   // store blocks 0..15
+    zip2 v5.16b, v17.16b, v21.16b                   // store blocks 0..15
     zip1 v12.16b, v27.16b, v0.16b                   // store blocks 0..15
     zip2 v16.16b, v27.16b, v0.16b                   // store blocks 0..15
-    zip1 v11.16b, v31.16b, v29.16b                  // store blocks 0..15
-    zip2 v15.16b, v31.16b, v29.16b                  // store blocks 0..15
-    zip1 v10.16b, v30.16b, v28.16b                  // store blocks 0..15
-    zip2 v14.16b, v30.16b, v28.16b                  // store blocks 0..15
-    zip1 v9.16b, v24.16b, v25.16b                   // store blocks 0..15
-    zip2 v13.16b, v24.16b, v25.16b                  // store blocks 0..15
+    zip1 v11.16b, v31.16b, v28.16b                  // store blocks 0..15
+    zip2 v15.16b, v31.16b, v28.16b                  // store blocks 0..15
+    zip1 v10.16b, v30.16b, v26.16b                  // store blocks 0..15
+    zip2 v14.16b, v30.16b, v26.16b                  // store blocks 0..15
+    zip1 v9.16b, v29.16b, v25.16b                   // store blocks 0..15
+    zip2 v13.16b, v29.16b, v25.16b                  // store blocks 0..15
     st4 {v9.16b-v12.16b}, [x2], #64                 // store blocks 0..15
     st4 {v13.16b-v16.16b}, [x2], #64                // store blocks 0..15
     st4 {v1.16b-v4.16b}, [x2], #64                  // store blocks 0..15
     st4 {v5.16b-v8.16b}, [x2], #64                  // store blocks 0..15
     subs x3, x3, #1
     b.ne 1b
-    ldp d8, d9, [sp, #272]
-    ldp d10, d11, [sp, #288]
-    ldp d12, d13, [sp, #304]
-    ldp d14, d15, [sp, #320]
-    add sp, sp, #336
+    ldp d8, d9, [sp, #32]
+    ldp d10, d11, [sp, #48]
+    ldp d12, d13, [sp, #64]
+    ldp d14, d15, [sp, #80]
+    add sp, sp, #96
 9:  ret
     .size aes128_neon_b16_il1_ecb_encrypt, .-aes128_neon_b16_il1_ecb_encrypt
 
@@ -8009,22 +7714,18 @@ aes128_neon_b16_il1_ecb_decrypt:
 //   x4  IV (16 bytes; counter of block i = IV + i, big-endian over the whole block, wrapping)
 //   x5:x6 counter (hi:lo, native order)   x7 counter scratch on the stack   x9, x15 scratch
 //   x8  constant pool (tables, vector constants)   x9 scratch   x10, x11, x12, x13 table-slice addresses
-//   v0-v31 allocated (3238 instructions per group: 156 spills, 156 reloads, 273 rematerialised loads)
-//   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 592 bytes
+//   v0-v31 allocated (2943 instructions per group: 15 spills, 15 reloads, 260 rematerialised loads)
+//   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 352 bytes
     .global aes128_neon_b16_il1_ctr
     .type aes128_neon_b16_il1_ctr, %function
     .p2align 4
 aes128_neon_b16_il1_ctr:
     cbz x3, 9f
-    sub sp, sp, #592
-    str d8, [sp, #528]
-    str d9, [sp, #536]
-    str d10, [sp, #544]
-    str d11, [sp, #552]
-    str d12, [sp, #560]
-    str d13, [sp, #568]
-    str d14, [sp, #576]
-    str d15, [sp, #584]
+    sub sp, sp, #352
+    stp d8, d9, [sp, #288]
+    stp d10, d11, [sp, #304]
+    stp d12, d13, [sp, #320]
+    stp d14, d15, [sp, #336]
     adrp x8, .Laes128_neon_b16_il1_pool
     add x8, x8, :lo12:.Laes128_neon_b16_il1_pool
     add x10, x8, #0
@@ -8255,7 +7956,8 @@ aes128_neon_b16_il1_ctr:
     tbl v29.16b, {v0.16b-v3.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r1
     tbl v30.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r1
     tbl v31.16b, {v0.16b-v3.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    tbl v13.16b, {v0.16b-v3.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r1
+    str q5, [sp, #272]                              // spill
+    tbl v5.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r1
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
     ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
     tbx v24.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r1
@@ -8272,7 +7974,7 @@ aes128_neon_b16_il1_ctr:
     sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
     tbx v31.16b, {v0.16b-v3.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r1
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v13.16b, {v0.16b-v3.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v5.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r1
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
     ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
     tbx v24.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r1
@@ -8289,2907 +7991,2611 @@ aes128_neon_b16_il1_ctr:
     sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
     tbx v31.16b, {v0.16b-v3.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r1
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v13.16b, {v0.16b-v3.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v5.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r1
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v24.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v25.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v26.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v27.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sub v16.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v29.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sub v16.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v30.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v31.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
-    tbx v13.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r1
-    sshr v16.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    movi v17.16b, #0x1b                             // const
-    and v16.16b, v16.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    shl v18.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v16.16b, v18.16b, v16.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v18.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v18.16b, v18.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v19.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v18.16b, v19.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v19.16b, v9.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v20.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v20.16b, v20.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v21.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v20.16b, v21.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v21.16b, v26.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v22.16b, v13.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v22.16b, v22.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v23.16b, v13.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v22.16b, v23.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v23.16b, v13.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v28.16b, v4.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v14.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v14.16b, v14.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    shl v15.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v14.16b, v15.16b, v14.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v15.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v15.16b, v15.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v0.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v0.16b, v0.16b, v15.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v15.16b, v25.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v1.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v1.16b, v1.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v2.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v2.16b, v31.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v3.16b, v7.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v3.16b, v3.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v12.16b, v7.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q3, [sp, #256]                              // spill
-    eor v3.16b, v8.16b, v14.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q3, [sp, #272]                              // spill
-    sshr v3.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v3.16b, v3.16b, v17.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
-    str q12, [sp, #288]                             // spill
-    shl v12.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v12.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v12.16b, v12.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q1, [sp, #304]                              // spill
-    shl v1.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v1.16b, v1.16b, v12.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v12.16b, v30.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q30, [sp, #320]                             // spill
-    sshr v30.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v30.16b, v30.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q1, [sp, #336]                              // spill
-    shl v1.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v30.16b, v1.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v1.16b, v6.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q30, [sp, #352]                             // spill
-    sshr v30.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v30.16b, v30.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q1, [sp, #368]                              // spill
-    shl v1.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v30.16b, v1.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v1.16b, v11.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q30, [sp, #384]                             // spill
-    eor v30.16b, v24.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q30, [sp, #400]                             // spill
-    sshr v30.16b, v29.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v30.16b, v30.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    str q1, [sp, #416]                              // spill
-    shl v1.16b, v29.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v30.16b, v1.16b, v30.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v1.16b, v5.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v1.16b, v1.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q24, [sp, #432]                             // spill
-    shl v24.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v24.16b, v24.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v1.16b, v5.16b, v24.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q5, [sp, #448]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v5.16b, v5.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q24, [sp, #464]                             // spill
-    shl v24.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v24.16b, v24.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v5.16b, v10.16b, v24.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q24, [sp, #480]                             // spill
-    sshr v24.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v24.16b, v24.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v17.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v17.16b, v17.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v24.16b, v27.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q17, [sp, #496]                             // spill
-    eor v17.16b, v29.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q17, [sp, #512]                             // spill
+    tbx v24.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r1
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v25.16b, {v13.16b-v16.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r1
+    sub v20.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v26.16b, {v13.16b-v16.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r1
+    sub v20.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v27.16b, {v13.16b-v16.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r1
+    sub v20.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v29.16b, {v13.16b-v16.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r1
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v30.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r1
+    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v31.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r1
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
+    tbx v5.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r1
     ldr q17, [x0, #256]                             // round key rk[1][0]
     eor v17.16b, v17.16b, v26.16b                   // aes.cs:70:46 encrypt r1
-    eor v16.16b, v13.16b, v16.16b                   // aes.cs:70:46 encrypt r1
-    eor v16.16b, v17.16b, v16.16b                   // aes.cs:70:46 encrypt r1
-    eor v16.16b, v16.16b, v19.16b                   // aes.cs:70:46 encrypt r1
-    ldr q17, [x0, #272]                             // round key rk[1][1]
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:70:46 encrypt r1
-    eor v18.16b, v13.16b, v18.16b                   // aes.cs:70:46 encrypt r1
-    eor v17.16b, v17.16b, v18.16b                   // aes.cs:70:46 encrypt r1
+    shl v18.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v19.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    movi v20.16b, #0x1b                             // const
+    and v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v18.16b, v18.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v19.16b, v5.16b, v18.16b                    // aes.cs:70:46 encrypt r1
+    eor v17.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r1
+    shl v19.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v21.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v21.16b, v21.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v19.16b, v19.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v21.16b, v9.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v17.16b, v17.16b, v21.16b                   // aes.cs:70:46 encrypt r1
-    ldr q18, [x0, #288]                             // round key rk[1][2]
-    eor v18.16b, v18.16b, v4.16b                    // aes.cs:70:46 encrypt r1
-    eor v19.16b, v9.16b, v20.16b                    // aes.cs:70:46 encrypt r1
-    eor v18.16b, v18.16b, v19.16b                   // aes.cs:70:46 encrypt r1
-    eor v18.16b, v18.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    ldr q19, [x0, #304]                             // round key rk[1][3]
-    eor v19.16b, v19.16b, v9.16b                    // aes.cs:70:46 encrypt r1
-    eor v20.16b, v26.16b, v22.16b                   // aes.cs:70:46 encrypt r1
-    eor v19.16b, v19.16b, v20.16b                   // aes.cs:70:46 encrypt r1
-    eor v19.16b, v19.16b, v28.16b                   // aes.cs:70:46 encrypt r1
-    ldr q20, [x0, #320]                             // round key rk[1][4]
-    eor v20.16b, v20.16b, v7.16b                    // aes.cs:70:46 encrypt r1
-    eor v21.16b, v31.16b, v14.16b                   // aes.cs:70:46 encrypt r1
-    eor v20.16b, v20.16b, v21.16b                   // aes.cs:70:46 encrypt r1
-    eor v20.16b, v20.16b, v15.16b                   // aes.cs:70:46 encrypt r1
-    ldr q21, [x0, #336]                             // round key rk[1][5]
-    eor v21.16b, v21.16b, v7.16b                    // aes.cs:70:46 encrypt r1
-    eor v22.16b, v8.16b, v0.16b                     // aes.cs:70:46 encrypt r1
-    eor v21.16b, v21.16b, v22.16b                   // aes.cs:70:46 encrypt r1
-    eor v21.16b, v21.16b, v2.16b                    // aes.cs:70:46 encrypt r1
-    ldr q22, [x0, #352]                             // round key rk[1][6]
-    eor v22.16b, v22.16b, v8.16b                    // aes.cs:70:46 encrypt r1
-    ldr q23, [sp, #304]                             // reload
+    ldr q21, [x0, #272]                             // round key rk[1][1]
+    eor v21.16b, v21.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    eor v19.16b, v5.16b, v19.16b                    // aes.cs:70:46 encrypt r1
+    eor v19.16b, v21.16b, v19.16b                   // aes.cs:70:46 encrypt r1
+    shl v21.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v22.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v22.16b, v22.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v21.16b, v21.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v26.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v19.16b, v19.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    ldr q22, [x0, #288]                             // round key rk[1][2]
+    eor v22.16b, v22.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    eor v21.16b, v9.16b, v21.16b                    // aes.cs:70:46 encrypt r1
+    eor v21.16b, v22.16b, v21.16b                   // aes.cs:70:46 encrypt r1
+    shl v22.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v23.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v23.16b, v23.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v22.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v23.16b, v5.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v21.16b, v21.16b, v23.16b                   // aes.cs:70:46 encrypt r1
+    ldr q23, [x0, #304]                             // round key rk[1][3]
+    eor v23.16b, v23.16b, v9.16b                    // aes.cs:70:46 encrypt r1
+    eor v22.16b, v26.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    eor v22.16b, v23.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    eor v18.16b, v4.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v18.16b, v22.16b, v18.16b                   // aes.cs:70:46 encrypt r1
+    ldr q22, [x0, #320]                             // round key rk[1][4]
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    shl v23.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v26.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    and v26.16b, v26.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v23.16b, v23.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v26.16b, v31.16b, v23.16b                   // aes.cs:70:46 encrypt r1
+    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r1
+    shl v26.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v28.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v28.16b, v28.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v26.16b, v26.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v25.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v22.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    ldr q28, [x0, #336]                             // round key rk[1][5]
+    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r1
+    eor v26.16b, v28.16b, v26.16b                   // aes.cs:70:46 encrypt r1
+    shl v28.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v4.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v4.16b, v4.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v4.16b, v31.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v26.16b, v26.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    ldr q4, [x0, #352]                              // round key rk[1][6]
+    eor v4.16b, v4.16b, v8.16b                      // aes.cs:70:46 encrypt r1
+    eor v28.16b, v25.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    eor v28.16b, v4.16b, v28.16b                    // aes.cs:70:46 encrypt r1
+    shl v4.16b, v7.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v5.16b, v7.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v5.16b, v5.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v7.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v28.16b, v5.16b                    // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #368]                              // round key rk[1][7]
+    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r1
+    eor v31.16b, v31.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    eor v25.16b, v25.16b, v31.16b                   // aes.cs:70:46 encrypt r1
+    eor v23.16b, v8.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v23.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    eor v22.16b, v22.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    ldr q23, [sp, #288]                             // reload
-    eor v22.16b, v22.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    ldr q23, [x0, #368]                             // round key rk[1][7]
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r1
-    ldr q25, [sp, #256]                             // reload
-    eor v25.16b, v31.16b, v25.16b                   // aes.cs:70:46 encrypt r1
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r1
-    ldr q25, [sp, #272]                             // reload
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r1
     ldr q25, [x0, #384]                             // round key rk[1][8]
     eor v25.16b, v25.16b, v6.16b                    // aes.cs:70:46 encrypt r1
-    eor v26.16b, v11.16b, v3.16b                    // aes.cs:70:46 encrypt r1
-    eor v25.16b, v25.16b, v26.16b                   // aes.cs:70:46 encrypt r1
-    eor v25.16b, v25.16b, v12.16b                   // aes.cs:70:46 encrypt r1
-    ldr q26, [x0, #400]                             // round key rk[1][9]
-    eor v26.16b, v26.16b, v11.16b                   // aes.cs:70:46 encrypt r1
-    ldr q28, [sp, #432]                             // reload
-    ldr q31, [sp, #336]                             // reload
-    eor v31.16b, v28.16b, v31.16b                   // aes.cs:70:46 encrypt r1
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r1
-    ldr q31, [sp, #368]                             // reload
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r1
-    ldr q31, [x0, #416]                             // round key rk[1][10]
-    eor v28.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r1
-    ldr q31, [sp, #320]                             // reload
-    ldr q0, [sp, #352]                              // reload
-    eor v0.16b, v31.16b, v0.16b                     // aes.cs:70:46 encrypt r1
-    eor v28.16b, v28.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [sp, #416]                              // reload
-    eor v28.16b, v28.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [x0, #432]                              // round key rk[1][11]
-    eor v0.16b, v0.16b, v6.16b                      // aes.cs:70:46 encrypt r1
-    ldr q2, [sp, #384]                              // reload
-    eor v31.16b, v31.16b, v2.16b                    // aes.cs:70:46 encrypt r1
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [sp, #400]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [x0, #448]                              // round key rk[1][12]
-    eor v0.16b, v0.16b, v10.16b                     // aes.cs:70:46 encrypt r1
-    eor v30.16b, v27.16b, v30.16b                   // aes.cs:70:46 encrypt r1
-    eor v30.16b, v0.16b, v30.16b                    // aes.cs:70:46 encrypt r1
-    eor v30.16b, v30.16b, v1.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [x0, #464]                              // round key rk[1][13]
-    eor v27.16b, v0.16b, v27.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [sp, #464]                              // reload
-    eor v0.16b, v29.16b, v0.16b                     // aes.cs:70:46 encrypt r1
-    eor v27.16b, v27.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    eor v27.16b, v27.16b, v5.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [x0, #480]                              // round key rk[1][14]
-    ldr q1, [sp, #448]                              // reload
-    eor v0.16b, v0.16b, v1.16b                      // aes.cs:70:46 encrypt r1
-    ldr q2, [sp, #480]                              // reload
-    eor v29.16b, v29.16b, v2.16b                    // aes.cs:70:46 encrypt r1
-    eor v29.16b, v0.16b, v29.16b                    // aes.cs:70:46 encrypt r1
-    eor v24.16b, v29.16b, v24.16b                   // aes.cs:70:46 encrypt r1
-    ldr q29, [x0, #496]                             // round key rk[1][15]
-    eor v29.16b, v29.16b, v1.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [sp, #496]                              // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r1
-    eor v29.16b, v29.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [sp, #512]                              // reload
-    eor v29.16b, v29.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v6.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v8.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v9.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v10.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v11.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    movi v12.16b, #0x40                             // const
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    shl v31.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v4.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    and v4.16b, v4.16b, v20.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v31.16b, v31.16b, v4.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v4.16b, v11.16b, v31.16b                    // aes.cs:70:46 encrypt r1
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    shl v4.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v5.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v5.16b, v5.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v30.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v25.16b, v25.16b, v5.16b                    // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #400]                              // round key rk[1][9]
+    eor v5.16b, v5.16b, v11.16b                     // aes.cs:70:46 encrypt r1
+    eor v4.16b, v24.16b, v4.16b                     // aes.cs:70:46 encrypt r1
+    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r1
+    shl v5.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v7.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v7.16b, v7.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v6.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r1
+    ldr q7, [x0, #416]                              // round key rk[1][10]
+    eor v7.16b, v7.16b, v24.16b                     // aes.cs:70:46 encrypt r1
+    eor v5.16b, v30.16b, v5.16b                     // aes.cs:70:46 encrypt r1
+    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r1
+    shl v7.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v8.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v8.16b, v8.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v8.16b, v11.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v5.16b, v8.16b                      // aes.cs:70:46 encrypt r1
+    ldr q8, [x0, #432]                              // round key rk[1][11]
+    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r1
+    eor v30.16b, v30.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    eor v30.16b, v6.16b, v30.16b                    // aes.cs:70:46 encrypt r1
+    eor v24.16b, v24.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v24.16b, v30.16b, v24.16b                   // aes.cs:70:46 encrypt r1
+    ldr q30, [x0, #448]                             // round key rk[1][12]
+    eor v30.16b, v30.16b, v10.16b                   // aes.cs:70:46 encrypt r1
+    shl v31.16b, v29.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v6.16b, v29.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    and v6.16b, v6.16b, v20.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v31.16b, v31.16b, v6.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v6.16b, v27.16b, v31.16b                    // aes.cs:70:46 encrypt r1
+    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r1
+    ldr q6, [sp, #272]                              // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v8.16b, v8.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v30.16b, v30.16b, v8.16b                    // aes.cs:70:46 encrypt r1
+    ldr q8, [x0, #464]                              // round key rk[1][13]
+    eor v8.16b, v8.16b, v27.16b                     // aes.cs:70:46 encrypt r1
+    eor v7.16b, v29.16b, v7.16b                     // aes.cs:70:46 encrypt r1
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r1
+    shl v8.16b, v10.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v9.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v9.16b, v9.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v9.16b, v10.16b, v8.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r1
+    ldr q9, [x0, #480]                              // round key rk[1][14]
+    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r1
+    eor v8.16b, v29.16b, v8.16b                     // aes.cs:70:46 encrypt r1
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r1
+    shl v9.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v11.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v11.16b, v11.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v9.16b, v9.16b, v11.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v27.16b, v27.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v27.16b, v8.16b, v27.16b                    // aes.cs:70:46 encrypt r1
+    ldr q8, [x0, #496]                              // round key rk[1][15]
+    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r1
+    eor v8.16b, v10.16b, v9.16b                     // aes.cs:70:46 encrypt r1
+    eor v6.16b, v6.16b, v8.16b                      // aes.cs:70:46 encrypt r1
+    eor v29.16b, v29.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v29.16b, v6.16b, v29.16b                    // aes.cs:70:46 encrypt r1
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v20.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v16.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v0.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v6.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v8.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v9.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v20.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v10.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v16.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v11.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v0.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v6.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v8.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v9.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v20.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v10.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v16.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v11.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v5.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v6.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v7.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v8.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    sub v16.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v0.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v20.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v16.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v0.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    str q16, [sp, #272]                             // spill
     ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
-    tbl v20.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v21.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v22.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v23.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v13.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v14.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v15.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v0.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v21.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v22.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v23.16b, {v16.16b-v19.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v26.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v28.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v1.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v3.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
-    tbx v20.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v21.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v22.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v23.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v13.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v14.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v21.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v22.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v23.16b, {v16.16b-v19.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v15.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v26.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v28.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v1.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v0.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v3.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v20.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v21.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v22.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v23.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v13.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v14.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v15.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v0.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
-    tbx v20.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     tbx v21.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v22.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v23.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v13.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v14.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v22.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v23.16b, {v16.16b-v19.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v15.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v26.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v28.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v1.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v3.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v21.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v25.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v22.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v25.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v23.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v26.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v24.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v28.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v24.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v1.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v24.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v2.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sshr v24.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    movi v25.16b, #0x1b                             // const
-    and v24.16b, v24.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    shl v26.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v24.16b, v26.16b, v24.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v26.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v26.16b, v26.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v27.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v26.16b, v27.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v27.16b, v9.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v28.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v28.16b, v28.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v29.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v28.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v29.16b, v22.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v30.16b, v30.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v31.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v31.16b, v0.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v1.16b, v4.16b, v24.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v2.16b, v8.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r2
-    and v2.16b, v2.16b, v25.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
-    shl v3.16b, v8.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v3.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v3.16b, v3.16b, v25.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v16.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v16.16b, v16.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v3.16b, v21.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v17.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v17.16b, v17.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v18.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v17.16b, v18.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v18.16b, v15.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v19.16b, v7.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v19.16b, v19.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v19.16b, v12.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v12.16b, v7.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q19, [sp, #512]                             // spill
-    eor v19.16b, v8.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q19, [sp, #496]                             // spill
-    sshr v19.16b, v20.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
-    and v19.16b, v19.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    str q12, [sp, #448]                             // spill
-    shl v12.16b, v20.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v19.16b, v12.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v12.16b, v14.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v12.16b, v12.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q17, [sp, #480]                             // spill
-    shl v17.16b, v14.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v17.16b, v17.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v12.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q14, [sp, #464]                             // spill
-    sshr v14.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v14.16b, v14.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q17, [sp, #400]                             // spill
-    shl v17.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v14.16b, v6.16b, v17.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q17, [sp, #384]                             // spill
-    sshr v17.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v17.16b, v17.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q14, [sp, #320]                             // spill
-    shl v14.16b, v11.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v14.16b, v11.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q17, [sp, #416]                             // spill
-    eor v17.16b, v20.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q17, [sp, #352]                             // spill
-    sshr v17.16b, v13.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
-    and v17.16b, v17.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    str q14, [sp, #432]                             // spill
-    shl v14.16b, v13.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v14.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v14.16b, v14.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #368]                             // spill
-    shl v20.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v20.16b, v20.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v14.16b, v5.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q5, [sp, #336]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v5.16b, v5.16b, v25.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #272]                             // spill
-    shl v20.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v20.16b, v20.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v5.16b, v10.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #256]                             // spill
-    sshr v20.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v20.16b, v20.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v25.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v20.16b, v25.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v25.16b, v23.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #288]                             // spill
-    eor v20.16b, v13.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #304]                             // spill
-    ldr q20, [x0, #512]                             // round key rk[2][0]
-    eor v20.16b, v20.16b, v22.16b                   // aes.cs:70:46 encrypt r2
-    eor v24.16b, v0.16b, v24.16b                    // aes.cs:70:46 encrypt r2
-    eor v20.16b, v20.16b, v24.16b                   // aes.cs:70:46 encrypt r2
-    eor v20.16b, v20.16b, v27.16b                   // aes.cs:70:46 encrypt r2
-    ldr q24, [x0, #528]                             // round key rk[2][1]
-    eor v24.16b, v24.16b, v4.16b                    // aes.cs:70:46 encrypt r2
-    eor v26.16b, v0.16b, v26.16b                    // aes.cs:70:46 encrypt r2
-    eor v24.16b, v24.16b, v26.16b                   // aes.cs:70:46 encrypt r2
-    eor v24.16b, v24.16b, v29.16b                   // aes.cs:70:46 encrypt r2
-    ldr q26, [x0, #544]                             // round key rk[2][2]
-    eor v26.16b, v26.16b, v4.16b                    // aes.cs:70:46 encrypt r2
-    eor v27.16b, v9.16b, v28.16b                    // aes.cs:70:46 encrypt r2
-    eor v26.16b, v26.16b, v27.16b                   // aes.cs:70:46 encrypt r2
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    ldr q27, [x0, #560]                             // round key rk[2][3]
-    eor v27.16b, v27.16b, v9.16b                    // aes.cs:70:46 encrypt r2
-    eor v22.16b, v22.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    eor v22.16b, v27.16b, v22.16b                   // aes.cs:70:46 encrypt r2
-    eor v22.16b, v22.16b, v1.16b                    // aes.cs:70:46 encrypt r2
-    ldr q27, [x0, #576]                             // round key rk[2][4]
-    eor v27.16b, v27.16b, v7.16b                    // aes.cs:70:46 encrypt r2
-    eor v28.16b, v15.16b, v2.16b                    // aes.cs:70:46 encrypt r2
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    eor v27.16b, v27.16b, v3.16b                    // aes.cs:70:46 encrypt r2
-    ldr q28, [x0, #592]                             // round key rk[2][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r2
-    eor v16.16b, v8.16b, v16.16b                    // aes.cs:70:46 encrypt r2
-    eor v16.16b, v28.16b, v16.16b                   // aes.cs:70:46 encrypt r2
-    eor v16.16b, v16.16b, v18.16b                   // aes.cs:70:46 encrypt r2
-    ldr q18, [x0, #608]                             // round key rk[2][6]
-    eor v18.16b, v18.16b, v8.16b                    // aes.cs:70:46 encrypt r2
-    ldr q28, [sp, #480]                             // reload
-    eor v28.16b, v21.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    eor v18.16b, v18.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    ldr q28, [sp, #448]                             // reload
-    eor v18.16b, v18.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    ldr q28, [x0, #624]                             // round key rk[2][7]
-    eor v21.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r2
-    ldr q28, [sp, #512]                             // reload
-    eor v28.16b, v15.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    eor v21.16b, v21.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    ldr q28, [sp, #496]                             // reload
-    eor v21.16b, v21.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    ldr q28, [x0, #640]                             // round key rk[2][8]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r2
-    eor v19.16b, v11.16b, v19.16b                   // aes.cs:70:46 encrypt r2
-    eor v19.16b, v28.16b, v19.16b                   // aes.cs:70:46 encrypt r2
-    eor v19.16b, v19.16b, v12.16b                   // aes.cs:70:46 encrypt r2
-    ldr q28, [x0, #656]                             // round key rk[2][9]
-    eor v28.16b, v28.16b, v11.16b                   // aes.cs:70:46 encrypt r2
-    ldr q29, [sp, #368]                             // reload
-    ldr q30, [sp, #400]                             // reload
-    eor v30.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    ldr q30, [sp, #320]                             // reload
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    ldr q30, [x0, #672]                             // round key rk[2][10]
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r2
-    ldr q30, [sp, #464]                             // reload
-    ldr q31, [sp, #384]                             // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [sp, #432]                             // reload
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [x0, #688]                             // round key rk[2][11]
-    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r2
-    ldr q0, [sp, #416]                              // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r2
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [sp, #352]                             // reload
+    tbx v3.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    ldr q24, [x0, #512]                             // round key rk[2][0]
+    eor v24.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r2
+    shl v25.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v27.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
+    movi v29.16b, #0x1b                             // const
+    and v27.16b, v27.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v25.16b, v25.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v27.16b, v3.16b, v25.16b                    // aes.cs:70:46 encrypt r2
+    eor v24.16b, v24.16b, v27.16b                   // aes.cs:70:46 encrypt r2
+    shl v27.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v30.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v30.16b, v30.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v30.16b, v15.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v24.16b, v24.16b, v30.16b                   // aes.cs:70:46 encrypt r2
+    ldr q30, [x0, #528]                             // round key rk[2][1]
     eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [x0, #704]                             // round key rk[2][12]
-    eor v31.16b, v31.16b, v10.16b                   // aes.cs:70:46 encrypt r2
-    eor v17.16b, v23.16b, v17.16b                   // aes.cs:70:46 encrypt r2
-    eor v17.16b, v31.16b, v17.16b                   // aes.cs:70:46 encrypt r2
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [x0, #720]                             // round key rk[2][13]
-    eor v23.16b, v31.16b, v23.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [sp, #272]                             // reload
-    eor v31.16b, v13.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r2
-    ldr q31, [x0, #736]                             // round key rk[2][14]
-    ldr q0, [sp, #336]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r2
-    ldr q1, [sp, #256]                              // reload
-    eor v1.16b, v13.16b, v1.16b                     // aes.cs:70:46 encrypt r2
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r2
-    eor v25.16b, v31.16b, v25.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [x0, #752]                             // round key rk[2][15]
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r2
-    ldr q0, [sp, #288]                              // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r2
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r2
-    ldr q0, [sp, #304]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r2
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v5.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v6.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v7.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v10.16b, {v0.16b-v3.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v11.16b, {v0.16b-v3.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    movi v12.16b, #0x40                             // const
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v5.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v6.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v7.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v0.16b-v3.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v11.16b, {v0.16b-v3.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v5.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v6.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v7.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v0.16b-v3.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v11.16b, {v0.16b-v3.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v20.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v5.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v20.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v6.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v20.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v7.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v20.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v8.16b, {v0.16b-v3.16b}, v20.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r3
-    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    eor v27.16b, v3.16b, v27.16b                    // aes.cs:70:46 encrypt r2
+    eor v27.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r2
+    shl v30.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v4.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v4.16b, v4.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v30.16b, v30.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v23.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r2
+    ldr q4, [x0, #544]                              // round key rk[2][2]
+    eor v4.16b, v4.16b, v31.16b                     // aes.cs:70:46 encrypt r2
+    eor v30.16b, v15.16b, v30.16b                   // aes.cs:70:46 encrypt r2
+    eor v30.16b, v4.16b, v30.16b                    // aes.cs:70:46 encrypt r2
+    shl v4.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v5.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v5.16b, v5.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r2
+    ldr q3, [x0, #560]                              // round key rk[2][3]
+    eor v3.16b, v3.16b, v15.16b                     // aes.cs:70:46 encrypt r2
+    eor v23.16b, v23.16b, v4.16b                    // aes.cs:70:46 encrypt r2
+    eor v23.16b, v3.16b, v23.16b                    // aes.cs:70:46 encrypt r2
+    eor v25.16b, v31.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r2
+    ldr q25, [x0, #576]                             // round key rk[2][4]
+    eor v25.16b, v25.16b, v13.16b                   // aes.cs:70:46 encrypt r2
+    shl v31.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v3.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    and v3.16b, v3.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v31.16b, v31.16b, v3.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v3.16b, v2.16b, v31.16b                     // aes.cs:70:46 encrypt r2
+    eor v25.16b, v25.16b, v3.16b                    // aes.cs:70:46 encrypt r2
+    shl v3.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v4.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v4.16b, v4.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v22.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r2
+    ldr q4, [x0, #592]                              // round key rk[2][5]
+    eor v4.16b, v4.16b, v13.16b                     // aes.cs:70:46 encrypt r2
+    eor v3.16b, v14.16b, v3.16b                     // aes.cs:70:46 encrypt r2
+    eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r2
+    shl v4.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v5.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v5.16b, v5.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #608]                              // round key rk[2][6]
+    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r2
+    eor v4.16b, v22.16b, v4.16b                     // aes.cs:70:46 encrypt r2
+    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r2
+    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v7.16b, v7.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r2
+    ldr q7, [x0, #624]                              // round key rk[2][7]
+    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r2
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:70:46 encrypt r2
+    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r2
+    eor v31.16b, v14.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v22.16b, v22.16b, v31.16b                   // aes.cs:70:46 encrypt r2
+    ldr q31, [x0, #640]                             // round key rk[2][8]
+    eor v31.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r2
+    shl v2.16b, v21.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v5.16b, v21.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    and v5.16b, v5.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v5.16b, v0.16b, v2.16b                      // aes.cs:70:46 encrypt r2
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r2
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v7.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v7.16b, v7.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r2
+    ldr q7, [x0, #656]                              // round key rk[2][9]
+    eor v7.16b, v7.16b, v0.16b                      // aes.cs:70:46 encrypt r2
+    eor v5.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r2
+    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r2
+    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v13.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v13.16b, v20.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r2
+    ldr q13, [x0, #672]                             // round key rk[2][10]
+    eor v13.16b, v13.16b, v21.16b                   // aes.cs:70:46 encrypt r2
+    eor v7.16b, v1.16b, v7.16b                      // aes.cs:70:46 encrypt r2
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r2
+    shl v13.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v14.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v14.16b, v14.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v0.16b, v0.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v0.16b, v7.16b, v0.16b                      // aes.cs:70:46 encrypt r2
+    ldr q7, [x0, #688]                              // round key rk[2][11]
+    eor v20.16b, v7.16b, v20.16b                    // aes.cs:70:46 encrypt r2
+    eor v1.16b, v1.16b, v13.16b                     // aes.cs:70:46 encrypt r2
+    eor v20.16b, v20.16b, v1.16b                    // aes.cs:70:46 encrypt r2
+    eor v21.16b, v21.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v20.16b, v20.16b, v21.16b                   // aes.cs:70:46 encrypt r2
+    ldr q21, [x0, #704]                             // round key rk[2][12]
+    ldr q1, [sp, #272]                              // reload
+    eor v21.16b, v21.16b, v1.16b                    // aes.cs:70:46 encrypt r2
+    shl v2.16b, v28.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v7.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    and v7.16b, v7.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v2.16b, v2.16b, v7.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v7.16b, v26.16b, v2.16b                     // aes.cs:70:46 encrypt r2
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:70:46 encrypt r2
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v21.16b, v21.16b, v13.16b                   // aes.cs:70:46 encrypt r2
+    ldr q13, [x0, #720]                             // round key rk[2][13]
+    eor v13.16b, v13.16b, v26.16b                   // aes.cs:70:46 encrypt r2
+    eor v7.16b, v28.16b, v7.16b                     // aes.cs:70:46 encrypt r2
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r2
+    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v14.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v14.16b, v14.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v14.16b, v1.16b, v13.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r2
+    ldr q14, [x0, #736]                             // round key rk[2][14]
+    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r2
+    eor v13.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r2
+    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r2
+    shl v14.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v15.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v15.16b, v15.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v26.16b, v26.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v26.16b, v13.16b, v26.16b                   // aes.cs:70:46 encrypt r2
+    ldr q13, [x0, #752]                             // round key rk[2][15]
+    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r2
+    eor v1.16b, v1.16b, v14.16b                     // aes.cs:70:46 encrypt r2
+    eor v1.16b, v6.16b, v1.16b                      // aes.cs:70:46 encrypt r2
+    eor v28.16b, v28.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v28.16b, v1.16b, v28.16b                    // aes.cs:70:46 encrypt r2
     ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
-    tbl v18.16b, {v13.16b-v16.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v20.16b, {v13.16b-v16.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v21.16b, {v13.16b-v16.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v22.16b, {v13.16b-v16.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v24.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v26.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v27.16b, {v13.16b-v16.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v0.16b, {v13.16b-v16.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v1.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v2.16b, {v13.16b-v16.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v6.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v29.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v8.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
     ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
-    tbx v18.16b, {v13.16b-v16.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v20.16b, {v13.16b-v16.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v21.16b, {v13.16b-v16.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v1.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v13.16b-v16.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v22.16b, {v13.16b-v16.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v24.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v6.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v26.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v29.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v27.16b, {v13.16b-v16.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v0.16b, {v13.16b-v16.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v13.16b-v16.16b}, [x12]                    // table S bytes 128..191
-    tbx v18.16b, {v13.16b-v16.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v20.16b, {v13.16b-v16.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v21.16b, {v13.16b-v16.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v8.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
+    tbx v1.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v22.16b, {v13.16b-v16.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v24.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v6.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v26.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v29.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v27.16b, {v13.16b-v16.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v8.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v9.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v10.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
+    tbx v1.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v24.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v24.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v6.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v29.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v8.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v23.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v9.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v23.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v10.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v22.16b-v25.16b}, [x10]                    // table S bytes 0..63
+    tbl v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v30.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v3.16b, {v22.16b-v25.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v4.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    str q2, [sp, #272]                              // spill
+    tbl v2.16b, {v22.16b-v25.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    str q10, [sp, #256]                             // spill
+    tbl v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v17.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
     sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v0.16b, {v13.16b-v16.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v13.16b-v16.16b}, [x13]                    // table S bytes 192..255
-    tbx v18.16b, {v13.16b-v16.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v19.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v20.16b, {v13.16b-v16.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v19.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v21.16b, {v13.16b-v16.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v19.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v22.16b, {v13.16b-v16.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v24.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v26.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v17.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v27.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v17.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v0.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sshr v17.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    movi v19.16b, #0x1b                             // const
-    and v17.16b, v17.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    shl v23.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v17.16b, v23.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v23.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v23.16b, v23.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v25.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v23.16b, v25.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v25.16b, v9.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v28.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v28.16b, v28.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v29.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v28.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v29.16b, v21.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v30.16b, v30.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v31.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v31.16b, v0.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v1.16b, v4.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v2.16b, v8.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v2.16b, v2.16b, v19.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
-    shl v3.16b, v8.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v3.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v3.16b, v3.16b, v19.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v13.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v3.16b, v13.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v13.16b, v20.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v14.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v14.16b, v14.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v15.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v14.16b, v15.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v15.16b, v27.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v16.16b, v7.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v16.16b, v16.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v16.16b, v12.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v12.16b, v7.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q16, [sp, #304]                             // spill
-    eor v16.16b, v8.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q16, [sp, #288]                             // spill
-    sshr v16.16b, v18.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v16.16b, v16.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    str q12, [sp, #336]                             // spill
-    shl v12.16b, v18.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v16.16b, v12.16b, v16.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v12.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v12.16b, v12.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q14, [sp, #256]                             // spill
-    shl v14.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v12.16b, v14.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v14.16b, v26.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q26, [sp, #272]                             // spill
-    sshr v26.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v26.16b, v26.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q12, [sp, #352]                             // spill
-    shl v12.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v12.16b, v6.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q26, [sp, #416]                             // spill
-    sshr v26.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v26.16b, v26.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q12, [sp, #464]                             // spill
-    shl v12.16b, v11.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v12.16b, v11.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q26, [sp, #432]                             // spill
-    eor v26.16b, v18.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q26, [sp, #384]                             // spill
-    sshr v26.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v26.16b, v26.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    str q12, [sp, #368]                             // spill
-    shl v12.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v12.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v12.16b, v12.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q18, [sp, #320]                             // spill
-    shl v18.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v18.16b, v18.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v12.16b, v5.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q5, [sp, #400]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v5.16b, v5.16b, v19.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q18, [sp, #496]                             // spill
-    shl v18.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v18.16b, v18.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v5.16b, v10.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q18, [sp, #512]                             // spill
-    sshr v18.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v18.16b, v18.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v19.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v18.16b, v19.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v19.16b, v22.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q18, [sp, #448]                             // spill
-    eor v18.16b, v24.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q18, [sp, #480]                             // spill
+    ld1 {v22.16b-v25.16b}, [x11]                    // table S bytes 64..127
+    tbx v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v30.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v3.16b, {v22.16b-v25.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v4.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v22.16b-v25.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v17.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v22.16b-v25.16b}, [x12]                    // table S bytes 128..191
+    tbx v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v30.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v3.16b, {v22.16b-v25.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v4.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v22.16b-v25.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v17.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v22.16b-v25.16b}, [x13]                    // table S bytes 192..255
+    tbx v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v30.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v3.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v4.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v10.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v16.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v17.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
     ldr q18, [x0, #768]                             // round key rk[3][0]
-    eor v18.16b, v18.16b, v21.16b                   // aes.cs:70:46 encrypt r3
-    eor v17.16b, v0.16b, v17.16b                    // aes.cs:70:46 encrypt r3
-    eor v17.16b, v18.16b, v17.16b                   // aes.cs:70:46 encrypt r3
-    eor v17.16b, v17.16b, v25.16b                   // aes.cs:70:46 encrypt r3
-    ldr q18, [x0, #784]                             // round key rk[3][1]
-    eor v18.16b, v18.16b, v4.16b                    // aes.cs:70:46 encrypt r3
-    eor v23.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r3
-    eor v18.16b, v18.16b, v23.16b                   // aes.cs:70:46 encrypt r3
-    eor v18.16b, v18.16b, v29.16b                   // aes.cs:70:46 encrypt r3
-    ldr q23, [x0, #800]                             // round key rk[3][2]
-    eor v23.16b, v23.16b, v4.16b                    // aes.cs:70:46 encrypt r3
-    eor v25.16b, v9.16b, v28.16b                    // aes.cs:70:46 encrypt r3
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r3
-    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r3
-    ldr q25, [x0, #816]                             // round key rk[3][3]
-    eor v25.16b, v25.16b, v9.16b                    // aes.cs:70:46 encrypt r3
-    eor v21.16b, v21.16b, v30.16b                   // aes.cs:70:46 encrypt r3
-    eor v21.16b, v25.16b, v21.16b                   // aes.cs:70:46 encrypt r3
-    eor v21.16b, v21.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    ldr q25, [x0, #832]                             // round key rk[3][4]
-    eor v25.16b, v25.16b, v7.16b                    // aes.cs:70:46 encrypt r3
-    eor v28.16b, v27.16b, v2.16b                    // aes.cs:70:46 encrypt r3
-    eor v25.16b, v25.16b, v28.16b                   // aes.cs:70:46 encrypt r3
-    eor v25.16b, v25.16b, v13.16b                   // aes.cs:70:46 encrypt r3
-    ldr q28, [x0, #848]                             // round key rk[3][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r3
-    eor v29.16b, v8.16b, v3.16b                     // aes.cs:70:46 encrypt r3
-    eor v28.16b, v28.16b, v29.16b                   // aes.cs:70:46 encrypt r3
-    eor v28.16b, v28.16b, v15.16b                   // aes.cs:70:46 encrypt r3
-    ldr q29, [x0, #864]                             // round key rk[3][6]
-    eor v29.16b, v29.16b, v8.16b                    // aes.cs:70:46 encrypt r3
-    ldr q30, [sp, #256]                             // reload
-    eor v30.16b, v20.16b, v30.16b                   // aes.cs:70:46 encrypt r3
-    eor v29.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r3
-    ldr q30, [sp, #336]                             // reload
-    eor v29.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r3
-    ldr q30, [x0, #880]                             // round key rk[3][7]
-    eor v20.16b, v30.16b, v20.16b                   // aes.cs:70:46 encrypt r3
-    ldr q30, [sp, #304]                             // reload
-    eor v27.16b, v27.16b, v30.16b                   // aes.cs:70:46 encrypt r3
-    eor v20.16b, v20.16b, v27.16b                   // aes.cs:70:46 encrypt r3
-    ldr q27, [sp, #288]                             // reload
-    eor v20.16b, v20.16b, v27.16b                   // aes.cs:70:46 encrypt r3
-    ldr q27, [x0, #896]                             // round key rk[3][8]
-    eor v27.16b, v27.16b, v6.16b                    // aes.cs:70:46 encrypt r3
-    eor v16.16b, v11.16b, v16.16b                   // aes.cs:70:46 encrypt r3
-    eor v16.16b, v27.16b, v16.16b                   // aes.cs:70:46 encrypt r3
-    eor v16.16b, v16.16b, v14.16b                   // aes.cs:70:46 encrypt r3
-    ldr q27, [x0, #912]                             // round key rk[3][9]
-    eor v27.16b, v27.16b, v11.16b                   // aes.cs:70:46 encrypt r3
-    ldr q30, [sp, #320]                             // reload
-    ldr q31, [sp, #352]                             // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r3
-    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r3
-    ldr q31, [sp, #464]                             // reload
-    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r3
-    ldr q31, [x0, #928]                             // round key rk[3][10]
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r3
-    ldr q31, [sp, #272]                             // reload
-    ldr q0, [sp, #416]                              // reload
-    eor v0.16b, v31.16b, v0.16b                     // aes.cs:70:46 encrypt r3
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [sp, #368]                              // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [x0, #944]                              // round key rk[3][11]
-    eor v0.16b, v0.16b, v6.16b                      // aes.cs:70:46 encrypt r3
-    ldr q1, [sp, #432]                              // reload
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [sp, #384]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [x0, #960]                              // round key rk[3][12]
-    eor v0.16b, v0.16b, v10.16b                     // aes.cs:70:46 encrypt r3
-    eor v26.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r3
-    eor v26.16b, v0.16b, v26.16b                    // aes.cs:70:46 encrypt r3
-    eor v26.16b, v26.16b, v12.16b                   // aes.cs:70:46 encrypt r3
-    ldr q0, [x0, #976]                              // round key rk[3][13]
-    eor v22.16b, v0.16b, v22.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [sp, #496]                              // reload
-    eor v0.16b, v24.16b, v0.16b                     // aes.cs:70:46 encrypt r3
-    eor v22.16b, v22.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [x0, #992]                              // round key rk[3][14]
-    ldr q1, [sp, #400]                              // reload
-    eor v0.16b, v0.16b, v1.16b                      // aes.cs:70:46 encrypt r3
-    ldr q2, [sp, #512]                              // reload
-    eor v24.16b, v24.16b, v2.16b                    // aes.cs:70:46 encrypt r3
-    eor v24.16b, v0.16b, v24.16b                    // aes.cs:70:46 encrypt r3
-    eor v19.16b, v24.16b, v19.16b                   // aes.cs:70:46 encrypt r3
-    ldr q24, [x0, #1008]                            // round key rk[3][15]
-    eor v24.16b, v24.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [sp, #448]                              // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r3
-    eor v24.16b, v24.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [sp, #480]                              // reload
-    eor v24.16b, v24.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v5.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v6.16b, {v0.16b-v3.16b}, v23.16b            // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v7.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v8.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v9.16b, {v0.16b-v3.16b}, v28.16b            // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v10.16b, {v0.16b-v3.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v11.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    movi v12.16b, #0x40                             // const
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    str q16, [sp, #480]                             // spill
-    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
-    tbx v4.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v13.16b-v16.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v6.16b, {v13.16b-v16.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v7.16b, {v13.16b-v16.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v8.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v9.16b, {v13.16b-v16.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v10.16b, {v13.16b-v16.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v11.16b, {v13.16b-v16.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v13.16b-v16.16b}, [x12]                    // table S bytes 128..191
-    tbx v4.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v13.16b-v16.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v6.16b, {v13.16b-v16.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v7.16b, {v13.16b-v16.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v8.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v9.16b, {v13.16b-v16.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v10.16b, {v13.16b-v16.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v11.16b, {v13.16b-v16.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v13.16b-v16.16b}, [x13]                    // table S bytes 192..255
-    tbx v4.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v6.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v7.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v8.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v9.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v10.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v11.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q17, [sp, #480]                             // reload
-    tbl v18.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v20.16b, {v0.16b-v3.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v21.16b, {v0.16b-v3.16b}, v30.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v23.16b, {v0.16b-v3.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v25.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v28.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v29.16b, {v0.16b-v3.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v13.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v18.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v20.16b, {v0.16b-v3.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v21.16b, {v0.16b-v3.16b}, v30.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v23.16b, {v0.16b-v3.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v25.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v28.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v29.16b, {v0.16b-v3.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v13.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v18.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v20.16b, {v0.16b-v3.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v21.16b, {v0.16b-v3.16b}, v30.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v23.16b, {v0.16b-v3.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v25.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v28.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v29.16b, {v0.16b-v3.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v13.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v18.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v20.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v21.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v23.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v25.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v28.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v29.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v13.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sshr v16.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    movi v17.16b, #0x1b                             // const
-    and v16.16b, v16.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    shl v19.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v16.16b, v19.16b, v16.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v19.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v19.16b, v19.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v22.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v19.16b, v22.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v22.16b, v9.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v24.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v24.16b, v24.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v26.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v24.16b, v26.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v26.16b, v21.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v27.16b, v13.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v27.16b, v27.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v30.16b, v13.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v27.16b, v30.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v30.16b, v13.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v31.16b, v4.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v14.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v14.16b, v14.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    shl v15.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v14.16b, v15.16b, v14.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v15.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v15.16b, v15.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v0.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v0.16b, v0.16b, v15.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v15.16b, v20.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v1.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v1.16b, v1.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v2.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v2.16b, v29.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v3.16b, v7.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v3.16b, v3.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v12.16b, v7.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q3, [sp, #480]                              // spill
-    eor v3.16b, v8.16b, v14.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q3, [sp, #448]                              // spill
-    sshr v3.16b, v18.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v3.16b, v3.16b, v17.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r4
-    str q12, [sp, #400]                             // spill
-    shl v12.16b, v18.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v12.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v12.16b, v12.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q1, [sp, #512]                              // spill
-    shl v1.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v1.16b, v12.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v12.16b, v28.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q28, [sp, #496]                             // spill
-    sshr v28.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v28.16b, v28.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q1, [sp, #384]                              // spill
-    shl v1.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v28.16b, v1.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q28, [sp, #432]                             // spill
-    sshr v28.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v28.16b, v28.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q1, [sp, #272]                              // spill
-    shl v1.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v28.16b, v1.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v11.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q28, [sp, #368]                             // spill
-    eor v28.16b, v18.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q28, [sp, #416]                             // spill
-    sshr v28.16b, v25.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v28.16b, v28.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    str q1, [sp, #320]                              // spill
-    shl v1.16b, v25.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v28.16b, v1.16b, v28.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v1.16b, v5.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v1.16b, v1.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q18, [sp, #464]                             // spill
-    shl v18.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v18.16b, v18.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v5.16b, v18.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q5, [sp, #352]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v5.16b, v5.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q18, [sp, #288]                             // spill
-    shl v18.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v18.16b, v18.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v5.16b, v10.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q18, [sp, #304]                             // spill
-    sshr v18.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v18.16b, v18.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v17.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v17.16b, v17.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v18.16b, v23.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q17, [sp, #336]                             // spill
-    eor v17.16b, v25.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q17, [sp, #256]                             // spill
-    ldr q17, [x0, #1024]                            // round key rk[4][0]
-    eor v17.16b, v17.16b, v21.16b                   // aes.cs:70:46 encrypt r4
-    eor v16.16b, v13.16b, v16.16b                   // aes.cs:70:46 encrypt r4
-    eor v16.16b, v17.16b, v16.16b                   // aes.cs:70:46 encrypt r4
-    eor v16.16b, v16.16b, v22.16b                   // aes.cs:70:46 encrypt r4
-    ldr q17, [x0, #1040]                            // round key rk[4][1]
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:70:46 encrypt r4
-    eor v19.16b, v13.16b, v19.16b                   // aes.cs:70:46 encrypt r4
-    eor v17.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r4
-    eor v17.16b, v17.16b, v26.16b                   // aes.cs:70:46 encrypt r4
-    ldr q19, [x0, #1056]                            // round key rk[4][2]
-    eor v19.16b, v19.16b, v4.16b                    // aes.cs:70:46 encrypt r4
-    eor v22.16b, v9.16b, v24.16b                    // aes.cs:70:46 encrypt r4
-    eor v19.16b, v19.16b, v22.16b                   // aes.cs:70:46 encrypt r4
-    eor v19.16b, v19.16b, v30.16b                   // aes.cs:70:46 encrypt r4
-    ldr q22, [x0, #1072]                            // round key rk[4][3]
-    eor v22.16b, v22.16b, v9.16b                    // aes.cs:70:46 encrypt r4
-    eor v21.16b, v21.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    eor v21.16b, v22.16b, v21.16b                   // aes.cs:70:46 encrypt r4
-    eor v21.16b, v21.16b, v31.16b                   // aes.cs:70:46 encrypt r4
-    ldr q22, [x0, #1088]                            // round key rk[4][4]
-    eor v22.16b, v22.16b, v7.16b                    // aes.cs:70:46 encrypt r4
-    eor v24.16b, v29.16b, v14.16b                   // aes.cs:70:46 encrypt r4
-    eor v22.16b, v22.16b, v24.16b                   // aes.cs:70:46 encrypt r4
-    eor v22.16b, v22.16b, v15.16b                   // aes.cs:70:46 encrypt r4
-    ldr q24, [x0, #1104]                            // round key rk[4][5]
-    eor v24.16b, v24.16b, v7.16b                    // aes.cs:70:46 encrypt r4
-    eor v26.16b, v8.16b, v0.16b                     // aes.cs:70:46 encrypt r4
-    eor v24.16b, v24.16b, v26.16b                   // aes.cs:70:46 encrypt r4
-    eor v24.16b, v24.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    ldr q26, [x0, #1120]                            // round key rk[4][6]
-    eor v26.16b, v26.16b, v8.16b                    // aes.cs:70:46 encrypt r4
-    ldr q27, [sp, #512]                             // reload
-    eor v27.16b, v20.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    eor v26.16b, v26.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    ldr q27, [sp, #400]                             // reload
-    eor v26.16b, v26.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    ldr q27, [x0, #1136]                            // round key rk[4][7]
-    eor v20.16b, v27.16b, v20.16b                   // aes.cs:70:46 encrypt r4
-    ldr q27, [sp, #480]                             // reload
-    eor v27.16b, v29.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    eor v20.16b, v20.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    ldr q27, [sp, #448]                             // reload
-    eor v20.16b, v20.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    ldr q27, [x0, #1152]                            // round key rk[4][8]
-    eor v27.16b, v27.16b, v6.16b                    // aes.cs:70:46 encrypt r4
-    eor v29.16b, v11.16b, v3.16b                    // aes.cs:70:46 encrypt r4
-    eor v27.16b, v27.16b, v29.16b                   // aes.cs:70:46 encrypt r4
-    eor v27.16b, v27.16b, v12.16b                   // aes.cs:70:46 encrypt r4
-    ldr q29, [x0, #1168]                            // round key rk[4][9]
-    eor v29.16b, v29.16b, v11.16b                   // aes.cs:70:46 encrypt r4
-    ldr q30, [sp, #464]                             // reload
-    ldr q31, [sp, #384]                             // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r4
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r4
-    ldr q31, [sp, #272]                             // reload
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r4
-    ldr q31, [x0, #1184]                            // round key rk[4][10]
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r4
-    ldr q31, [sp, #496]                             // reload
-    ldr q0, [sp, #432]                              // reload
-    eor v0.16b, v31.16b, v0.16b                     // aes.cs:70:46 encrypt r4
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [sp, #320]                              // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [x0, #1200]                             // round key rk[4][11]
-    eor v0.16b, v0.16b, v6.16b                      // aes.cs:70:46 encrypt r4
-    ldr q2, [sp, #368]                              // reload
-    eor v31.16b, v31.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [sp, #416]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [x0, #1216]                             // round key rk[4][12]
-    eor v0.16b, v0.16b, v10.16b                     // aes.cs:70:46 encrypt r4
-    eor v28.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r4
-    eor v28.16b, v0.16b, v28.16b                    // aes.cs:70:46 encrypt r4
-    eor v28.16b, v28.16b, v1.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [x0, #1232]                             // round key rk[4][13]
-    eor v23.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [sp, #288]                              // reload
-    eor v0.16b, v25.16b, v0.16b                     // aes.cs:70:46 encrypt r4
-    eor v23.16b, v23.16b, v0.16b                    // aes.cs:70:46 encrypt r4
-    eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [x0, #1248]                             // round key rk[4][14]
-    ldr q1, [sp, #352]                              // reload
-    eor v0.16b, v0.16b, v1.16b                      // aes.cs:70:46 encrypt r4
-    ldr q2, [sp, #304]                              // reload
-    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    eor v25.16b, v0.16b, v25.16b                    // aes.cs:70:46 encrypt r4
-    eor v18.16b, v25.16b, v18.16b                   // aes.cs:70:46 encrypt r4
-    ldr q25, [x0, #1264]                            // round key rk[4][15]
-    eor v25.16b, v25.16b, v1.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [sp, #336]                              // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r4
-    eor v25.16b, v25.16b, v0.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [sp, #256]                              // reload
-    eor v25.16b, v25.16b, v0.16b                    // aes.cs:70:46 encrypt r4
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v6.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v7.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v8.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v9.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v10.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v11.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    movi v12.16b, #0x40                             // const
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v6.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v7.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v8.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v9.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v11.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v6.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v7.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v8.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v9.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v11.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v5.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v6.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v7.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v8.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v19.16b-v22.16b}, [x10]                    // table S bytes 0..63
-    tbl v16.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v17.16b, {v19.16b-v22.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v24.16b, {v19.16b-v22.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v26.16b, {v19.16b-v22.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v13.16b, {v19.16b-v22.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v14.16b, {v19.16b-v22.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v15.16b, {v19.16b-v22.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v0.16b, {v19.16b-v22.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v19.16b-v22.16b}, [x11]                    // table S bytes 64..127
-    tbx v16.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v17.16b, {v19.16b-v22.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v24.16b, {v19.16b-v22.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v26.16b, {v19.16b-v22.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v13.16b, {v19.16b-v22.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v14.16b, {v19.16b-v22.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v15.16b, {v19.16b-v22.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v0.16b, {v19.16b-v22.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v19.16b-v22.16b}, [x12]                    // table S bytes 128..191
-    tbx v16.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v17.16b, {v19.16b-v22.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v24.16b, {v19.16b-v22.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v26.16b, {v19.16b-v22.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v13.16b, {v19.16b-v22.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v14.16b, {v19.16b-v22.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v15.16b, {v19.16b-v22.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v0.16b, {v19.16b-v22.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v19.16b-v22.16b}, [x13]                    // table S bytes 192..255
-    tbx v16.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v17.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v24.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v26.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v13.16b, {v19.16b-v22.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v14.16b, {v19.16b-v22.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v15.16b, {v19.16b-v22.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v0.16b, {v19.16b-v22.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sshr v18.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    movi v23.16b, #0x1b                             // const
-    and v18.16b, v18.16b, v23.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    shl v25.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v18.16b, v25.16b, v18.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v25.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v25.16b, v25.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v27.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v25.16b, v27.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v27.16b, v9.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v28.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v28.16b, v28.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v29.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v28.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v29.16b, v24.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v30.16b, v30.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v31.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v31.16b, v0.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v1.16b, v4.16b, v18.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v2.16b, v8.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v2.16b, v2.16b, v23.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r5
-    shl v3.16b, v8.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v3.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v3.16b, v3.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v19.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v19.16b, v19.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v3.16b, v17.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v20.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v20.16b, v20.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v21.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v20.16b, v21.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v21.16b, v15.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v22.16b, v7.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v22.16b, v22.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v22.16b, v12.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v12.16b, v7.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q22, [sp, #256]                             // spill
-    eor v22.16b, v8.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q22, [sp, #336]                             // spill
-    sshr v22.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v22.16b, v22.16b, v23.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    str q12, [sp, #352]                             // spill
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v22.16b, v12.16b, v22.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v12.16b, v14.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v12.16b, v12.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q17, [sp, #304]                             // spill
-    shl v17.16b, v14.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v17.16b, v17.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v12.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q14, [sp, #288]                             // spill
-    sshr v14.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v14.16b, v14.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q17, [sp, #416]                             // spill
-    shl v17.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v14.16b, v6.16b, v17.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q17, [sp, #368]                             // spill
-    sshr v17.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v17.16b, v17.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q14, [sp, #496]                             // spill
-    shl v14.16b, v11.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v14.16b, v11.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q17, [sp, #320]                             // spill
-    eor v17.16b, v16.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q17, [sp, #432]                             // spill
-    sshr v17.16b, v13.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v17.16b, v17.16b, v23.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    str q14, [sp, #464]                             // spill
-    shl v14.16b, v13.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v14.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v14.16b, v14.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q16, [sp, #272]                             // spill
-    shl v16.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v16.16b, v16.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v14.16b, v5.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q5, [sp, #384]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v5.16b, v5.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q16, [sp, #448]                             // spill
-    shl v16.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v16.16b, v16.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v5.16b, v10.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q16, [sp, #480]                             // spill
-    sshr v16.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v16.16b, v16.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v23.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v16.16b, v23.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v23.16b, v26.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q16, [sp, #400]                             // spill
-    eor v16.16b, v13.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q16, [sp, #512]                             // spill
-    ldr q16, [x0, #1280]                            // round key rk[5][0]
-    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r5
-    eor v18.16b, v0.16b, v18.16b                    // aes.cs:70:46 encrypt r5
-    eor v16.16b, v16.16b, v18.16b                   // aes.cs:70:46 encrypt r5
-    eor v16.16b, v16.16b, v27.16b                   // aes.cs:70:46 encrypt r5
-    ldr q18, [x0, #1296]                            // round key rk[5][1]
-    eor v18.16b, v18.16b, v4.16b                    // aes.cs:70:46 encrypt r5
-    eor v25.16b, v0.16b, v25.16b                    // aes.cs:70:46 encrypt r5
-    eor v18.16b, v18.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    eor v18.16b, v18.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    ldr q25, [x0, #1312]                            // round key rk[5][2]
-    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r5
-    eor v27.16b, v9.16b, v28.16b                    // aes.cs:70:46 encrypt r5
-    eor v25.16b, v25.16b, v27.16b                   // aes.cs:70:46 encrypt r5
-    eor v25.16b, v25.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    ldr q27, [x0, #1328]                            // round key rk[5][3]
-    eor v27.16b, v27.16b, v9.16b                    // aes.cs:70:46 encrypt r5
-    eor v24.16b, v24.16b, v30.16b                   // aes.cs:70:46 encrypt r5
-    eor v24.16b, v27.16b, v24.16b                   // aes.cs:70:46 encrypt r5
-    eor v24.16b, v24.16b, v1.16b                    // aes.cs:70:46 encrypt r5
-    ldr q27, [x0, #1344]                            // round key rk[5][4]
-    eor v27.16b, v27.16b, v7.16b                    // aes.cs:70:46 encrypt r5
-    eor v28.16b, v15.16b, v2.16b                    // aes.cs:70:46 encrypt r5
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r5
-    eor v27.16b, v27.16b, v3.16b                    // aes.cs:70:46 encrypt r5
-    ldr q28, [x0, #1360]                            // round key rk[5][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r5
-    eor v19.16b, v8.16b, v19.16b                    // aes.cs:70:46 encrypt r5
-    eor v19.16b, v28.16b, v19.16b                   // aes.cs:70:46 encrypt r5
-    eor v19.16b, v19.16b, v21.16b                   // aes.cs:70:46 encrypt r5
-    ldr q21, [x0, #1376]                            // round key rk[5][6]
-    eor v21.16b, v21.16b, v8.16b                    // aes.cs:70:46 encrypt r5
-    ldr q28, [sp, #304]                             // reload
-    eor v20.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    eor v20.16b, v21.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    ldr q21, [sp, #352]                             // reload
-    eor v20.16b, v20.16b, v21.16b                   // aes.cs:70:46 encrypt r5
-    ldr q21, [x0, #1392]                            // round key rk[5][7]
-    eor v21.16b, v21.16b, v28.16b                   // aes.cs:70:46 encrypt r5
-    ldr q28, [sp, #256]                             // reload
-    eor v28.16b, v15.16b, v28.16b                   // aes.cs:70:46 encrypt r5
-    eor v21.16b, v21.16b, v28.16b                   // aes.cs:70:46 encrypt r5
-    ldr q28, [sp, #336]                             // reload
-    eor v21.16b, v21.16b, v28.16b                   // aes.cs:70:46 encrypt r5
-    ldr q28, [x0, #1408]                            // round key rk[5][8]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r5
-    eor v22.16b, v11.16b, v22.16b                   // aes.cs:70:46 encrypt r5
-    eor v22.16b, v28.16b, v22.16b                   // aes.cs:70:46 encrypt r5
-    eor v22.16b, v22.16b, v12.16b                   // aes.cs:70:46 encrypt r5
-    ldr q28, [x0, #1424]                            // round key rk[5][9]
-    eor v28.16b, v28.16b, v11.16b                   // aes.cs:70:46 encrypt r5
-    ldr q29, [sp, #272]                             // reload
-    ldr q30, [sp, #416]                             // reload
-    eor v30.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r5
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r5
-    ldr q30, [sp, #496]                             // reload
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r5
-    ldr q30, [x0, #1440]                            // round key rk[5][10]
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    ldr q30, [sp, #288]                             // reload
-    ldr q31, [sp, #368]                             // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [sp, #464]                             // reload
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [x0, #1456]                            // round key rk[5][11]
-    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r5
-    ldr q0, [sp, #320]                              // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [sp, #432]                             // reload
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [x0, #1472]                            // round key rk[5][12]
-    eor v31.16b, v31.16b, v10.16b                   // aes.cs:70:46 encrypt r5
-    eor v17.16b, v26.16b, v17.16b                   // aes.cs:70:46 encrypt r5
-    eor v17.16b, v31.16b, v17.16b                   // aes.cs:70:46 encrypt r5
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [x0, #1488]                            // round key rk[5][13]
-    eor v26.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [sp, #448]                             // reload
-    eor v31.16b, v13.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    eor v26.16b, v26.16b, v5.16b                    // aes.cs:70:46 encrypt r5
-    ldr q31, [x0, #1504]                            // round key rk[5][14]
-    ldr q0, [sp, #384]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    ldr q1, [sp, #480]                              // reload
-    eor v1.16b, v13.16b, v1.16b                     // aes.cs:70:46 encrypt r5
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r5
-    eor v23.16b, v31.16b, v23.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [x0, #1520]                            // round key rk[5][15]
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    ldr q0, [sp, #400]                              // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r5
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    ldr q0, [sp, #512]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v5.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v6.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v7.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v9.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v10.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v11.16b, {v0.16b-v3.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    movi v12.16b, #0x40                             // const
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v6.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v7.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v9.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v10.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v11.16b, {v0.16b-v3.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v6.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v7.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v9.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v10.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v11.16b, {v0.16b-v3.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v6.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v7.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v8.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v18.16b-v21.16b}, [x10]                    // table S bytes 0..63
-    tbl v16.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v24.16b, {v18.16b-v21.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v25.16b, {v18.16b-v21.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v27.16b, {v18.16b-v21.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v13.16b, {v18.16b-v21.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v14.16b, {v18.16b-v21.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v15.16b, {v18.16b-v21.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v0.16b, {v18.16b-v21.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v18.16b-v21.16b}, [x11]                    // table S bytes 64..127
-    tbx v16.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v24.16b, {v18.16b-v21.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v25.16b, {v18.16b-v21.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v27.16b, {v18.16b-v21.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v13.16b, {v18.16b-v21.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v14.16b, {v18.16b-v21.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v15.16b, {v18.16b-v21.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v0.16b, {v18.16b-v21.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v18.16b-v21.16b}, [x12]                    // table S bytes 128..191
-    tbx v16.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v24.16b, {v18.16b-v21.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v25.16b, {v18.16b-v21.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v27.16b, {v18.16b-v21.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v13.16b, {v18.16b-v21.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v14.16b, {v18.16b-v21.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v15.16b, {v18.16b-v21.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v0.16b, {v18.16b-v21.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v18.16b-v21.16b}, [x13]                    // table S bytes 192..255
-    tbx v16.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v24.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v25.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v27.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v13.16b, {v18.16b-v21.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v14.16b, {v18.16b-v21.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v15.16b, {v18.16b-v21.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v0.16b, {v18.16b-v21.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sshr v17.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    movi v22.16b, #0x1b                             // const
-    and v17.16b, v17.16b, v22.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    shl v23.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v17.16b, v23.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v23.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v23.16b, v23.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v26.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v23.16b, v26.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v26.16b, v9.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v28.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v28.16b, v28.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v29.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v28.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v29.16b, v25.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v30.16b, v30.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v31.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v31.16b, v0.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v1.16b, v4.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v2.16b, v8.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v2.16b, v2.16b, v22.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
-    shl v3.16b, v8.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v3.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v3.16b, v3.16b, v22.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v18.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v18.16b, v18.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v3.16b, v24.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v19.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v19.16b, v19.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v20.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v19.16b, v20.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v20.16b, v15.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v21.16b, v7.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v21.16b, v21.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v21.16b, v12.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v12.16b, v7.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q21, [sp, #512]                             // spill
-    eor v21.16b, v8.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q21, [sp, #400]                             // spill
-    sshr v21.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v21.16b, v21.16b, v22.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    str q12, [sp, #384]                             // spill
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v21.16b, v12.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v12.16b, v14.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v12.16b, v12.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #480]                             // spill
-    shl v19.16b, v14.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v19.16b, v19.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v12.16b, v14.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q14, [sp, #448]                             // spill
-    sshr v14.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v14.16b, v14.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #432]                             // spill
-    shl v19.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v19.16b, v19.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v14.16b, v6.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #320]                             // spill
-    sshr v19.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v19.16b, v19.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q14, [sp, #288]                             // spill
-    shl v14.16b, v11.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v19.16b, v14.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v14.16b, v11.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #464]                             // spill
-    eor v19.16b, v16.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #368]                             // spill
-    sshr v19.16b, v13.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v19.16b, v19.16b, v22.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    str q14, [sp, #272]                             // spill
-    shl v14.16b, v13.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v19.16b, v14.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v14.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v14.16b, v14.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q16, [sp, #496]                             // spill
-    shl v16.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v16.16b, v16.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v14.16b, v5.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q5, [sp, #416]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v5.16b, v5.16b, v22.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q16, [sp, #336]                             // spill
-    shl v16.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v16.16b, v16.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v5.16b, v10.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q16, [sp, #256]                             // spill
-    sshr v16.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v16.16b, v16.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v22.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v16.16b, v22.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v22.16b, v27.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q16, [sp, #304]                             // spill
-    eor v16.16b, v13.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q16, [sp, #352]                             // spill
-    ldr q16, [x0, #1536]                            // round key rk[6][0]
-    eor v16.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r6
-    eor v17.16b, v0.16b, v17.16b                    // aes.cs:70:46 encrypt r6
-    eor v16.16b, v16.16b, v17.16b                   // aes.cs:70:46 encrypt r6
-    eor v16.16b, v16.16b, v26.16b                   // aes.cs:70:46 encrypt r6
-    ldr q17, [x0, #1552]                            // round key rk[6][1]
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:70:46 encrypt r6
-    eor v23.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r6
-    eor v17.16b, v17.16b, v23.16b                   // aes.cs:70:46 encrypt r6
-    eor v17.16b, v17.16b, v29.16b                   // aes.cs:70:46 encrypt r6
-    ldr q23, [x0, #1568]                            // round key rk[6][2]
-    eor v23.16b, v23.16b, v4.16b                    // aes.cs:70:46 encrypt r6
-    eor v26.16b, v9.16b, v28.16b                    // aes.cs:70:46 encrypt r6
-    eor v23.16b, v23.16b, v26.16b                   // aes.cs:70:46 encrypt r6
-    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    ldr q26, [x0, #1584]                            // round key rk[6][3]
-    eor v26.16b, v26.16b, v9.16b                    // aes.cs:70:46 encrypt r6
-    eor v25.16b, v25.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    eor v25.16b, v26.16b, v25.16b                   // aes.cs:70:46 encrypt r6
-    eor v25.16b, v25.16b, v1.16b                    // aes.cs:70:46 encrypt r6
-    ldr q26, [x0, #1600]                            // round key rk[6][4]
-    eor v26.16b, v26.16b, v7.16b                    // aes.cs:70:46 encrypt r6
-    eor v28.16b, v15.16b, v2.16b                    // aes.cs:70:46 encrypt r6
-    eor v26.16b, v26.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    eor v26.16b, v26.16b, v3.16b                    // aes.cs:70:46 encrypt r6
-    ldr q28, [x0, #1616]                            // round key rk[6][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r6
-    eor v18.16b, v8.16b, v18.16b                    // aes.cs:70:46 encrypt r6
-    eor v18.16b, v28.16b, v18.16b                   // aes.cs:70:46 encrypt r6
-    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r6
-    ldr q20, [x0, #1632]                            // round key rk[6][6]
-    eor v20.16b, v20.16b, v8.16b                    // aes.cs:70:46 encrypt r6
-    ldr q28, [sp, #480]                             // reload
-    eor v28.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    eor v20.16b, v20.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    ldr q28, [sp, #384]                             // reload
-    eor v20.16b, v20.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    ldr q28, [x0, #1648]                            // round key rk[6][7]
-    eor v24.16b, v28.16b, v24.16b                   // aes.cs:70:46 encrypt r6
-    ldr q28, [sp, #512]                             // reload
-    eor v28.16b, v15.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    ldr q28, [sp, #400]                             // reload
-    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    ldr q28, [x0, #1664]                            // round key rk[6][8]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r6
-    eor v21.16b, v11.16b, v21.16b                   // aes.cs:70:46 encrypt r6
-    eor v21.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r6
-    eor v21.16b, v21.16b, v12.16b                   // aes.cs:70:46 encrypt r6
-    ldr q28, [x0, #1680]                            // round key rk[6][9]
-    eor v28.16b, v28.16b, v11.16b                   // aes.cs:70:46 encrypt r6
-    ldr q29, [sp, #496]                             // reload
-    ldr q30, [sp, #432]                             // reload
-    eor v30.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    ldr q30, [sp, #288]                             // reload
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    ldr q30, [x0, #1696]                            // round key rk[6][10]
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r6
-    ldr q30, [sp, #448]                             // reload
-    ldr q31, [sp, #320]                             // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [sp, #272]                             // reload
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [x0, #1712]                            // round key rk[6][11]
-    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r6
-    ldr q0, [sp, #464]                              // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [sp, #368]                             // reload
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [x0, #1728]                            // round key rk[6][12]
-    eor v31.16b, v31.16b, v10.16b                   // aes.cs:70:46 encrypt r6
-    eor v19.16b, v27.16b, v19.16b                   // aes.cs:70:46 encrypt r6
-    eor v19.16b, v31.16b, v19.16b                   // aes.cs:70:46 encrypt r6
-    eor v19.16b, v19.16b, v14.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [x0, #1744]                            // round key rk[6][13]
-    eor v27.16b, v31.16b, v27.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [sp, #336]                             // reload
-    eor v31.16b, v13.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    eor v27.16b, v27.16b, v5.16b                    // aes.cs:70:46 encrypt r6
-    ldr q31, [x0, #1760]                            // round key rk[6][14]
-    ldr q0, [sp, #416]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    ldr q1, [sp, #256]                              // reload
-    eor v1.16b, v13.16b, v1.16b                     // aes.cs:70:46 encrypt r6
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r6
-    eor v22.16b, v31.16b, v22.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [x0, #1776]                            // round key rk[6][15]
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    ldr q0, [sp, #304]                              // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r6
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    ldr q0, [sp, #352]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v6.16b, {v0.16b-v3.16b}, v23.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v7.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v8.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v9.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v10.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v11.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    movi v12.16b, #0x40                             // const
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v6.16b, {v0.16b-v3.16b}, v23.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v7.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v8.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v9.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v11.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v6.16b, {v0.16b-v3.16b}, v23.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v7.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v8.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v9.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v11.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v5.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v6.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v7.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v8.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v23.16b-v26.16b}, [x10]                    // table S bytes 0..63
-    tbl v16.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v17.16b, {v23.16b-v26.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v18.16b, {v23.16b-v26.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v20.16b, {v23.16b-v26.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v13.16b, {v23.16b-v26.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v14.16b, {v23.16b-v26.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v15.16b, {v23.16b-v26.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v0.16b, {v23.16b-v26.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v23.16b-v26.16b}, [x11]                    // table S bytes 64..127
-    tbx v16.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v17.16b, {v23.16b-v26.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v18.16b, {v23.16b-v26.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v20.16b, {v23.16b-v26.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v13.16b, {v23.16b-v26.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v14.16b, {v23.16b-v26.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v15.16b, {v23.16b-v26.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v0.16b, {v23.16b-v26.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v23.16b-v26.16b}, [x12]                    // table S bytes 128..191
-    tbx v16.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v17.16b, {v23.16b-v26.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v18.16b, {v23.16b-v26.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v20.16b, {v23.16b-v26.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v13.16b, {v23.16b-v26.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v14.16b, {v23.16b-v26.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v15.16b, {v23.16b-v26.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v0.16b, {v23.16b-v26.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v23.16b-v26.16b}, [x13]                    // table S bytes 192..255
-    tbx v16.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v17.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v18.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v20.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v13.16b, {v23.16b-v26.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v19.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v14.16b, {v23.16b-v26.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v19.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v15.16b, {v23.16b-v26.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v19.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v0.16b, {v23.16b-v26.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sshr v19.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v18.16b, v18.16b, v3.16b                    // aes.cs:70:46 encrypt r3
+    shl v19.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v20.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
     movi v21.16b, #0x1b                             // const
-    and v19.16b, v19.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    shl v22.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v19.16b, v22.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v22.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v22.16b, v22.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v27.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v22.16b, v27.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v27.16b, v9.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v28.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v29.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v28.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v29.16b, v18.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r3
+    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r3
+    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v26.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v20.16b, v20.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v26.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v18.16b, v18.16b, v26.16b                   // aes.cs:70:46 encrypt r3
+    ldr q26, [x0, #784]                             // round key rk[3][1]
+    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r3
+    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r3
+    eor v20.16b, v26.16b, v20.16b                   // aes.cs:70:46 encrypt r3
+    shl v26.16b, v3.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v28.16b, v3.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v26.16b, v26.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v28.16b, v3.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v20.16b, v20.16b, v28.16b                   // aes.cs:70:46 encrypt r3
+    ldr q28, [x0, #800]                             // round key rk[3][2]
+    eor v28.16b, v28.16b, v1.16b                    // aes.cs:70:46 encrypt r3
+    eor v26.16b, v9.16b, v26.16b                    // aes.cs:70:46 encrypt r3
+    eor v26.16b, v28.16b, v26.16b                   // aes.cs:70:46 encrypt r3
+    shl v28.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v31.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v17.16b, v17.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v17.16b, v26.16b, v17.16b                   // aes.cs:70:46 encrypt r3
+    ldr q26, [x0, #816]                             // round key rk[3][3]
+    eor v26.16b, v26.16b, v9.16b                    // aes.cs:70:46 encrypt r3
+    eor v28.16b, v3.16b, v28.16b                    // aes.cs:70:46 encrypt r3
+    eor v26.16b, v26.16b, v28.16b                   // aes.cs:70:46 encrypt r3
+    eor v19.16b, v1.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v19.16b, v26.16b, v19.16b                   // aes.cs:70:46 encrypt r3
+    ldr q26, [x0, #832]                             // round key rk[3][4]
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:70:46 encrypt r3
+    shl v28.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v31.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v31.16b, v16.16b, v28.16b                   // aes.cs:70:46 encrypt r3
+    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r3
+    shl v31.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v0.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v0.16b, v30.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v26.16b, v26.16b, v0.16b                    // aes.cs:70:46 encrypt r3
+    ldr q0, [x0, #848]                              // round key rk[3][5]
+    eor v0.16b, v0.16b, v29.16b                     // aes.cs:70:46 encrypt r3
+    eor v31.16b, v8.16b, v31.16b                    // aes.cs:70:46 encrypt r3
+    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r3
+    shl v0.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v1.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v0.16b, v0.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v16.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r3
+    ldr q1, [x0, #864]                              // round key rk[3][6]
+    eor v1.16b, v1.16b, v8.16b                      // aes.cs:70:46 encrypt r3
+    eor v0.16b, v30.16b, v0.16b                     // aes.cs:70:46 encrypt r3
+    eor v0.16b, v1.16b, v0.16b                      // aes.cs:70:46 encrypt r3
+    shl v1.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v3.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v29.16b, v29.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v29.16b, v0.16b, v29.16b                    // aes.cs:70:46 encrypt r3
+    ldr q0, [x0, #880]                              // round key rk[3][7]
+    eor v30.16b, v0.16b, v30.16b                    // aes.cs:70:46 encrypt r3
+    eor v16.16b, v16.16b, v1.16b                    // aes.cs:70:46 encrypt r3
+    eor v16.16b, v30.16b, v16.16b                   // aes.cs:70:46 encrypt r3
+    eor v28.16b, v8.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v16.16b, v16.16b, v28.16b                   // aes.cs:70:46 encrypt r3
+    ldr q28, [x0, #896]                             // round key rk[3][8]
+    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r3
+    shl v30.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v0.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v30.16b, v30.16b, v0.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v0.16b, v11.16b, v30.16b                    // aes.cs:70:46 encrypt r3
+    eor v28.16b, v28.16b, v0.16b                    // aes.cs:70:46 encrypt r3
+    shl v0.16b, v10.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v1.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v0.16b, v0.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v10.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v28.16b, v28.16b, v1.16b                    // aes.cs:70:46 encrypt r3
+    ldr q1, [x0, #912]                              // round key rk[3][9]
+    eor v1.16b, v1.16b, v11.16b                     // aes.cs:70:46 encrypt r3
+    eor v0.16b, v27.16b, v0.16b                     // aes.cs:70:46 encrypt r3
+    eor v0.16b, v1.16b, v0.16b                      // aes.cs:70:46 encrypt r3
+    shl v1.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v3.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v3.16b, v6.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v0.16b, v0.16b, v3.16b                      // aes.cs:70:46 encrypt r3
+    ldr q3, [x0, #928]                              // round key rk[3][10]
+    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r3
+    eor v1.16b, v10.16b, v1.16b                     // aes.cs:70:46 encrypt r3
+    eor v1.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r3
+    shl v3.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v5.16b, v11.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v1.16b, v5.16b                      // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #944]                              // round key rk[3][11]
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    eor v3.16b, v10.16b, v3.16b                     // aes.cs:70:46 encrypt r3
+    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r3
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v27.16b, v3.16b, v27.16b                    // aes.cs:70:46 encrypt r3
+    ldr q30, [x0, #960]                             // round key rk[3][12]
+    ldr q3, [sp, #256]                              // reload
+    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r3
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v6.16b, v4.16b, v5.16b                      // aes.cs:70:46 encrypt r3
+    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r3
+    ldr q6, [sp, #272]                              // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v30.16b, v30.16b, v8.16b                    // aes.cs:70:46 encrypt r3
+    ldr q8, [x0, #976]                              // round key rk[3][13]
+    eor v8.16b, v8.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    eor v7.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r3
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r3
+    shl v8.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v9.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v9.16b, v3.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r3
+    ldr q9, [x0, #992]                              // round key rk[3][14]
+    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    eor v8.16b, v2.16b, v8.16b                      // aes.cs:70:46 encrypt r3
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r3
+    shl v9.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v10.16b, v4.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v10.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v9.16b, v9.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v4.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v8.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    ldr q8, [x0, #1008]                             // round key rk[3][15]
+    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    eor v3.16b, v3.16b, v9.16b                      // aes.cs:70:46 encrypt r3
+    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r3
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v2.16b, v3.16b, v2.16b                      // aes.cs:70:46 encrypt r3
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v21.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v21.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v21.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v21.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
+    tbl v20.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v23.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v24.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v25.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v26.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v29.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v31.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    str q5, [sp, #256]                              // spill
+    tbl v5.16b, {v16.16b-v19.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
+    tbx v20.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v23.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v24.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v25.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v26.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v29.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v31.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v16.16b-v19.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
+    tbx v20.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v23.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v24.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v25.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v26.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v29.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v31.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v16.16b-v19.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v20.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v28.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v23.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v28.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v24.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v25.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v26.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v29.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v31.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    ldr q27, [x0, #1024]                            // round key rk[4][0]
+    eor v27.16b, v27.16b, v24.16b                   // aes.cs:70:46 encrypt r4
+    shl v28.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v30.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    movi v0.16b, #0x1b                              // const
+    and v30.16b, v30.16b, v0.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v28.16b, v28.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v30.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r4
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:70:46 encrypt r4
+    shl v30.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v1.16b, v15.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v1.16b, v1.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v1.16b, v15.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v27.16b, v27.16b, v1.16b                    // aes.cs:70:46 encrypt r4
+    ldr q1, [x0, #1040]                             // round key rk[4][1]
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r4
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r4
+    eor v30.16b, v1.16b, v30.16b                    // aes.cs:70:46 encrypt r4
+    shl v1.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v2.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v2.16b, v2.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v2.16b, v24.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v30.16b, v30.16b, v2.16b                    // aes.cs:70:46 encrypt r4
+    ldr q2, [x0, #1056]                             // round key rk[4][2]
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r4
+    eor v1.16b, v15.16b, v1.16b                     // aes.cs:70:46 encrypt r4
+    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r4
+    shl v2.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v4.16b, v5.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v4.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r4
+    ldr q4, [x0, #1072]                             // round key rk[4][3]
+    eor v4.16b, v4.16b, v15.16b                     // aes.cs:70:46 encrypt r4
+    eor v24.16b, v24.16b, v2.16b                    // aes.cs:70:46 encrypt r4
+    eor v24.16b, v4.16b, v24.16b                    // aes.cs:70:46 encrypt r4
+    eor v28.16b, v3.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r4
+    ldr q28, [x0, #1088]                            // round key rk[4][4]
+    eor v28.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r4
+    shl v2.16b, v14.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v3.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v3.16b, v3.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v3.16b, v31.16b, v2.16b                     // aes.cs:70:46 encrypt r4
+    eor v28.16b, v28.16b, v3.16b                    // aes.cs:70:46 encrypt r4
+    shl v3.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v4.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v4.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v23.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r4
+    ldr q4, [x0, #1104]                             // round key rk[4][5]
+    eor v4.16b, v4.16b, v13.16b                     // aes.cs:70:46 encrypt r4
+    eor v3.16b, v14.16b, v3.16b                     // aes.cs:70:46 encrypt r4
+    eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r4
+    shl v4.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v5.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v31.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1120]                             // round key rk[4][6]
+    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r4
+    eor v4.16b, v23.16b, v4.16b                     // aes.cs:70:46 encrypt r4
+    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r4
+    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r4
+    ldr q7, [x0, #1136]                             // round key rk[4][7]
+    eor v23.16b, v7.16b, v23.16b                    // aes.cs:70:46 encrypt r4
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r4
+    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r4
+    eor v31.16b, v14.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r4
+    ldr q31, [x0, #1152]                            // round key rk[4][8]
+    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r4
+    shl v2.16b, v20.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v5.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v5.16b, v22.16b, v2.16b                     // aes.cs:70:46 encrypt r4
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r4
+    shl v5.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v7.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v29.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r4
+    ldr q7, [x0, #1168]                             // round key rk[4][9]
+    eor v7.16b, v7.16b, v22.16b                     // aes.cs:70:46 encrypt r4
+    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r4
+    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r4
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r4
+    ldr q13, [x0, #1184]                            // round key rk[4][10]
+    eor v13.16b, v13.16b, v20.16b                   // aes.cs:70:46 encrypt r4
+    eor v7.16b, v29.16b, v7.16b                     // aes.cs:70:46 encrypt r4
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r4
+    shl v13.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v14.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v22.16b, v22.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r4
+    ldr q7, [x0, #1200]                             // round key rk[4][11]
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r4
+    eor v29.16b, v29.16b, v13.16b                   // aes.cs:70:46 encrypt r4
+    eor v29.16b, v6.16b, v29.16b                    // aes.cs:70:46 encrypt r4
+    eor v20.16b, v20.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v20.16b, v29.16b, v20.16b                   // aes.cs:70:46 encrypt r4
+    ldr q29, [x0, #1216]                            // round key rk[4][12]
+    eor v29.16b, v29.16b, v21.16b                   // aes.cs:70:46 encrypt r4
+    shl v2.16b, v26.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v6.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v6.16b, v6.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v6.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r4
+    eor v29.16b, v29.16b, v6.16b                    // aes.cs:70:46 encrypt r4
+    ldr q6, [sp, #256]                              // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v29.16b, v29.16b, v13.16b                   // aes.cs:70:46 encrypt r4
+    ldr q13, [x0, #1232]                            // round key rk[4][13]
+    eor v13.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r4
+    eor v7.16b, v26.16b, v7.16b                     // aes.cs:70:46 encrypt r4
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r4
+    shl v13.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v14.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v14.16b, v21.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r4
+    ldr q14, [x0, #1248]                            // round key rk[4][14]
+    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r4
+    eor v13.16b, v26.16b, v13.16b                   // aes.cs:70:46 encrypt r4
+    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r4
+    shl v14.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v15.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v15.16b, v15.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v25.16b, v25.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v25.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r4
+    ldr q13, [x0, #1264]                            // round key rk[4][15]
+    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r4
+    eor v21.16b, v21.16b, v14.16b                   // aes.cs:70:46 encrypt r4
+    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r4
+    eor v26.16b, v26.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v21.16b, v21.16b, v26.16b                   // aes.cs:70:46 encrypt r4
+    ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
+    tbl v26.16b, {v13.16b-v16.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v8.16b, {v13.16b-v16.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
+    tbx v26.16b, {v13.16b-v16.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v8.16b, {v13.16b-v16.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
+    tbx v26.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v2.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v6.16b, {v16.16b-v19.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v8.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v9.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v10.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
+    tbx v26.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v27.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v27.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v6.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v8.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v9.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v10.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    str q2, [sp, #256]                              // spill
+    ld1 {v1.16b-v4.16b}, [x10]                      // table S bytes 0..63
+    tbl v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v27.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v28.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v30.16b, {v1.16b-v4.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    str q10, [sp, #272]                             // spill
+    tbl v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v1.16b-v4.16b}, [x11]                      // table S bytes 64..127
+    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v27.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v28.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v30.16b, {v1.16b-v4.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v1.16b-v4.16b}, [x12]                      // table S bytes 128..191
+    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v27.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v28.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v30.16b, {v1.16b-v4.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v1.16b-v4.16b}, [x13]                      // table S bytes 192..255
+    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v24.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v27.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v28.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v30.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v10.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v16.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v17.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    ldr q18, [x0, #1280]                            // round key rk[5][0]
+    eor v18.16b, v18.16b, v27.16b                   // aes.cs:70:46 encrypt r5
+    shl v19.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v20.16b, v26.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
+    movi v21.16b, #0x1b                             // const
+    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r5
+    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r5
+    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v22.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v22.16b, v22.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v20.16b, v20.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v22.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v18.16b, v18.16b, v22.16b                   // aes.cs:70:46 encrypt r5
+    ldr q22, [x0, #1296]                            // round key rk[5][1]
+    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r5
+    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r5
+    eor v20.16b, v22.16b, v20.16b                   // aes.cs:70:46 encrypt r5
+    shl v22.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v25.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v25.16b, v25.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v22.16b, v22.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v25.16b, v27.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v20.16b, v20.16b, v25.16b                   // aes.cs:70:46 encrypt r5
+    ldr q25, [x0, #1312]                            // round key rk[5][2]
+    eor v25.16b, v25.16b, v26.16b                   // aes.cs:70:46 encrypt r5
+    eor v22.16b, v9.16b, v22.16b                    // aes.cs:70:46 encrypt r5
+    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r5
+    shl v25.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v29.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v29.16b, v29.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v17.16b, v17.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v17.16b, v22.16b, v17.16b                   // aes.cs:70:46 encrypt r5
+    ldr q22, [x0, #1328]                            // round key rk[5][3]
+    eor v22.16b, v22.16b, v9.16b                    // aes.cs:70:46 encrypt r5
+    eor v25.16b, v27.16b, v25.16b                   // aes.cs:70:46 encrypt r5
+    eor v22.16b, v22.16b, v25.16b                   // aes.cs:70:46 encrypt r5
+    eor v19.16b, v26.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v19.16b, v22.16b, v19.16b                   // aes.cs:70:46 encrypt r5
+    ldr q22, [x0, #1344]                            // round key rk[5][4]
+    eor v22.16b, v22.16b, v0.16b                    // aes.cs:70:46 encrypt r5
+    shl v25.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v26.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v25.16b, v25.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v26.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r5
+    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r5
+    shl v26.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v27.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v27.16b, v27.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v26.16b, v26.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v27.16b, v24.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r5
+    ldr q27, [x0, #1360]                            // round key rk[5][5]
+    eor v27.16b, v27.16b, v0.16b                    // aes.cs:70:46 encrypt r5
+    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r5
+    eor v26.16b, v27.16b, v26.16b                   // aes.cs:70:46 encrypt r5
+    shl v27.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v29.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v29.16b, v29.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v16.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    ldr q29, [x0, #1376]                            // round key rk[5][6]
+    eor v29.16b, v29.16b, v8.16b                    // aes.cs:70:46 encrypt r5
+    eor v27.16b, v24.16b, v27.16b                   // aes.cs:70:46 encrypt r5
+    eor v27.16b, v29.16b, v27.16b                   // aes.cs:70:46 encrypt r5
+    shl v29.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v31.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v29.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v31.16b, v0.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r5
+    ldr q31, [x0, #1392]                            // round key rk[5][7]
+    eor v24.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r5
+    eor v16.16b, v16.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    eor v16.16b, v24.16b, v16.16b                   // aes.cs:70:46 encrypt r5
+    eor v24.16b, v8.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r5
+    ldr q24, [x0, #1408]                            // round key rk[5][8]
+    eor v24.16b, v24.16b, v6.16b                    // aes.cs:70:46 encrypt r5
+    shl v25.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v29.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v29.16b, v29.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v29.16b, v11.16b, v25.16b                   // aes.cs:70:46 encrypt r5
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    shl v29.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v31.16b, v10.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v29.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v31.16b, v10.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v24.16b, v24.16b, v31.16b                   // aes.cs:70:46 encrypt r5
+    ldr q31, [x0, #1424]                            // round key rk[5][9]
+    eor v31.16b, v31.16b, v11.16b                   // aes.cs:70:46 encrypt r5
+    eor v29.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    eor v29.16b, v31.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    shl v31.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v0.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v0.16b, v6.16b, v31.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v29.16b, v0.16b                    // aes.cs:70:46 encrypt r5
+    ldr q0, [x0, #1440]                             // round key rk[5][10]
+    eor v0.16b, v0.16b, v23.16b                     // aes.cs:70:46 encrypt r5
+    eor v31.16b, v10.16b, v31.16b                   // aes.cs:70:46 encrypt r5
+    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r5
+    shl v0.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v0.16b, v0.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v5.16b, v11.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1456]                             // round key rk[5][11]
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r5
+    eor v0.16b, v5.16b, v0.16b                      // aes.cs:70:46 encrypt r5
+    eor v23.16b, v23.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v23.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r5
+    ldr q25, [x0, #1472]                            // round key rk[5][12]
+    ldr q0, [sp, #272]                              // reload
+    eor v25.16b, v25.16b, v0.16b                    // aes.cs:70:46 encrypt r5
+    shl v5.16b, v30.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v6.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v6.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r5
+    eor v25.16b, v25.16b, v6.16b                    // aes.cs:70:46 encrypt r5
+    ldr q6, [sp, #256]                              // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v25.16b, v25.16b, v8.16b                    // aes.cs:70:46 encrypt r5
+    ldr q8, [x0, #1488]                             // round key rk[5][13]
+    eor v8.16b, v8.16b, v28.16b                     // aes.cs:70:46 encrypt r5
+    eor v7.16b, v30.16b, v7.16b                     // aes.cs:70:46 encrypt r5
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r5
+    shl v8.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v9.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v9.16b, v0.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r5
+    ldr q9, [x0, #1504]                             // round key rk[5][14]
+    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    eor v8.16b, v30.16b, v8.16b                     // aes.cs:70:46 encrypt r5
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r5
+    shl v9.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v10.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v10.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v9.16b, v9.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v28.16b, v28.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v28.16b, v8.16b, v28.16b                    // aes.cs:70:46 encrypt r5
+    ldr q8, [x0, #1520]                             // round key rk[5][15]
+    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    eor v0.16b, v0.16b, v9.16b                      // aes.cs:70:46 encrypt r5
+    eor v0.16b, v6.16b, v0.16b                      // aes.cs:70:46 encrypt r5
+    eor v30.16b, v30.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v30.16b, v0.16b, v30.16b                    // aes.cs:70:46 encrypt r5
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v21.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v21.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v21.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v21.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
+    tbl v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v22.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v4.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    str q5, [sp, #272]                              // spill
+    tbl v5.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
+    tbx v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v22.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
+    tbx v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v22.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v20.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v24.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v22.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v24.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v26.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v27.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v2.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v3.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    ldr q23, [x0, #1536]                            // round key rk[6][0]
+    eor v23.16b, v23.16b, v26.16b                   // aes.cs:70:46 encrypt r6
+    shl v24.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v25.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    movi v28.16b, #0x1b                             // const
+    and v25.16b, v25.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v24.16b, v24.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v25.16b, v5.16b, v24.16b                    // aes.cs:70:46 encrypt r6
+    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r6
+    shl v25.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v29.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v29.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v29.16b, v15.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v23.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r6
+    ldr q29, [x0, #1552]                            // round key rk[6][1]
+    eor v29.16b, v29.16b, v0.16b                    // aes.cs:70:46 encrypt r6
+    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r6
+    eor v25.16b, v29.16b, v25.16b                   // aes.cs:70:46 encrypt r6
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v30.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v30.16b, v30.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v29.16b, v29.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v30.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v25.16b, v25.16b, v30.16b                   // aes.cs:70:46 encrypt r6
+    ldr q30, [x0, #1568]                            // round key rk[6][2]
+    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r6
+    eor v29.16b, v15.16b, v29.16b                   // aes.cs:70:46 encrypt r6
+    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r6
+    shl v30.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v31.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v31.16b, v31.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v30.16b, v30.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v31.16b, v5.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r6
+    ldr q31, [x0, #1584]                            // round key rk[6][3]
+    eor v31.16b, v31.16b, v15.16b                   // aes.cs:70:46 encrypt r6
+    eor v26.16b, v26.16b, v30.16b                   // aes.cs:70:46 encrypt r6
+    eor v26.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r6
+    eor v24.16b, v0.16b, v24.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v24.16b, v26.16b, v24.16b                   // aes.cs:70:46 encrypt r6
+    ldr q26, [x0, #1600]                            // round key rk[6][4]
+    eor v26.16b, v26.16b, v13.16b                   // aes.cs:70:46 encrypt r6
+    shl v30.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v31.16b, v14.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v31.16b, v31.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v30.16b, v30.16b, v31.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v31.16b, v4.16b, v30.16b                    // aes.cs:70:46 encrypt r6
+    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r6
+    shl v31.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v0.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v0.16b, v0.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v0.16b, v22.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v26.16b, v26.16b, v0.16b                    // aes.cs:70:46 encrypt r6
+    ldr q0, [x0, #1616]                             // round key rk[6][5]
+    eor v0.16b, v0.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    eor v31.16b, v14.16b, v31.16b                   // aes.cs:70:46 encrypt r6
+    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r6
+    shl v0.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v5.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v5.16b, v5.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v0.16b, v0.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1632]                             // round key rk[6][6]
+    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r6
+    eor v0.16b, v22.16b, v0.16b                     // aes.cs:70:46 encrypt r6
+    eor v0.16b, v5.16b, v0.16b                      // aes.cs:70:46 encrypt r6
+    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v0.16b, v0.16b, v7.16b                      // aes.cs:70:46 encrypt r6
+    ldr q7, [x0, #1648]                             // round key rk[6][7]
+    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r6
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:70:46 encrypt r6
+    eor v22.16b, v22.16b, v4.16b                    // aes.cs:70:46 encrypt r6
+    eor v30.16b, v14.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v22.16b, v22.16b, v30.16b                   // aes.cs:70:46 encrypt r6
+    ldr q30, [x0, #1664]                            // round key rk[6][8]
+    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r6
+    shl v4.16b, v20.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v5.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v5.16b, v5.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v5.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r6
+    eor v30.16b, v30.16b, v5.16b                    // aes.cs:70:46 encrypt r6
+    shl v5.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v7.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v30.16b, v30.16b, v7.16b                    // aes.cs:70:46 encrypt r6
+    ldr q7, [x0, #1680]                             // round key rk[6][9]
+    eor v7.16b, v7.16b, v1.16b                      // aes.cs:70:46 encrypt r6
+    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r6
+    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r6
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    ldr q13, [x0, #1696]                            // round key rk[6][10]
+    eor v13.16b, v13.16b, v20.16b                   // aes.cs:70:46 encrypt r6
+    eor v7.16b, v3.16b, v7.16b                      // aes.cs:70:46 encrypt r6
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r6
+    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v14.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v14.16b, v14.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v1.16b, v1.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v1.16b, v7.16b, v1.16b                      // aes.cs:70:46 encrypt r6
+    ldr q7, [x0, #1712]                             // round key rk[6][11]
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    eor v3.16b, v3.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r6
+    eor v20.16b, v20.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v20.16b, v3.16b, v20.16b                    // aes.cs:70:46 encrypt r6
+    ldr q3, [x0, #1728]                             // round key rk[6][12]
+    eor v3.16b, v3.16b, v21.16b                     // aes.cs:70:46 encrypt r6
+    shl v4.16b, v2.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v6.16b, v27.16b, v4.16b                     // aes.cs:70:46 encrypt r6
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    ldr q6, [sp, #272]                              // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v3.16b, v3.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    ldr q13, [x0, #1744]                            // round key rk[6][13]
+    eor v13.16b, v13.16b, v27.16b                   // aes.cs:70:46 encrypt r6
+    eor v7.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r6
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r6
+    shl v13.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v14.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v14.16b, v14.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v14.16b, v21.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r6
+    ldr q14, [x0, #1760]                            // round key rk[6][14]
+    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r6
+    eor v13.16b, v2.16b, v13.16b                    // aes.cs:70:46 encrypt r6
+    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r6
+    shl v14.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v15.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v15.16b, v15.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v27.16b, v27.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v27.16b, v13.16b, v27.16b                   // aes.cs:70:46 encrypt r6
+    ldr q13, [x0, #1776]                            // round key rk[6][15]
+    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r6
+    eor v21.16b, v21.16b, v14.16b                   // aes.cs:70:46 encrypt r6
+    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r6
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v21.16b, v21.16b, v2.16b                    // aes.cs:70:46 encrypt r6
+    ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
+    tbl v2.16b, {v13.16b-v16.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v4.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v6.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v28.16b, {v13.16b-v16.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v8.16b, {v13.16b-v16.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v9.16b, {v13.16b-v16.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v10.16b, {v13.16b-v16.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
+    tbx v2.16b, {v13.16b-v16.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v6.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v28.16b, {v13.16b-v16.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v8.16b, {v13.16b-v16.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v9.16b, {v13.16b-v16.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v10.16b, {v13.16b-v16.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
+    tbx v2.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v6.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v28.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v8.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v9.16b, {v16.16b-v19.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v10.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
+    tbx v2.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v6.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v28.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v8.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v9.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v10.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v22.16b-v25.16b}, [x10]                    // table S bytes 0..63
+    tbl v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v29.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v31.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v0.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    str q4, [sp, #272]                              // spill
+    tbl v4.16b, {v22.16b-v25.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    str q10, [sp, #256]                             // spill
+    tbl v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v16.16b, {v22.16b-v25.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v17.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v22.16b-v25.16b}, [x11]                    // table S bytes 64..127
+    tbx v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v29.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v31.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v0.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v22.16b-v25.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v16.16b, {v22.16b-v25.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v17.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v22.16b-v25.16b}, [x12]                    // table S bytes 128..191
+    tbx v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v29.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v31.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v0.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v22.16b-v25.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v16.16b, {v22.16b-v25.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v17.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v22.16b-v25.16b}, [x13]                    // table S bytes 192..255
+    tbx v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v29.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v31.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v0.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v10.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v16.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v17.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    ldr q18, [x0, #1792]                            // round key rk[7][0]
+    eor v18.16b, v18.16b, v31.16b                   // aes.cs:70:46 encrypt r7
+    shl v19.16b, v2.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v20.16b, v2.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    movi v21.16b, #0x1b                             // const
+    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r7
+    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r7
+    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v27.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v27.16b, v27.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v20.16b, v20.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v27.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v18.16b, v18.16b, v27.16b                   // aes.cs:70:46 encrypt r7
+    ldr q27, [x0, #1808]                            // round key rk[7][1]
+    eor v27.16b, v27.16b, v2.16b                    // aes.cs:70:46 encrypt r7
+    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r7
+    eor v20.16b, v27.16b, v20.16b                   // aes.cs:70:46 encrypt r7
+    shl v27.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v30.16b, v31.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
     and v30.16b, v30.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v31.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v31.16b, v0.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v1.16b, v4.16b, v19.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v2.16b, v8.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v2.16b, v2.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
-    shl v3.16b, v8.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v3.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v23.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v23.16b, v23.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v3.16b, v17.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v24.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v24.16b, v24.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v25.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v24.16b, v25.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v25.16b, v15.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v26.16b, v7.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v12.16b, v7.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q26, [sp, #352]                             // spill
-    eor v26.16b, v8.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q26, [sp, #304]                             // spill
-    sshr v26.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    str q12, [sp, #416]                             // spill
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v12.16b, v14.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v12.16b, v12.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q17, [sp, #256]                             // spill
-    shl v17.16b, v14.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v17.16b, v17.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v12.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q14, [sp, #336]                             // spill
-    sshr v14.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v14.16b, v14.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q17, [sp, #368]                             // spill
-    shl v17.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v14.16b, v6.16b, v17.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q17, [sp, #464]                             // spill
-    sshr v17.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v17.16b, v17.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q14, [sp, #448]                             // spill
-    shl v14.16b, v11.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v14.16b, v11.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q17, [sp, #272]                             // spill
-    eor v17.16b, v16.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q17, [sp, #320]                             // spill
-    sshr v17.16b, v13.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v17.16b, v17.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    str q14, [sp, #496]                             // spill
-    shl v14.16b, v13.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v14.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v14.16b, v14.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q16, [sp, #288]                             // spill
-    shl v16.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v16.16b, v16.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v14.16b, v5.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q5, [sp, #432]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q16, [sp, #400]                             // spill
-    shl v16.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v16.16b, v16.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v5.16b, v10.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q16, [sp, #512]                             // spill
-    sshr v16.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v16.16b, v16.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v21.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v16.16b, v21.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v21.16b, v20.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q16, [sp, #384]                             // spill
-    eor v16.16b, v13.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q16, [sp, #480]                             // spill
-    ldr q16, [x0, #1792]                            // round key rk[7][0]
-    eor v16.16b, v16.16b, v18.16b                   // aes.cs:70:46 encrypt r7
-    eor v19.16b, v0.16b, v19.16b                    // aes.cs:70:46 encrypt r7
-    eor v16.16b, v16.16b, v19.16b                   // aes.cs:70:46 encrypt r7
-    eor v16.16b, v16.16b, v27.16b                   // aes.cs:70:46 encrypt r7
-    ldr q19, [x0, #1808]                            // round key rk[7][1]
-    eor v19.16b, v19.16b, v4.16b                    // aes.cs:70:46 encrypt r7
-    eor v22.16b, v0.16b, v22.16b                    // aes.cs:70:46 encrypt r7
-    eor v19.16b, v19.16b, v22.16b                   // aes.cs:70:46 encrypt r7
-    eor v19.16b, v19.16b, v29.16b                   // aes.cs:70:46 encrypt r7
-    ldr q22, [x0, #1824]                            // round key rk[7][2]
-    eor v22.16b, v22.16b, v4.16b                    // aes.cs:70:46 encrypt r7
-    eor v27.16b, v9.16b, v28.16b                    // aes.cs:70:46 encrypt r7
-    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r7
-    eor v22.16b, v22.16b, v31.16b                   // aes.cs:70:46 encrypt r7
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v30.16b, v31.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v20.16b, v20.16b, v30.16b                   // aes.cs:70:46 encrypt r7
+    ldr q30, [x0, #1824]                            // round key rk[7][2]
+    eor v30.16b, v30.16b, v2.16b                    // aes.cs:70:46 encrypt r7
+    eor v27.16b, v9.16b, v27.16b                    // aes.cs:70:46 encrypt r7
+    eor v27.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r7
+    shl v30.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v1.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v17.16b, v17.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v17.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r7
     ldr q27, [x0, #1840]                            // round key rk[7][3]
     eor v27.16b, v27.16b, v9.16b                    // aes.cs:70:46 encrypt r7
-    eor v18.16b, v18.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    eor v18.16b, v27.16b, v18.16b                   // aes.cs:70:46 encrypt r7
-    eor v18.16b, v18.16b, v1.16b                    // aes.cs:70:46 encrypt r7
-    ldr q27, [x0, #1856]                            // round key rk[7][4]
-    eor v27.16b, v27.16b, v7.16b                    // aes.cs:70:46 encrypt r7
-    eor v28.16b, v15.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r7
-    eor v27.16b, v27.16b, v3.16b                    // aes.cs:70:46 encrypt r7
-    ldr q28, [x0, #1872]                            // round key rk[7][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r7
-    eor v23.16b, v8.16b, v23.16b                    // aes.cs:70:46 encrypt r7
-    eor v23.16b, v28.16b, v23.16b                   // aes.cs:70:46 encrypt r7
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r7
-    ldr q25, [x0, #1888]                            // round key rk[7][6]
-    eor v25.16b, v25.16b, v8.16b                    // aes.cs:70:46 encrypt r7
-    ldr q28, [sp, #256]                             // reload
-    eor v24.16b, v28.16b, v24.16b                   // aes.cs:70:46 encrypt r7
-    eor v24.16b, v25.16b, v24.16b                   // aes.cs:70:46 encrypt r7
-    ldr q25, [sp, #416]                             // reload
-    eor v24.16b, v24.16b, v25.16b                   // aes.cs:70:46 encrypt r7
-    ldr q25, [x0, #1904]                            // round key rk[7][7]
-    eor v25.16b, v25.16b, v28.16b                   // aes.cs:70:46 encrypt r7
-    ldr q28, [sp, #352]                             // reload
-    eor v28.16b, v15.16b, v28.16b                   // aes.cs:70:46 encrypt r7
-    eor v25.16b, v25.16b, v28.16b                   // aes.cs:70:46 encrypt r7
-    ldr q28, [sp, #304]                             // reload
-    eor v25.16b, v25.16b, v28.16b                   // aes.cs:70:46 encrypt r7
-    ldr q28, [x0, #1920]                            // round key rk[7][8]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r7
-    eor v26.16b, v11.16b, v26.16b                   // aes.cs:70:46 encrypt r7
-    eor v26.16b, v28.16b, v26.16b                   // aes.cs:70:46 encrypt r7
-    eor v26.16b, v26.16b, v12.16b                   // aes.cs:70:46 encrypt r7
-    ldr q28, [x0, #1936]                            // round key rk[7][9]
-    eor v28.16b, v28.16b, v11.16b                   // aes.cs:70:46 encrypt r7
-    ldr q29, [sp, #288]                             // reload
-    ldr q30, [sp, #368]                             // reload
-    eor v30.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    ldr q30, [sp, #448]                             // reload
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    ldr q30, [x0, #1952]                            // round key rk[7][10]
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r7
-    ldr q30, [sp, #336]                             // reload
-    ldr q31, [sp, #464]                             // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    ldr q31, [sp, #496]                             // reload
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    ldr q31, [x0, #1968]                            // round key rk[7][11]
-    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r7
-    ldr q0, [sp, #272]                              // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r7
     eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    ldr q31, [sp, #320]                             // reload
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    ldr q31, [x0, #1984]                            // round key rk[7][12]
-    eor v31.16b, v31.16b, v10.16b                   // aes.cs:70:46 encrypt r7
-    eor v17.16b, v20.16b, v17.16b                   // aes.cs:70:46 encrypt r7
-    eor v17.16b, v31.16b, v17.16b                   // aes.cs:70:46 encrypt r7
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:70:46 encrypt r7
-    ldr q31, [x0, #2000]                            // round key rk[7][13]
-    eor v20.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    ldr q31, [sp, #400]                             // reload
-    eor v31.16b, v13.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    eor v20.16b, v20.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r7
-    ldr q31, [x0, #2016]                            // round key rk[7][14]
-    ldr q0, [sp, #432]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r7
-    ldr q1, [sp, #512]                              // reload
-    eor v1.16b, v13.16b, v1.16b                     // aes.cs:70:46 encrypt r7
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r7
-    eor v21.16b, v31.16b, v21.16b                   // aes.cs:70:46 encrypt r7
-    ldr q31, [x0, #2032]                            // round key rk[7][15]
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r7
-    ldr q0, [sp, #384]                              // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r7
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r7
-    ldr q0, [sp, #480]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r7
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v5.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v6.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v7.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v9.16b, {v0.16b-v3.16b}, v23.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v10.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v11.16b, {v0.16b-v3.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    movi v12.16b, #0x40                             // const
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v6.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r8
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:70:46 encrypt r7
+    eor v19.16b, v2.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v19.16b, v27.16b, v19.16b                   // aes.cs:70:46 encrypt r7
+    ldr q27, [x0, #1856]                            // round key rk[7][4]
+    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r7
+    shl v30.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v31.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v30.16b, v30.16b, v31.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v31.16b, v16.16b, v30.16b                   // aes.cs:70:46 encrypt r7
+    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r7
+    shl v31.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v1.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v31.16b, v31.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v29.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v27.16b, v27.16b, v1.16b                    // aes.cs:70:46 encrypt r7
+    ldr q1, [x0, #1872]                             // round key rk[7][5]
+    eor v1.16b, v1.16b, v28.16b                     // aes.cs:70:46 encrypt r7
+    eor v31.16b, v8.16b, v31.16b                    // aes.cs:70:46 encrypt r7
+    eor v31.16b, v1.16b, v31.16b                    // aes.cs:70:46 encrypt r7
+    shl v1.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v2.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v2.16b, v2.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v2.16b, v16.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v31.16b, v31.16b, v2.16b                    // aes.cs:70:46 encrypt r7
+    ldr q2, [x0, #1888]                             // round key rk[7][6]
+    eor v2.16b, v2.16b, v8.16b                      // aes.cs:70:46 encrypt r7
+    eor v1.16b, v29.16b, v1.16b                     // aes.cs:70:46 encrypt r7
+    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r7
+    shl v2.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v3.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v28.16b, v28.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v28.16b, v1.16b, v28.16b                    // aes.cs:70:46 encrypt r7
+    ldr q1, [x0, #1904]                             // round key rk[7][7]
+    eor v29.16b, v1.16b, v29.16b                    // aes.cs:70:46 encrypt r7
+    eor v16.16b, v16.16b, v2.16b                    // aes.cs:70:46 encrypt r7
+    eor v16.16b, v29.16b, v16.16b                   // aes.cs:70:46 encrypt r7
+    eor v29.16b, v8.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v16.16b, v16.16b, v29.16b                   // aes.cs:70:46 encrypt r7
+    ldr q29, [x0, #1920]                            // round key rk[7][8]
+    eor v29.16b, v29.16b, v6.16b                    // aes.cs:70:46 encrypt r7
+    shl v30.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v1.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v1.16b, v11.16b, v30.16b                    // aes.cs:70:46 encrypt r7
+    eor v29.16b, v29.16b, v1.16b                    // aes.cs:70:46 encrypt r7
+    shl v1.16b, v10.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v2.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v2.16b, v2.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v2.16b, v10.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v29.16b, v29.16b, v2.16b                    // aes.cs:70:46 encrypt r7
+    ldr q2, [x0, #1936]                             // round key rk[7][9]
+    eor v2.16b, v2.16b, v11.16b                     // aes.cs:70:46 encrypt r7
+    eor v1.16b, v26.16b, v1.16b                     // aes.cs:70:46 encrypt r7
+    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r7
+    shl v2.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v3.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r7
+    ldr q3, [x0, #1952]                             // round key rk[7][10]
+    eor v3.16b, v3.16b, v26.16b                     // aes.cs:70:46 encrypt r7
+    eor v2.16b, v10.16b, v2.16b                     // aes.cs:70:46 encrypt r7
+    eor v2.16b, v3.16b, v2.16b                      // aes.cs:70:46 encrypt r7
+    shl v3.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v5.16b, v11.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #1968]                             // round key rk[7][11]
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    eor v3.16b, v10.16b, v3.16b                     // aes.cs:70:46 encrypt r7
+    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r7
+    eor v26.16b, v26.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v26.16b, v3.16b, v26.16b                    // aes.cs:70:46 encrypt r7
+    ldr q30, [x0, #1984]                            // round key rk[7][12]
+    ldr q3, [sp, #256]                              // reload
+    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r7
+    shl v5.16b, v4.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v6.16b, v4.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v6.16b, v0.16b, v5.16b                      // aes.cs:70:46 encrypt r7
+    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r7
+    ldr q6, [sp, #272]                              // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v30.16b, v30.16b, v8.16b                    // aes.cs:70:46 encrypt r7
+    ldr q8, [x0, #2000]                             // round key rk[7][13]
+    eor v8.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r7
+    eor v7.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r7
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r7
+    shl v8.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v9.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v9.16b, v3.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r7
+    ldr q9, [x0, #2016]                             // round key rk[7][14]
+    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    eor v8.16b, v4.16b, v8.16b                      // aes.cs:70:46 encrypt r7
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r7
+    shl v9.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v10.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v10.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v9.16b, v9.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v0.16b, v0.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v0.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r7
+    ldr q8, [x0, #2032]                             // round key rk[7][15]
+    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    eor v3.16b, v3.16b, v9.16b                      // aes.cs:70:46 encrypt r7
+    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r7
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v3.16b, v4.16b                      // aes.cs:70:46 encrypt r7
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v14.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v21.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v7.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v9.16b, {v0.16b-v3.16b}, v23.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v10.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v11.16b, {v0.16b-v3.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v6.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v7.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v9.16b, {v0.16b-v3.16b}, v23.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v10.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v11.16b, {v0.16b-v3.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v14.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v21.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v6.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v7.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v8.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v22.16b-v25.16b}, [x10]                    // table S bytes 0..63
-    tbl v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v18.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v19.16b, {v22.16b-v25.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v27.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v13.16b, {v22.16b-v25.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v14.16b, {v22.16b-v25.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v15.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v0.16b, {v22.16b-v25.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v22.16b-v25.16b}, [x11]                    // table S bytes 64..127
-    tbx v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v18.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v19.16b, {v22.16b-v25.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v27.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v13.16b, {v22.16b-v25.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
     sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v14.16b, {v22.16b-v25.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v15.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v14.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v0.16b, {v22.16b-v25.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v22.16b-v25.16b}, [x12]                    // table S bytes 128..191
-    tbx v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v18.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v19.16b, {v22.16b-v25.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v27.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v21.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v13.16b, {v22.16b-v25.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v14.16b, {v22.16b-v25.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v15.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v0.16b, {v22.16b-v25.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v22.16b-v25.16b}, [x13]                    // table S bytes 192..255
-    tbx v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v18.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v19.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v27.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v13.16b, {v22.16b-v25.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v14.16b, {v22.16b-v25.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v15.16b, {v22.16b-v25.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v17.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v0.16b, {v22.16b-v25.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sshr v17.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    movi v20.16b, #0x1b                             // const
-    and v17.16b, v17.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    shl v21.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v17.16b, v21.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v21.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v21.16b, v21.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v26.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v21.16b, v26.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v26.16b, v9.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v28.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v28.16b, v28.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v29.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v28.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v29.16b, v19.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v30.16b, v30.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v31.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v31.16b, v0.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v1.16b, v4.16b, v17.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v2.16b, v8.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v2.16b, v2.16b, v20.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r8
-    shl v3.16b, v8.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v3.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v3.16b, v3.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v22.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v22.16b, v22.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v3.16b, v18.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v23.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v23.16b, v23.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v24.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v23.16b, v24.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v24.16b, v15.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v25.16b, v7.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v25.16b, v25.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v25.16b, v12.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v12.16b, v7.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q25, [sp, #480]                             // spill
-    eor v25.16b, v8.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q25, [sp, #384]                             // spill
-    sshr v25.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v25.16b, v25.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    str q12, [sp, #432]                             // spill
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v25.16b, v12.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v12.16b, v14.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v12.16b, v12.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q18, [sp, #512]                             // spill
-    shl v18.16b, v14.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v18.16b, v18.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v12.16b, v14.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q14, [sp, #400]                             // spill
-    sshr v14.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v14.16b, v14.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q18, [sp, #320]                             // spill
-    shl v18.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v18.16b, v18.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v14.16b, v6.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q18, [sp, #272]                             // spill
-    sshr v18.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v18.16b, v18.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q14, [sp, #336]                             // spill
-    shl v14.16b, v11.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v18.16b, v14.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v14.16b, v11.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q18, [sp, #496]                             // spill
-    eor v18.16b, v16.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q18, [sp, #464]                             // spill
-    sshr v18.16b, v13.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v18.16b, v18.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    str q14, [sp, #288]                             // spill
-    shl v14.16b, v13.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v18.16b, v14.16b, v18.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v14.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v14.16b, v14.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q16, [sp, #448]                             // spill
-    shl v16.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v16.16b, v16.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v14.16b, v5.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q5, [sp, #368]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v5.16b, v5.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q16, [sp, #304]                             // spill
-    shl v16.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v16.16b, v16.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v5.16b, v10.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q16, [sp, #352]                             // spill
-    sshr v16.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v16.16b, v16.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v20.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v16.16b, v20.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v20.16b, v27.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q16, [sp, #256]                             // spill
-    eor v16.16b, v13.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q16, [sp, #416]                             // spill
-    ldr q16, [x0, #2048]                            // round key rk[8][0]
-    eor v16.16b, v16.16b, v19.16b                   // aes.cs:70:46 encrypt r8
-    eor v17.16b, v0.16b, v17.16b                    // aes.cs:70:46 encrypt r8
-    eor v16.16b, v16.16b, v17.16b                   // aes.cs:70:46 encrypt r8
-    eor v16.16b, v16.16b, v26.16b                   // aes.cs:70:46 encrypt r8
-    ldr q17, [x0, #2064]                            // round key rk[8][1]
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:70:46 encrypt r8
-    eor v21.16b, v0.16b, v21.16b                    // aes.cs:70:46 encrypt r8
-    eor v17.16b, v17.16b, v21.16b                   // aes.cs:70:46 encrypt r8
-    eor v17.16b, v17.16b, v29.16b                   // aes.cs:70:46 encrypt r8
-    ldr q21, [x0, #2080]                            // round key rk[8][2]
-    eor v21.16b, v21.16b, v4.16b                    // aes.cs:70:46 encrypt r8
-    eor v26.16b, v9.16b, v28.16b                    // aes.cs:70:46 encrypt r8
-    eor v21.16b, v21.16b, v26.16b                   // aes.cs:70:46 encrypt r8
-    eor v21.16b, v21.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    ldr q26, [x0, #2096]                            // round key rk[8][3]
-    eor v26.16b, v26.16b, v9.16b                    // aes.cs:70:46 encrypt r8
-    eor v19.16b, v19.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    eor v19.16b, v26.16b, v19.16b                   // aes.cs:70:46 encrypt r8
-    eor v19.16b, v19.16b, v1.16b                    // aes.cs:70:46 encrypt r8
-    ldr q26, [x0, #2112]                            // round key rk[8][4]
-    eor v26.16b, v26.16b, v7.16b                    // aes.cs:70:46 encrypt r8
-    eor v28.16b, v15.16b, v2.16b                    // aes.cs:70:46 encrypt r8
-    eor v26.16b, v26.16b, v28.16b                   // aes.cs:70:46 encrypt r8
-    eor v26.16b, v26.16b, v3.16b                    // aes.cs:70:46 encrypt r8
-    ldr q28, [x0, #2128]                            // round key rk[8][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r8
-    eor v22.16b, v8.16b, v22.16b                    // aes.cs:70:46 encrypt r8
-    eor v22.16b, v28.16b, v22.16b                   // aes.cs:70:46 encrypt r8
-    eor v22.16b, v22.16b, v24.16b                   // aes.cs:70:46 encrypt r8
-    ldr q24, [x0, #2144]                            // round key rk[8][6]
-    eor v24.16b, v24.16b, v8.16b                    // aes.cs:70:46 encrypt r8
-    ldr q28, [sp, #512]                             // reload
-    eor v23.16b, v28.16b, v23.16b                   // aes.cs:70:46 encrypt r8
-    eor v23.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r8
-    ldr q24, [sp, #432]                             // reload
-    eor v23.16b, v23.16b, v24.16b                   // aes.cs:70:46 encrypt r8
-    ldr q24, [x0, #2160]                            // round key rk[8][7]
-    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r8
-    ldr q28, [sp, #480]                             // reload
-    eor v28.16b, v15.16b, v28.16b                   // aes.cs:70:46 encrypt r8
-    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r8
-    ldr q28, [sp, #384]                             // reload
-    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r8
-    ldr q28, [x0, #2176]                            // round key rk[8][8]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r8
-    eor v25.16b, v11.16b, v25.16b                   // aes.cs:70:46 encrypt r8
-    eor v25.16b, v28.16b, v25.16b                   // aes.cs:70:46 encrypt r8
-    eor v25.16b, v25.16b, v12.16b                   // aes.cs:70:46 encrypt r8
-    ldr q28, [x0, #2192]                            // round key rk[8][9]
-    eor v28.16b, v28.16b, v11.16b                   // aes.cs:70:46 encrypt r8
-    ldr q29, [sp, #448]                             // reload
-    ldr q30, [sp, #320]                             // reload
-    eor v30.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    ldr q30, [sp, #336]                             // reload
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    ldr q30, [x0, #2208]                            // round key rk[8][10]
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r8
-    ldr q30, [sp, #400]                             // reload
-    ldr q31, [sp, #272]                             // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [sp, #288]                             // reload
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [x0, #2224]                            // round key rk[8][11]
+    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v21.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
+    tbl v20.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v23.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v24.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v25.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v27.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v28.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v31.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    str q5, [sp, #256]                              // spill
+    tbl v5.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
+    tbx v20.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v23.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v24.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v25.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v27.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v28.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v31.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
+    tbx v20.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v23.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v24.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v25.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v27.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v28.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v31.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v20.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v23.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v24.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v25.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v26.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v27.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v26.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v28.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v26.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v31.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v26.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    ldr q26, [x0, #2048]                            // round key rk[8][0]
+    eor v26.16b, v26.16b, v24.16b                   // aes.cs:70:46 encrypt r8
+    shl v29.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v30.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    movi v0.16b, #0x1b                              // const
+    and v30.16b, v30.16b, v0.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v29.16b, v29.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v30.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r8
+    eor v26.16b, v26.16b, v30.16b                   // aes.cs:70:46 encrypt r8
+    shl v30.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v1.16b, v15.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v1.16b, v1.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v1.16b, v15.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r8
+    ldr q1, [x0, #2064]                             // round key rk[8][1]
+    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r8
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r8
+    eor v30.16b, v1.16b, v30.16b                    // aes.cs:70:46 encrypt r8
+    shl v1.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v2.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v2.16b, v2.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v2.16b, v24.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v30.16b, v30.16b, v2.16b                    // aes.cs:70:46 encrypt r8
+    ldr q2, [x0, #2080]                             // round key rk[8][2]
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:70:46 encrypt r8
+    eor v1.16b, v15.16b, v1.16b                     // aes.cs:70:46 encrypt r8
+    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r8
+    shl v2.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v3.16b, v5.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v3.16b, v3.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v3.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r8
+    ldr q3, [x0, #2096]                             // round key rk[8][3]
+    eor v3.16b, v3.16b, v15.16b                     // aes.cs:70:46 encrypt r8
+    eor v24.16b, v24.16b, v2.16b                    // aes.cs:70:46 encrypt r8
+    eor v24.16b, v3.16b, v24.16b                    // aes.cs:70:46 encrypt r8
+    eor v29.16b, v4.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:70:46 encrypt r8
+    ldr q29, [x0, #2112]                            // round key rk[8][4]
+    eor v29.16b, v29.16b, v13.16b                   // aes.cs:70:46 encrypt r8
+    shl v2.16b, v14.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v3.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v3.16b, v3.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v3.16b, v31.16b, v2.16b                     // aes.cs:70:46 encrypt r8
+    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r8
+    shl v3.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v4.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v4.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v23.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r8
+    ldr q4, [x0, #2128]                             // round key rk[8][5]
+    eor v4.16b, v4.16b, v13.16b                     // aes.cs:70:46 encrypt r8
+    eor v3.16b, v14.16b, v3.16b                     // aes.cs:70:46 encrypt r8
+    eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r8
+    shl v4.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v5.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v31.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2144]                             // round key rk[8][6]
+    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r8
+    eor v4.16b, v23.16b, v4.16b                     // aes.cs:70:46 encrypt r8
+    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r8
+    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r8
+    ldr q7, [x0, #2160]                             // round key rk[8][7]
+    eor v23.16b, v7.16b, v23.16b                    // aes.cs:70:46 encrypt r8
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r8
+    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r8
+    eor v31.16b, v14.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r8
+    ldr q31, [x0, #2176]                            // round key rk[8][8]
     eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r8
-    ldr q0, [sp, #496]                              // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r8
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [sp, #464]                             // reload
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [x0, #2240]                            // round key rk[8][12]
-    eor v31.16b, v31.16b, v10.16b                   // aes.cs:70:46 encrypt r8
-    eor v18.16b, v27.16b, v18.16b                   // aes.cs:70:46 encrypt r8
-    eor v18.16b, v31.16b, v18.16b                   // aes.cs:70:46 encrypt r8
-    eor v18.16b, v18.16b, v14.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [x0, #2256]                            // round key rk[8][13]
-    eor v27.16b, v31.16b, v27.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [sp, #304]                             // reload
-    eor v31.16b, v13.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    eor v27.16b, v27.16b, v5.16b                    // aes.cs:70:46 encrypt r8
-    ldr q31, [x0, #2272]                            // round key rk[8][14]
-    ldr q0, [sp, #368]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r8
-    ldr q1, [sp, #352]                              // reload
-    eor v1.16b, v13.16b, v1.16b                     // aes.cs:70:46 encrypt r8
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r8
-    eor v20.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [x0, #2288]                            // round key rk[8][15]
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r8
-    ldr q0, [sp, #256]                              // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r8
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r8
-    ldr q0, [sp, #416]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r8
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v6.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v8.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v9.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v10.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v11.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    movi v12.16b, #0x40                             // const
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v6.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v8.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v9.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v11.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v5.16b, {v0.16b-v3.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v6.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v8.16b, {v0.16b-v3.16b}, v26.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v9.16b, {v0.16b-v3.16b}, v22.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v11.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v5.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v6.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v7.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v8.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v21.16b-v24.16b}, [x10]                    // table S bytes 0..63
-    tbl v16.16b, {v21.16b-v24.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v17.16b, {v21.16b-v24.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v19.16b, {v21.16b-v24.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v26.16b, {v21.16b-v24.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v13.16b, {v21.16b-v24.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v14.16b, {v21.16b-v24.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v15.16b, {v21.16b-v24.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v0.16b, {v21.16b-v24.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v21.16b-v24.16b}, [x11]                    // table S bytes 64..127
-    tbx v16.16b, {v21.16b-v24.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v17.16b, {v21.16b-v24.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v19.16b, {v21.16b-v24.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v26.16b, {v21.16b-v24.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v13.16b, {v21.16b-v24.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v14.16b, {v21.16b-v24.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v15.16b, {v21.16b-v24.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v0.16b, {v21.16b-v24.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v21.16b-v24.16b}, [x12]                    // table S bytes 128..191
-    tbx v16.16b, {v21.16b-v24.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v17.16b, {v21.16b-v24.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v19.16b, {v21.16b-v24.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v26.16b, {v21.16b-v24.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v13.16b, {v21.16b-v24.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v14.16b, {v21.16b-v24.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v15.16b, {v21.16b-v24.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v0.16b, {v21.16b-v24.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v21.16b-v24.16b}, [x13]                    // table S bytes 192..255
-    tbx v16.16b, {v21.16b-v24.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v25.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v17.16b, {v21.16b-v24.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v25.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v19.16b, {v21.16b-v24.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v25.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v26.16b, {v21.16b-v24.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v13.16b, {v21.16b-v24.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v14.16b, {v21.16b-v24.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v15.16b, {v21.16b-v24.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v0.16b, {v21.16b-v24.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sshr v18.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    movi v20.16b, #0x1b                             // const
-    and v18.16b, v18.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    shl v25.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v18.16b, v25.16b, v18.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v25.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v25.16b, v25.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v27.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v25.16b, v27.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v27.16b, v9.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v28.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v28.16b, v28.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v29.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v28.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v29.16b, v19.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v30.16b, v30.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v31.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v31.16b, v0.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v1.16b, v4.16b, v18.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v2.16b, v8.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v2.16b, v2.16b, v20.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
-    shl v3.16b, v8.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v3.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v3.16b, v3.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v21.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v21.16b, v21.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v3.16b, v17.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v22.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v22.16b, v22.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v23.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v22.16b, v23.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v23.16b, v15.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v24.16b, v7.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v24.16b, v24.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v12.16b, v7.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v24.16b, v12.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v12.16b, v7.16b, v24.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q24, [sp, #416]                             // spill
-    eor v24.16b, v8.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q24, [sp, #256]                             // spill
-    sshr v24.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v24.16b, v24.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    str q12, [sp, #368]                             // spill
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v24.16b, v12.16b, v24.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v12.16b, v14.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v12.16b, v12.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q17, [sp, #352]                             // spill
-    shl v17.16b, v14.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v17.16b, v17.16b, v12.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v12.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q14, [sp, #304]                             // spill
-    sshr v14.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v14.16b, v14.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q17, [sp, #464]                             // spill
-    shl v17.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v14.16b, v6.16b, v17.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q17, [sp, #496]                             // spill
-    sshr v17.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v17.16b, v17.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q14, [sp, #400]                             // spill
-    shl v14.16b, v11.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v14.16b, v11.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q17, [sp, #288]                             // spill
-    eor v17.16b, v16.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q17, [sp, #272]                             // spill
-    sshr v17.16b, v13.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v17.16b, v17.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    str q14, [sp, #448]                             // spill
-    shl v14.16b, v13.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v17.16b, v14.16b, v17.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v14.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v14.16b, v14.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q16, [sp, #336]                             // spill
-    shl v16.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v16.16b, v16.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v14.16b, v5.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q5, [sp, #320]                              // spill
-    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v5.16b, v5.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q16, [sp, #384]                             // spill
-    shl v16.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v16.16b, v16.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v5.16b, v10.16b, v16.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q16, [sp, #480]                             // spill
-    sshr v16.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v16.16b, v16.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v20.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v16.16b, v20.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v20.16b, v26.16b, v16.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q16, [sp, #512]                             // spill
-    eor v16.16b, v13.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q16, [sp, #432]                             // spill
-    ldr q16, [x0, #2304]                            // round key rk[9][0]
-    eor v16.16b, v16.16b, v19.16b                   // aes.cs:70:46 encrypt r9
-    eor v18.16b, v0.16b, v18.16b                    // aes.cs:70:46 encrypt r9
-    eor v16.16b, v16.16b, v18.16b                   // aes.cs:70:46 encrypt r9
-    eor v16.16b, v16.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    ldr q18, [x0, #2320]                            // round key rk[9][1]
-    eor v18.16b, v18.16b, v4.16b                    // aes.cs:70:46 encrypt r9
-    eor v25.16b, v0.16b, v25.16b                    // aes.cs:70:46 encrypt r9
-    eor v18.16b, v18.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    eor v18.16b, v18.16b, v29.16b                   // aes.cs:70:46 encrypt r9
-    ldr q25, [x0, #2336]                            // round key rk[9][2]
-    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r9
-    eor v27.16b, v9.16b, v28.16b                    // aes.cs:70:46 encrypt r9
-    eor v25.16b, v25.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    eor v25.16b, v25.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    ldr q27, [x0, #2352]                            // round key rk[9][3]
-    eor v27.16b, v27.16b, v9.16b                    // aes.cs:70:46 encrypt r9
-    eor v19.16b, v19.16b, v30.16b                   // aes.cs:70:46 encrypt r9
-    eor v19.16b, v27.16b, v19.16b                   // aes.cs:70:46 encrypt r9
-    eor v19.16b, v19.16b, v1.16b                    // aes.cs:70:46 encrypt r9
-    ldr q27, [x0, #2368]                            // round key rk[9][4]
-    eor v27.16b, v27.16b, v7.16b                    // aes.cs:70:46 encrypt r9
-    eor v28.16b, v15.16b, v2.16b                    // aes.cs:70:46 encrypt r9
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    eor v27.16b, v27.16b, v3.16b                    // aes.cs:70:46 encrypt r9
-    ldr q28, [x0, #2384]                            // round key rk[9][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r9
-    eor v21.16b, v8.16b, v21.16b                    // aes.cs:70:46 encrypt r9
-    eor v21.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r9
-    eor v21.16b, v21.16b, v23.16b                   // aes.cs:70:46 encrypt r9
-    ldr q23, [x0, #2400]                            // round key rk[9][6]
-    eor v23.16b, v23.16b, v8.16b                    // aes.cs:70:46 encrypt r9
-    ldr q28, [sp, #352]                             // reload
-    eor v22.16b, v28.16b, v22.16b                   // aes.cs:70:46 encrypt r9
-    eor v22.16b, v23.16b, v22.16b                   // aes.cs:70:46 encrypt r9
-    ldr q23, [sp, #368]                             // reload
-    eor v22.16b, v22.16b, v23.16b                   // aes.cs:70:46 encrypt r9
-    ldr q23, [x0, #2416]                            // round key rk[9][7]
-    eor v23.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    ldr q28, [sp, #416]                             // reload
-    eor v28.16b, v15.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    eor v23.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    ldr q28, [sp, #256]                             // reload
-    eor v23.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    ldr q28, [x0, #2432]                            // round key rk[9][8]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r9
-    eor v24.16b, v11.16b, v24.16b                   // aes.cs:70:46 encrypt r9
-    eor v24.16b, v28.16b, v24.16b                   // aes.cs:70:46 encrypt r9
-    eor v24.16b, v24.16b, v12.16b                   // aes.cs:70:46 encrypt r9
-    ldr q28, [x0, #2448]                            // round key rk[9][9]
-    eor v28.16b, v28.16b, v11.16b                   // aes.cs:70:46 encrypt r9
-    ldr q29, [sp, #336]                             // reload
-    ldr q30, [sp, #464]                             // reload
-    eor v30.16b, v29.16b, v30.16b                   // aes.cs:70:46 encrypt r9
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r9
-    ldr q30, [sp, #400]                             // reload
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r9
-    ldr q30, [x0, #2464]                            // round key rk[9][10]
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r9
-    ldr q30, [sp, #304]                             // reload
-    ldr q31, [sp, #496]                             // reload
-    eor v31.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [sp, #448]                             // reload
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [x0, #2480]                            // round key rk[9][11]
-    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r9
-    ldr q0, [sp, #288]                              // reload
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [sp, #272]                             // reload
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [x0, #2496]                            // round key rk[9][12]
-    eor v31.16b, v31.16b, v10.16b                   // aes.cs:70:46 encrypt r9
-    eor v17.16b, v26.16b, v17.16b                   // aes.cs:70:46 encrypt r9
-    eor v17.16b, v31.16b, v17.16b                   // aes.cs:70:46 encrypt r9
-    eor v17.16b, v17.16b, v14.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [x0, #2512]                            // round key rk[9][13]
-    eor v26.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [sp, #384]                             // reload
-    eor v31.16b, v13.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    eor v26.16b, v26.16b, v5.16b                    // aes.cs:70:46 encrypt r9
-    ldr q31, [x0, #2528]                            // round key rk[9][14]
-    ldr q0, [sp, #320]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    ldr q1, [sp, #480]                              // reload
-    eor v1.16b, v13.16b, v1.16b                     // aes.cs:70:46 encrypt r9
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r9
-    eor v20.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [x0, #2544]                            // round key rk[9][15]
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    ldr q0, [sp, #512]                              // reload
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r9
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    ldr q0, [sp, #432]                              // reload
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
-    tbl v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    tbl v5.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes
-    tbl v6.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes
-    tbl v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes
-    tbl v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes
-    tbl v9.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes
-    tbl v10.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes
-    tbl v11.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes
-    movi v12.16b, #0x40                             // const
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v5.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v6.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v9.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v10.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v11.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v5.16b, {v0.16b-v3.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v6.16b, {v0.16b-v3.16b}, v25.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v7.16b, {v0.16b-v3.16b}, v19.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v8.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v9.16b, {v0.16b-v3.16b}, v21.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v10.16b, {v0.16b-v3.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v11.16b, {v0.16b-v3.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v4.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v5.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v6.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v7.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v8.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v9.16b, {v0.16b-v3.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v10.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v11.16b, {v0.16b-v3.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    shl v2.16b, v20.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v5.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v5.16b, v22.16b, v2.16b                     // aes.cs:70:46 encrypt r8
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r8
+    shl v5.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v7.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v28.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r8
+    ldr q7, [x0, #2192]                             // round key rk[8][9]
+    eor v7.16b, v7.16b, v22.16b                     // aes.cs:70:46 encrypt r8
+    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r8
+    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r8
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r8
+    ldr q13, [x0, #2208]                            // round key rk[8][10]
+    eor v13.16b, v13.16b, v20.16b                   // aes.cs:70:46 encrypt r8
+    eor v7.16b, v28.16b, v7.16b                     // aes.cs:70:46 encrypt r8
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r8
+    shl v13.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v14.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v22.16b, v22.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r8
+    ldr q7, [x0, #2224]                             // round key rk[8][11]
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r8
+    eor v28.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r8
+    eor v28.16b, v6.16b, v28.16b                    // aes.cs:70:46 encrypt r8
+    eor v20.16b, v20.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v20.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r8
+    ldr q28, [x0, #2240]                            // round key rk[8][12]
+    eor v28.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r8
+    shl v2.16b, v27.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v6.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v6.16b, v6.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v6.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r8
+    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r8
+    ldr q6, [sp, #256]                              // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v28.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r8
+    ldr q13, [x0, #2256]                            // round key rk[8][13]
+    eor v13.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r8
+    eor v7.16b, v27.16b, v7.16b                     // aes.cs:70:46 encrypt r8
+    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r8
+    shl v13.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v14.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v14.16b, v21.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r8
+    ldr q14, [x0, #2272]                            // round key rk[8][14]
+    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r8
+    eor v13.16b, v27.16b, v13.16b                   // aes.cs:70:46 encrypt r8
+    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r8
+    shl v14.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v15.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v15.16b, v15.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v25.16b, v25.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v25.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r8
+    ldr q13, [x0, #2288]                            // round key rk[8][15]
+    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r8
+    eor v21.16b, v21.16b, v14.16b                   // aes.cs:70:46 encrypt r8
+    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r8
+    eor v27.16b, v27.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v21.16b, v21.16b, v27.16b                   // aes.cs:70:46 encrypt r8
     ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
-    tbl v18.16b, {v13.16b-v16.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v19.16b, {v13.16b-v16.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v21.16b, {v13.16b-v16.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v22.16b, {v13.16b-v16.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v23.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v25.16b, {v13.16b-v16.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v27.16b, {v13.16b-v16.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v16.16b, {v13.16b-v16.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v0.16b-v3.16b}, [x11]                      // table S bytes 64..127
-    tbx v18.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v19.16b, {v0.16b-v3.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v21.16b, {v0.16b-v3.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v22.16b, {v0.16b-v3.16b}, v30.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v23.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v25.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v27.16b, {v13.16b-v16.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v8.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
+    tbx v27.16b, {v13.16b-v16.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v8.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
+    tbx v27.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v2.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v6.16b, {v16.16b-v19.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v8.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v9.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v10.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
+    tbx v27.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v26.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v2.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v26.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v6.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v24.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v8.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v24.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v9.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v24.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v10.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    str q2, [sp, #256]                              // spill
+    ld1 {v1.16b-v4.16b}, [x10]                      // table S bytes 0..63
+    tbl v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v26.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v29.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v30.16b, {v1.16b-v4.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    str q10, [sp, #272]                             // spill
+    tbl v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v1.16b-v4.16b}, [x11]                      // table S bytes 64..127
+    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r9
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v26.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v29.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v30.16b, {v1.16b-v4.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r9
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v1.16b-v4.16b}, [x12]                      // table S bytes 128..191
+    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r9
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v26.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v29.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v30.16b, {v1.16b-v4.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r9
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v1.16b-v4.16b}, [x13]                      // table S bytes 192..255
+    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v24.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v26.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v29.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v30.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v10.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v16.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v17.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    ldr q18, [x0, #2304]                            // round key rk[9][0]
+    eor v18.16b, v18.16b, v26.16b                   // aes.cs:70:46 encrypt r9
+    shl v19.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v20.16b, v27.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
+    movi v21.16b, #0x1b                             // const
+    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r9
+    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r9
+    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v22.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v22.16b, v22.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v20.16b, v20.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v22.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v18.16b, v18.16b, v22.16b                   // aes.cs:70:46 encrypt r9
+    ldr q22, [x0, #2320]                            // round key rk[9][1]
+    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r9
+    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r9
+    eor v20.16b, v22.16b, v20.16b                   // aes.cs:70:46 encrypt r9
+    shl v22.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v25.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v25.16b, v25.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v22.16b, v22.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v25.16b, v26.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v20.16b, v20.16b, v25.16b                   // aes.cs:70:46 encrypt r9
+    ldr q25, [x0, #2336]                            // round key rk[9][2]
+    eor v25.16b, v25.16b, v27.16b                   // aes.cs:70:46 encrypt r9
+    eor v22.16b, v9.16b, v22.16b                    // aes.cs:70:46 encrypt r9
+    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r9
+    shl v25.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v28.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v25.16b, v25.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v17.16b, v17.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v17.16b, v22.16b, v17.16b                   // aes.cs:70:46 encrypt r9
+    ldr q22, [x0, #2352]                            // round key rk[9][3]
+    eor v22.16b, v22.16b, v9.16b                    // aes.cs:70:46 encrypt r9
+    eor v25.16b, v26.16b, v25.16b                   // aes.cs:70:46 encrypt r9
+    eor v22.16b, v22.16b, v25.16b                   // aes.cs:70:46 encrypt r9
+    eor v19.16b, v27.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v19.16b, v22.16b, v19.16b                   // aes.cs:70:46 encrypt r9
+    ldr q22, [x0, #2368]                            // round key rk[9][4]
+    eor v22.16b, v22.16b, v0.16b                    // aes.cs:70:46 encrypt r9
+    shl v25.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v26.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v25.16b, v25.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v26.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r9
+    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r9
+    shl v26.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v27.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v27.16b, v27.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v26.16b, v26.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v27.16b, v24.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r9
+    ldr q27, [x0, #2384]                            // round key rk[9][5]
+    eor v27.16b, v27.16b, v0.16b                    // aes.cs:70:46 encrypt r9
+    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r9
+    eor v26.16b, v27.16b, v26.16b                   // aes.cs:70:46 encrypt r9
+    shl v27.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v28.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v27.16b, v27.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v28.16b, v16.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v26.16b, v26.16b, v28.16b                   // aes.cs:70:46 encrypt r9
+    ldr q28, [x0, #2400]                            // round key rk[9][6]
+    eor v28.16b, v28.16b, v8.16b                    // aes.cs:70:46 encrypt r9
+    eor v27.16b, v24.16b, v27.16b                   // aes.cs:70:46 encrypt r9
+    eor v27.16b, v28.16b, v27.16b                   // aes.cs:70:46 encrypt r9
+    shl v28.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v31.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v31.16b, v0.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r9
+    ldr q31, [x0, #2416]                            // round key rk[9][7]
+    eor v24.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r9
+    eor v16.16b, v16.16b, v28.16b                   // aes.cs:70:46 encrypt r9
+    eor v16.16b, v24.16b, v16.16b                   // aes.cs:70:46 encrypt r9
+    eor v24.16b, v8.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r9
+    ldr q24, [x0, #2432]                            // round key rk[9][8]
+    eor v24.16b, v24.16b, v6.16b                    // aes.cs:70:46 encrypt r9
+    shl v25.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v28.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v25.16b, v25.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v28.16b, v11.16b, v25.16b                   // aes.cs:70:46 encrypt r9
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r9
+    shl v28.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v31.16b, v10.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v31.16b, v10.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v24.16b, v24.16b, v31.16b                   // aes.cs:70:46 encrypt r9
+    ldr q31, [x0, #2448]                            // round key rk[9][9]
+    eor v31.16b, v31.16b, v11.16b                   // aes.cs:70:46 encrypt r9
+    eor v28.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r9
+    eor v28.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r9
+    shl v31.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v0.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v0.16b, v6.16b, v31.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v28.16b, v28.16b, v0.16b                    // aes.cs:70:46 encrypt r9
+    ldr q0, [x0, #2464]                             // round key rk[9][10]
+    eor v0.16b, v0.16b, v23.16b                     // aes.cs:70:46 encrypt r9
+    eor v31.16b, v10.16b, v31.16b                   // aes.cs:70:46 encrypt r9
+    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r9
+    shl v0.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v0.16b, v0.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v5.16b, v11.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2480]                             // round key rk[9][11]
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r9
+    eor v0.16b, v5.16b, v0.16b                      // aes.cs:70:46 encrypt r9
+    eor v23.16b, v23.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v23.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r9
+    ldr q25, [x0, #2496]                            // round key rk[9][12]
+    ldr q0, [sp, #272]                              // reload
+    eor v25.16b, v25.16b, v0.16b                    // aes.cs:70:46 encrypt r9
+    shl v5.16b, v30.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v6.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v6.16b, v29.16b, v5.16b                     // aes.cs:70:46 encrypt r9
+    eor v25.16b, v25.16b, v6.16b                    // aes.cs:70:46 encrypt r9
+    ldr q6, [sp, #256]                              // reload
+    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v25.16b, v25.16b, v8.16b                    // aes.cs:70:46 encrypt r9
+    ldr q8, [x0, #2512]                             // round key rk[9][13]
+    eor v8.16b, v8.16b, v29.16b                     // aes.cs:70:46 encrypt r9
+    eor v7.16b, v30.16b, v7.16b                     // aes.cs:70:46 encrypt r9
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r9
+    shl v8.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v9.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v9.16b, v0.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r9
+    ldr q9, [x0, #2528]                             // round key rk[9][14]
+    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    eor v8.16b, v30.16b, v8.16b                     // aes.cs:70:46 encrypt r9
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r9
+    shl v9.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v10.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v21.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v21.16b, v9.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v29.16b, v29.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v29.16b, v8.16b, v29.16b                    // aes.cs:70:46 encrypt r9
+    ldr q8, [x0, #2544]                             // round key rk[9][15]
+    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    eor v21.16b, v0.16b, v21.16b                    // aes.cs:70:46 encrypt r9
+    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r9
+    eor v30.16b, v30.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v21.16b, v21.16b, v30.16b                   // aes.cs:70:46 encrypt r9
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v0.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v15.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
     sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v27.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v16.16b, {v0.16b-v3.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v0.16b-v3.16b}, [x12]                      // table S bytes 128..191
-    tbx v18.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v19.16b, {v0.16b-v3.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v21.16b, {v0.16b-v3.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v22.16b, {v0.16b-v3.16b}, v30.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v0.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v23.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes
     sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v25.16b, {v0.16b-v3.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v15.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
     sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v27.16b, {v0.16b-v3.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v16.16b, {v0.16b-v3.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v0.16b-v3.16b}, [x13]                      // table S bytes 192..255
-    tbx v18.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v19.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v21.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v22.16b, {v0.16b-v3.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v0.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v23.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v15.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
     sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v25.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v27.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v16.16b, {v0.16b-v3.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
+    tbl v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes
+    tbl v22.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes
+    tbl v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes
+    tbl v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes
+    tbl v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v4.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v16.16b, {v16.16b-v19.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v20.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v18.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v22.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v19.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v26.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v27.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v24.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v2.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v25.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
+    tbx v3.16b, {v8.16b-v11.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v28.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v4.16b, {v8.16b-v11.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v16.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v7.16b-v10.16b}, [x12]                     // table S bytes 128..191
+    tbx v20.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v22.16b, {v7.16b-v10.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v26.16b, {v7.16b-v10.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v27.16b, {v7.16b-v10.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v2.16b, {v7.16b-v10.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v3.16b, {v7.16b-v10.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v4.16b, {v7.16b-v10.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v16.16b, {v7.16b-v10.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v7.16b-v10.16b}, [x13]                     // table S bytes 192..255
+    tbx v20.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v22.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v26.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v27.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v2.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v3.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v4.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v16.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
     ldr q17, [x0, #2560]                            // round key rk[10][0]
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:72:32 encrypt
-    ldr q20, [x0, #2576]                            // round key rk[10][1]
-    eor v20.16b, v20.16b, v9.16b                    // aes.cs:72:32 encrypt
-    ldr q24, [x0, #2592]                            // round key rk[10][2]
-    eor v21.16b, v24.16b, v21.16b                   // aes.cs:72:32 encrypt
-    ldr q24, [x0, #2608]                            // round key rk[10][3]
-    eor v16.16b, v24.16b, v16.16b                   // aes.cs:72:32 encrypt
-    ldr q24, [x0, #2624]                            // round key rk[10][4]
-    eor v24.16b, v24.16b, v8.16b                    // aes.cs:72:32 encrypt
-    ldr q26, [x0, #2640]                            // round key rk[10][5]
-    eor v19.16b, v26.16b, v19.16b                   // aes.cs:72:32 encrypt
-    ldr q26, [x0, #2656]                            // round key rk[10][6]
-    eor v26.16b, v26.16b, v27.16b                   // aes.cs:72:32 encrypt
-    ldr q27, [x0, #2672]                            // round key rk[10][7]
-    eor v27.16b, v27.16b, v7.16b                    // aes.cs:72:32 encrypt
-    ldr q28, [x0, #2688]                            // round key rk[10][8]
-    eor v18.16b, v28.16b, v18.16b                   // aes.cs:72:32 encrypt
-    ldr q28, [x0, #2704]                            // round key rk[10][9]
-    eor v25.16b, v28.16b, v25.16b                   // aes.cs:72:32 encrypt
-    ldr q28, [x0, #2720]                            // round key rk[10][10]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:72:32 encrypt
-    ldr q29, [x0, #2736]                            // round key rk[10][11]
-    eor v29.16b, v29.16b, v11.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #2752]                            // round key rk[10][12]
-    eor v23.16b, v30.16b, v23.16b                   // aes.cs:72:32 encrypt
+    eor v17.16b, v17.16b, v30.16b                   // aes.cs:72:32 encrypt
+    ldr q18, [x0, #2576]                            // round key rk[10][1]
+    eor v18.16b, v18.16b, v14.16b                   // aes.cs:72:32 encrypt
+    ldr q19, [x0, #2592]                            // round key rk[10][2]
+    eor v19.16b, v19.16b, v26.16b                   // aes.cs:72:32 encrypt
+    ldr q21, [x0, #2608]                            // round key rk[10][3]
+    eor v16.16b, v21.16b, v16.16b                   // aes.cs:72:32 encrypt
+    ldr q21, [x0, #2624]                            // round key rk[10][4]
+    eor v21.16b, v21.16b, v13.16b                   // aes.cs:72:32 encrypt
+    ldr q23, [x0, #2640]                            // round key rk[10][5]
+    eor v22.16b, v23.16b, v22.16b                   // aes.cs:72:32 encrypt
+    ldr q23, [x0, #2656]                            // round key rk[10][6]
+    eor v23.16b, v23.16b, v4.16b                    // aes.cs:72:32 encrypt
+    ldr q24, [x0, #2672]                            // round key rk[10][7]
+    eor v24.16b, v24.16b, v6.16b                    // aes.cs:72:32 encrypt
+    ldr q25, [x0, #2688]                            // round key rk[10][8]
+    eor v20.16b, v25.16b, v20.16b                   // aes.cs:72:32 encrypt
+    ldr q25, [x0, #2704]                            // round key rk[10][9]
+    eor v25.16b, v25.16b, v3.16b                    // aes.cs:72:32 encrypt
+    ldr q26, [x0, #2720]                            // round key rk[10][10]
+    eor v26.16b, v26.16b, v5.16b                    // aes.cs:72:32 encrypt
+    ldr q28, [x0, #2736]                            // round key rk[10][11]
+    eor v28.16b, v28.16b, v1.16b                    // aes.cs:72:32 encrypt
+    ldr q29, [x0, #2752]                            // round key rk[10][12]
+    eor v29.16b, v29.16b, v2.16b                    // aes.cs:72:32 encrypt
     ldr q30, [x0, #2768]                            // round key rk[10][13]
-    eor v30.16b, v30.16b, v5.16b                    // aes.cs:72:32 encrypt
+    eor v30.16b, v30.16b, v0.16b                    // aes.cs:72:32 encrypt
     ldr q31, [x0, #2784]                            // round key rk[10][14]
-    eor v31.16b, v31.16b, v10.16b                   // aes.cs:72:32 encrypt
+    eor v31.16b, v31.16b, v15.16b                   // aes.cs:72:32 encrypt
     ldr q0, [x0, #2800]                             // round key rk[10][15]
-    eor v22.16b, v0.16b, v22.16b                    // aes.cs:72:32 encrypt
+    eor v27.16b, v0.16b, v27.16b                    // aes.cs:72:32 encrypt
     ld4 {v0.16b-v3.16b}, [x1], #64                  // input blocks 0..15
     ld4 {v4.16b-v7.16b}, [x1], #64                  // input blocks 0..15
     ld4 {v8.16b-v11.16b}, [x1], #64                 // input blocks 0..15
     ld4 {v12.16b-v15.16b}, [x1], #64                // input blocks 0..15
-    str q22, [sp, #432]                             // spill
-    uzp1 v22.16b, v0.16b, v4.16b                    // input blocks 0..15
+    str q27, [sp, #272]                             // spill
+    uzp1 v27.16b, v0.16b, v4.16b                    // input blocks 0..15
     uzp2 v0.16b, v0.16b, v4.16b                     // input blocks 0..15
     uzp1 v4.16b, v1.16b, v5.16b                     // input blocks 0..15
     uzp2 v1.16b, v1.16b, v5.16b                     // input blocks 0..15
@@ -11205,8 +10611,8 @@ aes128_neon_b16_il1_ctr:
     uzp2 v10.16b, v10.16b, v14.16b                  // input blocks 0..15
     uzp1 v14.16b, v11.16b, v15.16b                  // input blocks 0..15
     uzp2 v11.16b, v11.16b, v15.16b                  // input blocks 0..15
-    uzp1 v15.16b, v22.16b, v7.16b                   // input blocks 0..15
-    uzp2 v22.16b, v22.16b, v7.16b                   // input blocks 0..15
+    uzp1 v15.16b, v27.16b, v7.16b                   // input blocks 0..15
+    uzp2 v27.16b, v27.16b, v7.16b                   // input blocks 0..15
     uzp1 v7.16b, v0.16b, v8.16b                     // input blocks 0..15
     uzp2 v0.16b, v0.16b, v8.16b                     // input blocks 0..15
     uzp1 v8.16b, v4.16b, v12.16b                    // input blocks 0..15
@@ -11222,54 +10628,54 @@ aes128_neon_b16_il1_ctr:
     uzp1 v14.16b, v3.16b, v11.16b                   // input blocks 0..15
     uzp2 v3.16b, v3.16b, v11.16b                    // input blocks 0..15
     eor v17.16b, v17.16b, v15.16b                   // ctr: keystream ^ input
-    eor v20.16b, v20.16b, v8.16b                    // ctr: keystream ^ input
-    eor v21.16b, v21.16b, v9.16b                    // ctr: keystream ^ input
+    eor v18.16b, v18.16b, v8.16b                    // ctr: keystream ^ input
+    eor v19.16b, v19.16b, v9.16b                    // ctr: keystream ^ input
     eor v16.16b, v16.16b, v10.16b                   // ctr: keystream ^ input
-    eor v24.16b, v24.16b, v7.16b                    // ctr: keystream ^ input
-    eor v19.16b, v19.16b, v12.16b                   // ctr: keystream ^ input
-    eor v26.16b, v26.16b, v13.16b                   // ctr: keystream ^ input
-    eor v27.16b, v27.16b, v14.16b                   // ctr: keystream ^ input
-    eor v18.16b, v18.16b, v22.16b                   // ctr: keystream ^ input
-    eor v22.16b, v25.16b, v4.16b                    // ctr: keystream ^ input
-    eor v25.16b, v28.16b, v5.16b                    // ctr: keystream ^ input
-    eor v28.16b, v29.16b, v6.16b                    // ctr: keystream ^ input
-    eor v23.16b, v23.16b, v0.16b                    // ctr: keystream ^ input
+    eor v21.16b, v21.16b, v7.16b                    // ctr: keystream ^ input
+    eor v22.16b, v22.16b, v12.16b                   // ctr: keystream ^ input
+    eor v23.16b, v23.16b, v13.16b                   // ctr: keystream ^ input
+    eor v24.16b, v24.16b, v14.16b                   // ctr: keystream ^ input
+    eor v20.16b, v20.16b, v27.16b                   // ctr: keystream ^ input
+    eor v25.16b, v25.16b, v4.16b                    // ctr: keystream ^ input
+    eor v26.16b, v26.16b, v5.16b                    // ctr: keystream ^ input
+    eor v27.16b, v28.16b, v6.16b                    // ctr: keystream ^ input
+    eor v28.16b, v29.16b, v0.16b                    // ctr: keystream ^ input
     eor v29.16b, v30.16b, v1.16b                    // ctr: keystream ^ input
     eor v30.16b, v31.16b, v2.16b                    // ctr: keystream ^ input
-    ldr q31, [sp, #432]                             // reload
+    ldr q31, [sp, #272]                             // reload
     eor v31.16b, v31.16b, v3.16b                    // ctr: keystream ^ input
-    zip1 v0.16b, v27.16b, v31.16b                   // store blocks 0..15
-    zip2 v27.16b, v27.16b, v31.16b                  // store blocks 0..15
-    zip1 v31.16b, v16.16b, v28.16b                  // store blocks 0..15
-    zip2 v16.16b, v16.16b, v28.16b                  // store blocks 0..15
-    zip1 v28.16b, v26.16b, v30.16b                  // store blocks 0..15
-    zip2 v26.16b, v26.16b, v30.16b                  // store blocks 0..15
-    zip1 v30.16b, v21.16b, v25.16b                  // store blocks 0..15
-    zip2 v21.16b, v21.16b, v25.16b                  // store blocks 0..15
-    zip1 v25.16b, v19.16b, v29.16b                  // store blocks 0..15
-    zip2 v19.16b, v19.16b, v29.16b                  // store blocks 0..15
-    zip1 v29.16b, v20.16b, v22.16b                  // store blocks 0..15
-    zip2 v20.16b, v20.16b, v22.16b                  // store blocks 0..15
-    zip1 v22.16b, v24.16b, v23.16b                  // store blocks 0..15
-    zip2 v23.16b, v24.16b, v23.16b                  // store blocks 0..15
-    zip1 v24.16b, v17.16b, v18.16b                  // store blocks 0..15
-    zip2 v17.16b, v17.16b, v18.16b                  // store blocks 0..15
-    zip1 v4.16b, v16.16b, v27.16b                   // store blocks 0..15
-    zip2 v8.16b, v16.16b, v27.16b                   // store blocks 0..15
-    zip1 v3.16b, v21.16b, v26.16b                   // store blocks 0..15
-    zip2 v7.16b, v21.16b, v26.16b                   // store blocks 0..15
-    zip1 v2.16b, v20.16b, v19.16b                   // store blocks 0..15
-    zip2 v6.16b, v20.16b, v19.16b                   // store blocks 0..15
-    zip1 v1.16b, v17.16b, v23.16b                   // store blocks 0..15
-    zip2 v5.16b, v17.16b, v23.16b                   // store blocks 0..15
+    zip1 v0.16b, v24.16b, v31.16b                   // store blocks 0..15
+    zip2 v24.16b, v24.16b, v31.16b                  // store blocks 0..15
+    zip1 v31.16b, v16.16b, v27.16b                  // store blocks 0..15
+    zip2 v16.16b, v16.16b, v27.16b                  // store blocks 0..15
+    zip1 v27.16b, v23.16b, v30.16b                  // store blocks 0..15
+    zip2 v23.16b, v23.16b, v30.16b                  // store blocks 0..15
+    zip1 v30.16b, v19.16b, v26.16b                  // store blocks 0..15
+    zip2 v19.16b, v19.16b, v26.16b                  // store blocks 0..15
+    zip1 v26.16b, v22.16b, v29.16b                  // store blocks 0..15
+    zip2 v22.16b, v22.16b, v29.16b                  // store blocks 0..15
+    zip1 v29.16b, v18.16b, v25.16b                  // store blocks 0..15
+    zip2 v18.16b, v18.16b, v25.16b                  // store blocks 0..15
+    zip1 v25.16b, v21.16b, v28.16b                  // store blocks 0..15
+    zip2 v21.16b, v21.16b, v28.16b                  // store blocks 0..15
+    zip1 v28.16b, v17.16b, v20.16b                  // store blocks 0..15
+    zip2 v17.16b, v17.16b, v20.16b                  // store blocks 0..15
+    zip1 v4.16b, v16.16b, v24.16b                   // store blocks 0..15
+    zip2 v8.16b, v16.16b, v24.16b                   // store blocks 0..15
+    zip1 v3.16b, v19.16b, v23.16b                   // store blocks 0..15
+    zip2 v7.16b, v19.16b, v23.16b                   // store blocks 0..15
+    zip1 v2.16b, v18.16b, v22.16b                   // store blocks 0..15
+    zip2 v6.16b, v18.16b, v22.16b                   // store blocks 0..15
+    zip1 v1.16b, v17.16b, v21.16b                   // store blocks 0..15
+    zip2 v5.16b, v17.16b, v21.16b                   // store blocks 0..15
     zip1 v12.16b, v31.16b, v0.16b                   // store blocks 0..15
     zip2 v16.16b, v31.16b, v0.16b                   // store blocks 0..15
-    zip1 v11.16b, v30.16b, v28.16b                  // store blocks 0..15
-    zip2 v15.16b, v30.16b, v28.16b                  // store blocks 0..15
-    zip1 v10.16b, v29.16b, v25.16b                  // store blocks 0..15
-    zip2 v14.16b, v29.16b, v25.16b                  // store blocks 0..15
-    zip1 v9.16b, v24.16b, v22.16b                   // store blocks 0..15
-    zip2 v13.16b, v24.16b, v22.16b                  // store blocks 0..15
+    zip1 v11.16b, v30.16b, v27.16b                  // store blocks 0..15
+    zip2 v15.16b, v30.16b, v27.16b                  // store blocks 0..15
+    zip1 v10.16b, v29.16b, v26.16b                  // store blocks 0..15
+    zip2 v14.16b, v29.16b, v26.16b                  // store blocks 0..15
+    zip1 v9.16b, v28.16b, v25.16b                   // store blocks 0..15
+    zip2 v13.16b, v28.16b, v25.16b                  // store blocks 0..15
     st4 {v9.16b-v12.16b}, [x2], #64                 // store blocks 0..15
     st4 {v13.16b-v16.16b}, [x2], #64                // store blocks 0..15
     st4 {v1.16b-v4.16b}, [x2], #64                  // store blocks 0..15
@@ -11278,15 +10684,11 @@ aes128_neon_b16_il1_ctr:
     adc x5, x5, xzr                                 // ctr: next counter
     subs x3, x3, #1
     b.ne 1b
-    ldr d8, [sp, #528]
-    ldr d9, [sp, #536]
-    ldr d10, [sp, #544]
-    ldr d11, [sp, #552]
-    ldr d12, [sp, #560]
-    ldr d13, [sp, #568]
-    ldr d14, [sp, #576]
-    ldr d15, [sp, #584]
-    add sp, sp, #592
+    ldp d8, d9, [sp, #288]
+    ldp d10, d11, [sp, #304]
+    ldp d12, d13, [sp, #320]
+    ldp d14, d15, [sp, #336]
+    add sp, sp, #352
 9:  ret
     .size aes128_neon_b16_il1_ctr, .-aes128_neon_b16_il1_ctr
 

@@ -13,18 +13,18 @@
 //   x1  input, 256 bytes per group (post-incremented)     x2  output (post-incremented)
 //   x3  number of groups of 16 blocks (0: returns at once)
 //   x8  constant pool (tables, vector constants)   x9 scratch   x10, x11, x12, x13 table-slice addresses
-//   v0-v31 allocated (2133 instructions per group: 187 spills, 187 reloads, 231 rematerialised loads)
-//   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 336 bytes
+//   v0-v31 allocated (1738 instructions per group: 0 spills, 0 reloads, 210 rematerialised loads)
+//   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 64 bytes
     .global aes192_neon_b16_crypto_il1_sha3_ecb_encrypt
     .type aes192_neon_b16_crypto_il1_sha3_ecb_encrypt, %function
     .p2align 4
 aes192_neon_b16_crypto_il1_sha3_ecb_encrypt:
     cbz x3, 9f
-    sub sp, sp, #336
-    stp d8, d9, [sp, #272]
-    stp d10, d11, [sp, #288]
-    stp d12, d13, [sp, #304]
-    stp d14, d15, [sp, #320]
+    sub sp, sp, #64
+    stp d8, d9, [sp, #0]
+    stp d10, d11, [sp, #16]
+    stp d12, d13, [sp, #32]
+    stp d14, d15, [sp, #48]
     adrp x8, .Laes192_neon_b16_crypto_il1_sha3_pool
     add x8, x8, :lo12:.Laes192_neon_b16_crypto_il1_sha3_pool
     add x10, x8, #0
@@ -98,7 +98,7 @@ aes192_neon_b16_crypto_il1_sha3_ecb_encrypt:
     eor v17.16b, v17.16b, v0.16b                    // aes.cs:68:11 encrypt
     ldr q0, [x0, #224]                              // round key rk[0][14]
     eor v18.16b, v18.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #240]                              // round key rk[0][15]
+    ldp q0, q1, [x0, #240]                          // round key rk[0][15] + round key rk[1][0]
     eor v19.16b, v19.16b, v0.16b                    // aes.cs:68:11 encrypt
     movi v0.16b, #0x0                               // const
     aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r1
@@ -117,2061 +117,1665 @@ aes192_neon_b16_crypto_il1_sha3_ecb_encrypt:
     aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r1
     aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r1
     aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r1
-    sshr v1.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v1.16b, v1.16b, v21.16b                     // aes.cs:70:46 encrypt r1
     shl v2.16b, v27.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
-    movi v3.16b, #0xe4                              // const
-    bcax v1.16b, v2.16b, v1.16b, v3.16b             // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v2.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v4.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v4.16b, v28.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v5.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v6.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v6.16b, v21.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v7.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v8.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v8.16b, v19.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v9.16b, v27.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v10.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r1
-    shl v11.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v11.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v12.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v12.16b, v20.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v13.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v14.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v14.16b, v18.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v15.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v0.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v0.16b, v0.16b, v15.16b, v3.16b            // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v15.16b, v26.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q0, [sp, #0]                                // spill
-    eor v0.16b, v31.16b, v10.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q0, [sp, #16]                               // spill
-    sshr v0.16b, v23.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    str q15, [sp, #32]                              // spill
-    shl v15.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    bcax v0.16b, v15.16b, v0.16b, v3.16b            // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v15.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q13, [sp, #48]                              // spill
-    shl v13.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v15.16b, v17.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q17, [sp, #64]                              // spill
-    sshr v17.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q13, [sp, #80]                              // spill
-    shl v13.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v17.16b, v13.16b, v17.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v13.16b, v25.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q17, [sp, #96]                              // spill
-    sshr v17.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q13, [sp, #112]                             // spill
-    shl v13.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v17.16b, v13.16b, v17.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v13.16b, v30.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q17, [sp, #128]                             // spill
-    eor v17.16b, v23.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q17, [sp, #144]                             // spill
-    sshr v17.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r1
-    str q13, [sp, #160]                             // spill
-    shl v13.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    bcax v17.16b, v13.16b, v17.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v13.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q23, [sp, #176]                             // spill
-    shl v23.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v23.16b, v23.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v13.16b, v24.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q24, [sp, #192]                             // spill
-    sshr v24.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q23, [sp, #208]                             // spill
-    shl v23.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v23.16b, v23.16b, v24.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v24.16b, v29.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q23, [sp, #224]                             // spill
-    sshr v23.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q24, [sp, #240]                             // spill
-    shl v24.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v23.16b, v24.16b, v23.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v24.16b, v22.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v3.16b, v16.16b, v17.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q3, [sp, #256]                              // spill
-    ldr q3, [x0, #256]                              // round key rk[1][0]
-    eor v3.16b, v3.16b, v21.16b                     // aes.cs:70:46 encrypt r1
-    eor v1.16b, v19.16b, v1.16b                     // aes.cs:70:46 encrypt r1
-    eor3 v1.16b, v3.16b, v1.16b, v4.16b             // aes.cs:70:46 encrypt r1
+    sshr v3.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    movi v4.16b, #0xe4                              // const
+    bcax v2.16b, v2.16b, v3.16b, v4.16b             // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v3.16b, v19.16b, v2.16b                     // aes.cs:70:46 encrypt r1
+    shl v5.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v6.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v6.16b, v28.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v1.16b, v1.16b, v3.16b, v6.16b             // aes.cs:70:46 encrypt r1
     ldr q3, [x0, #272]                              // round key rk[1][1]
     eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r1
-    eor v19.16b, v19.16b, v2.16b                    // aes.cs:70:46 encrypt r1
-    eor3 v19.16b, v3.16b, v19.16b, v6.16b           // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #288]                              // round key rk[1][2]
-    eor v27.16b, v2.16b, v27.16b                    // aes.cs:70:46 encrypt r1
-    eor v2.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r1
-    eor3 v27.16b, v27.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #304]                              // round key rk[1][3]
-    eor v28.16b, v2.16b, v28.16b                    // aes.cs:70:46 encrypt r1
+    eor v5.16b, v19.16b, v5.16b                     // aes.cs:70:46 encrypt r1
+    shl v6.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v7.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v21.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v3.16b, v3.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #288]                              // round key rk[1][2]
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r1
+    eor v6.16b, v28.16b, v6.16b                     // aes.cs:70:46 encrypt r1
+    shl v7.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v8.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v19.16b, v5.16b, v6.16b, v19.16b           // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #304]                              // round key rk[1][3]
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r1
     eor v21.16b, v21.16b, v7.16b                    // aes.cs:70:46 encrypt r1
-    eor3 v21.16b, v28.16b, v21.16b, v9.16b          // aes.cs:70:46 encrypt r1
-    ldr q28, [x0, #320]                             // round key rk[1][4]
-    eor v28.16b, v28.16b, v26.16b                   // aes.cs:70:46 encrypt r1
-    eor v2.16b, v18.16b, v10.16b                    // aes.cs:70:46 encrypt r1
-    eor3 v28.16b, v28.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r1
+    eor v27.16b, v27.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v21.16b, v28.16b, v21.16b, v27.16b         // aes.cs:70:46 encrypt r1
+    ldr q27, [x0, #320]                             // round key rk[1][4]
+    eor v27.16b, v27.16b, v26.16b                   // aes.cs:70:46 encrypt r1
+    shl v28.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v2.16b, v31.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    bcax v28.16b, v28.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v2.16b, v18.16b, v28.16b                    // aes.cs:70:46 encrypt r1
+    shl v5.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v6.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v6.16b, v20.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v27.16b, v27.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r1
     ldr q2, [x0, #336]                              // round key rk[1][5]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r1
-    eor v2.16b, v31.16b, v11.16b                    // aes.cs:70:46 encrypt r1
-    eor3 v26.16b, v26.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #352]                              // round key rk[1][6]
-    eor v31.16b, v2.16b, v31.16b                    // aes.cs:70:46 encrypt r1
-    ldr q2, [sp, #48]                               // reload
-    eor v2.16b, v20.16b, v2.16b                     // aes.cs:70:46 encrypt r1
-    ldr q3, [sp, #32]                               // reload
-    eor3 v31.16b, v31.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #368]                              // round key rk[1][7]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r1
-    ldr q2, [sp, #0]                                // reload
-    eor v18.16b, v18.16b, v2.16b                    // aes.cs:70:46 encrypt r1
-    ldr q2, [sp, #16]                               // reload
-    eor3 v18.16b, v20.16b, v18.16b, v2.16b          // aes.cs:70:46 encrypt r1
+    eor v2.16b, v2.16b, v26.16b                     // aes.cs:70:46 encrypt r1
+    eor v5.16b, v31.16b, v5.16b                     // aes.cs:70:46 encrypt r1
+    shl v6.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v18.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #352]                              // round key rk[1][6]
+    eor v5.16b, v5.16b, v31.16b                     // aes.cs:70:46 encrypt r1
+    eor v6.16b, v20.16b, v6.16b                     // aes.cs:70:46 encrypt r1
+    shl v7.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v8.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v26.16b, v26.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v26.16b, v5.16b, v6.16b, v26.16b           // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #368]                              // round key rk[1][7]
+    eor v20.16b, v5.16b, v20.16b                    // aes.cs:70:46 encrypt r1
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    eor v28.16b, v31.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v18.16b, v20.16b, v18.16b, v28.16b         // aes.cs:70:46 encrypt r1
     ldr q20, [x0, #384]                             // round key rk[1][8]
     eor v20.16b, v20.16b, v25.16b                   // aes.cs:70:46 encrypt r1
-    eor v0.16b, v30.16b, v0.16b                     // aes.cs:70:46 encrypt r1
-    eor3 v20.16b, v20.16b, v0.16b, v15.16b          // aes.cs:70:46 encrypt r1
-    ldr q0, [x0, #400]                              // round key rk[1][9]
-    eor v30.16b, v0.16b, v30.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [sp, #176]                              // reload
-    ldr q2, [sp, #80]                               // reload
-    eor v2.16b, v0.16b, v2.16b                      // aes.cs:70:46 encrypt r1
-    ldr q3, [sp, #112]                              // reload
-    eor3 v30.16b, v30.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #416]                              // round key rk[1][10]
-    eor v0.16b, v2.16b, v0.16b                      // aes.cs:70:46 encrypt r1
-    ldr q2, [sp, #64]                               // reload
-    ldr q3, [sp, #96]                               // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r1
-    ldr q4, [sp, #160]                              // reload
-    eor3 v0.16b, v0.16b, v3.16b, v4.16b             // aes.cs:70:46 encrypt r1
-    ldr q3, [x0, #432]                              // round key rk[1][11]
-    eor v25.16b, v3.16b, v25.16b                    // aes.cs:70:46 encrypt r1
-    ldr q3, [sp, #128]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r1
-    ldr q3, [sp, #144]                              // reload
-    eor3 v25.16b, v25.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #448]                              // round key rk[1][12]
-    eor v2.16b, v2.16b, v29.16b                     // aes.cs:70:46 encrypt r1
-    eor v17.16b, v22.16b, v17.16b                   // aes.cs:70:46 encrypt r1
-    eor3 v17.16b, v2.16b, v17.16b, v13.16b          // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #464]                              // round key rk[1][13]
-    eor v22.16b, v2.16b, v22.16b                    // aes.cs:70:46 encrypt r1
-    ldr q2, [sp, #208]                              // reload
-    eor v2.16b, v16.16b, v2.16b                     // aes.cs:70:46 encrypt r1
-    ldr q3, [sp, #240]                              // reload
-    eor3 v22.16b, v22.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #480]                              // round key rk[1][14]
-    ldr q3, [sp, #192]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r1
-    ldr q4, [sp, #224]                              // reload
-    eor v16.16b, v16.16b, v4.16b                    // aes.cs:70:46 encrypt r1
-    eor3 v16.16b, v2.16b, v16.16b, v24.16b          // aes.cs:70:46 encrypt r1
-    ldr q24, [x0, #496]                             // round key rk[1][15]
-    eor v24.16b, v24.16b, v3.16b                    // aes.cs:70:46 encrypt r1
-    eor v23.16b, v29.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    ldr q29, [sp, #256]                             // reload
-    eor3 v23.16b, v24.16b, v23.16b, v29.16b         // aes.cs:70:46 encrypt r1
-    movi v24.16b, #0x0                              // const
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r2
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v26.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r2
-    aese v25.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
+    shl v28.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v31.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r1
+    bcax v28.16b, v28.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v31.16b, v30.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    shl v5.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v6.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v6.16b, v17.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v20.16b, v20.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r1
+    ldr q31, [x0, #400]                             // round key rk[1][9]
+    eor v31.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r1
+    eor v5.16b, v23.16b, v5.16b                     // aes.cs:70:46 encrypt r1
+    shl v6.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v7.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v25.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #416]                              // round key rk[1][10]
+    eor v5.16b, v5.16b, v23.16b                     // aes.cs:70:46 encrypt r1
+    eor v6.16b, v17.16b, v6.16b                     // aes.cs:70:46 encrypt r1
+    shl v7.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v8.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v30.16b, v30.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v30.16b, v5.16b, v6.16b, v30.16b           // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #432]                              // round key rk[1][11]
+    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r1
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    eor v23.16b, v23.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v17.16b, v25.16b, v17.16b, v23.16b         // aes.cs:70:46 encrypt r1
+    ldr q23, [x0, #448]                             // round key rk[1][12]
+    eor v23.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r1
+    shl v25.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v28.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r1
+    bcax v25.16b, v25.16b, v28.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v28.16b, v22.16b, v25.16b                   // aes.cs:70:46 encrypt r1
+    shl v5.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v6.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v6.16b, v24.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v23.16b, v23.16b, v28.16b, v6.16b          // aes.cs:70:46 encrypt r1
+    ldr q28, [x0, #464]                             // round key rk[1][13]
+    eor v28.16b, v28.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    eor v5.16b, v16.16b, v5.16b                     // aes.cs:70:46 encrypt r1
+    shl v6.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v7.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v29.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v28.16b, v28.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #480]                              // round key rk[1][14]
+    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r1
+    eor v6.16b, v16.16b, v6.16b                     // aes.cs:70:46 encrypt r1
+    shl v7.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v8.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v22.16b, v5.16b, v6.16b, v22.16b           // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #496]                              // round key rk[1][15]
+    eor v24.16b, v5.16b, v24.16b                    // aes.cs:70:46 encrypt r1
+    eor v29.16b, v29.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    eor v16.16b, v16.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v16.16b, v24.16b, v29.16b, v16.16b         // aes.cs:70:46 encrypt r1
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r2
+    aese v3.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r2
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r2
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v30.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    ldr q24, [x0, #512]                             // round key rk[2][0]
+    eor v24.16b, v24.16b, v30.16b                   // aes.cs:70:46 encrypt r2
+    shl v25.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
     sshr v29.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    shl v2.16b, v1.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r2
-    movi v3.16b, #0xe4                              // const
-    bcax v29.16b, v2.16b, v29.16b, v3.16b           // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v2.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v4.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v4.16b, v26.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v5.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v6.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v6.16b, v0.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v7.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v8.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v8.16b, v23.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v9.16b, v1.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v10.16b, v28.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
-    shl v11.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v11.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v12.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v12.16b, v30.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v13.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v14.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v14.16b, v16.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v15.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v24.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v24.16b, v24.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v15.16b, v21.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q24, [sp, #256]                             // spill
-    eor v24.16b, v28.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q24, [sp, #192]                             // spill
-    sshr v24.16b, v20.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
-    str q15, [sp, #224]                             // spill
-    shl v15.16b, v20.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    bcax v24.16b, v15.16b, v24.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v15.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q13, [sp, #240]                             // spill
-    shl v13.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v15.16b, v22.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q22, [sp, #208]                             // spill
-    sshr v22.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q13, [sp, #144]                             // spill
-    shl v13.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v22.16b, v13.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v13.16b, v27.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q22, [sp, #128]                             // spill
-    sshr v22.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q13, [sp, #64]                              // spill
-    shl v13.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v22.16b, v13.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v13.16b, v18.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q22, [sp, #160]                             // spill
-    eor v22.16b, v20.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q22, [sp, #96]                              // spill
-    sshr v22.16b, v17.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
-    str q13, [sp, #176]                             // spill
-    shl v13.16b, v17.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    bcax v22.16b, v13.16b, v22.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v13.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #112]                             // spill
-    shl v20.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v20.16b, v20.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v13.16b, v19.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q19, [sp, #80]                              // spill
-    sshr v19.16b, v31.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #16]                              // spill
-    shl v20.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v19.16b, v20.16b, v19.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v20.16b, v31.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q19, [sp, #0]                               // spill
-    sshr v19.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #32]                              // spill
-    shl v20.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v19.16b, v20.16b, v19.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v20.16b, v25.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v3.16b, v17.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q3, [sp, #48]                               // spill
-    ldr q3, [x0, #512]                              // round key rk[2][0]
-    eor v3.16b, v3.16b, v0.16b                      // aes.cs:70:46 encrypt r2
-    eor v29.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r2
-    eor3 v29.16b, v3.16b, v29.16b, v4.16b           // aes.cs:70:46 encrypt r2
-    ldr q3, [x0, #528]                              // round key rk[2][1]
-    eor v3.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r2
-    eor v23.16b, v23.16b, v2.16b                    // aes.cs:70:46 encrypt r2
-    eor3 v23.16b, v3.16b, v23.16b, v6.16b           // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #544]                              // round key rk[2][2]
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r2
-    eor v2.16b, v26.16b, v5.16b                     // aes.cs:70:46 encrypt r2
-    eor3 v1.16b, v1.16b, v2.16b, v8.16b             // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #560]                              // round key rk[2][3]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r2
-    eor v0.16b, v0.16b, v7.16b                      // aes.cs:70:46 encrypt r2
-    eor3 v26.16b, v26.16b, v0.16b, v9.16b           // aes.cs:70:46 encrypt r2
-    ldr q0, [x0, #576]                              // round key rk[2][4]
-    eor v0.16b, v0.16b, v21.16b                     // aes.cs:70:46 encrypt r2
-    eor v2.16b, v16.16b, v10.16b                    // aes.cs:70:46 encrypt r2
-    eor3 v0.16b, v0.16b, v2.16b, v12.16b            // aes.cs:70:46 encrypt r2
+    bcax v25.16b, v25.16b, v29.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v29.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r2
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v24.16b, v24.16b, v29.16b, v6.16b          // aes.cs:70:46 encrypt r2
+    ldr q29, [x0, #528]                             // round key rk[2][1]
+    eor v29.16b, v29.16b, v1.16b                    // aes.cs:70:46 encrypt r2
+    eor v5.16b, v16.16b, v5.16b                     // aes.cs:70:46 encrypt r2
+    shl v6.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v7.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v30.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v29.16b, v29.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #544]                              // round key rk[2][2]
+    eor v5.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r2
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r2
+    shl v7.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v8.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v16.16b, v5.16b, v6.16b, v16.16b           // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #560]                              // round key rk[2][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r2
+    eor v30.16b, v30.16b, v7.16b                    // aes.cs:70:46 encrypt r2
+    eor v25.16b, v1.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v25.16b, v2.16b, v30.16b, v25.16b          // aes.cs:70:46 encrypt r2
+    ldr q30, [x0, #576]                             // round key rk[2][4]
+    eor v30.16b, v30.16b, v21.16b                   // aes.cs:70:46 encrypt r2
+    shl v1.16b, v27.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v2.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    bcax v1.16b, v1.16b, v2.16b, v4.16b             // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v2.16b, v22.16b, v1.16b                     // aes.cs:70:46 encrypt r2
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v30.16b, v30.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r2
     ldr q2, [x0, #592]                              // round key rk[2][5]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r2
-    eor v2.16b, v28.16b, v11.16b                    // aes.cs:70:46 encrypt r2
-    eor3 v21.16b, v21.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #608]                              // round key rk[2][6]
-    eor v28.16b, v2.16b, v28.16b                    // aes.cs:70:46 encrypt r2
-    ldr q2, [sp, #240]                              // reload
-    eor v2.16b, v30.16b, v2.16b                     // aes.cs:70:46 encrypt r2
-    ldr q3, [sp, #224]                              // reload
-    eor3 v28.16b, v28.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #624]                              // round key rk[2][7]
-    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r2
-    ldr q2, [sp, #256]                              // reload
-    eor v16.16b, v16.16b, v2.16b                    // aes.cs:70:46 encrypt r2
-    ldr q2, [sp, #192]                              // reload
-    eor3 v16.16b, v30.16b, v16.16b, v2.16b          // aes.cs:70:46 encrypt r2
-    ldr q30, [x0, #640]                             // round key rk[2][8]
-    eor v30.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r2
-    eor v24.16b, v18.16b, v24.16b                   // aes.cs:70:46 encrypt r2
-    eor3 v24.16b, v30.16b, v24.16b, v15.16b         // aes.cs:70:46 encrypt r2
-    ldr q30, [x0, #656]                             // round key rk[2][9]
-    eor v18.16b, v30.16b, v18.16b                   // aes.cs:70:46 encrypt r2
-    ldr q30, [sp, #112]                             // reload
-    ldr q2, [sp, #144]                              // reload
-    eor v2.16b, v30.16b, v2.16b                     // aes.cs:70:46 encrypt r2
-    ldr q3, [sp, #64]                               // reload
-    eor3 v18.16b, v18.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #672]                              // round key rk[2][10]
-    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r2
-    ldr q2, [sp, #208]                              // reload
-    ldr q3, [sp, #128]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r2
-    ldr q4, [sp, #176]                              // reload
-    eor3 v30.16b, v30.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r2
-    ldr q3, [x0, #688]                              // round key rk[2][11]
-    eor v27.16b, v3.16b, v27.16b                    // aes.cs:70:46 encrypt r2
-    ldr q3, [sp, #160]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r2
-    ldr q3, [sp, #96]                               // reload
-    eor3 v27.16b, v27.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #704]                              // round key rk[2][12]
-    eor v2.16b, v2.16b, v31.16b                     // aes.cs:70:46 encrypt r2
-    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r2
-    eor3 v22.16b, v2.16b, v22.16b, v13.16b          // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #720]                              // round key rk[2][13]
-    eor v25.16b, v2.16b, v25.16b                    // aes.cs:70:46 encrypt r2
-    ldr q2, [sp, #16]                               // reload
-    eor v2.16b, v17.16b, v2.16b                     // aes.cs:70:46 encrypt r2
-    ldr q3, [sp, #32]                               // reload
-    eor3 v25.16b, v25.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #736]                              // round key rk[2][14]
-    ldr q3, [sp, #80]                               // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r2
-    ldr q4, [sp, #0]                                // reload
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:70:46 encrypt r2
-    eor3 v17.16b, v2.16b, v17.16b, v20.16b          // aes.cs:70:46 encrypt r2
-    ldr q20, [x0, #752]                             // round key rk[2][15]
-    eor v20.16b, v20.16b, v3.16b                    // aes.cs:70:46 encrypt r2
-    eor v19.16b, v31.16b, v19.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [sp, #48]                              // reload
-    eor3 v19.16b, v20.16b, v19.16b, v31.16b         // aes.cs:70:46 encrypt r2
-    movi v20.16b, #0x0                              // const
-    aese v29.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v23.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v1.16b, v20.16b                            // aes.cs:30:39 encrypt>SubBytes r3
-    aese v26.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v0.16b, v20.16b                            // aes.cs:30:39 encrypt>SubBytes r3
-    aese v21.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v28.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v16.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v24.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v18.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v30.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v27.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v22.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v25.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v17.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v19.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    sshr v31.16b, v29.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
-    shl v2.16b, v29.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    movi v3.16b, #0xe4                              // const
-    bcax v31.16b, v2.16b, v31.16b, v3.16b           // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v2.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v4.16b, v21.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v5.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v6.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v6.16b, v30.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v7.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v8.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v8.16b, v19.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v9.16b, v29.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v10.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    shl v11.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v11.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v12.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v12.16b, v18.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v13.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v14.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v14.16b, v17.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v15.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v20.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v20.16b, v20.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v15.16b, v26.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q20, [sp, #48]                              // spill
-    eor v20.16b, v0.16b, v10.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q20, [sp, #80]                              // spill
-    sshr v20.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
-    str q15, [sp, #0]                               // spill
-    shl v15.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    bcax v20.16b, v15.16b, v20.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v15.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q13, [sp, #32]                              // spill
-    shl v13.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v15.16b, v25.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q25, [sp, #16]                              // spill
-    sshr v25.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q13, [sp, #96]                              // spill
-    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v25.16b, v13.16b, v25.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v13.16b, v1.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q25, [sp, #160]                             // spill
-    sshr v25.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q13, [sp, #208]                             // spill
-    shl v13.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v25.16b, v13.16b, v25.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v13.16b, v16.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q25, [sp, #176]                             // spill
-    eor v25.16b, v24.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q25, [sp, #128]                             // spill
-    sshr v25.16b, v22.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
-    str q13, [sp, #112]                             // spill
-    shl v13.16b, v22.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    bcax v25.16b, v13.16b, v25.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v13.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q24, [sp, #64]                              // spill
-    shl v24.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v24.16b, v24.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v13.16b, v23.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q23, [sp, #144]                             // spill
-    sshr v23.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q24, [sp, #192]                             // spill
-    shl v24.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v23.16b, v24.16b, v23.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v24.16b, v28.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q23, [sp, #256]                             // spill
-    sshr v23.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q24, [sp, #224]                             // spill
-    shl v24.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v23.16b, v24.16b, v23.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v24.16b, v27.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v3.16b, v22.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q3, [sp, #240]                              // spill
-    ldr q3, [x0, #768]                              // round key rk[3][0]
-    eor v3.16b, v3.16b, v30.16b                     // aes.cs:70:46 encrypt r3
-    eor v31.16b, v19.16b, v31.16b                   // aes.cs:70:46 encrypt r3
-    eor3 v31.16b, v3.16b, v31.16b, v4.16b           // aes.cs:70:46 encrypt r3
+    eor v2.16b, v2.16b, v21.16b                     // aes.cs:70:46 encrypt r2
+    eor v5.16b, v27.16b, v5.16b                     // aes.cs:70:46 encrypt r2
+    shl v6.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v22.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #608]                              // round key rk[2][6]
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r2
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r2
+    shl v7.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v8.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v21.16b, v5.16b, v6.16b, v21.16b           // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #624]                              // round key rk[2][7]
+    eor v31.16b, v5.16b, v31.16b                    // aes.cs:70:46 encrypt r2
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:70:46 encrypt r2
+    eor v27.16b, v27.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v22.16b, v31.16b, v22.16b, v27.16b         // aes.cs:70:46 encrypt r2
+    ldr q27, [x0, #640]                             // round key rk[2][8]
+    eor v27.16b, v27.16b, v19.16b                   // aes.cs:70:46 encrypt r2
+    shl v31.16b, v20.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v1.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    bcax v31.16b, v31.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v1.16b, v18.16b, v31.16b                    // aes.cs:70:46 encrypt r2
+    shl v5.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v28.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v27.16b, v27.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r2
+    ldr q1, [x0, #656]                              // round key rk[2][9]
+    eor v1.16b, v1.16b, v18.16b                     // aes.cs:70:46 encrypt r2
+    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r2
+    shl v6.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v7.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v19.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #672]                              // round key rk[2][10]
+    eor v5.16b, v5.16b, v20.16b                     // aes.cs:70:46 encrypt r2
+    eor v6.16b, v28.16b, v6.16b                     // aes.cs:70:46 encrypt r2
+    shl v7.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v8.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v18.16b, v5.16b, v6.16b, v18.16b           // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #688]                              // round key rk[2][11]
+    eor v19.16b, v5.16b, v19.16b                    // aes.cs:70:46 encrypt r2
+    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r2
+    eor v20.16b, v20.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v19.16b, v19.16b, v28.16b, v20.16b         // aes.cs:70:46 encrypt r2
+    ldr q20, [x0, #704]                             // round key rk[2][12]
+    eor v20.16b, v20.16b, v26.16b                   // aes.cs:70:46 encrypt r2
+    shl v28.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v31.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
+    bcax v28.16b, v28.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v31.16b, v17.16b, v28.16b                   // aes.cs:70:46 encrypt r2
+    shl v5.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v20.16b, v20.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r2
+    ldr q31, [x0, #720]                             // round key rk[2][13]
+    eor v31.16b, v31.16b, v17.16b                   // aes.cs:70:46 encrypt r2
+    eor v5.16b, v23.16b, v5.16b                     // aes.cs:70:46 encrypt r2
+    shl v6.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v7.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v26.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #736]                              // round key rk[2][14]
+    eor v5.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r2
+    eor v6.16b, v23.16b, v6.16b                     // aes.cs:70:46 encrypt r2
+    shl v7.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v8.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v17.16b, v5.16b, v6.16b, v17.16b           // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #752]                              // round key rk[2][15]
+    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r2
+    eor v26.16b, v26.16b, v7.16b                    // aes.cs:70:46 encrypt r2
+    eor v23.16b, v23.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v23.16b, v3.16b, v26.16b, v23.16b          // aes.cs:70:46 encrypt r2
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v29.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v30.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r3
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r3
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    ldr q26, [x0, #768]                             // round key rk[3][0]
+    eor v26.16b, v26.16b, v18.16b                   // aes.cs:70:46 encrypt r3
+    shl v28.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v3.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    bcax v28.16b, v28.16b, v3.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v3.16b, v23.16b, v28.16b                    // aes.cs:70:46 encrypt r3
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v26.16b, v26.16b, v3.16b, v6.16b           // aes.cs:70:46 encrypt r3
     ldr q3, [x0, #784]                              // round key rk[3][1]
-    eor v3.16b, v3.16b, v29.16b                     // aes.cs:70:46 encrypt r3
-    eor v19.16b, v19.16b, v2.16b                    // aes.cs:70:46 encrypt r3
-    eor3 v19.16b, v3.16b, v19.16b, v6.16b           // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #800]                              // round key rk[3][2]
-    eor v29.16b, v2.16b, v29.16b                    // aes.cs:70:46 encrypt r3
-    eor v2.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r3
-    eor3 v29.16b, v29.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #816]                              // round key rk[3][3]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r3
-    eor v30.16b, v30.16b, v7.16b                    // aes.cs:70:46 encrypt r3
-    eor3 v21.16b, v21.16b, v30.16b, v9.16b          // aes.cs:70:46 encrypt r3
-    ldr q30, [x0, #832]                             // round key rk[3][4]
-    eor v30.16b, v30.16b, v26.16b                   // aes.cs:70:46 encrypt r3
-    eor v2.16b, v17.16b, v10.16b                    // aes.cs:70:46 encrypt r3
-    eor3 v30.16b, v30.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r3
+    eor v3.16b, v3.16b, v24.16b                     // aes.cs:70:46 encrypt r3
+    eor v5.16b, v23.16b, v5.16b                     // aes.cs:70:46 encrypt r3
+    shl v6.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v18.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v3.16b, v3.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #800]                              // round key rk[3][2]
+    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r3
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    shl v7.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v8.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v23.16b, v23.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v23.16b, v5.16b, v6.16b, v23.16b           // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #816]                              // round key rk[3][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r3
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:70:46 encrypt r3
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v18.16b, v2.16b, v18.16b, v24.16b          // aes.cs:70:46 encrypt r3
+    ldr q24, [x0, #832]                             // round key rk[3][4]
+    eor v24.16b, v24.16b, v25.16b                   // aes.cs:70:46 encrypt r3
+    shl v28.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v2.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    bcax v28.16b, v28.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v2.16b, v17.16b, v28.16b                    // aes.cs:70:46 encrypt r3
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v24.16b, v24.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r3
     ldr q2, [x0, #848]                              // round key rk[3][5]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r3
-    eor v2.16b, v0.16b, v11.16b                     // aes.cs:70:46 encrypt r3
-    eor3 v26.16b, v26.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #864]                              // round key rk[3][6]
-    eor v0.16b, v2.16b, v0.16b                      // aes.cs:70:46 encrypt r3
-    ldr q2, [sp, #32]                               // reload
-    eor v2.16b, v18.16b, v2.16b                     // aes.cs:70:46 encrypt r3
-    ldr q3, [sp, #0]                                // reload
-    eor3 v0.16b, v0.16b, v2.16b, v3.16b             // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #880]                              // round key rk[3][7]
-    eor v18.16b, v2.16b, v18.16b                    // aes.cs:70:46 encrypt r3
-    ldr q2, [sp, #48]                               // reload
-    eor v17.16b, v17.16b, v2.16b                    // aes.cs:70:46 encrypt r3
-    ldr q2, [sp, #80]                               // reload
-    eor3 v17.16b, v18.16b, v17.16b, v2.16b          // aes.cs:70:46 encrypt r3
-    ldr q18, [x0, #896]                             // round key rk[3][8]
-    eor v18.16b, v18.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    eor v20.16b, v16.16b, v20.16b                   // aes.cs:70:46 encrypt r3
-    eor3 v18.16b, v18.16b, v20.16b, v15.16b         // aes.cs:70:46 encrypt r3
-    ldr q20, [x0, #912]                             // round key rk[3][9]
-    eor v16.16b, v20.16b, v16.16b                   // aes.cs:70:46 encrypt r3
-    ldr q20, [sp, #64]                              // reload
-    ldr q2, [sp, #96]                               // reload
-    eor v2.16b, v20.16b, v2.16b                     // aes.cs:70:46 encrypt r3
-    ldr q3, [sp, #208]                              // reload
-    eor3 v16.16b, v16.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #928]                              // round key rk[3][10]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r3
-    ldr q2, [sp, #16]                               // reload
-    ldr q3, [sp, #160]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r3
-    ldr q4, [sp, #112]                              // reload
-    eor3 v20.16b, v20.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r3
-    ldr q3, [x0, #944]                              // round key rk[3][11]
-    eor v1.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r3
-    ldr q3, [sp, #176]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r3
-    ldr q3, [sp, #128]                              // reload
-    eor3 v1.16b, v1.16b, v2.16b, v3.16b             // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #960]                              // round key rk[3][12]
-    eor v2.16b, v2.16b, v28.16b                     // aes.cs:70:46 encrypt r3
-    eor v25.16b, v27.16b, v25.16b                   // aes.cs:70:46 encrypt r3
-    eor3 v25.16b, v2.16b, v25.16b, v13.16b          // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #976]                              // round key rk[3][13]
-    eor v27.16b, v2.16b, v27.16b                    // aes.cs:70:46 encrypt r3
-    ldr q2, [sp, #192]                              // reload
-    eor v2.16b, v22.16b, v2.16b                     // aes.cs:70:46 encrypt r3
-    ldr q3, [sp, #224]                              // reload
-    eor3 v27.16b, v27.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #992]                              // round key rk[3][14]
-    ldr q3, [sp, #144]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r3
-    ldr q4, [sp, #256]                              // reload
-    eor v22.16b, v22.16b, v4.16b                    // aes.cs:70:46 encrypt r3
-    eor3 v22.16b, v2.16b, v22.16b, v24.16b          // aes.cs:70:46 encrypt r3
-    ldr q24, [x0, #1008]                            // round key rk[3][15]
-    eor v24.16b, v24.16b, v3.16b                    // aes.cs:70:46 encrypt r3
-    eor v23.16b, v28.16b, v23.16b                   // aes.cs:70:46 encrypt r3
-    ldr q28, [sp, #240]                             // reload
-    eor3 v23.16b, v24.16b, v23.16b, v28.16b         // aes.cs:70:46 encrypt r3
-    movi v24.16b, #0x0                              // const
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v26.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r4
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r4
-    aese v25.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    sshr v28.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
-    shl v2.16b, v31.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    movi v3.16b, #0xe4                              // const
-    bcax v28.16b, v2.16b, v28.16b, v3.16b           // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v2.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v4.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v4.16b, v26.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v5.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v6.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v6.16b, v20.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v7.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v8.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v8.16b, v23.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v9.16b, v31.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v10.16b, v30.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
-    shl v11.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v11.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v12.16b, v16.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v13.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v14.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v14.16b, v22.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v15.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v24.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v24.16b, v24.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v15.16b, v21.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q24, [sp, #240]                             // spill
-    eor v24.16b, v30.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q24, [sp, #144]                             // spill
-    sshr v24.16b, v18.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
-    str q15, [sp, #256]                             // spill
-    shl v15.16b, v18.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    bcax v24.16b, v15.16b, v24.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v15.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q13, [sp, #224]                             // spill
-    shl v13.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v15.16b, v27.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q27, [sp, #192]                             // spill
-    sshr v27.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q13, [sp, #128]                             // spill
-    shl v13.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v27.16b, v13.16b, v27.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v13.16b, v29.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q27, [sp, #176]                             // spill
-    sshr v27.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q13, [sp, #16]                              // spill
-    shl v13.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v27.16b, v13.16b, v27.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v13.16b, v17.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q27, [sp, #112]                             // spill
-    eor v27.16b, v18.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q27, [sp, #160]                             // spill
-    sshr v27.16b, v25.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
-    str q13, [sp, #64]                              // spill
-    shl v13.16b, v25.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    bcax v27.16b, v13.16b, v27.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v13.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q18, [sp, #208]                             // spill
-    shl v18.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v18.16b, v18.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v13.16b, v19.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q19, [sp, #96]                              // spill
-    sshr v19.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q18, [sp, #80]                              // spill
-    shl v18.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v18.16b, v18.16b, v19.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v19.16b, v0.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q18, [sp, #48]                              // spill
-    sshr v18.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q19, [sp, #0]                               // spill
-    shl v19.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v18.16b, v19.16b, v18.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v19.16b, v1.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v3.16b, v25.16b, v27.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q3, [sp, #32]                               // spill
-    ldr q3, [x0, #1024]                             // round key rk[4][0]
-    eor v3.16b, v3.16b, v20.16b                     // aes.cs:70:46 encrypt r4
-    eor v28.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r4
-    eor3 v28.16b, v3.16b, v28.16b, v4.16b           // aes.cs:70:46 encrypt r4
-    ldr q3, [x0, #1040]                             // round key rk[4][1]
-    eor v3.16b, v3.16b, v31.16b                     // aes.cs:70:46 encrypt r4
-    eor v23.16b, v23.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    eor3 v23.16b, v3.16b, v23.16b, v6.16b           // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1056]                             // round key rk[4][2]
-    eor v31.16b, v2.16b, v31.16b                    // aes.cs:70:46 encrypt r4
-    eor v2.16b, v26.16b, v5.16b                     // aes.cs:70:46 encrypt r4
-    eor3 v31.16b, v31.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1072]                             // round key rk[4][3]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r4
-    eor v20.16b, v20.16b, v7.16b                    // aes.cs:70:46 encrypt r4
-    eor3 v20.16b, v26.16b, v20.16b, v9.16b          // aes.cs:70:46 encrypt r4
+    eor v2.16b, v2.16b, v25.16b                     // aes.cs:70:46 encrypt r3
+    eor v5.16b, v30.16b, v5.16b                     // aes.cs:70:46 encrypt r3
+    shl v6.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v7.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v17.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #864]                              // round key rk[3][6]
+    eor v5.16b, v5.16b, v30.16b                     // aes.cs:70:46 encrypt r3
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v8.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v25.16b, v25.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v25.16b, v5.16b, v6.16b, v25.16b           // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #880]                              // round key rk[3][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r3
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:70:46 encrypt r3
+    eor v28.16b, v30.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v17.16b, v1.16b, v17.16b, v28.16b          // aes.cs:70:46 encrypt r3
+    ldr q28, [x0, #896]                             // round key rk[3][8]
+    eor v28.16b, v28.16b, v16.16b                   // aes.cs:70:46 encrypt r3
+    shl v30.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v1.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    bcax v30.16b, v30.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v1.16b, v22.16b, v30.16b                    // aes.cs:70:46 encrypt r3
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v28.16b, v28.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r3
+    ldr q1, [x0, #912]                              // round key rk[3][9]
+    eor v1.16b, v1.16b, v22.16b                     // aes.cs:70:46 encrypt r3
+    eor v5.16b, v27.16b, v5.16b                     // aes.cs:70:46 encrypt r3
+    shl v6.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v7.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v16.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #928]                              // round key rk[3][10]
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r3
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r3
+    shl v7.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v8.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v22.16b, v5.16b, v6.16b, v22.16b           // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #944]                              // round key rk[3][11]
+    eor v16.16b, v5.16b, v16.16b                    // aes.cs:70:46 encrypt r3
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r3
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v16.16b, v16.16b, v31.16b, v27.16b         // aes.cs:70:46 encrypt r3
+    ldr q27, [x0, #960]                             // round key rk[3][12]
+    eor v27.16b, v27.16b, v21.16b                   // aes.cs:70:46 encrypt r3
+    shl v30.16b, v20.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v31.16b, v20.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
+    bcax v30.16b, v30.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v31.16b, v19.16b, v30.16b                   // aes.cs:70:46 encrypt r3
+    shl v5.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v6.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v29.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v27.16b, v27.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r3
+    ldr q31, [x0, #976]                             // round key rk[3][13]
+    eor v31.16b, v31.16b, v19.16b                   // aes.cs:70:46 encrypt r3
+    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r3
+    shl v6.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v7.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v21.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #992]                              // round key rk[3][14]
+    eor v5.16b, v5.16b, v29.16b                     // aes.cs:70:46 encrypt r3
+    eor v6.16b, v20.16b, v6.16b                     // aes.cs:70:46 encrypt r3
+    shl v7.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v8.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v19.16b, v5.16b, v6.16b, v19.16b           // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #1008]                             // round key rk[3][15]
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r3
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:70:46 encrypt r3
+    eor v20.16b, v20.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v20.16b, v29.16b, v21.16b, v20.16b         // aes.cs:70:46 encrypt r3
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v3.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r4
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r4
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r4
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    ldr q21, [x0, #1024]                            // round key rk[4][0]
+    eor v21.16b, v21.16b, v22.16b                   // aes.cs:70:46 encrypt r4
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v30.16b, v26.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
+    bcax v29.16b, v29.16b, v30.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v30.16b, v20.16b, v29.16b                   // aes.cs:70:46 encrypt r4
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v21.16b, v21.16b, v30.16b, v6.16b          // aes.cs:70:46 encrypt r4
+    ldr q30, [x0, #1040]                            // round key rk[4][1]
+    eor v30.16b, v30.16b, v26.16b                   // aes.cs:70:46 encrypt r4
+    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r4
+    shl v6.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v22.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v30.16b, v30.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1056]                             // round key rk[4][2]
+    eor v5.16b, v5.16b, v26.16b                     // aes.cs:70:46 encrypt r4
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r4
+    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v8.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v20.16b, v20.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v20.16b, v5.16b, v6.16b, v20.16b           // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1072]                             // round key rk[4][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r4
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:70:46 encrypt r4
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v22.16b, v2.16b, v22.16b, v26.16b          // aes.cs:70:46 encrypt r4
     ldr q26, [x0, #1088]                            // round key rk[4][4]
-    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r4
-    eor v2.16b, v22.16b, v10.16b                    // aes.cs:70:46 encrypt r4
-    eor3 v26.16b, v26.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r4
+    eor v26.16b, v26.16b, v18.16b                   // aes.cs:70:46 encrypt r4
+    shl v29.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v2.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v2.16b, v19.16b, v29.16b                    // aes.cs:70:46 encrypt r4
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v26.16b, v26.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r4
     ldr q2, [x0, #1104]                             // round key rk[4][5]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r4
-    eor v2.16b, v30.16b, v11.16b                    // aes.cs:70:46 encrypt r4
-    eor3 v21.16b, v21.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1120]                             // round key rk[4][6]
-    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r4
-    ldr q2, [sp, #224]                              // reload
-    eor v2.16b, v16.16b, v2.16b                     // aes.cs:70:46 encrypt r4
-    ldr q3, [sp, #256]                              // reload
-    eor3 v30.16b, v30.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1136]                             // round key rk[4][7]
-    eor v16.16b, v2.16b, v16.16b                    // aes.cs:70:46 encrypt r4
-    ldr q2, [sp, #240]                              // reload
-    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    ldr q2, [sp, #144]                              // reload
-    eor3 v16.16b, v16.16b, v22.16b, v2.16b          // aes.cs:70:46 encrypt r4
-    ldr q22, [x0, #1152]                            // round key rk[4][8]
-    eor v22.16b, v22.16b, v29.16b                   // aes.cs:70:46 encrypt r4
-    eor v24.16b, v17.16b, v24.16b                   // aes.cs:70:46 encrypt r4
-    eor3 v22.16b, v22.16b, v24.16b, v15.16b         // aes.cs:70:46 encrypt r4
-    ldr q24, [x0, #1168]                            // round key rk[4][9]
-    eor v17.16b, v24.16b, v17.16b                   // aes.cs:70:46 encrypt r4
-    ldr q24, [sp, #208]                             // reload
-    ldr q2, [sp, #128]                              // reload
-    eor v2.16b, v24.16b, v2.16b                     // aes.cs:70:46 encrypt r4
-    ldr q3, [sp, #16]                               // reload
-    eor3 v17.16b, v17.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1184]                             // round key rk[4][10]
-    eor v24.16b, v2.16b, v24.16b                    // aes.cs:70:46 encrypt r4
-    ldr q2, [sp, #192]                              // reload
-    ldr q3, [sp, #176]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r4
-    ldr q4, [sp, #64]                               // reload
-    eor3 v24.16b, v24.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r4
-    ldr q3, [x0, #1200]                             // round key rk[4][11]
-    eor v29.16b, v3.16b, v29.16b                    // aes.cs:70:46 encrypt r4
-    ldr q3, [sp, #112]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r4
-    ldr q3, [sp, #160]                              // reload
-    eor3 v29.16b, v29.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1216]                             // round key rk[4][12]
-    eor v2.16b, v2.16b, v0.16b                      // aes.cs:70:46 encrypt r4
-    eor v27.16b, v1.16b, v27.16b                    // aes.cs:70:46 encrypt r4
-    eor3 v27.16b, v2.16b, v27.16b, v13.16b          // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1232]                             // round key rk[4][13]
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r4
-    ldr q2, [sp, #80]                               // reload
-    eor v2.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r4
-    ldr q3, [sp, #0]                                // reload
-    eor3 v1.16b, v1.16b, v2.16b, v3.16b             // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1248]                             // round key rk[4][14]
-    ldr q3, [sp, #96]                               // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r4
-    ldr q4, [sp, #48]                               // reload
-    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r4
-    eor3 v19.16b, v2.16b, v25.16b, v19.16b          // aes.cs:70:46 encrypt r4
-    ldr q25, [x0, #1264]                            // round key rk[4][15]
-    eor v25.16b, v25.16b, v3.16b                    // aes.cs:70:46 encrypt r4
-    eor v18.16b, v0.16b, v18.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [sp, #32]                               // reload
-    eor3 v18.16b, v25.16b, v18.16b, v0.16b          // aes.cs:70:46 encrypt r4
-    movi v25.16b, #0x0                              // const
-    aese v28.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v23.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v31.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v20.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v26.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v21.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v30.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v16.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v22.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v17.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v24.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v29.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v27.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v1.16b, v25.16b                            // aes.cs:30:39 encrypt>SubBytes r5
-    aese v19.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v18.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    sshr v0.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    shl v2.16b, v28.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
-    movi v3.16b, #0xe4                              // const
-    bcax v0.16b, v2.16b, v0.16b, v3.16b             // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v2.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v4.16b, v21.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v5.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v6.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v6.16b, v24.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v8.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v8.16b, v18.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v9.16b, v28.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v10.16b, v26.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
-    shl v11.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v11.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v12.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v12.16b, v17.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v13.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v14.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v14.16b, v19.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v15.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v25.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v25.16b, v25.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v15.16b, v20.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q25, [sp, #32]                              // spill
-    eor v25.16b, v26.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q25, [sp, #96]                              // spill
-    sshr v25.16b, v22.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
-    str q15, [sp, #48]                              // spill
-    shl v15.16b, v22.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    bcax v25.16b, v15.16b, v25.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v15.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q13, [sp, #0]                               // spill
-    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v15.16b, v1.16b, v13.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q1, [sp, #80]                               // spill
-    sshr v1.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q13, [sp, #160]                             // spill
-    shl v13.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v1.16b, v13.16b, v1.16b, v3.16b            // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v13.16b, v31.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q1, [sp, #112]                              // spill
-    sshr v1.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q13, [sp, #192]                             // spill
-    shl v13.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v1.16b, v13.16b, v1.16b, v3.16b            // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v13.16b, v16.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q1, [sp, #64]                               // spill
-    eor v1.16b, v22.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q1, [sp, #176]                              // spill
-    sshr v1.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    str q13, [sp, #208]                             // spill
-    shl v13.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    bcax v1.16b, v13.16b, v1.16b, v3.16b            // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v13.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q22, [sp, #16]                              // spill
-    shl v22.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v22.16b, v22.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v13.16b, v23.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q23, [sp, #128]                             // spill
-    sshr v23.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q22, [sp, #144]                             // spill
-    shl v22.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v22.16b, v22.16b, v23.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v23.16b, v30.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q22, [sp, #240]                             // spill
-    sshr v22.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q23, [sp, #256]                             // spill
-    shl v23.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v22.16b, v23.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v23.16b, v29.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v3.16b, v27.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q3, [sp, #224]                              // spill
-    ldr q3, [x0, #1280]                             // round key rk[5][0]
-    eor v3.16b, v3.16b, v24.16b                     // aes.cs:70:46 encrypt r5
-    eor v0.16b, v18.16b, v0.16b                     // aes.cs:70:46 encrypt r5
-    eor3 v0.16b, v3.16b, v0.16b, v4.16b             // aes.cs:70:46 encrypt r5
+    eor v2.16b, v2.16b, v18.16b                     // aes.cs:70:46 encrypt r4
+    eor v5.16b, v24.16b, v5.16b                     // aes.cs:70:46 encrypt r4
+    shl v6.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v7.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v19.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1120]                             // round key rk[4][6]
+    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r4
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r4
+    shl v7.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v8.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v18.16b, v5.16b, v6.16b, v18.16b           // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1136]                             // round key rk[4][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r4
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:70:46 encrypt r4
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v19.16b, v1.16b, v19.16b, v24.16b          // aes.cs:70:46 encrypt r4
+    ldr q24, [x0, #1152]                            // round key rk[4][8]
+    eor v24.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r4
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v1.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v1.16b, v17.16b, v29.16b                    // aes.cs:70:46 encrypt r4
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v24.16b, v24.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r4
+    ldr q1, [x0, #1168]                             // round key rk[4][9]
+    eor v1.16b, v1.16b, v17.16b                     // aes.cs:70:46 encrypt r4
+    eor v5.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r4
+    shl v6.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v7.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v23.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1184]                             // round key rk[4][10]
+    eor v5.16b, v5.16b, v28.16b                     // aes.cs:70:46 encrypt r4
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r4
+    shl v7.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v8.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v17.16b, v5.16b, v6.16b, v17.16b           // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1200]                             // round key rk[4][11]
+    eor v23.16b, v5.16b, v23.16b                    // aes.cs:70:46 encrypt r4
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r4
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v23.16b, v23.16b, v31.16b, v28.16b         // aes.cs:70:46 encrypt r4
+    ldr q28, [x0, #1216]                            // round key rk[4][12]
+    eor v28.16b, v28.16b, v25.16b                   // aes.cs:70:46 encrypt r4
+    shl v29.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v31.16b, v27.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v31.16b, v16.16b, v29.16b                   // aes.cs:70:46 encrypt r4
+    shl v5.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v28.16b, v28.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r4
+    ldr q31, [x0, #1232]                            // round key rk[4][13]
+    eor v31.16b, v31.16b, v16.16b                   // aes.cs:70:46 encrypt r4
+    eor v5.16b, v27.16b, v5.16b                     // aes.cs:70:46 encrypt r4
+    shl v6.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v7.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v25.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1248]                             // round key rk[4][14]
+    eor v5.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r4
+    eor v6.16b, v27.16b, v6.16b                     // aes.cs:70:46 encrypt r4
+    shl v7.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v8.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v16.16b, v5.16b, v6.16b, v16.16b           // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1264]                             // round key rk[4][15]
+    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r4
+    eor v25.16b, v25.16b, v7.16b                    // aes.cs:70:46 encrypt r4
+    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v25.16b, v3.16b, v25.16b, v27.16b          // aes.cs:70:46 encrypt r4
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v30.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r5
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r5
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    ldr q27, [x0, #1280]                            // round key rk[5][0]
+    eor v27.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r5
+    shl v29.16b, v21.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v3.16b, v21.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    bcax v29.16b, v29.16b, v3.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v3.16b, v25.16b, v29.16b                    // aes.cs:70:46 encrypt r5
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v27.16b, v27.16b, v3.16b, v6.16b           // aes.cs:70:46 encrypt r5
     ldr q3, [x0, #1296]                             // round key rk[5][1]
-    eor v3.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r5
-    eor v18.16b, v18.16b, v2.16b                    // aes.cs:70:46 encrypt r5
-    eor3 v18.16b, v3.16b, v18.16b, v6.16b           // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1312]                             // round key rk[5][2]
-    eor v28.16b, v2.16b, v28.16b                    // aes.cs:70:46 encrypt r5
-    eor v2.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r5
-    eor3 v28.16b, v28.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1328]                             // round key rk[5][3]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r5
-    eor v24.16b, v24.16b, v7.16b                    // aes.cs:70:46 encrypt r5
-    eor3 v21.16b, v21.16b, v24.16b, v9.16b          // aes.cs:70:46 encrypt r5
-    ldr q24, [x0, #1344]                            // round key rk[5][4]
-    eor v24.16b, v24.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    eor v2.16b, v19.16b, v10.16b                    // aes.cs:70:46 encrypt r5
-    eor3 v24.16b, v24.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r5
+    eor v3.16b, v3.16b, v21.16b                     // aes.cs:70:46 encrypt r5
+    eor v5.16b, v25.16b, v5.16b                     // aes.cs:70:46 encrypt r5
+    shl v6.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v7.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v17.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v3.16b, v3.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1312]                             // round key rk[5][2]
+    eor v5.16b, v5.16b, v21.16b                     // aes.cs:70:46 encrypt r5
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v8.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v25.16b, v25.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v25.16b, v5.16b, v6.16b, v25.16b           // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1328]                             // round key rk[5][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r5
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:70:46 encrypt r5
+    eor v21.16b, v21.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v17.16b, v2.16b, v17.16b, v21.16b          // aes.cs:70:46 encrypt r5
+    ldr q21, [x0, #1344]                            // round key rk[5][4]
+    eor v21.16b, v21.16b, v22.16b                   // aes.cs:70:46 encrypt r5
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v2.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v2.16b, v16.16b, v29.16b                    // aes.cs:70:46 encrypt r5
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v21.16b, v21.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r5
     ldr q2, [x0, #1360]                             // round key rk[5][5]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r5
-    eor v2.16b, v26.16b, v11.16b                    // aes.cs:70:46 encrypt r5
-    eor3 v20.16b, v20.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1376]                             // round key rk[5][6]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r5
-    ldr q2, [sp, #0]                                // reload
-    eor v2.16b, v17.16b, v2.16b                     // aes.cs:70:46 encrypt r5
-    ldr q3, [sp, #48]                               // reload
-    eor3 v26.16b, v26.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1392]                             // round key rk[5][7]
-    eor v17.16b, v2.16b, v17.16b                    // aes.cs:70:46 encrypt r5
-    ldr q2, [sp, #32]                               // reload
-    eor v19.16b, v19.16b, v2.16b                    // aes.cs:70:46 encrypt r5
-    ldr q2, [sp, #96]                               // reload
-    eor3 v17.16b, v17.16b, v19.16b, v2.16b          // aes.cs:70:46 encrypt r5
-    ldr q19, [x0, #1408]                            // round key rk[5][8]
-    eor v19.16b, v19.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    eor v25.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    eor3 v19.16b, v19.16b, v25.16b, v15.16b         // aes.cs:70:46 encrypt r5
-    ldr q25, [x0, #1424]                            // round key rk[5][9]
-    eor v16.16b, v25.16b, v16.16b                   // aes.cs:70:46 encrypt r5
-    ldr q25, [sp, #16]                              // reload
-    ldr q2, [sp, #160]                              // reload
-    eor v2.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r5
-    ldr q3, [sp, #192]                              // reload
-    eor3 v16.16b, v16.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1440]                             // round key rk[5][10]
-    eor v25.16b, v2.16b, v25.16b                    // aes.cs:70:46 encrypt r5
-    ldr q2, [sp, #80]                               // reload
-    ldr q3, [sp, #112]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r5
-    ldr q4, [sp, #208]                              // reload
-    eor3 v25.16b, v25.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r5
-    ldr q3, [x0, #1456]                             // round key rk[5][11]
-    eor v31.16b, v3.16b, v31.16b                    // aes.cs:70:46 encrypt r5
-    ldr q3, [sp, #64]                               // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r5
-    ldr q3, [sp, #176]                              // reload
-    eor3 v31.16b, v31.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1472]                             // round key rk[5][12]
-    eor v2.16b, v2.16b, v30.16b                     // aes.cs:70:46 encrypt r5
-    eor v1.16b, v29.16b, v1.16b                     // aes.cs:70:46 encrypt r5
-    eor3 v1.16b, v2.16b, v1.16b, v13.16b            // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1488]                             // round key rk[5][13]
-    eor v29.16b, v2.16b, v29.16b                    // aes.cs:70:46 encrypt r5
-    ldr q2, [sp, #144]                              // reload
-    eor v2.16b, v27.16b, v2.16b                     // aes.cs:70:46 encrypt r5
-    ldr q3, [sp, #256]                              // reload
-    eor3 v29.16b, v29.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1504]                             // round key rk[5][14]
-    ldr q3, [sp, #128]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r5
-    ldr q4, [sp, #240]                              // reload
-    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r5
-    eor3 v23.16b, v2.16b, v27.16b, v23.16b          // aes.cs:70:46 encrypt r5
-    ldr q27, [x0, #1520]                            // round key rk[5][15]
-    eor v27.16b, v27.16b, v3.16b                    // aes.cs:70:46 encrypt r5
-    eor v22.16b, v30.16b, v22.16b                   // aes.cs:70:46 encrypt r5
-    ldr q30, [sp, #224]                             // reload
-    eor3 v22.16b, v27.16b, v22.16b, v30.16b         // aes.cs:70:46 encrypt r5
-    movi v27.16b, #0x0                              // const
-    aese v0.16b, v27.16b                            // aes.cs:30:39 encrypt>SubBytes r6
-    aese v18.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v28.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v21.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v24.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v20.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v26.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v17.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v19.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v16.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v25.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v31.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v1.16b, v27.16b                            // aes.cs:30:39 encrypt>SubBytes r6
-    aese v29.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v23.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v22.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    shl v2.16b, v0.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r6
-    movi v3.16b, #0xe4                              // const
-    bcax v30.16b, v2.16b, v30.16b, v3.16b           // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v2.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v4.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v4.16b, v20.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v5.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v6.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v6.16b, v25.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v8.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v8.16b, v22.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v9.16b, v0.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v10.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
-    shl v11.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v11.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v12.16b, v16.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v13.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v14.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v14.16b, v23.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v15.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v27.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v27.16b, v27.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v15.16b, v21.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q27, [sp, #224]                             // spill
-    eor v27.16b, v24.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q27, [sp, #128]                             // spill
-    sshr v27.16b, v19.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
-    str q15, [sp, #240]                             // spill
-    shl v15.16b, v19.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    bcax v27.16b, v15.16b, v27.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v15.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q13, [sp, #256]                             // spill
-    shl v13.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v15.16b, v29.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q29, [sp, #144]                             // spill
-    sshr v29.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q13, [sp, #176]                             // spill
-    shl v13.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v29.16b, v13.16b, v29.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v13.16b, v28.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q29, [sp, #64]                              // spill
-    sshr v29.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q13, [sp, #80]                              // spill
-    shl v13.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v29.16b, v13.16b, v29.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v13.16b, v17.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q29, [sp, #208]                             // spill
-    eor v29.16b, v19.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q29, [sp, #112]                             // spill
-    sshr v29.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    str q13, [sp, #16]                              // spill
-    shl v13.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    bcax v29.16b, v13.16b, v29.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v13.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #192]                             // spill
-    shl v19.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v19.16b, v19.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v13.16b, v18.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q18, [sp, #160]                             // spill
-    sshr v18.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #96]                              // spill
-    shl v19.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v18.16b, v19.16b, v18.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v19.16b, v26.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q18, [sp, #32]                              // spill
-    sshr v18.16b, v31.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #48]                              // spill
-    shl v19.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v18.16b, v19.16b, v18.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v19.16b, v31.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v3.16b, v1.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q3, [sp, #0]                                // spill
-    ldr q3, [x0, #1536]                             // round key rk[6][0]
-    eor v3.16b, v3.16b, v25.16b                     // aes.cs:70:46 encrypt r6
-    eor v30.16b, v22.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    eor3 v30.16b, v3.16b, v30.16b, v4.16b           // aes.cs:70:46 encrypt r6
-    ldr q3, [x0, #1552]                             // round key rk[6][1]
-    eor v3.16b, v3.16b, v0.16b                      // aes.cs:70:46 encrypt r6
-    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r6
-    eor3 v22.16b, v3.16b, v22.16b, v6.16b           // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1568]                             // round key rk[6][2]
-    eor v0.16b, v2.16b, v0.16b                      // aes.cs:70:46 encrypt r6
-    eor v2.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r6
-    eor3 v0.16b, v0.16b, v2.16b, v8.16b             // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1584]                             // round key rk[6][3]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r6
-    eor v25.16b, v25.16b, v7.16b                    // aes.cs:70:46 encrypt r6
-    eor3 v20.16b, v20.16b, v25.16b, v9.16b          // aes.cs:70:46 encrypt r6
-    ldr q25, [x0, #1600]                            // round key rk[6][4]
-    eor v25.16b, v25.16b, v21.16b                   // aes.cs:70:46 encrypt r6
-    eor v2.16b, v23.16b, v10.16b                    // aes.cs:70:46 encrypt r6
-    eor3 v25.16b, v25.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r6
+    eor v2.16b, v2.16b, v22.16b                     // aes.cs:70:46 encrypt r5
+    eor v5.16b, v26.16b, v5.16b                     // aes.cs:70:46 encrypt r5
+    shl v6.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v7.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v16.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1376]                             // round key rk[5][6]
+    eor v5.16b, v5.16b, v26.16b                     // aes.cs:70:46 encrypt r5
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    shl v7.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v8.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v22.16b, v5.16b, v6.16b, v22.16b           // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1392]                             // round key rk[5][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r5
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:70:46 encrypt r5
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v16.16b, v1.16b, v16.16b, v26.16b          // aes.cs:70:46 encrypt r5
+    ldr q26, [x0, #1408]                            // round key rk[5][8]
+    eor v26.16b, v26.16b, v20.16b                   // aes.cs:70:46 encrypt r5
+    shl v29.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v1.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v1.16b, v19.16b, v29.16b                    // aes.cs:70:46 encrypt r5
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v26.16b, v26.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r5
+    ldr q1, [x0, #1424]                             // round key rk[5][9]
+    eor v1.16b, v1.16b, v19.16b                     // aes.cs:70:46 encrypt r5
+    eor v5.16b, v24.16b, v5.16b                     // aes.cs:70:46 encrypt r5
+    shl v6.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v7.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v20.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1440]                             // round key rk[5][10]
+    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r5
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r5
+    shl v7.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v8.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v19.16b, v5.16b, v6.16b, v19.16b           // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1456]                             // round key rk[5][11]
+    eor v20.16b, v5.16b, v20.16b                    // aes.cs:70:46 encrypt r5
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r5
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v20.16b, v20.16b, v31.16b, v24.16b         // aes.cs:70:46 encrypt r5
+    ldr q24, [x0, #1472]                            // round key rk[5][12]
+    eor v24.16b, v24.16b, v18.16b                   // aes.cs:70:46 encrypt r5
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v31.16b, v28.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v31.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    shl v5.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v30.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v24.16b, v24.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r5
+    ldr q31, [x0, #1488]                            // round key rk[5][13]
+    eor v31.16b, v31.16b, v23.16b                   // aes.cs:70:46 encrypt r5
+    eor v5.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r5
+    shl v6.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v18.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1504]                             // round key rk[5][14]
+    eor v5.16b, v5.16b, v30.16b                     // aes.cs:70:46 encrypt r5
+    eor v6.16b, v28.16b, v6.16b                     // aes.cs:70:46 encrypt r5
+    shl v7.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v8.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v23.16b, v23.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v23.16b, v5.16b, v6.16b, v23.16b           // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1520]                             // round key rk[5][15]
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r5
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:70:46 encrypt r5
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v18.16b, v30.16b, v18.16b, v28.16b         // aes.cs:70:46 encrypt r5
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v3.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r6
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r6
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r6
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    ldr q28, [x0, #1536]                            // round key rk[6][0]
+    eor v28.16b, v28.16b, v19.16b                   // aes.cs:70:46 encrypt r6
+    shl v29.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v30.16b, v27.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
+    bcax v29.16b, v29.16b, v30.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v30.16b, v18.16b, v29.16b                   // aes.cs:70:46 encrypt r6
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v28.16b, v28.16b, v30.16b, v6.16b          // aes.cs:70:46 encrypt r6
+    ldr q30, [x0, #1552]                            // round key rk[6][1]
+    eor v30.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r6
+    eor v5.16b, v18.16b, v5.16b                     // aes.cs:70:46 encrypt r6
+    shl v6.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v7.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v19.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v30.16b, v30.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1568]                             // round key rk[6][2]
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r6
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    shl v7.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v8.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v18.16b, v5.16b, v6.16b, v18.16b           // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1584]                             // round key rk[6][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r6
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:70:46 encrypt r6
+    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v19.16b, v2.16b, v19.16b, v27.16b          // aes.cs:70:46 encrypt r6
+    ldr q27, [x0, #1600]                            // round key rk[6][4]
+    eor v27.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r6
+    shl v29.16b, v21.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v2.16b, v21.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v2.16b, v23.16b, v29.16b                    // aes.cs:70:46 encrypt r6
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v27.16b, v27.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r6
     ldr q2, [x0, #1616]                             // round key rk[6][5]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r6
-    eor v2.16b, v24.16b, v11.16b                    // aes.cs:70:46 encrypt r6
-    eor3 v21.16b, v21.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1632]                             // round key rk[6][6]
-    eor v24.16b, v2.16b, v24.16b                    // aes.cs:70:46 encrypt r6
-    ldr q2, [sp, #256]                              // reload
-    eor v2.16b, v16.16b, v2.16b                     // aes.cs:70:46 encrypt r6
-    ldr q3, [sp, #240]                              // reload
-    eor3 v24.16b, v24.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1648]                             // round key rk[6][7]
-    eor v16.16b, v2.16b, v16.16b                    // aes.cs:70:46 encrypt r6
-    ldr q2, [sp, #224]                              // reload
-    eor v23.16b, v23.16b, v2.16b                    // aes.cs:70:46 encrypt r6
-    ldr q2, [sp, #128]                              // reload
-    eor3 v16.16b, v16.16b, v23.16b, v2.16b          // aes.cs:70:46 encrypt r6
+    eor v2.16b, v2.16b, v17.16b                     // aes.cs:70:46 encrypt r6
+    eor v5.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r6
+    shl v6.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v7.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v23.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1632]                             // round key rk[6][6]
+    eor v5.16b, v5.16b, v21.16b                     // aes.cs:70:46 encrypt r6
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    shl v7.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v8.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v17.16b, v5.16b, v6.16b, v17.16b           // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1648]                             // round key rk[6][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r6
+    eor v23.16b, v23.16b, v7.16b                    // aes.cs:70:46 encrypt r6
+    eor v21.16b, v21.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v21.16b, v1.16b, v23.16b, v21.16b          // aes.cs:70:46 encrypt r6
     ldr q23, [x0, #1664]                            // round key rk[6][8]
-    eor v23.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    eor v27.16b, v17.16b, v27.16b                   // aes.cs:70:46 encrypt r6
-    eor3 v23.16b, v23.16b, v27.16b, v15.16b         // aes.cs:70:46 encrypt r6
-    ldr q27, [x0, #1680]                            // round key rk[6][9]
-    eor v17.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r6
-    ldr q27, [sp, #192]                             // reload
-    ldr q2, [sp, #176]                              // reload
-    eor v2.16b, v27.16b, v2.16b                     // aes.cs:70:46 encrypt r6
-    ldr q3, [sp, #80]                               // reload
-    eor3 v17.16b, v17.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1696]                             // round key rk[6][10]
-    eor v27.16b, v2.16b, v27.16b                    // aes.cs:70:46 encrypt r6
-    ldr q2, [sp, #144]                              // reload
-    ldr q3, [sp, #64]                               // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r6
-    ldr q4, [sp, #16]                               // reload
-    eor3 v27.16b, v27.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r6
-    ldr q3, [x0, #1712]                             // round key rk[6][11]
-    eor v28.16b, v3.16b, v28.16b                    // aes.cs:70:46 encrypt r6
-    ldr q3, [sp, #208]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r6
-    ldr q3, [sp, #112]                              // reload
-    eor3 v28.16b, v28.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1728]                             // round key rk[6][12]
-    eor v2.16b, v2.16b, v26.16b                     // aes.cs:70:46 encrypt r6
-    eor v29.16b, v31.16b, v29.16b                   // aes.cs:70:46 encrypt r6
-    eor3 v29.16b, v2.16b, v29.16b, v13.16b          // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1744]                             // round key rk[6][13]
-    eor v31.16b, v2.16b, v31.16b                    // aes.cs:70:46 encrypt r6
-    ldr q2, [sp, #96]                               // reload
-    eor v2.16b, v1.16b, v2.16b                      // aes.cs:70:46 encrypt r6
-    ldr q3, [sp, #48]                               // reload
-    eor3 v31.16b, v31.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1760]                             // round key rk[6][14]
-    ldr q3, [sp, #160]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r6
-    ldr q4, [sp, #32]                               // reload
-    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r6
-    eor3 v19.16b, v2.16b, v1.16b, v19.16b           // aes.cs:70:46 encrypt r6
-    ldr q1, [x0, #1776]                             // round key rk[6][15]
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r6
-    eor v18.16b, v26.16b, v18.16b                   // aes.cs:70:46 encrypt r6
-    ldr q26, [sp, #0]                               // reload
-    eor3 v18.16b, v1.16b, v18.16b, v26.16b          // aes.cs:70:46 encrypt r6
-    movi v26.16b, #0x0                              // const
-    aese v30.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v22.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v0.16b, v26.16b                            // aes.cs:30:39 encrypt>SubBytes r7
-    aese v20.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v25.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v21.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v24.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v16.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v23.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v17.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v27.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v28.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v29.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v31.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v19.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v18.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    sshr v1.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    shl v2.16b, v30.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    movi v3.16b, #0xe4                              // const
-    bcax v1.16b, v2.16b, v1.16b, v3.16b             // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v2.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v4.16b, v21.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v5.16b, v27.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v6.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v6.16b, v27.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v8.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v8.16b, v18.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v9.16b, v30.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v10.16b, v25.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
-    shl v11.16b, v25.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v11.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v12.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v12.16b, v17.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v13.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v14.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v14.16b, v19.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v15.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v26.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v26.16b, v26.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v15.16b, v20.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q26, [sp, #0]                               // spill
-    eor v26.16b, v25.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q26, [sp, #160]                             // spill
-    sshr v26.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
-    str q15, [sp, #32]                              // spill
-    shl v15.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    bcax v26.16b, v15.16b, v26.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v15.16b, v31.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q13, [sp, #48]                              // spill
-    shl v13.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v15.16b, v31.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q31, [sp, #96]                              // spill
-    sshr v31.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q13, [sp, #112]                             // spill
-    shl v13.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v31.16b, v13.16b, v31.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v13.16b, v0.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q31, [sp, #208]                             // spill
-    sshr v31.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q13, [sp, #144]                             // spill
-    shl v13.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v31.16b, v13.16b, v31.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v13.16b, v16.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q31, [sp, #16]                              // spill
-    eor v31.16b, v23.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q31, [sp, #64]                              // spill
-    sshr v31.16b, v29.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
-    str q13, [sp, #192]                             // spill
-    shl v13.16b, v29.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    bcax v31.16b, v13.16b, v31.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v13.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q23, [sp, #80]                              // spill
-    shl v23.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v23.16b, v23.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v13.16b, v22.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q22, [sp, #176]                             // spill
-    sshr v22.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q23, [sp, #128]                             // spill
-    shl v23.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v22.16b, v23.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v23.16b, v24.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q22, [sp, #224]                             // spill
-    sshr v22.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q23, [sp, #240]                             // spill
-    shl v23.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v22.16b, v23.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v23.16b, v28.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v3.16b, v29.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q3, [sp, #256]                              // spill
-    ldr q3, [x0, #1792]                             // round key rk[7][0]
-    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r7
-    eor v1.16b, v18.16b, v1.16b                     // aes.cs:70:46 encrypt r7
-    eor3 v1.16b, v3.16b, v1.16b, v4.16b             // aes.cs:70:46 encrypt r7
+    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r6
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v1.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v1.16b, v16.16b, v29.16b                    // aes.cs:70:46 encrypt r6
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v23.16b, v23.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r6
+    ldr q1, [x0, #1680]                             // round key rk[6][9]
+    eor v1.16b, v1.16b, v16.16b                     // aes.cs:70:46 encrypt r6
+    eor v5.16b, v26.16b, v5.16b                     // aes.cs:70:46 encrypt r6
+    shl v6.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v7.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v25.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1696]                             // round key rk[6][10]
+    eor v5.16b, v5.16b, v26.16b                     // aes.cs:70:46 encrypt r6
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r6
+    shl v7.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v8.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v16.16b, v5.16b, v6.16b, v16.16b           // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1712]                             // round key rk[6][11]
+    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r6
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r6
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v25.16b, v25.16b, v31.16b, v26.16b         // aes.cs:70:46 encrypt r6
+    ldr q26, [x0, #1728]                            // round key rk[6][12]
+    eor v26.16b, v26.16b, v22.16b                   // aes.cs:70:46 encrypt r6
+    shl v29.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v31.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v31.16b, v20.16b, v29.16b                   // aes.cs:70:46 encrypt r6
+    shl v5.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v26.16b, v26.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r6
+    ldr q31, [x0, #1744]                            // round key rk[6][13]
+    eor v31.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r6
+    eor v5.16b, v24.16b, v5.16b                     // aes.cs:70:46 encrypt r6
+    shl v6.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v22.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1760]                             // round key rk[6][14]
+    eor v5.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r6
+    eor v6.16b, v24.16b, v6.16b                     // aes.cs:70:46 encrypt r6
+    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v8.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v20.16b, v20.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v20.16b, v5.16b, v6.16b, v20.16b           // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1776]                             // round key rk[6][15]
+    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r6
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:70:46 encrypt r6
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v22.16b, v3.16b, v22.16b, v24.16b          // aes.cs:70:46 encrypt r6
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v30.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r7
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r7
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    ldr q24, [x0, #1792]                            // round key rk[7][0]
+    eor v24.16b, v24.16b, v16.16b                   // aes.cs:70:46 encrypt r7
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v3.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    bcax v29.16b, v29.16b, v3.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v3.16b, v22.16b, v29.16b                    // aes.cs:70:46 encrypt r7
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v24.16b, v24.16b, v3.16b, v6.16b           // aes.cs:70:46 encrypt r7
     ldr q3, [x0, #1808]                             // round key rk[7][1]
-    eor v3.16b, v3.16b, v30.16b                     // aes.cs:70:46 encrypt r7
-    eor v18.16b, v18.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    eor3 v18.16b, v3.16b, v18.16b, v6.16b           // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1824]                             // round key rk[7][2]
-    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r7
-    eor v2.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r7
-    eor3 v30.16b, v30.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1840]                             // round key rk[7][3]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r7
-    eor v27.16b, v27.16b, v7.16b                    // aes.cs:70:46 encrypt r7
-    eor3 v21.16b, v21.16b, v27.16b, v9.16b          // aes.cs:70:46 encrypt r7
-    ldr q27, [x0, #1856]                            // round key rk[7][4]
-    eor v27.16b, v27.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    eor v2.16b, v19.16b, v10.16b                    // aes.cs:70:46 encrypt r7
-    eor3 v27.16b, v27.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r7
+    eor v3.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r7
+    eor v5.16b, v22.16b, v5.16b                     // aes.cs:70:46 encrypt r7
+    shl v6.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v7.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v16.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v3.16b, v3.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #1824]                             // round key rk[7][2]
+    eor v5.16b, v5.16b, v28.16b                     // aes.cs:70:46 encrypt r7
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    shl v7.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v8.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v22.16b, v5.16b, v6.16b, v22.16b           // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #1840]                             // round key rk[7][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r7
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:70:46 encrypt r7
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v16.16b, v2.16b, v16.16b, v28.16b          // aes.cs:70:46 encrypt r7
+    ldr q28, [x0, #1856]                            // round key rk[7][4]
+    eor v28.16b, v28.16b, v19.16b                   // aes.cs:70:46 encrypt r7
+    shl v29.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v2.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v2.16b, v20.16b, v29.16b                    // aes.cs:70:46 encrypt r7
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v28.16b, v28.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r7
     ldr q2, [x0, #1872]                             // round key rk[7][5]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r7
-    eor v2.16b, v25.16b, v11.16b                    // aes.cs:70:46 encrypt r7
-    eor3 v20.16b, v20.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1888]                             // round key rk[7][6]
-    eor v25.16b, v2.16b, v25.16b                    // aes.cs:70:46 encrypt r7
-    ldr q2, [sp, #48]                               // reload
-    eor v2.16b, v17.16b, v2.16b                     // aes.cs:70:46 encrypt r7
-    ldr q3, [sp, #32]                               // reload
-    eor3 v25.16b, v25.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1904]                             // round key rk[7][7]
-    eor v17.16b, v2.16b, v17.16b                    // aes.cs:70:46 encrypt r7
-    ldr q2, [sp, #0]                                // reload
-    eor v19.16b, v19.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    ldr q2, [sp, #160]                              // reload
-    eor3 v17.16b, v17.16b, v19.16b, v2.16b          // aes.cs:70:46 encrypt r7
-    ldr q19, [x0, #1920]                            // round key rk[7][8]
-    eor v19.16b, v19.16b, v0.16b                    // aes.cs:70:46 encrypt r7
-    eor v26.16b, v16.16b, v26.16b                   // aes.cs:70:46 encrypt r7
-    eor3 v19.16b, v19.16b, v26.16b, v15.16b         // aes.cs:70:46 encrypt r7
-    ldr q26, [x0, #1936]                            // round key rk[7][9]
-    eor v16.16b, v26.16b, v16.16b                   // aes.cs:70:46 encrypt r7
-    ldr q26, [sp, #80]                              // reload
-    ldr q2, [sp, #112]                              // reload
-    eor v2.16b, v26.16b, v2.16b                     // aes.cs:70:46 encrypt r7
-    ldr q3, [sp, #144]                              // reload
-    eor3 v16.16b, v16.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1952]                             // round key rk[7][10]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r7
-    ldr q2, [sp, #96]                               // reload
-    ldr q3, [sp, #208]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r7
-    ldr q4, [sp, #192]                              // reload
-    eor3 v26.16b, v26.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r7
-    ldr q3, [x0, #1968]                             // round key rk[7][11]
-    eor v0.16b, v3.16b, v0.16b                      // aes.cs:70:46 encrypt r7
-    ldr q3, [sp, #16]                               // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r7
-    ldr q3, [sp, #64]                               // reload
-    eor3 v0.16b, v0.16b, v2.16b, v3.16b             // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1984]                             // round key rk[7][12]
-    eor v2.16b, v2.16b, v24.16b                     // aes.cs:70:46 encrypt r7
-    eor v31.16b, v28.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    eor3 v31.16b, v2.16b, v31.16b, v13.16b          // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #2000]                             // round key rk[7][13]
-    eor v28.16b, v2.16b, v28.16b                    // aes.cs:70:46 encrypt r7
-    ldr q2, [sp, #128]                              // reload
-    eor v2.16b, v29.16b, v2.16b                     // aes.cs:70:46 encrypt r7
-    ldr q3, [sp, #240]                              // reload
-    eor3 v28.16b, v28.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #2016]                             // round key rk[7][14]
-    ldr q3, [sp, #176]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r7
-    ldr q4, [sp, #224]                              // reload
-    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r7
-    eor3 v23.16b, v2.16b, v29.16b, v23.16b          // aes.cs:70:46 encrypt r7
-    ldr q29, [x0, #2032]                            // round key rk[7][15]
-    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r7
-    eor v22.16b, v24.16b, v22.16b                   // aes.cs:70:46 encrypt r7
-    ldr q24, [sp, #256]                             // reload
-    eor3 v22.16b, v29.16b, v22.16b, v24.16b         // aes.cs:70:46 encrypt r7
-    movi v24.16b, #0x0                              // const
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r8
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v25.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v26.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r8
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    sshr v29.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    shl v2.16b, v1.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r8
-    movi v3.16b, #0xe4                              // const
-    bcax v29.16b, v2.16b, v29.16b, v3.16b           // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v2.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v4.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v4.16b, v20.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v5.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v6.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v6.16b, v26.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v8.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v8.16b, v22.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v9.16b, v1.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v10.16b, v27.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
-    shl v11.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v11.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v12.16b, v16.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v13.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v14.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v14.16b, v23.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v15.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v24.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v24.16b, v24.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v15.16b, v21.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q24, [sp, #256]                             // spill
-    eor v24.16b, v27.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q24, [sp, #176]                             // spill
-    sshr v24.16b, v19.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
-    str q15, [sp, #224]                             // spill
-    shl v15.16b, v19.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    bcax v24.16b, v15.16b, v24.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v15.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q13, [sp, #240]                             // spill
-    shl v13.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v15.16b, v28.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q28, [sp, #128]                             // spill
-    sshr v28.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q13, [sp, #64]                              // spill
-    shl v13.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v28.16b, v13.16b, v28.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v13.16b, v30.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q28, [sp, #16]                              // spill
-    sshr v28.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q13, [sp, #96]                              // spill
-    shl v13.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v28.16b, v13.16b, v28.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v13.16b, v17.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q28, [sp, #192]                             // spill
-    eor v28.16b, v19.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q28, [sp, #208]                             // spill
-    sshr v28.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
-    str q13, [sp, #80]                              // spill
-    shl v13.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    bcax v28.16b, v13.16b, v28.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v13.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q19, [sp, #144]                             // spill
-    shl v19.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v19.16b, v19.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v13.16b, v18.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q18, [sp, #112]                             // spill
-    sshr v18.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q19, [sp, #160]                             // spill
-    shl v19.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v18.16b, v19.16b, v18.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v19.16b, v25.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q18, [sp, #0]                               // spill
-    sshr v18.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q19, [sp, #32]                              // spill
-    shl v19.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v18.16b, v19.16b, v18.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v19.16b, v0.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v3.16b, v31.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q3, [sp, #48]                               // spill
-    ldr q3, [x0, #2048]                             // round key rk[8][0]
-    eor v3.16b, v3.16b, v26.16b                     // aes.cs:70:46 encrypt r8
-    eor v29.16b, v22.16b, v29.16b                   // aes.cs:70:46 encrypt r8
-    eor3 v29.16b, v3.16b, v29.16b, v4.16b           // aes.cs:70:46 encrypt r8
-    ldr q3, [x0, #2064]                             // round key rk[8][1]
-    eor v3.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r8
-    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r8
-    eor3 v22.16b, v3.16b, v22.16b, v6.16b           // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2080]                             // round key rk[8][2]
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r8
-    eor v2.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r8
-    eor3 v1.16b, v1.16b, v2.16b, v8.16b             // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2096]                             // round key rk[8][3]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r8
-    eor v26.16b, v26.16b, v7.16b                    // aes.cs:70:46 encrypt r8
-    eor3 v20.16b, v20.16b, v26.16b, v9.16b          // aes.cs:70:46 encrypt r8
-    ldr q26, [x0, #2112]                            // round key rk[8][4]
+    eor v2.16b, v2.16b, v19.16b                     // aes.cs:70:46 encrypt r7
+    eor v5.16b, v27.16b, v5.16b                     // aes.cs:70:46 encrypt r7
+    shl v6.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v7.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v20.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #1888]                             // round key rk[7][6]
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r7
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    shl v7.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v8.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v19.16b, v5.16b, v6.16b, v19.16b           // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #1904]                             // round key rk[7][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r7
+    eor v20.16b, v20.16b, v7.16b                    // aes.cs:70:46 encrypt r7
+    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v20.16b, v1.16b, v20.16b, v27.16b          // aes.cs:70:46 encrypt r7
+    ldr q27, [x0, #1920]                            // round key rk[7][8]
+    eor v27.16b, v27.16b, v18.16b                   // aes.cs:70:46 encrypt r7
+    shl v29.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v1.16b, v23.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v1.16b, v21.16b, v29.16b                    // aes.cs:70:46 encrypt r7
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v27.16b, v27.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r7
+    ldr q1, [x0, #1936]                             // round key rk[7][9]
+    eor v1.16b, v1.16b, v21.16b                     // aes.cs:70:46 encrypt r7
+    eor v5.16b, v23.16b, v5.16b                     // aes.cs:70:46 encrypt r7
+    shl v6.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v18.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #1952]                             // round key rk[7][10]
+    eor v5.16b, v5.16b, v23.16b                     // aes.cs:70:46 encrypt r7
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r7
+    shl v7.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v8.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v21.16b, v5.16b, v6.16b, v21.16b           // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #1968]                             // round key rk[7][11]
+    eor v18.16b, v5.16b, v18.16b                    // aes.cs:70:46 encrypt r7
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r7
+    eor v23.16b, v23.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v18.16b, v18.16b, v31.16b, v23.16b         // aes.cs:70:46 encrypt r7
+    ldr q23, [x0, #1984]                            // round key rk[7][12]
+    eor v23.16b, v23.16b, v17.16b                   // aes.cs:70:46 encrypt r7
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v31.16b, v26.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v31.16b, v25.16b, v29.16b                   // aes.cs:70:46 encrypt r7
+    shl v5.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v30.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v23.16b, v23.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r7
+    ldr q31, [x0, #2000]                            // round key rk[7][13]
+    eor v31.16b, v31.16b, v25.16b                   // aes.cs:70:46 encrypt r7
+    eor v5.16b, v26.16b, v5.16b                     // aes.cs:70:46 encrypt r7
+    shl v6.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v7.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v17.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #2016]                             // round key rk[7][14]
+    eor v5.16b, v5.16b, v30.16b                     // aes.cs:70:46 encrypt r7
+    eor v6.16b, v26.16b, v6.16b                     // aes.cs:70:46 encrypt r7
+    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v8.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v25.16b, v25.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v25.16b, v5.16b, v6.16b, v25.16b           // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #2032]                             // round key rk[7][15]
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r7
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:70:46 encrypt r7
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v17.16b, v30.16b, v17.16b, v26.16b         // aes.cs:70:46 encrypt r7
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v3.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r8
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r8
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r8
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    ldr q26, [x0, #2048]                            // round key rk[8][0]
     eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r8
-    eor v2.16b, v23.16b, v10.16b                    // aes.cs:70:46 encrypt r8
-    eor3 v26.16b, v26.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r8
+    shl v29.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v30.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
+    bcax v29.16b, v29.16b, v30.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v30.16b, v17.16b, v29.16b                   // aes.cs:70:46 encrypt r8
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v26.16b, v26.16b, v30.16b, v6.16b          // aes.cs:70:46 encrypt r8
+    ldr q30, [x0, #2064]                            // round key rk[8][1]
+    eor v30.16b, v30.16b, v24.16b                   // aes.cs:70:46 encrypt r8
+    eor v5.16b, v17.16b, v5.16b                     // aes.cs:70:46 encrypt r8
+    shl v6.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v7.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v21.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v30.16b, v30.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2080]                             // round key rk[8][2]
+    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r8
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r8
+    shl v7.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v8.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v17.16b, v5.16b, v6.16b, v17.16b           // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2096]                             // round key rk[8][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r8
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:70:46 encrypt r8
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v21.16b, v2.16b, v21.16b, v24.16b          // aes.cs:70:46 encrypt r8
+    ldr q24, [x0, #2112]                            // round key rk[8][4]
+    eor v24.16b, v24.16b, v16.16b                   // aes.cs:70:46 encrypt r8
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v2.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v2.16b, v25.16b, v29.16b                    // aes.cs:70:46 encrypt r8
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v24.16b, v24.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r8
     ldr q2, [x0, #2128]                             // round key rk[8][5]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r8
-    eor v2.16b, v27.16b, v11.16b                    // aes.cs:70:46 encrypt r8
-    eor3 v21.16b, v21.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2144]                             // round key rk[8][6]
-    eor v27.16b, v2.16b, v27.16b                    // aes.cs:70:46 encrypt r8
-    ldr q2, [sp, #240]                              // reload
-    eor v2.16b, v16.16b, v2.16b                     // aes.cs:70:46 encrypt r8
-    ldr q3, [sp, #224]                              // reload
-    eor3 v27.16b, v27.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2160]                             // round key rk[8][7]
-    eor v16.16b, v2.16b, v16.16b                    // aes.cs:70:46 encrypt r8
-    ldr q2, [sp, #256]                              // reload
-    eor v23.16b, v23.16b, v2.16b                    // aes.cs:70:46 encrypt r8
-    ldr q2, [sp, #176]                              // reload
-    eor3 v16.16b, v16.16b, v23.16b, v2.16b          // aes.cs:70:46 encrypt r8
-    ldr q23, [x0, #2176]                            // round key rk[8][8]
-    eor v23.16b, v23.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    eor v24.16b, v17.16b, v24.16b                   // aes.cs:70:46 encrypt r8
-    eor3 v23.16b, v23.16b, v24.16b, v15.16b         // aes.cs:70:46 encrypt r8
-    ldr q24, [x0, #2192]                            // round key rk[8][9]
-    eor v17.16b, v24.16b, v17.16b                   // aes.cs:70:46 encrypt r8
-    ldr q24, [sp, #144]                             // reload
-    ldr q2, [sp, #64]                               // reload
-    eor v2.16b, v24.16b, v2.16b                     // aes.cs:70:46 encrypt r8
-    ldr q3, [sp, #96]                               // reload
-    eor3 v17.16b, v17.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2208]                             // round key rk[8][10]
-    eor v24.16b, v2.16b, v24.16b                    // aes.cs:70:46 encrypt r8
-    ldr q2, [sp, #128]                              // reload
-    ldr q3, [sp, #16]                               // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r8
-    ldr q4, [sp, #80]                               // reload
-    eor3 v24.16b, v24.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r8
-    ldr q3, [x0, #2224]                             // round key rk[8][11]
-    eor v30.16b, v3.16b, v30.16b                    // aes.cs:70:46 encrypt r8
-    ldr q3, [sp, #192]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r8
-    ldr q3, [sp, #208]                              // reload
-    eor3 v30.16b, v30.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2240]                             // round key rk[8][12]
-    eor v2.16b, v2.16b, v25.16b                     // aes.cs:70:46 encrypt r8
-    eor v28.16b, v0.16b, v28.16b                    // aes.cs:70:46 encrypt r8
-    eor3 v28.16b, v2.16b, v28.16b, v13.16b          // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2256]                             // round key rk[8][13]
-    eor v0.16b, v2.16b, v0.16b                      // aes.cs:70:46 encrypt r8
-    ldr q2, [sp, #160]                              // reload
-    eor v2.16b, v31.16b, v2.16b                     // aes.cs:70:46 encrypt r8
-    ldr q3, [sp, #32]                               // reload
-    eor3 v0.16b, v0.16b, v2.16b, v3.16b             // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2272]                             // round key rk[8][14]
-    ldr q3, [sp, #112]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r8
-    ldr q4, [sp, #0]                                // reload
-    eor v31.16b, v31.16b, v4.16b                    // aes.cs:70:46 encrypt r8
-    eor3 v19.16b, v2.16b, v31.16b, v19.16b          // aes.cs:70:46 encrypt r8
-    ldr q31, [x0, #2288]                            // round key rk[8][15]
-    eor v31.16b, v31.16b, v3.16b                    // aes.cs:70:46 encrypt r8
-    eor v18.16b, v25.16b, v18.16b                   // aes.cs:70:46 encrypt r8
-    ldr q25, [sp, #48]                              // reload
-    eor3 v18.16b, v31.16b, v18.16b, v25.16b         // aes.cs:70:46 encrypt r8
-    movi v25.16b, #0x0                              // const
-    aese v29.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v22.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v1.16b, v25.16b                            // aes.cs:30:39 encrypt>SubBytes r9
-    aese v20.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v26.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v21.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v27.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v16.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v23.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v17.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v24.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v30.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v28.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v0.16b, v25.16b                            // aes.cs:30:39 encrypt>SubBytes r9
-    aese v19.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v18.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    sshr v31.16b, v29.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
-    shl v2.16b, v29.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
-    movi v3.16b, #0xe4                              // const
-    bcax v31.16b, v2.16b, v31.16b, v3.16b           // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v2.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v4.16b, v21.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v5.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v6.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v6.16b, v24.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v8.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v8.16b, v18.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v9.16b, v29.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v10.16b, v26.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
-    shl v11.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v11.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v12.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v12.16b, v17.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v13.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v14.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v14.16b, v19.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v15.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v25.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v25.16b, v25.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v15.16b, v20.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q25, [sp, #48]                              // spill
-    eor v25.16b, v26.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q25, [sp, #112]                             // spill
-    sshr v25.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
-    str q15, [sp, #0]                               // spill
-    shl v15.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    bcax v25.16b, v15.16b, v25.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v15.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q13, [sp, #32]                              // spill
-    shl v13.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v15.16b, v0.16b, v13.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q0, [sp, #160]                              // spill
-    sshr v0.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q13, [sp, #208]                             // spill
-    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v0.16b, v13.16b, v0.16b, v3.16b            // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v13.16b, v1.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q0, [sp, #192]                              // spill
-    sshr v0.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q13, [sp, #128]                             // spill
-    shl v13.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v0.16b, v13.16b, v0.16b, v3.16b            // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v13.16b, v16.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q0, [sp, #80]                               // spill
-    eor v0.16b, v23.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q0, [sp, #16]                               // spill
-    sshr v0.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    str q13, [sp, #144]                             // spill
-    shl v13.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    bcax v0.16b, v13.16b, v0.16b, v3.16b            // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v13.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q23, [sp, #96]                              // spill
-    shl v23.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v23.16b, v23.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v13.16b, v22.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q22, [sp, #64]                              // spill
-    sshr v22.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q23, [sp, #176]                             // spill
-    shl v23.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v22.16b, v23.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v23.16b, v27.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q22, [sp, #256]                             // spill
-    sshr v22.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q23, [sp, #224]                             // spill
-    shl v23.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v22.16b, v23.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v23.16b, v30.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v3.16b, v28.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q3, [sp, #240]                              // spill
-    ldr q3, [x0, #2304]                             // round key rk[9][0]
-    eor v3.16b, v3.16b, v24.16b                     // aes.cs:70:46 encrypt r9
-    eor v31.16b, v18.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    eor3 v31.16b, v3.16b, v31.16b, v4.16b           // aes.cs:70:46 encrypt r9
+    eor v2.16b, v2.16b, v16.16b                     // aes.cs:70:46 encrypt r8
+    eor v5.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r8
+    shl v6.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v7.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v25.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2144]                             // round key rk[8][6]
+    eor v5.16b, v5.16b, v28.16b                     // aes.cs:70:46 encrypt r8
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r8
+    shl v7.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v8.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v16.16b, v5.16b, v6.16b, v16.16b           // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2160]                             // round key rk[8][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r8
+    eor v25.16b, v25.16b, v7.16b                    // aes.cs:70:46 encrypt r8
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v25.16b, v1.16b, v25.16b, v28.16b          // aes.cs:70:46 encrypt r8
+    ldr q28, [x0, #2176]                            // round key rk[8][8]
+    eor v28.16b, v28.16b, v22.16b                   // aes.cs:70:46 encrypt r8
+    shl v29.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v1.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v1.16b, v20.16b, v29.16b                    // aes.cs:70:46 encrypt r8
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v28.16b, v28.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r8
+    ldr q1, [x0, #2192]                             // round key rk[8][9]
+    eor v1.16b, v1.16b, v20.16b                     // aes.cs:70:46 encrypt r8
+    eor v5.16b, v27.16b, v5.16b                     // aes.cs:70:46 encrypt r8
+    shl v6.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v22.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2208]                             // round key rk[8][10]
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r8
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r8
+    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v8.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v20.16b, v20.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v20.16b, v5.16b, v6.16b, v20.16b           // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2224]                             // round key rk[8][11]
+    eor v22.16b, v5.16b, v22.16b                    // aes.cs:70:46 encrypt r8
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r8
+    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v22.16b, v22.16b, v31.16b, v27.16b         // aes.cs:70:46 encrypt r8
+    ldr q27, [x0, #2240]                            // round key rk[8][12]
+    eor v27.16b, v27.16b, v19.16b                   // aes.cs:70:46 encrypt r8
+    shl v29.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v31.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v31.16b, v18.16b, v29.16b                   // aes.cs:70:46 encrypt r8
+    shl v5.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v27.16b, v27.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r8
+    ldr q31, [x0, #2256]                            // round key rk[8][13]
+    eor v31.16b, v31.16b, v18.16b                   // aes.cs:70:46 encrypt r8
+    eor v5.16b, v23.16b, v5.16b                     // aes.cs:70:46 encrypt r8
+    shl v6.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v7.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v19.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2272]                             // round key rk[8][14]
+    eor v5.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r8
+    eor v6.16b, v23.16b, v6.16b                     // aes.cs:70:46 encrypt r8
+    shl v7.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v8.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v18.16b, v5.16b, v6.16b, v18.16b           // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2288]                             // round key rk[8][15]
+    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r8
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:70:46 encrypt r8
+    eor v23.16b, v23.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v19.16b, v3.16b, v19.16b, v23.16b          // aes.cs:70:46 encrypt r8
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v30.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r9
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r9
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    ldr q23, [x0, #2304]                            // round key rk[9][0]
+    eor v23.16b, v23.16b, v20.16b                   // aes.cs:70:46 encrypt r9
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v3.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    bcax v29.16b, v29.16b, v3.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v3.16b, v19.16b, v29.16b                    // aes.cs:70:46 encrypt r9
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v23.16b, v23.16b, v3.16b, v6.16b           // aes.cs:70:46 encrypt r9
     ldr q3, [x0, #2320]                             // round key rk[9][1]
-    eor v3.16b, v3.16b, v29.16b                     // aes.cs:70:46 encrypt r9
-    eor v18.16b, v18.16b, v2.16b                    // aes.cs:70:46 encrypt r9
-    eor3 v18.16b, v3.16b, v18.16b, v6.16b           // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2336]                             // round key rk[9][2]
-    eor v29.16b, v2.16b, v29.16b                    // aes.cs:70:46 encrypt r9
-    eor v2.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r9
-    eor3 v29.16b, v29.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2352]                             // round key rk[9][3]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r9
-    eor v24.16b, v24.16b, v7.16b                    // aes.cs:70:46 encrypt r9
-    eor3 v21.16b, v21.16b, v24.16b, v9.16b          // aes.cs:70:46 encrypt r9
-    ldr q24, [x0, #2368]                            // round key rk[9][4]
-    eor v24.16b, v24.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    eor v2.16b, v19.16b, v10.16b                    // aes.cs:70:46 encrypt r9
-    eor3 v24.16b, v24.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r9
+    eor v3.16b, v3.16b, v26.16b                     // aes.cs:70:46 encrypt r9
+    eor v5.16b, v19.16b, v5.16b                     // aes.cs:70:46 encrypt r9
+    shl v6.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v7.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v20.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v3.16b, v3.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2336]                             // round key rk[9][2]
+    eor v5.16b, v5.16b, v26.16b                     // aes.cs:70:46 encrypt r9
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    shl v7.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v8.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v19.16b, v5.16b, v6.16b, v19.16b           // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2352]                             // round key rk[9][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r9
+    eor v20.16b, v20.16b, v7.16b                    // aes.cs:70:46 encrypt r9
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v20.16b, v2.16b, v20.16b, v26.16b          // aes.cs:70:46 encrypt r9
+    ldr q26, [x0, #2368]                            // round key rk[9][4]
+    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r9
+    shl v29.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v2.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v2.16b, v18.16b, v29.16b                    // aes.cs:70:46 encrypt r9
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v26.16b, v26.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r9
     ldr q2, [x0, #2384]                             // round key rk[9][5]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r9
-    eor v2.16b, v26.16b, v11.16b                    // aes.cs:70:46 encrypt r9
-    eor3 v20.16b, v20.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2400]                             // round key rk[9][6]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r9
-    ldr q2, [sp, #32]                               // reload
-    eor v2.16b, v17.16b, v2.16b                     // aes.cs:70:46 encrypt r9
-    ldr q3, [sp, #0]                                // reload
-    eor3 v26.16b, v26.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2416]                             // round key rk[9][7]
-    eor v17.16b, v2.16b, v17.16b                    // aes.cs:70:46 encrypt r9
-    ldr q2, [sp, #48]                               // reload
-    eor v19.16b, v19.16b, v2.16b                    // aes.cs:70:46 encrypt r9
-    ldr q2, [sp, #112]                              // reload
-    eor3 v17.16b, v17.16b, v19.16b, v2.16b          // aes.cs:70:46 encrypt r9
-    ldr q19, [x0, #2432]                            // round key rk[9][8]
-    eor v19.16b, v19.16b, v1.16b                    // aes.cs:70:46 encrypt r9
-    eor v25.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    eor3 v19.16b, v19.16b, v25.16b, v15.16b         // aes.cs:70:46 encrypt r9
-    ldr q25, [x0, #2448]                            // round key rk[9][9]
-    eor v16.16b, v25.16b, v16.16b                   // aes.cs:70:46 encrypt r9
-    ldr q25, [sp, #96]                              // reload
-    ldr q2, [sp, #208]                              // reload
-    eor v2.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r9
-    ldr q3, [sp, #128]                              // reload
-    eor3 v16.16b, v16.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2464]                             // round key rk[9][10]
-    eor v25.16b, v2.16b, v25.16b                    // aes.cs:70:46 encrypt r9
-    ldr q2, [sp, #160]                              // reload
-    ldr q3, [sp, #192]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r9
-    ldr q4, [sp, #144]                              // reload
-    eor3 v25.16b, v25.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r9
-    ldr q3, [x0, #2480]                             // round key rk[9][11]
-    eor v1.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r9
-    ldr q3, [sp, #80]                               // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r9
-    ldr q3, [sp, #16]                               // reload
-    eor3 v1.16b, v1.16b, v2.16b, v3.16b             // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2496]                             // round key rk[9][12]
-    eor v2.16b, v2.16b, v27.16b                     // aes.cs:70:46 encrypt r9
-    eor v0.16b, v30.16b, v0.16b                     // aes.cs:70:46 encrypt r9
-    eor3 v0.16b, v2.16b, v0.16b, v13.16b            // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2512]                             // round key rk[9][13]
-    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r9
-    ldr q2, [sp, #176]                              // reload
-    eor v2.16b, v28.16b, v2.16b                     // aes.cs:70:46 encrypt r9
-    ldr q3, [sp, #224]                              // reload
-    eor3 v30.16b, v30.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2528]                             // round key rk[9][14]
-    ldr q3, [sp, #64]                               // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r9
-    ldr q4, [sp, #256]                              // reload
-    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r9
-    eor3 v23.16b, v2.16b, v28.16b, v23.16b          // aes.cs:70:46 encrypt r9
-    ldr q28, [x0, #2544]                            // round key rk[9][15]
-    eor v28.16b, v28.16b, v3.16b                    // aes.cs:70:46 encrypt r9
-    eor v22.16b, v27.16b, v22.16b                   // aes.cs:70:46 encrypt r9
-    ldr q27, [sp, #240]                             // reload
-    eor3 v22.16b, v28.16b, v22.16b, v27.16b         // aes.cs:70:46 encrypt r9
-    movi v27.16b, #0x0                              // const
-    aese v31.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v18.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v29.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v21.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v24.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v20.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v26.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v17.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v19.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v16.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v25.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v1.16b, v27.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    aese v0.16b, v27.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    aese v30.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v23.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v22.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    sshr v28.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r10
-    shl v2.16b, v31.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r10
-    movi v3.16b, #0xe4                              // const
-    bcax v28.16b, v2.16b, v28.16b, v3.16b           // aes.cs:39:6 encrypt>MixColumns>mix r10
-    sshr v2.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v4.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v4.16b, v20.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v5.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v2.16b, v2.16b, v21.16b                     // aes.cs:70:46 encrypt r9
+    eor v5.16b, v24.16b, v5.16b                     // aes.cs:70:46 encrypt r9
+    shl v6.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v18.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2400]                             // round key rk[9][6]
+    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r9
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    shl v7.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v8.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v21.16b, v5.16b, v6.16b, v21.16b           // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2416]                             // round key rk[9][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r9
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:70:46 encrypt r9
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v18.16b, v1.16b, v18.16b, v24.16b          // aes.cs:70:46 encrypt r9
+    ldr q24, [x0, #2432]                            // round key rk[9][8]
+    eor v24.16b, v24.16b, v17.16b                   // aes.cs:70:46 encrypt r9
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v1.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v1.16b, v25.16b, v29.16b                    // aes.cs:70:46 encrypt r9
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v24.16b, v24.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r9
+    ldr q1, [x0, #2448]                             // round key rk[9][9]
+    eor v1.16b, v1.16b, v25.16b                     // aes.cs:70:46 encrypt r9
+    eor v5.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r9
+    shl v6.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v7.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v17.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2464]                             // round key rk[9][10]
+    eor v5.16b, v5.16b, v28.16b                     // aes.cs:70:46 encrypt r9
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r9
+    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v8.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v25.16b, v25.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v25.16b, v5.16b, v6.16b, v25.16b           // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2480]                             // round key rk[9][11]
+    eor v17.16b, v5.16b, v17.16b                    // aes.cs:70:46 encrypt r9
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r9
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v17.16b, v17.16b, v31.16b, v28.16b         // aes.cs:70:46 encrypt r9
+    ldr q28, [x0, #2496]                            // round key rk[9][12]
+    eor v28.16b, v28.16b, v16.16b                   // aes.cs:70:46 encrypt r9
+    shl v29.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v31.16b, v27.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v31.16b, v22.16b, v29.16b                   // aes.cs:70:46 encrypt r9
+    shl v5.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v30.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v28.16b, v28.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r9
+    ldr q31, [x0, #2512]                            // round key rk[9][13]
+    eor v31.16b, v31.16b, v22.16b                   // aes.cs:70:46 encrypt r9
+    eor v5.16b, v27.16b, v5.16b                     // aes.cs:70:46 encrypt r9
+    shl v6.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v7.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v16.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2528]                             // round key rk[9][14]
+    eor v5.16b, v5.16b, v30.16b                     // aes.cs:70:46 encrypt r9
+    eor v6.16b, v27.16b, v6.16b                     // aes.cs:70:46 encrypt r9
+    shl v7.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v8.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v22.16b, v5.16b, v6.16b, v22.16b           // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2544]                             // round key rk[9][15]
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r9
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:70:46 encrypt r9
+    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v16.16b, v30.16b, v16.16b, v27.16b         // aes.cs:70:46 encrypt r9
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v3.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r10
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r10
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r10
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    ldr q27, [x0, #2560]                            // round key rk[10][0]
+    eor v27.16b, v27.16b, v25.16b                   // aes.cs:70:46 encrypt r10
+    shl v29.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    sshr v30.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r10
+    bcax v29.16b, v29.16b, v30.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r10
+    eor v30.16b, v16.16b, v29.16b                   // aes.cs:70:46 encrypt r10
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v27.16b, v27.16b, v30.16b, v6.16b          // aes.cs:70:46 encrypt r10
+    ldr q30, [x0, #2576]                            // round key rk[10][1]
+    eor v30.16b, v30.16b, v23.16b                   // aes.cs:70:46 encrypt r10
+    eor v5.16b, v16.16b, v5.16b                     // aes.cs:70:46 encrypt r10
     shl v6.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v6.16b, v25.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v8.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v8.16b, v22.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v9.16b, v31.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v10.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r10
-    shl v11.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r10
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r10
-    sshr v11.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v12.16b, v16.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v13.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v14.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v14.16b, v23.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v15.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v27.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v27.16b, v27.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v15.16b, v21.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q27, [sp, #240]                             // spill
-    eor v27.16b, v24.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q27, [sp, #64]                              // spill
-    sshr v27.16b, v19.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r10
-    str q15, [sp, #256]                             // spill
-    shl v15.16b, v19.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r10
-    bcax v27.16b, v15.16b, v27.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r10
-    sshr v15.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q13, [sp, #224]                             // spill
-    shl v13.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v15.16b, v30.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q30, [sp, #176]                             // spill
-    sshr v30.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q13, [sp, #16]                              // spill
-    shl v13.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v30.16b, v13.16b, v30.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v13.16b, v29.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q30, [sp, #80]                              // spill
-    sshr v30.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q13, [sp, #160]                             // spill
-    shl v13.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v30.16b, v13.16b, v30.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v13.16b, v17.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q30, [sp, #144]                             // spill
-    eor v30.16b, v19.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q30, [sp, #192]                             // spill
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r10
-    str q13, [sp, #96]                              // spill
-    shl v13.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r10
-    bcax v30.16b, v13.16b, v30.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r10
-    sshr v13.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q19, [sp, #128]                             // spill
-    shl v19.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v19.16b, v19.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v13.16b, v18.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q18, [sp, #208]                             // spill
-    sshr v18.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q19, [sp, #112]                             // spill
-    shl v19.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v18.16b, v19.16b, v18.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v19.16b, v26.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q18, [sp, #48]                              // spill
-    sshr v18.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q19, [sp, #0]                               // spill
-    shl v19.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v18.16b, v19.16b, v18.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v19.16b, v1.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v3.16b, v0.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q3, [sp, #32]                               // spill
-    ldr q3, [x0, #2560]                             // round key rk[10][0]
-    eor v3.16b, v3.16b, v25.16b                     // aes.cs:70:46 encrypt r10
-    eor v28.16b, v22.16b, v28.16b                   // aes.cs:70:46 encrypt r10
-    eor3 v28.16b, v3.16b, v28.16b, v4.16b           // aes.cs:70:46 encrypt r10
-    ldr q3, [x0, #2576]                             // round key rk[10][1]
-    eor v3.16b, v3.16b, v31.16b                     // aes.cs:70:46 encrypt r10
-    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r10
-    eor3 v22.16b, v3.16b, v22.16b, v6.16b           // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2592]                             // round key rk[10][2]
-    eor v31.16b, v2.16b, v31.16b                    // aes.cs:70:46 encrypt r10
-    eor v2.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r10
-    eor3 v31.16b, v31.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2608]                             // round key rk[10][3]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r10
+    sshr v7.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v7.16b, v25.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v30.16b, v30.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2592]                             // round key rk[10][2]
+    eor v5.16b, v5.16b, v23.16b                     // aes.cs:70:46 encrypt r10
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r10
+    shl v7.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v8.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v16.16b, v5.16b, v6.16b, v16.16b           // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2608]                             // round key rk[10][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r10
     eor v25.16b, v25.16b, v7.16b                    // aes.cs:70:46 encrypt r10
-    eor3 v20.16b, v20.16b, v25.16b, v9.16b          // aes.cs:70:46 encrypt r10
+    eor v23.16b, v23.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v23.16b, v2.16b, v25.16b, v23.16b          // aes.cs:70:46 encrypt r10
     ldr q25, [x0, #2624]                            // round key rk[10][4]
-    eor v25.16b, v25.16b, v21.16b                   // aes.cs:70:46 encrypt r10
-    eor v2.16b, v23.16b, v10.16b                    // aes.cs:70:46 encrypt r10
-    eor3 v25.16b, v25.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r10
+    eor v25.16b, v25.16b, v20.16b                   // aes.cs:70:46 encrypt r10
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    sshr v2.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r10
+    eor v2.16b, v22.16b, v29.16b                    // aes.cs:70:46 encrypt r10
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v25.16b, v25.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r10
     ldr q2, [x0, #2640]                             // round key rk[10][5]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r10
-    eor v2.16b, v24.16b, v11.16b                    // aes.cs:70:46 encrypt r10
-    eor3 v21.16b, v21.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2656]                             // round key rk[10][6]
-    eor v24.16b, v2.16b, v24.16b                    // aes.cs:70:46 encrypt r10
-    ldr q2, [sp, #224]                              // reload
-    eor v2.16b, v16.16b, v2.16b                     // aes.cs:70:46 encrypt r10
-    ldr q3, [sp, #256]                              // reload
-    eor3 v24.16b, v24.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2672]                             // round key rk[10][7]
-    eor v16.16b, v2.16b, v16.16b                    // aes.cs:70:46 encrypt r10
-    ldr q2, [sp, #240]                              // reload
-    eor v23.16b, v23.16b, v2.16b                    // aes.cs:70:46 encrypt r10
-    ldr q2, [sp, #64]                               // reload
-    eor3 v16.16b, v16.16b, v23.16b, v2.16b          // aes.cs:70:46 encrypt r10
-    ldr q23, [x0, #2688]                            // round key rk[10][8]
-    eor v23.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r10
-    eor v27.16b, v17.16b, v27.16b                   // aes.cs:70:46 encrypt r10
-    eor3 v23.16b, v23.16b, v27.16b, v15.16b         // aes.cs:70:46 encrypt r10
-    ldr q27, [x0, #2704]                            // round key rk[10][9]
-    eor v17.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r10
-    ldr q27, [sp, #128]                             // reload
-    ldr q2, [sp, #16]                               // reload
-    eor v2.16b, v27.16b, v2.16b                     // aes.cs:70:46 encrypt r10
-    ldr q3, [sp, #160]                              // reload
-    eor3 v17.16b, v17.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2720]                             // round key rk[10][10]
-    eor v27.16b, v2.16b, v27.16b                    // aes.cs:70:46 encrypt r10
-    ldr q2, [sp, #176]                              // reload
-    ldr q3, [sp, #80]                               // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r10
-    ldr q4, [sp, #96]                               // reload
-    eor3 v27.16b, v27.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r10
-    ldr q3, [x0, #2736]                             // round key rk[10][11]
-    eor v29.16b, v3.16b, v29.16b                    // aes.cs:70:46 encrypt r10
-    ldr q3, [sp, #144]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r10
-    ldr q3, [sp, #192]                              // reload
-    eor3 v29.16b, v29.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2752]                             // round key rk[10][12]
-    eor v2.16b, v2.16b, v26.16b                     // aes.cs:70:46 encrypt r10
-    eor v30.16b, v1.16b, v30.16b                    // aes.cs:70:46 encrypt r10
-    eor3 v30.16b, v2.16b, v30.16b, v13.16b          // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2768]                             // round key rk[10][13]
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r10
-    ldr q2, [sp, #112]                              // reload
-    eor v2.16b, v0.16b, v2.16b                      // aes.cs:70:46 encrypt r10
-    ldr q3, [sp, #0]                                // reload
-    eor3 v1.16b, v1.16b, v2.16b, v3.16b             // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2784]                             // round key rk[10][14]
-    ldr q3, [sp, #208]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r10
-    ldr q4, [sp, #48]                               // reload
-    eor v0.16b, v0.16b, v4.16b                      // aes.cs:70:46 encrypt r10
-    eor3 v19.16b, v2.16b, v0.16b, v19.16b           // aes.cs:70:46 encrypt r10
-    ldr q0, [x0, #2800]                             // round key rk[10][15]
-    eor v0.16b, v0.16b, v3.16b                      // aes.cs:70:46 encrypt r10
-    eor v18.16b, v26.16b, v18.16b                   // aes.cs:70:46 encrypt r10
-    ldr q26, [sp, #32]                              // reload
-    eor3 v18.16b, v0.16b, v18.16b, v26.16b          // aes.cs:70:46 encrypt r10
-    movi v26.16b, #0x0                              // const
-    aese v28.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v22.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v31.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v20.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v25.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v21.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v24.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v16.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v23.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v17.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v27.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v29.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v30.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v1.16b, v26.16b                            // aes.cs:30:39 encrypt>SubBytes r11
-    aese v19.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v18.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    sshr v0.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r11
-    shl v2.16b, v28.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r11
-    movi v3.16b, #0xe4                              // const
-    bcax v0.16b, v2.16b, v0.16b, v3.16b             // aes.cs:39:6 encrypt>MixColumns>mix r11
-    sshr v2.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v4.16b, v21.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v5.16b, v27.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v6.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v6.16b, v27.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v8.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v8.16b, v18.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v9.16b, v28.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v10.16b, v25.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r11
-    shl v11.16b, v25.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r11
-    sshr v11.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v12.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v12.16b, v17.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v13.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v14.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v14.16b, v19.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v15.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v26.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v26.16b, v26.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v15.16b, v20.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q26, [sp, #32]                              // spill
-    eor v26.16b, v25.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q26, [sp, #208]                             // spill
-    sshr v26.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r11
-    str q15, [sp, #48]                              // spill
-    shl v15.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
-    bcax v26.16b, v15.16b, v26.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r11
-    sshr v15.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q13, [sp, #0]                               // spill
-    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v15.16b, v1.16b, v13.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q1, [sp, #112]                              // spill
-    sshr v1.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q13, [sp, #192]                             // spill
-    shl v13.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v1.16b, v13.16b, v1.16b, v3.16b            // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v13.16b, v31.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q1, [sp, #144]                              // spill
-    sshr v1.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q13, [sp, #176]                             // spill
-    shl v13.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v1.16b, v13.16b, v1.16b, v3.16b            // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v13.16b, v16.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q1, [sp, #96]                               // spill
-    eor v1.16b, v23.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q1, [sp, #80]                               // spill
-    sshr v1.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r11
-    str q13, [sp, #128]                             // spill
-    shl v13.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
-    bcax v1.16b, v13.16b, v1.16b, v3.16b            // aes.cs:39:6 encrypt>MixColumns>mix r11
-    sshr v13.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q23, [sp, #160]                             // spill
-    shl v23.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v23.16b, v23.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v13.16b, v22.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q22, [sp, #16]                              // spill
-    sshr v22.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q23, [sp, #64]                              // spill
-    shl v23.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v22.16b, v23.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v23.16b, v24.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q22, [sp, #240]                             // spill
-    sshr v22.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q23, [sp, #256]                             // spill
-    shl v23.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v22.16b, v23.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v23.16b, v29.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v3.16b, v30.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q3, [sp, #224]                              // spill
-    ldr q3, [x0, #2816]                             // round key rk[11][0]
-    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r11
-    eor v0.16b, v18.16b, v0.16b                     // aes.cs:70:46 encrypt r11
-    eor3 v0.16b, v3.16b, v0.16b, v4.16b             // aes.cs:70:46 encrypt r11
+    eor v2.16b, v2.16b, v20.16b                     // aes.cs:70:46 encrypt r10
+    eor v5.16b, v26.16b, v5.16b                     // aes.cs:70:46 encrypt r10
+    shl v6.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v7.16b, v22.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2656]                             // round key rk[10][6]
+    eor v5.16b, v5.16b, v26.16b                     // aes.cs:70:46 encrypt r10
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r10
+    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v8.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v20.16b, v20.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v20.16b, v5.16b, v6.16b, v20.16b           // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2672]                             // round key rk[10][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r10
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:70:46 encrypt r10
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v22.16b, v1.16b, v22.16b, v26.16b          // aes.cs:70:46 encrypt r10
+    ldr q26, [x0, #2688]                            // round key rk[10][8]
+    eor v26.16b, v26.16b, v19.16b                   // aes.cs:70:46 encrypt r10
+    shl v29.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    sshr v1.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r10
+    eor v1.16b, v18.16b, v29.16b                    // aes.cs:70:46 encrypt r10
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v26.16b, v26.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r10
+    ldr q1, [x0, #2704]                             // round key rk[10][9]
+    eor v1.16b, v1.16b, v18.16b                     // aes.cs:70:46 encrypt r10
+    eor v5.16b, v24.16b, v5.16b                     // aes.cs:70:46 encrypt r10
+    shl v6.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v7.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v7.16b, v19.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2720]                             // round key rk[10][10]
+    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r10
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r10
+    shl v7.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v8.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v18.16b, v5.16b, v6.16b, v18.16b           // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2736]                             // round key rk[10][11]
+    eor v19.16b, v5.16b, v19.16b                    // aes.cs:70:46 encrypt r10
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r10
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v19.16b, v19.16b, v31.16b, v24.16b         // aes.cs:70:46 encrypt r10
+    ldr q24, [x0, #2752]                            // round key rk[10][12]
+    eor v24.16b, v24.16b, v21.16b                   // aes.cs:70:46 encrypt r10
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    sshr v31.16b, v28.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r10
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r10
+    eor v31.16b, v17.16b, v29.16b                   // aes.cs:70:46 encrypt r10
+    shl v5.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v6.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v24.16b, v24.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r10
+    ldr q31, [x0, #2768]                            // round key rk[10][13]
+    eor v31.16b, v31.16b, v17.16b                   // aes.cs:70:46 encrypt r10
+    eor v5.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r10
+    shl v6.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v7.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v7.16b, v21.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2784]                             // round key rk[10][14]
+    eor v5.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r10
+    eor v6.16b, v28.16b, v6.16b                     // aes.cs:70:46 encrypt r10
+    shl v7.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v8.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v17.16b, v5.16b, v6.16b, v17.16b           // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2800]                             // round key rk[10][15]
+    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r10
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:70:46 encrypt r10
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v21.16b, v3.16b, v21.16b, v28.16b          // aes.cs:70:46 encrypt r10
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v30.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r11
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r11
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    ldr q28, [x0, #2816]                            // round key rk[11][0]
+    eor v28.16b, v28.16b, v18.16b                   // aes.cs:70:46 encrypt r11
+    shl v29.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    sshr v3.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    bcax v29.16b, v29.16b, v3.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r11
+    eor v3.16b, v21.16b, v29.16b                    // aes.cs:70:46 encrypt r11
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v28.16b, v28.16b, v3.16b, v6.16b           // aes.cs:70:46 encrypt r11
     ldr q3, [x0, #2832]                             // round key rk[11][1]
-    eor v3.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r11
-    eor v18.16b, v18.16b, v2.16b                    // aes.cs:70:46 encrypt r11
-    eor3 v18.16b, v3.16b, v18.16b, v6.16b           // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #2848]                             // round key rk[11][2]
-    eor v28.16b, v2.16b, v28.16b                    // aes.cs:70:46 encrypt r11
-    eor v2.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r11
-    eor3 v28.16b, v28.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #2864]                             // round key rk[11][3]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r11
-    eor v27.16b, v27.16b, v7.16b                    // aes.cs:70:46 encrypt r11
-    eor3 v21.16b, v21.16b, v27.16b, v9.16b          // aes.cs:70:46 encrypt r11
+    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r11
+    eor v5.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r11
+    shl v6.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v7.16b, v18.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v3.16b, v3.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #2848]                             // round key rk[11][2]
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r11
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r11
+    shl v7.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v8.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v21.16b, v5.16b, v6.16b, v21.16b           // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #2864]                             // round key rk[11][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r11
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:70:46 encrypt r11
+    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v18.16b, v2.16b, v18.16b, v27.16b          // aes.cs:70:46 encrypt r11
     ldr q27, [x0, #2880]                            // round key rk[11][4]
-    eor v27.16b, v27.16b, v20.16b                   // aes.cs:70:46 encrypt r11
-    eor v2.16b, v19.16b, v10.16b                    // aes.cs:70:46 encrypt r11
-    eor3 v27.16b, v27.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r11
+    eor v27.16b, v27.16b, v23.16b                   // aes.cs:70:46 encrypt r11
+    shl v29.16b, v25.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    sshr v2.16b, v25.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r11
+    eor v2.16b, v17.16b, v29.16b                    // aes.cs:70:46 encrypt r11
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v27.16b, v27.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r11
     ldr q2, [x0, #2896]                             // round key rk[11][5]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r11
-    eor v2.16b, v25.16b, v11.16b                    // aes.cs:70:46 encrypt r11
-    eor3 v20.16b, v20.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #2912]                             // round key rk[11][6]
-    eor v25.16b, v2.16b, v25.16b                    // aes.cs:70:46 encrypt r11
-    ldr q2, [sp, #0]                                // reload
-    eor v2.16b, v17.16b, v2.16b                     // aes.cs:70:46 encrypt r11
-    ldr q3, [sp, #48]                               // reload
-    eor3 v25.16b, v25.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #2928]                             // round key rk[11][7]
-    eor v17.16b, v2.16b, v17.16b                    // aes.cs:70:46 encrypt r11
-    ldr q2, [sp, #32]                               // reload
-    eor v19.16b, v19.16b, v2.16b                    // aes.cs:70:46 encrypt r11
-    ldr q2, [sp, #208]                              // reload
-    eor3 v17.16b, v17.16b, v19.16b, v2.16b          // aes.cs:70:46 encrypt r11
-    ldr q19, [x0, #2944]                            // round key rk[11][8]
-    eor v19.16b, v19.16b, v31.16b                   // aes.cs:70:46 encrypt r11
-    eor v26.16b, v16.16b, v26.16b                   // aes.cs:70:46 encrypt r11
-    eor3 v19.16b, v19.16b, v26.16b, v15.16b         // aes.cs:70:46 encrypt r11
-    ldr q26, [x0, #2960]                            // round key rk[11][9]
-    eor v16.16b, v26.16b, v16.16b                   // aes.cs:70:46 encrypt r11
-    ldr q26, [sp, #160]                             // reload
-    ldr q2, [sp, #192]                              // reload
-    eor v2.16b, v26.16b, v2.16b                     // aes.cs:70:46 encrypt r11
-    ldr q3, [sp, #176]                              // reload
-    eor3 v16.16b, v16.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #2976]                             // round key rk[11][10]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r11
-    ldr q2, [sp, #112]                              // reload
-    ldr q3, [sp, #144]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r11
-    ldr q4, [sp, #128]                              // reload
-    eor3 v26.16b, v26.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r11
-    ldr q3, [x0, #2992]                             // round key rk[11][11]
-    eor v31.16b, v3.16b, v31.16b                    // aes.cs:70:46 encrypt r11
-    ldr q3, [sp, #96]                               // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r11
-    ldr q3, [sp, #80]                               // reload
-    eor3 v31.16b, v31.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #3008]                             // round key rk[11][12]
-    eor v2.16b, v2.16b, v24.16b                     // aes.cs:70:46 encrypt r11
-    eor v1.16b, v29.16b, v1.16b                     // aes.cs:70:46 encrypt r11
-    eor3 v1.16b, v2.16b, v1.16b, v13.16b            // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #3024]                             // round key rk[11][13]
-    eor v29.16b, v2.16b, v29.16b                    // aes.cs:70:46 encrypt r11
-    ldr q2, [sp, #64]                               // reload
-    eor v2.16b, v30.16b, v2.16b                     // aes.cs:70:46 encrypt r11
-    ldr q3, [sp, #256]                              // reload
-    eor3 v29.16b, v29.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #3040]                             // round key rk[11][14]
-    ldr q3, [sp, #16]                               // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r11
-    ldr q4, [sp, #240]                              // reload
-    eor v30.16b, v30.16b, v4.16b                    // aes.cs:70:46 encrypt r11
-    eor3 v23.16b, v2.16b, v30.16b, v23.16b          // aes.cs:70:46 encrypt r11
-    ldr q30, [x0, #3056]                            // round key rk[11][15]
-    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r11
-    eor v22.16b, v24.16b, v22.16b                   // aes.cs:70:46 encrypt r11
-    ldr q24, [sp, #224]                             // reload
-    eor3 v22.16b, v30.16b, v22.16b, v24.16b         // aes.cs:70:46 encrypt r11
-    movi v24.16b, #0x0                              // const
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v25.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v26.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
+    eor v2.16b, v2.16b, v23.16b                     // aes.cs:70:46 encrypt r11
+    eor v5.16b, v25.16b, v5.16b                     // aes.cs:70:46 encrypt r11
+    shl v6.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v7.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v7.16b, v17.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #2912]                             // round key rk[11][6]
+    eor v5.16b, v5.16b, v25.16b                     // aes.cs:70:46 encrypt r11
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r11
+    shl v7.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v8.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v23.16b, v23.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v23.16b, v5.16b, v6.16b, v23.16b           // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #2928]                             // round key rk[11][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r11
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:70:46 encrypt r11
+    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v17.16b, v1.16b, v17.16b, v25.16b          // aes.cs:70:46 encrypt r11
+    ldr q25, [x0, #2944]                            // round key rk[11][8]
+    eor v25.16b, v25.16b, v16.16b                   // aes.cs:70:46 encrypt r11
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    sshr v1.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r11
+    eor v1.16b, v22.16b, v29.16b                    // aes.cs:70:46 encrypt r11
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v25.16b, v25.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r11
+    ldr q1, [x0, #2960]                             // round key rk[11][9]
+    eor v1.16b, v1.16b, v22.16b                     // aes.cs:70:46 encrypt r11
+    eor v5.16b, v26.16b, v5.16b                     // aes.cs:70:46 encrypt r11
+    shl v6.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v7.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v7.16b, v16.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #2976]                             // round key rk[11][10]
+    eor v5.16b, v5.16b, v26.16b                     // aes.cs:70:46 encrypt r11
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r11
+    shl v7.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v8.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v22.16b, v5.16b, v6.16b, v22.16b           // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #2992]                             // round key rk[11][11]
+    eor v16.16b, v5.16b, v16.16b                    // aes.cs:70:46 encrypt r11
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r11
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v16.16b, v16.16b, v31.16b, v26.16b         // aes.cs:70:46 encrypt r11
+    ldr q26, [x0, #3008]                            // round key rk[11][12]
+    eor v26.16b, v26.16b, v20.16b                   // aes.cs:70:46 encrypt r11
+    shl v29.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    sshr v31.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r11
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r11
+    eor v31.16b, v19.16b, v29.16b                   // aes.cs:70:46 encrypt r11
+    shl v5.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v6.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v6.16b, v30.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v26.16b, v26.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r11
+    ldr q31, [x0, #3024]                            // round key rk[11][13]
+    eor v31.16b, v31.16b, v19.16b                   // aes.cs:70:46 encrypt r11
+    eor v5.16b, v24.16b, v5.16b                     // aes.cs:70:46 encrypt r11
+    shl v6.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v7.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v7.16b, v20.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #3040]                             // round key rk[11][14]
+    eor v5.16b, v5.16b, v30.16b                     // aes.cs:70:46 encrypt r11
+    eor v6.16b, v24.16b, v6.16b                     // aes.cs:70:46 encrypt r11
+    shl v7.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v8.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v4.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v19.16b, v19.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v19.16b, v5.16b, v6.16b, v19.16b           // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #3056]                             // round key rk[11][15]
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r11
+    eor v20.16b, v20.16b, v4.16b                    // aes.cs:70:46 encrypt r11
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v20.16b, v30.16b, v20.16b, v24.16b         // aes.cs:70:46 encrypt r11
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v3.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
     ldr q24, [x0, #3072]                            // round key rk[12][0]
-    eor v24.16b, v24.16b, v0.16b                    // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3088]                            // round key rk[12][1]
-    eor v20.16b, v30.16b, v20.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3104]                            // round key rk[12][2]
-    eor v26.16b, v30.16b, v26.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3120]                            // round key rk[12][3]
-    eor v22.16b, v30.16b, v22.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3136]                            // round key rk[12][4]
-    eor v27.16b, v30.16b, v27.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3152]                            // round key rk[12][5]
-    eor v16.16b, v30.16b, v16.16b                   // aes.cs:72:32 encrypt
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:72:32 encrypt
+    ldr q28, [x0, #3088]                            // round key rk[12][1]
+    eor v28.16b, v28.16b, v2.16b                    // aes.cs:72:32 encrypt
+    ldr q29, [x0, #3104]                            // round key rk[12][2]
+    eor v22.16b, v29.16b, v22.16b                   // aes.cs:72:32 encrypt
+    ldr q29, [x0, #3120]                            // round key rk[12][3]
+    eor v20.16b, v29.16b, v20.16b                   // aes.cs:72:32 encrypt
+    ldr q29, [x0, #3136]                            // round key rk[12][4]
+    eor v27.16b, v29.16b, v27.16b                   // aes.cs:72:32 encrypt
+    ldr q29, [x0, #3152]                            // round key rk[12][5]
+    eor v29.16b, v29.16b, v1.16b                    // aes.cs:72:32 encrypt
     ldr q30, [x0, #3168]                            // round key rk[12][6]
-    eor v23.16b, v30.16b, v23.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3184]                            // round key rk[12][7]
-    eor v21.16b, v30.16b, v21.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3200]                            // round key rk[12][8]
     eor v19.16b, v30.16b, v19.16b                   // aes.cs:72:32 encrypt
+    ldr q30, [x0, #3184]                            // round key rk[12][7]
+    eor v18.16b, v30.16b, v18.16b                   // aes.cs:72:32 encrypt
+    ldr q30, [x0, #3200]                            // round key rk[12][8]
+    eor v25.16b, v30.16b, v25.16b                   // aes.cs:72:32 encrypt
     ldr q30, [x0, #3216]                            // round key rk[12][9]
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3232]                            // round key rk[12][10]
-    eor v28.16b, v30.16b, v28.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3248]                            // round key rk[12][11]
-    eor v17.16b, v30.16b, v17.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3264]                            // round key rk[12][12]
-    eor v30.16b, v30.16b, v1.16b                    // aes.cs:72:32 encrypt
-    ldr q0, [x0, #3280]                             // round key rk[12][13]
-    eor v18.16b, v0.16b, v18.16b                    // aes.cs:72:32 encrypt
+    eor v30.16b, v30.16b, v31.16b                   // aes.cs:72:32 encrypt
+    ldr q31, [x0, #3232]                            // round key rk[12][10]
+    eor v21.16b, v31.16b, v21.16b                   // aes.cs:72:32 encrypt
+    ldr q31, [x0, #3248]                            // round key rk[12][11]
+    eor v17.16b, v31.16b, v17.16b                   // aes.cs:72:32 encrypt
+    ldr q31, [x0, #3264]                            // round key rk[12][12]
+    eor v26.16b, v31.16b, v26.16b                   // aes.cs:72:32 encrypt
+    ldr q31, [x0, #3280]                            // round key rk[12][13]
+    eor v31.16b, v31.16b, v3.16b                    // aes.cs:72:32 encrypt
     ldr q0, [x0, #3296]                             // round key rk[12][14]
-    eor v25.16b, v0.16b, v25.16b                    // aes.cs:72:32 encrypt
+    eor v23.16b, v0.16b, v23.16b                    // aes.cs:72:32 encrypt
     ldr q0, [x0, #3312]                             // round key rk[12][15]
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:72:32 encrypt
-    zip1 v0.16b, v21.16b, v31.16b                   // store blocks 0..15
-    zip2 v21.16b, v21.16b, v31.16b                  // store blocks 0..15
-    zip1 v31.16b, v22.16b, v17.16b                  // store blocks 0..15
-    zip2 v17.16b, v22.16b, v17.16b                  // store blocks 0..15
-    zip1 v22.16b, v23.16b, v25.16b                  // store blocks 0..15
-    zip2 v23.16b, v23.16b, v25.16b                  // store blocks 0..15
-    zip1 v25.16b, v26.16b, v28.16b                  // store blocks 0..15
-    zip2 v26.16b, v26.16b, v28.16b                  // store blocks 0..15
-    zip1 v28.16b, v16.16b, v18.16b                  // store blocks 0..15
-    zip2 v16.16b, v16.16b, v18.16b                  // store blocks 0..15
-    zip1 v18.16b, v20.16b, v29.16b                  // store blocks 0..15
-    zip2 v20.16b, v20.16b, v29.16b                  // store blocks 0..15
-    zip1 v29.16b, v27.16b, v30.16b                  // store blocks 0..15
-    zip2 v27.16b, v27.16b, v30.16b                  // store blocks 0..15
-    zip1 v30.16b, v24.16b, v19.16b                  // store blocks 0..15
-    zip2 v19.16b, v24.16b, v19.16b                  // store blocks 0..15
-    zip1 v4.16b, v17.16b, v21.16b                   // store blocks 0..15
-    zip2 v8.16b, v17.16b, v21.16b                   // store blocks 0..15
-    zip1 v3.16b, v26.16b, v23.16b                   // store blocks 0..15
-    zip2 v7.16b, v26.16b, v23.16b                   // store blocks 0..15
-    zip1 v2.16b, v20.16b, v16.16b                   // store blocks 0..15
-    zip2 v6.16b, v20.16b, v16.16b                   // store blocks 0..15
-    zip1 v1.16b, v19.16b, v27.16b                   // store blocks 0..15
-    zip2 v5.16b, v19.16b, v27.16b                   // store blocks 0..15
-    zip1 v12.16b, v31.16b, v0.16b                   // store blocks 0..15
-    zip2 v16.16b, v31.16b, v0.16b                   // store blocks 0..15
-    zip1 v11.16b, v25.16b, v22.16b                  // store blocks 0..15
-    zip2 v15.16b, v25.16b, v22.16b                  // store blocks 0..15
-    zip1 v10.16b, v18.16b, v28.16b                  // store blocks 0..15
-    zip2 v14.16b, v18.16b, v28.16b                  // store blocks 0..15
-    zip1 v9.16b, v30.16b, v29.16b                   // store blocks 0..15
-    zip2 v13.16b, v30.16b, v29.16b                  // store blocks 0..15
+    eor v16.16b, v0.16b, v16.16b                    // aes.cs:72:32 encrypt
+    zip1 v0.16b, v18.16b, v16.16b                   // store blocks 0..15
+    zip2 v16.16b, v18.16b, v16.16b                  // store blocks 0..15
+    zip1 v18.16b, v20.16b, v17.16b                  // store blocks 0..15
+    zip2 v17.16b, v20.16b, v17.16b                  // store blocks 0..15
+    zip1 v20.16b, v19.16b, v23.16b                  // store blocks 0..15
+    zip2 v19.16b, v19.16b, v23.16b                  // store blocks 0..15
+    zip1 v23.16b, v22.16b, v21.16b                  // store blocks 0..15
+    zip2 v21.16b, v22.16b, v21.16b                  // store blocks 0..15
+    zip1 v22.16b, v29.16b, v31.16b                  // store blocks 0..15
+    zip2 v29.16b, v29.16b, v31.16b                  // store blocks 0..15
+    zip1 v31.16b, v28.16b, v30.16b                  // store blocks 0..15
+    zip2 v28.16b, v28.16b, v30.16b                  // store blocks 0..15
+    zip1 v30.16b, v27.16b, v26.16b                  // store blocks 0..15
+    zip2 v26.16b, v27.16b, v26.16b                  // store blocks 0..15
+    zip1 v27.16b, v24.16b, v25.16b                  // store blocks 0..15
+    zip2 v24.16b, v24.16b, v25.16b                  // store blocks 0..15
+    zip1 v4.16b, v17.16b, v16.16b                   // store blocks 0..15
+    zip2 v8.16b, v17.16b, v16.16b                   // store blocks 0..15
+    zip1 v3.16b, v21.16b, v19.16b                   // store blocks 0..15
+    zip2 v7.16b, v21.16b, v19.16b                   // store blocks 0..15
+    zip1 v2.16b, v28.16b, v29.16b                   // store blocks 0..15
+    zip2 v6.16b, v28.16b, v29.16b                   // store blocks 0..15
+    zip1 v1.16b, v24.16b, v26.16b                   // store blocks 0..15
+    zip2 v5.16b, v24.16b, v26.16b                   // store blocks 0..15
+    zip1 v12.16b, v18.16b, v0.16b                   // store blocks 0..15
+    zip2 v16.16b, v18.16b, v0.16b                   // store blocks 0..15
+    zip1 v11.16b, v23.16b, v20.16b                  // store blocks 0..15
+    zip2 v15.16b, v23.16b, v20.16b                  // store blocks 0..15
+    zip1 v10.16b, v31.16b, v22.16b                  // store blocks 0..15
+    zip2 v14.16b, v31.16b, v22.16b                  // store blocks 0..15
+    zip1 v9.16b, v27.16b, v30.16b                   // store blocks 0..15
+    zip2 v13.16b, v27.16b, v30.16b                  // store blocks 0..15
     st4 {v9.16b-v12.16b}, [x2], #64                 // store blocks 0..15
     st4 {v13.16b-v16.16b}, [x2], #64                // store blocks 0..15
     st4 {v1.16b-v4.16b}, [x2], #64                  // store blocks 0..15
     st4 {v5.16b-v8.16b}, [x2], #64                  // store blocks 0..15
     subs x3, x3, #1
     b.ne 1b
-    ldp d8, d9, [sp, #272]
-    ldp d10, d11, [sp, #288]
-    ldp d12, d13, [sp, #304]
-    ldp d14, d15, [sp, #320]
-    add sp, sp, #336
+    ldp d8, d9, [sp, #0]
+    ldp d10, d11, [sp, #16]
+    ldp d12, d13, [sp, #32]
+    ldp d14, d15, [sp, #48]
+    add sp, sp, #64
 9:  ret
     .size aes192_neon_b16_crypto_il1_sha3_ecb_encrypt, .-aes192_neon_b16_crypto_il1_sha3_ecb_encrypt
 
@@ -5588,22 +5192,18 @@ aes192_neon_b16_crypto_il1_sha3_ecb_decrypt:
 //   x4  IV (16 bytes; counter of block i = IV + i, big-endian over the whole block, wrapping)
 //   x5:x6 counter (hi:lo, native order)   x7 counter scratch on the stack   x9, x15 scratch
 //   x8  constant pool (tables, vector constants)   x9 scratch   x10, x11, x12, x13 table-slice addresses
-//   v0-v31 allocated (2268 instructions per group: 188 spills, 188 reloads, 231 rematerialised loads)
-//   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 592 bytes
+//   v0-v31 allocated (1873 instructions per group: 1 spills, 1 reloads, 210 rematerialised loads)
+//   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 336 bytes
     .global aes192_neon_b16_crypto_il1_sha3_ctr
     .type aes192_neon_b16_crypto_il1_sha3_ctr, %function
     .p2align 4
 aes192_neon_b16_crypto_il1_sha3_ctr:
     cbz x3, 9f
-    sub sp, sp, #592
-    str d8, [sp, #528]
-    str d9, [sp, #536]
-    str d10, [sp, #544]
-    str d11, [sp, #552]
-    str d12, [sp, #560]
-    str d13, [sp, #568]
-    str d14, [sp, #576]
-    str d15, [sp, #584]
+    sub sp, sp, #336
+    stp d8, d9, [sp, #272]
+    stp d10, d11, [sp, #288]
+    stp d12, d13, [sp, #304]
+    stp d14, d15, [sp, #320]
     adrp x8, .Laes192_neon_b16_crypto_il1_sha3_pool
     add x8, x8, :lo12:.Laes192_neon_b16_crypto_il1_sha3_pool
     add x10, x8, #0
@@ -5762,7 +5362,7 @@ aes192_neon_b16_crypto_il1_sha3_ctr:
     eor v17.16b, v17.16b, v0.16b                    // aes.cs:68:11 encrypt
     ldr q0, [x0, #224]                              // round key rk[0][14]
     eor v18.16b, v18.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #240]                              // round key rk[0][15]
+    ldp q0, q1, [x0, #240]                          // round key rk[0][15] + round key rk[1][0]
     eor v19.16b, v19.16b, v0.16b                    // aes.cs:68:11 encrypt
     movi v0.16b, #0x0                               // const
     aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r1
@@ -5781,2024 +5381,1628 @@ aes192_neon_b16_crypto_il1_sha3_ctr:
     aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r1
     aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r1
     aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r1
-    sshr v1.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v1.16b, v1.16b, v21.16b                     // aes.cs:70:46 encrypt r1
     shl v2.16b, v27.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
-    movi v3.16b, #0xe4                              // const
-    bcax v1.16b, v2.16b, v1.16b, v3.16b             // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v2.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v4.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v4.16b, v28.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v5.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v6.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v6.16b, v21.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v7.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v8.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v8.16b, v19.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v9.16b, v27.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v10.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r1
-    shl v11.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v11.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v12.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v12.16b, v20.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v13.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v14.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v14.16b, v18.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v15.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v0.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v0.16b, v0.16b, v15.16b, v3.16b            // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v15.16b, v26.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q0, [sp, #256]                              // spill
-    eor v0.16b, v31.16b, v10.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q0, [sp, #272]                              // spill
-    sshr v0.16b, v23.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    str q15, [sp, #288]                             // spill
-    shl v15.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    bcax v0.16b, v15.16b, v0.16b, v3.16b            // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v15.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q13, [sp, #304]                             // spill
-    shl v13.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v15.16b, v17.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q17, [sp, #320]                             // spill
-    sshr v17.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q13, [sp, #336]                             // spill
-    shl v13.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v17.16b, v13.16b, v17.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v13.16b, v25.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q17, [sp, #352]                             // spill
-    sshr v17.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q13, [sp, #368]                             // spill
-    shl v13.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v17.16b, v13.16b, v17.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v13.16b, v30.16b, v17.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q17, [sp, #384]                             // spill
-    eor v17.16b, v23.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q17, [sp, #400]                             // spill
-    sshr v17.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r1
-    str q13, [sp, #416]                             // spill
-    shl v13.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    bcax v17.16b, v13.16b, v17.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v13.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q23, [sp, #432]                             // spill
-    shl v23.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v23.16b, v23.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v13.16b, v24.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q24, [sp, #448]                             // spill
-    sshr v24.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q23, [sp, #464]                             // spill
-    shl v23.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v23.16b, v23.16b, v24.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v24.16b, v29.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q23, [sp, #480]                             // spill
-    sshr v23.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q24, [sp, #496]                             // spill
-    shl v24.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    bcax v23.16b, v24.16b, v23.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v24.16b, v22.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v3.16b, v16.16b, v17.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    str q3, [sp, #512]                              // spill
-    ldr q3, [x0, #256]                              // round key rk[1][0]
-    eor v3.16b, v3.16b, v21.16b                     // aes.cs:70:46 encrypt r1
-    eor v1.16b, v19.16b, v1.16b                     // aes.cs:70:46 encrypt r1
-    eor3 v1.16b, v3.16b, v1.16b, v4.16b             // aes.cs:70:46 encrypt r1
+    sshr v3.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    movi v4.16b, #0xe4                              // const
+    bcax v2.16b, v2.16b, v3.16b, v4.16b             // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v3.16b, v19.16b, v2.16b                     // aes.cs:70:46 encrypt r1
+    shl v5.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v6.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v6.16b, v28.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v1.16b, v1.16b, v3.16b, v6.16b             // aes.cs:70:46 encrypt r1
     ldr q3, [x0, #272]                              // round key rk[1][1]
     eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r1
-    eor v19.16b, v19.16b, v2.16b                    // aes.cs:70:46 encrypt r1
-    eor3 v19.16b, v3.16b, v19.16b, v6.16b           // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #288]                              // round key rk[1][2]
-    eor v27.16b, v2.16b, v27.16b                    // aes.cs:70:46 encrypt r1
-    eor v2.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r1
-    eor3 v27.16b, v27.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #304]                              // round key rk[1][3]
-    eor v28.16b, v2.16b, v28.16b                    // aes.cs:70:46 encrypt r1
+    eor v5.16b, v19.16b, v5.16b                     // aes.cs:70:46 encrypt r1
+    shl v6.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v7.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v21.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v3.16b, v3.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #288]                              // round key rk[1][2]
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r1
+    eor v6.16b, v28.16b, v6.16b                     // aes.cs:70:46 encrypt r1
+    shl v7.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v8.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v19.16b, v5.16b, v6.16b, v19.16b           // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #304]                              // round key rk[1][3]
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r1
     eor v21.16b, v21.16b, v7.16b                    // aes.cs:70:46 encrypt r1
-    eor3 v21.16b, v28.16b, v21.16b, v9.16b          // aes.cs:70:46 encrypt r1
-    ldr q28, [x0, #320]                             // round key rk[1][4]
-    eor v28.16b, v28.16b, v26.16b                   // aes.cs:70:46 encrypt r1
-    eor v2.16b, v18.16b, v10.16b                    // aes.cs:70:46 encrypt r1
-    eor3 v28.16b, v28.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r1
+    eor v27.16b, v27.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v21.16b, v28.16b, v21.16b, v27.16b         // aes.cs:70:46 encrypt r1
+    ldr q27, [x0, #320]                             // round key rk[1][4]
+    eor v27.16b, v27.16b, v26.16b                   // aes.cs:70:46 encrypt r1
+    shl v28.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v2.16b, v31.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    bcax v28.16b, v28.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v2.16b, v18.16b, v28.16b                    // aes.cs:70:46 encrypt r1
+    shl v5.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v6.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v6.16b, v20.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v27.16b, v27.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r1
     ldr q2, [x0, #336]                              // round key rk[1][5]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r1
-    eor v2.16b, v31.16b, v11.16b                    // aes.cs:70:46 encrypt r1
-    eor3 v26.16b, v26.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #352]                              // round key rk[1][6]
-    eor v31.16b, v2.16b, v31.16b                    // aes.cs:70:46 encrypt r1
-    ldr q2, [sp, #304]                              // reload
-    eor v2.16b, v20.16b, v2.16b                     // aes.cs:70:46 encrypt r1
-    ldr q3, [sp, #288]                              // reload
-    eor3 v31.16b, v31.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #368]                              // round key rk[1][7]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r1
-    ldr q2, [sp, #256]                              // reload
-    eor v18.16b, v18.16b, v2.16b                    // aes.cs:70:46 encrypt r1
-    ldr q2, [sp, #272]                              // reload
-    eor3 v18.16b, v20.16b, v18.16b, v2.16b          // aes.cs:70:46 encrypt r1
+    eor v2.16b, v2.16b, v26.16b                     // aes.cs:70:46 encrypt r1
+    eor v5.16b, v31.16b, v5.16b                     // aes.cs:70:46 encrypt r1
+    shl v6.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v18.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #352]                              // round key rk[1][6]
+    eor v5.16b, v5.16b, v31.16b                     // aes.cs:70:46 encrypt r1
+    eor v6.16b, v20.16b, v6.16b                     // aes.cs:70:46 encrypt r1
+    shl v7.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v8.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v26.16b, v26.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v26.16b, v5.16b, v6.16b, v26.16b           // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #368]                              // round key rk[1][7]
+    eor v20.16b, v5.16b, v20.16b                    // aes.cs:70:46 encrypt r1
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    eor v28.16b, v31.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v18.16b, v20.16b, v18.16b, v28.16b         // aes.cs:70:46 encrypt r1
     ldr q20, [x0, #384]                             // round key rk[1][8]
     eor v20.16b, v20.16b, v25.16b                   // aes.cs:70:46 encrypt r1
-    eor v0.16b, v30.16b, v0.16b                     // aes.cs:70:46 encrypt r1
-    eor3 v20.16b, v20.16b, v0.16b, v15.16b          // aes.cs:70:46 encrypt r1
-    ldr q0, [x0, #400]                              // round key rk[1][9]
-    eor v30.16b, v0.16b, v30.16b                    // aes.cs:70:46 encrypt r1
-    ldr q0, [sp, #432]                              // reload
-    ldr q2, [sp, #336]                              // reload
-    eor v2.16b, v0.16b, v2.16b                      // aes.cs:70:46 encrypt r1
-    ldr q3, [sp, #368]                              // reload
-    eor3 v30.16b, v30.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #416]                              // round key rk[1][10]
-    eor v0.16b, v2.16b, v0.16b                      // aes.cs:70:46 encrypt r1
-    ldr q2, [sp, #320]                              // reload
-    ldr q3, [sp, #352]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r1
-    ldr q4, [sp, #416]                              // reload
-    eor3 v0.16b, v0.16b, v3.16b, v4.16b             // aes.cs:70:46 encrypt r1
-    ldr q3, [x0, #432]                              // round key rk[1][11]
-    eor v25.16b, v3.16b, v25.16b                    // aes.cs:70:46 encrypt r1
-    ldr q3, [sp, #384]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r1
-    ldr q3, [sp, #400]                              // reload
-    eor3 v25.16b, v25.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #448]                              // round key rk[1][12]
-    eor v2.16b, v2.16b, v29.16b                     // aes.cs:70:46 encrypt r1
-    eor v17.16b, v22.16b, v17.16b                   // aes.cs:70:46 encrypt r1
-    eor3 v17.16b, v2.16b, v17.16b, v13.16b          // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #464]                              // round key rk[1][13]
-    eor v22.16b, v2.16b, v22.16b                    // aes.cs:70:46 encrypt r1
-    ldr q2, [sp, #464]                              // reload
-    eor v2.16b, v16.16b, v2.16b                     // aes.cs:70:46 encrypt r1
-    ldr q3, [sp, #496]                              // reload
-    eor3 v22.16b, v22.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r1
-    ldr q2, [x0, #480]                              // round key rk[1][14]
-    ldr q3, [sp, #448]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r1
-    ldr q4, [sp, #480]                              // reload
-    eor v16.16b, v16.16b, v4.16b                    // aes.cs:70:46 encrypt r1
-    eor3 v16.16b, v2.16b, v16.16b, v24.16b          // aes.cs:70:46 encrypt r1
-    ldr q24, [x0, #496]                             // round key rk[1][15]
-    eor v24.16b, v24.16b, v3.16b                    // aes.cs:70:46 encrypt r1
-    eor v23.16b, v29.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    ldr q29, [sp, #512]                             // reload
-    eor3 v23.16b, v24.16b, v23.16b, v29.16b         // aes.cs:70:46 encrypt r1
-    movi v24.16b, #0x0                              // const
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r2
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v26.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r2
-    aese v25.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
+    shl v28.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v31.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r1
+    bcax v28.16b, v28.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v31.16b, v30.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    shl v5.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v6.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v6.16b, v17.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v20.16b, v20.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r1
+    ldr q31, [x0, #400]                             // round key rk[1][9]
+    eor v31.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r1
+    eor v5.16b, v23.16b, v5.16b                     // aes.cs:70:46 encrypt r1
+    shl v6.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v7.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v25.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #416]                              // round key rk[1][10]
+    eor v5.16b, v5.16b, v23.16b                     // aes.cs:70:46 encrypt r1
+    eor v6.16b, v17.16b, v6.16b                     // aes.cs:70:46 encrypt r1
+    shl v7.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v8.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v30.16b, v30.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v30.16b, v5.16b, v6.16b, v30.16b           // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #432]                              // round key rk[1][11]
+    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r1
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    eor v23.16b, v23.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v17.16b, v25.16b, v17.16b, v23.16b         // aes.cs:70:46 encrypt r1
+    ldr q23, [x0, #448]                             // round key rk[1][12]
+    eor v23.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r1
+    shl v25.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v28.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r1
+    bcax v25.16b, v25.16b, v28.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v28.16b, v22.16b, v25.16b                   // aes.cs:70:46 encrypt r1
+    shl v5.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v6.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v6.16b, v24.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v23.16b, v23.16b, v28.16b, v6.16b          // aes.cs:70:46 encrypt r1
+    ldr q28, [x0, #464]                             // round key rk[1][13]
+    eor v28.16b, v28.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    eor v5.16b, v16.16b, v5.16b                     // aes.cs:70:46 encrypt r1
+    shl v6.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v7.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v29.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v28.16b, v28.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #480]                              // round key rk[1][14]
+    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r1
+    eor v6.16b, v16.16b, v6.16b                     // aes.cs:70:46 encrypt r1
+    shl v7.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v8.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v22.16b, v5.16b, v6.16b, v22.16b           // aes.cs:70:46 encrypt r1
+    ldr q5, [x0, #496]                              // round key rk[1][15]
+    eor v24.16b, v5.16b, v24.16b                    // aes.cs:70:46 encrypt r1
+    eor v29.16b, v29.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    eor v16.16b, v16.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor3 v16.16b, v24.16b, v29.16b, v16.16b         // aes.cs:70:46 encrypt r1
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r2
+    aese v3.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r2
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r2
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v30.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    ldr q24, [x0, #512]                             // round key rk[2][0]
+    eor v24.16b, v24.16b, v30.16b                   // aes.cs:70:46 encrypt r2
+    shl v25.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
     sshr v29.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    shl v2.16b, v1.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r2
-    movi v3.16b, #0xe4                              // const
-    bcax v29.16b, v2.16b, v29.16b, v3.16b           // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v2.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v4.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v4.16b, v26.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v5.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v6.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v6.16b, v0.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v7.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v8.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v8.16b, v23.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v9.16b, v1.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v10.16b, v28.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
-    shl v11.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v11.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v12.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v12.16b, v30.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v13.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v14.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v14.16b, v16.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v15.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v24.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v24.16b, v24.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v15.16b, v21.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q24, [sp, #512]                             // spill
-    eor v24.16b, v28.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q24, [sp, #448]                             // spill
-    sshr v24.16b, v20.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
-    str q15, [sp, #480]                             // spill
-    shl v15.16b, v20.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    bcax v24.16b, v15.16b, v24.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v15.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q13, [sp, #496]                             // spill
-    shl v13.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v15.16b, v22.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q22, [sp, #464]                             // spill
-    sshr v22.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q13, [sp, #400]                             // spill
-    shl v13.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v22.16b, v13.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v13.16b, v27.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q22, [sp, #384]                             // spill
-    sshr v22.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q13, [sp, #320]                             // spill
-    shl v13.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v22.16b, v13.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v13.16b, v18.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q22, [sp, #416]                             // spill
-    eor v22.16b, v20.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q22, [sp, #352]                             // spill
-    sshr v22.16b, v17.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
-    str q13, [sp, #432]                             // spill
-    shl v13.16b, v17.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    bcax v22.16b, v13.16b, v22.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v13.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #368]                             // spill
-    shl v20.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v20.16b, v20.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v13.16b, v19.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q19, [sp, #336]                             // spill
-    sshr v19.16b, v31.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #272]                             // spill
-    shl v20.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v19.16b, v20.16b, v19.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v20.16b, v31.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q19, [sp, #256]                             // spill
-    sshr v19.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q20, [sp, #288]                             // spill
-    shl v20.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    bcax v19.16b, v20.16b, v19.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v20.16b, v25.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v3.16b, v17.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    str q3, [sp, #304]                              // spill
-    ldr q3, [x0, #512]                              // round key rk[2][0]
-    eor v3.16b, v3.16b, v0.16b                      // aes.cs:70:46 encrypt r2
-    eor v29.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r2
-    eor3 v29.16b, v3.16b, v29.16b, v4.16b           // aes.cs:70:46 encrypt r2
-    ldr q3, [x0, #528]                              // round key rk[2][1]
-    eor v3.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r2
-    eor v23.16b, v23.16b, v2.16b                    // aes.cs:70:46 encrypt r2
-    eor3 v23.16b, v3.16b, v23.16b, v6.16b           // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #544]                              // round key rk[2][2]
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r2
-    eor v2.16b, v26.16b, v5.16b                     // aes.cs:70:46 encrypt r2
-    eor3 v1.16b, v1.16b, v2.16b, v8.16b             // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #560]                              // round key rk[2][3]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r2
-    eor v0.16b, v0.16b, v7.16b                      // aes.cs:70:46 encrypt r2
-    eor3 v26.16b, v26.16b, v0.16b, v9.16b           // aes.cs:70:46 encrypt r2
-    ldr q0, [x0, #576]                              // round key rk[2][4]
-    eor v0.16b, v0.16b, v21.16b                     // aes.cs:70:46 encrypt r2
-    eor v2.16b, v16.16b, v10.16b                    // aes.cs:70:46 encrypt r2
-    eor3 v0.16b, v0.16b, v2.16b, v12.16b            // aes.cs:70:46 encrypt r2
+    bcax v25.16b, v25.16b, v29.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v29.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r2
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v24.16b, v24.16b, v29.16b, v6.16b          // aes.cs:70:46 encrypt r2
+    ldr q29, [x0, #528]                             // round key rk[2][1]
+    eor v29.16b, v29.16b, v1.16b                    // aes.cs:70:46 encrypt r2
+    eor v5.16b, v16.16b, v5.16b                     // aes.cs:70:46 encrypt r2
+    shl v6.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v7.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v30.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v29.16b, v29.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #544]                              // round key rk[2][2]
+    eor v5.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r2
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r2
+    shl v7.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v8.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v16.16b, v5.16b, v6.16b, v16.16b           // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #560]                              // round key rk[2][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r2
+    eor v30.16b, v30.16b, v7.16b                    // aes.cs:70:46 encrypt r2
+    eor v25.16b, v1.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v25.16b, v2.16b, v30.16b, v25.16b          // aes.cs:70:46 encrypt r2
+    ldr q30, [x0, #576]                             // round key rk[2][4]
+    eor v30.16b, v30.16b, v21.16b                   // aes.cs:70:46 encrypt r2
+    shl v1.16b, v27.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v2.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    bcax v1.16b, v1.16b, v2.16b, v4.16b             // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v2.16b, v22.16b, v1.16b                     // aes.cs:70:46 encrypt r2
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v30.16b, v30.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r2
     ldr q2, [x0, #592]                              // round key rk[2][5]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r2
-    eor v2.16b, v28.16b, v11.16b                    // aes.cs:70:46 encrypt r2
-    eor3 v21.16b, v21.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #608]                              // round key rk[2][6]
-    eor v28.16b, v2.16b, v28.16b                    // aes.cs:70:46 encrypt r2
-    ldr q2, [sp, #496]                              // reload
-    eor v2.16b, v30.16b, v2.16b                     // aes.cs:70:46 encrypt r2
-    ldr q3, [sp, #480]                              // reload
-    eor3 v28.16b, v28.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #624]                              // round key rk[2][7]
-    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r2
-    ldr q2, [sp, #512]                              // reload
-    eor v16.16b, v16.16b, v2.16b                    // aes.cs:70:46 encrypt r2
-    ldr q2, [sp, #448]                              // reload
-    eor3 v16.16b, v30.16b, v16.16b, v2.16b          // aes.cs:70:46 encrypt r2
-    ldr q30, [x0, #640]                             // round key rk[2][8]
-    eor v30.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r2
-    eor v24.16b, v18.16b, v24.16b                   // aes.cs:70:46 encrypt r2
-    eor3 v24.16b, v30.16b, v24.16b, v15.16b         // aes.cs:70:46 encrypt r2
-    ldr q30, [x0, #656]                             // round key rk[2][9]
-    eor v18.16b, v30.16b, v18.16b                   // aes.cs:70:46 encrypt r2
-    ldr q30, [sp, #368]                             // reload
-    ldr q2, [sp, #400]                              // reload
-    eor v2.16b, v30.16b, v2.16b                     // aes.cs:70:46 encrypt r2
-    ldr q3, [sp, #320]                              // reload
-    eor3 v18.16b, v18.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #672]                              // round key rk[2][10]
-    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r2
-    ldr q2, [sp, #464]                              // reload
-    ldr q3, [sp, #384]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r2
-    ldr q4, [sp, #432]                              // reload
-    eor3 v30.16b, v30.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r2
-    ldr q3, [x0, #688]                              // round key rk[2][11]
-    eor v27.16b, v3.16b, v27.16b                    // aes.cs:70:46 encrypt r2
-    ldr q3, [sp, #416]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r2
-    ldr q3, [sp, #352]                              // reload
-    eor3 v27.16b, v27.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #704]                              // round key rk[2][12]
-    eor v2.16b, v2.16b, v31.16b                     // aes.cs:70:46 encrypt r2
-    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r2
-    eor3 v22.16b, v2.16b, v22.16b, v13.16b          // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #720]                              // round key rk[2][13]
-    eor v25.16b, v2.16b, v25.16b                    // aes.cs:70:46 encrypt r2
-    ldr q2, [sp, #272]                              // reload
-    eor v2.16b, v17.16b, v2.16b                     // aes.cs:70:46 encrypt r2
-    ldr q3, [sp, #288]                              // reload
-    eor3 v25.16b, v25.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r2
-    ldr q2, [x0, #736]                              // round key rk[2][14]
-    ldr q3, [sp, #336]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r2
-    ldr q4, [sp, #256]                              // reload
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:70:46 encrypt r2
-    eor3 v17.16b, v2.16b, v17.16b, v20.16b          // aes.cs:70:46 encrypt r2
-    ldr q20, [x0, #752]                             // round key rk[2][15]
-    eor v20.16b, v20.16b, v3.16b                    // aes.cs:70:46 encrypt r2
-    eor v19.16b, v31.16b, v19.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [sp, #304]                             // reload
-    eor3 v19.16b, v20.16b, v19.16b, v31.16b         // aes.cs:70:46 encrypt r2
-    movi v20.16b, #0x0                              // const
-    aese v29.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v23.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v1.16b, v20.16b                            // aes.cs:30:39 encrypt>SubBytes r3
-    aese v26.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v0.16b, v20.16b                            // aes.cs:30:39 encrypt>SubBytes r3
-    aese v21.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v28.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v16.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v24.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v18.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v30.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v27.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v22.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v25.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v17.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    aese v19.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    sshr v31.16b, v29.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
-    shl v2.16b, v29.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    movi v3.16b, #0xe4                              // const
-    bcax v31.16b, v2.16b, v31.16b, v3.16b           // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v2.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v4.16b, v21.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v5.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v6.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v6.16b, v30.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v7.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v8.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v8.16b, v19.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v9.16b, v29.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v10.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    shl v11.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v11.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v12.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v12.16b, v18.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v13.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v14.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v14.16b, v17.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v15.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v20.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v20.16b, v20.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v15.16b, v26.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q20, [sp, #304]                             // spill
-    eor v20.16b, v0.16b, v10.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q20, [sp, #336]                             // spill
-    sshr v20.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
-    str q15, [sp, #256]                             // spill
-    shl v15.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    bcax v20.16b, v15.16b, v20.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v15.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q13, [sp, #288]                             // spill
-    shl v13.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v15.16b, v25.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q25, [sp, #272]                             // spill
-    sshr v25.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q13, [sp, #352]                             // spill
-    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v25.16b, v13.16b, v25.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v13.16b, v1.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q25, [sp, #416]                             // spill
-    sshr v25.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q13, [sp, #464]                             // spill
-    shl v13.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v25.16b, v13.16b, v25.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v13.16b, v16.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q25, [sp, #432]                             // spill
-    eor v25.16b, v24.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q25, [sp, #384]                             // spill
-    sshr v25.16b, v22.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
-    str q13, [sp, #368]                             // spill
-    shl v13.16b, v22.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    bcax v25.16b, v13.16b, v25.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v13.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q24, [sp, #320]                             // spill
-    shl v24.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v24.16b, v24.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v13.16b, v23.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q23, [sp, #400]                             // spill
-    sshr v23.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q24, [sp, #448]                             // spill
-    shl v24.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v23.16b, v24.16b, v23.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v24.16b, v28.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q23, [sp, #512]                             // spill
-    sshr v23.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q24, [sp, #480]                             // spill
-    shl v24.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    bcax v23.16b, v24.16b, v23.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v24.16b, v27.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v3.16b, v22.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    str q3, [sp, #496]                              // spill
-    ldr q3, [x0, #768]                              // round key rk[3][0]
-    eor v3.16b, v3.16b, v30.16b                     // aes.cs:70:46 encrypt r3
-    eor v31.16b, v19.16b, v31.16b                   // aes.cs:70:46 encrypt r3
-    eor3 v31.16b, v3.16b, v31.16b, v4.16b           // aes.cs:70:46 encrypt r3
+    eor v2.16b, v2.16b, v21.16b                     // aes.cs:70:46 encrypt r2
+    eor v5.16b, v27.16b, v5.16b                     // aes.cs:70:46 encrypt r2
+    shl v6.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v22.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #608]                              // round key rk[2][6]
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r2
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r2
+    shl v7.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v8.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v21.16b, v5.16b, v6.16b, v21.16b           // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #624]                              // round key rk[2][7]
+    eor v31.16b, v5.16b, v31.16b                    // aes.cs:70:46 encrypt r2
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:70:46 encrypt r2
+    eor v27.16b, v27.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v22.16b, v31.16b, v22.16b, v27.16b         // aes.cs:70:46 encrypt r2
+    ldr q27, [x0, #640]                             // round key rk[2][8]
+    eor v27.16b, v27.16b, v19.16b                   // aes.cs:70:46 encrypt r2
+    shl v31.16b, v20.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v1.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    bcax v31.16b, v31.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v1.16b, v18.16b, v31.16b                    // aes.cs:70:46 encrypt r2
+    shl v5.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v28.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v27.16b, v27.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r2
+    ldr q1, [x0, #656]                              // round key rk[2][9]
+    eor v1.16b, v1.16b, v18.16b                     // aes.cs:70:46 encrypt r2
+    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r2
+    shl v6.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v7.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v19.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #672]                              // round key rk[2][10]
+    eor v5.16b, v5.16b, v20.16b                     // aes.cs:70:46 encrypt r2
+    eor v6.16b, v28.16b, v6.16b                     // aes.cs:70:46 encrypt r2
+    shl v7.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v8.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v18.16b, v5.16b, v6.16b, v18.16b           // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #688]                              // round key rk[2][11]
+    eor v19.16b, v5.16b, v19.16b                    // aes.cs:70:46 encrypt r2
+    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r2
+    eor v20.16b, v20.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v19.16b, v19.16b, v28.16b, v20.16b         // aes.cs:70:46 encrypt r2
+    ldr q20, [x0, #704]                             // round key rk[2][12]
+    eor v20.16b, v20.16b, v26.16b                   // aes.cs:70:46 encrypt r2
+    shl v28.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v31.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
+    bcax v28.16b, v28.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v31.16b, v17.16b, v28.16b                   // aes.cs:70:46 encrypt r2
+    shl v5.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v20.16b, v20.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r2
+    ldr q31, [x0, #720]                             // round key rk[2][13]
+    eor v31.16b, v31.16b, v17.16b                   // aes.cs:70:46 encrypt r2
+    eor v5.16b, v23.16b, v5.16b                     // aes.cs:70:46 encrypt r2
+    shl v6.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v7.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v7.16b, v26.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #736]                              // round key rk[2][14]
+    eor v5.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r2
+    eor v6.16b, v23.16b, v6.16b                     // aes.cs:70:46 encrypt r2
+    shl v7.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v8.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v17.16b, v5.16b, v6.16b, v17.16b           // aes.cs:70:46 encrypt r2
+    ldr q5, [x0, #752]                              // round key rk[2][15]
+    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r2
+    eor v26.16b, v26.16b, v7.16b                    // aes.cs:70:46 encrypt r2
+    eor v23.16b, v23.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor3 v23.16b, v3.16b, v26.16b, v23.16b          // aes.cs:70:46 encrypt r2
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v29.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v30.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r3
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r3
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    ldr q26, [x0, #768]                             // round key rk[3][0]
+    eor v26.16b, v26.16b, v18.16b                   // aes.cs:70:46 encrypt r3
+    shl v28.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v3.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    bcax v28.16b, v28.16b, v3.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v3.16b, v23.16b, v28.16b                    // aes.cs:70:46 encrypt r3
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v26.16b, v26.16b, v3.16b, v6.16b           // aes.cs:70:46 encrypt r3
     ldr q3, [x0, #784]                              // round key rk[3][1]
-    eor v3.16b, v3.16b, v29.16b                     // aes.cs:70:46 encrypt r3
-    eor v19.16b, v19.16b, v2.16b                    // aes.cs:70:46 encrypt r3
-    eor3 v19.16b, v3.16b, v19.16b, v6.16b           // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #800]                              // round key rk[3][2]
-    eor v29.16b, v2.16b, v29.16b                    // aes.cs:70:46 encrypt r3
-    eor v2.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r3
-    eor3 v29.16b, v29.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #816]                              // round key rk[3][3]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r3
-    eor v30.16b, v30.16b, v7.16b                    // aes.cs:70:46 encrypt r3
-    eor3 v21.16b, v21.16b, v30.16b, v9.16b          // aes.cs:70:46 encrypt r3
-    ldr q30, [x0, #832]                             // round key rk[3][4]
-    eor v30.16b, v30.16b, v26.16b                   // aes.cs:70:46 encrypt r3
-    eor v2.16b, v17.16b, v10.16b                    // aes.cs:70:46 encrypt r3
-    eor3 v30.16b, v30.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r3
+    eor v3.16b, v3.16b, v24.16b                     // aes.cs:70:46 encrypt r3
+    eor v5.16b, v23.16b, v5.16b                     // aes.cs:70:46 encrypt r3
+    shl v6.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v18.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v3.16b, v3.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #800]                              // round key rk[3][2]
+    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r3
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    shl v7.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v8.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v23.16b, v23.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v23.16b, v5.16b, v6.16b, v23.16b           // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #816]                              // round key rk[3][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r3
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:70:46 encrypt r3
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v18.16b, v2.16b, v18.16b, v24.16b          // aes.cs:70:46 encrypt r3
+    ldr q24, [x0, #832]                             // round key rk[3][4]
+    eor v24.16b, v24.16b, v25.16b                   // aes.cs:70:46 encrypt r3
+    shl v28.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v2.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    bcax v28.16b, v28.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v2.16b, v17.16b, v28.16b                    // aes.cs:70:46 encrypt r3
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v24.16b, v24.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r3
     ldr q2, [x0, #848]                              // round key rk[3][5]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r3
-    eor v2.16b, v0.16b, v11.16b                     // aes.cs:70:46 encrypt r3
-    eor3 v26.16b, v26.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #864]                              // round key rk[3][6]
-    eor v0.16b, v2.16b, v0.16b                      // aes.cs:70:46 encrypt r3
-    ldr q2, [sp, #288]                              // reload
-    eor v2.16b, v18.16b, v2.16b                     // aes.cs:70:46 encrypt r3
-    ldr q3, [sp, #256]                              // reload
-    eor3 v0.16b, v0.16b, v2.16b, v3.16b             // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #880]                              // round key rk[3][7]
-    eor v18.16b, v2.16b, v18.16b                    // aes.cs:70:46 encrypt r3
-    ldr q2, [sp, #304]                              // reload
-    eor v17.16b, v17.16b, v2.16b                    // aes.cs:70:46 encrypt r3
-    ldr q2, [sp, #336]                              // reload
-    eor3 v17.16b, v18.16b, v17.16b, v2.16b          // aes.cs:70:46 encrypt r3
-    ldr q18, [x0, #896]                             // round key rk[3][8]
-    eor v18.16b, v18.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    eor v20.16b, v16.16b, v20.16b                   // aes.cs:70:46 encrypt r3
-    eor3 v18.16b, v18.16b, v20.16b, v15.16b         // aes.cs:70:46 encrypt r3
-    ldr q20, [x0, #912]                             // round key rk[3][9]
-    eor v16.16b, v20.16b, v16.16b                   // aes.cs:70:46 encrypt r3
-    ldr q20, [sp, #320]                             // reload
-    ldr q2, [sp, #352]                              // reload
-    eor v2.16b, v20.16b, v2.16b                     // aes.cs:70:46 encrypt r3
-    ldr q3, [sp, #464]                              // reload
-    eor3 v16.16b, v16.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #928]                              // round key rk[3][10]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r3
-    ldr q2, [sp, #272]                              // reload
-    ldr q3, [sp, #416]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r3
-    ldr q4, [sp, #368]                              // reload
-    eor3 v20.16b, v20.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r3
-    ldr q3, [x0, #944]                              // round key rk[3][11]
-    eor v1.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r3
-    ldr q3, [sp, #432]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r3
-    ldr q3, [sp, #384]                              // reload
-    eor3 v1.16b, v1.16b, v2.16b, v3.16b             // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #960]                              // round key rk[3][12]
-    eor v2.16b, v2.16b, v28.16b                     // aes.cs:70:46 encrypt r3
-    eor v25.16b, v27.16b, v25.16b                   // aes.cs:70:46 encrypt r3
-    eor3 v25.16b, v2.16b, v25.16b, v13.16b          // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #976]                              // round key rk[3][13]
-    eor v27.16b, v2.16b, v27.16b                    // aes.cs:70:46 encrypt r3
-    ldr q2, [sp, #448]                              // reload
-    eor v2.16b, v22.16b, v2.16b                     // aes.cs:70:46 encrypt r3
-    ldr q3, [sp, #480]                              // reload
-    eor3 v27.16b, v27.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r3
-    ldr q2, [x0, #992]                              // round key rk[3][14]
-    ldr q3, [sp, #400]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r3
-    ldr q4, [sp, #512]                              // reload
-    eor v22.16b, v22.16b, v4.16b                    // aes.cs:70:46 encrypt r3
-    eor3 v22.16b, v2.16b, v22.16b, v24.16b          // aes.cs:70:46 encrypt r3
-    ldr q24, [x0, #1008]                            // round key rk[3][15]
-    eor v24.16b, v24.16b, v3.16b                    // aes.cs:70:46 encrypt r3
-    eor v23.16b, v28.16b, v23.16b                   // aes.cs:70:46 encrypt r3
-    ldr q28, [sp, #496]                             // reload
-    eor3 v23.16b, v24.16b, v23.16b, v28.16b         // aes.cs:70:46 encrypt r3
-    movi v24.16b, #0x0                              // const
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v26.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r4
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r4
-    aese v25.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    sshr v28.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
-    shl v2.16b, v31.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    movi v3.16b, #0xe4                              // const
-    bcax v28.16b, v2.16b, v28.16b, v3.16b           // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v2.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v4.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v4.16b, v26.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v5.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v6.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v6.16b, v20.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v7.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v8.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v8.16b, v23.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v9.16b, v31.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v10.16b, v30.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
-    shl v11.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v11.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v12.16b, v16.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v13.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v14.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v14.16b, v22.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v15.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v24.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v24.16b, v24.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v15.16b, v21.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q24, [sp, #496]                             // spill
-    eor v24.16b, v30.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q24, [sp, #400]                             // spill
-    sshr v24.16b, v18.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
-    str q15, [sp, #512]                             // spill
-    shl v15.16b, v18.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    bcax v24.16b, v15.16b, v24.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v15.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q13, [sp, #480]                             // spill
-    shl v13.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v15.16b, v27.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q27, [sp, #448]                             // spill
-    sshr v27.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q13, [sp, #384]                             // spill
-    shl v13.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v27.16b, v13.16b, v27.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v13.16b, v29.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q27, [sp, #432]                             // spill
-    sshr v27.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q13, [sp, #272]                             // spill
-    shl v13.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v27.16b, v13.16b, v27.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v13.16b, v17.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q27, [sp, #368]                             // spill
-    eor v27.16b, v18.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q27, [sp, #416]                             // spill
-    sshr v27.16b, v25.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
-    str q13, [sp, #320]                             // spill
-    shl v13.16b, v25.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    bcax v27.16b, v13.16b, v27.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v13.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q18, [sp, #464]                             // spill
-    shl v18.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v18.16b, v18.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v13.16b, v19.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q19, [sp, #352]                             // spill
-    sshr v19.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q18, [sp, #336]                             // spill
-    shl v18.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v18.16b, v18.16b, v19.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v19.16b, v0.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q18, [sp, #304]                             // spill
-    sshr v18.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q19, [sp, #256]                             // spill
-    shl v19.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    bcax v18.16b, v19.16b, v18.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v19.16b, v1.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v3.16b, v25.16b, v27.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    str q3, [sp, #288]                              // spill
-    ldr q3, [x0, #1024]                             // round key rk[4][0]
-    eor v3.16b, v3.16b, v20.16b                     // aes.cs:70:46 encrypt r4
-    eor v28.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r4
-    eor3 v28.16b, v3.16b, v28.16b, v4.16b           // aes.cs:70:46 encrypt r4
-    ldr q3, [x0, #1040]                             // round key rk[4][1]
-    eor v3.16b, v3.16b, v31.16b                     // aes.cs:70:46 encrypt r4
-    eor v23.16b, v23.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    eor3 v23.16b, v3.16b, v23.16b, v6.16b           // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1056]                             // round key rk[4][2]
-    eor v31.16b, v2.16b, v31.16b                    // aes.cs:70:46 encrypt r4
-    eor v2.16b, v26.16b, v5.16b                     // aes.cs:70:46 encrypt r4
-    eor3 v31.16b, v31.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1072]                             // round key rk[4][3]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r4
-    eor v20.16b, v20.16b, v7.16b                    // aes.cs:70:46 encrypt r4
-    eor3 v20.16b, v26.16b, v20.16b, v9.16b          // aes.cs:70:46 encrypt r4
+    eor v2.16b, v2.16b, v25.16b                     // aes.cs:70:46 encrypt r3
+    eor v5.16b, v30.16b, v5.16b                     // aes.cs:70:46 encrypt r3
+    shl v6.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v7.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v17.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #864]                              // round key rk[3][6]
+    eor v5.16b, v5.16b, v30.16b                     // aes.cs:70:46 encrypt r3
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v8.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v25.16b, v25.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v25.16b, v5.16b, v6.16b, v25.16b           // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #880]                              // round key rk[3][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r3
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:70:46 encrypt r3
+    eor v28.16b, v30.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v17.16b, v1.16b, v17.16b, v28.16b          // aes.cs:70:46 encrypt r3
+    ldr q28, [x0, #896]                             // round key rk[3][8]
+    eor v28.16b, v28.16b, v16.16b                   // aes.cs:70:46 encrypt r3
+    shl v30.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v1.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    bcax v30.16b, v30.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v1.16b, v22.16b, v30.16b                    // aes.cs:70:46 encrypt r3
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v28.16b, v28.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r3
+    ldr q1, [x0, #912]                              // round key rk[3][9]
+    eor v1.16b, v1.16b, v22.16b                     // aes.cs:70:46 encrypt r3
+    eor v5.16b, v27.16b, v5.16b                     // aes.cs:70:46 encrypt r3
+    shl v6.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v7.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v16.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #928]                              // round key rk[3][10]
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r3
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r3
+    shl v7.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v8.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v22.16b, v5.16b, v6.16b, v22.16b           // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #944]                              // round key rk[3][11]
+    eor v16.16b, v5.16b, v16.16b                    // aes.cs:70:46 encrypt r3
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r3
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v16.16b, v16.16b, v31.16b, v27.16b         // aes.cs:70:46 encrypt r3
+    ldr q27, [x0, #960]                             // round key rk[3][12]
+    eor v27.16b, v27.16b, v21.16b                   // aes.cs:70:46 encrypt r3
+    shl v30.16b, v20.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v31.16b, v20.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
+    bcax v30.16b, v30.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v31.16b, v19.16b, v30.16b                   // aes.cs:70:46 encrypt r3
+    shl v5.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v6.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v29.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v27.16b, v27.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r3
+    ldr q31, [x0, #976]                             // round key rk[3][13]
+    eor v31.16b, v31.16b, v19.16b                   // aes.cs:70:46 encrypt r3
+    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r3
+    shl v6.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v7.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v21.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #992]                              // round key rk[3][14]
+    eor v5.16b, v5.16b, v29.16b                     // aes.cs:70:46 encrypt r3
+    eor v6.16b, v20.16b, v6.16b                     // aes.cs:70:46 encrypt r3
+    shl v7.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v8.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v19.16b, v5.16b, v6.16b, v19.16b           // aes.cs:70:46 encrypt r3
+    ldr q5, [x0, #1008]                             // round key rk[3][15]
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r3
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:70:46 encrypt r3
+    eor v20.16b, v20.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor3 v20.16b, v29.16b, v21.16b, v20.16b         // aes.cs:70:46 encrypt r3
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v3.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r4
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r4
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r4
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    ldr q21, [x0, #1024]                            // round key rk[4][0]
+    eor v21.16b, v21.16b, v22.16b                   // aes.cs:70:46 encrypt r4
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v30.16b, v26.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
+    bcax v29.16b, v29.16b, v30.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v30.16b, v20.16b, v29.16b                   // aes.cs:70:46 encrypt r4
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v21.16b, v21.16b, v30.16b, v6.16b          // aes.cs:70:46 encrypt r4
+    ldr q30, [x0, #1040]                            // round key rk[4][1]
+    eor v30.16b, v30.16b, v26.16b                   // aes.cs:70:46 encrypt r4
+    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r4
+    shl v6.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v22.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v30.16b, v30.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1056]                             // round key rk[4][2]
+    eor v5.16b, v5.16b, v26.16b                     // aes.cs:70:46 encrypt r4
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r4
+    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v8.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v20.16b, v20.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v20.16b, v5.16b, v6.16b, v20.16b           // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1072]                             // round key rk[4][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r4
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:70:46 encrypt r4
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v22.16b, v2.16b, v22.16b, v26.16b          // aes.cs:70:46 encrypt r4
     ldr q26, [x0, #1088]                            // round key rk[4][4]
-    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r4
-    eor v2.16b, v22.16b, v10.16b                    // aes.cs:70:46 encrypt r4
-    eor3 v26.16b, v26.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r4
+    eor v26.16b, v26.16b, v18.16b                   // aes.cs:70:46 encrypt r4
+    shl v29.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v2.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v2.16b, v19.16b, v29.16b                    // aes.cs:70:46 encrypt r4
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v26.16b, v26.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r4
     ldr q2, [x0, #1104]                             // round key rk[4][5]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r4
-    eor v2.16b, v30.16b, v11.16b                    // aes.cs:70:46 encrypt r4
-    eor3 v21.16b, v21.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1120]                             // round key rk[4][6]
-    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r4
-    ldr q2, [sp, #480]                              // reload
-    eor v2.16b, v16.16b, v2.16b                     // aes.cs:70:46 encrypt r4
-    ldr q3, [sp, #512]                              // reload
-    eor3 v30.16b, v30.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1136]                             // round key rk[4][7]
-    eor v16.16b, v2.16b, v16.16b                    // aes.cs:70:46 encrypt r4
-    ldr q2, [sp, #496]                              // reload
-    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    ldr q2, [sp, #400]                              // reload
-    eor3 v16.16b, v16.16b, v22.16b, v2.16b          // aes.cs:70:46 encrypt r4
-    ldr q22, [x0, #1152]                            // round key rk[4][8]
-    eor v22.16b, v22.16b, v29.16b                   // aes.cs:70:46 encrypt r4
-    eor v24.16b, v17.16b, v24.16b                   // aes.cs:70:46 encrypt r4
-    eor3 v22.16b, v22.16b, v24.16b, v15.16b         // aes.cs:70:46 encrypt r4
-    ldr q24, [x0, #1168]                            // round key rk[4][9]
-    eor v17.16b, v24.16b, v17.16b                   // aes.cs:70:46 encrypt r4
-    ldr q24, [sp, #464]                             // reload
-    ldr q2, [sp, #384]                              // reload
-    eor v2.16b, v24.16b, v2.16b                     // aes.cs:70:46 encrypt r4
-    ldr q3, [sp, #272]                              // reload
-    eor3 v17.16b, v17.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1184]                             // round key rk[4][10]
-    eor v24.16b, v2.16b, v24.16b                    // aes.cs:70:46 encrypt r4
-    ldr q2, [sp, #448]                              // reload
-    ldr q3, [sp, #432]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r4
-    ldr q4, [sp, #320]                              // reload
-    eor3 v24.16b, v24.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r4
-    ldr q3, [x0, #1200]                             // round key rk[4][11]
-    eor v29.16b, v3.16b, v29.16b                    // aes.cs:70:46 encrypt r4
-    ldr q3, [sp, #368]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r4
-    ldr q3, [sp, #416]                              // reload
-    eor3 v29.16b, v29.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1216]                             // round key rk[4][12]
-    eor v2.16b, v2.16b, v0.16b                      // aes.cs:70:46 encrypt r4
-    eor v27.16b, v1.16b, v27.16b                    // aes.cs:70:46 encrypt r4
-    eor3 v27.16b, v2.16b, v27.16b, v13.16b          // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1232]                             // round key rk[4][13]
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r4
-    ldr q2, [sp, #336]                              // reload
-    eor v2.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r4
-    ldr q3, [sp, #256]                              // reload
-    eor3 v1.16b, v1.16b, v2.16b, v3.16b             // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1248]                             // round key rk[4][14]
-    ldr q3, [sp, #352]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r4
-    ldr q4, [sp, #304]                              // reload
-    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r4
-    eor3 v19.16b, v2.16b, v25.16b, v19.16b          // aes.cs:70:46 encrypt r4
-    ldr q25, [x0, #1264]                            // round key rk[4][15]
-    eor v25.16b, v25.16b, v3.16b                    // aes.cs:70:46 encrypt r4
-    eor v18.16b, v0.16b, v18.16b                    // aes.cs:70:46 encrypt r4
-    ldr q0, [sp, #288]                              // reload
-    eor3 v18.16b, v25.16b, v18.16b, v0.16b          // aes.cs:70:46 encrypt r4
-    movi v25.16b, #0x0                              // const
-    aese v28.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v23.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v31.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v20.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v26.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v21.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v30.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v16.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v22.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v17.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v24.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v29.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v27.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v1.16b, v25.16b                            // aes.cs:30:39 encrypt>SubBytes r5
-    aese v19.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    aese v18.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    sshr v0.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    shl v2.16b, v28.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
-    movi v3.16b, #0xe4                              // const
-    bcax v0.16b, v2.16b, v0.16b, v3.16b             // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v2.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v4.16b, v21.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v5.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v6.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v6.16b, v24.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v8.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v8.16b, v18.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v9.16b, v28.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v10.16b, v26.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
-    shl v11.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v11.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v12.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v12.16b, v17.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v13.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v14.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v14.16b, v19.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v15.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v25.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v25.16b, v25.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v15.16b, v20.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q25, [sp, #288]                             // spill
-    eor v25.16b, v26.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q25, [sp, #352]                             // spill
-    sshr v25.16b, v22.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
-    str q15, [sp, #304]                             // spill
-    shl v15.16b, v22.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    bcax v25.16b, v15.16b, v25.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v15.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q13, [sp, #256]                             // spill
-    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v15.16b, v1.16b, v13.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q1, [sp, #336]                              // spill
-    sshr v1.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q13, [sp, #416]                             // spill
-    shl v13.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v1.16b, v13.16b, v1.16b, v3.16b            // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v13.16b, v31.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q1, [sp, #368]                              // spill
-    sshr v1.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q13, [sp, #448]                             // spill
-    shl v13.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v1.16b, v13.16b, v1.16b, v3.16b            // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v13.16b, v16.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q1, [sp, #320]                              // spill
-    eor v1.16b, v22.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q1, [sp, #432]                              // spill
-    sshr v1.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    str q13, [sp, #464]                             // spill
-    shl v13.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    bcax v1.16b, v13.16b, v1.16b, v3.16b            // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v13.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q22, [sp, #272]                             // spill
-    shl v22.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v22.16b, v22.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v13.16b, v23.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q23, [sp, #384]                             // spill
-    sshr v23.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q22, [sp, #400]                             // spill
-    shl v22.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v22.16b, v22.16b, v23.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v23.16b, v30.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q22, [sp, #496]                             // spill
-    sshr v22.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q23, [sp, #512]                             // spill
-    shl v23.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    bcax v22.16b, v23.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v23.16b, v29.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v3.16b, v27.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    str q3, [sp, #480]                              // spill
-    ldr q3, [x0, #1280]                             // round key rk[5][0]
-    eor v3.16b, v3.16b, v24.16b                     // aes.cs:70:46 encrypt r5
-    eor v0.16b, v18.16b, v0.16b                     // aes.cs:70:46 encrypt r5
-    eor3 v0.16b, v3.16b, v0.16b, v4.16b             // aes.cs:70:46 encrypt r5
+    eor v2.16b, v2.16b, v18.16b                     // aes.cs:70:46 encrypt r4
+    eor v5.16b, v24.16b, v5.16b                     // aes.cs:70:46 encrypt r4
+    shl v6.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v7.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v19.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1120]                             // round key rk[4][6]
+    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r4
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r4
+    shl v7.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v8.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v18.16b, v5.16b, v6.16b, v18.16b           // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1136]                             // round key rk[4][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r4
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:70:46 encrypt r4
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v19.16b, v1.16b, v19.16b, v24.16b          // aes.cs:70:46 encrypt r4
+    ldr q24, [x0, #1152]                            // round key rk[4][8]
+    eor v24.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r4
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v1.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v1.16b, v17.16b, v29.16b                    // aes.cs:70:46 encrypt r4
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v24.16b, v24.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r4
+    ldr q1, [x0, #1168]                             // round key rk[4][9]
+    eor v1.16b, v1.16b, v17.16b                     // aes.cs:70:46 encrypt r4
+    eor v5.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r4
+    shl v6.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v7.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v23.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1184]                             // round key rk[4][10]
+    eor v5.16b, v5.16b, v28.16b                     // aes.cs:70:46 encrypt r4
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r4
+    shl v7.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v8.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v17.16b, v5.16b, v6.16b, v17.16b           // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1200]                             // round key rk[4][11]
+    eor v23.16b, v5.16b, v23.16b                    // aes.cs:70:46 encrypt r4
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r4
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v23.16b, v23.16b, v31.16b, v28.16b         // aes.cs:70:46 encrypt r4
+    ldr q28, [x0, #1216]                            // round key rk[4][12]
+    eor v28.16b, v28.16b, v25.16b                   // aes.cs:70:46 encrypt r4
+    shl v29.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v31.16b, v27.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v31.16b, v16.16b, v29.16b                   // aes.cs:70:46 encrypt r4
+    shl v5.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v28.16b, v28.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r4
+    ldr q31, [x0, #1232]                            // round key rk[4][13]
+    eor v31.16b, v31.16b, v16.16b                   // aes.cs:70:46 encrypt r4
+    eor v5.16b, v27.16b, v5.16b                     // aes.cs:70:46 encrypt r4
+    shl v6.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v7.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v25.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1248]                             // round key rk[4][14]
+    eor v5.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r4
+    eor v6.16b, v27.16b, v6.16b                     // aes.cs:70:46 encrypt r4
+    shl v7.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v8.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v16.16b, v5.16b, v6.16b, v16.16b           // aes.cs:70:46 encrypt r4
+    ldr q5, [x0, #1264]                             // round key rk[4][15]
+    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r4
+    eor v25.16b, v25.16b, v7.16b                    // aes.cs:70:46 encrypt r4
+    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor3 v25.16b, v3.16b, v25.16b, v27.16b          // aes.cs:70:46 encrypt r4
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v30.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r5
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r5
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    ldr q27, [x0, #1280]                            // round key rk[5][0]
+    eor v27.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r5
+    shl v29.16b, v21.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v3.16b, v21.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    bcax v29.16b, v29.16b, v3.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v3.16b, v25.16b, v29.16b                    // aes.cs:70:46 encrypt r5
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v27.16b, v27.16b, v3.16b, v6.16b           // aes.cs:70:46 encrypt r5
     ldr q3, [x0, #1296]                             // round key rk[5][1]
-    eor v3.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r5
-    eor v18.16b, v18.16b, v2.16b                    // aes.cs:70:46 encrypt r5
-    eor3 v18.16b, v3.16b, v18.16b, v6.16b           // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1312]                             // round key rk[5][2]
-    eor v28.16b, v2.16b, v28.16b                    // aes.cs:70:46 encrypt r5
-    eor v2.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r5
-    eor3 v28.16b, v28.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1328]                             // round key rk[5][3]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r5
-    eor v24.16b, v24.16b, v7.16b                    // aes.cs:70:46 encrypt r5
-    eor3 v21.16b, v21.16b, v24.16b, v9.16b          // aes.cs:70:46 encrypt r5
-    ldr q24, [x0, #1344]                            // round key rk[5][4]
-    eor v24.16b, v24.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    eor v2.16b, v19.16b, v10.16b                    // aes.cs:70:46 encrypt r5
-    eor3 v24.16b, v24.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r5
+    eor v3.16b, v3.16b, v21.16b                     // aes.cs:70:46 encrypt r5
+    eor v5.16b, v25.16b, v5.16b                     // aes.cs:70:46 encrypt r5
+    shl v6.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v7.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v17.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v3.16b, v3.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1312]                             // round key rk[5][2]
+    eor v5.16b, v5.16b, v21.16b                     // aes.cs:70:46 encrypt r5
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v8.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v25.16b, v25.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v25.16b, v5.16b, v6.16b, v25.16b           // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1328]                             // round key rk[5][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r5
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:70:46 encrypt r5
+    eor v21.16b, v21.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v17.16b, v2.16b, v17.16b, v21.16b          // aes.cs:70:46 encrypt r5
+    ldr q21, [x0, #1344]                            // round key rk[5][4]
+    eor v21.16b, v21.16b, v22.16b                   // aes.cs:70:46 encrypt r5
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v2.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v2.16b, v16.16b, v29.16b                    // aes.cs:70:46 encrypt r5
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v21.16b, v21.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r5
     ldr q2, [x0, #1360]                             // round key rk[5][5]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r5
-    eor v2.16b, v26.16b, v11.16b                    // aes.cs:70:46 encrypt r5
-    eor3 v20.16b, v20.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1376]                             // round key rk[5][6]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r5
-    ldr q2, [sp, #256]                              // reload
-    eor v2.16b, v17.16b, v2.16b                     // aes.cs:70:46 encrypt r5
-    ldr q3, [sp, #304]                              // reload
-    eor3 v26.16b, v26.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1392]                             // round key rk[5][7]
-    eor v17.16b, v2.16b, v17.16b                    // aes.cs:70:46 encrypt r5
-    ldr q2, [sp, #288]                              // reload
-    eor v19.16b, v19.16b, v2.16b                    // aes.cs:70:46 encrypt r5
-    ldr q2, [sp, #352]                              // reload
-    eor3 v17.16b, v17.16b, v19.16b, v2.16b          // aes.cs:70:46 encrypt r5
-    ldr q19, [x0, #1408]                            // round key rk[5][8]
-    eor v19.16b, v19.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    eor v25.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    eor3 v19.16b, v19.16b, v25.16b, v15.16b         // aes.cs:70:46 encrypt r5
-    ldr q25, [x0, #1424]                            // round key rk[5][9]
-    eor v16.16b, v25.16b, v16.16b                   // aes.cs:70:46 encrypt r5
-    ldr q25, [sp, #272]                             // reload
-    ldr q2, [sp, #416]                              // reload
-    eor v2.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r5
-    ldr q3, [sp, #448]                              // reload
-    eor3 v16.16b, v16.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1440]                             // round key rk[5][10]
-    eor v25.16b, v2.16b, v25.16b                    // aes.cs:70:46 encrypt r5
-    ldr q2, [sp, #336]                              // reload
-    ldr q3, [sp, #368]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r5
-    ldr q4, [sp, #464]                              // reload
-    eor3 v25.16b, v25.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r5
-    ldr q3, [x0, #1456]                             // round key rk[5][11]
-    eor v31.16b, v3.16b, v31.16b                    // aes.cs:70:46 encrypt r5
-    ldr q3, [sp, #320]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r5
-    ldr q3, [sp, #432]                              // reload
-    eor3 v31.16b, v31.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1472]                             // round key rk[5][12]
-    eor v2.16b, v2.16b, v30.16b                     // aes.cs:70:46 encrypt r5
-    eor v1.16b, v29.16b, v1.16b                     // aes.cs:70:46 encrypt r5
-    eor3 v1.16b, v2.16b, v1.16b, v13.16b            // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1488]                             // round key rk[5][13]
-    eor v29.16b, v2.16b, v29.16b                    // aes.cs:70:46 encrypt r5
-    ldr q2, [sp, #400]                              // reload
-    eor v2.16b, v27.16b, v2.16b                     // aes.cs:70:46 encrypt r5
-    ldr q3, [sp, #512]                              // reload
-    eor3 v29.16b, v29.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r5
-    ldr q2, [x0, #1504]                             // round key rk[5][14]
-    ldr q3, [sp, #384]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r5
-    ldr q4, [sp, #496]                              // reload
-    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r5
-    eor3 v23.16b, v2.16b, v27.16b, v23.16b          // aes.cs:70:46 encrypt r5
-    ldr q27, [x0, #1520]                            // round key rk[5][15]
-    eor v27.16b, v27.16b, v3.16b                    // aes.cs:70:46 encrypt r5
-    eor v22.16b, v30.16b, v22.16b                   // aes.cs:70:46 encrypt r5
-    ldr q30, [sp, #480]                             // reload
-    eor3 v22.16b, v27.16b, v22.16b, v30.16b         // aes.cs:70:46 encrypt r5
-    movi v27.16b, #0x0                              // const
-    aese v0.16b, v27.16b                            // aes.cs:30:39 encrypt>SubBytes r6
-    aese v18.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v28.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v21.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v24.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v20.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v26.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v17.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v19.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v16.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v25.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v31.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v1.16b, v27.16b                            // aes.cs:30:39 encrypt>SubBytes r6
-    aese v29.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v23.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    aese v22.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    shl v2.16b, v0.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r6
-    movi v3.16b, #0xe4                              // const
-    bcax v30.16b, v2.16b, v30.16b, v3.16b           // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v2.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v4.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v4.16b, v20.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v5.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v6.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v6.16b, v25.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v8.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v8.16b, v22.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v9.16b, v0.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v10.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
-    shl v11.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v11.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v12.16b, v16.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v13.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v14.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v14.16b, v23.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v15.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v27.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v27.16b, v27.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v15.16b, v21.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q27, [sp, #480]                             // spill
-    eor v27.16b, v24.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q27, [sp, #384]                             // spill
-    sshr v27.16b, v19.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
-    str q15, [sp, #496]                             // spill
-    shl v15.16b, v19.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    bcax v27.16b, v15.16b, v27.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v15.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q13, [sp, #512]                             // spill
-    shl v13.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v15.16b, v29.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q29, [sp, #400]                             // spill
-    sshr v29.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q13, [sp, #432]                             // spill
-    shl v13.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v29.16b, v13.16b, v29.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v13.16b, v28.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q29, [sp, #320]                             // spill
-    sshr v29.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q13, [sp, #336]                             // spill
-    shl v13.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v29.16b, v13.16b, v29.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v13.16b, v17.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q29, [sp, #464]                             // spill
-    eor v29.16b, v19.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q29, [sp, #368]                             // spill
-    sshr v29.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    str q13, [sp, #272]                             // spill
-    shl v13.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    bcax v29.16b, v13.16b, v29.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v13.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #448]                             // spill
-    shl v19.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v19.16b, v19.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v13.16b, v18.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q18, [sp, #416]                             // spill
-    sshr v18.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #352]                             // spill
-    shl v19.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v18.16b, v19.16b, v18.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v19.16b, v26.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q18, [sp, #288]                             // spill
-    sshr v18.16b, v31.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q19, [sp, #304]                             // spill
-    shl v19.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    bcax v18.16b, v19.16b, v18.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v19.16b, v31.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v3.16b, v1.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    str q3, [sp, #256]                              // spill
-    ldr q3, [x0, #1536]                             // round key rk[6][0]
-    eor v3.16b, v3.16b, v25.16b                     // aes.cs:70:46 encrypt r6
-    eor v30.16b, v22.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    eor3 v30.16b, v3.16b, v30.16b, v4.16b           // aes.cs:70:46 encrypt r6
-    ldr q3, [x0, #1552]                             // round key rk[6][1]
-    eor v3.16b, v3.16b, v0.16b                      // aes.cs:70:46 encrypt r6
-    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r6
-    eor3 v22.16b, v3.16b, v22.16b, v6.16b           // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1568]                             // round key rk[6][2]
-    eor v0.16b, v2.16b, v0.16b                      // aes.cs:70:46 encrypt r6
-    eor v2.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r6
-    eor3 v0.16b, v0.16b, v2.16b, v8.16b             // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1584]                             // round key rk[6][3]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r6
-    eor v25.16b, v25.16b, v7.16b                    // aes.cs:70:46 encrypt r6
-    eor3 v20.16b, v20.16b, v25.16b, v9.16b          // aes.cs:70:46 encrypt r6
-    ldr q25, [x0, #1600]                            // round key rk[6][4]
-    eor v25.16b, v25.16b, v21.16b                   // aes.cs:70:46 encrypt r6
-    eor v2.16b, v23.16b, v10.16b                    // aes.cs:70:46 encrypt r6
-    eor3 v25.16b, v25.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r6
+    eor v2.16b, v2.16b, v22.16b                     // aes.cs:70:46 encrypt r5
+    eor v5.16b, v26.16b, v5.16b                     // aes.cs:70:46 encrypt r5
+    shl v6.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v7.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v16.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1376]                             // round key rk[5][6]
+    eor v5.16b, v5.16b, v26.16b                     // aes.cs:70:46 encrypt r5
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    shl v7.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v8.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v22.16b, v5.16b, v6.16b, v22.16b           // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1392]                             // round key rk[5][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r5
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:70:46 encrypt r5
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v16.16b, v1.16b, v16.16b, v26.16b          // aes.cs:70:46 encrypt r5
+    ldr q26, [x0, #1408]                            // round key rk[5][8]
+    eor v26.16b, v26.16b, v20.16b                   // aes.cs:70:46 encrypt r5
+    shl v29.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v1.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v1.16b, v19.16b, v29.16b                    // aes.cs:70:46 encrypt r5
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v26.16b, v26.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r5
+    ldr q1, [x0, #1424]                             // round key rk[5][9]
+    eor v1.16b, v1.16b, v19.16b                     // aes.cs:70:46 encrypt r5
+    eor v5.16b, v24.16b, v5.16b                     // aes.cs:70:46 encrypt r5
+    shl v6.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v7.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v20.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1440]                             // round key rk[5][10]
+    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r5
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r5
+    shl v7.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v8.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v19.16b, v5.16b, v6.16b, v19.16b           // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1456]                             // round key rk[5][11]
+    eor v20.16b, v5.16b, v20.16b                    // aes.cs:70:46 encrypt r5
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r5
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v20.16b, v20.16b, v31.16b, v24.16b         // aes.cs:70:46 encrypt r5
+    ldr q24, [x0, #1472]                            // round key rk[5][12]
+    eor v24.16b, v24.16b, v18.16b                   // aes.cs:70:46 encrypt r5
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v31.16b, v28.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v31.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    shl v5.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v30.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v24.16b, v24.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r5
+    ldr q31, [x0, #1488]                            // round key rk[5][13]
+    eor v31.16b, v31.16b, v23.16b                   // aes.cs:70:46 encrypt r5
+    eor v5.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r5
+    shl v6.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v18.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1504]                             // round key rk[5][14]
+    eor v5.16b, v5.16b, v30.16b                     // aes.cs:70:46 encrypt r5
+    eor v6.16b, v28.16b, v6.16b                     // aes.cs:70:46 encrypt r5
+    shl v7.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v8.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v23.16b, v23.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v23.16b, v5.16b, v6.16b, v23.16b           // aes.cs:70:46 encrypt r5
+    ldr q5, [x0, #1520]                             // round key rk[5][15]
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r5
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:70:46 encrypt r5
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor3 v18.16b, v30.16b, v18.16b, v28.16b         // aes.cs:70:46 encrypt r5
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v3.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r6
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r6
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r6
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    ldr q28, [x0, #1536]                            // round key rk[6][0]
+    eor v28.16b, v28.16b, v19.16b                   // aes.cs:70:46 encrypt r6
+    shl v29.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v30.16b, v27.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
+    bcax v29.16b, v29.16b, v30.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v30.16b, v18.16b, v29.16b                   // aes.cs:70:46 encrypt r6
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v28.16b, v28.16b, v30.16b, v6.16b          // aes.cs:70:46 encrypt r6
+    ldr q30, [x0, #1552]                            // round key rk[6][1]
+    eor v30.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r6
+    eor v5.16b, v18.16b, v5.16b                     // aes.cs:70:46 encrypt r6
+    shl v6.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v7.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v19.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v30.16b, v30.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1568]                             // round key rk[6][2]
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r6
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    shl v7.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v8.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v18.16b, v5.16b, v6.16b, v18.16b           // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1584]                             // round key rk[6][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r6
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:70:46 encrypt r6
+    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v19.16b, v2.16b, v19.16b, v27.16b          // aes.cs:70:46 encrypt r6
+    ldr q27, [x0, #1600]                            // round key rk[6][4]
+    eor v27.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r6
+    shl v29.16b, v21.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v2.16b, v21.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v2.16b, v23.16b, v29.16b                    // aes.cs:70:46 encrypt r6
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v27.16b, v27.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r6
     ldr q2, [x0, #1616]                             // round key rk[6][5]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r6
-    eor v2.16b, v24.16b, v11.16b                    // aes.cs:70:46 encrypt r6
-    eor3 v21.16b, v21.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1632]                             // round key rk[6][6]
-    eor v24.16b, v2.16b, v24.16b                    // aes.cs:70:46 encrypt r6
-    ldr q2, [sp, #512]                              // reload
-    eor v2.16b, v16.16b, v2.16b                     // aes.cs:70:46 encrypt r6
-    ldr q3, [sp, #496]                              // reload
-    eor3 v24.16b, v24.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1648]                             // round key rk[6][7]
-    eor v16.16b, v2.16b, v16.16b                    // aes.cs:70:46 encrypt r6
-    ldr q2, [sp, #480]                              // reload
-    eor v23.16b, v23.16b, v2.16b                    // aes.cs:70:46 encrypt r6
-    ldr q2, [sp, #384]                              // reload
-    eor3 v16.16b, v16.16b, v23.16b, v2.16b          // aes.cs:70:46 encrypt r6
+    eor v2.16b, v2.16b, v17.16b                     // aes.cs:70:46 encrypt r6
+    eor v5.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r6
+    shl v6.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v7.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v23.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1632]                             // round key rk[6][6]
+    eor v5.16b, v5.16b, v21.16b                     // aes.cs:70:46 encrypt r6
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    shl v7.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v8.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v17.16b, v5.16b, v6.16b, v17.16b           // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1648]                             // round key rk[6][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r6
+    eor v23.16b, v23.16b, v7.16b                    // aes.cs:70:46 encrypt r6
+    eor v21.16b, v21.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v21.16b, v1.16b, v23.16b, v21.16b          // aes.cs:70:46 encrypt r6
     ldr q23, [x0, #1664]                            // round key rk[6][8]
-    eor v23.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r6
-    eor v27.16b, v17.16b, v27.16b                   // aes.cs:70:46 encrypt r6
-    eor3 v23.16b, v23.16b, v27.16b, v15.16b         // aes.cs:70:46 encrypt r6
-    ldr q27, [x0, #1680]                            // round key rk[6][9]
-    eor v17.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r6
-    ldr q27, [sp, #448]                             // reload
-    ldr q2, [sp, #432]                              // reload
-    eor v2.16b, v27.16b, v2.16b                     // aes.cs:70:46 encrypt r6
-    ldr q3, [sp, #336]                              // reload
-    eor3 v17.16b, v17.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1696]                             // round key rk[6][10]
-    eor v27.16b, v2.16b, v27.16b                    // aes.cs:70:46 encrypt r6
-    ldr q2, [sp, #400]                              // reload
-    ldr q3, [sp, #320]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r6
-    ldr q4, [sp, #272]                              // reload
-    eor3 v27.16b, v27.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r6
-    ldr q3, [x0, #1712]                             // round key rk[6][11]
-    eor v28.16b, v3.16b, v28.16b                    // aes.cs:70:46 encrypt r6
-    ldr q3, [sp, #464]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r6
-    ldr q3, [sp, #368]                              // reload
-    eor3 v28.16b, v28.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1728]                             // round key rk[6][12]
-    eor v2.16b, v2.16b, v26.16b                     // aes.cs:70:46 encrypt r6
-    eor v29.16b, v31.16b, v29.16b                   // aes.cs:70:46 encrypt r6
-    eor3 v29.16b, v2.16b, v29.16b, v13.16b          // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1744]                             // round key rk[6][13]
-    eor v31.16b, v2.16b, v31.16b                    // aes.cs:70:46 encrypt r6
-    ldr q2, [sp, #352]                              // reload
-    eor v2.16b, v1.16b, v2.16b                      // aes.cs:70:46 encrypt r6
-    ldr q3, [sp, #304]                              // reload
-    eor3 v31.16b, v31.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r6
-    ldr q2, [x0, #1760]                             // round key rk[6][14]
-    ldr q3, [sp, #416]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r6
-    ldr q4, [sp, #288]                              // reload
-    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r6
-    eor3 v19.16b, v2.16b, v1.16b, v19.16b           // aes.cs:70:46 encrypt r6
-    ldr q1, [x0, #1776]                             // round key rk[6][15]
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r6
-    eor v18.16b, v26.16b, v18.16b                   // aes.cs:70:46 encrypt r6
-    ldr q26, [sp, #256]                             // reload
-    eor3 v18.16b, v1.16b, v18.16b, v26.16b          // aes.cs:70:46 encrypt r6
-    movi v26.16b, #0x0                              // const
-    aese v30.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v22.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v0.16b, v26.16b                            // aes.cs:30:39 encrypt>SubBytes r7
-    aese v20.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v25.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v21.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v24.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v16.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v23.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v17.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v27.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v28.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v29.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v31.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v19.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    aese v18.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    sshr v1.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    shl v2.16b, v30.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    movi v3.16b, #0xe4                              // const
-    bcax v1.16b, v2.16b, v1.16b, v3.16b             // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v2.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v4.16b, v21.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v5.16b, v27.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v6.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v6.16b, v27.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v8.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v8.16b, v18.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v9.16b, v30.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v10.16b, v25.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
-    shl v11.16b, v25.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v11.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v12.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v12.16b, v17.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v13.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v14.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v14.16b, v19.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v15.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v26.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v26.16b, v26.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v15.16b, v20.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q26, [sp, #256]                             // spill
-    eor v26.16b, v25.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q26, [sp, #416]                             // spill
-    sshr v26.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
-    str q15, [sp, #288]                             // spill
-    shl v15.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    bcax v26.16b, v15.16b, v26.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v15.16b, v31.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q13, [sp, #304]                             // spill
-    shl v13.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v15.16b, v31.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q31, [sp, #352]                             // spill
-    sshr v31.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q13, [sp, #368]                             // spill
-    shl v13.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v31.16b, v13.16b, v31.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v13.16b, v0.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q31, [sp, #464]                             // spill
-    sshr v31.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q13, [sp, #400]                             // spill
-    shl v13.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v31.16b, v13.16b, v31.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v13.16b, v16.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q31, [sp, #272]                             // spill
-    eor v31.16b, v23.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q31, [sp, #320]                             // spill
-    sshr v31.16b, v29.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
-    str q13, [sp, #448]                             // spill
-    shl v13.16b, v29.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    bcax v31.16b, v13.16b, v31.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v13.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q23, [sp, #336]                             // spill
-    shl v23.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v23.16b, v23.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v13.16b, v22.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q22, [sp, #432]                             // spill
-    sshr v22.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q23, [sp, #384]                             // spill
-    shl v23.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v22.16b, v23.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v23.16b, v24.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q22, [sp, #480]                             // spill
-    sshr v22.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q23, [sp, #496]                             // spill
-    shl v23.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    bcax v22.16b, v23.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v23.16b, v28.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v3.16b, v29.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    str q3, [sp, #512]                              // spill
-    ldr q3, [x0, #1792]                             // round key rk[7][0]
-    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r7
-    eor v1.16b, v18.16b, v1.16b                     // aes.cs:70:46 encrypt r7
-    eor3 v1.16b, v3.16b, v1.16b, v4.16b             // aes.cs:70:46 encrypt r7
+    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r6
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v1.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v1.16b, v16.16b, v29.16b                    // aes.cs:70:46 encrypt r6
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v23.16b, v23.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r6
+    ldr q1, [x0, #1680]                             // round key rk[6][9]
+    eor v1.16b, v1.16b, v16.16b                     // aes.cs:70:46 encrypt r6
+    eor v5.16b, v26.16b, v5.16b                     // aes.cs:70:46 encrypt r6
+    shl v6.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v7.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v25.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1696]                             // round key rk[6][10]
+    eor v5.16b, v5.16b, v26.16b                     // aes.cs:70:46 encrypt r6
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r6
+    shl v7.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v8.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v16.16b, v5.16b, v6.16b, v16.16b           // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1712]                             // round key rk[6][11]
+    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r6
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r6
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v25.16b, v25.16b, v31.16b, v26.16b         // aes.cs:70:46 encrypt r6
+    ldr q26, [x0, #1728]                            // round key rk[6][12]
+    eor v26.16b, v26.16b, v22.16b                   // aes.cs:70:46 encrypt r6
+    shl v29.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v31.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v31.16b, v20.16b, v29.16b                   // aes.cs:70:46 encrypt r6
+    shl v5.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v26.16b, v26.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r6
+    ldr q31, [x0, #1744]                            // round key rk[6][13]
+    eor v31.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r6
+    eor v5.16b, v24.16b, v5.16b                     // aes.cs:70:46 encrypt r6
+    shl v6.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v22.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1760]                             // round key rk[6][14]
+    eor v5.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r6
+    eor v6.16b, v24.16b, v6.16b                     // aes.cs:70:46 encrypt r6
+    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v8.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v20.16b, v20.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v20.16b, v5.16b, v6.16b, v20.16b           // aes.cs:70:46 encrypt r6
+    ldr q5, [x0, #1776]                             // round key rk[6][15]
+    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r6
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:70:46 encrypt r6
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor3 v22.16b, v3.16b, v22.16b, v24.16b          // aes.cs:70:46 encrypt r6
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v30.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r7
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r7
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    ldr q24, [x0, #1792]                            // round key rk[7][0]
+    eor v24.16b, v24.16b, v16.16b                   // aes.cs:70:46 encrypt r7
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v3.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    bcax v29.16b, v29.16b, v3.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v3.16b, v22.16b, v29.16b                    // aes.cs:70:46 encrypt r7
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v24.16b, v24.16b, v3.16b, v6.16b           // aes.cs:70:46 encrypt r7
     ldr q3, [x0, #1808]                             // round key rk[7][1]
-    eor v3.16b, v3.16b, v30.16b                     // aes.cs:70:46 encrypt r7
-    eor v18.16b, v18.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    eor3 v18.16b, v3.16b, v18.16b, v6.16b           // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1824]                             // round key rk[7][2]
-    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r7
-    eor v2.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r7
-    eor3 v30.16b, v30.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1840]                             // round key rk[7][3]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r7
-    eor v27.16b, v27.16b, v7.16b                    // aes.cs:70:46 encrypt r7
-    eor3 v21.16b, v21.16b, v27.16b, v9.16b          // aes.cs:70:46 encrypt r7
-    ldr q27, [x0, #1856]                            // round key rk[7][4]
-    eor v27.16b, v27.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    eor v2.16b, v19.16b, v10.16b                    // aes.cs:70:46 encrypt r7
-    eor3 v27.16b, v27.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r7
+    eor v3.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r7
+    eor v5.16b, v22.16b, v5.16b                     // aes.cs:70:46 encrypt r7
+    shl v6.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v7.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v16.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v3.16b, v3.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #1824]                             // round key rk[7][2]
+    eor v5.16b, v5.16b, v28.16b                     // aes.cs:70:46 encrypt r7
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    shl v7.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v8.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v22.16b, v5.16b, v6.16b, v22.16b           // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #1840]                             // round key rk[7][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r7
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:70:46 encrypt r7
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v16.16b, v2.16b, v16.16b, v28.16b          // aes.cs:70:46 encrypt r7
+    ldr q28, [x0, #1856]                            // round key rk[7][4]
+    eor v28.16b, v28.16b, v19.16b                   // aes.cs:70:46 encrypt r7
+    shl v29.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v2.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v2.16b, v20.16b, v29.16b                    // aes.cs:70:46 encrypt r7
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v28.16b, v28.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r7
     ldr q2, [x0, #1872]                             // round key rk[7][5]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r7
-    eor v2.16b, v25.16b, v11.16b                    // aes.cs:70:46 encrypt r7
-    eor3 v20.16b, v20.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1888]                             // round key rk[7][6]
-    eor v25.16b, v2.16b, v25.16b                    // aes.cs:70:46 encrypt r7
-    ldr q2, [sp, #304]                              // reload
-    eor v2.16b, v17.16b, v2.16b                     // aes.cs:70:46 encrypt r7
-    ldr q3, [sp, #288]                              // reload
-    eor3 v25.16b, v25.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1904]                             // round key rk[7][7]
-    eor v17.16b, v2.16b, v17.16b                    // aes.cs:70:46 encrypt r7
-    ldr q2, [sp, #256]                              // reload
-    eor v19.16b, v19.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    ldr q2, [sp, #416]                              // reload
-    eor3 v17.16b, v17.16b, v19.16b, v2.16b          // aes.cs:70:46 encrypt r7
-    ldr q19, [x0, #1920]                            // round key rk[7][8]
-    eor v19.16b, v19.16b, v0.16b                    // aes.cs:70:46 encrypt r7
-    eor v26.16b, v16.16b, v26.16b                   // aes.cs:70:46 encrypt r7
-    eor3 v19.16b, v19.16b, v26.16b, v15.16b         // aes.cs:70:46 encrypt r7
-    ldr q26, [x0, #1936]                            // round key rk[7][9]
-    eor v16.16b, v26.16b, v16.16b                   // aes.cs:70:46 encrypt r7
-    ldr q26, [sp, #336]                             // reload
-    ldr q2, [sp, #368]                              // reload
-    eor v2.16b, v26.16b, v2.16b                     // aes.cs:70:46 encrypt r7
-    ldr q3, [sp, #400]                              // reload
-    eor3 v16.16b, v16.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1952]                             // round key rk[7][10]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r7
-    ldr q2, [sp, #352]                              // reload
-    ldr q3, [sp, #464]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r7
-    ldr q4, [sp, #448]                              // reload
-    eor3 v26.16b, v26.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r7
-    ldr q3, [x0, #1968]                             // round key rk[7][11]
-    eor v0.16b, v3.16b, v0.16b                      // aes.cs:70:46 encrypt r7
-    ldr q3, [sp, #272]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r7
-    ldr q3, [sp, #320]                              // reload
-    eor3 v0.16b, v0.16b, v2.16b, v3.16b             // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1984]                             // round key rk[7][12]
-    eor v2.16b, v2.16b, v24.16b                     // aes.cs:70:46 encrypt r7
-    eor v31.16b, v28.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    eor3 v31.16b, v2.16b, v31.16b, v13.16b          // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #2000]                             // round key rk[7][13]
-    eor v28.16b, v2.16b, v28.16b                    // aes.cs:70:46 encrypt r7
-    ldr q2, [sp, #384]                              // reload
-    eor v2.16b, v29.16b, v2.16b                     // aes.cs:70:46 encrypt r7
-    ldr q3, [sp, #496]                              // reload
-    eor3 v28.16b, v28.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #2016]                             // round key rk[7][14]
-    ldr q3, [sp, #432]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r7
-    ldr q4, [sp, #480]                              // reload
-    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r7
-    eor3 v23.16b, v2.16b, v29.16b, v23.16b          // aes.cs:70:46 encrypt r7
-    ldr q29, [x0, #2032]                            // round key rk[7][15]
-    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r7
-    eor v22.16b, v24.16b, v22.16b                   // aes.cs:70:46 encrypt r7
-    ldr q24, [sp, #512]                             // reload
-    eor3 v22.16b, v29.16b, v22.16b, v24.16b         // aes.cs:70:46 encrypt r7
-    movi v24.16b, #0x0                              // const
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r8
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v25.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v26.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r8
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    sshr v29.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    shl v2.16b, v1.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r8
-    movi v3.16b, #0xe4                              // const
-    bcax v29.16b, v2.16b, v29.16b, v3.16b           // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v2.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v4.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v4.16b, v20.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v5.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v6.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v6.16b, v26.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v8.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v8.16b, v22.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v9.16b, v1.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v10.16b, v27.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
-    shl v11.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v11.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v12.16b, v16.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v13.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v14.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v14.16b, v23.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v15.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v24.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v24.16b, v24.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v15.16b, v21.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q24, [sp, #512]                             // spill
-    eor v24.16b, v27.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q24, [sp, #432]                             // spill
-    sshr v24.16b, v19.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
-    str q15, [sp, #480]                             // spill
-    shl v15.16b, v19.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    bcax v24.16b, v15.16b, v24.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v15.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q13, [sp, #496]                             // spill
-    shl v13.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v15.16b, v28.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q28, [sp, #384]                             // spill
-    sshr v28.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q13, [sp, #320]                             // spill
-    shl v13.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v28.16b, v13.16b, v28.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v13.16b, v30.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q28, [sp, #272]                             // spill
-    sshr v28.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q13, [sp, #352]                             // spill
-    shl v13.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v28.16b, v13.16b, v28.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v13.16b, v17.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q28, [sp, #448]                             // spill
-    eor v28.16b, v19.16b, v24.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q28, [sp, #464]                             // spill
-    sshr v28.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
-    str q13, [sp, #336]                             // spill
-    shl v13.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    bcax v28.16b, v13.16b, v28.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v13.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q19, [sp, #400]                             // spill
-    shl v19.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v19.16b, v19.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v13.16b, v18.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q18, [sp, #368]                             // spill
-    sshr v18.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q19, [sp, #416]                             // spill
-    shl v19.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v18.16b, v19.16b, v18.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v19.16b, v25.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q18, [sp, #256]                             // spill
-    sshr v18.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q19, [sp, #288]                             // spill
-    shl v19.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    bcax v18.16b, v19.16b, v18.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v19.16b, v0.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v3.16b, v31.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    str q3, [sp, #304]                              // spill
-    ldr q3, [x0, #2048]                             // round key rk[8][0]
-    eor v3.16b, v3.16b, v26.16b                     // aes.cs:70:46 encrypt r8
-    eor v29.16b, v22.16b, v29.16b                   // aes.cs:70:46 encrypt r8
-    eor3 v29.16b, v3.16b, v29.16b, v4.16b           // aes.cs:70:46 encrypt r8
-    ldr q3, [x0, #2064]                             // round key rk[8][1]
-    eor v3.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r8
-    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r8
-    eor3 v22.16b, v3.16b, v22.16b, v6.16b           // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2080]                             // round key rk[8][2]
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r8
-    eor v2.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r8
-    eor3 v1.16b, v1.16b, v2.16b, v8.16b             // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2096]                             // round key rk[8][3]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r8
-    eor v26.16b, v26.16b, v7.16b                    // aes.cs:70:46 encrypt r8
-    eor3 v20.16b, v20.16b, v26.16b, v9.16b          // aes.cs:70:46 encrypt r8
-    ldr q26, [x0, #2112]                            // round key rk[8][4]
+    eor v2.16b, v2.16b, v19.16b                     // aes.cs:70:46 encrypt r7
+    eor v5.16b, v27.16b, v5.16b                     // aes.cs:70:46 encrypt r7
+    shl v6.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v7.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v20.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #1888]                             // round key rk[7][6]
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r7
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    shl v7.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v8.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v19.16b, v5.16b, v6.16b, v19.16b           // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #1904]                             // round key rk[7][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r7
+    eor v20.16b, v20.16b, v7.16b                    // aes.cs:70:46 encrypt r7
+    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v20.16b, v1.16b, v20.16b, v27.16b          // aes.cs:70:46 encrypt r7
+    ldr q27, [x0, #1920]                            // round key rk[7][8]
+    eor v27.16b, v27.16b, v18.16b                   // aes.cs:70:46 encrypt r7
+    shl v29.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v1.16b, v23.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v1.16b, v21.16b, v29.16b                    // aes.cs:70:46 encrypt r7
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v27.16b, v27.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r7
+    ldr q1, [x0, #1936]                             // round key rk[7][9]
+    eor v1.16b, v1.16b, v21.16b                     // aes.cs:70:46 encrypt r7
+    eor v5.16b, v23.16b, v5.16b                     // aes.cs:70:46 encrypt r7
+    shl v6.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v18.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #1952]                             // round key rk[7][10]
+    eor v5.16b, v5.16b, v23.16b                     // aes.cs:70:46 encrypt r7
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r7
+    shl v7.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v8.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v21.16b, v5.16b, v6.16b, v21.16b           // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #1968]                             // round key rk[7][11]
+    eor v18.16b, v5.16b, v18.16b                    // aes.cs:70:46 encrypt r7
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r7
+    eor v23.16b, v23.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v18.16b, v18.16b, v31.16b, v23.16b         // aes.cs:70:46 encrypt r7
+    ldr q23, [x0, #1984]                            // round key rk[7][12]
+    eor v23.16b, v23.16b, v17.16b                   // aes.cs:70:46 encrypt r7
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v31.16b, v26.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v31.16b, v25.16b, v29.16b                   // aes.cs:70:46 encrypt r7
+    shl v5.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v30.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v23.16b, v23.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r7
+    ldr q31, [x0, #2000]                            // round key rk[7][13]
+    eor v31.16b, v31.16b, v25.16b                   // aes.cs:70:46 encrypt r7
+    eor v5.16b, v26.16b, v5.16b                     // aes.cs:70:46 encrypt r7
+    shl v6.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v7.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v17.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #2016]                             // round key rk[7][14]
+    eor v5.16b, v5.16b, v30.16b                     // aes.cs:70:46 encrypt r7
+    eor v6.16b, v26.16b, v6.16b                     // aes.cs:70:46 encrypt r7
+    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v8.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v25.16b, v25.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v25.16b, v5.16b, v6.16b, v25.16b           // aes.cs:70:46 encrypt r7
+    ldr q5, [x0, #2032]                             // round key rk[7][15]
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r7
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:70:46 encrypt r7
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor3 v17.16b, v30.16b, v17.16b, v26.16b         // aes.cs:70:46 encrypt r7
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v3.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r8
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r8
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r8
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    ldr q26, [x0, #2048]                            // round key rk[8][0]
     eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r8
-    eor v2.16b, v23.16b, v10.16b                    // aes.cs:70:46 encrypt r8
-    eor3 v26.16b, v26.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r8
+    shl v29.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v30.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
+    bcax v29.16b, v29.16b, v30.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v30.16b, v17.16b, v29.16b                   // aes.cs:70:46 encrypt r8
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v26.16b, v26.16b, v30.16b, v6.16b          // aes.cs:70:46 encrypt r8
+    ldr q30, [x0, #2064]                            // round key rk[8][1]
+    eor v30.16b, v30.16b, v24.16b                   // aes.cs:70:46 encrypt r8
+    eor v5.16b, v17.16b, v5.16b                     // aes.cs:70:46 encrypt r8
+    shl v6.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v7.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v21.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v30.16b, v30.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2080]                             // round key rk[8][2]
+    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r8
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r8
+    shl v7.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v8.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v17.16b, v5.16b, v6.16b, v17.16b           // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2096]                             // round key rk[8][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r8
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:70:46 encrypt r8
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v21.16b, v2.16b, v21.16b, v24.16b          // aes.cs:70:46 encrypt r8
+    ldr q24, [x0, #2112]                            // round key rk[8][4]
+    eor v24.16b, v24.16b, v16.16b                   // aes.cs:70:46 encrypt r8
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v2.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v2.16b, v25.16b, v29.16b                    // aes.cs:70:46 encrypt r8
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v24.16b, v24.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r8
     ldr q2, [x0, #2128]                             // round key rk[8][5]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r8
-    eor v2.16b, v27.16b, v11.16b                    // aes.cs:70:46 encrypt r8
-    eor3 v21.16b, v21.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2144]                             // round key rk[8][6]
-    eor v27.16b, v2.16b, v27.16b                    // aes.cs:70:46 encrypt r8
-    ldr q2, [sp, #496]                              // reload
-    eor v2.16b, v16.16b, v2.16b                     // aes.cs:70:46 encrypt r8
-    ldr q3, [sp, #480]                              // reload
-    eor3 v27.16b, v27.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2160]                             // round key rk[8][7]
-    eor v16.16b, v2.16b, v16.16b                    // aes.cs:70:46 encrypt r8
-    ldr q2, [sp, #512]                              // reload
-    eor v23.16b, v23.16b, v2.16b                    // aes.cs:70:46 encrypt r8
-    ldr q2, [sp, #432]                              // reload
-    eor3 v16.16b, v16.16b, v23.16b, v2.16b          // aes.cs:70:46 encrypt r8
-    ldr q23, [x0, #2176]                            // round key rk[8][8]
-    eor v23.16b, v23.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    eor v24.16b, v17.16b, v24.16b                   // aes.cs:70:46 encrypt r8
-    eor3 v23.16b, v23.16b, v24.16b, v15.16b         // aes.cs:70:46 encrypt r8
-    ldr q24, [x0, #2192]                            // round key rk[8][9]
-    eor v17.16b, v24.16b, v17.16b                   // aes.cs:70:46 encrypt r8
-    ldr q24, [sp, #400]                             // reload
-    ldr q2, [sp, #320]                              // reload
-    eor v2.16b, v24.16b, v2.16b                     // aes.cs:70:46 encrypt r8
-    ldr q3, [sp, #352]                              // reload
-    eor3 v17.16b, v17.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2208]                             // round key rk[8][10]
-    eor v24.16b, v2.16b, v24.16b                    // aes.cs:70:46 encrypt r8
-    ldr q2, [sp, #384]                              // reload
-    ldr q3, [sp, #272]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r8
-    ldr q4, [sp, #336]                              // reload
-    eor3 v24.16b, v24.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r8
-    ldr q3, [x0, #2224]                             // round key rk[8][11]
-    eor v30.16b, v3.16b, v30.16b                    // aes.cs:70:46 encrypt r8
-    ldr q3, [sp, #448]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r8
-    ldr q3, [sp, #464]                              // reload
-    eor3 v30.16b, v30.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2240]                             // round key rk[8][12]
-    eor v2.16b, v2.16b, v25.16b                     // aes.cs:70:46 encrypt r8
-    eor v28.16b, v0.16b, v28.16b                    // aes.cs:70:46 encrypt r8
-    eor3 v28.16b, v2.16b, v28.16b, v13.16b          // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2256]                             // round key rk[8][13]
-    eor v0.16b, v2.16b, v0.16b                      // aes.cs:70:46 encrypt r8
-    ldr q2, [sp, #416]                              // reload
-    eor v2.16b, v31.16b, v2.16b                     // aes.cs:70:46 encrypt r8
-    ldr q3, [sp, #288]                              // reload
-    eor3 v0.16b, v0.16b, v2.16b, v3.16b             // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2272]                             // round key rk[8][14]
-    ldr q3, [sp, #368]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r8
-    ldr q4, [sp, #256]                              // reload
-    eor v31.16b, v31.16b, v4.16b                    // aes.cs:70:46 encrypt r8
-    eor3 v19.16b, v2.16b, v31.16b, v19.16b          // aes.cs:70:46 encrypt r8
-    ldr q31, [x0, #2288]                            // round key rk[8][15]
-    eor v31.16b, v31.16b, v3.16b                    // aes.cs:70:46 encrypt r8
-    eor v18.16b, v25.16b, v18.16b                   // aes.cs:70:46 encrypt r8
-    ldr q25, [sp, #304]                             // reload
-    eor3 v18.16b, v31.16b, v18.16b, v25.16b         // aes.cs:70:46 encrypt r8
-    movi v25.16b, #0x0                              // const
-    aese v29.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v22.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v1.16b, v25.16b                            // aes.cs:30:39 encrypt>SubBytes r9
-    aese v20.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v26.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v21.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v27.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v16.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v23.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v17.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v24.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v30.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v28.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v0.16b, v25.16b                            // aes.cs:30:39 encrypt>SubBytes r9
-    aese v19.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    aese v18.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    sshr v31.16b, v29.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
-    shl v2.16b, v29.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
-    movi v3.16b, #0xe4                              // const
-    bcax v31.16b, v2.16b, v31.16b, v3.16b           // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v2.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v4.16b, v21.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v5.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v6.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v6.16b, v24.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v8.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v8.16b, v18.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v9.16b, v29.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v10.16b, v26.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
-    shl v11.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v11.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v12.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v12.16b, v17.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v13.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v14.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v14.16b, v19.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v15.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v25.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v25.16b, v25.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v15.16b, v20.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q25, [sp, #304]                             // spill
-    eor v25.16b, v26.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q25, [sp, #368]                             // spill
-    sshr v25.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
-    str q15, [sp, #256]                             // spill
-    shl v15.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    bcax v25.16b, v15.16b, v25.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v15.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q13, [sp, #288]                             // spill
-    shl v13.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v15.16b, v0.16b, v13.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q0, [sp, #416]                              // spill
-    sshr v0.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q13, [sp, #464]                             // spill
-    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v0.16b, v13.16b, v0.16b, v3.16b            // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v13.16b, v1.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q0, [sp, #448]                              // spill
-    sshr v0.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q13, [sp, #384]                             // spill
-    shl v13.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v0.16b, v13.16b, v0.16b, v3.16b            // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v13.16b, v16.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q0, [sp, #336]                              // spill
-    eor v0.16b, v23.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q0, [sp, #272]                              // spill
-    sshr v0.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    str q13, [sp, #400]                             // spill
-    shl v13.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    bcax v0.16b, v13.16b, v0.16b, v3.16b            // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v13.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q23, [sp, #352]                             // spill
-    shl v23.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v23.16b, v23.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v13.16b, v22.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q22, [sp, #320]                             // spill
-    sshr v22.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q23, [sp, #432]                             // spill
-    shl v23.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v22.16b, v23.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v23.16b, v27.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q22, [sp, #512]                             // spill
-    sshr v22.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q23, [sp, #480]                             // spill
-    shl v23.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    bcax v22.16b, v23.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v23.16b, v30.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v3.16b, v28.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    str q3, [sp, #496]                              // spill
-    ldr q3, [x0, #2304]                             // round key rk[9][0]
-    eor v3.16b, v3.16b, v24.16b                     // aes.cs:70:46 encrypt r9
-    eor v31.16b, v18.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    eor3 v31.16b, v3.16b, v31.16b, v4.16b           // aes.cs:70:46 encrypt r9
+    eor v2.16b, v2.16b, v16.16b                     // aes.cs:70:46 encrypt r8
+    eor v5.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r8
+    shl v6.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v7.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v25.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2144]                             // round key rk[8][6]
+    eor v5.16b, v5.16b, v28.16b                     // aes.cs:70:46 encrypt r8
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r8
+    shl v7.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v8.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v16.16b, v5.16b, v6.16b, v16.16b           // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2160]                             // round key rk[8][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r8
+    eor v25.16b, v25.16b, v7.16b                    // aes.cs:70:46 encrypt r8
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v25.16b, v1.16b, v25.16b, v28.16b          // aes.cs:70:46 encrypt r8
+    ldr q28, [x0, #2176]                            // round key rk[8][8]
+    eor v28.16b, v28.16b, v22.16b                   // aes.cs:70:46 encrypt r8
+    shl v29.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v1.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v1.16b, v20.16b, v29.16b                    // aes.cs:70:46 encrypt r8
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v28.16b, v28.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r8
+    ldr q1, [x0, #2192]                             // round key rk[8][9]
+    eor v1.16b, v1.16b, v20.16b                     // aes.cs:70:46 encrypt r8
+    eor v5.16b, v27.16b, v5.16b                     // aes.cs:70:46 encrypt r8
+    shl v6.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v22.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2208]                             // round key rk[8][10]
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r8
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r8
+    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v8.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v20.16b, v20.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v20.16b, v5.16b, v6.16b, v20.16b           // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2224]                             // round key rk[8][11]
+    eor v22.16b, v5.16b, v22.16b                    // aes.cs:70:46 encrypt r8
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r8
+    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v22.16b, v22.16b, v31.16b, v27.16b         // aes.cs:70:46 encrypt r8
+    ldr q27, [x0, #2240]                            // round key rk[8][12]
+    eor v27.16b, v27.16b, v19.16b                   // aes.cs:70:46 encrypt r8
+    shl v29.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v31.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v31.16b, v18.16b, v29.16b                   // aes.cs:70:46 encrypt r8
+    shl v5.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v27.16b, v27.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r8
+    ldr q31, [x0, #2256]                            // round key rk[8][13]
+    eor v31.16b, v31.16b, v18.16b                   // aes.cs:70:46 encrypt r8
+    eor v5.16b, v23.16b, v5.16b                     // aes.cs:70:46 encrypt r8
+    shl v6.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v7.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v19.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2272]                             // round key rk[8][14]
+    eor v5.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r8
+    eor v6.16b, v23.16b, v6.16b                     // aes.cs:70:46 encrypt r8
+    shl v7.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v8.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v18.16b, v5.16b, v6.16b, v18.16b           // aes.cs:70:46 encrypt r8
+    ldr q5, [x0, #2288]                             // round key rk[8][15]
+    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r8
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:70:46 encrypt r8
+    eor v23.16b, v23.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor3 v19.16b, v3.16b, v19.16b, v23.16b          // aes.cs:70:46 encrypt r8
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v30.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r9
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r9
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    ldr q23, [x0, #2304]                            // round key rk[9][0]
+    eor v23.16b, v23.16b, v20.16b                   // aes.cs:70:46 encrypt r9
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v3.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    bcax v29.16b, v29.16b, v3.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v3.16b, v19.16b, v29.16b                    // aes.cs:70:46 encrypt r9
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v23.16b, v23.16b, v3.16b, v6.16b           // aes.cs:70:46 encrypt r9
     ldr q3, [x0, #2320]                             // round key rk[9][1]
-    eor v3.16b, v3.16b, v29.16b                     // aes.cs:70:46 encrypt r9
-    eor v18.16b, v18.16b, v2.16b                    // aes.cs:70:46 encrypt r9
-    eor3 v18.16b, v3.16b, v18.16b, v6.16b           // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2336]                             // round key rk[9][2]
-    eor v29.16b, v2.16b, v29.16b                    // aes.cs:70:46 encrypt r9
-    eor v2.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r9
-    eor3 v29.16b, v29.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2352]                             // round key rk[9][3]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r9
-    eor v24.16b, v24.16b, v7.16b                    // aes.cs:70:46 encrypt r9
-    eor3 v21.16b, v21.16b, v24.16b, v9.16b          // aes.cs:70:46 encrypt r9
-    ldr q24, [x0, #2368]                            // round key rk[9][4]
-    eor v24.16b, v24.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    eor v2.16b, v19.16b, v10.16b                    // aes.cs:70:46 encrypt r9
-    eor3 v24.16b, v24.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r9
+    eor v3.16b, v3.16b, v26.16b                     // aes.cs:70:46 encrypt r9
+    eor v5.16b, v19.16b, v5.16b                     // aes.cs:70:46 encrypt r9
+    shl v6.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v7.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v20.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v3.16b, v3.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2336]                             // round key rk[9][2]
+    eor v5.16b, v5.16b, v26.16b                     // aes.cs:70:46 encrypt r9
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    shl v7.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v8.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v19.16b, v19.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v19.16b, v5.16b, v6.16b, v19.16b           // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2352]                             // round key rk[9][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r9
+    eor v20.16b, v20.16b, v7.16b                    // aes.cs:70:46 encrypt r9
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v20.16b, v2.16b, v20.16b, v26.16b          // aes.cs:70:46 encrypt r9
+    ldr q26, [x0, #2368]                            // round key rk[9][4]
+    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r9
+    shl v29.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v2.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v2.16b, v18.16b, v29.16b                    // aes.cs:70:46 encrypt r9
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v26.16b, v26.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r9
     ldr q2, [x0, #2384]                             // round key rk[9][5]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r9
-    eor v2.16b, v26.16b, v11.16b                    // aes.cs:70:46 encrypt r9
-    eor3 v20.16b, v20.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2400]                             // round key rk[9][6]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r9
-    ldr q2, [sp, #288]                              // reload
-    eor v2.16b, v17.16b, v2.16b                     // aes.cs:70:46 encrypt r9
-    ldr q3, [sp, #256]                              // reload
-    eor3 v26.16b, v26.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2416]                             // round key rk[9][7]
-    eor v17.16b, v2.16b, v17.16b                    // aes.cs:70:46 encrypt r9
-    ldr q2, [sp, #304]                              // reload
-    eor v19.16b, v19.16b, v2.16b                    // aes.cs:70:46 encrypt r9
-    ldr q2, [sp, #368]                              // reload
-    eor3 v17.16b, v17.16b, v19.16b, v2.16b          // aes.cs:70:46 encrypt r9
-    ldr q19, [x0, #2432]                            // round key rk[9][8]
-    eor v19.16b, v19.16b, v1.16b                    // aes.cs:70:46 encrypt r9
-    eor v25.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    eor3 v19.16b, v19.16b, v25.16b, v15.16b         // aes.cs:70:46 encrypt r9
-    ldr q25, [x0, #2448]                            // round key rk[9][9]
-    eor v16.16b, v25.16b, v16.16b                   // aes.cs:70:46 encrypt r9
-    ldr q25, [sp, #352]                             // reload
-    ldr q2, [sp, #464]                              // reload
-    eor v2.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r9
-    ldr q3, [sp, #384]                              // reload
-    eor3 v16.16b, v16.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2464]                             // round key rk[9][10]
-    eor v25.16b, v2.16b, v25.16b                    // aes.cs:70:46 encrypt r9
-    ldr q2, [sp, #416]                              // reload
-    ldr q3, [sp, #448]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r9
-    ldr q4, [sp, #400]                              // reload
-    eor3 v25.16b, v25.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r9
-    ldr q3, [x0, #2480]                             // round key rk[9][11]
-    eor v1.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r9
-    ldr q3, [sp, #336]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r9
-    ldr q3, [sp, #272]                              // reload
-    eor3 v1.16b, v1.16b, v2.16b, v3.16b             // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2496]                             // round key rk[9][12]
-    eor v2.16b, v2.16b, v27.16b                     // aes.cs:70:46 encrypt r9
-    eor v0.16b, v30.16b, v0.16b                     // aes.cs:70:46 encrypt r9
-    eor3 v0.16b, v2.16b, v0.16b, v13.16b            // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2512]                             // round key rk[9][13]
-    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r9
-    ldr q2, [sp, #432]                              // reload
-    eor v2.16b, v28.16b, v2.16b                     // aes.cs:70:46 encrypt r9
-    ldr q3, [sp, #480]                              // reload
-    eor3 v30.16b, v30.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r9
-    ldr q2, [x0, #2528]                             // round key rk[9][14]
-    ldr q3, [sp, #320]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r9
-    ldr q4, [sp, #512]                              // reload
-    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r9
-    eor3 v23.16b, v2.16b, v28.16b, v23.16b          // aes.cs:70:46 encrypt r9
-    ldr q28, [x0, #2544]                            // round key rk[9][15]
-    eor v28.16b, v28.16b, v3.16b                    // aes.cs:70:46 encrypt r9
-    eor v22.16b, v27.16b, v22.16b                   // aes.cs:70:46 encrypt r9
-    ldr q27, [sp, #496]                             // reload
-    eor3 v22.16b, v28.16b, v22.16b, v27.16b         // aes.cs:70:46 encrypt r9
-    movi v27.16b, #0x0                              // const
-    aese v31.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v18.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v29.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v21.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v24.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v20.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v26.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v17.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v19.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v16.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v25.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v1.16b, v27.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    aese v0.16b, v27.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    aese v30.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v23.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    aese v22.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    sshr v28.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r10
-    shl v2.16b, v31.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r10
-    movi v3.16b, #0xe4                              // const
-    bcax v28.16b, v2.16b, v28.16b, v3.16b           // aes.cs:39:6 encrypt>MixColumns>mix r10
-    sshr v2.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v4.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v4.16b, v20.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v5.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v2.16b, v2.16b, v21.16b                     // aes.cs:70:46 encrypt r9
+    eor v5.16b, v24.16b, v5.16b                     // aes.cs:70:46 encrypt r9
+    shl v6.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v18.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2400]                             // round key rk[9][6]
+    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r9
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    shl v7.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v8.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v21.16b, v5.16b, v6.16b, v21.16b           // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2416]                             // round key rk[9][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r9
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:70:46 encrypt r9
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v18.16b, v1.16b, v18.16b, v24.16b          // aes.cs:70:46 encrypt r9
+    ldr q24, [x0, #2432]                            // round key rk[9][8]
+    eor v24.16b, v24.16b, v17.16b                   // aes.cs:70:46 encrypt r9
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v1.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v1.16b, v25.16b, v29.16b                    // aes.cs:70:46 encrypt r9
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v24.16b, v24.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r9
+    ldr q1, [x0, #2448]                             // round key rk[9][9]
+    eor v1.16b, v1.16b, v25.16b                     // aes.cs:70:46 encrypt r9
+    eor v5.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r9
+    shl v6.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v7.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v17.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2464]                             // round key rk[9][10]
+    eor v5.16b, v5.16b, v28.16b                     // aes.cs:70:46 encrypt r9
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r9
+    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v8.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v25.16b, v25.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v25.16b, v5.16b, v6.16b, v25.16b           // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2480]                             // round key rk[9][11]
+    eor v17.16b, v5.16b, v17.16b                    // aes.cs:70:46 encrypt r9
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r9
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v17.16b, v17.16b, v31.16b, v28.16b         // aes.cs:70:46 encrypt r9
+    ldr q28, [x0, #2496]                            // round key rk[9][12]
+    eor v28.16b, v28.16b, v16.16b                   // aes.cs:70:46 encrypt r9
+    shl v29.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v31.16b, v27.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v31.16b, v22.16b, v29.16b                   // aes.cs:70:46 encrypt r9
+    shl v5.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v30.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v28.16b, v28.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r9
+    ldr q31, [x0, #2512]                            // round key rk[9][13]
+    eor v31.16b, v31.16b, v22.16b                   // aes.cs:70:46 encrypt r9
+    eor v5.16b, v27.16b, v5.16b                     // aes.cs:70:46 encrypt r9
+    shl v6.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v7.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v16.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2528]                             // round key rk[9][14]
+    eor v5.16b, v5.16b, v30.16b                     // aes.cs:70:46 encrypt r9
+    eor v6.16b, v27.16b, v6.16b                     // aes.cs:70:46 encrypt r9
+    shl v7.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v8.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v22.16b, v5.16b, v6.16b, v22.16b           // aes.cs:70:46 encrypt r9
+    ldr q5, [x0, #2544]                             // round key rk[9][15]
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r9
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:70:46 encrypt r9
+    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor3 v16.16b, v30.16b, v16.16b, v27.16b         // aes.cs:70:46 encrypt r9
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v3.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r10
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r10
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r10
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    ldr q27, [x0, #2560]                            // round key rk[10][0]
+    eor v27.16b, v27.16b, v25.16b                   // aes.cs:70:46 encrypt r10
+    shl v29.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    sshr v30.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r10
+    bcax v29.16b, v29.16b, v30.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r10
+    eor v30.16b, v16.16b, v29.16b                   // aes.cs:70:46 encrypt r10
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v27.16b, v27.16b, v30.16b, v6.16b          // aes.cs:70:46 encrypt r10
+    ldr q30, [x0, #2576]                            // round key rk[10][1]
+    eor v30.16b, v30.16b, v23.16b                   // aes.cs:70:46 encrypt r10
+    eor v5.16b, v16.16b, v5.16b                     // aes.cs:70:46 encrypt r10
     shl v6.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v6.16b, v25.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v8.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v8.16b, v22.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v9.16b, v31.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v10.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r10
-    shl v11.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r10
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r10
-    sshr v11.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v12.16b, v16.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v13.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v14.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v14.16b, v23.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v15.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v27.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v27.16b, v27.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v15.16b, v21.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q27, [sp, #496]                             // spill
-    eor v27.16b, v24.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q27, [sp, #320]                             // spill
-    sshr v27.16b, v19.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r10
-    str q15, [sp, #512]                             // spill
-    shl v15.16b, v19.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r10
-    bcax v27.16b, v15.16b, v27.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r10
-    sshr v15.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q13, [sp, #480]                             // spill
-    shl v13.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v15.16b, v30.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q30, [sp, #432]                             // spill
-    sshr v30.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q13, [sp, #272]                             // spill
-    shl v13.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v30.16b, v13.16b, v30.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v13.16b, v29.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q30, [sp, #336]                             // spill
-    sshr v30.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q13, [sp, #416]                             // spill
-    shl v13.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v30.16b, v13.16b, v30.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v13.16b, v17.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q30, [sp, #400]                             // spill
-    eor v30.16b, v19.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q30, [sp, #448]                             // spill
-    sshr v30.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r10
-    str q13, [sp, #352]                             // spill
-    shl v13.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r10
-    bcax v30.16b, v13.16b, v30.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r10
-    sshr v13.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q19, [sp, #384]                             // spill
-    shl v19.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v19.16b, v19.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v13.16b, v18.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q18, [sp, #464]                             // spill
-    sshr v18.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q19, [sp, #368]                             // spill
-    shl v19.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v18.16b, v19.16b, v18.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v19.16b, v26.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q18, [sp, #304]                             // spill
-    sshr v18.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q19, [sp, #256]                             // spill
-    shl v19.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    bcax v18.16b, v19.16b, v18.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v19.16b, v1.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v3.16b, v0.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
-    str q3, [sp, #288]                              // spill
-    ldr q3, [x0, #2560]                             // round key rk[10][0]
-    eor v3.16b, v3.16b, v25.16b                     // aes.cs:70:46 encrypt r10
-    eor v28.16b, v22.16b, v28.16b                   // aes.cs:70:46 encrypt r10
-    eor3 v28.16b, v3.16b, v28.16b, v4.16b           // aes.cs:70:46 encrypt r10
-    ldr q3, [x0, #2576]                             // round key rk[10][1]
-    eor v3.16b, v3.16b, v31.16b                     // aes.cs:70:46 encrypt r10
-    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r10
-    eor3 v22.16b, v3.16b, v22.16b, v6.16b           // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2592]                             // round key rk[10][2]
-    eor v31.16b, v2.16b, v31.16b                    // aes.cs:70:46 encrypt r10
-    eor v2.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r10
-    eor3 v31.16b, v31.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2608]                             // round key rk[10][3]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r10
+    sshr v7.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v7.16b, v25.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v30.16b, v30.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2592]                             // round key rk[10][2]
+    eor v5.16b, v5.16b, v23.16b                     // aes.cs:70:46 encrypt r10
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r10
+    shl v7.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v8.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v16.16b, v16.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v16.16b, v5.16b, v6.16b, v16.16b           // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2608]                             // round key rk[10][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r10
     eor v25.16b, v25.16b, v7.16b                    // aes.cs:70:46 encrypt r10
-    eor3 v20.16b, v20.16b, v25.16b, v9.16b          // aes.cs:70:46 encrypt r10
+    eor v23.16b, v23.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v23.16b, v2.16b, v25.16b, v23.16b          // aes.cs:70:46 encrypt r10
     ldr q25, [x0, #2624]                            // round key rk[10][4]
-    eor v25.16b, v25.16b, v21.16b                   // aes.cs:70:46 encrypt r10
-    eor v2.16b, v23.16b, v10.16b                    // aes.cs:70:46 encrypt r10
-    eor3 v25.16b, v25.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r10
+    eor v25.16b, v25.16b, v20.16b                   // aes.cs:70:46 encrypt r10
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    sshr v2.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r10
+    eor v2.16b, v22.16b, v29.16b                    // aes.cs:70:46 encrypt r10
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v25.16b, v25.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r10
     ldr q2, [x0, #2640]                             // round key rk[10][5]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r10
-    eor v2.16b, v24.16b, v11.16b                    // aes.cs:70:46 encrypt r10
-    eor3 v21.16b, v21.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2656]                             // round key rk[10][6]
-    eor v24.16b, v2.16b, v24.16b                    // aes.cs:70:46 encrypt r10
-    ldr q2, [sp, #480]                              // reload
-    eor v2.16b, v16.16b, v2.16b                     // aes.cs:70:46 encrypt r10
-    ldr q3, [sp, #512]                              // reload
-    eor3 v24.16b, v24.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2672]                             // round key rk[10][7]
-    eor v16.16b, v2.16b, v16.16b                    // aes.cs:70:46 encrypt r10
-    ldr q2, [sp, #496]                              // reload
-    eor v23.16b, v23.16b, v2.16b                    // aes.cs:70:46 encrypt r10
-    ldr q2, [sp, #320]                              // reload
-    eor3 v16.16b, v16.16b, v23.16b, v2.16b          // aes.cs:70:46 encrypt r10
-    ldr q23, [x0, #2688]                            // round key rk[10][8]
-    eor v23.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r10
-    eor v27.16b, v17.16b, v27.16b                   // aes.cs:70:46 encrypt r10
-    eor3 v23.16b, v23.16b, v27.16b, v15.16b         // aes.cs:70:46 encrypt r10
-    ldr q27, [x0, #2704]                            // round key rk[10][9]
-    eor v17.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r10
-    ldr q27, [sp, #384]                             // reload
-    ldr q2, [sp, #272]                              // reload
-    eor v2.16b, v27.16b, v2.16b                     // aes.cs:70:46 encrypt r10
-    ldr q3, [sp, #416]                              // reload
-    eor3 v17.16b, v17.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2720]                             // round key rk[10][10]
-    eor v27.16b, v2.16b, v27.16b                    // aes.cs:70:46 encrypt r10
-    ldr q2, [sp, #432]                              // reload
-    ldr q3, [sp, #336]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r10
-    ldr q4, [sp, #352]                              // reload
-    eor3 v27.16b, v27.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r10
-    ldr q3, [x0, #2736]                             // round key rk[10][11]
-    eor v29.16b, v3.16b, v29.16b                    // aes.cs:70:46 encrypt r10
-    ldr q3, [sp, #400]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r10
-    ldr q3, [sp, #448]                              // reload
-    eor3 v29.16b, v29.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2752]                             // round key rk[10][12]
-    eor v2.16b, v2.16b, v26.16b                     // aes.cs:70:46 encrypt r10
-    eor v30.16b, v1.16b, v30.16b                    // aes.cs:70:46 encrypt r10
-    eor3 v30.16b, v2.16b, v30.16b, v13.16b          // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2768]                             // round key rk[10][13]
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r10
-    ldr q2, [sp, #368]                              // reload
-    eor v2.16b, v0.16b, v2.16b                      // aes.cs:70:46 encrypt r10
-    ldr q3, [sp, #256]                              // reload
-    eor3 v1.16b, v1.16b, v2.16b, v3.16b             // aes.cs:70:46 encrypt r10
-    ldr q2, [x0, #2784]                             // round key rk[10][14]
-    ldr q3, [sp, #464]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r10
-    ldr q4, [sp, #304]                              // reload
-    eor v0.16b, v0.16b, v4.16b                      // aes.cs:70:46 encrypt r10
-    eor3 v19.16b, v2.16b, v0.16b, v19.16b           // aes.cs:70:46 encrypt r10
-    ldr q0, [x0, #2800]                             // round key rk[10][15]
-    eor v0.16b, v0.16b, v3.16b                      // aes.cs:70:46 encrypt r10
-    eor v18.16b, v26.16b, v18.16b                   // aes.cs:70:46 encrypt r10
-    ldr q26, [sp, #288]                             // reload
-    eor3 v18.16b, v0.16b, v18.16b, v26.16b          // aes.cs:70:46 encrypt r10
-    movi v26.16b, #0x0                              // const
-    aese v28.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v22.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v31.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v20.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v25.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v21.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v24.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v16.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v23.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v17.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v27.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v29.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v30.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v1.16b, v26.16b                            // aes.cs:30:39 encrypt>SubBytes r11
-    aese v19.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    aese v18.16b, v26.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    sshr v0.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r11
-    shl v2.16b, v28.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r11
-    movi v3.16b, #0xe4                              // const
-    bcax v0.16b, v2.16b, v0.16b, v3.16b             // aes.cs:39:6 encrypt>MixColumns>mix r11
-    sshr v2.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v2.16b, v4.16b, v2.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v4.16b, v21.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v5.16b, v27.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v6.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v5.16b, v6.16b, v5.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v6.16b, v27.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v8.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v7.16b, v8.16b, v7.16b, v3.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v8.16b, v18.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v9.16b, v28.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v10.16b, v25.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r11
-    shl v11.16b, v25.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
-    bcax v10.16b, v11.16b, v10.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r11
-    sshr v11.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v12.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v11.16b, v12.16b, v11.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v12.16b, v17.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v13.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v14.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v13.16b, v14.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v14.16b, v19.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v15.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v26.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v26.16b, v26.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v15.16b, v20.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q26, [sp, #288]                             // spill
-    eor v26.16b, v25.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q26, [sp, #464]                             // spill
-    sshr v26.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r11
-    str q15, [sp, #304]                             // spill
-    shl v15.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
-    bcax v26.16b, v15.16b, v26.16b, v3.16b          // aes.cs:39:6 encrypt>MixColumns>mix r11
-    sshr v15.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q13, [sp, #256]                             // spill
-    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v13.16b, v13.16b, v15.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v15.16b, v1.16b, v13.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q1, [sp, #368]                              // spill
-    sshr v1.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q13, [sp, #448]                             // spill
-    shl v13.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v1.16b, v13.16b, v1.16b, v3.16b            // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v13.16b, v31.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q1, [sp, #400]                              // spill
-    sshr v1.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q13, [sp, #432]                             // spill
-    shl v13.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v1.16b, v13.16b, v1.16b, v3.16b            // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v13.16b, v16.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q1, [sp, #352]                              // spill
-    eor v1.16b, v23.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q1, [sp, #336]                              // spill
-    sshr v1.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r11
-    str q13, [sp, #384]                             // spill
-    shl v13.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
-    bcax v1.16b, v13.16b, v1.16b, v3.16b            // aes.cs:39:6 encrypt>MixColumns>mix r11
-    sshr v13.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q23, [sp, #416]                             // spill
-    shl v23.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v23.16b, v23.16b, v13.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v13.16b, v22.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q22, [sp, #272]                             // spill
-    sshr v22.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q23, [sp, #320]                             // spill
-    shl v23.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v22.16b, v23.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v23.16b, v24.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q22, [sp, #496]                             // spill
-    sshr v22.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q23, [sp, #512]                             // spill
-    shl v23.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    bcax v22.16b, v23.16b, v22.16b, v3.16b          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v23.16b, v29.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v3.16b, v30.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    str q3, [sp, #480]                              // spill
-    ldr q3, [x0, #2816]                             // round key rk[11][0]
-    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r11
-    eor v0.16b, v18.16b, v0.16b                     // aes.cs:70:46 encrypt r11
-    eor3 v0.16b, v3.16b, v0.16b, v4.16b             // aes.cs:70:46 encrypt r11
+    eor v2.16b, v2.16b, v20.16b                     // aes.cs:70:46 encrypt r10
+    eor v5.16b, v26.16b, v5.16b                     // aes.cs:70:46 encrypt r10
+    shl v6.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v7.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v7.16b, v22.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2656]                             // round key rk[10][6]
+    eor v5.16b, v5.16b, v26.16b                     // aes.cs:70:46 encrypt r10
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r10
+    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v8.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v20.16b, v20.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v20.16b, v5.16b, v6.16b, v20.16b           // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2672]                             // round key rk[10][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r10
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:70:46 encrypt r10
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v22.16b, v1.16b, v22.16b, v26.16b          // aes.cs:70:46 encrypt r10
+    ldr q26, [x0, #2688]                            // round key rk[10][8]
+    eor v26.16b, v26.16b, v19.16b                   // aes.cs:70:46 encrypt r10
+    shl v29.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    sshr v1.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r10
+    eor v1.16b, v18.16b, v29.16b                    // aes.cs:70:46 encrypt r10
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v26.16b, v26.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r10
+    ldr q1, [x0, #2704]                             // round key rk[10][9]
+    eor v1.16b, v1.16b, v18.16b                     // aes.cs:70:46 encrypt r10
+    eor v5.16b, v24.16b, v5.16b                     // aes.cs:70:46 encrypt r10
+    shl v6.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v7.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v7.16b, v19.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2720]                             // round key rk[10][10]
+    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r10
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r10
+    shl v7.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v8.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v18.16b, v5.16b, v6.16b, v18.16b           // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2736]                             // round key rk[10][11]
+    eor v19.16b, v5.16b, v19.16b                    // aes.cs:70:46 encrypt r10
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r10
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v19.16b, v19.16b, v31.16b, v24.16b         // aes.cs:70:46 encrypt r10
+    ldr q24, [x0, #2752]                            // round key rk[10][12]
+    eor v24.16b, v24.16b, v21.16b                   // aes.cs:70:46 encrypt r10
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    sshr v31.16b, v28.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r10
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r10
+    eor v31.16b, v17.16b, v29.16b                   // aes.cs:70:46 encrypt r10
+    shl v5.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v6.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v24.16b, v24.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r10
+    ldr q31, [x0, #2768]                            // round key rk[10][13]
+    eor v31.16b, v31.16b, v17.16b                   // aes.cs:70:46 encrypt r10
+    eor v5.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r10
+    shl v6.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v7.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v7.16b, v21.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2784]                             // round key rk[10][14]
+    eor v5.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r10
+    eor v6.16b, v28.16b, v6.16b                     // aes.cs:70:46 encrypt r10
+    shl v7.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v8.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v17.16b, v5.16b, v6.16b, v17.16b           // aes.cs:70:46 encrypt r10
+    ldr q5, [x0, #2800]                             // round key rk[10][15]
+    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r10
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:70:46 encrypt r10
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor3 v21.16b, v3.16b, v21.16b, v28.16b          // aes.cs:70:46 encrypt r10
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v30.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r11
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes r11
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v24.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    ldr q28, [x0, #2816]                            // round key rk[11][0]
+    eor v28.16b, v28.16b, v18.16b                   // aes.cs:70:46 encrypt r11
+    shl v29.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    sshr v3.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    bcax v29.16b, v29.16b, v3.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r11
+    eor v3.16b, v21.16b, v29.16b                    // aes.cs:70:46 encrypt r11
+    shl v5.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v6.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v28.16b, v28.16b, v3.16b, v6.16b           // aes.cs:70:46 encrypt r11
     ldr q3, [x0, #2832]                             // round key rk[11][1]
-    eor v3.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r11
-    eor v18.16b, v18.16b, v2.16b                    // aes.cs:70:46 encrypt r11
-    eor3 v18.16b, v3.16b, v18.16b, v6.16b           // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #2848]                             // round key rk[11][2]
-    eor v28.16b, v2.16b, v28.16b                    // aes.cs:70:46 encrypt r11
-    eor v2.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r11
-    eor3 v28.16b, v28.16b, v2.16b, v8.16b           // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #2864]                             // round key rk[11][3]
-    eor v21.16b, v2.16b, v21.16b                    // aes.cs:70:46 encrypt r11
-    eor v27.16b, v27.16b, v7.16b                    // aes.cs:70:46 encrypt r11
-    eor3 v21.16b, v21.16b, v27.16b, v9.16b          // aes.cs:70:46 encrypt r11
+    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r11
+    eor v5.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r11
+    shl v6.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v7.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v7.16b, v18.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v3.16b, v3.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #2848]                             // round key rk[11][2]
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r11
+    eor v6.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r11
+    shl v7.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v8.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v21.16b, v21.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v21.16b, v5.16b, v6.16b, v21.16b           // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #2864]                             // round key rk[11][3]
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r11
+    eor v18.16b, v18.16b, v7.16b                    // aes.cs:70:46 encrypt r11
+    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v18.16b, v2.16b, v18.16b, v27.16b          // aes.cs:70:46 encrypt r11
     ldr q27, [x0, #2880]                            // round key rk[11][4]
-    eor v27.16b, v27.16b, v20.16b                   // aes.cs:70:46 encrypt r11
-    eor v2.16b, v19.16b, v10.16b                    // aes.cs:70:46 encrypt r11
-    eor3 v27.16b, v27.16b, v2.16b, v12.16b          // aes.cs:70:46 encrypt r11
+    eor v27.16b, v27.16b, v23.16b                   // aes.cs:70:46 encrypt r11
+    shl v29.16b, v25.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    sshr v2.16b, v25.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    bcax v29.16b, v29.16b, v2.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r11
+    eor v2.16b, v17.16b, v29.16b                    // aes.cs:70:46 encrypt r11
+    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v6.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v27.16b, v27.16b, v2.16b, v6.16b           // aes.cs:70:46 encrypt r11
     ldr q2, [x0, #2896]                             // round key rk[11][5]
-    eor v20.16b, v2.16b, v20.16b                    // aes.cs:70:46 encrypt r11
-    eor v2.16b, v25.16b, v11.16b                    // aes.cs:70:46 encrypt r11
-    eor3 v20.16b, v20.16b, v2.16b, v14.16b          // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #2912]                             // round key rk[11][6]
-    eor v25.16b, v2.16b, v25.16b                    // aes.cs:70:46 encrypt r11
-    ldr q2, [sp, #256]                              // reload
-    eor v2.16b, v17.16b, v2.16b                     // aes.cs:70:46 encrypt r11
-    ldr q3, [sp, #304]                              // reload
-    eor3 v25.16b, v25.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #2928]                             // round key rk[11][7]
-    eor v17.16b, v2.16b, v17.16b                    // aes.cs:70:46 encrypt r11
-    ldr q2, [sp, #288]                              // reload
-    eor v19.16b, v19.16b, v2.16b                    // aes.cs:70:46 encrypt r11
-    ldr q2, [sp, #464]                              // reload
-    eor3 v17.16b, v17.16b, v19.16b, v2.16b          // aes.cs:70:46 encrypt r11
-    ldr q19, [x0, #2944]                            // round key rk[11][8]
-    eor v19.16b, v19.16b, v31.16b                   // aes.cs:70:46 encrypt r11
-    eor v26.16b, v16.16b, v26.16b                   // aes.cs:70:46 encrypt r11
-    eor3 v19.16b, v19.16b, v26.16b, v15.16b         // aes.cs:70:46 encrypt r11
-    ldr q26, [x0, #2960]                            // round key rk[11][9]
-    eor v16.16b, v26.16b, v16.16b                   // aes.cs:70:46 encrypt r11
-    ldr q26, [sp, #416]                             // reload
-    ldr q2, [sp, #448]                              // reload
-    eor v2.16b, v26.16b, v2.16b                     // aes.cs:70:46 encrypt r11
-    ldr q3, [sp, #432]                              // reload
-    eor3 v16.16b, v16.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #2976]                             // round key rk[11][10]
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r11
-    ldr q2, [sp, #368]                              // reload
-    ldr q3, [sp, #400]                              // reload
-    eor v3.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r11
-    ldr q4, [sp, #384]                              // reload
-    eor3 v26.16b, v26.16b, v3.16b, v4.16b           // aes.cs:70:46 encrypt r11
-    ldr q3, [x0, #2992]                             // round key rk[11][11]
-    eor v31.16b, v3.16b, v31.16b                    // aes.cs:70:46 encrypt r11
-    ldr q3, [sp, #352]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r11
-    ldr q3, [sp, #336]                              // reload
-    eor3 v31.16b, v31.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #3008]                             // round key rk[11][12]
-    eor v2.16b, v2.16b, v24.16b                     // aes.cs:70:46 encrypt r11
-    eor v1.16b, v29.16b, v1.16b                     // aes.cs:70:46 encrypt r11
-    eor3 v1.16b, v2.16b, v1.16b, v13.16b            // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #3024]                             // round key rk[11][13]
-    eor v29.16b, v2.16b, v29.16b                    // aes.cs:70:46 encrypt r11
-    ldr q2, [sp, #320]                              // reload
-    eor v2.16b, v30.16b, v2.16b                     // aes.cs:70:46 encrypt r11
-    ldr q3, [sp, #512]                              // reload
-    eor3 v29.16b, v29.16b, v2.16b, v3.16b           // aes.cs:70:46 encrypt r11
-    ldr q2, [x0, #3040]                             // round key rk[11][14]
-    ldr q3, [sp, #272]                              // reload
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r11
-    ldr q4, [sp, #496]                              // reload
-    eor v30.16b, v30.16b, v4.16b                    // aes.cs:70:46 encrypt r11
-    eor3 v23.16b, v2.16b, v30.16b, v23.16b          // aes.cs:70:46 encrypt r11
-    ldr q30, [x0, #3056]                            // round key rk[11][15]
-    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r11
-    eor v22.16b, v24.16b, v22.16b                   // aes.cs:70:46 encrypt r11
-    ldr q24, [sp, #480]                             // reload
-    eor3 v22.16b, v30.16b, v22.16b, v24.16b         // aes.cs:70:46 encrypt r11
-    movi v24.16b, #0x0                              // const
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v25.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v26.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
+    eor v2.16b, v2.16b, v23.16b                     // aes.cs:70:46 encrypt r11
+    eor v5.16b, v25.16b, v5.16b                     // aes.cs:70:46 encrypt r11
+    shl v6.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v7.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v7.16b, v17.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v2.16b, v2.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #2912]                             // round key rk[11][6]
+    eor v5.16b, v5.16b, v25.16b                     // aes.cs:70:46 encrypt r11
+    eor v6.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r11
+    shl v7.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v8.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v23.16b, v23.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v23.16b, v5.16b, v6.16b, v23.16b           // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #2928]                             // round key rk[11][7]
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r11
+    eor v17.16b, v17.16b, v7.16b                    // aes.cs:70:46 encrypt r11
+    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v17.16b, v1.16b, v17.16b, v25.16b          // aes.cs:70:46 encrypt r11
+    ldr q25, [x0, #2944]                            // round key rk[11][8]
+    eor v25.16b, v25.16b, v16.16b                   // aes.cs:70:46 encrypt r11
+    shl v29.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    sshr v1.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    bcax v29.16b, v29.16b, v1.16b, v4.16b           // aes.cs:39:6 encrypt>MixColumns>mix r11
+    eor v1.16b, v22.16b, v29.16b                    // aes.cs:70:46 encrypt r11
+    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v6.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v6.16b, v31.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v25.16b, v25.16b, v1.16b, v6.16b           // aes.cs:70:46 encrypt r11
+    ldr q1, [x0, #2960]                             // round key rk[11][9]
+    eor v1.16b, v1.16b, v22.16b                     // aes.cs:70:46 encrypt r11
+    eor v5.16b, v26.16b, v5.16b                     // aes.cs:70:46 encrypt r11
+    shl v6.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v7.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v7.16b, v16.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v1.16b, v1.16b, v5.16b, v7.16b             // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #2976]                             // round key rk[11][10]
+    eor v5.16b, v5.16b, v26.16b                     // aes.cs:70:46 encrypt r11
+    eor v6.16b, v31.16b, v6.16b                     // aes.cs:70:46 encrypt r11
+    shl v7.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v8.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v7.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v22.16b, v22.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v22.16b, v5.16b, v6.16b, v22.16b           // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #2992]                             // round key rk[11][11]
+    eor v16.16b, v5.16b, v16.16b                    // aes.cs:70:46 encrypt r11
+    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r11
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v16.16b, v16.16b, v31.16b, v26.16b         // aes.cs:70:46 encrypt r11
+    ldr q26, [x0, #3008]                            // round key rk[11][12]
+    eor v26.16b, v26.16b, v20.16b                   // aes.cs:70:46 encrypt r11
+    shl v29.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    sshr v31.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r11
+    bcax v29.16b, v29.16b, v31.16b, v4.16b          // aes.cs:39:6 encrypt>MixColumns>mix r11
+    eor v31.16b, v19.16b, v29.16b                   // aes.cs:70:46 encrypt r11
+    shl v5.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v6.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v5.16b, v5.16b, v6.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v6.16b, v30.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v26.16b, v26.16b, v31.16b, v6.16b          // aes.cs:70:46 encrypt r11
+    ldr q31, [x0, #3024]                            // round key rk[11][13]
+    eor v31.16b, v31.16b, v19.16b                   // aes.cs:70:46 encrypt r11
+    eor v5.16b, v24.16b, v5.16b                     // aes.cs:70:46 encrypt r11
+    shl v6.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v7.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v6.16b, v6.16b, v7.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v7.16b, v20.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v31.16b, v31.16b, v5.16b, v7.16b           // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #3040]                             // round key rk[11][14]
+    eor v5.16b, v5.16b, v30.16b                     // aes.cs:70:46 encrypt r11
+    eor v6.16b, v24.16b, v6.16b                     // aes.cs:70:46 encrypt r11
+    shl v7.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v8.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    bcax v4.16b, v7.16b, v8.16b, v4.16b             // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v19.16b, v19.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v19.16b, v5.16b, v6.16b, v19.16b           // aes.cs:70:46 encrypt r11
+    ldr q5, [x0, #3056]                             // round key rk[11][15]
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r11
+    eor v20.16b, v20.16b, v4.16b                    // aes.cs:70:46 encrypt r11
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor3 v20.16b, v30.16b, v20.16b, v24.16b         // aes.cs:70:46 encrypt r11
+    aese v28.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v3.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes
+    aese v21.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v18.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v27.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v2.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes
+    aese v23.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v17.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v25.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v1.16b, v0.16b                             // aes.cs:30:39 encrypt>SubBytes
+    aese v22.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v16.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v26.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v31.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v19.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v20.16b, v0.16b                            // aes.cs:30:39 encrypt>SubBytes
     ldr q24, [x0, #3072]                            // round key rk[12][0]
-    eor v24.16b, v24.16b, v0.16b                    // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3088]                            // round key rk[12][1]
-    eor v20.16b, v30.16b, v20.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3104]                            // round key rk[12][2]
-    eor v26.16b, v30.16b, v26.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3120]                            // round key rk[12][3]
-    eor v22.16b, v30.16b, v22.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3136]                            // round key rk[12][4]
-    eor v27.16b, v30.16b, v27.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3152]                            // round key rk[12][5]
-    eor v16.16b, v30.16b, v16.16b                   // aes.cs:72:32 encrypt
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:72:32 encrypt
+    ldr q28, [x0, #3088]                            // round key rk[12][1]
+    eor v28.16b, v28.16b, v2.16b                    // aes.cs:72:32 encrypt
+    ldr q29, [x0, #3104]                            // round key rk[12][2]
+    eor v22.16b, v29.16b, v22.16b                   // aes.cs:72:32 encrypt
+    ldr q29, [x0, #3120]                            // round key rk[12][3]
+    eor v20.16b, v29.16b, v20.16b                   // aes.cs:72:32 encrypt
+    ldr q29, [x0, #3136]                            // round key rk[12][4]
+    eor v27.16b, v29.16b, v27.16b                   // aes.cs:72:32 encrypt
+    ldr q29, [x0, #3152]                            // round key rk[12][5]
+    eor v29.16b, v29.16b, v1.16b                    // aes.cs:72:32 encrypt
     ldr q30, [x0, #3168]                            // round key rk[12][6]
-    eor v23.16b, v30.16b, v23.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3184]                            // round key rk[12][7]
-    eor v21.16b, v30.16b, v21.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3200]                            // round key rk[12][8]
     eor v19.16b, v30.16b, v19.16b                   // aes.cs:72:32 encrypt
+    ldr q30, [x0, #3184]                            // round key rk[12][7]
+    eor v18.16b, v30.16b, v18.16b                   // aes.cs:72:32 encrypt
+    ldr q30, [x0, #3200]                            // round key rk[12][8]
+    eor v25.16b, v30.16b, v25.16b                   // aes.cs:72:32 encrypt
     ldr q30, [x0, #3216]                            // round key rk[12][9]
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3232]                            // round key rk[12][10]
-    eor v28.16b, v30.16b, v28.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3248]                            // round key rk[12][11]
-    eor v17.16b, v30.16b, v17.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3264]                            // round key rk[12][12]
-    eor v30.16b, v30.16b, v1.16b                    // aes.cs:72:32 encrypt
-    ldr q0, [x0, #3280]                             // round key rk[12][13]
-    eor v18.16b, v0.16b, v18.16b                    // aes.cs:72:32 encrypt
+    eor v30.16b, v30.16b, v31.16b                   // aes.cs:72:32 encrypt
+    ldr q31, [x0, #3232]                            // round key rk[12][10]
+    eor v21.16b, v31.16b, v21.16b                   // aes.cs:72:32 encrypt
+    ldr q31, [x0, #3248]                            // round key rk[12][11]
+    eor v17.16b, v31.16b, v17.16b                   // aes.cs:72:32 encrypt
+    ldr q31, [x0, #3264]                            // round key rk[12][12]
+    eor v26.16b, v31.16b, v26.16b                   // aes.cs:72:32 encrypt
+    ldr q31, [x0, #3280]                            // round key rk[12][13]
+    eor v31.16b, v31.16b, v3.16b                    // aes.cs:72:32 encrypt
     ldr q0, [x0, #3296]                             // round key rk[12][14]
-    eor v25.16b, v0.16b, v25.16b                    // aes.cs:72:32 encrypt
+    eor v23.16b, v0.16b, v23.16b                    // aes.cs:72:32 encrypt
     ldr q0, [x0, #3312]                             // round key rk[12][15]
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:72:32 encrypt
+    eor v16.16b, v0.16b, v16.16b                    // aes.cs:72:32 encrypt
     ld4 {v0.16b-v3.16b}, [x1], #64                  // input blocks 0..15
     ld4 {v4.16b-v7.16b}, [x1], #64                  // input blocks 0..15
     ld4 {v8.16b-v11.16b}, [x1], #64                 // input blocks 0..15
     ld4 {v12.16b-v15.16b}, [x1], #64                // input blocks 0..15
-    str q31, [sp, #480]                             // spill
-    uzp1 v31.16b, v0.16b, v4.16b                    // input blocks 0..15
+    str q16, [sp, #256]                             // spill
+    uzp1 v16.16b, v0.16b, v4.16b                    // input blocks 0..15
     uzp2 v0.16b, v0.16b, v4.16b                     // input blocks 0..15
     uzp1 v4.16b, v1.16b, v5.16b                     // input blocks 0..15
     uzp2 v1.16b, v1.16b, v5.16b                     // input blocks 0..15
@@ -7814,8 +7018,8 @@ aes192_neon_b16_crypto_il1_sha3_ctr:
     uzp2 v10.16b, v10.16b, v14.16b                  // input blocks 0..15
     uzp1 v14.16b, v11.16b, v15.16b                  // input blocks 0..15
     uzp2 v11.16b, v11.16b, v15.16b                  // input blocks 0..15
-    uzp1 v15.16b, v31.16b, v7.16b                   // input blocks 0..15
-    uzp2 v31.16b, v31.16b, v7.16b                   // input blocks 0..15
+    uzp1 v15.16b, v16.16b, v7.16b                   // input blocks 0..15
+    uzp2 v16.16b, v16.16b, v7.16b                   // input blocks 0..15
     uzp1 v7.16b, v0.16b, v8.16b                     // input blocks 0..15
     uzp2 v0.16b, v0.16b, v8.16b                     // input blocks 0..15
     uzp1 v8.16b, v4.16b, v12.16b                    // input blocks 0..15
@@ -7831,54 +7035,54 @@ aes192_neon_b16_crypto_il1_sha3_ctr:
     uzp1 v14.16b, v3.16b, v11.16b                   // input blocks 0..15
     uzp2 v3.16b, v3.16b, v11.16b                    // input blocks 0..15
     eor v24.16b, v24.16b, v15.16b                   // ctr: keystream ^ input
-    eor v20.16b, v20.16b, v8.16b                    // ctr: keystream ^ input
-    eor v26.16b, v26.16b, v9.16b                    // ctr: keystream ^ input
-    eor v22.16b, v22.16b, v10.16b                   // ctr: keystream ^ input
+    eor v28.16b, v28.16b, v8.16b                    // ctr: keystream ^ input
+    eor v22.16b, v22.16b, v9.16b                    // ctr: keystream ^ input
+    eor v20.16b, v20.16b, v10.16b                   // ctr: keystream ^ input
     eor v27.16b, v27.16b, v7.16b                    // ctr: keystream ^ input
-    eor v16.16b, v16.16b, v12.16b                   // ctr: keystream ^ input
-    eor v23.16b, v23.16b, v13.16b                   // ctr: keystream ^ input
-    eor v21.16b, v21.16b, v14.16b                   // ctr: keystream ^ input
-    eor v19.16b, v19.16b, v31.16b                   // ctr: keystream ^ input
-    eor v29.16b, v29.16b, v4.16b                    // ctr: keystream ^ input
-    eor v28.16b, v28.16b, v5.16b                    // ctr: keystream ^ input
+    eor v29.16b, v29.16b, v12.16b                   // ctr: keystream ^ input
+    eor v19.16b, v19.16b, v13.16b                   // ctr: keystream ^ input
+    eor v18.16b, v18.16b, v14.16b                   // ctr: keystream ^ input
+    eor v16.16b, v25.16b, v16.16b                   // ctr: keystream ^ input
+    eor v25.16b, v30.16b, v4.16b                    // ctr: keystream ^ input
+    eor v21.16b, v21.16b, v5.16b                    // ctr: keystream ^ input
     eor v17.16b, v17.16b, v6.16b                    // ctr: keystream ^ input
-    eor v30.16b, v30.16b, v0.16b                    // ctr: keystream ^ input
-    eor v18.16b, v18.16b, v1.16b                    // ctr: keystream ^ input
-    eor v25.16b, v25.16b, v2.16b                    // ctr: keystream ^ input
-    ldr q31, [sp, #480]                             // reload
+    eor v26.16b, v26.16b, v0.16b                    // ctr: keystream ^ input
+    eor v30.16b, v31.16b, v1.16b                    // ctr: keystream ^ input
+    eor v23.16b, v23.16b, v2.16b                    // ctr: keystream ^ input
+    ldr q31, [sp, #256]                             // reload
     eor v31.16b, v31.16b, v3.16b                    // ctr: keystream ^ input
-    zip1 v0.16b, v21.16b, v31.16b                   // store blocks 0..15
-    zip2 v21.16b, v21.16b, v31.16b                  // store blocks 0..15
-    zip1 v31.16b, v22.16b, v17.16b                  // store blocks 0..15
-    zip2 v17.16b, v22.16b, v17.16b                  // store blocks 0..15
-    zip1 v22.16b, v23.16b, v25.16b                  // store blocks 0..15
-    zip2 v23.16b, v23.16b, v25.16b                  // store blocks 0..15
-    zip1 v25.16b, v26.16b, v28.16b                  // store blocks 0..15
-    zip2 v26.16b, v26.16b, v28.16b                  // store blocks 0..15
-    zip1 v28.16b, v16.16b, v18.16b                  // store blocks 0..15
-    zip2 v16.16b, v16.16b, v18.16b                  // store blocks 0..15
-    zip1 v18.16b, v20.16b, v29.16b                  // store blocks 0..15
-    zip2 v20.16b, v20.16b, v29.16b                  // store blocks 0..15
-    zip1 v29.16b, v27.16b, v30.16b                  // store blocks 0..15
-    zip2 v27.16b, v27.16b, v30.16b                  // store blocks 0..15
-    zip1 v30.16b, v24.16b, v19.16b                  // store blocks 0..15
-    zip2 v19.16b, v24.16b, v19.16b                  // store blocks 0..15
-    zip1 v4.16b, v17.16b, v21.16b                   // store blocks 0..15
-    zip2 v8.16b, v17.16b, v21.16b                   // store blocks 0..15
-    zip1 v3.16b, v26.16b, v23.16b                   // store blocks 0..15
-    zip2 v7.16b, v26.16b, v23.16b                   // store blocks 0..15
-    zip1 v2.16b, v20.16b, v16.16b                   // store blocks 0..15
-    zip2 v6.16b, v20.16b, v16.16b                   // store blocks 0..15
-    zip1 v1.16b, v19.16b, v27.16b                   // store blocks 0..15
-    zip2 v5.16b, v19.16b, v27.16b                   // store blocks 0..15
+    zip1 v0.16b, v18.16b, v31.16b                   // store blocks 0..15
+    zip2 v18.16b, v18.16b, v31.16b                  // store blocks 0..15
+    zip1 v31.16b, v20.16b, v17.16b                  // store blocks 0..15
+    zip2 v17.16b, v20.16b, v17.16b                  // store blocks 0..15
+    zip1 v20.16b, v19.16b, v23.16b                  // store blocks 0..15
+    zip2 v19.16b, v19.16b, v23.16b                  // store blocks 0..15
+    zip1 v23.16b, v22.16b, v21.16b                  // store blocks 0..15
+    zip2 v21.16b, v22.16b, v21.16b                  // store blocks 0..15
+    zip1 v22.16b, v29.16b, v30.16b                  // store blocks 0..15
+    zip2 v29.16b, v29.16b, v30.16b                  // store blocks 0..15
+    zip1 v30.16b, v28.16b, v25.16b                  // store blocks 0..15
+    zip2 v25.16b, v28.16b, v25.16b                  // store blocks 0..15
+    zip1 v28.16b, v27.16b, v26.16b                  // store blocks 0..15
+    zip2 v26.16b, v27.16b, v26.16b                  // store blocks 0..15
+    zip1 v27.16b, v24.16b, v16.16b                  // store blocks 0..15
+    zip2 v16.16b, v24.16b, v16.16b                  // store blocks 0..15
+    zip1 v4.16b, v17.16b, v18.16b                   // store blocks 0..15
+    zip2 v8.16b, v17.16b, v18.16b                   // store blocks 0..15
+    zip1 v3.16b, v21.16b, v19.16b                   // store blocks 0..15
+    zip2 v7.16b, v21.16b, v19.16b                   // store blocks 0..15
+    zip1 v2.16b, v25.16b, v29.16b                   // store blocks 0..15
+    zip2 v6.16b, v25.16b, v29.16b                   // store blocks 0..15
+    zip1 v1.16b, v16.16b, v26.16b                   // store blocks 0..15
+    zip2 v5.16b, v16.16b, v26.16b                   // store blocks 0..15
     zip1 v12.16b, v31.16b, v0.16b                   // store blocks 0..15
     zip2 v16.16b, v31.16b, v0.16b                   // store blocks 0..15
-    zip1 v11.16b, v25.16b, v22.16b                  // store blocks 0..15
-    zip2 v15.16b, v25.16b, v22.16b                  // store blocks 0..15
-    zip1 v10.16b, v18.16b, v28.16b                  // store blocks 0..15
-    zip2 v14.16b, v18.16b, v28.16b                  // store blocks 0..15
-    zip1 v9.16b, v30.16b, v29.16b                   // store blocks 0..15
-    zip2 v13.16b, v30.16b, v29.16b                  // store blocks 0..15
+    zip1 v11.16b, v23.16b, v20.16b                  // store blocks 0..15
+    zip2 v15.16b, v23.16b, v20.16b                  // store blocks 0..15
+    zip1 v10.16b, v30.16b, v22.16b                  // store blocks 0..15
+    zip2 v14.16b, v30.16b, v22.16b                  // store blocks 0..15
+    zip1 v9.16b, v27.16b, v28.16b                   // store blocks 0..15
+    zip2 v13.16b, v27.16b, v28.16b                  // store blocks 0..15
     st4 {v9.16b-v12.16b}, [x2], #64                 // store blocks 0..15
     st4 {v13.16b-v16.16b}, [x2], #64                // store blocks 0..15
     st4 {v1.16b-v4.16b}, [x2], #64                  // store blocks 0..15
@@ -7887,15 +7091,11 @@ aes192_neon_b16_crypto_il1_sha3_ctr:
     adc x5, x5, xzr                                 // ctr: next counter
     subs x3, x3, #1
     b.ne 1b
-    ldr d8, [sp, #528]
-    ldr d9, [sp, #536]
-    ldr d10, [sp, #544]
-    ldr d11, [sp, #552]
-    ldr d12, [sp, #560]
-    ldr d13, [sp, #568]
-    ldr d14, [sp, #576]
-    ldr d15, [sp, #584]
-    add sp, sp, #592
+    ldp d8, d9, [sp, #272]
+    ldp d10, d11, [sp, #288]
+    ldp d12, d13, [sp, #304]
+    ldp d14, d15, [sp, #320]
+    add sp, sp, #336
 9:  ret
     .size aes192_neon_b16_crypto_il1_sha3_ctr, .-aes192_neon_b16_crypto_il1_sha3_ctr
 

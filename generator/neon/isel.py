@@ -26,6 +26,7 @@ from cipherspec.ir import Function, Op, Table
 from ..common.lutgroups import lookup_depth, schedule as lut_schedule
 from generator.common.affine import match as affine_match
 from ..common.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
+from ..common.sink import sink as sink_order
 from . import sha3 as SHA3
 from .pool import Pool
 from .sliced import ARR
@@ -65,6 +66,7 @@ class Selector:
     streams: list[int]
     crypto: bool = False  # AESE/AESD for tables affine-equivalent to the AES S-box (affine.py)
     sha3: bool = False  # EOR3/BCAX three-input logic (sha3.py)
+    sink: bool = False  # demand-driven op order (common/sink.py)
     values: dict[int, VReg] = field(default_factory=dict)
     power: dict[int, int | None] = field(default_factory=dict)  # lanes permuted by ShiftRows^p (None: uniform)
     code: list[Instr] = field(default_factory=list)
@@ -213,6 +215,8 @@ class Selector:
         fn = self.fn
         check_ops(fn, self.tables, self.width)
         order, batches = lut_schedule(fn)
+        if self.sink:
+            order = sink_order(fn, order, batches)
         if self.sha3:
             self._uses = SHA3.use_counts(fn)
             self._nots = {op.args[0]: i for i, op in enumerate(fn.ops) if op.code == "not"}

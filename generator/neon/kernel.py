@@ -69,7 +69,20 @@ class Kernel:
 
 def build_kernel(module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, crypto: bool = False,
                  sha3: bool = False) -> Kernel:
-    """layout: a sliced.Sliced, or "packed" (packed.py); crypto: AESE/AESD S-boxes, sha3: EOR3/BCAX (sliced only)."""
+    """layout: a sliced.Sliced, or "packed" (packed.py); crypto: AESE/AESD S-boxes, sha3: EOR3/BCAX (sliced only).
+
+    A sliced, non-interleaved kernel that spills is also built in demand-driven op order (common/sink.py: e.g. AES's
+    MixColumns column by column); the one with fewer instructions is kept (stats["order"])."""
+    k = _build(module, layout, il, mode, pool, symbol, crypto, sha3, False)
+    if k.stats["spills"] and layout != "packed" and il == 1:  # sinking would undo an interleave's weave
+        s = _build(module, layout, il, mode, pool, symbol, crypto, sha3, True)
+        if s.stats["instructions"] < k.stats["instructions"]:
+            return s
+    return k
+
+
+def _build(module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, crypto: bool, sha3: bool,
+           sink: bool) -> Kernel:
     fn_name = "decrypt" if mode == "ecb_decrypt" else "encrypt"
     fn = prepare(module.functions[fn_name], module)
     keys = key_names(module, fn)
@@ -101,7 +114,7 @@ def build_kernel(module: Module, layout, il: int, mode: str, pool: Pool, symbol:
         key_table = _packed_body(module, fn, keys, il, mode, pool, vf, slice_ptr, code, src)
     else:
         key_table = keys
-        _sliced_body(module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto, sha3)
+        _sliced_body(module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto, sha3, sink)
     code = mir_dce.run(code)
     hooks = TargetHooks(
         spill=lambda v, s: Instr("str", (Vec(v, "q"), Text(f"[sp, #{scratch + 16 * s}]")), uses=(v,), kind="spill",
@@ -116,16 +129,17 @@ def build_kernel(module: Module, layout, il: int, mode: str, pool: Pool, symbol:
     saved_x = sorted({r for r in slice_ptr.values() if int(r[1:]) >= 19}, key=lambda r: int(r[1:]))
     frame = scratch + 16 * alloc.slots
     stats = {"instructions": len(alloc.code), "spills": alloc.spills, "reloads": alloc.reloads,
-             "remats": alloc.remats, "moves": alloc.moves, "slots": alloc.slots}
+             "remats": alloc.remats, "moves": alloc.moves, "slots": alloc.slots, "order": "sink" if sink else "spec"}
     return Kernel(symbol, mode, body, frame, saved_d, saved_x, setup, step, stats, key_table, blocks, bb)
 
 
-def _sliced_body(module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto=False, sha3=False) -> None:
+def _sliced_body(module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto=False, sha3=False,
+                 sink=False) -> None:
     states = state_names(module, fn)
     woven, streams = interleave(fn, il, set(keys))
     L = layout.lanes
     sel = Selector(woven, module.tables, module.block.width, vf, pool, {n: i for i, n in enumerate(keys)},
-                   slice_ptr, streams, crypto=crypto, sha3=sha3)
+                   slice_ptr, streams, crypto=crypto, sha3=sha3, sink=sink)
     state_in = {}
     for k in range(il):
         what = f"counter blocks {k * L}..{k * L + L - 1}" if mode == "ctr" else f"load blocks {k * L}..{k * L + L - 1}"

@@ -267,3 +267,12 @@ def test_bcax_from_and_with_a_constant():
     sel.run({n: vf.new(n) for n in "xa"})
     last = sel.code[-1]
     assert last.mnemonic == "bcax" and sel.const(0xE4, 8) in last.uses
+
+
+def test_demand_order_removes_aes_mixcolumns_spills():
+    """A spilling il1 kernel is rebuilt in demand-driven order (common/sink.py) when that is shorter."""
+    m = REG.module("aes128")
+    k = emit(m, parse("aes128_neon_b16_crypto_il1", "aes128", None)).kernels[0]
+    assert k.stats["order"] == "sink" and k.stats["spills"] == 0
+    lea = emit(REG.module("lea128"), parse("lea128_neon_b4_il4", "lea128", None)).kernels[0]
+    assert lea.stats["order"] == "spec"  # interleaved (and spill-free): the spec's order stays
