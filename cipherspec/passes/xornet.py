@@ -52,7 +52,7 @@ def _leaves(fn: Function, root: int, absorbed: list[bool]) -> frozenset:
     return frozenset(("v", a) for a in acc)
 
 
-def _paar(targets: list[set]) -> tuple[list[tuple], list[set]]:
+def paar(targets: list[set]) -> tuple[list[tuple], list[set]]:
     """Greedy pair elimination.  Returns (new terms as (x, y) element pairs, rewritten targets)."""
     terms: list[tuple] = []
     while True:
@@ -114,7 +114,7 @@ def run(fn: Function, tables: dict[str, Table]) -> Function:
     group_terms: list[list[tuple]] = []
     for g in _groups(roots, leafsets):
         targets = [set(leafsets[r]) for r in g]
-        terms, targets = _paar(targets) if len(g) <= MAX_GROUP else ([], targets)
+        terms, targets = paar(targets) if len(g) <= MAX_GROUP else ([], targets)
         gi = len(group_terms)
         group_terms.append(terms)
         for r, t in zip(g, targets):

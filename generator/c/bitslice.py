@@ -23,7 +23,7 @@ from typing import Callable
 from cipherspec.errors import UsageError
 from cipherspec.gf import gf_mul
 from cipherspec.ir import Function, Table
-from cipherspec.passes.xornet import _paar
+from cipherspec.passes.xornet import paar
 from generator.common.affine import two_sided as _two_sided
 
 from .body import COMMENT_COLUMN
@@ -181,7 +181,7 @@ def two_sided(values: tuple[int, ...]):
 def _network(targets: tuple[tuple[int, int], ...], n: int) -> tuple[list, list[list]]:
     """Paar's greedy over the target rows (input j = ("v", j)); cached: every lookup of one table
     and every gmul by one constant share the same network."""
-    terms, sets = _paar([{("v", j) for j in range(n) if mask >> j & 1} for mask, _ in targets])
+    terms, sets = paar([{("v", j) for j in range(n) if mask >> j & 1} for mask, _ in targets])
     return terms, [sorted(s) for s in sets]
 
 

@@ -129,29 +129,28 @@ def load(s: Sliced, vf: VRegFactory, ptr: str, origin: str, stream: int) -> tupl
             out.append(Instr(code, (Vec(regs[dst], s.arr), Vec(regs[a], s.arr), Vec(regs[b], s.arr)),
                              defs=(regs[dst],), uses=(regs[a], regs[b]), origin=origin, stream=stream))
     words = [regs[r] for r in final]
-    if s.block.width > 8 and s.block.endian == "big":
-        fixed = []
-        for v in words:
-            w = vf.new()
-            out.append(Instr(f"rev{s.block.width}", (Vec(w, "16b"), Vec(v, "16b")), defs=(w,), uses=(v,),
-                             origin=origin + " (big-endian words)", stream=stream))
-            fixed.append(w)
-        words = fixed
+    words = _swap_big_endian(s, vf, words, out, origin, stream)
     return out, words
+
+
+def _swap_big_endian(s: Sliced, vf: VRegFactory, words: list, out: list, origin: str, stream: int) -> list:
+    """Big-endian block words: REV16/REV32 each word register (the same on load and store); else as is."""
+    if s.block.width == 8 or s.block.endian != "big":
+        return words
+    fixed = []
+    for v in words:
+        w = vf.new()
+        out.append(Instr(f"rev{s.block.width}", (Vec(w, "16b"), Vec(v, "16b")), defs=(w,), uses=(v,),
+                         origin=origin + " (big-endian words)", stream=stream))
+        fixed.append(w)
+    return fixed
 
 
 def store(s: Sliced, vf: VRegFactory, words: list, ptr: str, origin: str, stream: int) -> list[Instr]:
     """The inverse of ``load``: words 0..count-1 (vregs) to [ptr] (post-incremented)."""
     steps, final = plan(s)
     out: list[Instr] = []
-    if s.block.width > 8 and s.block.endian == "big":
-        fixed = []
-        for v in words:
-            w = vf.new()
-            out.append(Instr(f"rev{s.block.width}", (Vec(w, "16b"), Vec(v, "16b")), defs=(w,), uses=(v,),
-                             origin=origin + " (big-endian words)", stream=stream))
-            fixed.append(w)
-        words = fixed
+    words = _swap_big_endian(s, vf, words, out, origin, stream)
     regs: dict[int, object] = {r: words[i] for i, r in enumerate(final)}
     for (a, b), (u1, u2) in reversed(steps):
         for code, dst in (("zip1", a), ("zip2", b)):
