@@ -1,57 +1,9 @@
-"""The runtime: build generated code for the host (cached), load it, and call it from Python.
+"""The runtime: thin loaders that call built code from Python with the cipher-object interface
+(cipherspec.blockcipher): nothing here generates or compiles a cipher (generator/ does, through
+toolchain/), and nothing imports generator/.
 
-    import runtime
-    lea = runtime.load("lea128", target="c")                 # default schedule; or schedule="sliced_v16"
-    ct = lea.encrypt_ecb(key, pt)
-    ct = lea.encrypt_cbc(key, iv, pt);   pt = lea.decrypt_cbc(key, iv, ct)
-    out, next_iv = lea.ctr(key, iv, data)
-
-runtime.build compiles (any compiler, cached by content); runtime.c_target is target "c".
+    runtime.c_target.CCipher        a host C library through ctypes (c_drbg: its CTR_DRBG)
+    runtime.neon_target.NeonCipher  AArch64 kernels in a static harness under qemu-aarch64
+    runtime.cuda_target.CudaCipher  a CUDA library through ctypes (GPU machines)
+    runtime.c_abi                   the C libraries' error codes (rendered into their headers)
 """
-from __future__ import annotations
-
-from cipherspec import modes
-from cipherspec.registry import Registry
-
-
-class Loaded:
-    """A cipher on a target with a bytes-in, bytes-out API (keys expanded on each call; cached by key)."""
-
-    def __init__(self, cipher):
-        self.cipher = cipher
-        self.name = cipher.name
-        self.block_bytes = cipher.block_bytes
-        self.key_bytes = cipher.key_bytes
-        self._rk: tuple[bytes, object] | None = None
-
-    def _key(self, key: bytes):
-        if self._rk is None or self._rk[0] != bytes(key):
-            self.cipher.check_key(key)
-            self._rk = (bytes(key), self.cipher.expand_key(bytes(key)))
-        return self._rk[1]
-
-    def encrypt_ecb(self, key: bytes, data: bytes) -> bytes:
-        return modes.run_mode(self.cipher, self._key(key), "ecb", "encrypt", data)
-
-    def decrypt_ecb(self, key: bytes, data: bytes) -> bytes:
-        return modes.run_mode(self.cipher, self._key(key), "ecb", "decrypt", data)
-
-    def encrypt_cbc(self, key: bytes, iv: bytes, data: bytes) -> bytes:
-        return modes.run_mode(self.cipher, self._key(key), "cbc", "encrypt", data, iv)
-
-    def decrypt_cbc(self, key: bytes, iv: bytes, data: bytes) -> bytes:
-        return modes.run_mode(self.cipher, self._key(key), "cbc", "decrypt", data, iv)
-
-    def ctr(self, key: bytes, iv: bytes, data: bytes) -> tuple[bytes, bytes]:
-        """(output, IV to continue the stream with)."""
-        rk = self._key(key)
-        if hasattr(self.cipher, "ctr"):
-            return self.cipher.ctr(rk, iv, data)
-        return modes.ctr(self.cipher, rk, iv, data)
-
-
-def load(name: str, target: str = "c", schedule: str | None = None, rounds: int | None = None,
-         registry: Registry | None = None) -> Loaded:
-    from cipherspec.targets import make_cipher
-
-    return Loaded(make_cipher(registry or Registry(), name, rounds, target, schedule))

@@ -12,7 +12,8 @@ import ctypes
 
 from cipherspec.drbg import MAX_BITS_PER_REQUEST, MAX_RESEED_INTERVAL, BulkRequest, DrbgError
 
-ERR_NULL, ERR_DRBG_LIMIT, ERR_RESEED_REQUIRED, ERR_DRBG_STATE = -1, -4, -5, -6
+from .c_abi import ERR_DRBG_LIMIT, ERR_DRBG_STATE, ERR_NULL, ERR_RESEED_REQUIRED
+
 _P, _S, _U64, _I = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint64, ctypes.c_int
 _MESSAGES = {
     ERR_NULL: "a NULL buffer reached the C DRBG",

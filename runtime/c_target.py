@@ -1,6 +1,6 @@
-"""Target "c": the generated C library, compiled for the host (cached) and called through ctypes.
+"""Target "c": a generated C library, already compiled for the host, called through ctypes.
 
-    c = make_cipher(registry, "lea128", None, "sliced_v32")
+    c = CCipher(module, schedule, lib_path)      # generator/c's Backend.load builds lib_path
     rk = c.expand_key(key)                                   # the C key struct, as a ctypes buffer
     c.encrypt_blocks(rk, blocks)                             # the library's ECB
     c.run_mode(rk, "ctr", "encrypt", data, iv)               # the library's own ECB/CBC/CTR
@@ -17,25 +17,11 @@ import numpy as np
 from cipherspec.blockcipher import as_blocks
 from cipherspec.errors import UsageError
 from cipherspec.modes import MODES
-from cipherspec.registry import Registry
-from cipherspec.schedule import Schedule
 
-from generator.c.schedules import resolve
-from generator.c.source import generate, library_sources
+from .c_abi import ERR_KEY_LENGTH, ERR_LENGTH, ERR_NULL
 
-from .build import Toolchain, compile_cached
-
-ERR_NULL, ERR_LENGTH, ERR_KEY_LENGTH = -1, -2, -3
 _P = ctypes.c_void_p
 _SIZE = ctypes.c_size_t
-
-
-def build_shared(registry: Registry, name: str, rounds: int | None, schedule: Schedule,
-                 toolchain: Toolchain | None = None, extra_args: list[str] = ()):
-    """Generates and compiles (cached) the shared library for one cipher and schedule; returns its path."""
-    files = generate(registry.module(name, rounds), schedule)
-    return compile_cached(files, library_sources(name), "shared", toolchain or Toolchain.host(),
-                          include_dirs=["include"], extra_args=list(extra_args))
 
 
 def _ptr(arr: np.ndarray) -> int:
@@ -46,7 +32,8 @@ class CCipher:
     target = "c"
     lane_keys = False
 
-    def __init__(self, module, schedule: Schedule, lib_path):
+    def __init__(self, module, schedule, lib_path):
+        """``schedule``: the generator's schedule value (its ``name`` is checked against the library)."""
         self.module = module
         self.schedule = schedule
         self.name = module.cipher
@@ -160,9 +147,3 @@ class CCipher:
         self._check(rc, mode.upper(), n)
         return dst[:n].tobytes()
 
-
-def make_cipher(registry: Registry, name: str, rounds: int | None = None, schedule: str | None = None,
-                toolchain: Toolchain | None = None) -> CCipher:
-    module = registry.module(name, rounds)
-    sched = resolve(module, schedule, rounds)
-    return CCipher(module, sched, build_shared(registry, name, rounds, sched, toolchain))

@@ -1,13 +1,14 @@
-"""Target "cuda": the generated CUDA library of one schedule, loaded with ctypes (GPU machines only).
+"""Target "cuda": a generated CUDA library of one schedule, built (cached) and loaded with ctypes
+(GPU machines only).
 
-    c = make_cipher(registry, "lea128", None, "rk-shared_t512")   # schedule: name, parameter part or None
+    c = CudaCipher(module, sched, source)    # generator/ptx's Backend.load makes sched and source
     rk = c.expand_key(key)                    # the library's host key schedule (generated C)
     ct = c.encrypt_blocks(rk, blocks)          # ECB through the host-buffer entry (K streams, pinned)
     c.run_mode(rk, "ctr", "encrypt", data, iv) # the kernels' CTR (counter generated on the GPU)
     c.device_ctr(rk, iv, data, flavour="c", keystream_only=True)  # device-pointer entry, either flavour
     c.keystream_multi(plan)                    # CTR_DRBG bulk: many (Key, V) requests in one launch
 
-Sources are generated into the cache directory and built by runtime.nvcc (cached by content hash).
+Sources are written into the cache directory and built by toolchain.nvcc (cached by content hash).
 """
 from __future__ import annotations
 
@@ -20,9 +21,8 @@ import numpy as np
 from cipherspec import modes
 from cipherspec.blockcipher import as_blocks
 from cipherspec.errors import UsageError
-from cipherspec.registry import Registry
 
-from . import nvcc
+from toolchain import nvcc
 
 FLAVOUR = {"ptx": 0, "c": 1}
 _u8p = ctypes.POINTER(ctypes.c_uint8)
@@ -56,16 +56,14 @@ class CudaCipher:
     target = "cuda"
     lane_keys = False
 
-    def __init__(self, registry: Registry, name: str, rounds: int | None, schedule: str | None):
-        from generator.ptx.build import schedule_for
-        from generator.ptx.source import generate
-
-        self.module = registry.module(name, rounds)
-        self.name = self.module.cipher
-        self.block_bytes = self.module.block.nbytes
-        self.key_bytes = self.module.key.nbytes
-        self.sched = schedule_for(registry, name, rounds, schedule)
-        self.source = generate(registry, name, rounds, self.sched)
+    def __init__(self, module, sched, source):
+        """``sched``: the schedule (its ``flavour`` is the default); ``source``: name, symbol, cu, h."""
+        self.module = module
+        self.name = module.cipher
+        self.block_bytes = module.block.nbytes
+        self.key_bytes = module.key.nbytes
+        self.sched = sched
+        self.source = source
         self.schedule_name = self.source.name
         self.lib = load_library(self.source)
         self.P = self.source.symbol
@@ -271,9 +269,3 @@ def gpu_available() -> tuple[bool, str]:
         return False, f"no NVIDIA GPU on this machine (nvidia-smi -L: {res.stdout.strip() or res.stderr.strip()})"
     return True, ""
 
-
-def make_cipher(registry: Registry, name: str, rounds: int | None, schedule: str | None) -> CudaCipher:
-    ok, why = gpu_available()
-    if not ok:
-        raise UsageError(f"target cuda needs a GPU machine: {why}")
-    return CudaCipher(registry, name, rounds, schedule)

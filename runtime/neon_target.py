@@ -1,6 +1,6 @@
-"""Target "neon": the generated AArch64 kernels, cross-compiled into a static harness and run under QEMU.
+"""Target "neon": generated AArch64 kernels, cross-compiled into a static harness and run under QEMU.
 
-    c = make_cipher(Registry(), "aria128", None, None)      # default schedule (aria128_neon_b16_il1)
+    c = NeonCipher(module, schedule, emitted, files, prefix)  # generator/neon's Backend.load makes these
     rk = c.expand_key(key)                                  # host key schedule (the interpreter)
     c.encrypt_blocks(rk, blocks); c.run_mode(rk, "ctr", "encrypt", data, iv)
     c.run_batch([("ecb_encrypt", rk, data, None), ...])     # many cases, ONE qemu-aarch64 run
@@ -13,7 +13,7 @@ The schedule ``<cipher>_neon`` is the built library: every variant + the run-tim
 (generator/neon/dispatch.py); ``qemu_cpu`` / ``qemu_env`` choose the emulated CPU and the guest's
 environment, and variant() says which kernels the dispatcher picked:
 
-    c = make_cipher(Registry(), "aria128", None, "aria128_neon"); c.qemu_cpu = "max"
+    c = BACKENDS["neon"].load(Registry(), "aria128", None, "aria128_neon"); c.qemu_cpu = "max"
     c.variant() -> "aria128_neon_b16_crypto_il1";  c.qemu_env = {"CIPHERSPEC_NEON_NO_CRYPTO": "1"} -> portable
 """
 from __future__ import annotations
@@ -25,13 +25,8 @@ import numpy as np
 
 from cipherspec.blockcipher import RefCipher, as_blocks
 from cipherspec.errors import UsageError
-from cipherspec.registry import Registry
 
-from generator.neon import dispatch
-from generator.neon.emit import emit
-from generator.neon.schedules import default, parse
-
-from .aarch64 import build_static, find_tools, run_qemu
+from toolchain.aarch64 import build_static, find_tools, run_qemu
 
 HARNESS = Path(__file__).with_name("neon_harness.c")
 OPS = {"ecb_encrypt": 0, "ecb_decrypt": 1, "ctr": 2, "cbc_encrypt": 3, "cbc_decrypt": 4, "variant": 254}
@@ -52,25 +47,20 @@ class NeonCipher:
     target = "neon"
     lane_keys = True
 
-    def __init__(self, registry: Registry, name: str, rounds: int | None, schedule: str | None):
-        self.module = registry.module(name, rounds)
-        self.ref = RefCipher(self.module)
-        self.name = name
-        self.block_bytes = self.module.block.nbytes
-        self.key_bytes = self.module.key.nbytes
+    def __init__(self, module, schedule, emitted, files: dict[str, str], prefix: str, variants=None):
+        """``emitted``: the (portable) kernels' facts (modes, group_blocks, block_bytes); ``files``: every
+        .S/.c/.h to link; ``prefix``: the header's symbol prefix; ``variants``: the dispatched library's
+        variants, best first (None for a single schedule)."""
+        self.module = module
+        self.ref = RefCipher(module)
+        self.name = module.cipher
+        self.block_bytes = module.block.nbytes
+        self.key_bytes = module.key.nbytes
         self.qemu_cpu: str | None = None
         self.qemu_env: dict[str, str] | None = None
-        self.dispatched = schedule == f"{name}{'' if rounds is None else f'r{rounds}'}_neon"
-        if self.dispatched:
-            self.variants = dispatch.variants(self.module, rounds)
-            emitted = [emit(self.module, v.schedule) for v in self.variants]
-            self.dispatch_files = dispatch.render(self.module, emitted, self.variants)
-            self.schedule, self.emitted = self.variants[-1].schedule, emitted[-1]
-            self._variant_asm = {f"{e.schedule.name}.S": e.asm for e in emitted} | \
-                {f"{e.schedule.name}.h": e.header for e in emitted}
-        else:
-            self.schedule = parse(schedule, name, rounds) if schedule else default(self.module, rounds)
-            self.emitted = emit(self.module, self.schedule)
+        self.schedule, self.emitted, self.files, self.prefix = schedule, emitted, dict(files), prefix
+        self.dispatched = variants is not None
+        self.variants = variants
         self._exe = None
 
     # ------------------------------------------------------------------ build
@@ -78,11 +68,7 @@ class NeonCipher:
     def exe(self) -> Path:
         if self._exe is None:
             tools = find_tools()
-            e, n = self.emitted, self.schedule.name
-            files = {f"{n}.S": e.asm, f"{n}.h": e.header}
-            if self.dispatched:
-                files = {**self._variant_asm, **self.dispatch_files}
-                n = next(f for f in self.dispatch_files if f.endswith(".h"))[:-2]
+            e, n, files = self.emitted, self.prefix, dict(self.files)
             flags = [f"-DPREFIX={n}", f"-DGROUP={e.group_blocks}", f"-DBLOCK={e.block_bytes}",
                      f"-DKEY_WORDS={sum(len(k.flat_names()) for k in self.module.key_arrays)}",
                      ] + (["-DHAS_CTR"] if "ctr" in e.modes else []) + ([f"-DVARIANT={n}_variant"] * self.dispatched)
@@ -177,6 +163,3 @@ class NeonCipher:
             return self.run_batch([("ctr", rk, data, iv)])[0]
         raise UsageError(f"unknown mode '{mode}' (modes: {', '.join(modes.MODES)})")
 
-
-def make_cipher(registry: Registry, name: str, rounds: int | None, schedule: str | None) -> NeonCipher:
-    return NeonCipher(registry, name, rounds, schedule)

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:?usage: regenerate_c.sh OUT}"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-python3 -c "import sys; from cipherspec.cli import run; sys.exit(run(sys.argv[1:]))" build --all --target c -o "$tmp/c" >/dev/null
+python3 -c "import sys; from driver.cli import run; sys.exit(run(sys.argv[1:]))" build --all --target c -o "$tmp/c" >/dev/null
 rm -rf "$out/c"
 mkdir -p "$out/c"
 cp -r "$tmp/c/include" "$tmp/c/src" "$out/c/"

@@ -27,7 +27,7 @@ def vectors() -> Path:
 
 @pytest.fixture(scope="session")
 def make_ref(registry):
-    from cipherspec.targets import make_cipher
+    from driver.targets import make_cipher
 
     cache = {}
 

@@ -29,10 +29,12 @@ sys.path.insert(0, str(ROOT))
 
 from cipherspec import modes  # noqa: E402
 from cipherspec.registry import Registry  # noqa: E402
-from cipherspec.targets import make_cipher as make_ref_cipher  # noqa: E402
+from driver.targets import make_cipher as make_ref_cipher  # noqa: E402
 
 from generator.c.schedules import c_schedules  # noqa: E402
-from runtime.c_target import make_cipher  # noqa: E402
+from generator.c import BACKEND as C_BACKEND  # noqa: E402
+
+make_cipher = C_BACKEND.load
 
 PEER_ROUNDS = {"cham64_128": 80, "cham128_128": 80, "cham128_256": 96}
 CRYPTOPP = {"lea128", "lea192", "lea256", "cham64_128", "cham128_128", "cham128_256", "hight",

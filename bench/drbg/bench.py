@@ -30,9 +30,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from cipherspec.registry import Registry  # noqa: E402
-from runtime import c_target  # noqa: E402
-from runtime.build import Toolchain, compile_cached  # noqa: E402
-from runtime.cuda_target import FLAVOUR, CudaCipher  # noqa: E402
+from generator.c import BACKEND as C_BACKEND  # noqa: E402
+from generator.ptx import BACKEND as CUDA_BACKEND  # noqa: E402
+from toolchain.cc import Toolchain, compile_cached  # noqa: E402
+from runtime.cuda_target import FLAVOUR  # noqa: E402
 
 REQ = 65536  # 2^19 bits: the SP 800-90A maximum per request
 CIPHERS = ["aes128", "lea128", "hight", "cham128_128", "aria128"]
@@ -68,8 +69,8 @@ def fnptr(f) -> int:
 
 
 def run_cipher(reg, name: str, sizes: list[int], loop) -> dict:
-    c = c_target.make_cipher(reg, name)
-    g = CudaCipher(reg, name, None, None)
+    c = C_BACKEND.load(reg, name, None, None)
+    g = CUDA_BACKEND.load(reg, name, None, None)
     fl = FLAVOUR[g.sched.flavour]
     multi, sync, copy = g.fn("ctr_multi_dev_flavour"), g.fn("util_sync"), g.fn("util_copy")
     top = max(sizes)

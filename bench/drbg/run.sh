@@ -19,13 +19,14 @@ timeout 240 python3 - <<'PY' 2>&1 | tail -3 || rc=1
 import os, sys
 sys.path.insert(0, "bench/gpu")
 from bench import build_all
-from runtime import c_target
+from generator.c import BACKEND as C_BACKEND
+from generator.ptx import BACKEND as CUDA_BACKEND
 from cipherspec.registry import Registry
 names = ["aes128", "lea128", "hight", "cham128_128", "aria128"]
 res = build_all([(n, None) for n in Registry().names()], 16)  # every default: the differential tests run them
 print("cuda builds:", res)
 for n in names:
-    c_target.make_cipher(Registry(), n)
+    C_BACKEND.load(Registry(), n, None, None)
 print("c libraries built")
 PY
 stage "GPU tests: DRBG bulk == CPU, default schedules vs the interpreter"

@@ -59,12 +59,12 @@ def _build(job: tuple[str, str]) -> tuple[str, str, str]:
     from generator.ptx.build import schedule_for
     from generator.ptx.source import generate
     from runtime.cuda_target import source_dir
-    from runtime import nvcc
+    from toolchain import nvcc
 
     name, text = job
     reg = Registry()
     try:
-        src = generate(reg, name, None, schedule_for(reg, name, None, text))
+        src = generate(reg.module(name), schedule_for(reg.module(name), text))
     except Exception as e:  # an unsupported placement is a result, not a crash
         return name, text, f"skip: {e}"
     d = source_dir()
@@ -93,9 +93,9 @@ class Bench:
         self.device: dict = {}
 
     def cipher(self, name: str, text: str):
-        from runtime.cuda_target import CudaCipher
+        from generator.ptx import BACKEND as CUDA_BACKEND
 
-        return CudaCipher(self.reg, name, None, text)
+        return CUDA_BACKEND.load(self.reg, name, None, text)
 
     def buffers(self, c):
         if self.bufs is None:
@@ -206,9 +206,9 @@ def compiles_clean(reg, name: str, sched) -> bool:
     import tempfile
 
     from generator.ptx.source import generate
-    from runtime import nvcc
+    from toolchain import nvcc
 
-    src = generate(reg, name, None, sched)
+    src = generate(reg.module(name), sched)
     with tempfile.TemporaryDirectory() as d:
         cu = Path(d) / f"{src.name}.cu"
         cu.write_text(src.cu)

@@ -21,7 +21,7 @@ if [ "$what" = check ] || [ "$what" = all ]; then
   python3 -m pytest tests/differential/test_cuda_gpu.py -q -n 16 -p no:cacheprovider 2>&1 | tee "$OUT/tests.log" | tail -15
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
   echo "== KAT files, --target cuda"
-  python3 -m cipherspec kat .vectors/aes.txt .vectors/aria.txt .vectors/cham.txt .vectors/hight.txt .vectors/lea.txt \
+  python3 -m driver kat .vectors/aes.txt .vectors/aria.txt .vectors/cham.txt .vectors/hight.txt .vectors/lea.txt \
     .vectors/pipo.txt --target cuda 2>&1 | tee "$OUT/kat.log" | tail -8
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
   for tool in memcheck racecheck; do

@@ -16,7 +16,7 @@ from cipherspec import modes  # noqa: E402
 from cipherspec.blockcipher import RefCipher  # noqa: E402
 from cipherspec.drbg import BulkRequest  # noqa: E402
 from cipherspec.registry import Registry  # noqa: E402
-from runtime.cuda_target import CudaCipher  # noqa: E402
+from generator.ptx import BACKEND as CUDA_BACKEND  # noqa: E402
 
 PLACEMENTS = [("aes128", f"rk-const_tab-{t}") for t in ("const", "global", "shared", "shared4", "shared32")] + [
     ("aes128", "rk-shared_tab-shared8_ilp2"), ("aria128", "rk-shared_tab-shared32"), ("lea128", "rk-const"),
@@ -31,7 +31,7 @@ DRBG = [("aes128", None), ("lea128", None), ("hight", None), ("cham128_128", Non
 def multi_only(reg, rng) -> int:
     bad = 0
     for name, text in DRBG:
-        c, ref = CudaCipher(reg, name, None, text), RefCipher(reg.module(name))
+        c, ref = CUDA_BACKEND.load(reg, name, None, text), RefCipher(reg.module(name))
         B = c.block_bytes
         plan = [BulkRequest(rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes(), v, nb, nb * B - cut)
                 for v, nb, cut in ((b"\xff" * (B - 4) + b"\xff\xff\xff\xfe", 4096, 0), (b"\xff" * B, 700, 0),
@@ -51,7 +51,7 @@ def main() -> int:
         return 1 if multi_only(reg, rng) else 0
     bad = 0
     for name, text in PLACEMENTS:
-        c, ref = CudaCipher(reg, name, None, text), RefCipher(reg.module(name))
+        c, ref = CUDA_BACKEND.load(reg, name, None, text), RefCipher(reg.module(name))
         B = c.block_bytes
         key = rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes()
         rk, rkr = c.expand_key(key), ref.expand_key(key)

@@ -35,7 +35,7 @@ def main(n: int) -> None:
         path = Path(d) / "random.txt"
         path.write_text("\n".join(lines))
         t0 = time.perf_counter()
-        p = subprocess.run([sys.executable, "-m", "cipherspec", "kat", str(path)], capture_output=True, text=True)
+        p = subprocess.run([sys.executable, "-m", "driver", "kat", str(path)], capture_output=True, text=True)
         wall = time.perf_counter() - t0
     if p.returncode != 0:
         sys.exit(f"kat failed:\n{p.stdout}{p.stderr}")

@@ -1,10 +1,8 @@
-"""From an optimized module and a C schedule to the functions the emitter prints.
+"""The C target's own passes, after the shared pipeline, and what the emitter reads from their result.
 
-    tables=fused: fuse_tables (gmul of a lookup -> one lookup), then
-    every schedule but bitsliced: lower_gmul (what is left of gmul -> shifts/XORs); then constfold, cse, dce
-    (bitsliced keeps gmul: a constant multiply is a GF(2) matrix of plane XORs there, see bitslice.py);
-    finally drop the tables no function reads any more.
-
+    c_passes(schedule):  fuse_tables (t=fused: gmul of a lookup -> one lookup), lower_gmul (every layout but
+                         bitsliced, which keeps gmul: a constant multiply is a GF(2) matrix of plane XORs
+                         there, see bitslice.py), constfold, cse, dce, prune_tables
     prepare(module, schedule) -> Prepared(functions={"key_schedule": ..., ...}, tables={...})
 """
 from __future__ import annotations
@@ -12,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cipherspec.ir import Function, Module, Table
-from cipherspec.passes import constfold, cse, dce, lower_gmul
+from cipherspec.passes import constfold, cse, dce, fuse_tables, lower_gmul, prune_tables
+from cipherspec.pipeline import Pass, run_passes
 from cipherspec.schedule import Schedule
-
-from . import fuse_tables
 
 FUNCTIONS = ("key_schedule", "encrypt", "decrypt")
 
@@ -30,17 +27,17 @@ class Prepared:
         return sorted({op.imm[0] for fn in self.functions.values() for op in fn.ops if op.code == "lut"})
 
 
+def c_passes(schedule: Schedule) -> tuple[Pass, ...]:
+    passes: list[Pass] = []
+    if schedule.get("t") == "fused":
+        passes.append(Pass("fuse_tables", run_module=fuse_tables.run_module))
+    if schedule.layout != "bitsliced":
+        passes.append(Pass("lower_gmul", lower_gmul.run))
+    passes += [Pass("constfold", constfold.run), Pass("cse", cse.run), Pass("dce", dce.run),
+               Pass("prune_tables", run_module=prune_tables.run_module)]
+    return tuple(passes)
+
+
 def prepare(module: Module, schedule: Schedule) -> Prepared:
-    tables = dict(module.tables)
-    functions: dict[str, Function] = {}
-    for name in FUNCTIONS:
-        fn = module.functions[name]
-        if schedule.get("t") == "fused":
-            fn, tables = fuse_tables.run(fn, tables)
-        if schedule.layout != "bitsliced":
-            fn = lower_gmul.run(fn, tables)
-        fn = constfold.run(fn, tables)
-        fn = dce.run(cse.run(fn, tables), tables)
-        functions[name] = fn
-    used = {op.imm[0] for fn in functions.values() for op in fn.ops if op.code == "lut"}
-    return Prepared(functions, {k: v for k, v in sorted(tables.items()) if k in used})
+    m = run_passes(module, c_passes(schedule))
+    return Prepared({name: m.functions[name] for name in FUNCTIONS}, dict(m.tables))

@@ -14,8 +14,10 @@ from cipherspec import __version__
 from cipherspec.ir import Function, KeyArray, Module, WordLayout
 from cipherspec.schedule import Schedule
 
-from generator.common.templates import template_env
-from generator.drbg.emit import drbg_sources, emit_drbg
+from runtime.c_abi import CIPHER_CODES, define_lines
+
+from ..common.templates import render
+from ..drbg.emit import drbg_sources, emit_drbg
 
 from . import bitsliced as bs
 from .body import COMMENT_COLUMN, emit_body
@@ -23,14 +25,7 @@ from .dialects import Scalar, Vector, const_literal, table_symbol
 from .prepare import Prepared, prepare
 from .schedules import lanes as lanes_of
 
-_TEMPLATES = os.path.join(os.path.dirname(__file__), "templates")
 _INDEX = re.compile(r"^(.*)\[(\d+)\]$")
-
-
-def _env():
-    from pathlib import Path
-
-    return template_env(Path(_TEMPLATES))
 
 
 def word_suffix(layout: WordLayout) -> str:
@@ -224,10 +219,9 @@ def generate(module: Module, schedule: Schedule) -> dict[str, str]:
         "widths": sorted(widths), "lut_pairs": sorted(luts), "cvt_pairs": sorted(cvts),
         "byte_rotations": [{"width": w, "amount": k, "mask": byte_rotation_mask(w, k, n)} for w, k in rotb],
         "key_schedule": bs.key_schedule(module, prep) if bitsliced else _key_schedule(module, prep), "cores": cores,
+        "error_defines": "\n".join(define_lines(CIPHER_CODES)),
     }
-    env = _env()
-    files = {f"include/{P}.h": env.get_template("header.h.j2").render(**data),
-             f"src/{P}.c": env.get_template("source.c.j2").render(**data)}
+    files = {f"include/{P}.h": render("c/header.h.j2", **data), f"src/{P}.c": render("c/source.c.j2", **data)}
     files.update(emit_drbg(module, P))  # CTR_DRBG over this library's own API
     return files
 

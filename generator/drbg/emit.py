@@ -4,22 +4,20 @@
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-import jinja2
-
 from cipherspec.ir import Module
 
-_ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).with_name("templates"))),
-                          undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+from runtime.c_abi import DRBG_CODES, define_lines
+
+from ..common.templates import render
 
 
 def emit_drbg(module: Module, prefix: str) -> dict[str, str]:
     key_bytes, block_bytes = module.key.nbytes, module.block.nbytes
     data = dict(P=prefix, P_UP=prefix.upper(), cipher=module.cipher, key_bytes=key_bytes,
-                block_bytes=block_bytes, seed_bytes=key_bytes + block_bytes, security_bytes=min(key_bytes, 32))
-    return {f"include/{prefix}_drbg.h": _ENV.get_template("drbg.h.j2").render(**data),
-            f"src/{prefix}_drbg.c": _ENV.get_template("drbg.c.j2").render(**data)}
+                block_bytes=block_bytes, seed_bytes=key_bytes + block_bytes, security_bytes=min(key_bytes, 32),
+                error_defines="\n".join(define_lines(DRBG_CODES, comments=True)))
+    return {f"include/{prefix}_drbg.h": render("drbg/drbg.h.j2", **data),
+            f"src/{prefix}_drbg.c": render("drbg/drbg.c.j2", **data)}
 
 
 def drbg_sources(prefix: str) -> list[str]:

@@ -1,0 +1,59 @@
+"""The AArch64 NEON target: GNU-as assembly derived from the IR (layouts, isel, register allocation,
+interleaving), a run-time dispatcher over the variants a CPU can run, tested under QEMU.
+
+    BACKEND.parse_schedule(module, "aria128_neon_b16_il1");  BACKEND.generate(module, s) -> {.S, .h}
+    BACKEND.load(registry, "aria128", None, "aria128_neon")  -> runtime.neon_target.NeonCipher (dispatched)
+
+Modules: schedules, kernel (one kernel: prepare -> interleave -> isel -> regalloc -> render), sliced /
+packed (the two layouts), isel, emit (the .S and header), dispatch (HWCAP selection), build.
+"""
+from __future__ import annotations
+
+from cipherspec.ir import Module
+from cipherspec.schedule import Schedule
+
+from runtime.neon_target import NeonCipher
+
+from ..backend import Backend
+from . import build as _build
+from .emit import emit
+from .kernel import neon_passes
+from .schedules import default, parse
+
+
+def _dispatched_name(cipher: str, rounds: int | None) -> str:
+    return f"{cipher}{'' if rounds is None else f'r{rounds}'}_neon"
+
+
+class NeonBackend(Backend):
+    name = "neon"
+    summary = "AArch64 NEON assembly (sliced and packed layouts, AESE/AESD, EOR3/BCAX), run-time dispatch"
+
+    def parse_schedule(self, module: Module, text: str | None, rounds: int | None = None) -> Schedule:
+        return parse(text, module.cipher, rounds) if text else default(module, rounds)
+
+    def schedules(self, module: Module, rounds: int | None = None) -> list[Schedule]:
+        from .dispatch import variants
+
+        return [v.schedule for v in variants(module, rounds)]
+
+    def passes(self, module: Module, schedule: Schedule):
+        return neon_passes(module)
+
+    def generate(self, module: Module, schedule: Schedule) -> dict[str, str]:
+        return _build.single_files(emit(module, schedule))
+
+    def build(self, registry, names, schedule, out_dir, progress=None) -> list[str]:
+        return _build.build(registry, names, schedule, out_dir, progress)
+
+    def load(self, registry, name, rounds, schedule) -> NeonCipher:
+        module = registry.module(name, rounds)
+        if schedule == _dispatched_name(name, rounds):
+            files, prefix, vs, emitted = _build.dispatched_files(module, rounds)
+            return NeonCipher(module, vs[-1].schedule, emitted[-1], files, prefix, variants=vs)
+        sched = self.parse_schedule(module, schedule, rounds)
+        e = emit(module, sched)
+        return NeonCipher(module, sched, e, _build.single_files(e), sched.name)
+
+
+BACKEND = NeonBackend()

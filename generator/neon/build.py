@@ -12,10 +12,11 @@ A --schedule names one cipher's single schedule: then only that variant, its lib
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 from cipherspec.errors import UsageError
+
+from toolchain.aarch64 import static_library
 
 from . import dispatch
 from .emit import emit
@@ -34,21 +35,13 @@ def build(registry, names: list[str], schedule: str | None, out_dir: Path, progr
         module = registry.module(name)
         if schedule:
             e = emit(module, parse(schedule, name, None))
-            files = {f"{e.schedule.name}.S": e.asm, f"{e.schedule.name}.h": e.header}
-            lib = e.schedule.name
+            files, lib = single_files(e), e.schedule.name
         else:
-            vs = dispatch.variants(module)
-            emitted = [emit(module, v.schedule) for v in vs]
-            files = {}
-            for e in emitted:
-                files[f"{e.schedule.name}.S"] = e.asm
-                files[f"{e.schedule.name}.h"] = e.header
-            files.update(dispatch.render(module, emitted, vs))
-            lib = f"{name}_neon"
+            files, lib = dispatched_files(module)[:2]
         for fname, text in files.items():
             (out_dir / fname).write_text(text)
         if cc:
-            _library(cc, out_dir, [f for f in files if f.endswith((".S", ".c"))], lib)
+            static_library(cc, out_dir, [f for f in files if f.endswith((".S", ".c"))], f"lib{lib}.a")
         if task is not None:
             progress.advance(task)
     if library and not cc:
@@ -56,16 +49,20 @@ def build(registry, names: list[str], schedule: str | None, out_dir: Path, progr
     return notes
 
 
-def _library(cc: str, out_dir: Path, sources: list[str], lib: str) -> None:
-    objs = []
-    for src in sources:
-        obj = out_dir / (Path(src).stem + ".o")
-        r = subprocess.run([cc, "-O2", "-c", "-o", str(obj), str(out_dir / src)], capture_output=True, text=True)
-        if r.returncode:
-            raise UsageError(f"compiling {src} failed:\n{r.stderr[-3000:]}")
-        objs.append(str(obj))
-    ar = shutil.which("aarch64-linux-gnu-ar") or shutil.which("llvm-ar")
-    if ar:
-        path = out_dir / f"lib{lib}.a"
-        path.unlink(missing_ok=True)
-        subprocess.run([ar, "rcsD", str(path)] + objs, check=True, capture_output=True)
+
+def single_files(e) -> dict[str, str]:
+    """One schedule's kernels: <schedule>.S and its header."""
+    return {f"{e.schedule.name}.S": e.asm, f"{e.schedule.name}.h": e.header}
+
+
+def dispatched_files(module, rounds: int | None = None):
+    """The built library's files (every variant + the dispatcher), its prefix, the variants, their kernels."""
+    vs = dispatch.variants(module, rounds)
+    emitted = [emit(module, v.schedule) for v in vs]
+    files: dict[str, str] = {}
+    for e in emitted:
+        files.update(single_files(e))
+    rendered = dispatch.render(module, emitted, vs)
+    files.update(rendered)
+    prefix = next(f for f in rendered if f.endswith(".h"))[:-2]
+    return files, prefix, vs, emitted

@@ -23,7 +23,7 @@ from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 from generator.common.affine import match as affine_match
 
-from ..common.templates import template_env
+from ..common.templates import render as render_template
 from . import sha3 as SHA3
 from .kernel import prepare
 from .schedules import default
@@ -87,12 +87,11 @@ def render(module: Module, emitted: list, vs: list[Variant]) -> dict[str, str]:
         rows.append(dict(name=e.schedule.name, conds=conds,
                          needs=" + ".join(c[0] for c in conds) or "Advanced SIMD only (portable)",
                          off=sorted({env for c in conds for env in c[3]})))
-    env = template_env(Path(__file__).with_name("templates"))
     ctx = dict(cipher=module.cipher, prefix=prefix, rows=rows, modes=first.modes,
                header_name=f"{prefix}.h", guard=prefix.upper() + "_H")
     # the header: the portable variant's, renamed to the dispatching prefix (same groups, keymaps, prepare)
     header = first.header.replace(base.name, prefix).replace(base.name.upper(), prefix.upper())
     header = header.replace(f"schedule {prefix}:", f"run-time dispatch (below); portable variant {base.name}:")
     body, end = header.rsplit("#endif\n", 1)
-    header = body + env.get_template("dispatch.h.j2").render(**ctx) + "#endif\n" + end
-    return {f"{prefix}.h": header, f"{prefix}.c": env.get_template("dispatch.c.j2").render(**ctx)}
+    header = body + render_template("neon/dispatch.h.j2", **ctx) + "#endif\n" + end
+    return {f"{prefix}.h": header, f"{prefix}.c": render_template("neon/dispatch.c.j2", **ctx)}

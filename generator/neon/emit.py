@@ -13,21 +13,13 @@ from pathlib import Path
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
-from ..common.templates import template_env
+from ..common.templates import render
 from . import sliced as SL
 from .isel import check_ops
 from .kernel import MODES, Kernel, build_kernel, prepare
 from .pool import Pool
 from .schedules import arch, check, crypto, sha3
 
-_ENV = None
-
-
-def _env():
-    global _ENV  # a cache of an immutable Jinja2 environment, not program state
-    if _ENV is None:
-        _ENV = template_env(Path(__file__).with_name("templates"))
-    return _ENV
 
 
 @dataclass
@@ -86,11 +78,11 @@ def emit(module: Module, sched: Schedule) -> Emitted:
     else:
         layout_text = (f"sliced, word i of {lanes} blocks in the lanes of one register ({layout.arr}); "
                        f"{il} group{'s' if il > 1 else ''} of {lanes} blocks interleaved = {il * lanes} blocks per iteration{layout_text_isa}")
-    asm = _env().get_template("kernels.S.j2").render(
+    asm = render("neon/kernels.S.j2",
         source=os.path.basename(module.source) if module.source else module.cipher, cipher=module.cipher,
         schedule=sched.name, layout_text=layout_text, kernels=ctx, block_bytes=module.block.nbytes,
         pool_label=pool_label, pool=pool.directives(), packed=packed, arch=arch(sched))
-    header = _env().get_template("kernels.h.j2").render(
+    header = render("neon/kernels.h.j2",
         cipher=module.cipher, schedule=sched.name, prefix=prefix, guard=prefix.upper() + "_H",
         kernels=kernels, block_bytes=module.block.nbytes, group_blocks=group_blocks, packed=packed,
         layout_text=layout_text, key_words=_key_words(module), keymaps=_keymaps(module, kernels),

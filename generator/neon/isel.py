@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Op, Table
 
-from ..common.lutgroups import lookup_depth, schedule as lut_schedule
+from ..mir.lutgroups import lookup_depth, schedule as lut_schedule
 from generator.common.affine import match as affine_match
-from ..common.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
-from ..common.sink import sink as sink_order
+from ..mir.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
+from ..mir.sink import sink as sink_order
 from . import sha3 as SHA3
 from .pool import Pool
 from .sliced import ARR

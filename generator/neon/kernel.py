@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 
 from cipherspec.ir import Function, Module
 from cipherspec.passes import constfold, cse, dce, lower_gmul
+from cipherspec.pipeline import Pass
 
-from ..common import dce as mir_dce
-from ..common.interleave import interleave, stream_name
-from ..common.mir import Instr, Text, Vec, VRegFactory
-from ..common.regalloc import TargetHooks, allocate
+from ..mir import dce as mir_dce
+from ..mir.interleave import interleave, stream_name
+from ..mir.mir import Instr, Text, Vec, VRegFactory
+from ..mir.regalloc import TargetHooks, allocate
 from . import ldp as LDP
 from . import packed as PK
 from . import sliced as SL
@@ -31,11 +32,20 @@ SLICE_GPRS = ["x10", "x11", "x12", "x13", "x14", "x16", "x17", "x19", "x20", "x2
 MODES = ("ecb_encrypt", "ecb_decrypt", "ctr")
 
 
+GMUL_PASSES = (Pass("lower_gmul", lower_gmul.run), Pass("constfold", constfold.run), Pass("cse", cse.run),
+               Pass("dce", dce.run))
+
+
+def neon_passes(module: Module) -> tuple[Pass, ...]:
+    """The NEON target's passes: gmul has no NEON instruction, so a spec with gmul gets it lowered to
+    xtime chains, then cleaned up; any other spec compiles the shared pipeline's IR as it is."""
+    return GMUL_PASSES if any(op.code == "gmul" for fn in module.functions.values() for op in fn.ops) else ()
+
+
 def prepare(fn: Function, module: Module) -> Function:
-    """gmul has no NEON instruction: lower it to xtime chains (then clean up)."""
+    """One function after the NEON passes (what isel sees); a function without gmul is unchanged."""
     if any(op.code == "gmul" for op in fn.ops):
-        fn = lower_gmul.run(fn, module.tables)
-        for p in (constfold, cse, dce):
+        for p in GMUL_PASSES:
             fn = p.run(fn, module.tables)
     return fn
 

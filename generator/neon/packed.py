@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Module
 
-from ..common.mir import Instr, Text, Vec, VecList, VRegFactory
+from ..mir.mir import Instr, Text, Vec, VecList, VRegFactory
 from .isel import LUT_CHUNK, Selector
 from .linear import Expansion, Lin, expand
 from .permute import Gather, cover

@@ -20,7 +20,7 @@ from collections import Counter
 
 from cipherspec.ir import Function, Op
 
-from ..common.mir import Vec
+from ..mir.mir import Vec
 
 
 def use_counts(fn: Function) -> Counter:

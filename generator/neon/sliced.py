@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from cipherspec.errors import UsageError
 from cipherspec.ir import WordLayout
 
-from ..common.mir import Instr, Text, Vec, VecList, VRegFactory
+from ..mir.mir import Instr, Text, Vec, VecList, VRegFactory
 
 ARR = {8: "16b", 16: "8h", 32: "4s"}
 

@@ -1,0 +1,55 @@
+"""The CUDA target: kernels whose cores are inline PTX selected from the IR (plus a plain CUDA C flavour
+of the same kernel), placements of tables and round keys, CTR with uniform-value hoisting, host API.
+
+    BACKEND.parse_schedule(module, "rk-shared_t512") -> CudaSchedule;  BACKEND.generate(module, s) -> {.cu, .h}
+    BACKEND.load(registry, "lea128", None, None)     -> runtime.cuda_target.CudaCipher (GPU machines only)
+
+Modules: placement (schedules), isel/lop3/balance (instruction selection), cores, layout (block words),
+multikey (CTR_DRBG bulk), keysched (host key schedule), source (the text), build, emulate (tests).
+"""
+from __future__ import annotations
+
+from cipherspec.errors import UsageError
+from cipherspec.ir import Module
+
+from runtime.cuda_target import CudaCipher, gpu_available
+
+from ..backend import Backend
+from . import build as _build
+from .placement import CudaSchedule
+from .source import CUDA_PASSES, generate
+
+
+class CudaBackend(Backend):
+    name = "cuda"
+    summary = "CUDA kernels with inline-PTX cores (and a plain CUDA C flavour), host and device entry points"
+
+    def parse_schedule(self, module: Module, text: str | None, rounds: int | None = None) -> CudaSchedule:
+        return _build.schedule_for(module, text)
+
+    def schedule_name(self, module: Module, schedule: CudaSchedule, rounds: int | None = None) -> str:
+        return schedule.name(module, rounds)
+
+    def schedules(self, module: Module, rounds: int | None = None) -> list[CudaSchedule]:
+        return [_build.schedule_for(module, None)]
+
+    def passes(self, module: Module, schedule: CudaSchedule):
+        return CUDA_PASSES
+
+    def generate(self, module: Module, schedule: CudaSchedule, rounds: int | None = None) -> dict[str, str]:
+        src = generate(module, schedule, rounds)
+        return {f"{src.name}.cu": src.cu, f"{src.name}.h": src.h}
+
+    def build(self, registry, names, schedule, out_dir, progress=None) -> list[str]:
+        return _build.build(registry, names, schedule, out_dir, progress)
+
+    def load(self, registry, name, rounds, schedule) -> CudaCipher:
+        ok, why = gpu_available()
+        if not ok:
+            raise UsageError(f"target cuda needs a GPU machine: {why}")
+        module = registry.module(name, rounds)
+        sched = _build.schedule_for(module, schedule)
+        return CudaCipher(module, sched, generate(module, sched, rounds))
+
+
+BACKEND = CudaBackend()

@@ -12,27 +12,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cipherspec.ir import Module
 from cipherspec.registry import Registry
+
+from toolchain import nvcc
 
 from .placement import CudaSchedule, default_for
 from .source import generate, prepared
 
 
-def schedule_for(registry: Registry, name: str, rounds: int | None, text: str | None) -> CudaSchedule:
-    module = prepared(registry.module(name, rounds))
+def schedule_for(module: Module, text: str | None) -> CudaSchedule:
+    """``module``: after the shared pipeline; the schedule named by ``text``, else the tuned default."""
+    module = prepared(module)
     return CudaSchedule.parse(text, module) if text else default_for(module)
 
 
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress=None) -> list[str]:
-    from runtime import nvcc
-
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     compiler = nvcc.find_nvcc()
     task = progress.add_task("cuda", total=len(names)) if progress is not None else None
     notes = []
     for name in names:
-        src = generate(registry, name, None, schedule_for(registry, name, None, schedule))
+        module = registry.module(name)
+        src = generate(module, schedule_for(module, schedule))
         cu = out_dir / f"{src.name}.cu"
         cu.write_text(src.cu)
         (out_dir / f"{src.name}.h").write_text(src.h)

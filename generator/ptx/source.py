@@ -1,6 +1,6 @@
 """One schedule -> CUDA source (.cu) and header (.h): cores, kernels, host API.
 
-    src = generate(registry, "lea128", None, CudaSchedule())
+    src = generate(registry.module("lea128"), CudaSchedule())
     src.name == "lea128_cuda_ctr_rk-const_t256";  src.cu, src.h: text
 
 The Jinja2 templates (templates/) hold only the skeleton: loops, prologue, host API.  This module
@@ -13,16 +13,14 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import jinja2
-
 from cipherspec.ir import Module
 from cipherspec.passes import dce, hoist_uniform, lower_gmul
-from cipherspec.registry import Registry
+from cipherspec.pipeline import Pass, run_passes
 
+from ..common.templates import render
 from . import cores, keysched, layout, multikey
 from .placement import FLAVOURS, CudaSchedule, rk_index, rk_inputs
 
-TEMPLATES = Path(__file__).with_name("templates")
 
 
 @dataclass(frozen=True)
@@ -39,10 +37,13 @@ def symbol(name: str) -> str:
     return "cs_" + re.sub(r"[^A-Za-z0-9_]", "_", name.replace("-", "_").replace(".", "p"))
 
 
+CUDA_PASSES = (Pass("lower_gmul", lower_gmul.run), Pass("dce", dce.run))
+
+
 def prepared(module: Module) -> Module:
-    """The module with gmul lowered to shifts/XORs (no gmul selection on the GPU) and dead code gone."""
-    fns = {n: dce.run(lower_gmul.run(f, module.tables), module.tables) for n, f in module.functions.items()}
-    return module.with_functions(fns)
+    """The module after the CUDA target's passes: gmul lowered to shifts/XORs (no gmul selection on the
+    GPU), dead code gone."""
+    return run_passes(module, CUDA_PASSES)
 
 
 def state_names(module: Module, fn_name: str) -> list[str]:
@@ -55,11 +56,6 @@ def varying_words(module: Module) -> list[int]:
     B = module.block.nbytes
     nb = module.block.width // 8
     return [j for j in range(module.block.count) if j * nb + nb > B - 4]
-
-
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
-                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
 
 
 def _indent(lines: list[str], n: int) -> str:
@@ -83,8 +79,9 @@ def table_fills(module: Module, n: int, threads: int) -> tuple[list[str], list[s
     return lines, args, off
 
 
-def generate(registry: Registry, cipher: str, rounds: int | None, sched: CudaSchedule) -> Source:
-    module = prepared(registry.module(cipher, rounds))
+def generate(module: Module, sched: CudaSchedule, rounds: int | None = None) -> Source:
+    """``module``: the cipher after the shared pipeline; ``rounds``: the override it was made with (names)."""
+    module = prepared(module)
     sched.validate(module)
     layout.check(module.block)
     name = sched.name(module, rounds)
@@ -197,7 +194,6 @@ def generate(registry: Registry, cipher: str, rounds: int | None, sched: CudaSch
         host_words=host_words, rk_layout=f"round keys, one u32 per word: {rk_layout}",
         mk=mk, default_flavour=FLAVOURS.index(sched.flavour),
     )
-    env = _env()
-    cu = env.get_template("kernel.cu.j2").render(**ctx)
-    h = env.get_template("kernel.h.j2").render(**ctx)
+    cu = render("ptx/kernel.cu.j2", **ctx)
+    h = render("ptx/kernel.h.j2", **ctx)
     return Source(name, P, cu, h, split.hoisted_ops, ctx["enc_ops"])

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from cipherspec.drbg import CtrDrbg, DrbgError
 from cipherspec.drbg_kat import make_drbg_runner
 from cipherspec.kat import FileReport, parse_kat_file
-from cipherspec.targets import make_cipher
+from driver.targets import make_cipher
 
 CIPHERS = ["aes128", "aes256", "lea128", "aria128", "cham128_128", "hight"]
 
@@ -119,7 +119,7 @@ def test_python_errors_from_the_c_drbg(c_cipher):
 
 def test_cli_c_target_equals_ref():
     args = ["drbg", "hight", "--entropy", "11" * 16, "--nonce", "22" * 8, "--bytes", "3000", "--hex"]
-    outs = [subprocess.run([sys.executable, "-m", "cipherspec", *args, "--target", t], capture_output=True,
+    outs = [subprocess.run([sys.executable, "-m", "driver", *args, "--target", t], capture_output=True,
                            timeout=300) for t in ("ref", "c")]
     assert outs[0].returncode == outs[1].returncode == 0, outs[1].stderr
     assert outs[0].stdout == outs[1].stdout and len(outs[0].stdout.strip()) == 6000

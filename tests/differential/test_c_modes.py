@@ -18,7 +18,9 @@ IDS = [s for _, s in MATRIX]
 
 @pytest.fixture(scope="session")
 def c_cipher(registry):
-    from runtime.c_target import make_cipher
+    from generator.c import BACKEND
+
+    make_cipher = BACKEND.load
 
     cache = {}
 

@@ -36,7 +36,7 @@ def test_asan_ubsan(registry, make_ref, name, layout):
         pytest.fail("cc cannot build with -fsanitize=address,undefined")
     from generator.c.schedules import lanes, resolve
     from generator.c.source import generate
-    from runtime.build import Toolchain, compile_cached
+    from toolchain.cc import Toolchain, compile_cached
 
     module = registry.module(name)
     sched = resolve(module, None if layout == "default" else layout)
@@ -78,7 +78,7 @@ def test_drbg_under_asan_ubsan(registry, make_ref, name):
     from cipherspec.drbg import CtrDrbg
     from generator.c.schedules import resolve
     from generator.c.source import generate, library_sources
-    from runtime.build import Toolchain, compile_cached
+    from toolchain.cc import Toolchain, compile_cached
 
     module = registry.module(name)
     files = generate(module, resolve(module, None))

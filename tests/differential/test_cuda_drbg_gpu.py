@@ -16,8 +16,9 @@ import pytest
 from cipherspec.drbg import BulkRequest, CtrDrbg
 from cipherspec.drbg_many import generate_many, instantiate_many
 from cipherspec.modes import ctr_next_iv
-from runtime import c_target
-from runtime.cuda_target import CudaCipher, gpu_available
+from generator.c import BACKEND as C_BACKEND
+from generator.ptx import BACKEND as CUDA_BACKEND
+from runtime.cuda_target import gpu_available
 
 OK, WHY = gpu_available()
 pytestmark = pytest.mark.skipif(not OK, reason=f"GPU tests need an NVIDIA GPU and nvcc: {WHY}")
@@ -30,7 +31,7 @@ _CACHE: dict = {}
 
 def ciphers(registry, name):
     if name not in _CACHE:
-        _CACHE[name] = (c_target.make_cipher(registry, name), CudaCipher(registry, name, None, None))
+        _CACHE[name] = (C_BACKEND.load(registry, name, None, None), CUDA_BACKEND.load(registry, name, None, None))
     return _CACHE[name]
 
 

@@ -13,6 +13,7 @@ import pytest
 from cipherspec import modes
 from cipherspec.errors import UsageError
 from cipherspec.registry import Registry
+from generator.ptx import BACKEND as CUDA_BACKEND
 from runtime.cuda_target import CudaCipher, gpu_available
 
 OK, WHY = gpu_available()
@@ -36,7 +37,7 @@ _CACHE: dict = {}
 def cipher(registry, name, sched) -> CudaCipher:
     key = (name, sched)
     if key not in _CACHE:
-        _CACHE[key] = CudaCipher(registry, name, None, sched)
+        _CACHE[key] = CUDA_BACKEND.load(registry, name, None, sched)
     return _CACHE[key]
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from cipherspec import modes
 from cipherspec.registry import Registry
-from cipherspec.targets import make_cipher
+from driver.targets import make_cipher
 from generator.neon.schedules import default
 from neon_support import batches, require
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from cipherspec import modes
 from cipherspec.registry import Registry
-from cipherspec.targets import make_cipher
+from driver.targets import make_cipher
 from generator.neon import dispatch
 from generator.neon.build import build
 from neon_support import batches, require

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import io
 
-from cipherspec.cli import run
+from driver.cli import run
 from neon_support import require
 from paths import VECTORS
 

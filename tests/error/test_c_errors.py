@@ -7,7 +7,8 @@ import io
 
 import pytest
 
-from cipherspec import cli, modes
+from cipherspec import modes
+from driver import cli
 from cipherspec.errors import UsageError
 
 OK, ERR_NULL, ERR_LENGTH, ERR_KEY_LENGTH = 0, -1, -2, -3
@@ -16,7 +17,9 @@ CASES = [("lea128", "sliced_v32"), ("aes128", "scalar_tfused"), ("hight", "slice
 
 @pytest.fixture(scope="module")
 def ciphers(registry):
-    from runtime.c_target import make_cipher
+    from generator.c import BACKEND
+
+    make_cipher = BACKEND.load
 
     return {name: make_cipher(registry, name, None, sched) for name, sched in CASES}
 

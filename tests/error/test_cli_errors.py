@@ -12,7 +12,7 @@ GOOD_KAT = ("Cipher = lea128\nMode = ECB\nKey = 0f1e2d3c4b5a69788796a5b4c3d2e1f0
 
 
 def run(args, stdin=b""):
-    p = subprocess.run([sys.executable, "-m", "cipherspec", *args], input=stdin, capture_output=True, timeout=120)
+    p = subprocess.run([sys.executable, "-m", "driver", *args], input=stdin, capture_output=True, timeout=120)
     return p.returncode, p.stdout, p.stderr.decode()
 
 

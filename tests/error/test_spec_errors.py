@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from cipherspec import cli
+from driver import cli
 from cipherspec.errors import SpecError
 from cipherspec.lower import lower
 from cipherspec.parse import parse_text

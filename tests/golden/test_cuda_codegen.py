@@ -15,7 +15,7 @@ ASM = re.compile(r'asm\("([a-z0-9.]+)')
 
 def _gen(registry, name, text=None):
     module = prepared(registry.module(name))
-    return generate(registry, name, None, CudaSchedule.parse(text, module) if text else default_for(module))
+    return generate(registry.module(name), CudaSchedule.parse(text, module) if text else default_for(module))
 
 
 def _ptx_core(src, core="cs_enc_ptx"):

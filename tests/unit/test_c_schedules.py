@@ -7,7 +7,7 @@ import pytest
 
 from cipherspec.errors import UsageError
 from cipherspec.gf import gf_mul
-from generator.c import fuse_tables
+from cipherspec.passes import fuse_tables
 from generator.c.schedules import DEFAULTS_FILE, c_schedules, default_schedule, lanes, parse_schedule
 from generator.c.source import byte_rotation_mask
 
@@ -44,7 +44,7 @@ def test_defaults_file_names_every_cipher_with_a_valid_schedule(registry):
 
 def test_fuse_gmul_of_lookup(registry):
     module = registry.module("aes128")
-    fn, tables = fuse_tables.run(module.functions["encrypt"], module.tables)
+    fn, tables = fuse_tables.fuse(module.functions["encrypt"], module.tables)
     assert not any(op.code == "gmul" and fn.ops[op.args[0]].code == "lut" for op in fn.ops)
     fused = tables["S_x03"]
     assert fused.values == tuple(gf_mul(v, 3, 0x11B) for v in module.tables["S"].values)

@@ -6,12 +6,12 @@ import os
 import subprocess
 import sys
 
-from cipherspec import cli
+from driver import cli
 from cipherspec.registry import shipped_spec_files
 
 
 def run(args, stdin=b""):
-    p = subprocess.run([sys.executable, "-m", "cipherspec", *args], input=stdin, capture_output=True, timeout=120)
+    p = subprocess.run([sys.executable, "-m", "driver", *args], input=stdin, capture_output=True, timeout=120)
     return p.returncode, p.stdout, p.stderr.decode()
 
 
@@ -40,6 +40,25 @@ def test_dump_after_each_pass_and_dump_dir(tmp_path):
     files = sorted(f.name for f in tmp_path.iterdir())
     assert files == ["00-lower.ir", "01-constfold.ir", "02-cse.ir", "03-xornet.ir", "04-dce.ir"]
     assert "(unchanged)" in out.getvalue() or all("(unchanged)" not in (tmp_path / f).read_text() for f in files)
+
+
+def test_dump_shows_what_a_backend_compiles(tmp_path):
+    """--target appends the backend's own passes: after lower_gmul the C target's IR has no gmul left."""
+    def dump(*args):
+        out = io.StringIO()
+        assert cli.run(["dump", "aes128", "--function", "encrypt", "--no-origin", *args], out=out) == 0
+        return out.getvalue()
+
+    assert " gmul." in dump("--after", "dce")
+    assert " gmul." not in dump("--target", "c", "--after", "lower_gmul")
+    assert " gmul." in dump("--target", "c", "--schedule", "bitsliced_v32", "--after", "dce.2")  # kept: plane XORs
+    out = io.StringIO()
+    assert cli.run(["dump", "aes128", "--target", "c", "--schedule", "sliced_tfused_v16",
+                    "--dump-dir", str(tmp_path)], out=out) == 0
+    names = [f.name for f in sorted(tmp_path.iterdir())]
+    assert names[4:] == ["04-dce.ir", "05-fuse_tables.ir", "06-lower_gmul.ir", "07-constfold.2.ir", "08-cse.2.ir",
+                         "09-dce.2.ir", "10-prune_tables.ir"]
+    assert "@S_x02" in (tmp_path / "05-fuse_tables.ir").read_text()
 
 
 def test_binary_round_trip_every_mode():

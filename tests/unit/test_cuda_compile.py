@@ -2,7 +2,7 @@
 
 Runs in CI without a GPU (nvcc from the system or the PyPI wheel nvidia-cuda-nvcc).  Without nvcc the
 tests skip, unless CIPHERSPEC_REQUIRE_TOOLS=1, where they fail.  Results are cached by content hash
-(runtime/nvcc.py), so only changed kernels recompile.
+(toolchain/nvcc.py), so only changed kernels recompile.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from cipherspec.registry import Registry
 from generator.ptx.placement import CudaSchedule, default_for
 from generator.ptx.source import generate, prepared
-from runtime import nvcc
+from toolchain import nvcc
 
 NAMES = Registry().names()
 # a few non-default placements are compiled too (sm_90 only), so every accessor path meets ptxas in CI
@@ -31,7 +31,7 @@ def _need_nvcc():
 def _source(tmp_path_factory, registry, name, sched_text):
     module = prepared(registry.module(name))
     sched = CudaSchedule.parse(sched_text, module) if sched_text else default_for(module)
-    src = generate(registry, name, None, sched)
+    src = generate(registry.module(name), sched)
     d = tmp_path_factory.mktemp("cu")
     cu = d / f"{src.name}.cu"
     cu.write_text(src.cu)

@@ -24,7 +24,7 @@ from cipherspec.registry import Registry
 from generator.ptx import cores, emulate, multikey
 from generator.ptx.placement import CudaSchedule, default_for, rk_index
 from generator.ptx.source import generate, prepared, state_names
-from runtime.build import Toolchain, compile_cached
+from toolchain.cc import Toolchain, compile_cached
 
 HARNESS = r"""
 #include <stdint.h>
@@ -165,7 +165,7 @@ def test_source_has_multikey_kernels_and_flavour(registry):
     s = CudaSchedule.parse("rk-const_t512_tab-shared_fl-c", module)
     assert s.flavour == "c" and "_fl-c_" in s.name(module)
     assert CudaSchedule.parse(s.name(module), module) == s
-    src = generate(registry, "aes128", None, s)
+    src = generate(registry.module("aes128"), s)
     for k in ("_ctr_multi_ptx(", "_ctr_multi_c(", "_ctr_multi_dev(", "_mk_plan(", "__syncthreads"):
         assert k in src.cu
     assert "stream, 1);" in src.cu  # the host API runs the plain-C flavour by default

@@ -106,7 +106,7 @@ def test_cli_matches_api(make_ref):
     d = CtrDrbg(make_ref("lea128"))
     d.instantiate(bytes(range(32)), bytes(8))
     want = d.generate_bulk(100, request_bytes=64)
-    p = subprocess.run([sys.executable, "-m", "cipherspec", "drbg", "lea128", "--entropy", bytes(range(32)).hex(),
+    p = subprocess.run([sys.executable, "-m", "driver", "drbg", "lea128", "--entropy", bytes(range(32)).hex(),
                         "--nonce", "00" * 8, "--bytes", "100", "--request-bytes", "64", "--hex"],
                        capture_output=True, timeout=120)
     assert p.returncode == 0, p.stderr
@@ -114,7 +114,7 @@ def test_cli_matches_api(make_ref):
 
 
 def test_cli_refuses_a_limit_with_no_output():
-    p = subprocess.run([sys.executable, "-m", "cipherspec", "drbg", "aes128", "--entropy", "00" * 16, "--nonce",
+    p = subprocess.run([sys.executable, "-m", "driver", "drbg", "aes128", "--entropy", "00" * 16, "--nonce",
                         "00" * 8, "--bytes", "100", "--request-bytes", str((1 << 16) + 16)], capture_output=True,
                        timeout=120)
     assert p.returncode == 2 and p.stdout == b""

@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from cipherspec import cli
+from driver import cli
 from cipherspec.kat import parse_kat_file, run_kat_file
 
 from paths import BLOCK_VECTOR_FILES

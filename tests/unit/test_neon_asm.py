@@ -10,7 +10,7 @@ import pytest
 
 from cipherspec.errors import UsageError
 from cipherspec.registry import Registry
-from generator.common import regalloc
+from generator.mir import regalloc
 from generator.neon import kernel as K
 from generator.neon.emit import emit
 from generator.neon.pool import Pool
@@ -175,7 +175,7 @@ def test_crypto_selects_aese_and_aesd(name, tmp_path):
 
 
 def test_affine_equivalence_detection():
-    from generator.neon.affine import aes_sbox, match
+    from generator.common.affine import aes_sbox, match
 
     s, si = aes_sbox()
     assert s[0] == 0x63 and s[0x53] == 0xED and si[0x63] == 0
@@ -227,7 +227,7 @@ def test_sha3_selects_eor3_and_fewer_instructions(name, schedule, tmp_path):
 def test_bcax_from_and_not():
     """x ^ (a & ~c) -> one BCAX (a spec with the pattern: HIGHT has none, so a tiny IR function)."""
     from cipherspec.ir import Function, Op
-    from generator.common.mir import VRegFactory
+    from generator.mir.mir import VRegFactory
     from generator.neon.isel import Selector
     from generator.neon.pool import Pool
 
@@ -256,7 +256,7 @@ def test_ldp_pairs_read_only_loads_only_when_the_register_is_free():
 def test_bcax_from_and_with_a_constant():
     """x ^ (a & 0x1b) (AES xtime) -> bcax x, a, #0xe4: a constant's complement is a constant."""
     from cipherspec.ir import Function, Op
-    from generator.common.mir import VRegFactory
+    from generator.mir.mir import VRegFactory
     from generator.neon.isel import Selector
     from generator.neon.pool import Pool
 

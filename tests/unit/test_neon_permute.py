@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from cipherspec.registry import Registry
-from generator.common.mir import VRegFactory
+from generator.mir.mir import VRegFactory
 from generator.neon.kernel import key_names, prepare
 from generator.neon.linear import Lin, expand
 from generator.neon.permute import cover

@@ -3,6 +3,7 @@
     tools = find_tools()                 -> Tools(cc="aarch64-linux-gnu-gcc", qemu="qemu-aarch64") or raises
     exe = build_static(tools, {"k.S": asm, "k.h": hdr}, ["harness.c"], flags)   (cached by content hash)
     out = run_qemu(tools, exe, stdin_bytes)
+    static_library(cc, out_dir, ["k.S", "dispatch.c"], "libk.a")   (objects beside the sources)
 
 Builds are cached under $CIPHERSPEC_CACHE (default ~/.cache/cipherspec)/neon/<sha256 of every input>.
 """
@@ -16,7 +17,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from cipherspec.errors import UsageError
+from .cache import cache_root
+from .errors import BuildError, ToolError
 
 SETUP_HINT = "install them with `bash scripts/setup.sh` (Debian: gcc-aarch64-linux-gnu qemu-user)"
 
@@ -32,13 +34,12 @@ def find_tools(need_qemu: bool = True) -> Tools:
     qemu = shutil.which("qemu-aarch64") or shutil.which("qemu-aarch64-static")
     missing = [n for n, p in (("aarch64-linux-gnu-gcc", cc), ("qemu-aarch64", qemu if need_qemu else "ok")) if not p]
     if missing:
-        raise UsageError(f"target neon needs {' and '.join(missing)}: {SETUP_HINT}")
+        raise ToolError(f"target neon needs {' and '.join(missing)}: {SETUP_HINT}")
     return Tools(cc, qemu)
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("CIPHERSPEC_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "cipherspec")
-    return Path(base) / "neon"
+    return cache_root("neon")
 
 
 def build_static(tools: Tools, files: dict[str, str], sources: list[str], flags: list[str], name: str) -> Path:
@@ -59,7 +60,7 @@ def build_static(tools: Tools, files: dict[str, str], sources: list[str], flags:
         cmd = [tools.cc, "-O2", "-static", "-o", str(tmp / "harness")] + flags + sources
         r = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
         if r.returncode:
-            raise UsageError(f"aarch64 build failed ({' '.join(cmd)}):\n{r.stderr[-4000:]}")
+            raise BuildError(f"aarch64 build failed ({' '.join(cmd)}):\n{r.stderr[-4000:]}")
         try:
             tmp.rename(d)
         except OSError:  # built concurrently by another process: theirs is as good
@@ -77,5 +78,24 @@ def run_qemu(tools: Tools, exe: Path, data: bytes, timeout: float = 600, cpu: st
     r = subprocess.run(cmd, input=data, capture_output=True, timeout=timeout,
                        env={**os.environ, **env} if env else None)
     if r.returncode:
-        raise UsageError(f"{exe.name} under qemu-aarch64 exited with {r.returncode}: {r.stderr.decode()[-2000:]}")
+        raise ToolError(f"{exe.name} under qemu-aarch64 exited with {r.returncode}: {r.stderr.decode()[-2000:]}")
     return r.stdout
+
+
+def static_library(cc: str, out_dir: Path, sources: list[str], lib: str) -> Path:
+    """Compiles ``sources`` (in out_dir) with ``cc -O2 -c`` and archives them into out_dir/``lib``."""
+    objs = []
+    for src in sources:
+        obj = out_dir / (Path(src).stem + ".o")
+        r = subprocess.run([cc, "-O2", "-c", "-o", str(obj), str(out_dir / src)], capture_output=True, text=True)
+        if r.returncode:
+            raise BuildError(f"compiling {src} failed:\n{r.stderr[-3000:]}")
+        objs.append(str(obj))
+    path = out_dir / lib
+    ar = shutil.which("aarch64-linux-gnu-ar") or shutil.which("llvm-ar")
+    if ar:
+        path.unlink(missing_ok=True)
+        r = subprocess.run([ar, "rcsD", str(path)] + objs, capture_output=True, text=True)
+        if r.returncode:
+            raise BuildError(f"{ar} failed on {lib}:\n{r.stderr[-3000:]}")
+    return path

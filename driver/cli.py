@@ -14,8 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__
-from .errors import CipherspecError, UsageError
+from cipherspec import __version__
+from cipherspec.errors import CipherspecError, UsageError
+from toolchain.errors import ToolError
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 70
 
@@ -50,7 +51,7 @@ def _write_result(data: bytes, as_hex: bool, out) -> None:
 
 
 def _registry(args):
-    from .registry import Registry
+    from cipherspec.registry import Registry
 
     return Registry(extra=args.spec or [])
 
@@ -74,8 +75,8 @@ def cmd_list(args, out) -> int:
 
 
 def cmd_check(args, out) -> int:
-    from .lower import lower
-    from .parse import parse_file
+    from cipherspec.lower import lower
+    from cipherspec.parse import parse_file
 
     for path in args.files:
         spec = parse_file(path)
@@ -93,16 +94,17 @@ def cmd_check(args, out) -> int:
 
 def cmd_fmt(args, out) -> int:
     """Canonical text of a spec on stdout (comments are not kept, so it never rewrites files)."""
-    from .format import format_spec
-    from .parse import parse_file
+    from cipherspec.format import format_spec
+    from cipherspec.parse import parse_file
 
     out.write(format_spec(parse_file(args.file)))
     return EXIT_OK
 
 
 def cmd_dump(args, out) -> int:
-    from .dump import format_module
-    from .pipeline import PASS_NAMES, optimize
+    """The IR after a pass: the shared pipeline's, or with --target the backend's own passes too."""
+    from cipherspec.dump import format_module
+    from cipherspec.pipeline import optimize, pass_names
 
     reg = _registry(args)
     module = reg.lowered(args.cipher, args.rounds)
@@ -111,8 +113,18 @@ def cmd_dump(args, out) -> int:
         for f in functions:
             if f not in module.functions:
                 raise UsageError(f"unknown function '{f}' (functions: {', '.join(module.functions)})")
-    if args.after is not None and args.after not in PASS_NAMES:
-        raise UsageError(f"unknown pass '{args.after}' (passes: {', '.join(PASS_NAMES)})")
+    extra = ()
+    if args.target not in (None, "ref"):
+        from .targets import builder
+
+        b = builder(args.target)
+        optimized = reg.module(args.cipher, args.rounds)
+        extra = b.passes(optimized, b.parse_schedule(optimized, args.schedule, args.rounds))
+    elif args.schedule:
+        raise UsageError("--schedule needs --target (c, neon, cuda): the shared pipeline has no schedule")
+    names = pass_names(extra)
+    if args.after is not None and args.after not in names:
+        raise UsageError(f"unknown pass '{args.after}' (passes: {', '.join(names)})")
     if args.dump_dir:
         d = Path(args.dump_dir)
         try:
@@ -129,21 +141,21 @@ def cmd_dump(args, out) -> int:
             out.write(f"{d / f'{step[0]:02d}-{name}.ir'}{'' if changed else '  (unchanged)'}\n")
             step[0] += 1
 
-        optimize(module, on_pass=save)
+        optimize(module, on_pass=save, extra=extra)
         return EXIT_OK
-    module = optimize(module, upto=args.after or PASS_NAMES[-1])
+    module = optimize(module, upto=args.after or names[-1], extra=extra)
     out.write(format_module(module, functions, not args.no_origin))
     return EXIT_OK
 
 
 def _peek(path):
-    from .kat import parse_kat_file
+    from cipherspec.kat import parse_kat_file
 
     return parse_kat_file(path)
 
 
 def cmd_kat(args, out) -> int:
-    from .kat import run_kat_file
+    from cipherspec.kat import run_kat_file
     from .targets import make_cipher
 
     reg = _registry(args)
@@ -164,7 +176,7 @@ def cmd_kat(args, out) -> int:
             break
     run_drbg = None
     try:
-        from .drbg_kat import make_drbg_runner
+        from cipherspec.drbg_kat import make_drbg_runner
 
         run_drbg = make_drbg_runner(make)
     except ImportError:
@@ -190,7 +202,7 @@ def cmd_kat(args, out) -> int:
 
 
 def cmd_crypt(args, out, direction: str) -> int:
-    from . import modes
+    from cipherspec import modes
     from .targets import make_cipher
 
     reg = _registry(args)
@@ -253,10 +265,10 @@ def cmd_build(args, out) -> int:
 
 def cmd_drbg(args, out) -> int:
     """CTR_DRBG output: instantiate once, then as many <= 2^19-bit requests as --bytes needs."""
-    from .drbg import MAX_RESEED_INTERVAL, new_drbg
+    from cipherspec.drbg import MAX_RESEED_INTERVAL, new_drbg
     from .targets import make_cipher
 
-    from .drbg import MAX_BITS_PER_REQUEST
+    from cipherspec.drbg import MAX_BITS_PER_REQUEST
 
     if args.bytes < 0:
         raise UsageError(f"--bytes must be >= 0, got {args.bytes}")
@@ -299,7 +311,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("dump", parents=[common], help="print a cipher's IR")
     d.add_argument("cipher")
-    d.add_argument("--after", metavar="PASS", help="stop after this pass (lower, constfold, cse, dce)")
+    d.add_argument("--after", metavar="PASS",
+                   help="stop after this pass (lower, constfold, cse, xornet, dce; with --target, its passes too)")
+    d.add_argument("--target", help="also run this target's own passes (c, neon, cuda), as its backend does")
+    d.add_argument("--schedule", metavar="NAME", help="the target's schedule (its passes may depend on it)")
     d.add_argument("--function", action="append", choices=None, metavar="F",
                    help="only this function (key_schedule, encrypt, decrypt); repeatable")
     d.add_argument("--rounds", type=int, help="override the round count")
@@ -358,9 +373,9 @@ def run(argv: list[str] | None = None, out=None) -> int:
                    "encrypt": lambda a, o: cmd_crypt(a, o, "encrypt"),
                    "decrypt": lambda a, o: cmd_crypt(a, o, "decrypt")}[args.command]
         return handler(args, out)
-    except CipherspecError as e:
+    except (CipherspecError, ToolError) as e:
         # spec and KAT errors start with their file:line; the rest are about the command line
-        print(f"cipherspec: error: {e}" if isinstance(e, UsageError) else str(e), file=sys.stderr)
+        print(f"cipherspec: error: {e}" if isinstance(e, (UsageError, ToolError)) else str(e), file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130

@@ -6,20 +6,23 @@ is left alone (a later lower_gmul turns it into shifts and XORs).
 
     before: %1 = lut.u8 %0, @S      %2 = gmul.u8 %1, 0x3 mod 0x11b
     after:  %1 = lut.u8 %0, @S      %2 = lut.u8 %0, @S_x03       (tables gains S_x03)
+
+A module pass (it adds tables): ``run_module(module) -> module``; prune_tables drops the tables no
+function reads any more.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 
-from cipherspec.gf import gf_table
-from cipherspec.ir import Function, Op, Table
+from ..gf import gf_table
+from ..ir import Function, Module, Op, Table
 
 
 def fused_name(table: str, c: int) -> str:
     return f"{table}_x{c:02x}"
 
 
-def run(fn: Function, tables: dict[str, Table]) -> tuple[Function, dict[str, Table]]:
+def fuse(fn: Function, tables: dict[str, Table]) -> tuple[Function, dict[str, Table]]:
     """Returns the rewritten function and the tables it needs (the old ones plus the fused ones)."""
     tables = dict(tables)
     ops: list[Op] = []
@@ -35,3 +38,12 @@ def run(fn: Function, tables: dict[str, Table]) -> tuple[Function, dict[str, Tab
             op = replace(op, code="lut", args=src.args, imm=(name,))
         ops.append(op)
     return fn.copy_with(ops, list(fn.outputs)), tables
+
+
+def run_module(module: Module) -> Module:
+    """Every function fused, in order; the module's tables gain the fused ones."""
+    tables = dict(module.tables)
+    functions = {}
+    for name, fn in module.functions.items():
+        functions[name], tables = fuse(fn, tables)
+    return replace(module, functions=functions, tables=tables)

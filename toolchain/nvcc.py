@@ -21,7 +21,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cipherspec.errors import UsageError
+from .cache import cache_root
+from .errors import BuildError, ToolError
 
 ARCHS = ("sm_90", "sm_80")  # what CI compiles for: Hopper, and Ampere as the older arch
 
@@ -62,9 +63,7 @@ def nvcc_version(nvcc: Path) -> str:
 
 
 def cache_dir() -> Path:
-    d = Path(os.environ.get("CIPHERSPEC_CACHE", Path.home() / ".cache" / "cipherspec")) / "nvcc"
-    d.mkdir(parents=True, exist_ok=True)
-    return d
+    return cache_root("nvcc")
 
 
 def _key(cu: Path, flags: list[str], nvcc: Path) -> str:
@@ -133,7 +132,7 @@ def _run(cmd: list[str], nvcc: Path) -> subprocess.CompletedProcess:
 def require_nvcc() -> Path:
     nvcc = find_nvcc()
     if nvcc is None:
-        raise UsageError("nvcc not found (install the CUDA toolkit, or `pip install nvidia-cuda-nvcc`, "
+        raise ToolError("nvcc not found (install the CUDA toolkit, or `pip install nvidia-cuda-nvcc`, "
                          "or set CIPHERSPEC_NVCC)")
     return nvcc
 
@@ -149,7 +148,7 @@ def compile_cubin(cu: Path, arch: str) -> Report:
     out = cache_dir() / f"{cu.stem}.{arch}.{key}.cubin"
     res = _run([str(nvcc), *flags, "-I", str(cu.parent), "-o", str(out), str(cu)], nvcc)
     if res.returncode:
-        raise UsageError(f"nvcc failed on {cu.name} for {arch}:\n{res.stderr[-4000:]}")
+        raise BuildError(f"nvcc failed on {cu.name} for {arch}:\n{res.stderr[-4000:]}")
     text = res.stderr + res.stdout
     tmp = hit.with_suffix(".tmp")
     tmp.write_text(text)
@@ -170,7 +169,7 @@ def build_library(cu: Path, out: Path, arch: str | None = None) -> Path:
         tmp = hit.with_suffix(f".{os.getpid()}.tmp")
         res = _run([str(nvcc), *flags, "-I", str(cu.parent), "-o", str(tmp), str(cu)], nvcc)
         if res.returncode:
-            raise UsageError(f"nvcc failed building {cu.name}:\n{res.stderr[-4000:]}")
+            raise BuildError(f"nvcc failed building {cu.name}:\n{res.stderr[-4000:]}")
         tmp.replace(hit)
     if out != hit and not (out.is_file() and out.read_bytes() == hit.read_bytes()):
         # a new file renamed into place: a process that has the old one mapped keeps its inode

@@ -26,14 +26,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cipherspec.errors import CipherspecError
+from .cache import cache_root
+from .errors import BuildError
 
 KINDS = {"shared": ("lib.so", ("-shared", "-fPIC")), "object": ("out.o", ("-c",)),
          "exe": ("a.out", ()), "static": ("lib.a", ("-c",))}
-
-
-class BuildError(CipherspecError):
-    """The compiler failed (or is missing); the message has the command and the compiler's first lines."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +49,7 @@ class Toolchain:
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("CIPHERSPEC_CACHE") or Path.home() / ".cache" / "cipherspec")
+    return cache_root()
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,4 +1,0 @@
-"""``python -m cipherspec`` is the ``cipherspec`` command."""
-from .cli import main
-
-main()

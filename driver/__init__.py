@@ -1,0 +1,59 @@
+"""The driver: the top layer, above every backend.  The ``cipherspec`` command (cli.py), the registry
+of targets (targets.py), and the Python entry point ``load``.
+
+    import driver
+    lea = driver.load("lea128", target="c")                 # default schedule; or schedule="sliced_v16"
+    ct = lea.encrypt_ecb(key, pt)
+    ct = lea.encrypt_cbc(key, iv, pt);   pt = lea.decrypt_cbc(key, iv, ct)
+    out, next_iv = lea.ctr(key, iv, data)
+
+Layers, bottom up (no module imports one above it): toolchain -> cipherspec (language, IR, passes,
+interpreter, modes) -> runtime (thin loaders of built code) -> generator (the backends) -> driver.
+"""
+from __future__ import annotations
+
+from cipherspec import modes
+from cipherspec.registry import Registry
+
+from .targets import make_cipher
+
+
+class Loaded:
+    """A cipher on a target with a bytes-in, bytes-out API (keys expanded on each call; cached by key)."""
+
+    def __init__(self, cipher):
+        self.cipher = cipher
+        self.name = cipher.name
+        self.block_bytes = cipher.block_bytes
+        self.key_bytes = cipher.key_bytes
+        self._rk: tuple[bytes, object] | None = None
+
+    def _key(self, key: bytes):
+        if self._rk is None or self._rk[0] != bytes(key):
+            self.cipher.check_key(key)
+            self._rk = (bytes(key), self.cipher.expand_key(bytes(key)))
+        return self._rk[1]
+
+    def encrypt_ecb(self, key: bytes, data: bytes) -> bytes:
+        return modes.run_mode(self.cipher, self._key(key), "ecb", "encrypt", data)
+
+    def decrypt_ecb(self, key: bytes, data: bytes) -> bytes:
+        return modes.run_mode(self.cipher, self._key(key), "ecb", "decrypt", data)
+
+    def encrypt_cbc(self, key: bytes, iv: bytes, data: bytes) -> bytes:
+        return modes.run_mode(self.cipher, self._key(key), "cbc", "encrypt", data, iv)
+
+    def decrypt_cbc(self, key: bytes, iv: bytes, data: bytes) -> bytes:
+        return modes.run_mode(self.cipher, self._key(key), "cbc", "decrypt", data, iv)
+
+    def ctr(self, key: bytes, iv: bytes, data: bytes) -> tuple[bytes, bytes]:
+        """(output, IV to continue the stream with)."""
+        rk = self._key(key)
+        if hasattr(self.cipher, "ctr"):
+            return self.cipher.ctr(rk, iv, data)
+        return modes.ctr(self.cipher, rk, iv, data)
+
+
+def load(name: str, target: str = "c", schedule: str | None = None, rounds: int | None = None,
+         registry: Registry | None = None) -> Loaded:
+    return Loaded(make_cipher(registry or Registry(), name, rounds, target, schedule))

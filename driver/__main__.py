@@ -1,0 +1,4 @@
+"""``python -m driver`` is the ``cipherspec`` command."""
+from .cli import main
+
+main()
