@@ -1,7 +1,10 @@
 """One cipher under one C schedule -> the text of its header and its source file (deterministic).
 
-The Python side computes everything (bodies, loads, stores, tables, the lanes); the Jinja2
-skeletons in templates/ only lay it out.
+The Python side decides everything (bodies, loads, stores, tables, the lanes, which support code a
+layout needs, how the modes walk the blocks: walk.py); templates/source.c.j2 only lays the sections
+out, and the static C support code (load/store helpers, lane vectors, bit planes and their
+transposition, the mode functions) lives as plain C in templates/fragments/, pasted with at most a
+few values filled in.
 
     files = generate(module, schedule)   -> {"include/lea128.h": "...", "src/lea128.c": "..."}
 """
@@ -24,6 +27,7 @@ from .body import COMMENT_COLUMN, emit_body
 from .dialects import Scalar, Vector, const_literal, table_symbol
 from .prepare import Prepared, prepare
 from .schedules import lanes as lanes_of
+from .walk import walk
 
 _INDEX = re.compile(r"^(.*)\[(\d+)\]$")
 
@@ -176,52 +180,102 @@ def _key_array_doc(arr: KeyArray) -> str:
     return f"{arr.name}: u{arr.width}" + "".join(f"[{n}]" for n in arr.shape) + ", flattened"
 
 
-def generate(module: Module, schedule: Schedule) -> dict[str, str]:
-    prep = prepare(module, schedule)
-    n = lanes_of(module, schedule)
-    sliced = schedule.layout == "sliced"
-    bitsliced = schedule.layout == "bitsliced"
-    P = module.cipher
-    if bitsliced:
-        cores = [bs.core(module, prep, "encrypt"), bs.core(module, prep, "decrypt")]
-    else:
-        cores = [_scalar_core(module, prep, "encrypt"), _scalar_core(module, prep, "decrypt")]
-    widths: set[int] = set()
+def fragment(name: str, **data) -> str:
+    """A C fragment (templates/fragments/NAME: plain C, at most a few values filled in), no final newline."""
+    return render(f"c/fragments/{name}", **data).rstrip("\n")
+
+
+def layout_doc(layout: str, lanes: int) -> str:
+    """The source banner's paragraph on the layout."""
+    if layout == "bitsliced":
+        return (f" * Bitsliced: {lanes} blocks per call of the core; bit b of state byte j of all {lanes} blocks lives in one\n"
+                " * plane vector (GCC/Clang vector extensions; define CS_NO_VECTOR_EXT to use the plain-array fallback).\n"
+                " * S-boxes are Boolean circuits, round keys are planes: no table lookups at all.  Every mode runs\n"
+                f" * the {lanes}-block core, a short run (tail, CBC encryption) padded to {lanes} blocks.")
+    if layout == "sliced":
+        return (f" * Block-sliced: {lanes} blocks per call of the core; word i of all {lanes} blocks lives in the lanes of one\n"
+                " * vector (GCC/Clang vector extensions; define CS_NO_VECTOR_EXT to use the plain-array fallback).\n"
+                f" * ECB, CBC decryption and CTR run {lanes}-block chunks, then the scalar core for the tail.")
+    return " * Scalar: one block per call of the core."
+
+
+def _table_section(prep: Prepared) -> str:
+    parts = ["/* ---- tables ---- */"]
+    for t in prep.tables.values():
+        doc = t.name + (f" = inverse({t.inverse_of})" if t.inverse_of else "")
+        rows = "\n".join("    " + row for row in _table_rows(t.values, t.out_width))
+        parts.append(f"static const uint{t.out_width}_t {table_symbol(t.name)}[{len(t.values)}] = {{  /* {doc} */\n"
+                     f"{rows}\n}};")
+    return "\n".join(parts)
+
+
+def _sliced_support(module: Module, prep: Prepared, lanes: int) -> list[str]:
+    """The vector types and operators of a sliced core: one section each for the lane vectors (vector
+    extensions, plain-array fallback), the byte-shuffle rotations, the per-lane lookups and conversions."""
+    widths = {module.block.width}
     luts: set[tuple[int, int]] = set()
     cvts: set[tuple[int, int]] = set()
-    if sliced:
+    rotb: set[tuple[int, int]] = set()
+    for kind in ("encrypt", "decrypt"):
+        fn = prep.functions[kind]
+        for op in fn.ops:
+            widths.add(op.width)
+            if op.code == "lut":
+                tab = prep.tables[op.imm[0]]
+                luts.add((tab.in_width, tab.out_width))
+            elif op.code in ("zext", "trunc"):
+                cvts.add((fn.ops[op.args[0]].width, op.width))
+            elif op.code == "rotl" and op.width > 8 and op.imm[0] % 8 == 0:
+                rotb.add((op.width, op.imm[0]))
+    vectors = "\n".join([fragment("vectors_open.c", lanes=lanes)]
+                        + [fragment("vector_ext.c", w=w, nbytes=lanes * w // 8) for w in sorted(widths)]
+                        + ["#else /* plain arrays: any C99 compiler */"]
+                        + [fragment("vector_plain.c", w=w) for w in sorted(widths)] + ["#endif"])
+    return ([vectors]
+            + [fragment("byte_rotation.c", w=w, k=k, nbytes=lanes * w // 8, mask=byte_rotation_mask(w, k, lanes))
+               for w, k in sorted(rotb)]
+            + [fragment("lane_lookup.c", a=a, b=b) for a, b in sorted(luts)]
+            + [fragment("lane_convert.c", a=a, b=b) for a, b in sorted(cvts)])
+
+
+def generate(module: Module, schedule: Schedule) -> dict[str, str]:
+    prep = prepare(module, schedule)
+    layout = schedule.layout
+    n = lanes_of(module, schedule) if layout != "scalar" else 0
+    P = module.cipher
+    support = [_table_section(prep)] if prep.tables and layout != "bitsliced" else []
+    after_cores: list[str] = []
+    if layout == "bitsliced":
+        support.append("\n".join([fragment("planes.c", lanes=n, plane_words=n // 64)] + bs.sbox_functions(prep)))
+        cores = [bs.core(module, prep, "encrypt"), bs.core(module, prep, "decrypt")]
+        after_cores = [fragment("padded_run.c", P=P, kind=kind) for kind in ("encrypt", "decrypt")]
+        after_cores.append(fragment("one_block_padded.c", P=P))
+    else:
+        cores = [_scalar_core(module, prep, "encrypt"), _scalar_core(module, prep, "decrypt")]
+    if layout == "sliced":
+        support += _sliced_support(module, prep, n)
         cores += [_sliced_core(module, prep, "encrypt", n), _sliced_core(module, prep, "decrypt", n)]
-        widths.add(module.block.width)
-        for kind in ("encrypt", "decrypt"):
-            fn = prep.functions[kind]
-            for op in fn.ops:
-                widths.add(op.width)
-                if op.code == "lut":
-                    tab = prep.tables[op.imm[0]]
-                    luts.add((tab.in_width, tab.out_width))
-                if op.code in ("zext", "trunc"):
-                    cvts.add((fn.ops[op.args[0]].width, op.width))
-    rotb = sorted({(op.width, op.imm[0]) for kind in ("encrypt", "decrypt") for op in prep.functions[kind].ops
-                   if sliced and op.code == "rotl" and op.width > 8 and op.imm[0] % 8 == 0})
+    after_cores += [fragment("mode_helpers.c")] + ([fragment("ctr_fill.c")] if n else [])
     spec_file = os.path.basename(module.source) if module.source else "?"
-    data = {
+    note = ct_note(schedule, prep)
+    header = {
         "P": P, "P_UP": P.upper(), "cipher": P, "version": __version__, "spec_file": spec_file,
-        "schedule": schedule.name, "rounds": module.rounds,
+        "schedule": schedule.name, "rounds": module.rounds, "ct_note": note,
         "block_bytes": module.block.nbytes, "key_bytes": module.key.nbytes,
-        "ct_note": ct_note(schedule, prep), "lanes": n if sliced or bitsliced else 0,
-        "bitsliced": bitsliced, "sbox_functions": bs.sbox_functions(prep) if bitsliced else [], "plane_words": n // 64 if bitsliced else 0,
-        "key_planes": bs.key_planes(module) if bitsliced else 0,
+        "key_planes": bs.key_planes(module) if layout == "bitsliced" else 0,
         "key_arrays": [{"name": a.name, "ctype": f"uint{a.width}_t", "count": len(a.flat_names()),
                         "doc": _key_array_doc(a)} for a in module.key_arrays],
-        "tables": [{"symbol": table_symbol(t.name), "ctype": f"uint{t.out_width}_t", "size": len(t.values),
-                    "doc": t.name + (f" = inverse({t.inverse_of})" if t.inverse_of else ""),
-                    "rows": _table_rows(t.values, t.out_width)} for t in prep.tables.values()] if not bitsliced else [],
-        "widths": sorted(widths), "lut_pairs": sorted(luts), "cvt_pairs": sorted(cvts),
-        "byte_rotations": [{"width": w, "amount": k, "mask": byte_rotation_mask(w, k, n)} for w, k in rotb],
-        "key_schedule": bs.key_schedule(module, prep) if bitsliced else _key_schedule(module, prep), "cores": cores,
         "error_defines": "\n".join(define_lines(CIPHER_CODES)),
     }
-    files = {f"include/{P}.h": render("c/header.h.j2", **data), f"src/{P}.c": render("c/source.c.j2", **data)}
+    source = {
+        "P": P, "P_UP": P.upper(), "cipher": P, "version": __version__, "spec_file": spec_file,
+        "schedule": schedule.name, "ct_note": note, "layout_doc": layout_doc(layout, n),
+        "block_bytes": module.block.nbytes, "words": fragment("words.c"), "support": support,
+        "key_schedule": bs.key_schedule(module, prep) if layout == "bitsliced" else _key_schedule(module, prep),
+        "cores": cores, "after_cores": after_cores,
+        "modes": fragment("modes.c", P=P, P_UP=P.upper(), walk=walk(n, layout == "bitsliced")),
+    }
+    files = {f"include/{P}.h": render("c/header.h.j2", **header), f"src/{P}.c": render("c/source.c.j2", **source)}
     files.update(emit_drbg(module, P))  # CTR_DRBG over this library's own API
     return files
 

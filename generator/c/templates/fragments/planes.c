@@ -1,0 +1,138 @@
+/* ---- bit planes: {{ lanes }} blocks, one bit per block in each plane ---- */
+#define CS_LANES {{ lanes }}
+#define CS_PW {{ plane_words }}  /* 64-bit words per plane */
+#define CS_M_XOR(a, b) ((a) ^ (b))
+#define CS_M_AND(a, b) ((a) & (b))
+#define CS_M_OR(a, b) ((a) | (b))
+#define CS_M_NOT(a) (~(a))
+#define CS_M_SPLAT(c) ((uint64_t)(c))
+#define CS_M_BIT(x, b) ((uint64_t)0 - (uint64_t)(((x) >> (b)) & 1u))  /* bit b of a key byte as a 0/all-ones mask */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(CS_NO_VECTOR_EXT)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+typedef uint64_t cs_p __attribute__((vector_size({{ plane_words * 8 }})));
+#define CS_P_XOR(a, b) ((a) ^ (b))
+#define CS_P_AND(a, b) ((a) & (b))
+#define CS_P_OR(a, b) ((a) | (b))
+#define CS_P_NOT(a) (~(a))
+#define CS_P_SHL(a, k) ((a) << (k))
+#define CS_P_SHR(a, k) ((a) >> (k))
+#define CS_P_SPLAT(c) (cs_p_splat((uint64_t)(c)))
+#define CS_P_GET(v, k) ((v)[k])
+#define CS_P_SET(v, k, x) ((v)[k] = (x))
+static inline cs_p cs_p_splat(uint64_t c)
+{
+    cs_p r = {0};
+    return r + c;
+}
+#else /* plain arrays: any C99 compiler */
+typedef struct { uint64_t l[CS_PW]; } cs_p;
+static inline cs_p cs_p_xor(cs_p a, cs_p b)
+{
+    cs_p r; int i;
+    for (i = 0; i < CS_PW; i++) r.l[i] = a.l[i] ^ b.l[i];
+    return r;
+}
+#define CS_P_XOR(a, b) cs_p_xor(a, b)
+static inline cs_p cs_p_and(cs_p a, cs_p b)
+{
+    cs_p r; int i;
+    for (i = 0; i < CS_PW; i++) r.l[i] = a.l[i] & b.l[i];
+    return r;
+}
+#define CS_P_AND(a, b) cs_p_and(a, b)
+static inline cs_p cs_p_or(cs_p a, cs_p b)
+{
+    cs_p r; int i;
+    for (i = 0; i < CS_PW; i++) r.l[i] = a.l[i] | b.l[i];
+    return r;
+}
+#define CS_P_OR(a, b) cs_p_or(a, b)
+static inline cs_p cs_p_not(cs_p a, int k)
+{
+    cs_p r; int i;
+    (void)k;
+    for (i = 0; i < CS_PW; i++) r.l[i] = ~a.l[i];
+    return r;
+}
+static inline cs_p cs_p_shl(cs_p a, int k)
+{
+    cs_p r; int i;
+    (void)k;
+    for (i = 0; i < CS_PW; i++) r.l[i] = a.l[i] << k;
+    return r;
+}
+static inline cs_p cs_p_shr(cs_p a, int k)
+{
+    cs_p r; int i;
+    (void)k;
+    for (i = 0; i < CS_PW; i++) r.l[i] = a.l[i] >> k;
+    return r;
+}
+#define CS_P_NOT(a) cs_p_not(a, 0)
+#define CS_P_SHL(a, k) cs_p_shl(a, k)
+#define CS_P_SHR(a, k) cs_p_shr(a, k)
+static inline cs_p cs_p_splat(uint64_t c)
+{
+    cs_p r; int i;
+    for (i = 0; i < CS_PW; i++) r.l[i] = c;
+    return r;
+}
+#define CS_P_SPLAT(c) cs_p_splat((uint64_t)(c))
+#define CS_P_GET(v, k) ((v).l[k])
+#define CS_P_SET(v, k, x) ((v).l[k] = (x))
+#endif
+
+/* Six SWAR swap stages exchange the 6 bit-in-word index bits (byte j mod 8, bit b) with the 6 low
+   plane-index bits (block l mod 64): s[(8h+jl)*8+b] lane k bit t = bit b of byte 8h+jl of block 64k+t.
+   Each stage swaps, between s[r] and s[r | d], the bits at positions with bit v = 1 of the first and
+   bit v = 0 of the second (d = 1 << v).  The stages are involutions: store runs them in reverse. */
+static const uint64_t cs_bs_mask[6] = {
+    UINT64_C(0x5555555555555555), UINT64_C(0x3333333333333333), UINT64_C(0x0f0f0f0f0f0f0f0f),
+    UINT64_C(0x00ff00ff00ff00ff), UINT64_C(0x0000ffff0000ffff), UINT64_C(0x00000000ffffffff)
+};
+
+static void cs_bs_stage(cs_p *s, int v)
+{
+    const int d = 1 << v;
+    const cs_p m = CS_P_SPLAT(cs_bs_mask[v]);
+    int r;
+    for (r = 0; r < CS_BLOCK * 8; r++) {
+        if (r & d) continue;
+        {
+            const cs_p t = CS_P_AND(CS_P_XOR(CS_P_SHR(s[r], d), s[r | d]), m);
+            s[r | d] = CS_P_XOR(s[r | d], t);
+            s[r] = CS_P_XOR(s[r], CS_P_SHL(t, d));
+        }
+    }
+}
+
+/* in: CS_LANES blocks -> s: CS_BLOCK * 8 planes */
+static void cs_bs_load(cs_p *s, const uint8_t *in)
+{
+    int h, m, k, v;
+    for (h = 0; h < CS_BLOCK / 8; h++)
+        for (m = 0; m < 64; m++)
+            for (k = 0; k < CS_PW; k++)
+                CS_P_SET(s[h * 64 + m], k, cs_load64le(in + (64 * k + m) * CS_BLOCK + 8 * h));
+    for (v = 0; v < 6; v++) cs_bs_stage(s, v);
+}
+
+/* s: CS_BLOCK * 8 planes (clobbered) -> out: CS_LANES blocks */
+static void cs_bs_store(uint8_t *out, cs_p *s)
+{
+    int h, m, k, v;
+    for (v = 5; v >= 0; v--) cs_bs_stage(s, v);
+    for (h = 0; h < CS_BLOCK / 8; h++)
+        for (m = 0; m < 64; m++)
+            for (k = 0; k < CS_PW; k++)
+                cs_store64le(out + (64 * k + m) * CS_BLOCK + 8 * h, CS_P_GET(s[h * 64 + m], k));
+}
+
+/* ---- S-boxes as circuits (out of line: the cores call them once per lookup) ---- */
+#if defined(__GNUC__) || defined(__clang__)
+#define CS_NOINLINE __attribute__((noinline))
+#else
+#define CS_NOINLINE
+#endif
