@@ -14,6 +14,8 @@ CIPHER_CODES = (
     ("CIPHERSPEC_ERR_NULL", -1, "a pointer argument is NULL (also when len is 0)"),
     ("CIPHERSPEC_ERR_LENGTH", -2, "ECB/CBC: len is not a multiple of the block"),
     ("CIPHERSPEC_ERR_KEY_LENGTH", -3, "set_key: key_len is not the key size"),
+    ("CIPHERSPEC_ERR_ISA", -7, "set_key: the ISA level asked for is unknown or missing on this CPU; "
+                               "the modes: the key was not set up"),
 )
 DRBG_CODES = (
     ("CIPHERSPEC_ERR_DRBG_LIMIT", -4, "a length or the reseed interval is out of range"),
@@ -26,6 +28,7 @@ OK = CODES["CIPHERSPEC_OK"]
 ERR_NULL = CODES["CIPHERSPEC_ERR_NULL"]
 ERR_LENGTH = CODES["CIPHERSPEC_ERR_LENGTH"]
 ERR_KEY_LENGTH = CODES["CIPHERSPEC_ERR_KEY_LENGTH"]
+ERR_ISA = CODES["CIPHERSPEC_ERR_ISA"]
 ERR_DRBG_LIMIT = CODES["CIPHERSPEC_ERR_DRBG_LIMIT"]
 ERR_RESEED_REQUIRED = CODES["CIPHERSPEC_ERR_RESEED_REQUIRED"]
 ERR_DRBG_STATE = CODES["CIPHERSPEC_ERR_DRBG_STATE"]

@@ -1,6 +1,8 @@
 """Target "c": a generated C library, already compiled for the host, called through ctypes.
 
     c = CCipher(module, schedule, lib_path)      # generator/c's Backend.load builds lib_path
+    c.variants(), c.variant                                  # ["vaes_avx2", "aesni", "avx2", "sse2"], "vaes_avx2"
+    c.with_isa("avx2")                                       # the same library, keys set up for another variant
     rk = c.expand_key(key)                                   # the C key struct, as a ctypes buffer
     c.encrypt_blocks(rk, blocks)                             # the library's ECB
     c.run_mode(rk, "ctr", "encrypt", data, iv)               # the library's own ECB/CBC/CTR
@@ -18,7 +20,7 @@ from cipherspec.blockcipher import as_blocks
 from cipherspec.errors import UsageError
 from cipherspec.modes import MODES
 
-from .c_abi import ERR_KEY_LENGTH, ERR_LENGTH, ERR_NULL
+from .c_abi import ERR_ISA, ERR_KEY_LENGTH, ERR_LENGTH, ERR_NULL
 
 _P = ctypes.c_void_p
 _SIZE = ctypes.c_size_t
@@ -32,8 +34,10 @@ class CCipher:
     target = "c"
     lane_keys = False
 
-    def __init__(self, module, schedule, lib_path):
-        """``schedule``: the generator's schedule value (its ``name`` is checked against the library)."""
+    def __init__(self, module, schedule, lib_path, isa: str | None = None):
+        """``schedule``: the generator's schedule value (its ``name`` is checked against the library);
+        ``isa``: an ISA level for set_key_isa (None: the library's own choice, CIPHERSPEC_X86_ISA or the CPU's)."""
+        self.isa = isa
         self.module = module
         self.schedule = schedule
         self.name = module.cipher
@@ -42,13 +46,18 @@ class CCipher:
         self.lib_path = lib_path
         self.lib = ctypes.CDLL(str(lib_path))
         p = self.name
-        sig = {"set_key": [_P, _P, _SIZE], "ecb_encrypt": [_P, _P, _P, _SIZE], "ecb_decrypt": [_P, _P, _P, _SIZE],
+        sig = {"set_key_isa": [_P, _P, _SIZE, ctypes.c_char_p], "ecb_encrypt": [_P, _P, _P, _SIZE], "ecb_decrypt": [_P, _P, _P, _SIZE],
                "cbc_encrypt": [_P, _P, _P, _P, _SIZE], "cbc_decrypt": [_P, _P, _P, _P, _SIZE],
                "ctr": [_P, _P, _P, _P, _SIZE]}
         self.fn = {}
         for short, args in sig.items():
             f = getattr(self.lib, f"{p}_{short}")
             f.argtypes, f.restype = args, ctypes.c_int
+            self.fn[short] = f
+        for short, args in (("variant", []), ("dispatch_error", []), ("variant_for", [ctypes.c_char_p]),
+                            ("variant_name", [ctypes.c_int])):
+            f = getattr(self.lib, f"{p}_{short}")
+            f.argtypes, f.restype = args, ctypes.c_char_p
             self.fn[short] = f
         key_size, schedule_name = getattr(self.lib, f"{p}_key_size"), getattr(self.lib, f"{p}_schedule_name")
         key_size.restype, key_size.argtypes = _SIZE, []
@@ -57,6 +66,28 @@ class CCipher:
         built = schedule_name().decode()
         if built != schedule.name:
             raise RuntimeError(f"{lib_path} was built for {built}, not {schedule.name}")
+
+    def variants(self) -> list[str]:
+        """Every kernel variant compiled into the library, best first."""
+        out, i = [], 0
+        while (name := self.fn["variant_name"](i)) is not None:
+            out.append(name.decode())
+            i += 1
+        return out
+
+    def variant_for(self, isa: str) -> str | None:
+        """The variant an ISA level picks on this CPU; None when the CPU lacks the level (or it is no level)."""
+        v = self.fn["variant_for"](isa.encode())
+        return v.decode() if v is not None else None
+
+    @property
+    def variant(self) -> str | None:
+        """The variant this object's keys use: ``isa``'s pick, or the library's default choice."""
+        v = self.fn["variant_for"](self.isa.encode()) if self.isa else self.fn["variant"]()
+        return v.decode() if v is not None else None
+
+    def with_isa(self, isa: str | None) -> "CCipher":
+        return CCipher(self.module, self.schedule, self.lib_path, isa)
 
     def _check(self, rc: int, what: str, nbytes: int = 0) -> None:
         if rc == 0:
@@ -68,6 +99,11 @@ class CCipher:
             raise UsageError(f"{self.name} needs a {self.key_bytes}-byte key, got {nbytes} bytes")
         if rc == ERR_NULL:
             raise UsageError(f"{what}: a NULL buffer reached the C library")
+        if rc == ERR_ISA:
+            if self.isa:
+                raise UsageError(f"{self.name}: ISA level '{self.isa}' cannot run here (unknown level, or this CPU "
+                                 f"lacks it; this CPU runs: {', '.join(self._runnable()) or 'nothing'})")
+            raise UsageError(f"{self.name}: CIPHERSPEC_X86_ISA: {self.fn['dispatch_error']().decode()}")
         raise RuntimeError(f"{what}: the C library returned {rc}")
 
     def check_key(self, key: bytes) -> None:
@@ -85,8 +121,12 @@ class CCipher:
         ks = np.zeros(self.key_struct_bytes + 64, np.uint8)  # slack: the struct's alignment
         off = (-_ptr(ks)) % 64
         ks = ks[off:off + self.key_struct_bytes]
-        self._check(self.fn["set_key"](_ptr(ks), _ptr(kb), len(key)), "set_key", len(key))
+        isa = self.isa.encode() if self.isa else None
+        self._check(self.fn["set_key_isa"](_ptr(ks), _ptr(kb), len(key), isa), "set_key", len(key))
         return ks
+
+    def _runnable(self) -> list[str]:
+        return [v for v in self.variants() if self.variant_for(v) == v]
 
     @staticmethod
     def _buffers(data, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -9,6 +9,8 @@ parallel test workers build each artefact once.
     tc = Toolchain(cc="cc", flags=("-O3", "-march=native"))
     lib = compile_cached({"src/lea128.c": text, "include/lea128.h": h}, ["src/lea128.c"],
                          kind="shared", toolchain=tc, include_dirs=["include"])   -> Path to .so
+    obj = compile_cached(files, ["src/lea128.c"], "object", tc, ["include"], ["-DX=1"])   -> Path to .o
+    lib = link_cached([obj, ...], "shared", tc)                                           -> Path to .so
 
 Cache directory: $CIPHERSPEC_CACHE, else ~/.cache/cipherspec.
 """
@@ -109,10 +111,45 @@ def cache_key(sources: dict[str, str], mains: list[str], kind: str, toolchain: T
 def compile_cached(sources: dict[str, str], mains: list[str], kind: str, toolchain: Toolchain,
                    include_dirs: list[str] = (), extra_args: list[str] = (), cache: Path | None = None) -> Path:
     """Writes ``sources`` (relative path -> text) into a cache entry and compiles ``mains`` there, once."""
-    cache = cache or cache_dir()
     key = cache_key(sources, mains, kind, toolchain, list(include_dirs), list(extra_args))
+
+    def produce(tmp: Path) -> None:
+        for rel, text in sources.items():
+            p = tmp / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text)
+        compile_tree(tmp, mains, kind, toolchain, tmp / KINDS[kind][0], list(include_dirs), list(extra_args))
+
+    return _cached(key, KINDS[kind][0], produce, cache or cache_dir())
+
+
+def link_cached(objects: list[Path], kind: str, toolchain: Toolchain, cache: Path | None = None) -> Path:
+    """A static archive (``ar``) or a shared library (``cc -shared``) of cached objects, itself cached.  The
+    objects' paths name their content (compile_cached's entries), so they key the result."""
+    if kind not in ("static", "shared"):
+        raise ValueError(f"link_cached makes static or shared libraries, not {kind!r}")
+    blob = json.dumps({"objects": [str(o) for o in objects], "kind": kind, "cc": compiler_id(toolchain.cc),
+                       "flags": list(toolchain.flags), "link": list(toolchain.link_flags), "ar": toolchain.ar},
+                      sort_keys=True)
+    key = hashlib.sha256(blob.encode()).hexdigest()
+    env = dict(os.environ, **dict(toolchain.env)) if toolchain.env else None
+
+    def produce(tmp: Path) -> None:
+        out = tmp / KINDS[kind][0]
+        if kind == "static":
+            run_tool([toolchain.ar, "rcsD", str(out), *map(str, objects)], tmp, env)
+        else:
+            run_tool([toolchain.cc, *toolchain.flags, "-shared", "-fPIC", *map(str, objects), *toolchain.link_flags,
+                      "-o", str(out)], tmp, env)
+
+    return _cached(key, KINDS[kind][0], produce, cache or cache_dir())
+
+
+def _cached(key: str, name: str, produce, cache: Path) -> Path:
+    """cache/<key>/<name>, made once by ``produce(tmp_dir)``: atomic (a temp dir renamed into place) and
+    locked, so parallel workers make each artefact once."""
     final = cache / key[:2] / key
-    artefact = final / KINDS[kind][0]
+    artefact = final / name
     if artefact.exists():
         return artefact
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -122,11 +159,7 @@ def compile_cached(sources: dict[str, str], mains: list[str], kind: str, toolcha
             return artefact
         tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=final.parent))
         try:
-            for rel, text in sources.items():
-                p = tmp / rel
-                p.parent.mkdir(parents=True, exist_ok=True)
-                p.write_text(text)
-            compile_tree(tmp, mains, kind, toolchain, tmp / KINDS[kind][0], list(include_dirs), list(extra_args))
+            produce(tmp)
             if final.exists():
                 shutil.rmtree(final)
             os.rename(tmp, final)
@@ -134,3 +167,9 @@ def compile_cached(sources: dict[str, str], mains: list[str], kind: str, toolcha
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
     return artefact
+
+
+@functools.lru_cache(maxsize=None)
+def target_machine(cc: str) -> str:
+    """The compiler's target triple (``cc -dumpmachine``): x86_64-linux-gnu, aarch64-linux-gnu, ..."""
+    return compiler_id(cc).rsplit(" / ", 1)[-1]

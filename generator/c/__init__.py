@@ -3,8 +3,10 @@
     BACKEND.parse_schedule(module, "sliced_v32") -> Schedule;  BACKEND.generate(module, s) -> files
     BACKEND.load(registry, "lea128", None, None) -> runtime.c_target.CCipher (host library via ctypes)
 
-Modules: schedules (names, defaults), prepare (the target's passes), source (the text), body and
-dialects (IR -> C expressions), bitslice/bitsliced (the bit-plane lowering), build (libraries).
+Modules: schedules (names, defaults), variants (ISA levels, run-time dispatch), prepare (the target's
+passes), source (the files of a library) = library (set_key, modes, dispatch) + portable (scalar,
+sliced, bitsliced kernels) + aesni/ (AES-NI kernels); body and dialects (IR -> C expressions),
+bitslice/bitsliced (the bit-plane lowering), text and walk (C text helpers), build (objects, libraries).
 """
 from __future__ import annotations
 
@@ -39,10 +41,11 @@ class CBackend(Backend):
     def build(self, registry, names, schedule, out_dir, progress=None) -> list[str]:
         return _build.build(registry, names, schedule, out_dir, progress)
 
-    def load(self, registry, name, rounds, schedule, toolchain=None) -> CCipher:
+    def load(self, registry, name, rounds, schedule, toolchain=None, isa: str | None = None) -> CCipher:
+        """The library as shipped (every ISA variant), through ctypes; ``isa`` picks a variant for its keys."""
         module = registry.module(name, rounds)
         sched = resolve(module, schedule, rounds)
-        return CCipher(module, sched, _build.build_shared(module, sched, toolchain))
+        return CCipher(module, sched, _build.build_shared(module, sched, toolchain), isa)
 
 
 BACKEND = CBackend()

@@ -3,39 +3,32 @@
 Layout: N = 64·CS_PW blocks per call; s[j·8 + b] is the plane vector holding bit b of state byte j of
 every block (lane k, bit t <-> block 64k + t).  cs_bs_load / cs_bs_store (the skeleton) move N blocks
 in and out of that layout with six SWAR swap stages; the core reads the planes, runs the lowered
-IR (bitslice.py) and writes the output planes.  Round keys are bitsliced once, by set_key: every
-key byte becomes 8 masks (0 or all ones), and the IR key schedule itself runs on those masks
-(uint64_t planes, no table lookups), so neither data nor key ever indexes memory.
+IR (bitslice.py) and writes the output planes.  Round keys are bitsliced once, by the library's
+set_key: every round-key byte becomes 8 masks (0 or all ones, ks->bs), and set_key's own S-box
+lookups run as the same circuits on masks (library.py), so neither data nor key ever indexes memory.
 
     before: X[3] ^= rk[0][3]            (one byte of one block)
     after:  p40 = CS_P_XOR(p3_0, p16)   ... 8 statements, each on N blocks;  p16 = splat(ks->bs[3·8+0])
 """
 from __future__ import annotations
 
+import re
+
 from cipherspec.ir import Module
 
 from .bitslice import Planes, lower, sbox_function
 from .body import COMMENT_COLUMN
 from .prepare import Prepared
+from .split import Stmt, split
 
 
-class _CallNames(dict):
-    """table name -> C function name with a prefix (setdefault ignores the default it is given)."""
-
-    def __init__(self, prefix: str):
-        super().__init__()
-        self.prefix = prefix
-
-    def setdefault(self, key, default=None):
-        return super().setdefault(key, self.prefix + key)
-
-
-def sbox_functions(prep: Prepared) -> list[str]:
-    """Every used table's circuit, on plane vectors (cs_sbox_T) and on key masks (cs_ksbox_T)."""
+def sbox_functions(tables, masks: bool = False) -> list[str]:
+    """Each table's circuit as a C function: on plane vectors (cs_sbox_T, the cores) or, with ``masks``,
+    on uint64_t 0/all-ones masks (cs_ksbox_T: the library's constant-time key-schedule lookups)."""
     lines: list[str] = []
-    for name, table in prep.tables.items():
-        for ctype, prefix, fn in (("cs_p", "CS_P", f"cs_sbox_{name}"), ("uint64_t", "CS_M", f"cs_ksbox_{name}")):
-            lines += ["", "CS_NOINLINE"] + sbox_function(table, ctype, prefix, fn)
+    for name, table in tables.items():
+        ctype, prefix, fn = ("uint64_t", "CS_M", f"cs_ksbox_{name}") if masks else ("cs_p", "CS_P", f"cs_sbox_{name}")
+        lines += ["", "CS_NOINLINE"] + sbox_function(table, ctype, prefix, fn)
     return lines
 
 
@@ -53,55 +46,56 @@ def _word_index(name: str) -> int:
     return int(name[name.rindex("[") + 1:-1])
 
 
+PIECE = 600  # plane statements per out-of-line piece of a core (split.py: keeps gcc linear)
+_TOKEN = re.compile(r"\b(p\d+|r\d+\[\d+\])")
+_CALL = re.compile(r"\br(\d+)\[8\];")
+
+
+def _stmt(line: str) -> Stmt:
+    """A plane statement with the values it defines and uses (parsed from the text Planes wrote)."""
+    code = line.split("/*", 1)[0]
+    call = _CALL.search(code)
+    if call:  # cs_p aN[8] = {x planes}, rN[8]; cs_sbox_T(aN, rN);
+        n = call.group(1)
+        return Stmt(line, tuple(f"r{n}[{i}]" for i in range(8)), tuple(_TOKEN.findall(code.split("=", 1)[1])))
+    lhs, rhs = code.split("=", 1)
+    defs = tuple(_TOKEN.findall(lhs)) if lhs.lstrip().startswith("const ") else ()
+    return Stmt(line, defs, tuple(_TOKEN.findall(rhs)))
+
+
 def core(module: Module, prep: Prepared, kind: str) -> dict:
-    """cs_<kind>_n(ks, in, out): N blocks through the bitsliced ``kind`` function."""
+    """cs_<kind>_n(ks, in, out): N blocks through the bitsliced ``kind`` function, its plane statements in
+    out-of-line pieces (``pieces``: the C functions, to be placed before the core)."""
     fn = prep.functions[kind]
     slots = _slots(module)
-    planes = Planes("cs_p", "CS_P", "        ", calls={})
+    planes = Planes("cs_p", "CS_P", "    ", calls={})
 
-    def bind(name: str) -> list:
+    def bind(name: str) -> list:  # read where used (every piece sees ks and s): nothing to hand on
         if name in slots:
             k = slots[name]
-            return [planes.value(("key", k, b), f"CS_P_SPLAT(ks->bs[{k * 8 + b}])") for b in range(8)]
+            return [f"CS_P_SPLAT(ks->bs[{k * 8 + b}])" for b in range(8)]
         j = _word_index(name)
-        return [planes.value(("in", j, b), f"s[{j * 8 + b}]") for b in range(8)]
+        return [f"s[{j * 8 + b}]" for b in range(8)]
 
     outs = lower(fn, prep.tables, planes, bind)
     ind = "    "
-    lines = [f"{ind}cs_p s[CS_BLOCK * 8], o[CS_BLOCK * 8];  /* s[j*8+b]: bit b of byte j, all blocks */",
-             f"{ind}cs_bs_load(s, in);", f"{ind}{{"]
-    lines += planes.lines
+    lines = list(planes.lines)
     for i, (name, _) in enumerate(fn.outputs):
         j = _word_index(name)
         for b, p in enumerate(outs[name]):
-            stmt = f"{ind}    o[{j * 8 + b}] = {planes.literal(p)};"
+            stmt = f"{ind}o[{j * 8 + b}] = {planes.literal(p)};"
             lines.append(f"{stmt.ljust(COMMENT_COLUMN)} /* block word {name}, bit {b} */")
-    lines += [f"{ind}}}", f"{ind}cs_bs_store(out, o);"]
-    return {"name": f"cs_{kind}_n", "doc": f"{kind}: N blocks at once (bitsliced core, {len(planes.lines)} plane ops)",
-            "lines": lines}
-
-
-def key_schedule(module: Module, prep: Prepared) -> list[str]:
-    """set_key's body: the key schedule on 0/all-ones masks; writes ks->bs and the byte round keys."""
-    fn = prep.functions["key_schedule"]
-    planes = Planes("uint64_t", "CS_M", "        ", calls={})
-    planes.calls = _CallNames("cs_ksbox_")
-
-    def bind(name: str) -> list:
-        i = _word_index(name)
-        return [planes.value(("key", i, b), f"CS_M_BIT(key[{i}], {b})") for b in range(8)]
-
-    outs = lower(fn, prep.tables, planes, bind)
-    slots = _slots(module)
-    members = {flat: (arr.name, i) for arr in module.key_arrays for i, flat in enumerate(arr.flat_names())}
-    lines = list(planes.lines)
-    ind = "        "
-    for name, ps in outs.items():
-        k = slots[name]
-        for b, p in enumerate(ps):
-            stmt = f"{ind}ks->bs[{k * 8 + b}] = {planes.literal(p)};"
-            lines.append(f"{stmt.ljust(COMMENT_COLUMN)} /* round key {name}, bit {b} */")
-        member, idx = members[name]
-        byte = " | ".join(f"(ks->bs[{k * 8 + b}] & {1 << b}u)" for b in range(8))
-        lines.append(f"{ind}ks->{member}[{idx}] = (uint8_t)({byte});  /* round key {name} as a byte */")
-    return lines
+    pieces = split([_stmt(line) for line in lines], PIECE, "cs_p", ind)
+    name = f"cs_{kind}_n"
+    sections = []
+    for k, body in enumerate(pieces.functions):
+        sections.append("\n".join([f"/* {kind}, piece {k + 1} of {len(pieces.functions)} */", "CS_NOINLINE",
+                                   f"static void {name}_{k}(const {module.cipher}_key *ks, const cs_p *s, cs_p *o, cs_p *v)",
+                                   "{", f"{ind}(void)ks; (void)s; (void)o; (void)v;"] + body + ["}"]))
+    body = [f"{ind}cs_p s[CS_BLOCK * 8], o[CS_BLOCK * 8];  /* s[j*8+b]: bit b of byte j, all blocks */",
+            f"{ind}cs_p v[{pieces.slots}];  /* planes handed from one piece to the next */",
+            f"{ind}cs_bs_load(s, in);"]
+    body += [f"{ind}{name}_{k}(ks, s, o, v);" for k in range(len(pieces.functions))]
+    body.append(f"{ind}cs_bs_store(out, o);")
+    return {"name": name, "doc": f"{kind}: N blocks at once (bitsliced core, {len(planes.lines)} plane ops "
+                                 f"in {len(pieces.functions)} pieces)", "lines": body, "pieces": sections}

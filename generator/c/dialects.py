@@ -24,9 +24,13 @@ def const_literal(value: int, width: int) -> str:
 
 
 class Scalar:
-    """One block: every value is a uintN_t."""
+    """One block: every value is a uintN_t.  ``ct_lookups``: a table lookup calls cs_ct_<table>(x), a
+    constant-time evaluation of the table (the library's key schedule), instead of indexing memory."""
 
     vector = False
+
+    def __init__(self, ct_lookups: bool = False):
+        self.ct_lookups = ct_lookups
 
     @staticmethod
     def ctype(width: int) -> str:
@@ -53,7 +57,7 @@ class Scalar:
         if code == "shr":
             return f"{a[0]} >> {op.imm[0]}" if w >= 32 else f"({t})({a[0]} >> {op.imm[0]})"
         if code == "lut":
-            return f"{table_symbol(op.imm[0])}[{a[0]}]"
+            return f"cs_ct_{op.imm[0]}({a[0]})" if self.ct_lookups else f"{table_symbol(op.imm[0])}[{a[0]}]"
         if code in ("zext", "trunc"):
             return f"({t}){a[0]}"
         raise ValueError(f"the C backend cannot print op {code} (run prepare() first)")

@@ -10,6 +10,11 @@ Layouts:
                     every op as plane logic, AES-equivalent S-boxes as a Boolean circuit; constant-time.
                     Only for specs on u8 words whose tables are affine-equivalent to the AES S-box
                     (bitsliced_support says why not); param ``v`` = the plane vector size in bytes
+    aesni           x86-64 AES instructions (generator/c/aesni/): whole AES rounds as AESENC/AESDEC where
+                    the IR is AES's, else byte-sliced S-boxes via AESENCLAST/AESDECLAST; 128-, 256- or
+                    512-bit registers per ISA level (variants.py); the library falls back to bitsliced_v32
+                    (``fallback``) on CPUs without AES-NI and on other targets; constant-time.  Only for
+                    specs on u8 words whose tables are affine-equivalent to the AES S-box
 Param ``t`` (only for specs with tables AND gmul): ``tbytes`` = byte tables, gmul as shifts/XORs;
 ``tfused`` = gmul-of-lut fused into one 256-entry table per (table, constant).
 
@@ -19,16 +24,13 @@ Param ``t`` (only for specs with tables AND gmul): ``tbytes`` = byte tables, gmu
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from cipherspec.errors import UsageError
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
-LAYOUTS = ("scalar", "sliced", "bitsliced")
+LAYOUTS = ("scalar", "sliced", "bitsliced", "aesni")
+CONSTANT_TIME = ("bitsliced", "aesni")  # layouts that never index memory with secrets
 VECTOR_BYTES = (16, 32)
-DEFAULTS_FILE = Path(__file__).with_name("defaults.json")
 
 
 def has_fusable_tables(module: Module) -> bool:
@@ -43,6 +45,10 @@ def lanes(module: Module, schedule: Schedule) -> int:
         return 1
     if schedule.layout == "bitsliced":
         return schedule.get("v") * 8
+    if schedule.layout == "aesni":
+        from .aesni import lanes as aesni_lanes
+
+        return aesni_lanes(module, 128)
     return schedule.get("v") * 8 // module.block.width
 
 
@@ -50,10 +56,10 @@ def _make(module: Module, layout: str, params: dict, rounds: int | None) -> Sche
     if layout not in LAYOUTS:
         raise UsageError(f"unknown C layout '{layout}' (layouts: {', '.join(LAYOUTS)})")
     full = {}
-    if layout == "bitsliced":
-        why = bitsliced_support(module)
+    if layout in CONSTANT_TIME:
+        why = bitsliced_support(module) if layout == "bitsliced" else aesni_support(module)
         if why:
-            raise UsageError(f"schedule bitsliced is not available for {module.cipher}: {why}")
+            raise UsageError(f"schedule {layout} is not available for {module.cipher}: {why}")
     elif has_fusable_tables(module):
         full["t"] = params.pop("t", "bytes")
         if full["t"] not in ("bytes", "fused"):
@@ -94,8 +100,9 @@ def c_schedules(module: Module, rounds: int | None = None) -> list[Schedule]:
         for v in VECTOR_BYTES:
             out.append(_make(module, "sliced", dict(extra, v=str(v)), rounds))
     if not bitsliced_support(module):
-        # v32 only: each bitsliced build takes the C compiler a minute or more (v16 stays buildable)
         out.append(_make(module, "bitsliced", {"v": "32"}, rounds))
+    if not aesni_support(module):
+        out.append(_make(module, "aesni", {}, rounds))
     return out
 
 
@@ -115,10 +122,33 @@ def bitsliced_support(module: Module) -> str:
     return ""
 
 
+def aesni_support(module: Module) -> str:
+    """'' when the aesni schedule can lower this spec (generator/c/aesni), else why not."""
+    from .aesni import support
+
+    return support(module)
+
+
+def fallback(module: Module, schedule: Schedule) -> Schedule:
+    """The portable kernels an aesni library runs where AES-NI is absent: bitsliced_v32 (constant-time)."""
+    return _make(module, "bitsliced", {"v": "32"}, schedule.rounds)
+
+
 def default_schedule(module: Module, rounds: int | None = None) -> Schedule:
-    """The benchmark's pick for this cipher (defaults.json), else sliced with 32-byte vectors."""
-    defaults = json.loads(DEFAULTS_FILE.read_text()) if DEFAULTS_FILE.exists() else {}
-    return parse_schedule(module, defaults.get(module.cipher, "sliced_v32"), rounds)
+    """Constant-time first: a cipher whose encryption indexes tables gets aesni (AES instructions, bitsliced
+    fallback) or else bitsliced_v32 where they apply; every other cipher sliced_v32 (the fastest portable
+    layout for word ciphers).  A table cipher neither applies to gets sliced_v32, NOT constant-time
+    (``cipherspec build`` says so)."""
+    if secret_lookups(module):
+        for layout, why in (("aesni", aesni_support), ("bitsliced", bitsliced_support)):
+            if not why(module):
+                return _make(module, layout, {"v": "32"} if layout == "bitsliced" else {}, rounds)
+    return _make(module, "sliced", {"v": "32"}, rounds)
+
+
+def secret_lookups(module: Module) -> bool:
+    """Whether encryption or decryption indexes a table with data (a table schedule leaks through the cache)."""
+    return any(op.code == "lut" for kind in ("encrypt", "decrypt") for op in module.functions[kind].ops)
 
 
 def resolve(module: Module, text: str | None, rounds: int | None = None) -> Schedule:

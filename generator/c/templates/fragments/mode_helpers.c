@@ -1,4 +1,4 @@
-/* ---- modes ---- */
+/* ---- counter and XOR helpers ---- */
 static void cs_xor_bytes(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t n)
 {
     size_t i;

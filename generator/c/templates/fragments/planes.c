@@ -1,12 +1,6 @@
 /* ---- bit planes: {{ lanes }} blocks, one bit per block in each plane ---- */
 #define CS_LANES {{ lanes }}
 #define CS_PW {{ plane_words }}  /* 64-bit words per plane */
-#define CS_M_XOR(a, b) ((a) ^ (b))
-#define CS_M_AND(a, b) ((a) & (b))
-#define CS_M_OR(a, b) ((a) | (b))
-#define CS_M_NOT(a) (~(a))
-#define CS_M_SPLAT(c) ((uint64_t)(c))
-#define CS_M_BIT(x, b) ((uint64_t)0 - (uint64_t)(((x) >> (b)) & 1u))  /* bit b of a key byte as a 0/all-ones mask */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(CS_NO_VECTOR_EXT)
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -129,10 +123,3 @@ static void cs_bs_store(uint8_t *out, cs_p *s)
             for (k = 0; k < CS_PW; k++)
                 cs_store64le(out + (64 * k + m) * CS_BLOCK + 8 * h, CS_P_GET(s[h * 64 + m], k));
 }
-
-/* ---- S-boxes as circuits (out of line: the cores call them once per lookup) ---- */
-#if defined(__GNUC__) || defined(__clang__)
-#define CS_NOINLINE __attribute__((noinline))
-#else
-#define CS_NOINLINE
-#endif

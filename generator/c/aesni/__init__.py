@@ -1,0 +1,167 @@
+"""The C ``aesni`` schedule: x86-64 AES instructions derived from the IR, nothing written per cipher.
+
+Per function (encrypt, decrypt) one of two lowerings, decided here:
+
+    rounds      the function IS AES rounds (rounds.py recognises them by linear algebra between the S-box
+                layers): AddRoundKey + AESENC... + AESENCLAST (AESDEC + AESIMC'd keys for the inverse
+                cipher), one block per 16-byte lane, CS_IL = 8 registers in flight
+    bytesliced  any u8 function whose tables are affine-equivalent to the AES S-box (bytesliced.py):
+                register j = byte j of 16 blocks per 16-byte lane, S-boxes on AESENCLAST/AESDECLAST
+
+The same source serves three ISA levels (variants.py): CS_VBITS = 128 (AES-NI), 256 (VAES + AVX2) and
+512 (VAES + AVX-512); a register holds CS_BPR = CS_VBITS / 128 AES states.  Constant-time: no table is
+indexed by data or key, no branch depends on them.
+
+    support(module) -> ''  or why not;  lanes(module, 256) -> blocks per run;  kernel_source(...) -> C text
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from cipherspec import __version__
+from cipherspec.errors import UsageError
+from cipherspec.ir import Module
+from cipherspec.schedule import Schedule
+
+from ...common.templates import render
+from ..prepare import Prepared, prepare
+from ..text import fragment, kernel_tag, key_slots, with_comment, word_index
+from ..walk import entry_points
+from .bytesliced import Lowering, sr_power
+from .bytesliced import support as bytesliced_support
+from .rounds import Program, recognize
+
+IL = 8  # registers in flight in the round kernels (AESENC latency 4, two units: 8 independent states)
+KINDS = ("encrypt", "decrypt")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How each function is lowered: a recognised Program (rounds) or None (byte-sliced)."""
+
+    programs: dict[str, Program | None]
+    why_not_rounds: dict[str, str]
+
+
+def plan(module: Module, prep: Prepared | None = None) -> Plan:
+    """Rounds where the IR is AES's, byte-sliced elsewhere; UsageError when neither lowers a function."""
+    prep = prep or prepare(module, Schedule(module.cipher, "c", "aesni", (), module.rounds))
+    slots = key_slots(module)
+    programs, why = {}, {}
+    for kind in KINDS:
+        fn = prep.functions[kind]
+        got = recognize(fn, prep.tables, slots) if module.block.width == 8 and module.block.nbytes == 16 \
+            else "AES rounds need a 16-byte state"
+        if isinstance(got, Program):
+            programs[kind] = got
+            continue
+        if module.block.width != 8 or module.block.nbytes != 16:
+            raise UsageError(f"schedule aesni: {module.cipher} {kind}: byte slicing needs a block of 16 bytes "
+                             f"(u8[16]), not {module.block}")
+        reason = bytesliced_support(fn, prep.tables)
+        if reason:
+            raise UsageError(f"schedule aesni: {module.cipher} {kind} is neither AES rounds ({got}) nor byte-sliceable "
+                             f"({reason})")
+        programs[kind], why[kind] = None, got
+    return Plan(programs, why)
+
+
+def support(module: Module) -> str:
+    """'' when the aesni schedule lowers this cipher, else why not."""
+    if not any(op.code == "lut" for kind in KINDS for op in module.functions[kind].ops):
+        return "no S-box lookups (AES instructions compute S-boxes)"
+    try:
+        plan(module)
+    except UsageError as e:
+        return str(e).split(": ", 1)[1]
+    return ""
+
+
+def lanes(module: Module, vector_bits: int) -> int:
+    """Blocks per run of the kernels: 8 registers of AES states, or 16 blocks per 16-byte lane byte-sliced."""
+    p = plan(module)
+    bpr = vector_bits // 128
+    return max(IL * bpr if p.programs[k] is not None else 16 * bpr for k in KINDS)
+
+
+def _round_functions(P: str, kind: str, prog: Program) -> list[str]:
+    """cs_<kind>_keys (the round keys broadcast to every lane, AESIMC'd where the program says) and
+    cs_<kind>_regs (the program over m registers: each step on all of them before the next)."""
+    keys = [f"/* {kind}: {prog.describe()}; recognised in the IR (the maps between its S-box layers are "
+            f"{'MixColumns' if prog.family == 'enc' else 'InvMixColumns'} with the instruction's lane order) */",
+            f"#define CS_NK_{kind.upper()} {len(prog.steps)}",
+            f"static void cs_{kind}_keys(const {P}_key *ks, cs_x *k)", "{"]
+    regs = ["#if defined(__GNUC__) || defined(__clang__)", "__attribute__((always_inline))", "#endif",
+            f"static inline void cs_{kind}_regs(const cs_x *k, cs_x *b, const int m)", "{", "    int j;"]
+    for n, step in enumerate(prog.steps):
+        if step.key is not None:
+            load = "CS_X_KEY_IMC" if step.key.imc else "CS_X_KEY"
+            keys.append(with_comment(f"    k[{n}] = {load}(ks->{step.key.member} + {step.key.base});",
+                                     f"{step.key.member}[{step.key.base}..{step.key.base + 15}]"
+                                     + (" through AESIMC" if step.key.imc else "")))
+        else:
+            keys.append(f"    k[{n}] = CS_X_ZERO();")
+        macro = {"xor": "CS_X_XOR", "aesenc": "CS_X_AESENC", "aesenclast": "CS_X_AESENCLAST",
+                 "aesdec": "CS_X_AESDEC", "aesdeclast": "CS_X_AESDECLAST"}[step.instr]
+        regs.append(with_comment(f"    for (j = 0; j < m; j++) b[j] = {macro}(b[j], k[{n}]);", step.origin))
+    return ["\n".join(keys + ["}"]), "\n".join(regs + ["}"])]
+
+
+def _sliced_core(module: Module, prep: Prepared, kind: str) -> tuple[dict, list[str]]:
+    """cs_<kind>_n: CS_LANES blocks through the byte-sliced function; its constant tables."""
+    low = Lowering(prep.functions[kind], prep.tables, key_slots(module), f"cs_{kind[0]}k")
+    outs = low.lower(lambda name: f"s[{word_index(name)}]")
+    powers = {p for _, p in outs.values() if p is not None}
+    final = min(powers) if powers else 0
+    lines = ["    cs_x s[16], o[16];  /* s[j], o[j]: byte j of every block */", "    cs_slice_load(s, in);"]
+    lines += low.lines
+    for name, (var, p) in outs.items():  # every output at one lane power
+        out = low._realign(var, p, final)
+        lines.append(with_comment(f"    o[{word_index(name)}] = {out};", f"block byte {name}"))
+    order = ", ".join(str(v) for v in sr_power(final))
+    lines.append(f"    {{ static const uint8_t order[16] = {{{order}}};  /* lanes at ShiftRows^{final} */")
+    lines.append("      cs_slice_store(out, o, order); }")
+    consts = [f"static const uint8_t {name}[16] = {{{', '.join(f'{b:#04x}' for b in pattern)}}};"
+              for pattern, name in low.constants.items()]
+    return {"name": f"cs_{kind}_n", "doc": f"{kind}: CS_LANES blocks at once, byte-sliced ({len(low.lines)} vector ops)",
+            "lines": lines}, consts
+
+
+def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
+    prep = prepare(module, schedule)
+    p = plan(module, prep)
+    P = module.cipher
+    support = [fragment("x86_vectors.c")]
+    cores, after = [], [fragment("kernel_names.c", P=P)]
+    sliced = [k for k in KINDS if p.programs[k] is None]
+    docs = []
+    if len(sliced) < len(KINDS):
+        support.append(f"#define CS_IL {IL}  /* registers in flight */")
+    if sliced:
+        support += ["#define CS_LANES (16 * CS_BPR)", fragment("byte_slices.c")]
+    for kind in KINDS:
+        prog = p.programs[kind]
+        if prog is not None:
+            support += _round_functions(P, kind, prog)
+            docs.append(f" * {kind}: {prog.describe()} (recognised AES rounds), {IL} registers in flight.")
+        else:
+            core, consts = _sliced_core(module, prep, kind)
+            support += consts
+            cores.append(core)
+            docs.append(f" * {kind}: byte-sliced, 16 blocks per 16-byte lane, S-boxes on AESENCLAST/AESDECLAST "
+                        f"(not AES rounds: {p.why_not_rounds[kind]}).")
+    if sliced:
+        after += [fragment("padded_run.c", P=P, kind=kind) for kind in sliced]
+        after += [fragment("mode_helpers.c"), fragment("ctr_fill.c")]
+        after += entry_points(P, 1, True, kinds=tuple(sliced), ctr=p.programs["encrypt"] is None)
+    for kind in KINDS:
+        if p.programs[kind] is not None:
+            after.append(fragment("aes_rounds_ecb.c", P=P, kind=kind))
+    if p.programs["encrypt"] is not None:
+        after.append(fragment("aes_rounds_ctr.c", P=P))
+    layout_doc = "\n".join(docs + [" * CS_VBITS (128, 256, 512: the variant's -DCS_VBITS) sets the register width."])
+    return render("c/kernel.c.j2", P=P, cipher=P, tag=kernel_tag(schedule), version=__version__,
+                  spec_file=os.path.basename(module.source) if module.source else "?", schedule=schedule.name,
+                  ct_note=ct_note, layout_doc=layout_doc, block_bytes=module.block.nbytes,
+                  words=fragment("words.c"), support=support, cores=cores, after_cores=after)

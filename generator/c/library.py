@@ -1,0 +1,141 @@
+"""The library's own source, src/<cipher>.c: set_key, ECB/CBC/CTR over the kernels, run-time dispatch.
+
+Compiled once (no ISA flags).  What it holds:
+
+    cs_key_schedule     the IR key schedule as scalar C.  In a constant-time library (aesni, bitsliced) its
+                        S-box lookups are circuits on 0/all-ones masks (cs_ct_<T>, no secret-indexed
+                        memory); a bitsliced kernel's round-key planes (ks->bs) are derived from the bytes
+    the kernel table    every variant (variants.py), best first, with the CPU features it needs
+    dispatch            CPUID + XGETBV once at first use (thread-safe), CIPHERSPEC_X86_ISA as a ceiling,
+                        <cipher>_variant(), _variant_for(isa), _variant_name(i), _dispatch_error()
+    the API             set_key / set_key_isa (the key remembers its variant), the modes' argument checks,
+                        CBC chaining and partial CTR blocks; whole blocks go to the variant's kernels
+
+    library_source(module, schedule, ct_note) -> "/* aes128.c ... */"
+"""
+from __future__ import annotations
+
+import os
+
+from cipherspec import __version__
+from cipherspec.ir import Module
+from cipherspec.schedule import Schedule
+
+from ..common.templates import render
+from . import bitsliced as bs
+from .body import emit_body
+from .dialects import Scalar
+from .prepare import Prepared, prepare
+from .schedules import CONSTANT_TIME, lanes
+from .text import fragment, kernel_tag, key_slots, load, table_section, with_comment, word_index
+from .variants import LEVELS, Variant, portable, variants
+
+FEATURE_MACROS = {"SSE2": "CS_F_SSE2", "V2": "CS_F_V2", "AES": "CS_F_AES", "V3": "CS_F_V3", "VAES": "CS_F_VAES",
+                  "V4": "CS_F_V4"}
+
+
+def key_prep(module: Module, schedule: Schedule) -> Prepared:
+    """The key schedule as the scalar layout prepares it (GF multiplies lowered to shifts and XORs)."""
+    t = schedule.get("t")
+    return prepare(module, Schedule(module.cipher, "c", "scalar", (("t", t),) if t else (), schedule.rounds))
+
+
+def key_schedule_lines(module: Module, prep: Prepared, ct: bool) -> list[str]:
+    """cs_key_schedule's body: key words in, round keys into the struct (constant-time lookups if ``ct``)."""
+    fn = prep.functions["key_schedule"]
+    ind = "    "
+    lines = []
+    for name, _, _ in fn.inputs():
+        i = word_index(name)
+        ptr = f"key + {i * module.key.width // 8}"
+        lines.append(with_comment(f"{ind}const uint{module.key.width}_t k{i} = {load(module.key, ptr)};",
+                                  f"key word {name}"))
+    body = emit_body(fn, Scalar(ct_lookups=ct), prep.tables, lambda name, w: f"k{word_index(name)}", ind)
+    lines += body.lines
+    slots = key_slots(module)
+    for name, var in body.outputs.items():
+        member, idx = slots[name]
+        lines.append(with_comment(f"{ind}ks->{member}[{idx}] = {var};", f"round key {name}"))
+    return lines
+
+
+def _features(names) -> str:
+    return " | ".join(FEATURE_MACROS[f] for f in names) or "0"
+
+
+def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
+    """The kernel table: x86-64 variants (each droppable with -DCS_NO_<NAME>), else the portable one."""
+    lines = ["#ifdef CS_X86"]
+    for v in vs:
+        lines += [f"#ifndef CS_NO_{v.name.upper()}", f"CS_DECLARE({v.name})", "#endif"]
+    lines.append("static const cs_kernels cs_variants[] = {")
+    for v in vs:
+        lines += [f"#ifndef CS_NO_{v.name.upper()}",
+                  f"    CS_ROW({v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}),  "
+                  f"/* {kernel_tag(v.kernel)}: {v.needs} */",
+                  "#endif"]
+    lines += ["};", "#else", f"CS_DECLARE({port.name})", "static const cs_kernels cs_variants[] = {",
+              f"    CS_ROW({port.name}, 0, {lanes_of_variant(module, port)}),  /* {kernel_tag(port.kernel)} */",
+              "};", "#endif"]
+    return "\n".join(lines)
+
+
+def lanes_of_variant(module: Module, v: Variant) -> int:
+    """Blocks per run of a variant's core (AES-NI kernels: more per wider register)."""
+    if v.kernel.layout == "aesni":
+        from .aesni import lanes as aesni_lanes
+
+        return aesni_lanes(module, v.level.vector_bits)
+    return max(lanes(module, v.kernel), 1)
+
+
+def variant_doc(module: Module, schedule: Schedule) -> str:
+    """The banner's table: variant, kernel file, what it needs, how it is compiled."""
+    rows = []
+    for v in variants(module, schedule) + [portable(module, schedule)]:
+        flags = " ".join(v.flags + (f"-DCS_VARIANT={v.name}",))
+        rows.append(f" *     {v.name:<12} {module.cipher}_{kernel_tag(v.kernel)}.c  {v.needs}: {flags}")
+    return "\n".join(rows)
+
+
+def chunk(module: Module, schedule: Schedule) -> int:
+    """Blocks CBC decryption buffers per kernel call: a multiple of every variant's run, at least 16."""
+    return max([16] + [lanes_of_variant(module, v) for v in variants(module, schedule) + [portable(module, schedule)]])
+
+
+def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
+    P = module.cipher
+    prep = key_prep(module, schedule)
+    ct = schedule.layout in CONSTANT_TIME
+    used = {op.imm[0] for op in prep.functions["key_schedule"].ops if op.code == "lut"}
+    tables = {name: t for name, t in prep.tables.items() if name in used}
+    support = []
+    if tables and ct:
+        support.append("\n".join([fragment("masks.c"), fragment("noinline.c")] + bs.sbox_functions(tables, masks=True)))
+        support += [fragment("ct_lookup.c", table=name) for name in tables]
+    elif tables:
+        support.append(table_section(list(tables.values())))
+    key_lines = key_schedule_lines(module, prep, ct)
+    port = portable(module, schedule)
+    kernels = {v.kernel for v in variants(module, schedule)} | {port.kernel}
+    if any(k.layout == "bitsliced" for k in kernels):
+        support.append(fragment("key_planes.c", P=P, loops=_plane_loops(module)))
+        key_lines.append("    cs_key_planes(ks);")
+    levels = ",\n".join(f'    {{"{lv.name}", {_features(lv.features)}}}' for lv in LEVELS)
+    dispatch = "\n\n".join([fragment("kernel_table.c", P=P), _variant_rows(module, variants(module, schedule), port),
+                            fragment("dispatch.c", P=P, levels=levels, level_names=" ".join(lv.name for lv in LEVELS))])
+    return render("c/library.c.j2", P=P, cipher=P, version=__version__, schedule=schedule.name,
+                  spec_file=os.path.basename(module.source) if module.source else "?", ct_note=ct_note,
+                  variant_doc=variant_doc(module, schedule), block_bytes=module.block.nbytes,
+                  chunk=chunk(module, schedule), words=fragment("words.c"), support=support,
+                  key_schedule=key_lines, dispatch=dispatch, api=fragment("api.c", P=P, P_UP=P.upper()))
+
+
+def _plane_loops(module: Module) -> str:
+    lines, off = [], 0
+    for arr in module.key_arrays:
+        n = len(arr.flat_names())
+        lines.append(f"    for (k = 0; k < {n}; k++)")
+        lines.append(f"        for (b = 0; b < 8; b++) ks->bs[({off} + k) * 8 + b] = (uint64_t)0 - (uint64_t)((ks->{arr.name}[k] >> b) & 1u);")
+        off += n
+    return "\n".join(lines)

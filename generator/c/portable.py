@@ -1,0 +1,175 @@
+"""The portable kernels of one cipher under a scalar, sliced or bitsliced schedule -> src/<cipher>_<tag>.c.
+
+Plain C99 (GCC/Clang vector extensions where present, plain arrays elsewhere), compiled once per ISA
+level of the library (variants.py): the same text, other -march flags.  The Python side decides
+everything (bodies, loads, stores, tables, the lanes, which support code a layout needs, how the
+entry points walk the blocks: walk.py); templates/kernel.c.j2 only lays the sections out, and the
+static support code (load/store helpers, lane vectors, bit planes and their transposition, the
+counter helpers, the entry points) is plain C in templates/fragments/.
+
+    kernel_source(module, Schedule(lea128, c, sliced, v=32)) -> "/* lea128_sliced_v32.c ... */"
+"""
+from __future__ import annotations
+
+import os
+
+from cipherspec import __version__
+from cipherspec.ir import Module
+from cipherspec.schedule import Schedule
+
+from ..common.templates import render
+from . import bitsliced as bs
+from .body import emit_body
+from .dialects import Scalar, Vector
+from .prepare import Prepared, prepare
+from .schedules import lanes as lanes_of
+from .text import (fragment, kernel_tag, key_slots, load, state_inputs, store, table_section, with_comment,
+                   word_index)
+from .walk import entry_points
+
+
+def scalar_core(module: Module, prep: Prepared, kind: str) -> dict:
+    fn = prep.functions[kind]
+    slots = key_slots(module)
+    lay = module.block
+    step = lay.width // 8
+    ind = "    "
+    lines = []
+    for name in state_inputs(fn, slots):
+        i = word_index(name)
+        lines.append(with_comment(f"{ind}const uint{lay.width}_t x{i} = {load(lay, f'in + {i * step}')};",
+                                  f"block word {name}"))
+
+    def bind(name: str, width: int) -> str:
+        if name in slots:
+            member, idx = slots[name]
+            return f"ks->{member}[{idx}]"
+        return f"x{word_index(name)}"
+
+    body = emit_body(fn, Scalar(), prep.tables, bind, ind)
+    lines += body.lines
+    for i, (name, _) in enumerate(fn.outputs):
+        lines.append(with_comment(f"{ind}{store(lay, f'out + {i * step}', body.outputs[name])};",
+                                  f"block word {name}"))
+    return {"name": f"cs_{kind}_1", "doc": f"{kind}: one block (scalar core)", "lines": lines}
+
+
+def sliced_core(module: Module, prep: Prepared, kind: str, lanes: int) -> dict:
+    fn = prep.functions[kind]
+    slots = key_slots(module)
+    lay = module.block
+    step = lay.width // 8
+    t = f"uint{lay.width}_t"
+    ind = "    "
+    state = state_inputs(fn, slots)
+    lines = [f"{ind}{t} w[{lay.count}][CS_LANES];  /* w[i][l]: word i of block l (the transpose) */",
+             f"{ind}int l;"]
+    for name in state:
+        lines.append(f"{ind}cs_v{lay.width} x{word_index(name)};")
+    lines.append(f"{ind}for (l = 0; l < CS_LANES; l++) {{")
+    for name in state:
+        i = word_index(name)
+        lines.append(with_comment(f"{ind}    w[{i}][l] = {load(lay, f'in + l * CS_BLOCK + {i * step}')};",
+                                  f"block word {name}"))
+    lines.append(f"{ind}}}")
+    for name in state:
+        i = word_index(name)
+        lines.append(with_comment(f"{ind}memcpy(&x{i}, w[{i}], sizeof x{i});", f"block word {name}, all lanes"))
+    lines.append(f"{ind}{{")
+
+    def bind(name: str, width: int) -> str:
+        if name in slots:
+            member, idx = slots[name]
+            return f"CS_V{width}_SPLAT(ks->{member}[{idx}])"
+        return f"x{word_index(name)}"
+
+    body = emit_body(fn, Vector(), prep.tables, bind, ind + "    ")
+    lines += body.lines
+    for i, (name, _) in enumerate(fn.outputs):
+        var = body.outputs[name]
+        lines.append(with_comment(f"{ind}    memcpy(w[{i}], &{var}, sizeof {var});", f"block word {name}, all lanes"))
+    lines.append(f"{ind}}}")
+    lines.append(f"{ind}for (l = 0; l < CS_LANES; l++) {{")
+    for i, (name, _) in enumerate(fn.outputs):
+        lines.append(with_comment(f"{ind}    {store(lay, f'out + l * CS_BLOCK + {i * step}', f'w[{i}][l]')};",
+                                  f"block word {name}"))
+    lines.append(f"{ind}}}")
+    return {"name": f"cs_{kind}_n", "doc": f"{kind}: {lanes} blocks at once (block-sliced core)", "lines": lines}
+
+
+def byte_rotation_mask(width: int, amount: int, lanes: int) -> str:
+    """The __builtin_shuffle mask rotating each little-endian ``width``-bit lane left by ``amount`` bits:
+    result byte j of a lane is source byte (j - amount/8) mod (width/8).  (32, 8): 3,0,1,2, 7,4,5,6, ..."""
+    nb, sh = width // 8, amount // 8
+    return ", ".join(str(lane * nb + (j - sh) % nb) for lane in range(lanes) for j in range(nb))
+
+
+def layout_doc(layout: str, lanes: int) -> str:
+    """The source banner's paragraph on the layout."""
+    if layout == "bitsliced":
+        return (f" * Bitsliced: {lanes} blocks per call of the core; bit b of state byte j of all {lanes} blocks lives in one\n"
+                " * plane vector (GCC/Clang vector extensions; define CS_NO_VECTOR_EXT to use the plain-array fallback).\n"
+                " * S-boxes are Boolean circuits, round keys are planes: no table lookups at all.  A short run\n"
+                f" * (a tail, one CBC-encryption block) is padded to {lanes} blocks.")
+    if layout == "sliced":
+        return (f" * Block-sliced: {lanes} blocks per call of the core; word i of all {lanes} blocks lives in the lanes of one\n"
+                " * vector (GCC/Clang vector extensions; define CS_NO_VECTOR_EXT to use the plain-array fallback).\n"
+                f" * Runs of {lanes} blocks, then the scalar core for the tail.")
+    return " * Scalar: one block per call of the core."
+
+
+def _sliced_support(module: Module, prep: Prepared, lanes: int) -> list[str]:
+    """The vector types and operators of a sliced core: one section each for the lane vectors (vector
+    extensions, plain-array fallback), the byte-shuffle rotations, the per-lane lookups and conversions."""
+    widths = {module.block.width}
+    luts: set[tuple[int, int]] = set()
+    cvts: set[tuple[int, int]] = set()
+    rotb: set[tuple[int, int]] = set()
+    for kind in ("encrypt", "decrypt"):
+        fn = prep.functions[kind]
+        for op in fn.ops:
+            widths.add(op.width)
+            if op.code == "lut":
+                tab = prep.tables[op.imm[0]]
+                luts.add((tab.in_width, tab.out_width))
+            elif op.code in ("zext", "trunc"):
+                cvts.add((fn.ops[op.args[0]].width, op.width))
+            elif op.code == "rotl" and op.width > 8 and op.imm[0] % 8 == 0:
+                rotb.add((op.width, op.imm[0]))
+    vectors = "\n".join([fragment("vectors_open.c", lanes=lanes)]
+                        + [fragment("vector_ext.c", w=w, nbytes=lanes * w // 8) for w in sorted(widths)]
+                        + ["#else /* plain arrays: any C99 compiler */"]
+                        + [fragment("vector_plain.c", w=w) for w in sorted(widths)] + ["#endif"])
+    return ([vectors]
+            + [fragment("byte_rotation.c", w=w, k=k, nbytes=lanes * w // 8, mask=byte_rotation_mask(w, k, lanes))
+               for w, k in sorted(rotb)]
+            + [fragment("lane_lookup.c", a=a, b=b) for a, b in sorted(luts)]
+            + [fragment("lane_convert.c", a=a, b=b) for a, b in sorted(cvts)])
+
+
+def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
+    """The kernel file of a scalar, sliced or bitsliced schedule."""
+    prep = prepare(module, schedule)
+    layout = schedule.layout
+    n = lanes_of(module, schedule) if layout != "scalar" else 0
+    P = module.cipher
+    support = [table_section(list(prep.tables.values()))] if prep.tables and layout != "bitsliced" else []
+    after_cores: list[str] = []
+    if layout == "bitsliced":
+        support.append(fragment("planes.c", lanes=n, plane_words=n // 64))
+        support.append("\n".join(["/* ---- S-boxes as circuits (out of line: the cores call them once per lookup) ---- */",
+                                  fragment("noinline.c")] + bs.sbox_functions(prep.tables)))
+        cores = [bs.core(module, prep, "encrypt"), bs.core(module, prep, "decrypt")]
+        support += [piece for c in cores for piece in c["pieces"]]
+        after_cores = [fragment("padded_run.c", P=P, kind=kind) for kind in ("encrypt", "decrypt")]
+    else:
+        cores = [scalar_core(module, prep, "encrypt"), scalar_core(module, prep, "decrypt")]
+    if layout == "sliced":
+        support += _sliced_support(module, prep, n)
+        cores += [sliced_core(module, prep, "encrypt", n), sliced_core(module, prep, "decrypt", n)]
+    after_cores += [fragment("mode_helpers.c")] + ([fragment("ctr_fill.c")] if n else [])
+    after_cores += [fragment("kernel_names.c", P=P)] + entry_points(P, n, layout == "bitsliced")
+    return render("c/kernel.c.j2", P=P, cipher=P, tag=kernel_tag(schedule), version=__version__,
+                  spec_file=os.path.basename(module.source) if module.source else "?", schedule=schedule.name,
+                  ct_note=ct_note, layout_doc=layout_doc(layout, n), block_bytes=module.block.nbytes,
+                  words=fragment("words.c"), support=support, cores=cores, after_cores=after_cores)

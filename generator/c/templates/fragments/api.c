@@ -1,0 +1,108 @@
+int {{ P }}_set_key_isa({{ P }}_key *ks, const uint8_t *key, size_t key_len, const char *isa)
+{
+    const char *why = "";
+    int v;
+    if (ks == NULL || key == NULL) return CIPHERSPEC_ERR_NULL;
+    if (key_len != {{ P_UP }}_KEY_BYTES) return CIPHERSPEC_ERR_KEY_LENGTH;
+    v = isa == NULL ? cs_default() : cs_choose(isa, &why);
+    if (v < 0) {
+        ks->variant = 0;
+        return CIPHERSPEC_ERR_ISA;
+    }
+    cs_key_schedule(ks, key);
+    ks->variant = (uint32_t)v + 1;
+    return CIPHERSPEC_OK;
+}
+
+int {{ P }}_set_key({{ P }}_key *ks, const uint8_t *key, size_t key_len)
+{
+    return {{ P }}_set_key_isa(ks, key, key_len, NULL);
+}
+
+/* ---- modes: argument checks, chaining and partial blocks here; whole blocks in the kernels ---- */
+static void cs_xor_bytes(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) out[i] = (uint8_t)(a[i] ^ b[i]);
+}
+
+int {{ P }}_ecb_encrypt(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t len)
+{
+    const cs_kernels *k;
+    if (ks == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
+    if (len % CS_BLOCK != 0) return CIPHERSPEC_ERR_LENGTH;
+    if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    if (len) k->ecb_encrypt(ks, in, out, len / CS_BLOCK);
+    return CIPHERSPEC_OK;
+}
+
+int {{ P }}_ecb_decrypt(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t len)
+{
+    const cs_kernels *k;
+    if (ks == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
+    if (len % CS_BLOCK != 0) return CIPHERSPEC_ERR_LENGTH;
+    if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    if (len) k->ecb_decrypt(ks, in, out, len / CS_BLOCK);
+    return CIPHERSPEC_OK;
+}
+
+int {{ P }}_cbc_encrypt(const {{ P }}_key *ks, const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
+{
+    const cs_kernels *k;
+    uint8_t chain[CS_BLOCK];
+    size_t i;
+    if (ks == NULL || iv == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
+    if (len % CS_BLOCK != 0) return CIPHERSPEC_ERR_LENGTH;
+    if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    memcpy(chain, iv, CS_BLOCK);
+    for (i = 0; i < len; i += CS_BLOCK) {  /* sequential by definition */
+        cs_xor_bytes(chain, chain, in + i, CS_BLOCK);
+        k->ecb_encrypt(ks, chain, chain, 1);
+        memcpy(out + i, chain, CS_BLOCK);
+    }
+    return CIPHERSPEC_OK;
+}
+
+int {{ P }}_cbc_decrypt(const {{ P }}_key *ks, const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
+{
+    const cs_kernels *k;
+    uint8_t prev[CS_BLOCK], ct[CS_CHUNK * CS_BLOCK];
+    size_t n, i, m;
+    if (ks == NULL || iv == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
+    if (len % CS_BLOCK != 0) return CIPHERSPEC_ERR_LENGTH;
+    if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    n = len / CS_BLOCK;
+    memcpy(prev, iv, CS_BLOCK);
+    for (i = 0; i < n; i += m) {  /* whole runs of the kernel's core; ct: a copy, so that in == out works */
+        m = n - i < CS_CHUNK ? n - i : CS_CHUNK;
+        if (m > k->lanes) m -= m % k->lanes;
+        memcpy(ct, in + i * CS_BLOCK, m * CS_BLOCK);
+        k->ecb_decrypt(ks, ct, out + i * CS_BLOCK, m);
+        cs_xor_bytes(out + i * CS_BLOCK, out + i * CS_BLOCK, prev, CS_BLOCK);
+        cs_xor_bytes(out + (i + 1) * CS_BLOCK, out + (i + 1) * CS_BLOCK, ct, (m - 1) * CS_BLOCK);
+        memcpy(prev, ct + (m - 1) * CS_BLOCK, CS_BLOCK);
+    }
+    return CIPHERSPEC_OK;
+}
+
+int {{ P }}_ctr(const {{ P }}_key *ks, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
+{
+    const cs_kernels *k;
+    uint8_t ctr[CS_BLOCK], last[CS_BLOCK];
+    const size_t whole = len / CS_BLOCK, rest = len % CS_BLOCK;
+    if (ks == NULL || iv == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    memcpy(ctr, iv, CS_BLOCK);
+    if (whole) k->ctr(ks, ctr, in, out, whole);
+    if (rest) {  /* a partial last block: the first bytes of its keystream */
+        memset(last, 0, CS_BLOCK);
+        memcpy(last, in + whole * CS_BLOCK, rest);
+        k->ctr(ks, ctr, last, last, 1);
+        memcpy(out + whole * CS_BLOCK, last, rest);
+    }
+    memcpy(iv, ctr, CS_BLOCK);
+    return CIPHERSPEC_OK;
+}
+
+const char *{{ P }}_schedule_name(void) { return {{ P_UP }}_SCHEDULE; }
+size_t {{ P }}_key_size(void) { return sizeof({{ P }}_key); }

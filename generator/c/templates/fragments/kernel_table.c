@@ -1,0 +1,27 @@
+/* ---- kernels: the variants this library carries, best first ---- */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
+#define CS_X86 1  /* x86-64 with GCC/Clang: several ISA levels, chosen from CPUID */
+#endif
+
+typedef struct {
+    const char *name;
+    unsigned features;  /* the CS_F_* groups the variant's code needs */
+    size_t lanes;       /* blocks per run of its core (CBC decryption buffers whole runs) */
+    void (*ecb_encrypt)(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
+    void (*ecb_decrypt)(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
+    void (*ctr)(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
+} cs_kernels;
+
+/* CPU feature groups (x86-64 psABI levels, plus AES-NI and VAES) */
+#define CS_F_SSE2 1u   /* x86-64 baseline */
+#define CS_F_V2 2u     /* x86-64-v2: SSE3, SSSE3, SSE4.1, SSE4.2, POPCNT, CMPXCHG16B, LAHF */
+#define CS_F_AES 4u    /* AES-NI (and PCLMULQDQ) */
+#define CS_F_V3 8u     /* x86-64-v3: AVX, AVX2, BMI1, BMI2, F16C, FMA, LZCNT, MOVBE, OS-saved YMM */
+#define CS_F_VAES 16u  /* VAES (AES on 256/512-bit registers) */
+#define CS_F_V4 32u    /* x86-64-v4: AVX-512 F, BW, CD, DQ, VL, OS-saved ZMM */
+
+#define CS_DECLARE(v)                                                                                    \
+    void {{ P }}_##v##_ecb_encrypt(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
+    void {{ P }}_##v##_ecb_decrypt(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
+    void {{ P }}_##v##_ctr(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
+#define CS_ROW(v, features, lanes) { #v, features, lanes, {{ P }}_##v##_ecb_encrypt, {{ P }}_##v##_ecb_decrypt, {{ P }}_##v##_ctr }

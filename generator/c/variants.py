@@ -1,0 +1,124 @@
+"""Run-time dispatch for the C libraries: the x86-64 ISA levels, and which kernels a library carries.
+
+A library's kernels are compiled once per ISA level (the same C source with ``-march`` flags, or, for
+the ``aesni`` kernels, one source whose vector width follows the level); the library's own C code
+(src/<cipher>.c) reads CPUID once, at first use, and calls the best variant the CPU can run.
+
+    level       CPU features it needs                         flags                          blocks
+    sse2        x86-64 baseline                               -march=x86-64                  (any)
+    aesni       x86-64-v2 (SSSE3, SSE4.1/4.2, POPCNT) + AES  -march=x86-64-v2 -maes         128-bit AES-NI
+    avx2        x86-64-v3 (AVX2, BMI1/2, FMA, MOVBE, ...)     -march=x86-64-v3
+    vaes_avx2   x86-64-v3 + AES + VAES                        -march=x86-64-v3 -maes -mvaes  256-bit VAES
+    avx512      x86-64-v4 (AVX-512 F/BW/CD/DQ/VL)             -march=x86-64-v4
+    vaes_avx512 x86-64-v4 + AES + VAES                        -march=x86-64-v4 -maes -mvaes  512-bit VAES
+
+    variants(module, schedule)  (x86-64 targets, best first)
+        aes128_c_aesni      -> vaes_avx512, vaes_avx2, aesni (kernel aesni);  avx512, avx2, sse2 (bitsliced_v32)
+        lea128_c_sliced_v32 -> avx512, avx2, sse2 (kernel sliced_v32)
+    portable(module, schedule)  (any other target: one variant, no ISA flags)
+        aes128_c_aesni      -> portable (bitsliced_v32)
+
+CIPHERSPEC_X86_ISA=<level> caps the choice: the best variant whose features the level has (avx2 on an
+AES library: the bitsliced AVX2 kernels).  A level this CPU lacks, or a name that is no level, is an
+error at first use: set_key returns CIPHERSPEC_ERR_ISA and <cipher>_dispatch_error() says why.
+"""
+from __future__ import annotations
+
+import functools
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from cipherspec.ir import Module
+from cipherspec.schedule import Schedule
+
+# CPU feature groups the dispatcher tests (fragments/dispatch_x86.c computes them from CPUID/XGETBV)
+FEATURES = ("SSE2", "V2", "AES", "V3", "VAES", "V4")
+
+
+@dataclass(frozen=True)
+class Level:
+    name: str
+    features: tuple[str, ...]  # subset of FEATURES
+    flags: tuple[str, ...]  # compiler flags of its objects
+    vector_bits: int  # the widest vector the level's AES-NI kernels use (0: no AES instructions)
+    doc: str
+
+
+LEVELS = (
+    Level("sse2", ("SSE2",), ("-march=x86-64",), 0, "x86-64 baseline (SSE2)"),
+    Level("aesni", ("SSE2", "V2", "AES"), ("-march=x86-64-v2", "-maes"), 128, "x86-64-v2 + AES-NI, 128-bit"),
+    Level("avx2", ("SSE2", "V2", "V3"), ("-march=x86-64-v3",), 0, "x86-64-v3 (AVX2)"),
+    Level("vaes_avx2", ("SSE2", "V2", "V3", "AES", "VAES"), ("-march=x86-64-v3", "-maes", "-mvaes"), 256,
+          "x86-64-v3 + VAES, 256-bit"),
+    Level("avx512", ("SSE2", "V2", "V3", "V4"), ("-march=x86-64-v4",), 0, "x86-64-v4 (AVX-512)"),
+    Level("vaes_avx512", ("SSE2", "V2", "V3", "V4", "AES", "VAES"), ("-march=x86-64-v4", "-maes", "-mvaes"),
+          512, "x86-64-v4 + VAES, 512-bit"),
+)
+BY_NAME = {lv.name: lv for lv in LEVELS}
+PORTABLE_LEVELS = ("avx512", "avx2", "sse2")  # best first: portable C kernels at each level
+AESNI_LEVELS = ("vaes_avx512", "vaes_avx2", "aesni")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One compiled copy of a kernel: ``name`` (the level, or "portable"), the kernel schedule it runs."""
+
+    name: str
+    kernel: Schedule
+    level: Level | None  # None: the portable variant (no ISA flags, every target)
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        if self.level is None:
+            return ()
+        extra = (f"-DCS_VBITS={self.level.vector_bits}",) if self.kernel.layout == "aesni" else ()
+        return self.level.flags + extra
+
+    @property
+    def needs(self) -> str:
+        return self.level.doc if self.level else "any C99 compiler"
+
+
+def kernels(module: Module, schedule: Schedule) -> list[Schedule]:
+    """The kernel schedules a library schedule compiles, best first: aesni -> [aesni, its fallback]."""
+    from .schedules import fallback
+
+    if schedule.layout == "aesni":
+        return [schedule, fallback(module, schedule)]
+    return [schedule]
+
+
+def variants(module: Module, schedule: Schedule) -> list[Variant]:
+    """The x86-64 variants of a library, best first (the dispatcher's table)."""
+    ks = kernels(module, schedule)
+    out = []
+    for k in ks:
+        names = AESNI_LEVELS if k.layout == "aesni" else PORTABLE_LEVELS
+        out += [Variant(n, k, BY_NAME[n]) for n in names]
+    return out
+
+
+def portable(module: Module, schedule: Schedule) -> Variant:
+    """The one variant of a library on a target that is not x86-64: the last (portable) kernel."""
+    return Variant("portable", kernels(module, schedule)[-1], None)
+
+
+def is_x86_64(triple: str) -> bool:
+    """``cc -dumpmachine`` output -> whether the x86-64 variants apply (x86_64-linux-gnu, x86_64-pc-...)."""
+    return triple.split("-")[0] in ("x86_64", "amd64")
+
+
+@functools.lru_cache(maxsize=None)
+def compiler_supports(cc: str, flags: tuple[str, ...]) -> bool:
+    """Whether ``cc`` compiles (and so can build a variant) with ``flags``; cached per process."""
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d) / "probe.c"
+        src.write_text("int cs_probe(int x) { return x + 1; }\n")
+        try:
+            p = subprocess.run([cc, *flags, "-c", str(src), "-o", str(Path(d) / "probe.o")],
+                               capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+        return p.returncode == 0
