@@ -49,18 +49,23 @@ def _word_index(name: str) -> int:
 PIECE = 600  # plane statements per out-of-line piece of a core (split.py: keeps gcc linear)
 _TOKEN = re.compile(r"\b(p\d+|r\d+\[\d+\])")
 _CALL = re.compile(r"\br(\d+)\[8\];")
+_ROUND = re.compile(r"\br(\d+) \*/$")
+KEY_PLANE = re.compile(r"ks->bs\[(\d+)\]")
 
 
 def _stmt(line: str) -> Stmt:
-    """A plane statement with the values it defines and uses (parsed from the text Planes wrote)."""
+    """A plane statement with the values it defines and uses (parsed from the text Planes wrote) and its
+    round (from its origin comment)."""
     code = line.split("/*", 1)[0]
+    rnd = _ROUND.search(line)
+    group = int(rnd.group(1)) if rnd else ("out" if code.lstrip().startswith("o[") else None)
     call = _CALL.search(code)
     if call:  # cs_p aN[8] = {x planes}, rN[8]; cs_sbox_T(aN, rN);
         n = call.group(1)
-        return Stmt(line, tuple(f"r{n}[{i}]" for i in range(8)), tuple(_TOKEN.findall(code.split("=", 1)[1])))
+        return Stmt(line, tuple(f"r{n}[{i}]" for i in range(8)), tuple(_TOKEN.findall(code.split("=", 1)[1])), group)
     lhs, rhs = code.split("=", 1)
     defs = tuple(_TOKEN.findall(lhs)) if lhs.lstrip().startswith("const ") else ()
-    return Stmt(line, defs, tuple(_TOKEN.findall(rhs)))
+    return Stmt(line, defs, tuple(_TOKEN.findall(rhs)), group)
 
 
 def core(module: Module, prep: Prepared, kind: str) -> dict:
@@ -85,17 +90,20 @@ def core(module: Module, prep: Prepared, kind: str) -> dict:
         for b, p in enumerate(outs[name]):
             stmt = f"{ind}o[{j * 8 + b}] = {planes.literal(p)};"
             lines.append(f"{stmt.ljust(COMMENT_COLUMN)} /* block word {name}, bit {b} */")
-    pieces = split([_stmt(line) for line in lines], PIECE, "cs_p", ind)
+    pieces = split([_stmt(line) for line in lines], PIECE, "cs_p", ind, KEY_PLANE)
     name = f"cs_{kind}_n"
     sections = []
     for k, body in enumerate(pieces.functions):
-        sections.append("\n".join([f"/* {kind}, piece {k + 1} of {len(pieces.functions)} */", "CS_NOINLINE",
-                                   f"static void {name}_{k}(const {module.cipher}_key *ks, const cs_p *s, cs_p *o, cs_p *v)",
-                                   "{", f"{ind}(void)ks; (void)s; (void)o; (void)v;"] + body + ["}"]))
+        uses = sum(c.function == k for c in pieces.calls)
+        sections.append("\n".join([f"/* {kind}: piece {k} ({uses} call{'s' * (uses > 1)}; kb: its round-key planes) */",
+                                   "CS_NOINLINE",
+                                   f"static void {name}_{k}(const uint64_t *kb, const cs_p *s, cs_p *o, cs_p *v)",
+                                   "{", f"{ind}(void)kb; (void)s; (void)o; (void)v;"] + body + ["}"]))
     body = [f"{ind}cs_p s[CS_BLOCK * 8], o[CS_BLOCK * 8];  /* s[j*8+b]: bit b of byte j, all blocks */",
             f"{ind}cs_p v[{pieces.slots}];  /* planes handed from one piece to the next */",
             f"{ind}cs_bs_load(s, in);"]
-    body += [f"{ind}{name}_{k}(ks, s, o, v);" for k in range(len(pieces.functions))]
+    body += [f"{ind}{name}_{c.function}(ks->bs + {c.key_base}, s, o, v);" for c in pieces.calls]
     body.append(f"{ind}cs_bs_store(out, o);")
-    return {"name": name, "doc": f"{kind}: N blocks at once (bitsliced core, {len(planes.lines)} plane ops "
-                                 f"in {len(pieces.functions)} pieces)", "lines": body, "pieces": sections}
+    return {"name": name, "doc": f"{kind}: N blocks at once (bitsliced core, {len(planes.lines)} plane ops; "
+                                 f"{len(pieces.calls)} pieces, {len(pieces.functions)} distinct)",
+            "lines": body, "pieces": sections}

@@ -1,15 +1,20 @@
-"""Splitting a long straight-line core into out-of-line pieces of bounded size, so that the C compiler's time
-grows linearly with the cipher (gcc's scheduling and register allocation are super-linear in one huge
-function: one 11 000-statement bitsliced AES core took 19 s, its pieces take a fraction of that).
+"""Splitting a long straight-line core into out-of-line pieces, and re-rolling the pieces that repeat.
 
-A core is a list of statements, each defining and using values (C variable names, or array elements such
-as ``r7[3]``).  Cut points are chosen near every ``size`` statements, where the fewest values are live;
-each piece becomes a function that reads the values it needs from a slot array ``v`` and writes the ones
-later pieces need back into it (a slot is reused once its value is dead).
+gcc's scheduling and register allocation are super-linear in one huge function (one 11 000-statement
+bitsliced AES core took 19 s), so a core is cut into pieces of bounded size: at the spec's round
+boundaries where the statements say their round (``group``), else near every ``size`` statements where the
+fewest values are live.  Each piece is a function that reads the values it needs from a slot array ``v``
+and writes the ones later pieces need back into it.
 
-    before: static void core(...) { s0; s1; ...; s10999; }
-    after:  static void core_0(const K *ks, const T *s, T *o, T *v) { const T p12 = v[0]; ...; v[3] = p977; }
-            ... core_13 ...;   core(...) { T v[183]; core_0(ks, s, o, v); ... core_13(ks, s, o, v); }
+The slots are canonical -- at each cut, a value's slot is its position among the live values in the
+order the following statements first use them -- so pieces that differ only in variable names and in
+which round keys they read are one function (re-rolling what the IR unrolled): AES-128's middle rounds
+compile once, not nine times.
+
+    before: static void core(...) { s0; ...; s10999; }
+    after:  static void core_r0(const K *kb, const T *s, T *o, T *v) { const T p0 = v[0]; ... v[0] = p97; }
+            core(...) { T v[128]; core_r0(ks->bs + 0, s, o, v); core_r1(ks->bs + 128, s, o, v); ...
+                        core_r1(ks->bs + 1152, s, o, v); core_r2(ks->bs + 1280, s, o, v); }
 """
 from __future__ import annotations
 
@@ -24,72 +29,139 @@ class Stmt:
     text: str  # one line of C, with its indentation and comment
     defs: tuple[str, ...]  # values it defines
     uses: tuple[str, ...]  # values it reads (defined by earlier statements)
+    group: object = None  # statements of one group (a round) stay in one piece where possible
+
+
+@dataclass(frozen=True)
+class Piece:
+    function: int  # index into Pieces.functions (pieces that repeat share one)
+    key_base: int  # the key offset this call passes (0 when the key is not re-based)
 
 
 @dataclass(frozen=True)
 class Pieces:
-    functions: list[list[str]]  # each piece's body lines (live-ins loaded, statements, live-outs stored)
+    functions: list[list[str]]  # each distinct function's body lines
+    calls: list[Piece]  # the pieces in order
     slots: int  # size of the slot array
+    rebased: bool  # key references rewritten as kb[i] (relative to each call's key_base)
 
 
 def cuts(stmts: list[Stmt], size: int) -> list[int]:
-    """Piece boundaries: 0, then near every ``size`` statements the one with the fewest live values."""
+    """Piece boundaries: at every change of group, and inside a group (or without groups) near every
+    ``size`` statements where the fewest values are live."""
     n = len(stmts)
-    if n <= size * 3 // 2:
-        return [0]
+    live = _live_counts(stmts)
+    out = [0]
+    for i in range(1, n):
+        if stmts[i].group != stmts[i - 1].group and stmts[i].group is not None and stmts[i - 1].group is not None:
+            out.append(i)
+    bounds, result = out + [n], []
+    for a, b in zip(bounds, bounds[1:]):
+        result.append(a)
+        while b - result[-1] > size * 3 // 2:
+            lo, hi = result[-1] + size * 3 // 4, min(result[-1] + size * 5 // 4, b - size // 2)
+            result.append(min(range(lo, hi + 1), key=lambda i, s=result[-1]: (live[i], abs(i - s - size))))
+    return result
+
+
+def _live_counts(stmts: list[Stmt]) -> list[int]:
+    """live[i]: values defined before statement i and used at i or later."""
     last: dict[str, int] = {}
     for i, s in enumerate(stmts):
         for u in s.uses:
             last[u] = i
-    delta = [0] * (n + 1)  # live(i) = values defined before i and used at i or later
+    delta = [0] * (len(stmts) + 1)
     for i, s in enumerate(stmts):
         for d in s.defs:
             if last.get(d, -1) > i:
                 delta[i + 1] += 1
                 delta[last[d] + 1] -= 1
     live, acc = [], 0
-    for i in range(n + 1):
-        acc += delta[i]
+    for d in delta:
+        acc += d
         live.append(acc)
-    out = [0]
-    while n - out[-1] > size * 3 // 2:
-        lo, hi = out[-1] + size * 3 // 4, min(out[-1] + size * 5 // 4, n - size // 2)
-        out.append(min(range(lo, hi + 1), key=lambda i: (live[i], abs(i - out[-1] - size))))
-    return out
+    return live
 
 
-def split(stmts: list[Stmt], size: int, ctype: str, indent: str = "    ") -> Pieces:
-    """The pieces' bodies; each reads/writes crossing values through ``v`` (type ``ctype``)."""
+def split(stmts: list[Stmt], size: int, ctype: str, indent: str = "    ", key: re.Pattern | None = None) -> Pieces:
+    """Pieces of ``stmts``; values crossing a cut go through ``v`` (of ``ctype``).  At each cut the live
+    values take the slots 0, 1, ... in the order the following statements first use them (canonical, so
+    that repeated rounds read and write the same slots); a value live across several cuts is carried
+    from slot to slot.  ``key``: a pattern whose group 1 indexes the key array (``ks->bs\\[(\\d+)\\]``):
+    pieces equal up to names and a key offset become one function over kb = key + offset."""
     bounds = cuts(stmts, size) + [len(stmts)]
-    owner: dict[str, int] = {}  # value -> piece that defines it
-    last: dict[str, int] = {}  # value -> last piece that uses it
-    for k in range(len(bounds) - 1):
-        for s in stmts[bounds[k]:bounds[k + 1]]:
+    pieces = [stmts[a:b] for a, b in zip(bounds, bounds[1:])]
+    owner: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for k, piece in enumerate(pieces):
+        for s in piece:
             for d in s.defs:
                 owner[d] = k
             for u in s.uses:
                 last[u] = k
-    slot: dict[str, int] = {}
-    free: list[int] = []
-    top = 0
+    uses_at: dict[str, list[int]] = {}
+    for i, s in enumerate(stmts):
+        for u in s.uses:
+            uses_at.setdefault(u, []).append(i)
+    live = []  # live[k]: the values handed into piece k, in slot order
+    for k in range(len(pieces) + 1):
+        if k in (0, len(pieces)):
+            live.append([])
+            continue
+        start_k = bounds[k]
+        vals = [u for u, o in owner.items() if o < k and last.get(u, -1) >= k]
+        live.append(sorted(vals, key=lambda u: (next(i for i in uses_at[u] if i >= start_k), _order(u))))
     bodies = []
-    for k in range(len(bounds) - 1):
-        piece = stmts[bounds[k]:bounds[k + 1]]
-        ins = sorted({u for s in piece for u in s.uses if owner.get(u, k) < k}, key=_order)
-        outs = sorted({d for s in piece for d in s.defs if last.get(d, k) > k}, key=_order)
-        lines = _loads(ins, slot, ctype, indent) + [s.text for s in piece]
-        for value in ins:  # dead after this piece: its slot is free for the values this piece hands on
-            if last[value] == k:
-                free.append(slot.pop(value))
-        for value in outs:
-            if free:
-                slot[value] = min(free)
-                free.remove(slot[value])
-            else:
-                slot[value], top = top, top + 1
-            lines.append(f"{indent}v[{slot[value]}] = {value};")
+    for k, piece in enumerate(pieces):
+        used = {u for s in piece for u in s.uses}
+        keep = set(live[k + 1])
+        slot_in = {u: i for i, u in enumerate(live[k])}
+        lines = _loads([u for u in live[k] if u in used or u in keep], slot_in, ctype, indent)
+        lines += [s.text for s in piece]
+        lines += [f"{indent}v[{i}] = {u};" for i, u in enumerate(live[k + 1])]
         bodies.append(lines)
-    return Pieces(bodies, max(top, 1))
+    return _dedup(bodies, key, max([len(x) for x in live] + [1]))
+
+
+_NAME = re.compile(r"\b([a-z])(\d+)\b")
+_COMMENT = re.compile(r"\s*/\*.*?\*/")
+
+
+def _dedup(bodies: list[list[str]], key: re.Pattern | None, slots: int) -> Pieces:
+    """Pieces equal up to variable names and a key offset become one function over kb = key + offset."""
+    functions: list[list[str]] = []
+    index: dict[tuple, int] = {}
+    calls = []
+    for body in bodies:
+        base = 0
+        if key is not None:
+            found = [int(m.group(1)) for line in body for m in key.finditer(line.split("/*", 1)[0])]
+            base = min(found) if found else 0
+            body = [_rebase(line, key, base) for line in body]
+        shape = tuple(_canonical(body))
+        if shape not in index:
+            index[shape] = len(functions)
+            functions.append(body)
+        calls.append(Piece(index[shape], base))
+    return Pieces(functions, calls, slots, key is not None)
+
+
+def _rebase(line: str, key: re.Pattern, base: int) -> str:
+    code, sep, comment = line.partition("/*")
+    return key.sub(lambda m: f"kb[{int(m.group(1)) - base}]", code) + sep + comment
+
+
+def _canonical(body: list[str]) -> list[str]:
+    """The body without comments, its local names (p12, x7, r3, a3) renumbered in order of appearance."""
+    names: dict[str, str] = {}
+
+    def rename(m):
+        tok = m.group(0)
+        if tok not in names:
+            names[tok] = f"{m.group(1)}#{len(names)}"
+        return names[tok]
+
+    return [_NAME.sub(rename, _COMMENT.sub("", line)) for line in body]
 
 
 def _order(value: str):

@@ -13,7 +13,7 @@ the ``aesni`` kernels, one source whose vector width follows the level); the lib
     vaes_avx512 x86-64-v4 + AES + VAES                        -march=x86-64-v4 -maes -mvaes  512-bit VAES
 
     variants(module, schedule)  (x86-64 targets, best first)
-        aes128_c_aesni      -> vaes_avx512, vaes_avx2, aesni (kernel aesni);  avx512, avx2, sse2 (bitsliced_v32)
+        aes128_c_aesni      -> vaes_avx512, vaes_avx2, aesni (kernel aesni);  avx2, sse2 (bitsliced_v32)
         lea128_c_sliced_v32 -> avx512, avx2, sse2 (kernel sliced_v32)
     portable(module, schedule)  (any other target: one variant, no ISA flags)
         aes128_c_aesni      -> portable (bitsliced_v32)
@@ -59,6 +59,9 @@ LEVELS = (
 BY_NAME = {lv.name: lv for lv in LEVELS}
 PORTABLE_LEVELS = ("avx512", "avx2", "sse2")  # best first: portable C kernels at each level
 AESNI_LEVELS = ("vaes_avx512", "vaes_avx2", "aesni")
+# An aesni library's portable fallback runs where AES-NI is missing: CPUs before AVX2 (every x86-64 CPU
+# with AVX-512 has AES-NI), or a level forced lower with CIPHERSPEC_X86_ISA; sse2 and avx2 cover both.
+FALLBACK_LEVELS = ("avx2", "sse2")
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ def variants(module: Module, schedule: Schedule) -> list[Variant]:
     ks = kernels(module, schedule)
     out = []
     for k in ks:
-        names = AESNI_LEVELS if k.layout == "aesni" else PORTABLE_LEVELS
+        names = AESNI_LEVELS if k.layout == "aesni" else FALLBACK_LEVELS if len(ks) > 1 else PORTABLE_LEVELS
         out += [Variant(n, k, BY_NAME[n]) for n in names]
     return out
 

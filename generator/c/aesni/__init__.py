@@ -17,6 +17,7 @@ indexed by data or key, no branch depends on them.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from cipherspec import __version__
@@ -26,12 +27,14 @@ from cipherspec.schedule import Schedule
 
 from ...common.templates import render
 from ..prepare import Prepared, prepare
+from ..split import Stmt, split
 from ..text import fragment, kernel_tag, key_slots, with_comment, word_index
 from ..walk import entry_points
 from .bytesliced import Lowering, sr_power
 from .bytesliced import support as bytesliced_support
 from .rounds import Program, recognize
 
+PIECE = 600  # statements per out-of-line piece of a byte-sliced core (split.py)
 IL = 8  # registers in flight in the round kernels (AESENC latency 4, two units: 8 independent states)
 KINDS = ("encrypt", "decrypt")
 
@@ -108,24 +111,54 @@ def _round_functions(P: str, kind: str, prog: Program) -> list[str]:
     return ["\n".join(keys + ["}"]), "\n".join(regs + ["}"])]
 
 
+_VALUE = re.compile(r"\bx\d+\b")
+_ROUND = re.compile(r"\br(\d+) \*/$")
+
+
+def _stmt(line: str) -> Stmt:
+    code = line.split("/*", 1)[0]
+    rnd = _ROUND.search(line)
+    group = int(rnd.group(1)) if rnd else ("out" if code.lstrip().startswith("o[") else None)
+    lhs, rhs = code.split("=", 1)
+    return Stmt(line, tuple(_VALUE.findall(lhs)), tuple(_VALUE.findall(rhs)), group)
+
+
 def _sliced_core(module: Module, prep: Prepared, kind: str) -> tuple[dict, list[str]]:
-    """cs_<kind>_n: CS_LANES blocks through the byte-sliced function; its constant tables."""
-    low = Lowering(prep.functions[kind], prep.tables, key_slots(module), f"cs_{kind[0]}k")
+    """cs_<kind>_n: CS_LANES blocks through the byte-sliced function, its rounds as out-of-line pieces
+    (split.py: repeated rounds compile once); the sections to place before it (constants, pieces)."""
+    fn = prep.functions[kind]
+    low = Lowering(fn, prep.tables, key_slots(module), f"cs_{kind[0]}k")
     outs = low.lower(lambda name: f"s[{word_index(name)}]")
     powers = {p for _, p in outs.values() if p is not None}
     final = min(powers) if powers else 0
-    lines = ["    cs_x s[16], o[16];  /* s[j], o[j]: byte j of every block */", "    cs_slice_load(s, in);"]
-    lines += low.lines
+    lines = list(low.lines)
     for name, (var, p) in outs.items():  # every output at one lane power
         out = low._realign(var, p, final)
         lines.append(with_comment(f"    o[{word_index(name)}] = {out};", f"block byte {name}"))
+    members = sorted({key_slots(module)[n][0] for n, _, _ in fn.inputs() if n in key_slots(module)})
+    member = members[0] if len(members) == 1 else None
+    key = re.compile(rf"ks->{member}\[(\d+)\]") if member else None
+    pieces = split([_stmt(line) for line in lines], PIECE, "cs_x", "    ", key)
+    name = f"cs_{kind}_n"
+    ktype = f"uint{next(a.width for a in module.key_arrays if a.name == member)}_t" if member else "uint8_t"
+    sections = [f"static const uint8_t {c}[16] = {{{', '.join(f'{b:#04x}' for b in pattern)}}};"
+                for pattern, c in low.constants.items()]
+    for k, body in enumerate(pieces.functions):
+        sections.append("\n".join([f"/* {kind}: piece {k} (kb: its round keys) */", "CS_NOINLINE",
+                                   f"static void {name}_{k}(const {module.cipher}_key *ks, const {ktype} *kb, "
+                                   "const cs_x *s, cs_x *o, cs_x *v)",
+                                   "{", "    (void)ks; (void)kb; (void)s; (void)o; (void)v;"] + body + ["}"]))
+    base = f"ks->{member}" if member else "(const uint8_t *)0"
     order = ", ".join(str(v) for v in sr_power(final))
-    lines.append(f"    {{ static const uint8_t order[16] = {{{order}}};  /* lanes at ShiftRows^{final} */")
-    lines.append("      cs_slice_store(out, o, order); }")
-    consts = [f"static const uint8_t {name}[16] = {{{', '.join(f'{b:#04x}' for b in pattern)}}};"
-              for pattern, name in low.constants.items()]
-    return {"name": f"cs_{kind}_n", "doc": f"{kind}: CS_LANES blocks at once, byte-sliced ({len(low.lines)} vector ops)",
-            "lines": lines}, consts
+    body = ["    cs_x s[16], o[16];  /* s[j], o[j]: byte j of every block */",
+            f"    cs_x v[{pieces.slots}];  /* values handed from one piece to the next */",
+            f"    static const uint8_t order[16] = {{{order}}};  /* the output lanes are at ShiftRows^{final} */",
+            "    cs_slice_load(s, in);"]
+    body += [f"    {name}_{c.function}(ks, {base} + {c.key_base}, s, o, v);" for c in pieces.calls]
+    body.append("    cs_slice_store(out, o, order);")
+    doc = (f"{kind}: CS_LANES blocks at once, byte-sliced ({len(low.lines)} vector ops; {len(pieces.calls)} pieces, "
+           f"{len(pieces.functions)} distinct)")
+    return {"name": name, "doc": doc, "lines": body}, sections
 
 
 def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
@@ -139,7 +172,7 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     if len(sliced) < len(KINDS):
         support.append(f"#define CS_IL {IL}  /* registers in flight */")
     if sliced:
-        support += ["#define CS_LANES (16 * CS_BPR)", fragment("byte_slices.c")]
+        support += ["#define CS_LANES (16 * CS_BPR)", fragment("byte_slices.c"), fragment("noinline.c")]
     for kind in KINDS:
         prog = p.programs[kind]
         if prog is not None:

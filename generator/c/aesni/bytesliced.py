@@ -100,7 +100,17 @@ class Lowering:
 
     def _at(self, vid: int, power: int | None) -> str:
         """Value ``vid`` at lane power ``power`` (a PSHUFB when it is elsewhere)."""
-        return self._realign(*self._vals[vid], power)
+        return self._realign(self._get(vid), self._vals[vid][1], power)
+
+    def _get(self, vid: int) -> str:
+        """The C variable of ``vid``; a round key byte is broadcast where a round first reads it (so that
+        the rounds stay alike and no broadcast lives across rounds)."""
+        var = self._vals[vid][0]
+        if var.startswith("ks->"):
+            if var not in self._const_vars:
+                self._const_vars[var] = self._emit(f"CS_X_SPLAT8({var})")
+            return self._const_vars[var]
+        return var
 
     def _realign(self, var: str, p: int | None, power: int | None) -> str:
         if p is None or power is None or (p - power) % 4 == 0:
@@ -130,14 +140,19 @@ class Lowering:
         """Every op; ``bind_state(name) -> C expression`` for state inputs (power 0).  Returns the outputs."""
         fn, ops = self.fn, self.fn.ops
         majority = _layer_boxes(fn, self.tables)
+        rnd = None
         for i, op in enumerate(ops):
             self._origin = (str(op.origin) if op.origin is not None else "(no origin)").replace("*/", "* /")
+            if op.origin is not None and op.origin.round != rnd:  # each round loads its own constants: the
+                rnd = op.origin.round                               # rounds stay alike (split.py re-rolls them)
+                self._const_vars.clear()
+                self._aligned.clear()
             code = op.code
             if code == "input":
                 name = op.imm[0]
                 if name in self.slots:
                     member, idx = self.slots[name]
-                    self._vals.append((self._emit(f"CS_X_SPLAT8(ks->{member}[{idx}])"), None))
+                    self._vals.append((f"ks->{member}[{idx}]", None))
                 else:
                     self._vals.append((bind_state(name), 0))
                 continue
@@ -156,7 +171,7 @@ class Lowering:
                          "sub": "CS_X_SUB8"}[code]
                 self._vals.append(self._binary(op, macro))
                 continue
-            x, p = self._vals[op.args[0]]
+            x, p = self._get(op.args[0]), self._vals[op.args[0]][1]
             if code == "not":
                 r = self._emit(f"CS_X_XOR({x}, {self._splat(0xFF)})")
             elif code == "shl":
@@ -177,7 +192,7 @@ class Lowering:
             else:
                 raise UsageError(f"the aesni schedule cannot lower {code} (in {fn.name})")
             self._vals.append((r, p))
-        return {name: self._vals[v] for name, v in fn.outputs}
+        return {name: (self._get(v), self._vals[v][1]) for name, v in fn.outputs}
 
     def _lookup(self, op, x: str, p: int | None, box_of_layer: str | None) -> tuple[str, int | None]:
         t = self.tables[op.imm[0]]
