@@ -37,3 +37,17 @@ def make_ref(registry):
         return cache[(name, rounds)]
 
     return make
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Kernel variants the C tests compiled but this CPU cannot run (each checked to be refused)."""
+    from cpu import ABSENT
+
+    if ABSENT:
+        by_variant: dict[str, list[str]] = {}
+        for lib, variant in sorted(ABSENT):
+            by_variant.setdefault(variant, []).append(lib)
+        terminalreporter.write_sep("-", "C kernel variants compiled but absent on this CPU (refused, not run)")
+        for variant, libs in sorted(by_variant.items()):
+            terminalreporter.write_line(f"{variant}: {len(libs)} libraries ({', '.join(libs[:6])}"
+                                        f"{', ...' if len(libs) > 6 else ''})")

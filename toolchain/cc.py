@@ -124,10 +124,10 @@ def compile_cached(sources: dict[str, str], mains: list[str], kind: str, toolcha
 
 
 def link_cached(objects: list[Path], kind: str, toolchain: Toolchain, cache: Path | None = None) -> Path:
-    """A static archive (``ar``) or a shared library (``cc -shared``) of cached objects, itself cached.  The
-    objects' paths name their content (compile_cached's entries), so they key the result."""
-    if kind not in ("static", "shared"):
-        raise ValueError(f"link_cached makes static or shared libraries, not {kind!r}")
+    """A static archive (``ar``), a shared library (``cc -shared``) or a program (``exe``) of cached objects,
+    itself cached.  The objects' paths name their content (compile_cached's entries), so they key the result."""
+    if kind not in ("static", "shared", "exe"):
+        raise ValueError(f"link_cached makes static or shared libraries or programs, not {kind!r}")
     blob = json.dumps({"objects": [str(o) for o in objects], "kind": kind, "cc": compiler_id(toolchain.cc),
                        "flags": list(toolchain.flags), "link": list(toolchain.link_flags), "ar": toolchain.ar},
                       sort_keys=True)
@@ -139,7 +139,7 @@ def link_cached(objects: list[Path], kind: str, toolchain: Toolchain, cache: Pat
         if kind == "static":
             run_tool([toolchain.ar, "rcsD", str(out), *map(str, objects)], tmp, env)
         else:
-            run_tool([toolchain.cc, *toolchain.flags, "-shared", "-fPIC", *map(str, objects), *toolchain.link_flags,
+            run_tool([toolchain.cc, *toolchain.flags, *KINDS[kind][1], *map(str, objects), *toolchain.link_flags,
                       "-o", str(out)], tmp, env)
 
     return _cached(key, KINDS[kind][0], produce, cache or cache_dir())

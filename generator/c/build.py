@@ -127,14 +127,27 @@ class _Compiler:
             return [f.result() for f in futures]
 
 
+def library_objects(module: Module, schedule: Schedule, tc: Toolchain, extra_args: tuple[str, ...] = (),
+                    extra_sources: dict[str, str] | None = None) -> list[Path]:
+    """Every object of one library for ``tc`` (cached, compiled in parallel), then one object per extra
+    source (a test harness: compiled like the library source, beside the generated files)."""
+    files = dict(generate(module, schedule), **(extra_sources or {}))
+    objs = list(plan(module, schedule, tc).objects)
+    objs += [Obj(src, (), src) for src in sorted(extra_sources or {}) if src.endswith(".c")]
+    return _Compiler().all([(o, files, tc, tuple(extra_args)) for o in objs])
+
+
 def build_shared(module: Module, schedule: Schedule, toolchain: Toolchain | None = None,
                  extra_args: list[str] = ()) -> Path:
     """Generates and compiles (cached) the shared library of one cipher and schedule, as shipped; its path."""
     tc = toolchain or lib_toolchain()
-    files = generate(module, schedule)
-    p = plan(module, schedule, tc)
-    objs = _Compiler().all([(o, files, tc, tuple(extra_args)) for o in p.objects])
-    return link_cached(objs, "shared", tc)
+    return link_cached(library_objects(module, schedule, tc, tuple(extra_args)), "shared", tc)
+
+
+def build_program(module: Module, schedule: Schedule, harness: dict[str, str], toolchain: Toolchain,
+                  extra_args: list[str] = ()) -> Path:
+    """A program: the library's objects and a harness (its sources by relative path); cached."""
+    return link_cached(library_objects(module, schedule, toolchain, tuple(extra_args), harness), "exe", toolchain)
 
 
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress) -> list[str]:

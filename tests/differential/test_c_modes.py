@@ -1,7 +1,9 @@
-"""Target c vs the interpreter: every cipher x C schedule x mode x direction, through the library's own
-ECB/CBC/CTR entry points.  Lengths: 0, 1 and every lane boundary +-1 block (+-1 byte for CTR), random
-lengths and keys (hypothesis), counters just below 2^32, 2^64 (and 2^128 for 128-bit blocks), one
-multi-MB case per cipher.  Each (cipher, schedule) compiles once (runtime cache, session fixture)."""
+"""Target c vs the interpreter: every cipher x C schedule x kernel variant x mode x direction, through the
+library's own ECB/CBC/CTR entry points.  Every variant this CPU runs is run (keys set up for it with
+set_key_isa); a variant it lacks is checked to be reported absent (and listed at the end of the session).
+Lengths: 0, 1 and every lane boundary +-1 block (+-1 byte for CTR), counters just below 2^32, 2^64 (and
+2^128 for 128-bit blocks); random lengths and keys (hypothesis) and one multi-MB case per cipher on the
+default variant.  Each (cipher, schedule) compiles once (runtime cache, session fixture)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,11 +11,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from c_support import block_counts, byte_lengths, c_matrix, check_modes, random_bytes
+from c_support import block_counts, byte_lengths, c_matrix, check_modes, random_bytes, variant_lanes, variant_matrix
 from cipherspec import modes
+from cipherspec.errors import UsageError
+from cpu import ABSENT, has_level
 
 MATRIX = c_matrix()
 IDS = [s for _, s in MATRIX]
+VARIANTS = variant_matrix()
+VIDS = [f"{s}-{v}" for _, s, v in VARIANTS]
 
 
 @pytest.fixture(scope="session")
@@ -32,19 +38,30 @@ def c_cipher(registry):
     return make
 
 
-def _lanes(c) -> int:
-    from generator.c.schedules import lanes
+def _variant(c_cipher, name: str, schedule: str, variant: str):
+    """The library with keys set up for ``variant``; None (and recorded) when this CPU lacks it, after
+    checking that the library says so too and refuses it with a clear error."""
+    c = c_cipher(name, schedule)
+    assert variant in c.variants()
+    if not has_level(variant):
+        assert c.variant_for(variant) is None, f"{variant}: the library claims this CPU runs it"
+        with pytest.raises(UsageError, match=f"ISA level '{variant}' cannot run here"):
+            c.with_isa(variant).expand_key(bytes(c.key_bytes))
+        ABSENT.add((name, variant))
+        return None
+    assert c.variant_for(variant) == variant
+    return c.with_isa(variant)
 
-    return lanes(c.module, c.schedule)
 
-
-@pytest.mark.parametrize("name,schedule", MATRIX, ids=IDS)
-def test_lane_boundaries(name, schedule, c_cipher, make_ref):
-    c, ref = c_cipher(name, schedule), make_ref(name)
+@pytest.mark.parametrize("name,schedule,variant", VARIANTS, ids=VIDS)
+def test_lane_boundaries(name, schedule, variant, c_cipher, make_ref):
+    c, ref = _variant(c_cipher, name, schedule, variant), make_ref(name)
+    if c is None:
+        return
     assert c.schedule.name == schedule
     rng = np.random.default_rng(len(schedule))
     key, iv = random_bytes(rng, c.key_bytes), random_bytes(rng, c.block_bytes)
-    n = _lanes(c)
+    n = variant_lanes(c.module, c.schedule, variant)
     for blocks in block_counts(n):
         check_modes(c, ref, key, iv, random_bytes(rng, blocks * c.block_bytes))
     rr, rk = ref.expand_key(key), c.expand_key(key)
@@ -63,15 +80,17 @@ def test_random_keys_ivs_lengths(name, schedule, seed, length, c_cipher, make_re
                 random_bytes(rng, length))
 
 
-@pytest.mark.parametrize("name,schedule", MATRIX, ids=IDS)
-def test_counter_carry_and_wrap(name, schedule, c_cipher, make_ref):
+@pytest.mark.parametrize("name,schedule,variant", VARIANTS, ids=VIDS)
+def test_counter_carry_and_wrap(name, schedule, variant, c_cipher, make_ref):
     """IVs just below 2^32, 2^64 and 2^bits: the carry crosses words, then the whole counter wraps."""
-    c, ref = c_cipher(name, schedule), make_ref(name)
+    c, ref = _variant(c_cipher, name, schedule, variant), make_ref(name)
+    if c is None:
+        return
     rng = np.random.default_rng(7)
     key = random_bytes(rng, c.key_bytes)
     rk, rr = c.expand_key(key), ref.expand_key(key)
     bits = 8 * c.block_bytes
-    n = _lanes(c)
+    n = variant_lanes(c.module, c.schedule, variant)
     length = (2 * n + 3) * c.block_bytes + 5
     for k in sorted({32, 64, bits}):
         high = int.from_bytes(random_bytes(rng, c.block_bytes), "big") >> k << k

@@ -1,17 +1,19 @@
 """The full generated C of every cipher (default schedule, and scalar) under AddressSanitizer and
 UndefinedBehaviorSanitizer (-fno-sanitize-recover: any report fails; -O0: the huge straight-line
-functions take minutes at -O1 under ASan), driven by tests/data/c_harness.c
-and compared with the interpreter.  The CI flavour of the C build."""
+functions take minutes at -O1 under ASan), driven by tests/data/c_harness.c and compared with the
+interpreter, once per kernel variant this CPU runs (CIPHERSPEC_X86_ISA).  The CI flavour of the C build."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
 import numpy as np
 import pytest
 
-from c_support import random_bytes
+from c_support import random_bytes, variant_lanes
 from cipherspec import modes
+from cpu import has_level, is_x86_64
 from paths import ROOT
 
 SAN_FLAGS = ("-std=c99", "-O0", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
@@ -34,40 +36,48 @@ def _sanitizer_works() -> bool:
 def test_asan_ubsan(registry, make_ref, name, layout):
     if not _sanitizer_works():
         pytest.fail("cc cannot build with -fsanitize=address,undefined")
-    from generator.c.schedules import lanes, resolve
-    from generator.c.source import generate
-    from toolchain.cc import Toolchain, compile_cached
+    from generator.c.build import build_program
+    from generator.c.schedules import resolve
+    from generator.c.variants import portable, variants
+    from toolchain.cc import Toolchain
 
     module = registry.module(name)
     sched = resolve(module, None if layout == "default" else layout)
-    files = generate(module, sched)
-    files["harness.c"] = (ROOT / "tests" / "data" / "c_harness.c").read_text()
+    harness = {"harness.c": (ROOT / "tests" / "data" / "c_harness.c").read_text()}
     defs = [f"-DCS_CIPHER={name}", f"-DCS_KEY_BYTES={module.key.nbytes}", f"-DCS_BLOCK_BYTES={module.block.nbytes}",
             "-include", f"{name}.h"]
-    exe = compile_cached(files, [f"src/{name}.c", "harness.c"], "exe", Toolchain(cc="cc", flags=SAN_FLAGS),
-                         include_dirs=["include"], extra_args=defs)
+    exe = build_program(module, sched, harness, Toolchain(cc="cc", flags=SAN_FLAGS), defs)
     ref = make_ref(name)
     B = module.block.nbytes
     rng = np.random.default_rng(len(name))
-    n = lanes(module, sched)
-    for length in (0, 1, B, (2 * n + 1) * B + 3, 5000):
-        key, iv, data = random_bytes(rng, module.key.nbytes), random_bytes(rng, B), random_bytes(rng, length)
-        p = subprocess.run([str(exe)], input=key + iv + data, capture_output=True)
-        assert p.returncode == 0, p.stderr.decode(errors="replace")[-3000:]
-        assert p.stderr == b""
-        whole = data[: length - length % B]
-        rr = ref.expand_key(key)
-        want_ctr, want_iv = modes.ctr(ref, rr, iv, data)
-        want_enc = modes.ecb_encrypt(ref, rr, whole)
-        out = p.stdout
-        parts = [whole and out[:len(whole)], out[len(whole):2 * len(whole)], out[2 * len(whole):3 * len(whole)],
-                 out[3 * len(whole):4 * len(whole)], out[4 * len(whole):4 * len(whole) + length], out[-B:]]
-        assert parts[0] == want_enc
-        assert parts[1] == modes.ecb_decrypt(ref, rr, whole)
-        assert modes.cbc_decrypt(ref, rr, iv, parts[2]) == whole
-        assert parts[3] == modes.cbc_decrypt(ref, rr, iv, whole)
-        assert (parts[4], parts[5]) == (want_ctr, want_iv)
-        assert len(out) == 4 * len(whole) + length + B
+    vs = [v.name for v in variants(module, sched)] if is_x86_64() else [portable(module, sched).name]
+    for variant in [v for v in vs if has_level(v)]:
+        n = variant_lanes(module, sched, variant)
+        env = dict(os.environ, CIPHERSPEC_X86_ISA=variant)
+        for length in (0, 1, B, (2 * n + 1) * B + 3, 5000):
+            _check_run(exe, env, ref, module, rng, length)
+
+
+def _check_run(exe, env, ref, module, rng, length: int) -> None:
+    """One run of the harness on random key, IV and data of ``length`` bytes, checked against the reference."""
+    B = module.block.nbytes
+    key, iv, data = random_bytes(rng, module.key.nbytes), random_bytes(rng, B), random_bytes(rng, length)
+    p = subprocess.run([str(exe)], input=key + iv + data, capture_output=True, env=env)
+    assert p.returncode == 0, p.stderr.decode(errors="replace")[-3000:]
+    assert p.stderr == b""
+    whole = data[: length - length % B]
+    rr = ref.expand_key(key)
+    want_ctr, want_iv = modes.ctr(ref, rr, iv, data)
+    want_enc = modes.ecb_encrypt(ref, rr, whole)
+    out = p.stdout
+    parts = [whole and out[:len(whole)], out[len(whole):2 * len(whole)], out[2 * len(whole):3 * len(whole)],
+             out[3 * len(whole):4 * len(whole)], out[4 * len(whole):4 * len(whole) + length], out[-B:]]
+    assert parts[0] == want_enc
+    assert parts[1] == modes.ecb_decrypt(ref, rr, whole)
+    assert modes.cbc_decrypt(ref, rr, iv, parts[2]) == whole
+    assert parts[3] == modes.cbc_decrypt(ref, rr, iv, whole)
+    assert (parts[4], parts[5]) == (want_ctr, want_iv)
+    assert len(out) == 4 * len(whole) + length + B
 
 
 @pytest.mark.parametrize("name", ["aes128", "aes256", "lea128", "aria128", "hight", "cham64_128"])
@@ -76,17 +86,16 @@ def test_drbg_under_asan_ubsan(registry, make_ref, name):
     if not _sanitizer_works():
         pytest.fail("cc cannot build with -fsanitize=address,undefined")
     from cipherspec.drbg import CtrDrbg
+    from generator.c.build import build_program
     from generator.c.schedules import resolve
-    from generator.c.source import generate, library_sources
-    from toolchain.cc import Toolchain, compile_cached
+    from toolchain.cc import Toolchain
 
     module = registry.module(name)
-    files = generate(module, resolve(module, None))
-    files["harness.c"] = (ROOT / "tests" / "data" / "drbg_harness.c").read_text()
     K = module.key.nbytes
-    exe = compile_cached(files, library_sources(name) + ["harness.c"], "exe", Toolchain(cc="cc", flags=SAN_FLAGS),
-                         include_dirs=["include"],
-                         extra_args=[f"-DCS_CIPHER={name}", f"-DCS_KEY_BYTES={K}", "-include", f"{name}_drbg.h"])
+    exe = build_program(module, resolve(module, None),
+                        {"harness.c": (ROOT / "tests" / "data" / "drbg_harness.c").read_text()},
+                        Toolchain(cc="cc", flags=SAN_FLAGS),
+                        [f"-DCS_CIPHER={name}", f"-DCS_KEY_BYTES={K}", "-include", f"{name}_drbg.h"])
     rng = np.random.default_rng(K + len(name))
     entropy, nonce, pers = random_bytes(rng, K), random_bytes(rng, K // 2), random_bytes(rng, 7)
     reseed, add = random_bytes(rng, K), random_bytes(rng, 5)

@@ -8,9 +8,10 @@ from cipherspec import modes
 from cipherspec.registry import Registry
 
 
-# A bitsliced library takes the C compiler a minute or more to build (huge straight-line cores), so CI
-# builds it for one variant per family; CIPHERSPEC_FULL_MATRIX=1 tests every variant (done before a release).
-BITSLICED_IN_CI = ("aes128", "aria128", "pipo64_128")
+# The bitsliced kernels of AES and ARIA are the fallback variants of their aesni libraries (tested with
+# every variant), so a separate bitsliced library is built only for PIPO; CIPHERSPEC_FULL_MATRIX=1 tests
+# every schedule (done before a release).
+BITSLICED_IN_CI = ("pipo64_128",)
 
 
 def c_matrix() -> list[tuple[str, str]]:
@@ -23,6 +24,36 @@ def c_matrix() -> list[tuple[str, str]]:
     reg = Registry()
     return [(n, s.name) for n in reg.names() for s in c_schedules(reg.module(n))
             if full or s.layout != "bitsliced" or n in BITSLICED_IN_CI]
+
+
+def variant_matrix() -> list[tuple[str, str, str]]:
+    """(cipher, schedule, variant) for every kernel variant of every library of c_matrix(): the x86-64
+    variants on an x86-64 host, else the portable one."""
+    from cipherspec.schedule import Schedule  # noqa: F401
+    from generator.c.schedules import parse_schedule
+    from generator.c.variants import portable, variants
+
+    from cpu import is_x86_64
+
+    reg = Registry()
+    out = []
+    for n, s in c_matrix():
+        module = reg.module(n)
+        sched = parse_schedule(module, s)
+        vs = variants(module, sched) if is_x86_64() else [portable(module, sched)]
+        out += [(n, s, v.name) for v in vs]
+    return out
+
+
+def variant_lanes(module, schedule, variant: str) -> int:
+    """Blocks per run of one variant's core (the lane boundaries its tests cross)."""
+    from generator.c.library import lanes_of_variant
+    from generator.c.variants import portable, variants
+
+    for v in variants(module, schedule) + [portable(module, schedule)]:
+        if v.name == variant:
+            return lanes_of_variant(module, v)
+    raise KeyError(variant)
 
 
 def block_counts(lanes: int) -> list[int]:
@@ -63,3 +94,7 @@ def check_modes(c, ref, key: bytes, iv: bytes, data: bytes, both_ctr_directions:
 
 def random_bytes(rng: np.random.Generator, n: int) -> bytes:
     return rng.integers(0, 256, n, dtype=np.uint8).tobytes()
+
+
+def cipher_names() -> list[str]:
+    return Registry().names()

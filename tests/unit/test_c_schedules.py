@@ -1,15 +1,13 @@
 """The C target's schedule names, parsing and defaults; the table-fusion transform; the shuffle masks."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from cipherspec.errors import UsageError
 from cipherspec.gf import gf_mul
 from cipherspec.passes import fuse_tables
-from generator.c.schedules import DEFAULTS_FILE, c_schedules, default_schedule, lanes, parse_schedule
-from generator.c.source import byte_rotation_mask
+from generator.c.portable import byte_rotation_mask
+from generator.c.schedules import c_schedules, default_schedule, lanes, parse_schedule
 
 
 def test_names_round_trip(registry):
@@ -35,11 +33,30 @@ def test_table_option_only_where_it_means_something(registry):
         parse_schedule(lea, "scalar_tfused")
 
 
-def test_defaults_file_names_every_cipher_with_a_valid_schedule(registry):
-    defaults = json.loads(DEFAULTS_FILE.read_text())
-    assert sorted(defaults) == registry.names()
+def test_defaults_are_constant_time(registry):
+    """Table ciphers default to the AES-NI kernels (bitsliced fallback), the others to sliced_v32."""
     for name in registry.names():
-        assert default_schedule(registry.module(name)).layout in ("scalar", "sliced")
+        layout = default_schedule(registry.module(name)).layout
+        assert layout == ("aesni" if name.startswith(("aes", "aria")) else "sliced"), name
+
+
+def test_aesni_lowers_aes_as_rounds_and_aria_byte_sliced(registry):
+    from generator.c.aesni import plan
+
+    for name in ("aes128", "aes192", "aes256"):
+        p = plan(registry.module(name))
+        assert [p.programs[k].describe() for k in ("encrypt", "decrypt")] == [
+            f"AddRoundKey, {registry.module(name).rounds - 1} x AESENC, AESENCLAST",
+            f"AddRoundKey, {registry.module(name).rounds - 1} x AESDEC, AESDECLAST"]
+    p = plan(registry.module("aria128"))
+    assert p.programs == {"encrypt": None, "decrypt": None}
+    assert "S-box layer 1 uses SB1, SB2, SB3, SB4" in p.why_not_rounds["encrypt"]
+
+
+def test_aesni_refuses_what_it_cannot_lower(registry):
+    for name, why in (("lea128", "no S-box lookups"), ("pipo64_128", "no S-box lookups")):
+        with pytest.raises(UsageError, match=f"schedule aesni is not available for {name}: {why}"):
+            parse_schedule(registry.module(name), "aesni")
 
 
 def test_fuse_gmul_of_lookup(registry):
