@@ -258,7 +258,10 @@ def cmd_build(args, out) -> int:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     for note in notes or []:
-        out.write(f"note: {note}\n")
+        if note.startswith("WARNING: "):  # e.g. a table schedule: loud, on stderr, still a successful build
+            sys.stderr.write(f"{note}\n")
+        else:
+            out.write(f"note: {note}\n")
     out.write(f"built {len(names)} cipher{'s' if len(names) != 1 else ''} for {args.target} into {dest}\n")
     return EXIT_OK
 

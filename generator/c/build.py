@@ -95,20 +95,29 @@ def plan(module: Module, schedule: Schedule, tc: Toolchain) -> Plan:
 
 
 class _Compiler:
-    """Compiles objects on a thread pool, telling a rich progress task what is in flight."""
+    """Compiles objects on a thread pool (the compilers run in parallel while Python generates the next
+    library), telling a rich progress task what is in flight."""
 
-    def __init__(self, progress=None, total: int = 0):
+    def __init__(self, progress=None):
         self.progress = progress
-        self.task = progress.add_task("C", total=total) if progress is not None else None
+        self.task = progress.add_task("C", total=0) if progress is not None else None
         self.running: list[str] = []
+        self.total = 0
         self.lock = threading.Lock()
+        self.pool = ThreadPoolExecutor(max_workers=jobs())
+
+    def __enter__(self) -> "_Compiler":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=exc[0] is not None)
 
     def _show(self) -> None:
         if self.progress is not None:
-            self.progress.update(self.task, description="compiling " + ", ".join(self.running[:3])
+            self.progress.update(self.task, total=self.total, description="compiling " + ", ".join(self.running[:3])
                                  + (f" (+{len(self.running) - 3})" if len(self.running) > 3 else ""))
 
-    def one(self, obj: Obj, files: dict[str, str], tc: Toolchain, extra_args: tuple[str, ...]) -> Path:
+    def _one(self, obj: Obj, files: dict[str, str], tc: Toolchain, extra_args: tuple[str, ...]) -> Path:
         with self.lock:
             self.running.append(obj.label)
             self._show()
@@ -121,10 +130,10 @@ class _Compiler:
                     self.progress.advance(self.task)
                 self._show()
 
-    def all(self, work: list[tuple[Obj, dict, Toolchain, tuple]]) -> list[Path]:
-        with ThreadPoolExecutor(max_workers=jobs()) as pool:
-            futures = [pool.submit(self.one, *w) for w in work]
-            return [f.result() for f in futures]
+    def submit(self, objs, files: dict[str, str], tc: Toolchain, extra_args: tuple[str, ...] = ()) -> list:
+        with self.lock:
+            self.total += len(objs)
+        return [self.pool.submit(self._one, o, files, tc, extra_args) for o in objs]
 
 
 def library_objects(module: Module, schedule: Schedule, tc: Toolchain, extra_args: tuple[str, ...] = (),
@@ -134,7 +143,8 @@ def library_objects(module: Module, schedule: Schedule, tc: Toolchain, extra_arg
     files = dict(generate(module, schedule), **(extra_sources or {}))
     objs = list(plan(module, schedule, tc).objects)
     objs += [Obj(src, (), src) for src in sorted(extra_sources or {}) if src.endswith(".c")]
-    return _Compiler().all([(o, files, tc, tuple(extra_args)) for o in objs])
+    with _Compiler() as compiler:
+        return [f.result() for f in compiler.submit(objs, files, tc, extra_args)]
 
 
 def build_shared(module: Module, schedule: Schedule, toolchain: Toolchain | None = None,
@@ -151,29 +161,30 @@ def build_program(module: Module, schedule: Schedule, harness: dict[str, str], t
 
 
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress) -> list[str]:
-    """Every object of every named cipher compiled in one parallel pool, then each library linked."""
+    """Every object of every named cipher compiled on one pool as soon as its library is generated, then
+    each library linked."""
     tc = lib_toolchain()
     libs = []
-    for name in names:
-        module = registry.module(name)
-        sched = resolve(module, schedule)
-        libs.append((name, module, sched, generate(module, sched), plan(module, sched, tc)))
-    work = [(o, files, tc, ()) for _, _, _, files, p in libs for o in p.objects]
-    compiler = _Compiler(progress, len(work))
-    objs = iter(compiler.all(work))
-    notes = []
-    for name, module, sched, files, p in libs:
-        for rel, text in files.items():
-            path = out_dir / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-        (out_dir / "lib" / "pkgconfig").mkdir(parents=True, exist_ok=True)
-        (out_dir / "lib" / "pkgconfig" / f"{name}.pc").write_text(pkgconfig(name, sched.name))
-        mine = [next(objs) for _ in p.objects]
-        for kind, target in (("static", f"lib{name}.a"), ("shared", f"lib{name}.so")):
-            shutil.copyfile(link_cached(mine, kind, tc), out_dir / "lib" / target)
-        note = f"{sched.name}: {ct_note(module, sched)}"
-        if not is_constant_time(module, sched):
-            note = f"WARNING: {note} Build the default schedule for constant-time kernels."
-        notes += [note, *p.notes]
+    with _Compiler(progress) as compiler:
+        for name in names:
+            module = registry.module(name)
+            sched = resolve(module, schedule)
+            files, p = generate(module, sched), plan(module, sched, tc)
+            libs.append((name, module, sched, files, p, compiler.submit(p.objects, files, tc)))
+        notes = []
+        for name, module, sched, files, p, futures in libs:
+            for rel, text in files.items():
+                path = out_dir / rel
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text)
+            (out_dir / "lib" / "pkgconfig").mkdir(parents=True, exist_ok=True)
+            (out_dir / "lib" / "pkgconfig" / f"{name}.pc").write_text(pkgconfig(name, sched.name))
+            objs = [f.result() for f in futures]
+            for kind, target in (("static", f"lib{name}.a"), ("shared", f"lib{name}.so")):
+                shutil.copyfile(link_cached(objs, kind, tc), out_dir / "lib" / target)
+            note = f"{sched.name}: {ct_note(module, sched)}"
+            if not is_constant_time(module, sched):
+                note = (f"WARNING: {sched.name} is NOT CONSTANT-TIME: {ct_note(module, sched)[len('NOT constant-time: '):]} "
+                        f"Omit --schedule for the constant-time default ({resolve(module, None).name}).")
+            notes += [note, *p.notes]
     return notes

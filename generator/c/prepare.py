@@ -40,5 +40,11 @@ def c_passes(schedule: Schedule) -> tuple[Pass, ...]:
 
 
 def prepare(module: Module, schedule: Schedule) -> Prepared:
-    m = run_passes(module, c_passes(schedule))
-    return Prepared({name: m.functions[name] for name in FUNCTIONS}, dict(m.tables))
+    """The module after the C passes of ``schedule``; remembered on the module (a lowered module is never
+    changed: passes make new ones), since one library asks for it from several places."""
+    memo = module.__dict__.setdefault("_c_prepared", {})
+    key = tuple(p.name for p in c_passes(schedule))
+    if key not in memo:
+        m = run_passes(module, c_passes(schedule))
+        memo[key] = Prepared({name: m.functions[name] for name in FUNCTIONS}, dict(m.tables))
+    return memo[key]

@@ -81,6 +81,11 @@ def _affine(f: list[int]) -> bool:
 
 
 def match(table) -> Affine | None:
+    return _match(tuple(table))
+
+
+@lru_cache(maxsize=None)
+def _match(table: tuple[int, ...]) -> Affine | None:
     t = list(table)
     if len(t) != 256 or any(not 0 <= v < 256 for v in t):
         return None
@@ -126,6 +131,11 @@ class SboxForm:
 
 def two_sided(table) -> SboxForm | None:
     """T as Lout∘S∘Lin, or None when T is not affine-equivalent to the AES S-box (one of match's forms)."""
+    return _two_sided(tuple(table))
+
+
+@lru_cache(maxsize=None)
+def _two_sided(table: tuple[int, ...]) -> SboxForm | None:
     t = list(table)
     m = match(t)
     if m is None:

@@ -47,9 +47,22 @@ class Plan:
     why_not_rounds: dict[str, str]
 
 
-def plan(module: Module, prep: Prepared | None = None) -> Plan:
-    """Rounds where the IR is AES's, byte-sliced elsewhere; UsageError when neither lowers a function."""
-    prep = prep or prepare(module, Schedule(module.cipher, "c", "aesni", (), module.rounds))
+def plan(module: Module) -> Plan:
+    """Rounds where the IR is AES's, byte-sliced elsewhere; UsageError when neither lowers a function.
+    Remembered on the module, like prepare()."""
+    memo = module.__dict__.setdefault("_c_aesni_plan", {})
+    if "plan" not in memo:
+        try:
+            memo["plan"] = _plan(module)
+        except UsageError as e:
+            memo["plan"] = e
+    if isinstance(memo["plan"], UsageError):
+        raise memo["plan"]
+    return memo["plan"]
+
+
+def _plan(module: Module) -> Plan:
+    prep = prepare(module, Schedule(module.cipher, "c", "aesni", (), module.rounds))
     slots = key_slots(module)
     programs, why = {}, {}
     for kind in KINDS:
@@ -163,7 +176,7 @@ def _sliced_core(module: Module, prep: Prepared, kind: str) -> tuple[dict, list[
 
 def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     prep = prepare(module, schedule)
-    p = plan(module, prep)
+    p = plan(module)
     P = module.cipher
     support = [fragment("x86_vectors.c")]
     cores, after = [], [fragment("kernel_names.c", P=P)]

@@ -13,6 +13,7 @@ set as a Python int (bit 8·a + j = bit j of atom a) and the constant bits.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from cipherspec.gf import gf_mul
 
@@ -89,6 +90,7 @@ class Form:
         return tuple((b >> (8 * a)) & 0xFF for b in self.bits)
 
 
+@lru_cache(maxsize=None)
 def matrix_of(c: int, poly: int) -> tuple[int, ...]:
     """The rows of x -> c·x, as Form.coeffs reports them."""
     return Form.atom(0).gmul(c, poly).coeffs(0)

@@ -20,6 +20,7 @@ A failure is a reason (a string); the aesni schedule then lowers the function by
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from cipherspec.ir import Function, Table
 from generator.common.affine import aes_sbox
@@ -61,6 +62,7 @@ class Program:
         return f"{head}{len(mid)} x {mid[0].instr.upper() if mid else '-'}, {last.upper()}"
 
 
+@lru_cache(maxsize=None)
 def _mix_row(family: str, m: int) -> dict[int, tuple[int, ...]]:
     """Lane -> 8x8 matrix of byte m of (Inv)MixColumns over 16 lanes (column-major: byte 4c + r)."""
     c, r = divmod(m, 4)
