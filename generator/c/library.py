@@ -107,7 +107,11 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     P = module.cipher
     prep = key_prep(module, schedule)
     ct = schedule.layout in CONSTANT_TIME
-    used = {op.imm[0] for op in prep.functions["key_schedule"].ops if op.code == "lut"}
+    port = portable(module, schedule)
+    kernels = {v.kernel for v in variants(module, schedule)} | {port.kernel}
+    one_block = any(k.layout in ("scalar", "sliced") for k in kernels)  # kernels that run single blocks here
+    fns = ["key_schedule"] + (["encrypt", "decrypt"] if one_block else [])
+    used = {op.imm[0] for f in fns for op in prep.functions[f].ops if op.code == "lut"}
     tables = {name: t for name, t in prep.tables.items() if name in used}
     support = []
     if tables and ct:
@@ -116,8 +120,8 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     elif tables:
         support.append(table_section(list(tables.values())))
     key_lines = key_schedule_lines(module, prep, ct)
-    port = portable(module, schedule)
-    kernels = {v.kernel for v in variants(module, schedule)} | {port.kernel}
+    if one_block:
+        support += [_one_block_core(module, prep, kind) for kind in ("encrypt", "decrypt")]
     if any(k.layout == "bitsliced" for k in kernels):
         support.append(fragment("key_planes.c", P=P, loops=_plane_loops(module)))
         key_lines.append("    cs_key_planes(ks);")
@@ -129,6 +133,19 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
                   variant_doc=variant_doc(module, schedule), block_bytes=module.block.nbytes,
                   chunk=chunk(module, schedule), words=fragment("words.c"), support=support,
                   key_schedule=key_lines, dispatch=dispatch, api=fragment("api.c", P=P, P_UP=P.upper()))
+
+
+def _one_block_core(module: Module, prep: Prepared, kind: str) -> str:
+    """The scalar core of ``kind`` as the kernels' one-block path: {P}_cs_<kind>_1 (hidden)."""
+    from .portable import scalar_core
+
+    core = scalar_core(module, prep, kind)
+    P = module.cipher
+    return "\n".join([f"/* {core['doc']}: the kernels' one-block path (tails, CBC encryption) */",
+                      "#if defined(__GNUC__) || defined(__clang__)", '__attribute__((visibility("hidden")))', "#endif",
+                      f"void {P}_cs_{kind}_1(const {P}_key *ks, const uint8_t *in, uint8_t *out);",
+                      f"void {P}_cs_{kind}_1(const {P}_key *ks, const uint8_t *in, uint8_t *out)", "{"]
+                     + core["lines"] + ["}"])
 
 
 def _plane_loops(module: Module) -> str:

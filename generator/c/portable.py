@@ -97,6 +97,13 @@ def sliced_core(module: Module, prep: Prepared, kind: str, lanes: int) -> dict:
     return {"name": f"cs_{kind}_n", "doc": f"{kind}: {lanes} blocks at once (block-sliced core)", "lines": lines}
 
 
+def one_block_declarations(P: str) -> str:
+    """The library's one-block cores, as a kernel calls them (cs_encrypt_1, cs_decrypt_1)."""
+    return "\n".join(["/* one block at a time: the library's scalar cores ({P}.c), compiled once */".replace("{P}", P)]
+                     + [f"void {P}_cs_{k}_1(const {P}_key *ks, const uint8_t *in, uint8_t *out);" for k in ("encrypt", "decrypt")]
+                     + [f"#define cs_{k}_1 {P}_cs_{k}_1" for k in ("encrypt", "decrypt")])
+
+
 def byte_rotation_mask(width: int, amount: int, lanes: int) -> str:
     """The __builtin_shuffle mask rotating each little-endian ``width``-bit lane left by ``amount`` bits:
     result byte j of a lane is source byte (j - amount/8) mod (width/8).  (32, 8): 3,0,1,2, 7,4,5,6, ..."""
@@ -162,8 +169,9 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
         cores = [bs.core(module, prep, "encrypt"), bs.core(module, prep, "decrypt")]
         support += [piece for c in cores for piece in c["pieces"]]
         after_cores = [fragment("padded_run.c", P=P, kind=kind) for kind in ("encrypt", "decrypt")]
-    else:
-        cores = [scalar_core(module, prep, "encrypt"), scalar_core(module, prep, "decrypt")]
+    else:  # the one-block cores are the library's (library.py: compiled once, not once per ISA level)
+        cores = []
+        support.append(one_block_declarations(P))
     if layout == "sliced":
         support += _sliced_support(module, prep, n)
         cores += [sliced_core(module, prep, "encrypt", n), sliced_core(module, prep, "decrypt", n)]
