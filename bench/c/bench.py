@@ -1,13 +1,20 @@
-"""Host throughput of the generated C (every cipher, every C schedule, ECB and CTR encryption) and of the
-peers (Crypto++, OpenSSL with and without AES-NI), in one run; every output is verified.
+"""Host throughput of the C libraries as shipped (every cipher's default library, every kernel variant this
+CPU runs, ECB and CTR encryption) and of the peers (Crypto++, OpenSSL with and without AES-NI), in one run;
+every output is verified.
 
-    python bench/c/bench.py [--mb 64] [--reps 3] [--peers bench/c/peers] [--only REGEX] [--out bench/results]
+    python bench/c/bench.py [--mb 64] [--reps 3] [--peers bench/c/peers] [--only REGEX] [--schedules REGEX]
+                            [--build-time] [--out bench/results]
 
+The libraries are what `cipherspec build` ships: generator.c.build.build_shared links the same objects (the
+same sources, flags and ISA variants; no -march=native), and the run refuses CIPHERSPEC_LIB_CFLAGS.  A
+variant is run by setting up its keys with <cipher>_set_key_isa; the default one is what the dispatcher
+picks on this CPU.  --schedules REGEX adds other schedules (e.g. bitsliced_v32, sliced_v16 tables).
+--build-time first times `cipherspec build --all --target c` into a temporary directory with an empty cache.
 Input: byte i = (i * 131 + (i >> 8)) & 0xff; key = 00 01 02 ..; IV = f0 f1 ...  Verification: the first
-64 KiB of every output equals the interpreter's; the whole output's SHA-256 is equal across our schedules
+64 KiB of every output equals the interpreter's; the whole output's SHA-256 is equal across our variants
 and equal to the peer's where a peer runs the same cipher.  CHAM is compared at the peer's (original)
 round counts (80/80/96).  Cycles/byte use the TSC-nominal clock (cpu MHz of /proc/cpuinfo), as SUPERCOP.
-The library is compiled for the host (-O3 -march=native, the runtime's flags).
+The load average is recorded before and after: the machine may be shared.
 """
 from __future__ import annotations
 
@@ -55,23 +62,24 @@ def cpu_info() -> tuple[str, float]:
     return (model.group(1).strip() if model else platform.processor()), (float(mhz.group(1)) if mhz else 0.0)
 
 
-def time_ours(c, rk, mode: str, data: np.ndarray, iv: bytes, reps: int) -> tuple[float, np.ndarray]:
-    """Best wall time of one library call over the whole buffer (ctypes overhead is one call)."""
+def time_ours(c, rk, mode: str, data: np.ndarray, iv: bytes, reps: int) -> tuple[float, float, np.ndarray]:
+    """Best wall time (as the peers measure) and best thread CPU time of one library call over the whole
+    buffer (ctypes overhead is one call)."""
     from runtime.c_target import _ptr
 
     n = data.size
     out = np.empty(n, np.uint8)
-    best = 1e30
+    best, best_cpu = 1e30, 1e30
     for _ in range(reps):
         ivb = np.frombuffer(iv, np.uint8).copy()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         if mode == "ecb":
             rc = c.fn["ecb_encrypt"](_ptr(rk), _ptr(data), _ptr(out), n)
         else:
             rc = c.fn["ctr"](_ptr(rk), _ptr(ivb), _ptr(data), _ptr(out), n)
-        best = min(best, time.perf_counter() - t0)
+        best, best_cpu = min(best, time.perf_counter() - t0), min(best_cpu, time.thread_time() - c0)
         assert rc == 0
-    return best, out
+    return best, best_cpu, out
 
 
 def run_peer(peers: Path, lib: str, cipher: str, mode: str, mb: int, reps: int, env=None):
@@ -83,15 +91,60 @@ def run_peer(peers: Path, lib: str, cipher: str, mode: str, mb: int, reps: int, 
     return float(secs), digest
 
 
+def build_time() -> dict:
+    """`cipherspec build --all --target c` with an empty cache: wall and CPU seconds of the whole command."""
+    import resource
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, CIPHERSPEC_CACHE=str(Path(d) / "cache"))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "driver", "build", "--all", "--target", "c", "-o", str(Path(d) / "out")],
+                       cwd=ROOT, env=env, check=True, capture_output=True)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"wall": wall, "user": after.ru_utime - before.ru_utime, "sys": after.ru_stime - before.ru_stime,
+            "cpus": os.cpu_count(), "load": os.getloadavg()}
+
+
+def our_rows(reg, name, rounds, sched, key, iv, data, want, args, label, size) -> list[dict]:
+    """Every variant of one library this CPU runs, ECB and CTR; outputs checked."""
+    c = make_cipher(reg, name, rounds, sched)
+    rows = []
+    for variant in c.variants():
+        cv = c.with_isa(variant)
+        if cv.variant_for(variant) != variant:
+            continue  # compiled, but this CPU lacks it
+        rk = cv.expand_key(key)
+        for mode in ("ecb", "ctr"):
+            secs, cpu, out = time_ours(cv, rk, mode, data, iv, args.reps)
+            if out[: 64 << 10].tobytes() != want[mode]:
+                raise SystemExit(f"{c.schedule.name} {variant} {mode}: output differs from the interpreter")
+            rows.append({"cipher": label, "name": name, "mode": mode, "impl": c.schedule.name.split("_c_", 1)[1],
+                         "variant": variant, "default": variant == c.variant, "kind": "ours", "secs": secs,
+                         "cpu": cpu, "digest": hashlib.sha256(out.tobytes()).hexdigest()})
+            print(f"{label:16} {mode} {rows[-1]['impl']:22} {variant:12} {size / secs / 1e6:9.1f} MB/s", flush=True)
+    return rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=64)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--peers", default=str(ROOT / "bench" / "c" / "peers"))
     ap.add_argument("--only", default="")
-    ap.add_argument("--schedules", default=None, help="only our schedules whose full name matches this regex")
+    ap.add_argument("--schedules", default=None, help="also our schedules whose name matches this regex")
+    ap.add_argument("--build-time", action="store_true", help="time `cipherspec build --all` (empty cache) first")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = ap.parse_args(argv)
+    if os.environ.get("CIPHERSPEC_LIB_CFLAGS"):
+        raise SystemExit("CIPHERSPEC_LIB_CFLAGS is set: the benchmark measures the libraries as shipped; unset it")
+    load_before = os.getloadavg()
+    build = build_time() if args.build_time else None
+    if build:
+        print(f"build --all --target c: {build['wall']:.1f} s wall, {build['user']:.1f} s user, "
+              f"{build['sys']:.1f} s sys on {build['cpus']} CPUs (load {build['load'][0]:.1f})", flush=True)
     reg = Registry()
     size = args.mb << 20
     data = pattern(size)
@@ -110,23 +163,15 @@ def main(argv=None) -> int:
         head = data[: 64 << 10].tobytes()
         want = {"ecb": modes.ecb_encrypt(ref, rr, head), "ctr": modes.ctr(ref, rr, iv, head)[0]}
         label = name + (f" r{rounds}" if rounds else "")
+        extra = [s.name for s in c_schedules(module, rounds) if args.schedules and re.search(args.schedules, s.name)]
+        mine = []
+        for sched in dict.fromkeys([None] + extra):
+            mine += our_rows(reg, name, rounds, sched, key, iv, data, want, args, label, size)
+        rows += mine
         for mode in ("ecb", "ctr"):
-            digests = {}
-            for sched in c_schedules(module, rounds):
-                if args.schedules and not re.search(args.schedules, sched.name):
-                    continue
-                c = make_cipher(reg, name, rounds, sched.name)
-                rk = c.expand_key(key)
-                secs, out = time_ours(c, rk, mode, data, iv, args.reps)
-                if out[: 64 << 10].tobytes() != want[mode]:
-                    raise SystemExit(f"{sched.name} {mode}: output differs from the interpreter")
-                digest = hashlib.sha256(out.tobytes()).hexdigest()
-                digests[sched.name] = digest
-                rows.append({"cipher": label, "name": name, "mode": mode, "impl": sched.name.split("_c_", 1)[1],
-                             "kind": "ours", "secs": secs, "digest": digest})
-                print(f"{label:16} {mode} {rows[-1]['impl']:22} {size / secs / 1e6:9.1f} MB/s", flush=True)
+            digests = {(r["impl"], r["variant"]): r["digest"] for r in mine if r["mode"] == mode}
             if len(set(digests.values())) != 1:
-                raise SystemExit(f"{name} {mode}: schedules disagree: {digests}")
+                raise SystemExit(f"{name} {mode}: variants disagree: {digests}")
             ours = next(iter(digests.values()))
             peer_runs = []
             if name in CRYPTOPP:
@@ -149,13 +194,14 @@ def main(argv=None) -> int:
     for r in rows:
         r["mbps"] = size / r["secs"] / 1e6
         r["cpb"] = r["secs"] * mhz * 1e6 / size if mhz else 0.0
+    meta = {"cpu": model, "mhz": mhz, "mb": args.mb, "reps": args.reps, "load_before": load_before,
+            "load_after": os.getloadavg(), "build": build}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "c-host.json").write_text(json.dumps({"cpu": model, "mhz": mhz, "mb": args.mb, "reps": args.reps,
-                                                  "rows": rows}, indent=1, sort_keys=True) + "\n")
+    (out / "c-host.json").write_text(json.dumps(dict(meta, rows=rows), indent=1, sort_keys=True) + "\n")
     from report import write_report  # noqa: E402  (bench/c/report.py)
 
-    write_report(out, rows, model, mhz, args.mb, args.reps)
+    write_report(out, rows, meta)
     return 0
 
 

@@ -28,7 +28,7 @@ from .dialects import Scalar
 from .prepare import Prepared, prepare
 from .schedules import CONSTANT_TIME, lanes
 from .text import fragment, kernel_tag, key_slots, load, table_section, with_comment, word_index
-from .variants import LEVELS, Variant, portable, variants
+from .variants import LEVELS, Variant, compiled_kernels, portable, variants
 
 FEATURE_MACROS = {"SSE2": "CS_F_SSE2", "V2": "CS_F_V2", "AES": "CS_F_AES", "V3": "CS_F_V3", "VAES": "CS_F_VAES",
                   "V4": "CS_F_V4"}
@@ -108,7 +108,7 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     prep = key_prep(module, schedule)
     ct = schedule.layout in CONSTANT_TIME
     port = portable(module, schedule)
-    kernels = {v.kernel for v in variants(module, schedule)} | {port.kernel}
+    kernels = set(compiled_kernels(module, schedule))
     one_block = any(k.layout in ("scalar", "sliced") for k in kernels)  # kernels that run single blocks here
     fns = ["key_schedule"] + (["encrypt", "decrypt"] if one_block else [])
     used = {op.imm[0] for f in fns for op in prep.functions[f].ops if op.code == "lut"}

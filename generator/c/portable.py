@@ -58,23 +58,16 @@ def sliced_core(module: Module, prep: Prepared, kind: str, lanes: int) -> dict:
     fn = prep.functions[kind]
     slots = key_slots(module)
     lay = module.block
-    step = lay.width // 8
-    t = f"uint{lay.width}_t"
     ind = "    "
     state = state_inputs(fn, slots)
-    lines = [f"{ind}{t} w[{lay.count}][CS_LANES];  /* w[i][l]: word i of block l (the transpose) */",
-             f"{ind}int l;"]
-    for name in state:
-        lines.append(f"{ind}cs_v{lay.width} x{word_index(name)};")
-    lines.append(f"{ind}for (l = 0; l < CS_LANES; l++) {{")
-    for name in state:
-        i = word_index(name)
-        lines.append(with_comment(f"{ind}    w[{i}][l] = {load(lay, f'in + l * CS_BLOCK + {i * step}')};",
-                                  f"block word {name}"))
-    lines.append(f"{ind}}}")
-    for name in state:
-        i = word_index(name)
-        lines.append(with_comment(f"{ind}memcpy(&x{i}, w[{i}], sizeof x{i});", f"block word {name}, all lanes"))
+    words = sorted(word_index(n) for n in state)
+    fast = words == list(range(lay.count)) and lay.count & (lay.count - 1) == 0 and lay.count > 1
+    lines = [f"{ind}cs_v{lay.width} {', '.join(f'x{i}' for i in range(lay.count))};"]
+    if fast:
+        lines += ["#if defined(CS_VECTOR_SHUFFLE)"] + _shuffle_load(lay, lanes, ind) + ["#else"]
+    lines += _scalar_load(lay, state, ind)
+    if fast:
+        lines.append("#endif")
     lines.append(f"{ind}{{")
 
     def bind(name: str, width: int) -> str:
@@ -85,16 +78,110 @@ def sliced_core(module: Module, prep: Prepared, kind: str, lanes: int) -> dict:
 
     body = emit_body(fn, Vector(), prep.tables, bind, ind + "    ")
     lines += body.lines
-    for i, (name, _) in enumerate(fn.outputs):
-        var = body.outputs[name]
-        lines.append(with_comment(f"{ind}    memcpy(w[{i}], &{var}, sizeof {var});", f"block word {name}, all lanes"))
-    lines.append(f"{ind}}}")
-    lines.append(f"{ind}for (l = 0; l < CS_LANES; l++) {{")
-    for i, (name, _) in enumerate(fn.outputs):
-        lines.append(with_comment(f"{ind}    {store(lay, f'out + l * CS_BLOCK + {i * step}', f'w[{i}][l]')};",
-                                  f"block word {name}"))
+    outs = [body.outputs[name] for name, _ in fn.outputs]
+    fast_out = fast and [word_index(n) for n, _ in fn.outputs] == list(range(lay.count))
+    if fast_out:
+        lines += ["#if defined(CS_VECTOR_SHUFFLE)"] + _shuffle_store(lay, lanes, outs, ind + "    ") + ["#else"]
+    lines += _scalar_store(lay, fn, outs, ind)
+    if fast_out:
+        lines.append("#endif")
     lines.append(f"{ind}}}")
     return {"name": f"cs_{kind}_n", "doc": f"{kind}: {lanes} blocks at once (block-sliced core)", "lines": lines}
+
+
+def _scalar_load(lay, state: list[str], ind: str) -> list[str]:
+    """Word i of block l into lane l of x_i through a transposed array (any word count, plain arrays)."""
+    t, step = f"uint{lay.width}_t", lay.width // 8
+    lines = [f"{ind}{{", f"{ind}{t} w[{lay.count}][CS_LANES];  /* w[i][l]: word i of block l (the transpose) */",
+             f"{ind}int l;", f"{ind}for (l = 0; l < CS_LANES; l++) {{"]
+    for name in state:
+        i = word_index(name)
+        lines.append(with_comment(f"{ind}    w[{i}][l] = {load(lay, f'in + l * CS_BLOCK + {i * step}')};",
+                                  f"block word {name}"))
+    lines.append(f"{ind}}}")
+    for name in state:
+        i = word_index(name)
+        lines.append(with_comment(f"{ind}memcpy(&x{i}, w[{i}], sizeof x{i});", f"block word {name}, all lanes"))
+    return lines + [f"{ind}}}"]
+
+
+def _scalar_store(lay, fn, outs: list[str], ind: str) -> list[str]:
+    t, step = f"uint{lay.width}_t", lay.width // 8
+    lines = [f"{ind}    {t} w[{lay.count}][CS_LANES];", f"{ind}    int l;"]
+    for i, (name, _) in enumerate(fn.outputs):
+        lines.append(with_comment(f"{ind}    memcpy(w[{i}], &{outs[i]}, sizeof {outs[i]});", f"block word {name}, all lanes"))
+    lines.append(f"{ind}    for (l = 0; l < CS_LANES; l++) {{")
+    for i, (name, _) in enumerate(fn.outputs):
+        lines.append(with_comment(f"{ind}        {store(lay, f'out + l * CS_BLOCK + {i * step}', f'w[{i}][l]')};",
+                                  f"block word {name}"))
+    return lines + [f"{ind}    }}"]
+
+
+def _swap_bytes(lay, var: str, lanes: int, ind: str) -> list[str]:
+    """Every lane's bytes reversed where the block's word order differs from the host's."""
+    if lay.width == 8:
+        return []
+    host = "__ORDER_LITTLE_ENDIAN__" if lay.endian == "big" else "__ORDER_BIG_ENDIAN__"
+    nb = lay.width // 8
+    idx = ", ".join(str(lane * nb + (nb - 1 - j)) for lane in range(lanes) for j in range(nb))
+    return ["#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == " + host,
+            f"{ind}{{ cs_vbytes_{lay.width} b_; memcpy(&b_, &{var}, sizeof b_);",
+            f"{ind}  b_ = CS_SHUF2(cs_vbytes_{lay.width}, b_, b_, {idx}); memcpy(&{var}, &b_, sizeof b_); }}",
+            "#endif"]
+
+
+def _shuffle_load(lay, lanes: int, ind: str) -> list[str]:
+    """x_i = word i of every block: the blocks loaded as whole vectors, then log2(count) stages of
+    even/odd deinterleaving (each stage halves the word stride; block order is kept)."""
+    c, w = lay.count, lay.width
+    T = f"cs_v{w}"
+    even = ", ".join(str(2 * e) for e in range(lanes))
+    odd = ", ".join(str(2 * e + 1) for e in range(lanes))
+    lines = [f"{ind}{{", f"{ind}typedef uint8_t cs_vbytes_{w} __attribute__((vector_size({lanes * w // 8})));",
+             f"{ind}{T} {', '.join(f't0_{k}' for k in range(c))};"]
+    for k in range(c):
+        lines.append(with_comment(f"{ind}memcpy(&t0_{k}, in + {k} * sizeof t0_{k}, sizeof t0_{k});",
+                                  f"blocks {k * lanes // c}..{(k + 1) * lanes // c - 1}"))
+        lines += _swap_bytes(lay, f"t0_{k}", lanes, ind)
+    cur = [f"t0_{k}" for k in range(c)]
+    s = 0
+    while (1 << s) < c:
+        s += 1
+        nxt = [None] * c
+        for j in range(c // 2):
+            for half, mask in ((0, even), (1, odd)):
+                v = f"t{s}_{half * c // 2 + j}"
+                lines.append(f"{ind}const {T} {v} = CS_SHUF2({T}, {cur[2 * j]}, {cur[2 * j + 1]}, {mask});")
+                nxt[half * c // 2 + j] = v
+        cur = nxt
+    lines += [with_comment(f"{ind}x{i} = {cur[i]};", f"block word X[{i}], all lanes") for i in range(c)]
+    return lines + [f"{ind}}}"]
+
+
+def _shuffle_store(lay, lanes: int, outs: list[str], ind: str) -> list[str]:
+    """The inverse of _shuffle_load: log2(count) stages of interleaving, then whole-vector stores."""
+    c, w = lay.count, lay.width
+    T = f"cs_v{w}"
+    lo = ", ".join(str((e % 2) * lanes + e // 2) for e in range(lanes))
+    hi = ", ".join(str(((lanes + e) % 2) * lanes + (lanes + e) // 2) for e in range(lanes))
+    lines = [f"{ind}typedef uint8_t cs_vbytes_{w} __attribute__((vector_size({lanes * w // 8})));"]
+    cur = list(outs)
+    stages = 0
+    while (1 << stages) < c:
+        stages += 1
+    for s in range(stages, 0, -1):
+        prev = [None] * c
+        for j in range(c // 2):
+            a, b = cur[j], cur[c // 2 + j]
+            prev[2 * j], prev[2 * j + 1] = f"u{s}_{2 * j}", f"u{s}_{2 * j + 1}"
+            lines.append(f"{ind}{T} {prev[2 * j]} = CS_SHUF2({T}, {a}, {b}, {lo});")
+            lines.append(f"{ind}{T} {prev[2 * j + 1]} = CS_SHUF2({T}, {a}, {b}, {hi});")
+        cur = prev
+    for k in range(c):
+        lines += _swap_bytes(lay, cur[k], lanes, ind)
+        lines.append(with_comment(f"{ind}memcpy(out + {k} * sizeof {cur[k]}, &{cur[k]}, sizeof {cur[k]});",
+                                  f"blocks {k * lanes // c}..{(k + 1) * lanes // c - 1}"))
+    return lines
 
 
 def one_block_declarations(P: str) -> str:

@@ -129,6 +129,13 @@ def aesni_support(module: Module) -> str:
     return support(module)
 
 
+def with_vector_bytes(module: Module, schedule: Schedule, v: int) -> Schedule:
+    """The same schedule on v-byte vectors (sliced, bitsliced)."""
+    params = {k: str(val) for k, val in schedule.params}
+    params["v"] = str(v)
+    return _make(module, schedule.layout, params, schedule.rounds)
+
+
 def fallback(module: Module, schedule: Schedule) -> Schedule:
     """The portable kernels an aesni library runs where AES-NI is absent: bitsliced_v32 (constant-time)."""
     return _make(module, "bitsliced", {"v": "32"}, schedule.rounds)

@@ -27,7 +27,7 @@ from .portable import kernel_source
 from .prepare import prepare
 from .schedules import CONSTANT_TIME, secret_lookups
 from .text import kernel_tag
-from .variants import LEVELS, kernels, variants
+from .variants import LEVELS, compiled_kernels, variants
 
 
 def ct_note(module: Module, schedule: Schedule) -> str:
@@ -64,7 +64,7 @@ def _kernel_source(module: Module, kernel: Schedule) -> str:
 def generate(module: Module, schedule: Schedule) -> dict[str, str]:
     P = module.cipher
     note = ct_note(module, schedule)
-    ks = kernels(module, schedule)
+    ks = compiled_kernels(module, schedule)
     header = {
         "P": P, "P_UP": P.upper(), "cipher": P, "version": __version__,
         "spec_file": os.path.basename(module.source) if module.source else "?",

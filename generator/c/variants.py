@@ -99,13 +99,27 @@ def variants(module: Module, schedule: Schedule) -> list[Variant]:
     out = []
     for k in ks:
         names = AESNI_LEVELS if k.layout == "aesni" else FALLBACK_LEVELS if len(ks) > 1 else PORTABLE_LEVELS
-        out += [Variant(n, k, BY_NAME[n]) for n in names]
+        out += [Variant(n, _narrow(module, k) if n == "sse2" else k, BY_NAME[n]) for n in names]
     return out
 
 
 def portable(module: Module, schedule: Schedule) -> Variant:
-    """The one variant of a library on a target that is not x86-64: the last (portable) kernel."""
-    return Variant("portable", kernels(module, schedule)[-1], None)
+    """The one variant of a library on a target that is not x86-64: the last (portable) kernel, on 16-byte
+    vectors (what SSE2, NEON and most other SIMD units have)."""
+    return Variant("portable", _narrow(module, kernels(module, schedule)[-1]), None)
+
+
+def compiled_kernels(module: Module, schedule: Schedule) -> list[Schedule]:
+    """Every kernel schedule some variant compiles (one source file each), in first-use order."""
+    return list(dict.fromkeys([v.kernel for v in variants(module, schedule)] + [portable(module, schedule).kernel]))
+
+
+def _narrow(module: Module, kernel: Schedule) -> Schedule:
+    """A sliced or bitsliced kernel on 16-byte vectors: wider ones compile to pairs of 16-byte operations,
+    at twice the compile time (gcc's generic vector lowering) for nothing."""
+    from .schedules import with_vector_bytes
+
+    return with_vector_bytes(module, kernel, 16) if kernel.get("v", 0) > 16 else kernel
 
 
 def is_x86_64(triple: str) -> bool:

@@ -4,3 +4,10 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
+/* two-vector constant shuffles (lane i of the result: lane idx[i] of a ++ b), for the block transposition */
+#define CS_VECTOR_SHUFFLE 1
+#if defined(__clang__)
+#define CS_SHUF2(t, a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define CS_SHUF2(t, a, b, ...) __builtin_shuffle(a, b, (t){__VA_ARGS__})
+#endif
