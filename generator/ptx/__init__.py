@@ -5,7 +5,8 @@ of the same kernel), placements of tables and round keys, CTR with uniform-value
     BACKEND.load(registry, "lea128", None, None)     -> runtime.cuda_target.CudaCipher (GPU machines only)
 
 Modules: placement (schedules), isel/lop3/balance (instruction selection), cores, layout (block words),
-multikey (CTR_DRBG bulk), keysched (host key schedule), source (the text), build, emulate (tests).
+blockio (block loads/stores), prologue (placement fills), ctr (counter words, hoisting), multikey
+(CTR_DRBG bulk), host and keysched (the host section), source (puts the text together), build, emulate.
 """
 from __future__ import annotations
 

@@ -13,12 +13,13 @@ leaves as ``y``; round keys and tables are read where the placement puts them (p
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cipherspec.ir import Function, Module
+from cipherspec.passes.hoist_uniform import Hoisted
 
 from . import balance, isel
-from .placement import CudaSchedule, rk_index
+from .placement import FLAVOURS, CudaSchedule, rk_index
 
 
 @dataclass(frozen=True)
@@ -81,3 +82,22 @@ def core(name: str, fn: Function, module: Module, acc: Access, flavour: str,
     lines += [f"    y[{k}] = {expr};  // out {n}" for k, (n, expr) in enumerate(body.outputs)]
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def kernel_cores(module: Module, sched: CudaSchedule, rk_type: str, split: Hoisted, xs_enc: list[str],
+                 xs_dec: list[str]) -> list[str]:
+    """Every core the kernels call, per flavour: cs_enc, cs_dec, cs_menc (multi-key: round keys staged in
+    shared memory) and, with CTR hoisting, cs_pre (uniform part, once per thread) and cs_main (per block)."""
+    acc = access(module, sched, rk_type)
+    acc_multi = access(module, replace(sched, rk="shared"), rk_type)
+    enc, dec, bal = module.functions["encrypt"], module.functions["decrypt"], sched.bal
+    out = []
+    for f in FLAVOURS:
+        out.append(core(f"cs_enc_{f}", enc, module, acc, f, xs_enc, balanced=bal))
+        out.append(core(f"cs_dec_{f}", dec, module, acc, f, xs_dec, balanced=bal))
+        out.append(core(f"cs_menc_{f}", enc, module, acc_multi, f, xs_enc, balanced=bal))
+        if sched.hoist:
+            out.append(core(f"cs_pre_{f}", split.pre, module, acc, f, xs_enc))
+            out.append(core(f"cs_main_{f}", split.main, module, acc, f, xs_enc, [n for n, _ in split.pre.outputs],
+                            balanced=bal))
+    return out

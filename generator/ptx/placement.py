@@ -30,6 +30,7 @@ from .isel import FLAVOURS  # inline PTX, plain CUDA C (index = the host API's f
 RK_PLACES = ("const", "shared", "reg")
 TAB_BASES = ("const", "global", "shared")
 SHARED_LIMIT = 227 * 1024  # bytes of shared memory one block may use on sm_90 (opt-in above 48 KB)
+DEFAULT_SHARED = 48 * 1024  # bytes of dynamic shared memory a launch gets without cudaFuncSetAttribute
 PARAM_LIMIT = 4096  # bytes of kernel parameters we allow (the classic limit, all archs)
 REG_RK_LIMIT = 96  # round-key words we let a schedule keep in registers
 TUNED = Path(__file__).with_name("tuned.json")
