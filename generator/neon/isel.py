@@ -5,7 +5,7 @@ In the sliced layout an IR word op becomes one vector op over L blocks.  Rules:
     xor/and/or/not       eor/and/orr/mvn .16b      and(a, not b) -> bic, or(a, not b) -> orn
     add/sub              add/sub .<w>               sub(0, x) -> neg;  sub(0, shr(x, w-1)) -> sshr (mask)
     rotl r               shl t,x,#r + sri t,x,#(w-r);  rev32 .8h (u32, 16);  rev16 .16b (u16, 8);
-                         tbl with a byte permutation (u32, 8/24)
+                         rev64 .4s (u64, 32); tbl with a byte permutation (other multiples of 8)
     shl/shr              shl/ushr
     lut (256 entries)    tbl over the first 64-byte slice, then 3 × (sub idx, 64; tbx) over the others,
                          a batch of lookups sharing each slice load (lutgroups)
@@ -107,7 +107,11 @@ class Selector:
                 return [Instr("movi", (Vec(v, "16b"), Text(f"#{imm:#x}")), defs=(v,), kind="load",
                               origin="const")]
             return mk if (width == 8 or value == 0) else None
-        for shift in range(0, width, 8):
+        if width == 64:  # MOVI .2d takes a byte mask; anything else comes from the pool
+            if all((value >> b) & 0xFF in (0, 0xFF) for b in range(0, 64, 8)):
+                return lambda v: [Instr("movi", (Vec(v, "2d"), Text(f"#{value:#x}")), defs=(v,), kind="load",
+                                        origin="const")]
+        for shift in range(0, width if width < 64 else 0, 8):
             if value & ~(0xFF << shift) == 0:
                 def mk(v, shift=shift):
                     return [Instr("movi", (Vec(v, arr), Text(f"#{value >> shift:#x}"), Text(f"lsl #{shift}")),
@@ -296,9 +300,12 @@ class Selector:
             return self.unop("rev32", "8h", x, i)
         if w == 16 and r == 8:
             return self.unop("rev16", "16b", x, i)
-        if w == 32 and r in (8, 24):
-            perm = bytes((j & ~3) | ((j - r // 8) & 3) for j in range(16))
-            p = self.bytes_const(perm, f"rotl{r}.u32 bytes")
+        if w == 64 and r == 32:
+            return self.unop("rev64", "4s", x, i)
+        if w > 8 and r % 8 == 0:  # a byte permutation within each lane
+            n = w // 8
+            perm = bytes(j - j % n + (j - r // 8) % n for j in range(16))
+            p = self.bytes_const(perm, f"rotl{r}.u{w} bytes")
             d = self.vf.new()
             self.emit("tbl", (Vec(d, "16b"), VecList((x,), "16b"), Vec(p, "16b")), (d,), (x, p), i)
             return d
