@@ -17,7 +17,7 @@ from ..common.templates import render
 from . import sliced as SL
 from .isel import check_ops
 from .kernel import MODES, Kernel, build_kernel, prepare
-from .pool import Pool
+from .pool import Pool, lut_tables
 from .schedules import arch, check, crypto, sha3
 
 
@@ -47,8 +47,8 @@ def emit(module: Module, sched: Schedule) -> Emitted:
     tables = {}
     for fname in ("encrypt", "decrypt"):
         for op in module.functions[fname].ops:
-            if op.code == "lut" and op.imm[0] not in tables:
-                tables[op.imm[0]] = bytes(module.tables[op.imm[0]].values)
+            if op.code == "lut":
+                tables.update(lut_tables(op.imm[0], module.tables[op.imm[0]]))
     pool = Pool(dict(sorted(tables.items())))
     prefix = sched.name
     kernels = [build_kernel(module, layout, il, mode, pool, f"{prefix}_{mode}", crypto(sched), sha3(sched))

@@ -10,7 +10,8 @@
     _sha3 (sliced): EOR3/BCAX three-input logic (FEAT_SHA3, -march=armv8.2-a+sha3), e.g.
              pipo64_128_neon_b16_il2_sha3
 
-The default interleave fills about half the register file with state: k = clamp(16 // words, 1, 4).
+The default interleave fills about half the register file with state: k = clamp(16 // words, 1, 4), or a
+quarter when the cipher looks up 256-byte tables (their 64-byte slices take 16 registers): clamp(8 // words).
 """
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ FLAGS = ("crypto", "sha3")  # valueless schedule flags, each needing a CPU featu
 
 def default(module: Module, rounds: int | None = None) -> Schedule:
     lanes = 128 // module.block.width if module.block.width in ARR else 1
-    il = max(1, min(4, 16 // max(1, module.block.count)))
+    lookups = any(op.code == "lut" for op in module.functions["encrypt"].ops)
+    il = max(1, min(4, (8 if lookups else 16) // max(1, module.block.count)))  # a table's slices take 16
     return Schedule(module.cipher, "neon", f"b{lanes}", (("il", il),), rounds)
 
 
