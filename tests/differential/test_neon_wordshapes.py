@@ -27,7 +27,7 @@ CASES = [
     ("speck128be", "speck128be_neon_b2_il2"), ("rot64x4", "rot64x4_neon_b2_il4"),
     ("rot64x4", "rot64x4_neon_b2_il1_sha3"), ("rot16x6", "rot16x6_neon_b8_il4"),
     ("sm4like8", "sm4like8_neon_b4_il1"), ("sm4like8", "sm4like8_neon_b4_il2"),
-    ("toy4", "toy4_neon_b4_il1"), ("toy4", "toy4_neon_b4_crypto_il2"),
+    ("toy4", "toy4_neon_b4_il1"), ("toy4", "toy4_neon_b4_crypto_il2"), ("toy4", "toy4_neon"),  # dispatched
     ("ttab6", "ttab6_neon_b4_il2"), ("camlike6", "camlike6_neon_b2_il1"), ("camlike6", "camlike6_neon_b2_il2"),
 ]
 _made: dict = {}
