@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cipherspec.ir import Module
-from cipherspec.passes import hoist_uniform
+from cipherspec.passes import hoist_uniform, split_u64
 
 from . import layout
 from .isel import FLAVOURS
@@ -54,11 +54,12 @@ def varying_words(module: Module) -> list[int]:
 
 
 def uniform_split(module: Module) -> hoist_uniform.Hoisted:
-    """encrypt split at the values that depend only on the segment's uniform words and the round keys."""
+    """encrypt split at the values that depend only on the segment's uniform words and the round keys;
+    a 64-bit value crossing the split travels as two 32-bit h words (split_u64.halve_hoisted)."""
     xs = state_names(module, "encrypt")
     vary = varying_words(module)
     uniform = {xs[j] for j in range(module.block.count) if j not in vary} | set(rk_inputs(module, "encrypt"))
-    return hoist_uniform.split(module.functions["encrypt"], uniform)
+    return split_u64.halve_hoisted(hoist_uniform.split(module.functions["encrypt"], uniform), module.tables)
 
 
 def _unpack(module: Module, flavour: str) -> str:

@@ -8,7 +8,7 @@ rotations, ``prmt.b32`` + ``shf.l.wrap.b32`` for 8/16-bit rotations, ``shl.b32``
 Table lookups are loads from the placement's memory in both flavours (an expression the caller
 supplies).
 
-8- and 16-bit words live in 32-bit registers.  Each value carries a *clean* flag (bits above its
+64-bit values are register pairs (ptx) or ``uint64_t`` (c): wide.py.  8- and 16-bit words live in 32-bit registers.  Each value carries a *clean* flag (bits above its
 width are zero).  Ops whose low bits depend only on the operands' low bits (add, sub, xor, and, or,
 not, shl, rotl via prmt+shf) accept dirty operands; shr, table indices, zext and function outputs
 need clean ones, and get one ``and.b32`` the first time a dirty value is used that way:
@@ -28,15 +28,16 @@ from typing import Callable
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, mask
 
-from . import lop3
+from . import lop3, wide
 
 FLAVOURS = ("ptx", "c")
 
 
 @dataclass
 class Val:
-    expr: str
+    expr: str  # a 64-bit value in the ptx flavour: its low half
     clean: bool
+    hi: str | None = None  # ... and its high half (wide.py)
 
 
 @dataclass
@@ -66,15 +67,15 @@ class Selector:
         if flavour not in FLAVOURS:
             raise UsageError(f"unknown kernel flavour {flavour!r}")
         for op in fn.ops:
-            if op.width > 32:
-                raise UsageError(f"cuda backend: {op.width}-bit words are not supported yet ({op.origin})")
             if op.code == "gmul":
                 raise UsageError("cuda backend: run lower_gmul before instruction selection")
+            if op.width == 64 and op.code in ("input", "lut"):
+                raise UsageError(f"cuda backend: a 64-bit {op.code} ({op.origin}): run split_u64 first")
         self.fn, self.env, self.flavour = fn, env, flavour
         self.vals: dict[int, Val] = {}
         self.masked: dict[int, str] = {}
         self.body = Body()
-        self.trees = lop3.cover(fn) if flavour == "ptx" else {}
+        self.trees = lop3.cover(fn, 64) if flavour == "ptx" else {}  # 64-bit trees: once per half (wide.py)
         self.members = {m for t in self.trees.values() for m in t.members if m != t.root}
 
     # ----------------------------------------------------------------------------- emission helpers
@@ -128,6 +129,8 @@ class Selector:
             if name not in self.env.inputs:
                 raise UsageError(f"cuda backend: input {name} is not bound")
             return self.env.inputs[name]
+        if w == 64:
+            return wide.select(self, v, op, d, cm)
         if code == "const":
             return Val(f"{op.imm[0]:#x}u", True)
         if v in self.trees:
@@ -174,6 +177,8 @@ class Selector:
             return Val(self.clean(op.args[0]), True)
         if code == "trunc":
             a = self.vals[op.args[0]]
+            if fn.ops[op.args[0]].width == 64:  # the low half (ptx) or a cast (c)
+                return Val(a.expr if ptx else f"(uint32_t)({a.expr})", w == 32)
             return Val(a.expr, a.clean and fn.ops[op.args[0]].width <= w)
         raise UsageError(f"cuda backend: no selection for opcode {code}")
 

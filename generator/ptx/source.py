@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from cipherspec.ir import Module
-from cipherspec.passes import dce, lower_gmul
+from cipherspec.passes import dce, lower_gmul, split_u64
 from cipherspec.pipeline import Pass, run_passes
 
 from ..common.templates import render
@@ -42,12 +42,14 @@ def symbol(name: str) -> str:
     return "cs_" + re.sub(r"[^A-Za-z0-9_]", "_", name.replace("-", "_").replace(".", "p"))
 
 
-CUDA_PASSES = (Pass("lower_gmul", lower_gmul.run), Pass("dce", dce.run))
+CUDA_PASSES = (Pass("split_u64", run_module=split_u64.run_module), Pass("lower_gmul", lower_gmul.run),
+               Pass("dce", dce.run))
 
 
 def prepared(module: Module) -> Module:
-    """The module after the CUDA target's passes: gmul lowered to shifts/XORs (no gmul selection on the
-    GPU), dead code gone."""
+    """The module after the CUDA target's passes: 64-bit words split into 32-bit halves at the
+    interfaces (memory words and round keys are 32-bit), gmul lowered to shifts/XORs (no gmul selection
+    on the GPU), dead code gone."""
     return run_passes(module, CUDA_PASSES)
 
 
