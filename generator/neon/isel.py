@@ -26,7 +26,7 @@ from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Op, Table
 
 from ..mir.lutgroups import lookup_depth, schedule as lut_schedule
-from generator.common.affine import match as affine_match
+from generator.common.affine import SHIFT_ROWS, match as affine_match
 from ..mir.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
 from ..mir.sink import sink as sink_order
 from . import sha3 as SHA3
@@ -418,7 +418,7 @@ class Selector:
         return self.binop("eor", "16b", a, b, m)
 
 
-_SR = [(i + 4 * (i % 4)) % 16 for i in range(16)]  # AESE lane i <- lane _SR[i] (ShiftRows, column-major)
+_SR = SHIFT_ROWS  # AESE lane i <- lane _SR[i] (ShiftRows, column-major)
 
 
 class _At:

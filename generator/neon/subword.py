@@ -29,14 +29,13 @@ register: no extraction or regrouping instruction at all.
 from __future__ import annotations
 
 from cipherspec.ir import Function, Op
+from generator.common.affine import SHIFT_ROWS, match as affine_match
 
-from generator.common.affine import match as affine_match
 from ..mir.mir import Vec, VecList, VReg
 from .sliced import ARR
 
 ZERO = None
 TBL_CHAIN = 7  # tbl + 3 × (sub, tbx): one 256-byte lookup of a register
-_SR = [(i + 4 * (i % 4)) % 16 for i in range(16)]  # AESE: result lane i reads lane _SR[i] (ShiftRows)
 
 
 def needed(fn: Function, width: int) -> bool:
@@ -222,7 +221,7 @@ def lut_batch(sel, members: list[int]) -> None:
     table = sel.tables[name]
     aff = affine_match(table.values) if sel.crypto and table.out_width == 8 else None
     planes = [name] if table.out_width == 8 else [f"{name}.b{j}" for j in range(table.out_width // 8)]
-    perm = None if aff is None else ([_SR.index(j) for j in range(16)] if aff.box == "S" else list(_SR))
+    perm = None if aff is None else ([SHIFT_ROWS.index(j) for j in range(16)] if aff.box == "S" else list(SHIFT_ROWS))
     chain = (1 + 4 * (not aff.identity)) if aff is not None else TBL_CHAIN * len(planes)
     # one plan over every interleaved stream: gathering bytes of several streams into one index register
     # saves whole chains (ttab6 il4: 114 -> 62 instructions per block), at the price of a join

@@ -13,6 +13,7 @@ import pytest
 from cipherspec import modes
 from cipherspec.errors import UsageError
 from cipherspec.registry import Registry
+from cuda_support import ctr_ivs
 from generator.ptx import BACKEND as CUDA_BACKEND
 from runtime.cuda_target import CudaCipher, gpu_available
 
@@ -41,17 +42,6 @@ def cipher(registry, name, sched) -> CudaCipher:
     return _CACHE[key]
 
 
-def ivs(B: int, rng) -> list[bytes]:
-    """Random, and just below each carry: 2^32, 2^64 and (16-byte blocks) 2^128."""
-    def below(bits: int, k: int) -> bytes:
-        hi = int.from_bytes(rng.integers(0, 256, B, dtype=np.uint8).tobytes(), "big") >> bits << bits
-        return ((hi | ((1 << bits) - k)) % (1 << (8 * B))).to_bytes(B, "big")
-
-    out = [rng.integers(0, 256, B, dtype=np.uint8).tobytes(), below(32, 3), below(32, 1)]
-    out += [below(64, 2)] + ([below(128, 5)] if B == 16 else [])
-    return out
-
-
 @pytest.mark.parametrize("name,sched", SCHEDULES, ids=IDS)
 def test_ecb_both_flavours(registry, make_ref, name, sched):
     c, ref = cipher(registry, name, sched), make_ref(name)
@@ -75,7 +65,7 @@ def test_ctr_carries_and_lengths(registry, make_ref, name, sched):
     rng = np.random.default_rng(11)
     key = rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes()
     rk, rkr = c.expand_key(key), ref.expand_key(key)
-    for iv in ivs(B, rng):
+    for iv in ctr_ivs(B, rng):
         for n in (1, B - 1, B, B + 1, 7 * B + 3, 40000 * B + 5):
             data = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
             want, _ = modes.ctr(ref, rkr, iv, data)

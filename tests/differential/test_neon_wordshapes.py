@@ -11,16 +11,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from neon_support import batches, require
+from wordshape_specs import REG
 
 from cipherspec import modes
-from cipherspec.registry import Registry
 from driver.targets import make_cipher
-from neon_support import batches, require
-from paths import ROOT
-
-DATA = ROOT / "tests" / "data"
-REG = Registry([DATA / "speck128like.cs", DATA / "sm4like.cs", DATA / "rotations.cs", DATA / "toy.cs",
-                DATA / "bytelookups.cs"])
 
 CASES = [
     ("speck128le", "speck128le_neon_b2_il4"), ("speck128le", "speck128le_neon_b2_il1"),

@@ -1,5 +1,6 @@
-"""CUDA tests without a GPU: nvcc for compile checks (a failure under CIPHERSPEC_REQUIRE_TOOLS=1, else a
-skip), and the library's host key schedule (generated C) run through the host C compiler."""
+"""CUDA test helpers: nvcc for compile checks (a failure under CIPHERSPEC_REQUIRE_TOOLS=1, else a skip),
+the library's host key schedule (generated C) through the host C compiler, and CTR IVs just below
+each counter carry for the GPU tests."""
 from __future__ import annotations
 
 import os
@@ -45,3 +46,14 @@ def host_round_keys(module, keys: np.ndarray, tmp_path: Path) -> np.ndarray:
     subprocess.run([host_cc(), "-O1", "-std=c99", "-o", str(tmp_path / "ks"), str(tmp_path / "ks.c")], check=True)
     out = subprocess.run([str(tmp_path / "ks")], capture_output=True, text=True, check=True).stdout.split()
     return np.array(out, dtype=np.uint64).reshape(len(keys), len(idx))
+
+
+def ctr_ivs(B: int, rng) -> list[bytes]:
+    """Random, and just below each carry: 2^32, 2^64 and (16-byte blocks) 2^128."""
+    def below(bits: int, k: int) -> bytes:
+        hi = int.from_bytes(rng.integers(0, 256, B, dtype=np.uint8).tobytes(), "big") >> bits << bits
+        return ((hi | ((1 << bits) - k)) % (1 << (8 * B))).to_bytes(B, "big")
+
+    out = [rng.integers(0, 256, B, dtype=np.uint8).tobytes(), below(32, 3), below(32, 1)]
+    out += [below(64, 2)] + ([below(128, 5)] if B == 16 else [])
+    return out

@@ -9,23 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cuda_support import host_round_keys, need_nvcc
+from wordshape_specs import CUDA_OTHER, NARROW, REG, WIDE
 
 from cipherspec.blockcipher import RefCipher, bytes_to_words
 from cipherspec.passes import split_u64
-from cipherspec.registry import Registry
-from cuda_support import host_round_keys, need_nvcc
 from generator.ptx import cores, emulate, wide
-from generator.ptx.placement import CudaSchedule, default_for, rk_index
 from generator.ptx.ctr import state_names, uniform_split, varying_words
+from generator.ptx.placement import CudaSchedule, default_for, rk_index
 from generator.ptx.source import generate, prepared
-from paths import ROOT
 from toolchain import nvcc
-
-DATA = ROOT / "tests" / "data"
-REG = Registry([DATA / "speck128like.cs", DATA / "sm4like.cs", DATA / "rotations.cs", DATA / "toy.cs",
-                DATA / "bytelookups.cs"])
-WIDE = ["speck128le", "speck128be", "rot64x4", "camlike6"]  # 64-bit words
-NARROW = ["sm4like8", "ttab6", "toy4", "rot16x6"]  # byte lookups on words, u16 rotations
 
 
 def _setup(name, seed):
@@ -68,7 +61,7 @@ def test_cores_match_interpreter(name, flavour):
 @pytest.mark.parametrize("name", WIDE + ["sm4like8"])
 def test_hoisted_ctr_core_matches(name):
     """pre then main == encrypt when the counter's high words are uniform, 64-bit H values as halves."""
-    module, ref, rkd, rk, blocks, x, tables = _setup(name, 2)
+    module, _, _, rk, _, x, tables = _setup(name, 2)
     vary = varying_words(module)
     x = [v if j in vary else np.full_like(v, v[0]) for j, v in enumerate(x)]
     xs = state_names(module, "encrypt")
@@ -126,11 +119,12 @@ def test_truth_table_reduction():
     assert wide.reduce(0x96, [0xF0, 0xCC, 0xFF]) == 0xC3  # a ^ b ^ ~0
 
 
-@pytest.mark.parametrize("name", WIDE + NARROW)
-def test_compiles_without_spills(tmp_path, name):
+@pytest.mark.parametrize("name,sched", [(n, None) for n in WIDE + NARROW] + CUDA_OTHER)
+def test_compiles_without_spills(tmp_path, name, sched):
+    """Every default schedule and the non-default ones the GPU test runs (test_cuda_wordshapes_gpu.py)."""
     need_nvcc()
     module = prepared(REG.module(name))
-    src = generate(REG.module(name), default_for(module))
+    src = generate(REG.module(name), CudaSchedule.parse(sched, module) if sched else default_for(module))
     cu = tmp_path / f"{src.name}.cu"
     cu.write_text(src.cu)
     (tmp_path / f"{src.name}.h").write_text(src.h)
