@@ -4,12 +4,10 @@ counter carry.  Skipped, with the reason, without an NVIDIA GPU (CI checks the s
 emulator and compiles every kernel: tests/unit/test_cuda_wordshapes.py); bench/gpu/run.sh runs it."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from cuda_support import ctr_ivs
+from cuda_support import check_ctr, check_ecb
 from wordshape_specs import CUDA_OTHER, NARROW, REG, WIDE
 
-from cipherspec import modes
 from driver.targets import make_cipher
 from runtime.cuda_target import gpu_available
 
@@ -29,31 +27,9 @@ def ciphers(name, sched):
 
 @pytest.mark.parametrize("name,sched", SCHEDULES, ids=IDS)
 def test_ecb_both_flavours(name, sched):
-    c, ref = ciphers(name, sched)
-    rng = np.random.default_rng(7)
-    key = rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes()
-    rk, rkr = c.expand_key(key), ref.expand_key(key)
-    for n in (1, 33, 4099):
-        pt = rng.integers(0, 256, (n, c.block_bytes), dtype=np.uint8)
-        ct = ref.encrypt_blocks(rkr, pt)
-        assert (c.encrypt_blocks(rk, pt) == ct).all(), n
-        assert (c.decrypt_blocks(rk, ct) == pt).all(), n
-        for flavour in ("ptx", "c"):
-            assert c.device_ecb(rk, pt.tobytes(), False, flavour) == ct.tobytes(), (n, flavour)
-            assert c.device_ecb(rk, ct.tobytes(), True, flavour) == pt.tobytes(), (n, flavour)
+    check_ecb(*ciphers(name, sched), (1, 33, 4099))
 
 
 @pytest.mark.parametrize("name,sched", SCHEDULES, ids=IDS)
 def test_ctr_carries(name, sched):
-    c, ref = ciphers(name, sched)
-    B = c.block_bytes
-    rng = np.random.default_rng(11)
-    key = rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes()
-    rk, rkr = c.expand_key(key), ref.expand_key(key)
-    for iv in ctr_ivs(B, rng):
-        for n in (1, B + 1, 7 * B + 3, 40000 * B + 5):
-            data = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
-            want, _ = modes.ctr(ref, rkr, iv, data)
-            assert c.ctr(rk, iv, data) == want, (iv.hex(), n, "host")
-            for flavour in ("ptx", "c"):
-                assert c.device_ctr(rk, iv, data, flavour=flavour) == want, (iv.hex(), n, flavour)
+    check_ctr(*ciphers(name, sched), lambda B: (1, B + 1, 7 * B + 3, 40000 * B + 5), keystream=False)

@@ -11,10 +11,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from neon_support import batches, require
+from neon_support import batches, check_modes, require
 from wordshape_specs import REG
 
-from cipherspec import modes
 from driver.targets import make_cipher
 
 CASES = [
@@ -40,16 +39,4 @@ def cipher(name: str, schedule: str):
 def test_wordshape_matches_interpreter(name, schedule, data):
     require("aarch64-linux-gnu-gcc", "qemu-aarch64")
     c, ref = cipher(name, schedule)
-    requests, expected = [], []
-    for key, blocks, iv, stream in data.draw(batches(c)):
-        rk, rref = c.expand_key(key), ref.expand_key(key)
-        requests += [("ecb_encrypt", rk, blocks, None), ("ecb_decrypt", rk, blocks, None),
-                     ("cbc_decrypt", rk, blocks, iv)]
-        expected += [modes.ecb_encrypt(ref, rref, blocks), modes.ecb_decrypt(ref, rref, blocks),
-                     modes.cbc_decrypt(ref, rref, iv, blocks)]
-        if "ctr" in c.emitted.modes:
-            requests.append(("ctr", rk, stream, iv))
-            expected.append(modes.ctr(ref, rref, iv, stream)[0])
-    got = c.run_batch(requests)
-    for (op, _, d, iv), g, e in zip(requests, got, expected):
-        assert g == e, f"{schedule} {op} of {len(d)} bytes (iv {iv.hex() if iv else None}) differs"
+    check_modes(c, ref, data.draw(batches(c)), schedule)
