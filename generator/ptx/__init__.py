@@ -4,7 +4,8 @@ of the same kernel), placements of tables and round keys, CTR with uniform-value
     BACKEND.parse_schedule(module, "rk-shared_t512") -> CudaSchedule;  BACKEND.generate(module, s) -> {.cu, .h}
     BACKEND.load(registry, "lea128", None, None)     -> runtime.cuda_target.CudaCipher (GPU machines only)
 
-Modules: placement (schedules), isel/lop3/balance (instruction selection), cores, layout (block words),
+Modules: placement (schedules), isel/lop3/balance/wide (instruction selection; wide: 64-bit values as
+register pairs, after cipherspec.passes.split_u64), cores, layout (block words),
 blockio (block loads/stores), prologue (placement fills), ctr (counter words, hoisting), multikey
 (CTR_DRBG bulk), host and keysched (the host section), source (puts the text together), build, emulate.
 """
