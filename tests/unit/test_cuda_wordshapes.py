@@ -92,10 +92,10 @@ def test_pairs_use_carry_chains_and_funnel_shifts():
 def test_split_u64_interfaces():
     m = REG.module("speck128be")
     s = split_u64.run_module(m)
-    assert str(s.block) == "u32[4] big" and [ (k.width, k.shape) for k in s.key_arrays] == [(32, (8, 2))]
+    assert str(s.block) == "u32[4] big" and [(k.width, k.shape) for k in s.key_arrays] == [(32, (8, 2))]
     assert [n for n, _, _ in s.functions["encrypt"].inputs()][:4] == ["X[0].hi", "X[0].lo", "X[1].hi", "X[1].lo"]
-    assert split_u64.run_module(REG.module("sm4like8")) is REG.module("sm4like8") or \
-        split_u64.run_module(REG.module("sm4like8")).block == REG.module("sm4like8").block
+    m = REG.module("sm4like8")
+    assert split_u64.run_module(m) is m  # nothing 64-bit: the module as it was
 
 
 @pytest.mark.parametrize("name", WIDE)
