@@ -3,8 +3,8 @@ byte S-boxes and u8 -> u32 tables on 32-bit words, u16/u64 rotations.
 
 Without a GPU: the cores of both flavours run in the CPU emulator (generator/ptx/emulate.py) against
 the interpreter, including the hoisted CTR split; every kernel compiles with nvcc for sm_90 with 0
-spills and no local memory.  tests/differential/test_cuda_gpu.py-style runs on a GPU are the lead's
-script (see the report)."""
+spills and no local memory; the host key schedules run through the host C compiler.  On a GPU:
+tests/differential/test_cuda_wordshapes_gpu.py (bench/gpu/run.sh)."""
 from __future__ import annotations
 
 import numpy as np
