@@ -3,10 +3,10 @@
 The block, the key and every u64 round-key array become u32 words, two per u64 word in the byte
 order the layout gives (little-endian: low half first; big-endian: high half first; round keys:
 ``rk[i]`` -> ``rk[i][0]`` low, ``rk[i][1]`` high).  Each function rebuilds its 64-bit values from the
-halves (zext, shl, or) and splits its 64-bit outputs (trunc, shr); a table with 64-bit entries becomes
-two 32-bit tables.  The ops inside stay 64-bit: a backend selects them on register pairs, where the
-zext/shl/or and trunc/shr around the interfaces cost nothing.  A module without 64-bit values is
-returned unchanged.
+halves (zext, shl, or) and splits its 64-bit outputs (trunc, shr); a table T with 64-bit entries
+becomes two 32-bit tables T_lo and T_hi.  The ops inside stay 64-bit: a backend selects them on
+register pairs, where the zext/shl/or and trunc/shr around the interfaces cost nothing.  A module
+without 64-bit values is returned unchanged.
 
     before: block u64[2] little;   %0 = input.u64 "X[0]" ...                out X[0] = %9
     after:  block u32[4] little;   %0 = input.u32 "X[0].lo"  %1 = input.u32 "X[0].hi"
@@ -42,6 +42,7 @@ def halve(fn: Function, tables: dict[str, Table], endian: str, rk: set[str],
     order; ``rk``: round-key names, split low half first) and its 64-bit lookups on split tables."""
     ops: list[Op] = []
     remap: list[int] = []
+    halves = half_tables(tables)
 
     def emit(op: Op) -> int:
         ops.append(op)
@@ -56,9 +57,10 @@ def halve(fn: Function, tables: dict[str, Table], endian: str, rk: set[str],
                 half[high] = emit(Op("zext", 64, (emit(Op("input", 32, (), (name,), o)),), (), o))
             hi = emit(Op("shl", 64, (half[True],), (32,), o))
             remap.append(emit(Op("or", 64, (half[False], hi), (), o)))
-        elif op.code == "lut" and tables[op.imm[0]].out_width == 64:
-            lo = emit(Op("zext", 64, (emit(replace(new, width=32, imm=(op.imm[0] + LO,))),), (), o))
-            hi = emit(Op("zext", 64, (emit(replace(new, width=32, imm=(op.imm[0] + HI,))),), (), o))
+        elif op.code == "lut" and op.imm[0] in halves:
+            lo_t, hi_t = halves[op.imm[0]]
+            lo = emit(Op("zext", 64, (emit(replace(new, width=32, imm=(lo_t,))),), (), o))
+            hi = emit(Op("zext", 64, (emit(replace(new, width=32, imm=(hi_t,))),), (), o))
             remap.append(emit(Op("or", 64, (lo, emit(Op("shl", 64, (hi,), (32,), o))), (), o)))
         else:
             remap.append(emit(new))
@@ -75,14 +77,29 @@ def halve(fn: Function, tables: dict[str, Table], endian: str, rk: set[str],
     return fn.copy_with(ops, outs)
 
 
+def half_tables(tables: dict[str, Table]) -> dict[str, tuple[str, str]]:
+    """The names of the two u32 tables of each u64 table: T -> (T_lo, T_hi), identifiers the
+    backends can use, with underscores added until they clash with no other table."""
+    out = {}
+    for name, t in tables.items():
+        if t.out_width == 64:
+            sep = "_"
+            while any(f"{name}{sep}{h}" in tables for h in ("lo", "hi")):
+                sep += "_"
+            out[name] = (f"{name}{sep}lo", f"{name}{sep}hi")
+    return out
+
+
 def _tables(tables: dict[str, Table]) -> dict[str, Table]:
+    halves = half_tables(tables)
     out: dict[str, Table] = {}
     for name, t in tables.items():
-        if t.out_width != 64:
+        if name not in halves:
             out[name] = t
             continue
-        out[name + LO] = Table(name + LO, t.in_width, 32, tuple(v & 0xFFFFFFFF for v in t.values))
-        out[name + HI] = Table(name + HI, t.in_width, 32, tuple(v >> 32 for v in t.values))
+        lo, hi = halves[name]
+        out[lo] = Table(lo, t.in_width, 32, tuple(v & 0xFFFFFFFF for v in t.values))
+        out[hi] = Table(hi, t.in_width, 32, tuple(v >> 32 for v in t.values))
     return out
 
 

@@ -1,6 +1,7 @@
 # Byte lookups on wider words (test ciphers, not real ones), the shapes of SEED / Twofish (a u8 -> u32
 # table on chosen bytes of a 32-bit word) and Camellia (a 64-bit word split into 8 bytes, a different
-# S-box per byte position, byte XORs across positions, then packed back; 32-bit halves of a 64-bit word).
+# S-box per byte position, byte XORs across positions, then packed back; 32-bit halves of a 64-bit word),
+# and a u8 -> u64 table.
 # Feistel rounds, so the round functions need not be invertible and the tables are formulas.
 
 family ttab(rounds) {
@@ -72,5 +73,30 @@ family camlike(rounds) {
   }
 }
 
+# a u8 -> u64 table (Whirlpool / Kuznyechik-style lookups on 64-bit words): NEON looks it up as 8 byte
+# planes, CUDA as two u32 tables (split_u64)
+family t64(rounds) {
+  block u64[2] little;
+  key   u64[2] little;
+  const T: u64[256] = [((i * 0x9e3779b97f4a7c15) ^ (i << 29) ^ (i * i * 0x100000001b3)) % 0x10000000000000000
+                       for i in 0..256];
+
+  fn G(x: u64) -> u64 {
+    let b = unpack_le(x, 8);
+    return T[b[0]] ^ (T[b[5]] <<< 24) ^ x;
+  }
+
+  key_schedule(K) -> rk: u64[rounds] {
+    for i in 0..rounds { rk[i] = (K[i % 2] <<< (7 * i % 64)) + i; }
+  }
+  encrypt(X, rk) {
+    for i in 0..rounds { X = [X[1] ^ G(X[0] - rk[i]), X[0]]; }
+  }
+  decrypt(X, rk) {
+    for r in 0..rounds { let i = rounds - 1 - r; X = [X[1], X[0] ^ G(X[1] - rk[i])]; }
+  }
+}
+
 cipher ttab6 = ttab(rounds = 6);
 cipher camlike6 = camlike(rounds = 6);
+cipher t64x4 = t64(rounds = 4);

@@ -23,6 +23,7 @@ CASES = [
     ("sm4like8", "sm4like8_neon_b4_il1"), ("sm4like8", "sm4like8_neon_b4_il2"),
     ("toy4", "toy4_neon_b4_il1"), ("toy4", "toy4_neon_b4_crypto_il2"), ("toy4", "toy4_neon"),  # dispatched
     ("ttab6", "ttab6_neon_b4_il2"), ("camlike6", "camlike6_neon_b2_il1"), ("camlike6", "camlike6_neon_b2_il2"),
+    ("t64x4", "t64x4_neon_b2_il4"),
 ]
 _made: dict = {}
 
