@@ -18,7 +18,7 @@ from cipherspec.passes import dce, hoist_uniform, lower_gmul
 from cipherspec.pipeline import Pass, run_passes
 
 from ..common.templates import render
-from . import cores, keysched, layout, multikey
+from . import cores, hostapi, keysched, layout, multikey
 from .placement import FLAVOURS, CudaSchedule, rk_index, rk_inputs
 
 
@@ -194,6 +194,7 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None) -> 
         host_words=host_words, rk_layout=f"round keys, one u32 per word: {rk_layout}",
         mk=mk, default_flavour=FLAVOURS.index(sched.flavour),
     )
+    ctx["mg"] = hostapi.context(module, P)  # every GPU of the host: multigpu.cu.j2
     cu = render("ptx/kernel.cu.j2", **ctx)
     h = render("ptx/kernel.h.j2", **ctx)
     return Source(name, P, cu, h, split.hoisted_ops, ctx["enc_ops"])
