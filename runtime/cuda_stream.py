@@ -78,9 +78,9 @@ class CtrStream:
         return b"".join(out)
 
     # ------------------------------------------------------------------ reader -> writer
-    def _fill(self, reader, slot: int, start: int) -> tuple[int, bool]:
-        """Reads into slot's input buffer from ``start`` until it is full or the reader ends: (bytes, eof)."""
-        buf, n = memoryview(self.inb[slot]), start
+    def _fill(self, reader, slot: int) -> tuple[int, bool]:
+        """Reads into slot's input buffer until it is full or the reader ends: (bytes, eof)."""
+        buf, n = memoryview(self.inb[slot]), 0
         while n < self.chunk:
             if hasattr(reader, "readinto"):
                 got = reader.readinto(buf[n:])
@@ -94,26 +94,23 @@ class CtrStream:
         return n, False
 
     def pipe(self, reader, writer, progress=_no_progress) -> int:
-        """Everything ``reader`` gives, through CTR, to ``writer``; returns the bytes written."""
+        """Everything ``reader`` gives, through CTR, to ``writer``; returns the bytes written.  Every piece but
+        the last fills its buffer (a whole number of blocks), so the counter needs no partial-block state."""
         if self.pending:
             raise UsageError("CTR stream: pipe() after update() left a partial block")
-        B, slot, total = self.B, 0, 0
-        n, eof = self._fill(reader, 0, 0)
-        run = n if eof else n - n % B  # bytes of slot's buffer on the GPUs
-        if run:
-            self._start(0, run, False)
-        while run:
-            nxt, carry = 1 - slot, n - run
-            self.inb[nxt][:carry] = self.inb[slot][run:n]  # a partial block goes on with the next piece
-            m, eof = (carry, True) if eof else self._fill(reader, nxt, carry)
+        slot, total = 0, 0
+        n, eof = self._fill(reader, 0)
+        if n:
+            self._start(0, n, False)
+        while n:
+            m, more_eof = (0, True) if eof else self._fill(reader, 1 - slot)  # while the GPUs run slot
             self.gpus.sync()  # slot's output is ready
-            nrun = m if eof else m - m % B
-            if nrun:
-                self._start(nxt, nrun, False)  # the GPUs work on it while slot's output is written
-            writer.write(memoryview(self.outb[slot])[:run])
-            total += run
+            if m:
+                self._start(1 - slot, m, False)  # the GPUs work on it while slot's output is written
+            writer.write(memoryview(self.outb[slot])[:n])
+            total += n
             progress(total)
-            slot, n, run = nxt, m, nrun
+            slot, n, eof = 1 - slot, m, more_eof
         return total
 
 

@@ -1,7 +1,6 @@
 /* Host-only test of the generated multi-GPU host code (generator/ptx/templates/multigpu.cu.j2) over the fake
- * CUDA runtime cuda_stub.h: the single-device entries are replaced by reference functions (a keystream that
- * is a known function of the counter, the key and the flavour), which check that their buffers and stream
- * belong to the current device.  Every multi-GPU call is compared with one reference call over the whole
+ * CUDA runtime cuda_stub.h: the single-device entries are fake_cipher.h's (a toy block cipher), which check
+ * that their buffers and stream belong to the current device.  Every multi-GPU call is compared with one reference call over the whole
  * range, so a wrong split, counter, piece offset, device or stream shows as a wrong byte or an abort.
  *
  *   harness            run every check; prints "ok <n> checks" (exit 1 and a message on a failure)
@@ -23,91 +22,7 @@ static long checks = 0;
         }                                                                                      \
     } while (0)
 
-/* ------------------------------------------------------------------ reference "cipher" (host functions) */
-static uint8_t ks_byte(const uint8_t *ctr, int b, const T_rk *rk, int flavour)
-{
-    return (uint8_t)(ctr[b] * 29u + b) ^ (uint8_t)rk->w[0] ^ (uint8_t)(flavour ? 0x33 : 0);
-}
-
-static void ref_ctr(const T_rk *rk, const uint8_t *iv, const uint8_t *in, uint8_t *out, uint64_t n, int flavour)
-{
-    uint8_t ctr[BB];
-    memcpy(ctr, iv, BB);
-    for (uint64_t i = 0; i < n; i += BB) {
-        for (uint64_t b = 0; b < BB && i + b < n; ++b) out[i + b] = (in ? in[i + b] : 0) ^ ks_byte(ctr, (int)b, rk, flavour);
-        T_ctr_add(ctr, 1);
-    }
-}
-
-static void ref_ecb(const T_rk *rk, int decrypt, const uint8_t *in, uint8_t *out, uint64_t n, int flavour)
-{
-    const uint8_t k = (uint8_t)rk->w[1] ^ (uint8_t)(flavour ? 0x55 : 0);
-    for (uint64_t i = 0; i < n; i += BB) {
-        uint8_t t[BB];
-        for (int b = 0; b < BB; ++b) t[decrypt ? BB - 1 - b : b] = in[i + (decrypt ? b : BB - 1 - b)] ^ k;
-        memcpy(out + i, t, BB);
-    }
-}
-
-static void ref_multi(const uint8_t *keys, const uint8_t *vs, const uint64_t *lens, uint64_t nreq, uint8_t *out,
-                      int flavour)
-{
-    uint64_t o = 0;
-    for (uint64_t r = 0; r < nreq; ++r) {
-        uint8_t ctr[BB];
-        memcpy(ctr, vs + r * BB, BB);
-        T_ctr_add(ctr, 1);
-        for (uint64_t i = 0; i < lens[r]; i += BB) {
-            for (uint64_t b = 0; b < BB && i + b < lens[r]; ++b)
-                out[o + i + b] = (uint8_t)(ctr[b] ^ keys[r * KBB + b % KBB] ^ (flavour ? 0x71 : 0));
-            T_ctr_add(ctr, 1);
-        }
-        o += lens[r];
-    }
-}
-
-/* ------------------------------------------------------------------ the fake single-device entries */
-extern "C" int T_ctr_dev_flavour(const T_rk *rk, const uint8_t *iv, const uint8_t *d_in, uint8_t *d_out, uint64_t n,
-                                 cudaStream_t st, int flavour)
-{
-    if (!n) return CS_OK;
-    stub_check_device(d_out, n);
-    if (d_in) stub_check_device(d_in, n);
-    const T_rk k = *rk;
-    std::vector<uint8_t> c(iv, iv + BB);
-    stub_enqueue(st, [=] { ref_ctr(&k, c.data(), d_in, d_out, n, flavour); });
-    return CS_OK;
-}
-
-extern "C" int T_ecb_dev_flavour(const T_rk *rk, int decrypt, const uint8_t *d_in, uint8_t *d_out, uint64_t n,
-                                 cudaStream_t st, int flavour)
-{
-    if (n % BB) return CS_ELEN;
-    if (!n) return CS_OK;
-    stub_check_device(d_in, n);
-    stub_check_device(d_out, n);
-    const T_rk k = *rk;
-    stub_enqueue(st, [=] { ref_ecb(&k, decrypt, d_in, d_out, n, flavour); });
-    return CS_OK;
-}
-
-extern "C" int T_ctr_multi_dev_flavour(const uint8_t *keys, const uint8_t *vs, const uint64_t *lens, uint64_t nreq,
-                                       uint8_t *d_out, cudaStream_t st, int flavour)
-{
-    if (!nreq) return CS_OK;
-    uint64_t total = 0;
-    for (uint64_t r = 0; r < nreq; ++r) {
-        if (r + 1 < nreq && lens[r] % BB) return CS_ELEN;
-        total += lens[r];
-    }
-    if (total) stub_check_device(d_out, total);
-    cudaStreamSynchronize(st);  /* as the real entry: it waits for its stream before freeing its host plan */
-    std::vector<uint8_t> k(keys, keys + nreq * KBB), v(vs, vs + nreq * BB);
-    std::vector<uint64_t> l(lens, lens + nreq);
-    stub_enqueue(st, [=] { ref_multi(k.data(), v.data(), l.data(), nreq, d_out, flavour); });
-    return CS_OK;
-}
-
+#include "fake_cipher.h"
 #include "mg_impl.inc"
 
 /* ------------------------------------------------------------------ helpers */

@@ -108,40 +108,57 @@ def test_group_end_packs_up_to_the_cap():
 
 
 # ------------------------------------------------------------------------------ 2. the generated host code
-def _harness(registry, name: str):
-    """Builds the harness for cipher ``name``'s block and key sizes (cached by content)."""
+SAN_FLAGS = ("-std=c++17", "-O1", "-g", "-pthread", "-Wall", "-Wno-unused-function", "-fno-omit-frame-pointer",
+             "-fsanitize=address,undefined", "-fno-sanitize-recover=all")
+LIB_FLAGS = ("-std=c++17", "-O1", "-g", "-pthread", "-Wall", "-Wno-unused-function")
+
+
+def _fake_build(registry, name: str, kind: str):
+    """The generated host code of cipher ``name``'s sizes over the fake runtime (cached by content): kind "exe"
+    is the C harness (sanitizers), "shared" the fake library for the Python runtime.  Rendered with small
+    pieces and parts (4, 1 and 2 grains), so a short test makes many of each."""
     module = prepared(registry.module(name))
     src = generate(registry.module(name), default_for(module))
     B, KB, P = module.block.nbytes, module.key.nbytes, src.symbol
     mg = hostapi.context(module, "T")
     g = mg["grain"]
-    mg.update(chunk=4 * g, min_piece=g, min_part=2 * g)  # small pieces and parts: many of each in a short test
+    mg.update(chunk=4 * g, min_piece=g, min_part=2 * g)
     ctx = dict(P="T", B=B, KB=KB, default_flavour=0, mk={"max_blocks": MAX_REQ_BLOCKS}, mg=mg)
     errors = re.search(r"enum \{ CS_OK = 0[^\n]*\n", src.h).group(0)
-    nrk = re.search(r"typedef struct \{ uint32_t w\[(\d+)\]; \}", src.h).group(1)
 
     def function(signature: str) -> str:  # a function of the real generated source, renamed to the T_ prefix
         start = src.cu.index(signature)
         return src.cu[start:src.cu.index("\n}\n", start) + 3].replace(P, "T")
 
-    prelude = "\n".join([
-        f"#define BB {B}", f"#define KBB {KB}", "#define DEFAULT_FLAVOUR 0",
-        f"#define TEST_GRAIN {g}ull", f"#define TEST_CHUNK {4 * g}ull", f"#define TEST_MIN_PART {2 * g}ull",
-        errors, f"typedef struct {{ uint32_t w[{nrk}]; }} T_rk;",
-        'extern "C" {', render("ptx/multigpu.h.j2", **ctx), "}",
-        function("static int cs_cuda(cudaError_t e)"), function(f"static void {P}_ctr_add("), ""])
-    files = {"harness.cpp": open(os.path.join(DATA, "multigpu_harness.cpp")).read(),
-             "cuda_stub.h": open(os.path.join(DATA, "cuda_stub.h")).read(),
-             "mg_prelude.h": prelude, "mg_impl.inc": render("ptx/multigpu.cu.j2", **ctx)}
+    prelude = [f"#define BB {B}", f"#define KBB {KB}", "#define DEFAULT_FLAVOUR 0", f"#define TEST_GRAIN {g}ull",
+               f"#define TEST_CHUNK {4 * g}ull", f"#define TEST_MIN_PART {2 * g}ull", errors,
+               f"typedef struct {{ uint32_t w[{_rk_words(src)}]; }} T_rk;",
+               'extern "C" {', render("ptx/multigpu.h.j2", **ctx), "}",
+               function("static int cs_cuda(cudaError_t e)"), function(f"static void {P}_ctr_add(")]
+    if kind == "shared":
+        prelude += ['extern "C" const char *T_strerror(int code)', "{", "    switch (code) {",
+                    '    case CS_OK: return "ok";', mg["strerror"], "    default: return \"fake error\";", "    }", "}"]
+    main = "harness.cpp" if kind == "exe" else "fake_cuda_lib.cpp"
+    files = {main: open(os.path.join(DATA, "multigpu_harness.cpp" if kind == "exe" else main)).read(),
+             "mg_prelude.h": "\n".join(prelude) + "\n", "mg_impl.inc": render("ptx/multigpu.cu.j2", **ctx)}
+    for h in ("cuda_stub.h", "fake_cipher.h"):
+        files[h] = open(os.path.join(DATA, h)).read()
     cxx = os.environ.get("CXX", "c++")
-    flags = ("-std=c++17", "-O1", "-g", "-pthread", "-Wall", "-Wno-unused-function", "-fno-omit-frame-pointer",
-             "-fsanitize=address,undefined", "-fno-sanitize-recover=all")
+    flags = SAN_FLAGS if kind == "exe" else LIB_FLAGS
     try:
-        return compile_cached(files, ["harness.cpp"], "exe", Toolchain(cc=cxx, flags=flags, link_flags=("-pthread",)))
+        return compile_cached(files, [main], kind, Toolchain(cc=cxx, flags=flags, link_flags=("-pthread",)))
     except BuildError as e:
         if "sanitize" in str(e) and os.environ.get("CIPHERSPEC_REQUIRE_TOOLS") != "1":
             pytest.skip(f"{cxx} cannot build with the sanitizers: {e}")
         raise
+
+
+def _rk_words(src) -> int:
+    return int(re.search(r"typedef struct \{ uint32_t w\[(\d+)\]; \}", src.h).group(1))
+
+
+def _harness(registry, name: str):
+    return _fake_build(registry, name, "exe")
 
 
 @pytest.mark.parametrize("name", ["lea128", "hight"])  # 16- and 8-byte blocks
@@ -225,3 +242,164 @@ def test_constants_fit_the_grain():
     for B in (8, 16):
         g = cm.grain(B)
         assert cm.CHUNK % g == 0 and cm.MIN_PIECE % g == 0 and cm.MIN_PART % g == 0 and g % B == 0
+
+
+# ------------------------------------------------------------------------------ 4. the Python runtime, fake GPUs
+class ToyRef:
+    """tests/data/fake_cipher.h's toy cipher in numpy: E(K, x)[b] = x[B-1-b] ^ K[b % KB] ^ (7b + 1)."""
+
+    def __init__(self, B: int, KB: int):
+        self.block_bytes, self.key_bytes, self.name = B, KB, "toy"
+        self.mask = np.array([(7 * b + 1) & 0xFF for b in range(B)], np.uint8)
+
+    def expand_key(self, key: bytes) -> np.ndarray:
+        k = np.frombuffer(bytes(key), np.uint8)
+        return k[np.arange(self.block_bytes) % self.key_bytes] ^ self.mask
+
+    def encrypt_blocks(self, k: np.ndarray, blocks) -> np.ndarray:
+        return np.asarray(blocks, np.uint8).reshape(-1, self.block_bytes)[:, ::-1] ^ k
+
+    def decrypt_blocks(self, k: np.ndarray, blocks) -> np.ndarray:
+        return (np.asarray(blocks, np.uint8).reshape(-1, self.block_bytes) ^ k)[:, ::-1]
+
+
+@pytest.fixture(scope="module")
+def fake_gpus(registry):
+    """A CudaCipher (lea128's sizes) over the fake library: 3 fake GPUs, the toy cipher for kernels."""
+    import ctypes
+    from types import SimpleNamespace
+
+    from runtime.cuda_target import CudaCipher
+
+    module = registry.module("lea128")
+    src = generate(module, default_for(prepared(module)))
+    lib = ctypes.CDLL(str(_fake_build(registry, "lea128", "shared")))
+    fake_src = SimpleNamespace(name="fake_lea128", symbol="T", cu="", h=f"#define T_RK_WORDS {_rk_words(src)}\n")
+    lib.T_stub_set_devices.argtypes, lib.T_stub_registered.restype = [ctypes.c_int], ctypes.c_long
+    c = CudaCipher(module, SimpleNamespace(flavour="ptx"), fake_src, lib=lib)
+    return c, ToyRef(16, 16), lib
+
+
+class ShortReads:
+    """A reader that gives at most a few bytes per read (as a pipe may): exercises partial blocks."""
+
+    def __init__(self, data: bytes, rng):
+        self.data, self.pos, self.rng = data, 0, rng
+
+    def readinto(self, buf) -> int:
+        n = min(len(buf), int(self.rng.integers(1, 3000)), len(self.data) - self.pos)
+        buf[:n] = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return n
+
+
+def test_runtime_host_calls_over_fake_gpus(fake_gpus):
+    c, ref, lib = fake_gpus
+    rng = np.random.default_rng(9)
+    key = rng.integers(0, 256, 16, dtype=np.uint8).tobytes()
+    rk, rr = c.expand_key(key), ref.expand_key(key)
+    for n in (0, 1, 15, 16, 17, 4096 * 9 + 7, 4096 * 40 + 1):
+        data = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
+        iv = bytes([0xFF] * 12) + bytes([0xFF, 0xFF, 0xFF, 0xFE])
+        want = modes.ctr(ref, rr, iv, data)[0]
+        for devices in (None, [2, 0], [1]):
+            for memory in ("auto", "stage", "register", "pageable"):
+                assert c.ctr(rk, iv, data, devices=devices, memory=memory) == want, (n, devices, memory)
+        blocks = np.frombuffer(data[: n - n % 16], np.uint8).reshape(-1, 16)
+        assert np.array_equal(c.encrypt_blocks(rk, blocks), ref.encrypt_blocks(rr, blocks))
+        assert np.array_equal(c.decrypt_blocks(rk, ref.encrypt_blocks(rr, blocks), devices=[2]), blocks)
+        g = c.gpus()
+        pin_in, pin_out = c.pinned_array(n), c.pinned_array(n)
+        pin_in[:] = np.frombuffer(data, np.uint8)
+        g.ctr(rk, iv, pin_in, out=pin_out, memory="pinned", wait=False)
+        g.sync()
+        assert pin_out.tobytes() == want
+    assert lib.T_stub_registered() == 0
+
+
+def test_runtime_device_resident_over_fake_gpus(fake_gpus):
+    c, ref, _ = fake_gpus
+    g = c.gpus([1, 2, 0])
+    rng = np.random.default_rng(4)
+    key, iv = bytes(range(16)), bytes(16)
+    rk, rr = c.expand_key(key), ref.expand_key(key)
+    n = 4096 * 10 + 3
+    data = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
+    first = g.parts(n)
+    assert first[0] == 0 and first[-1] == n and len(first) == 4
+    with g.alloc(first) as din, g.alloc(first) as dout:
+        din.upload(data, first)
+        g.ctr_dev(rk, iv, din, dout, n)
+        assert dout.download().tobytes() == modes.ctr(ref, rr, iv, data)[0]
+        g.ctr_dev(rk, iv, None, dout, n)
+        assert dout.download().tobytes() == modes.ctr(ref, rr, iv, bytes(n))[0]
+    with pytest.raises(UsageError, match="do not fit on GPU 2"):
+        g.alloc([0, 1, 3 << 30, 3 << 30])  # the fake GPUs have 1 GiB free: refused before any allocation
+
+
+def test_runtime_drbg_bulk_over_fake_gpus(fake_gpus):
+    from cipherspec.drbg import CtrDrbg
+
+    c, ref, _ = fake_gpus
+    for request, nbytes in ((65536, 65536 * 9 + 100), (1000, 12345)):
+        gpu, cpu = CtrDrbg(c), CtrDrbg(ref)
+        for d in (gpu, cpu):
+            d.instantiate(bytes(range(16)), bytes(8), b"fake")
+        want = []
+        left = nbytes
+        while left > 0:
+            want.append(cpu.generate(min(request, left)))
+            left -= request
+        got = c.drbg_stream(gpu, nbytes, devices=[2, 1], chunk=4 * 65536, request_bytes=request).read()
+        assert got == b"".join(want), request
+        assert (gpu.key, gpu.v, gpu.reseed_counter) == (cpu.key, cpu.v, cpu.reseed_counter)
+        plan = cpu.plan_bulk(5 * request + 7, request)
+        expect = b"".join(modes.ctr(ref, ref.expand_key(r.key), modes.ctr_next_iv(r.v, 1), bytes(r.nbytes))[0]
+                          for r in plan)
+        assert c.keystream_multi(plan) == expect
+        assert c.keystream_multi(plan, flavour="ptx", devices=[0, 2]) == expect  # device-resident, one launch per GPU
+        flipped = bytes(b ^ 0x71 for b in c.keystream_multi(plan, flavour="c"))  # the toy's flavour-1 tweak
+        assert flipped == expect
+
+
+def test_ctr_stream_over_fake_gpus(fake_gpus):
+    import io
+
+    c, ref, _ = fake_gpus
+    rng = np.random.default_rng(12)
+    key = bytes(range(16, 32))
+    rk, rr = c.expand_key(key), ref.expand_key(key)
+    iv = bytes([0xFF] * 16)  # the whole block wraps at the first block
+    for n in (0, 5, 16, 4096 * 7 + 9):
+        data = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
+        want = modes.ctr(ref, rr, iv, data)[0]
+        out, seen = io.BytesIO(), []
+        s = c.ctr_stream(rk, iv, devices=[2, 0, 1], chunk=3 * 1024 + 5)  # not whole pieces: partial blocks carry
+        assert s.pipe(ShortReads(data, rng), out, progress=seen.append) == n
+        assert out.getvalue() == want and (not n or seen[-1] == n) and seen == sorted(seen)
+        s = c.ctr_stream(rk, iv, chunk=4096)
+        cuts = sorted(int(x) for x in rng.integers(0, n + 1, 5))
+        pieces = [data[a:b] for a, b in zip([0] + cuts, cuts + [n])]
+        assert b"".join(s.update(p) for p in pieces) + s.finish() == want
+        if n % 16:
+            with pytest.raises(UsageError, match="after the final partial block"):
+                s.update(bytes(32))
+
+
+def test_runtime_refuses_bad_devices_and_modes(fake_gpus):
+    c, _, lib = fake_gpus
+    rk = c.expand_key(bytes(16))
+    with pytest.raises(UsageError, match="GPU 3 does not exist; 3 visible: 0, 1, 2"):
+        c.ctr(rk, bytes(16), b"x", devices=[3])
+    with pytest.raises(UsageError, match="the list is empty"):
+        c.gpus([])
+    with pytest.raises(UsageError, match="memory: one of"):
+        c.ctr(rk, bytes(16), b"x", memory="magic")
+    with pytest.raises(UsageError, match="page-locked"):
+        c.gpus().ctr(rk, bytes(16), b"x" * 100, memory="pinned")  # pageable bytes claimed as pinned: refused
+    lib.T_stub_set_devices(0)
+    try:
+        with pytest.raises(UsageError, match="no CUDA device is visible"):
+            c.gpus([0])
+    finally:
+        lib.T_stub_set_devices(3)
