@@ -95,21 +95,22 @@ class CDrbg:
         return out.raw[:nbytes]
 
     def plan_bulk(self, nbytes: int, request_bytes: int = MAX_BITS_PER_REQUEST // 8) -> list[BulkRequest]:
-        """The library's drbg_plan: each request's (Key, V) without its output (reseeding where due)."""
+        """The library's drbg_plan: each request's (Key, V) without its output (reseeding where due); the
+        whole requests in one C call per run between reseeds, then the partial last one."""
         plan: list[BulkRequest] = []
-        sizes = [request_bytes] * (nbytes // request_bytes) + ([nbytes % request_bytes] if nbytes % request_bytes else [])
-        i = 0
-        while i < len(sizes):
-            keys = ctypes.create_string_buffer(self.keylen)
-            vs = ctypes.create_string_buffer(self.outlen)
-            done = self._check(self._fn["plan"](self._state, 1, sizes[i], keys, vs))
-            if done == 0:  # a reseed is due first
-                if self.entropy_source is None:
-                    self._check(ERR_RESEED_REQUIRED)
-                self.reseed(self.entropy_source(self.security_bytes if self.use_df else self.seedlen))
-                continue
-            plan.append(BulkRequest(keys.raw, vs.raw, -(-sizes[i] // self.outlen), sizes[i]))
-            i += 1
+        for size, count in ((request_bytes, nbytes // request_bytes), (nbytes % request_bytes, int(nbytes % request_bytes > 0))):
+            while count:
+                keys = ctypes.create_string_buffer(self.keylen * count)
+                vs = ctypes.create_string_buffer(self.outlen * count)
+                done = self._check(self._fn["plan"](self._state, count, size, keys, vs))
+                kr, vr, nb = keys.raw, vs.raw, -(-size // self.outlen)
+                plan += [BulkRequest(kr[i * self.keylen:(i + 1) * self.keylen], vr[i * self.outlen:(i + 1) * self.outlen],
+                                     nb, size) for i in range(done)]
+                count -= done
+                if count and done == 0:  # a reseed is due first
+                    if self.entropy_source is None:
+                        self._check(ERR_RESEED_REQUIRED)
+                    self.reseed(self.entropy_source(self.security_bytes if self.use_df else self.seedlen))
         return plan
 
     def generate_bulk(self, nbytes: int, request_bytes: int = MAX_BITS_PER_REQUEST // 8) -> bytes:

@@ -299,13 +299,13 @@ class GpuSet:
                                             _memory(memory), int(wait)), "CTR (multi-GPU)")
         return dst
 
-    def ecb(self, rk, data, decrypt: bool = False, out=None, memory: str = "auto") -> np.ndarray:
+    def ecb(self, rk, data, decrypt: bool = False, out=None, memory: str = "auto", wait: bool = True) -> np.ndarray:
         src = _bytes_array(data)
         if src.size % self.block_bytes:
             raise UsageError(f"ECB needs a whole number of {self.block_bytes}-byte blocks, got {src.size} bytes")
         dst = self._out(out, src.size)
         self.c.check(self.fn("mg_ecb_host")(self.handle, rk.ctypes.data, int(decrypt), _addr(src), _addr(dst),
-                                            src.size, _memory(memory), 1), "ECB (multi-GPU)")
+                                            src.size, _memory(memory), int(wait)), "ECB (multi-GPU)")
         return dst
 
     def ctr_multi(self, keys: np.ndarray, vs: np.ndarray, lens: np.ndarray, out=None, memory: str = "auto",

@@ -1,6 +1,6 @@
-"""Streams through the GPUs in bounded memory: CTR over a byte stream, CTR_DRBG output of any length.
+"""Streams through the GPUs in bounded memory: CTR or ECB over a byte stream, CTR_DRBG output of any length.
 
-    s = cipher.ctr_stream(rk, iv)                   # runtime/cuda_target.CudaCipher
+    s = cipher.ctr_stream(rk, iv)                   # runtime/cuda_target.CudaCipher (ecb_stream(rk, decrypt))
     s.pipe(sys.stdin.buffer, sys.stdout.buffer, progress=lambda done: ...)   # bytes through, returns the count
     out = s.update(chunk) ... + s.finish()          # or chunk by chunk; a partial block waits for more
 
@@ -33,27 +33,29 @@ def _no_progress(done: int) -> None:
     pass
 
 
-class CtrStream:
-    def __init__(self, cipher, rk, iv: bytes, devices=None, chunk: int = CHUNK):
-        B = cipher.block_bytes
-        if len(iv) != B:
-            raise UsageError(f"{cipher.name} needs a {B}-byte IV, got {len(iv)} bytes")
-        self.c, self.rk, self.iv, self.B = cipher, rk, bytes(iv), B
+class BlockStream:
+    """A mode over a byte stream through the GPUs: two page-locked input/output buffer pairs of ``chunk``
+    bytes; the subclass's ``_run`` puts one piece on the GPUs (asynchronously when ``wait`` is False)."""
+
+    mode = ""
+
+    def __init__(self, cipher, rk, devices=None, chunk: int = CHUNK):
+        self.c, self.rk, self.B = cipher, rk, cipher.block_bytes
         self.gpus = cipher.gpus(devices)
-        self.chunk = max(B, chunk // B * B)
+        self.chunk = max(self.B, chunk // self.B * self.B)
         self.inb = [cipher.pinned_array(self.chunk) for _ in range(2)]
         self.outb = [cipher.pinned_array(self.chunk) for _ in range(2)]
-        self.blocks = 0  # whole blocks done: the next piece's counter is IV + blocks
         self.pending = b""  # update(): a partial block waiting for more input
         self.ended = False  # a partial block was processed: the stream is over
+
+    def _run(self, src: np.ndarray, dst: np.ndarray, wait: bool) -> None:
+        raise NotImplementedError
 
     def _start(self, slot: int, n: int, wait: bool) -> None:
         """Piece of n bytes in slot's buffers onto the GPUs (n not whole blocks only at the end)."""
         if self.ended:
-            raise UsageError("CTR stream: more data after the final partial block")
-        self.gpus.ctr(self.rk, ctr_next_iv(self.iv, self.blocks), self.inb[slot][:n], out=self.outb[slot][:n],
-                      memory="pinned", wait=wait)
-        self.blocks += n // self.B
+            raise UsageError(f"{self.mode} stream: more data after the final partial block")
+        self._run(self.inb[slot][:n], self.outb[slot][:n], wait)
         self.ended = n % self.B != 0
 
     # ------------------------------------------------------------------ chunk by chunk
@@ -94,10 +96,10 @@ class CtrStream:
         return n, False
 
     def pipe(self, reader, writer, progress=_no_progress) -> int:
-        """Everything ``reader`` gives, through CTR, to ``writer``; returns the bytes written.  Every piece but
-        the last fills its buffer (a whole number of blocks), so the counter needs no partial-block state."""
+        """Everything ``reader`` gives, through the mode, to ``writer``; returns the bytes written.  Every piece
+        but the last fills its buffer (a whole number of blocks), so no partial block is carried."""
         if self.pending:
-            raise UsageError("CTR stream: pipe() after update() left a partial block")
+            raise UsageError(f"{self.mode} stream: pipe() after update() left a partial block")
         slot, total = 0, 0
         n, eof = self._fill(reader, 0)
         if n:
@@ -112,6 +114,40 @@ class CtrStream:
             progress(total)
             slot, n, eof = 1 - slot, m, more_eof
         return total
+
+
+class CtrStream(BlockStream):
+    """CTR: the counter carries across pieces and calls (piece k's IV = IV + the blocks before it)."""
+
+    mode = "CTR"
+
+    def __init__(self, cipher, rk, iv: bytes, devices=None, chunk: int = CHUNK):
+        if len(iv) != cipher.block_bytes:
+            raise UsageError(f"{cipher.name} needs a {cipher.block_bytes}-byte IV, got {len(iv)} bytes")
+        super().__init__(cipher, rk, devices, chunk)
+        self.iv = bytes(iv)
+        self.blocks = 0  # whole blocks done: the next piece's counter is IV + blocks
+
+    def _run(self, src: np.ndarray, dst: np.ndarray, wait: bool) -> None:
+        self.gpus.ctr(self.rk, ctr_next_iv(self.iv, self.blocks), src, out=dst, memory="pinned", wait=wait)
+        self.blocks += src.size // self.B
+
+
+class EcbStream(BlockStream):
+    """ECB, either direction: the stream must end on a whole block (a partial one is refused before it is
+    processed; the pieces before it are already written)."""
+
+    mode = "ECB"
+
+    def __init__(self, cipher, rk, decrypt: bool = False, devices=None, chunk: int = CHUNK):
+        super().__init__(cipher, rk, devices, chunk)
+        self.decrypt = decrypt
+
+    def _run(self, src: np.ndarray, dst: np.ndarray, wait: bool) -> None:
+        if src.size % self.B:
+            raise UsageError(f"ECB needs a whole number of {self.B}-byte blocks; the stream ends "
+                             f"{src.size % self.B} bytes into a block")
+        self.gpus.ecb(self.rk, src, self.decrypt, out=dst, memory="pinned", wait=wait)
 
 
 class DrbgStream:

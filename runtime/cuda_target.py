@@ -153,6 +153,11 @@ class CudaCipher:
         """CTR over a stream of bytes: the counter carries across calls; memory stays bounded."""
         return cuda_stream.CtrStream(self, rk, iv, devices, chunk)
 
+    def ecb_stream(self, rk: np.ndarray, decrypt: bool = False, devices=None,
+                   chunk: int = cuda_stream.CHUNK) -> "cuda_stream.EcbStream":
+        """ECB over a stream of bytes (it must end on a whole block); memory stays bounded."""
+        return cuda_stream.EcbStream(self, rk, decrypt, devices, chunk)
+
     def drbg_stream(self, drbg, nbytes: int, devices=None, chunk: int = cuda_stream.CHUNK,
                     request_bytes: int = cuda_stream.REQUEST) -> "cuda_stream.DrbgStream":
         """``nbytes`` of a DRBG's output (consecutive requests, no additional input) made on the GPUs."""

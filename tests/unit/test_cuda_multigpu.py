@@ -384,6 +384,14 @@ def test_ctr_stream_over_fake_gpus(fake_gpus):
         if n % 16:
             with pytest.raises(UsageError, match="after the final partial block"):
                 s.update(bytes(32))
+    data = rng.integers(0, 256, 4096 * 5 + 32, dtype=np.uint8).tobytes()
+    ct = ref.encrypt_blocks(rr, np.frombuffer(data, np.uint8)).tobytes()
+    for decrypt, src, want in ((False, data, ct), (True, ct, data)):
+        out = io.BytesIO()
+        assert c.ecb_stream(rk, decrypt, devices=[1, 2], chunk=1000).pipe(ShortReads(src, rng), out) == len(src)
+        assert out.getvalue() == want
+    with pytest.raises(UsageError, match="whole number of 16-byte blocks; the stream ends 5 bytes into a block"):
+        c.ecb_stream(rk).pipe(io.BytesIO(bytes(37)), io.BytesIO())
 
 
 def test_runtime_refuses_bad_devices_and_modes(fake_gpus):
