@@ -98,14 +98,14 @@ class CDrbg:
         """The library's drbg_plan: each request's (Key, V) without its output (reseeding where due); the
         whole requests in one C call per run between reseeds, then the partial last one."""
         plan: list[BulkRequest] = []
-        for size, count in ((request_bytes, nbytes // request_bytes), (nbytes % request_bytes, int(nbytes % request_bytes > 0))):
+        tail = nbytes % request_bytes
+        for size, count in ((request_bytes, nbytes // request_bytes), (tail, int(tail > 0))):
             while count:
                 keys = ctypes.create_string_buffer(self.keylen * count)
                 vs = ctypes.create_string_buffer(self.outlen * count)
                 done = self._check(self._fn["plan"](self._state, count, size, keys, vs))
-                kr, vr, nb = keys.raw, vs.raw, -(-size // self.outlen)
-                plan += [BulkRequest(kr[i * self.keylen:(i + 1) * self.keylen], vr[i * self.outlen:(i + 1) * self.outlen],
-                                     nb, size) for i in range(done)]
+                kr, vr, nb, kl, vl = keys.raw, vs.raw, -(-size // self.outlen), self.keylen, self.outlen
+                plan += [BulkRequest(kr[i * kl:(i + 1) * kl], vr[i * vl:(i + 1) * vl], nb, size) for i in range(done)]
                 count -= done
                 if count and done == 0:  # a reseed is due first
                     if self.entropy_source is None:

@@ -149,7 +149,8 @@ class CudaCipher:
         """n bytes of page-locked host memory (fastest for the host-buffer calls), freed with the array."""
         return cuda_multi.pinned_array(self, n)
 
-    def ctr_stream(self, rk: np.ndarray, iv: bytes, devices=None, chunk: int = cuda_stream.CHUNK) -> "cuda_stream.CtrStream":
+    def ctr_stream(self, rk: np.ndarray, iv: bytes, devices=None,
+                   chunk: int = cuda_stream.CHUNK) -> "cuda_stream.CtrStream":
         """CTR over a stream of bytes: the counter carries across calls; memory stays bounded."""
         return cuda_stream.CtrStream(self, rk, iv, devices, chunk)
 

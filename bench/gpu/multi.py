@@ -231,8 +231,9 @@ class Run:
                        "host": [{"kind": k, "seconds": t, "verified": ok} for k, t, ok in rows]}
                 self.res["drbg"].append(row)
                 best = min(t for _, t, _ in rows)
-                print(f"drbg {name} {n >> 20:5d} MiB {label:7s} CPU {cpu_mbps:7.0f} MB/s | from plan {n / t_bulk / 1e6:8.0f} "
-                      f"| +plan {n / t_dev / 1e6:8.0f} | to host {n / best / 1e6:8.0f} MB/s (x{n / best / 1e6 / cpu_mbps:.1f}) "
+                print(f"drbg {name} {n >> 20:5d} MiB {label:7s} CPU {cpu_mbps:7.0f} MB/s | from plan "
+                      f"{n / t_bulk / 1e6:8.0f} | +plan {n / t_dev / 1e6:8.0f} | to host {n / best / 1e6:8.0f} MB/s "
+                      f"(x{n / best / 1e6 / cpu_mbps:.1f}) "
                       f"| {'ok' if ok_dev and all(ok for *_, ok in rows) else 'MISMATCH'}", flush=True)
             self.save()
 
@@ -257,9 +258,9 @@ class Run:
                 dst[:] = 0
                 gs.ctr(rk, iv, src, n, out=dst, memory=mem)  # warm-up, and the output checked
                 if ref is None:  # the first (pinned) output: windows against the C library
-                    ok = all(dst[o:o + 65536].tobytes() == c.run_mode(ck, "ctr", "encrypt", pin_in[o:o + 65536].tobytes(),
-                                                                       modes.ctr_next_iv(iv, o // 16))
-                             for o in (0, n // 2, n - 65536))
+                    ok = all(dst[o:o + 65536].tobytes() == c.run_mode(
+                        ck, "ctr", "encrypt", pin_in[o:o + 65536].tobytes(), modes.ctr_next_iv(iv, o // 16))
+                        for o in (0, n // 2, n - 65536))
                     ref = dst.copy()
                 elif src is None:
                     ok = np.array_equal(dst ^ pin_in, ref)

@@ -21,7 +21,7 @@ export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0} TORCH_SYMM_MEM_DISABLE_MULTICAST=
 rc=0; t0=$(date +%s)
 stage() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
 stage build
-timeout 120 python3 - <<'PY' 2>&1 | tail -3 || rc=1
+timeout 200 python3 - <<'PY' 2>&1 | tail -3 || rc=1
 import os, sys
 sys.path.insert(0, "bench/gpu")
 from bench import build_all
@@ -35,14 +35,14 @@ print("c libraries built")
 PY
 if [ "$what" = check ] || [ "$what" = all ]; then
   stage "GPU tests: multi-GPU entries, host buffers, DRBG bulk, default schedules"
-  timeout 220 python3 -m pytest tests/differential/test_cuda_multigpu_gpu.py tests/differential/test_cuda_drbg_gpu.py \
+  timeout 200 python3 -m pytest tests/differential/test_cuda_multigpu_gpu.py tests/differential/test_cuda_drbg_gpu.py \
     tests/differential/test_cuda_gpu.py -k "multigpu or drbg or default or host_streams or errors" \
     -q -n 8 -p no:cacheprovider 2>&1 | tee "$OUT/tests.log" | tail -8
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   stage "benchmark"
-  timeout 180 python3 bench/gpu/multi.py --out "$OUT" ${MULTI_ARGS:-} > "$OUT/bench.log" 2>&1
+  timeout 150 python3 bench/gpu/multi.py --out "$OUT" ${MULTI_ARGS:-} > "$OUT/bench.log" 2>&1
   [ $? = 0 ] || rc=1
   python3 bench/gpu/multi_report.py "$OUT/multi.json" > "$OUT/gpu-multi.md" 2>&1
   grep -v "^|\|^###\|^$\|^CPU:" "$OUT/bench.log" | tail -40  # the measurements as they came

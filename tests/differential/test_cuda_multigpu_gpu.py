@@ -37,6 +37,14 @@ def pair(registry, name):
     return _CACHE[name]
 
 
+def keyed(registry, name: str, seed: int):
+    """(CUDA cipher, C cipher, rng, CUDA round keys, C key) for a random key."""
+    g, c = pair(registry, name)
+    rng = np.random.default_rng(seed)
+    key = rng.integers(0, 256, g.key_bytes, dtype=np.uint8).tobytes()
+    return g, c, rng, g.expand_key(key), c.expand_key(key)
+
+
 def device_lists(g) -> list:
     n = g.device_count()
     lists = [None, [n - 1]]
@@ -53,11 +61,8 @@ def iv_near(B: int, bits: int, blocks_before: int, rng) -> bytes:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_ctr_host_buffers_every_device_list_and_mode(registry, name):
-    g, c = pair(registry, name)
+    g, c, rng, rk, ck = keyed(registry, name, 21)
     B = g.block_bytes
-    rng = np.random.default_rng(21)
-    key = rng.integers(0, 256, g.key_bytes, dtype=np.uint8).tobytes()
-    rk, ck = g.expand_key(key), c.expand_key(key)
     n = 40 * MIB + 7  # over 2 GPUs: 2 parts, several pieces each, a partial last block
     data = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
     boundary = cm.split(n, cm.grain(B), 2)[1] // B  # the first block of part 1 on 2 GPUs
@@ -86,10 +91,7 @@ def test_ctr_host_buffers_every_device_list_and_mode(registry, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_ecb_host_buffers(registry, name):
-    g, c = pair(registry, name)
-    rng = np.random.default_rng(22)
-    key = rng.integers(0, 256, g.key_bytes, dtype=np.uint8).tobytes()
-    rk, ck = g.expand_key(key), c.expand_key(key)
+    g, c, rng, rk, ck = keyed(registry, name, 22)
     for nblocks in (1, 33, (24 * MIB) // g.block_bytes + 1):
         pt = rng.integers(0, 256, (nblocks, g.block_bytes), dtype=np.uint8)
         ct = g.encrypt_blocks(rk, pt)
@@ -103,11 +105,8 @@ def test_ecb_host_buffers(registry, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_device_resident_parts(registry, name):
-    g, _ = pair(registry, name)
+    g, _, rng, rk, _ = keyed(registry, name, 23)
     B = g.block_bytes
-    rng = np.random.default_rng(23)
-    key = rng.integers(0, 256, g.key_bytes, dtype=np.uint8).tobytes()
-    rk = g.expand_key(key)
     n = 96 * MIB + 5
     data = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
     for devices in device_lists(g):
