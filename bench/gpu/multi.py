@@ -1,6 +1,7 @@
 """Every GPU of the host: multi-GPU scaling and host-memory streaming (on the device; multi.sh runs it).
 
-Per GPU set ("1 GPU" = device 0; "N GPUs" = every visible GPU, when there are several), in one run:
+Per GPU set ("1 GPU" = device 0; "N GPUs" = every visible GPU, when there are several), in one run, in
+this order (multi.json is saved after each stage):
   bandwidth  cudaMemcpyAsync host<->device, n bytes per GPU, every GPU of the set at once: H2D, D2H, both
              at once (per direction); page-locked (cudaHostAlloc) and pageable (malloc, touched) host memory
   ctr        CTR keystream, device-resident (one buffer per GPU, P_mg_ctr_dev): wall clock of `reps` calls
@@ -289,8 +290,8 @@ def main() -> None:
     r = Run(args)
     r.res["nvidia_smi"] = nvidia_smi()
     r.res["cpu"] = drbg_bench().cpu_name()
-    for stage, f in [("bandwidth", r.bandwidth), ("host", r.host), ("drbg", r.drbg)] + [
-            (f"ctr {n}", lambda n=n: r.ctr(n)) for n in args.ciphers.split(",")]:
+    stages = [("bandwidth", r.bandwidth)] + [(f"ctr {n}", lambda n=n: r.ctr(n)) for n in args.ciphers.split(",")]
+    for stage, f in stages + [("host", r.host), ("drbg", r.drbg)]:
         print(f"== {stage} ({time.time() - t0:.0f} s)", flush=True)
         f()
         r.save()

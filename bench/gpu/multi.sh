@@ -44,9 +44,10 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   stage "benchmark"
   timeout 150 python3 bench/gpu/multi.py --out "$OUT" ${MULTI_ARGS:-} > "$OUT/bench.log" 2>&1
   [ $? = 0 ] || rc=1
+  grep -v "^|\|^###\|^$\|^CPU:\|^- " "$OUT/bench.log" | tail -40  # the measurements as they came
+  # the tables, last (from multi.json, which is saved after every stage: a cut-short run still reports)
   python3 bench/gpu/multi_report.py "$OUT/multi.json" > "$OUT/gpu-multi.md" 2>&1
-  grep -v "^|\|^###\|^$\|^CPU:" "$OUT/bench.log" | tail -40  # the measurements as they came
-  sed -n '/^### Machine/,$p' "$OUT/bench.log"               # the tables, last
+  sed -n '/^### Machine/,$p' "$OUT/gpu-multi.md"
 fi
 stage "done rc=$rc"
 exit $rc

@@ -196,3 +196,24 @@ def test_bad_input_on_the_device(registry):
     free = gs.info()[0]["free"]
     with pytest.raises(UsageError, match="do not fit on GPU 0"):
         gs.alloc([0, free + (1 << 30)])
+
+
+def test_cuda_visible_devices_is_honoured(registry):
+    """With CUDA_VISIBLE_DEVICES naming one GPU, the library sees one device, and CTR over it is unchanged."""
+    import os
+    import subprocess
+    import sys
+
+    g, _ = pair(registry, "lea128")
+    n = g.device_count()
+    if n < 2:
+        pytest.skip(f"needs 2 GPUs, {n} visible")
+    rk, iv = g.expand_key(bytes(range(16))), bytes(15) + b"\x07"
+    want = g.ctr(rk, iv, bytes(1 << 20)).hex()[:64]
+    code = ("from cipherspec.registry import Registry; from generator.ptx import BACKEND as B; "
+            "c = B.load(Registry(), 'lea128', None, None); rk = c.expand_key(bytes(range(16))); "
+            "print(c.device_count(), c.ctr(rk, bytes(15) + b'\\x07', bytes(1 << 20)).hex()[:64])")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, CUDA_VISIBLE_DEVICES=str(n - 1)))
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split() == ["1", want]
