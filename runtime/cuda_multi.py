@@ -281,6 +281,8 @@ class GpuSet:
     def _out(self, out, n: int) -> np.ndarray:
         if out is None:
             return np.empty(n, np.uint8)
+        if isinstance(out, np.ndarray) and not out.flags.c_contiguous:
+            raise UsageError("out: a contiguous buffer is needed")
         arr = _bytes_array(out)
         if arr.size < n or not arr.flags.writeable:
             raise UsageError(f"out: a writable buffer of at least {n} bytes is needed")
