@@ -21,7 +21,7 @@ from cipherspec.passes import dce, lower_gmul, split_u64
 from cipherspec.pipeline import Pass, run_passes
 
 from ..common.templates import render
-from . import cores, ctr, layout, multikey
+from . import cores, ctr, hostapi, layout, multikey
 from .blockio import block_io
 from .host import host_parts
 from .placement import DEFAULT_SHARED, FLAVOURS, CudaSchedule, rk_index
@@ -97,5 +97,6 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None) -> 
         ecb=[dirs["enc"], dirs["dec"]], enc=dirs["enc"], io=block_io(module), ctr=ct,
         mk=multikey.kernel_parts(module, sched, P), host=host_parts(module, P),
     )
+    ctx["mg"] = hostapi.context(module, P)  # every GPU of the host: multigpu.cu.j2
     return Source(name, P, render("ptx/kernel.cu.j2", **ctx), render("ptx/kernel.h.j2", **ctx),
                   ct.split.hoisted_ops, ctx["enc_ops"])
