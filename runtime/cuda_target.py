@@ -56,8 +56,9 @@ class CudaCipher:
     target = "cuda"
     lane_keys = False
 
-    def __init__(self, module, sched, source):
-        """``sched``: the schedule (its ``flavour`` is the default); ``source``: name, symbol, cu, h."""
+    def __init__(self, module, sched, source, lib: ctypes.CDLL | None = None):
+        """``sched``: the schedule (its ``flavour`` is the default); ``source``: name, symbol, cu, h;
+        ``lib``: the library already built and loaded (default: built with nvcc and loaded here)."""
         self.module = module
         self.name = module.cipher
         self.block_bytes = module.block.nbytes
@@ -65,7 +66,7 @@ class CudaCipher:
         self.sched = sched
         self.source = source
         self.schedule_name = self.source.name
-        self.lib = load_library(self.source)
+        self.lib = lib if lib is not None else load_library(self.source)
         self.P = self.source.symbol
         self.rk_words = int(self.source.h.split(f"{self.P.upper()}_RK_WORDS ")[1].split()[0])
         self._bind()
