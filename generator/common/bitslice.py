@@ -28,9 +28,8 @@ from cipherspec.gf import gf_mul
 from cipherspec.ir import Function, Table
 from cipherspec.passes.xornet import paar
 
-from generator.c.sbox_circuit import PRODUCTS, TOP_OUTPUTS, circuit  # (the circuit data lives with the C target)
-
 from .affine import two_sided as _two_sided
+from .sbox_circuit import PRODUCTS, TOP_OUTPUTS, circuit
 
 
 class PlaneAlgebra:

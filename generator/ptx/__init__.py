@@ -18,7 +18,7 @@ from runtime.cuda_target import CudaCipher, gpu_available
 from ..backend import Backend
 from . import build as _build
 from .placement import CudaSchedule
-from .source import CUDA_PASSES, generate
+from .source import generate, passes_for
 
 
 class CudaBackend(Backend):
@@ -35,7 +35,7 @@ class CudaBackend(Backend):
         return [_build.schedule_for(module, None)]
 
     def passes(self, module: Module, schedule: CudaSchedule):
-        return CUDA_PASSES
+        return passes_for(schedule)
 
     def generate(self, module: Module, schedule: CudaSchedule, rounds: int | None = None) -> dict[str, str]:
         src = generate(module, schedule, rounds)

@@ -24,6 +24,7 @@ from ..common.templates import render
 from . import cores, ctr, layout, multikey
 from .blockio import block_io
 from .host import host_parts
+from .lanes_source import lanes_context
 from .placement import DEFAULT_SHARED, FLAVOURS, CudaSchedule, rk_index
 from .prologue import directions
 
@@ -43,12 +44,17 @@ def symbol(name: str) -> str:
 
 
 CUDA_PASSES = (Pass("lower_gmul", lower_gmul.run), Pass("dce", dce.run))
+BITSLICED_PASSES = (Pass("dce", dce.run),)  # gmul stays: the bit-plane lowering makes it an XOR network
 
 
-def prepared(module: Module) -> Module:
+def passes_for(sched: CudaSchedule) -> tuple[Pass, ...]:
+    return BITSLICED_PASSES if sched.layout == "bs" else CUDA_PASSES
+
+
+def prepared(module: Module, sched: CudaSchedule | None = None) -> Module:
     """The module after the CUDA target's passes: gmul lowered to shifts/XORs (no gmul selection on the
-    GPU), dead code gone."""
-    return run_passes(module, CUDA_PASSES)
+    GPU; the bitsliced layout keeps gmul), dead code gone."""
+    return run_passes(module, passes_for(sched) if sched is not None else CUDA_PASSES)
 
 
 def _op_count(module: Module, fn_name: str) -> int:
@@ -61,12 +67,12 @@ def _tables(module: Module, sched: CudaSchedule) -> list[dict]:
              "constant": sched.tab == "const"} for t in module.tables.values()]
 
 
-def _summary(module: Module, sched: CudaSchedule, name: str, split) -> dict:
+def _summary(module: Module, sched: CudaSchedule, name: str, hoisted_ops: int, live_hoisted: int) -> dict:
     """The header comments' facts about the schedule."""
     return dict(
         name=name, cipher=module.cipher, block=str(module.block), key=str(module.key),
-        rk_place=sched.rk, tab_place=sched.tab if module.tables else "(none)",
-        hoisting="on" if sched.hoist else "off", hoisted_ops=split.hoisted_ops, NH=len(split.frontier),
+        rk_place=sched.rk, tab_place=sched.tab if module.tables and sched.layout != "bs" else "(none)",
+        hoisting="on" if sched.hoist else "off", hoisted_ops=hoisted_ops, NH=live_hoisted,
         enc_ops=_op_count(module, "encrypt"),
         default_flavour_text="plain CUDA C" if sched.flavour == "c" else "inline PTX",
         rk_layout="round keys, one u32 per word: " + ", ".join(
@@ -76,16 +82,18 @@ def _summary(module: Module, sched: CudaSchedule, name: str, split) -> dict:
 
 def generate(module: Module, sched: CudaSchedule, rounds: int | None = None) -> Source:
     """``module``: the cipher after the shared pipeline; ``rounds``: the override it was made with (names)."""
-    module = prepared(module)
+    module = prepared(module, sched)
     sched.validate(module)
     layout.check(module.block)
     name = sched.name(module, rounds)
     P = symbol(name)
+    if sched.lanes:
+        return _generate_lanes(module, sched, name, P)
     dirs = directions(module, sched)
     ct = ctr.ctr_parts(module, sched, dirs["enc"])
     smem = sched.shared_bytes(module)
     ctx = dict(
-        _summary(module, sched, name, ct.split),
+        _summary(module, sched, name, ct.split.hoisted_ops, len(ct.split.frontier)),
         P=P, B=module.block.nbytes, KB=module.key.nbytes, MW=module.block.nbytes // 4, NW=module.block.count,
         NRK=len(rk_index(module)), T=sched.threads, ILP=sched.ilp, tile=sched.threads * sched.ilp,
         flavours=FLAVOURS, default_flavour=FLAVOURS.index(sched.flavour),
@@ -97,3 +105,17 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None) -> 
     )
     return Source(name, P, render("ptx/kernel.cu.j2", **ctx), render("ptx/kernel.h.j2", **ctx),
                   ct.split.hoisted_ops, ctx["enc_ops"])
+
+
+def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str) -> Source:
+    """A lane layout's kernels (lanes_source.py, templates/lanes.cu.j2); the host API is the same."""
+    lanes = lanes_context(module, sched, P)
+    ctx = dict(
+        _summary(module, sched, name, 0, 0), **lanes,
+        P=P, KB=module.key.nbytes, NW=module.block.count, T=sched.threads, ILP=sched.ilp,
+        tile=sched.threads * sched.ilp * lanes["G"], flavours=FLAVOURS, default_flavour=FLAVOURS.index(sched.flavour),
+        smem_opt_in=lanes["smem"] > DEFAULT_SHARED, tables=_tables(module, sched),
+        memword={f: layout.counter_memword(f, "lo") for f in FLAVOURS},
+        host=host_parts(module, P, lanes["expand_c"]),
+    )
+    return Source(name, P, render("ptx/lanes.cu.j2", **ctx), render("ptx/kernel.h.j2", **ctx), 0, ctx["enc_ops"])
