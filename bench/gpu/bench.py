@@ -44,6 +44,12 @@ SEEDS = [("lea128", "LEA-128 (ARX seed)", 2593, "RTX 2070", 36, 1.62),
 
 
 def placements(module) -> list[str]:
+    """Stage 1's schedules: every placement of the one-block-per-thread layout, and the lane layouts
+    (lanes.py) the cipher takes -- byte-packed where it reads no table, bitsliced where it can."""
+    return scalar_placements(module) + lane_placements(module)
+
+
+def scalar_placements(module) -> list[str]:
     if module.tables:  # tab-const is left out: lanes' divergent indices serialize (first run: AES 131, ARIA 30 Gbps)
         out = [f"rk-const_tab-{t}" for t in ("global", "shared", "shared4", "shared16", "shared32")]
         return out + ["rk-shared_tab-shared32"]
@@ -52,6 +58,31 @@ def placements(module) -> list[str]:
     if max(len(rk_inputs(module, f)) for f in ("encrypt", "decrypt")) <= REG_RK_LIMIT:
         out.append("rk-reg")
     return out
+
+
+def lane_placements(module) -> list[str]:
+    from generator.ptx.lanes import why_not
+    from generator.ptx.source import prepared
+
+    out = []
+    if not module.tables and why_not(module, "swar") is None:
+        out += ["rk-const_swar", "rk-const_swar_t128_ilp2"]
+    if why_not(prepared(module, _bs()), "bs") is None:
+        out += ["rk-const_bs_t128"]
+    return out
+
+
+def _bs():
+    from generator.ptx.placement import CudaSchedule
+
+    return CudaSchedule(layout="bs")
+
+
+def group_of(sched) -> int:
+    """Blocks per thread and slot: 1, or the lane layout's group."""
+    from generator.ptx.lanes import GROUP
+
+    return GROUP.get(sched.layout, 1)
 
 
 def _build(job: tuple[str, str]) -> tuple[str, str, str]:
@@ -162,7 +193,8 @@ class Bench:
                 ok = self.verify(c, ref, rk, rkr, iv, xor)
                 fname = sass.pick(funcs, f"_ctr_{fl}I", "ILb1" if xor else "ILb0")
                 mix = sass.loop_mix(funcs[fname]) if fname else None
-                roof, pipe = (sass.roof_gbps(mix, c.sched.ilp, c.block_bytes, dev["sms"], dev["clock_khz"] / 1e3)
+                roof, pipe = (sass.roof_gbps(mix, c.sched.ilp * group_of(c.sched), c.block_bytes, dev["sms"],
+                                             dev["clock_khz"] / 1e3)
                               if mix else (float("nan"), "?"))
                 row[f"{mode}_{fl}"] = {"ms": ms, "gbps": gbps, "verified": ok, "roof_gbps": roof, "pipe": pipe,
                                        "pct_roof": 100 * gbps / roof if roof == roof else None,
@@ -183,20 +215,19 @@ def pick_tuned(rows: list[dict], names: list[str], reg, clean=None) -> dict:
         before: aes128 -> rk-const_t512_tab-shared (inline PTX, 1.82 Tbps)
         after:  aes128 -> fl-c_rk-const_t512_tab-shared (plain C, 2.31 Tbps)
     ``clean(reg, name, sched)``: a schedule qualifies only if it holds (compiles_clean: no spills)."""
-    from generator.ptx.placement import FLAVOURS, CudaSchedule
-    from generator.ptx.source import prepared
+    from generator.ptx.build import schedule_for
+    from generator.ptx.placement import FLAVOURS
 
     tuned = {}
     for n in names:
         cand = [(r[f"ks_{fl}"]["gbps"], fl, r) for r in rows for fl in FLAVOURS
                 if r["cipher"] == n and r[f"ks_{fl}"]["verified"] and r[f"xor_{fl}"]["verified"]
                 and "nohoist" not in r["params"]]
-        module = prepared(reg.module(n))
         for gbps, fl, b in sorted(cand, key=lambda t: -t[0]):  # the fastest that compiles without spills
-            sched = CudaSchedule.parse(b["schedule"] + ("_fl-c" if fl == "c" else ""), module)
+            sched = schedule_for(reg.module(n), b["schedule"] + ("_fl-c" if fl == "c" else ""))
             if clean is None or clean(reg, n, sched):
-                tuned[n] = {"schedule": sched.name(module), "flavour": fl, "ks_gbps": round(gbps, 1),
-                            "xor_gbps": round(b[f"xor_{fl}"]["gbps"], 1)}
+                tuned[n] = {"schedule": sched.name(reg.module(n)), "flavour": fl, "layout": sched.layout,
+                            "ks_gbps": round(gbps, 1), "xor_gbps": round(b[f"xor_{fl}"]["gbps"], 1)}
                 break
     return tuned
 
@@ -231,6 +262,8 @@ def main() -> None:
     ap.add_argument("--ciphers", default=",".join(CIPHERS))
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 4)
     ap.add_argument("--stage2", default="1")
+    ap.add_argument("--layouts", action="store_true", help="stage 1: the lane layouts only (and each cipher's "
+                    "current default, to rank them against)")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -238,7 +271,13 @@ def main() -> None:
     reg = Registry()
     from generator.ptx.source import prepared
 
-    stage1 = [(n, p) for n in names for p in placements(prepared(reg.module(n)))]
+    if args.layouts:
+        from generator.ptx.build import schedule_for
+
+        stage1 = [(n, p) for n in names for p in [schedule_for(reg.module(n), None).name(reg.module(n))]
+                  + lane_placements(prepared(reg.module(n)))]
+    else:
+        stage1 = [(n, p) for n in names for p in placements(prepared(reg.module(n)))]
     built = build_all(stage1, args.workers)
     bench = Bench(args.size_mib << 20, args.reps, args.batches)
     rows = []
@@ -263,6 +302,11 @@ def main() -> None:
         stage2 = []
         for n, r in best.items():
             p = r["params"]
+            if args.layouts and "swar" not in p and "_bs" not in p:
+                continue  # the current default: tuned before
+            if "swar" in p or "_bs" in p:  # lane layouts: threads only (their ILP variants were in stage 1)
+                stage2 += [(n, f"{p}_t{t}") for t in (64, 256) if f"t{t}" not in p]
+                continue
             stage2 += [(n, f"{p}_t{t}") for t in THREADS if t != 256]
             stage2 += [(n, f"{p}_t256_ilp2"), (n, f"{p}_t256_nohoist")]
         built = build_all(stage2, args.workers)

@@ -1,4 +1,10 @@
-"""Builds every schedule the GPU tests and the sanitizer run use, in parallel (before pytest starts)."""
+"""Builds every schedule the GPU tests and the sanitizer run use, in parallel (before pytest starts).
+
+    python3 bench/gpu/prebuild.py             every schedule of test_cuda_gpu.py and sanitize.py
+    python3 bench/gpu/prebuild.py --layouts   the lane layouts' schedules only (tests, sanitizer, benchmark):
+        run it on the CPU machine with CIPHERSPEC_CACHE=$PWD/.cs-cache and carry .cs-cache to the device, where
+        `bash bench/gpu/run.sh layouts` then finds every library built (nvcc is slow on the bitsliced cores)
+"""
 from __future__ import annotations
 
 import os
@@ -9,12 +15,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "differential"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench import build_all  # noqa: E402
+from bench import CIPHERS, build_all, lane_placements  # noqa: E402
+from sanitize import LANES as SANITIZE_LANES  # noqa: E402
 from sanitize import PLACEMENTS  # noqa: E402
-from test_cuda_gpu import SCHEDULES  # noqa: E402
+from test_cuda_gpu import LANES, SCHEDULES  # noqa: E402
+
+
+def layout_jobs() -> list[tuple[str, str]]:
+    from cipherspec.registry import Registry
+    from generator.ptx.source import prepared
+
+    reg = Registry()
+    bench = [(n, p) for n in CIPHERS for p in lane_placements(prepared(reg.module(n)))]
+    bench += [(n, f"{p}_t{t}") for n, p in bench for t in (64, 256) if f"t{t}" not in p]  # stage 2
+    kat = [("hight", "swar"), ("pipo64_128", "bs_t64"), ("pipo64_256", "bs_t64")]  # run.sh layouts' KAT files
+    return LANES + SANITIZE_LANES + kat + bench
+
 
 if __name__ == "__main__":
-    jobs = list(dict.fromkeys(SCHEDULES + PLACEMENTS))
+    jobs = list(dict.fromkeys(layout_jobs() if sys.argv[1:] == ["--layouts"] else SCHEDULES + PLACEMENTS))
     res = build_all(jobs, os.cpu_count() or 4)
     bad = {k: v for k, v in res.items() if v != "ok"}
     print("prebuild:", len(jobs), "schedules;", "failures:", bad or "none")

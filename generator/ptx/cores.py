@@ -35,12 +35,14 @@ class Access:
 NO_ACCESS = Access("", "", (), {})
 
 
-def access(module: Module, sched: CudaSchedule, rk_type: str) -> Access:
+def access(module: Module, sched: CudaSchedule, rk_type: str, reload_rk: bool = False) -> Access:
+    """``reload_rk`` (rk-shared): read every round-key word from shared memory at its use (volatile), so
+    that nvcc does not hoist hundreds of them into registers (the bitsliced multi-key kernel)."""
     nrk = len(rk_index(module))
     if sched.rk == "const":
         rk_param, rk_expr = f"const {rk_type} &rk", "rk.w[{i}]"
     elif sched.rk == "shared":
-        rk_param, rk_expr = "const uint32_t *__restrict__ rk", "rk[{i}]"
+        rk_param, rk_expr = f"const {'volatile ' if reload_rk else ''}uint32_t *__restrict__ rk", "rk[{i}]"
     else:
         rk_param, rk_expr = f"const uint32_t (&rk)[{nrk}]", "rk[{i}]"
     params, exprs = [], {}

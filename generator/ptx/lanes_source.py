@@ -26,7 +26,8 @@ def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int) -> 
     base = len(rk_index(module))
     rk_idx = dict(rk_index(module)) | {n: base + k for k, (n, _) in enumerate(lay.derive.outputs)}
     acc = cores.access(module, sched, rk_type)
-    acc_multi = cores.access(module, replace(sched, rk="shared"), rk_type)  # multi-key: rk staged in shared
+    acc_multi = cores.access(module, replace(sched, rk="shared"), rk_type,  # multi-key: rk staged in shared
+                             reload_rk=sched.layout == "bs")
     G, MW = lay.group, module.block.nbytes // 4
     mem = [f"M[{i}]" for i in range(G * MW)]
     out = []

@@ -84,9 +84,10 @@ class CudaSchedule:
         return self.schedule(module, rounds).name
 
     @staticmethod
-    def parse(text: str, module: Module, base: "CudaSchedule | None" = None) -> "CudaSchedule":
+    def parse(text: str, module: Module, base: "CudaSchedule | None" = None, validate: bool = True) -> "CudaSchedule":
         """Parameters override ``base`` (default: the built-in default, not the tuned one, so that a
-        schedule string names the same kernel whatever tuned.json says)."""
+        schedule string names the same kernel whatever tuned.json says); ``validate``: check it against
+        ``module`` (False: the caller checks it against the module prepared for its layout)."""
         s = base or default_for(module, tuned={})
         if "_cuda_" in text:  # a full name: cipher[rN]_cuda_layout_params
             head, _, rest = text.partition("_cuda_")
@@ -118,7 +119,8 @@ class CudaSchedule:
             else:
                 raise UsageError(f"unknown cuda schedule part {t!r} (rk-const|rk-shared|rk-reg, "
                                  "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, swar|bs)")
-        s.validate(module)
+        if validate:
+            s.validate(module)
         return s
 
     def validate(self, module: Module) -> None:

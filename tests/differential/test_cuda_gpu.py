@@ -23,6 +23,9 @@ pytestmark = pytest.mark.skipif(not OK, reason=f"GPU tests need an NVIDIA GPU an
 
 NAMES = Registry().names()
 TABLED = ["aes128", "aria128"]
+# the lane layouts (generator/ptx/lanes.py): byte-packed and bitsliced, each placement of round keys
+LANES = [("hight", "swar"), ("hight", "swar_t64_ilp2_rk-shared"), ("pipo64_128", "swar_t128"),
+         ("pipo64_128", "bs_t64"), ("pipo64_128", "bs_t128_rk-shared"), ("aes128", "bs_t128")]
 # (cipher, schedule parameters); None = the build default (tuned.json or the built-in default)
 SCHEDULES = (
     [(n, None) for n in NAMES]
@@ -31,6 +34,7 @@ SCHEDULES = (
     + [(n, t) for n in TABLED for t in ("tab-const", "tab-global", "tab-shared", "tab-shared4", "tab-shared32")]
     + [("lea128", "ilp2_t128"), ("lea128", "nohoist"), ("cham64_128", "ilp4_t1024"), ("hight", "ilp2_t64"),
        ("pipo64_128", "ilp3_t32"), ("aes128", "ilp2_rk-shared_tab-shared8"), ("aria256", "tab-global_t512")]
+    + LANES
 )
 IDS = [f"{n}-{s or 'default'}" for n, s in SCHEDULES]
 _CACHE: dict = {}
