@@ -32,7 +32,14 @@ class CudaBackend(Backend):
         return schedule.name(module, rounds)
 
     def schedules(self, module: Module, rounds: int | None = None) -> list[CudaSchedule]:
-        return [_build.schedule_for(module, None)]
+        """The default, and each other route through the passes this cipher takes (T-tables, lane layouts)."""
+        out = [_build.schedule_for(module, None)]
+        for text in ("tt", "swar", "bs"):
+            try:
+                out.append(_build.schedule_for(module, text))
+            except UsageError:
+                pass
+        return out
 
     def passes(self, module: Module, schedule: CudaSchedule):
         return passes_for(schedule)

@@ -98,12 +98,28 @@ class Selector:
         if v not in self.masked:
             w = self.fn.ops[v].width
             dst = f"{self.name(v)}m"
-            if self.flavour == "ptx":
+            byte = self._byte_of_word(v)
+            if byte is not None and self.flavour == "ptx":  # byte r of a word, zero-extended: one PRMT
+                src, r = byte
+                self.asm(dst, f"prmt.b32 %0, %1, 0, {0x4440 + r:#06x};", [src], _comment(self.fn, v, f"byte {r}"))
+            elif self.flavour == "ptx":
                 self.asm(dst, f"and.b32 %0, %1, {mask(w):#x};", [val.expr], _comment(self.fn, v, f"clean u{w}"))
             else:
                 self.cdef(dst, f"{val.expr} & {mask(w):#x}u", _comment(self.fn, v, f"clean u{w}"))
             self.masked[v] = dst
         return self.masked[v]
+
+    def _byte_of_word(self, v: int) -> tuple[str, int] | None:
+        """trunc.u8 of a 32-bit word, or of that word shifted right by 8r: (the word's expression, r)."""
+        op = self.fn.ops[v]
+        if op.code != "trunc" or op.width != 8:
+            return None
+        a = self.fn.ops[op.args[0]]
+        if a.width != 32:
+            return None
+        if a.code == "shr" and a.imm[0] % 8 == 0 and op.args[0] in self.vals:
+            return self.raw(a.args[0]), a.imm[0] // 8
+        return self.raw(op.args[0]), 0
 
     def raw(self, v: int) -> str:
         return self.vals[v].expr

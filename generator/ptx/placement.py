@@ -13,6 +13,8 @@ Parameters (a name's tokens after cipher_cuda_ctr, any order when parsing):
     bal                              pipe balancing: some rotations as FMA-pipe multiplies (balance.py)
     fl-c | fl-ptx                    the flavour the host API runs by default: plain CUDA C or inline PTX
                                      (both are always built; shown when fl-c; the autotuner picks it)
+    tt                               32-bit T-tables (cipherspec/passes/ttable.py): byte lookups feeding a
+                                     GF(2^8)-linear column map become one 32-bit table + byte rotations
     swar | bs                        a lane layout (lanes.py): four blocks per register, one per byte
                                      (byte-packed), or 32 blocks as bit planes (bitsliced: constant-time,
                                      no table read, so no tab- part); default: one block per thread
@@ -51,6 +53,7 @@ class CudaSchedule:
     bal: bool = False  # move rotations to the FMA pipe where it evens ALU/FMA (balance.py)
     flavour: str = "ptx"  # the host API's default flavour: "ptx" (inline PTX) or "c" (plain CUDA C)
     layout: str = "scalar"  # "scalar" (one block per thread), "swar" or "bs" (lanes.py)
+    ttable: bool = False  # fuse lookups + GF-linear column maps into 32-bit T-tables (scalar layout)
 
     @property
     def lanes(self) -> bool:
@@ -68,6 +71,8 @@ class CudaSchedule:
         params: list[tuple[str, object]] = [("rk-", self.rk), ("t", self.threads)]
         if self.lanes:
             params.append((self.layout, ""))
+        if self.ttable:
+            params.append(("tt", ""))
         if module.tables and self.layout != "bs":
             params.append(("tab-", self.tab))
         if self.ilp != 1:
@@ -116,9 +121,11 @@ class CudaSchedule:
                 s = replace(s, flavour=t[3:])
             elif t in LAYOUTS:
                 s = replace(s, layout=t)
+            elif t == "tt":
+                s = replace(s, ttable=True)
             else:
                 raise UsageError(f"unknown cuda schedule part {t!r} (rk-const|rk-shared|rk-reg, "
-                                 "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, swar|bs)")
+                                 "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, tt, swar|bs)")
         if validate:
             s.validate(module)
         return s
@@ -142,6 +149,9 @@ class CudaSchedule:
         if need > SHARED_LIMIT:
             raise UsageError(f"{self.name(module)} needs {need} bytes of shared memory per block; the limit is "
                              f"{SHARED_LIMIT} bytes (227 KB on sm_90): use fewer table copies")
+        if self.ttable and (self.lanes or not any(t.out_width == 32 for t in module.tables.values())):
+            raise UsageError(f"tt: no byte lookup of {module.cipher} feeds a GF(2^8)-linear column map "
+                             "(T-tables need one, and the one-block-per-thread layout)")
         if self.lanes:
             self._validate_lanes(module)
             return

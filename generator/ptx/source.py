@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from cipherspec.ir import Module
-from cipherspec.passes import dce, lower_gmul
+from cipherspec.passes import dce, lower_gmul, prune_tables, ttable
 from cipherspec.pipeline import Pass, run_passes
 
 from ..common.templates import render
@@ -45,10 +45,14 @@ def symbol(name: str) -> str:
 
 CUDA_PASSES = (Pass("lower_gmul", lower_gmul.run), Pass("dce", dce.run))
 BITSLICED_PASSES = (Pass("dce", dce.run),)  # gmul stays: the bit-plane lowering makes it an XOR network
+TTABLE_PASSES = (Pass("ttable", run_module=ttable.run_module),) + CUDA_PASSES + (
+    Pass("prune_tables", run_module=prune_tables.run_module),)
 
 
 def passes_for(sched: CudaSchedule) -> tuple[Pass, ...]:
-    return BITSLICED_PASSES if sched.layout == "bs" else CUDA_PASSES
+    if sched.layout == "bs":
+        return BITSLICED_PASSES
+    return TTABLE_PASSES if sched.ttable else CUDA_PASSES
 
 
 def prepared(module: Module, sched: CudaSchedule | None = None) -> Module:
