@@ -46,7 +46,9 @@ SEEDS = [("lea128", "LEA-128 (ARX seed)", 2593, "RTX 2070", 36, 1.62),
 def placements(module) -> list[str]:
     """Stage 1's schedules: every placement of the one-block-per-thread layout, and the lane layouts
     (lanes.py) the cipher takes -- byte-packed where it reads no table, bitsliced where it can."""
-    return scalar_placements(module) + lane_placements(module)
+    from generator.ptx.source import prepared
+
+    return scalar_placements(prepared(module)) + lane_placements(module)
 
 
 def scalar_placements(module) -> list[str]:
@@ -61,21 +63,22 @@ def scalar_placements(module) -> list[str]:
 
 
 def lane_placements(module) -> list[str]:
-    from generator.ptx.lanes import why_not
-    from generator.ptx.source import prepared
+    """``module``: the cipher after the shared pipeline.  T-tables where its lookups feed a column map
+    (scalar layout, two table placements), the lane layouts it takes."""
+    from cipherspec.errors import UsageError
+    from generator.ptx.build import schedule_for
 
     out = []
-    if not module.tables and why_not(module, "swar") is None:
-        out += ["rk-const_swar", "rk-const_swar_t128_ilp2"]
-    if why_not(prepared(module, _bs()), "bs") is None:
-        out += ["rk-const_bs_t128"]
+    for text in ("rk-const_tab-shared32_tt_t512", "rk-const_tab-shared8_tt4_t512", "rk-const_swar",
+                 "rk-const_swar_t128_ilp2", "rk-const_bs_t128"):
+        if "swar" in text and module.tables:
+            continue  # byte-packed lookups cost more than they save
+        try:
+            schedule_for(module, text)
+        except UsageError:
+            continue
+        out.append(text)
     return out
-
-
-def _bs():
-    from generator.ptx.placement import CudaSchedule
-
-    return CudaSchedule(layout="bs")
 
 
 def group_of(sched) -> int:
@@ -269,15 +272,13 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     names = args.ciphers.split(",")
     reg = Registry()
-    from generator.ptx.source import prepared
-
     if args.layouts:
         from generator.ptx.build import schedule_for
 
         stage1 = [(n, p) for n in names for p in [schedule_for(reg.module(n), None).name(reg.module(n))]
-                  + lane_placements(prepared(reg.module(n)))]
+                  + lane_placements(reg.module(n))]
     else:
-        stage1 = [(n, p) for n in names for p in placements(prepared(reg.module(n)))]
+        stage1 = [(n, p) for n in names for p in placements(reg.module(n))]
     built = build_all(stage1, args.workers)
     bench = Bench(args.size_mib << 20, args.reps, args.batches)
     rows = []
@@ -302,9 +303,9 @@ def main() -> None:
         stage2 = []
         for n, r in best.items():
             p = r["params"]
-            if args.layouts and "swar" not in p and "_bs" not in p:
+            if args.layouts and "swar" not in p and "_bs" not in p and "_tt" not in p:
                 continue  # the current default: tuned before
-            if "swar" in p or "_bs" in p:  # lane layouts: threads only (their ILP variants were in stage 1)
+            if "swar" in p or "_bs" in p or "_tt" in p:  # new layouts: threads only (ILP variants in stage 1)
                 stage2 += [(n, f"{p}_t{t}") for t in (64, 256) if f"t{t}" not in p]
                 continue
             stage2 += [(n, f"{p}_t{t}") for t in THREADS if t != 256]

@@ -23,10 +23,9 @@ from test_cuda_gpu import LANES, SCHEDULES  # noqa: E402
 
 def layout_jobs() -> list[tuple[str, str]]:
     from cipherspec.registry import Registry
-    from generator.ptx.source import prepared
 
     reg = Registry()
-    bench = [(n, p) for n in CIPHERS for p in lane_placements(prepared(reg.module(n)))]
+    bench = [(n, p) for n in CIPHERS for p in lane_placements(reg.module(n))]
     bench += [(n, f"{p}_t{t}") for n, p in bench for t in (64, 256) if f"t{t}" not in p]  # stage 2
     kat = [("hight", "swar"), ("pipo64_128", "bs_t64"), ("pipo64_256", "bs_t64")]  # run.sh layouts' KAT files
     return LANES + SANITIZE_LANES + kat + bench

@@ -65,7 +65,9 @@ def _rotation(col0: list[int], colk: list[int]) -> int | None:
     return None
 
 
-def fuse(fn: Function, tables: dict[str, Table], poly: int) -> tuple[Function, dict[str, Table]]:
+def fuse(fn: Function, tables: dict[str, Table], poly: int, rotate: bool = True) -> tuple[Function, dict[str, Table]]:
+    """``rotate``: one stored table per distinct circulant plus byte rotations (False: one table per
+    coefficient column, no rotation: four times the table memory, three fewer instructions a column)."""
     exp = _expand(fn)
     ops = list(fn.ops)
     tables = dict(tables)
@@ -92,7 +94,7 @@ def fuse(fn: Function, tables: dict[str, Table], poly: int) -> tuple[Function, d
         for k, t in enumerate(luts):
             name, s = None, 0
             for col, tname in stored.setdefault(base.name, []):
-                s2 = _rotation(col, coef[k])
+                s2 = _rotation(col, coef[k]) if rotate else (0 if col == coef[k] else None)
                 if s2 is not None:
                     name, s = tname, s2
                     break
@@ -153,14 +155,21 @@ def _reorder(fn: Function) -> Function:
     return fn.copy_with(ops, [(n, index[v]) for n, v in fn.outputs])
 
 
-def run_module(module: Module) -> Module:
-    """encrypt and decrypt fused; the key schedule left alone (it runs on the host)."""
+def run_module_four(module: Module) -> Module:
+    """As run_module, with one table per coefficient column (AES: four tables, no rotation)."""
+    return run_module(module, rotate=False)
+
+
+def run_module(module: Module, rotate: bool = True) -> Module:
+    """encrypt fused (CTR's direction).  decrypt is left as it is: its column maps follow the round-key XOR
+    (InvMixColumns(InvSubBytes(x) ^ k)), so its words would carry the map of the round keys, key-only work
+    that a kernel recomputes per block (and that spilled at 128 registers): the equivalent inverse cipher
+    with those words made by set_key is the way there, not done yet."""
     polys = {op.imm[1] for fn in module.functions.values() for op in fn.ops if op.code == "gmul"}
     if len(polys) != 1:
         return module
     poly = polys.pop()
     tables = dict(module.tables)
     functions = dict(module.functions)
-    for name in ("encrypt", "decrypt"):
-        functions[name], tables = fuse(module.functions[name], tables, poly)
+    functions["encrypt"], tables = fuse(module.functions["encrypt"], tables, poly, rotate)
     return replace(module, functions=functions, tables=tables)

@@ -34,7 +34,7 @@ class CudaBackend(Backend):
     def schedules(self, module: Module, rounds: int | None = None) -> list[CudaSchedule]:
         """The default, and each other route through the passes this cipher takes (T-tables, lane layouts)."""
         out = [_build.schedule_for(module, None)]
-        for text in ("tt", "swar", "bs"):
+        for text in ("tt", "tt4", "swar", "bs"):
             try:
                 out.append(_build.schedule_for(module, text))
             except UsageError:

@@ -13,8 +13,9 @@ Parameters (a name's tokens after cipher_cuda_ctr, any order when parsing):
     bal                              pipe balancing: some rotations as FMA-pipe multiplies (balance.py)
     fl-c | fl-ptx                    the flavour the host API runs by default: plain CUDA C or inline PTX
                                      (both are always built; shown when fl-c; the autotuner picks it)
-    tt                               32-bit T-tables (cipherspec/passes/ttable.py): byte lookups feeding a
+    tt | tt4                         32-bit T-tables (cipherspec/passes/ttable.py): byte lookups feeding a
                                      GF(2^8)-linear column map become one 32-bit table + byte rotations
+                                     (tt4: one table per column coefficient, no rotation)
     swar | bs                        a lane layout (lanes.py): four blocks per register, one per byte
                                      (byte-packed), or 32 blocks as bit planes (bitsliced: constant-time,
                                      no table read, so no tab- part); default: one block per thread
@@ -53,7 +54,7 @@ class CudaSchedule:
     bal: bool = False  # move rotations to the FMA pipe where it evens ALU/FMA (balance.py)
     flavour: str = "ptx"  # the host API's default flavour: "ptx" (inline PTX) or "c" (plain CUDA C)
     layout: str = "scalar"  # "scalar" (one block per thread), "swar" or "bs" (lanes.py)
-    ttable: bool = False  # fuse lookups + GF-linear column maps into 32-bit T-tables (scalar layout)
+    ttable: int = 0  # 32-bit T-tables (scalar layout): 0 off, 1 one table + rotations, 4 tables without
 
     @property
     def lanes(self) -> bool:
@@ -72,7 +73,7 @@ class CudaSchedule:
         if self.lanes:
             params.append((self.layout, ""))
         if self.ttable:
-            params.append(("tt", ""))
+            params.append(("tt", "4" if self.ttable == 4 else ""))
         if module.tables and self.layout != "bs":
             params.append(("tab-", self.tab))
         if self.ilp != 1:
@@ -121,11 +122,11 @@ class CudaSchedule:
                 s = replace(s, flavour=t[3:])
             elif t in LAYOUTS:
                 s = replace(s, layout=t)
-            elif t == "tt":
-                s = replace(s, ttable=True)
+            elif t in ("tt", "tt4"):
+                s = replace(s, ttable=int(t[2:] or 1))
             else:
                 raise UsageError(f"unknown cuda schedule part {t!r} (rk-const|rk-shared|rk-reg, "
-                                 "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, tt, swar|bs)")
+                                 "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, tt|tt4, swar|bs)")
         if validate:
             s.validate(module)
         return s

@@ -45,14 +45,14 @@ def symbol(name: str) -> str:
 
 CUDA_PASSES = (Pass("lower_gmul", lower_gmul.run), Pass("dce", dce.run))
 BITSLICED_PASSES = (Pass("dce", dce.run),)  # gmul stays: the bit-plane lowering makes it an XOR network
-TTABLE_PASSES = (Pass("ttable", run_module=ttable.run_module),) + CUDA_PASSES + (
-    Pass("prune_tables", run_module=prune_tables.run_module),)
+TTABLE_PASSES = {n: (Pass("ttable", run_module=f),) + CUDA_PASSES + (Pass("prune_tables", run_module=prune_tables.run_module),)
+                 for n, f in ((1, ttable.run_module), (4, ttable.run_module_four))}
 
 
 def passes_for(sched: CudaSchedule) -> tuple[Pass, ...]:
     if sched.layout == "bs":
         return BITSLICED_PASSES
-    return TTABLE_PASSES if sched.ttable else CUDA_PASSES
+    return TTABLE_PASSES[sched.ttable] if sched.ttable else CUDA_PASSES
 
 
 def prepared(module: Module, sched: CudaSchedule | None = None) -> Module:
