@@ -71,8 +71,9 @@ def lane_placements(module) -> list[str]:
     out = []
     for text in ("rk-const_tab-shared32_tt_t512", "rk-const_tab-shared8_tt4_t512", "rk-const_swar",
                  "rk-const_swar_t128_ilp2", "rk-const_bs_t128"):
-        if "swar" in text and module.tables:
-            continue  # byte-packed lookups cost more than they save
+        if ("swar" in text or "_bs" in text) and module.tables:
+            continue  # byte-packed lookups cost more than they save; bitsliced S-box circuits: ptxas takes
+            # over 20 minutes on AES/ARIA's cores (and the IR estimate is no faster than the tables)
         try:
             schedule_for(module, text)
         except UsageError:

@@ -40,11 +40,11 @@ if [ "$what" = layouts ]; then
   t0=$(date +%s)
   python3 bench/gpu/prebuild.py --layouts 2>&1 | tail -3 || rc=1
   echo "== differential tests, lane layouts"
-  python3 -m pytest tests/differential/test_cuda_gpu.py -q -n 8 -p no:cacheprovider -k "swar or bs_" 2>&1 \
+  python3 -m pytest tests/differential/test_cuda_gpu.py -q -n 8 -p no:cacheprovider -k "swar or bs_ or tt" 2>&1 \
     | tee "$OUT/tests-layouts.log" | tail -15
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
   echo "== KAT files, --target cuda, lane layouts"
-  for cs in "hight swar" "pipo bs_t64"; do  # (every variant in the file: prebuild.py --layouts builds them)
+  for cs in "hight swar" "pipo bs_t64" "aes tt"; do  # (every variant in the file: prebuild.py --layouts builds them)
     set -- $cs
     python3 -m driver kat ".vectors/$1.txt" --target cuda --schedule "$2" > "$OUT/kat-layouts-$1.log" 2>&1 || rc=1
     tail -3 "$OUT/kat-layouts-$1.log"

@@ -24,7 +24,7 @@ PLACEMENTS = [("aes128", f"rk-const_tab-{t}") for t in ("const", "global", "shar
     ("pipo64_128", "rk-shared_t32_ilp3")]
 # the lane layouts (`sanitize.py layouts`): byte-packed and bitsliced, rk in the constant bank and in shared memory
 LANES = [("hight", "swar_t64_ilp2_rk-shared"), ("pipo64_128", "swar_t128"), ("pipo64_128", "bs_t64_rk-shared"),
-         ("aes128", "bs_t128")]
+         ("aes128", "tt_tab-shared32_t512"), ("aes128", "tt4_tab-shared8_rk-shared")]
 
 
 # `sanitize.py drbg`: only the multi-key (CTR_DRBG bulk) kernel, on each DRBG cipher's build default

@@ -24,8 +24,11 @@ pytestmark = pytest.mark.skipif(not OK, reason=f"GPU tests need an NVIDIA GPU an
 NAMES = Registry().names()
 TABLED = ["aes128", "aria128"]
 # the lane layouts (generator/ptx/lanes.py): byte-packed and bitsliced, each placement of round keys
+# and the T-tables; AES/ARIA bitsliced are left to the CPU checks (test_cuda_lanes.py): ptxas takes over 20
+# minutes on their cores
 LANES = [("hight", "swar"), ("hight", "swar_t64_ilp2_rk-shared"), ("pipo64_128", "swar_t128"),
-         ("pipo64_128", "bs_t64"), ("pipo64_128", "bs_t128_rk-shared"), ("aes128", "bs_t128")]
+         ("pipo64_128", "bs_t64"), ("pipo64_128", "bs_t128_rk-shared"), ("aes128", "tt_tab-shared32_t512"),
+         ("aes128", "tt4_tab-shared8_rk-shared")]
 # (cipher, schedule parameters); None = the build default (tuned.json or the built-in default)
 SCHEDULES = (
     [(n, None) for n in NAMES]
