@@ -111,7 +111,8 @@ def fuse(fn: Function, tables: dict[str, Table], poly: int, rotate: bool = True)
         acc = words[0]
         for w in words[1:]:
             acc = add(Op("xor", 32, (acc, w), (), origin))
-        for r, root in enumerate(rows):  # the other terms (round keys), per byte, packed into the word
+        packed = None  # the other terms (round keys), per byte, packed into one word, XORed in once
+        for r, root in enumerate(rows):
             rest = [(a, c) for a, c in exp[root].items() if a not in luts]
             if not rest:
                 continue
@@ -120,7 +121,10 @@ def fuse(fn: Function, tables: dict[str, Table], poly: int, rotate: bool = True)
                 term = a if c == 1 else add(Op("gmul", 8, (a,), (c, poly), origin))
                 byte = term if byte is None else add(Op("xor", 8, (byte, term), (), origin))
             wide = add(Op("zext", 32, (byte,), (), origin))
-            acc = add(Op("xor", 32, (acc, add(Op("shl", 32, (wide,), (8 * r,), origin)) if r else wide), (), origin))
+            part = add(Op("shl", 32, (wide,), (8 * r,), origin)) if r else wide
+            packed = part if packed is None else add(Op("xor", 32, (packed, part), (), origin))
+        if packed is not None:
+            acc = add(Op("xor", 32, (acc, packed), (), origin))
         for r, root in enumerate(rows):
             src = add(Op("shr", 32, (acc,), (8 * r,), origin)) if r else acc
             replacement[root] = add(Op("trunc", 8, (src,), (), origin))

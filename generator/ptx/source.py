@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from cipherspec.ir import Module
-from cipherspec.passes import dce, lower_gmul, prune_tables, ttable
+from cipherspec.passes import dce, key_hoist, lower_gmul, prune_tables, ttable
 from cipherspec.pipeline import Pass, run_passes
 
 from ..common.templates import render
@@ -45,8 +45,9 @@ def symbol(name: str) -> str:
 
 CUDA_PASSES = (Pass("lower_gmul", lower_gmul.run), Pass("dce", dce.run))
 BITSLICED_PASSES = (Pass("dce", dce.run),)  # gmul stays: the bit-plane lowering makes it an XOR network
-TTABLE_PASSES = {n: (Pass("ttable", run_module=f),) + CUDA_PASSES + (Pass("prune_tables", run_module=prune_tables.run_module),)
-                 for n, f in ((1, ttable.run_module), (4, ttable.run_module_four))}
+TTABLE_PASSES = {n: (Pass("ttable", run_module=f),) + CUDA_PASSES + (
+    Pass("key_hoist", run_module=key_hoist.run_module), Pass("prune_tables", run_module=prune_tables.run_module))
+    for n, f in ((1, ttable.run_module), (4, ttable.run_module_four))}
 
 
 def passes_for(sched: CudaSchedule) -> tuple[Pass, ...]:

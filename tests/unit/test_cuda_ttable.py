@@ -57,3 +57,16 @@ def test_tt_cores_on_the_emulator(registry, fname):
     assert (got == np.stack(bytes_to_words(m.block, want), 1)).all()
     if fname == "encrypt":  # lookup indices are bytes of column words: one PRMT each, no shift + mask
         assert len(re.findall(r'prmt\.b32 %0, %1, 0, 0x444[0-3]', text)) >= 144
+
+
+def test_round_key_words_of_the_columns_move_to_the_key_schedule(registry):
+    """key_hoist: a column's four round-key bytes, packed into one word, are made once per key (set_key)."""
+    base = registry.module("aes128")
+    m = prepared(base, schedule_for(base, "tt"))
+    assert [(ka.name, ka.width, ka.shape) for ka in m.key_arrays] == [("rk", 8, (11, 16)), ("D", 32, (36,))]
+    reads = {op.imm[0] for op in m.functions["encrypt"].ops if op.code == "input"}
+    assert not any(n.startswith(("rk[1]", "rk[5]", "rk[9]")) for n in reads)  # the middle rounds read only D
+    ref = RefCipher(m)
+    rk = ref.expand_key(bytes(range(16)))
+    want = RefCipher(base).encrypt_blocks(RefCipher(base).expand_key(bytes(range(16))), np.zeros((2, 16), np.uint8))
+    assert (ref.encrypt_blocks(rk, np.zeros((2, 16), np.uint8)) == want).all()
