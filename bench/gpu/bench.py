@@ -69,7 +69,7 @@ def lane_placements(module) -> list[str]:
     from generator.ptx.build import schedule_for
 
     out = []
-    for text in ("rk-const_tab-shared32_tt_t512", "rk-const_tab-shared8_tt4_t512", "rk-const_swar",
+    for text in ("rk-const_tab-shared32_tt_t512", "rk-const_tab-shared32_tt4_t1024", "rk-const_swar",
                  "rk-const_swar_t128_ilp2", "rk-const_bs_t128"):
         if ("swar" in text or "_bs" in text) and module.tables:
             continue  # byte-packed lookups cost more than they save; bitsliced S-box circuits: ptxas takes

@@ -25,8 +25,7 @@ def layout_jobs() -> list[tuple[str, str]]:
     from cipherspec.registry import Registry
 
     reg = Registry()
-    bench = [(n, p) for n in CIPHERS for p in lane_placements(reg.module(n))]
-    bench += [(n, f"{p}_t{t}") for n, p in bench for t in (64, 256) if f"t{t}" not in p]  # stage 2
+    bench = [(n, p) for n in CIPHERS for p in lane_placements(reg.module(n))]  # stage 1 (run.sh layouts: no stage 2)
     kat = [("hight", "swar"), ("pipo64_128", "bs_t64"), ("pipo64_256", "bs_t64")]  # run.sh layouts' KAT files
     kat += [(n, "tt") for n in ("aes128", "aes192", "aes256")]
     return LANES + SANITIZE_LANES + kat + bench

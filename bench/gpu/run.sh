@@ -58,7 +58,7 @@ if [ "$what" = layouts ]; then
   echo "check stage: $(( $(date +%s) - t0 )) s, rc=$rc"
   echo "== benchmark, lane layouts beside each default"
   python3 bench/gpu/bench.py --out "$OUT" --layouts --ciphers ${LAYOUT_CIPHERS:-hight,pipo64_128,aes128} \
-    --reps 2 --batches 2 --workers 16 2>&1 | tee "$OUT/bench.log" | tail -40
+    --reps 2 --batches 2 --workers 16 --stage2 "${LAYOUT_STAGE2:-0}" 2>&1 | tee "$OUT/bench.log" | tail -40
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
   if command -v ncu >/dev/null && [ -f "$OUT/tuned.json" ]; then  # one profile of each winning kernel
     python3 bench/gpu/profile.py "$OUT/tuned.json" "$OUT" 2>&1 | tail -20
