@@ -16,9 +16,10 @@ import pytest
 from cuda_checks import check_ctr, check_ecb, check_multi, ctr_lengths
 
 # (cipher, schedule): shared-table fills + barrier + rk in shared; u16 words, ILP and no hoisting; the lane
-# layouts: byte-packed with two slots, bitsliced with its derived key planes staged in shared memory
+# layouts: byte-packed with two slots, bitsliced with its derived key planes staged in shared memory; AES
+# T-tables (their derived key words made by the host key schedule)
 SCHEDULES = [("aria128", "rk-shared_t64_tab-shared4_ilp2"), ("cham64_128", "rk-shared_t64_ilp2_nohoist"),
-             ("hight", "swar_t64_ilp2"), ("pipo64_128", "bs_t32_rk-shared")]
+             ("hight", "swar_t64_ilp2"), ("pipo64_128", "bs_t32_rk-shared"), ("aes128", "tt_t64_tab-shared4")]
 _CACHE: dict = {}
 
 
