@@ -13,6 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "differential"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "support"))  # (test_cuda_gpu's cuda_checks)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench import CIPHERS, build_all, lane_placements  # noqa: E402
