@@ -19,7 +19,7 @@ from runtime.cuda_target import CudaCipher, gpu_available
 from ..backend import Backend
 from . import build as _build
 from .placement import CudaSchedule
-from .source import CUDA_PASSES, generate
+from .source import generate, passes_for
 
 
 class CudaBackend(Backend):
@@ -33,10 +33,17 @@ class CudaBackend(Backend):
         return schedule.name(module, rounds)
 
     def schedules(self, module: Module, rounds: int | None = None) -> list[CudaSchedule]:
-        return [_build.schedule_for(module, None)]
+        """The default, and each other route through the passes this cipher takes (T-tables, lane layouts)."""
+        out = [_build.schedule_for(module, None)]
+        for text in ("tt", "tt4", "swar", "bs"):
+            try:
+                out.append(_build.schedule_for(module, text))
+            except UsageError:
+                pass
+        return out
 
     def passes(self, module: Module, schedule: CudaSchedule):
-        return CUDA_PASSES
+        return passes_for(schedule)
 
     def generate(self, module: Module, schedule: CudaSchedule, rounds: int | None = None) -> dict[str, str]:
         src = generate(module, schedule, rounds)

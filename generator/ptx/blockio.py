@@ -33,18 +33,19 @@ class BlockIO:
     pack: dict[str, str]  # flavour -> m[s][*] from y[*]
 
 
-def _vector_io(MW: int) -> tuple[list[str], list[str], list[str], int]:
+def _vector_io(MW: int, base: str = "") -> tuple[list[str], list[str], list[str], int]:
+    """Block i's loads and stores into m[s][base + k] (``base``: "b * MW + " in a lane layout's group)."""
+    w = [f"m[s][{base}{k}]" for k in range(MW)]
     if MW in VECTORS:
         vec, align, lanes = VECTORS[MW]
         q = f"const {vec} q = __ldg(reinterpret_cast<const {vec} *>(in) + i);"
-        load = [q, " ".join(f"m[s][{k}] = q.{lanes[k]};" for k in range(MW))]
-        xor_in = [q, " ".join(f"m[s][{k}] ^= q.{lanes[k]};" for k in range(MW))]
-        words = ", ".join(f"m[s][{k}]" for k in range(MW))
-        store = [f"reinterpret_cast<{vec} *>(out)[i] = make_{vec}({words});"]
+        load = [q, " ".join(f"{w[k]} = q.{lanes[k]};" for k in range(MW))]
+        xor_in = [q, " ".join(f"{w[k]} ^= q.{lanes[k]};" for k in range(MW))]
+        store = [f"reinterpret_cast<{vec} *>(out)[i] = make_{vec}({', '.join(w)});"]
         return load, store, xor_in, align
-    load = [f"m[s][{k}] = __ldg(in + i * {MW} + {k});" for k in range(MW)]
-    store = [f"out[i * {MW} + {k}] = m[s][{k}];" for k in range(MW)]
-    xor_in = [f"m[s][{k}] ^= __ldg(in + i * {MW} + {k});" for k in range(MW)]
+    load = [f"{w[k]} = __ldg(in + i * {MW} + {k});" for k in range(MW)]
+    store = [f"out[i * {MW} + {k}] = {w[k]};" for k in range(MW)]
+    xor_in = [f"{w[k]} ^= __ldg(in + i * {MW} + {k});" for k in range(MW)]
     return load, store, xor_in, 4
 
 
@@ -67,3 +68,17 @@ def block_io(module: Module) -> BlockIO:
             for f in FLAVOURS}
     return BlockIO(align, "\n".join(load), "\n".join(store), "\n".join(xor_in), "\n".join(partial_store(B)),
                    unpack, pack)
+
+
+@dataclass(frozen=True)
+class LaneIO:
+    load: str  # block i into m[s][b * MW + *]
+    store: str  # m[s][b * MW + *] to block i
+    xor_in: str
+
+
+def lane_io(module: Module) -> LaneIO:
+    """Block i of a lane layout's group, as block b of m[s] (words b*MW .. b*MW + MW-1)."""
+    MW = module.block.nbytes // 4
+    load, store, xor_in, _ = _vector_io(MW, f"b * {MW} + ")
+    return LaneIO("\n".join(load), "\n".join(store), "\n".join(xor_in))

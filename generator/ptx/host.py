@@ -24,13 +24,16 @@ class HostParts:
     key_schedule: str  # P_key_schedule(key bytes, round-key words)
     words: list[str]  # block word j from bytes b[]: the CTR segment's uniform words
     counter_lo: str  # the counter's low 32 bits from its big-endian bytes ctr[]
+    expand: str  # the function set_key calls: the key schedule (then, in a lane layout, its derived words)
 
 
-def host_parts(module: Module, P: str) -> HostParts:
+def host_parts(module: Module, P: str, expand_c: str = "") -> HostParts:
+    """``expand_c``: a lane layout's P_expand_key (key schedule + derived words), placed after the schedule."""
     words = []
     for p in layout.pieces(module.block):
         words.append(" | ".join(f"((uint32_t)b[{4 * p.mem + byte}] << {8 * s})" for s, byte in enumerate(p.bytes)))
     B = module.block.nbytes
     lo = f"((uint32_t)ctr[{B - 4}] << 24) | ((uint32_t)ctr[{B - 3}] << 16) | ((uint32_t)ctr[{B - 2}] << 8) | ctr[{B - 1}]"
-    return HostParts(keysched.tables_c(module), keysched.key_schedule_c(module, f"{P}_key_schedule", rk_index(module)),
-                     words, lo)
+    ks = keysched.key_schedule_c(module, f"{P}_key_schedule", rk_index(module))
+    return HostParts(keysched.tables_c(module), ks + expand_c, words, lo,
+                     f"{P}_expand_key" if expand_c else f"{P}_key_schedule")

@@ -99,12 +99,28 @@ class Selector:
         if v not in self.masked:
             w = self.fn.ops[v].width
             dst = f"{self.name(v)}m"
-            if self.flavour == "ptx":
+            byte = self._byte_of_word(v)
+            if byte is not None and self.flavour == "ptx":  # byte r of a word, zero-extended: one PRMT
+                src, r = byte
+                self.asm(dst, f"prmt.b32 %0, %1, 0, {0x4440 + r:#06x};", [src], _comment(self.fn, v, f"byte {r}"))
+            elif self.flavour == "ptx":
                 self.asm(dst, f"and.b32 %0, %1, {mask(w):#x};", [val.expr], _comment(self.fn, v, f"clean u{w}"))
             else:
                 self.cdef(dst, f"{val.expr} & {mask(w):#x}u", _comment(self.fn, v, f"clean u{w}"))
             self.masked[v] = dst
         return self.masked[v]
+
+    def _byte_of_word(self, v: int) -> tuple[str, int] | None:
+        """trunc.u8 of a 32-bit word, or of that word shifted right by 8r: (the word's expression, r)."""
+        op = self.fn.ops[v]
+        if op.code != "trunc" or op.width != 8:
+            return None
+        a = self.fn.ops[op.args[0]]
+        if a.width != 32:
+            return None
+        if a.code == "shr" and a.imm[0] % 8 == 0 and op.args[0] in self.vals:
+            return self.raw(a.args[0]), a.imm[0] // 8
+        return self.raw(op.args[0]), 0
 
     def raw(self, v: int) -> str:
         return self.vals[v].expr
@@ -182,8 +198,59 @@ class Selector:
             return Val(a.expr, a.clean and fn.ops[op.args[0]].width <= w)
         raise UsageError(f"cuda backend: no selection for opcode {code}")
 
+    def _byte_select(self, tree: lop3.Tree) -> tuple[list[int], int] | None:
+        """A 32-bit tree that picks whole bytes of (shifted) values by a byte mask -> (sources, prmt selector).
+
+            before: %5 = shl %1, 8   %7 = xor %5, (and (xor %0, %5), 0x00ff00ff)   (a byte select: SHF + LOP3)
+            after:  prmt %0, %1, 0x6240                                            (one PRMT; the shl goes dead)
+        """
+        fn = self.fn
+        if fn.ops[tree.root].width != 32 or len(tree.leaves) != 3:
+            return None
+        consts = [x for x in tree.leaves if fn.ops[x].code == "const"]
+        if len(consts) != 1:
+            return None
+        mask_v = fn.ops[consts[0]].imm[0]
+        if any((mask_v >> (8 * p) & 0xFF) not in (0, 0xFF) for p in range(4)):
+            return None
+        pos = {x: i for i, x in enumerate(tree.leaves)}
+        others = [x for x in tree.leaves if x != consts[0]]
+        bases: list[int] = []
+        sel = 0
+        for p in range(4):
+            m = mask_v >> (8 * p) & 1
+            picked = None
+            for x in others:  # the output is leaf x whatever the other leaf is
+                y = others[1] if x == others[0] else others[0]
+                if all((tree.table >> ((bx << (2 - pos[x])) | (by << (2 - pos[y])) | (m << (2 - pos[consts[0]]))) & 1)
+                       == bx for bx in (0, 1) for by in (0, 1)):
+                    picked = x
+            if picked is None:
+                return None
+            src, shift = picked, 0
+            op = fn.ops[picked]
+            if op.code in ("shl", "shr") and op.imm[0] % 8 == 0:
+                src, shift = op.args[0], (op.imm[0] // 8) * (1 if op.code == "shl" else -1)
+            byte = p - shift
+            if not 0 <= byte <= 3:
+                return None  # a zero byte: not a select
+            if src not in bases:
+                bases.append(src)
+            if len(bases) > 2:
+                return None
+            sel |= (4 * bases.index(src) + byte) << (4 * p)
+        return bases, sel
+
     def _logic(self, v: int, tree: lop3.Tree, d: str) -> Val:
         op = self.fn.ops[v]
+        picked = self._byte_select(tree)
+        if picked is not None:
+            bases, sel = picked
+            srcs = [self.raw(x) for x in bases] + ([] if len(bases) == 2 else ["0"])
+            cm = _comment(self.fn, list(tree.members)[::-1], f"byte select.u32 {sel:#06x}")
+            self.asm(d, f"prmt.b32 %0, %1, %2, {sel:#06x};" if len(bases) == 2 else f"prmt.b32 %0, %1, 0, {sel:#06x};",
+                     srcs[:len(bases)], cm)
+            return Val(d, True)
         leaves = [self.vals[x] for x in tree.leaves]
         what = tree.simple
         cm = _comment(self.fn, list(tree.members)[::-1] if len(tree.members) > 1 else v,

@@ -96,18 +96,21 @@ def threads(sched: CudaSchedule) -> int:
     return min(sched.threads, MAX_THREADS)
 
 
-def kernel_parts(module: Module, sched: CudaSchedule, P: str) -> dict:
+def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = None, group: int = 1) -> dict:
     """What the template's multi-key kernel needs: prologue (table fills, the request's round keys into
-    shared memory, one barrier), the core's arguments, shared bytes, the partial-block store."""
+    shared memory, one barrier), the core's arguments, shared bytes, the partial-block store.  Lane
+    layouts: ``nrk`` round-key words per request (derived ones included), ``group`` blocks per slot."""
     B, T = module.block.nbytes, threads(sched)
-    nrk = len(rk_index(module))
+    nrk = len(rk_index(module)) if nrk is None else nrk
+    word = "m[s][{k}]" if group == 1 else f"m[s][b * {B // 4} + {{k}}]"  # a lane layout stores block b of m[s]
     fills = table_fills(module, sched.copies, T)
     rk_off = fills.words
     pro = ["    extern __shared__ uint32_t cs_smem[];"] + fills.lines
     pro += ["    const uint32_t r = cta_req[blockIdx.x];",
             f"    for (uint32_t i = threadIdx.x; i < {nrk}u; i += {T}u) cs_smem[{rk_off} + i] = rks[(uint64_t)r * {nrk} + i];",
             "    __syncthreads();  // tables and this request's round keys are in place before any thread reads"]
-    partial = [f"if ({b}u < rem) out8[i * {B} + {b}] = (uint8_t)(m[s][{b // 4}] >> {8 * (b % 4)});" for b in range(B)]
+    partial = [f"if ({b}u < rem) out8[i * {B} + {b}] = (uint8_t)({word.format(k=b // 4)} >> {8 * (b % 4)});"
+               for b in range(B)]
     smem = 4 * (rk_off + nrk)
     return {
         "prologue": "\n".join(pro),
@@ -118,5 +121,5 @@ def kernel_parts(module: Module, sched: CudaSchedule, P: str) -> dict:
         "helpers": helpers_c(P, B),
         "max_blocks": MAX_REQ_BLOCKS,
         "T": T,
-        "tile": T * sched.ilp,  # blocks one CTA makes per loop trip
+        "tile": T * sched.ilp * group,  # blocks one CTA makes per loop trip
     }

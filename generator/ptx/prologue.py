@@ -52,16 +52,16 @@ def table_fills(module: Module, n: int, threads: int) -> TableFills:
     return TableFills(lines, args, off)
 
 
-def _shared_fills(module: Module, sched: CudaSchedule, fills: TableFills) -> tuple[list[str], str]:
+def _shared_fills(module: Module, sched: CudaSchedule, fills: TableFills, nrk: int) -> tuple[list[str], str]:
     """Lines every kernel of the schedule starts with, and its round-key argument."""
-    lines = ["    extern __shared__ uint32_t cs_smem[];"] if sched.shared_bytes(module) else []
+    lines = ["    extern __shared__ uint32_t cs_smem[];"] if sched.shared_bytes(module, nrk) else []
     lines += fills.lines
     rk_arg = "rkp"
     if sched.rk == "shared":
-        lines.append(f"    for (uint32_t i = threadIdx.x; i < {len(rk_index(module))}u; i += {sched.threads}u) "
+        lines.append(f"    for (uint32_t i = threadIdx.x; i < {nrk}u; i += {sched.threads}u) "
                      f"cs_smem[{fills.words} + i] = rkp.w[i];")
         rk_arg = f"cs_smem + {fills.words}"
-    if sched.shared_bytes(module):
+    if sched.shared_bytes(module, nrk):
         lines.append("    __syncthreads();  // every fill above is complete before any thread reads")
     return lines, rk_arg
 
@@ -75,10 +75,11 @@ def _registers(module: Module, fn_name: str) -> list[str]:
     return lines
 
 
-def directions(module: Module, sched: CudaSchedule) -> dict[str, Direction]:
-    """The encrypt and decrypt kernels' prologues and core arguments under ``sched``."""
+def directions(module: Module, sched: CudaSchedule, nrk: int | None = None) -> dict[str, Direction]:
+    """The encrypt and decrypt kernels' prologues and core arguments under ``sched``; ``nrk``: round-key
+    words in the struct (default: the key schedule's; lane layouts add derived words)."""
     fills = table_fills(module, sched.copies, sched.threads)
-    common, rk_arg = _shared_fills(module, sched, fills)
+    common, rk_arg = _shared_fills(module, sched, fills, len(rk_index(module)) if nrk is None else nrk)
     out = {}
     for d, fn_name in DIRECTIONS:
         lines, arg = list(common), rk_arg

@@ -17,13 +17,14 @@ import re
 from dataclasses import dataclass
 
 from cipherspec.ir import Module
-from cipherspec.passes import dce, lower_gmul, split_u64
+from cipherspec.passes import dce, key_hoist, lower_gmul, prune_tables, split_u64, ttable
 from cipherspec.pipeline import Pass, run_passes
 
 from ..common.templates import render
 from . import cores, ctr, hostapi, layout, multikey
 from .blockio import block_io
 from .host import host_parts
+from .lanes_source import lanes_context
 from .placement import DEFAULT_SHARED, FLAVOURS, CudaSchedule, rk_index
 from .prologue import directions
 
@@ -44,13 +45,23 @@ def symbol(name: str) -> str:
 
 CUDA_PASSES = (Pass("split_u64", run_module=split_u64.run_module), Pass("lower_gmul", lower_gmul.run),
                Pass("dce", dce.run))
+BITSLICED_PASSES = (Pass("dce", dce.run),)  # gmul stays: the bit-plane lowering makes it an XOR network
+TTABLE_PASSES = {n: (Pass("ttable", run_module=f),) + CUDA_PASSES + (
+    Pass("key_hoist", run_module=key_hoist.run_module), Pass("prune_tables", run_module=prune_tables.run_module))
+    for n, f in ((1, ttable.run_module), (4, ttable.run_module_four))}
 
 
-def prepared(module: Module) -> Module:
+def passes_for(sched: CudaSchedule) -> tuple[Pass, ...]:
+    if sched.layout == "bs":
+        return BITSLICED_PASSES
+    return TTABLE_PASSES[sched.ttable] if sched.ttable else CUDA_PASSES
+
+
+def prepared(module: Module, sched: CudaSchedule | None = None) -> Module:
     """The module after the CUDA target's passes: 64-bit words split into 32-bit halves at the
     interfaces (memory words and round keys are 32-bit), gmul lowered to shifts/XORs (no gmul selection
-    on the GPU), dead code gone."""
-    return run_passes(module, CUDA_PASSES)
+    on the GPU; the bitsliced layout keeps gmul), dead code gone."""
+    return run_passes(module, passes_for(sched) if sched is not None else CUDA_PASSES)
 
 
 def _op_count(module: Module, fn_name: str) -> int:
@@ -63,12 +74,12 @@ def _tables(module: Module, sched: CudaSchedule) -> list[dict]:
              "constant": sched.tab == "const"} for t in module.tables.values()]
 
 
-def _summary(module: Module, sched: CudaSchedule, name: str, split) -> dict:
+def _summary(module: Module, sched: CudaSchedule, name: str, hoisted_ops: int, live_hoisted: int) -> dict:
     """The header comments' facts about the schedule."""
     return dict(
         name=name, cipher=module.cipher, block=str(module.block), key=str(module.key),
-        rk_place=sched.rk, tab_place=sched.tab if module.tables else "(none)",
-        hoisting="on" if sched.hoist else "off", hoisted_ops=split.hoisted_ops, NH=len(split.frontier),
+        rk_place=sched.rk, tab_place=sched.tab if module.tables and sched.layout != "bs" else "(none)",
+        hoisting="on" if sched.hoist else "off", hoisted_ops=hoisted_ops, NH=live_hoisted,
         enc_ops=_op_count(module, "encrypt"),
         default_flavour_text="plain CUDA C" if sched.flavour == "c" else "inline PTX",
         rk_layout="round keys, one u32 per word: " + ", ".join(
@@ -78,16 +89,18 @@ def _summary(module: Module, sched: CudaSchedule, name: str, split) -> dict:
 
 def generate(module: Module, sched: CudaSchedule, rounds: int | None = None) -> Source:
     """``module``: the cipher after the shared pipeline; ``rounds``: the override it was made with (names)."""
-    module = prepared(module)
+    module = prepared(module, sched)
     sched.validate(module)
     layout.check(module.block)
     name = sched.name(module, rounds)
     P = symbol(name)
+    if sched.lanes:
+        return _generate_lanes(module, sched, name, P)
     dirs = directions(module, sched)
     ct = ctr.ctr_parts(module, sched, dirs["enc"])
     smem = sched.shared_bytes(module)
     ctx = dict(
-        _summary(module, sched, name, ct.split),
+        _summary(module, sched, name, ct.split.hoisted_ops, len(ct.split.frontier)),
         P=P, B=module.block.nbytes, KB=module.key.nbytes, MW=module.block.nbytes // 4, NW=module.block.count,
         NRK=len(rk_index(module)), T=sched.threads, ILP=sched.ilp, tile=sched.threads * sched.ilp,
         flavours=FLAVOURS, default_flavour=FLAVOURS.index(sched.flavour),
@@ -100,3 +113,17 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None) -> 
     ctx["mg"] = hostapi.context(module, P)  # every GPU of the host: multigpu.cu.j2
     return Source(name, P, render("ptx/kernel.cu.j2", **ctx), render("ptx/kernel.h.j2", **ctx),
                   ct.split.hoisted_ops, ctx["enc_ops"])
+
+
+def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str) -> Source:
+    """A lane layout's kernels (lanes_source.py, templates/lanes.cu.j2); the host API is the same."""
+    lanes = lanes_context(module, sched, P)
+    ctx = dict(
+        _summary(module, sched, name, 0, 0), **lanes,
+        P=P, KB=module.key.nbytes, NW=module.block.count, T=sched.threads, ILP=sched.ilp,
+        tile=sched.threads * sched.ilp * lanes["G"], flavours=FLAVOURS, default_flavour=FLAVOURS.index(sched.flavour),
+        smem_opt_in=lanes["smem"] > DEFAULT_SHARED, tables=_tables(module, sched),
+        memword={f: layout.counter_memword(f, "lo") for f in FLAVOURS},
+        host=host_parts(module, P, lanes["expand_c"]), mg=hostapi.context(module, P),
+    )
+    return Source(name, P, render("ptx/lanes.cu.j2", **ctx), render("ptx/kernel.h.j2", **ctx), 0, ctx["enc_ops"])

@@ -4,8 +4,9 @@ counter carry.  Skipped, with the reason, without an NVIDIA GPU (CI checks the s
 emulator and compiles every kernel: tests/unit/test_cuda_wordshapes.py); bench/gpu/run.sh runs it."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
-from cuda_support import check_ctr, check_ecb
+from cuda_checks import check_ctr, check_ecb
 from wordshape_specs import CUDA_OTHER, NARROW, REG, WIDE
 
 from driver.targets import make_cipher
@@ -27,9 +28,11 @@ def ciphers(name, sched):
 
 @pytest.mark.parametrize("name,sched", SCHEDULES, ids=IDS)
 def test_ecb_both_flavours(name, sched):
-    check_ecb(*ciphers(name, sched), (1, 33, 4099))
+    check_ecb(*ciphers(name, sched), np.random.default_rng(7), (1, 33, 4099))
 
 
 @pytest.mark.parametrize("name,sched", SCHEDULES, ids=IDS)
 def test_ctr_carries(name, sched):
-    check_ctr(*ciphers(name, sched), lambda B: (1, B + 1, 7 * B + 3, 40000 * B + 5), keystream=False)
+    c, ref = ciphers(name, sched)
+    B = c.block_bytes
+    check_ctr(c, ref, np.random.default_rng(11), (1, B + 1, 7 * B + 3, 40000 * B + 5), keystream=False)

@@ -10,21 +10,19 @@ import pytest
 
 from cipherspec.registry import Registry
 from cuda_support import need_nvcc
-from generator.ptx.placement import CudaSchedule, default_for
-from generator.ptx.source import generate, prepared
+from generator.ptx.build import schedule_for
+from generator.ptx.source import generate
 from toolchain import nvcc
 
 NAMES = Registry().names()
 # a few non-default placements are compiled too (sm_90 only), so every accessor path meets ptxas in CI
 EXTRA = [("aes128", "rk-shared_tab-const"), ("aria128", "rk-const_tab-global_ilp2"), ("cham128_128", "rk-reg_t1024"),
-         ("cham64_128", "rk-shared_t64_ilp2_nohoist"), ("hight", "rk-shared_ilp2")]
-
-
+         ("cham64_128", "rk-shared_t64_ilp2_nohoist"), ("hight", "rk-shared_ilp2"),
+         ("hight", "swar_t64"), ("pipo64_128", "bs_t64")]  # the lane layouts (lanes.py)
 
 
 def _source(tmp_path_factory, registry, name, sched_text):
-    module = prepared(registry.module(name))
-    sched = CudaSchedule.parse(sched_text, module) if sched_text else default_for(module)
+    sched = schedule_for(registry.module(name), sched_text)
     src = generate(registry.module(name), sched)
     d = tmp_path_factory.mktemp("cu")
     cu = d / f"{src.name}.cu"
