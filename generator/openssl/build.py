@@ -1,0 +1,102 @@
+"""``cipherspec build --target openssl-provider``: one OpenSSL 3 provider module holding every cipher built.
+
+    DIR/lib/ossl-modules/cipherspec.so   the provider (exports only OSSL_provider_init)
+    DIR/src/cipherspec_provider.c        its generated EVP glue
+    DIR/src/<cipher>.c, DIR/include/...  the C libraries it is built from (generator/c, unchanged)
+    DIR/openssl.cnf                      a config snippet that loads it beside the default provider
+
+The cipher cores are the C target's libraries: each cipher's objects come from
+``generator.c.build.library_objects`` (compiled with the C target's library flags plus each object's
+own flags), so the provider is built exactly as the shipped libraries are.  Everything is compiled
+hidden (``-fvisibility=hidden``: the libraries' symbols cannot clash with another copy of them in the
+process), in sections, and linked with ``--gc-sections`` against libcrypto (``-z defs``: nothing
+left unresolved).  Objects and the link are cached by content.
+
+    build_provider([(module, schedule), ...]) -> Path of the cached provider module
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from cipherspec.ir import Module
+from cipherspec.registry import Registry
+from cipherspec.schedule import Schedule
+
+from toolchain.cc import Toolchain, compile_cached, link_cached
+from toolchain.openssl import find_dev
+
+from ..c import build as c_build
+from ..c.prepare import prepare
+from ..c.schedules import resolve
+from ..c.source import ct_note, generate
+from .names import MODES, algorithm_name
+from .source import GLUE, provider_files
+
+MODULE_PATH = "lib/ossl-modules/cipherspec.so"
+OBJECT_FLAGS = ("-fvisibility=hidden", "-ffunction-sections", "-fdata-sections")
+LINK_FLAGS = ("-Wl,--gc-sections", "-Wl,-z,defs")
+
+
+def provider_entries(registry: Registry, names: list[str], schedule: str | None,
+                     rounds: int | None = None) -> list[tuple[Module, Schedule]]:
+    """(module, C schedule) per cipher; ``schedule`` (a C schedule's name or layout part) applies to all."""
+    out = []
+    for name in names:
+        module = registry.module(name, rounds)
+        out.append((module, resolve(module, schedule, rounds)))
+    return out
+
+
+def source_tree(entries: list[tuple[Module, Schedule]]) -> dict[str, str]:
+    """Every generated file of the provider: the C libraries' and the glue's."""
+    files: dict[str, str] = {}
+    for module, sched in entries:
+        files.update(generate(module, sched))
+    files.update(provider_files(entries))
+    return files
+
+
+def build_provider(entries: list[tuple[Module, Schedule]], toolchain: Toolchain | None = None,
+                   workers: int | None = None) -> Path:
+    """Compiles (cached) the provider of ``entries``; the path of the module (a cache entry)."""
+    tc = toolchain or c_build.lib_toolchain()
+    dev = find_dev(tc.cc)
+    jobs = []
+    for module, sched in entries:
+        files = generate(module, sched)
+        for source, flags in c_build.library_objects(module, sched):
+            jobs.append((files, source, [*flags, *OBJECT_FLAGS]))
+    glue_files = {rel: text for rel, text in source_tree(entries).items() if rel.startswith("include/")}
+    glue_files[GLUE] = provider_files(entries)[GLUE]
+    jobs.append((glue_files, GLUE, [*dev.cflags, *OBJECT_FLAGS]))
+
+    def compile_one(job) -> Path:
+        files, source, flags = job
+        return compile_cached(files, [source], "object", tc, include_dirs=["include"], extra_args=flags)
+
+    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        objects = list(pool.map(compile_one, jobs))
+    return link_cached(objects, "shared", tc, [*LINK_FLAGS, *dev.libs])
+
+
+def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress) -> list[str]:
+    task = progress.add_task("OpenSSL provider", total=None)
+    entries = provider_entries(registry, names, schedule)
+    files = source_tree(entries)
+    progress.update(task, description=f"OpenSSL provider: compiling {len(entries)} ciphers")
+    module = build_provider(entries)
+    for rel, text in files.items():
+        path = out_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (out_dir / MODULE_PATH).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(module, out_dir / MODULE_PATH)
+    notes = [f"{s.name}: {', '.join(algorithm_name(m, mode) for mode in MODES)}; {ct_note(s, prepare(m, s))}"
+             for m, s in entries]
+    notes.append(f"provider: {MODULE_PATH}; load it with -provider-path {Path(MODULE_PATH).parent} -provider cipherspec "
+                 "-provider default, or with openssl.cnf (OPENSSL_MODULES set to that folder)")
+    progress.update(task, completed=1, total=1)
+    return notes
