@@ -50,26 +50,32 @@ def provider_entries(registry: Registry, names: list[str], schedule: str | None,
     return out
 
 
-def source_tree(entries: list[tuple[Module, Schedule]]) -> dict[str, str]:
+def library_files(entries: list[tuple[Module, Schedule]]) -> list[dict[str, str]]:
+    """The C target's generated files of each cipher (header, sources), in the order of ``entries``."""
+    return [generate(module, sched) for module, sched in entries]
+
+
+def source_tree(entries: list[tuple[Module, Schedule]], libraries: list[dict[str, str]] | None = None) -> dict[str, str]:
     """Every generated file of the provider: the C libraries' and the glue's."""
     files: dict[str, str] = {}
-    for module, sched in entries:
-        files.update(generate(module, sched))
+    for lib in libraries if libraries is not None else library_files(entries):
+        files.update(lib)
     files.update(provider_files(entries))
     return files
 
 
 def build_provider(entries: list[tuple[Module, Schedule]], toolchain: Toolchain | None = None,
-                   workers: int | None = None) -> Path:
-    """Compiles (cached) the provider of ``entries``; the path of the module (a cache entry)."""
+                   libraries: list[dict[str, str]] | None = None, workers: int | None = None) -> Path:
+    """Compiles (cached) the provider of ``entries`` (``libraries``: their ``library_files`` if already
+    generated); the path of the module, a cache entry."""
     tc = toolchain or c_build.lib_toolchain()
     dev = find_dev(tc.cc)
+    libraries = libraries if libraries is not None else library_files(entries)
     jobs = []
-    for module, sched in entries:
-        files = generate(module, sched)
+    for (module, sched), files in zip(entries, libraries):
         for source, flags in c_build.library_objects(module, sched):
             jobs.append((files, source, [*flags, *OBJECT_FLAGS]))
-    glue_files = {rel: text for rel, text in source_tree(entries).items() if rel.startswith("include/")}
+    glue_files = {rel: text for lib in libraries for rel, text in lib.items() if rel.startswith("include/")}
     glue_files[GLUE] = provider_files(entries)[GLUE]
     jobs.append((glue_files, GLUE, [*dev.cflags, *OBJECT_FLAGS]))
 
@@ -85,9 +91,10 @@ def build_provider(entries: list[tuple[Module, Schedule]], toolchain: Toolchain 
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress) -> list[str]:
     task = progress.add_task("OpenSSL provider", total=None)
     entries = provider_entries(registry, names, schedule)
-    files = source_tree(entries)
+    libraries = library_files(entries)
+    files = source_tree(entries, libraries)
     progress.update(task, description=f"OpenSSL provider: compiling {len(entries)} ciphers")
-    module = build_provider(entries)
+    module = build_provider(entries, libraries=libraries)
     for rel, text in files.items():
         path = out_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -96,7 +103,7 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
     shutil.copyfile(module, out_dir / MODULE_PATH)
     notes = [f"{s.name}: {', '.join(algorithm_name(m, mode) for mode in MODES)}; {ct_note(s, prepare(m, s))}"
              for m, s in entries]
-    notes.append(f"provider: {MODULE_PATH}; load it with -provider-path {Path(MODULE_PATH).parent} -provider cipherspec "
-                 "-provider default, or with openssl.cnf (OPENSSL_MODULES set to that folder)")
+    notes.append(f"provider: DIR/{MODULE_PATH}; load it with `-provider-path DIR/{Path(MODULE_PATH).parent} "
+                 "-provider cipherspec -provider default`, or with DIR/openssl.cnf (see its header)")
     progress.update(task, completed=1, total=1)
     return notes
