@@ -90,6 +90,7 @@ def build_provider(entries: list[tuple[Module, Schedule]], toolchain: Toolchain 
 
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress) -> list[str]:
     task = progress.add_task("OpenSSL provider", total=None)
+    find_dev(c_build.lib_toolchain().cc)   # no OpenSSL 3 headers: say so before generating anything
     entries = provider_entries(registry, names, schedule)
     libraries = library_files(entries)
     files = source_tree(entries, libraries)
