@@ -31,7 +31,20 @@ def _algorithm(module: Module, schedule: Schedule, mode: str) -> dict:
     return {"name": name, "ident": f"cs_{module.cipher}_{mode}", "library": module.cipher,
             "library_upper": module.cipher.upper(), "evp_mode": EVP_MODES[mode], "mode_text": MODE_TEXT[mode],
             "schedule": schedule.name,
-            "description": f"{name}: {module.cipher} {mode.upper()}, cipherspec {schedule.name}"}
+            "description": f"{module.cipher} in {mode.upper()} mode (cipherspec, schedule {schedule.name})"}
+
+
+def _wrap(words: list[str], width: int) -> list[str]:
+    """Comma-separated words in lines of at most ``width`` characters (a long C string, split)."""
+    lines, cur = [], ""
+    for i, w in enumerate(words):
+        piece = w + ("," if i + 1 < len(words) else "")
+        if cur and len(cur) + 1 + len(piece) > width:
+            lines.append(cur)
+            cur = piece
+        else:
+            cur = f"{cur} {piece}" if cur else piece
+    return lines + ([cur] if cur else [])
 
 
 def provider_files(entries: list[tuple[Module, Schedule]]) -> dict[str, str]:
@@ -46,7 +59,7 @@ def provider_files(entries: list[tuple[Module, Schedule]]) -> dict[str, str]:
     data = {
         "version": __version__,
         "cipher_list": ", ".join(libraries),
-        "schedule_list": ", ".join(s.name for _, s in entries),
+        "schedule_lines": _wrap([s.name for _, s in entries], 80),
         "ciphers": [_cipher(m, s) for m, s in entries],
         "algorithms": algorithms,
         "name_width": max(len(a["name"]) for a in algorithms),
