@@ -18,7 +18,6 @@ import numpy as np
 from cipherspec.blockcipher import as_blocks
 from cipherspec.errors import UsageError
 from cipherspec.modes import MODES
-
 from toolchain.openssl import libcrypto_name
 
 _P = ctypes.c_void_p

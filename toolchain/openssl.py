@@ -40,11 +40,11 @@ class OpenSSLDev:
 def _pkg_config(*args: str) -> str | None:
     if shutil.which("pkg-config") is None:
         return None
-    p = subprocess.run(["pkg-config", *args, "libcrypto"], capture_output=True, text=True)
+    p = subprocess.run(["pkg-config", *args, "libcrypto"], capture_output=True, text=True, check=False)
     return p.stdout.strip() if p.returncode == 0 else None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def find_dev(cc: str | None = None) -> OpenSSLDev:
     """OpenSSL 3's headers and libcrypto as ``cc`` (default $CC, else cc) sees them."""
     cc = cc or os.environ.get("CC", "cc")
@@ -52,7 +52,7 @@ def find_dev(cc: str | None = None) -> OpenSSLDev:
     libs = tuple((_pkg_config("--libs") or "-lcrypto").split())
     try:
         p = subprocess.run([cc, *cflags, "-E", "-x", "c", "-", "-o", os.devnull], input=PROBE,
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, check=False)
     except OSError as e:
         raise ToolError(f"the OpenSSL provider target needs a C compiler ('{cc}': {e.strerror})") from None
     if p.returncode != 0:

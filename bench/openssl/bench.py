@@ -31,10 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from cipherspec import modes  # noqa: E402
-from cipherspec.registry import Registry  # noqa: E402
-from driver.targets import make_cipher  # noqa: E402
-from generator.openssl.names import algorithm_name  # noqa: E402
+from cipherspec import modes
+from cipherspec.registry import Registry
+from driver.targets import make_cipher
+from generator.openssl.names import algorithm_name
 
 SIZES = (16, 256, 8192, 16384)
 BUILTIN = {"aria128": "ARIA-128-CTR", "aes128": "AES-128-CTR", "aria256": "ARIA-256-CTR", "aes256": "AES-256-CTR"}
@@ -42,7 +42,7 @@ DEFAULT_CIPHERS = ["lea128", "aria128", "aes128", "hight", "cham128_128"]
 
 
 def sh(cmd: list[str], **kw) -> subprocess.CompletedProcess:
-    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    p = subprocess.run(cmd, capture_output=True, text=True, check=False, **kw)
     if p.returncode != 0:
         raise SystemExit(f"bench: {' '.join(cmd[:6])} ... failed:\n{p.stderr[-2000:]}")
     return p
@@ -112,17 +112,17 @@ def mb(x: float | None) -> str:
 
 
 def report(meta: dict, rows: list[dict]) -> str:
+    m = meta["machine"]
     lines = ["# OpenSSL provider: `openssl speed -evp` and the provider's overhead", "",
-             f"Machine: {meta['machine']['cpu']}, {meta['machine']['cores']} cores "
-             f"({', '.join(meta['machine']['isa'])}); {meta['machine']['openssl']}.  "
-             f"Load average before/after: {' '.join(meta['load_before'])} / {' '.join(meta['load_after'])} "
-             "(the cores are shared with other jobs).", "",
-             f"Command: `{meta['command']}` ({meta['date']}).  Schedules: {meta['schedules']}; libraries built "
-             f"as shipped (`cipherspec build`, flags `{meta['lib_flags']}`).", "",
-             "MB/s = 10^6 bytes per CPU second (`openssl speed` reports per user-CPU second; direct.c per "
-             "process CPU second), CTR encryption, in place, stream continuing across calls.  Every "
-             "provider was first checked against the interpreter (`openssl enc`, 100 KB), and direct.c checks "
-             "that EVP and the direct call give the same bytes before timing.", ""]
+             (f"Machine: {m['cpu']}, {m['cores']} cores ({', '.join(m['isa'])}); {m['openssl']}.  "
+              f"Load average before/after: {' '.join(meta['load_before'])} / {' '.join(meta['load_after'])} "
+              "(the cores are shared with other jobs)."), "",
+             (f"Command: `{meta['command']}` ({meta['date']}).  Schedules: {meta['schedules']}; libraries "
+              f"built as shipped (`cipherspec build`, flags `{meta['lib_flags']}`)."), "",
+             ("MB/s = 10^6 bytes per CPU second (`openssl speed` reports per user-CPU second; direct.c per "
+              "process CPU second), CTR encryption, in place, stream continuing across calls.  Every "
+              "provider was first checked against the interpreter (`openssl enc`, 100 KB), and direct.c "
+              "checks that EVP and the direct call give the same bytes before timing."), ""]
     for r in rows:
         lines.append(f"## {r['alg']} ({r['schedule']})")
         lines.append("")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
-
 from runtime.openssl_target import OsslCipher
 
 from ..backend import Backend

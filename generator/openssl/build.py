@@ -24,7 +24,6 @@ from pathlib import Path
 from cipherspec.ir import Module
 from cipherspec.registry import Registry
 from cipherspec.schedule import Schedule
-
 from toolchain.cc import Toolchain, compile_cached, link_cached
 from toolchain.openssl import find_dev
 
