@@ -108,6 +108,10 @@ typedef union cs_keys {
     pipo64_256_key pipo64_256;
 } cs_keys;
 
+/* Contexts come from OPENSSL_zalloc (malloc's alignment, 16 bytes on x86-64 and AArch64): an expanded
+ * key that needs more is a build error here, not a misaligned access at run time. */
+typedef char cs_keys_fit_malloc_alignment[__alignof__(cs_keys) <= 16 ? 1 : -1];
+
 typedef struct cs_cipher {
     const char *library;  /* the generated library: its name and schedule */
     size_t block;         /* bytes */
