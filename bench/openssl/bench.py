@@ -5,12 +5,13 @@ overhead over the library called directly; writes bench/results/openssl-provider
                                   [--suffix NAME] [--out bench/results]
 
 What runs (one script, one machine, back to back):
-  1. `cipherspec build CIPHERS --target openssl-provider` (the provider as shipped) and `--target c`
-     (the same libraries as static archives), into a temporary directory;
+  1. `cipherspec build CIPHERS --target openssl-provider` (the provider as shipped) into a temporary
+     directory;
   2. per cipher, `openssl speed -evp <CIPHER>-CTR` with our provider (-propquery provider=cipherspec)
      and, for ARIA/AES, the same command on OpenSSL's built-in cipher (-propquery provider=default);
   3. per cipher, bench/openssl/direct.c: CTR through EVP (our provider) and through <cipher>_ctr, in one
-     process, alternating, after checking both give the same bytes.
+     process, alternating, after checking both give the same bytes.  direct.c is linked with the very
+     objects the provider was linked from (generator.openssl.build.library_object_files, from the cache).
 Figures are bytes per CPU second (openssl speed's default clock, and direct.c's), in MB/s (10^6).
 Every provider output is verified: `openssl speed` itself is not, so step 0 checks our provider's CTR
 against the interpreter with `openssl enc` before anything is timed.
@@ -34,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from cipherspec import modes
 from cipherspec.registry import Registry
 from driver.targets import make_cipher
+from generator.openssl.build import library_object_files, provider_entries
 from generator.openssl.names import algorithm_name
 
 SIZES = (16, 256, 8192, 16384)
@@ -92,11 +94,13 @@ def verify_enc(prov: Path, reg: Registry, name: str, tmp: Path) -> None:
         raise SystemExit(f"bench: {alg} through the provider does not match the interpreter")
 
 
-def direct(prov: Path, cdir: Path, reg: Registry, name: str, seconds: int, rounds: int, tmp: Path) -> dict:
+def direct(prov: Path, reg: Registry, name: str, schedule: str | None, seconds: int, rounds: int,
+           tmp: Path) -> dict:
     exe = tmp / f"direct_{name}"
     pc = sh(["pkg-config", "--cflags", "--libs", "libcrypto"]).stdout.split() or ["-lcrypto"]
-    sh(["cc", "-std=c99", "-O2", "-D_POSIX_C_SOURCE=200809L", f"-DCS_CIPHER={name}", "-include", f"{name}.h", f"-I{cdir / 'include'}",
-        str(ROOT / "bench/openssl/direct.c"), str(cdir / "lib" / f"lib{name}.a"), *pc, "-o", str(exe)])
+    objects = library_object_files(provider_entries(reg, [name], schedule))
+    sh(["cc", "-std=c99", "-O2", "-D_POSIX_C_SOURCE=200809L", f"-DCS_CIPHER={name}", "-include", f"{name}.h",
+        f"-I{prov / 'include'}", str(ROOT / "bench/openssl/direct.c"), *map(str, objects), *pc, "-o", str(exe)])
     alg = algorithm_name(reg.module(name), "ctr")
     out = sh([str(exe), str(prov / "lib/ossl-modules"), alg, str(seconds), str(rounds), *map(str, SIZES)]).stdout
     res: dict = {"direct": {}, "evp": {}}
@@ -172,10 +176,9 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
-        prov, cdir = tmp / "prov", tmp / "c"
-        build = [sys.executable, "-m", "driver", "build", *args.ciphers, *sched, "-o"]
-        notes = sh([*build, str(prov), "--target", "openssl-provider"], env=env).stdout
-        sh([*build, str(cdir), "--target", "c"], env=env)
+        prov = tmp / "prov"
+        notes = sh([sys.executable, "-m", "driver", "build", *args.ciphers, *sched, "-o", str(prov),
+                    "--target", "openssl-provider"], env=env).stdout
         schedules = dict(re.findall(r"note: ((\w+?)_c_\w+):", notes)[i][::-1] for i in range(len(args.ciphers)))
         meta["schedules"] = ", ".join(schedules.values())
         for name in args.ciphers:
@@ -187,7 +190,7 @@ def main() -> int:
                    "speed_ours": speed(prov, alg, "provider=cipherspec", args.seconds),
                    "speed_builtin": speed(prov, BUILTIN[name], "provider=default", args.seconds)
                    if name in BUILTIN else None,
-                   "direct": direct(prov, cdir, reg, name, args.seconds, args.rounds, tmp)}
+                   "direct": direct(prov, reg, name, args.schedule, args.seconds, args.rounds, tmp)}
             rows.append(row)
     meta["load_after"] = load()
     out = Path(args.out)

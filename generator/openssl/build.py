@@ -12,7 +12,8 @@ hidden (``-fvisibility=hidden``: the libraries' symbols cannot clash with anothe
 process), in sections, and linked with ``--gc-sections`` against libcrypto (``-z defs``: nothing
 left unresolved).  Objects and the link are cached by content.
 
-    build_provider([(module, schedule), ...]) -> Path of the cached provider module
+    build_provider([(module, schedule), ...])        -> Path of the cached provider module
+    library_object_files([(module, schedule), ...])  -> the cached objects of its C libraries
 """
 from __future__ import annotations
 
@@ -63,6 +64,27 @@ def source_tree(entries: list[tuple[Module, Schedule]], libraries: list[dict[str
     return files
 
 
+def _compile(jobs: list[tuple[dict[str, str], str, list[str]]], tc: Toolchain, workers: int | None) -> list[Path]:
+    def one(job) -> Path:
+        files, source, flags = job
+        return compile_cached(files, [source], "object", tc, include_dirs=["include"], extra_args=flags)
+
+    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        return list(pool.map(one, jobs))
+
+
+def library_object_files(entries: list[tuple[Module, Schedule]], toolchain: Toolchain | None = None,
+                         libraries: list[dict[str, str]] | None = None, workers: int | None = None) -> list[Path]:
+    """The compiled (cached) objects of the ciphers' C libraries, exactly as the provider links them
+    (what bench/openssl links its direct-call harness with)."""
+    tc = toolchain or c_build.lib_toolchain()
+    libraries = libraries if libraries is not None else library_files(entries)
+    jobs = [(files, source, [*flags, *OBJECT_FLAGS])
+            for (module, sched), files in zip(entries, libraries)
+            for source, flags in c_build.library_objects(module, sched)]
+    return _compile(jobs, tc, workers)
+
+
 def build_provider(entries: list[tuple[Module, Schedule]], toolchain: Toolchain | None = None,
                    libraries: list[dict[str, str]] | None = None, workers: int | None = None) -> Path:
     """Compiles (cached) the provider of ``entries`` (``libraries``: their ``library_files`` if already
@@ -70,20 +92,10 @@ def build_provider(entries: list[tuple[Module, Schedule]], toolchain: Toolchain 
     tc = toolchain or c_build.lib_toolchain()
     dev = find_dev(tc.cc)
     libraries = libraries if libraries is not None else library_files(entries)
-    jobs = []
-    for (module, sched), files in zip(entries, libraries):
-        for source, flags in c_build.library_objects(module, sched):
-            jobs.append((files, source, [*flags, *OBJECT_FLAGS]))
     glue_files = {rel: text for lib in libraries for rel, text in lib.items() if rel.startswith("include/")}
     glue_files[GLUE] = provider_files(entries)[GLUE]
-    jobs.append((glue_files, GLUE, [*dev.cflags, *OBJECT_FLAGS]))
-
-    def compile_one(job) -> Path:
-        files, source, flags = job
-        return compile_cached(files, [source], "object", tc, include_dirs=["include"], extra_args=flags)
-
-    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        objects = list(pool.map(compile_one, jobs))
+    objects = library_object_files(entries, tc, libraries, workers)
+    objects += _compile([(glue_files, GLUE, [*dev.cflags, *OBJECT_FLAGS])], tc, workers)
     return link_cached(objects, "shared", tc, [*LINK_FLAGS, *dev.libs])
 
 
