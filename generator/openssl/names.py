@@ -8,7 +8,8 @@ the variant's name with its family name split off, upper-cased, every ``_`` a ``
     family cham,  variant cham128_256  -> CHAM-128-256-CTR      (block-key: the family has two block sizes)
     family pipo,  variant pipo64_128   -> PIPO-64-128-CBC
     family hight, variant hight        -> HIGHT-ECB             (a variant named as its family: no numbers)
-    a variant not named after its family (e.g. family spn, variant toy) -> TOY-CTR
+    family toy,   variant toy4         -> TOY-4-CTR             (a --spec cipher: tests/data/toy.cs)
+    a variant not named after its family (family spn, variant mini) -> MINI-CTR
 
 So the numbers are exactly what the spec author put in the variant's name (the cipher's parameters
 as its paper writes them), and ``openssl enc -lea-128-ctr`` / ``EVP_CIPHER_fetch(NULL, "LEA-128-CTR",
