@@ -1,15 +1,18 @@
 /* The provider's overhead: one cipher's CTR through EVP (our provider) and through the library's own
  * <cipher>_ctr, in one process, timed the way `openssl speed -evp` times (the same buffer encrypted in
- * place again and again, the CTR stream continuing), alternating the two for ROUNDS rounds.
+ * place again and again, the CTR stream continuing).  The two paths alternate in batches of ~1 MiB
+ * for SECONDS per size (at least 2*MINPAIRS batches), so that other jobs' load falls on both alike.
  *
- *   direct MODULE_DIR ALGORITHM SECONDS ROUNDS SIZE...      (compiled with -DCS_CIPHER=<library>
- *                                                           -include <library>.h, linked with lib<library>.a)
+ *   direct MODULE_DIR ALGORITHM SECONDS MINPAIRS SIZE...   (compiled with -DCS_CIPHER=<library>
+ *                                                          -include <library>.h, linked with its objects)
  *
  * Before timing each size, the two paths are checked to produce the same bytes over a few chained
- * calls (exit 1 otherwise).  Output, one line per size and path (bytes per CPU second, as openssl speed
- * reports with its default user-time clock, and per wall second), the median over the rounds:
- *   size=8192 path=direct cpu_Bps=... wall_Bps=... rounds=...
- *   size=8192 path=evp cpu_Bps=... wall_Bps=...
+ * calls (exit 1 otherwise).  Output per size: each path's bytes per thread-CPU second (as openssl speed
+ * reports per user-CPU second) and per wall second, summed over its batches, and the overhead, the
+ * median over the pairs of (EVP CPU time / direct CPU time) - 1:
+ *   size=8192 path=direct cpu_Bps=... wall_Bps=... pairs=...
+ *   size=8192 path=evp cpu_Bps=... wall_Bps=... pairs=...
+ *   size=8192 overhead=0.0012
  * and a checksum of the final buffers (so no loop can be dropped).
  */
 #ifndef _POSIX_C_SOURCE
@@ -29,6 +32,9 @@
 #define CS_CAT(a, b) CS_CAT_(a, b)
 #define F(x) CS_CAT(CS_CIPHER, x)
 #define MAXSIZE (1 << 20)
+#define MAXPAIRS 100000
+
+static double ratio[MAXPAIRS];
 
 static void fail(const char *what)
 {
@@ -76,7 +82,7 @@ int main(int argc, char **argv)
         fail("loading the providers");
     c = EVP_CIPHER_fetch(NULL, argv[2], "provider=cipherspec");
     ctx = EVP_CIPHER_CTX_new();
-    if (c == NULL || ctx == NULL || rounds < 1 || rounds > 64)
+    if (c == NULL || ctx == NULL || rounds < 1)
         fail("fetching the algorithm");
     B = EVP_CIPHER_get_iv_length(c);
     for (a = 0; a < 64; a++) {
@@ -87,7 +93,6 @@ int main(int argc, char **argv)
         fail("set_key");
     for (a = 5; a < argc; a++) {
         size_t size = (size_t)atol(argv[a]);
-        double cpu[2][64], wall[2][64];
         if (size == 0 || size > MAXSIZE)
             fail("size out of range");
         /* the same bytes both ways over three chained calls */
@@ -103,27 +108,35 @@ int main(int argc, char **argv)
             if (memcmp(buf_d, buf_e, size) != 0)
                 fail("the provider and the library disagree");
         }
-        for (r = 0; r < rounds; r++) {
-            for (s = 0; s < 2; s++) {  /* 0: the library directly, 1: EVP through the provider */
-                double c0 = now(CLOCK_PROCESS_CPUTIME_ID), w0 = now(CLOCK_MONOTONIC), w1;
-                uint64_t bytes = 0;
-                int k;
-                do {
-                    for (k = 0; k < 64; k++) {
-                        if (s == 0 ? F(ctr)(&ks, iv_d, buf_d, buf_d, size) != 0
-                                   : !EVP_EncryptUpdate(ctx, buf_e, &n, buf_e, (int)size))
+        /* alternate short batches of the two paths (~1 MiB each), so that load from other jobs falls
+         * on both alike; the overhead is the median over the pairs of EVP time / direct time */
+        {
+            const int calls = size >= (1u << 20) ? 1 : (int)((1u << 20) / size);
+            double t_cpu[2] = {0, 0}, t_wall[2] = {0, 0}, w_start = now(CLOCK_MONOTONIC);
+            uint64_t bytes[2] = {0, 0};
+            int pairs = 0;
+            do {
+                double cost[2];
+                for (r = 0; r < 2; r++) {
+                    int path = (pairs + r) % 2;  /* 0: the library directly, 1: EVP through the provider */
+                    double c0 = now(CLOCK_THREAD_CPUTIME_ID), w0 = now(CLOCK_MONOTONIC);
+                    int k;
+                    for (k = 0; k < calls; k++)
+                        if (path == 0 ? F(ctr)(&ks, iv_d, buf_d, buf_d, size) != 0
+                                      : !EVP_EncryptUpdate(ctx, buf_e, &n, buf_e, (int)size))
                             fail("timed call");
-                        bytes += size;
-                    }
-                    w1 = now(CLOCK_MONOTONIC);
-                } while (w1 - w0 < seconds / rounds);
-                cpu[s][r] = (double)bytes / (now(CLOCK_PROCESS_CPUTIME_ID) - c0);
-                wall[s][r] = (double)bytes / (w1 - w0);
-            }
+                    cost[path] = now(CLOCK_THREAD_CPUTIME_ID) - c0;
+                    t_cpu[path] += cost[path];
+                    t_wall[path] += now(CLOCK_MONOTONIC) - w0;
+                    bytes[path] += (uint64_t)calls * size;
+                }
+                ratio[pairs++] = cost[1] / cost[0];
+            } while (pairs < MAXPAIRS && (pairs < 2 * rounds || now(CLOCK_MONOTONIC) - w_start < seconds));
+            for (s = 0; s < 2; s++)
+                printf("size=%zu path=%s cpu_Bps=%.0f wall_Bps=%.0f pairs=%d\n", size, s ? "evp" : "direct",
+                       (double)bytes[s] / t_cpu[s], (double)bytes[s] / t_wall[s], pairs);
+            printf("size=%zu overhead=%.4f\n", size, median(ratio, pairs) - 1.0);
         }
-        for (s = 0; s < 2; s++)
-            printf("size=%zu path=%s cpu_Bps=%.0f wall_Bps=%.0f rounds=%d\n", size, s ? "evp" : "direct",
-                   median(cpu[s], rounds), median(wall[s], rounds), rounds);
         for (s = 0; s < (int)size; s++)
             sum = sum * 31 + buf_d[s] + buf_e[s];
     }
