@@ -1,14 +1,16 @@
 """`openssl speed -evp` through the cipherspec provider vs OpenSSL's own ARIA/AES, and the provider's
 overhead over the library called directly; writes bench/results/openssl-provider{,-SUFFIX}.{md,json}.
 
-    python bench/openssl/bench.py [--ciphers lea128 aria128 ...] [--schedule S] [--seconds 3] [--rounds 5]
+    python bench/openssl/bench.py [--ciphers lea128 aria128 ...] [--schedule S] [--seconds 2] [--repeats 3]
+                                  [--rounds 20]
                                   [--suffix NAME] [--out bench/results]
 
 What runs (one script, one machine, back to back):
   1. `cipherspec build CIPHERS --target openssl-provider` (the provider as shipped) into a temporary
      directory;
-  2. per cipher, `openssl speed -evp <CIPHER>-CTR` with our provider (-propquery provider=cipherspec)
-     and, for ARIA/AES, the same command on OpenSSL's built-in cipher (-propquery provider=default);
+  2. per cipher and buffer size, `openssl speed -evp <CIPHER>-CTR -bytes SIZE` with our provider
+     (-propquery provider=cipherspec) and, for ARIA/AES, the same command on OpenSSL's built-in cipher
+     (-propquery provider=default), alternating, REPEATS times: the median of each;
   3. per cipher, bench/openssl/direct.c: CTR through EVP (our provider) and through <cipher>_ctr, in one
      process, alternating, after checking both give the same bytes.  direct.c is linked with the very
      objects the provider was linked from (generator.openssl.build.library_object_files, from the cache).
@@ -23,6 +25,7 @@ import json
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -68,16 +71,24 @@ def provider_args(prov: Path, propq: str) -> list[str]:
             "-propquery", propq]
 
 
-def speed(prov: Path, alg: str, propq: str, seconds: int) -> dict[int, float]:
-    """openssl speed -evp ALG -mr: bytes per (user-time) second per buffer size.  The provider options
+def speed_one(prov: Path, alg: str, propq: str, seconds: int, size: int) -> float:
+    """`openssl speed -evp ALG -bytes SIZE -mr`: bytes per (user-CPU) second.  The provider options
     come first: speed resolves -evp when it reads it."""
-    cmd = ["openssl", "speed", *provider_args(prov, propq), "-seconds", str(seconds), "-mr", "-evp", alg]
-    out = sh(cmd).stdout
-    head = next(line for line in out.splitlines() if line.startswith("+H:"))
-    vals = next(line for line in out.splitlines() if line.startswith("+F:"))
-    sizes = [int(x) for x in head.split(":")[1:]]
-    rates = [float(x) for x in vals.split(":")[3:]]
-    return {s: r for s, r in zip(sizes, rates) if s in SIZES}
+    cmd = ["openssl", "speed", *provider_args(prov, propq), "-seconds", str(seconds), "-bytes", str(size), "-mr",
+           "-evp", alg]
+    vals = next(line for line in sh(cmd).stdout.splitlines() if line.startswith("+F:"))
+    return float(vals.split(":")[3])
+
+
+def speed(prov: Path, runs: list[tuple[str, str]], seconds: int, repeats: int) -> list[dict[int, float]]:
+    """For each (algorithm, property query) of ``runs``, the median over ``repeats`` of its rate per
+    size; the runs alternate within each repeat, so a ratio between them is taken within one run."""
+    got: list[dict[int, list[float]]] = [{s: [] for s in SIZES} for _ in runs]
+    for _ in range(repeats):
+        for size in SIZES:
+            for i, (alg, propq) in enumerate(runs):
+                got[i][size].append(speed_one(prov, alg, propq, seconds, size))
+    return [{s: statistics.median(v) for s, v in g.items()} for g in got]
 
 
 def verify_enc(prov: Path, reg: Registry, name: str, tmp: Path) -> None:
@@ -125,8 +136,9 @@ def report(meta: dict, rows: list[dict]) -> str:
               "(the cores are shared with other jobs)."), "",
              (f"Command: `{meta['command']}` ({meta['date']}).  Schedules: {meta['schedules']}; libraries "
               f"built as shipped (`cipherspec build`, flags `{meta['lib_flags']}`)."), "",
-             ("MB/s = 10^6 bytes per CPU second (`openssl speed` reports per user-CPU second; direct.c per "
-              "process CPU second), CTR encryption, in place, stream continuing across calls.  Every "
+             ("MB/s = 10^6 bytes per CPU second (`openssl speed` reports per user-CPU second: the median of "
+              f"{meta['repeats']} runs per size, ours and the built-in alternating; direct.c per thread-CPU "
+              "second), CTR encryption, in place, stream continuing across calls.  Every "
               "provider was first checked against the interpreter (`openssl enc`, 100 KB), and direct.c "
               "checks that EVP and the direct call give the same bytes before timing."), ""]
     for r in rows:
@@ -165,13 +177,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ciphers", nargs="+", default=DEFAULT_CIPHERS)
     ap.add_argument("--schedule", default=None, help="a C schedule for every cipher (default: each one's default)")
-    ap.add_argument("--seconds", type=int, default=3)
+    ap.add_argument("--seconds", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=3, help="openssl speed: runs per size (median), ours and "
+                    "the built-in alternating")
     ap.add_argument("--rounds", type=int, default=20, help="direct.c: at least this many pairs of batches")
     ap.add_argument("--suffix", default="")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = ap.parse_args()
     reg = Registry()
-    meta = {"machine": machine(), "load_before": load(), "date": time.strftime("%Y-%m-%d %H:%M"),
+    meta = {"machine": machine(), "load_before": load(), "repeats": args.repeats, "date": time.strftime("%Y-%m-%d %H:%M"),
             "command": "python3 bench/openssl/bench.py " + " ".join(sys.argv[1:]),
             "lib_flags": os.environ.get("CIPHERSPEC_LIB_CFLAGS", "-std=c99 -O3 -fPIC")}
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -189,10 +203,10 @@ def main() -> int:
         for name in args.ciphers:
             alg = algorithm_name(reg.module(name), "ctr")
             print(f"bench: {alg}", file=sys.stderr)
-            row = {"cipher": name, "alg": alg, "schedule": schedules[name],
-                   "speed_ours": speed(prov, alg, "provider=cipherspec", args.seconds),
-                   "speed_builtin": speed(prov, BUILTIN[name], "provider=default", args.seconds)
-                   if name in BUILTIN else None,
+            runs = [(alg, "provider=cipherspec")] + ([(BUILTIN[name], "provider=default")] if name in BUILTIN else [])
+            rates = speed(prov, runs, args.seconds, args.repeats)
+            row = {"cipher": name, "alg": alg, "schedule": schedules[name], "speed_ours": rates[0],
+                   "speed_builtin": rates[1] if len(rates) > 1 else None,
                    "direct": direct(prov, reg, name, args.schedule, args.seconds, args.rounds, tmp)}
             rows.append(row)
     meta["load_after"] = load()

@@ -127,17 +127,28 @@ def test_openssl_enc_matches_the_interpreter(built, make_ref, tmp_path, name):
 def test_openssl_enc_matches_openssls_own(built, tmp_path, name):
     rng = np.random.default_rng(7)
     key, iv = random_bytes(rng, 16), random_bytes(rng, 16)
-    src = tmp_path / "p"
-    src.write_bytes(random_bytes(rng, 5000 + 3))
+    data = random_bytes(rng, 5000 + 3)
     for mode in MODES:
-        alg = f"{OPENSSL_HAS[name]}-{mode}"
-        outs = []
-        for propq in ("provider=cipherspec", "provider=default"):
-            dst = tmp_path / propq.split("=")[1]
-            p = openssl_enc(built, alg, key, None if mode == "ECB" else iv, src, dst, propq=propq)
-            assert p.returncode == 0, p.stderr
-            outs.append(dst.read_bytes())
-        assert outs[0] == outs[1], alg
+        for nopad in (False, True):
+            src = tmp_path / "p"
+            src.write_bytes(data[:4992] if nopad and mode != "CTR" else data)
+            alg = f"{OPENSSL_HAS[name]}-{mode}"
+            outs = []
+            for propq in ("provider=cipherspec", "provider=default"):
+                dst = tmp_path / propq.split("=")[1]
+                p = openssl_enc(built, alg, key, None if mode == "ECB" else iv, src, dst, nopad=nopad, propq=propq)
+                assert p.returncode == 0, p.stderr
+                outs.append(dst.read_bytes())
+            assert outs[0] == outs[1] and len(outs[0]) >= 4992, (alg, nopad)
+
+
+def test_openssl_speed_runs_through_the_provider(built):
+    """`openssl speed -evp LEA-128-CTR` with the provider options (they must come before -evp)."""
+    p = subprocess.run(["openssl", "speed", *provider_args(built, None), "-seconds", "1", "-bytes", "16384", "-mr",
+                        "-evp", "LEA-128-CTR"], capture_output=True, text=True, check=False)
+    assert p.returncode == 0, p.stderr
+    rate = [line for line in p.stdout.splitlines() if line.startswith("+F:")]
+    assert len(rate) == 1 and rate[0].split(":")[2] == "LEA-128-CTR" and float(rate[0].split(":")[3]) > 0
 
 
 def check_against_oracle(ref, mode: str, key: bytes, iv: bytes, data: bytes, lines: list[str]) -> None:
