@@ -324,13 +324,13 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("build", parents=[common], help="generate kernels and build libraries")
     b.add_argument("ciphers", nargs="*", metavar="CIPHER")
     b.add_argument("--all", action="store_true", help="every shipped cipher")
-    b.add_argument("--target", required=True, help="c, neon or cuda")
+    b.add_argument("--target", required=True, help="c, neon, cuda or openssl-provider")
     b.add_argument("--schedule", metavar="NAME", help="a named schedule (default: the target's best)")
     b.add_argument("-o", "--output", required=True, metavar="DIR")
 
     k = sub.add_parser("kat", parents=[common], help="run known-answer-test files")
     k.add_argument("files", nargs="+", metavar="FILE")
-    k.add_argument("--target", default="ref", help="ref (the interpreter), c, neon or cuda")
+    k.add_argument("--target", default="ref", help="ref (the interpreter), c, neon, cuda or openssl-provider")
     k.add_argument("--schedule", metavar="NAME", help="a named schedule of the target")
 
     g = sub.add_parser("drbg", parents=[common], help="CTR_DRBG output (NIST SP 800-90A / KISA)")

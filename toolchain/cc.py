@@ -9,6 +9,7 @@ parallel test workers build each artefact once.
     tc = Toolchain(cc="cc", flags=("-O3", "-march=native"))
     lib = compile_cached({"src/lea128.c": text, "include/lea128.h": h}, ["src/lea128.c"],
                          kind="shared", toolchain=tc, include_dirs=["include"])   -> Path to .so
+    so = link_cached([obj1, obj2], "shared", tc, ["-Wl,--gc-sections"])       (objects of kind "object")
 
 Cache directory: $CIPHERSPEC_CACHE, else ~/.cache/cipherspec.
 """
@@ -109,10 +110,46 @@ def cache_key(sources: dict[str, str], mains: list[str], kind: str, toolchain: T
 def compile_cached(sources: dict[str, str], mains: list[str], kind: str, toolchain: Toolchain,
                    include_dirs: list[str] = (), extra_args: list[str] = (), cache: Path | None = None) -> Path:
     """Writes ``sources`` (relative path -> text) into a cache entry and compiles ``mains`` there, once."""
-    cache = cache or cache_dir()
     key = cache_key(sources, mains, kind, toolchain, list(include_dirs), list(extra_args))
+
+    def make(tmp: Path) -> None:
+        for rel, text in sources.items():
+            p = tmp / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text)
+        compile_tree(tmp, mains, kind, toolchain, tmp / KINDS[kind][0], list(include_dirs), list(extra_args))
+
+    return _cached_entry(cache or cache_dir(), key, KINDS[kind][0], make)
+
+
+def link_cached(objects: list[Path], kind: str, toolchain: Toolchain, extra_args: list[str] = (),
+                cache: Path | None = None) -> Path:
+    """Links object files (e.g. from ``compile_cached(..., "object", ...)``) into a shared library or an
+    executable, once per distinct set of object contents, toolchain and flags.
+
+        so = link_cached([a_o, b_o], "shared", tc, ["-Wl,--gc-sections"])
+    """
+    if kind not in ("shared", "exe"):
+        raise ValueError(f"link_cached makes a shared library or an executable, not {kind!r}")
+    digests = [hashlib.sha256(Path(o).read_bytes()).hexdigest() for o in objects]
+    blob = json.dumps({"objects": digests, "kind": kind, "cc": compiler_id(toolchain.cc),
+                       "flags": list(toolchain.flags), "link": list(toolchain.link_flags),
+                       "env": list(toolchain.env), "extra": list(extra_args)}, sort_keys=True)
+    key = hashlib.sha256(blob.encode()).hexdigest()
+
+    def make(tmp: Path) -> None:
+        env = dict(os.environ, **dict(toolchain.env)) if toolchain.env else None
+        run_tool([toolchain.cc, *toolchain.flags, *KINDS[kind][1], *[str(o) for o in objects], *extra_args,
+                  *toolchain.link_flags, "-o", str(tmp / KINDS[kind][0])], tmp, env)
+
+    return _cached_entry(cache or cache_dir(), key, KINDS[kind][0], make)
+
+
+def _cached_entry(cache: Path, key: str, artefact_name: str, make) -> Path:
+    """``cache/key[:2]/key/artefact_name``, made once by ``make(tmp_dir)`` under a lock and renamed into
+    place (parallel test workers build each artefact once; an interrupted build leaves nothing)."""
     final = cache / key[:2] / key
-    artefact = final / KINDS[kind][0]
+    artefact = final / artefact_name
     if artefact.exists():
         return artefact
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -122,11 +159,7 @@ def compile_cached(sources: dict[str, str], mains: list[str], kind: str, toolcha
             return artefact
         tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=final.parent))
         try:
-            for rel, text in sources.items():
-                p = tmp / rel
-                p.parent.mkdir(parents=True, exist_ok=True)
-                p.write_text(text)
-            compile_tree(tmp, mains, kind, toolchain, tmp / KINDS[kind][0], list(include_dirs), list(extra_args))
+            make(tmp)
             if final.exists():
                 shutil.rmtree(final)
             os.rename(tmp, final)

@@ -9,6 +9,9 @@ content-addressed cache.  The notes returned say which schedules are NOT constan
 
     build_shared(module, schedule)   -> Path of a host shared library (``-march=native``, cached): what
                                         ``load`` and the tests call through ctypes
+    library_objects(module, schedule) -> [(source, extra flags)]: what one cipher's library is made of,
+                                        for a build that links it into something else (the OpenSSL
+                                        provider); every source is a key of ``generate(module, schedule)``
 """
 from __future__ import annotations
 
@@ -49,6 +52,13 @@ def build_shared(module: Module, schedule: Schedule, toolchain: Toolchain | None
     files = generate(module, schedule)
     return compile_cached(files, library_sources(module.cipher), "shared", toolchain or Toolchain.host(),
                           include_dirs=["include"], extra_args=list(extra_args))
+
+
+def library_objects(module: Module, schedule: Schedule) -> list[tuple[str, tuple[str, ...]]]:
+    """The objects of one cipher's library: (source relative to the generated tree, flags added to the
+    library flags for that object).  A caller compiles each with ``lib_toolchain()`` plus its flags and
+    links them; the public API (``<cipher>.h``) is the only interface it may rely on."""
+    return [(src, ()) for src in library_sources(module.cipher)]
 
 
 def build_one(registry: Registry, name: str, schedule: str | None, out_dir: Path) -> str:
