@@ -26,6 +26,9 @@ from driver import cli, fileio
 from driver.progress import TransferProgress
 from driver.pump import pump
 from driver.targets import make_cipher
+from paths import ROOT
+
+PEAK_RSS = ROOT / "tests" / "support" / "peak_rss.py"
 
 KEY = bytes(range(16))
 IV = bytes(range(16, 32))
@@ -268,10 +271,13 @@ def test_drbg_refuses_a_reseed_it_could_not_feed(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------- memory
-def _child(args, feed, nbytes: int):
-    """Runs the command with ``nbytes`` from ``feed`` piped in; (status, sha256 of stdout, peak RSS in KiB)."""
-    p = subprocess.Popen([sys.executable, "-m", "driver", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
+def _child(args, feed, nbytes: int, tmp_path):
+    """Runs the command with ``nbytes`` from ``feed`` piped in; (sha256 of stdout, its peak RSS in KiB).
+    The peak comes from tests/support/peak_rss.py: wait4 from this (large) process would report our size."""
+    result = tmp_path / "rss"
+    p = subprocess.Popen([sys.executable, "-S", "-I", str(PEAK_RSS), str(result), sys.executable, "-m", "driver", *args],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
     digest, errors = hashlib.sha256(), []
 
     def write():
@@ -291,11 +297,12 @@ def _child(args, feed, nbytes: int):
     threads.append(threading.Thread(target=lambda: errors.append(p.stderr.read())))
     for t in threads:
         t.start()
-    _, status, usage = os.wait4(p.pid, 0)
+    p.wait()
     for t in threads:
         t.join()
-    assert os.waitstatus_to_exitcode(status) == 0, errors
-    return digest.hexdigest(), usage.ru_maxrss
+    status, maxrss = map(int, result.read_text().split()[:2])
+    assert status == 0, errors
+    return digest.hexdigest(), maxrss
 
 
 def _pattern(nbytes: int):
@@ -305,7 +312,7 @@ def _pattern(nbytes: int):
 
 
 @pytest.mark.parametrize("command", ["encrypt", "drbg"])
-def test_memory_does_not_grow_with_the_input(command, lea):
+def test_memory_does_not_grow_with_the_input(command, lea, tmp_path):
     """64 MiB through CTR encryption (piped in and out) or out of the DRBG: peak RSS within 32 MiB of the
     same command on empty input; whole-input buffering would add at least 64 MiB.  The output is checked."""
     n = 64 << 20
@@ -324,7 +331,7 @@ def test_memory_does_not_grow_with_the_input(command, lea):
         d.instantiate(bytes(32), bytes(8))
         want = hashlib.sha256(d.generate_bulk(n)).hexdigest()
         feed = lambda _: iter(())  # noqa: E731
-    got, rss = _child(args + ([str(n)] if command == "drbg" else []), feed, n)
-    _, rss_empty = _child(args + (["0"] if command == "drbg" else []), feed, 0)
+    got, rss = _child(args + ([str(n)] if command == "drbg" else []), feed, n, tmp_path)
+    _, rss_empty = _child(args + (["0"] if command == "drbg" else []), feed, 0, tmp_path)
     assert got == want
     assert rss - rss_empty < 32 << 10, f"peak RSS {rss} KiB for 64 MiB vs {rss_empty} KiB for none"
