@@ -40,7 +40,7 @@ def pump(src, transform, out, chunk: int, slack: int, nbuffers: int = 3, advance
                 filled.put((buf, n, n < chunk))
                 if n < chunk:
                     return
-        except BaseException as e:  # noqa: BLE001 - handed to the main thread, which raises it
+        except BaseException as e:  # handed to the main thread, which raises it
             filled.put(e)
 
     def writer() -> None:
@@ -53,7 +53,7 @@ def pump(src, transform, out, chunk: int, slack: int, nbuffers: int = 3, advance
                 try:
                     for piece in pieces:
                         out.write(piece)
-                except BaseException as e:  # noqa: BLE001
+                except BaseException as e:  # the main thread raises it at its next chunk
                     failed.append(e)
                     stop.set()
             free.put(buf)

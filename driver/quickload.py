@@ -66,7 +66,7 @@ def _hit(key: str, name: str, rounds: int | None) -> CCipher | None:
         if module.cipher != name or schedule.rounds != rounds or not Path(lib).is_file():
             return None  # (a second check of the key: the entry must be of the cipher asked for)
         return CCipher(module, schedule, Path(lib))
-    except Exception:  # noqa: BLE001 - no entry, a damaged one or a library that changed: a miss
+    except Exception:  # no entry, a damaged one, or a library that changed: a miss
         return None
 
 

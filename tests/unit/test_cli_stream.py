@@ -17,6 +17,7 @@ import threading
 
 import numpy as np
 import pytest
+from paths import ROOT
 
 from cipherspec import modes
 from cipherspec.chunked import ChunkedMode
@@ -26,7 +27,6 @@ from driver import cli, fileio
 from driver.progress import TransferProgress
 from driver.pump import pump
 from driver.targets import make_cipher
-from paths import ROOT
 
 PEAK_RSS = ROOT / "tests" / "support" / "peak_rss.py"
 
@@ -330,7 +330,7 @@ def test_memory_does_not_grow_with_the_input(command, lea, tmp_path):
         d = lea.make_drbg()
         d.instantiate(bytes(32), bytes(8))
         want = hashlib.sha256(d.generate_bulk(n)).hexdigest()
-        feed = lambda _: iter(())  # noqa: E731
+        feed = lambda _: iter(())
     got, rss = _child(args + ([str(n)] if command == "drbg" else []), feed, n, tmp_path)
     _, rss_empty = _child(args + (["0"] if command == "drbg" else []), feed, 0, tmp_path)
     assert got == want

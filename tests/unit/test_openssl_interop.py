@@ -9,9 +9,9 @@ import os
 import subprocess
 
 import pytest
+from tools import require_tool
 
 from driver import cli
-from tools import require_tool
 
 KEY = "000102030405060708090a0b0c0d0e0f"
 IV = "f0e0d0c0b0a090807060504030201000"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 
 import pytest
+from paths import TOY_SPEC
 
 from driver import quickload
-from paths import TOY_SPEC
 
 
 @pytest.fixture
