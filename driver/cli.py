@@ -13,8 +13,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -217,15 +220,33 @@ def _stream_to_output(args, label: str, total: int | None, work) -> None:
     writer = HexWriter(sink) if args.hex else sink
     progress = TransferProgress(label, total)
     try:
-        work(writer, progress)
-        if args.hex:
-            writer.end()
-        progress.close()
-        sink.commit()
+        with _terminate_as_interrupt():
+            work(writer, progress)
+            if args.hex:
+                writer.end()
+            progress.close()
+            sink.commit()
     except BaseException:
         progress.close()
         sink.abort()
         raise
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (kill, a timeout) unwinds like Ctrl-C, so the temporary output file is removed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def cmd_crypt(args, out, direction: str) -> int:
@@ -460,6 +481,7 @@ def run(argv: list[str] | None = None, out=None) -> int:
         print(f"cipherspec: error: {e}" if isinstance(e, (UsageError, ToolError)) else str(e), file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
+        print("cipherspec: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return EXIT_OK

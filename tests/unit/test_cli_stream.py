@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -166,6 +167,25 @@ def test_read_error_midway_leaves_no_output_file(tmp_path, monkeypatch):
                        "-o", str(tmp_path / "out")])
     assert rc == 2 and f"cannot read {src}: Input/output error" in err and len(err.splitlines()) == 1
     assert [p.name for p in tmp_path.iterdir()] == ["in"]
+
+
+def test_killed_midway_leaves_no_output_file(tmp_path):
+    """SIGTERM while the input stalls (some chunks already in the temporary file): exit 130, nothing left."""
+    p = subprocess.Popen([sys.executable, "-m", "driver", "encrypt", "lea128", "--mode", "ctr", "--key", K, "--iv", V,
+                          "-o", str(tmp_path / "out")], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT), CIPHERSPEC_CHUNK_BYTES="4096"))
+    p.stdin.write(os.urandom(5 * 4096))
+    p.stdin.flush()
+    for _ in range(600):  # until the temporary file holds the whole chunks (up to 60 s on a loaded machine)
+        temps = list(tmp_path.iterdir())
+        if temps and temps[0].stat().st_size >= 4 * 4096:
+            break
+        time.sleep(0.1)
+    assert [f.name.startswith(".out.") for f in temps] == [True]
+    p.terminate()
+    assert p.wait(timeout=60) == 130 and b"interrupted" in p.stderr.read()
+    p.stdin.close()
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_output_replaces_a_file_keeping_its_mode(tmp_path):
