@@ -125,8 +125,8 @@ class StdOutput:
     name = "standard output"
 
     def __init__(self):
-        sys.stdout.flush()
-        self.raw = open(sys.stdout.fileno(), "wb", buffering=0, closefd=False)
+        sys.stdout.flush()  # what Python buffered for fd 1 goes first
+        self.raw = open(1, "wb", buffering=0, closefd=False)
 
     def write(self, piece) -> None:
         _write_all(self.raw, piece, self.name)

@@ -11,7 +11,10 @@ At most one of the options may be given; any of them overrides the environment v
 File and descriptor contents (read to the end, at most 64 KiB):
   * a fixed-length value (key, IV) of L bytes: EXACTLY L bytes is the raw value; anything else must
     be hex text of L bytes, whitespace and newlines allowed anywhere.  This is never ambiguous: hex
-    text of L bytes has at least 2L characters, so a content of L bytes can only be the raw value;
+    text of L bytes has at least 2L characters, so a content of L bytes can only be the raw value.
+    One such content is refused all the same: L bytes that are all hex digits are the hex of an
+    L/2-byte value (the wrong length) far more likely than a raw key (a random key is all hex digits
+    with probability (22/256)^L);
   * a variable-length value (DRBG entropy): raw bytes, the whole content.
 The command-line option and the environment variable hold hex.  Error messages never echo a value.
 """
@@ -25,6 +28,7 @@ from cipherspec.errors import UsageError
 
 MAX_BYTES = 64 << 10
 WHITESPACE = b" \t\r\n\v\f"
+HEX_DIGITS = b"0123456789abcdefABCDEF"
 
 
 @dataclass(frozen=True)
@@ -96,9 +100,13 @@ def parse_hex(text: bytes, where: str) -> bytes:
 
 def decode(content: bytes, m: Material, length: int | None, owner: str, where: str) -> bytes:
     """A fixed-length value's file content: exactly ``length`` raw bytes, else hex text of that many."""
-    if length is None or len(content) == length:
+    if length is None:
         return content
     need = f"{owner} needs a {length}-byte {m.what}: the {length} raw bytes, or {2 * length} hex digits"
+    if len(content) == length:
+        if not content.strip(HEX_DIGITS):  # raw bytes that are all hex digits: a too-short hex value
+            raise UsageError(f"{where}: {length} hex digits, the hex of a {length // 2}-byte {m.what}; {need}")
+        return content
     digits = content.translate(None, WHITESPACE)
     try:
         value = binascii.unhexlify(digits) if digits and len(digits) % 2 == 0 else None
@@ -106,7 +114,7 @@ def decode(content: bytes, m: Material, length: int | None, owner: str, where: s
         value = None
     if value is not None and len(value) == length:
         return value
-    if digits and all(chr(c) in "0123456789abcdefABCDEF" for c in digits):
+    if digits and not digits.strip(HEX_DIGITS):
         raise UsageError(f"{where}: {len(digits)} hex digits; {need}")
     raise UsageError(f"{where}: {len(content)} bytes; {need}")
 
