@@ -57,7 +57,8 @@ def add_options(parser, m: Material) -> None:
     parser.add_argument(f"--{m.name}", metavar="HEX", help=f"{m.what} in hex{warn}")
     parser.add_argument(f"--{m.name}-file", metavar="PATH", help=f"read the {m.what} from a file: {contents}")
     parser.add_argument(f"--{m.name}-fd", metavar="N", type=int,
-                        help=f"read the {m.what} from an open file descriptor (e.g. 3 with '3<file'), as --{m.name}-file")
+                        help=f"read the {m.what} from an open file descriptor (e.g. 3 with '3<file'), "
+                             f"as --{m.name}-file")
 
 
 def given(args, m: Material) -> list[str]:
