@@ -13,9 +13,6 @@ interpreter, modes) -> runtime (thin loaders of built code) -> generator (the ba
 from __future__ import annotations
 
 from cipherspec import modes
-from cipherspec.registry import Registry
-
-from .targets import make_cipher
 
 
 class Loaded:
@@ -55,5 +52,11 @@ class Loaded:
 
 
 def load(name: str, target: str = "c", schedule: str | None = None, rounds: int | None = None,
-         registry: Registry | None = None) -> Loaded:
+         registry=None) -> Loaded:
+    """``registry``: a cipherspec.registry.Registry (default: the shipped specs).  The backends are
+    imported here, not with the package, so that the command line starts fast."""
+    from cipherspec.registry import Registry
+
+    from .targets import make_cipher
+
     return Loaded(make_cipher(registry or Registry(), name, rounds, target, schedule))

@@ -5,6 +5,7 @@
     rk = c.expand_key(key)                    # the library's host key schedule (generated C)
     ct = c.encrypt_blocks(rk, blocks)          # ECB through the host-buffer entry (K streams, pinned)
     c.run_mode(rk, "ctr", "encrypt", data, iv) # the kernels' CTR (counter generated on the GPU)
+    c.crypt_into(rk, "ctr", "encrypt", buf, n, iv)  # the same in place on a uint8 array (CLI streaming)
     c.device_ctr(rk, iv, data, flavour="c", keystream_only=True)  # device-pointer entry, either flavour
     c.keystream_multi(plan)                    # CTR_DRBG bulk: many (Key, V) requests in one launch
     c.gpus(devices=None)                       # every visible GPU (runtime/cuda_multi.GpuSet); host-buffer calls
@@ -184,6 +185,21 @@ class CudaCipher:
         if len(iv) != self.block_bytes:
             raise UsageError(f"{self.name} needs a {self.block_bytes}-byte IV, got {len(iv)} bytes")
         return self.gpus(devices, nstreams).ctr(rk, iv, data, nbytes, memory=memory).tobytes()
+
+    def crypt_into(self, rk: np.ndarray, mode: str, direction: str, buf: np.ndarray, n: int,
+                   iv: np.ndarray | None = None, nstreams: int = 4) -> None:
+        """buf[:n] in place through the host-buffer entries (ECB, CTR; CTR advances ``iv`` like the C
+        library's ctr); CBC through the generic mode (CBC encryption is sequential)."""
+        if mode == "cbc":
+            out = self.run_mode(rk, mode, direction, buf[:n].tobytes(), iv.tobytes())
+            buf[:n] = np.frombuffer(out, np.uint8)
+        elif mode == "ctr":
+            if n:
+                self.check(self.fn("ctr_host")(rk.ctypes.data, _ptr(iv), _ptr(buf), _ptr(buf), n, nstreams), "CTR")
+            iv[:] = np.frombuffer(modes.ctr_next_iv(iv.tobytes(), -(-n // self.block_bytes)), np.uint8)
+        elif n:
+            self.check(self.fn("ecb_host")(rk.ctypes.data, int(direction == "decrypt"), _ptr(buf), _ptr(buf), n,
+                                           nstreams), "ECB")
 
     def run_mode(self, rk, mode: str, direction: str, data: bytes, iv: bytes | None = None) -> bytes:
         if mode == "ecb":

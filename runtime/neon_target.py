@@ -156,9 +156,9 @@ class NeonCipher:
             return self.run_batch([(f"ecb_{direction}", rk, data, None)])[0] if data else b""
         if mode == "cbc":
             modes._blocks(self, data, "CBC")
-            return self.run_batch([(f"cbc_{direction}", rk, data, modes._iv(self, iv))])[0] if data else b""
+            return self.run_batch([(f"cbc_{direction}", rk, data, modes.check_iv(self, iv))])[0] if data else b""
         if mode == "ctr":
-            iv = modes._iv(self, iv)
+            iv = modes.check_iv(self, iv)
             if not data:
                 return b""
             if "ctr" not in self.emitted.modes:

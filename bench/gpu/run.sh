@@ -22,8 +22,8 @@ if [ "$what" = check ] || [ "$what" = all ]; then
   t0=$(date +%s)
   python3 bench/gpu/prebuild.py 2>&1 | tail -3 || rc=1
   echo "== differential tests"
-  python3 -m pytest tests/differential/test_cuda_gpu.py tests/differential/test_cuda_wordshapes_gpu.py -q -n 16 \
-    -p no:cacheprovider 2>&1 | tee "$OUT/tests.log" | tail -15
+  python3 -m pytest tests/differential/test_cuda_gpu.py tests/differential/test_cuda_wordshapes_gpu.py \
+    tests/differential/test_cuda_cli_gpu.py -q -n 16 -p no:cacheprovider 2>&1 | tee "$OUT/tests.log" | tail -15
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
   echo "== KAT files, --target cuda"
   python3 -m driver kat .vectors/aes.txt .vectors/aria.txt .vectors/cham.txt .vectors/hight.txt .vectors/lea.txt \
