@@ -46,9 +46,12 @@ class Loaded:
     def ctr(self, key: bytes, iv: bytes, data: bytes) -> tuple[bytes, bytes]:
         """(output, IV to continue the stream with)."""
         rk = self._key(key)
-        if hasattr(self.cipher, "ctr"):
-            return self.cipher.ctr(rk, iv, data)
-        return modes.ctr(self.cipher, rk, iv, data)
+        if not hasattr(self.cipher, "ctr"):
+            return modes.ctr(self.cipher, rk, iv, data)
+        got = self.cipher.ctr(rk, iv, data)  # the C library gives (output, next IV); the GPU one, the output
+        if isinstance(got, tuple):
+            return got
+        return got, modes.ctr_next_iv(bytes(iv), -(-len(data) // self.block_bytes))
 
 
 def load(name: str, target: str = "c", schedule: str | None = None, rounds: int | None = None,

@@ -187,19 +187,19 @@ class CudaCipher:
         return self.gpus(devices, nstreams).ctr(rk, iv, data, nbytes, memory=memory).tobytes()
 
     def crypt_into(self, rk: np.ndarray, mode: str, direction: str, buf: np.ndarray, n: int,
-                   iv: np.ndarray | None = None, nstreams: int = 4) -> None:
-        """buf[:n] in place through the host-buffer entries (ECB, CTR; CTR advances ``iv`` like the C
-        library's ctr); CBC through the generic mode (CBC encryption is sequential)."""
+                   iv: np.ndarray | None = None, devices=None) -> None:
+        """buf[:n] in place over every GPU of the host (the multi-GPU host-buffer entries: ECB, CTR; CTR
+        advances ``iv`` like the C library's ctr); CBC through the generic mode (CBC encryption is
+        sequential).  The CLI's streaming path calls this once per chunk."""
         if mode == "cbc":
             out = self.run_mode(rk, mode, direction, buf[:n].tobytes(), iv.tobytes())
             buf[:n] = np.frombuffer(out, np.uint8)
         elif mode == "ctr":
             if n:
-                self.check(self.fn("ctr_host")(rk.ctypes.data, _ptr(iv), _ptr(buf), _ptr(buf), n, nstreams), "CTR")
+                self.gpus(devices).ctr(rk, iv.tobytes(), buf[:n], out=buf[:n])
             iv[:] = np.frombuffer(modes.ctr_next_iv(iv.tobytes(), -(-n // self.block_bytes)), np.uint8)
         elif n:
-            self.check(self.fn("ecb_host")(rk.ctypes.data, int(direction == "decrypt"), _ptr(buf), _ptr(buf), n,
-                                           nstreams), "ECB")
+            self.gpus(devices).ecb(rk, buf[:n], direction == "decrypt", out=buf[:n])
 
     def run_mode(self, rk, mode: str, direction: str, data: bytes, iv: bytes | None = None) -> bytes:
         if mode == "ecb":

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <ucontext.h>
 #include <functional>
+#include <mutex>
 #include <vector>
 
 #define __global__
@@ -28,8 +29,9 @@
 #define asm_volatile_unused
 
 struct cs_dim3 { unsigned x, y, z; };
-static cs_dim3 threadIdx, blockIdx, gridDim, blockDim;
-static uint32_t cs_smem[256 * 1024 / 4 + 64];  /* dynamic shared memory of the running CTA */
+/* per host thread: the multi-GPU entry points run one host thread per device and stream */
+static thread_local cs_dim3 threadIdx, blockIdx, gridDim, blockDim;
+static thread_local uint32_t cs_smem[256 * 1024 / 4 + 64];  /* dynamic shared memory of the running CTA */
 
 struct uint2 { uint32_t x, y; };
 struct uint4 { uint32_t x, y, z, w; };
@@ -81,19 +83,50 @@ static inline uint32_t cs_emu_prmt_b32(uint32_t a, uint32_t b, uint32_t sel)
 
 /* ---- runtime API */
 typedef int cudaError_t;
-enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorInvalidValue = 1 };
+enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorInsufficientDriver = 35,
+       cudaErrorNoDevice = 100, cudaErrorHostMemoryAlreadyRegistered = 712 };
 typedef void *cudaStream_t;
 typedef void *cudaEvent_t;
 enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2 };
 enum { cudaDevAttrMultiProcessorCount = 16, cudaDevAttrClockRate = 13 };
 enum { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
-enum { cudaStreamNonBlocking = 1, cudaHostRegisterDefault = 0 };
+enum { cudaStreamNonBlocking = 1, cudaHostRegisterDefault = 0, cudaHostRegisterPortable = 1, cudaHostAllocPortable = 1 };
+enum cudaMemoryType { cudaMemoryTypeUnregistered = 0, cudaMemoryTypeHost = 1, cudaMemoryTypeDevice = 2 };
+struct cudaPointerAttributes { cudaMemoryType type; int device; void *devicePointer, *hostPointer; };
 struct cudaDeviceProp { char name[256]; int multiProcessorCount, major, minor; };
 #define CS_CPU_SMS 2
 
 static inline const char *cudaGetErrorString(cudaError_t e) { return e ? "cpu shim error" : "no error"; }
 static inline cudaError_t cudaGetLastError(void) { return cudaSuccess; }
 static inline cudaError_t cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
+static inline cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }  /* one "device" */
+static inline cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : cudaErrorInvalidValue; }
+static inline cudaError_t cudaMemGetInfo(size_t *fr, size_t *tot) { *fr = *tot = (size_t)1 << 32; return cudaSuccess; }
+/* host and "device" memory are one; page-locked ranges (cudaHostAlloc, cudaHostRegister) are remembered so
+   that the library's pinned / registered paths see what they would on a GPU */
+struct cs_locked_t { std::mutex m; std::vector<std::pair<const char *, size_t>> r; };
+static cs_locked_t &cs_locked(void) { static cs_locked_t l; return l; }
+static inline void cs_lock_range(const void *p, size_t n)
+{
+    std::lock_guard<std::mutex> g(cs_locked().m);
+    cs_locked().r.push_back({(const char *)p, n});
+}
+static inline bool cs_unlock_range(const void *p)
+{
+    std::lock_guard<std::mutex> g(cs_locked().m);
+    auto &r = cs_locked().r;
+    for (size_t i = 0; i < r.size(); ++i)
+        if (r[i].first == p) { r.erase(r.begin() + i); return true; }
+    return false;
+}
+static inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void *p)
+{
+    std::lock_guard<std::mutex> g(cs_locked().m);
+    a->type = cudaMemoryTypeUnregistered; a->device = 0; a->devicePointer = NULL; a->hostPointer = (void *)p;
+    for (auto &x : cs_locked().r)
+        if ((const char *)p >= x.first && (const char *)p < x.first + x.second) a->type = cudaMemoryTypeHost;
+    return cudaSuccess;
+}
 static inline cudaError_t cudaDeviceGetAttribute(int *v, int attr, int)
 {
     *v = attr == cudaDevAttrMultiProcessorCount ? CS_CPU_SMS : 1000000;
@@ -114,13 +147,19 @@ static inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, 
 static inline cudaError_t cudaMalloc(void **p, size_t n) { *p = malloc(n ? n : 1); return *p ? cudaSuccess : cudaErrorMemoryAllocation; }
 static inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t) { return cudaMalloc(p, n); }
 static inline cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
+static inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned)
+{
+    const cudaError_t e = cudaMalloc(p, n);
+    if (!e) cs_lock_range(*p, n ? n : 1);
+    return e;
+}
 static inline cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
 static inline cudaError_t cudaFreeAsync(void *p, cudaStream_t) { free(p); return cudaSuccess; }
-static inline cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+static inline cudaError_t cudaFreeHost(void *p) { cs_unlock_range(p); free(p); return cudaSuccess; }
 static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, int) { memmove(d, s, n); return cudaSuccess; }
 static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, int, cudaStream_t) { memmove(d, s, n); return cudaSuccess; }
-static inline cudaError_t cudaHostRegister(void *, size_t, int) { return cudaSuccess; }
-static inline cudaError_t cudaHostUnregister(void *) { return cudaSuccess; }
+static inline cudaError_t cudaHostRegister(void *p, size_t n, int) { cs_lock_range(p, n); return cudaSuccess; }
+static inline cudaError_t cudaHostUnregister(void *p) { return cs_unlock_range(p) ? cudaSuccess : cudaErrorInvalidValue; }
 static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, int) { *s = (void *)1; return cudaSuccess; }
 static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 static inline cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
@@ -133,9 +172,9 @@ static inline cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
 
 /* ---- launches: CTAs in order, a CTA's threads as coroutines that meet at __syncthreads() */
 struct cs_thread { ucontext_t ctx; bool done; std::vector<char> stack; };
-static ucontext_t cs_sched_ctx;
-static cs_thread *cs_running;
-static std::function<void()> *cs_body;
+static thread_local ucontext_t cs_sched_ctx;
+static thread_local cs_thread *cs_running;
+static thread_local std::function<void()> *cs_body;
 
 static inline void __syncthreads(void) { swapcontext(&cs_running->ctx, &cs_sched_ctx); }
 
@@ -148,7 +187,7 @@ static void cs_trampoline(void)
 
 static inline void cs_run_grid(unsigned grid, unsigned threads, std::function<void()> body)
 {
-    static std::vector<cs_thread> pool;
+    static thread_local std::vector<cs_thread> pool;
     if (pool.size() < threads) pool.resize(threads);
     cs_body = &body;
     gridDim.x = grid; gridDim.y = gridDim.z = 1;

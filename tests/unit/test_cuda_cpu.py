@@ -13,6 +13,8 @@ import shutil
 import numpy as np
 import pytest
 
+from cipherspec import modes
+
 from cuda_checks import check_ctr, check_ecb, check_multi, ctr_lengths
 
 # (cipher, schedule): shared-table fills + barrier + rk in shared; u16 words, ILP and no hoisting; the lane
@@ -77,3 +79,58 @@ def test_the_harness_sees_a_missing_barrier(registry, make_ref):
     key = rng.integers(0, 256, 16, dtype=np.uint8).tobytes()
     pt = rng.integers(0, 256, (200, 16), dtype=np.uint8)
     assert c.device_ecb(c.expand_key(key), pt.tobytes(), False, "c") != ref.encrypt_blocks(ref.expand_key(key), pt).tobytes()
+
+
+@pytest.mark.parametrize("memory", ["auto", "pinned", "register", "stage", "pageable"])
+def test_multi_gpu_entries(registry, make_ref, memory):
+    """The multi-GPU host entries (P_mg_*: pieces over streams and host threads, staging, registration, the
+    CTR counter offset of each piece) over the CPU's one "device": CTR with input and keystream-only, ECB
+    both ways, against the interpreter; several pieces per call (3 MiB + a tail, 1 MiB pieces)."""
+    from runtime.cuda_multi import GpuSet, pinned_array
+
+    c, ref = cipher(registry, "hight", "swar_t64_ilp2"), make_ref("hight")
+    rng = np.random.default_rng(13)
+    key = rng.integers(0, 256, 16, dtype=np.uint8).tobytes()
+    rk, rkr = c.expand_key(key), ref.expand_key(key)
+    iv = bytes.fromhex("0102030405fffff0")  # the low word carries inside the call
+    data = rng.integers(0, 256, 3 * (1 << 20) + 77, dtype=np.uint8)
+    if memory == "pinned":  # the caller's buffers must be page-locked
+        data = _copy_to(pinned_array(c, data.size), data)
+    g = GpuSet(c, streams=3, chunk=1 << 20)
+    try:
+        want, _ = modes.ctr(ref, rkr, iv, data.tobytes())
+        out = pinned_array(c, data.size) if memory == "pinned" else None
+        assert g.ctr(rk, iv, data, out=out, memory=memory).tobytes() == want
+        zeros = bytes(data.size)
+        assert g.ctr(rk, iv, nbytes=data.size, out=out, memory=memory).tobytes() == modes.ctr(ref, rkr, iv, zeros)[0]
+        blocks = data[: data.size // 8 * 8]
+        ct = ref.encrypt_blocks(rkr, blocks.reshape(-1, 8)).tobytes()
+        assert g.ecb(rk, blocks, out=out, memory=memory).tobytes() == ct
+        buf = _copy_to(pinned_array(c, len(ct)) if memory == "pinned" else np.empty(len(ct), np.uint8),
+                       np.frombuffer(ct, np.uint8))
+        g.ecb(rk, buf, decrypt=True, out=buf, memory=memory)  # in place
+        assert buf.tobytes() == blocks.tobytes()
+    finally:
+        g.close()
+
+
+def _copy_to(dst: np.ndarray, src: np.ndarray) -> np.ndarray:
+    dst[:] = src
+    return dst
+
+
+def test_crypt_into_runs_the_multi_gpu_entries(registry, make_ref):
+    """The CLI's streaming path (CudaCipher.crypt_into, chunk by chunk, in place) continues the CTR stream
+    across calls like the C library."""
+    c, ref = cipher(registry, "hight", "swar_t64_ilp2"), make_ref("hight")
+    rng = np.random.default_rng(17)
+    key = rng.integers(0, 256, 16, dtype=np.uint8).tobytes()
+    rk = c.expand_key(key)
+    iv0 = bytes.fromhex("a0a1a2a3a4a5a6a7")
+    data = rng.integers(0, 256, 5000, dtype=np.uint8)
+    iv = np.frombuffer(iv0, np.uint8).copy()
+    buf = data.copy()
+    for a, b in ((0, 1600), (1600, 4096), (4096, 5000)):  # block-aligned chunks, a short last one
+        piece = buf[a:b]
+        c.crypt_into(rk, "ctr", "encrypt", piece, piece.size, iv)
+    assert buf.tobytes() == modes.ctr(ref, ref.expand_key(key), iv0, data.tobytes())[0]
