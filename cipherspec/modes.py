@@ -24,7 +24,8 @@ def _blocks(c, data: bytes, what: str) -> np.ndarray:
     return np.frombuffer(bytes(data), np.uint8).reshape(-1, c.block_bytes)
 
 
-def _iv(c, iv: bytes | None) -> bytes:
+def check_iv(c, iv: bytes | None) -> bytes:
+    """The IV as bytes, or the usual one-line error when it is missing or not one block long."""
     if iv is None:
         raise UsageError(f"this mode needs an IV of {c.block_bytes} bytes")
     if len(iv) != c.block_bytes:
@@ -42,7 +43,7 @@ def ecb_decrypt(c, rk, data: bytes) -> bytes:
 
 def cbc_encrypt(c, rk, iv: bytes, data: bytes) -> bytes:
     blocks = _blocks(c, data, "CBC")
-    prev = np.frombuffer(_iv(c, iv), np.uint8)
+    prev = np.frombuffer(check_iv(c, iv), np.uint8)
     out = np.empty_like(blocks)
     for i in range(blocks.shape[0]):  # CBC encryption is sequential by definition
         prev = c.encrypt_blocks(rk, (blocks[i] ^ prev)[None, :])[0]
@@ -52,7 +53,7 @@ def cbc_encrypt(c, rk, iv: bytes, data: bytes) -> bytes:
 
 def cbc_decrypt(c, rk, iv: bytes, data: bytes) -> bytes:
     blocks = _blocks(c, data, "CBC")
-    prev = np.concatenate([np.frombuffer(_iv(c, iv), np.uint8)[None, :], blocks[:-1]]) if len(blocks) else blocks
+    prev = np.concatenate([np.frombuffer(check_iv(c, iv), np.uint8)[None, :], blocks[:-1]]) if len(blocks) else blocks
     return (c.decrypt_blocks(rk, blocks) ^ prev).tobytes()
 
 
@@ -82,7 +83,7 @@ def ctr(c, rk, iv: bytes, data: bytes) -> tuple[bytes, bytes]:
 
     A partial last block uses the first bytes of its keystream; the next IV then
     points past it (a stream continues only on block boundaries)."""
-    iv = _iv(c, iv)
+    iv = check_iv(c, iv)
     n = -(-len(data) // c.block_bytes)
     if n == 0:
         return b"", iv

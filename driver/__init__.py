@@ -13,9 +13,6 @@ interpreter, modes) -> runtime (thin loaders of built code) -> generator (the ba
 from __future__ import annotations
 
 from cipherspec import modes
-from cipherspec.registry import Registry
-
-from .targets import make_cipher
 
 
 class Loaded:
@@ -49,11 +46,20 @@ class Loaded:
     def ctr(self, key: bytes, iv: bytes, data: bytes) -> tuple[bytes, bytes]:
         """(output, IV to continue the stream with)."""
         rk = self._key(key)
-        if hasattr(self.cipher, "ctr"):
-            return self.cipher.ctr(rk, iv, data)
-        return modes.ctr(self.cipher, rk, iv, data)
+        if not hasattr(self.cipher, "ctr"):
+            return modes.ctr(self.cipher, rk, iv, data)
+        got = self.cipher.ctr(rk, iv, data)  # the C library gives (output, next IV); the GPU one, the output
+        if isinstance(got, tuple):
+            return got
+        return got, modes.ctr_next_iv(bytes(iv), -(-len(data) // self.block_bytes))
 
 
 def load(name: str, target: str = "c", schedule: str | None = None, rounds: int | None = None,
-         registry: Registry | None = None) -> Loaded:
+         registry=None) -> Loaded:
+    """``registry``: a cipherspec.registry.Registry (default: the shipped specs).  The backends are
+    imported here, not with the package, so that the command line starts fast."""
+    from cipherspec.registry import Registry
+
+    from .targets import make_cipher
+
     return Loaded(make_cipher(registry or Registry(), name, rounds, target, schedule))

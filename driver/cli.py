@@ -3,8 +3,12 @@
     cipherspec list
     cipherspec check FILE...
     cipherspec dump CIPHER [--after PASS] [--function F] [--dump-dir DIR]
-    cipherspec kat FILE... [--target ref]
-    cipherspec encrypt|decrypt CIPHER --mode ecb|cbc|ctr --key HEX [--iv HEX] [--hex]
+    cipherspec fmt FILE
+    cipherspec kat FILE... [--target ref|c|neon|cuda]
+    cipherspec build CIPHER...|--all --target c|neon|cuda -o DIR
+    cipherspec encrypt|decrypt CIPHER --mode ecb|cbc|ctr (--key-file PATH|--key-fd N|$CIPHERSPEC_KEY|--key HEX)
+                               [--iv...] [-i IN] [-o OUT] [--no-pad] [--hex]      streamed, C by default
+    cipherspec drbg CIPHER (--entropy-file PATH|...) --bytes N [-o OUT] [--hex]   streamed, request by request
 """
 from __future__ import annotations
 
@@ -18,6 +22,8 @@ from cipherspec import __version__
 from cipherspec.errors import CipherspecError, UsageError
 from toolchain.errors import ToolError
 
+from .streaming import add_crypt_parser, add_drbg_parser, cmd_crypt, cmd_drbg
+
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 70
 
 
@@ -26,28 +32,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):  # noqa: D401 - argparse API
         raise UsageError(f"{message} (see '{self.prog} --help')")
-
-
-def _hex_arg(name: str):
-    def parse(text: str) -> bytes:
-        t = "".join(text.split())
-        if len(t) % 2:
-            raise UsageError(f"--{name}: odd number of hex digits ({len(t)})")
-        try:
-            return bytes.fromhex(t)
-        except ValueError:
-            raise UsageError(f"--{name}: not hex: {text[:40]!r}") from None
-    return parse
-
-
-def _write_result(data: bytes, as_hex: bool, out) -> None:
-    """The whole result at once (computed before anything is written: no partial output on an error)."""
-    if as_hex:
-        out.write(data.hex() + "\n")
-    else:
-        out.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
 
 
 def _registry(args):
@@ -201,25 +185,6 @@ def cmd_kat(args, out) -> int:
     return EXIT_FAILED if total_fail else EXIT_OK
 
 
-def cmd_crypt(args, out, direction: str) -> int:
-    from cipherspec import modes
-    from .targets import make_cipher
-
-    reg = _registry(args)
-    c = make_cipher(reg, args.cipher, args.rounds, args.target, args.schedule)
-    if args.mode not in modes.MODES:
-        raise UsageError(f"unknown mode '{args.mode}' (modes: {', '.join(modes.MODES)})")
-    if args.mode == "ecb" and args.iv is not None:
-        raise UsageError("ECB takes no IV")
-    c.check_key(args.key)
-    data = sys.stdin.buffer.read()
-    if args.hex:
-        data = _hex_arg("input")(data.decode("ascii", "replace"))
-    rk = c.expand_key(args.key)
-    _write_result(modes.run_mode(c, rk, args.mode, direction, data, args.iv), args.hex, out)
-    return EXIT_OK
-
-
 def cmd_build(args, out) -> int:
     """Builds into a staging directory beside the output and moves it in only when all of it succeeded."""
     import shutil
@@ -266,34 +231,6 @@ def cmd_build(args, out) -> int:
     return EXIT_OK
 
 
-def cmd_drbg(args, out) -> int:
-    """CTR_DRBG output: instantiate once, then as many <= 2^19-bit requests as --bytes needs."""
-    from cipherspec.drbg import MAX_RESEED_INTERVAL, new_drbg
-    from .targets import make_cipher
-
-    from cipherspec.drbg import MAX_BITS_PER_REQUEST
-
-    if args.bytes < 0:
-        raise UsageError(f"--bytes must be >= 0, got {args.bytes}")
-    if not 1 <= args.request_bytes * 8 <= MAX_BITS_PER_REQUEST:
-        raise UsageError(f"--request-bytes: a request is at most 2^19 bits ({MAX_BITS_PER_REQUEST // 8} bytes), "
-                         f"got {args.request_bytes}")
-    reg = _registry(args)
-    c = make_cipher(reg, args.cipher, args.rounds, args.target, args.schedule)
-    source = os.urandom if args.system_entropy else None
-    d = new_drbg(c, use_df=not args.no_df, reseed_interval=args.reseed_interval or MAX_RESEED_INTERVAL,
-                prediction_resistance=args.prediction_resistance, entropy_source=source)
-    d.instantiate(args.entropy, args.nonce or b"", args.personalization or b"")
-    chunks, left, first = [], args.bytes, True
-    while left > 0 or first:
-        n = min(left, args.request_bytes)
-        chunks.append(d.generate(n, (args.additional or b"") if first else b""))
-        left -= n
-        first = False
-    _write_result(b"".join(chunks), args.hex, out)
-    return EXIT_OK
-
-
 # ------------------------------------------------------------------------------------------ parser
 def build_parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
@@ -327,42 +264,18 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("build", parents=[common], help="generate kernels and build libraries")
     b.add_argument("ciphers", nargs="*", metavar="CIPHER")
     b.add_argument("--all", action="store_true", help="every shipped cipher")
-    b.add_argument("--target", required=True, help="c, neon or cuda")
+    b.add_argument("--target", required=True, help="c, neon, cuda or openssl-provider")
     b.add_argument("--schedule", metavar="NAME", help="a named schedule (default: the target's best)")
     b.add_argument("-o", "--output", required=True, metavar="DIR")
 
     k = sub.add_parser("kat", parents=[common], help="run known-answer-test files")
     k.add_argument("files", nargs="+", metavar="FILE")
-    k.add_argument("--target", default="ref", help="ref (the interpreter), c, neon or cuda")
+    k.add_argument("--target", default="ref", help="ref (the interpreter), c, neon, cuda or openssl-provider")
     k.add_argument("--schedule", metavar="NAME", help="a named schedule of the target")
 
-    g = sub.add_parser("drbg", parents=[common], help="CTR_DRBG output (NIST SP 800-90A / KISA)")
-    g.add_argument("cipher")
-    g.add_argument("--entropy", required=True, type=_hex_arg("entropy"), help="entropy input in hex")
-    g.add_argument("--nonce", type=_hex_arg("nonce"), help="nonce in hex (with the derivation function)")
-    g.add_argument("--personalization", type=_hex_arg("personalization"), help="personalization string in hex")
-    g.add_argument("--additional", type=_hex_arg("additional"), help="additional input of the first request")
-    g.add_argument("--bytes", type=int, required=True, help="how many bytes to output")
-    g.add_argument("--request-bytes", type=int, default=1 << 16, help="bytes per generate request (max 65536)")
-    g.add_argument("--no-df", action="store_true", help="no derivation function (entropy = seedlen bytes)")
-    g.add_argument("--prediction-resistance", action="store_true", help="reseed before every request")
-    g.add_argument("--reseed-interval", type=int, help="requests between reseeds (1..2^48)")
-    g.add_argument("--system-entropy", action="store_true", help="take reseed entropy from os.urandom")
-    g.add_argument("--hex", action="store_true")
-    g.add_argument("--rounds", type=int, help="override the round count")
-    g.add_argument("--target", default="ref", help="ref, c, neon or cuda")
-    g.add_argument("--schedule", metavar="NAME")
-
+    add_drbg_parser(sub, common)
     for direction in ("encrypt", "decrypt"):
-        e = sub.add_parser(direction, parents=[common], help=f"{direction} stdin to stdout")
-        e.add_argument("cipher")
-        e.add_argument("--mode", required=True, help="ecb, cbc or ctr")
-        e.add_argument("--key", required=True, type=_hex_arg("key"), help="key in hex")
-        e.add_argument("--iv", type=_hex_arg("iv"), help="IV in hex (cbc, ctr)")
-        e.add_argument("--hex", action="store_true", help="hex input and output instead of binary")
-        e.add_argument("--rounds", type=int, help="override the round count")
-        e.add_argument("--target", default="ref", help="ref (the interpreter), c, neon or cuda")
-        e.add_argument("--schedule", metavar="NAME", help="a named schedule of the target")
+        add_crypt_parser(sub, common, direction)
     return p
 
 
@@ -372,7 +285,8 @@ def run(argv: list[str] | None = None, out=None) -> int:
         args = build_parser().parse_args(argv)
         if getattr(args, "rounds", None) is not None and args.rounds < 1:
             raise UsageError(f"--rounds must be at least 1, got {args.rounds}")
-        handler = {"list": cmd_list, "check": cmd_check, "dump": cmd_dump, "kat": cmd_kat, "build": cmd_build, "drbg": cmd_drbg, "fmt": cmd_fmt,
+        handler = {"list": cmd_list, "check": cmd_check, "dump": cmd_dump, "kat": cmd_kat, "build": cmd_build,
+                   "drbg": cmd_drbg, "fmt": cmd_fmt,
                    "encrypt": lambda a, o: cmd_crypt(a, o, "encrypt"),
                    "decrypt": lambda a, o: cmd_crypt(a, o, "decrypt")}[args.command]
         return handler(args, out)
@@ -381,6 +295,7 @@ def run(argv: list[str] | None = None, out=None) -> int:
         print(f"cipherspec: error: {e}" if isinstance(e, (UsageError, ToolError)) else str(e), file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
+        print("cipherspec: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return EXIT_OK

@@ -10,9 +10,10 @@ from cipherspec.errors import UsageError
 from .backend import Backend
 from .c import BACKEND as C
 from .neon import BACKEND as NEON
+from .openssl import BACKEND as OPENSSL_PROVIDER
 from .ptx import BACKEND as CUDA
 
-BACKENDS: dict[str, Backend] = {b.name: b for b in (C, NEON, CUDA)}
+BACKENDS: dict[str, Backend] = {b.name: b for b in (C, NEON, CUDA, OPENSSL_PROVIDER)}
 
 
 def backend(target: str) -> Backend:

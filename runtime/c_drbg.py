@@ -95,21 +95,22 @@ class CDrbg:
         return out.raw[:nbytes]
 
     def plan_bulk(self, nbytes: int, request_bytes: int = MAX_BITS_PER_REQUEST // 8) -> list[BulkRequest]:
-        """The library's drbg_plan: each request's (Key, V) without its output (reseeding where due)."""
+        """The library's drbg_plan: each request's (Key, V) without its output (reseeding where due); the
+        whole requests in one C call per run between reseeds, then the partial last one."""
         plan: list[BulkRequest] = []
-        sizes = [request_bytes] * (nbytes // request_bytes) + ([nbytes % request_bytes] if nbytes % request_bytes else [])
-        i = 0
-        while i < len(sizes):
-            keys = ctypes.create_string_buffer(self.keylen)
-            vs = ctypes.create_string_buffer(self.outlen)
-            done = self._check(self._fn["plan"](self._state, 1, sizes[i], keys, vs))
-            if done == 0:  # a reseed is due first
-                if self.entropy_source is None:
-                    self._check(ERR_RESEED_REQUIRED)
-                self.reseed(self.entropy_source(self.security_bytes if self.use_df else self.seedlen))
-                continue
-            plan.append(BulkRequest(keys.raw, vs.raw, -(-sizes[i] // self.outlen), sizes[i]))
-            i += 1
+        tail = nbytes % request_bytes
+        for size, count in ((request_bytes, nbytes // request_bytes), (tail, int(tail > 0))):
+            while count:
+                keys = ctypes.create_string_buffer(self.keylen * count)
+                vs = ctypes.create_string_buffer(self.outlen * count)
+                done = self._check(self._fn["plan"](self._state, count, size, keys, vs))
+                kr, vr, nb, kl, vl = keys.raw, vs.raw, -(-size // self.outlen), self.keylen, self.outlen
+                plan += [BulkRequest(kr[i * kl:(i + 1) * kl], vr[i * vl:(i + 1) * vl], nb, size) for i in range(done)]
+                count -= done
+                if count and done == 0:  # a reseed is due first
+                    if self.entropy_source is None:
+                        self._check(ERR_RESEED_REQUIRED)
+                    self.reseed(self.entropy_source(self.security_bytes if self.use_df else self.seedlen))
         return plan
 
     def generate_bulk(self, nbytes: int, request_bytes: int = MAX_BITS_PER_REQUEST // 8) -> bytes:

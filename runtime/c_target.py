@@ -6,6 +6,7 @@
     rk = c.expand_key(key)                                   # the C key struct, as a ctypes buffer
     c.encrypt_blocks(rk, blocks)                             # the library's ECB
     c.run_mode(rk, "ctr", "encrypt", data, iv)               # the library's own ECB/CBC/CTR
+    c.crypt_into(rk, "ctr", "encrypt", buf, n, iv)           # the same in place on a uint8 array (streaming)
 
 C error codes become UsageError with a clear message; the C side never sees a bad IV length
 (the C API takes the IV by pointer, so Python checks it first).
@@ -162,6 +163,19 @@ class CCipher:
         src, dst = self._buffers(data, n)
         self._check(self.fn["ctr"](_ptr(rk), _ptr(ivb), _ptr(src), _ptr(dst), n), "CTR", n)
         return dst[:n].tobytes(), ivb.tobytes()
+
+    def crypt_into(self, rk, mode: str, direction: str, buf: np.ndarray, n: int, iv: np.ndarray | None = None) -> None:
+        """The library's ECB/CBC/CTR over buf[:n] in place (a contiguous uint8 array; no copies): what
+        cipherspec.chunked streams with.  CTR advances ``iv`` (a uint8 array) to the next counter, as the
+        C function does; CBC leaves it (the caller chains)."""
+        p = _ptr(buf)
+        if mode == "ctr":
+            rc = self.fn["ctr"](_ptr(rk), _ptr(iv), p, p, n)
+        elif mode == "cbc":
+            rc = self.fn[f"cbc_{direction}"](_ptr(rk), _ptr(iv), p, p, n)
+        else:
+            rc = self.fn[f"ecb_{direction}"](_ptr(rk), p, p, n)
+        self._check(rc, mode.upper(), n)
 
     def make_drbg(self, **kwargs):
         """The library's own CTR_DRBG (same interface as cipherspec.drbg.CtrDrbg)."""

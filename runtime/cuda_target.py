@@ -5,8 +5,12 @@
     rk = c.expand_key(key)                    # the library's host key schedule (generated C)
     ct = c.encrypt_blocks(rk, blocks)          # ECB through the host-buffer entry (K streams, pinned)
     c.run_mode(rk, "ctr", "encrypt", data, iv) # the kernels' CTR (counter generated on the GPU)
+    c.crypt_into(rk, "ctr", "encrypt", buf, n, iv)  # the same in place on a uint8 array (CLI streaming)
     c.device_ctr(rk, iv, data, flavour="c", keystream_only=True)  # device-pointer entry, either flavour
     c.keystream_multi(plan)                    # CTR_DRBG bulk: many (Key, V) requests in one launch
+    c.gpus(devices=None)                       # every visible GPU (runtime/cuda_multi.GpuSet); host-buffer calls
+                                               #   (encrypt_blocks, ctr, keystream_multi) take devices= too
+    c.ctr_stream(rk, iv).pipe(reader, writer)  # CTR over a byte stream in bounded memory (runtime/cuda_stream.py)
 
 Sources are written into the cache directory and built by toolchain.nvcc (cached by content hash).
 """
@@ -23,6 +27,8 @@ from cipherspec.blockcipher import as_blocks
 from cipherspec.errors import UsageError
 
 from toolchain import nvcc
+
+from . import cuda_multi, cuda_stream
 
 FLAVOUR = {"ptx": 0, "c": 1}
 _u8p = ctypes.POINTER(ctypes.c_uint8)
@@ -56,8 +62,9 @@ class CudaCipher:
     target = "cuda"
     lane_keys = False
 
-    def __init__(self, module, sched, source):
-        """``sched``: the schedule (its ``flavour`` is the default); ``source``: name, symbol, cu, h."""
+    def __init__(self, module, sched, source, lib: ctypes.CDLL | None = None):
+        """``sched``: the schedule (its ``flavour`` is the default); ``source``: name, symbol, cu, h;
+        ``lib``: the library already loaded (tests load one over a fake CUDA runtime), else built from source."""
         self.module = module
         self.name = module.cipher
         self.block_bytes = module.block.nbytes
@@ -65,7 +72,7 @@ class CudaCipher:
         self.sched = sched
         self.source = source
         self.schedule_name = self.source.name
-        self.lib = load_library(self.source)
+        self.lib = lib if lib is not None else load_library(self.source)
         self.P = self.source.symbol
         self.rk_words = int(self.source.h.split(f"{self.P.upper()}_RK_WORDS ")[1].split()[0])
         self._bind()
@@ -75,6 +82,7 @@ class CudaCipher:
         if rc:
             raise UsageError(f"target cuda: no usable GPU ({self.strerror(rc)})")
         self.device = {"name": name_buf.value.decode(), "sms": sms.value, "clock_khz": clk.value, "cc": cc.value}
+        self._gpus: dict[tuple, cuda_multi.GpuSet] = {}
 
     # ------------------------------------------------------------------------------ ctypes plumbing
     def fn(self, suffix: str):
@@ -99,6 +107,7 @@ class CudaCipher:
             "util_device": (c_int, [ctypes.c_char_p, c_int, vp, vp, vp]),
             "util_time": (c_int, [vp, c_int, c_int, _u8p, vp, vp, u64, c_int, c_int, ctypes.POINTER(ctypes.c_float)]),
         }
+        sigs.update(cuda_multi.SIGNATURES)
         for suffix, (res, args) in sigs.items():
             f = self.fn(suffix)
             f.restype, f.argtypes = res, args
@@ -124,31 +133,73 @@ class CudaCipher:
         self.check(self.fn("set_key")(rk.ctypes.data, _ptr(k), len(key)), "set_key")
         return rk
 
-    def _ecb(self, rk: np.ndarray, blocks, decrypt: bool, nstreams: int = 4) -> np.ndarray:
+    # ------------------------------------------------------------------------------ every GPU of the host
+    def device_count(self) -> int:
+        """Visible CUDA devices (0 when none)."""
+        n = ctypes.c_int()
+        return n.value if self.fn("mg_device_count")(ctypes.byref(n)) == 0 else 0
+
+    def gpus(self, devices=None, streams: int = cuda_multi.STREAMS) -> cuda_multi.GpuSet:
+        """The device set over ``devices`` (None: every visible GPU), kept for later calls."""
+        key = (cuda_multi.resolve_devices(devices, self.device_count()), streams)
+        if key not in self._gpus:
+            self._gpus[key] = cuda_multi.GpuSet(self, key[0], streams)
+        return self._gpus[key]
+
+    def pinned_array(self, n: int) -> np.ndarray:
+        """n bytes of page-locked host memory (fastest for the host-buffer calls), freed with the array."""
+        return cuda_multi.pinned_array(self, n)
+
+    def ctr_stream(self, rk: np.ndarray, iv: bytes, devices=None,
+                   chunk: int = cuda_stream.CHUNK) -> "cuda_stream.CtrStream":
+        """CTR over a stream of bytes: the counter carries across calls; memory stays bounded."""
+        return cuda_stream.CtrStream(self, rk, iv, devices, chunk)
+
+    def ecb_stream(self, rk: np.ndarray, decrypt: bool = False, devices=None,
+                   chunk: int = cuda_stream.CHUNK) -> "cuda_stream.EcbStream":
+        """ECB over a stream of bytes (it must end on a whole block); memory stays bounded."""
+        return cuda_stream.EcbStream(self, rk, decrypt, devices, chunk)
+
+    def drbg_stream(self, drbg, nbytes: int, devices=None, chunk: int = cuda_stream.CHUNK,
+                    request_bytes: int = cuda_stream.REQUEST) -> "cuda_stream.DrbgStream":
+        """``nbytes`` of a DRBG's output (consecutive requests, no additional input) made on the GPUs."""
+        return cuda_stream.DrbgStream(self, drbg, nbytes, devices, chunk, request_bytes)
+
+    def _ecb(self, rk: np.ndarray, blocks, decrypt: bool, nstreams: int = cuda_multi.STREAMS,
+             devices=None) -> np.ndarray:
         blocks = np.ascontiguousarray(as_blocks(blocks, self.block_bytes))
         out = np.empty_like(blocks)
         if blocks.size:
-            self.check(self.fn("ecb_host")(rk.ctypes.data, int(decrypt), _ptr(blocks), _ptr(out), blocks.size, nstreams),
-                       "ECB")
+            self.gpus(devices, nstreams).ecb(rk, blocks, decrypt, out)
         return out
 
-    def encrypt_blocks(self, rk: np.ndarray, blocks) -> np.ndarray:
-        return self._ecb(rk, blocks, False)
+    def encrypt_blocks(self, rk: np.ndarray, blocks, devices=None) -> np.ndarray:
+        return self._ecb(rk, blocks, False, devices=devices)
 
-    def decrypt_blocks(self, rk: np.ndarray, blocks) -> np.ndarray:
-        return self._ecb(rk, blocks, True)
+    def decrypt_blocks(self, rk: np.ndarray, blocks, devices=None) -> np.ndarray:
+        return self._ecb(rk, blocks, True, devices=devices)
 
-    def ctr(self, rk: np.ndarray, iv: bytes, data: bytes | None, nbytes: int | None = None, nstreams: int = 4) -> bytes:
-        """CTR through the host-buffer entry; data None: the keystream of nbytes."""
+    def ctr(self, rk: np.ndarray, iv: bytes, data: bytes | None, nbytes: int | None = None,
+            nstreams: int = cuda_multi.STREAMS, devices=None, memory: str = "auto") -> bytes:
+        """CTR over host buffers on ``devices`` (None: every visible GPU); data None: the keystream of nbytes."""
         if len(iv) != self.block_bytes:
             raise UsageError(f"{self.name} needs a {self.block_bytes}-byte IV, got {len(iv)} bytes")
-        src = None if data is None else np.frombuffer(bytes(data), np.uint8).copy()
-        n = len(src) if src is not None else int(nbytes or 0)
-        out = np.empty(n, np.uint8)
-        ivb = np.frombuffer(bytes(iv), np.uint8).copy()
-        if n:
-            self.check(self.fn("ctr_host")(rk.ctypes.data, _ptr(ivb), _ptr(src), _ptr(out), n, nstreams), "CTR")
-        return out.tobytes()
+        return self.gpus(devices, nstreams).ctr(rk, iv, data, nbytes, memory=memory).tobytes()
+
+    def crypt_into(self, rk: np.ndarray, mode: str, direction: str, buf: np.ndarray, n: int,
+                   iv: np.ndarray | None = None, devices=None) -> None:
+        """buf[:n] in place over every GPU of the host (the multi-GPU host-buffer entries: ECB, CTR; CTR
+        advances ``iv`` like the C library's ctr); CBC through the generic mode (CBC encryption is
+        sequential).  The CLI's streaming path calls this once per chunk."""
+        if mode == "cbc":
+            out = self.run_mode(rk, mode, direction, buf[:n].tobytes(), iv.tobytes())
+            buf[:n] = np.frombuffer(out, np.uint8)
+        elif mode == "ctr":
+            if n:
+                self.gpus(devices).ctr(rk, iv.tobytes(), buf[:n], out=buf[:n])
+            iv[:] = np.frombuffer(modes.ctr_next_iv(iv.tobytes(), -(-n // self.block_bytes)), np.uint8)
+        elif n:
+            self.gpus(devices).ecb(rk, buf[:n], direction == "decrypt", out=buf[:n])
 
     def run_mode(self, rk, mode: str, direction: str, data: bytes, iv: bytes | None = None) -> bytes:
         if mode == "ecb":
@@ -194,20 +245,26 @@ class CudaCipher:
             lens[-1] = plan[-1].nbytes
         return keys, vs, lens
 
-    def keystream_multi(self, plan, flavour: str | None = None) -> bytes:
-        """Every request's output (E(key, v+1), E(key, v+2), ..., first nbytes) in ONE launch, concatenated:
-        the GPU path of CtrDrbg.generate_bulk.  ``flavour`` None: the schedule's default."""
+    def keystream_multi(self, plan, flavour: str | None = None, devices=None) -> bytes:
+        """Every request's output (E(key, v+1), E(key, v+2), ..., first nbytes), concatenated: the GPU path of
+        CtrDrbg.generate_bulk, one multi-key launch per GPU and piece.  ``flavour`` None: the schedule's
+        default, streamed to host memory in pieces; a flavour named: device-resident, one launch per GPU."""
         if not len(plan):
             return b""
         keys, vs, lens = self.multi_arrays(plan)
-        total = int(lens.sum())
-        fl = FLAVOUR[flavour or self.sched.flavour]
-        with self.device_buffer(max(total, 1)) as dout:
-            rc = self.fn("ctr_multi_dev_flavour")(keys.ctypes.data, vs.ctypes.data, lens.ctypes.data, len(plan),
-                                                  dout.ptr, None, fl)
-            self.check(rc, "multi-key CTR")
-            self.check(self.fn("util_sync")(), "multi-key CTR (synchronize)")
-            out = dout.download(total)
+        g = self.gpus(devices)
+        if flavour is None:
+            out = g.ctr_multi(keys, vs, lens)
+        else:
+            first = g.parts_multi(lens)
+            ends = np.concatenate([[0], np.cumsum(lens.astype(np.int64))])
+            with g.alloc([int(ends[r]) for r in first]) as dout:
+                g.ctr_multi_dev(keys, vs, lens, dout, FLAVOUR[flavour])
+                out = dout.download()
+        return self.drop_padding(plan, lens, out)
+
+    def drop_padding(self, plan, lens: np.ndarray, out: np.ndarray) -> bytes:
+        """The requests' bytes without the padding multi_arrays gave requests of partial blocks."""
         B = self.block_bytes
         if all(r.nbytes == r.nblocks * B for r in plan[:-1]):
             return out.tobytes()

@@ -2,7 +2,8 @@
  *
  * It reads a batch of requests from stdin and writes each result to stdout, so one QEMU start serves a
  * whole test (hundreds of cases).  Request: four little-endian uint32 — op, data bytes, round-key words,
- * 0 — then the flat round-key words (uint32 each, the key schedule's output in declaration order), the
+ * 0 — then the flat round-key words (KEY_WORD_BYTES each, default 4 — 8 for ciphers with 64-bit words —
+ * little-endian, the key schedule's output in declaration order), the
  * IV (block bytes; CTR and CBC only) and the data.  op: 0 ECB encrypt, 1 ECB decrypt, 2 CTR, 3 CBC
  * encrypt, 4 CBC decrypt, 255 end.  Reply: the output bytes.
  *
@@ -25,6 +26,14 @@
 #define MAP_CTR CAT(PREFIX, _ctr_keymap)
 #define PREPARE CAT(PREFIX, _prepare_keys)
 #define N(a) (sizeof(a) / sizeof((a)[0]))
+#ifndef KEY_WORD_BYTES
+#define KEY_WORD_BYTES 4
+#endif
+#if KEY_WORD_BYTES == 8
+typedef uint64_t rkword;
+#else
+typedef uint32_t rkword;
+#endif
 
 static uint8_t *buf;
 static size_t len, pos;
@@ -101,8 +110,8 @@ int main(void) {
         (void)u32();
         if (op == 255) break;
         if (nw != KEY_WORDS) die("wrong number of round-key words");
-        uint32_t *rk = malloc(4 * nw + 4);
-        memcpy(rk, take(4 * (size_t)nw), 4 * (size_t)nw);
+        rkword *rk = malloc(sizeof(rkword) * (nw + 1));
+        memcpy(rk, take(sizeof(rkword) * (size_t)nw), sizeof(rkword) * (size_t)nw);  /* aarch64: little-endian */
         PREPARE(MAP_ENC, N(MAP_ENC), rk, kt_enc);
         PREPARE(MAP_DEC, N(MAP_DEC), rk, kt_dec);
         const uint8_t *iv = (op >= 2) ? take(BLOCK) : NULL;

@@ -33,10 +33,10 @@ OPS = {"ecb_encrypt": 0, "ecb_decrypt": 1, "ctr": 2, "cbc_encrypt": 3, "cbc_decr
 
 
 class RoundKeys:
-    """Flat round-key words (uint32) for one key, or one row per lane."""
+    """Flat round-key words (uint32, or uint64 for ciphers with 64-bit words) for one key, or one row per lane."""
 
-    def __init__(self, words: np.ndarray):
-        self.words = np.atleast_2d(words).astype(np.uint32)
+    def __init__(self, words: np.ndarray, dtype=np.uint32):
+        self.words = np.atleast_2d(words).astype(dtype)
 
     @property
     def lanes(self) -> int:
@@ -60,6 +60,8 @@ class NeonCipher:
         self.qemu_env: dict[str, str] | None = None
         self.schedule, self.emitted, self.files, self.prefix = schedule, emitted, dict(files), prefix
         self.dispatched = variants is not None
+        widths = [module.block.width] + [k.width for k in module.key_arrays]
+        self.key_dtype = np.uint64 if max(widths) == 64 else np.uint32  # the header's prepare_keys word type
         self.variants = variants
         self._exe = None
 
@@ -71,7 +73,7 @@ class NeonCipher:
             e, n, files = self.emitted, self.prefix, dict(self.files)
             flags = [f"-DPREFIX={n}", f"-DGROUP={e.group_blocks}", f"-DBLOCK={e.block_bytes}",
                      f"-DKEY_WORDS={sum(len(k.flat_names()) for k in self.module.key_arrays)}",
-                     ] + (["-DHAS_CTR"] if "ctr" in e.modes else []) + ([f"-DVARIANT={n}_variant"] * self.dispatched)
+                     f"-DKEY_WORD_BYTES={np.dtype(self.key_dtype).itemsize}"] + (["-DHAS_CTR"] if "ctr" in e.modes else []) + ([f"-DVARIANT={n}_variant"] * self.dispatched)
             sources = ["main.c"] + sorted(f for f in files if f.endswith((".S", ".c")))
             files |= {"harness.c": HARNESS.read_text(), "main.c": f'#include "{n}.h"\n#include "harness.c"\n'}
             self._exe = build_static(tools, files, sources, flags, n)
@@ -92,7 +94,8 @@ class NeonCipher:
             if op == "ctr" and "ctr" not in self.emitted.modes:
                 raise UsageError(f"{self.name}: CTR needs 8- or 16-byte blocks")
             w = rk.words[0]
-            parts.append(struct.pack("<4I", OPS[op], len(data), len(w), 0) + w.astype("<u4").tobytes())
+            parts.append(struct.pack("<4I", OPS[op], len(data), len(w), 0) +
+                         w.astype(np.dtype(self.key_dtype).newbyteorder("<")).tobytes())
             if OPS[op] >= 2:
                 parts.append(bytes(iv))
             parts.append(bytes(data))
@@ -110,7 +113,7 @@ class NeonCipher:
         """The variant the dispatcher picks on this QEMU cpu / environment (dispatched builds only)."""
         if not self.dispatched:
             raise UsageError(f"{self.schedule.name} is a single schedule, not the dispatching library")
-        rk = RoundKeys(np.zeros(sum(len(k.flat_names()) for k in self.module.key_arrays), np.uint32))
+        rk = RoundKeys(np.zeros(sum(len(k.flat_names()) for k in self.module.key_arrays)), self.key_dtype)
         return self.run_batch([("variant", rk, bytes(64), bytes(self.block_bytes))])[0].rstrip(b"\0").decode()
 
     # ------------------------------------------------------------------ the target interface
@@ -122,7 +125,7 @@ class NeonCipher:
         lanes = 1 if isinstance(key, (bytes, bytearray)) else np.asarray(key).reshape(-1, self.key_bytes).shape[0]
         cols = [np.broadcast_to(np.asarray(rk[n]).astype(np.uint64), (lanes,))
                 for ka in self.module.key_arrays for n in ka.flat_names()]
-        return RoundKeys(np.stack(cols, axis=1) if cols else np.zeros((lanes, 0), np.uint32))
+        return RoundKeys(np.stack(cols, axis=1) if cols else np.zeros((lanes, 0)), self.key_dtype)
 
     def _blocks(self, op: str, rk: RoundKeys, blocks) -> np.ndarray:
         blocks = as_blocks(blocks, self.block_bytes)
@@ -134,7 +137,7 @@ class NeonCipher:
         else:
             if rk.lanes != n:
                 raise UsageError(f"{rk.lanes} lane keys for {n} blocks")
-            out = b"".join(self.run_batch([(op, RoundKeys(rk.words[i]), blocks[i].tobytes(), None)
+            out = b"".join(self.run_batch([(op, RoundKeys(rk.words[i], self.key_dtype), blocks[i].tobytes(), None)
                                            for i in range(n)]))
         return np.frombuffer(out, np.uint8).reshape(n, self.block_bytes).copy()
 
@@ -153,9 +156,9 @@ class NeonCipher:
             return self.run_batch([(f"ecb_{direction}", rk, data, None)])[0] if data else b""
         if mode == "cbc":
             modes._blocks(self, data, "CBC")
-            return self.run_batch([(f"cbc_{direction}", rk, data, modes._iv(self, iv))])[0] if data else b""
+            return self.run_batch([(f"cbc_{direction}", rk, data, modes.check_iv(self, iv))])[0] if data else b""
         if mode == "ctr":
-            iv = modes._iv(self, iv)
+            iv = modes.check_iv(self, iv)
             if not data:
                 return b""
             if "ctr" not in self.emitted.modes:

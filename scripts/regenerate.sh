@@ -7,3 +7,4 @@ out="${1:-generated}"
 mkdir -p "$out"
 bash scripts/regenerate_neon.sh "$out"   # generated/neon: NEON .S + headers, default schedules
 bash scripts/regenerate_c.sh "$out"      # generated/c: C headers + sources, default schedules
+bash scripts/regenerate_openssl.sh "$out" # generated/openssl-provider: the provider's glue + openssl.cnf

@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
   build-essential pkg-config openssl       # host C compiler, pkg-config, the openssl CLI
+  libssl-dev                               # OpenSSL 3 headers and libcrypto: --target openssl-provider
   clang lld llvm                           # clang for aarch64 cross builds, llvm-mca
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # NEON kernels built and run under QEMU
   llvm-19                                  # llvm-mca with neoverse-v2/n1 models (bench/neon)

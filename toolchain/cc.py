@@ -10,7 +10,7 @@ parallel test workers build each artefact once.
     lib = compile_cached({"src/lea128.c": text, "include/lea128.h": h}, ["src/lea128.c"],
                          kind="shared", toolchain=tc, include_dirs=["include"])   -> Path to .so
     obj = compile_cached(files, ["src/lea128.c"], "object", tc, ["include"], ["-DX=1"])   -> Path to .o
-    lib = link_cached([obj, ...], "shared", tc)                                           -> Path to .so
+    so = link_cached([obj1, obj2], "shared", tc, ["-Wl,--gc-sections"])       (objects of kind "object")
 
 Cache directory: $CIPHERSPEC_CACHE, else ~/.cache/cipherspec.
 """
@@ -113,43 +113,47 @@ def compile_cached(sources: dict[str, str], mains: list[str], kind: str, toolcha
     """Writes ``sources`` (relative path -> text) into a cache entry and compiles ``mains`` there, once."""
     key = cache_key(sources, mains, kind, toolchain, list(include_dirs), list(extra_args))
 
-    def produce(tmp: Path) -> None:
+    def make(tmp: Path) -> None:
         for rel, text in sources.items():
             p = tmp / rel
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text(text)
         compile_tree(tmp, mains, kind, toolchain, tmp / KINDS[kind][0], list(include_dirs), list(extra_args))
 
-    return _cached(key, KINDS[kind][0], produce, cache or cache_dir())
+    return _cached_entry(cache or cache_dir(), key, KINDS[kind][0], make)
 
 
-def link_cached(objects: list[Path], kind: str, toolchain: Toolchain, cache: Path | None = None) -> Path:
-    """A static archive (``ar``), a shared library (``cc -shared``) or a program (``exe``) of cached objects,
-    itself cached.  The objects' paths name their content (compile_cached's entries), so they key the result."""
+def link_cached(objects: list[Path], kind: str, toolchain: Toolchain, extra_args: list[str] = (),
+                cache: Path | None = None) -> Path:
+    """Links object files (e.g. from ``compile_cached(..., "object", ...)``) into a static archive (``ar``), a
+    shared library or an executable, once per distinct set of object contents, toolchain and flags.
+
+        so = link_cached([a_o, b_o], "shared", tc, ["-Wl,--gc-sections"])
+    """
     if kind not in ("static", "shared", "exe"):
-        raise ValueError(f"link_cached makes static or shared libraries or programs, not {kind!r}")
-    blob = json.dumps({"objects": [str(o) for o in objects], "kind": kind, "cc": compiler_id(toolchain.cc),
-                       "flags": list(toolchain.flags), "link": list(toolchain.link_flags), "ar": toolchain.ar},
-                      sort_keys=True)
+        raise ValueError(f"link_cached makes a static or shared library or an executable, not {kind!r}")
+    digests = [hashlib.sha256(Path(o).read_bytes()).hexdigest() for o in objects]
+    blob = json.dumps({"objects": digests, "kind": kind, "cc": compiler_id(toolchain.cc),
+                       "flags": list(toolchain.flags), "link": list(toolchain.link_flags),
+                       "env": list(toolchain.env), "extra": list(extra_args), "ar": toolchain.ar}, sort_keys=True)
     key = hashlib.sha256(blob.encode()).hexdigest()
-    env = dict(os.environ, **dict(toolchain.env)) if toolchain.env else None
 
-    def produce(tmp: Path) -> None:
-        out = tmp / KINDS[kind][0]
+    def make(tmp: Path) -> None:
+        env = dict(os.environ, **dict(toolchain.env)) if toolchain.env else None
         if kind == "static":
-            run_tool([toolchain.ar, "rcsD", str(out), *map(str, objects)], tmp, env)
-        else:
-            run_tool([toolchain.cc, *toolchain.flags, *KINDS[kind][1], *map(str, objects), *toolchain.link_flags,
-                      "-o", str(out)], tmp, env)
+            run_tool([toolchain.ar, "rcsD", str(tmp / KINDS[kind][0]), *[str(o) for o in objects]], tmp, env)
+            return
+        run_tool([toolchain.cc, *toolchain.flags, *KINDS[kind][1], *[str(o) for o in objects], *extra_args,
+                  *toolchain.link_flags, "-o", str(tmp / KINDS[kind][0])], tmp, env)
 
-    return _cached(key, KINDS[kind][0], produce, cache or cache_dir())
+    return _cached_entry(cache or cache_dir(), key, KINDS[kind][0], make)
 
 
-def _cached(key: str, name: str, produce, cache: Path) -> Path:
-    """cache/<key>/<name>, made once by ``produce(tmp_dir)``: atomic (a temp dir renamed into place) and
-    locked, so parallel workers make each artefact once."""
+def _cached_entry(cache: Path, key: str, artefact_name: str, make) -> Path:
+    """``cache/key[:2]/key/artefact_name``, made once by ``make(tmp_dir)`` under a lock and renamed into
+    place (parallel test workers build each artefact once; an interrupted build leaves nothing)."""
     final = cache / key[:2] / key
-    artefact = final / name
+    artefact = final / artefact_name
     if artefact.exists():
         return artefact
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -159,7 +163,7 @@ def _cached(key: str, name: str, produce, cache: Path) -> Path:
             return artefact
         tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=final.parent))
         try:
-            produce(tmp)
+            make(tmp)
             if final.exists():
                 shutil.rmtree(final)
             os.rename(tmp, final)

@@ -44,6 +44,14 @@ SEEDS = [("lea128", "LEA-128 (ARX seed)", 2593, "RTX 2070", 36, 1.62),
 
 
 def placements(module) -> list[str]:
+    """Stage 1's schedules: every placement of the one-block-per-thread layout, and the lane layouts
+    (lanes.py) the cipher takes -- byte-packed where it reads no table, bitsliced where it can."""
+    from generator.ptx.source import prepared
+
+    return scalar_placements(prepared(module)) + lane_placements(module)
+
+
+def scalar_placements(module) -> list[str]:
     if module.tables:  # tab-const is left out: lanes' divergent indices serialize (first run: AES 131, ARIA 30 Gbps)
         out = [f"rk-const_tab-{t}" for t in ("global", "shared", "shared4", "shared16", "shared32")]
         return out + ["rk-shared_tab-shared32"]
@@ -52,6 +60,33 @@ def placements(module) -> list[str]:
     if max(len(rk_inputs(module, f)) for f in ("encrypt", "decrypt")) <= REG_RK_LIMIT:
         out.append("rk-reg")
     return out
+
+
+def lane_placements(module) -> list[str]:
+    """``module``: the cipher after the shared pipeline.  T-tables where its lookups feed a column map
+    (scalar layout, two table placements), the lane layouts it takes."""
+    from cipherspec.errors import UsageError
+    from generator.ptx.build import schedule_for
+
+    out = []
+    for text in ("rk-const_tab-shared32_tt_t512", "rk-const_tab-shared32_tt4_t1024", "rk-const_swar",
+                 "rk-const_swar_t128_ilp2", "rk-const_bs_t128"):
+        if ("swar" in text or "_bs" in text) and module.tables:
+            continue  # byte-packed lookups cost more than they save; bitsliced S-box circuits: ptxas takes
+            # over 20 minutes on AES/ARIA's cores (and the IR estimate is no faster than the tables)
+        try:
+            schedule_for(module, text)
+        except UsageError:
+            continue
+        out.append(text)
+    return out
+
+
+def group_of(sched) -> int:
+    """Blocks per thread and slot: 1, or the lane layout's group."""
+    from generator.ptx.lanes import GROUP
+
+    return GROUP.get(sched.layout, 1)
 
 
 def _build(job: tuple[str, str]) -> tuple[str, str, str]:
@@ -162,7 +197,8 @@ class Bench:
                 ok = self.verify(c, ref, rk, rkr, iv, xor)
                 fname = sass.pick(funcs, f"_ctr_{fl}I", "ILb1" if xor else "ILb0")
                 mix = sass.loop_mix(funcs[fname]) if fname else None
-                roof, pipe = (sass.roof_gbps(mix, c.sched.ilp, c.block_bytes, dev["sms"], dev["clock_khz"] / 1e3)
+                roof, pipe = (sass.roof_gbps(mix, c.sched.ilp * group_of(c.sched), c.block_bytes, dev["sms"],
+                                             dev["clock_khz"] / 1e3)
                               if mix else (float("nan"), "?"))
                 row[f"{mode}_{fl}"] = {"ms": ms, "gbps": gbps, "verified": ok, "roof_gbps": roof, "pipe": pipe,
                                        "pct_roof": 100 * gbps / roof if roof == roof else None,
@@ -183,20 +219,19 @@ def pick_tuned(rows: list[dict], names: list[str], reg, clean=None) -> dict:
         before: aes128 -> rk-const_t512_tab-shared (inline PTX, 1.82 Tbps)
         after:  aes128 -> fl-c_rk-const_t512_tab-shared (plain C, 2.31 Tbps)
     ``clean(reg, name, sched)``: a schedule qualifies only if it holds (compiles_clean: no spills)."""
-    from generator.ptx.placement import FLAVOURS, CudaSchedule
-    from generator.ptx.source import prepared
+    from generator.ptx.build import schedule_for
+    from generator.ptx.placement import FLAVOURS
 
     tuned = {}
     for n in names:
         cand = [(r[f"ks_{fl}"]["gbps"], fl, r) for r in rows for fl in FLAVOURS
                 if r["cipher"] == n and r[f"ks_{fl}"]["verified"] and r[f"xor_{fl}"]["verified"]
                 and "nohoist" not in r["params"]]
-        module = prepared(reg.module(n))
         for gbps, fl, b in sorted(cand, key=lambda t: -t[0]):  # the fastest that compiles without spills
-            sched = CudaSchedule.parse(b["schedule"] + ("_fl-c" if fl == "c" else ""), module)
+            sched = schedule_for(reg.module(n), b["schedule"] + ("_fl-c" if fl == "c" else ""))
             if clean is None or clean(reg, n, sched):
-                tuned[n] = {"schedule": sched.name(module), "flavour": fl, "ks_gbps": round(gbps, 1),
-                            "xor_gbps": round(b[f"xor_{fl}"]["gbps"], 1)}
+                tuned[n] = {"schedule": sched.name(reg.module(n)), "flavour": fl, "layout": sched.layout,
+                            "ks_gbps": round(gbps, 1), "xor_gbps": round(b[f"xor_{fl}"]["gbps"], 1)}
                 break
     return tuned
 
@@ -231,14 +266,20 @@ def main() -> None:
     ap.add_argument("--ciphers", default=",".join(CIPHERS))
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 4)
     ap.add_argument("--stage2", default="1")
+    ap.add_argument("--layouts", action="store_true", help="stage 1: the lane layouts only (and each cipher's "
+                    "current default, to rank them against)")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     names = args.ciphers.split(",")
     reg = Registry()
-    from generator.ptx.source import prepared
+    if args.layouts:
+        from generator.ptx.build import schedule_for
 
-    stage1 = [(n, p) for n in names for p in placements(prepared(reg.module(n)))]
+        stage1 = [(n, p) for n in names for p in [schedule_for(reg.module(n), None).name(reg.module(n))]
+                  + lane_placements(reg.module(n))]
+    else:
+        stage1 = [(n, p) for n in names for p in placements(reg.module(n))]
     built = build_all(stage1, args.workers)
     bench = Bench(args.size_mib << 20, args.reps, args.batches)
     rows = []
@@ -263,6 +304,11 @@ def main() -> None:
         stage2 = []
         for n, r in best.items():
             p = r["params"]
+            if args.layouts and "swar" not in p and "_bs" not in p and "_tt" not in p:
+                continue  # the current default: tuned before
+            if "swar" in p or "_bs" in p or "_tt" in p:  # new layouts: threads only (ILP variants in stage 1)
+                stage2 += [(n, f"{p}_t{t}") for t in (64, 256) if f"t{t}" not in p]
+                continue
             stage2 += [(n, f"{p}_t{t}") for t in THREADS if t != 256]
             stage2 += [(n, f"{p}_t256_ilp2"), (n, f"{p}_t256_nohoist")]
         built = build_all(stage2, args.workers)

@@ -1,4 +1,10 @@
-"""Builds every schedule the GPU tests and the sanitizer run use, in parallel (before pytest starts)."""
+"""Builds every schedule the GPU tests and the sanitizer run use, in parallel (before pytest starts).
+
+    python3 bench/gpu/prebuild.py             every schedule of test_cuda_gpu.py and sanitize.py
+    python3 bench/gpu/prebuild.py --layouts   the lane layouts' schedules only (tests, sanitizer, benchmark):
+        run it on the CPU machine with CIPHERSPEC_CACHE=$PWD/.cs-cache and carry .cs-cache to the device, where
+        `bash bench/gpu/run.sh layouts` then finds every library built (nvcc is slow on the bitsliced cores)
+"""
 from __future__ import annotations
 
 import os
@@ -7,14 +13,27 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "differential"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "support"))  # (test_cuda_gpu's cuda_checks)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench import build_all  # noqa: E402
+from bench import CIPHERS, build_all, lane_placements  # noqa: E402
+from sanitize import LANES as SANITIZE_LANES  # noqa: E402
 from sanitize import PLACEMENTS  # noqa: E402
-from test_cuda_gpu import SCHEDULES  # noqa: E402
+from test_cuda_gpu import LANES, SCHEDULES  # noqa: E402
+
+
+def layout_jobs() -> list[tuple[str, str]]:
+    from cipherspec.registry import Registry
+
+    reg = Registry()
+    bench = [(n, p) for n in CIPHERS for p in lane_placements(reg.module(n))]  # stage 1 (run.sh layouts: no stage 2)
+    kat = [("hight", "swar"), ("pipo64_128", "bs_t64"), ("pipo64_256", "bs_t64")]  # run.sh layouts' KAT files
+    kat += [(n, "tt") for n in ("aes128", "aes192", "aes256")]
+    return LANES + SANITIZE_LANES + kat + bench
+
 
 if __name__ == "__main__":
-    jobs = list(dict.fromkeys(SCHEDULES + PLACEMENTS))
+    jobs = list(dict.fromkeys(layout_jobs() if sys.argv[1:] == ["--layouts"] else SCHEDULES + PLACEMENTS))
     res = build_all(jobs, os.cpu_count() or 4)
     bad = {k: v for k, v in res.items() if v != "ok"}
     print("prebuild:", len(jobs), "schedules;", "failures:", bad or "none")

@@ -1,7 +1,7 @@
 """Runs every placement's kernels once (the multi-key CTR_DRBG kernel too), small, checked against the interpreter: the workload that
 bench/gpu/run.sh puts under compute-sanitizer (memcheck, racecheck).  Exit status 1 on a mismatch.
 
-    compute-sanitizer --tool racecheck --error-exitcode 3 python3 bench/gpu/sanitize.py
+    compute-sanitizer --tool racecheck --error-exitcode 3 python3 bench/gpu/sanitize.py [drbg|layouts]
 """
 from __future__ import annotations
 
@@ -22,6 +22,9 @@ PLACEMENTS = [("aes128", f"rk-const_tab-{t}") for t in ("const", "global", "shar
     ("aes128", "rk-shared_tab-shared8_ilp2"), ("aria128", "rk-shared_tab-shared32"), ("lea128", "rk-const"),
     ("lea128", "rk-shared"), ("cham64_128", "rk-reg"), ("cham128_128", "rk-shared_t1024"), ("hight", "rk-const"),
     ("pipo64_128", "rk-shared_t32_ilp3")]
+# the lane layouts (`sanitize.py layouts`): byte-packed and bitsliced, rk in the constant bank and in shared memory
+LANES = [("hight", "swar_t64_ilp2_rk-shared"), ("pipo64_128", "swar_t128"), ("pipo64_128", "bs_t64_rk-shared"),
+         ("aes128", "tt_tab-shared32_t512"), ("aes128", "tt4_tab-shared8_rk-shared")]
 
 
 # `sanitize.py drbg`: only the multi-key (CTR_DRBG bulk) kernel, on each DRBG cipher's build default
@@ -50,7 +53,7 @@ def main() -> int:
     if sys.argv[1:] == ["drbg"]:
         return 1 if multi_only(reg, rng) else 0
     bad = 0
-    for name, text in PLACEMENTS:
+    for name, text in LANES if sys.argv[1:] == ["layouts"] else PLACEMENTS:
         c, ref = CUDA_BACKEND.load(reg, name, None, text), RefCipher(reg.module(name))
         B = c.block_bytes
         key = rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes()

@@ -1,49 +1,36 @@
-"""Lowering an IR function on u8 words to bit-plane statements (the C ``bitsliced`` schedule).
+"""The C ``bitsliced`` schedule's plane statements: the shared bit-plane lowering (generator/common/
+bitslice.py) printed as C over plane vectors (or, for the key schedule, uint64_t masks).
 
-Every u8 value becomes 8 planes (plane i = bit i of that byte in every block); a plane is a C variable
-or the constant 0 / 1 (all zeros / all ones), folded as it goes.  Per op:
+A plane is a C variable or the constant 0 / 1 (all zeros / all ones); each new plane is one statement:
 
-    xor/and/or/not      the same op on each of the 8 planes
-    shl/shr/rotl by k   plane renaming (shl fills with the constant 0): no statement at all
-    const c             8 constant planes
-    gmul c mod poly     the GF(2) 8x8 matrix of "times c" as plane XORs (shared pairs: Paar's greedy)
-    lut T               T = Lout∘S∘Lin (generator/common/affine.py): Lin merged with the circuit's top
-                        XORs, the circuit's middle, its bottom XORs merged with Lout (sbox_circuit.py)
-    anything else       refused (UsageError): add/sub, words wider than 8 bits, non-AES tables
-
-    before: %2 = xor.u8 %0, %1                 after: p16 = p0 ^ p8; ... p23 = p7 ^ p15;  (8 statements)
+    before: %2 = xor.u8 %0, %1                 after: p16 = CS_P_XOR(p0, p8); ... p23 = ...  (8 statements)
     before: %3 = shl.u8 %2, 1                  after: planes [0, p16, p17, ..., p22]       (none)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Callable
-
-from cipherspec.errors import UsageError
-from cipherspec.gf import gf_mul
-from cipherspec.ir import Function, Table
-from cipherspec.passes.xornet import paar
-from generator.common.affine import two_sided as _two_sided
+from generator.common.bitslice import PlaneAlgebra, gmul_rows, lower, two_sided
+from cipherspec.ir import Table
 
 from .body import COMMENT_COLUMN
-from .sbox_circuit import PRODUCTS, TOP_OUTPUTS, circuit
+
+__all__ = ["Planes", "gmul_rows", "lower", "sbox_function", "two_sided"]
 
 Plane = "str | int"  # a C variable name, or 0 / 1 (all-zero / all-one plane)
+_MACRO = {"^": "XOR", "&": "AND", "|": "OR", "~": "NOT"}
 
 
-@dataclass
-class Planes:
+class Planes(PlaneAlgebra):
     """Straight-line plane statements with constant folding and value numbering."""
 
-    ctype: str  # "cs_p" (vector of blocks) or "uint64_t" (the key schedule's broadcast masks)
-    prefix: str = "CS_P"  # the operator macros: CS_P_XOR(a, b) ... (vector or plain-array fallback)
-    indent: str = "    "
-    lines: list[str] = field(default_factory=list)
-    _memo: dict = field(default_factory=dict)
-    _count: int = 0
-    comment: str = ""
-    calls: dict | None = None  # table name -> C function: lookups become calls (see sbox_function)
+    def __init__(self, ctype: str, prefix: str = "CS_P", indent: str = "    ", calls: dict | None = None):
+        super().__init__()
+        self.ctype = ctype  # "cs_p" (vector of blocks) or "uint64_t" (the key schedule's broadcast masks)
+        self.prefix = prefix  # the operator macros: CS_P_XOR(a, b) ... (vector or plain-array fallback)
+        self.indent = indent
+        self.lines: list[str] = []
+        self._count = 0
+        self.comment = ""
+        self.calls = calls  # table name -> C function: lookups become calls (see sbox_function)
 
     def _emit(self, key: tuple, expr: str):
         if key in self._memo:
@@ -55,6 +42,12 @@ class Planes:
         self._memo[key] = var
         return var
 
+    def node(self, key: tuple):
+        return self._emit(key, f"{self.prefix}_{_MACRO[key[0]]}({', '.join(key[1:])})")
+
+    def comment_for(self, origin) -> None:
+        self.comment = (str(origin) if origin is not None else "(no origin)").replace("*/", "* /")
+
     def value(self, key: tuple, expr: str):
         """A plane read from elsewhere (state array, key struct): one statement, memoized by ``key``."""
         return self._emit(key, expr)
@@ -62,70 +55,6 @@ class Planes:
     def literal(self, p) -> str:
         """A plane as a C expression (constants as the all-zero / all-one splat)."""
         return p if isinstance(p, str) else f"{self.prefix}_SPLAT({'~(uint64_t)0' if p else '(uint64_t)0'})"
-
-    def xor(self, a, b):
-        if isinstance(a, int) and isinstance(b, int):
-            return a ^ b
-        if isinstance(a, int):
-            a, b = b, a
-        if isinstance(b, int):
-            return self.not_(a) if b else a
-        if a == b:
-            return 0
-        a, b = sorted((a, b))
-        return self._emit(("^", a, b), f"{self.prefix}_XOR({a}, {b})")
-
-    def and_(self, a, b):
-        if isinstance(a, int) and isinstance(b, int):
-            return a & b
-        if isinstance(a, int):
-            a, b = b, a
-        if isinstance(b, int):
-            return a if b else 0
-        if a == b:
-            return a
-        a, b = sorted((a, b))
-        return self._emit(("&", a, b), f"{self.prefix}_AND({a}, {b})")
-
-    def or_(self, a, b):
-        if isinstance(a, int) and isinstance(b, int):
-            return a | b
-        if isinstance(a, int):
-            a, b = b, a
-        if isinstance(b, int):
-            return 1 if b else a
-        if a == b:
-            return a
-        a, b = sorted((a, b))
-        return self._emit(("|", a, b), f"{self.prefix}_OR({a}, {b})")
-
-    def not_(self, a):
-        if isinstance(a, int):
-            return 1 - a
-        return self._emit(("~", a), f"{self.prefix}_NOT({a})")
-
-    def linear(self, inputs: list, targets: list[tuple[int, int]]) -> list:
-        """targets[i] = (mask over inputs, constant bit): XOR networks sharing pairs (Paar's greedy).
-
-        before: y0 = x0^x1^x2, y1 = x0^x1^x3       after: t = x0^x1; y0 = t^x2; y1 = t^x3"""
-        terms, sets = _network(tuple(targets), len(inputs))
-        value: dict = {}
-
-        def get(e):
-            if e[0] == "v":
-                return inputs[e[1]]
-            if e not in value:
-                x, y = terms[e[1]]
-                value[e] = self.xor(get(x), get(y))
-            return value[e]
-
-        out = []
-        for s, (_, c) in zip(sets, targets):
-            acc = 0
-            for e in s:
-                acc = self.xor(acc, get(e))
-            out.append(self.xor(acc, c))
-        return out
 
     def sbox(self, x: list, table: Table) -> list:
         if self.calls is not None:
@@ -141,92 +70,6 @@ class Planes:
         stmt = f"{self.indent}{self.ctype} a{n}[8] = {{{args}}}, r{n}[8]; {fn}(a{n}, r{n});"
         self.lines.append(f"{stmt.ljust(COMMENT_COLUMN)} /* {self.comment} */")
         return [f"r{n}[{i}]" for i in range(8)]
-
-    def sbox_inline(self, x: list, table: Table) -> list:
-        form = two_sided(table.values)
-        if form is None:
-            raise UsageError(f"the bitsliced schedule needs tables affine-equivalent to the AES S-box; "
-                             f"table {table.name} is not")
-        circ = circuit()
-        inp = form.inp
-        top_rows = []
-        for name in TOP_OUTPUTS:  # T = XOR of S-input bits; S-input bit i = parity(x & inp.rows[i]) ^ c_i
-            m, c = circ.top[name], 0
-            row = 0
-            for i in range(8):
-                if m >> i & 1:
-                    row ^= inp.rows[i]
-                    c ^= inp.const >> i & 1
-            top_rows.append((row, c))
-        env = dict(zip(TOP_OUTPUTS, self.linear(x, top_rows)))
-        for dst, op, a, b in circ.middle:
-            env[dst] = self.and_(env[a], env[b]) if op == "&" else self.xor(env[a], env[b])
-        out_rows = []
-        for i in range(8):  # output bit i = XOR over S bits k in out.rows[i] of bottom[k]
-            m, c = 0, form.out.const >> i & 1
-            for k in range(8):
-                if form.out.rows[i] >> k & 1:
-                    m ^= circ.bottom[k][0]
-                    c ^= circ.bottom[k][1]
-            out_rows.append((m, c))
-        return self.linear([env[p] for p in PRODUCTS], out_rows)
-
-
-@lru_cache(maxsize=None)
-def two_sided(values: tuple[int, ...]):
-    return _two_sided(values)
-
-
-@lru_cache(maxsize=None)
-def _network(targets: tuple[tuple[int, int], ...], n: int) -> tuple[list, list[list]]:
-    """Paar's greedy over the target rows (input j = ("v", j)); cached: every lookup of one table
-    and every gmul by one constant share the same network."""
-    terms, sets = paar([{("v", j) for j in range(n) if mask >> j & 1} for mask, _ in targets])
-    return terms, [sorted(s) for s in sets]
-
-
-def gmul_rows(c: int, poly: int) -> list[tuple[int, int]]:
-    """Output bit i of x·c as a mask over the bits of x: column j = (2^j)·c mod poly."""
-    cols = [gf_mul(1 << j, c, poly) for j in range(8)]
-    return [(sum(1 << j for j in range(8) if cols[j] >> i & 1), 0) for i in range(8)]
-
-
-def lower(fn: Function, tables: dict[str, Table], planes: Planes,
-          bind: Callable[[str], list]) -> dict[str, list]:
-    """Every op of ``fn`` as plane statements into ``planes``; returns output name -> its 8 planes."""
-    vals: list[list] = []
-    for op in fn.ops:
-        if op.width != 8:
-            raise UsageError(f"the bitsliced schedule handles u8 words only; {fn.name} has a u{op.width} {op.code}")
-        planes.comment = (str(op.origin) if op.origin is not None else "(no origin)").replace("*/", "* /")
-        a = [vals[i] for i in op.args]
-        code = op.code
-        if code == "input":
-            r = bind(op.imm[0])
-        elif code == "const":
-            r = [op.imm[0] >> i & 1 for i in range(8)]
-        elif code in ("xor", "and", "or"):
-            f = {"xor": planes.xor, "and": planes.and_, "or": planes.or_}[code]
-            r = [f(p, q) for p, q in zip(a[0], a[1])]
-        elif code == "not":
-            r = [planes.not_(p) for p in a[0]]
-        elif code == "shl":
-            k = op.imm[0]
-            r = [a[0][i - k] if i >= k else 0 for i in range(8)]
-        elif code == "shr":
-            k = op.imm[0]
-            r = [a[0][i + k] if i + k < 8 else 0 for i in range(8)]
-        elif code == "rotl":
-            k = op.imm[0]
-            r = [a[0][(i - k) % 8] for i in range(8)]
-        elif code == "gmul":
-            r = planes.linear(a[0], gmul_rows(op.imm[0], op.imm[1]))
-        elif code == "lut":
-            r = planes.sbox(a[0], tables[op.imm[0]])
-        else:
-            raise UsageError(f"the bitsliced schedule cannot lower {code} (in {fn.name}); use sliced or scalar")
-        vals.append(r)
-    return {name: vals[v] for name, v in fn.outputs}
 
 
 def sbox_function(table: Table, ctype: str, prefix: str, name: str) -> list[str]:

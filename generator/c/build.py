@@ -10,8 +10,12 @@ Flags: ``-std=c99 -O3 -fPIC`` and each variant's -march flags; $CIPHERSPEC_LIB_C
 first three.  A variant the compiler cannot build is left out (-DCS_NO_<VARIANT>) and the notes say so,
 as they say which libraries are NOT constant-time.
 
-    build_shared(module, schedule)   -> Path of the host shared library, as shipped (what ``load`` and
-                                        the tests call through ctypes)
+    build_shared(module, schedule)    -> Path of the host shared library, as shipped (what ``load`` and
+                                         the tests call through ctypes)
+    library_objects(module, schedule) -> [(source, extra flags)]: what one cipher's library is made of
+                                         (every ISA variant's kernel objects and the dispatching library
+                                         object), for a build that links it into something else (the
+                                         OpenSSL provider); every source is a key of ``generate(...)``
 """
 from __future__ import annotations
 
@@ -136,8 +140,8 @@ class _Compiler:
         return [self.pool.submit(self._one, o, files, tc, extra_args) for o in objs]
 
 
-def library_objects(module: Module, schedule: Schedule, tc: Toolchain, extra_args: tuple[str, ...] = (),
-                    extra_sources: dict[str, str] | None = None) -> list[Path]:
+def compiled_objects(module: Module, schedule: Schedule, tc: Toolchain, extra_args: tuple[str, ...] = (),
+                     extra_sources: dict[str, str] | None = None) -> list[Path]:
     """Every object of one library for ``tc`` (cached, compiled in parallel), then one object per extra
     source (a test harness: compiled like the library source, beside the generated files)."""
     files = dict(generate(module, schedule), **(extra_sources or {}))
@@ -151,13 +155,21 @@ def build_shared(module: Module, schedule: Schedule, toolchain: Toolchain | None
                  extra_args: list[str] = ()) -> Path:
     """Generates and compiles (cached) the shared library of one cipher and schedule, as shipped; its path."""
     tc = toolchain or lib_toolchain()
-    return link_cached(library_objects(module, schedule, tc, tuple(extra_args)), "shared", tc)
+    return link_cached(compiled_objects(module, schedule, tc, tuple(extra_args)), "shared", tc)
 
 
 def build_program(module: Module, schedule: Schedule, harness: dict[str, str], toolchain: Toolchain,
                   extra_args: list[str] = ()) -> Path:
     """A program: the library's objects and a harness (its sources by relative path); cached."""
-    return link_cached(library_objects(module, schedule, toolchain, tuple(extra_args), harness), "exe", toolchain)
+    return link_cached(compiled_objects(module, schedule, toolchain, tuple(extra_args), harness), "exe", toolchain)
+
+
+def library_objects(module: Module, schedule: Schedule, toolchain: Toolchain | None = None) -> list[tuple[str, tuple[str, ...]]]:
+    """The objects of one cipher's library for ``toolchain``'s target (default: the library toolchain):
+    (source relative to the generated tree, flags added to the library flags for that object), the
+    dispatcher and every ISA variant included.  A caller compiles each with the toolchain plus its flags
+    and links them; the public API (``<cipher>.h``) is the only interface it may rely on."""
+    return [(o.source, o.args) for o in plan(module, schedule, toolchain or lib_toolchain()).objects]
 
 
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress) -> list[str]:

@@ -108,18 +108,9 @@ def c_schedules(module: Module, rounds: int | None = None) -> list[Schedule]:
 
 def bitsliced_support(module: Module) -> str:
     """'' when the bitsliced schedule can lower this spec, else why not (names the op or table)."""
-    from generator.common.affine import two_sided
+    from generator.common.bitslice import unsupported
 
-    for fn in module.functions.values():
-        for op in fn.ops:
-            if op.width != 8:
-                return f"words wider than 8 bits (u{op.width} {op.code} in {fn.name})"
-            if op.code in ("add", "sub", "zext", "trunc"):
-                return f"op {op.code} in {fn.name} (bitsliced lowers xor/and/or/not/shifts/rotations/gmul/lut)"
-    for name, table in sorted(module.tables.items()):
-        if two_sided(table.values) is None:
-            return f"table {name} is not affine-equivalent to the AES S-box"
-    return ""
+    return unsupported(module.functions.values(), module.tables)
 
 
 def aesni_support(module: Module) -> str:

@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+SHIFT_ROWS = tuple((i + 4 * (i % 4)) % 16 for i in range(16))  # AESE: result byte i is (S of) state byte SHIFT_ROWS[i]
+
 
 def _gmul(a: int, b: int) -> int:
     r = 0

@@ -15,7 +15,7 @@ from pathlib import Path
 import jinja2
 
 GENERATOR = Path(__file__).resolve().parents[1]
-PACKAGES = ("c", "drbg", "neon", "ptx")
+PACKAGES = ("c", "drbg", "neon", "openssl", "ptx")
 
 
 @functools.lru_cache(maxsize=1)

@@ -5,7 +5,8 @@ interleaving), a run-time dispatcher over the variants a CPU can run, tested und
     BACKEND.load(registry, "aria128", None, "aria128_neon")  -> runtime.neon_target.NeonCipher (dispatched)
 
 Modules: schedules, kernel (one kernel: prepare -> interleave -> isel -> regalloc -> render), sliced /
-packed (the two layouts), isel, emit (the .S and header), dispatch (HWCAP selection), build.
+packed (the two layouts), isel (subword: values narrower than the lanes, byte lookups on words), emit
+(the .S and header), dispatch (HWCAP selection), build.
 """
 from __future__ import annotations
 

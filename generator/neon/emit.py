@@ -17,7 +17,7 @@ from ..common.templates import render
 from . import sliced as SL
 from .isel import check_ops
 from .kernel import MODES, Kernel, build_kernel, prepare
-from .pool import Pool
+from .pool import Pool, lut_tables
 from .schedules import arch, check, crypto, sha3
 
 
@@ -47,8 +47,8 @@ def emit(module: Module, sched: Schedule) -> Emitted:
     tables = {}
     for fname in ("encrypt", "decrypt"):
         for op in module.functions[fname].ops:
-            if op.code == "lut" and op.imm[0] not in tables:
-                tables[op.imm[0]] = bytes(module.tables[op.imm[0]].values)
+            if op.code == "lut":
+                tables.update(lut_tables(op.imm[0], module.tables[op.imm[0]]))
     pool = Pool(dict(sorted(tables.items())))
     prefix = sched.name
     kernels = [build_kernel(module, layout, il, mode, pool, f"{prefix}_{mode}", crypto(sched), sha3(sched))
@@ -86,12 +86,13 @@ def emit(module: Module, sched: Schedule) -> Emitted:
         cipher=module.cipher, schedule=sched.name, prefix=prefix, guard=prefix.upper() + "_H",
         kernels=kernels, block_bytes=module.block.nbytes, group_blocks=group_blocks, packed=packed,
         layout_text=layout_text, key_words=_key_words(module), keymaps=_keymaps(module, kernels),
-        lanes=lanes, word_bytes=module.block.width // 8, key_width=_key_width(module))
+        lanes=lanes, word_bytes=module.block.width // 8, key_type=f"uint{key_word_bits(module)}_t")
     return Emitted(sched, asm, header, kernels, [k.mode for k in kernels], module.block.nbytes, group_blocks)
 
 
-def _key_width(module: Module) -> int:
-    return max(ka.width for ka in module.key_arrays)
+def key_word_bits(module: Module) -> int:
+    """Bits of one flat round-key word as the host passes them: 64 where keys or block words are 64-bit."""
+    return 64 if max([module.block.width] + [ka.width for ka in module.key_arrays]) == 64 else 32
 
 
 def _key_words(module: Module) -> int:

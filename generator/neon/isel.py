@@ -5,7 +5,7 @@ In the sliced layout an IR word op becomes one vector op over L blocks.  Rules:
     xor/and/or/not       eor/and/orr/mvn .16b      and(a, not b) -> bic, or(a, not b) -> orn
     add/sub              add/sub .<w>               sub(0, x) -> neg;  sub(0, shr(x, w-1)) -> sshr (mask)
     rotl r               shl t,x,#r + sri t,x,#(w-r);  rev32 .8h (u32, 16);  rev16 .16b (u16, 8);
-                         tbl with a byte permutation (u32, 8/24)
+                         rev64 .4s (u64, 32); tbl with a byte permutation (other multiples of 8)
     shl/shr              shl/ushr
     lut (256 entries)    tbl over the first 64-byte slice, then 3 × (sub idx, 64; tbx) over the others,
                          a batch of lookups sharing each slice load (lutgroups)
@@ -14,7 +14,9 @@ In the sliced layout an IR word op becomes one vector op over L blocks.  Rules:
 
     before:  %7 = rotl.u32 %5, 9          after:  shl v_t.4s, v5.4s, #9
                                                   sri v_t.4s, v5.4s, #23      (v_t tied)
-Anything else (zext, trunc, 64-bit words, tables of other sizes) is refused with its spec location.
+Values narrower than the state words (bytes of 32-bit words: unpack/pack, byte S-boxes; halves of 64-bit
+words) are views on the word registers, selected by subword.py.  What is still refused (values wider
+than the block words, tables not indexed by a byte) is refused with its spec location and what to use.
 """
 from __future__ import annotations
 
@@ -24,32 +26,38 @@ from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Op, Table
 
 from ..mir.lutgroups import lookup_depth, schedule as lut_schedule
-from generator.common.affine import match as affine_match
+from generator.common.affine import SHIFT_ROWS, match as affine_match
 from ..mir.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
 from ..mir.sink import sink as sink_order
 from . import sha3 as SHA3
+from . import subword as SW
 from .pool import Pool
 from .sliced import ARR
 
 LUT_CHUNK = 8  # lookups served per table-slice load (bounded by registers: idx + result per lookup)
 
 
-def not_supported(op: Op, what: str | None = None) -> UsageError:
+def not_supported(op: Op, what: str | None = None, why: str = "") -> UsageError:
     where = f"{op.origin.file}:{op.origin.line}" if op.origin else "an unknown location"
-    return UsageError(f"not supported by neon: {what or op.code + '.u' + str(op.width)} at {where}")
+    return UsageError(f"not supported by neon: {what or op.code + '.u' + str(op.width)} at {where}"
+                      + (f" ({why})" if why else ""))
 
 
 def check_ops(fn: Function, tables: dict[str, Table], width: int) -> None:
-    """Refuses, with the spec location, any op the sliced NEON selection has no rule for."""
+    """Refuses, with the spec location and what to use instead, any op the sliced NEON selection has no
+    rule for: values wider than the block words, lookups not indexed by a byte, gmul (lowered first)."""
     for op in fn.ops:
-        if op.code in ("zext", "trunc", "gmul"):
+        if op.code == "gmul":
             raise not_supported(op)
+        if op.width > width:
+            raise not_supported(op, why=f"a {op.width}-bit value in a cipher whose block words are u{width}: the "
+                                        f"sliced layout keeps {128 // width} blocks' words in the u{width} lanes of "
+                                        f"one register; declare the block with u{op.width} words, or use --target c")
         if op.code == "lut":
             t = tables[op.imm[0]]
-            if t.in_width != 8 or t.out_width != 8 or len(t.values) != 256 or op.width != 8:
-                raise not_supported(op, f"lut of a {t.in_width}->{t.out_width}-bit table")
-        elif op.code not in ("const", "input") and op.width != width:
-            raise not_supported(op, f"{op.code}.u{op.width} in a u{width} sliced state")
+            if t.in_width != 8 or len(t.values) != 256:
+                raise not_supported(op, f"lut of a {t.in_width}-bit-indexed table", f"{len(t.values)} entries; "
+                                    f"TBL looks bytes up in 64-byte slices: index tables by a byte, or use --target c")
 
 
 @dataclass
@@ -77,10 +85,9 @@ class Selector:
     _slices: dict[tuple, tuple] = field(default_factory=dict)
     _uses: dict = field(default_factory=dict)
     _nots: dict[int, int] = field(default_factory=dict)  # value id -> id of an op not(value)
-
-    @property
-    def arr(self) -> str:
-        return ARR[self.width]
+    subword: bool = False  # values narrower than the lanes: views (subword.py)
+    views: dict[int, tuple] = field(default_factory=dict)  # value id -> its bytes (subword.py)
+    _placed: dict[tuple, VReg] = field(default_factory=dict)
 
     # ----------------------------------------------------------- materialised values
     def const(self, value: int, width: int | None = None) -> VReg:
@@ -107,7 +114,11 @@ class Selector:
                 return [Instr("movi", (Vec(v, "16b"), Text(f"#{imm:#x}")), defs=(v,), kind="load",
                               origin="const")]
             return mk if (width == 8 or value == 0) else None
-        for shift in range(0, width, 8):
+        if width == 64:  # MOVI .2d takes a byte mask; anything else comes from the pool
+            if all((value >> b) & 0xFF in (0, 0xFF) for b in range(0, 64, 8)):
+                return lambda v: [Instr("movi", (Vec(v, "2d"), Text(f"#{value:#x}")), defs=(v,), kind="load",
+                                        origin="const")]
+        for shift in range(0, width if width < 64 else 0, 8):
             if value & ~(0xFF << shift) == 0:
                 def mk(v, shift=shift):
                     return [Instr("movi", (Vec(v, arr), Text(f"#{value >> shift:#x}"), Text(f"lsl #{shift}")),
@@ -187,6 +198,8 @@ class Selector:
             before: a at power 1 (after AESE), b at power 3 (after AESD):  eor a, b  would mix blocks
             after:  b' = tbl {b}, SR^2;  eor a, b'
         """
+        if vid not in self.values:  # a view (subword.py) used as a whole word: made a register once
+            self.values[vid] = SW.place(self, vid, self.width, 0)
         q = self.power.get(vid, 0)
         if q is None or p is None or q == p:
             return self.values[vid]
@@ -214,6 +227,7 @@ class Selector:
     def run(self, state_inputs: dict[str, VReg]) -> None:
         fn = self.fn
         check_ops(fn, self.tables, self.width)
+        self.subword = SW.needed(fn, self.width)
         order, batches = lut_schedule(fn)
         if self.sink:
             order = sink_order(fn, order, batches)
@@ -234,13 +248,21 @@ class Selector:
             op = fn.ops[i]
             if op.code == "lut":
                 if i in first_of_batch:
-                    self.lut_batch(first_of_batch[i])
+                    if self.subword:
+                        SW.lut_batch(self, first_of_batch[i])
+                    else:
+                        self.lut_batch(first_of_batch[i])
                 continue
             assert i not in in_batch
-            self.values[i] = self.select(i, op, state_inputs)
+            if self.subword:
+                SW.select(self, i, op, state_inputs)
+            else:
+                self.values[i] = self.select(i, op, state_inputs)
 
-    def select(self, i: int, op: Op, state_inputs: dict[str, VReg]) -> VReg:
-        fn, w, arr = self.fn, self.width, self.arr
+    def select(self, i: int, op: Op, state_inputs: dict[str, VReg], val=None) -> VReg:
+        """op i as instructions over operands ``val[arg]`` (default: the word registers, ShiftRows-aligned)."""
+        fn, w = self.fn, op.width
+        arr = ARR[w]
         code = op.code
         if code == "input":
             name = op.imm[0]
@@ -251,9 +273,9 @@ class Selector:
             return self.const(op.imm[0])
         p = self._target(op)
         self.power[i] = p
-        val = _At(self, p)
+        val = _At(self, p) if val is None else val
         args = [fn.ops[a] for a in op.args]
-        if self.sha3 and code in ("xor", "not"):
+        if self.sha3 and code in ("xor", "not") and w == self.width:
             fused = SHA3.fuse(self, i, op, val, self._uses)
             if fused is not None:
                 return fused
@@ -282,7 +304,7 @@ class Selector:
         if code == "shr":
             return self.unop("ushr", arr, val[op.args[0]], i, op.imm[0])
         if code == "rotl":
-            return self.rotl(i, val[op.args[0]], op.imm[0])
+            return self.rotl(i, val[op.args[0]], op.imm[0], w)
         raise not_supported(op)
 
     def complement_of(self, vid: int) -> int | None:
@@ -290,15 +312,18 @@ class Selector:
         n = self._nots.get(vid)
         return n if n is not None and n in self.values else None
 
-    def rotl(self, i: int, x: VReg, r: int) -> VReg:
-        w, arr = self.width, self.arr
+    def rotl(self, i: int, x: VReg, r: int, w: int) -> VReg:
+        arr = ARR[w]
         if w == 32 and r == 16:
             return self.unop("rev32", "8h", x, i)
         if w == 16 and r == 8:
             return self.unop("rev16", "16b", x, i)
-        if w == 32 and r in (8, 24):
-            perm = bytes((j & ~3) | ((j - r // 8) & 3) for j in range(16))
-            p = self.bytes_const(perm, f"rotl{r}.u32 bytes")
+        if w == 64 and r == 32:
+            return self.unop("rev64", "4s", x, i)
+        if w > 8 and r % 8 == 0:  # a byte permutation within each lane
+            n = w // 8
+            perm = bytes(j - j % n + (j - r // 8) % n for j in range(16))
+            p = self.bytes_const(perm, f"rotl{r}.u{w} bytes")
             d = self.vf.new()
             self.emit("tbl", (Vec(d, "16b"), VecList((x,), "16b"), Vec(p, "16b")), (d,), (x, p), i)
             return d
@@ -316,33 +341,41 @@ class Selector:
             for m in members:
                 self.values[m] = self.aes_lookup(m, aff)
             return
+        for m in members:
+            self.power[m] = self.power.get(fn.ops[m].args[0], 0)
+        res = self.lookup_chains(table, [(self.values[fn.ops[m].args[0]], m) for m in members])
+        for m, r in zip(members, res):
+            self.values[m] = r
+
+    def lookup_chains(self, table: str, items: list[tuple[VReg, int]]) -> list[VReg]:
+        """table[x] on every byte of each (index register x, op id for origin and stream): TBL over the first
+        64-byte slice, then SUB 64 + TBX over the others, each slice load serving LUT_CHUNK registers."""
         slices = self.slices(table)
         c64 = self.const(64, 8)
-        for c in range(0, len(members), LUT_CHUNK):
-            chunk = members[c:c + LUT_CHUNK]
-            idx = {m: self.values[fn.ops[m].args[0]] for m in chunk}
-            for m in chunk:
-                self.power[m] = self.power.get(fn.ops[m].args[0], 0)
-            res: dict[int, VReg] = {}
+        out: list[VReg] = []
+        for c in range(0, len(items), LUT_CHUNK):
+            chunk = items[c:c + LUT_CHUNK]
+            idx = [x for x, _ in chunk]
+            res: list = [None] * len(chunk)
             for s, group in enumerate(slices):
                 remat = self.slice_remat(table, s, group)
-                for m in chunk:
+                for k, (_, m) in enumerate(chunk):
                     if s:
                         j = self.vf.new()
-                        self.emit("sub", (Vec(j, "16b"), Vec(idx[m], "16b"), Vec(c64, "16b")), (j,),
-                                  (idx[m], c64), m)
-                        idx[m] = j
+                        self.emit("sub", (Vec(j, "16b"), Vec(idx[k], "16b"), Vec(c64, "16b")), (j,),
+                                  (idx[k], c64), m)
+                        idx[k] = j
                     d = self.vf.new()
                     extra = {"group_uses": group, "group_remat": remat}
                     if s == 0:
-                        self.emit("tbl", (Vec(d, "16b"), VecList(group, "16b"), Vec(idx[m], "16b")), (d,),
-                                  (idx[m],), m, extra=extra)
+                        self.emit("tbl", (Vec(d, "16b"), VecList(group, "16b"), Vec(idx[k], "16b")), (d,),
+                                  (idx[k],), m, extra=extra)
                     else:
-                        self.emit("tbx", (Vec(d, "16b"), VecList(group, "16b"), Vec(idx[m], "16b")), (d,),
-                                  (res[m], idx[m]), m, tied=res[m], extra=extra)
-                    res[m] = d
-            for m in chunk:
-                self.values[m] = res[m]
+                        self.emit("tbx", (Vec(d, "16b"), VecList(group, "16b"), Vec(idx[k], "16b")), (d,),
+                                  (res[k], idx[k]), m, tied=res[k], extra=extra)
+                    res[k] = d
+            out += res
+        return out
 
     def aes_lookup(self, m: int, aff) -> VReg:
         """T(x) with T = L∘S, S∘L, L∘S⁻¹ or S⁻¹∘L: AESE/AESD with a zero round key (SubBytes after
@@ -353,8 +386,17 @@ class Selector:
                      eor r, a, b
         """
         arg = self.fn.ops[m].args[0]
-        x = self.values[arg]
         q = self.power.get(arg, 0) or 0
+        d = self.aes_sub(self.values[arg], aff, m)
+        self.power[m] = (q + (1 if aff.box == "S" else -1)) % 4
+        if aff.box == "S-1" and self._depth[m] in self._mixed:  # meet the AESE results of this layer
+            d = self._realign(d, self.power[m], (q + 1) % 4, m)
+            self.power[m] = (q + 1) % 4
+        return d
+
+    def aes_sub(self, x: VReg, aff, m: int) -> VReg:
+        """T on every byte of x, the lanes left in (Inv)ShiftRows order: AESE/AESD with a zero round key and
+        the affine map L before or after it (op m for origin)."""
         if not aff.after and not aff.identity:
             x = self.affine_map(x, aff, m)
         zero = self.const(0, 8)
@@ -363,10 +405,6 @@ class Selector:
                   tied=x)
         if aff.after and not aff.identity:
             d = self.affine_map(d, aff, m)
-        self.power[m] = (q + (1 if aff.box == "S" else -1)) % 4
-        if aff.box == "S-1" and self._depth[m] in self._mixed:  # meet the AESE results of this layer
-            d = self._realign(d, self.power[m], (q + 1) % 4, m)
-            self.power[m] = (q + 1) % 4
         return d
 
     def affine_map(self, x: VReg, aff, m: int) -> VReg:
@@ -380,7 +418,7 @@ class Selector:
         return self.binop("eor", "16b", a, b, m)
 
 
-_SR = [(i + 4 * (i % 4)) % 16 for i in range(16)]  # AESE lane i <- lane _SR[i] (ShiftRows, column-major)
+_SR = SHIFT_ROWS  # AESE lane i <- lane _SR[i] (ShiftRows, column-major)
 
 
 class _At:

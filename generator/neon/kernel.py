@@ -24,7 +24,7 @@ from . import ldp as LDP
 from . import packed as PK
 from . import sliced as SL
 from .isel import Selector
-from .pool import Pool
+from .pool import Pool, lut_tables
 
 VREG_ORDER = list(range(16, 32)) + list(range(0, 8)) + list(range(8, 16))  # caller-saved first
 SLICE_GPRS = ["x10", "x11", "x12", "x13", "x14", "x16", "x17", "x19", "x20", "x21", "x22", "x23", "x24",
@@ -98,7 +98,7 @@ def _build(module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, 
     keys = key_names(module, fn)
     vf = VRegFactory()
     bb = module.block.nbytes
-    used_tables = sorted({op.imm[0] for op in fn.ops if op.code == "lut"})
+    used_tables = sorted({p for op in fn.ops if op.code == "lut" for p in lut_tables(op.imm[0], module.tables[op.imm[0]])})
     slice_ptr = {}
     setup: list[str] = []
     for t in used_tables:

@@ -3,8 +3,23 @@
     p = Pool({"S": table});  p.table_offset("S") -> 0;  p.add_vector(b"\\x01" * 16) -> 256
     p.directives()  -> [".byte 0x63,0x7c,...", ...]   (rendered under the kernel's pool label)
 Offsets are stable: tables first, in the order given, then vectors in order of first use (deduplicated).
+A table with entries wider than a byte is stored as byte planes (``lut_tables``): TBL returns bytes.
 """
 from __future__ import annotations
+
+from cipherspec.ir import Table
+
+
+def lut_tables(name: str, t: Table) -> dict[str, bytes]:
+    """The 256-byte tables a lookup into t reads: t itself, or plane j (byte j of every entry, little-endian
+    in the lane) of a wider table, named NAME.b<j>.
+
+        lut_tables("S", u8 -> u8 table)   -> {"S": 256 bytes}
+        lut_tables("T", u8 -> u32 table)  -> {"T.b0": ..., "T.b1": ..., "T.b2": ..., "T.b3": ...}
+    """
+    if t.out_width == 8:
+        return {name: bytes(t.values)}
+    return {f"{name}.b{j}": bytes((v >> 8 * j) & 0xFF for v in t.values) for j in range(t.out_width // 8)}
 
 
 class Pool:

@@ -1,7 +1,8 @@
 """NEON schedules: layout and interleave, as named values.
 
     sliced:  <cipher>_neon_b<L>_il<k>     L = blocks per register (128 / word width), k block groups in flight
-    e.g.     lea128_neon_b4_il4, aria128_neon_b16_il1, pipo64_128_neon_b16_il2, cham64_128_neon_b8_il2
+    e.g.     lea128_neon_b4_il4, aria128_neon_b16_il1, pipo64_128_neon_b16_il2, cham64_128_neon_b8_il2,
+             speck128_128_neon_b2_il4 (64-bit words: two blocks per register)
     packed:  <cipher>_neon_packed_il<k>   each block in contiguous lanes, 64·k bytes per group (packed.py)
     e.g.     aria128_neon_packed_il1 (4 blocks), pipo64_128_neon_packed_il2 (16 blocks)
     _crypto (sliced): S-boxes affine-equivalent to AES's via AESE/AESD (-march=armv8-a+crypto), e.g.
@@ -9,7 +10,8 @@
     _sha3 (sliced): EOR3/BCAX three-input logic (FEAT_SHA3, -march=armv8.2-a+sha3), e.g.
              pipo64_128_neon_b16_il2_sha3
 
-The default interleave fills about half the register file with state: k = clamp(16 // words, 1, 4).
+The default interleave fills about half the register file with state: k = clamp(16 // words, 1, 4), or a
+quarter when the cipher looks up 256-byte tables (their 64-byte slices take 16 registers): clamp(8 // words).
 """
 from __future__ import annotations
 
@@ -19,13 +21,16 @@ from cipherspec.errors import UsageError
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
+from .sliced import ARR
+
 _LAYOUT = re.compile(r"^b(\d+)$")
 FLAGS = ("crypto", "sha3")  # valueless schedule flags, each needing a CPU feature (dispatch.FEATURES)
 
 
 def default(module: Module, rounds: int | None = None) -> Schedule:
-    lanes = 128 // module.block.width if module.block.width in (8, 16, 32) else 1
-    il = max(1, min(4, 16 // max(1, module.block.count)))
+    lanes = 128 // module.block.width if module.block.width in ARR else 1
+    lookups = any(op.code == "lut" for op in module.functions["encrypt"].ops)
+    il = max(1, min(4, (8 if lookups else 16) // max(1, module.block.count)))  # a table's slices take 16
     return Schedule(module.cipher, "neon", f"b{lanes}", (("il", il),), rounds)
 
 
@@ -81,7 +86,7 @@ def check(s: Schedule, module: Module) -> tuple[int, int]:
         check_packed(module, f"schedule {s.name}")
         return module.block.nbytes, s.get("il", 1)
     lanes = int(_LAYOUT.match(s.layout).group(1))
-    want = 128 // module.block.width if module.block.width in (8, 16, 32) else None
+    want = 128 // module.block.width if module.block.width in ARR else None
     if lanes != want:
         raise UsageError(f"schedule {s.name}: {module.cipher} has {module.block} blocks; the sliced layout puts "
                          f"{want} blocks in a register (b{want})" if want else

@@ -1,14 +1,16 @@
 """The sliced layout: state word i of L blocks in the L lanes of one register.
 
-Loads are ``LD4`` (which de-interleaves by four) followed by ``m`` levels of ``UZP1``/``UZP2`` when a
-block has 4·2^m words; stores are the exact inverse (``ZIP1``/``ZIP2`` then ``ST4``).  The shuffle
-network is derived by simulating register contents symbolically and is checked before use, so a wrong
-network cannot be emitted.
+Loads are ``LDk`` (which de-interleaves by k = 4, 3, 2 or 1) followed by ``m`` levels of
+``UZP1``/``UZP2`` when a block has k·2^m words; stores are the exact inverse (``ZIP1``/``ZIP2`` then
+``STk``).  The shuffle network is derived by simulating register contents symbolically and is checked
+before use, so a wrong network cannot be emitted.
 
     u32[4] (LEA):   ld4 {v0.4s-v3.4s}, [x1], #64            -> v<i> = word i of blocks 0..3
     u8[8] (PIPO):   ld4 ×2 (.16b) + 8 uzp1/uzp2              -> word i of blocks 0..15
     u8[16] (ARIA):  ld4 ×4 (.16b) + 32 uzp1/uzp2             -> byte i of blocks 0..15
-Big-endian words of 16/32 bits get ``REV16``/``REV32`` after loading and before storing.
+    u64[2] (SPECK-128-like):  ld2 {v0.2d-v1.2d}, [x1], #32   -> word i of blocks 0..1
+    u32[2] (64-bit blocks):   ld2 {v0.4s-v1.4s}, [x1], #32   -> word i of blocks 0..3
+Big-endian words of 16/32/64 bits get ``REV16``/``REV32``/``REV64`` after loading and before storing.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from cipherspec.ir import WordLayout
 
 from ..mir.mir import Instr, Text, Vec, VecList, VRegFactory
 
-ARR = {8: "16b", 16: "8h", 32: "4s"}
+ARR = {8: "16b", 16: "8h", 32: "4s", 64: "2d"}
 
 
 @dataclass(frozen=True)
@@ -35,41 +37,52 @@ class Sliced:
         return ARR[self.block.width]
 
     @property
+    def k(self) -> int:
+        """Words per LDk structure: the largest of 4, 3, 2, 1 leaving a power of two of them per block."""
+        return _structure(self.block.count)
+
+    @property
     def levels(self) -> int:
-        m, c = 0, self.block.count
-        while c > 4:
-            c //= 2
-            m += 1
-        return m
+        return (self.block.count // self.k).bit_length() - 1
 
     @property
     def group_bytes(self) -> int:
         return self.lanes * self.block.nbytes
 
 
+def _structure(count: int) -> int:
+    for k in (4, 3, 2, 1):
+        per = count // k
+        if count % k == 0 and per & (per - 1) == 0:
+            return k
+    return 0
+
+
 def check_sliced(block: WordLayout, where: str) -> Sliced:
     c = block.count
-    if block.width not in ARR or c < 4 or c & (c - 1):
-        raise UsageError(f"not supported by neon: sliced layout for block {block} (needs u8/u16/u32 words, "
-                         f"4·2^m of them) at {where}")
+    k = _structure(c)
+    if block.width not in ARR or not k or c // k > 128 // block.width:
+        raise UsageError(f"not supported by neon: sliced layout for block {block} at {where} (needs k·2^m words "
+                         f"with k = 1..4 and 2^m at most the {128 // block.width} lanes of a register; "
+                         f"use --target c)")
     return Sliced(block)
 
 
 def _initial(s: Sliced) -> list[list[list[tuple[int, int]]]]:
-    """Contents of the 4 registers of each LD4: lists of (block, word) per lane."""
-    per = 1 << s.levels  # words per LD4 lane group of one block / 4
-    bpl = s.lanes // per  # blocks per LD4
+    """Contents of the k registers of each LDk: lists of (block, word) per lane."""
+    per = 1 << s.levels  # words per LDk lane group of one block / k
+    bpl = s.lanes // per  # blocks per LDk
     loads = []
     for h in range(per):
         regs = []
-        for j in range(4):
-            regs.append([(h * bpl + idx // per, j + 4 * (idx % per)) for idx in range(s.lanes)])
+        for j in range(s.k):
+            regs.append([(h * bpl + idx // per, j + s.k * (idx % per)) for idx in range(s.lanes)])
         loads.append(regs)
     return loads
 
 
 def plan(s: Sliced) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """The unzip network as pairs of register ids; registers are numbered: LD4 h reg j = 4h+j, then
+    """The unzip network as pairs of register ids; registers are numbered: LDk h reg j = kh+j, then
     each uzp pair appends (uzp1, uzp2).  Returns [(inputs (a, b), outputs (u1, u2))] and checks the end."""
     contents: list[list[tuple[int, int]]] = [r for regs in _initial(s) for r in regs]
     live = list(range(len(contents)))
@@ -116,12 +129,12 @@ def load(s: Sliced, vf: VRegFactory, ptr: str, origin: str, stream: int) -> tupl
     steps, final = plan(s)
     regs: dict[int, object] = {}
     out: list[Instr] = []
-    per = 1 << s.levels
+    per, k = 1 << s.levels, s.k
     for h in range(per):
-        group = tuple(vf.new(f"ld{h}.{j}") for j in range(4))
+        group = tuple(vf.new(f"ld{h}.{j}") for j in range(k))
         for j, v in enumerate(group):
-            regs[4 * h + j] = v
-        out.append(Instr("ld4", (VecList(group, s.arr), Text(f"[{ptr}]"), Text("#64")), defs=group,
+            regs[k * h + j] = v
+        out.append(Instr(f"ld{k}", (VecList(group, s.arr), Text(f"[{ptr}]"), Text(f"#{16 * k}")), defs=group,
                          origin=origin, stream=stream, extra={"group_defs": group}))
     for (a, b), (u1, u2) in steps:
         for code, dst in (("uzp1", u1), ("uzp2", u2)):
@@ -134,7 +147,7 @@ def load(s: Sliced, vf: VRegFactory, ptr: str, origin: str, stream: int) -> tupl
 
 
 def _swap_big_endian(s: Sliced, vf: VRegFactory, words: list, out: list, origin: str, stream: int) -> list:
-    """Big-endian block words: REV16/REV32 each word register (the same on load and store); else as is."""
+    """Big-endian block words: REV16/REV32/REV64 each word register (the same on load and store); else as is."""
     if s.block.width == 8 or s.block.endian != "big":
         return words
     fixed = []
@@ -158,7 +171,7 @@ def store(s: Sliced, vf: VRegFactory, words: list, ptr: str, origin: str, stream
             out.append(Instr(code, (Vec(regs[dst], s.arr), Vec(regs[u1], s.arr), Vec(regs[u2], s.arr)),
                              defs=(regs[dst],), uses=(regs[u1], regs[u2]), origin=origin, stream=stream))
     for h in range(1 << s.levels):
-        group = tuple(regs[4 * h + j] for j in range(4))
-        out.append(Instr("st4", (VecList(group, s.arr), Text(f"[{ptr}]"), Text("#64")), uses=group,
+        group = tuple(regs[s.k * h + j] for j in range(s.k))
+        out.append(Instr(f"st{s.k}", (VecList(group, s.arr), Text(f"[{ptr}]"), Text(f"#{16 * s.k}")), uses=group,
                          origin=origin, stream=stream, kind="store", extra={"group_uses": group}))
     return out

@@ -4,8 +4,10 @@ of the same kernel), placements of tables and round keys, CTR with uniform-value
     BACKEND.parse_schedule(module, "rk-shared_t512") -> CudaSchedule;  BACKEND.generate(module, s) -> {.cu, .h}
     BACKEND.load(registry, "lea128", None, None)     -> runtime.cuda_target.CudaCipher (GPU machines only)
 
-Modules: placement (schedules), isel/lop3/balance (instruction selection), cores, layout (block words),
-multikey (CTR_DRBG bulk), keysched (host key schedule), source (the text), build, emulate (tests).
+Modules: placement (schedules), isel/lop3/balance/wide (instruction selection; wide: 64-bit values as
+register pairs, after cipherspec.passes.split_u64), cores, layout (block words),
+blockio (block loads/stores), prologue (placement fills), ctr (counter words, hoisting), multikey
+(CTR_DRBG bulk), host and keysched (the host section), source (puts the text together), build, emulate.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from runtime.cuda_target import CudaCipher, gpu_available
 from ..backend import Backend
 from . import build as _build
 from .placement import CudaSchedule
-from .source import CUDA_PASSES, generate
+from .source import generate, passes_for
 
 
 class CudaBackend(Backend):
@@ -31,10 +33,17 @@ class CudaBackend(Backend):
         return schedule.name(module, rounds)
 
     def schedules(self, module: Module, rounds: int | None = None) -> list[CudaSchedule]:
-        return [_build.schedule_for(module, None)]
+        """The default, and each other route through the passes this cipher takes (T-tables, lane layouts)."""
+        out = [_build.schedule_for(module, None)]
+        for text in ("tt", "tt4", "swar", "bs"):
+            try:
+                out.append(_build.schedule_for(module, text))
+            except UsageError:
+                pass
+        return out
 
     def passes(self, module: Module, schedule: CudaSchedule):
-        return CUDA_PASSES
+        return passes_for(schedule)
 
     def generate(self, module: Module, schedule: CudaSchedule, rounds: int | None = None) -> dict[str, str]:
         src = generate(module, schedule, rounds)

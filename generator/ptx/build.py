@@ -23,8 +23,11 @@ from .source import generate, prepared
 
 def schedule_for(module: Module, text: str | None) -> CudaSchedule:
     """``module``: after the shared pipeline; the schedule named by ``text``, else the tuned default."""
-    module = prepared(module)
-    return CudaSchedule.parse(text, module) if text else default_for(module)
+    if not text:
+        return default_for(prepared(module))
+    sched = CudaSchedule.parse(text, prepared(module), validate=False)
+    sched.validate(prepared(module, sched))  # the layout's own passes (bs keeps gmul)
+    return sched
 
 
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress=None) -> list[str]:

@@ -13,17 +13,18 @@ leaves as ``y``; round keys and tables are read where the placement puts them (p
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cipherspec.ir import Function, Module
+from cipherspec.passes.hoist_uniform import Hoisted
 
 from . import balance, isel
-from .placement import CudaSchedule, rk_index
+from .placement import FLAVOURS, CudaSchedule, rk_index
 
 
 @dataclass(frozen=True)
 class Access:
-    """How a core reads round keys and tables under one schedule."""
+    """How a core reads round keys and tables under one schedule (NO_ACCESS: neither)."""
 
     rk_param: str  # the core's round-key parameter declaration
     rk_expr: str  # format string with {i}
@@ -31,12 +32,17 @@ class Access:
     tab_expr: dict[str, str]  # table -> format string with {i}
 
 
-def access(module: Module, sched: CudaSchedule, rk_type: str) -> Access:
+NO_ACCESS = Access("", "", (), {})
+
+
+def access(module: Module, sched: CudaSchedule, rk_type: str, reload_rk: bool = False) -> Access:
+    """``reload_rk`` (rk-shared): read every round-key word from shared memory at its use (volatile), so
+    that nvcc does not hoist hundreds of them into registers (the bitsliced multi-key kernel)."""
     nrk = len(rk_index(module))
     if sched.rk == "const":
         rk_param, rk_expr = f"const {rk_type} &rk", "rk.w[{i}]"
     elif sched.rk == "shared":
-        rk_param, rk_expr = "const uint32_t *__restrict__ rk", "rk[{i}]"
+        rk_param, rk_expr = f"const {'volatile ' if reload_rk else ''}uint32_t *__restrict__ rk", "rk[{i}]"
     else:
         rk_param, rk_expr = f"const uint32_t (&rk)[{nrk}]", "rk[{i}]"
     params, exprs = [], {}
@@ -53,10 +59,12 @@ def access(module: Module, sched: CudaSchedule, rk_type: str) -> Access:
 
 
 def core(name: str, fn: Function, module: Module, acc: Access, flavour: str,
-         x_names: list[str], h_names: list[str] | None = None, balanced: bool = False) -> str:
+         x_names: list[str], h_names: list[str] | None = None, balanced: bool = False,
+         rk_idx: dict[str, int] | None = None) -> str:
     """The device function; ``x_names[j]`` is the input bound to x[j], ``h_names[k]`` to h[k];
-    ``balanced``: move rotations to the FMA pipe where that evens the pipes (balance.py)."""
-    idx = rk_index(module)
+    ``balanced``: move rotations to the FMA pipe where that evens the pipes (balance.py);
+    ``rk_idx``: round-key input name -> word in the struct (default: the key schedule's words)."""
+    idx = rk_index(module) if rk_idx is None else rk_idx
     imad = frozenset()
     if balanced:
         fn, imad = balance.balance(fn)
@@ -74,10 +82,30 @@ def core(name: str, fn: Function, module: Module, acc: Access, flavour: str,
     if h_names is not None:
         params.append(f"const uint32_t (&h)[{max(len(h_names), 1)}]")
     params.append(f"uint32_t (&y)[{max(len(body.outputs), 1)}]")
-    params.append(acc.rk_param)
+    if acc.rk_param:  # (the lane transforms read no key)
+        params.append(acc.rk_param)
     params += list(acc.tab_params)
     lines = [f"__device__ __forceinline__ void {name}({', '.join(params)})", "{"]
     lines += ["    " + ln for ln in body.lines]
     lines += [f"    y[{k}] = {expr};  // out {n}" for k, (n, expr) in enumerate(body.outputs)]
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def kernel_cores(module: Module, sched: CudaSchedule, rk_type: str, split: Hoisted, xs_enc: list[str],
+                 xs_dec: list[str]) -> list[str]:
+    """Every core the kernels call, per flavour: cs_enc, cs_dec, cs_menc (multi-key: round keys staged in
+    shared memory) and, with CTR hoisting, cs_pre (uniform part, once per thread) and cs_main (per block)."""
+    acc = access(module, sched, rk_type)
+    acc_multi = access(module, replace(sched, rk="shared"), rk_type)
+    enc, dec, bal = module.functions["encrypt"], module.functions["decrypt"], sched.bal
+    out = []
+    for f in FLAVOURS:
+        out.append(core(f"cs_enc_{f}", enc, module, acc, f, xs_enc, balanced=bal))
+        out.append(core(f"cs_dec_{f}", dec, module, acc, f, xs_dec, balanced=bal))
+        out.append(core(f"cs_menc_{f}", enc, module, acc_multi, f, xs_enc, balanced=bal))
+        if sched.hoist:
+            out.append(core(f"cs_pre_{f}", split.pre, module, acc, f, xs_enc))
+            out.append(core(f"cs_main_{f}", split.main, module, acc, f, xs_enc, [n for n, _ in split.pre.outputs],
+                            balanced=bal))
+    return out

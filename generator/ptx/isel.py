@@ -8,7 +8,7 @@ rotations, ``prmt.b32`` + ``shf.l.wrap.b32`` for 8/16-bit rotations, ``shl.b32``
 Table lookups are loads from the placement's memory in both flavours (an expression the caller
 supplies).
 
-8- and 16-bit words live in 32-bit registers.  Each value carries a *clean* flag (bits above its
+64-bit values are register pairs (ptx) or ``uint64_t`` (c): wide.py.  8- and 16-bit words live in 32-bit registers.  Each value carries a *clean* flag (bits above its
 width are zero).  Ops whose low bits depend only on the operands' low bits (add, sub, xor, and, or,
 not, shl, rotl via prmt+shf) accept dirty operands; shr, table indices, zext and function outputs
 need clean ones, and get one ``and.b32`` the first time a dirty value is used that way:
@@ -28,15 +28,16 @@ from typing import Callable
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, mask
 
-from . import lop3
+from . import lop3, wide
 
 FLAVOURS = ("ptx", "c")
 
 
 @dataclass
 class Val:
-    expr: str
+    expr: str  # a 64-bit value in the ptx flavour: its low half
     clean: bool
+    hi: str | None = None  # ... and its high half (wide.py)
 
 
 @dataclass
@@ -66,15 +67,15 @@ class Selector:
         if flavour not in FLAVOURS:
             raise UsageError(f"unknown kernel flavour {flavour!r}")
         for op in fn.ops:
-            if op.width > 32:
-                raise UsageError(f"cuda backend: {op.width}-bit words are not supported yet ({op.origin})")
             if op.code == "gmul":
                 raise UsageError("cuda backend: run lower_gmul before instruction selection")
+            if op.width == 64 and op.code in ("input", "lut"):
+                raise UsageError(f"cuda backend: a 64-bit {op.code} ({op.origin}): run split_u64 first")
         self.fn, self.env, self.flavour = fn, env, flavour
         self.vals: dict[int, Val] = {}
         self.masked: dict[int, str] = {}
         self.body = Body()
-        self.trees = lop3.cover(fn) if flavour == "ptx" else {}
+        self.trees = lop3.cover(fn, 64) if flavour == "ptx" else {}  # 64-bit trees: once per half (wide.py)
         self.members = {m for t in self.trees.values() for m in t.members if m != t.root}
 
     # ----------------------------------------------------------------------------- emission helpers
@@ -98,12 +99,28 @@ class Selector:
         if v not in self.masked:
             w = self.fn.ops[v].width
             dst = f"{self.name(v)}m"
-            if self.flavour == "ptx":
+            byte = self._byte_of_word(v)
+            if byte is not None and self.flavour == "ptx":  # byte r of a word, zero-extended: one PRMT
+                src, r = byte
+                self.asm(dst, f"prmt.b32 %0, %1, 0, {0x4440 + r:#06x};", [src], _comment(self.fn, v, f"byte {r}"))
+            elif self.flavour == "ptx":
                 self.asm(dst, f"and.b32 %0, %1, {mask(w):#x};", [val.expr], _comment(self.fn, v, f"clean u{w}"))
             else:
                 self.cdef(dst, f"{val.expr} & {mask(w):#x}u", _comment(self.fn, v, f"clean u{w}"))
             self.masked[v] = dst
         return self.masked[v]
+
+    def _byte_of_word(self, v: int) -> tuple[str, int] | None:
+        """trunc.u8 of a 32-bit word, or of that word shifted right by 8r: (the word's expression, r)."""
+        op = self.fn.ops[v]
+        if op.code != "trunc" or op.width != 8:
+            return None
+        a = self.fn.ops[op.args[0]]
+        if a.width != 32:
+            return None
+        if a.code == "shr" and a.imm[0] % 8 == 0 and op.args[0] in self.vals:
+            return self.raw(a.args[0]), a.imm[0] // 8
+        return self.raw(op.args[0]), 0
 
     def raw(self, v: int) -> str:
         return self.vals[v].expr
@@ -128,6 +145,8 @@ class Selector:
             if name not in self.env.inputs:
                 raise UsageError(f"cuda backend: input {name} is not bound")
             return self.env.inputs[name]
+        if w == 64:
+            return wide.select(self, v, op, d, cm)
         if code == "const":
             return Val(f"{op.imm[0]:#x}u", True)
         if v in self.trees:
@@ -174,11 +193,64 @@ class Selector:
             return Val(self.clean(op.args[0]), True)
         if code == "trunc":
             a = self.vals[op.args[0]]
+            if fn.ops[op.args[0]].width == 64:  # the low half (ptx) or a cast (c)
+                return Val(a.expr if ptx else f"(uint32_t)({a.expr})", w == 32)
             return Val(a.expr, a.clean and fn.ops[op.args[0]].width <= w)
         raise UsageError(f"cuda backend: no selection for opcode {code}")
 
+    def _byte_select(self, tree: lop3.Tree) -> tuple[list[int], int] | None:
+        """A 32-bit tree that picks whole bytes of (shifted) values by a byte mask -> (sources, prmt selector).
+
+            before: %5 = shl %1, 8   %7 = xor %5, (and (xor %0, %5), 0x00ff00ff)   (a byte select: SHF + LOP3)
+            after:  prmt %0, %1, 0x6240                                            (one PRMT; the shl goes dead)
+        """
+        fn = self.fn
+        if fn.ops[tree.root].width != 32 or len(tree.leaves) != 3:
+            return None
+        consts = [x for x in tree.leaves if fn.ops[x].code == "const"]
+        if len(consts) != 1:
+            return None
+        mask_v = fn.ops[consts[0]].imm[0]
+        if any((mask_v >> (8 * p) & 0xFF) not in (0, 0xFF) for p in range(4)):
+            return None
+        pos = {x: i for i, x in enumerate(tree.leaves)}
+        others = [x for x in tree.leaves if x != consts[0]]
+        bases: list[int] = []
+        sel = 0
+        for p in range(4):
+            m = mask_v >> (8 * p) & 1
+            picked = None
+            for x in others:  # the output is leaf x whatever the other leaf is
+                y = others[1] if x == others[0] else others[0]
+                if all((tree.table >> ((bx << (2 - pos[x])) | (by << (2 - pos[y])) | (m << (2 - pos[consts[0]]))) & 1)
+                       == bx for bx in (0, 1) for by in (0, 1)):
+                    picked = x
+            if picked is None:
+                return None
+            src, shift = picked, 0
+            op = fn.ops[picked]
+            if op.code in ("shl", "shr") and op.imm[0] % 8 == 0:
+                src, shift = op.args[0], (op.imm[0] // 8) * (1 if op.code == "shl" else -1)
+            byte = p - shift
+            if not 0 <= byte <= 3:
+                return None  # a zero byte: not a select
+            if src not in bases:
+                bases.append(src)
+            if len(bases) > 2:
+                return None
+            sel |= (4 * bases.index(src) + byte) << (4 * p)
+        return bases, sel
+
     def _logic(self, v: int, tree: lop3.Tree, d: str) -> Val:
         op = self.fn.ops[v]
+        picked = self._byte_select(tree)
+        if picked is not None:
+            bases, sel = picked
+            srcs = [self.raw(x) for x in bases] + ([] if len(bases) == 2 else ["0"])
+            cm = _comment(self.fn, list(tree.members)[::-1], f"byte select.u32 {sel:#06x}")
+            self.asm(d, f"prmt.b32 %0, %1, %2, {sel:#06x};" if len(bases) == 2 else f"prmt.b32 %0, %1, 0, {sel:#06x};",
+                     srcs[:len(bases)], cm)
+            return Val(d, True)
         leaves = [self.vals[x] for x in tree.leaves]
         what = tree.simple
         cm = _comment(self.fn, list(tree.members)[::-1] if len(tree.members) > 1 else v,

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from cipherspec.ir import Module
 
-from .placement import CudaSchedule, rk_index
+from .placement import DEFAULT_SHARED, CudaSchedule, rk_index
+from .prologue import table_fills
 
 MAX_REQ_BLOCKS = 1 << 31
 MAX_THREADS = 256
@@ -95,23 +96,30 @@ def threads(sched: CudaSchedule) -> int:
     return min(sched.threads, MAX_THREADS)
 
 
-def kernel_parts(module: Module, sched: CudaSchedule, P: str, tab_prologue: list[str], tab_args: list[str],
-                 rk_off: int) -> dict:
+def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = None, group: int = 1) -> dict:
     """What the template's multi-key kernel needs: prologue (table fills, the request's round keys into
-    shared memory, one barrier), the core's arguments, shared bytes, the partial-block store."""
+    shared memory, one barrier), the core's arguments, shared bytes, the partial-block store.  Lane
+    layouts: ``nrk`` round-key words per request (derived ones included), ``group`` blocks per slot."""
     B, T = module.block.nbytes, threads(sched)
-    nrk = len(rk_index(module))
-    pro = ["    extern __shared__ uint32_t cs_smem[];"] + list(tab_prologue)
+    nrk = len(rk_index(module)) if nrk is None else nrk
+    word = "m[s][{k}]" if group == 1 else f"m[s][b * {B // 4} + {{k}}]"  # a lane layout stores block b of m[s]
+    fills = table_fills(module, sched.copies, T)
+    rk_off = fills.words
+    pro = ["    extern __shared__ uint32_t cs_smem[];"] + fills.lines
     pro += ["    const uint32_t r = cta_req[blockIdx.x];",
             f"    for (uint32_t i = threadIdx.x; i < {nrk}u; i += {T}u) cs_smem[{rk_off} + i] = rks[(uint64_t)r * {nrk} + i];",
             "    __syncthreads();  // tables and this request's round keys are in place before any thread reads"]
-    partial = [f"if ({b}u < rem) out8[i * {B} + {b}] = (uint8_t)(m[s][{b // 4}] >> {8 * (b % 4)});" for b in range(B)]
+    partial = [f"if ({b}u < rem) out8[i * {B} + {b}] = (uint8_t)({word.format(k=b // 4)} >> {8 * (b % 4)});"
+               for b in range(B)]
+    smem = 4 * (rk_off + nrk)
     return {
         "prologue": "\n".join(pro),
-        "args": ", ".join([f"cs_smem + {rk_off}"] + tab_args),
-        "smem": 4 * (rk_off + nrk),
-        "partial": "\n".join(" " * 24 + ln for ln in partial),
+        "args": ", ".join([f"cs_smem + {rk_off}"] + fills.args),
+        "smem": smem,
+        "smem_opt_in": smem > DEFAULT_SHARED,
+        "partial": "\n".join(partial),
         "helpers": helpers_c(P, B),
         "max_blocks": MAX_REQ_BLOCKS,
         "T": T,
+        "tile": T * sched.ilp * group,  # blocks one CTA makes per loop trip
     }

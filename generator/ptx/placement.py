@@ -13,6 +13,12 @@ Parameters (a name's tokens after cipher_cuda_ctr, any order when parsing):
     bal                              pipe balancing: some rotations as FMA-pipe multiplies (balance.py)
     fl-c | fl-ptx                    the flavour the host API runs by default: plain CUDA C or inline PTX
                                      (both are always built; shown when fl-c; the autotuner picks it)
+    tt | tt4                         32-bit T-tables (cipherspec/passes/ttable.py): byte lookups feeding a
+                                     GF(2^8)-linear column map become one 32-bit table + byte rotations
+                                     (tt4: one table per column coefficient, no rotation)
+    swar | bs                        a lane layout (lanes.py): four blocks per register, one per byte
+                                     (byte-packed), or 32 blocks as bit planes (bitsliced: constant-time,
+                                     no table read, so no tab- part); default: one block per thread
 Every schedule runs a grid-stride loop over a grid of (SMs x resident blocks per SM).
 """
 from __future__ import annotations
@@ -28,9 +34,12 @@ from cipherspec.schedule import Schedule
 from .isel import FLAVOURS  # inline PTX, plain CUDA C (index = the host API's flavour number)
 
 RK_PLACES = ("const", "shared", "reg")
+LAYOUTS = ("scalar", "swar", "bs")
 TAB_BASES = ("const", "global", "shared")
 SHARED_LIMIT = 227 * 1024  # bytes of shared memory one block may use on sm_90 (opt-in above 48 KB)
+DEFAULT_SHARED = 48 * 1024  # bytes of dynamic shared memory a launch gets without cudaFuncSetAttribute
 PARAM_LIMIT = 4096  # bytes of kernel parameters we allow (the classic limit, all archs)
+LANES_PARAM_LIMIT = 32764  # lane layouts' derived key words: the limit since CUDA 12.1 on sm_70 and newer
 REG_RK_LIMIT = 96  # round-key words we let a schedule keep in registers
 TUNED = Path(__file__).with_name("tuned.json")
 
@@ -44,20 +53,32 @@ class CudaSchedule:
     hoist: bool = True
     bal: bool = False  # move rotations to the FMA pipe where it evens ALU/FMA (balance.py)
     flavour: str = "ptx"  # the host API's default flavour: "ptx" (inline PTX) or "c" (plain CUDA C)
+    layout: str = "scalar"  # "scalar" (one block per thread), "swar" or "bs" (lanes.py)
+    ttable: int = 0  # 32-bit T-tables (scalar layout): 0 off, 1 one table + rotations, 4 tables without
+
+    @property
+    def lanes(self) -> bool:
+        return self.layout != "scalar"
 
     @property
     def copies(self) -> int:
+        if self.layout == "bs":  # reads no table
+            return 0
         if self.tab.startswith("shared"):
             return int(self.tab[6:] or 1)
         return 0
 
     def schedule(self, module: Module, rounds: int | None = None) -> Schedule:
         params: list[tuple[str, object]] = [("rk-", self.rk), ("t", self.threads)]
-        if module.tables:
+        if self.lanes:
+            params.append((self.layout, ""))
+        if self.ttable:
+            params.append(("tt", "4" if self.ttable == 4 else ""))
+        if module.tables and self.layout != "bs":
             params.append(("tab-", self.tab))
         if self.ilp != 1:
             params.append(("ilp", self.ilp))
-        if not self.hoist:
+        if not self.hoist and not self.lanes:
             params.append(("no", "hoist"))
         if self.bal:
             params.append(("bal", ""))
@@ -69,9 +90,10 @@ class CudaSchedule:
         return self.schedule(module, rounds).name
 
     @staticmethod
-    def parse(text: str, module: Module, base: "CudaSchedule | None" = None) -> "CudaSchedule":
+    def parse(text: str, module: Module, base: "CudaSchedule | None" = None, validate: bool = True) -> "CudaSchedule":
         """Parameters override ``base`` (default: the built-in default, not the tuned one, so that a
-        schedule string names the same kernel whatever tuned.json says)."""
+        schedule string names the same kernel whatever tuned.json says); ``validate``: check it against
+        ``module`` (False: the caller checks it against the module prepared for its layout)."""
         s = base or default_for(module, tuned={})
         if "_cuda_" in text:  # a full name: cipher[rN]_cuda_layout_params
             head, _, rest = text.partition("_cuda_")
@@ -98,10 +120,15 @@ class CudaSchedule:
                 s = replace(s, bal=True)
             elif t.startswith("fl-"):
                 s = replace(s, flavour=t[3:])
+            elif t in LAYOUTS:
+                s = replace(s, layout=t)
+            elif t in ("tt", "tt4"):
+                s = replace(s, ttable=int(t[2:] or 1))
             else:
                 raise UsageError(f"unknown cuda schedule part {t!r} (rk-const|rk-shared|rk-reg, "
-                                 "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx)")
-        s.validate(module)
+                                 "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, tt|tt4, swar|bs)")
+        if validate:
+            s.validate(module)
         return s
 
     def validate(self, module: Module) -> None:
@@ -112,7 +139,7 @@ class CudaSchedule:
         base = self.tab[:6] if self.tab.startswith("shared") else self.tab
         if base not in TAB_BASES or (self.tab.startswith("shared") and self.tab[6:] and not self.tab[6:].isdigit()):
             raise UsageError(f"tables cannot be placed in {self.tab!r} (const, global, shared, sharedN)")
-        n = self.copies
+        n = int(self.tab[6:] or 1) if self.tab.startswith("shared") else 0
         if self.tab.startswith("shared") and (n < 1 or n > 32 or n & (n - 1)):
             raise UsageError(f"tab-shared{n}: the copy count must be a power of two from 1 to 32")
         if self.threads < 32 or self.threads > 1024 or self.threads % 32:
@@ -123,6 +150,12 @@ class CudaSchedule:
         if need > SHARED_LIMIT:
             raise UsageError(f"{self.name(module)} needs {need} bytes of shared memory per block; the limit is "
                              f"{SHARED_LIMIT} bytes (227 KB on sm_90): use fewer table copies")
+        if self.ttable and (self.lanes or not any(t.out_width == 32 for t in module.tables.values())):
+            raise UsageError(f"tt: no byte lookup of {module.cipher} feeds a GF(2^8)-linear column map "
+                             "(T-tables need one, and the one-block-per-thread layout)")
+        if self.lanes:
+            self._validate_lanes(module)
+            return
         rk_bytes = 4 * rk_words(module)
         if rk_bytes + 256 > PARAM_LIMIT:
             raise UsageError(f"{module.cipher}: {rk_bytes} bytes of round keys exceed the {PARAM_LIMIT}-byte kernel "
@@ -133,12 +166,28 @@ class CudaSchedule:
                 raise UsageError(f"rk-reg: {module.cipher} reads {used} round-key words per block; the limit for "
                                  f"registers is {REG_RK_LIMIT}: use rk-const or rk-shared")
 
-    def shared_bytes(self, module: Module) -> int:
+    def _validate_lanes(self, module: Module) -> None:
+        from .lanes import why_not  # (lanes imports this module)
+
+        why = why_not(module, self.layout)
+        if why:
+            raise UsageError(f"{self.layout}: {why}")
+        if self.rk not in ("const", "shared"):
+            raise UsageError(f"{self.layout}: round keys go in rk-const or rk-shared (its derived key words are many)")
+        if self.bal:
+            raise UsageError(f"{self.layout}: bal (pipe balancing of 32-bit rotations) does not apply to lane layouts")
+        words = rk_words(module) * (9 if self.layout == "bs" else 4)  # an upper bound on the derived words
+        if 4 * words + 256 > LANES_PARAM_LIMIT:
+            raise UsageError(f"{self.layout}: {module.cipher}'s derived round-key words exceed the "
+                             f"{LANES_PARAM_LIMIT}-byte kernel parameter limit")
+
+    def shared_bytes(self, module: Module, nrk: int | None = None) -> int:
+        """``nrk``: round-key words staged by rk-shared (default: the key schedule's)."""
         n = 0
         if self.copies:
             n += sum(4 * len(t.values) * self.copies for t in module.tables.values())
         if self.rk == "shared":
-            n += 4 * rk_words(module)
+            n += 4 * (rk_words(module) if nrk is None else nrk)
         return n
 
 

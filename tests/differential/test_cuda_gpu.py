@@ -16,11 +16,19 @@ from cipherspec.registry import Registry
 from generator.ptx import BACKEND as CUDA_BACKEND
 from runtime.cuda_target import CudaCipher, gpu_available
 
+from cuda_checks import check_ctr, check_ecb
+
 OK, WHY = gpu_available()
 pytestmark = pytest.mark.skipif(not OK, reason=f"GPU tests need an NVIDIA GPU and nvcc: {WHY}")
 
 NAMES = Registry().names()
 TABLED = ["aes128", "aria128"]
+# the lane layouts (generator/ptx/lanes.py): byte-packed and bitsliced, each placement of round keys
+# and the T-tables; AES/ARIA bitsliced are left to the CPU checks (test_cuda_lanes.py): ptxas takes over 20
+# minutes on their cores
+LANES = [("hight", "swar"), ("hight", "swar_t64_ilp2_rk-shared"), ("pipo64_128", "swar_t128"),
+         ("pipo64_128", "bs_t64"), ("pipo64_128", "bs_t128_rk-shared"), ("aes128", "tt_tab-shared32_t512"),
+         ("aes128", "tt4_tab-shared8_rk-shared")]
 # (cipher, schedule parameters); None = the build default (tuned.json or the built-in default)
 SCHEDULES = (
     [(n, None) for n in NAMES]
@@ -29,6 +37,7 @@ SCHEDULES = (
     + [(n, t) for n in TABLED for t in ("tab-const", "tab-global", "tab-shared", "tab-shared4", "tab-shared32")]
     + [("lea128", "ilp2_t128"), ("lea128", "nohoist"), ("cham64_128", "ilp4_t1024"), ("hight", "ilp2_t64"),
        ("pipo64_128", "ilp3_t32"), ("aes128", "ilp2_rk-shared_tab-shared8"), ("aria256", "tab-global_t512")]
+    + LANES
 )
 IDS = [f"{n}-{s or 'default'}" for n, s in SCHEDULES]
 _CACHE: dict = {}
@@ -41,51 +50,14 @@ def cipher(registry, name, sched) -> CudaCipher:
     return _CACHE[key]
 
 
-def ivs(B: int, rng) -> list[bytes]:
-    """Random, and just below each carry: 2^32, 2^64 and (16-byte blocks) 2^128."""
-    def below(bits: int, k: int) -> bytes:
-        hi = int.from_bytes(rng.integers(0, 256, B, dtype=np.uint8).tobytes(), "big") >> bits << bits
-        return ((hi | ((1 << bits) - k)) % (1 << (8 * B))).to_bytes(B, "big")
-
-    out = [rng.integers(0, 256, B, dtype=np.uint8).tobytes(), below(32, 3), below(32, 1)]
-    out += [below(64, 2)] + ([below(128, 5)] if B == 16 else [])
-    return out
-
-
 @pytest.mark.parametrize("name,sched", SCHEDULES, ids=IDS)
 def test_ecb_both_flavours(registry, make_ref, name, sched):
-    c, ref = cipher(registry, name, sched), make_ref(name)
-    rng = np.random.default_rng(7)
-    key = rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes()
-    rk, rkr = c.expand_key(key), ref.expand_key(key)
-    for n in (1, 2, 33, 1000, 4099):
-        pt = rng.integers(0, 256, (n, c.block_bytes), dtype=np.uint8)
-        ct = ref.encrypt_blocks(rkr, pt)
-        assert (c.encrypt_blocks(rk, pt) == ct).all(), n
-        assert (c.decrypt_blocks(rk, ct) == pt).all(), n
-        for flavour in ("ptx", "c"):
-            assert c.device_ecb(rk, pt.tobytes(), False, flavour) == ct.tobytes(), (n, flavour)
-            assert c.device_ecb(rk, ct.tobytes(), True, flavour) == pt.tobytes(), (n, flavour)
+    check_ecb(cipher(registry, name, sched), make_ref(name), np.random.default_rng(7))
 
 
 @pytest.mark.parametrize("name,sched", SCHEDULES, ids=IDS)
 def test_ctr_carries_and_lengths(registry, make_ref, name, sched):
-    c, ref = cipher(registry, name, sched), make_ref(name)
-    B = c.block_bytes
-    rng = np.random.default_rng(11)
-    key = rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes()
-    rk, rkr = c.expand_key(key), ref.expand_key(key)
-    for iv in ivs(B, rng):
-        for n in (1, B - 1, B, B + 1, 7 * B + 3, 40000 * B + 5):
-            data = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
-            want, _ = modes.ctr(ref, rkr, iv, data)
-            assert c.ctr(rk, iv, data) == want, (iv.hex(), n, "host")
-            for flavour in ("ptx", "c"):
-                assert c.device_ctr(rk, iv, data, flavour=flavour) == want, (iv.hex(), n, flavour)
-                ks = c.device_ctr(rk, iv, None, n, flavour=flavour)
-                assert bytes(a ^ b for a, b in zip(ks[:64], data[:64])) == want[:64], (iv.hex(), n, flavour, "ks")
-                assert np.array_equal(np.frombuffer(ks, np.uint8) ^ np.frombuffer(data, np.uint8),
-                                      np.frombuffer(want, np.uint8)), (iv.hex(), n, flavour, "keystream")
+    check_ctr(cipher(registry, name, sched), make_ref(name), np.random.default_rng(11))
 
 
 def test_kernel_errors_are_codes(registry):

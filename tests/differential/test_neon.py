@@ -13,7 +13,7 @@ from cipherspec import modes
 from cipherspec.registry import Registry
 from driver.targets import make_cipher
 from generator.neon.schedules import default
-from neon_support import batches, require
+from neon_support import batches, check_modes, require
 
 REG = Registry()
 CIPHERS = REG.names()
@@ -50,20 +50,7 @@ def cipher(name: str, schedule: str):
 def test_neon_matches_interpreter(name, schedule, data):
     require("aarch64-linux-gnu-gcc", "qemu-aarch64")
     c, ref = cipher(name, schedule)
-    cases = data.draw(batches(c))
-    requests, expected = [], []
-    for key, blocks, iv, stream in cases:
-        rk, rref = c.expand_key(key), ref.expand_key(key)
-        requests += [("ecb_encrypt", rk, blocks, None), ("ecb_decrypt", rk, blocks, None),
-                     ("cbc_decrypt", rk, blocks, iv)]
-        expected += [modes.ecb_encrypt(ref, rref, blocks), modes.ecb_decrypt(ref, rref, blocks),
-                     modes.cbc_decrypt(ref, rref, iv, blocks)]
-        if "ctr" in c.emitted.modes:
-            requests.append(("ctr", rk, stream, iv))
-            expected.append(modes.ctr(ref, rref, iv, stream)[0])
-    got = c.run_batch(requests)
-    for (op, _, d, iv), g, e in zip(requests, got, expected):
-        assert g == e, f"{schedule} {op} of {len(d)} bytes (iv {iv.hex() if iv else None}) differs"
+    check_modes(c, ref, data.draw(batches(c)), schedule)
 
 
 @pytest.mark.parametrize("name", ["lea128", "aria128", "pipo64_128"])

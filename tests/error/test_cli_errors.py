@@ -28,15 +28,16 @@ CRYPT_CASES = [
     (["encrypt", "lea128", "--mode", "ecb", "--key", "zz" * 16], b"", "--key: not hex"),
     (["encrypt", "lea128", "--mode", "cbc", "--key", LEA_KEY, "--iv", "00" * 8], b"x" * 16,
      "lea128 needs a 16-byte IV, got 8 bytes"),
-    (["encrypt", "lea128", "--mode", "cbc", "--key", LEA_KEY], b"x" * 16, "this mode needs an IV of 16 bytes"),
-    (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY], b"x" * 17, "not a multiple of the 16-byte block"),
+    (["encrypt", "lea128", "--mode", "cbc", "--key", LEA_KEY], b"x" * 16, "CBC needs a 16-byte IV: --iv HEX"),
+    (["encrypt", "lea128", "--mode", "ecb", "--no-pad", "--key", LEA_KEY], b"x" * 17,
+     "not a multiple of the 16-byte block"),
     (["decrypt", "hight", "--mode", "cbc", "--key", LEA_KEY, "--iv", "00" * 8], b"x" * 9,
      "input is 9 bytes, not a multiple of the 8-byte block"),
     (["encrypt", "lea128", "--mode", "xts", "--key", LEA_KEY], b"", "unknown mode 'xts'"),
     (["encrypt", "nosuch", "--mode", "ecb", "--key", LEA_KEY], b"", "unknown cipher 'nosuch'"),
     (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--target", "fpga"], b"", "unknown target 'fpga'"),
     (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--rounds", "0"], b"", "--rounds must be at least 1"),
-    (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--hex"], b"0g", "--input: not hex"),
+    (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--hex"], b"0g", "hex input from standard input: not hex at digit 2"),
     (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--iv", "00" * 16], b"", "ECB takes no IV"),
     (["dump", "lea128", "--after", "frobnicate"], b"", "unknown pass 'frobnicate'"),
     (["dump", "lea128", "--function", "mac"], b"", "unknown function 'mac'"),
@@ -98,3 +99,47 @@ def test_build_into_unwritable_dir_leaves_nothing(tmp_path):
     assert rc == 2
     assert blocker.read_text() == "not a directory"
     assert list(tmp_path.iterdir()) == [blocker]
+
+
+KEY_FILE_CASES = [  # (file content, extra args, message)
+    (b"\x01" * 17, [], "--key-file KEY: 17 bytes; lea128 needs a 16-byte key: the 16 raw bytes, or 32 hex digits"),
+    (b"\x01" * 15, [], "--key-file KEY: 15 bytes; lea128 needs a 16-byte key"),
+    (b"", [], "--key-file KEY: 0 bytes; lea128 needs a 16-byte key"),
+    (LEA_KEY[:30].encode() + b"\n", [], "--key-file KEY: 30 hex digits; lea128 needs a 16-byte key"),
+    (LEA_KEY[:16].encode(), [], "--key-file KEY: 16 hex digits, the hex of a 8-byte key; lea128 needs a 16-byte key"),
+    (b"\x01" * 16, ["--key", LEA_KEY], "give the key once: --key and --key-file were both given"),
+    (b"\x01" * (70 << 10), [], "--key-file KEY: more than 64 KiB"),
+]
+
+
+@pytest.mark.parametrize("content,extra,message", KEY_FILE_CASES, ids=[c[2][:40] for c in KEY_FILE_CASES])
+def test_bad_key_file(tmp_path, content, extra, message):
+    """A key file of the wrong length (raw or hex) or given twice: exit 2, one line, nothing on stdout; the
+    message never shows the key."""
+    key = tmp_path / "k"
+    key.write_bytes(content)
+    rc, out, err = run(["encrypt", "lea128", "--mode", "ctr", "--iv", "00" * 16, "--key-file", str(key), *extra],
+                       b"data")
+    assert rc == 2 and out == b""
+    assert message.replace("KEY", str(key)) in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "0101" not in err and LEA_KEY[:16] not in err.replace(str(key), "")
+
+
+@pytest.mark.parametrize("args,stdin,message", [
+    (["--key-fd", "0"], b"data", "--key-fd 0 is standard input, which carries the data here"),
+    (["--key-fd", "99"], b"data", "--key-fd 99: cannot read: Bad file descriptor"),
+    (["--key-file", "/nonexistent/k"], b"data", "--key-file /nonexistent/k: cannot read: No such file or directory"),
+    ([], b"data", "no key: give --key-file PATH, --key-fd N, $CIPHERSPEC_KEY or --key HEX"),
+    (["--key", LEA_KEY, "-i", "/nonexistent/in"], b"", "cannot read /nonexistent/in: No such file or directory"),
+])
+def test_bad_key_source(args, stdin, message):
+    rc, out, err = run(["encrypt", "lea128", "--mode", "ctr", "--iv", "00" * 16, *args], stdin)
+    assert rc == 2 and out == b"" and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_bad_output_path_creates_nothing(tmp_path):
+    rc, out, err = run(["encrypt", "lea128", "--mode", "ctr", "--key", LEA_KEY, "--iv", "00" * 16,
+                        "-o", str(tmp_path / "missing" / "out")], b"data")
+    assert rc == 2 and f"cannot write {tmp_path / 'missing' / 'out'}: No such file or directory" in err
+    assert list(tmp_path.iterdir()) == []

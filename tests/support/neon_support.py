@@ -8,6 +8,8 @@ import shutil
 import pytest
 from hypothesis import strategies as st
 
+from cipherspec import modes
+
 TOOLS = {"aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu", "qemu-aarch64": "qemu-user",
          "clang": "clang", "llvm-mca": "llvm"}
 
@@ -45,3 +47,21 @@ def batches(draw, c):
         tail = draw(st.integers(0, b - 1))  # CTR takes a partial last block
         cases.append((key, data, iv, data[: max(0, len(data) - tail)]))
     return cases
+
+
+def check_modes(c, ref, cases, schedule: str) -> None:
+    """ECB both ways, CBC decryption and (8/16-byte blocks) CTR for each (key, blocks, iv, stream) of
+    ``cases`` (a ``batches`` draw), all in one QEMU run, vs the interpreter ``ref``."""
+    requests, expected = [], []
+    for key, blocks, iv, stream in cases:
+        rk, rref = c.expand_key(key), ref.expand_key(key)
+        requests += [("ecb_encrypt", rk, blocks, None), ("ecb_decrypt", rk, blocks, None),
+                     ("cbc_decrypt", rk, blocks, iv)]
+        expected += [modes.ecb_encrypt(ref, rref, blocks), modes.ecb_decrypt(ref, rref, blocks),
+                     modes.cbc_decrypt(ref, rref, iv, blocks)]
+        if "ctr" in c.emitted.modes:
+            requests.append(("ctr", rk, stream, iv))
+            expected.append(modes.ctr(ref, rref, iv, stream)[0])
+    got = c.run_batch(requests)
+    for (op, _, d, iv), g, e in zip(requests, got, expected):
+        assert g == e, f"{schedule} {op} of {len(d)} bytes (iv {iv.hex() if iv else None}) differs"

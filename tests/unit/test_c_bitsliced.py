@@ -8,7 +8,7 @@ from cipherspec.errors import UsageError
 from cipherspec.gf import gf_mul
 from cipherspec.ir import Table
 from generator.c.bitslice import Planes, gmul_rows
-from generator.c.sbox_circuit import circuit, evaluate
+from generator.common.sbox_circuit import circuit, evaluate
 from generator.c.schedules import bitsliced_support, parse_schedule
 from generator.common.affine import aes_sbox, two_sided
 

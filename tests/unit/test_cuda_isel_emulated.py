@@ -13,7 +13,8 @@ from cipherspec.blockcipher import RefCipher, bytes_to_words
 from cipherspec.registry import Registry
 from generator.ptx import cores, emulate
 from generator.ptx.placement import CudaSchedule, rk_index
-from generator.ptx.source import prepared, state_names, varying_words
+from generator.ptx.ctr import state_names, varying_words
+from generator.ptx.source import prepared
 from cipherspec.passes import hoist_uniform
 
 NAMES = Registry().names()

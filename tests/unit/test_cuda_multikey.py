@@ -23,7 +23,8 @@ from cipherspec.errors import UsageError
 from cipherspec.registry import Registry
 from generator.ptx import cores, emulate, multikey
 from generator.ptx.placement import CudaSchedule, default_for, rk_index
-from generator.ptx.source import generate, prepared, state_names
+from generator.ptx.ctr import state_names
+from generator.ptx.source import generate, prepared
 from toolchain.cc import Toolchain, compile_cached
 
 HARNESS = r"""

@@ -17,7 +17,6 @@ from generator.neon.pool import Pool
 from generator.neon.schedules import default, parse
 from generator.neon.sliced import check_sliced
 from neon_support import require
-from paths import TOY_SPEC
 
 REG = Registry()
 
@@ -188,11 +187,29 @@ def test_affine_equivalence_detection():
     assert match(list(range(256))) is None  # the identity is affine, but not equivalent to S
 
 
-def test_unsupported_spec_is_refused_with_location():
-    reg = Registry([TOY_SPEC])
-    name = [n for n in reg.names() if n.startswith("toy")][0]
-    m = reg.module(name)
-    with pytest.raises(UsageError, match=r"not supported by neon: .* at .*toy\.cs:\d+"):
+WIDE_IN_NARROW = """family wide(rounds) {
+  block u16[4] little;
+  key   u16[4] little;
+  fn f(a: u16, b: u16) -> u16 = u16((u32(a) + u32(b)) >> 1);
+  key_schedule(K) -> rk: u16[rounds] { for i in 0..rounds { rk[i] = K[i % 4] ^ i; } }
+  encrypt(X, rk) { for i in 0..rounds { X = [X[1], X[2], X[3], X[0] ^ f(X[1], X[2]) ^ rk[i]]; } }
+  decrypt(X, rk) {
+    for r in 0..rounds { let i = rounds - 1 - r; X = [X[3] ^ f(X[0], X[1]) ^ rk[i], X[0], X[1], X[2]]; }
+  }
+}
+cipher wide4 = wide(rounds = 4);
+"""
+
+
+def test_unsupported_spec_is_refused_with_location(tmp_path):
+    """A value wider than the block words (a u32 sum in a u16 cipher) has no lanes to live in: the error
+    names the op, the widths, the spec line and what to do instead."""
+    spec = tmp_path / "wide.cs"
+    spec.write_text(WIDE_IN_NARROW)
+    m = Registry([spec]).module("wide4")
+    with pytest.raises(UsageError, match=r"not supported by neon: zext\.u32 at .*wide\.cs:4 \(a 32-bit value in a "
+                                         r"cipher whose block words are u16: .*declare the block with u32 words, "
+                                         r"or use --target c\)$"):
         emit(m, default(m))
 
 

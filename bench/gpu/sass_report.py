@@ -1,0 +1,98 @@
+"""The SASS of a schedule's CTR keystream kernel, without a GPU: ptxas (sm_90) -> cuobjdump -sass -> the
+grid-stride loop's instruction mix per block and the pipe model's roof (sass.py) for a given device.
+
+    python3 bench/gpu/sass_report.py [--sms 132 --mhz 1980] CIPHER:SCHEDULE ...   (a markdown table)
+
+cuobjdump: the CUDA toolkit's, or the PyPI wheel nvidia-cuda-cuobjdump.  The roof is a model's estimate
+(bench/gpu/NOTES.md says how well it has matched measurements): a ranking before device time is spent.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import sass  # noqa: E402
+from bench import group_of  # noqa: E402
+
+
+def cuobjdump() -> str:
+    found = shutil.which("cuobjdump")
+    if found:
+        return found
+    try:
+        import nvidia
+
+        for base in nvidia.__path__:
+            for p in Path(base).glob("*/bin/cuobjdump"):
+                return str(p)
+    except ImportError:
+        pass
+    raise SystemExit("cuobjdump not found (the CUDA toolkit, or pip install nvidia-cuda-cuobjdump)")
+
+
+def row(name: str, text: str, sms: int, mhz: float) -> dict:
+    from cipherspec.registry import Registry
+    from generator.ptx.build import schedule_for
+    from generator.ptx.source import generate
+    from toolchain import nvcc
+
+    reg = Registry()
+    module = reg.module(name)
+    sched = schedule_for(module, text)
+    src = generate(module, sched)
+    with tempfile.TemporaryDirectory() as d:
+        cu = Path(d) / f"{src.name}.cu"
+        cu.write_text(src.cu)
+        (Path(d) / f"{src.name}.h").write_text(src.h)
+        rep = nvcc.compile_cubin(cu, "sm_90")
+    out = {}
+    for fl in ("ptx", "c"):
+        tool = cuobjdump()
+        env = dict(os.environ, PATH=f"{os.environ.get('PATH', '')}:{Path(tool).parent}")  # nvdisasm beside it
+        funcs = sass.functions(subprocess.run([tool, "--dump-sass", str(_cubin(src.name))],
+                                              capture_output=True, text=True, env=env).stdout)
+        fname = sass.pick(funcs, f"_ctr_{fl}I", "ILb0")
+        mix = sass.loop_mix(funcs[fname])
+        blocks = sched.ilp * group_of(sched)
+        roof, pipe = sass.roof_gbps(mix, blocks, module.block.nbytes, sms, mhz)
+        regs = max((u.registers for k, u in rep.kernels.items() if f"_ctr_{fl}I" in k and "ILb0" in k), default=0)
+        out[fl] = {"mix": {k: v / blocks for k, v in mix.most_common()}, "roof": roof, "pipe": pipe, "regs": regs,
+                   "total": sum(mix.values()) / blocks}
+    return {"name": src.name, **out}
+
+
+def _cubin(stem: str) -> Path:
+    from toolchain import nvcc
+
+    return max(nvcc.cache_dir().glob(f"{stem}.sm_90.*.cubin"), key=lambda p: p.stat().st_mtime)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("jobs", nargs="+", help="CIPHER:SCHEDULE (SCHEDULE empty: the build default)")
+    ap.add_argument("--sms", type=int, default=132)
+    ap.add_argument("--mhz", type=float, default=1980)
+    args = ap.parse_args()
+    print("| schedule | flavour | SASS instr / block (loop) | top of the mix per block | regs | roof Gbps (pipe) |")
+    print("|---|---|---:|---|---:|---:|")
+    for job in args.jobs:
+        name, _, text = job.partition(":")
+        r = row(name, text or None, args.sms, args.mhz)
+        for fl in ("ptx", "c"):
+            x = r[fl]
+            top = ", ".join(f"{k} {v:.1f}" for k, v in list(x["mix"].items())[:6])
+            print(f"| `{r['name']}` | {fl} | {x['total']:.1f} | {top} | {x['regs']} | {x['roof']:,.0f} ({x['pipe']}) |",
+                  flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

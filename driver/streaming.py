@@ -1,0 +1,210 @@
+"""The commands that stream bytes: encrypt, decrypt (a file or stdin, chunk by chunk) and drbg (request by
+request).  Their options, their output handling (-o FILE appears only complete; stdout) and the chunk size.
+
+    add_crypt_parser(sub, common, "encrypt");  cmd_crypt(args, out, "encrypt")
+    add_drbg_parser(sub, common);              cmd_drbg(args, out)
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+
+from cipherspec.errors import UsageError
+
+from . import keyinput
+
+EXIT_OK = 0  # cli.py's exit statuses: failures are exceptions that cli.run turns into 2 (or 130)
+
+
+def _hex_arg(name: str):
+    return lambda text: keyinput.parse_hex(text.encode(), f"--{name}")
+
+
+CHUNK_BYTES = {"ref": 64 << 10, "cuda": 16 << 20}  # the interpreter's memory grows with its batch
+DEFAULT_CHUNK_BYTES = 4 << 20
+MAX_LANES = 256  # every schedule's lane count divides it (bitsliced v32: 256 blocks)
+
+
+def _chunk_bytes(cipher) -> int:
+    """Bytes per chunk: a few MiB, a multiple of the block and of any schedule's lane group, so every
+    chunk but the last runs whole lane groups.  $CIPHERSPEC_CHUNK_BYTES (tests) sets it, in whole blocks."""
+    block = cipher.block_bytes
+    text = os.environ.get("CIPHERSPEC_CHUNK_BYTES")
+    if text:
+        if not text.isdigit() or int(text) < 1:
+            raise UsageError(f"$CIPHERSPEC_CHUNK_BYTES must be a positive integer, got {text!r}")
+        return max(int(text) // block, 1) * block
+    unit = block * MAX_LANES
+    return max(CHUNK_BYTES.get(cipher.target, DEFAULT_CHUNK_BYTES) // unit, 1) * unit
+
+
+def _stream_to_output(args, label: str, total: int | None, work) -> None:
+    """Opens the output (-o FILE or stdout, hex with --hex), runs ``work(writer, progress)`` and commits;
+    on any failure the output is aborted: -o FILE is left as it was."""
+    from .fileio import HexWriter, open_output
+    from .progress import TransferProgress
+
+    sink = open_output(args.output)
+    writer = HexWriter(sink) if args.hex else sink
+    progress = TransferProgress(label, total)
+    try:
+        with _terminate_as_interrupt():
+            work(writer, progress)
+            if args.hex:
+                writer.end()
+            progress.close()
+            sink.commit()
+    except BaseException:
+        progress.close()
+        sink.abort()
+        raise
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (kill, a timeout) unwinds like Ctrl-C, so the temporary output file is removed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def cmd_crypt(args, out, direction: str) -> int:
+    from cipherspec.chunked import ChunkedMode
+    from cipherspec.modes import MODES
+
+    from .fileio import HexReader, open_input
+    from .pump import pump
+    from .quickload import load_cipher
+
+    if args.mode not in MODES:
+        raise UsageError(f"unknown mode '{args.mode}' (modes: {', '.join(MODES)})")
+    pad = args.pad if args.pad is not None else args.mode != "ctr"
+    c = load_cipher(args.spec or [], args.cipher, args.rounds, args.target, args.schedule)
+    stdin_busy = args.input in (None, "-")
+    key = keyinput.read(args, keyinput.KEY, c.key_bytes, c.name, stdin_busy)
+    if key is None:
+        raise UsageError(f"no key: give --key-file PATH, --key-fd N, ${keyinput.KEY.env} or --key HEX")
+    c.check_key(key)
+    iv = None
+    if args.mode == "ecb":
+        if keyinput.given(args, keyinput.IV):
+            raise UsageError("ECB takes no IV")
+    else:
+        iv = keyinput.read(args, keyinput.IV, c.block_bytes, c.name, stdin_busy)
+        if iv is None:
+            raise UsageError(f"{args.mode.upper()} needs a {c.block_bytes}-byte IV: --iv HEX, --iv-file PATH, "
+                             f"--iv-fd N or ${keyinput.IV.env}")
+    transform = ChunkedMode(c, c.expand_key(key), args.mode, direction, iv, pad)
+    src = open_input(args.input)
+    reader = HexReader(src) if args.hex else src
+    try:
+        _stream_to_output(args, f"{direction} {c.name}", None if args.hex else src.size,
+                          lambda writer, progress: pump(reader, transform, writer, _chunk_bytes(c),
+                                                        slack=c.block_bytes, advance=progress.advance))
+    finally:
+        src.close()
+    return EXIT_OK
+
+
+def cmd_drbg(args, out) -> int:
+    """CTR_DRBG output: instantiate once, then as many <= 2^19-bit requests as --bytes needs, each
+    written as soon as it is generated (memory: one request)."""
+    from cipherspec.drbg import MAX_BITS_PER_REQUEST, MAX_RESEED_INTERVAL, new_drbg
+
+    from .quickload import load_cipher
+
+    if args.bytes < 0:
+        raise UsageError(f"--bytes must be >= 0, got {args.bytes}")
+    if not 1 <= args.request_bytes * 8 <= MAX_BITS_PER_REQUEST:
+        raise UsageError(f"--request-bytes: a request is at most 2^19 bits ({MAX_BITS_PER_REQUEST // 8} bytes), "
+                         f"got {args.request_bytes}")
+    interval = args.reseed_interval or MAX_RESEED_INTERVAL
+    requests = max(-(-args.bytes // args.request_bytes), 1)
+    if not args.system_entropy and (args.prediction_resistance or requests > interval):
+        # refused before any output: a reseed would be due midway and nothing could feed it
+        raise UsageError(f"{requests} request{'s' if requests != 1 else ''} of at most {args.request_bytes} bytes "
+                         + ("with prediction resistance" if args.prediction_resistance
+                            else f"pass the reseed interval ({interval})")
+                         + ": give --system-entropy for the reseeds")
+    c = load_cipher(args.spec or [], args.cipher, args.rounds, args.target, args.schedule)
+    entropy = keyinput.read(args, keyinput.ENTROPY)
+    if entropy is None:
+        raise UsageError(f"no entropy input: give --entropy-file PATH, --entropy-fd N, ${keyinput.ENTROPY.env} "
+                         "or --entropy HEX")
+    source = os.urandom if args.system_entropy else None
+    d = new_drbg(c, use_df=not args.no_df, reseed_interval=interval,
+                 prediction_resistance=args.prediction_resistance, entropy_source=source)
+    d.instantiate(entropy, args.nonce or b"", args.personalization or b"")
+
+    def generate(writer, progress):
+        left, first = args.bytes, True
+        while left > 0 or first:
+            n = min(left, args.request_bytes)
+            writer.write(d.generate(n, (args.additional or b"") if first else b""))
+            progress.advance(n)
+            left -= n
+            first = False
+
+    _stream_to_output(args, f"drbg {c.name}", args.bytes, generate)
+    return EXIT_OK
+
+
+def add_drbg_parser(sub, common) -> None:
+    g = sub.add_parser("drbg", parents=[common], help="CTR_DRBG output (NIST SP 800-90A / KISA), streamed")
+    g.add_argument("cipher")
+    keyinput.add_options(g, keyinput.ENTROPY)
+    g.add_argument("--nonce", type=_hex_arg("nonce"), help="nonce in hex (with the derivation function)")
+    g.add_argument("--personalization", type=_hex_arg("personalization"), help="personalization string in hex")
+    g.add_argument("--additional", type=_hex_arg("additional"), help="additional input of the first request")
+    g.add_argument("--bytes", type=int, required=True, help="how many bytes to output")
+    g.add_argument("--request-bytes", type=int, default=1 << 16, help="bytes per generate request (max 65536)")
+    g.add_argument("--no-df", action="store_true", help="no derivation function (entropy = seedlen bytes)")
+    g.add_argument("--prediction-resistance", action="store_true", help="reseed before every request")
+    g.add_argument("--reseed-interval", type=int, help="requests between reseeds (1..2^48)")
+    g.add_argument("--system-entropy", action="store_true", help="take reseed entropy from os.urandom")
+    g.add_argument("-o", "--output", metavar="FILE",
+                   help="write here (default stdout); FILE appears only complete: nothing is left on an error")
+    g.add_argument("--hex", action="store_true", help="one line of hex instead of binary")
+    g.add_argument("--rounds", type=int, help="override the round count")
+    g.add_argument("--target", default="c", help="c (default: the generated C DRBG), ref (the Python one over "
+                                                 "the interpreter), neon or cuda")
+    g.add_argument("--schedule", metavar="NAME")
+
+
+def add_crypt_parser(sub, common, direction: str) -> None:
+    e = sub.add_parser(direction, parents=[common], help=f"{direction} a file or stdin, streamed",
+                       description=f"{direction.capitalize()} in fixed-size chunks (memory does not grow "
+                       "with the input). ECB and CBC use PKCS#7 padding unless --no-pad; decryption checks "
+                       "it and fails with one 'bad decrypt' error. On an error, -o FILE is left untouched; "
+                       "on stdout, the chunks before the error have already been written.")
+    e.add_argument("cipher")
+    e.add_argument("--mode", required=True, help="ecb, cbc or ctr")
+    keyinput.add_options(e, keyinput.KEY)
+    keyinput.add_options(e, keyinput.IV)
+    e.add_argument("-i", "--input", metavar="FILE", help="read from FILE (default stdin, '-')")
+    e.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE (default stdout, '-'): a temporary file beside it, renamed over it "
+                        "only on success")
+    padding = e.add_mutually_exclusive_group()
+    padding.add_argument("--pad", dest="pad", action="store_true", default=None,
+                         help="PKCS#7 padding, as openssl enc (the default for ECB and CBC)")
+    padding.add_argument("--no-pad", dest="pad", action="store_false",
+                         help="no padding: ECB and CBC input must be whole blocks (openssl enc -nopad)")
+    e.add_argument("--hex", action="store_true",
+                   help="hex text in (whitespace ignored) and one line of hex out, streamed too")
+    e.add_argument("--rounds", type=int, help="override the round count")
+    e.add_argument("--target", default="c",
+                   help="c (default: the generated C library), ref (the interpreter: the oracle, slow), "
+                        "cuda (a GPU), neon (under QEMU)")
+    e.add_argument("--schedule", metavar="NAME", help="a named schedule of the target")

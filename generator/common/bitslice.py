@@ -1,0 +1,218 @@
+"""Lowering an IR function on u8 words to bit-plane operations: what every bitsliced target shares (the C
+``bitsliced`` schedule's vector statements, the CUDA ``bs`` layout's 32-lane registers).
+
+Every u8 value becomes 8 planes (plane i = bit i of that byte in every block); a plane is a target value
+or the constant 0 / 1 (all zeros / all ones), folded as it goes.  Per op:
+
+    xor/and/or/not      the same op on each of the 8 planes
+    shl/shr/rotl by k   plane renaming (shl fills with the constant 0): no operation at all
+    const c             8 constant planes
+    gmul c mod poly     the GF(2) 8x8 matrix of "times c" as plane XORs (shared pairs: Paar's greedy)
+    lut T               T = Lout∘S∘Lin (generator/common/affine.py): Lin merged with the circuit's top
+                        XORs, the circuit's middle, its bottom XORs merged with Lout (sbox_circuit.py)
+    anything else       refused (UsageError): add/sub, words wider than 8 bits, non-AES tables
+
+    before: %2 = xor.u8 %0, %1                 after: 8 plane XORs
+    before: %3 = shl.u8 %2, 1                  after: planes [0, p16, p17, ..., p22]       (none)
+
+A target subclasses ``PlaneAlgebra`` and says how one operation on planes is made (``node``): the
+algebra folds constants, numbers values and builds the linear networks and S-box circuits.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable
+
+from cipherspec.errors import UsageError
+from cipherspec.gf import gf_mul
+from cipherspec.ir import Function, Table
+from cipherspec.passes.xornet import paar
+
+from .affine import two_sided as _two_sided
+from .sbox_circuit import PRODUCTS, TOP_OUTPUTS, circuit
+
+
+class PlaneAlgebra:
+    """Plane operations with constant folding and value numbering; ``node`` makes a new one."""
+
+    def __init__(self):
+        self._memo: dict = {}
+
+    def node(self, key: tuple):
+        """A new plane for ``key`` = (op, *planes): op is "^", "&", "|" or "~"; planes are target values."""
+        raise NotImplementedError
+
+    def _get(self, key: tuple):
+        if key not in self._memo:
+            self._memo[key] = self.node(key)
+        return self._memo[key]
+
+    def xor(self, a, b):
+        if isinstance(a, int) and isinstance(b, int):
+            return a ^ b
+        if isinstance(a, int):
+            a, b = b, a
+        if isinstance(b, int):
+            return self.not_(a) if b else a
+        if a == b:
+            return 0
+        a, b = sorted((a, b))
+        return self._get(("^", a, b))
+
+    def and_(self, a, b):
+        if isinstance(a, int) and isinstance(b, int):
+            return a & b
+        if isinstance(a, int):
+            a, b = b, a
+        if isinstance(b, int):
+            return a if b else 0
+        if a == b:
+            return a
+        a, b = sorted((a, b))
+        return self._get(("&", a, b))
+
+    def or_(self, a, b):
+        if isinstance(a, int) and isinstance(b, int):
+            return a | b
+        if isinstance(a, int):
+            a, b = b, a
+        if isinstance(b, int):
+            return 1 if b else a
+        if a == b:
+            return a
+        a, b = sorted((a, b))
+        return self._get(("|", a, b))
+
+    def not_(self, a):
+        if isinstance(a, int):
+            return 1 - a
+        return self._get(("~", a))
+
+    def linear(self, inputs: list, targets: list[tuple[int, int]]) -> list:
+        """targets[i] = (mask over inputs, constant bit): XOR networks sharing pairs (Paar's greedy).
+
+        before: y0 = x0^x1^x2, y1 = x0^x1^x3       after: t = x0^x1; y0 = t^x2; y1 = t^x3"""
+        terms, sets = _network(tuple(targets), len(inputs))
+        value: dict = {}
+
+        def get(e):
+            if e[0] == "v":
+                return inputs[e[1]]
+            if e not in value:
+                x, y = terms[e[1]]
+                value[e] = self.xor(get(x), get(y))
+            return value[e]
+
+        out = []
+        for s, (_, c) in zip(sets, targets):
+            acc = 0
+            for e in s:
+                acc = self.xor(acc, get(e))
+            out.append(self.xor(acc, c))
+        return out
+
+    def sbox(self, x: list, table: Table) -> list:
+        return self.sbox_inline(x, table)
+
+    def sbox_inline(self, x: list, table: Table) -> list:
+        form = two_sided(table.values)
+        if form is None:
+            raise UsageError(f"the bitsliced schedule needs tables affine-equivalent to the AES S-box; "
+                             f"table {table.name} is not")
+        circ = circuit()
+        inp = form.inp
+        top_rows = []
+        for name in TOP_OUTPUTS:  # T = XOR of S-input bits; S-input bit i = parity(x & inp.rows[i]) ^ c_i
+            m, c = circ.top[name], 0
+            row = 0
+            for i in range(8):
+                if m >> i & 1:
+                    row ^= inp.rows[i]
+                    c ^= inp.const >> i & 1
+            top_rows.append((row, c))
+        env = dict(zip(TOP_OUTPUTS, self.linear(x, top_rows)))
+        for dst, op, a, b in circ.middle:
+            env[dst] = self.and_(env[a], env[b]) if op == "&" else self.xor(env[a], env[b])
+        out_rows = []
+        for i in range(8):  # output bit i = XOR over S bits k in out.rows[i] of bottom[k]
+            m, c = 0, form.out.const >> i & 1
+            for k in range(8):
+                if form.out.rows[i] >> k & 1:
+                    m ^= circ.bottom[k][0]
+                    c ^= circ.bottom[k][1]
+            out_rows.append((m, c))
+        return self.linear([env[p] for p in PRODUCTS], out_rows)
+
+    def comment_for(self, origin) -> None:
+        """Called before each IR op is lowered (targets that annotate their output override it)."""
+
+
+@lru_cache(maxsize=None)
+def two_sided(values: tuple[int, ...]):
+    return _two_sided(values)
+
+
+@lru_cache(maxsize=None)
+def _network(targets: tuple[tuple[int, int], ...], n: int) -> tuple[list, list[list]]:
+    """Paar's greedy over the target rows (input j = ("v", j)); cached: every lookup of one table
+    and every gmul by one constant share the same network."""
+    terms, sets = paar([{("v", j) for j in range(n) if mask >> j & 1} for mask, _ in targets])
+    return terms, [sorted(s) for s in sets]
+
+
+def gmul_rows(c: int, poly: int) -> list[tuple[int, int]]:
+    """Output bit i of x·c as a mask over the bits of x: column j = (2^j)·c mod poly."""
+    cols = [gf_mul(1 << j, c, poly) for j in range(8)]
+    return [(sum(1 << j for j in range(8) if cols[j] >> i & 1), 0) for i in range(8)]
+
+
+def unsupported(functions, tables: dict[str, Table]) -> str:
+    """'' when ``lower`` can take every function given and every table, else why not (names the op or table)."""
+    for fn in functions:
+        for op in fn.ops:
+            if op.width != 8:
+                return f"words wider than 8 bits (u{op.width} {op.code} in {fn.name})"
+            if op.code in ("add", "sub", "zext", "trunc"):
+                return f"op {op.code} in {fn.name} (bitsliced lowers xor/and/or/not/shifts/rotations/gmul/lut)"
+    for name, table in sorted(tables.items()):
+        if two_sided(table.values) is None:
+            return f"table {name} is not affine-equivalent to the AES S-box"
+    return ""
+
+
+def lower(fn: Function, tables: dict[str, Table], planes: PlaneAlgebra,
+          bind: Callable[[str], list]) -> dict[str, list]:
+    """Every op of ``fn`` as plane operations into ``planes``; returns output name -> its 8 planes."""
+    vals: list[list] = []
+    for op in fn.ops:
+        if op.width != 8:
+            raise UsageError(f"the bitsliced schedule handles u8 words only; {fn.name} has a u{op.width} {op.code}")
+        planes.comment_for(op.origin)
+        a = [vals[i] for i in op.args]
+        code = op.code
+        if code == "input":
+            r = bind(op.imm[0])
+        elif code == "const":
+            r = [op.imm[0] >> i & 1 for i in range(8)]
+        elif code in ("xor", "and", "or"):
+            f = {"xor": planes.xor, "and": planes.and_, "or": planes.or_}[code]
+            r = [f(p, q) for p, q in zip(a[0], a[1])]
+        elif code == "not":
+            r = [planes.not_(p) for p in a[0]]
+        elif code == "shl":
+            k = op.imm[0]
+            r = [a[0][i - k] if i >= k else 0 for i in range(8)]
+        elif code == "shr":
+            k = op.imm[0]
+            r = [a[0][i + k] if i + k < 8 else 0 for i in range(8)]
+        elif code == "rotl":
+            k = op.imm[0]
+            r = [a[0][(i - k) % 8] for i in range(8)]
+        elif code == "gmul":
+            r = planes.linear(a[0], gmul_rows(op.imm[0], op.imm[1]))
+        elif code == "lut":
+            r = planes.sbox(a[0], tables[op.imm[0]])
+        else:
+            raise UsageError(f"the bitsliced schedule cannot lower {code} (in {fn.name}); use sliced or scalar")
+        vals.append(r)
+    return {name: vals[v] for name, v in fn.outputs}

@@ -1,0 +1,115 @@
+"""Lane layouts: a thread runs G blocks at once in "lane words", a layout derived from the IR by a lowering.
+
+    swar  G = 4   byte j of the four blocks in one register, byte b = block b (swar.py)
+    bs    G = 32  bit i of byte j of the 32 blocks in one register, bit b = block b (bitsliced.py)
+
+A layout owns its whole route: the lowering of encrypt and decrypt, the key-only work split off to
+set_key (keysplit.py), and the transforms between a group's memory words M[b*MW + k] (block b's
+little-endian word k) and the lane words -- both transposes (bytes for swar, bits for bs), written as
+IR so that instruction selection, the emulator and the interpreter check them like any core:
+
+    swar, u8[8] blocks: L[4k + j] = (byte j of M[k], M[MW + k], M[2MW + k], M[3MW + k])   (8 PRMT per k)
+    bs,   u8[16]:       L[32k + c] = (bit c of M[k], M[MW + k], ..., M[31MW + k])        (256 ops per k)
+
+    lay = lanes_for(module, "swar")
+    lay.cores["encrypt"], lay.derive, lay.lanes_in, lay.lanes_out: Functions
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cipherspec.errors import UsageError
+from cipherspec.ir import Function, Module
+
+from . import bitsliced, keysplit, swar
+from .irbuild import Builder
+from .placement import rk_index
+
+GROUP = {"swar": swar.LANES, "bs": bitsliced.LANES}
+CONSTANT_TIME = {"swar": "yes when the spec reads no table", "bs": "yes (no table is read)"}
+
+
+@dataclass(frozen=True)
+class Lanes:
+    name: str
+    group: int  # blocks per slot
+    cores: dict[str, Function]  # encrypt / decrypt on lane words, reading derived key words D[k]
+    derive: Function  # round-key words -> D[k] (set_key, on the host)
+    lanes_in: Function  # M[0 .. G*MW) -> the lane words, in the cores' input order
+    lanes_out: Function  # the cores' outputs, in order -> M[0 .. G*MW)
+    state: dict[str, list[str]]  # function -> its lane-word input names, in lane-word order (x[0], x[1], ...)
+    constant_time: bool
+
+    @property
+    def derived(self) -> int:
+        return len(self.derive.outputs)
+
+
+def why_not(module: Module, name: str) -> str | None:
+    return swar.supports(module) if name == "swar" else bitsliced.supports(module)
+
+
+def mask_bits(s: int) -> int:
+    """Bits whose position has bit ``s`` clear (s a power of two): 0x0000ffff for 16, 0x55555555 for 1."""
+    return sum(1 << p for p in range(32) if not p & s)
+
+
+def transpose(b: Builder, rows: list[int], e: int) -> list[int]:
+    """32/e rows of 32/e elements of e bits: element (r, c) -> (c, r).  Per level, rows i and i+d swap the
+    blocks off the diagonal by a bit select (one LOP3; byte levels one PRMT, isel.py)."""
+    rows = list(rows)
+    n = len(rows)
+    d = n // 2
+    while d:
+        s = d * e
+        m = b.const(mask_bits(s))
+        for i in range(n):
+            if i & d:
+                continue
+            a, c = rows[i], rows[i + d]
+            cs, as_ = b.op("shl", c, imm=s), b.op("shr", a, imm=s)
+            rows[i] = b.op("xor", cs, b.op("and", b.op("xor", a, cs), m))  # a where m, c << s elsewhere
+            rows[i + d] = b.op("xor", c, b.op("and", b.op("xor", as_, c), m))  # a >> s where m, c elsewhere
+        d //= 2
+    return rows
+
+
+def _transforms(module: Module, name: str, state: list[str]) -> tuple[Function, Function]:
+    """(memory words -> lane words, lane words -> memory words) of one group."""
+    G, MW = GROUP[name], module.block.nbytes // 4
+    e = 8 if name == "swar" else 1
+    per = 32 // e  # lane words per memory word index
+    fin, fout = Builder("lanes_in"), Builder("lanes_out")
+    outs_in, outs_out = [], []
+    for k in range(MW):
+        rows = transpose(fin, [fin.input(f"M[{b * MW + k}]") for b in range(G)], e)
+        outs_in += [(state[per * k + c], rows[c]) for c in range(per)]
+        back = transpose(fout, [fout.input(state[per * k + c]) for c in range(per)], e)
+        outs_out += [(f"M[{b * MW + k}]", back[b]) for b in range(G)]
+    outs_out.sort(key=lambda t: int(t[0][2:-1]))
+    return fin.function(outs_in), fout.function(outs_out)
+
+
+def _state(module: Module, fname: str, name: str) -> list[str]:
+    """The core's lane-word inputs in order: the block words (swar), or their planes 8j+i (bs)."""
+    keys = set(rk_index(module))
+    xs = [n for n, _, _ in module.functions[fname].inputs() if n not in keys]
+    return xs if name == "swar" else [bitsliced.plane_name(x, i) for x in xs for i in range(8)]
+
+
+def lanes_for(module: Module, name: str) -> Lanes:
+    """``module``: prepared for the layout (source.prepared_for)."""
+    why = why_not(module, name)
+    if why:
+        raise UsageError(why)
+    keys = set(rk_index(module))
+    low = swar.lower if name == "swar" else bitsliced.lower
+    lowered = {f: low(module.functions[f], module, keys) for f in ("encrypt", "decrypt")}
+    split = keysplit.split(lowered, keys)
+    for f, fn in split.cores.items():
+        if keysplit.reads_keys_directly(fn, keys):
+            raise UsageError(f"{name} layout: the {f} core reads round-key words directly (internal)")
+    state = {f: _state(module, f, name) for f in lowered}
+    lin, lout = _transforms(module, name, state["encrypt"])
+    ct = name == "bs" or not module.tables
+    return Lanes(name, GROUP[name], split.cores, split.derive, lin, lout, state, ct)

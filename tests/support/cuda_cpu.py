@@ -1,0 +1,63 @@
+"""Run a generated CUDA library on the CPU: the whole .cu -- kernels, both flavours, host API -- built
+with the host C++ compiler against tests/support/cuda_cpu.h and loaded with the runtime's CudaCipher.
+
+Checks everything a GPU run checks except the GPU itself: the kernels' loops, guards, shared-memory
+fills and barriers, the CTR segment logic and tails, the multi-key kernel, the layouts' transforms, and
+(after a text rewrite) every inline-PTX statement, evaluated by the same instruction semantics as
+generator/ptx/emulate.py.  Not checked: timing, real concurrency, memory spaces.
+
+    c = cpu_cipher(registry, "hight", "swar_t64")     # a runtime.cuda_target.CudaCipher over the CPU build
+    c.device_ctr(rk, iv, data, flavour="ptx")          # the same calls as on a GPU
+
+    before: uint32_t v5; asm("xor.b32 %0, %1, %2;" : "=r"(v5) : "r"(x[0]), "r"(rk.w[0]));
+    after:  uint32_t v5; v5 = cs_emu_xor_b32((x[0]), (rk.w[0]));
+    before: k<<<grid, 256, 0, stream>>>(*rk, seg, in, out);
+    after:  cs_launch(k, grid, 256, 0, stream, *rk, seg, in, out);
+"""
+from __future__ import annotations
+
+import ctypes
+import re
+from pathlib import Path
+
+from generator.ptx.build import schedule_for
+from generator.ptx.source import generate
+from runtime.cuda_target import CudaCipher
+from toolchain.cc import Toolchain, compile_cached
+
+SHIM = Path(__file__).with_name("cuda_cpu.h")
+_ASM = re.compile(r'asm(?:\s+volatile)?\("([^"]*)"\s*:\s*"=r"\(((?:[^()]|\([^()]*\))*)\)\s*:\s*(.*?)\);')
+_IN = re.compile(r'"r"\(((?:[^()]|\([^()]*\))*)\)')
+_LAUNCH = re.compile(r"(\w+)<<<(.*?)>>>\(")
+
+
+def _asm_call(m: re.Match) -> str:
+    template, dst, ins = m.group(1), m.group(2), _IN.findall(m.group(3))
+    parts = template.strip().rstrip(";").replace(",", " ").split()
+    op, operands = parts[0], parts[2:]  # parts[1] is %0, the destination
+    args = [f"({ins[int(t[1:]) - 1]})" if t.startswith("%") else f"(uint32_t){t.rstrip('u')}u" for t in operands]
+    return f"{dst} = cs_emu_{op.replace('.', '_')}({', '.join(args)});"
+
+
+def cpu_text(text: str) -> str:
+    """A generated .cu or .h rewritten for the CPU shim."""
+    text = text.replace("#include <cuda_runtime.h>", '#include "cuda_cpu.h"')
+    # a block-scope extern inside the anonymous namespace would name a new symbol: use the shim's array
+    text = text.replace("extern __shared__ uint32_t cs_smem[];", "/* cs_smem: the shim's shared memory */")
+    text = _ASM.sub(_asm_call, text)
+    return _LAUNCH.sub(lambda m: f"cs_launch({m.group(1)}, {m.group(2)}, ", text)
+
+
+def build(src) -> Path:
+    """The CPU shared library of a generate() result (cached by content)."""
+    sources = {f"{src.name}.cpp": cpu_text(src.cu), f"{src.name}.h": cpu_text(src.h), "cuda_cpu.h": SHIM.read_text()}
+    tc = Toolchain(cc="g++", flags=("-std=c++17", "-O1", "-w", "-fno-strict-aliasing"))
+    return compile_cached(sources, [f"{src.name}.cpp"], "shared", tc)
+
+
+def cpu_cipher(registry, name: str, schedule: str | None, rounds: int | None = None) -> CudaCipher:
+    module = registry.module(name, rounds)
+    sched = schedule_for(module, schedule)
+    src = generate(module, sched, rounds)
+    return CudaCipher(module, sched, src, lib=ctypes.CDLL(str(build(src))))
+

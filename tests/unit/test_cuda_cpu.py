@@ -1,0 +1,136 @@
+"""The generated CUDA library, whole, on the CPU (tests/support/cuda_cpu.py): kernels, host API, both
+flavours, against the interpreter -- the GPU suite's checks (cuda_checks.py) on machines without a GPU.
+
+One schedule per kernel shape the generator has (each layout; shared fills and barriers; u8/u16/u32
+words); the GPU suite runs the full matrix on the device.  Needs g++ (a C++ compiler with ucontext);
+skipped without it unless CIPHERSPEC_REQUIRE_TOOLS=1.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from cipherspec import modes
+
+from cuda_checks import check_ctr, check_ecb, check_multi, ctr_lengths
+
+# (cipher, schedule): shared-table fills + barrier + rk in shared; u16 words, ILP and no hoisting; the lane
+# layouts: byte-packed with two slots, bitsliced with its derived key planes staged in shared memory; AES
+# T-tables (their derived key words made by the host key schedule)
+SCHEDULES = [("aria128", "rk-shared_t64_tab-shared4_ilp2"), ("cham64_128", "rk-shared_t64_ilp2_nohoist"),
+             ("hight", "swar_t64_ilp2"), ("pipo64_128", "bs_t32_rk-shared"), ("aes128", "tt_t64_tab-shared4")]
+_CACHE: dict = {}
+
+
+def _need_gxx():
+    if shutil.which("g++") is None:
+        if os.environ.get("CIPHERSPEC_REQUIRE_TOOLS") == "1":
+            pytest.fail("g++ not found and CIPHERSPEC_REQUIRE_TOOLS=1")
+        pytest.skip("g++ not found")
+
+
+def cipher(registry, name, sched):
+    from cuda_cpu import cpu_cipher
+
+    _need_gxx()
+    if (name, sched) not in _CACHE:
+        _CACHE[(name, sched)] = cpu_cipher(registry, name, sched)
+    return _CACHE[(name, sched)]
+
+
+@pytest.mark.parametrize("name,sched", SCHEDULES)
+def test_ecb(registry, make_ref, name, sched):
+    check_ecb(cipher(registry, name, sched), make_ref(name), np.random.default_rng(7), counts=(1, 2, 33, 301))
+
+
+@pytest.mark.parametrize("name,sched", SCHEDULES)
+def test_ctr(registry, make_ref, name, sched):
+    c = cipher(registry, name, sched)
+    check_ctr(c, make_ref(name), np.random.default_rng(11), lengths=ctr_lengths(c.block_bytes, big=300))
+
+
+@pytest.mark.parametrize("name,sched", SCHEDULES)
+def test_multi_key(registry, make_ref, name, sched):
+    check_multi(cipher(registry, name, sched), make_ref(name), np.random.default_rng(5))
+
+
+def test_the_harness_sees_a_missing_barrier(registry, make_ref):
+    """Without its barrier the kernel reads shared tables before other threads filled them: the CPU build
+    must then disagree with the interpreter (so a pass above means something)."""
+    import ctypes
+
+    from cuda_cpu import build
+    from generator.ptx.build import schedule_for
+    from generator.ptx.source import generate
+    from runtime.cuda_target import CudaCipher
+
+    _need_gxx()
+    module = registry.module("aria128")
+    sched = schedule_for(module, "t64_tab-shared_rk-const")
+    src = generate(module, sched)
+    broken = type(src)(src.name, src.symbol, src.cu.replace("__syncthreads();", ";"), src.h,
+                       src.hoisted_ops, src.encrypt_ops)
+    c = CudaCipher(module, sched, broken, lib=ctypes.CDLL(str(build(broken))))
+    ref = make_ref("aria128")
+    rng = np.random.default_rng(3)
+    key = rng.integers(0, 256, 16, dtype=np.uint8).tobytes()
+    pt = rng.integers(0, 256, (200, 16), dtype=np.uint8)
+    assert c.device_ecb(c.expand_key(key), pt.tobytes(), False, "c") != ref.encrypt_blocks(ref.expand_key(key), pt).tobytes()
+
+
+@pytest.mark.parametrize("memory", ["auto", "pinned", "register", "stage", "pageable"])
+def test_multi_gpu_entries(registry, make_ref, memory):
+    """The multi-GPU host entries (P_mg_*: pieces over streams and host threads, staging, registration, the
+    CTR counter offset of each piece) over the CPU's one "device": CTR with input and keystream-only, ECB
+    both ways, against the interpreter; several pieces per call (3 MiB + a tail, 1 MiB pieces)."""
+    from runtime.cuda_multi import GpuSet, pinned_array
+
+    c, ref = cipher(registry, "hight", "swar_t64_ilp2"), make_ref("hight")
+    rng = np.random.default_rng(13)
+    key = rng.integers(0, 256, 16, dtype=np.uint8).tobytes()
+    rk, rkr = c.expand_key(key), ref.expand_key(key)
+    iv = bytes.fromhex("0102030405fffff0")  # the low word carries inside the call
+    data = rng.integers(0, 256, 3 * (1 << 20) + 77, dtype=np.uint8)
+    if memory == "pinned":  # the caller's buffers must be page-locked
+        data = _copy_to(pinned_array(c, data.size), data)
+    g = GpuSet(c, streams=3, chunk=1 << 20)
+    try:
+        want, _ = modes.ctr(ref, rkr, iv, data.tobytes())
+        out = pinned_array(c, data.size) if memory == "pinned" else None
+        assert g.ctr(rk, iv, data, out=out, memory=memory).tobytes() == want
+        zeros = bytes(data.size)
+        assert g.ctr(rk, iv, nbytes=data.size, out=out, memory=memory).tobytes() == modes.ctr(ref, rkr, iv, zeros)[0]
+        blocks = data[: data.size // 8 * 8]
+        ct = ref.encrypt_blocks(rkr, blocks.reshape(-1, 8)).tobytes()
+        assert g.ecb(rk, blocks, out=out, memory=memory).tobytes() == ct
+        buf = _copy_to(pinned_array(c, len(ct)) if memory == "pinned" else np.empty(len(ct), np.uint8),
+                       np.frombuffer(ct, np.uint8))
+        g.ecb(rk, buf, decrypt=True, out=buf, memory=memory)  # in place
+        assert buf.tobytes() == blocks.tobytes()
+    finally:
+        g.close()
+
+
+def _copy_to(dst: np.ndarray, src: np.ndarray) -> np.ndarray:
+    dst[:] = src
+    return dst
+
+
+def test_crypt_into_runs_the_multi_gpu_entries(registry, make_ref):
+    """The CLI's streaming path (CudaCipher.crypt_into, chunk by chunk, in place) continues the CTR stream
+    across calls like the C library."""
+    c, ref = cipher(registry, "hight", "swar_t64_ilp2"), make_ref("hight")
+    rng = np.random.default_rng(17)
+    key = rng.integers(0, 256, 16, dtype=np.uint8).tobytes()
+    rk = c.expand_key(key)
+    iv0 = bytes.fromhex("a0a1a2a3a4a5a6a7")
+    data = rng.integers(0, 256, 5000, dtype=np.uint8)
+    iv = np.frombuffer(iv0, np.uint8).copy()
+    buf = data.copy()
+    for a, b in ((0, 1600), (1600, 4096), (4096, 5000)):  # block-aligned chunks, a short last one
+        piece = buf[a:b]
+        c.crypt_into(rk, "ctr", "encrypt", piece, piece.size, iv)
+    assert buf.tobytes() == modes.ctr(ref, ref.expand_key(key), iv0, data.tobytes())[0]

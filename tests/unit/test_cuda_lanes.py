@@ -1,0 +1,108 @@
+"""The CUDA lane layouts (generator/ptx/lanes.py) without a GPU: byte-packed (swar) and bitsliced (bs).
+
+Whole route, on the interpreter: key schedule -> derived key words (set_key's part) -> G blocks' memory
+words -> lanes_in -> the lowered core -> lanes_out -> bytes, equal to the reference cipher for every
+block, both directions.  Then the same route through the generated inline-PTX text (the CPU emulator),
+and the schedules' names, refusals and constant-time notes.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cipherspec.blockcipher import RefCipher
+from cipherspec.errors import UsageError
+from cipherspec.interp import Interpreter
+from generator.ptx import cores, emulate
+from generator.ptx.lanes import lanes_for, mask_bits
+from generator.ptx.placement import CudaSchedule, rk_index
+from generator.ptx.source import generate, prepared
+
+CASES = [("hight", "swar"), ("pipo64_128", "swar"), ("pipo64_128", "bs"), ("aes128", "bs")]
+
+
+def _prepared(registry, name, layout):
+    return prepared(registry.module(name), CudaSchedule(layout=layout))
+
+
+def _memory_words(blocks: np.ndarray, G: int) -> dict[str, np.ndarray]:
+    """Group g's M[b*MW + k] = little-endian word k of block g*G + b (one lane per group)."""
+    n, B = blocks.shape
+    words = blocks.reshape(n // G, G, B // 4, 4).astype(np.uint32)
+    words = words[..., 0] | words[..., 1] << 8 | words[..., 2] << 16 | words[..., 3] << 24
+    return {f"M[{b * (B // 4) + k}]": words[:, b, k] for b in range(G) for k in range(B // 4)}
+
+
+def _blocks(out: dict[str, np.ndarray], G: int, B: int) -> np.ndarray:
+    ng = len(next(iter(out.values())))
+    words = np.stack([np.broadcast_to(out[f"M[{i}]"], (ng,)) for i in range(G * B // 4)], 1).astype(np.uint32)
+    return words.reshape(ng * G, B // 4).view(np.uint8).reshape(ng * G, B) if words.dtype.byteorder in "=<|" else None
+
+
+def _derived(lay, module, rkd) -> dict[str, np.ndarray]:
+    keys = {n: np.uint32(int(np.asarray(rkd[n]).reshape(-1)[0])) for n in rk_index(module)}
+    return keys | Interpreter(module.tables).run(lay.derive, keys)
+
+
+@pytest.mark.parametrize("name,layout", CASES)
+def test_lane_route_equals_the_reference(registry, name, layout):
+    module = _prepared(registry, name, layout)
+    lay = lanes_for(module, layout)
+    ref = RefCipher(registry.module(name))
+    rng = np.random.default_rng(5)
+    key = rng.integers(0, 256, ref.key_bytes, dtype=np.uint8).tobytes()
+    rkd = ref.expand_key(key)
+    keys = _derived(lay, module, rkd)
+    G, B = lay.group, ref.block_bytes
+    blocks = rng.integers(0, 256, (3 * G, B), dtype=np.uint8)
+    it = Interpreter(module.tables)
+    for fname, want in (("encrypt", ref.encrypt_blocks(rkd, blocks)), ("decrypt", ref.decrypt_blocks(rkd, blocks))):
+        lw = it.run(lay.lanes_in, _memory_words(blocks, G))
+        x = {n: lw[m] for n, (m, _) in zip(lay.state[fname], lay.lanes_in.outputs)}
+        y = it.run(lay.cores[fname], x | keys)
+        back = it.run(lay.lanes_out, {n: y[o] for n, (o, _) in zip(lay.state["encrypt"], lay.cores[fname].outputs)})
+        assert (_blocks(back, G, B) == want).all(), fname
+
+
+def test_swar_inline_ptx_route_on_the_emulator(registry):
+    """The generated inline-PTX text of lanes_in, the core and lanes_out (hight, swar), run by the emulator."""
+    module = _prepared(registry, "hight", "swar")
+    lay = lanes_for(module, "swar")
+    ref = RefCipher(registry.module("hight"))
+    rng = np.random.default_rng(9)
+    rkd = ref.expand_key(rng.integers(0, 256, 16, dtype=np.uint8).tobytes())
+    keys = _derived(lay, module, rkd)
+    idx = dict(rk_index(module)) | {n: len(rk_index(module)) + k for k, (n, _) in enumerate(lay.derive.outputs)}
+    rk = np.zeros(len(idx), np.uint64)
+    for n, i in idx.items():
+        rk[i] = int(np.asarray(keys[n]).reshape(-1)[0])
+    acc = cores.access(module, CudaSchedule(layout="swar"), "RK")
+    blocks = rng.integers(0, 256, (4 * 16, 8), dtype=np.uint8)
+    mem = _memory_words(blocks, 4)
+    text_in = cores.core("i", lay.lanes_in, module, cores.NO_ACCESS, "ptx", list(mem))
+    text = cores.core("e", lay.cores["encrypt"], module, acc, "ptx", lay.state["encrypt"], rk_idx=idx)
+    text_out = cores.core("o", lay.lanes_out, module, cores.NO_ACCESS, "ptx", lay.state["encrypt"])
+    x = emulate.run_core(text_in, [mem[f"M[{i}]"].astype(np.uint64) for i in range(len(mem))], rk, {})
+    y = emulate.run_core(text, x, rk, {})
+    m = emulate.run_core(text_out, y, rk, {})
+    got = _blocks({f"M[{i}]": v.astype(np.uint32) for i, v in enumerate(m)}, 4, 8)
+    assert (got == ref.encrypt_blocks(rkd, blocks)).all()
+
+
+def test_transpose_masks():
+    assert [mask_bits(s) for s in (16, 8, 4, 2, 1)] == [0x0000FFFF, 0x00FF00FF, 0x0F0F0F0F, 0x33333333, 0x55555555]
+
+
+def test_names_notes_and_refusals(registry):
+    src = generate(registry.module("pipo64_128"), CudaSchedule.parse("bs_t64", prepared(registry.module("pipo64_128"))))
+    assert src.name == "pipo64_128_cuda_ctr_bs_rk-const_t64"
+    assert "constant-time: yes (no table is read)" in src.cu
+    aes = prepared(registry.module("aes128"), CudaSchedule(layout="bs"))
+    assert CudaSchedule.parse("bs", aes).name(aes) == "aes128_cuda_ctr_bs_rk-const_t256"  # no tab- part: no table read
+    assert "tab-" in CudaSchedule.parse("swar", aes).name(aes)
+    with pytest.raises(UsageError, match="needs u8 block words"):
+        CudaSchedule.parse("swar", prepared(registry.module("lea128")))
+    with pytest.raises(UsageError, match="op add"):
+        CudaSchedule.parse("bs", prepared(registry.module("hight")))
+    with pytest.raises(UsageError, match="rk-const or rk-shared"):
+        CudaSchedule.parse("swar_rk-reg", prepared(registry.module("hight")))
