@@ -151,7 +151,8 @@ def _shuffle_load(lay, lanes: int, ind: str) -> list[str]:
         for j in range(c // 2):
             for half, mask in ((0, even), (1, odd)):
                 v = f"t{s}_{half * c // 2 + j}"
-                lines.append(f"{ind}const {T} {v} = CS_SHUF2({T}, {cur[2 * j]}, {cur[2 * j + 1]}, {mask});")
+                lines.append(with_comment(f"{ind}const {T} {v} = CS_SHUF2({T}, {cur[2 * j]}, {cur[2 * j + 1]}, {mask});",
+                                          f"block transposition, stage {s}"))
                 nxt[half * c // 2 + j] = v
         cur = nxt
     lines += [with_comment(f"{ind}x{i} = {cur[i]};", f"block word X[{i}], all lanes") for i in range(c)]
@@ -174,8 +175,9 @@ def _shuffle_store(lay, lanes: int, outs: list[str], ind: str) -> list[str]:
         for j in range(c // 2):
             a, b = cur[j], cur[c // 2 + j]
             prev[2 * j], prev[2 * j + 1] = f"u{s}_{2 * j}", f"u{s}_{2 * j + 1}"
-            lines.append(f"{ind}{T} {prev[2 * j]} = CS_SHUF2({T}, {a}, {b}, {lo});")
-            lines.append(f"{ind}{T} {prev[2 * j + 1]} = CS_SHUF2({T}, {a}, {b}, {hi});")
+            for v, mask in ((prev[2 * j], lo), (prev[2 * j + 1], hi)):
+                lines.append(with_comment(f"{ind}{T} {v} = CS_SHUF2({T}, {a}, {b}, {mask});",
+                                          f"block transposition back, stage {s}"))
         cur = prev
     for k in range(c):
         lines += _swap_bytes(lay, cur[k], lanes, ind)

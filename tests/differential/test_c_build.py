@@ -134,7 +134,7 @@ def test_every_core_statement_has_its_origin(registry):
     text = generate(module, parse_schedule(module, "sliced_v16"))["src/aria128_sliced_v16.c"]
     stmts = [ln for ln in text.splitlines() if ln.lstrip().startswith("const ") and ln.rstrip().endswith("*/")
              or ln.lstrip().startswith("const cs_v") or ln.lstrip().startswith("const uint")]
-    assert len(stmts) > 3000
+    assert len(stmts) > 2000  # the core's pieces (split.py re-rolls equal rounds) and the block transposition
     for ln in stmts:
-        assert "/* aria.cs:" in ln or "/* key word" in ln or "/* block word" in ln, ln
+        assert "/* aria.cs:" in ln or "/* key word" in ln or "/* block word" in ln or "/* block transposition" in ln, ln
     assert "NOT constant-time: secret-indexed tables SB1, SB2, SB3, SB4" in text

@@ -90,7 +90,8 @@ def test_error_codes_through_ctypes(c_cipher):
     P, S, U, I = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint64, ctypes.c_int
     inst = _raw(c.lib, "aes128", "instantiate", [P, I, I, U, P, S, P, S, P, S])
     gen = _raw(c.lib, "aes128", "generate", [P, P, S, P, S, P, S])
-    st_ = ctypes.create_string_buffer(4096)
+    size = _raw(c.lib, "aes128", "size", [], S)
+    st_ = ctypes.create_string_buffer(size())  # the state holds the key schedule: its size is the library's
     out = ctypes.create_string_buffer(70000)
     e, n = ctypes.c_char_p(bytes(16)), ctypes.c_char_p(bytes(8))
     assert gen(st_, out, 16, None, 0, None, 0) == -6                  # not instantiated
