@@ -14,10 +14,9 @@ from cipherspec import modes
 from cipherspec.errors import UsageError
 from cipherspec.registry import Registry
 from generator.ptx import BACKEND as CUDA_BACKEND
-from runtime.cuda_target import CudaCipher, gpu_available
+from runtime.cuda_target import CudaCipher
 
-OK, WHY = gpu_available()
-pytestmark = pytest.mark.skipif(not OK, reason=f"GPU tests need an NVIDIA GPU and nvcc: {WHY}")
+pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: require_gpu)
 
 NAMES = Registry().names()
 TABLED = ["aes128", "aria128"]

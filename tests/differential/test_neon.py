@@ -13,8 +13,10 @@ from cipherspec import modes
 from cipherspec.registry import Registry
 from driver.targets import make_cipher
 from generator.neon.schedules import default
-from neon_support import batches, require
+from neon_support import batches
+from tools import require
 
+pytestmark = pytest.mark.qemu
 REG = Registry()
 CIPHERS = REG.names()
 

@@ -6,26 +6,18 @@ tests skip, unless CIPHERSPEC_REQUIRE_TOOLS=1, where they fail.  Results are cac
 """
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from cipherspec.registry import Registry
 from generator.ptx.placement import CudaSchedule, default_for
 from generator.ptx.source import generate, prepared
 from toolchain import nvcc
+from tools import require_nvcc
 
 NAMES = Registry().names()
 # a few non-default placements are compiled too (sm_90 only), so every accessor path meets ptxas in CI
 EXTRA = [("aes128", "rk-shared_tab-const"), ("aria128", "rk-const_tab-global_ilp2"), ("cham128_128", "rk-reg_t1024"),
          ("cham64_128", "rk-shared_t64_ilp2_nohoist"), ("hight", "rk-shared_ilp2")]
-
-
-def _need_nvcc():
-    if nvcc.find_nvcc() is None:
-        if os.environ.get("CIPHERSPEC_REQUIRE_TOOLS") == "1":
-            pytest.fail("nvcc not found and CIPHERSPEC_REQUIRE_TOOLS=1 (scripts/setup.sh installs nvidia-cuda-nvcc)")
-        pytest.skip("nvcc not found (install the CUDA toolkit or `pip install nvidia-cuda-nvcc`)")
 
 
 def _source(tmp_path_factory, registry, name, sched_text):
@@ -42,7 +34,7 @@ def _source(tmp_path_factory, registry, name, sched_text):
 @pytest.mark.parametrize("arch", nvcc.ARCHS)
 @pytest.mark.parametrize("name", NAMES)
 def test_default_schedule_compiles_clean(tmp_path_factory, registry, name, arch):
-    _need_nvcc()
+    require_nvcc()
     cu = _source(tmp_path_factory, registry, name, None)
     rep = nvcc.compile_cubin(cu, arch)
     assert len(rep.kernels) == 12, rep.text[-2000:]  # ecb enc/dec, ctr keystream/xor, ctr tail, multi-key; two flavours
@@ -53,7 +45,7 @@ def test_default_schedule_compiles_clean(tmp_path_factory, registry, name, arch)
 
 @pytest.mark.parametrize("name,sched", EXTRA)
 def test_other_placements_compile(tmp_path_factory, registry, name, sched):
-    _need_nvcc()
+    require_nvcc()
     cu = _source(tmp_path_factory, registry, name, sched)
     rep = nvcc.compile_cubin(cu, "sm_90")
     assert len(rep.kernels) == 12

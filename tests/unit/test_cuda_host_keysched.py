@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 
 import numpy as np
@@ -13,22 +12,15 @@ from cipherspec.registry import Registry
 from generator.ptx import keysched
 from generator.ptx.placement import rk_index
 from generator.ptx.source import prepared
+from tools import require
 
 NAMES = Registry().names()
 
 
-def _cc():
-    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
-    if cc is None:
-        if os.environ.get("CIPHERSPEC_REQUIRE_TOOLS") == "1":
-            pytest.fail("no C compiler")
-        pytest.skip("no C compiler")
-    return cc
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_host_key_schedule(registry, tmp_path, name):
-    cc = _cc()
+    cc = os.environ.get("CC", "cc")
+    require(cc)
     module = prepared(registry.module(name))
     idx = rk_index(module)
     ref = RefCipher(registry.module(name))
