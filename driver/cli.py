@@ -2,9 +2,14 @@
 
     cipherspec list
     cipherspec check FILE...
-    cipherspec dump CIPHER [--after PASS] [--function F] [--dump-dir DIR]
-    cipherspec kat FILE... [--target ref]
+    cipherspec fmt FILE
+    cipherspec dump CIPHER [--after PASS] [--function F] [--target T [--schedule S]] [--dump-dir DIR]
+    cipherspec build CIPHER...|--all --target c|neon|cuda [--schedule NAME] -o DIR
+    cipherspec kat FILE... [--target ref|c|neon|cuda] [--schedule NAME]
     cipherspec encrypt|decrypt CIPHER --mode ecb|cbc|ctr --key HEX [--iv HEX] [--hex]
+    cipherspec drbg CIPHER --entropy HEX [--nonce HEX] --bytes N [--hex] [--target ref|c]
+
+Every command takes --spec FILE (repeatable) for ciphers outside the shipped specs.
 """
 from __future__ import annotations
 

@@ -33,9 +33,9 @@ def pytest_runtest_setup(item):
 
 @pytest.fixture(scope="session")
 def registry():
-    from cipherspec.registry import Registry
+    from shipped import shipped_registry
 
-    return Registry()
+    return shipped_registry()
 
 
 @pytest.fixture(scope="session")

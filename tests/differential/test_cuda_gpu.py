@@ -12,13 +12,13 @@ import pytest
 
 from cipherspec import modes
 from cipherspec.errors import UsageError
-from cipherspec.registry import Registry
 from generator.ptx import BACKEND as CUDA_BACKEND
 from runtime.cuda_target import CudaCipher
+from shipped import shipped_registry
 
 pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: require_gpu)
 
-NAMES = Registry().names()
+NAMES = shipped_registry().names()
 TABLED = ["aes128", "aria128"]
 # (cipher, schedule parameters); None = the build default (tuned.json or the built-in default)
 SCHEDULES = (

@@ -10,14 +10,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cipherspec import modes
-from cipherspec.registry import Registry
 from driver.targets import make_cipher
 from generator.neon.schedules import default
 from neon_support import batches
 from tools import require
+from shipped import shipped_registry
 
 pytestmark = pytest.mark.qemu
-REG = Registry()
+REG = shipped_registry()
 CIPHERS = REG.names()
 
 

@@ -13,14 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cipherspec import modes
-from cipherspec.registry import Registry
 from driver.targets import make_cipher
 from generator.neon import dispatch
 from generator.neon.build import build
 from neon_support import batches
 from tools import require
+from shipped import shipped_registry
 
-REG = Registry()
+REG = shipped_registry()
 # (qemu cpu, guest environment) -> index of the variant expected (0 = the first, -1 = portable)
 PATHS = {"max": ("max", None, 0), "a76": ("cortex-a76", None, 1),  # cortex-a76: FEAT_AES, no FEAT_SHA3
          "nosha3": ("max", {"CIPHERSPEC_NEON_NO_SHA3": "1"}, 1),

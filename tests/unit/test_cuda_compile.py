@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from cipherspec.registry import Registry
 from generator.ptx.placement import CudaSchedule, default_for
 from generator.ptx.source import generate, prepared
 from toolchain import nvcc
 from tools import require_nvcc
+from shipped import shipped_registry
 
-NAMES = Registry().names()
+NAMES = shipped_registry().names()
 # a few non-default placements are compiled too (sm_90 only), so every accessor path meets ptxas in CI
 EXTRA = [("aes128", "rk-shared_tab-const"), ("aria128", "rk-const_tab-global_ilp2"), ("cham128_128", "rk-reg_t1024"),
          ("cham64_128", "rk-shared_t64_ilp2_nohoist"), ("hight", "rk-shared_ilp2")]

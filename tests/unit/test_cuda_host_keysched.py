@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from cipherspec.blockcipher import RefCipher
-from cipherspec.registry import Registry
 from generator.ptx import keysched
 from generator.ptx.placement import rk_index
 from generator.ptx.source import prepared
 from tools import require
+from shipped import shipped_registry
 
-NAMES = Registry().names()
+NAMES = shipped_registry().names()
 
 
 @pytest.mark.parametrize("name", NAMES)

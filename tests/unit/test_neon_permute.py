@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import random
 
-from cipherspec.registry import Registry
 from generator.mir.mir import VRegFactory
 from generator.neon.kernel import key_names, prepare
 from generator.neon.linear import Lin, expand
 from generator.neon.permute import cover
+from shipped import shipped_registry
 
 
 def _apply(terms, contents):
@@ -86,7 +86,7 @@ def test_cover_one_gather_from_six_registers_is_one_tbl_tbx():
 
 
 def test_linear_expansion_of_aria_diffusion():
-    reg = Registry()
+    reg = shipped_registry()
     m = reg.module("aria128")
     fn = prepare(m.functions["encrypt"], m)
     ex = expand(fn, set(key_names(m, fn)))
