@@ -15,6 +15,8 @@ from cipherspec import modes
 from paths import ROOT
 from tools import require
 
+pytestmark = pytest.mark.slow  # 30+ full libraries built with ASan/UBSan
+
 SAN_FLAGS = ("-std=c99", "-O0", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
              "-fno-sanitize-recover=all")
 NAMES = ["aes128", "aes192", "aes256", "aria128", "aria192", "aria256", "cham128_128", "cham128_256",

@@ -13,8 +13,8 @@ from cipherspec import modes
 from driver.targets import make_cipher
 from generator.neon.schedules import default
 from neon_support import batches
-from tools import require
 from shipped import shipped_registry
+from tools import require
 
 pytestmark = pytest.mark.qemu
 REG = shipped_registry()

@@ -17,8 +17,8 @@ from driver.targets import make_cipher
 from generator.neon import dispatch
 from generator.neon.build import build
 from neon_support import batches
-from tools import require
 from shipped import shipped_registry
+from tools import require
 
 REG = shipped_registry()
 # (qemu cpu, guest environment) -> index of the variant expected (0 = the first, -1 = portable)

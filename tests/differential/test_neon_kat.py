@@ -6,8 +6,8 @@ import io
 import pytest
 
 from driver.cli import run
-from tools import require
 from paths import VECTORS
+from tools import require
 
 pytestmark = pytest.mark.qemu
 

@@ -44,7 +44,7 @@ def backend_stages(registry):
         lists = []
         for target, sched, passes in _backend_pass_lists(registry, name):
             out = []
-            run_passes(registry.module(name), passes, on_pass=lambda pname, m, changed: out.append((pname, m)))
+            run_passes(registry.module(name), passes, on_pass=lambda pname, m, changed, out=out: out.append((pname, m)))
             lists.append((target, sched, out))
         return lists
 

@@ -11,8 +11,10 @@ import pytest
 from generator.ptx.placement import CudaSchedule, default_for
 from generator.ptx.source import generate, prepared
 from toolchain import nvcc
-from tools import require_nvcc
 from shipped import shipped_registry
+from tools import require_nvcc
+
+pytestmark = pytest.mark.slow  # nvcc + ptxas: seconds per kernel file on an empty cache
 
 NAMES = shipped_registry().names()
 # a few non-default placements are compiled too (sm_90 only), so every accessor path meets ptxas in CI

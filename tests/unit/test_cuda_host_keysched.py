@@ -11,8 +11,8 @@ from cipherspec.blockcipher import RefCipher
 from generator.ptx import keysched
 from generator.ptx.placement import rk_index
 from generator.ptx.source import prepared
-from tools import require
 from shipped import shipped_registry
+from tools import require
 
 NAMES = shipped_registry().names()
 

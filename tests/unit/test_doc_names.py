@@ -6,25 +6,29 @@ bench/results/ is left out: its tables record what ran, under the names of the d
 from __future__ import annotations
 
 import re
-import subprocess
-
-import pytest
+from pathlib import Path
 
 from generator.backends import backend
 from paths import ROOT
 
-SUFFIXES = ("md", "py", "sh", "j2", "lark", "c", "h")
-SKIP = ("generated/", "tests/golden/data/", "bench/results/")
+SUFFIXES = {".md", ".py", ".sh", ".j2", ".lark", ".c", ".h"}
+SOURCES = ("README.md", "CONTRIBUTING.md", "cipherspec", "generator", "runtime", "driver", "toolchain", "bench",
+           "scripts", "tests")
+SKIP = ("bench/results", "tests/golden/data")
 # what follows a schedule name in a file or symbol name: <schedule>.S, <schedule>_ctr, ...
 FILE_EXT = re.compile(r"\.(S|h|c|cu|so|a|o)$")
 SYMBOL = re.compile(r"_(ecb_encrypt|ecb_decrypt|cbc_encrypt|cbc_decrypt|ctr|variant)$")
 
 
-def _tracked_text_files() -> list[str]:
-    out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
-    if out.returncode:
-        pytest.skip("not a git checkout")
-    return [f for f in out.stdout.split() if f.endswith(SUFFIXES) and not f.startswith(SKIP)]
+def _text_files() -> list[Path]:
+    out = []
+    for top in SOURCES:
+        path = ROOT / top
+        for f in [path] if path.is_file() else sorted(path.rglob("*")):
+            rel = f.relative_to(ROOT).as_posix()
+            if f.suffix in SUFFIXES and f.is_file() and not rel.startswith(SKIP) and "__pycache__" not in rel:
+                out.append(f)
+    return out
 
 
 def quoted_schedules(names: list[str]) -> dict[str, list[str]]:
@@ -32,8 +36,9 @@ def quoted_schedules(names: list[str]) -> dict[str, list[str]]:
     cipher = "|".join(sorted(names, key=len, reverse=True))
     pat = re.compile(rf"\b(?:{cipher})(?:r\d+)?_(?:c|neon|cuda)_[A-Za-z0-9_.-]*[A-Za-z0-9]")
     found: dict[str, list[str]] = {}
-    for rel in _tracked_text_files():
-        for n, line in enumerate((ROOT / rel).read_text(errors="replace").splitlines(), 1):
+    for f in _text_files():
+        rel = f.relative_to(ROOT).as_posix()
+        for n, line in enumerate(f.read_text(errors="replace").splitlines(), 1):
             for m in pat.finditer(line):
                 name = SYMBOL.sub("", FILE_EXT.sub("", m.group(0)))
                 found.setdefault(name, []).append(f"{rel}:{n}")

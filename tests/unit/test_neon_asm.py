@@ -20,9 +20,9 @@ from generator.neon.emit import emit
 from generator.neon.pool import Pool
 from generator.neon.schedules import default, parse
 from generator.neon.sliced import check_sliced
-from tools import require
 from paths import TOY_SPEC
 from shipped import shipped_registry
+from tools import require
 
 REG = shipped_registry()
 
