@@ -18,6 +18,7 @@ LAYERS = ("unit", "golden", "error", "property", "differential")
 TESTS = Path(__file__).parent
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(config, items):
     for item in items:
         layer = item.path.relative_to(TESTS).parts[0]
