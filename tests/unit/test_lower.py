@@ -47,15 +47,26 @@ def inputs(m: Module, fn: str = "encrypt") -> list[str]:
 
 
 def test_round_loop_is_unrolled_and_each_op_knows_its_round():
-    """lower.py's docstring example: %0..%5 are X[0], X[1], rk[0][0], rk[0][1], rk[1][0], rk[1][1]."""
-    m = encrypt("    for i in 0..rounds { X[0] = (X[0] ^ rk[i][0]) <<< 9; }")
-    assert inputs(m) == ["%0 X[0]", "%1 X[1]", "%2 rk[0][0]", "%3 rk[0][1]", "%4 rk[1][0]", "%5 rk[1][1]"]
-    assert ops(m) == ["%6 = xor.u32 %0, %2", "%7 = rotl.u32 %6, 9", "%8 = xor.u32 %7, %4", "%9 = rotl.u32 %8, 9",
-                      "out X[0] = %9", "out X[1] = %1"]
-    origins = [op.origin for op in m.functions["encrypt"].ops[6:]]
-    assert [(o.line, o.round, o.where) for o in origins] == [(7, 0, "encrypt"), (7, 0, "encrypt"),
-                                                           (7, 1, "encrypt"), (7, 1, "encrypt")]
-    assert len(ops(encrypt("    for i in 0..rounds { X[0] = (X[0] ^ rk[i][0]) <<< 9; }", rounds=5))) == 10 + 2
+    """lower.py's docstring example, op for op: one block word, one round-key word per round."""
+    text = """family d(rounds) {
+  block u32[1] little;
+  key u32[1] little;
+  key_schedule(K) -> rk: u32[rounds][1] { for i in 0..rounds { rk[i] = K; } }
+  encrypt(X, rk) {
+    for i in 0..rounds { X[0] = (X[0] ^ rk[i][0]) <<< 9; }
+  }
+  decrypt(X, rk) { }
+}
+cipher d2 = d(rounds = 2);
+"""
+    m = module(text)
+    assert inputs(m) == ["%0 X[0]", "%1 rk[0][0]", "%2 rk[1][0]"]
+    assert ops(m) == ["%3 = xor.u32 %0, %1", "%4 = rotl.u32 %3, 9", "%5 = xor.u32 %4, %2", "%6 = rotl.u32 %5, 9",
+                      "out X[0] = %6"]
+    origins = [op.origin for op in m.functions["encrypt"].ops[3:]]
+    assert [(o.line, o.round, o.where) for o in origins] == [(6, 0, "encrypt"), (6, 0, "encrypt"),
+                                                           (6, 1, "encrypt"), (6, 1, "encrypt")]
+    assert len(ops(module(text.replace("rounds = 2", "rounds = 5")))) == 10 + 1
 
 
 def test_compile_time_conditions_keep_only_the_branch_taken():
