@@ -5,7 +5,6 @@ from __future__ import annotations
 import ctypes
 import filecmp
 import os
-import shutil
 import subprocess
 
 import numpy as np
@@ -14,6 +13,7 @@ import pytest
 from c_support import block_counts, check_modes, random_bytes
 from cipherspec import modes
 from driver import cli
+from tools import require
 
 PROGRAM = r"""
 #include <stdio.h>
@@ -63,8 +63,7 @@ def test_build_is_deterministic(built, tmp_path):
 
 @pytest.mark.parametrize("link", ["static", "shared"])
 def test_link_through_pkg_config(built, tmp_path, make_ref, link):
-    if shutil.which("pkg-config") is None:
-        pytest.skip("no pkg-config")
+    require("pkg-config", "cc")
     env = dict(os.environ, PKG_CONFIG_PATH=str(built / "lib" / "pkgconfig"))
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "lea128"], env=env, capture_output=True,
                            text=True, check=True).stdout.split()

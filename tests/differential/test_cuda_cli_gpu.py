@@ -10,10 +10,8 @@ import os
 import pytest
 
 from driver import cli
-from runtime.cuda_target import gpu_available
 
-OK, WHY = gpu_available()
-pytestmark = pytest.mark.skipif(not OK, reason=f"GPU tests need an NVIDIA GPU and nvcc: {WHY}")
+pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: require_gpu)
 
 
 def _run(argv) -> None:

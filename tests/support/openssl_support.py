@@ -6,12 +6,11 @@ CIPHERSPEC_REQUIRE_TOOLS=1 (CI)."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 from paths import ROOT
+from tools import missing, require
 
 PROVIDER_DIR = "lib/ossl-modules"
 
@@ -20,17 +19,11 @@ def require_openssl() -> None:
     from toolchain.errors import ToolError
     from toolchain.openssl import find_dev
 
-    missing = [t for t in ("openssl", "cc") if shutil.which(t) is None]
-    why = f"needs {', '.join(missing)} (Debian: openssl build-essential)" if missing else ""
-    if not why:
-        try:
-            find_dev()
-        except ToolError as e:
-            why = str(e)
-    if why:
-        if os.environ.get("CIPHERSPEC_REQUIRE_TOOLS") == "1":
-            pytest.fail(f"CIPHERSPEC_REQUIRE_TOOLS=1 and the test {why}", pytrace=False)
-        pytest.skip(why)
+    require("openssl", "cc")
+    try:
+        find_dev()
+    except ToolError as e:
+        missing("OpenSSL 3's development files", str(e))
 
 
 def pkcs7(data: bytes, block: int) -> bytes:
