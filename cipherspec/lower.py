@@ -127,7 +127,6 @@ class Lowering:
         self.iterations = 0
         self.gf_poly: int | None = None
         self.globals = _Scope()
-        self.const_cache: dict[tuple[int, int], int] = {}
 
     # -------------------------------------------------------------- errors and emission
     def error(self, loc: Loc, message: str) -> SpecError:
@@ -275,7 +274,6 @@ class Lowering:
     # -------------------------------------------------------------- entry functions
     def start_function(self, name: str):
         self.ops = []
-        self.const_cache = {}
         self.where = name
         self.round = None
         self.loop_depth = 0
@@ -423,7 +421,7 @@ class Lowering:
     def conform_like(self, loc: Loc, value, like, name: str):
         """Assignment keeps a slot's type: same shape, same width (ints coerced to the width)."""
         if like is UNSET:
-            return value if not isinstance(value, int) or type(value) is bool else value
+            return value
         if isinstance(like, Arr):
             if not isinstance(value, Arr) or len(value.items) != len(like.items):
                 raise self.error(loc, f"cannot assign {describe(value)} to {name}, which is {describe(like)}")

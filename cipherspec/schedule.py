@@ -4,7 +4,7 @@ The spec says what is computed; a schedule says how (Halide's split).  A schedul
 never changes results.  Its name encodes every parameter, in a fixed order, so it
 serves as file name, cache key, benchmark row and filter pattern:
 
-    Schedule("lea128", "c", "sliced", (("lanes", 8),)).name   == "lea128_c_sliced_lanes8"
+    Schedule("lea128", "c", "sliced", (("v", 32),)).name      == "lea128_c_sliced_v32"
     Schedule("aria128", "neon", "b16", (("il", 2),)).name     == "aria128_neon_b16_il2"
 """
 from __future__ import annotations

@@ -2,13 +2,15 @@
 
     cipherspec list
     cipherspec check FILE...
-    cipherspec dump CIPHER [--after PASS] [--function F] [--dump-dir DIR]
     cipherspec fmt FILE
-    cipherspec kat FILE... [--target ref|c|neon|cuda]
-    cipherspec build CIPHER...|--all --target c|neon|cuda -o DIR
+    cipherspec dump CIPHER [--after PASS] [--function F] [--target T [--schedule S]] [--dump-dir DIR]
+    cipherspec kat FILE... [--target ref|c|neon|cuda|openssl-provider] [--schedule NAME]
+    cipherspec build CIPHER...|--all --target c|neon|cuda|openssl-provider [--schedule NAME] -o DIR
     cipherspec encrypt|decrypt CIPHER --mode ecb|cbc|ctr (--key-file PATH|--key-fd N|$CIPHERSPEC_KEY|--key HEX)
                                [--iv...] [-i IN] [-o OUT] [--no-pad] [--hex]      streamed, C by default
     cipherspec drbg CIPHER (--entropy-file PATH|...) --bytes N [-o OUT] [--hex]   streamed, request by request
+
+Every command takes --spec FILE (repeatable) for ciphers outside the shipped specs.
 """
 from __future__ import annotations
 

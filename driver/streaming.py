@@ -143,9 +143,24 @@ def cmd_drbg(args, out) -> int:
         raise UsageError(f"no entropy input: give --entropy-file PATH, --entropy-fd N, ${keyinput.ENTROPY.env} "
                          "or --entropy HEX")
     source = os.urandom if args.system_entropy else None
-    d = new_drbg(c, use_df=not args.no_df, reseed_interval=interval,
+    # on GPUs: the host chain (the C DRBG's update and plan) beside one multi-key launch per piece, when the
+    # requests need nothing between them (no additional input, no reseed)
+    bulk = (hasattr(c, "drbg_stream") and not args.prediction_resistance and not args.additional
+            and requests < interval)
+    host = load_cipher(args.spec or [], args.cipher, args.rounds, "c", None) if bulk else c
+    d = new_drbg(host, use_df=not args.no_df, reseed_interval=interval,
                  prediction_resistance=args.prediction_resistance, entropy_source=source)
     d.instantiate(entropy, args.nonce or b"", args.personalization or b"")
+
+    def generate_bulk(writer, progress):
+        done = 0
+
+        def advance(total: int) -> None:
+            nonlocal done
+            progress.advance(total - done)
+            done = total
+
+        c.drbg_stream(d, args.bytes, request_bytes=args.request_bytes).pipe(writer, progress=advance)
 
     def generate(writer, progress):
         left, first = args.bytes, True
@@ -156,7 +171,7 @@ def cmd_drbg(args, out) -> int:
             left -= n
             first = False
 
-    _stream_to_output(args, f"drbg {c.name}", args.bytes, generate)
+    _stream_to_output(args, f"drbg {c.name}", args.bytes, generate_bulk if bulk else generate)
     return EXIT_OK
 
 

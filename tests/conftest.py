@@ -1,4 +1,7 @@
-"""Shared fixtures: one registry per test session, the shared vectors, the independent references."""
+"""Shared fixtures (one registry per test session, the shared vectors, the reference ciphers) and the
+layer markers: every test is marked with its directory's name (unit, golden, error, property,
+differential), so `pytest -m "not differential"` selects by layer; tests marked `gpu` skip without a
+GPU (tools.require_gpu)."""
 from __future__ import annotations
 
 import sys
@@ -9,13 +12,31 @@ import pytest
 sys.path.insert(0, str(Path(__file__).with_name("support")))
 
 from paths import VECTORS  # noqa: E402
+from tools import require_gpu  # noqa: E402
+
+LAYERS = ("unit", "golden", "error", "property", "differential")
+TESTS = Path(__file__).parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        layer = item.path.relative_to(TESTS).parts[0]
+        if layer not in LAYERS:
+            raise pytest.UsageError(f"{item.nodeid}: tests live in one of tests/{{{','.join(LAYERS)}}}/")
+        item.add_marker(layer)
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("gpu"):
+        require_gpu()
 
 
 @pytest.fixture(scope="session")
 def registry():
-    from cipherspec.registry import Registry
+    from shipped import shipped_registry
 
-    return Registry()
+    return shipped_registry()
 
 
 @pytest.fixture(scope="session")

@@ -37,9 +37,8 @@ sys.path.insert(0, str(ROOT))
 from cipherspec import modes  # noqa: E402
 from cipherspec.registry import Registry  # noqa: E402
 from driver.targets import make_cipher as make_ref_cipher  # noqa: E402
-
-from generator.c.schedules import c_schedules  # noqa: E402
 from generator.c import BACKEND as C_BACKEND  # noqa: E402
+from generator.c.schedules import c_schedules  # noqa: E402
 
 make_cipher = C_BACKEND.load
 

@@ -10,6 +10,7 @@ if [ -d .whl ]; then  # lark, jinja2, rich are not on the device image; carried 
   export PYTHONPATH=/tmp/site
 fi
 export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 CIPHERSPEC_CACHE=${CIPHERSPEC_CACHE:-/tmp/cs-cache}
+export CIPHERSPEC_REQUIRE_GPU=1   # on the GPU machine a GPU test that skips is a failure
 { nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total,driver_version --format=csv; nvcc --version | tail -1;
   grep -m1 "model name" /proc/cpuinfo; cc --version | head -1; } | tee "$OUT/device.txt"
 rc=0; t0=$(date +%s)

@@ -24,12 +24,13 @@ def launch(name: str, schedule: str) -> None:
 
     from cipherspec.registry import Registry
     from generator.ptx import BACKEND
+    from runtime.cuda_target import _ptr
 
     c = BACKEND.load(Registry(), name, None, schedule)
     rk = c.expand_key(bytes(range(c.key_bytes)))
     iv = np.frombuffer(bytes(c.block_bytes), np.uint8).copy()
     with c.device_buffer(64 << 20) as out:
-        c.check(c.fn("ctr_dev_flavour")(rk.ctypes.data, iv.ctypes.data, None, out.ptr, 64 << 20, None,
+        c.check(c.fn("ctr_dev_flavour")(rk.ctypes.data, _ptr(iv), None, out.ptr, 64 << 20, None,
                                         0 if c.sched.flavour == "ptx" else 1), "CTR")
         c.check(c.fn("util_sync")(), "sync")
 
@@ -41,7 +42,7 @@ def main() -> int:
     tuned = json.loads(Path(sys.argv[1]).read_text())["defaults"]
     out = Path(sys.argv[2])
     for name, pick in sorted(tuned.items()):
-        cmd = ["ncu", "--kernel-name", f"regex:_ctr_{pick['flavour']}I", "--launch-count", "1"]
+        cmd = ["ncu", "--kernel-name", f"regex:_ctr_{pick['flavour']}$", "--launch-count", "1"]
         cmd += [a for s in SECTIONS for a in ("--section", s)] + ["--metrics", ",".join(METRICS)]
         cmd += [sys.executable, __file__, "--launch", name, pick["schedule"]]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=240)

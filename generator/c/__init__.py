@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
-
 from runtime.c_target import CCipher
 
 from ..backend import Backend

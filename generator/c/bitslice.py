@@ -8,8 +8,8 @@ A plane is a C variable or the constant 0 / 1 (all zeros / all ones); each new p
 """
 from __future__ import annotations
 
-from generator.common.bitslice import PlaneAlgebra, gmul_rows, lower, two_sided
 from cipherspec.ir import Table
+from generator.common.bitslice import PlaneAlgebra, gmul_rows, lower, two_sided
 
 from .body import COMMENT_COLUMN
 

@@ -31,7 +31,6 @@ from cipherspec import __version__
 from cipherspec.ir import Module
 from cipherspec.registry import Registry
 from cipherspec.schedule import Schedule
-
 from toolchain.cc import Toolchain, compile_cached, link_cached, target_machine
 
 from .schedules import resolve

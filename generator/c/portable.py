@@ -23,8 +23,7 @@ from .body import emit_body
 from .dialects import Scalar, Vector
 from .prepare import Prepared, prepare
 from .schedules import lanes as lanes_of
-from .text import (fragment, kernel_tag, key_slots, load, state_inputs, store, table_section, with_comment,
-                   word_index)
+from .text import fragment, kernel_tag, key_slots, load, state_inputs, store, table_section, with_comment, word_index
 from .walk import entry_points
 
 

@@ -16,7 +16,6 @@ import os
 from cipherspec import __version__
 from cipherspec.ir import KeyArray, Module
 from cipherspec.schedule import Schedule
-
 from runtime.c_abi import CIPHER_CODES, define_lines
 
 from ..common.templates import render

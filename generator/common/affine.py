@@ -36,14 +36,15 @@ def _gmul(a: int, b: int) -> int:
 
 
 @lru_cache(maxsize=1)
+def _inverses() -> tuple[int, ...]:
+    """x⁻¹ in GF(2^8) mod 0x11B for every byte x (0 -> 0)."""
+    return (0,) + tuple(next(y for y in range(1, 256) if _gmul(x, y) == 1) for x in range(1, 256))
+
+
+@lru_cache(maxsize=1)
 def aes_sbox() -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(S, S⁻¹), computed from the definition: inversion in GF(2^8) then the FIPS-197 affine map."""
-    inv = [0] * 256
-    for x in range(1, 256):
-        for y in range(1, 256):
-            if _gmul(x, y) == 1:
-                inv[x] = y
-                break
+    inv = _inverses()
     s = []
     for x in range(256):
         b = inv[x]
@@ -144,9 +145,8 @@ def _two_sided(table: tuple[int, ...]) -> SboxForm | None:
         return None
     s, si = aes_sbox()
     ident = list(range(256))
-    a_inv = [0] * 256
-    for x in range(256):  # A(y) = S(inv(y)); A⁻¹(z) = inv(S⁻¹(z)) computed as a table
-        a_inv[x] = _inverse(si[x])
+    inv = _inverses()
+    a_inv = [inv[si[x]] for x in range(256)]  # A(y) = S(inv(y)); A⁻¹(z) = inv(S⁻¹(z)) as a table
     lin = [(m.lo[x & 15] ^ m.hi[x >> 4]) for x in range(256)]
     if m.box == "S":
         out, inp = (lin, ident) if m.after else (ident, lin)
@@ -156,8 +156,3 @@ def _two_sided(table: tuple[int, ...]) -> SboxForm | None:
     if any(form.out(s[form.inp(x)]) != t[x] for x in range(256)):
         raise AssertionError("two_sided: affine decomposition does not reproduce the table")
     return form
-
-
-def _inverse(x: int) -> int:
-    """x⁻¹ in GF(2^8) mod 0x11B (0 -> 0)."""
-    return 0 if x == 0 else next(y for y in range(1, 256) if _gmul(x, y) == 1)

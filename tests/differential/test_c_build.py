@@ -5,13 +5,13 @@ from __future__ import annotations
 import ctypes
 import filecmp
 import os
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
-
 from c_support import block_counts, check_modes, random_bytes
+from tools import require
+
 from cipherspec import modes
 from driver import cli
 
@@ -63,8 +63,7 @@ def test_build_is_deterministic(built, tmp_path):
 
 @pytest.mark.parametrize("link", ["static", "shared"])
 def test_link_through_pkg_config(built, tmp_path, make_ref, link):
-    if shutil.which("pkg-config") is None:
-        pytest.skip("no pkg-config")
+    require("pkg-config", "cc")
     env = dict(os.environ, PKG_CONFIG_PATH=str(built / "lib" / "pkgconfig"))
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "lea128"], env=env, capture_output=True,
                            text=True, check=True).stdout.split()
@@ -111,8 +110,8 @@ def test_in_place(registry, name, schedule):
                                            ("cham64_128", "sliced_v32"), ("hight", "sliced_v16")])
 def test_plain_array_fallback(registry, make_ref, name, schedule):
     """The same source with CS_NO_VECTOR_EXT (plain C arrays instead of vector extensions)."""
-    from generator.c.schedules import lanes, parse_schedule
     from generator.c.build import build_shared
+    from generator.c.schedules import lanes, parse_schedule
     from runtime.c_target import CCipher
 
     module = registry.module(name)

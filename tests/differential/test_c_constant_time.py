@@ -6,21 +6,21 @@ can fail).  The libraries are built exactly as shipped."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 
 import pytest
-
 from c_support import cipher_names
 from cpu import has_level, is_x86_64
 from paths import ROOT
+from tools import missing, require
 
 VALGRIND = ("valgrind", "--tool=memcheck", "--error-exitcode=99", "--track-origins=no", "-q")
 
 
 def _valgrind() -> str:
-    if shutil.which("valgrind") is None or not os.path.exists("/usr/include/valgrind/memcheck.h"):
-        pytest.fail("valgrind and its headers are needed (apt: valgrind); scripts/setup.sh installs them")
+    require("valgrind", "cc")
+    if not os.path.exists("/usr/include/valgrind/memcheck.h"):
+        missing("valgrind's headers (valgrind/memcheck.h)", "Debian: valgrind")
     return "valgrind"
 
 

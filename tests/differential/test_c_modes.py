@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from c_support import block_counts, byte_lengths, c_matrix, check_modes, random_bytes, variant_lanes, variant_matrix
+from cpu import ABSENT, has_level
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from c_support import block_counts, byte_lengths, c_matrix, check_modes, random_bytes, variant_lanes, variant_matrix
 from cipherspec import modes
 from cipherspec.errors import UsageError
-from cpu import ABSENT, has_level
 
 MATRIX = c_matrix()
-IDS = [s for _, s in MATRIX]
-VARIANTS = variant_matrix()
-VIDS = [f"{s}-{v}" for _, s, v in VARIANTS]
+# a bitsliced library takes the C compiler a minute or more on an empty cache
+CASES = [pytest.param(n, s, id=s, marks=[pytest.mark.slow] if "_bitsliced_" in s else []) for n, s in MATRIX]
+VARIANTS = [pytest.param(n, s, v, id=f"{s}-{v}", marks=[pytest.mark.slow] if "_bitsliced_" in s else [])
+            for n, s, v in variant_matrix()]
 
 
 @pytest.fixture(scope="session")
@@ -53,7 +54,7 @@ def _variant(c_cipher, name: str, schedule: str, variant: str):
     return c.with_isa(variant)
 
 
-@pytest.mark.parametrize("name,schedule,variant", VARIANTS, ids=VIDS)
+@pytest.mark.parametrize("name,schedule,variant", VARIANTS)
 def test_lane_boundaries(name, schedule, variant, c_cipher, make_ref):
     c, ref = _variant(c_cipher, name, schedule, variant), make_ref(name)
     if c is None:
@@ -70,7 +71,7 @@ def test_lane_boundaries(name, schedule, variant, c_cipher, make_ref):
         assert c.ctr(rk, iv, data) == modes.ctr(ref, rr, iv, data), f"CTR {length} bytes"
 
 
-@pytest.mark.parametrize("name,schedule", MATRIX, ids=IDS)
+@pytest.mark.parametrize("name,schedule", CASES)
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**64 - 1), length=st.integers(0, 300))
 def test_random_keys_ivs_lengths(name, schedule, seed, length, c_cipher, make_ref):
@@ -80,7 +81,7 @@ def test_random_keys_ivs_lengths(name, schedule, seed, length, c_cipher, make_re
                 random_bytes(rng, length))
 
 
-@pytest.mark.parametrize("name,schedule,variant", VARIANTS, ids=VIDS)
+@pytest.mark.parametrize("name,schedule,variant", VARIANTS)
 def test_counter_carry_and_wrap(name, schedule, variant, c_cipher, make_ref):
     """IVs just below 2^32, 2^64 and 2^bits: the carry crosses words, then the whole counter wraps."""
     c, ref = _variant(c_cipher, name, schedule, variant), make_ref(name)

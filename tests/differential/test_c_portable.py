@@ -7,11 +7,11 @@ import subprocess
 
 import numpy as np
 import pytest
-
 from c_support import random_bytes, variant_lanes
-from cipherspec import modes
-from neon_support import require
 from paths import ROOT
+from tools import require
+
+from cipherspec import modes
 
 CC, QEMU = "aarch64-linux-gnu-gcc", "qemu-aarch64"
 

@@ -4,17 +4,20 @@ functions take minutes at -O1 under ASan), driven by tests/data/c_harness.c and 
 interpreter, once per kernel variant this CPU runs (CIPHERSPEC_X86_ISA).  The CI flavour of the C build."""
 from __future__ import annotations
 
+import functools
 import os
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
-
 from c_support import random_bytes, variant_lanes
-from cipherspec import modes
 from cpu import has_level, is_x86_64
 from paths import ROOT
+from tools import require
+
+from cipherspec import modes
+
+pytestmark = pytest.mark.slow  # 30+ full libraries built with ASan/UBSan
 
 SAN_FLAGS = ("-std=c99", "-O0", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
              "-fno-sanitize-recover=all")
@@ -22,11 +25,9 @@ NAMES = ["aes128", "aes192", "aes256", "aria128", "aria192", "aria256", "cham128
          "cham64_128", "hight", "lea128", "lea192", "lea256", "pipo64_128", "pipo64_256"]
 
 
+@functools.lru_cache(maxsize=1)
 def _sanitizer_works() -> bool:
-    cc = shutil.which("cc")
-    if cc is None:
-        return False
-    p = subprocess.run([cc, *SAN_FLAGS, "-x", "c", "-", "-o", "/dev/null"], input="int main(void){return 0;}",
+    p = subprocess.run(["cc", *SAN_FLAGS, "-x", "c", "-", "-o", "/dev/null"], input="int main(void){return 0;}",
                        capture_output=True, text=True)
     return p.returncode == 0
 
@@ -34,6 +35,7 @@ def _sanitizer_works() -> bool:
 @pytest.mark.parametrize("layout", ["default", "scalar"])
 @pytest.mark.parametrize("name", NAMES)
 def test_asan_ubsan(registry, make_ref, name, layout):
+    require("cc")
     if not _sanitizer_works():
         pytest.fail("cc cannot build with -fsanitize=address,undefined")
     from generator.c.build import build_program

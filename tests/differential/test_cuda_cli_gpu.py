@@ -10,10 +10,8 @@ import os
 import pytest
 
 from driver import cli
-from runtime.cuda_target import gpu_available
 
-OK, WHY = gpu_available()
-pytestmark = pytest.mark.skipif(not OK, reason=f"GPU tests need an NVIDIA GPU and nvcc: {WHY}")
+pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: require_gpu)
 
 
 def _run(argv) -> None:
@@ -36,3 +34,14 @@ def test_cuda_streams_like_the_c_library(tmp_path, monkeypatch, mode):
     assert outs["cuda"].read_bytes() == outs["c"].read_bytes()
     _run(["decrypt", *common, "-i", str(outs["cuda"]), "-o", str(tmp_path / "back"), "--target", "cuda"])
     assert (tmp_path / "back").read_bytes() == data
+
+
+@pytest.mark.parametrize("extra", [[], ["--additional", "a5" * 8]])
+def test_cuda_drbg_equals_the_c_drbg(tmp_path, extra):
+    """`drbg --target cuda` (bulk: the C DRBG's host chain + multi-key launches over every GPU; with
+    additional input: request by request) writes the C DRBG's bytes, an odd request size included."""
+    common = ["lea128", "--entropy", "00" * 32, "--nonce", "11" * 8, "--bytes", str((3 << 20) + 5),
+              "--request-bytes", "65531", *extra]
+    for target in ("c", "cuda"):
+        _run(["drbg", *common, "-o", str(tmp_path / target), "--target", target])
+    assert (tmp_path / "cuda").read_bytes() == (tmp_path / "c").read_bytes()

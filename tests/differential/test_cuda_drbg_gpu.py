@@ -18,10 +18,8 @@ from cipherspec.drbg_many import generate_many, instantiate_many
 from cipherspec.modes import ctr_next_iv
 from generator.c import BACKEND as C_BACKEND
 from generator.ptx import BACKEND as CUDA_BACKEND
-from runtime.cuda_target import gpu_available
 
-OK, WHY = gpu_available()
-pytestmark = pytest.mark.skipif(not OK, reason=f"GPU tests need an NVIDIA GPU and nvcc: {WHY}")
+pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: require_gpu)
 
 CIPHERS = ["aes128", "lea128", "hight", "cham128_128", "aria128"]
 REQ = 65536  # 2^19 bits

@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cuda_checks import check_ctr, check_ecb
+from shipped import shipped_registry
 
 from cipherspec import modes
 from cipherspec.errors import UsageError
-from cipherspec.registry import Registry
 from generator.ptx import BACKEND as CUDA_BACKEND
-from runtime.cuda_target import CudaCipher, gpu_available
+from runtime.cuda_target import CudaCipher
 
-from cuda_checks import check_ctr, check_ecb
+pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: require_gpu)
 
-OK, WHY = gpu_available()
-pytestmark = pytest.mark.skipif(not OK, reason=f"GPU tests need an NVIDIA GPU and nvcc: {WHY}")
-
-NAMES = Registry().names()
+NAMES = shipped_registry().names()
 TABLED = ["aes128", "aria128"]
 # the lane layouts (generator/ptx/lanes.py): byte-packed and bitsliced, each placement of round keys
 # and the T-tables; AES/ARIA bitsliced are left to the CPU checks (test_cuda_lanes.py): ptxas takes over 20

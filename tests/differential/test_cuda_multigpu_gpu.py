@@ -15,15 +15,12 @@ import io
 import numpy as np
 import pytest
 
-from cipherspec import modes
 from cipherspec.errors import UsageError
 from generator.c import BACKEND as C_BACKEND
 from generator.ptx import BACKEND as CUDA_BACKEND
 from runtime import cuda_multi as cm
-from runtime.cuda_target import gpu_available
 
-OK, WHY = gpu_available()
-pytestmark = pytest.mark.skipif(not OK, reason=f"GPU tests need an NVIDIA GPU and nvcc: {WHY}")
+pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: require_gpu)
 
 NAMES = ["lea128", "aes128", "hight", "aria128"]  # ARX and table ciphers, 16- and 8-byte blocks
 MIB = 1 << 20

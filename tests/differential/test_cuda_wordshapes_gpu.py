@@ -10,10 +10,8 @@ from cuda_checks import check_ctr, check_ecb
 from wordshape_specs import CUDA_OTHER, NARROW, REG, WIDE
 
 from driver.targets import make_cipher
-from runtime.cuda_target import gpu_available
 
-OK, WHY = gpu_available()
-pytestmark = pytest.mark.skipif(not OK, reason=f"GPU tests need an NVIDIA GPU and nvcc: {WHY}")
+pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: require_gpu)
 
 SCHEDULES = [(n, None) for n in WIDE + NARROW] + CUDA_OTHER
 IDS = [f"{n}-{s or 'default'}" for n, s in SCHEDULES]

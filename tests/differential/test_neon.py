@@ -8,14 +8,16 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from neon_support import batches, check_modes
+from shipped import shipped_registry
+from tools import require
 
 from cipherspec import modes
-from cipherspec.registry import Registry
 from driver.targets import make_cipher
 from generator.neon.schedules import default
-from neon_support import batches, check_modes, require
 
-REG = Registry()
+pytestmark = pytest.mark.qemu
+REG = shipped_registry()
 CIPHERS = REG.names()
 
 

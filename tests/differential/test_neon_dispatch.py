@@ -6,7 +6,6 @@ QEMU's CPU models all have FEAT_AES, so the portable path is reached through the
 portable) variant by getauxval.  Every path is checked against the interpreter."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
@@ -14,13 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cipherspec import modes
-from cipherspec.registry import Registry
 from driver.targets import make_cipher
 from generator.neon import dispatch
 from generator.neon.build import build
-from neon_support import batches, require
+from neon_support import batches
+from shipped import shipped_registry
+from tools import require
 
-REG = Registry()
+REG = shipped_registry()
 # (qemu cpu, guest environment) -> index of the variant expected (0 = the first, -1 = portable)
 PATHS = {"max": ("max", None, 0), "a76": ("cortex-a76", None, 1),  # cortex-a76: FEAT_AES, no FEAT_SHA3
          "nosha3": ("max", {"CIPHERSPEC_NEON_NO_SHA3": "1"}, 1),
@@ -43,6 +43,7 @@ def test_variants_prefer_crypto_where_an_sbox_is_affine_equivalent():
     assert [v.features for v in dispatch.variants(REG.module("pipo64_128"))] == [("sha3",), ()]
 
 
+@pytest.mark.qemu
 @pytest.mark.parametrize("name,path", [("aria128", p) for p in sorted(PATHS)] +
                          [("aes128", "max"), ("aes128", "portable"), ("pipo64_128", "max"), ("pipo64_128", "a76")])
 @settings(max_examples=1, deadline=None, suppress_health_check=list(HealthCheck))
@@ -65,6 +66,7 @@ def test_dispatched_library_matches_interpreter(name, path, data):
         assert g == e, f"{name} dispatched ({path}) {op} of {len(d)} bytes differs"
 
 
+@pytest.mark.qemu
 def test_override_values_and_single_variant_library():
     require("aarch64-linux-gnu-gcc", "qemu-aarch64")
     c, _ = cipher("aria128")
@@ -76,14 +78,13 @@ def test_override_values_and_single_variant_library():
 
 
 def test_build_writes_one_library_with_every_variant(tmp_path):
-    require("aarch64-linux-gnu-gcc")
+    nm = require("aarch64-linux-gnu-gcc", "aarch64-linux-gnu-nm")["aarch64-linux-gnu-nm"]
     build(REG, ["aria128"], None, tmp_path)
     names = sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".S", ".h", ".c", ".a"))
     assert names == ["aria128_neon.c", "aria128_neon.h", "aria128_neon_b16_crypto_il1.S",
                      "aria128_neon_b16_crypto_il1.h", "aria128_neon_b16_crypto_il1_sha3.S",
                      "aria128_neon_b16_crypto_il1_sha3.h", "aria128_neon_b16_il1.S", "aria128_neon_b16_il1.h",
                      "libaria128_neon.a"]
-    nm = shutil.which("aarch64-linux-gnu-nm") or shutil.which("llvm-nm") or shutil.which("nm")
     syms = subprocess.run([nm, "--defined-only", str(tmp_path / "libaria128_neon.a")], capture_output=True,
                           text=True, check=True).stdout
     for s in ("aria128_neon_ecb_encrypt", "aria128_neon_ctr", "aria128_neon_variant",

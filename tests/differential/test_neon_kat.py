@@ -3,9 +3,13 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from driver.cli import run
-from neon_support import require
 from paths import VECTORS
+from tools import require
+
+pytestmark = pytest.mark.qemu
 
 
 def test_kat_files_pass_on_neon():

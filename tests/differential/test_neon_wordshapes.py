@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from neon_support import batches, check_modes, require
+from neon_support import batches, check_modes
+from tools import require
 from wordshape_specs import REG
 
 from driver.targets import make_cipher

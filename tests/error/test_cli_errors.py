@@ -1,19 +1,49 @@
-"""Bad input at the command line: one line on stderr, exit status 2, nothing on stdout, no traceback."""
+"""Bad input at the command line: one line on stderr, exit status 2, nothing on stdout, no traceback.
+
+The cases run the command in-process (driver.cli.run, the function `cipherspec` calls, with stdin,
+stdout and stderr swapped for test buffers): a `python -m driver` process costs about a second of
+imports and spec parsing. A few run as real processes too, for what only a process shows (the exit
+status itself, and that nothing escapes as a traceback)."""
 from __future__ import annotations
 
+import io
+import os
 import subprocess
 import sys
 
 import pytest
+
+from driver import cli
 
 LEA_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
 GOOD_KAT = ("Cipher = lea128\nMode = ECB\nKey = 0f1e2d3c4b5a69788796a5b4c3d2e1f0\n"
             "Plaintext = 101112131415161718191a1b1c1d1e1f\nCiphertext = 9fc84e3528c6c6185532c7a704648bfd\n")
 
 
-def run(args, stdin=b""):
+def run_process(args, stdin=b""):
     p = subprocess.run([sys.executable, "-m", "driver", *args], input=stdin, capture_output=True, timeout=120)
     return p.returncode, p.stdout, p.stderr.decode()
+
+
+@pytest.fixture
+def run(capsysbinary, monkeypatch, tmp_path):
+    """(exit status, stdout bytes, stderr text) of `cipherspec ARGS < stdin`, run in this process.  The
+    streaming commands read file descriptor 0 itself: stdin is a file put there for the call."""
+    def run(args, stdin=b""):
+        (tmp_path / "stdin").write_bytes(stdin)
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+        saved = os.dup(0)
+        with open(tmp_path / "stdin", "rb") as f:
+            os.dup2(f.fileno(), 0)
+        try:
+            rc = cli.run(list(args))
+        finally:
+            os.dup2(saved, 0)
+            os.close(saved)
+        cap = capsysbinary.readouterr()
+        return rc, cap.out, cap.err.decode()
+
+    return run
 
 
 def _kat(tmp_path, text):
@@ -48,7 +78,7 @@ CRYPT_CASES = [
 
 
 @pytest.mark.parametrize("args,stdin,message", CRYPT_CASES, ids=[" ".join(c[0][:2]) + ":" + c[2][:30] for c in CRYPT_CASES])
-def test_bad_command_line(args, stdin, message):
+def test_bad_command_line(run, args, stdin, message):
     rc, out, err = run(args, stdin)
     assert rc == 2
     assert out == b""
@@ -73,7 +103,7 @@ KAT_CASES = [
 
 
 @pytest.mark.parametrize("text,message", KAT_CASES, ids=[c[1] for c in KAT_CASES])
-def test_malformed_kat_file(tmp_path, text, message):
+def test_malformed_kat_file(run, tmp_path, text, message):
     path = _kat(tmp_path, text)
     rc, out, err = run(["kat", path])
     assert rc == 2, err
@@ -82,12 +112,12 @@ def test_malformed_kat_file(tmp_path, text, message):
     assert "Traceback" not in err
 
 
-def test_missing_kat_file(tmp_path):
+def test_missing_kat_file(run, tmp_path):
     rc, out, err = run(["kat", str(tmp_path / "nope.txt")])
     assert rc == 2 and "cannot read" in err and out == b""
 
 
-def test_unreadable_spec_is_a_spec_error(tmp_path):
+def test_unreadable_spec_is_a_spec_error(run, tmp_path):
     rc, out, err = run(["check", str(tmp_path / "nope.cs")])
     assert rc == 2 and "cannot read spec" in err
 
@@ -95,7 +125,7 @@ def test_unreadable_spec_is_a_spec_error(tmp_path):
 def test_build_into_unwritable_dir_leaves_nothing(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    rc, out, err = run(["build", "lea128", "--target", "ref", "-o", str(blocker / "out")])
+    rc, out, err = run_process(["build", "lea128", "--target", "ref", "-o", str(blocker / "out")])
     assert rc == 2
     assert blocker.read_text() == "not a directory"
     assert list(tmp_path.iterdir()) == [blocker]
@@ -118,7 +148,7 @@ def test_bad_key_file(tmp_path, content, extra, message):
     message never shows the key."""
     key = tmp_path / "k"
     key.write_bytes(content)
-    rc, out, err = run(["encrypt", "lea128", "--mode", "ctr", "--iv", "00" * 16, "--key-file", str(key), *extra],
+    rc, out, err = run_process(["encrypt", "lea128", "--mode", "ctr", "--iv", "00" * 16, "--key-file", str(key), *extra],
                        b"data")
     assert rc == 2 and out == b""
     assert message.replace("KEY", str(key)) in err, err
@@ -134,12 +164,28 @@ def test_bad_key_file(tmp_path, content, extra, message):
     (["--key", LEA_KEY, "-i", "/nonexistent/in"], b"", "cannot read /nonexistent/in: No such file or directory"),
 ])
 def test_bad_key_source(args, stdin, message):
-    rc, out, err = run(["encrypt", "lea128", "--mode", "ctr", "--iv", "00" * 16, *args], stdin)
+    rc, out, err = run_process(["encrypt", "lea128", "--mode", "ctr", "--iv", "00" * 16, *args], stdin)
     assert rc == 2 and out == b"" and message in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_bad_output_path_creates_nothing(tmp_path):
-    rc, out, err = run(["encrypt", "lea128", "--mode", "ctr", "--key", LEA_KEY, "--iv", "00" * 16,
+    rc, out, err = run_process(["encrypt", "lea128", "--mode", "ctr", "--key", LEA_KEY, "--iv", "00" * 16,
                         "-o", str(tmp_path / "missing" / "out")], b"data")
     assert rc == 2 and f"cannot write {tmp_path / 'missing' / 'out'}: No such file or directory" in err
     assert list(tmp_path.iterdir()) == []
+PROCESS_CASES = [c for c in CRYPT_CASES if c[2] in ("not a multiple of the 16-byte block", "invalid choice: 'frobnicate'")]
+
+
+@pytest.mark.parametrize("args,stdin,message", PROCESS_CASES, ids=["input length", "argparse"])
+def test_the_process_exits_2_with_one_line(args, stdin, message):
+    rc, out, err = run_process(args, stdin)
+    assert (rc, out) == (2, b"")
+    assert err.startswith("cipherspec: error: ") and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_process_reports_a_malformed_kat_file(tmp_path):
+    text, message = KAT_CASES[0]
+    path = _kat(tmp_path, text)
+    rc, out, err = run_process(["kat", path])
+    assert (rc, out) == (2, b"")
+    assert f"{path}{message}" in err and len(err.strip().splitlines()) == 1

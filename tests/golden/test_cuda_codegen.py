@@ -31,7 +31,7 @@ def test_lea_core_is_add_xor_funnel_shift(registry):
 
 
 def test_pipo_logic_fuses_to_lop3(registry):
-    body = _ptx_core(_gen(registry, "pipo64_128"))
+    body = _ptx_core(_gen(registry, "pipo64_128", "ilp2_rk-shared_t256"))  # the scalar layout: one byte a register
     ops = ASM.findall(body)
     assert "lop3.b32" in ops and "prmt.b32" in ops  # fused S-box logic; 8-bit rotations replicate with prmt
     assert ops.count("lop3.b32") > 50

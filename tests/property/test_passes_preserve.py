@@ -2,6 +2,8 @@
 shared pipeline, every backend's own passes under every schedule it builds, and the CTR hoisting split."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,27 +13,50 @@ from cipherspec.blockcipher import RefCipher
 from cipherspec.interp import Interpreter
 from cipherspec.passes import hoist_uniform
 from cipherspec.pipeline import PIPELINE, optimize, pass_names, run_passes
-from cipherspec.registry import Registry
 
 from generator.backends import BACKENDS
+from shipped import shipped_registry
 
-NAMES = Registry().names()
+NAMES = shipped_registry().names()
 
 
-def _stages(registry, name):
-    """The module after lowering and after every pass, in pipeline order."""
-    stages = []
-    optimize(registry.lowered(name), on_pass=lambda pname, m, changed: stages.append((pname, m)))
-    assert [s[0] for s in stages] == ["lower"] + [p.name for p in PIPELINE]
+# The passes do not depend on the random inputs: a cipher's stages are computed once (not once per
+# hypothesis example) and each example runs the interpreter over all of them.  Pytest runs one test's
+# parameters in order, so a one-entry cache holds the cipher under test and no more (memory).
+@pytest.fixture(scope="module")
+def shared_stages(registry):
+    """name -> [(pass, module)]: the module after lowering and after every shared pass, in order."""
+    @functools.lru_cache(maxsize=1)
+    def stages(name):
+        out = []
+        optimize(registry.lowered(name), on_pass=lambda pname, m, changed: out.append((pname, m)))
+        assert [s[0] for s in out] == ["lower"] + [p.name for p in PIPELINE]
+        return out
+
+    return stages
+
+
+@pytest.fixture(scope="module")
+def backend_stages(registry):
+    """name -> [(target, schedule name, [(pass, module)])] for each distinct pass list a backend runs."""
+    @functools.lru_cache(maxsize=1)
+    def stages(name):
+        lists = []
+        for target, sched, passes in _backend_pass_lists(registry, name):
+            out = []
+            run_passes(registry.module(name), passes, on_pass=lambda pname, m, changed, out=out: out.append((pname, m)))
+            lists.append((target, sched, out))
+        return lists
+
     return stages
 
 
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1))
-def test_each_pass_preserves_results(name, registry, seed):
+def test_each_pass_preserves_results(name, shared_stages, seed):
     rng = np.random.default_rng(seed)
-    stages = _stages(registry, name)
+    stages = shared_stages(name)
     first = RefCipher(stages[0][1])
     key = rng.integers(0, 256, first.key_bytes, dtype=np.uint8).tobytes()
     blocks = rng.integers(0, 256, (16, first.block_bytes), dtype=np.uint8)
@@ -83,9 +108,9 @@ def test_backends_run_the_passes_they_declare(registry):
                 assert all(got.functions[f].ops == want.functions[f].ops for f in want.functions), (b.name, name)
 
 
-def test_every_backend_pass_is_covered():
+def test_every_backend_pass_is_covered(registry):
     """lower_gmul and fuse_tables (C tfused) are among the passes checked below."""
-    reg = Registry()
+    reg = registry
     names = {p.name for n in ("aes128", "aria128") for _, _, ps in _backend_pass_lists(reg, n) for p in ps}
     assert {"lower_gmul", "fuse_tables", "prune_tables", "constfold", "cse", "dce"} <= names
     aes = reg.module("aes128")
@@ -95,17 +120,14 @@ def test_every_backend_pass_is_covered():
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1))
-def test_each_backend_pass_preserves_results(name, registry, seed):
+def test_each_backend_pass_preserves_results(name, registry, backend_stages, seed):
     rng = np.random.default_rng(seed)
-    base = registry.module(name)
-    first = RefCipher(base)
+    first = RefCipher(registry.module(name))
     key = rng.integers(0, 256, first.key_bytes, dtype=np.uint8).tobytes()
     blocks = rng.integers(0, 256, (16, first.block_bytes), dtype=np.uint8)
     want_rk = first.expand_key(key)
     want_ct = first.encrypt_blocks(want_rk, blocks)
-    for target, sched, passes in _backend_pass_lists(registry, name):
-        stages = []
-        run_passes(base, passes, on_pass=lambda pname, m, changed: stages.append((pname, m)))
+    for target, sched, stages in backend_stages(name):
         for pname, module in stages:
             c = RefCipher(module)
             rk = c.expand_key(key)

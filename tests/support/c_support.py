@@ -3,10 +3,9 @@ mode-by-mode comparison of a target cipher with the interpreter."""
 from __future__ import annotations
 
 import numpy as np
+from shipped import shipped_registry
 
 from cipherspec import modes
-from cipherspec.registry import Registry
-
 
 # The bitsliced kernels of AES and ARIA are the fallback variants of their aesni libraries (tested with
 # every variant), so a separate bitsliced library is built only for PIPO; CIPHERSPEC_FULL_MATRIX=1 tests
@@ -21,7 +20,7 @@ def c_matrix() -> list[tuple[str, str]]:
     from generator.c.schedules import c_schedules
 
     full = os.environ.get("CIPHERSPEC_FULL_MATRIX") == "1"
-    reg = Registry()
+    reg = shipped_registry()
     return [(n, s.name) for n in reg.names() for s in c_schedules(reg.module(n))
             if full or s.layout != "bitsliced" or n in BITSLICED_IN_CI]
 
@@ -29,13 +28,12 @@ def c_matrix() -> list[tuple[str, str]]:
 def variant_matrix() -> list[tuple[str, str, str]]:
     """(cipher, schedule, variant) for every kernel variant of every library of c_matrix(): the x86-64
     variants on an x86-64 host, else the portable one."""
-    from cipherspec.schedule import Schedule  # noqa: F401
+    from cpu import is_x86_64
+
     from generator.c.schedules import parse_schedule
     from generator.c.variants import portable, variants
 
-    from cpu import is_x86_64
-
-    reg = Registry()
+    reg = shipped_registry()
     out = []
     for n, s in c_matrix():
         module = reg.module(n)
@@ -97,4 +95,4 @@ def random_bytes(rng: np.random.Generator, n: int) -> bytes:
 
 
 def cipher_names() -> list[str]:
-    return Registry().names()
+    return shipped_registry().names()

@@ -1,35 +1,21 @@
-"""CUDA test helpers: nvcc for compile checks (a failure under CIPHERSPEC_REQUIRE_TOOLS=1, else a skip)
-and the library's host key schedule (generated C) through the host C compiler.  The checks of a built
+"""CUDA test helpers: the library's host key schedule (generated C) through the host C compiler.  The checks of a built
 library against the interpreter are in cuda_checks.py."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
-import pytest
+from tools import require
 
 from generator.ptx import keysched
 from generator.ptx.placement import rk_index
-from toolchain import nvcc
-
-
-def need_nvcc() -> None:
-    if nvcc.find_nvcc() is None:
-        if os.environ.get("CIPHERSPEC_REQUIRE_TOOLS") == "1":
-            pytest.fail("nvcc not found and CIPHERSPEC_REQUIRE_TOOLS=1 (scripts/setup.sh installs nvidia-cuda-nvcc)")
-        pytest.skip("nvcc not found (install the CUDA toolkit or `pip install nvidia-cuda-nvcc`)")
 
 
 def host_cc() -> str:
-    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
-    if cc is None:
-        if os.environ.get("CIPHERSPEC_REQUIRE_TOOLS") == "1":
-            pytest.fail("no C compiler")
-        pytest.skip("no C compiler")
-    return cc
+    cc = os.environ.get("CC", "cc")
+    return require(cc)[cc]
 
 
 def host_round_keys(module, keys: np.ndarray, tmp_path: Path) -> np.ndarray:

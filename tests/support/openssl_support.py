@@ -6,12 +6,12 @@ CIPHERSPEC_REQUIRE_TOOLS=1 (CI)."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 from paths import ROOT
+from shipped import shipped_registry
+from tools import missing, require
 
 PROVIDER_DIR = "lib/ossl-modules"
 
@@ -20,17 +20,11 @@ def require_openssl() -> None:
     from toolchain.errors import ToolError
     from toolchain.openssl import find_dev
 
-    missing = [t for t in ("openssl", "cc") if shutil.which(t) is None]
-    why = f"needs {', '.join(missing)} (Debian: openssl build-essential)" if missing else ""
-    if not why:
-        try:
-            find_dev()
-        except ToolError as e:
-            why = str(e)
-    if why:
-        if os.environ.get("CIPHERSPEC_REQUIRE_TOOLS") == "1":
-            pytest.fail(f"CIPHERSPEC_REQUIRE_TOOLS=1 and the test {why}", pytrace=False)
-        pytest.skip(why)
+    require("openssl", "cc")
+    try:
+        find_dev()
+    except ToolError as e:
+        missing("OpenSSL 3's development files", str(e))
 
 
 def pkcs7(data: bytes, block: int) -> bytes:
@@ -64,11 +58,10 @@ def evp_program(out: Path, library: str | None, flags: tuple[str, ...] = ("-O0",
     files = {"evp_stream.c": (ROOT / "tests" / "data" / "evp_stream.c").read_text()}
     if not library:
         return compile_cached(files, ["evp_stream.c"], "exe", tc, extra_args=list(dev.cflags))
-    from cipherspec.registry import Registry
     from generator.c.build import library_objects
     from generator.c.schedules import resolve
 
-    module = Registry().module(library)
+    module = shipped_registry().module(library)
     objs = library_objects(module, resolve(module, None), tc)
     lib = {str(p.relative_to(out)): p.read_text() for p in sorted((out / "include").glob("*.h"))}
     lib.update({src: (out / src).read_text() for src, _ in objs})

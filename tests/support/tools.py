@@ -1,22 +1,70 @@
-"""A test that needs an external tool: skipped with the reason where it is missing — unless
-CIPHERSPEC_REQUIRE_TOOLS=1 (CI, scripts/test.sh), where a missing tool is a failure.
+"""Tests that need something outside Python: an external tool, nvcc, or a GPU.
 
-    require_tool("openssl", "openssl")      # the tool, the Debian package that has it
+A missing tool skips the test with the reason and what to install, except under
+CIPHERSPEC_REQUIRE_TOOLS=1 (CI, scripts/test.sh), where it fails: a CI run that silently skipped
+the QEMU or nvcc tests would claim coverage it does not have.  A GPU is different: CI has none, so
+GPU tests skip unless CIPHERSPEC_REQUIRE_GPU=1 (bench/gpu/run.sh, on the GPU machine).
+
+    missing("OpenSSL 3 headers", "Debian: libssl-dev")  -> skip / fail, for needs require() cannot see
+    require("pkg-config", "cc")      -> {"pkg-config": "/usr/bin/pkg-config", "cc": "/usr/bin/cc"}
+    require_nvcc()                   -> Path to nvcc (PATH, CIPHERSPEC_NVCC, /usr/local/cuda*, the PyPI wheel)
+    require_gpu()                    -> None; tests marked `gpu` get it from conftest.py
 """
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
+# the Debian package that provides each tool (scripts/setup.sh installs them all)
+PACKAGES = {
+    "cc": "build-essential", "gcc": "build-essential", "pkg-config": "pkg-config", "clang": "clang",
+    "aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu", "qemu-aarch64": "qemu-user", "llvm-mca": "llvm",
+    "aarch64-linux-gnu-nm": "binutils-aarch64-linux-gnu", "openssl": "openssl", "valgrind": "valgrind", "g++": "g++",
+}
 
-def require_tool(tool: str, package: str) -> str:
-    """The tool's path; or a skip (a failure under CIPHERSPEC_REQUIRE_TOOLS=1) naming what to install."""
-    path = shutil.which(tool)
-    if path:
-        return path
-    msg = f"needs {tool} (Debian: apt-get install {package}; bash scripts/setup.sh installs it)"
-    if os.environ.get("CIPHERSPEC_REQUIRE_TOOLS") == "1":
-        pytest.fail("CIPHERSPEC_REQUIRE_TOOLS=1 and the test " + msg)
+
+def missing(what: str, hint: str, env: str = "CIPHERSPEC_REQUIRE_TOOLS") -> NoReturn:
+    """Skip (fail under ``env``=1): the test needs ``what``; ``hint`` says how to get it."""
+    msg = f"needs {what} ({hint})"
+    if os.environ.get(env) == "1":
+        pytest.fail(f"{env}=1 and the test {msg}", pytrace=False)
     pytest.skip(msg)
+
+
+def require(*tools: str) -> dict[str, str]:
+    """The path of every tool on PATH; skips (or fails under CIPHERSPEC_REQUIRE_TOOLS=1) if one is missing."""
+    found = {t: shutil.which(t) for t in tools}
+    absent = [t for t, path in found.items() if path is None]
+    if absent:
+        packages = " ".join(dict.fromkeys(PACKAGES.get(t, t) for t in absent))
+        missing(", ".join(absent), f"Debian: {packages}; bash scripts/setup.sh installs them")
+    return found  # type: ignore[return-value]
+
+
+def require_nvcc() -> Path:
+    """nvcc as the toolchain finds it (not only on PATH: the PyPI wheel nvidia-cuda-nvcc counts)."""
+    from toolchain import nvcc
+
+    found = nvcc.find_nvcc()
+    if found is None:
+        missing("nvcc", "the CUDA toolkit or `pip install nvidia-cuda-nvcc`; bash scripts/setup.sh installs it")
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def _gpu() -> tuple[bool, str]:
+    from runtime.cuda_target import gpu_available
+
+    return gpu_available()
+
+
+def require_gpu() -> None:
+    """An NVIDIA GPU and nvcc; skips without them (fails under CIPHERSPEC_REQUIRE_GPU=1)."""
+    ok, why = _gpu()
+    if not ok:
+        missing("an NVIDIA GPU and nvcc", why, env="CIPHERSPEC_REQUIRE_GPU")

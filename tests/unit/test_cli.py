@@ -98,3 +98,17 @@ def test_extra_spec_file_adds_a_cipher():
     rc2, back, _ = run(["decrypt", "toy4", "--spec", str(TOY_SPEC), "--mode", "ecb", "--no-pad", "--key", "00" * 8, "--hex"],
                        out)
     assert back == b"0001020304050607\n"
+
+
+def test_every_command_is_documented():
+    """driver/cli.py's docstring and the README's command table name every subcommand."""
+    from paths import ROOT
+
+    sub = next(a for a in cli.build_parser()._actions if a.dest == "command")
+    rows = [line.split("`")[1] for line in (ROOT / "README.md").read_text().splitlines()
+            if line.startswith("| `cipherspec ")]
+    in_readme = {name for row in rows for name in row.split()[1].split("\\|")}
+    in_doc = {name for line in cli.__doc__.splitlines() if line.strip().startswith("cipherspec ")
+              for name in line.split()[1].split("|")}
+    assert set(sub.choices) - in_doc == set(), "missing from driver/cli.py's docstring"
+    assert set(sub.choices) - in_readme == set(), "missing from the README's command table"

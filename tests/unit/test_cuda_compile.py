@@ -7,14 +7,16 @@ tests skip, unless CIPHERSPEC_REQUIRE_TOOLS=1, where they fail.  Results are cac
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_registry
+from tools import require_nvcc
 
-from cipherspec.registry import Registry
-from cuda_support import need_nvcc
 from generator.ptx.build import schedule_for
 from generator.ptx.source import generate
 from toolchain import nvcc
 
-NAMES = Registry().names()
+pytestmark = pytest.mark.slow  # nvcc + ptxas: seconds per kernel file on an empty cache
+
+NAMES = shipped_registry().names()
 # a few non-default placements are compiled too (sm_90 only), so every accessor path meets ptxas in CI
 EXTRA = [("aes128", "rk-shared_tab-const"), ("aria128", "rk-const_tab-global_ilp2"), ("cham128_128", "rk-reg_t1024"),
          ("cham64_128", "rk-shared_t64_ilp2_nohoist"), ("hight", "rk-shared_ilp2"),
@@ -34,7 +36,7 @@ def _source(tmp_path_factory, registry, name, sched_text):
 @pytest.mark.parametrize("arch", nvcc.ARCHS)
 @pytest.mark.parametrize("name", NAMES)
 def test_default_schedule_compiles_clean(tmp_path_factory, registry, name, arch):
-    need_nvcc()
+    require_nvcc()
     cu = _source(tmp_path_factory, registry, name, None)
     rep = nvcc.compile_cubin(cu, arch)
     assert len(rep.kernels) == 12, rep.text[-2000:]  # ecb enc/dec, ctr keystream/xor, ctr tail, multi-key; two flavours
@@ -45,7 +47,7 @@ def test_default_schedule_compiles_clean(tmp_path_factory, registry, name, arch)
 
 @pytest.mark.parametrize("name,sched", EXTRA)
 def test_other_placements_compile(tmp_path_factory, registry, name, sched):
-    need_nvcc()
+    require_nvcc()
     cu = _source(tmp_path_factory, registry, name, sched)
     rep = nvcc.compile_cubin(cu, "sm_90")
     assert len(rep.kernels) == 12

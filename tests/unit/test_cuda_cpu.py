@@ -7,15 +7,12 @@ skipped without it unless CIPHERSPEC_REQUIRE_TOOLS=1.
 """
 from __future__ import annotations
 
-import os
-import shutil
-
 import numpy as np
 import pytest
+from cuda_checks import check_ctr, check_ecb, check_multi, ctr_lengths
+from tools import require
 
 from cipherspec import modes
-
-from cuda_checks import check_ctr, check_ecb, check_multi, ctr_lengths
 
 # (cipher, schedule): shared-table fills + barrier + rk in shared; u16 words, ILP and no hoisting; the lane
 # layouts: byte-packed with two slots, bitsliced with its derived key planes staged in shared memory; AES
@@ -26,10 +23,7 @@ _CACHE: dict = {}
 
 
 def _need_gxx():
-    if shutil.which("g++") is None:
-        if os.environ.get("CIPHERSPEC_REQUIRE_TOOLS") == "1":
-            pytest.fail("g++ not found and CIPHERSPEC_REQUIRE_TOOLS=1")
-        pytest.skip("g++ not found")
+    require("g++")
 
 
 def cipher(registry, name, sched):
@@ -63,6 +57,7 @@ def test_the_harness_sees_a_missing_barrier(registry, make_ref):
     import ctypes
 
     from cuda_cpu import build
+
     from generator.ptx.build import schedule_for
     from generator.ptx.source import generate
     from runtime.cuda_target import CudaCipher

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cuda_support import host_round_keys
+from shipped import shipped_registry
 
 from cipherspec.blockcipher import RefCipher
-from cipherspec.registry import Registry
-from cuda_support import host_round_keys
 from generator.ptx.placement import rk_index
 from generator.ptx.source import prepared
 
-NAMES = Registry().names()
+NAMES = shipped_registry().names()
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from cipherspec.blockcipher import RefCipher, bytes_to_words
-from cipherspec.registry import Registry
 from generator.ptx import cores, emulate
 from generator.ptx.placement import CudaSchedule, rk_index
 from generator.ptx.ctr import state_names, varying_words
 from generator.ptx.source import prepared
 from cipherspec.passes import hoist_uniform
+from shipped import shipped_registry
 
-NAMES = Registry().names()
+NAMES = shipped_registry().names()
 
 
 def _setup(registry, name, seed):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cuda_support import host_round_keys, need_nvcc
+from cuda_support import host_round_keys
+from tools import require_nvcc
 from wordshape_specs import CUDA_OTHER, NARROW, REG, WIDE
 
 from cipherspec.blockcipher import RefCipher, bytes_to_words
@@ -122,7 +123,7 @@ def test_truth_table_reduction():
 @pytest.mark.parametrize("name,sched", [(n, None) for n in WIDE + NARROW] + CUDA_OTHER)
 def test_compiles_without_spills(tmp_path, name, sched):
     """Every default schedule and the non-default ones the GPU test runs (test_cuda_wordshapes_gpu.py)."""
-    need_nvcc()
+    require_nvcc()
     module = prepared(REG.module(name))
     src = generate(REG.module(name), CudaSchedule.parse(sched, module) if sched else default_for(module))
     cu = tmp_path / f"{src.name}.cu"

@@ -3,10 +3,16 @@ there, every kernel assembles with both clang and gcc, each instruction says whe
 output is deterministic, and register allocation keeps its invariants."""
 from __future__ import annotations
 
+import functools
+import operator
+import random
 import re
 import subprocess
+from collections import Counter
 
 import pytest
+from shipped import shipped_registry
+from tools import require
 
 from cipherspec.errors import UsageError
 from cipherspec.registry import Registry
@@ -16,9 +22,8 @@ from generator.neon.emit import emit
 from generator.neon.pool import Pool
 from generator.neon.schedules import default, parse
 from generator.neon.sliced import check_sliced
-from neon_support import require
 
-REG = Registry()
+REG = shipped_registry()
 
 # cipher -> instructions that must appear in its default kernels (simd_op_check's "expected instruction")
 EXPECTED = {
@@ -70,14 +75,19 @@ def test_deterministic():
     assert emit(m, default(m)).asm == emit(REG.module("aria128"), default(m)).asm
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_assembles_with_clang_and_gcc(emitted, name, tmp_path):
+def assert_assembles(asm: str, tmp_path) -> None:
+    """Both assemblers the README promises (clang and GNU as through gcc) accept the text."""
     require("clang", "aarch64-linux-gnu-gcc")
     src = tmp_path / "k.S"
-    src.write_text(emitted[name].asm)
+    src.write_text(asm)
     for cmd in (["clang", "--target=aarch64-linux-gnu", "-c"], ["aarch64-linux-gnu-gcc", "-c"]):
         r = subprocess.run(cmd + [str(src), "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
         assert r.returncode == 0, f"{cmd[0]}: {r.stderr[:2000]}"
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_assembles_with_clang_and_gcc(emitted, name, tmp_path):
+    assert_assembles(emitted[name].asm, tmp_path)
 
 
 def _check_allocation(code):
@@ -165,12 +175,21 @@ def test_crypto_selects_aese_and_aesd(name, tmp_path):
     if name == "aria128":  # SB2 = L∘S, SB4 = S^-1∘L: the affine map as two nibble TBLs
         assert re.search(r"tbl v\d+\.16b, \{v\d+\.16b\}, v\d+\.16b", enc) and "ushr" in enc
     assert ".arch armv8-a+crypto" in e.asm
-    require("clang", "aarch64-linux-gnu-gcc")
-    src = tmp_path / "k.S"
-    src.write_text(e.asm)
-    for cmd in (["clang", "--target=aarch64-linux-gnu", "-c"], ["aarch64-linux-gnu-gcc", "-c"]):
-        r = subprocess.run(cmd + [str(src), "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
-        assert r.returncode == 0, f"{cmd[0]}: {r.stderr[:2000]}"
+    assert_assembles(e.asm, tmp_path)
+
+
+def _differential_uniformity(table) -> int:
+    """max over a != 0 and b of #{x : T(x) ^ T(x ^ a) = b}; affine equivalence preserves it (AES S: 4)."""
+    return max(max(Counter(table[x] ^ table[x ^ a] for x in range(256)).values()) for a in range(1, 256))
+
+
+def _random_affine(rng: random.Random) -> list[int]:
+    """A random affine bijection of GF(2)^8 as a table: x -> c ^ (XOR of column i for each bit i of x)."""
+    while True:
+        cols, c = [rng.randrange(256) for _ in range(8)], rng.randrange(256)
+        table = [c ^ functools.reduce(operator.xor, (cols[i] for i in range(8) if x >> i & 1), 0) for x in range(256)]
+        if len(set(table)) == 256:
+            return table
 
 
 def test_affine_equivalence_detection():
@@ -182,9 +201,39 @@ def test_affine_equivalence_detection():
     got = {t: (a.box, a.after, a.identity) for t in ("SB1", "SB2", "SB3", "SB4") for a in [match(aria[t].values)]}
     assert got == {"SB1": ("S", True, True), "SB2": ("S", True, False), "SB3": ("S-1", True, True),
                    "SB4": ("S-1", False, False)}
-    assert match(REG.module("pipo64_128").tables[next(iter(REG.module("pipo64_128").tables))].values) is None \
-        if REG.module("pipo64_128").tables else True
-    assert match(list(range(256))) is None  # the identity is affine, but not equivalent to S
+
+
+@pytest.mark.parametrize("box,after", [("S", True), ("S", False), ("S-1", True), ("S-1", False)])
+def test_affine_match_recovers_a_random_map(box, after):
+    """T built as L∘S, S∘L, L∘S⁻¹ or S⁻¹∘L with a random affine L: match finds the form and L itself."""
+    from generator.common.affine import aes_sbox, match
+
+    s, si = aes_sbox()
+    base = s if box == "S" else si
+    rng = random.Random(f"{box}{after}")
+    for _ in range(3):
+        L = _random_affine(rng)
+        table = [L[base[x]] for x in range(256)] if after else [base[L[x]] for x in range(256)]
+        a = match(table)
+        assert a is not None and (a.box, a.after) == (box, after)
+        assert [a.lo[x & 15] ^ a.hi[x >> 4] for x in range(256)] == L
+
+
+def test_affine_match_refuses_inequivalent_tables():
+    """Tables whose differential uniformity is not the AES S-box's 4 cannot be affine-equivalent to it:
+    PIPO's published S-box and its inverse (16), the AES S-box with two outputs swapped (6), the identity."""
+    import independent
+
+    from generator.common.affine import aes_sbox, match, two_sided
+
+    s, _ = aes_sbox()
+    near = list(s)
+    near[0], near[1] = near[1], near[0]
+    for name, table in (("PIPO S", independent.PIPO_SBOX), ("PIPO S-1", independent.PIPO_INV),
+                        ("AES S, two outputs swapped", near), ("identity", list(range(256)))):
+        assert _differential_uniformity(table) != _differential_uniformity(s) == 4, name
+        assert match(table) is None, name
+        assert two_sided(table) is None, name
 
 
 WIDE_IN_NARROW = """family wide(rounds) {
@@ -233,12 +282,7 @@ def test_sha3_selects_eor3_and_fewer_instructions(name, schedule, tmp_path):
     assert re.search(r"eor3 v\d+\.16b, v\d+\.16b, v\d+\.16b, v\d+\.16b", e.asm) and ".arch armv8.2-a+sha3" in e.asm
     for k, p in zip(e.kernels, plain.kernels):
         assert k.stats["instructions"] < 0.92 * p.stats["instructions"]
-    require("clang", "aarch64-linux-gnu-gcc")
-    src = tmp_path / "k.S"
-    src.write_text(e.asm)
-    for cmd in (["clang", "--target=aarch64-linux-gnu", "-c"], ["aarch64-linux-gnu-gcc", "-c"]):
-        r = subprocess.run(cmd + [str(src), "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
-        assert r.returncode == 0, f"{cmd[0]}: {r.stderr[:2000]}"
+    assert_assembles(e.asm, tmp_path)
 
 
 def test_bcax_from_and_not():

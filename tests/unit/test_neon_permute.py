@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import random
 
-from cipherspec.registry import Registry
 from generator.mir.mir import VRegFactory
 from generator.neon.kernel import key_names, prepare
 from generator.neon.linear import Lin, expand
 from generator.neon.permute import cover
+from shipped import shipped_registry
 
 
 def _apply(terms, contents):
-    """XOR of the terms, lane by lane, as sets of atoms (symmetric difference)."""
+    """XOR of the terms, lane by lane, as sets of atoms (symmetric difference).
+
+    A TBL term is evaluated as the machine does it: TBL over sources 0-3 (an index out of range gives
+    zero), then TBX over each further 4 sources (an index out of range keeps the lane)."""
     from generator.neon.permute import PATTERNS
 
     f = dict(PATTERNS)
@@ -20,14 +23,29 @@ def _apply(terms, contents):
     for t in terms:
         if t.kind == "tbl":
             for lane in range(16):
+                got = None
                 for c in range(0, len(t.index), 16):
+                    regs = t.sources[c // 16 * 4:c // 16 * 4 + 4]
                     i = t.index[c + lane]
-                    if i != 0xFF:
-                        out[lane] ^= {contents[t.sources[c // 16 * 4 + i // 16]][i % 16]}
+                    if i < 16 * len(regs):
+                        got = contents[regs[i // 16]][i % 16]
+                if got is not None:
+                    out[lane] ^= {got}
         else:
             for lane in range(16):
                 out[lane] ^= {contents[t.sources[0]][f[t.kind](lane)]}
     return out
+
+
+def _check_tbl_encoding(t):
+    """One register list of up to 4 sources per 16 index bytes; each lane filled by at most one list."""
+    assert len(set(t.sources)) == len(t.sources)
+    assert len(t.index) == 16 * -(-len(t.sources) // 4)
+    for lane in range(16):
+        served = [c for c in range(0, len(t.index), 16) if t.index[c + lane] != 0xFF]
+        assert len(served) <= 1, f"lane {lane} written by more than one TBL/TBX"
+        for c in served:
+            assert t.index[c + lane] < 16 * len(t.sources[c // 16 * 4:c // 16 * 4 + 4])
 
 
 def test_cover_finds_permutations_and_is_exact():
@@ -49,11 +67,26 @@ def test_cover_random_sums_with_tbl_over_many_registers():
     need = [set(rng.sample(atoms, rng.randint(0, 5))) for _ in range(16)]
     terms = cover(need, contents)
     assert _apply(terms, contents) == need
-    assert any(len(t.sources) > 4 for t in terms) or all(t.kind != "tbl" or len(t.index) == 16 for t in terms)
+    for t in terms:
+        if t.kind == "tbl":
+            _check_tbl_encoding(t)
+    assert any(len(t.sources) > 4 for t in terms), "no TBL+TBX term: the case no longer exercises >4 sources"
+
+
+def test_cover_one_gather_from_six_registers_is_one_tbl_tbx():
+    """Lane l takes byte 5l mod 16 of register l mod 6: no REV/EXT fits, one TBL (4 sources) + TBX (2)."""
+    vf = VRegFactory()
+    regs = [vf.new() for _ in range(6)]
+    contents = {r: [(k, j) for j in range(16)] for k, r in enumerate(regs)}
+    need = [{(lane % 6, 5 * lane % 16)} for lane in range(16)]
+    terms = cover(need, contents)
+    assert [(t.kind, len(t.sources), len(t.index)) for t in terms] == [("tbl", 6, 32)]
+    _check_tbl_encoding(terms[0])
+    assert _apply(terms, contents) == need
 
 
 def test_linear_expansion_of_aria_diffusion():
-    reg = Registry()
+    reg = shipped_registry()
     m = reg.module("aria128")
     fn = prepare(m.functions["encrypt"], m)
     ex = expand(fn, set(key_names(m, fn)))

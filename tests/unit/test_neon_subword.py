@@ -8,7 +8,7 @@ import re
 import subprocess
 
 import pytest
-from neon_support import require
+from tools import require
 from wordshape_specs import REG
 
 from generator.neon.emit import emit

@@ -9,7 +9,7 @@ import os
 import subprocess
 
 import pytest
-from tools import require_tool
+from tools import require
 
 from driver import cli
 
@@ -21,7 +21,7 @@ CASES = [(cipher, mode, pad) for cipher in ("aes128", "aria128")
 
 def openssl(cipher: str, mode: str, pad: bool, decrypt: bool, src, dest) -> None:
     name = {"aes128": "aes-128", "aria128": "aria-128"}[cipher] + f"-{mode}"
-    args = [require_tool("openssl", "openssl"), "enc", f"-{name}", "-K", KEY, "-in", str(src), "-out", str(dest)]
+    args = [require("openssl")["openssl"], "enc", f"-{name}", "-K", KEY, "-in", str(src), "-out", str(dest)]
     args += [] if mode == "ecb" else ["-iv", IV]
     args += [] if pad else ["-nopad"]
     args += ["-d"] if decrypt else []
