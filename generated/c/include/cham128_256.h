@@ -11,6 +11,9 @@
  *     CIPHERSPEC_ERR_NULL        a pointer argument is NULL (also when len is 0)
  *     CIPHERSPEC_ERR_LENGTH      ECB/CBC: len is not a multiple of CHAM128_256_BLOCK_BYTES
  *     CIPHERSPEC_ERR_KEY_LENGTH  set_key: key_len is not CHAM128_256_KEY_BYTES
+ *     CIPHERSPEC_ERR_ISA         set_key: CIPHERSPEC_X86_ISA (or set_key_isa's isa) names an ISA level this
+ *                                CPU lacks, or no level (cham128_256_dispatch_error() says which); the modes: the
+ *                                key was not set up by a successful set_key
  * in and out may be the same buffer (in place); other overlaps are not supported.
  * CTR: block i uses counter IV + i, the IV read as one big-endian integer over the whole block,
  * wrapping modulo 2^128; a partial last block uses the first bytes of its keystream.
@@ -30,18 +33,20 @@ extern "C" {
 #define CIPHERSPEC_ERR_NULL (-1)
 #define CIPHERSPEC_ERR_LENGTH (-2)
 #define CIPHERSPEC_ERR_KEY_LENGTH (-3)
+#define CIPHERSPEC_ERR_ISA (-7)
 #endif
 
 #define CHAM128_256_BLOCK_BYTES 16
 #define CHAM128_256_KEY_BYTES 32
 #define CHAM128_256_SCHEDULE "cham128_256_c_sliced_v32"
 
-/* The expanded key (round keys), filled by cham128_256_set_key. */
+/* The expanded key (round keys), filled by cham128_256_set_key; it remembers the kernels chosen for it. */
 typedef struct cham128_256_key {
+    uint32_t variant;  /* 1 + index of the kernel variant (0: not set up) */
     uint32_t rk[16];  /* rk: u32[16], flattened */
 } cham128_256_key;
 
-/* Expands a 32-byte key. */
+/* Expands a 32-byte key for the kernels the library chose for this CPU (see "Kernels" below). */
 int cham128_256_set_key(cham128_256_key *ks, const uint8_t *key, size_t key_len);
 
 /* ECB over len bytes (a multiple of 16). */
@@ -54,6 +59,20 @@ int cham128_256_cbc_decrypt(const cham128_256_key *ks, const uint8_t *iv, const 
 
 /* CTR (encryption = decryption) over any len; iv (16 bytes) becomes IV + ceil(len / 16). */
 int cham128_256_ctr(const cham128_256_key *ks, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
+
+/* Kernels: the library carries its kernels compiled for several ISA levels (x86-64: sse2, aesni, avx2, vaes_avx2, avx512, vaes_avx512;
+ * other targets: portable) and picks the best this CPU runs, once, at first use.  CIPHERSPEC_X86_ISA=<level>
+ * caps the level (a level this CPU lacks is an error: set_key returns CIPHERSPEC_ERR_ISA).
+ *     cham128_256_variant()           the variant set_key uses, e.g. "avx512"; NULL on a CIPHERSPEC_X86_ISA error
+ *     cham128_256_dispatch_error()    why cham128_256_variant() is NULL ("" otherwise)
+ *     cham128_256_variant_for(isa)    the variant an ISA level (a ceiling) picks on this CPU; NULL if the CPU lacks it
+ *     cham128_256_variant_name(i)     the i-th variant compiled in, best first; NULL past the last
+ *     cham128_256_set_key_isa(..)     set_key with an explicit ISA level (NULL: the default choice) */
+int cham128_256_set_key_isa(cham128_256_key *ks, const uint8_t *key, size_t key_len, const char *isa);
+const char *cham128_256_variant(void);
+const char *cham128_256_dispatch_error(void);
+const char *cham128_256_variant_for(const char *isa);
+const char *cham128_256_variant_name(int i);
 
 /* The schedule this library was generated with, and sizeof(cham128_256_key) (for FFI callers). */
 const char *cham128_256_schedule_name(void);

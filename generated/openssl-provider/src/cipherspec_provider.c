@@ -2,24 +2,24 @@
  * do not edit.
  *
  * Algorithms (property "provider=cipherspec"):
- *     AES-128-ECB       aes128 ECB (aes128_c_sliced_tbytes_v16)
- *     AES-128-CBC       aes128 CBC with PKCS#7 padding (aes128_c_sliced_tbytes_v16)
- *     AES-128-CTR       aes128 CTR (counter = IV + i, big-endian) (aes128_c_sliced_tbytes_v16)
- *     AES-192-ECB       aes192 ECB (aes192_c_sliced_tbytes_v16)
- *     AES-192-CBC       aes192 CBC with PKCS#7 padding (aes192_c_sliced_tbytes_v16)
- *     AES-192-CTR       aes192 CTR (counter = IV + i, big-endian) (aes192_c_sliced_tbytes_v16)
- *     AES-256-ECB       aes256 ECB (aes256_c_sliced_tbytes_v16)
- *     AES-256-CBC       aes256 CBC with PKCS#7 padding (aes256_c_sliced_tbytes_v16)
- *     AES-256-CTR       aes256 CTR (counter = IV + i, big-endian) (aes256_c_sliced_tbytes_v16)
- *     ARIA-128-ECB      aria128 ECB (aria128_c_sliced_v16)
- *     ARIA-128-CBC      aria128 CBC with PKCS#7 padding (aria128_c_sliced_v16)
- *     ARIA-128-CTR      aria128 CTR (counter = IV + i, big-endian) (aria128_c_sliced_v16)
- *     ARIA-192-ECB      aria192 ECB (aria192_c_sliced_v16)
- *     ARIA-192-CBC      aria192 CBC with PKCS#7 padding (aria192_c_sliced_v16)
- *     ARIA-192-CTR      aria192 CTR (counter = IV + i, big-endian) (aria192_c_sliced_v16)
- *     ARIA-256-ECB      aria256 ECB (aria256_c_sliced_v16)
- *     ARIA-256-CBC      aria256 CBC with PKCS#7 padding (aria256_c_sliced_v16)
- *     ARIA-256-CTR      aria256 CTR (counter = IV + i, big-endian) (aria256_c_sliced_v16)
+ *     AES-128-ECB       aes128 ECB (aes128_c_aesni)
+ *     AES-128-CBC       aes128 CBC with PKCS#7 padding (aes128_c_aesni)
+ *     AES-128-CTR       aes128 CTR (counter = IV + i, big-endian) (aes128_c_aesni)
+ *     AES-192-ECB       aes192 ECB (aes192_c_aesni)
+ *     AES-192-CBC       aes192 CBC with PKCS#7 padding (aes192_c_aesni)
+ *     AES-192-CTR       aes192 CTR (counter = IV + i, big-endian) (aes192_c_aesni)
+ *     AES-256-ECB       aes256 ECB (aes256_c_aesni)
+ *     AES-256-CBC       aes256 CBC with PKCS#7 padding (aes256_c_aesni)
+ *     AES-256-CTR       aes256 CTR (counter = IV + i, big-endian) (aes256_c_aesni)
+ *     ARIA-128-ECB      aria128 ECB (aria128_c_aesni)
+ *     ARIA-128-CBC      aria128 CBC with PKCS#7 padding (aria128_c_aesni)
+ *     ARIA-128-CTR      aria128 CTR (counter = IV + i, big-endian) (aria128_c_aesni)
+ *     ARIA-192-ECB      aria192 ECB (aria192_c_aesni)
+ *     ARIA-192-CBC      aria192 CBC with PKCS#7 padding (aria192_c_aesni)
+ *     ARIA-192-CTR      aria192 CTR (counter = IV + i, big-endian) (aria192_c_aesni)
+ *     ARIA-256-ECB      aria256 ECB (aria256_c_aesni)
+ *     ARIA-256-CBC      aria256 CBC with PKCS#7 padding (aria256_c_aesni)
+ *     ARIA-256-CTR      aria256 CTR (counter = IV + i, big-endian) (aria256_c_aesni)
  *     CHAM-128-128-ECB  cham128_128 ECB (cham128_128_c_sliced_v32)
  *     CHAM-128-128-CBC  cham128_128 CBC with PKCS#7 padding (cham128_128_c_sliced_v32)
  *     CHAM-128-128-CTR  cham128_128 CTR (counter = IV + i, big-endian) (cham128_128_c_sliced_v32)
@@ -126,7 +126,7 @@ typedef struct cs_cipher {
     int (*ctr)(const cs_keys *ks, unsigned char *iv, const unsigned char *in, unsigned char *out, size_t len);
 } cs_cipher;
 
-/* aes128: 16-byte block, 16-byte key, schedule aes128_c_sliced_tbytes_v16 */
+/* aes128: 16-byte block, 16-byte key, schedule aes128_c_aesni */
 static int aes128_w_set_key(cs_keys *ks, const unsigned char *key, size_t len)
 { return aes128_set_key(&ks->aes128, key, len); }
 static int aes128_w_ecb_encrypt(const cs_keys *ks, const unsigned char *in, unsigned char *out,
@@ -145,12 +145,12 @@ static int aes128_w_ctr(const cs_keys *ks, unsigned char *iv, const unsigned cha
     size_t len)
 { return aes128_ctr(&ks->aes128, iv, in, out, len); }
 static const cs_cipher CS_AES128 = {
-    "aes128 (aes128_c_sliced_tbytes_v16)", 16, 16, aes128_w_set_key,
+    "aes128 (aes128_c_aesni)", 16, 16, aes128_w_set_key,
     aes128_w_ecb_encrypt, aes128_w_ecb_decrypt, aes128_w_cbc_encrypt,
     aes128_w_cbc_decrypt, aes128_w_ctr
 };
 
-/* aes192: 16-byte block, 24-byte key, schedule aes192_c_sliced_tbytes_v16 */
+/* aes192: 16-byte block, 24-byte key, schedule aes192_c_aesni */
 static int aes192_w_set_key(cs_keys *ks, const unsigned char *key, size_t len)
 { return aes192_set_key(&ks->aes192, key, len); }
 static int aes192_w_ecb_encrypt(const cs_keys *ks, const unsigned char *in, unsigned char *out,
@@ -169,12 +169,12 @@ static int aes192_w_ctr(const cs_keys *ks, unsigned char *iv, const unsigned cha
     size_t len)
 { return aes192_ctr(&ks->aes192, iv, in, out, len); }
 static const cs_cipher CS_AES192 = {
-    "aes192 (aes192_c_sliced_tbytes_v16)", 16, 24, aes192_w_set_key,
+    "aes192 (aes192_c_aesni)", 16, 24, aes192_w_set_key,
     aes192_w_ecb_encrypt, aes192_w_ecb_decrypt, aes192_w_cbc_encrypt,
     aes192_w_cbc_decrypt, aes192_w_ctr
 };
 
-/* aes256: 16-byte block, 32-byte key, schedule aes256_c_sliced_tbytes_v16 */
+/* aes256: 16-byte block, 32-byte key, schedule aes256_c_aesni */
 static int aes256_w_set_key(cs_keys *ks, const unsigned char *key, size_t len)
 { return aes256_set_key(&ks->aes256, key, len); }
 static int aes256_w_ecb_encrypt(const cs_keys *ks, const unsigned char *in, unsigned char *out,
@@ -193,12 +193,12 @@ static int aes256_w_ctr(const cs_keys *ks, unsigned char *iv, const unsigned cha
     size_t len)
 { return aes256_ctr(&ks->aes256, iv, in, out, len); }
 static const cs_cipher CS_AES256 = {
-    "aes256 (aes256_c_sliced_tbytes_v16)", 16, 32, aes256_w_set_key,
+    "aes256 (aes256_c_aesni)", 16, 32, aes256_w_set_key,
     aes256_w_ecb_encrypt, aes256_w_ecb_decrypt, aes256_w_cbc_encrypt,
     aes256_w_cbc_decrypt, aes256_w_ctr
 };
 
-/* aria128: 16-byte block, 16-byte key, schedule aria128_c_sliced_v16 */
+/* aria128: 16-byte block, 16-byte key, schedule aria128_c_aesni */
 static int aria128_w_set_key(cs_keys *ks, const unsigned char *key, size_t len)
 { return aria128_set_key(&ks->aria128, key, len); }
 static int aria128_w_ecb_encrypt(const cs_keys *ks, const unsigned char *in, unsigned char *out,
@@ -217,12 +217,12 @@ static int aria128_w_ctr(const cs_keys *ks, unsigned char *iv, const unsigned ch
     size_t len)
 { return aria128_ctr(&ks->aria128, iv, in, out, len); }
 static const cs_cipher CS_ARIA128 = {
-    "aria128 (aria128_c_sliced_v16)", 16, 16, aria128_w_set_key,
+    "aria128 (aria128_c_aesni)", 16, 16, aria128_w_set_key,
     aria128_w_ecb_encrypt, aria128_w_ecb_decrypt, aria128_w_cbc_encrypt,
     aria128_w_cbc_decrypt, aria128_w_ctr
 };
 
-/* aria192: 16-byte block, 24-byte key, schedule aria192_c_sliced_v16 */
+/* aria192: 16-byte block, 24-byte key, schedule aria192_c_aesni */
 static int aria192_w_set_key(cs_keys *ks, const unsigned char *key, size_t len)
 { return aria192_set_key(&ks->aria192, key, len); }
 static int aria192_w_ecb_encrypt(const cs_keys *ks, const unsigned char *in, unsigned char *out,
@@ -241,12 +241,12 @@ static int aria192_w_ctr(const cs_keys *ks, unsigned char *iv, const unsigned ch
     size_t len)
 { return aria192_ctr(&ks->aria192, iv, in, out, len); }
 static const cs_cipher CS_ARIA192 = {
-    "aria192 (aria192_c_sliced_v16)", 16, 24, aria192_w_set_key,
+    "aria192 (aria192_c_aesni)", 16, 24, aria192_w_set_key,
     aria192_w_ecb_encrypt, aria192_w_ecb_decrypt, aria192_w_cbc_encrypt,
     aria192_w_cbc_decrypt, aria192_w_ctr
 };
 
-/* aria256: 16-byte block, 32-byte key, schedule aria256_c_sliced_v16 */
+/* aria256: 16-byte block, 32-byte key, schedule aria256_c_aesni */
 static int aria256_w_set_key(cs_keys *ks, const unsigned char *key, size_t len)
 { return aria256_set_key(&ks->aria256, key, len); }
 static int aria256_w_ecb_encrypt(const cs_keys *ks, const unsigned char *in, unsigned char *out,
@@ -265,7 +265,7 @@ static int aria256_w_ctr(const cs_keys *ks, unsigned char *iv, const unsigned ch
     size_t len)
 { return aria256_ctr(&ks->aria256, iv, in, out, len); }
 static const cs_cipher CS_ARIA256 = {
-    "aria256 (aria256_c_sliced_v16)", 16, 32, aria256_w_set_key,
+    "aria256 (aria256_c_aesni)", 16, 32, aria256_w_set_key,
     aria256_w_ecb_encrypt, aria256_w_ecb_decrypt, aria256_w_cbc_encrypt,
     aria256_w_cbc_decrypt, aria256_w_ctr
 };
@@ -1446,41 +1446,41 @@ static const OSSL_DISPATCH cs_pipo64_256_ctr_functions[] = {
 
 static const OSSL_ALGORITHM cs_ciphers[] = {
     { "AES-128-ECB", "provider=cipherspec", cs_aes128_ecb_functions,
-      "aes128 in ECB mode (cipherspec, schedule aes128_c_sliced_tbytes_v16)" },
+      "aes128 in ECB mode (cipherspec, schedule aes128_c_aesni)" },
     { "AES-128-CBC", "provider=cipherspec", cs_aes128_cbc_functions,
-      "aes128 in CBC mode (cipherspec, schedule aes128_c_sliced_tbytes_v16)" },
+      "aes128 in CBC mode (cipherspec, schedule aes128_c_aesni)" },
     { "AES-128-CTR", "provider=cipherspec", cs_aes128_ctr_functions,
-      "aes128 in CTR mode (cipherspec, schedule aes128_c_sliced_tbytes_v16)" },
+      "aes128 in CTR mode (cipherspec, schedule aes128_c_aesni)" },
     { "AES-192-ECB", "provider=cipherspec", cs_aes192_ecb_functions,
-      "aes192 in ECB mode (cipherspec, schedule aes192_c_sliced_tbytes_v16)" },
+      "aes192 in ECB mode (cipherspec, schedule aes192_c_aesni)" },
     { "AES-192-CBC", "provider=cipherspec", cs_aes192_cbc_functions,
-      "aes192 in CBC mode (cipherspec, schedule aes192_c_sliced_tbytes_v16)" },
+      "aes192 in CBC mode (cipherspec, schedule aes192_c_aesni)" },
     { "AES-192-CTR", "provider=cipherspec", cs_aes192_ctr_functions,
-      "aes192 in CTR mode (cipherspec, schedule aes192_c_sliced_tbytes_v16)" },
+      "aes192 in CTR mode (cipherspec, schedule aes192_c_aesni)" },
     { "AES-256-ECB", "provider=cipherspec", cs_aes256_ecb_functions,
-      "aes256 in ECB mode (cipherspec, schedule aes256_c_sliced_tbytes_v16)" },
+      "aes256 in ECB mode (cipherspec, schedule aes256_c_aesni)" },
     { "AES-256-CBC", "provider=cipherspec", cs_aes256_cbc_functions,
-      "aes256 in CBC mode (cipherspec, schedule aes256_c_sliced_tbytes_v16)" },
+      "aes256 in CBC mode (cipherspec, schedule aes256_c_aesni)" },
     { "AES-256-CTR", "provider=cipherspec", cs_aes256_ctr_functions,
-      "aes256 in CTR mode (cipherspec, schedule aes256_c_sliced_tbytes_v16)" },
+      "aes256 in CTR mode (cipherspec, schedule aes256_c_aesni)" },
     { "ARIA-128-ECB", "provider=cipherspec", cs_aria128_ecb_functions,
-      "aria128 in ECB mode (cipherspec, schedule aria128_c_sliced_v16)" },
+      "aria128 in ECB mode (cipherspec, schedule aria128_c_aesni)" },
     { "ARIA-128-CBC", "provider=cipherspec", cs_aria128_cbc_functions,
-      "aria128 in CBC mode (cipherspec, schedule aria128_c_sliced_v16)" },
+      "aria128 in CBC mode (cipherspec, schedule aria128_c_aesni)" },
     { "ARIA-128-CTR", "provider=cipherspec", cs_aria128_ctr_functions,
-      "aria128 in CTR mode (cipherspec, schedule aria128_c_sliced_v16)" },
+      "aria128 in CTR mode (cipherspec, schedule aria128_c_aesni)" },
     { "ARIA-192-ECB", "provider=cipherspec", cs_aria192_ecb_functions,
-      "aria192 in ECB mode (cipherspec, schedule aria192_c_sliced_v16)" },
+      "aria192 in ECB mode (cipherspec, schedule aria192_c_aesni)" },
     { "ARIA-192-CBC", "provider=cipherspec", cs_aria192_cbc_functions,
-      "aria192 in CBC mode (cipherspec, schedule aria192_c_sliced_v16)" },
+      "aria192 in CBC mode (cipherspec, schedule aria192_c_aesni)" },
     { "ARIA-192-CTR", "provider=cipherspec", cs_aria192_ctr_functions,
-      "aria192 in CTR mode (cipherspec, schedule aria192_c_sliced_v16)" },
+      "aria192 in CTR mode (cipherspec, schedule aria192_c_aesni)" },
     { "ARIA-256-ECB", "provider=cipherspec", cs_aria256_ecb_functions,
-      "aria256 in ECB mode (cipherspec, schedule aria256_c_sliced_v16)" },
+      "aria256 in ECB mode (cipherspec, schedule aria256_c_aesni)" },
     { "ARIA-256-CBC", "provider=cipherspec", cs_aria256_cbc_functions,
-      "aria256 in CBC mode (cipherspec, schedule aria256_c_sliced_v16)" },
+      "aria256 in CBC mode (cipherspec, schedule aria256_c_aesni)" },
     { "ARIA-256-CTR", "provider=cipherspec", cs_aria256_ctr_functions,
-      "aria256 in CTR mode (cipherspec, schedule aria256_c_sliced_v16)" },
+      "aria256 in CTR mode (cipherspec, schedule aria256_c_aesni)" },
     { "CHAM-128-128-ECB", "provider=cipherspec", cs_cham128_128_ecb_functions,
       "cham128_128 in ECB mode (cipherspec, schedule cham128_128_c_sliced_v32)" },
     { "CHAM-128-128-CBC", "provider=cipherspec", cs_cham128_128_cbc_functions,
@@ -1566,12 +1566,11 @@ static int cs_provider_get_params(void *provctx, OSSL_PARAM params[])
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL
         && !OSSL_PARAM_set_utf8_ptr(p, "cipherspec 0.1.0; schedules:"
-                                       " aes128_c_sliced_tbytes_v16, aes192_c_sliced_tbytes_v16,"
-                                       " aes256_c_sliced_tbytes_v16, aria128_c_sliced_v16, aria192_c_sliced_v16,"
-                                       " aria256_c_sliced_v16, cham128_128_c_sliced_v32, cham128_256_c_sliced_v32,"
-                                       " cham64_128_c_sliced_v32, hight_c_sliced_v32, lea128_c_sliced_v32,"
-                                       " lea192_c_sliced_v32, lea256_c_sliced_v32, pipo64_128_c_sliced_v32,"
-                                       " pipo64_256_c_sliced_v32"
+                                       " aes128_c_aesni, aes192_c_aesni, aes256_c_aesni, aria128_c_aesni,"
+                                       " aria192_c_aesni, aria256_c_aesni, cham128_128_c_sliced_v32,"
+                                       " cham128_256_c_sliced_v32, cham64_128_c_sliced_v32, hight_c_sliced_v32,"
+                                       " lea128_c_sliced_v32, lea192_c_sliced_v32, lea256_c_sliced_v32,"
+                                       " pipo64_128_c_sliced_v32, pipo64_256_c_sliced_v32"
                                        ))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL && !OSSL_PARAM_set_int(p, 1))
