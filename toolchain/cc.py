@@ -135,13 +135,20 @@ def link_cached(objects: list[Path], kind: str, toolchain: Toolchain, extra_args
     digests = [hashlib.sha256(Path(o).read_bytes()).hexdigest() for o in objects]
     blob = json.dumps({"objects": digests, "kind": kind, "cc": compiler_id(toolchain.cc),
                        "flags": list(toolchain.flags), "link": list(toolchain.link_flags),
-                       "env": list(toolchain.env), "extra": list(extra_args), "ar": toolchain.ar}, sort_keys=True)
+                       "env": list(toolchain.env), "extra": list(extra_args), "ar": toolchain.ar, "members": "named"},
+                      sort_keys=True)
     key = hashlib.sha256(blob.encode()).hexdigest()
 
     def make(tmp: Path) -> None:
         env = dict(os.environ, **dict(toolchain.env)) if toolchain.env else None
-        if kind == "static":
-            run_tool([toolchain.ar, "rcsD", str(tmp / KINDS[kind][0]), *[str(o) for o in objects]], tmp, env)
+        if kind == "static":  # members named apart (every cached object is out.o): `ar x` gets them all
+            members = []
+            for i, o in enumerate(objects):
+                members.append(tmp / f"m{i:03d}_{Path(o).parent.name[:12]}.o")
+                shutil.copyfile(o, members[-1])
+            run_tool([toolchain.ar, "rcsD", str(tmp / KINDS[kind][0]), *[m.name for m in members]], tmp, env)
+            for m in members:
+                m.unlink()
             return
         run_tool([toolchain.cc, *toolchain.flags, *KINDS[kind][1], *[str(o) for o in objects], *extra_args,
                   *toolchain.link_flags, "-o", str(tmp / KINDS[kind][0])], tmp, env)

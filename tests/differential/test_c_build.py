@@ -48,6 +48,9 @@ def test_build_layout(built):
         for rel in (f"include/{name}.h", f"src/{name}.c", f"lib/lib{name}.a", f"lib/lib{name}.so",
                     f"lib/pkgconfig/{name}.pc"):
             assert (built / rel).is_file(), rel
+        members = subprocess.run(["ar", "t", str(built / "lib" / f"lib{name}.a")], capture_output=True, text=True,
+                                 check=True).stdout.split()
+        assert len(members) == len(set(members)) > 2, members  # dispatcher + kernels, `ar x` gets every one
 
 
 def test_build_is_deterministic(built, tmp_path):
