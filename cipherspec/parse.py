@@ -277,7 +277,7 @@ class _Builder(Transformer):
         return tuple(str(c) for c in ch)
 
     @v_args(meta=True)
-    def family(self, meta, ch):
+    def family(self, meta, ch) -> S.Family:
         name, params, *members = ch
         fam = S.Family(self._loc(meta), str(name), tuple(params or ()))
         seen: dict[str, Loc] = {}
