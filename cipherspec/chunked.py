@@ -56,6 +56,7 @@ class ChunkedMode:
         else:
             data = buf[:n].tobytes()
             if self.mode == "ctr":
+                assert self.iv is not None  # every mode but ECB has one
                 out, nxt = modes.ctr(self.cipher, self.rk, self.iv.tobytes(), data)
                 self.iv[:] = np.frombuffer(nxt, np.uint8)
             else:
@@ -63,6 +64,7 @@ class ChunkedMode:
                 out = modes.run_mode(self.cipher, self.rk, self.mode, self.direction, data, iv)
             buf[:n] = np.frombuffer(out, np.uint8)
         if self.mode == "cbc":  # the next chunk chains on this chunk's last ciphertext block
+            assert self.iv is not None
             self.iv[:] = chain if chain is not None else buf[n - b:n]
 
     def _length_error(self) -> UsageError:

@@ -129,6 +129,7 @@ class CtrDrbg:
 
     def reseed(self, entropy: bytes, additional_input: bytes = b"") -> None:
         self._require_instantiated()
+        assert self.key is not None and self.v is not None  # narrows for the type checker
         material = self._seed_material(entropy, additional_input, "additional input")
         self.key, self.v = self._update(material, self.key, self.v)
         self.reseed_counter = 1
@@ -141,6 +142,7 @@ class CtrDrbg:
                  prediction_resistance: bool | None = None) -> bytes:
         """One request.  ``entropy`` feeds a reseed that prediction resistance or the interval demands."""
         self._require_instantiated()
+        assert self.key is not None and self.v is not None  # narrows for the type checker
         if not 0 <= nbytes * 8 <= MAX_BITS_PER_REQUEST:
             raise DrbgError(f"a request is at most 2^19 bits ({MAX_BITS_PER_REQUEST // 8} bytes); got {nbytes} bytes "
                             "— split it into several requests (generate_bulk)")
@@ -178,6 +180,7 @@ class CtrDrbg:
         if not 1 <= request_bytes * 8 <= MAX_BITS_PER_REQUEST:
             raise DrbgError(f"a request is at most 2^19 bits ({MAX_BITS_PER_REQUEST // 8} bytes), got {request_bytes}")
         self._require_instantiated()
+        assert self.key is not None and self.v is not None  # narrows for the type checker
         plan: list[BulkRequest] = []
         while nbytes > 0:
             n = min(nbytes, request_bytes)

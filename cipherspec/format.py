@@ -121,7 +121,7 @@ def format_spec(spec: S.SpecFile) -> str:
                 out += _block(f"{cf.kind}({cf.block_name}, {', '.join(cf.keys_names)})", cf.body, "  ")
         out.append("}")
         out.append("")
-    for c in spec.ciphers:
-        args = ", ".join(f"{n} = {expr(e)}" for n, e, _ in c.args)
-        out.append(f"cipher {c.name} = {c.family}({args});")
+    for cipher in spec.ciphers:
+        args = ", ".join(f"{n} = {expr(e)}" for n, e, _ in cipher.args)
+        out.append(f"cipher {cipher.name} = {cipher.family}({args});")
     return "\n".join(out).rstrip() + "\n"

@@ -9,6 +9,8 @@ Semantics are the IR's, exactly: arithmetic mod 2^width, rotations by
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 
 from .gf import gf_table
@@ -46,13 +48,15 @@ class Interpreter:
             arr = self._gf[(c, poly)] = np.array(gf_table(c, poly), dtype=np.uint8)
         return arr
 
-    def run(self, fn: Function, inputs: dict[str, object]) -> dict[str, np.ndarray]:
+    def run(self, fn: Function, inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
         vals: list[np.ndarray] = []
         for op in fn.ops:
             vals.append(self.eval_op(op, vals, inputs))
         return {name: vals[v] for name, v in fn.outputs}
 
-    def eval_op(self, op: Op, vals: list[np.ndarray], inputs: dict[str, object]) -> np.ndarray:
+    def eval_op(self, op: Op, vals: Sequence[np.ndarray] | Mapping[int, np.ndarray],
+                inputs: Mapping[str, object]) -> np.ndarray:
+        """``vals``: earlier values by id (all of them, or only those ``op`` reads)."""
         code, w = op.code, op.width
         dt = DTYPES[w]
         if code == "input":
@@ -90,6 +94,6 @@ class Interpreter:
         raise ValueError(f"interpreter: unknown opcode {code}")
 
 
-def run(fn: Function, inputs: dict[str, object], tables: dict[str, Table]) -> dict[str, np.ndarray]:
+def run(fn: Function, inputs: Mapping[str, object], tables: dict[str, Table]) -> dict[str, np.ndarray]:
     """Convenience: evaluate one function."""
     return Interpreter(tables).run(fn, inputs)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -149,7 +149,7 @@ def _check_sizes(case: BlockCase, c) -> None:
                        f"{c.block_bytes}-byte blocks")
 
 
-def run_block_cases(cases: list[BlockCase], make_cipher: Callable[[str, int | None], object], report: FileReport):
+def run_block_cases(cases: list[BlockCase], make_cipher: Callable[[str, int | None], Any], report: FileReport):
     """Checks encryption AND decryption of every case; ECB cases of one cipher run as one batch."""
     groups: dict[tuple[str, int | None], list[BlockCase]] = {}
     for case in cases:
@@ -200,7 +200,7 @@ def _record(report: FileReport, case: BlockCase, enc: bytes, dec: bytes):
         report.failed += 1
 
 
-def run_kat_file(path: str, make_cipher: Callable[[str, int | None], object], known_ciphers: set[str],
+def run_kat_file(path: str, make_cipher: Callable[[str, int | None], Any], known_ciphers: set[str],
                  run_drbg: Callable[[list[KatBlock], FileReport], None] | None = None) -> FileReport:
     """Validates the whole file first (a malformed file runs nothing), then runs it."""
     blocks = parse_kat_file(path)

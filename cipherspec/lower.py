@@ -19,7 +19,7 @@ constant, by a word they become a ``lut`` op).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, cast
 
 from . import syntax as S
 from .errors import Loc, SpecError
@@ -101,7 +101,7 @@ class _Scope:
         self.names: dict[str, _Binding] = {}
 
     def lookup(self, name: str) -> _Binding | None:
-        s = self
+        s: _Scope | None = self
         while s is not None:
             if name in s.names:
                 return s.names[name]
@@ -177,6 +177,8 @@ class Lowering:
             if part is None:
                 raise self.error(fam.loc, f"family {fam.name} has no {what} (a family needs block, key, "
                                           "key_schedule, encrypt and decrypt)")
+        assert (fam.block is not None and fam.key is not None and fam.key_schedule is not None
+                and fam.encrypt is not None and fam.decrypt is not None)  # checked just above
         block = self.layout(fam.block, "block")
         key = self.layout(fam.key, "key")
         functions: dict[str, Function] = {}
@@ -324,6 +326,7 @@ class Lowering:
             scope.names[name] = _Binding(self.input_array(cf.loc, ka.name, ka.width, ka.shape), False, False)
         self.exec_body(cf.body, scope)
         final = scope.names[cf.block_name].value
+        assert isinstance(final, Arr)  # the block binding is typed: assignments keep it an array
         outputs = [(f"{cf.block_name}[{i}]", self.to_word(cf.loc, w, block.width, "block word").vid)
                    for i, w in enumerate(final.items)]
         return Function(cf.kind, self.ops, outputs)
@@ -339,7 +342,7 @@ class Lowering:
                 raise self.error(st.loc, f"'{st.name}' is already defined")
             value = self.eval(st.value, scope)
             typed = st.type is not None
-            if typed:
+            if st.type is not None:
                 value = self.conform(st.loc, value, self.width_of(st.type), self.shape(st.type, scope), st.name)
             elif isinstance(value, Arr):
                 value = Arr(value.items)  # arrays are values: copying the binding copies the array
@@ -405,7 +408,7 @@ class Lowering:
             value = self.conform_like(st.loc, value, slot, st.target)
         # rebuild the path
         for k in range(len(idx) - 1, -1, -1):
-            items = list(path_vals[k].items)
+            items = list(cast(Arr, path_vals[k]).items)  # the walk above checked every step is an array
             items[idx[k]] = value
             value = Arr(tuple(items))
         b.value = value
@@ -485,15 +488,15 @@ class Lowering:
             stop = self.eval_int(e.stop, scope, "a comprehension bound")
             if scope.lookup(e.var) is not None:
                 raise self.error(e.loc, f"'{e.var}' is already defined")
-            items = []
+            elems = []
             for i in range(start, stop):
                 self.iterations += 1
                 if self.iterations > MAX_ITERATIONS:
                     raise self.error(e.loc, f"more than {MAX_ITERATIONS} loop iterations")
                 inner = _Scope(scope)
                 inner.names[e.var] = _Binding(i, False, False)
-                items.append(self.eval(e.item, inner))
-            return Arr(tuple(items))
+                elems.append(self.eval(e.item, inner))
+            return Arr(tuple(elems))
         raise self.error(e.loc, f"internal: unknown expression {type(e).__name__}")  # pragma: no cover
 
     def negate(self, loc: Loc, v):
@@ -516,7 +519,7 @@ class Lowering:
         raise self.error(loc, f"'~' needs a word (an integer has no width: write u8(~x) or a hex mask), "
                               f"got {describe(v)}")
 
-    _INT_OPS: dict[str, Callable[[int, int], object]] = {
+    _INT_OPS: dict[str, Callable[[int, int], int]] = {  # comparisons give bool, an int
         "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
         "^": lambda a, b: a ^ b, "&": lambda a, b: a & b, "|": lambda a, b: a | b,
         "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,

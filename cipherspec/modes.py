@@ -41,7 +41,7 @@ def ecb_decrypt(c, rk, data: bytes) -> bytes:
     return c.decrypt_blocks(rk, _blocks(c, data, "ECB")).tobytes()
 
 
-def cbc_encrypt(c, rk, iv: bytes, data: bytes) -> bytes:
+def cbc_encrypt(c, rk, iv: bytes | None, data: bytes) -> bytes:
     blocks = _blocks(c, data, "CBC")
     prev = np.frombuffer(check_iv(c, iv), np.uint8)
     out = np.empty_like(blocks)
@@ -51,7 +51,7 @@ def cbc_encrypt(c, rk, iv: bytes, data: bytes) -> bytes:
     return out.tobytes()
 
 
-def cbc_decrypt(c, rk, iv: bytes, data: bytes) -> bytes:
+def cbc_decrypt(c, rk, iv: bytes | None, data: bytes) -> bytes:
     blocks = _blocks(c, data, "CBC")
     prev = np.concatenate([np.frombuffer(check_iv(c, iv), np.uint8)[None, :], blocks[:-1]]) if len(blocks) else blocks
     return (c.decrypt_blocks(rk, blocks) ^ prev).tobytes()
@@ -78,11 +78,11 @@ def ctr_next_iv(iv: bytes, nblocks: int) -> bytes:
     return ((int.from_bytes(iv, "big") + nblocks) % (1 << (8 * b))).to_bytes(b, "big")
 
 
-def ctr(c, rk, iv: bytes, data: bytes) -> tuple[bytes, bytes]:
+def ctr(c, rk, iv: bytes | None, data: bytes) -> tuple[bytes, bytes]:
     """Encrypts or decrypts (the same operation).  Returns (output, IV for the next call).
 
     A partial last block uses the first bytes of its keystream; the next IV then
-    points past it (a stream continues only on block boundaries)."""
+    points past it (a stream continues only on block boundaries); a missing IV is the usual error."""
     iv = check_iv(c, iv)
     n = -(-len(data) // c.block_bytes)
     if n == 0:

@@ -70,7 +70,7 @@ class _Builder(Transformer):
         return Loc(self.path, meta.line, meta.column)
 
     def _tok_loc(self, tok: Token) -> Loc:
-        return Loc(self.path, tok.line, tok.column)
+        return Loc(self.path, tok.line or 0, tok.column or 0)  # lark sets both on every parsed token
 
     # ------------------------------------------------------------ expressions
     @v_args(meta=True)
@@ -277,7 +277,7 @@ class _Builder(Transformer):
         return tuple(str(c) for c in ch)
 
     @v_args(meta=True)
-    def family(self, meta, ch):
+    def family(self, meta, ch) -> S.Family:
         name, params, *members = ch
         fam = S.Family(self._loc(meta), str(name), tuple(params or ()))
         seen: dict[str, Loc] = {}
@@ -339,7 +339,7 @@ def parse_text(text: str, path: str = "<spec>") -> S.SpecFile:
         tree = parser.parse(text)
         items = _Builder(path).transform(tree)
     except UnexpectedCharacters as e:
-        raise SpecError(Loc(path, e.line, e.column), f"unexpected character {text[e.pos_in_stream]!r}"
+        raise SpecError(Loc(path, e.line, e.column), f"unexpected character {e.char!r}"
                         + _expected(parser, e.allowed or ()), _line(lines, e.line)) from None
     except UnexpectedToken as e:
         tok = e.token

@@ -43,12 +43,14 @@ class Pass:
     @property
     def summary(self) -> str:
         fn = self.run or self.run_module
+        assert fn is not None  # __post_init__: exactly one is set
         return (sys.modules[fn.__module__].__doc__ or "").split("\n")[0]
 
     def apply(self, module: Module) -> Module:
         if self.run_module is not None:
             return self.run_module(module)
         run = self.run
+        assert run is not None  # __post_init__: exactly one is set
         return module.with_functions({name: run(fn, module.tables) for name, fn in module.functions.items()})
 
 

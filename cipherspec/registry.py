@@ -10,6 +10,7 @@ there is no process-wide state — make one and pass it around.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from . import syntax as S
@@ -27,7 +28,7 @@ def shipped_spec_files() -> list[Path]:
 
 
 class Registry:
-    def __init__(self, extra: list[str | Path] = ()):
+    def __init__(self, extra: Sequence[str | Path] = ()):
         self.files: list[S.SpecFile] = []
         self.defs: dict[str, tuple[S.SpecFile, S.CipherDef]] = {}
         self._lowered: dict[tuple[str, int | None], Module] = {}

@@ -18,7 +18,7 @@ from cipherspec import modes
 class Loaded:
     """A cipher on a target with a bytes-in, bytes-out API (keys expanded on each call; cached by key)."""
 
-    def __init__(self, cipher):
+    def __init__(self, cipher) -> None:
         self.cipher = cipher
         self.name = cipher.name
         self.block_bytes = cipher.block_bytes

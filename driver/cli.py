@@ -90,7 +90,7 @@ def cmd_fmt(args, out) -> int:
 def cmd_dump(args, out) -> int:
     """The IR after a pass: the shared pipeline's, or with --target the backend's own passes too."""
     from cipherspec.dump import format_module
-    from cipherspec.pipeline import optimize, pass_names
+    from cipherspec.pipeline import Pass, optimize, pass_names
 
     reg = _registry(args)
     module = reg.lowered(args.cipher, args.rounds)
@@ -99,7 +99,7 @@ def cmd_dump(args, out) -> int:
         for f in functions:
             if f not in module.functions:
                 raise UsageError(f"unknown function '{f}' (functions: {', '.join(module.functions)})")
-    extra = ()
+    extra: tuple[Pass, ...] = ()
     if args.target not in (None, "ref"):
         from .targets import builder
 

@@ -141,7 +141,7 @@ class StdOutput:
 class FileOutput:
     """``-o FILE``: a temporary file beside FILE until commit (see the module docstring)."""
 
-    def __init__(self, path):
+    def __init__(self, path) -> None:
         self.path = Path(path)
         self.name = str(path)
         self.tmp: Path | None = None

@@ -12,6 +12,10 @@ imported only when the display actually starts.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, ProgressColumn, TaskID
 
 THRESHOLD = 64 << 20
 
@@ -22,8 +26,8 @@ class TransferProgress:
         self.label, self.total, self.threshold = label, total, threshold
         self.enabled = _isatty(self.stream) and (total is None or total >= threshold)
         self.done = 0
-        self._progress = None
-        self._task = None
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
 
     def advance(self, nbytes: int) -> None:
         self.done += nbytes
@@ -33,6 +37,7 @@ class TransferProgress:
             if self.total is None and self.done < self.threshold:
                 return
             self._start()
+        assert self._progress is not None and self._task is not None  # _start made them
         self._progress.update(self._task, completed=self.done)
 
     def _start(self) -> None:
@@ -40,13 +45,14 @@ class TransferProgress:
         from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
                                    TransferSpeedColumn)
 
-        columns = [TextColumn("{task.description}")]
+        columns: list[ProgressColumn] = [TextColumn("{task.description}")]
         if self.total is not None:
             columns += [BarColumn(), TimeRemainingColumn()]
         columns += [DownloadColumn(binary_units=True), TransferSpeedColumn()]
-        self._progress = Progress(*columns, console=Console(file=self.stream), transient=True)
-        self._progress.start()
-        self._task = self._progress.add_task(self.label, total=self.total)
+        progress = Progress(*columns, console=Console(file=self.stream), transient=True)
+        progress.start()
+        self._task = progress.add_task(self.label, total=self.total)
+        self._progress = progress
 
     def close(self) -> None:
         if self._progress is not None:

@@ -170,8 +170,10 @@ class CCipher:
         C function does; CBC leaves it (the caller chains)."""
         p = _ptr(buf)
         if mode == "ctr":
+            assert iv is not None  # chunked passes one for every mode but ECB
             rc = self.fn["ctr"](_ptr(rk), _ptr(iv), p, p, n)
         elif mode == "cbc":
+            assert iv is not None
             rc = self.fn[f"cbc_{direction}"](_ptr(rk), _ptr(iv), p, p, n)
         else:
             rc = self.fn[f"ecb_{direction}"](_ptr(rk), p, p, n)

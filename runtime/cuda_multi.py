@@ -137,7 +137,7 @@ def parse_devices(text: str | None):
 
 
 # ---------------------------------------------------------------------------------- the library's entries
-SIGNATURES = {
+SIGNATURES: dict[str, tuple[type | None, list[type]]] = {  # function suffix: (restype, argtypes)
     "mg_device_count": (_int, [_vp]),
     "mg_new": (_int, [_vp, _int, _int, _u64, _vp]),
     "mg_free": (None, [_vp]),
@@ -185,7 +185,7 @@ def pinned_array(cipher, n: int) -> np.ndarray:
         raise UsageError(f"cannot allocate {n} bytes of page-locked host memory")
     buf = (ctypes.c_uint8 * max(n, 1)).from_address(p)
     weakref.finalize(buf, cipher.fn("mg_free_host"), p)
-    return np.frombuffer(buf, np.uint8)[:n]
+    return np.frombuffer(buf, np.uint8)[:n]  # type: ignore[call-overload]  # a ctypes array is a buffer; numpy's stubs list only bytes-like types
 
 
 def device_info(cipher, dev: int) -> dict:

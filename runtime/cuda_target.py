@@ -90,7 +90,7 @@ class CudaCipher:
 
     def _bind(self) -> None:
         c_int, u64, vp = ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p
-        sigs = {
+        sigs: dict[str, tuple[type | None, list[type]]] = {
             "strerror": (ctypes.c_char_p, [c_int]),
             "set_key": (c_int, [vp, _u8p, ctypes.c_size_t]),
             "ecb_host": (c_int, [vp, c_int, _u8p, _u8p, u64, c_int]),
@@ -192,9 +192,11 @@ class CudaCipher:
         advances ``iv`` like the C library's ctr); CBC through the generic mode (CBC encryption is
         sequential).  The CLI's streaming path calls this once per chunk."""
         if mode == "cbc":
+            assert iv is not None  # chunked passes one for every mode but ECB
             out = self.run_mode(rk, mode, direction, buf[:n].tobytes(), iv.tobytes())
             buf[:n] = np.frombuffer(out, np.uint8)
         elif mode == "ctr":
+            assert iv is not None
             if n:
                 self.gpus(devices).ctr(rk, iv.tobytes(), buf[:n], out=buf[:n])
             iv[:] = np.frombuffer(modes.ctr_next_iv(iv.tobytes(), -(-n // self.block_bytes)), np.uint8)

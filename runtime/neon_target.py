@@ -63,7 +63,7 @@ class NeonCipher:
         widths = [module.block.width] + [k.width for k in module.key_arrays]
         self.key_dtype = np.uint64 if max(widths) == 64 else np.uint32  # the header's prepare_keys word type
         self.variants = variants
-        self._exe = None
+        self._exe: Path | None = None
 
     # ------------------------------------------------------------------ build
     @property
@@ -97,6 +97,8 @@ class NeonCipher:
             parts.append(struct.pack("<4I", OPS[op], len(data), len(w), 0) +
                          w.astype(np.dtype(self.key_dtype).newbyteorder("<")).tobytes())
             if OPS[op] >= 2:
+                if iv is None:
+                    raise UsageError(f"neon operation {op} needs an IV")
                 parts.append(bytes(iv))
             parts.append(bytes(data))
         parts.append(struct.pack("<4I", 255, 0, 0, 0))

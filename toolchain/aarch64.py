@@ -35,6 +35,7 @@ def find_tools(need_qemu: bool = True) -> Tools:
     missing = [n for n, p in (("aarch64-linux-gnu-gcc", cc), ("qemu-aarch64", qemu if need_qemu else "ok")) if not p]
     if missing:
         raise ToolError(f"target neon needs {' and '.join(missing)}: {SETUP_HINT}")
+    assert cc is not None  # not missing
     return Tools(cc, qemu)
 
 
@@ -74,6 +75,8 @@ def build_static(tools: Tools, files: dict[str, str], sources: list[str], flags:
 def run_qemu(tools: Tools, exe: Path, data: bytes, timeout: float = 600, cpu: str | None = None,
              env: dict[str, str] | None = None) -> bytes:
     """stdout of exe fed data; cpu: a `qemu-aarch64 -cpu` model; env: variables added for the guest."""
+    if tools.qemu is None:  # tools from find_tools(need_qemu=False)
+        raise ToolError(f"running {exe.name} needs qemu-aarch64: {SETUP_HINT}")
     cmd = [tools.qemu] + (["-cpu", cpu] if cpu else []) + [str(exe)]
     r = subprocess.run(cmd, input=data, capture_output=True, timeout=timeout,
                        env={**os.environ, **env} if env else None)

@@ -25,6 +25,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,7 +77,7 @@ def run_tool(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> No
 
 
 def compile_tree(root: Path, mains: list[str], kind: str, toolchain: Toolchain, out: Path,
-                 include_dirs: list[str] = (), extra_args: list[str] = ()) -> Path:
+                 include_dirs: Sequence[str] = (), extra_args: Sequence[str] = ()) -> Path:
     """Compiles the sources ``mains`` under ``root`` into ``out`` (no cache)."""
     if kind not in KINDS:
         raise ValueError(f"unknown output kind {kind!r}")
@@ -109,7 +110,7 @@ def cache_key(sources: dict[str, str], mains: list[str], kind: str, toolchain: T
 
 
 def compile_cached(sources: dict[str, str], mains: list[str], kind: str, toolchain: Toolchain,
-                   include_dirs: list[str] = (), extra_args: list[str] = (), cache: Path | None = None) -> Path:
+                   include_dirs: Sequence[str] = (), extra_args: Sequence[str] = (), cache: Path | None = None) -> Path:
     """Writes ``sources`` (relative path -> text) into a cache entry and compiles ``mains`` there, once."""
     key = cache_key(sources, mains, kind, toolchain, list(include_dirs), list(extra_args))
 
@@ -123,7 +124,7 @@ def compile_cached(sources: dict[str, str], mains: list[str], kind: str, toolcha
     return _cached_entry(cache or cache_dir(), key, KINDS[kind][0], make)
 
 
-def link_cached(objects: list[Path], kind: str, toolchain: Toolchain, extra_args: list[str] = (),
+def link_cached(objects: list[Path], kind: str, toolchain: Toolchain, extra_args: Sequence[str] = (),
                 cache: Path | None = None) -> Path:
     """Links object files (e.g. from ``compile_cached(..., "object", ...)``) into a static archive (``ar``), a
     shared library or an executable, once per distinct set of object contents, toolchain and flags.

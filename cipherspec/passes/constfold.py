@@ -44,10 +44,7 @@ class _Folder:
             return self.emit(op)
         if all(a in self.consts for a in args):
             vals = {a: self.interp.eval_op(self.ops[a], [], {}) for a in args}
-            view = [None] * (max(args) + 1)
-            for a, v in vals.items():
-                view[a] = v
-            value = int(self.interp.eval_op(op, view, {})[0])
+            value = int(self.interp.eval_op(op, vals, {})[0])
             return self.const(value, op.width, op.origin)
         return self.simplify(op)
 

@@ -31,16 +31,21 @@ def _expand(fn: Function) -> list[dict[int, int] | None]:
     """Per u8 value: {atom value id: GF(2^8) coefficient}, or None where it is not an XOR/gmul combination
     of few terms (then the value itself is an atom for its users)."""
     out: list[dict[int, int] | None] = []
+
+    def terms_of(x: int) -> dict[int, int]:
+        t = out[x]
+        return t if t is not None else {x: 1}
+
     for v, op in enumerate(fn.ops):
-        terms = None
+        terms: dict[int, int] | None = None
         if op.width == 8 and op.code == "xor":
-            a, b = (out[x] if out[x] is not None else {x: 1} for x in op.args)
+            a, b = (terms_of(x) for x in op.args)
             terms = dict(a)
             for t, c in b.items():
                 terms[t] = terms.get(t, 0) ^ c
             terms = {t: c for t, c in terms.items() if c}
         elif op.width == 8 and op.code == "gmul":
-            a = out[op.args[0]] if out[op.args[0]] is not None else {op.args[0]: 1}
+            a = terms_of(op.args[0])
             terms = {t: gf_mul(c, op.imm[0], op.imm[1]) for t, c in a.items()}
         out.append(terms if terms is not None and len(terms) <= MAX_TERMS else None)
     return out
@@ -69,11 +74,12 @@ def fuse(fn: Function, tables: dict[str, Table], poly: int, rotate: bool = True)
     """``rotate``: one stored table per distinct circulant plus byte rotations (False: one table per
     coefficient column, no rotation: four times the table memory, three fewer instructions a column)."""
     exp = _expand(fn)
+    lin = {v: t for v, t in enumerate(exp) if t is not None}  # the expanded values: roots and rows are among them
     ops = list(fn.ops)
     tables = dict(tables)
     groups: dict[tuple, list[int]] = {}
     for v in _roots(fn, exp):
-        luts = tuple(sorted(t for t in exp[v] if fn.ops[t].code == "lut"))
+        luts = tuple(sorted(t for t in lin[v] if fn.ops[t].code == "lut"))
         if len(luts) == 4 and len({fn.ops[t].imm[0] for t in luts}) == 1 and tables[fn.ops[luts[0]].imm[0]].out_width == 8:
             groups.setdefault(luts, []).append(v)
     replacement = list(range(len(fn.ops)))
@@ -89,7 +95,7 @@ def fuse(fn: Function, tables: dict[str, Table], poly: int, rotate: bool = True)
             continue
         origin = fn.ops[rows[0]].origin
         base = tables[fn.ops[luts[0]].imm[0]]
-        coef = [[exp[r][t] for r in rows] for t in luts]  # coef[k][r]
+        coef = [[lin[r][t] for r in rows] for t in luts]  # coef[k][r]
         words = []
         for k, t in enumerate(luts):
             name, s = None, 0
@@ -113,13 +119,14 @@ def fuse(fn: Function, tables: dict[str, Table], poly: int, rotate: bool = True)
             acc = add(Op("xor", 32, (acc, w), (), origin))
         packed = None  # the other terms (round keys), per byte, packed into one word, XORed in once
         for r, root in enumerate(rows):
-            rest = [(a, c) for a, c in exp[root].items() if a not in luts]
+            rest = [(a, c) for a, c in lin[root].items() if a not in luts]
             if not rest:
                 continue
-            byte = None
+            byte: int | None = None
             for a, c in rest:
                 term = a if c == 1 else add(Op("gmul", 8, (a,), (c, poly), origin))
                 byte = term if byte is None else add(Op("xor", 8, (byte, term), (), origin))
+            assert byte is not None  # rest is not empty
             wide = add(Op("zext", 32, (byte,), (), origin))
             part = add(Op("shl", 32, (wide,), (8 * r,), origin)) if r else wide
             packed = part if packed is None else add(Op("xor", 32, (packed, part), (), origin))

@@ -35,7 +35,7 @@ from .sbox_circuit import PRODUCTS, TOP_OUTPUTS, circuit
 class PlaneAlgebra:
     """Plane operations with constant folding and value numbering; ``node`` makes a new one."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._memo: dict = {}
 
     def node(self, key: tuple):

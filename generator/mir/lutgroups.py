@@ -12,6 +12,8 @@ the index of its last member.  When nothing else is ready the lowest-depth batch
 """
 from __future__ import annotations
 
+from typing import Any
+
 from cipherspec.ir import Function
 
 
@@ -42,7 +44,7 @@ def schedule(fn: Function) -> tuple[list[int], list[list[int]]]:
     key_of = {m: key for key, members in batch_of.items() for m in members}
     prio = {key: max(members) for key, members in batch_of.items()}
     missing = {key: sum(1 for m in members if waiting[m]) for key, members in batch_of.items()}
-    heap: list[tuple[int, int, object]] = []  # (priority, kind, op id or batch key)
+    heap: list[tuple[int, int, Any]] = []  # (priority, kind, op id (kind 0) or batch key (kind 1))
     for i in range(n):
         if waiting[i] == 0 and fn.ops[i].code != "lut":
             heapq.heappush(heap, (i, 0, i))

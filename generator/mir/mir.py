@@ -54,7 +54,7 @@ class VRegFactory:
 class Vec:
     """``vN.<arr>`` — a vector register with an arrangement (16b, 8h, 4s, 2d) or a scalar view (q, d)."""
 
-    reg: VReg
+    reg: VReg | str  # str: "dst", a move's destination in the allocator's register map (regalloc.bring)
     arr: str
 
     def render(self, regs: dict) -> str:

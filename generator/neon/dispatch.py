@@ -69,7 +69,7 @@ def variants(module: Module, rounds: int | None = None) -> list[Variant]:
     if len(flags) == 2:
         out.append(Variant(with_flags(base, tuple(flags)), tuple(flags)))
     if flags:
-        out.append(Variant(with_flags(base, flags[:1]), tuple(flags[:1])))
+        out.append(Variant(with_flags(base, tuple(flags[:1])), tuple(flags[:1])))
     return out + [Variant(base, ())]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
@@ -53,7 +54,7 @@ def emit(module: Module, sched: Schedule) -> Emitted:
     prefix = sched.name
     kernels = [build_kernel(module, layout, il, mode, pool, f"{prefix}_{mode}", crypto(sched), sha3(sched))
                for mode in modes_for(module)]
-    ctx = []
+    ctx: list[dict[str, Any]] = []  # template variables per kernel
     for k in kernels:
         prologue, epilogue, total = _frame(k)
         slice_regs = ", ".join(line.split()[1].rstrip(",") for line in k.setup)
@@ -76,6 +77,7 @@ def emit(module: Module, sched: Schedule) -> Emitted:
                        f"iteration in {4 * il} registers; S-box bytes regrouped by table for TBL, XOR networks "
                        f"as permutations (REV/EXT/TBL) + EOR")
     else:
+        assert isinstance(layout, SL.Sliced)
         layout_text = (f"sliced, word i of {lanes} blocks in the lanes of one register ({layout.arr}); "
                        f"{il} group{'s' if il > 1 else ''} of {lanes} blocks interleaved = {il * lanes} blocks per iteration{layout_text_isa}")
     asm = render("neon/kernels.S.j2",

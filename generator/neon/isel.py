@@ -20,6 +20,7 @@ than the block words, tables not indexed by a byte) is refused with its spec loc
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from cipherspec.errors import UsageError
@@ -83,7 +84,7 @@ class Selector:
     _depth: list = field(default_factory=list)
     _consts: dict[tuple, VReg] = field(default_factory=dict)
     _slices: dict[tuple, tuple] = field(default_factory=dict)
-    _uses: dict = field(default_factory=dict)
+    _uses: Counter[int] = field(default_factory=Counter)  # uses per value id (sha3 schedules only)
     _nots: dict[int, int] = field(default_factory=dict)  # value id -> id of an op not(value)
     subword: bool = False  # values narrower than the lanes: views (subword.py)
     views: dict[int, tuple] = field(default_factory=dict)  # value id -> its bytes (subword.py)
@@ -220,8 +221,8 @@ class Selector:
 
     def _target(self, op: Op) -> int | None:
         ps = [self.power.get(a, 0) for a in op.args]
-        ps = [x for x in ps if x is not None]
-        return min(ps) if ps else None
+        known = [x for x in ps if x is not None]
+        return min(known) if known else None
 
     # ----------------------------------------------------------- selection
     def run(self, state_inputs: dict[str, VReg]) -> None:
@@ -388,9 +389,9 @@ class Selector:
         arg = self.fn.ops[m].args[0]
         q = self.power.get(arg, 0) or 0
         d = self.aes_sub(self.values[arg], aff, m)
-        self.power[m] = (q + (1 if aff.box == "S" else -1)) % 4
+        at = self.power[m] = (q + (1 if aff.box == "S" else -1)) % 4
         if aff.box == "S-1" and self._depth[m] in self._mixed:  # meet the AESE results of this layer
-            d = self._realign(d, self.power[m], (q + 1) % 4, m)
+            d = self._realign(d, at, (q + 1) % 4, m)
             self.power[m] = (q + 1) % 4
         return d
 

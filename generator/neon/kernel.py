@@ -46,6 +46,7 @@ def prepare(fn: Function, module: Module) -> Function:
     """One function after the NEON passes (what isel sees); a function without gmul is unchanged."""
     if any(op.code == "gmul" for op in fn.ops):
         for p in GMUL_PASSES:
+            assert p.run is not None  # function passes
             fn = p.run(fn, module.tables)
     return fn
 
@@ -99,7 +100,7 @@ def _build(module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, 
     vf = VRegFactory()
     bb = module.block.nbytes
     used_tables = sorted({p for op in fn.ops if op.code == "lut" for p in lut_tables(op.imm[0], module.tables[op.imm[0]])})
-    slice_ptr = {}
+    slice_ptr: dict[tuple[str, int], str] = {}
     setup: list[str] = []
     for t in used_tables:
         for s in range(4):
@@ -114,8 +115,8 @@ def _build(module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, 
     scratch = 0
     if mode == "ctr":
         scratch = blocks * bb
-        for t in range(blocks):
-            code += _counter(bb, t)
+        for b in range(blocks):
+            code += _counter(bb, b)
         code.append(Instr("mov x9, x7", (), kind="raw", origin="walk the counter blocks"))
         step = ["adds x6, x6, #%d" % blocks, "adc x5, x5, xzr"] if bb == 16 else ["add x6, x6, #%d" % blocks]
         step = [f"{line:<48}// ctr: next counter" for line in step]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Module
 
-from ..mir.mir import Instr, Text, Vec, VecList, VRegFactory
+from ..mir.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
 from .isel import LUT_CHUNK, Selector
 from .linear import Expansion, Lin, expand
 from .permute import Gather, cover
@@ -45,7 +45,7 @@ class Packer:
     keys: set
     blocks: int
     nb: int  # block bytes
-    ex: Expansion = None
+    ex: Expansion = field(init=False)  # made by __post_init__
     contents: dict = field(default_factory=dict)  # vreg -> 16 atoms (None: don't care)
     where: dict = field(default_factory=dict)  # atom -> [(vreg, lane)]
     key_slots: dict = field(default_factory=dict)  # 16 key names (None: zero lane) -> ktab vector index
@@ -76,7 +76,7 @@ class Packer:
             if a is not None:
                 self.where.setdefault(a, []).append((v, j))
 
-    def canon(self, b: int, lin: Lin):
+    def canon(self, b: int, lin: Lin) -> tuple:
         ints = sorted(a for a in lin.atoms if isinstance(a, int))
         ks = tuple(sorted(a[1] for a in lin.atoms if not isinstance(a, int)))
         if len(ints) == 1 and not ks and not lin.const:
@@ -110,14 +110,22 @@ class Packer:
         memo = tuple(cks)
         if memo in self._memo:
             return self._memo[memo]
-        need, keys, consts = [], [], []
+        need: list[set | None] = []
+        keys: list[list] = []
+        consts: list[int] = []
         for x, ck in zip(lanes, cks):
-            if x is None:
-                need.append(None), keys.append([]), consts.append(0)
+            if x is None or ck is None:  # ck is None exactly where x is
+                need.append(None)
+                keys.append([])
+                consts.append(0)
             elif ck in self.where or ck[0] != "c":
-                need.append({ck}), keys.append([]), consts.append(0)
+                need.append({ck})
+                keys.append([])
+                consts.append(0)
             else:
-                need.append(set((x[0], a) for a in ck[2])), keys.append(list(ck[3])), consts.append(ck[4])
+                need.append(set((x[0], a) for a in ck[2]))
+                keys.append(list(ck[3]))
+                consts.append(ck[4])
         vecs = [self.gather(t, origin, stream) for t in cover(need, self.contents, self.where)]
         while any(keys):
             vecs.append(self.key_vector(tuple(k.pop(0) if k else None for k in keys)))
@@ -286,7 +294,7 @@ class Packer:
         for c in range(0, len(vectors), LUT_CHUNK):
             chunk = vectors[c:c + LUT_CHUNK]
             idx = [self.operands(lanes, 0) for lanes in chunk]
-            res = [None] * len(chunk)
+            res: list[VReg | None] = [None] * len(chunk)
             for s, group in enumerate(slices):
                 remat = sel.slice_remat(table, s, group)
                 for m, lanes in enumerate(chunk):
@@ -312,7 +320,8 @@ class Packer:
 
 def load(vf: VRegFactory, ptr: str, groups: int, origin: str) -> tuple[list[Instr], list]:
     """``ld1 {4 registers}, [ptr], #64`` per 64 bytes: 64·groups bytes, blocks in order."""
-    out, regs = [], []
+    out: list[Instr] = []
+    regs: list[VReg] = []
     for k in range(groups):
         group = tuple(vf.new(f"ld{k}.{j}") for j in range(4))
         out.append(Instr("ld1", (VecList(group, "16b"), Text(f"[{ptr}]"), Text("#64")), defs=group,

@@ -41,7 +41,7 @@ def parse(name: str, cipher: str, rounds: int | None) -> Schedule:
         raise UsageError(f"schedule '{name}' is not a neon schedule of {cipher} (expected '{prefix}b<L>_il<k>')")
     parts = name[len(prefix):].split("_")
     m = _LAYOUT.match(parts[0])
-    params = {}
+    params: dict[str, str | int] = {}  # flags: "", il: an int
     for p in parts[1:]:
         if p in FLAGS:
             params[p] = ""
@@ -52,7 +52,7 @@ def parse(name: str, cipher: str, rounds: int | None) -> Schedule:
         params["il"] = int(pm.group(1))
     if not m and parts[0] != "packed":
         raise UsageError(f"schedule '{name}': unknown layout '{parts[0]}' (known: b<L>, the sliced layout; packed)")
-    il = params.get("il", 1)
+    il = int(params.get("il", 1))
     if not 1 <= il <= 8:
         raise UsageError(f"schedule '{name}': interleave must be 1..8")
     for f in FLAGS:
@@ -85,7 +85,9 @@ def check(s: Schedule, module: Module) -> tuple[int, int]:
 
         check_packed(module, f"schedule {s.name}")
         return module.block.nbytes, s.get("il", 1)
-    lanes = int(_LAYOUT.match(s.layout).group(1))
+    layout = _LAYOUT.match(s.layout)
+    assert layout is not None  # parse() takes b<L> or packed
+    lanes = int(layout.group(1))
     want = 128 // module.block.width if module.block.width in ARR else None
     if lanes != want:
         raise UsageError(f"schedule {s.name}: {module.cipher} has {module.block} blocks; the sliced layout puts "

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from cipherspec.errors import UsageError
 from cipherspec.ir import WordLayout
 
-from ..mir.mir import Instr, Text, Vec, VecList, VRegFactory
+from ..mir.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
 
 ARR = {8: "16b", 16: "8h", 32: "4s", 64: "2d"}
 
@@ -81,12 +81,12 @@ def _initial(s: Sliced) -> list[list[list[tuple[int, int]]]]:
     return loads
 
 
-def plan(s: Sliced) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+def plan(s: Sliced) -> tuple[list[tuple[tuple[int, int], tuple[int, int]]], list[int]]:
     """The unzip network as pairs of register ids; registers are numbered: LDk h reg j = kh+j, then
     each uzp pair appends (uzp1, uzp2).  Returns [(inputs (a, b), outputs (u1, u2))] and checks the end."""
     contents: list[list[tuple[int, int]]] = [r for regs in _initial(s) for r in regs]
     live = list(range(len(contents)))
-    steps = []
+    steps: list[tuple[tuple[int, int], tuple[int, int]]] = []
     for _ in range(s.levels):
         # pair registers whose block ranges are adjacent chunks and whose word patterns agree
         by_key: dict[tuple, int] = {}
@@ -114,11 +114,11 @@ def plan(s: Sliced) -> list[tuple[tuple[int, int], tuple[int, int]]]:
         live = nxt
     final = {}
     for r in live:
-        words = {w for _, w in contents[r]}
+        word_set = {w for _, w in contents[r]}
         blocks = [b for b, _ in contents[r]]
-        if len(words) != 1 or blocks != list(range(s.lanes)):
+        if len(word_set) != 1 or blocks != list(range(s.lanes)):
             raise AssertionError(f"sliced load network is wrong for {s.block}")
-        final[words.pop()] = r
+        final[word_set.pop()] = r
     if sorted(final) != list(range(s.block.count)):
         raise AssertionError(f"sliced load network misses words for {s.block}")
     return steps, [final[i] for i in range(s.block.count)]
@@ -127,7 +127,7 @@ def plan(s: Sliced) -> list[tuple[tuple[int, int], tuple[int, int]]]:
 def load(s: Sliced, vf: VRegFactory, ptr: str, origin: str, stream: int) -> tuple[list[Instr], list]:
     """Instructions loading one group from [ptr] (post-incremented) and the vregs of words 0..count-1."""
     steps, final = plan(s)
-    regs: dict[int, object] = {}
+    regs: dict[int, VReg] = {}
     out: list[Instr] = []
     per, k = 1 << s.levels, s.k
     for h in range(per):
@@ -164,7 +164,7 @@ def store(s: Sliced, vf: VRegFactory, words: list, ptr: str, origin: str, stream
     steps, final = plan(s)
     out: list[Instr] = []
     words = _swap_big_endian(s, vf, words, out, origin, stream)
-    regs: dict[int, object] = {r: words[i] for i, r in enumerate(final)}
+    regs: dict[int, VReg] = {r: words[i] for i, r in enumerate(final)}
     for (a, b), (u1, u2) in reversed(steps):
         for code, dst in (("zip1", a), ("zip2", b)):
             regs[dst] = vf.new()

@@ -189,7 +189,7 @@ def gather(sel, vid: int, spec: dict[int, tuple], perm: list[int] | None = None)
     n = sel.width // 8
     regs = list(dict.fromkeys(r for r, _ in spec.values()))
     origin = f"{sel.fn.ops[vid].origin or ''} (byte gather)".strip()
-    prev = None
+    prev: VReg | None = None
     for c in range(0, len(regs), 4):
         group = tuple(regs[c:c + 4])
         idx = [0xFF] * 16
@@ -209,6 +209,7 @@ def gather(sel, vid: int, spec: dict[int, tuple], perm: list[int] | None = None)
         else:
             sel.emit("tbx", ops, (d,), (prev,) + uses, vid, tied=prev, extra=extra, origin=origin)
         prev = d
+    assert prev is not None  # spec is not empty
     return prev
 
 
@@ -227,7 +228,7 @@ def lut_batch(sel, members: list[int]) -> None:
     # saves whole chains (ttab6 il4: 114 -> 62 instructions per block), at the price of a join
     sources = {m: _byte_source(sel, fn.ops[m].args[0]) for m in members}
     items, where = plan(list(sources.values()), sel.width // 8, chain, perm is not None)
-    owner = {}
+    owner: dict[tuple, int] = {}
     for m in members:
         owner.setdefault(sources[m], m)
     index = []

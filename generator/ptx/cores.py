@@ -65,7 +65,7 @@ def core(name: str, fn: Function, module: Module, acc: Access, flavour: str,
     ``balanced``: move rotations to the FMA pipe where that evens the pipes (balance.py);
     ``rk_idx``: round-key input name -> word in the struct (default: the key schedule's words)."""
     idx = rk_index(module) if rk_idx is None else rk_idx
-    imad = frozenset()
+    imad: frozenset[int] = frozenset()
     if balanced:
         fn, imad = balance.balance(fn)
     inputs: dict[str, isel.Val] = {}

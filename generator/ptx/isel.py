@@ -155,10 +155,10 @@ class Selector:
             if code == "not":
                 self.cdef(d, f"~{self.raw(op.args[0])}", cm)
                 return Val(d, w == 32)
-            a, b = (self.vals[x] for x in op.args)
+            left, right = (self.vals[x] for x in op.args)
             sym = {"xor": "^", "and": "&", "or": "|"}[code]
-            self.cdef(d, f"{a.expr} {sym} {b.expr}", cm)
-            return Val(d, a.clean and b.clean)
+            self.cdef(d, f"{left.expr} {sym} {right.expr}", cm)
+            return Val(d, left.clean and right.clean)
         if code in ("add", "sub"):
             a, b = self.raw(op.args[0]), self.raw(op.args[1])
             if ptx:
@@ -192,10 +192,10 @@ class Selector:
         if code == "zext":
             return Val(self.clean(op.args[0]), True)
         if code == "trunc":
-            a = self.vals[op.args[0]]
+            src = self.vals[op.args[0]]
             if fn.ops[op.args[0]].width == 64:  # the low half (ptx) or a cast (c)
-                return Val(a.expr if ptx else f"(uint32_t)({a.expr})", w == 32)
-            return Val(a.expr, a.clean and fn.ops[op.args[0]].width <= w)
+                return Val(src.expr if ptx else f"(uint32_t)({src.expr})", w == 32)
+            return Val(src.expr, src.clean and fn.ops[op.args[0]].width <= w)
         raise UsageError(f"cuda backend: no selection for opcode {code}")
 
     def _byte_select(self, tree: lop3.Tree) -> tuple[list[int], int] | None:

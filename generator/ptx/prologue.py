@@ -38,7 +38,9 @@ class Direction:
 
 def table_fills(module: Module, n: int, threads: int) -> TableFills:
     """Shared-memory fills of the tables in ``n`` bank-aware copies by ``threads`` threads."""
-    lines, args, off = [], [], 0
+    lines: list[str] = []
+    args: list[str] = []
+    off = 0
     if not (n and module.tables):
         return TableFills(lines, args, off)
     if n > 1:

@@ -108,7 +108,8 @@ def _logic(sel, v: int, tree: lop3.Tree, d: str):
 
 def _half(sel, dst: str, table: int, exprs: list[str], cm: str) -> str:
     """A three-input function (immLut ``table`` over ``exprs``) with its literal 0 / ~0 inputs folded."""
-    live, col = [], {}
+    live: list[str] = []
+    col: dict[int, int] = {}
     for i, e in enumerate(exprs):
         c = literal(e)
         if c in (0, M32):
