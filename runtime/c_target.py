@@ -14,6 +14,7 @@ C error codes become UsageError with a clear message; the C side never sees a ba
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 
 import numpy as np
 
@@ -55,8 +56,9 @@ class CCipher:
             f = getattr(self.lib, f"{p}_{short}")
             f.argtypes, f.restype = args, ctypes.c_int
             self.fn[short] = f
-        for short, args in (("variant", []), ("dispatch_error", []), ("variant_for", [ctypes.c_char_p]),
-                            ("variant_name", [ctypes.c_int])):
+        queries: list[tuple[str, list[Any]]] = [("variant", []), ("dispatch_error", []),
+                                                 ("variant_for", [ctypes.c_char_p]), ("variant_name", [ctypes.c_int])]
+        for short, args in queries:
             f = getattr(self.lib, f"{p}_{short}")
             f.argtypes, f.restype = args, ctypes.c_char_p
             self.fn[short] = f

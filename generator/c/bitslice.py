@@ -63,6 +63,7 @@ class Planes(PlaneAlgebra):
 
     def _sbox_call(self, x: list, table: Table) -> list:
         """before: planes x -> 200 inline statements;  after: cs_p a7[8] = {...}; fn(a7, r7); planes r7[0..7]"""
+        assert self.calls is not None
         fn = self.calls.setdefault(table.name, f"cs_sbox_{table.name}")
         n = self._count
         self._count += 1

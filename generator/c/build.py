@@ -23,6 +23,7 @@ import os
 import shlex
 import shutil
 import threading
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ from toolchain.cc import Toolchain, compile_cached, link_cached, target_machine
 from .schedules import resolve
 from .source import ct_note, generate, is_constant_time, library_sources
 from .text import kernel_tag
-from .variants import compiler_supports, is_x86_64, portable, variants
+from .variants import Variant, compiler_supports, is_x86_64, portable, variants
 
 LIB_FLAGS = ("-std=c99", "-O3", "-fPIC")
 
@@ -82,7 +83,8 @@ def plan(module: Module, schedule: Schedule, tc: Toolchain) -> Plan:
     P = module.cipher
     notes = []
     if is_x86_64(target_machine(tc.cc)):
-        kept, dropped = [], []
+        kept: list[Variant] = []
+        dropped: list[Variant] = []
         for v in variants(module, schedule):
             (kept if compiler_supports(tc.cc, tc.flags + v.flags) else dropped).append(v)
         if dropped:
@@ -151,14 +153,14 @@ def compiled_objects(module: Module, schedule: Schedule, tc: Toolchain, extra_ar
 
 
 def build_shared(module: Module, schedule: Schedule, toolchain: Toolchain | None = None,
-                 extra_args: list[str] = ()) -> Path:
+                 extra_args: Sequence[str] = ()) -> Path:
     """Generates and compiles (cached) the shared library of one cipher and schedule, as shipped; its path."""
     tc = toolchain or lib_toolchain()
     return link_cached(compiled_objects(module, schedule, tc, tuple(extra_args)), "shared", tc)
 
 
 def build_program(module: Module, schedule: Schedule, harness: dict[str, str], toolchain: Toolchain,
-                  extra_args: list[str] = ()) -> Path:
+                  extra_args: Sequence[str] = ()) -> Path:
     """A program: the library's objects and a harness (its sources by relative path); cached."""
     return link_cached(compiled_objects(module, schedule, toolchain, tuple(extra_args), harness), "exe", toolchain)
 

@@ -70,6 +70,7 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
         lines += [f"#ifndef CS_NO_{v.name.upper()}", f"CS_DECLARE({v.name})", "#endif"]
     lines.append("static const cs_kernels cs_variants[] = {")
     for v in vs:
+        assert v.level is not None  # x86-64 variants have levels; the portable one is below
         lines += [f"#ifndef CS_NO_{v.name.upper()}",
                   f"    CS_ROW({v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}),  "
                   f"/* {kernel_tag(v.kernel)}: {v.needs} */",
@@ -85,6 +86,7 @@ def lanes_of_variant(module: Module, v: Variant) -> int:
     if v.kernel.layout == "aesni":
         from .aesni import lanes as aesni_lanes
 
+        assert v.level is not None  # aesni kernels exist only in x86-64 variants
         return aesni_lanes(module, v.level.vector_bits)
     return max(lanes(module, v.kernel), 1)
 

@@ -146,7 +146,7 @@ def _shuffle_load(lay, lanes: int, ind: str) -> list[str]:
     s = 0
     while (1 << s) < c:
         s += 1
-        nxt = [None] * c
+        nxt = [""] * c
         for j in range(c // 2):
             for half, mask in ((0, even), (1, odd)):
                 v = f"t{s}_{half * c // 2 + j}"
@@ -170,7 +170,7 @@ def _shuffle_store(lay, lanes: int, outs: list[str], ind: str) -> list[str]:
     while (1 << stages) < c:
         stages += 1
     for s in range(stages, 0, -1):
-        prev = [None] * c
+        prev = [""] * c
         for j in range(c // 2):
             a, b = cur[j], cur[c // 2 + j]
             prev[2 * j], prev[2 * j + 1] = f"u{s}_{2 * j}", f"u{s}_{2 * j + 1}"

@@ -60,7 +60,8 @@ def cuts(stmts: list[Stmt], size: int) -> list[int]:
         result.append(a)
         while b - result[-1] > size * 3 // 2:
             lo, hi = result[-1] + size * 3 // 4, min(result[-1] + size * 5 // 4, b - size // 2)
-            result.append(min(range(lo, hi + 1), key=lambda i, s=result[-1]: (live[i], abs(i - s - size))))
+            start = result[-1]
+            result.append(min(range(lo, hi + 1), key=lambda i: (live[i], abs(i - start - size))))
     return result
 
 
@@ -72,13 +73,14 @@ def _live_counts(stmts: list[Stmt]) -> list[int]:
             last[u] = i
     delta = [0] * (len(stmts) + 1)
     for i, s in enumerate(stmts):
-        for d in s.defs:
-            if last.get(d, -1) > i:
+        for name in s.defs:
+            if last.get(name, -1) > i:
                 delta[i + 1] += 1
-                delta[last[d] + 1] -= 1
-    live, acc = [], 0
-    for d in delta:
-        acc += d
+                delta[last[name] + 1] -= 1
+    live: list[int] = []
+    acc = 0
+    for step in delta:
+        acc += step
         live.append(acc)
     return live
 
@@ -103,7 +105,7 @@ def split(stmts: list[Stmt], size: int, ctype: str, indent: str = "    ", key: r
     for i, s in enumerate(stmts):
         for u in s.uses:
             uses_at.setdefault(u, []).append(i)
-    live = []  # live[k]: the values handed into piece k, in slot order
+    live: list[list[str]] = []  # live[k]: the values handed into piece k, in slot order
     for k in range(len(pieces) + 1):
         if k in (0, len(pieces)):
             live.append([])
@@ -171,7 +173,8 @@ def _order(value: str):
 
 def _loads(values: list[str], slot: dict[str, int], ctype: str, indent: str) -> list[str]:
     """Live-ins: a scalar value as a const local, array elements into a local array of the same name."""
-    lines, arrays = [], {}
+    lines: list[str] = []
+    arrays: dict[str, list[tuple[int, int]]] = {}
     for value in values:
         m = _ELEMENT.match(value)
         if m:

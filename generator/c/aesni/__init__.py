@@ -64,7 +64,8 @@ def plan(module: Module) -> Plan:
 def _plan(module: Module) -> Plan:
     prep = prepare(module, Schedule(module.cipher, "c", "aesni", (), module.rounds))
     slots = key_slots(module)
-    programs, why = {}, {}
+    programs: dict[str, Program | None] = {}
+    why: dict[str, str] = {}
     for kind in KINDS:
         fn = prep.functions[kind]
         got = recognize(fn, prep.tables, slots) if module.block.width == 8 and module.block.nbytes == 16 \

@@ -206,7 +206,7 @@ class Lowering:
         q = None if p is None else p + (1 if aff.box == "S" else -1)
         if aff.after and not aff.identity:
             r = self._nibble_map(r, aff.lo, aff.hi, f"{t.name}: the affine map after the AES S-box")
-        if q is not None and box_of_layer is not None and box_of_layer != aff.box:  # meet the layer's majority
+        if p is not None and q is not None and box_of_layer is not None and box_of_layer != aff.box:  # meet the layer's majority
             target = p + (1 if box_of_layer == "S" else -1)
             r, q = self._realign(r, q, target), target
         return r, (q % 4 if q is not None else None)

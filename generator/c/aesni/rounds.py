@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from cipherspec.ir import Function, Table
 from generator.common.affine import aes_sbox
@@ -136,7 +137,7 @@ def _recognize(fn: Function, tables: dict[str, Table], slots: dict) -> Program:
             forms.append(f.and_const(ops[c].imm[0]) if code == "and" else f.or_const(ops[c].imm[0]))
         else:
             raise _Fail(f"{code} at {op.origin} is not affine over GF(2) (AES rounds are S-boxes and XOR networks)")
-    kind = {}
+    kind: dict[int, tuple[Any, ...]] = {}  # atom -> ("key", name) | ("state", byte) | ("lut", level, op)
     for i, a in atom.items():
         op = ops[i]
         kind[a] = ("key", op.imm[0]) if op.code == "input" and op.imm[0] in slots else \
@@ -145,7 +146,8 @@ def _recognize(fn: Function, tables: dict[str, Table], slots: dict) -> Program:
     def split_form(f: Form, data_level: int) -> tuple[dict[int, tuple], list[tuple[str, tuple]], int]:
         """A form's data part (atom -> matrix), key part ((key name, matrix)...), constant; checks the data
         atoms belong to the layer before (level 0: the state inputs)."""
-        data, keys = {}, []
+        data: dict[int, tuple] = {}
+        keys: list[tuple[str, tuple]] = []
         for a in sorted(f.atoms()):
             k = kind[a]
             if k[0] == "key":
@@ -157,9 +159,9 @@ def _recognize(fn: Function, tables: dict[str, Table], slots: dict) -> Program:
         return data, keys, f.const
 
     lane_atom: dict[int, int] = {}  # lane -> atom in the current layer (level 0: state bytes by index)
-    for a, k in kind.items():
-        if k[0] == "state":
-            lane_atom[k[1]] = a
+    for a, what in kind.items():
+        if what[0] == "state":
+            lane_atom[what[1]] = a
     steps: list[Step] = []
     nlayers = max(layers)
     for k in range(1, nlayers + 1):
