@@ -117,16 +117,26 @@ def _scalar_store(lay, fn, outs: list[str], ind: str) -> list[str]:
 
 
 def _swap_bytes(lay, var: str, lanes: int, ind: str) -> list[str]:
-    """Every lane's bytes reversed where the block's word order differs from the host's."""
+    """Every lane's bytes reversed where the block's word order differs from the host's: one byte shuffle,
+    or on x86 without SSSE3 (no PSHUFB: gcc would assemble the shuffle byte by byte) log2(bytes) steps of
+    shifts and masks that swap halves, quarters, ... of each lane."""
     if lay.width == 8:
         return []
     host = "__ORDER_LITTLE_ENDIAN__" if lay.endian == "big" else "__ORDER_BIG_ENDIAN__"
-    nb = lay.width // 8
+    w, nb = lay.width, lay.width // 8
     idx = ", ".join(str(lane * nb + (nb - 1 - j)) for lane in range(lanes) for j in range(nb))
+    steps = []
+    k = w // 2
+    while k >= 8:
+        mask = sum(((1 << k) - 1) << (2 * k * g) for g in range(w // (2 * k)))
+        m = f"(uint{w}_t)0x{mask:0{w // 4}x}u" + ("ll" if w == 64 else "")
+        steps.append(f"{ind}{var} = (({var} & {m}) << {k}) | (({var} >> {k}) & {m});")
+        k //= 2
     return ["#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == " + host,
-            f"{ind}{{ cs_vbytes_{lay.width} b_; memcpy(&b_, &{var}, sizeof b_);",
-            f"{ind}  b_ = CS_SHUF2(cs_vbytes_{lay.width}, b_, b_, {idx}); memcpy(&{var}, &b_, sizeof b_); }}",
-            "#endif"]
+            "#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)", *steps, "#else",
+            f"{ind}{{ cs_vbytes_{w} b_; memcpy(&b_, &{var}, sizeof b_);",
+            f"{ind}  b_ = CS_SHUF2(cs_vbytes_{w}, b_, b_, {idx}); memcpy(&{var}, &b_, sizeof b_); }}",
+            "#endif", "#endif"]
 
 
 def _shuffle_load(lay, lanes: int, ind: str) -> list[str]:
