@@ -189,24 +189,30 @@ static inline cs_v32 cs_v32_splat(uint32_t c)
 #define CS_V32_SPLAT(c) cs_v32_splat((uint32_t)(c))
 #endif
 
-/* rotation of every 32-bit lane by 8 bits = a byte permutation (one shuffle instead of 3 ops) */
-#if defined(__GNUC__) && !defined(__clang__) && !defined(CS_NO_VECTOR_EXT) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* rotation of every 32-bit lane by 8 bits = a byte permutation (one shuffle instead of 3 ops); not on
+   x86 without SSSE3, where there is no byte shuffle instruction and gcc would assemble it byte by byte */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(CS_NO_VECTOR_EXT) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ \
+    && (defined(__SSSE3__) || !(defined(__x86_64__) || defined(__i386__)))
 typedef uint8_t cs_vbytes32 __attribute__((vector_size(16)));
 #define CS_V32_ROTB_8(a) ((cs_v32)__builtin_shuffle((cs_vbytes32)(a), (cs_vbytes32){3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14}))
 #else
 #define CS_V32_ROTB_8(a) CS_V32_ROTL(a, 8)
 #endif
 
-/* rotation of every 32-bit lane by 16 bits = a byte permutation (one shuffle instead of 3 ops) */
-#if defined(__GNUC__) && !defined(__clang__) && !defined(CS_NO_VECTOR_EXT) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* rotation of every 32-bit lane by 16 bits = a byte permutation (one shuffle instead of 3 ops); not on
+   x86 without SSSE3, where there is no byte shuffle instruction and gcc would assemble it byte by byte */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(CS_NO_VECTOR_EXT) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ \
+    && (defined(__SSSE3__) || !(defined(__x86_64__) || defined(__i386__)))
 typedef uint8_t cs_vbytes32 __attribute__((vector_size(16)));
 #define CS_V32_ROTB_16(a) ((cs_v32)__builtin_shuffle((cs_vbytes32)(a), (cs_vbytes32){2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13}))
 #else
 #define CS_V32_ROTB_16(a) CS_V32_ROTL(a, 16)
 #endif
 
-/* rotation of every 32-bit lane by 24 bits = a byte permutation (one shuffle instead of 3 ops) */
-#if defined(__GNUC__) && !defined(__clang__) && !defined(CS_NO_VECTOR_EXT) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* rotation of every 32-bit lane by 24 bits = a byte permutation (one shuffle instead of 3 ops); not on
+   x86 without SSSE3, where there is no byte shuffle instruction and gcc would assemble it byte by byte */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(CS_NO_VECTOR_EXT) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ \
+    && (defined(__SSSE3__) || !(defined(__x86_64__) || defined(__i386__)))
 typedef uint8_t cs_vbytes32 __attribute__((vector_size(16)));
 #define CS_V32_ROTB_24(a) ((cs_v32)__builtin_shuffle((cs_vbytes32)(a), (cs_vbytes32){1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12}))
 #else
@@ -223,23 +229,43 @@ static void cs_encrypt_n(const cham128_128_key *ks, const uint8_t *in, uint8_t *
     cs_v32 t0_0, t0_1, t0_2, t0_3;
     memcpy(&t0_0, in + 0 * sizeof t0_0, sizeof t0_0);    /* blocks 0..0 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_0 = ((t0_0 & (uint32_t)0x0000ffffu) << 16) | ((t0_0 >> 16) & (uint32_t)0x0000ffffu);
+    t0_0 = ((t0_0 & (uint32_t)0x00ff00ffu) << 8) | ((t0_0 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_0, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&t0_0, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_1, in + 1 * sizeof t0_1, sizeof t0_1);    /* blocks 1..1 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_1 = ((t0_1 & (uint32_t)0x0000ffffu) << 16) | ((t0_1 >> 16) & (uint32_t)0x0000ffffu);
+    t0_1 = ((t0_1 & (uint32_t)0x00ff00ffu) << 8) | ((t0_1 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_1, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&t0_1, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_2, in + 2 * sizeof t0_2, sizeof t0_2);    /* blocks 2..2 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_2 = ((t0_2 & (uint32_t)0x0000ffffu) << 16) | ((t0_2 >> 16) & (uint32_t)0x0000ffffu);
+    t0_2 = ((t0_2 & (uint32_t)0x00ff00ffu) << 8) | ((t0_2 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_2, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&t0_2, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_3, in + 3 * sizeof t0_3, sizeof t0_3);    /* blocks 3..3 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_3 = ((t0_3 & (uint32_t)0x0000ffffu) << 16) | ((t0_3 >> 16) & (uint32_t)0x0000ffffu);
+    t0_3 = ((t0_3 & (uint32_t)0x00ff00ffu) << 8) | ((t0_3 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_3, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&t0_3, &b_, sizeof b_); }
+#endif
 #endif
     const cs_v32 t1_0 = CS_SHUF2(cs_v32, t0_0, t0_1, 0, 2, 4, 6); /* block transposition, stage 1 */
     const cs_v32 t1_2 = CS_SHUF2(cs_v32, t0_0, t0_1, 1, 3, 5, 7); /* block transposition, stage 1 */
@@ -964,23 +990,43 @@ static void cs_encrypt_n(const cham128_128_key *ks, const uint8_t *in, uint8_t *
         cs_v32 u1_2 = CS_SHUF2(cs_v32, u2_1, u2_3, 0, 4, 1, 5); /* block transposition back, stage 1 */
         cs_v32 u1_3 = CS_SHUF2(cs_v32, u2_1, u2_3, 2, 6, 3, 7); /* block transposition back, stage 1 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_0 = ((u1_0 & (uint32_t)0x0000ffffu) << 16) | ((u1_0 >> 16) & (uint32_t)0x0000ffffu);
+        u1_0 = ((u1_0 & (uint32_t)0x00ff00ffu) << 8) | ((u1_0 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_0, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&u1_0, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 0 * sizeof u1_0, &u1_0, sizeof u1_0); /* blocks 0..0 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_1 = ((u1_1 & (uint32_t)0x0000ffffu) << 16) | ((u1_1 >> 16) & (uint32_t)0x0000ffffu);
+        u1_1 = ((u1_1 & (uint32_t)0x00ff00ffu) << 8) | ((u1_1 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_1, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&u1_1, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 1 * sizeof u1_1, &u1_1, sizeof u1_1); /* blocks 1..1 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_2 = ((u1_2 & (uint32_t)0x0000ffffu) << 16) | ((u1_2 >> 16) & (uint32_t)0x0000ffffu);
+        u1_2 = ((u1_2 & (uint32_t)0x00ff00ffu) << 8) | ((u1_2 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_2, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&u1_2, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 2 * sizeof u1_2, &u1_2, sizeof u1_2); /* blocks 2..2 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_3 = ((u1_3 & (uint32_t)0x0000ffffu) << 16) | ((u1_3 >> 16) & (uint32_t)0x0000ffffu);
+        u1_3 = ((u1_3 & (uint32_t)0x00ff00ffu) << 8) | ((u1_3 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_3, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&u1_3, &b_, sizeof b_); }
+#endif
 #endif
         memcpy(out + 3 * sizeof u1_3, &u1_3, sizeof u1_3); /* blocks 3..3 */
 #else
@@ -1010,23 +1056,43 @@ static void cs_decrypt_n(const cham128_128_key *ks, const uint8_t *in, uint8_t *
     cs_v32 t0_0, t0_1, t0_2, t0_3;
     memcpy(&t0_0, in + 0 * sizeof t0_0, sizeof t0_0);    /* blocks 0..0 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_0 = ((t0_0 & (uint32_t)0x0000ffffu) << 16) | ((t0_0 >> 16) & (uint32_t)0x0000ffffu);
+    t0_0 = ((t0_0 & (uint32_t)0x00ff00ffu) << 8) | ((t0_0 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_0, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&t0_0, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_1, in + 1 * sizeof t0_1, sizeof t0_1);    /* blocks 1..1 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_1 = ((t0_1 & (uint32_t)0x0000ffffu) << 16) | ((t0_1 >> 16) & (uint32_t)0x0000ffffu);
+    t0_1 = ((t0_1 & (uint32_t)0x00ff00ffu) << 8) | ((t0_1 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_1, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&t0_1, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_2, in + 2 * sizeof t0_2, sizeof t0_2);    /* blocks 2..2 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_2 = ((t0_2 & (uint32_t)0x0000ffffu) << 16) | ((t0_2 >> 16) & (uint32_t)0x0000ffffu);
+    t0_2 = ((t0_2 & (uint32_t)0x00ff00ffu) << 8) | ((t0_2 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_2, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&t0_2, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_3, in + 3 * sizeof t0_3, sizeof t0_3);    /* blocks 3..3 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_3 = ((t0_3 & (uint32_t)0x0000ffffu) << 16) | ((t0_3 >> 16) & (uint32_t)0x0000ffffu);
+    t0_3 = ((t0_3 & (uint32_t)0x00ff00ffu) << 8) | ((t0_3 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_3, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&t0_3, &b_, sizeof b_); }
+#endif
 #endif
     const cs_v32 t1_0 = CS_SHUF2(cs_v32, t0_0, t0_1, 0, 2, 4, 6); /* block transposition, stage 1 */
     const cs_v32 t1_2 = CS_SHUF2(cs_v32, t0_0, t0_1, 1, 3, 5, 7); /* block transposition, stage 1 */
@@ -1751,23 +1817,43 @@ static void cs_decrypt_n(const cham128_128_key *ks, const uint8_t *in, uint8_t *
         cs_v32 u1_2 = CS_SHUF2(cs_v32, u2_1, u2_3, 0, 4, 1, 5); /* block transposition back, stage 1 */
         cs_v32 u1_3 = CS_SHUF2(cs_v32, u2_1, u2_3, 2, 6, 3, 7); /* block transposition back, stage 1 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_0 = ((u1_0 & (uint32_t)0x0000ffffu) << 16) | ((u1_0 >> 16) & (uint32_t)0x0000ffffu);
+        u1_0 = ((u1_0 & (uint32_t)0x00ff00ffu) << 8) | ((u1_0 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_0, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&u1_0, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 0 * sizeof u1_0, &u1_0, sizeof u1_0); /* blocks 0..0 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_1 = ((u1_1 & (uint32_t)0x0000ffffu) << 16) | ((u1_1 >> 16) & (uint32_t)0x0000ffffu);
+        u1_1 = ((u1_1 & (uint32_t)0x00ff00ffu) << 8) | ((u1_1 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_1, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&u1_1, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 1 * sizeof u1_1, &u1_1, sizeof u1_1); /* blocks 1..1 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_2 = ((u1_2 & (uint32_t)0x0000ffffu) << 16) | ((u1_2 >> 16) & (uint32_t)0x0000ffffu);
+        u1_2 = ((u1_2 & (uint32_t)0x00ff00ffu) << 8) | ((u1_2 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_2, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&u1_2, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 2 * sizeof u1_2, &u1_2, sizeof u1_2); /* blocks 2..2 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_3 = ((u1_3 & (uint32_t)0x0000ffffu) << 16) | ((u1_3 >> 16) & (uint32_t)0x0000ffffu);
+        u1_3 = ((u1_3 & (uint32_t)0x00ff00ffu) << 8) | ((u1_3 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_3, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12); memcpy(&u1_3, &b_, sizeof b_); }
+#endif
 #endif
         memcpy(out + 3 * sizeof u1_3, &u1_3, sizeof u1_3); /* blocks 3..3 */
 #else

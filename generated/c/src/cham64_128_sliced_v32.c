@@ -189,8 +189,10 @@ static inline cs_v16 cs_v16_splat(uint16_t c)
 #define CS_V16_SPLAT(c) cs_v16_splat((uint16_t)(c))
 #endif
 
-/* rotation of every 16-bit lane by 8 bits = a byte permutation (one shuffle instead of 3 ops) */
-#if defined(__GNUC__) && !defined(__clang__) && !defined(CS_NO_VECTOR_EXT) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* rotation of every 16-bit lane by 8 bits = a byte permutation (one shuffle instead of 3 ops); not on
+   x86 without SSSE3, where there is no byte shuffle instruction and gcc would assemble it byte by byte */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(CS_NO_VECTOR_EXT) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ \
+    && (defined(__SSSE3__) || !(defined(__x86_64__) || defined(__i386__)))
 typedef uint8_t cs_vbytes16 __attribute__((vector_size(32)));
 #define CS_V16_ROTB_8(a) ((cs_v16)__builtin_shuffle((cs_vbytes16)(a), (cs_vbytes16){1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30}))
 #else
@@ -207,23 +209,39 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
     cs_v16 t0_0, t0_1, t0_2, t0_3;
     memcpy(&t0_0, in + 0 * sizeof t0_0, sizeof t0_0);    /* blocks 0..3 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_0 = ((t0_0 & (uint16_t)0x00ffu) << 8) | ((t0_0 >> 8) & (uint16_t)0x00ffu);
+#else
     { cs_vbytes_16 b_; memcpy(&b_, &t0_0, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&t0_0, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_1, in + 1 * sizeof t0_1, sizeof t0_1);    /* blocks 4..7 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_1 = ((t0_1 & (uint16_t)0x00ffu) << 8) | ((t0_1 >> 8) & (uint16_t)0x00ffu);
+#else
     { cs_vbytes_16 b_; memcpy(&b_, &t0_1, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&t0_1, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_2, in + 2 * sizeof t0_2, sizeof t0_2);    /* blocks 8..11 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_2 = ((t0_2 & (uint16_t)0x00ffu) << 8) | ((t0_2 >> 8) & (uint16_t)0x00ffu);
+#else
     { cs_vbytes_16 b_; memcpy(&b_, &t0_2, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&t0_2, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_3, in + 3 * sizeof t0_3, sizeof t0_3);    /* blocks 12..15 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_3 = ((t0_3 & (uint16_t)0x00ffu) << 8) | ((t0_3 >> 8) & (uint16_t)0x00ffu);
+#else
     { cs_vbytes_16 b_; memcpy(&b_, &t0_3, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&t0_3, &b_, sizeof b_); }
+#endif
 #endif
     const cs_v16 t1_0 = CS_SHUF2(cs_v16, t0_0, t0_1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30); /* block transposition, stage 1 */
     const cs_v16 t1_2 = CS_SHUF2(cs_v16, t0_0, t0_1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31); /* block transposition, stage 1 */
@@ -769,23 +787,39 @@ static void cs_encrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         cs_v16 u1_2 = CS_SHUF2(cs_v16, u2_1, u2_3, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23); /* block transposition back, stage 1 */
         cs_v16 u1_3 = CS_SHUF2(cs_v16, u2_1, u2_3, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31); /* block transposition back, stage 1 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_0 = ((u1_0 & (uint16_t)0x00ffu) << 8) | ((u1_0 >> 8) & (uint16_t)0x00ffu);
+#else
         { cs_vbytes_16 b_; memcpy(&b_, &u1_0, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&u1_0, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 0 * sizeof u1_0, &u1_0, sizeof u1_0); /* blocks 0..3 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_1 = ((u1_1 & (uint16_t)0x00ffu) << 8) | ((u1_1 >> 8) & (uint16_t)0x00ffu);
+#else
         { cs_vbytes_16 b_; memcpy(&b_, &u1_1, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&u1_1, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 1 * sizeof u1_1, &u1_1, sizeof u1_1); /* blocks 4..7 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_2 = ((u1_2 & (uint16_t)0x00ffu) << 8) | ((u1_2 >> 8) & (uint16_t)0x00ffu);
+#else
         { cs_vbytes_16 b_; memcpy(&b_, &u1_2, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&u1_2, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 2 * sizeof u1_2, &u1_2, sizeof u1_2); /* blocks 8..11 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_3 = ((u1_3 & (uint16_t)0x00ffu) << 8) | ((u1_3 >> 8) & (uint16_t)0x00ffu);
+#else
         { cs_vbytes_16 b_; memcpy(&b_, &u1_3, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&u1_3, &b_, sizeof b_); }
+#endif
 #endif
         memcpy(out + 3 * sizeof u1_3, &u1_3, sizeof u1_3); /* blocks 12..15 */
 #else
@@ -815,23 +849,39 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
     cs_v16 t0_0, t0_1, t0_2, t0_3;
     memcpy(&t0_0, in + 0 * sizeof t0_0, sizeof t0_0);    /* blocks 0..3 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_0 = ((t0_0 & (uint16_t)0x00ffu) << 8) | ((t0_0 >> 8) & (uint16_t)0x00ffu);
+#else
     { cs_vbytes_16 b_; memcpy(&b_, &t0_0, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&t0_0, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_1, in + 1 * sizeof t0_1, sizeof t0_1);    /* blocks 4..7 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_1 = ((t0_1 & (uint16_t)0x00ffu) << 8) | ((t0_1 >> 8) & (uint16_t)0x00ffu);
+#else
     { cs_vbytes_16 b_; memcpy(&b_, &t0_1, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&t0_1, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_2, in + 2 * sizeof t0_2, sizeof t0_2);    /* blocks 8..11 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_2 = ((t0_2 & (uint16_t)0x00ffu) << 8) | ((t0_2 >> 8) & (uint16_t)0x00ffu);
+#else
     { cs_vbytes_16 b_; memcpy(&b_, &t0_2, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&t0_2, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_3, in + 3 * sizeof t0_3, sizeof t0_3);    /* blocks 12..15 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_3 = ((t0_3 & (uint16_t)0x00ffu) << 8) | ((t0_3 >> 8) & (uint16_t)0x00ffu);
+#else
     { cs_vbytes_16 b_; memcpy(&b_, &t0_3, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&t0_3, &b_, sizeof b_); }
+#endif
 #endif
     const cs_v16 t1_0 = CS_SHUF2(cs_v16, t0_0, t0_1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30); /* block transposition, stage 1 */
     const cs_v16 t1_2 = CS_SHUF2(cs_v16, t0_0, t0_1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31); /* block transposition, stage 1 */
@@ -1377,23 +1427,39 @@ static void cs_decrypt_n(const cham64_128_key *ks, const uint8_t *in, uint8_t *o
         cs_v16 u1_2 = CS_SHUF2(cs_v16, u2_1, u2_3, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23); /* block transposition back, stage 1 */
         cs_v16 u1_3 = CS_SHUF2(cs_v16, u2_1, u2_3, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31); /* block transposition back, stage 1 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_0 = ((u1_0 & (uint16_t)0x00ffu) << 8) | ((u1_0 >> 8) & (uint16_t)0x00ffu);
+#else
         { cs_vbytes_16 b_; memcpy(&b_, &u1_0, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&u1_0, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 0 * sizeof u1_0, &u1_0, sizeof u1_0); /* blocks 0..3 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_1 = ((u1_1 & (uint16_t)0x00ffu) << 8) | ((u1_1 >> 8) & (uint16_t)0x00ffu);
+#else
         { cs_vbytes_16 b_; memcpy(&b_, &u1_1, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&u1_1, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 1 * sizeof u1_1, &u1_1, sizeof u1_1); /* blocks 4..7 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_2 = ((u1_2 & (uint16_t)0x00ffu) << 8) | ((u1_2 >> 8) & (uint16_t)0x00ffu);
+#else
         { cs_vbytes_16 b_; memcpy(&b_, &u1_2, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&u1_2, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 2 * sizeof u1_2, &u1_2, sizeof u1_2); /* blocks 8..11 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_3 = ((u1_3 & (uint16_t)0x00ffu) << 8) | ((u1_3 >> 8) & (uint16_t)0x00ffu);
+#else
         { cs_vbytes_16 b_; memcpy(&b_, &u1_3, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_16, b_, b_, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 17, 16, 19, 18, 21, 20, 23, 22, 25, 24, 27, 26, 29, 28, 31, 30); memcpy(&u1_3, &b_, sizeof b_); }
+#endif
 #endif
         memcpy(out + 3 * sizeof u1_3, &u1_3, sizeof u1_3); /* blocks 12..15 */
 #else

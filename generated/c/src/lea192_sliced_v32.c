@@ -199,23 +199,43 @@ static void cs_encrypt_n(const lea192_key *ks, const uint8_t *in, uint8_t *out)
     cs_v32 t0_0, t0_1, t0_2, t0_3;
     memcpy(&t0_0, in + 0 * sizeof t0_0, sizeof t0_0);    /* blocks 0..1 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_0 = ((t0_0 & (uint32_t)0x0000ffffu) << 16) | ((t0_0 >> 16) & (uint32_t)0x0000ffffu);
+    t0_0 = ((t0_0 & (uint32_t)0x00ff00ffu) << 8) | ((t0_0 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_0, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&t0_0, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_1, in + 1 * sizeof t0_1, sizeof t0_1);    /* blocks 2..3 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_1 = ((t0_1 & (uint32_t)0x0000ffffu) << 16) | ((t0_1 >> 16) & (uint32_t)0x0000ffffu);
+    t0_1 = ((t0_1 & (uint32_t)0x00ff00ffu) << 8) | ((t0_1 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_1, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&t0_1, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_2, in + 2 * sizeof t0_2, sizeof t0_2);    /* blocks 4..5 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_2 = ((t0_2 & (uint32_t)0x0000ffffu) << 16) | ((t0_2 >> 16) & (uint32_t)0x0000ffffu);
+    t0_2 = ((t0_2 & (uint32_t)0x00ff00ffu) << 8) | ((t0_2 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_2, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&t0_2, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_3, in + 3 * sizeof t0_3, sizeof t0_3);    /* blocks 6..7 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_3 = ((t0_3 & (uint32_t)0x0000ffffu) << 16) | ((t0_3 >> 16) & (uint32_t)0x0000ffffu);
+    t0_3 = ((t0_3 & (uint32_t)0x00ff00ffu) << 8) | ((t0_3 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_3, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&t0_3, &b_, sizeof b_); }
+#endif
 #endif
     const cs_v32 t1_0 = CS_SHUF2(cs_v32, t0_0, t0_1, 0, 2, 4, 6, 8, 10, 12, 14); /* block transposition, stage 1 */
     const cs_v32 t1_2 = CS_SHUF2(cs_v32, t0_0, t0_1, 1, 3, 5, 7, 9, 11, 13, 15); /* block transposition, stage 1 */
@@ -766,23 +786,43 @@ static void cs_encrypt_n(const lea192_key *ks, const uint8_t *in, uint8_t *out)
         cs_v32 u1_2 = CS_SHUF2(cs_v32, u2_1, u2_3, 0, 8, 1, 9, 2, 10, 3, 11); /* block transposition back, stage 1 */
         cs_v32 u1_3 = CS_SHUF2(cs_v32, u2_1, u2_3, 4, 12, 5, 13, 6, 14, 7, 15); /* block transposition back, stage 1 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_0 = ((u1_0 & (uint32_t)0x0000ffffu) << 16) | ((u1_0 >> 16) & (uint32_t)0x0000ffffu);
+        u1_0 = ((u1_0 & (uint32_t)0x00ff00ffu) << 8) | ((u1_0 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_0, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&u1_0, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 0 * sizeof u1_0, &u1_0, sizeof u1_0); /* blocks 0..1 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_1 = ((u1_1 & (uint32_t)0x0000ffffu) << 16) | ((u1_1 >> 16) & (uint32_t)0x0000ffffu);
+        u1_1 = ((u1_1 & (uint32_t)0x00ff00ffu) << 8) | ((u1_1 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_1, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&u1_1, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 1 * sizeof u1_1, &u1_1, sizeof u1_1); /* blocks 2..3 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_2 = ((u1_2 & (uint32_t)0x0000ffffu) << 16) | ((u1_2 >> 16) & (uint32_t)0x0000ffffu);
+        u1_2 = ((u1_2 & (uint32_t)0x00ff00ffu) << 8) | ((u1_2 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_2, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&u1_2, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 2 * sizeof u1_2, &u1_2, sizeof u1_2); /* blocks 4..5 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_3 = ((u1_3 & (uint32_t)0x0000ffffu) << 16) | ((u1_3 >> 16) & (uint32_t)0x0000ffffu);
+        u1_3 = ((u1_3 & (uint32_t)0x00ff00ffu) << 8) | ((u1_3 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_3, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&u1_3, &b_, sizeof b_); }
+#endif
 #endif
         memcpy(out + 3 * sizeof u1_3, &u1_3, sizeof u1_3); /* blocks 6..7 */
 #else
@@ -812,23 +852,43 @@ static void cs_decrypt_n(const lea192_key *ks, const uint8_t *in, uint8_t *out)
     cs_v32 t0_0, t0_1, t0_2, t0_3;
     memcpy(&t0_0, in + 0 * sizeof t0_0, sizeof t0_0);    /* blocks 0..1 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_0 = ((t0_0 & (uint32_t)0x0000ffffu) << 16) | ((t0_0 >> 16) & (uint32_t)0x0000ffffu);
+    t0_0 = ((t0_0 & (uint32_t)0x00ff00ffu) << 8) | ((t0_0 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_0, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&t0_0, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_1, in + 1 * sizeof t0_1, sizeof t0_1);    /* blocks 2..3 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_1 = ((t0_1 & (uint32_t)0x0000ffffu) << 16) | ((t0_1 >> 16) & (uint32_t)0x0000ffffu);
+    t0_1 = ((t0_1 & (uint32_t)0x00ff00ffu) << 8) | ((t0_1 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_1, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&t0_1, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_2, in + 2 * sizeof t0_2, sizeof t0_2);    /* blocks 4..5 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_2 = ((t0_2 & (uint32_t)0x0000ffffu) << 16) | ((t0_2 >> 16) & (uint32_t)0x0000ffffu);
+    t0_2 = ((t0_2 & (uint32_t)0x00ff00ffu) << 8) | ((t0_2 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_2, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&t0_2, &b_, sizeof b_); }
 #endif
+#endif
     memcpy(&t0_3, in + 3 * sizeof t0_3, sizeof t0_3);    /* blocks 6..7 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+    t0_3 = ((t0_3 & (uint32_t)0x0000ffffu) << 16) | ((t0_3 >> 16) & (uint32_t)0x0000ffffu);
+    t0_3 = ((t0_3 & (uint32_t)0x00ff00ffu) << 8) | ((t0_3 >> 8) & (uint32_t)0x00ff00ffu);
+#else
     { cs_vbytes_32 b_; memcpy(&b_, &t0_3, sizeof b_);
       b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&t0_3, &b_, sizeof b_); }
+#endif
 #endif
     const cs_v32 t1_0 = CS_SHUF2(cs_v32, t0_0, t0_1, 0, 2, 4, 6, 8, 10, 12, 14); /* block transposition, stage 1 */
     const cs_v32 t1_2 = CS_SHUF2(cs_v32, t0_0, t0_1, 1, 3, 5, 7, 9, 11, 13, 15); /* block transposition, stage 1 */
@@ -1379,23 +1439,43 @@ static void cs_decrypt_n(const lea192_key *ks, const uint8_t *in, uint8_t *out)
         cs_v32 u1_2 = CS_SHUF2(cs_v32, u2_1, u2_3, 0, 8, 1, 9, 2, 10, 3, 11); /* block transposition back, stage 1 */
         cs_v32 u1_3 = CS_SHUF2(cs_v32, u2_1, u2_3, 4, 12, 5, 13, 6, 14, 7, 15); /* block transposition back, stage 1 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_0 = ((u1_0 & (uint32_t)0x0000ffffu) << 16) | ((u1_0 >> 16) & (uint32_t)0x0000ffffu);
+        u1_0 = ((u1_0 & (uint32_t)0x00ff00ffu) << 8) | ((u1_0 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_0, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&u1_0, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 0 * sizeof u1_0, &u1_0, sizeof u1_0); /* blocks 0..1 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_1 = ((u1_1 & (uint32_t)0x0000ffffu) << 16) | ((u1_1 >> 16) & (uint32_t)0x0000ffffu);
+        u1_1 = ((u1_1 & (uint32_t)0x00ff00ffu) << 8) | ((u1_1 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_1, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&u1_1, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 1 * sizeof u1_1, &u1_1, sizeof u1_1); /* blocks 2..3 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_2 = ((u1_2 & (uint32_t)0x0000ffffu) << 16) | ((u1_2 >> 16) & (uint32_t)0x0000ffffu);
+        u1_2 = ((u1_2 & (uint32_t)0x00ff00ffu) << 8) | ((u1_2 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_2, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&u1_2, &b_, sizeof b_); }
 #endif
+#endif
         memcpy(out + 2 * sizeof u1_2, &u1_2, sizeof u1_2); /* blocks 4..5 */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)
+        u1_3 = ((u1_3 & (uint32_t)0x0000ffffu) << 16) | ((u1_3 >> 16) & (uint32_t)0x0000ffffu);
+        u1_3 = ((u1_3 & (uint32_t)0x00ff00ffu) << 8) | ((u1_3 >> 8) & (uint32_t)0x00ff00ffu);
+#else
         { cs_vbytes_32 b_; memcpy(&b_, &u1_3, sizeof b_);
           b_ = CS_SHUF2(cs_vbytes_32, b_, b_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 27, 26, 25, 24, 31, 30, 29, 28); memcpy(&u1_3, &b_, sizeof b_); }
+#endif
 #endif
         memcpy(out + 3 * sizeof u1_3, &u1_3, sizeof u1_3); /* blocks 6..7 */
 #else
