@@ -198,7 +198,7 @@ def generate(module: Module, schedule: Schedule) -> dict[str, str]:
                 widths.add(op.width)
                 if op.code == "lut":
                     tab = prep.tables[op.imm[0]]
-                    luts.add((tab.in_width, tab.out_width))
+                    luts.add((fn.ops[op.args[0]].width, tab.out_width))  # a 4-bit table takes a u8 index
                 if op.code in ("zext", "trunc"):
                     cvts.add((fn.ops[op.args[0]].width, op.width))
     rotb = sorted({(op.width, op.imm[0]) for kind in ("encrypt", "decrypt") for op in prep.functions[kind].ops

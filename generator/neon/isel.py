@@ -9,6 +9,7 @@ In the sliced layout an IR word op becomes one vector op over L blocks.  Rules:
     shl/shr              shl/ushr
     lut (256 entries)    tbl over the first 64-byte slice, then 3 × (sub idx, 64; tbx) over the others,
                          a batch of lookups sharing each slice load (lutgroups)
+    lut (16 entries)     one tbl on the table held in one register (a 4-bit S-box, index below 16)
     input (round key)    ldr q from the key table (rematerialised, never spilled)
     const                movi when encodable, else ldr q from the constant pool
 
@@ -46,7 +47,7 @@ def check_ops(fn: Function, tables: dict[str, Table], width: int) -> None:
             raise not_supported(op)
         if op.code == "lut":
             t = tables[op.imm[0]]
-            if t.in_width != 8 or t.out_width != 8 or len(t.values) != 256 or op.width != 8:
+            if t.out_width != 8 or (t.in_width, len(t.values)) not in ((8, 256), (4, 16)) or op.width != 8:
                 raise not_supported(op, f"lut of a {t.in_width}->{t.out_width}-bit table")
         elif op.code not in ("const", "input") and op.width != width:
             raise not_supported(op, f"{op.code}.u{op.width} in a u{width} sliced state")
@@ -136,6 +137,16 @@ class Selector:
                     for k in range(4))
             out.append(self._slices[key])
         return out
+
+    def small_lookup(self, table: str, idx: VReg, m: int | None, **kw) -> VReg:
+        """A 16-entry table (held in one register, reloaded from the pool when evicted): one TBL."""
+        key = ("table16", table)
+        if key not in self._consts:
+            self._consts[key] = self.vf.new(f"{table}[0:16]", remat=self._row_remat(table, self.pool.table_offset(table)))
+        tab = self._consts[key]
+        d = self.vf.new()
+        self.emit("tbl", (Vec(d, "16b"), VecList((tab,), "16b"), Vec(idx, "16b")), (d,), (tab, idx), m, **kw)
+        return d
 
     def _row_remat(self, table: str, off: int):
         """One 16-byte row of a table slice, reloaded alone (when only it was evicted)."""
@@ -315,6 +326,11 @@ class Selector:
         if aff is not None:
             for m in members:
                 self.values[m] = self.aes_lookup(m, aff)
+            return
+        if len(self.tables[table].values) == 16:
+            for m in members:
+                self.power[m] = self.power.get(fn.ops[m].args[0], 0)
+                self.values[m] = self.small_lookup(table, self.values[fn.ops[m].args[0]], m)
             return
         slices = self.slices(table)
         c64 = self.const(64, 8)
