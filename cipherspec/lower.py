@@ -199,7 +199,7 @@ class Lowering:
         width = self.width_of(t)
         if width > 8 and t.endian is None:
             raise self.error(t.loc, f"a u{width} {what} needs its byte order: 'u{width}[{dims[0]}] little' or 'big'")
-        if width == 8 and t.endian is not None:
+        if width == 8 and t.endian is not None and isinstance(t.scalar, str):  # word(w) families may say it
             raise self.error(t.loc, f"byte order '{t.endian}' means nothing for a u8 {what}")
         return WordLayout(width, dims[0], t.endian or "little")
 

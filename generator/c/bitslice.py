@@ -1,15 +1,21 @@
-"""Lowering an IR function on u8 words to bit-plane statements (the C ``bitsliced`` schedule).
+"""Lowering an IR function to bit-plane statements (the C ``bitsliced`` schedule), for words of any width.
 
-Every u8 value becomes 8 planes (plane i = bit i of that byte in every block); a plane is a C variable
+Every u<w> value becomes w planes (plane i = bit i of that word in every block); a plane is a C variable
 or the constant 0 / 1 (all zeros / all ones), folded as it goes.  Per op:
 
-    xor/and/or/not      the same op on each of the 8 planes
+    xor/and/or/not      the same op on each plane
     shl/shr/rotl by k   plane renaming (shl fills with the constant 0): no statement at all
-    const c             8 constant planes
+    zext/trunc          plane renaming (zext fills with 0)
+    const c             constant planes
+    add/sub             a ripple-carry adder, 5 plane ops per bit (sub: a + ~b + 1)
     gmul c mod poly     the GF(2) 8x8 matrix of "times c" as plane XORs (shared pairs: Paar's greedy)
-    lut T               T = Lout∘S∘Lin (generator/common/affine.py): Lin merged with the circuit's top
-                        XORs, the circuit's middle, its bottom XORs merged with Lout (sbox_circuit.py)
-    anything else       refused (UsageError): add/sub, words wider than 8 bits, non-AES tables
+    lut T               T affine-equivalent to the AES S-box: T = Lout∘S∘Lin (generator/common/affine.py),
+                        Lin merged with the Boyar-Peralta circuit's top XORs, its middle, its bottom XORs
+                        merged with Lout (sbox_circuit.py); any other 4- or 8-bit table: the circuit that
+                        generator/common/sbox_synth.py synthesizes for it (checked on every input)
+
+So a whole cipher on u32 words with a byte S-box (SM4-like: unpack, S[b], pack) becomes plane logic with
+the byte extraction free, and a bit permutation (rotations and masks in the IR) is free renaming too.
 
     before: %2 = xor.u8 %0, %1                 after: p16 = p0 ^ p8; ... p23 = p7 ^ p15;  (8 statements)
     before: %3 = shl.u8 %2, 1                  after: planes [0, p16, p17, ..., p22]       (none)
@@ -25,6 +31,7 @@ from cipherspec.gf import gf_mul
 from cipherspec.ir import Function, Table
 from cipherspec.passes.xornet import paar
 from generator.common.affine import two_sided as _two_sided
+from generator.common.sbox_synth import synthesize
 
 from .body import COMMENT_COLUMN
 from .sbox_circuit import PRODUCTS, TOP_OUTPUTS, circuit
@@ -127,26 +134,42 @@ class Planes:
             out.append(self.xor(acc, c))
         return out
 
+    def add(self, a: list, b: list, carry=0) -> list:
+        """a + b (+ carry in) mod 2^w, LSB first: a ripple-carry adder (sum a^b^c, carry maj(a, b, c)).
+
+        before: %2 = add.u8 %0, %1     after: s0 = a0^b0; c1 = a0&b0; t1 = a1^b1; s1 = t1^c1; c2 = ... (5/bit)"""
+        out = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            t = self.xor(x, y)
+            out.append(self.xor(t, carry))
+            if i + 1 < len(a):
+                carry = self.or_(self.and_(x, y), self.and_(t, carry))
+        return out
+
     def sbox(self, x: list, table: Table) -> list:
         if self.calls is not None:
             return self._sbox_call(x, table)
         return self.sbox_inline(x, table)
 
     def _sbox_call(self, x: list, table: Table) -> list:
-        """before: planes x -> 200 inline statements;  after: cs_p a7[8] = {...}; fn(a7, r7); planes r7[0..7]"""
+        """before: planes x -> 200 inline statements;  after: cs_p a7[8] = {...}; fn(a7, r7); planes r7[0..7]
+        (output bits that are constant over the whole table stay constants, outside the call)"""
         fn = self.calls.setdefault(table.name, f"cs_sbox_{table.name}")
         n = self._count
         self._count += 1
-        args = ", ".join(self.literal(p) for p in x)
-        stmt = f"{self.indent}{self.ctype} a{n}[8] = {{{args}}}, r{n}[8]; {fn}(a{n}, r{n});"
+        nin, live = table.in_width, live_bits(table)
+        args = ", ".join(self.literal(p) for p in x[:nin])
+        stmt = f"{self.indent}{self.ctype} a{n}[{nin}] = {{{args}}}, r{n}[{max(len(live), 1)}]; {fn}(a{n}, r{n});"
         self.lines.append(f"{stmt.ljust(COMMENT_COLUMN)} /* {self.comment} */")
-        return [f"r{n}[{i}]" for i in range(8)]
+        out: list = [table.values[0] >> j & 1 for j in range(table.out_width)]
+        for k, j in enumerate(live):
+            out[j] = f"r{n}[{k}]"
+        return out
 
     def sbox_inline(self, x: list, table: Table) -> list:
-        form = two_sided(table.values)
+        form = two_sided(table.values) if table.in_width == 8 and table.out_width == 8 else None
         if form is None:
-            raise UsageError(f"the bitsliced schedule needs tables affine-equivalent to the AES S-box; "
-                             f"table {table.name} is not")
+            return self.sbox_synthesized(x, table)
         circ = circuit()
         inp = form.inp
         top_rows = []
@@ -170,6 +193,29 @@ class Planes:
                     c ^= circ.bottom[k][1]
             out_rows.append((m, c))
         return self.linear([env[p] for p in PRODUCTS], out_rows)
+
+
+    def sbox_synthesized(self, x: list, table: Table) -> list:
+        """Any table: the synthesized circuit (sbox_synth.py) on the index planes x[0..in_width-1]."""
+        circ = synthesize(table.values, table.out_width)
+        env: dict = {f"x{i}": x[i] for i in range(table.in_width)}
+        ops = {"^": self.xor, "&": self.and_, "|": self.or_}
+        for dst, op, a, b in circ.gates:
+            env[dst] = self.not_(env[a]) if op == "~" else ops[op](env[a], env[b])
+        return [o if isinstance(o, int) else env[o] for o in circ.outputs]
+
+
+def live_bits(table: Table) -> list[int]:
+    """Output bits of a table that are not the same for every entry (a 4-bit S-box in a u8: bits 0..3)."""
+    return [j for j in range(table.out_width) if len({v >> j & 1 for v in table.values}) > 1]
+
+
+def circuit_kind(table: Table) -> str:
+    """How the bitsliced schedule computes a table, as the comment of its circuit function."""
+    if table.in_width == 8 and table.out_width == 8 and two_sided(table.values) is not None:
+        return f"{table.name} = Lout∘S∘Lin, S as the Boyar-Peralta circuit"
+    size = synthesize(table.values, table.out_width).size()
+    return f"{table.name}: synthesized circuit of {size} gates (generator/common/sbox_synth.py)"
 
 
 @lru_cache(maxsize=None)
@@ -196,15 +242,14 @@ def lower(fn: Function, tables: dict[str, Table], planes: Planes,
     """Every op of ``fn`` as plane statements into ``planes``; returns output name -> its 8 planes."""
     vals: list[list] = []
     for op in fn.ops:
-        if op.width != 8:
-            raise UsageError(f"the bitsliced schedule handles u8 words only; {fn.name} has a u{op.width} {op.code}")
+        w = op.width
         planes.comment = (str(op.origin) if op.origin is not None else "(no origin)").replace("*/", "* /")
         a = [vals[i] for i in op.args]
         code = op.code
         if code == "input":
-            r = bind(op.imm[0])
+            r = bind(op.imm[0], w)
         elif code == "const":
-            r = [op.imm[0] >> i & 1 for i in range(8)]
+            r = [op.imm[0] >> i & 1 for i in range(w)]
         elif code in ("xor", "and", "or"):
             f = {"xor": planes.xor, "and": planes.and_, "or": planes.or_}[code]
             r = [f(p, q) for p, q in zip(a[0], a[1])]
@@ -212,17 +257,24 @@ def lower(fn: Function, tables: dict[str, Table], planes: Planes,
             r = [planes.not_(p) for p in a[0]]
         elif code == "shl":
             k = op.imm[0]
-            r = [a[0][i - k] if i >= k else 0 for i in range(8)]
+            r = [a[0][i - k] if i >= k else 0 for i in range(w)]
         elif code == "shr":
             k = op.imm[0]
-            r = [a[0][i + k] if i + k < 8 else 0 for i in range(8)]
+            r = [a[0][i + k] if i + k < w else 0 for i in range(w)]
         elif code == "rotl":
             k = op.imm[0]
-            r = [a[0][(i - k) % 8] for i in range(8)]
+            r = [a[0][(i - k) % w] for i in range(w)]
+        elif code in ("zext", "trunc"):
+            r = (a[0] + [0] * w)[:w]
+        elif code == "add":
+            r = planes.add(a[0], a[1])
+        elif code == "sub":
+            r = planes.add(a[0], [planes.not_(p) for p in a[1]], 1)
         elif code == "gmul":
             r = planes.linear(a[0], gmul_rows(op.imm[0], op.imm[1]))
         elif code == "lut":
-            r = planes.sbox(a[0], tables[op.imm[0]])
+            t = tables[op.imm[0]]
+            r = (planes.sbox(a[0], t) + [0] * w)[:w]
         else:
             raise UsageError(f"the bitsliced schedule cannot lower {code} (in {fn.name}); use sliced or scalar")
         vals.append(r)
@@ -230,12 +282,14 @@ def lower(fn: Function, tables: dict[str, Table], planes: Planes,
 
 
 def sbox_function(table: Table, ctype: str, prefix: str, name: str) -> list[str]:
-    """One table's circuit as a C function ``name(const T x[8], T y[8])`` (kept out of line: the
-    cores call it per lookup, which keeps them small enough for the C compiler)."""
+    """One table's circuit as a C function ``name(const T x[in], T y[live])`` (kept out of line: the
+    cores call it per lookup, which keeps them small enough for the C compiler); y holds the output
+    bits that vary over the table (live_bits), in order."""
     planes = Planes(ctype, prefix, "    ")
-    planes.comment = f"{table.name} = Lout∘S∘Lin, S as the Boyar-Peralta circuit"
-    ins = [planes.value(("x", i), f"x[{i}]") for i in range(8)]
+    planes.comment = circuit_kind(table)
+    nin, live = table.in_width, live_bits(table)
+    ins = [planes.value(("x", i), f"x[{i}]") for i in range(nin)]
     outs = planes.sbox_inline(ins, table)
-    lines = [f"static void {name}(const {ctype} x[8], {ctype} y[8])", "{"] + planes.lines
-    lines += [f"    y[{i}] = {planes.literal(p)};" for i, p in enumerate(outs)]
+    lines = [f"static void {name}(const {ctype} x[{nin}], {ctype} y[{max(len(live), 1)}])", "{"] + planes.lines
+    lines += [f"    y[{k}] = {planes.literal(outs[j])};" for k, j in enumerate(live)]
     return lines + ["}"]
