@@ -37,7 +37,8 @@ LUT_CHUNK = 8  # lookups served per table-slice load (bounded by registers: idx 
 
 def not_supported(op: Op, what: str | None = None) -> UsageError:
     where = f"{op.origin.file}:{op.origin.line}" if op.origin else "an unknown location"
-    return UsageError(f"not supported by neon: {what or op.code + '.u' + str(op.width)} at {where}")
+    return UsageError(f"not supported by neon: {what or op.code + '.u' + str(op.width)} at {where}; use --target c "
+                      "(README.md's conformance matrix lists what each target runs)")
 
 
 def check_ops(fn: Function, tables: dict[str, Table], width: int) -> None:

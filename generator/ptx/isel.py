@@ -67,7 +67,7 @@ class Selector:
             raise UsageError(f"unknown kernel flavour {flavour!r}")
         for op in fn.ops:
             if op.width > 32:
-                raise UsageError(f"cuda backend: {op.width}-bit words are not supported yet ({op.origin})")
+                raise UsageError(f"cuda backend: {op.width}-bit words are not supported yet ({op.origin}); use --target c")
             if op.code == "gmul":
                 raise UsageError("cuda backend: run lower_gmul before instruction selection")
         self.fn, self.env, self.flavour = fn, env, flavour
