@@ -14,8 +14,9 @@ not built yet, so shared sub-functions are free):
     and the cheap cases: f0 == f1 (f does not depend on v), f1 == ~f0 (f = f0 ^ v), a constant cofactor
     (f = v & f1, f = ~v & f0, f = v | f0, f = ~v | f1).
 
-Every variable order is tried for 4-bit tables (24), a few for 8-bit ones (rotations and their reverses);
-the smallest circuit wins.  The result is NOT optimal: PRESENT's 4-bit S-box, 14 gates in the optimal
+Every variable order and every order of building the outputs is tried for 4-bit tables (24 x 24), a few
+for 8-bit ones (rotations of the variable order and their reverses, outputs in order and reversed); the
+smallest circuit wins.  The result is NOT optimal: PRESENT's 4-bit S-box, 14 gates in the optimal
 circuits of Ullrich et al. (SPEED 2011), comes out at ``synthesize(...).size()`` gates here (see
 tests/unit/test_sbox_synth.py for the figures); an 8-bit S-box that is affine-equivalent to AES's is better
 served by the Boyar-Peralta circuit (generator/c/sbox_circuit.py), which the callers try first.  Every
@@ -191,15 +192,16 @@ def synthesize(values: tuple[int, ...], out_bits: int) -> Circuit:
     if size != 1 << n or n < 1:
         raise ValueError(f"a table of {size} entries is not indexed by whole bits")
     targets = [sum(1 << x for x in range(size) if values[x] >> j & 1) for j in range(out_bits)]
+    live = [j for j, t in enumerate(targets) if t not in (0, (1 << size) - 1)]
+    out_orders = itertools.permutations(live) if len(live) <= 4 else (tuple(live), tuple(reversed(live)))
     best: Circuit | None = None
-    for order in _orders(n):
+    for out_order, order in itertools.product(list(out_orders), _orders(n)):
         b = _Builder(n, order)
-        outs = []
-        for t in targets:
+        outs: list = [0 if t == 0 else 1 for t in targets]
+        for j in out_order:  # the order the outputs are built in decides what they share
             b._cost_memo.clear()  # costs count only what is not built yet: refresh per output bit
-            outs.append(b.build(t))
-        outs = tuple(outs)
-        c = Circuit(n, tuple(b.gates), outs)
+            outs[j] = b.build(targets[j])
+        c = Circuit(n, tuple(b.gates), tuple(outs))
         if best is None or c.size() < best.size():
             best = c
     assert best is not None
