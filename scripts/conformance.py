@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
-import conformance as M  # noqa: E402
+import conformance as M
 
 
 def main() -> int:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 Gate = tuple  # (dst, op, a, b): op "^" "&" "|" on two signals, "~" on a (b = None)
 
@@ -184,7 +184,7 @@ def _orders(n: int) -> list[tuple[int, ...]]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def synthesize(values: tuple[int, ...], out_bits: int) -> Circuit:
     """The smallest circuit found for ``values`` (2^n entries, each below 2^out_bits); checked exhaustively."""
     size = len(values)

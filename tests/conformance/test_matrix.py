@@ -9,9 +9,8 @@ must be the one rendered from matrix.json.
 """
 from __future__ import annotations
 
-import pytest
-
 import conformance as M
+import pytest
 from neon_support import require
 from paths import ROOT
 

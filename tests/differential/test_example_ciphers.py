@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import io
 
+import conformance
 import numpy as np
 import pytest
+from neon_support import require
+from paths import ROOT
 
 from cipherspec.errors import UsageError
 from cipherspec.registry import Registry
 from driver import cli
 from driver.targets import make_cipher
 from generator.backends import BACKENDS
-from neon_support import require
-from paths import ROOT
-
-import conformance
 
 EXAMPLES = ROOT / "examples" / "ciphers"
 SPECS = {c: p for p in sorted(EXAMPLES.glob("*.cs")) for c in Registry(extra=[p]).names()

@@ -11,19 +11,19 @@ from it (``python3 scripts/conformance.py --write`` re-runs every cell and rewri
 from __future__ import annotations
 
 import json
-import zlib
 import tempfile
+import zlib
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from paths import ROOT
 
 from cipherspec.blockcipher import RefCipher, bytes_to_words
 from cipherspec.errors import CipherspecError
 from cipherspec.parse import parse_file
 from cipherspec.registry import Registry
 from driver.targets import make_cipher
-from paths import ROOT
 
 SPEC_DIR = ROOT / "tests" / "conformance"
 MATRIX = SPEC_DIR / "matrix.json"

@@ -56,6 +56,16 @@ def test_any_table_through_the_lowered_circuit():
     assert [_run_planes(rnd, x) for x in range(256)] == list(rnd.values)
 
 
+def test_4_bit_table_in_a_byte():
+    """A 4-bit S-box lives in a u8: its circuit reads planes 0..3, and planes 4..7 stay constant 0."""
+    from generator.c.bitslice import live_bits
+
+    present = Table("S", 4, 8, (0xC, 0x5, 0x6, 0xB, 0x9, 0x0, 0xA, 0xD, 0x3, 0xE, 0xF, 0x8, 0x4, 0x7, 0x1, 0x2))
+    assert live_bits(present) == [0, 1, 2, 3]
+    assert Planes("t", "P").sbox_inline([f"x{i}" for i in range(8)], present)[4:] == [0, 0, 0, 0]
+    assert [_run_planes(present, x) for x in range(16)] == list(present.values)
+
+
 def test_every_spec_with_whole_8_byte_groups_is_accepted(registry):
     for name in ("lea128", "hight", "cham64_128", "aes128"):
         assert bitsliced_support(registry.module(name)) == ""

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import io
 
+import independent_examples
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from paths import ROOT
 
-import independent_examples
 from cipherspec.registry import Registry
 from driver import cli
 from driver.targets import make_cipher
-from paths import ROOT
 
 EXAMPLES = ROOT / "examples" / "ciphers"
 SPECS = sorted(EXAMPLES.glob("*.cs"))
