@@ -16,7 +16,6 @@ from paths import ROOT
 
 MATRIX = M.load_matrix()
 CELLS = [(name, col) for _, name in M.variants() for col in M.COLUMNS]
-TOOLS = {"neon": ("aarch64-linux-gnu-gcc", "qemu-aarch64"), "cuda": ()}
 
 
 def _require(col: str) -> None:
