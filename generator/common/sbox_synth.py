@@ -17,9 +17,11 @@ not built yet, so shared sub-functions are free):
 Every variable order and every order of building the outputs is tried for 4-bit tables (24 x 24), a few
 for 8-bit ones (rotations of the variable order and their reverses, outputs in order and reversed); the
 smallest circuit wins.  The result is NOT optimal: PRESENT's 4-bit S-box, 14 gates in the optimal
-circuits of Ullrich et al. (SPEED 2011), comes out at ``synthesize(...).size()`` gates here (see
-tests/unit/test_sbox_synth.py for the figures); an 8-bit S-box that is affine-equivalent to AES's is better
-served by the Boyar-Peralta circuit (generator/c/sbox_circuit.py), which the callers try first.  Every
+circuits of Ullrich et al. (SPEED 2011), takes 20 here, GIFT's 18, a random 8-bit permutation about 620
+(tests/unit/test_sbox_synth.py pins the figures); an 8-bit S-box that is affine-equivalent to AES's is better
+served by the Boyar-Peralta circuit (generator/c/sbox_circuit.py), which the callers try first (affine.py
+recognises the forms L∘S, S∘L, L∘S⁻¹, S⁻¹∘L; SM4's S-box, equivalent on both sides at once, is not
+recognised yet and gets a synthesized circuit).  Every
 circuit is checked against its table on all inputs before it is returned, and cached per table content.
 
     before:  y = S[x]                          (a secret-indexed 16-entry table)
