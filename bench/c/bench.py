@@ -2,6 +2,7 @@
 peers (Crypto++, OpenSSL with and without AES-NI), in one run; every output is verified.
 
     python bench/c/bench.py [--mb 64] [--reps 3] [--peers bench/c/peers] [--only REGEX] [--out bench/results]
+                            [--spec FILE ...]
 
 Input: byte i = (i * 131 + (i >> 8)) & 0xff; key = 00 01 02 ..; IV = f0 f1 ...  Verification: the first
 64 KiB of every output equals the interpreter's; the whole output's SHA-256 is equal across our schedules
@@ -91,8 +92,9 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--schedules", default=None, help="only our schedules whose full name matches this regex")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    ap.add_argument("--spec", action="append", default=[], help="also a cipher spec file of your own (repeatable)")
     args = ap.parse_args(argv)
-    reg = Registry()
+    reg = Registry(extra=[Path(p) for p in args.spec])
     size = args.mb << 20
     data = pattern(size)
     model, mhz = cpu_info()

@@ -12,7 +12,7 @@ key byte becomes 8 masks (0 or all ones), and the IR key schedule itself runs on
 """
 from __future__ import annotations
 
-from cipherspec.ir import Module
+from cipherspec.ir import Module, WordLayout
 
 from .bitslice import Planes, lower, sbox_function
 from .body import COMMENT_COLUMN
@@ -40,17 +40,29 @@ def sbox_functions(prep: Prepared) -> list[str]:
 
 
 def _slots(module: Module) -> dict[str, int]:
-    """Flat key name -> its index among all key words (the planes are ks->bs[index·8 + bit])."""
-    names = [flat for arr in module.key_arrays for flat in arr.flat_names()]
-    return {n: i for i, n in enumerate(names)}
+    """Flat key name -> its first plane in ks->bs (a u<w> round key has planes ks->bs[first + bit])."""
+    out, off = {}, 0
+    for arr in module.key_arrays:
+        for flat in arr.flat_names():
+            out[flat] = off
+            off += arr.width
+    return out
 
 
 def key_planes(module: Module) -> int:
-    return 8 * len(_slots(module))
+    return sum(arr.width * len(arr.flat_names()) for arr in module.key_arrays)
 
 
 def _word_index(name: str) -> int:
     return int(name[name.rindex("[") + 1:-1])
+
+
+def byte_planes(layout: WordLayout, word: int) -> list[int]:
+    """Word ``word`` of a byte string in ``layout``: bit b of it is plane (byte·8 + b mod 8) of the
+    byte-plane layout, little- or big-endian.  u32 little, word 1: bits 0..7 -> planes 32..39, ..."""
+    nb = layout.width // 8
+    return [(word * nb + (b // 8 if layout.endian == "little" else nb - 1 - b // 8)) * 8 + b % 8
+            for b in range(layout.width)]
 
 
 def core(module: Module, prep: Prepared, kind: str) -> dict:
@@ -59,12 +71,11 @@ def core(module: Module, prep: Prepared, kind: str) -> dict:
     slots = _slots(module)
     planes = Planes("cs_p", "CS_P", "        ", calls={})
 
-    def bind(name: str) -> list:
+    def bind(name: str, width: int) -> list:
         if name in slots:
             k = slots[name]
-            return [planes.value(("key", k, b), f"CS_P_SPLAT(ks->bs[{k * 8 + b}])") for b in range(8)]
-        j = _word_index(name)
-        return [planes.value(("in", j, b), f"s[{j * 8 + b}]") for b in range(8)]
+            return [planes.value(("key", k, b), f"CS_P_SPLAT(ks->bs[{k + b}])") for b in range(width)]
+        return [planes.value(("in", p), f"s[{p}]") for p in byte_planes(module.block, _word_index(name))]
 
     outs = lower(fn, prep.tables, planes, bind)
     ind = "    "
@@ -72,9 +83,8 @@ def core(module: Module, prep: Prepared, kind: str) -> dict:
              f"{ind}cs_bs_load(s, in);", f"{ind}{{"]
     lines += planes.lines
     for i, (name, _) in enumerate(fn.outputs):
-        j = _word_index(name)
-        for b, p in enumerate(outs[name]):
-            stmt = f"{ind}    o[{j * 8 + b}] = {planes.literal(p)};"
+        for b, (q, p) in enumerate(zip(byte_planes(module.block, _word_index(name)), outs[name])):
+            stmt = f"{ind}    o[{q}] = {planes.literal(p)};"
             lines.append(f"{stmt.ljust(COMMENT_COLUMN)} /* block word {name}, bit {b} */")
     lines += [f"{ind}}}", f"{ind}cs_bs_store(out, o);"]
     return {"name": f"cs_{kind}_n", "doc": f"{kind}: N blocks at once (bitsliced core, {len(planes.lines)} plane ops)",
@@ -87,21 +97,23 @@ def key_schedule(module: Module, prep: Prepared) -> list[str]:
     planes = Planes("uint64_t", "CS_M", "        ", calls={})
     planes.calls = _CallNames("cs_ksbox_")
 
-    def bind(name: str) -> list:
-        i = _word_index(name)
-        return [planes.value(("key", i, b), f"CS_M_BIT(key[{i}], {b})") for b in range(8)]
+    def bind(name: str, width: int) -> list:
+        return [planes.value(("key", p), f"CS_M_BIT(key[{p // 8}], {p % 8})")
+                for p in byte_planes(module.key, _word_index(name))]
 
     outs = lower(fn, prep.tables, planes, bind)
     slots = _slots(module)
-    members = {flat: (arr.name, i) for arr in module.key_arrays for i, flat in enumerate(arr.flat_names())}
+    members = {flat: (arr, i) for arr in module.key_arrays for i, flat in enumerate(arr.flat_names())}
     lines = list(planes.lines)
     ind = "        "
     for name, ps in outs.items():
         k = slots[name]
         for b, p in enumerate(ps):
-            stmt = f"{ind}ks->bs[{k * 8 + b}] = {planes.literal(p)};"
+            stmt = f"{ind}ks->bs[{k + b}] = {planes.literal(p)};"
             lines.append(f"{stmt.ljust(COMMENT_COLUMN)} /* round key {name}, bit {b} */")
-        member, idx = members[name]
-        byte = " | ".join(f"(ks->bs[{k * 8 + b}] & {1 << b}u)" for b in range(8))
-        lines.append(f"{ind}ks->{member}[{idx}] = (uint8_t)({byte});  /* round key {name} as a byte */")
+        arr, idx = members[name]
+        bit = (lambda b: f"{1 << b}u") if arr.width <= 32 else (lambda b: f"UINT64_C({1 << b:#x})")
+        word = " | ".join(f"(ks->bs[{k + b}] & {bit(b)})" for b in range(arr.width))
+        what = "a byte" if arr.width == 8 else f"a u{arr.width}"
+        lines.append(f"{ind}ks->{arr.name}[{idx}] = (uint{arr.width}_t)({word});  /* round key {name} as {what} */")
     return lines
