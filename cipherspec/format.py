@@ -50,6 +50,8 @@ def expr(e: S.Expr, outer: int = 0) -> str:
         return "[" + ", ".join(expr(a) for a in e.items) + "]"
     if isinstance(e, S.Comprehension):
         return f"[{expr(e.item)} for {e.var} in {expr(e.start, 9)}..{expr(e.stop, 9)}]"
+    if isinstance(e, S.EachComprehension):
+        return f"[{expr(e.item)} for {e.var} in {expr(e.source)}]"
     raise TypeError(f"cannot format {type(e).__name__}")  # pragma: no cover
 
 

@@ -13,7 +13,9 @@ Opcodes (``imm`` in brackets):
     not                 a
     add sub             a, b        (mod 2^width)
     rotl shl shr        a [amount]  (0 < amount < width; rotr is rotl by width-amount)
-    lut [table]         a           table lookup; table in Module.tables, len = 2^width(a)
+    lut [table]         a           table lookup; table in Module.tables, len = 2^in_width: 2^width(a), or
+                                    16 for a 4-bit S-box, whose index is a u8 below 16 (the language
+                                    masks it: S4[x] is one lut per nibble)
     gmul [c, poly]      a           GF(2^8) multiply by constant c modulo poly (width 8)
     zext trunc          a           width change: the op's width is the result width
 

@@ -62,7 +62,8 @@ class _Unset:
 UNSET = _Unset()
 
 BUILTINS = ("gmul", "inverse", "rotl_be", "rotr_be", "pack_le", "pack_be", "unpack_le", "unpack_be",
-            "len", "u8", "u16", "u32", "u64")
+            "bitperm", "bitperm_le", "bitperm_be", "len", "u8", "u16", "u32", "u64")
+SBOX_BITS = {16: 4, 256: 8}  # entries -> bits of an S-box: 4-bit S-boxes apply to every nibble of a word
 
 
 def describe(v) -> str:
@@ -199,7 +200,7 @@ class Lowering:
         width = self.width_of(t)
         if width > 8 and t.endian is None:
             raise self.error(t.loc, f"a u{width} {what} needs its byte order: 'u{width}[{dims[0]}] little' or 'big'")
-        if width == 8 and t.endian is not None:
+        if width == 8 and t.endian is not None and isinstance(t.scalar, str):  # word(w) families may say it
             raise self.error(t.loc, f"byte order '{t.endian}' means nothing for a u8 {what}")
         return WordLayout(width, dims[0], t.endian or "little")
 
@@ -228,12 +229,15 @@ class Lowering:
                 vals = self.const_values(decl.value.loc, value)
                 if any(isinstance(x, tuple) for x in vals):
                     raise self.error(decl.loc, f"S-box {decl.name} must be a flat list of numbers")
-                table = ConstTable(decl.name, 8, vals)
-            if len(table.values) != 256:
-                raise self.error(decl.loc, f"S-box {decl.name} has {len(table.values)} entries; "
-                                           "an S-box indexed by a byte needs exactly 256")
-            if any(not 0 <= x <= 0xFF for x in table.values):
-                raise self.error(decl.loc, f"S-box {decl.name} has an entry that does not fit in a byte")
+                bits = SBOX_BITS.get(len(vals), 8)
+                table = ConstTable(decl.name, bits, vals)
+            if len(table.values) not in SBOX_BITS:
+                raise self.error(decl.loc, f"S-box {decl.name} has {len(table.values)} entries; an S-box needs "
+                                           "exactly 256 (8-bit, indexed by a byte) or 16 (4-bit, applied to "
+                                           "every nibble of a word)")
+            if any(not 0 <= x < 1 << table.width for x in table.values):
+                what = "a byte" if table.width == 8 else "4 bits"
+                raise self.error(decl.loc, f"S-box {decl.name} has an entry that does not fit in {what}")
             return table
         if decl.type is None:  # an untyped const is a compile-time integer (or array of them)
             value = self.eval(decl.value, self.globals)
@@ -497,6 +501,23 @@ class Lowering:
                 inner.names[e.var] = _Binding(i, False, False)
                 elems.append(self.eval(e.item, inner))
             return Arr(tuple(elems))
+        if isinstance(e, S.EachComprehension):
+            source = self.eval(e.source, scope)
+            if isinstance(source, ConstTable):
+                source = _table_array(source)
+            if not isinstance(source, Arr):
+                raise self.error(e.source.loc, f"'for {e.var} in ...' needs an array, got {describe(source)} "
+                                               f"(or a range: for {e.var} in 0..n)")
+            if scope.lookup(e.var) is not None:
+                raise self.error(e.loc, f"'{e.var}' is already defined")
+            elems = []
+            for x in source.items:
+                if x is UNSET:
+                    raise self.error(e.source.loc, "an unassigned slot cannot be read")
+                inner = _Scope(scope)
+                inner.names[e.var] = _Binding(x, False, False)
+                elems.append(self.eval(e.item, inner))
+            return Arr(tuple(elems))
         raise self.error(e.loc, f"internal: unknown expression {type(e).__name__}")  # pragma: no cover
 
     def negate(self, loc: Loc, v):
@@ -532,6 +553,10 @@ class Lowering:
             if op in ("==", "!=") and type(a) is bool and type(b) is bool:
                 return (a == b) if op == "==" else (a != b)
             raise self.error(loc, f"'{op}' cannot take a condition (use and/or/not)")
+        if isinstance(a, ConstTable) and isinstance(b, Arr):
+            a = _table_array(a)  # a const array is a value too: MK ^ FK, element by element
+        if isinstance(b, ConstTable) and isinstance(a, Arr):
+            b = _table_array(b)
         if isinstance(a, Arr) or isinstance(b, Arr):
             if op in ("<<<", ">>>", "<<", ">>"):
                 raise self.error(loc, f"'{op}' on an array: rotate each element in a comprehension, or the "
@@ -543,7 +568,11 @@ class Lowering:
                 raise self.error(loc, f"'{op}' between arrays of lengths {len(a.items)} and {len(b.items)}")
             return Arr(tuple(self.binop(loc, op, x, y) for x, y in zip(a.items, b.items)))
         if isinstance(a, ConstTable) or isinstance(b, ConstTable):
-            raise self.error(loc, f"'{op}' cannot take a table; index it first")
+            t = a if isinstance(a, ConstTable) else b
+            other = b if t is a else a
+            raise self.error(loc, f"'{op}' between table {t.name} and {describe(other)}: index the table first "
+                                  f"({t.name}[x]), or combine it element by element with an array of "
+                                  f"{len(t.values)} words")
         if isinstance(a, int) and isinstance(b, int):
             return self.int_binop(loc, op, a, b)
         # at least one word
@@ -622,11 +651,39 @@ class Lowering:
     def lookup(self, e: S.Index, table: ConstTable, idx: Word) -> Word:
         if any(isinstance(v, tuple) for v in table.values):
             raise self.error(e.loc, f"table {table.name} has more than one dimension; index it with constants first")
+        if table.width == 4:
+            return self.nibble_lookup(e, table, idx)
         if len(table.values) != 1 << idx.width:
             raise self.error(e.loc, f"table {table.name} has {len(table.values)} entries but is indexed by a "
                                     f"u{idx.width} ({1 << idx.width} values)")
         self.register_table(e.loc, table, idx.width)
         return self.emit(e.loc, "lut", table.width, (idx.vid,), (table.name,))
+
+    def nibble_lookup(self, e: S.Index, table: ConstTable, x: Word) -> Word:
+        """A 4-bit S-box on every nibble of a word: per byte, ``lut(b & 15) | lut(b >> 4) << 4`` (the lut of a
+        4-bit table takes a u8 below 16 and gives a u8 below 16); wider words are split into bytes first.
+
+            S4[x] (x: u8)  ->  %1 = and.u8 %0, 15   %2 = lut.u8 @S4 %1   %3 = shr.u8 %0, 4
+                               %4 = lut.u8 @S4 %3   %5 = shl.u8 %4, 4    %6 = or.u8 %2, %5"""
+        self.register_table(e.loc, table, 4)
+        loc = e.loc
+        if x.width > 8:
+            acc = None
+            for k in range(x.width // 8):
+                b = self.emit(loc, "shr", x.width, (x.vid,), (8 * k,)) if k else x
+                y = self.nibble_lookup(e, table, self.emit(loc, "trunc", 8, (b.vid,)))
+                z = self.emit(loc, "zext", x.width, (y.vid,))
+                if k:
+                    z = self.emit(loc, "shl", x.width, (z.vid,), (8 * k,))
+                acc = z if acc is None else self.emit(loc, "or", x.width, (acc.vid, z.vid))
+            assert acc is not None  # a word wider than 8 bits has at least two bytes
+            return acc
+        lo = self.emit(loc, "and", 8, (x.vid, self.const(loc, 0xF, 8).vid))
+        hi = self.emit(loc, "shr", 8, (x.vid,), (4,))
+        lo = self.emit(loc, "lut", 8, (lo.vid,), (table.name,))
+        hi = self.emit(loc, "lut", 8, (hi.vid,), (table.name,))
+        hi = self.emit(loc, "shl", 8, (hi.vid,), (4,))
+        return self.emit(loc, "or", 8, (lo.vid, hi.vid))
 
     def register_table(self, loc: Loc, table: ConstTable, in_width: int) -> None:
         """Adds a table to the module (a derived inverse brings its base along, for the exhaustive check)."""
@@ -635,7 +692,7 @@ class Lowering:
             self.register_table(loc, base, in_width)
         known = self.tables.get(table.name)
         if known is None:
-            self.tables[table.name] = Table(table.name, in_width, table.width, tuple(table.values),
+            self.tables[table.name] = Table(table.name, in_width, max(table.width, 8), tuple(table.values),
                                             base.name if base is not None else None)
         elif known.values != tuple(table.values):  # pragma: no cover - names are unique per family
             raise self.error(loc, f"internal: two tables named {table.name}")
@@ -797,6 +854,74 @@ class Lowering:
     def builtin_unpack_be(self, e, args):
         return self._unpack(e, args, False)
 
+    def _perm(self, e: S.Call, p, n: int) -> list[int]:
+        """The bit permutation argument: n distinct compile-time integers 0..n-1."""
+        if isinstance(p, ConstTable):
+            p = _table_array(p)
+        if not isinstance(p, Arr) or any(type(v) is bool or not isinstance(v, int) for v in p.items):
+            raise self.error(e.args[1].loc, f"{e.func} needs a compile-time array of bit positions, got {describe(p)}")
+        perm = list(p.items)
+        if len(perm) != n:
+            raise self.error(e.args[1].loc, f"{e.func}: the permutation has {len(perm)} entries, the value has {n} bits")
+        seen: dict[int, int] = {}
+        for i, v in enumerate(perm):
+            if not 0 <= v < n:
+                raise self.error(e.args[1].loc, f"{e.func}: entry {i} is {v}, not a bit position 0..{n - 1}")
+            if v in seen:
+                raise self.error(e.args[1].loc, f"{e.func}: not a permutation (entries {seen[v]} and {i} are both {v})")
+            seen[v] = i
+        return perm
+
+    def _bitperm(self, e: S.Call, words: list[Word], perm: list[int], where) -> list[Word]:
+        """Output bit perm[i] = input bit i; ``where(i)`` = (word, bit) of bit i of the whole value.
+
+        Lowered to rotations and masks, one group per (source word, target word, rotation):
+            bitperm(x: u8, [1, 2, 3, 0, 5, 6, 7, 4])  ->  %1 = rotl.u8 %0, 1   %2 = and.u8 %1, 0xee
+                                                          %3 = rotl.u8 %0, 5   %4 = and.u8 %3, 0x11   %5 = or %2, %4
+        On bit planes (the bitsliced schedule) every group folds into plane renaming."""
+        w = words[0].width
+        groups: dict[tuple[int, int, int], int] = {}
+        for i, p in enumerate(perm):
+            (sw, sb), (dw, db) = where(i), where(p)
+            key = (dw, sw, (db - sb) % w)
+            groups[key] = groups.get(key, 0) | 1 << db
+        out: list[Word | None] = [None] * len(words)
+        for (dw, sw, r), m in sorted(groups.items()):
+            v = words[sw]
+            if r:
+                v = self.emit(e.loc, "rotl", w, (v.vid,), (r,))
+            if m != mask(w):
+                v = self.emit(e.loc, "and", w, (v.vid, self.const(e.loc, m, w).vid))
+            prev = out[dw]
+            out[dw] = v if prev is None else self.emit(e.loc, "or", w, (prev.vid, v.vid))
+        return [x for x in out if x is not None]
+
+    def builtin_bitperm(self, e, args):
+        x, p = self._args(e, args, 2)
+        if isinstance(x, Arr):
+            raise self.error(e.args[0].loc, "bitperm permutes the bits of one word; for an array say how its "
+                                            "bits are numbered: bitperm_be(X, P) (X as one big-endian integer, "
+                                            "bit 0 = lowest bit of the last word) or bitperm_le(X, P)")
+        if not isinstance(x, Word):
+            raise self.error(e.args[0].loc, f"bitperm needs a word, got {describe(x)}")
+        perm = self._perm(e, p, x.width)
+        return self._bitperm(e, [x], perm, lambda i: (0, i))[0]
+
+    def _bitperm_array(self, e, args, big: bool):
+        x, p = self._args(e, args, 2)
+        words = self._words(e, x, "an array of words")
+        n, w = len(words), words[0].width
+        perm = self._perm(e, p, n * w)
+        if big:
+            return Arr(tuple(self._bitperm(e, words, perm, lambda i: (n - 1 - i // w, i % w))))
+        return Arr(tuple(self._bitperm(e, words, perm, lambda i: (i // w, i % w))))
+
+    def builtin_bitperm_be(self, e, args):
+        return self._bitperm_array(e, args, True)
+
+    def builtin_bitperm_le(self, e, args):
+        return self._bitperm_array(e, args, False)
+
     def builtin_len(self, e, args):
         (a,) = self._args(e, args, 1)
         if isinstance(a, Arr):
@@ -837,6 +962,11 @@ def _unset_array(shape: tuple[int, ...]):
     if not shape:
         return UNSET
     return Arr(tuple(_unset_array(shape[1:]) for _ in range(shape[0])))
+
+
+def _table_array(t: ConstTable) -> Arr:
+    """A const array as an array value of compile-time integers (they take the other operand's width)."""
+    return Arr(tuple(_table_array(ConstTable(t.name, t.width, v)) if isinstance(v, tuple) else v for v in t.values))
 
 
 def _flatten(vals) -> list[int]:

@@ -161,6 +161,11 @@ class _Builder(Transformer):
         item, var, start, stop = ch
         return S.Comprehension(self._loc(meta), item, str(var), start, stop)
 
+    @v_args(meta=True)
+    def each_comprehension(self, meta, ch):
+        item, var, source = ch
+        return S.EachComprehension(self._loc(meta), item, str(var), source)
+
     def args(self, ch):
         return list(ch)
 

@@ -49,6 +49,9 @@ class _Resolver:
             self.expr(e.start, scope)
             self.expr(e.stop, scope)
             self.expr(e.item, scope | {e.var})
+        elif isinstance(e, S.EachComprehension):
+            self.expr(e.source, scope)
+            self.expr(e.item, scope | {e.var})
 
     def type(self, t: S.TypeExpr | None, scope: set):
         if t is None:

@@ -68,6 +68,15 @@ class Comprehension(Expr):
     stop: Expr
 
 
+@dataclass(frozen=True)
+class EachComprehension(Expr):
+    """``[S[x] for x in X]``: ``item`` evaluated with ``var`` bound to each element of ``source``."""
+
+    item: Expr
+    var: str
+    source: Expr
+
+
 # ---------------------------------------------------------------- types
 @dataclass(frozen=True)
 class TypeExpr:

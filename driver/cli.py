@@ -49,15 +49,31 @@ def cmd_list(args, out) -> int:
 
     reg = _registry(args)
     table = Table(title="ciphers", show_lines=False)
-    for col in ("cipher", "family", "block", "key", "rounds", "block words", "spec"):
+    for col in ("cipher", "family", "block", "key", "rounds", "block words", "constant-time", "spec"):
         table.add_column(col)
     for name in reg.names():
         spec, cdef = reg.definition(name)
         m = reg.lowered(name)
         table.add_row(name, m.family, f"{m.block.nbytes * 8}", f"{m.key.nbytes * 8}", str(m.rounds),
-                      str(m.block), os.path.basename(spec.path))
-    Console(file=out, width=120).print(table)
+                      str(m.block), constant_time_schedules(reg.module(name)), os.path.basename(spec.path))
+    Console(file=out, width=140).print(table)
     return EXIT_OK
+
+
+def constant_time_schedules(module) -> str:
+    """Which schedules run in constant time: all of them without table lookups; with tables, C aesni and bitsliced
+    (AES instructions or circuits, in set_key too), CUDA bs (bit planes, circuits: no table read) and the NEON kernels (TBL/AESE
+    on tables held in registers; their key schedule runs in the host's table C); not the other CUDA
+    layouts (tables in memory)."""
+    from generator.c.schedules import aesni_support, bitsliced_support, has_lookups
+    from generator.ptx.bitsliced import supports as cuda_bs_why_not
+
+    if not has_lookups(module):
+        return "all"
+    parts = ["c aesni"] if not aesni_support(module) else []
+    parts += ["c bitsliced"] if not bitsliced_support(module) else []
+    parts += ["cuda bs"] if cuda_bs_why_not(module) is None else []
+    return "; ".join(parts + ["neon kernels"])
 
 
 def cmd_check(args, out) -> int:

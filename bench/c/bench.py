@@ -3,7 +3,7 @@ CPU runs, ECB and CTR encryption) and of the peers (Crypto++, OpenSSL with and w
 every output is verified.
 
     python bench/c/bench.py [--mb 64] [--reps 3] [--peers bench/c/peers] [--only REGEX] [--schedules REGEX]
-                            [--build-time] [--out bench/results]
+                            [--build-time] [--out bench/results] [--spec FILE ...]
 
 The libraries are what `cipherspec build` ships: generator.c.build.build_shared links the same objects (the
 same sources, flags and ISA variants; no -march=native), and the run refuses CIPHERSPEC_LIB_CFLAGS.  A
@@ -136,6 +136,7 @@ def main(argv=None) -> int:
     ap.add_argument("--schedules", default=None, help="also our schedules whose name matches this regex")
     ap.add_argument("--build-time", action="store_true", help="time `cipherspec build --all` (empty cache) first")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    ap.add_argument("--spec", action="append", default=[], help="also a cipher spec file of your own (repeatable)")
     args = ap.parse_args(argv)
     if os.environ.get("CIPHERSPEC_LIB_CFLAGS"):
         raise SystemExit("CIPHERSPEC_LIB_CFLAGS is set: the benchmark measures the libraries as shipped; unset it")
@@ -144,7 +145,7 @@ def main(argv=None) -> int:
     if build:
         print(f"build --all --target c: {build['wall']:.1f} s wall, {build['user']:.1f} s user, "
               f"{build['sys']:.1f} s sys on {build['cpus']} CPUs (load {build['load'][0]:.1f})", flush=True)
-    reg = Registry()
+    reg = Registry(extra=[Path(p) for p in args.spec])
     size = args.mb << 20
     data = pattern(size)
     model, mhz = cpu_info()

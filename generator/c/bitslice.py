@@ -1,5 +1,6 @@
 """The C ``bitsliced`` schedule's plane statements: the shared bit-plane lowering (generator/common/
-bitslice.py) printed as C over plane vectors (or, for the key schedule, uint64_t masks).
+bitslice.py, words of any width, any 4- or 8-bit table) printed as C over plane vectors (or, for the
+key schedule, uint64_t masks).
 
 A plane is a C variable or the constant 0 / 1 (all zeros / all ones); each new plane is one statement:
 
@@ -8,12 +9,13 @@ A plane is a C variable or the constant 0 / 1 (all zeros / all ones); each new p
 """
 from __future__ import annotations
 
+from generator.common.bitslice import PlaneAlgebra, circuit_kind, gmul_rows, live_bits, lower, two_sided
 from cipherspec.ir import Table
 from generator.common.bitslice import PlaneAlgebra, gmul_rows, lower, two_sided
 
 from .body import COMMENT_COLUMN
 
-__all__ = ["Planes", "gmul_rows", "lower", "sbox_function", "two_sided"]
+__all__ = ["Planes", "gmul_rows", "live_bits", "lower", "sbox_function", "two_sided"]
 
 Plane = "str | int"  # a C variable name, or 0 / 1 (all-zero / all-one plane)
 _MACRO = {"^": "XOR", "&": "AND", "|": "OR", "~": "NOT"}
@@ -62,24 +64,31 @@ class Planes(PlaneAlgebra):
         return self.sbox_inline(x, table)
 
     def _sbox_call(self, x: list, table: Table) -> list:
-        """before: planes x -> 200 inline statements;  after: cs_p a7[8] = {...}; fn(a7, r7); planes r7[0..7]"""
+        """before: planes x -> 200 inline statements;  after: cs_p a7[8] = {...}; fn(a7, r7); planes r7[0..7]
+        (output bits that are constant over the whole table stay constants, outside the call)"""
         assert self.calls is not None
         fn = self.calls.setdefault(table.name, f"cs_sbox_{table.name}")
         n = self._count
         self._count += 1
-        args = ", ".join(self.literal(p) for p in x)
-        stmt = f"{self.indent}{self.ctype} a{n}[8] = {{{args}}}, r{n}[8]; {fn}(a{n}, r{n});"
+        nin, live = table.in_width, live_bits(table)
+        args = ", ".join(self.literal(p) for p in x[:nin])
+        stmt = f"{self.indent}{self.ctype} a{n}[{nin}] = {{{args}}}, r{n}[{max(len(live), 1)}]; {fn}(a{n}, r{n});"
         self.lines.append(f"{stmt.ljust(COMMENT_COLUMN)} /* {self.comment} */")
-        return [f"r{n}[{i}]" for i in range(8)]
+        out: list = [table.values[0] >> j & 1 for j in range(table.out_width)]
+        for k, j in enumerate(live):
+            out[j] = f"r{n}[{k}]"
+        return out
 
 
 def sbox_function(table: Table, ctype: str, prefix: str, name: str) -> list[str]:
-    """One table's circuit as a C function ``name(const T x[8], T y[8])`` (kept out of line: the
-    cores call it per lookup, which keeps them small enough for the C compiler)."""
+    """One table's circuit as a C function ``name(const T x[in], T y[live])`` (kept out of line: the
+    cores call it per lookup, which keeps them small enough for the C compiler); y holds the output
+    bits that vary over the table (live_bits), in order."""
     planes = Planes(ctype, prefix, "    ")
-    planes.comment = f"{table.name} = Lout∘S∘Lin, S as the Boyar-Peralta circuit"
-    ins = [planes.value(("x", i), f"x[{i}]") for i in range(8)]
+    planes.comment = circuit_kind(table)
+    nin, live = table.in_width, live_bits(table)
+    ins = [planes.value(("x", i), f"x[{i}]") for i in range(nin)]
     outs = planes.sbox_inline(ins, table)
-    lines = [f"static void {name}(const {ctype} x[8], {ctype} y[8])", "{"] + planes.lines
-    lines += [f"    y[{i}] = {planes.literal(p)};" for i, p in enumerate(outs)]
+    lines = [f"static void {name}(const {ctype} x[{nin}], {ctype} y[{max(len(live), 1)}])", "{"] + planes.lines
+    lines += [f"    y[{k}] = {planes.literal(outs[j])};" for k, j in enumerate(live)]
     return lines + ["}"]

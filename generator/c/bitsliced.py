@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from cipherspec.ir import Module
+from cipherspec.ir import Module, WordLayout
 
 from .bitslice import Planes, lower, sbox_function
 from .body import COMMENT_COLUMN
@@ -33,22 +33,34 @@ def sbox_functions(tables, masks: bool = False) -> list[str]:
 
 
 def _slots(module: Module) -> dict[str, int]:
-    """Flat key name -> its index among all key words (the planes are ks->bs[index·8 + bit])."""
-    names = [flat for arr in module.key_arrays for flat in arr.flat_names()]
-    return {n: i for i, n in enumerate(names)}
+    """Flat key name -> its first plane in ks->bs (a u<w> round key has planes ks->bs[first + bit])."""
+    out, off = {}, 0
+    for arr in module.key_arrays:
+        for flat in arr.flat_names():
+            out[flat] = off
+            off += arr.width
+    return out
 
 
 def key_planes(module: Module) -> int:
-    return 8 * len(_slots(module))
+    return sum(arr.width * len(arr.flat_names()) for arr in module.key_arrays)
 
 
 def _word_index(name: str) -> int:
     return int(name[name.rindex("[") + 1:-1])
 
 
+def byte_planes(layout: WordLayout, word: int) -> list[int]:
+    """Word ``word`` of a byte string in ``layout``: bit b of it is plane (byte·8 + b mod 8) of the
+    byte-plane layout, little- or big-endian.  u32 little, word 1: bits 0..7 -> planes 32..39, ..."""
+    nb = layout.width // 8
+    return [(word * nb + (b // 8 if layout.endian == "little" else nb - 1 - b // 8)) * 8 + b % 8
+            for b in range(layout.width)]
+
+
 PIECE = 600  # plane statements per out-of-line piece of a core (split.py: keeps gcc linear)
 _TOKEN = re.compile(r"\b(p\d+|r\d+\[\d+\])")
-_CALL = re.compile(r"\br(\d+)\[8\];")
+_CALL = re.compile(r"\br(\d+)\[(\d+)\]; cs_sbox_")  # cs_p aN[in] = {...}, rN[live]; cs_sbox_T(aN, rN);
 _ROUND = re.compile(r"\br(\d+) \*/$")
 KEY_PLANE = re.compile(r"ks->bs\[(\d+)\]")
 
@@ -60,9 +72,9 @@ def _stmt(line: str) -> Stmt:
     rnd = _ROUND.search(line)
     group = int(rnd.group(1)) if rnd else ("out" if code.lstrip().startswith("o[") else None)
     call = _CALL.search(code)
-    if call:  # cs_p aN[8] = {x planes}, rN[8]; cs_sbox_T(aN, rN);
-        n = call.group(1)
-        return Stmt(line, tuple(f"r{n}[{i}]" for i in range(8)), tuple(_TOKEN.findall(code.split("=", 1)[1])), group)
+    if call:  # cs_p aN[in] = {x planes}, rN[live]; cs_sbox_T(aN, rN);
+        n, live = call.group(1), int(call.group(2))
+        return Stmt(line, tuple(f"r{n}[{i}]" for i in range(live)), tuple(_TOKEN.findall(code.split("=", 1)[1])), group)
     lhs, rhs = code.split("=", 1)
     defs = tuple(_TOKEN.findall(lhs)) if lhs.lstrip().startswith("const ") else ()
     return Stmt(line, defs, tuple(_TOKEN.findall(rhs)), group)
@@ -75,20 +87,18 @@ def core(module: Module, prep: Prepared, kind: str) -> dict:
     slots = _slots(module)
     planes = Planes("cs_p", "CS_P", "    ", calls={})
 
-    def bind(name: str) -> list:  # read where used (every piece sees ks and s): nothing to hand on
+    def bind(name: str, width: int) -> list:  # read where used (every piece sees ks and s): nothing to hand on
         if name in slots:
             k = slots[name]
-            return [f"CS_P_SPLAT(ks->bs[{k * 8 + b}])" for b in range(8)]
-        j = _word_index(name)
-        return [f"s[{j * 8 + b}]" for b in range(8)]
+            return [f"CS_P_SPLAT(ks->bs[{k + b}])" for b in range(width)]
+        return [f"s[{p}]" for p in byte_planes(module.block, _word_index(name))]
 
     outs = lower(fn, prep.tables, planes, bind)
     ind = "    "
     lines = list(planes.lines)
     for i, (name, _) in enumerate(fn.outputs):
-        j = _word_index(name)
-        for b, p in enumerate(outs[name]):
-            stmt = f"{ind}o[{j * 8 + b}] = {planes.literal(p)};"
+        for b, (q, p) in enumerate(zip(byte_planes(module.block, _word_index(name)), outs[name])):
+            stmt = f"{ind}o[{q}] = {planes.literal(p)};"
             lines.append(f"{stmt.ljust(COMMENT_COLUMN)} /* block word {name}, bit {b} */")
     pieces = split([_stmt(line) for line in lines], PIECE, "cs_p", ind, KEY_PLANE)
     name = f"cs_{kind}_n"

@@ -87,7 +87,7 @@ class Vector:
             return f"CS_V{w}_{code.upper()}({a[0]}, {op.imm[0]})"
         if code == "lut":
             tab = tables[op.imm[0]]
-            return f"cs_lut_{tab.in_width}_{tab.out_width}({table_symbol(tab.name)}, {a[0]})"
+            return f"cs_lut_{arg_widths[0]}_{tab.out_width}({table_symbol(tab.name)}, {a[0]})"  # index word width
         if code in ("zext", "trunc"):
             return f"cs_cvt_{arg_widths[0]}_{w}({a[0]})"
         raise ValueError(f"the C backend cannot print op {code} (run prepare() first)")

@@ -21,6 +21,7 @@ from cipherspec import __version__
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
+from ..common.bitslice import live_bits
 from ..common.templates import render
 from . import bitsliced as bs
 from .body import emit_body
@@ -118,7 +119,7 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     support = []
     if tables and ct:
         support.append("\n".join([fragment("masks.c"), fragment("noinline.c")] + bs.sbox_functions(tables, masks=True)))
-        support += [fragment("ct_lookup.c", table=name) for name in tables]
+        support += [_ct_lookup(t) for t in tables.values()]
     elif tables:
         support.append(table_section(list(tables.values())))
     key_lines = key_schedule_lines(module, prep, ct)
@@ -150,11 +151,25 @@ def _one_block_core(module: Module, prep: Prepared, kind: str) -> str:
                      + core["lines"] + ["}"])
 
 
+def _c_bits(width: int) -> int:
+    return next(b for b in (8, 16, 32, 64) if width <= b)
+
+
+def _ct_lookup(table) -> str:
+    """cs_ct_T(v): table T read through its circuit on masks (set_key's constant-time lookups); the circuit
+    returns only the live output bits (live_bits), the others are constants of the table."""
+    live = live_bits(table)
+    const = sum(table.values[0] & (1 << j) for j in range(table.out_width) if j not in live)
+    gather = "\n".join(f"    r |= (uint32_t)(y[{k}] & 1u) << {j};" for k, j in enumerate(live))
+    return fragment("ct_lookup.c", table=table.name, nin=table.in_width, nlive=max(len(live), 1), const=const,
+                    gather=gather, in_bits=_c_bits(table.in_width), out_bits=_c_bits(table.out_width))
+
+
 def _plane_loops(module: Module) -> str:
     lines, off = [], 0
     for arr in module.key_arrays:
-        n = len(arr.flat_names())
+        n, w = len(arr.flat_names()), arr.width
         lines.append(f"    for (k = 0; k < {n}; k++)")
-        lines.append(f"        for (b = 0; b < 8; b++) ks->bs[({off} + k) * 8 + b] = (uint64_t)0 - (uint64_t)((ks->{arr.name}[k] >> b) & 1u);")
-        off += n
+        lines.append(f"        for (b = 0; b < {w}; b++) ks->bs[{off} + k * {w} + b] = (uint64_t)0 - (uint64_t)((ks->{arr.name}[k] >> b) & 1u);")
+        off += n * w
     return "\n".join(lines)

@@ -236,7 +236,7 @@ def _sliced_support(module: Module, prep: Prepared, lanes: int) -> list[str]:
             widths.add(op.width)
             if op.code == "lut":
                 tab = prep.tables[op.imm[0]]
-                luts.add((tab.in_width, tab.out_width))
+                luts.add((fn.ops[op.args[0]].width, tab.out_width))  # a 4-bit table takes a u8 index
             elif op.code in ("zext", "trunc"):
                 cvts.add((fn.ops[op.args[0]].width, op.width))
             elif op.code == "rotl" and op.width > 8 and op.imm[0] % 8 == 0:

@@ -6,10 +6,12 @@ Layouts:
                     (GCC/Clang ``vector_size``; a plain-array fallback elsewhere); param ``v`` = the
                     vector size in bytes for the block's word width (v32 on u32 words = 8 blocks,
                     on u8 words = 32 blocks)
-    bitsliced       N = 8·v blocks per call (128 or 256): byte j of all N blocks as 8 bit-plane vectors,
-                    every op as plane logic, AES-equivalent S-boxes as a Boolean circuit; constant-time.
-                    Only for specs on u8 words whose tables are affine-equivalent to the AES S-box
-                    (bitsliced_support says why not); param ``v`` = the plane vector size in bytes
+    bitsliced       N = 8·v blocks per call (128 or 256): bit b of byte j of all N blocks in one bit-plane
+                    vector, every op as plane logic (words of any width: add/sub as ripple-carry adders,
+                    shifts, rotations, byte extraction and bit permutations as renaming), every table as
+                    a Boolean circuit (Boyar-Peralta for AES-equivalent S-boxes, else synthesized:
+                    generator/common/sbox_synth.py); constant-time.  Any spec whose block is a multiple of
+                    8 bytes (bitsliced_support says why not); param ``v`` = the plane vector size in bytes
     aesni           x86-64 AES instructions (generator/c/aesni/): whole AES rounds as AESENC/AESDEC where
                     the IR is AES's, else byte-sliced S-boxes via AESENCLAST/AESDECLAST; 128-, 256- or
                     512-bit registers per ISA level (variants.py); the library falls back to bitsliced_v32
@@ -99,17 +101,34 @@ def c_schedules(module: Module, rounds: int | None = None) -> list[Schedule]:
         out.append(_make(module, "scalar", dict(extra), rounds))
         for v in VECTOR_BYTES:
             out.append(_make(module, "sliced", dict(extra, v=str(v)), rounds))
-    if not bitsliced_support(module):
+    if _bitsliced_listed(module) and not bitsliced_support(module):
+        # v32 only: each bitsliced build takes the C compiler a minute or more (v16 stays buildable)
         out.append(_make(module, "bitsliced", {"v": "32"}, rounds))
     if not aesni_support(module):
         out.append(_make(module, "aesni", {}, rounds))
     return out
 
 
+def _bitsliced_listed(module: Module) -> bool:
+    """Where the tests enumerate bitsliced: specs with table lookups (it is their constant-time schedule)
+    and byte-logic specs (PIPO: planes cost nothing there).  Elsewhere it stays buildable on request,
+    but ripple-carry adders on wide words make cores the C compiler takes very long over, for nothing:
+    a spec without tables is constant-time on every C schedule."""
+    ops = [op for fn in module.functions.values() for op in fn.ops]
+    return has_lookups(module) or all(op.width == 8 and op.code not in ("add", "sub") for op in ops)
+
+
+def has_lookups(module: Module) -> bool:
+    return any(op.code == "lut" for fn in module.functions.values() for op in fn.ops)
+
+
 def bitsliced_support(module: Module) -> str:
     """'' when the bitsliced schedule can lower this spec, else why not (names the op or table)."""
     from generator.common.bitslice import unsupported
 
+    if module.block.nbytes % 8:
+        return (f"a {module.block.nbytes}-byte block (the bit-plane transposition moves 8-byte groups; "
+                "use scalar or sliced)")
     return unsupported(module.functions.values(), module.tables)
 
 

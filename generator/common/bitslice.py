@@ -1,22 +1,31 @@
-"""Lowering an IR function on u8 words to bit-plane operations: what every bitsliced target shares (the C
-``bitsliced`` schedule's vector statements, the CUDA ``bs`` layout's 32-lane registers).
+"""Lowering an IR function to bit-plane operations, for words of any width: what every bitsliced target
+shares (the C ``bitsliced`` schedule's vector statements, the CUDA ``bs`` layout's 32-lane registers).
 
-Every u8 value becomes 8 planes (plane i = bit i of that byte in every block); a plane is a target value
+Every u<w> value becomes w planes (plane i = bit i of that word in every block); a plane is a target value
 or the constant 0 / 1 (all zeros / all ones), folded as it goes.  Per op:
 
-    xor/and/or/not      the same op on each of the 8 planes
+    xor/and/or/not      the same op on each plane
     shl/shr/rotl by k   plane renaming (shl fills with the constant 0): no operation at all
-    const c             8 constant planes
+    zext/trunc          plane renaming (zext fills with 0)
+    const c             constant planes
+    add/sub             a ripple-carry adder, 5 plane ops per bit (sub: a + ~b + 1)
     gmul c mod poly     the GF(2) 8x8 matrix of "times c" as plane XORs (shared pairs: Paar's greedy)
-    lut T               T = Lout∘S∘Lin (generator/common/affine.py): Lin merged with the circuit's top
-                        XORs, the circuit's middle, its bottom XORs merged with Lout (sbox_circuit.py)
-    anything else       refused (UsageError): add/sub, words wider than 8 bits, non-AES tables
+    lut T               T affine-equivalent to the AES S-box: T = Lout∘S∘Lin (generator/common/affine.py),
+                        Lin merged with the Boyar-Peralta circuit's top XORs, its middle, its bottom XORs
+                        merged with Lout (sbox_circuit.py); any other 4- or 8-bit table: the circuit that
+                        generator/common/sbox_synth.py synthesizes for it (checked on every input)
+    anything else       refused (UsageError; ``unsupported`` says so before lowering): tables indexed
+                        by other than 4 or 8 bits
+
+So a whole cipher on u32 words with a byte S-box (SM4-like: unpack, S[b], pack) becomes plane logic with
+the byte extraction free, and a bit permutation (rotations and masks in the IR) is free renaming too.
 
     before: %2 = xor.u8 %0, %1                 after: 8 plane XORs
     before: %3 = shl.u8 %2, 1                  after: planes [0, p16, p17, ..., p22]       (none)
 
 A target subclasses ``PlaneAlgebra`` and says how one operation on planes is made (``node``): the
-algebra folds constants, numbers values and builds the linear networks and S-box circuits.
+algebra folds constants, numbers values and builds the adders, linear networks and S-box circuits.
+``bind(name, width)`` gives the planes of an input word, LSB first.
 """
 from __future__ import annotations
 
@@ -30,6 +39,9 @@ from cipherspec.passes.xornet import paar
 
 from .affine import two_sided as _two_sided
 from .sbox_circuit import PRODUCTS, TOP_OUTPUTS, circuit
+from .sbox_synth import synthesize
+
+TABLE_INDEX_BITS = (4, 8)  # the tables a circuit exists for (sbox_circuit.py / sbox_synth.py)
 
 
 class PlaneAlgebra:
@@ -111,14 +123,26 @@ class PlaneAlgebra:
             out.append(self.xor(acc, c))
         return out
 
+    def add(self, a: list, b: list, carry=0) -> list:
+        """a + b (+ carry in) mod 2^w, LSB first: a ripple-carry adder (sum a^b^c, carry maj(a, b, c)).
+
+        before: %2 = add.u8 %0, %1     after: s0 = a0^b0; c1 = a0&b0; t1 = a1^b1; s1 = t1^c1; c2 = ... (5/bit)"""
+        out = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            t = self.xor(x, y)
+            out.append(self.xor(t, carry))
+            if i + 1 < len(a):
+                carry = self.or_(self.and_(x, y), self.and_(t, carry))
+        return out
+
     def sbox(self, x: list, table: Table) -> list:
         return self.sbox_inline(x, table)
 
     def sbox_inline(self, x: list, table: Table) -> list:
-        form = two_sided(table.values)
+        """The table's circuit on the index planes x (LSB first; only the low ``table.in_width`` are read)."""
+        form = two_sided(table.values) if table.in_width == 8 and table.out_width == 8 else None
         if form is None:
-            raise UsageError(f"the bitsliced schedule needs tables affine-equivalent to the AES S-box; "
-                             f"table {table.name} is not")
+            return self.sbox_synthesized(x, table)
         circ = circuit()
         inp = form.inp
         top_rows = []
@@ -143,8 +167,33 @@ class PlaneAlgebra:
             out_rows.append((m, c))
         return self.linear([env[p] for p in PRODUCTS], out_rows)
 
+    def sbox_synthesized(self, x: list, table: Table) -> list:
+        """Any 4- or 8-bit table: the synthesized circuit (sbox_synth.py) on the index planes x[0..in_width-1]."""
+        if table.in_width not in TABLE_INDEX_BITS:
+            raise UsageError(f"the bitsliced lowering has circuits for 4- and 8-bit tables; table {table.name} "
+                             f"is indexed by {table.in_width} bits")
+        circ = synthesize(table.values, table.out_width)
+        env: dict = {f"x{i}": x[i] for i in range(table.in_width)}
+        ops = {"^": self.xor, "&": self.and_, "|": self.or_}
+        for dst, op, a, b in circ.gates:
+            env[dst] = self.not_(env[a]) if op == "~" else ops[op](env[a], env[b])
+        return [o if isinstance(o, int) else env[o] for o in circ.outputs]
+
     def comment_for(self, origin) -> None:
         """Called before each IR op is lowered (targets that annotate their output override it)."""
+
+
+def live_bits(table: Table) -> list[int]:
+    """Output bits of a table that are not the same for every entry (a 4-bit S-box in a u8: bits 0..3)."""
+    return [j for j in range(table.out_width) if len({v >> j & 1 for v in table.values}) > 1]
+
+
+def circuit_kind(table: Table) -> str:
+    """How the bit-plane lowering computes a table, in words (the comment of its circuit)."""
+    if table.in_width == 8 and table.out_width == 8 and two_sided(table.values) is not None:
+        return f"{table.name} = Lout∘S∘Lin, S as the Boyar-Peralta circuit"
+    size = synthesize(table.values, table.out_width).size()
+    return f"{table.name}: synthesized circuit of {size} gates (generator/common/sbox_synth.py)"
 
 
 @lru_cache(maxsize=None)
@@ -170,30 +219,31 @@ def unsupported(functions, tables: dict[str, Table]) -> str:
     """'' when ``lower`` can take every function given and every table, else why not (names the op or table)."""
     for fn in functions:
         for op in fn.ops:
-            if op.width != 8:
-                return f"words wider than 8 bits (u{op.width} {op.code} in {fn.name})"
-            if op.code in ("add", "sub", "zext", "trunc"):
-                return f"op {op.code} in {fn.name} (bitsliced lowers xor/and/or/not/shifts/rotations/gmul/lut)"
+            if op.code not in LOWERED:
+                return f"op {op.code} in {fn.name} (the bit-plane lowering takes {', '.join(LOWERED[1:])})"
     for name, table in sorted(tables.items()):
-        if two_sided(table.values) is None:
-            return f"table {name} is not affine-equivalent to the AES S-box"
+        if table.in_width not in TABLE_INDEX_BITS:
+            return f"table {name} is indexed by {table.in_width} bits (circuits exist for 4- and 8-bit tables)"
     return ""
 
 
+LOWERED = ("input", "const", "xor", "and", "or", "not", "shl", "shr", "rotl", "zext", "trunc", "add", "sub",
+           "gmul", "lut")
+
+
 def lower(fn: Function, tables: dict[str, Table], planes: PlaneAlgebra,
-          bind: Callable[[str], list]) -> dict[str, list]:
-    """Every op of ``fn`` as plane operations into ``planes``; returns output name -> its 8 planes."""
+          bind: Callable[[str, int], list]) -> dict[str, list]:
+    """Every op of ``fn`` as plane operations into ``planes``; returns output name -> its planes (LSB first)."""
     vals: list[list] = []
     for op in fn.ops:
-        if op.width != 8:
-            raise UsageError(f"the bitsliced schedule handles u8 words only; {fn.name} has a u{op.width} {op.code}")
+        w = op.width
         planes.comment_for(op.origin)
         a = [vals[i] for i in op.args]
         code = op.code
         if code == "input":
-            r = bind(op.imm[0])
+            r = bind(op.imm[0], w)
         elif code == "const":
-            r = [op.imm[0] >> i & 1 for i in range(8)]
+            r = [op.imm[0] >> i & 1 for i in range(w)]
         elif code in ("xor", "and", "or"):
             f = {"xor": planes.xor, "and": planes.and_, "or": planes.or_}[code]
             r = [f(p, q) for p, q in zip(a[0], a[1])]
@@ -201,17 +251,23 @@ def lower(fn: Function, tables: dict[str, Table], planes: PlaneAlgebra,
             r = [planes.not_(p) for p in a[0]]
         elif code == "shl":
             k = op.imm[0]
-            r = [a[0][i - k] if i >= k else 0 for i in range(8)]
+            r = [a[0][i - k] if i >= k else 0 for i in range(w)]
         elif code == "shr":
             k = op.imm[0]
-            r = [a[0][i + k] if i + k < 8 else 0 for i in range(8)]
+            r = [a[0][i + k] if i + k < w else 0 for i in range(w)]
         elif code == "rotl":
             k = op.imm[0]
-            r = [a[0][(i - k) % 8] for i in range(8)]
+            r = [a[0][(i - k) % w] for i in range(w)]
+        elif code in ("zext", "trunc"):
+            r = (a[0] + [0] * w)[:w]
+        elif code == "add":
+            r = planes.add(a[0], a[1])
+        elif code == "sub":
+            r = planes.add(a[0], [planes.not_(p) for p in a[1]], 1)
         elif code == "gmul":
             r = planes.linear(a[0], gmul_rows(op.imm[0], op.imm[1]))
         elif code == "lut":
-            r = planes.sbox(a[0], tables[op.imm[0]])
+            r = (planes.sbox(a[0], tables[op.imm[0]]) + [0] * w)[:w]
         else:
             raise UsageError(f"the bitsliced schedule cannot lower {code} (in {fn.name}); use sliced or scalar")
         vals.append(r)

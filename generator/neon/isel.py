@@ -9,6 +9,7 @@ In the sliced layout an IR word op becomes one vector op over L blocks.  Rules:
     shl/shr              shl/ushr
     lut (256 entries)    tbl over the first 64-byte slice, then 3 × (sub idx, 64; tbx) over the others,
                          a batch of lookups sharing each slice load (lutgroups)
+    lut (16 entries)     one tbl on the table held in one register (a 4-bit S-box, index below 16)
     input (round key)    ldr q from the key table (rematerialised, never spilled)
     const                movi when encodable, else ldr q from the constant pool
 
@@ -41,7 +42,8 @@ LUT_CHUNK = 8  # lookups served per table-slice load (bounded by registers: idx 
 def not_supported(op: Op, what: str | None = None, why: str = "") -> UsageError:
     where = f"{op.origin.file}:{op.origin.line}" if op.origin else "an unknown location"
     return UsageError(f"not supported by neon: {what or op.code + '.u' + str(op.width)} at {where}"
-                      + (f" ({why})" if why else ""))
+                      + (f" ({why})" if why else "; use --target c (README.md's conformance matrix lists what "
+                                                   "each target runs)"))
 
 
 def check_ops(fn: Function, tables: dict[str, Table], width: int) -> None:
@@ -56,9 +58,10 @@ def check_ops(fn: Function, tables: dict[str, Table], width: int) -> None:
                                         f"one register; declare the block with u{op.width} words, or use --target c")
         if op.code == "lut":
             t = tables[op.imm[0]]
-            if t.in_width != 8 or len(t.values) != 256:
+            if (t.in_width, len(t.values)) not in ((8, 256), (4, 16)) or (t.in_width == 4 and t.out_width != 8):
                 raise not_supported(op, f"lut of a {t.in_width}-bit-indexed table", f"{len(t.values)} entries; "
-                                    f"TBL looks bytes up in 64-byte slices: index tables by a byte, or use --target c")
+                                    f"TBL looks bytes up in 64-byte slices (a 16-entry table of bytes in one "
+                                    f"register): index tables by a byte, or use --target c")
 
 
 @dataclass
@@ -148,6 +151,16 @@ class Selector:
                     for k in range(4))
             out.append(self._slices[key])
         return out
+
+    def small_lookup(self, table: str, idx: VReg, m: int | None, **kw) -> VReg:
+        """A 16-entry table (held in one register, reloaded from the pool when evicted): one TBL."""
+        key = ("table16", table)
+        if key not in self._consts:
+            self._consts[key] = self.vf.new(f"{table}[0:16]", remat=self._row_remat(table, self.pool.table_offset(table)))
+        tab = self._consts[key]
+        d = self.vf.new()
+        self.emit("tbl", (Vec(d, "16b"), VecList((tab,), "16b"), Vec(idx, "16b")), (d,), (tab, idx), m, **kw)
+        return d
 
     def _row_remat(self, table: str, off: int):
         """One 16-byte row of a table slice, reloaded alone (when only it was evicted)."""
@@ -350,7 +363,10 @@ class Selector:
 
     def lookup_chains(self, table: str, items: list[tuple[VReg, int]]) -> list[VReg]:
         """table[x] on every byte of each (index register x, op id for origin and stream): TBL over the first
-        64-byte slice, then SUB 64 + TBX over the others, each slice load serving LUT_CHUNK registers."""
+        64-byte slice, then SUB 64 + TBX over the others, each slice load serving LUT_CHUNK registers; a
+        16-entry table (a 4-bit S-box) is one TBL per register."""
+        if table in self.tables and len(self.tables[table].values) == 16:
+            return [self.small_lookup(table, x, m) for x, m in items]
         slices = self.slices(table)
         c64 = self.const(64, 8)
         out: list[VReg] = []

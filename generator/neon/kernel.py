@@ -99,7 +99,8 @@ def _build(module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, 
     keys = key_names(module, fn)
     vf = VRegFactory()
     bb = module.block.nbytes
-    used_tables = sorted({p for op in fn.ops if op.code == "lut" for p in lut_tables(op.imm[0], module.tables[op.imm[0]])})
+    used_tables = sorted({p for op in fn.ops if op.code == "lut" and len(module.tables[op.imm[0]].values) == 256
+                          for p in lut_tables(op.imm[0], module.tables[op.imm[0]])})  # sliced 256-entry tables
     slice_ptr: dict[tuple[str, int], str] = {}
     setup: list[str] = []
     for t in used_tables:

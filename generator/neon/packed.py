@@ -289,6 +289,13 @@ class Packer:
         """256-entry lookups: TBL over the first 64-byte slice, SUB 64 + TBX over the others, each slice
         load serving a chunk of vectors."""
         sel = self.sel
+        if len(sel.tables[table].values) == 16:  # a 4-bit S-box: the table fits one register, one TBL
+            for lanes in vectors:
+                ins_origin = str(self.fn.ops[lanes[0][1]].origin or "")
+                d = sel.small_lookup(table, self.operands(lanes, 0), None, origin=ins_origin)
+                sel.code[-1].stream = self.stream_of(lanes[0][0])
+                self.record(d, lanes)
+            return
         slices = sel.slices(table)
         c64 = sel.const(64, 8)
         for c in range(0, len(vectors), LUT_CHUNK):

@@ -92,5 +92,5 @@ def check(s: Schedule, module: Module) -> tuple[int, int]:
     if lanes != want:
         raise UsageError(f"schedule {s.name}: {module.cipher} has {module.block} blocks; the sliced layout puts "
                          f"{want} blocks in a register (b{want})" if want else
-                         f"not supported by neon: {module.block} words")
+                         f"not supported by neon: {module.block} words; use --target c")
     return lanes, s.get("il", 1)

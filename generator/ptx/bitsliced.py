@@ -1,19 +1,21 @@
-"""Bitsliced lowering for the GPU: a function on u8 words -> a function on 32-bit bit planes, 32 blocks per
-thread (plane 8j+i holds bit i of state byte j of the 32 blocks, block b in bit b).
+"""Bitsliced lowering for the GPU: a function on words of any width up to 32 bits -> a function on 32-bit
+bit planes, 32 blocks per thread (plane i of block word j holds bit i of word j of the 32 blocks, block b
+in bit b).
 
 The planes come from the bit-plane lowering the C ``bitsliced`` schedule uses (generator/common/
-bitslice.py); here each plane operation is one u32 IR op, so instruction selection fuses the S-box
-circuits and the linear layers into LOP3 networks (3-input truth tables), and byte permutations and
-rotations cost nothing (renaming).  Round-key bytes become planes by ops that depend on the key only
-(0 - ((k >> i) & 1)): keysplit.py moves them to set_key on the host.  No table is read: the layout is
-constant-time.
+bitslice.py: ripple-carry adders, renaming for shifts, rotations, byte extraction and bit permutations,
+Boyar-Peralta or synthesized circuits for any 4- or 8-bit table); here each plane operation is one u32
+IR op, so instruction selection fuses the S-box circuits and the linear layers into LOP3 networks
+(3-input truth tables), and byte permutations and rotations cost nothing (renaming).  Round-key words
+become planes by ops that depend on the key only (0 - ((k >> i) & 1)): keysplit.py moves them to set_key
+on the host.  No table is read: the layout is constant-time.
 
     before (u8):  %2 = xor %0, %1            %3 = rotl %2, 1
     after  (u32): X[0].b0 ^ Y.b0, ..., X[0].b7 ^ Y.b7  (8 ops)     (rotl: none; planes renamed)
 """
 from __future__ import annotations
 
-from cipherspec.ir import Function, Module
+from cipherspec.ir import Function, Module, WordLayout
 from cipherspec.passes import dce
 from generator.common.bitslice import PlaneAlgebra, lower as lower_planes, unsupported
 
@@ -29,12 +31,30 @@ def plane_name(byte_name: str, bit: int) -> str:
 
 def supports(module: Module) -> str | None:
     """Why the bitsliced layout cannot take this cipher (None: it can)."""
-    if module.block.width != 8:
-        return f"the bitsliced layout needs u8 block words; {module.cipher} has {module.block}"
+    wide = [f"{ka.name}: u{ka.width}" for ka in module.key_arrays if ka.width > 32]
+    if module.block.width > 32 or wide:
+        what = f"{module.block} blocks" if module.block.width > 32 else f"round keys {', '.join(wide)}"
+        return (f"the bitsliced layout takes words of up to 32 bits; {module.cipher} has {what} "
+                "(use the default layout, which splits 64-bit words into register pairs)")
     fns = [module.functions[n] for n in ("encrypt", "decrypt")]
     used = {op.imm[0] for fn in fns for op in fn.ops if op.code == "lut"}
     why = unsupported(fns, {t: module.tables[t] for t in used})
     return f"the bitsliced layout cannot take {module.cipher}: {why}" if why else None
+
+
+def state_planes(block: WordLayout, words: list[str]) -> list[str]:
+    """The planes of block words ``words`` in memory-bit order: entry 8m + c is bit c of block byte m
+    (what the bit transpose of the little-endian memory words gives), little- or big-endian words.
+
+        u8[16]:       X[0].b0 .. X[0].b7, X[1].b0, ...
+        u32[4] big:   X[0].b24 .. X[0].b31, X[0].b16 .. X[0].b23, ...
+    """
+    nb = block.width // 8
+    out = []
+    for m in range(len(words) * nb):
+        q = m % nb if block.endian == "little" else nb - 1 - m % nb
+        out += [plane_name(words[m // nb], 8 * q + c) for c in range(8)]
+    return out
 
 
 class IRPlanes(PlaneAlgebra):
@@ -60,21 +80,23 @@ class IRPlanes(PlaneAlgebra):
 
 
 def lower(fn: Function, module: Module, key_inputs: set[str]) -> Function:
-    """``fn`` on 32 blocks: inputs and outputs "NAME.b<i>" (bit i of byte NAME, one u32 plane each); round-key
-    bytes expanded to planes by key-only ops."""
+    """``fn`` on 32 blocks: inputs and outputs "NAME.b<i>" (bit i of word NAME, one u32 plane each), the
+    outputs in memory-bit order (state_planes); round-key words expanded to planes by key-only ops."""
     b = Builder(fn.name)
     planes = IRPlanes(b)
 
-    def bind(name: str) -> list:
+    def bind(name: str, width: int) -> list:
         if name not in key_inputs:
-            return [planes.name(b.input(plane_name(name, i))) for i in range(8)]
+            return [planes.name(b.input(plane_name(name, i))) for i in range(width)]
         x = b.input(name)
         out = []
-        for i in range(8):  # all-ones where key bit i is set: 0 - ((k >> i) & 1)
+        for i in range(width):  # all-ones where key bit i is set: 0 - ((k >> i) & 1)
             bit = b.op("and", b.op("shr", x, imm=i) if i else x, b.const(1))
             out.append(planes.name(b.op("sub", b.const(0), bit)))
         return out
 
     outs = lower_planes(fn, module.tables, planes, bind)
-    result = b.function([(plane_name(n, i), planes.id(p)) for n, _ in fn.outputs for i, p in enumerate(outs[n])])
+    made = {plane_name(n, i): planes.id(p) for n, _ in fn.outputs for i, p in enumerate(outs[n])}
+    order = state_planes(module.block, [n for n, _ in fn.outputs])  # memory-bit order, like the inputs
+    result = b.function([(p, made[p]) for p in order])
     return dce.run(result, module.tables)

@@ -1,7 +1,7 @@
 """Lane layouts: a thread runs G blocks at once in "lane words", a layout derived from the IR by a lowering.
 
     swar  G = 4   byte j of the four blocks in one register, byte b = block b (swar.py)
-    bs    G = 32  bit i of byte j of the 32 blocks in one register, bit b = block b (bitsliced.py)
+    bs    G = 32  bit i of block word j of the 32 blocks in one register, bit b = block b (bitsliced.py)
 
 A layout owns its whole route: the lowering of encrypt and decrypt, the key-only work split off to
 set_key (keysplit.py), and the transforms between a group's memory words M[b*MW + k] (block b's
@@ -91,10 +91,10 @@ def _transforms(module: Module, name: str, state: list[str]) -> tuple[Function, 
 
 
 def _state(module: Module, fname: str, name: str) -> list[str]:
-    """The core's lane-word inputs in order: the block words (swar), or their planes 8j+i (bs)."""
+    """The core's lane-word inputs in order: the block words (swar), or their planes in memory-bit order (bs)."""
     keys = set(rk_index(module))
     xs = [n for n, _, _ in module.functions[fname].inputs() if n not in keys]
-    return xs if name == "swar" else [bitsliced.plane_name(x, i) for x in xs for i in range(8)]
+    return xs if name == "swar" else bitsliced.state_planes(module.block, xs)
 
 
 def lanes_for(module: Module, name: str) -> Lanes:

@@ -29,7 +29,7 @@ class Piece:
 
 def check(layout: WordLayout) -> None:
     if layout.width > 32:
-        raise UsageError(f"cuda backend: {layout} blocks (64-bit words) are not supported yet")
+        raise UsageError(f"cuda backend: {layout} blocks (64-bit words) are not supported yet; use --target c")
     if layout.nbytes % 4:
         raise UsageError(f"cuda backend: block of {layout.nbytes} bytes is not a whole number of 32-bit words")
 

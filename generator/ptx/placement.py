@@ -176,7 +176,8 @@ class CudaSchedule:
             raise UsageError(f"{self.layout}: round keys go in rk-const or rk-shared (its derived key words are many)")
         if self.bal:
             raise UsageError(f"{self.layout}: bal (pipe balancing of 32-bit rotations) does not apply to lane layouts")
-        words = rk_words(module) * (9 if self.layout == "bs" else 4)  # an upper bound on the derived words
+        per = (lambda w: w + 1) if self.layout == "bs" else (lambda w: 4)  # an upper bound on the derived words
+        words = sum(per(ka.width) * len(ka.flat_names()) for ka in module.key_arrays)
         if 4 * words + 256 > LANES_PARAM_LIMIT:
             raise UsageError(f"{self.layout}: {module.cipher}'s derived round-key words exceed the "
                              f"{LANES_PARAM_LIMIT}-byte kernel parameter limit")

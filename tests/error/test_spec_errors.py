@@ -50,7 +50,7 @@ CASES = [
     ("gmul without gf", _mini("    X[0] = gmul(X[1], 2);"), r"gmul needs the field: declare 'gf 0x11b;'", 6, 12),
     ("table too small for index", _mini("    X[0] = T[X[1]];", extra="  const T: u8[16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];\n"),
      r"table T has 16 entries but is indexed by a u8 \(256 values\)", 7, 12),
-    ("S-box wrong size", _mini("    X[0] = X[1];", extra="  sbox S = [1, 2, 3];\n"), r"S-box S has 3 entries; .* needs exactly 256", 4, 3),
+    ("S-box wrong size", _mini("    X[0] = X[1];", extra="  sbox S = [1, 2, 3];\n"), r"S-box S has 3 entries; an S-box needs exactly 256 \(8-bit, .*\) or 16 \(4-bit", 4, 3),
     ("S-box not a permutation", TOY.replace("0x63, 0x7c, 0x77", "0x63, 0x63, 0x77"),
      r"S-box S is not a permutation \(S\[0\] = S\[1\] = 0x63\), so it has no inverse", 21, 13),
     ("missing decrypt", "family m(rounds) {\n  block u8[4];\n  key u8[4];\n"
@@ -69,6 +69,34 @@ CASES = [
      r"unknown function 'frob'", 6, 29),
     ("call arity", _mini("    X[0] = F(X[1], X[2]);", extra="  fn F(x: u8) -> u8 = x <<< 1;\n"),
      r"F takes 1 arguments, got 2", 7, 12),
+    # 4-bit S-boxes, bit permutations, comprehensions over elements, arrays with const arrays
+    ("4-bit S-box entry too wide", _mini("    X[0] = S[X[1]];", extra="  sbox S = [0xc, 0x5, 0x6, 0xb, 0x9, 0x0, 0xa, 0xd, 0x3, 0xe, 0xf, 0x8, 0x4, 0x7, 0x1, 0x10];\n"),
+     r"S-box S has an entry that does not fit in 4 bits", 4, 3),
+    ("4-bit S-box not a permutation", _mini("    X[0] = Si[X[1]];", extra="  sbox S = [0xc, 0xc, 0x6, 0xb, 0x9, 0x0, 0xa, 0xd, 0x3, 0xe, 0xf, 0x8, 0x4, 0x7, 0x1, 0x2];\n"
+                                            "  sbox Si = inverse(S);\n"),
+     r"S-box S is not a permutation \(S\[0\] = S\[1\] = 0x0c\)", 5, 13),
+    ("bitperm not a permutation", _mini("    X[0] = bitperm(X[1], [0, 0, 2, 3, 4, 5, 6, 7]);"),
+     r"bitperm: not a permutation \(entries 0 and 1 are both 0\)", 6, 26),
+    ("bitperm length", _mini("    X[0] = bitperm(X[1], [1, 0]);"),
+     r"bitperm: the permutation has 2 entries, the value has 8 bits", 6, 26),
+    ("bitperm position out of range", _mini("    X[0] = bitperm(X[1], [8, 1, 2, 3, 4, 5, 6, 7]);"),
+     r"bitperm: entry 0 is 8, not a bit position 0..7", 6, 26),
+    ("bitperm of an array", _mini("    X = bitperm(X, [1, 0]);"),
+     r"bitperm permutes the bits of one word; .* bitperm_be\(X, P\)", 6, 17),
+    ("bitperm run-time positions", _mini("    X[0] = bitperm(X[1], X);"),
+     r"bitperm needs a compile-time array of bit positions, got u8\[4\]", 6, 26),
+    ("bitperm_be length", _mini("    X = bitperm_be(X, [j for j in 0..8]);"),
+     r"bitperm_be: the permutation has 8 entries, the value has 32 bits", 6, 23),
+    ("comprehension over a word", _mini("    X = [x ^ 1 for x in X[0]];"),
+     r"'for x in \.\.\.' needs an array, got u8 \(or a range: for x in 0..n\)", 6, 25),
+    ("comprehension variable shadows", _mini("    let x = X[0];\n    X = [x ^ 1 for x in X];"),
+     r"'x' is already defined", 7, 9),
+    ("table with a word", _mini("    X[0] = T ^ X[1];", extra="  const T: u8[4] = [1, 2, 3, 4];\n"),
+     r"'\^' between table T and u8: index the table first \(T\[x\]\), or combine it element by element", 7, 14),
+    ("array with a const array of another length", _mini("    X = X ^ T;", extra="  const T: u8[2] = [1, 2];\n"),
+     r"'\^' between arrays of lengths 4 and 2", 7, 11),
+    ("const array entry too wide for the array", _mini("    X = X ^ T;", extra="  const T: u16[4] = [1, 2, 3, 0x100];\n"),
+     r"constant 0x100 does not fit in u8", 7, 11),
 ]
 
 
@@ -97,7 +125,10 @@ def test_rejected_with_location(small_loop_limit, name, text, message, line, col
         assert err.loc.col == col, str(err)
 
 
-@pytest.mark.parametrize("name,text,message,line,col", CASES[:6] + CASES[6:9], ids=[c[0] for c in CASES[:9]])
+_CLI_CASES = CASES[:9] + [c for c in CASES if c[0].startswith(("bitperm", "comprehension", "4-bit", "table with"))]
+
+
+@pytest.mark.parametrize("name,text,message,line,col", _CLI_CASES, ids=[c[0] for c in _CLI_CASES])
 def test_check_command_prints_location_line_and_caret(tmp_path, capsys, name, text, message, line, col):
     path = tmp_path / "case.cs"
     path.write_text(text)

@@ -1,5 +1,6 @@
 """The C bitsliced schedule's parts: the S-box circuit (exhaustive), the two-sided affine forms of every
-shipped table, the plane lowering of gmul, and the refusals (wide words, add, non-AES tables)."""
+shipped table, synthesized circuits for other tables, the plane lowering of gmul, and the refusal (a
+block that is not whole 8-byte groups)."""
 from __future__ import annotations
 
 import pytest
@@ -48,12 +49,38 @@ def test_gmul_rows_are_the_multiplication_matrix():
             assert y == gf_mul(x, c, 0x11B)
 
 
-def test_refusals_name_the_reason(registry):
-    assert "wider than 8 bits" in bitsliced_support(registry.module("lea128"))
-    assert "add" in bitsliced_support(registry.module("hight"))
-    with pytest.raises(UsageError, match="not available for lea128"):
-        parse_schedule(registry.module("lea128"), "bitsliced")
+def test_any_table_through_the_lowered_circuit():
+    """A table that is not affine-equivalent to AES's gets a synthesized circuit (sbox_synth.py)."""
     rnd = Table("R", 8, 8, tuple((x * 7 + 3) % 256 for x in range(256)))
     assert two_sided(rnd.values) is None
-    with pytest.raises(UsageError, match="table R"):
-        Planes("t", "P").sbox([f"x{i}" for i in range(8)], rnd)
+    assert [_run_planes(rnd, x) for x in range(256)] == list(rnd.values)
+
+
+def test_4_bit_table_in_a_byte():
+    """A 4-bit S-box lives in a u8: its circuit reads planes 0..3, and planes 4..7 stay constant 0."""
+    from generator.c.bitslice import live_bits
+
+    present = Table("S", 4, 8, (0xC, 0x5, 0x6, 0xB, 0x9, 0x0, 0xA, 0xD, 0x3, 0xE, 0xF, 0x8, 0x4, 0x7, 0x1, 0x2))
+    assert live_bits(present) == [0, 1, 2, 3]
+    assert Planes("t", "P").sbox_inline([f"x{i}" for i in range(8)], present)[4:] == [0, 0, 0, 0]
+    assert [_run_planes(present, x) for x in range(16)] == list(present.values)
+
+
+def test_every_spec_with_whole_8_byte_groups_is_accepted(registry):
+    for name in ("lea128", "hight", "cham64_128", "aes128"):
+        assert bitsliced_support(registry.module(name)) == ""
+    assert parse_schedule(registry.module("lea128"), "bitsliced").layout == "bitsliced"
+
+
+def test_refusal_names_the_reason(tmp_path):
+    from cipherspec.registry import Registry
+
+    spec = tmp_path / "w96.cs"
+    spec.write_text("family w(rounds) { block u32[3] little; key u32[3] little;\n"
+                    "  key_schedule(K) -> rk: u32[rounds][3] { for i in 0..rounds { rk[i] = K; } }\n"
+                    "  encrypt(X, rk) { X = X ^ rk[0]; } decrypt(X, rk) { X = X ^ rk[0]; } }\n"
+                    "cipher w96 = w(rounds = 1);\n")
+    module = Registry(extra=[spec]).module("w96")
+    assert "12-byte block" in bitsliced_support(module)
+    with pytest.raises(UsageError, match="not available for w96: a 12-byte block"):
+        parse_schedule(module, "bitsliced")

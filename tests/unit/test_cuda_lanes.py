@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from wordshape_specs import REG as WORDSHAPES
 
 from cipherspec.blockcipher import RefCipher
 from cipherspec.errors import UsageError
@@ -18,7 +19,8 @@ from generator.ptx.lanes import lanes_for, mask_bits
 from generator.ptx.placement import CudaSchedule, rk_index
 from generator.ptx.source import generate, prepared
 
-CASES = [("hight", "swar"), ("pipo64_128", "swar"), ("pipo64_128", "bs"), ("aes128", "bs")]
+CASES = [("hight", "swar"), ("pipo64_128", "swar"), ("pipo64_128", "bs"), ("aes128", "bs"), ("hight", "bs"),
+         ("cham64_128", "bs"), ("lea128", "bs")]  # bs: u8, u16 big-endian and u32 little-endian words, adders
 
 
 def _prepared(registry, name, layout):
@@ -44,11 +46,12 @@ def _derived(lay, module, rkd) -> dict[str, np.ndarray]:
     return keys | Interpreter(module.tables).run(lay.derive, keys)
 
 
-@pytest.mark.parametrize("name,layout", CASES)
+@pytest.mark.parametrize("name,layout", CASES + [("sm4like8", "bs")])  # u32 big, byte S-box: trunc/zext renaming
 def test_lane_route_equals_the_reference(registry, name, layout):
-    module = _prepared(registry, name, layout)
+    reg = WORDSHAPES if name == "sm4like8" else registry
+    module = _prepared(reg, name, layout)
     lay = lanes_for(module, layout)
-    ref = RefCipher(registry.module(name))
+    ref = RefCipher(reg.module(name))
     rng = np.random.default_rng(5)
     key = rng.integers(0, 256, ref.key_bytes, dtype=np.uint8).tobytes()
     rkd = ref.expand_key(key)
@@ -102,7 +105,8 @@ def test_names_notes_and_refusals(registry):
     assert "tab-" in CudaSchedule.parse("swar", aes).name(aes)
     with pytest.raises(UsageError, match="needs u8 block words"):
         CudaSchedule.parse("swar", prepared(registry.module("lea128")))
-    with pytest.raises(UsageError, match="op add"):
-        CudaSchedule.parse("bs", prepared(registry.module("hight")))
+    with pytest.raises(UsageError, match=r"bitsliced layout takes words of up to 32 bits; speck128le has u64\[2\] "
+                                         r"little blocks \(use the default layout"):
+        CudaSchedule.parse("bs", prepared(WORDSHAPES.module("speck128le"), CudaSchedule(layout="bs")))
     with pytest.raises(UsageError, match="rk-const or rk-shared"):
         CudaSchedule.parse("swar_rk-reg", prepared(registry.module("hight")))

@@ -11,7 +11,8 @@ from cipherspec.parse import parse_text
 from cipherspec.registry import Registry, shipped_spec_files
 from paths import ROOT, TOY_SPEC
 
-FILES = list(shipped_spec_files()) + [TOY_SPEC, ROOT / "tests" / "data" / "aria_diffusion.cs"]
+FILES = (list(shipped_spec_files()) + [TOY_SPEC, ROOT / "tests" / "data" / "aria_diffusion.cs"]
+         + sorted((ROOT / "examples" / "ciphers").glob("*.cs")) + sorted((ROOT / "tests" / "conformance").glob("*.cs")))
 
 
 def strip(obj):
