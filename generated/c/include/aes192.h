@@ -44,7 +44,7 @@ extern "C" {
 typedef struct aes192_key {
     uint32_t variant;  /* 1 + index of the kernel variant (0: not set up) */
     uint8_t rk[208];  /* rk: u8[13][16], flattened */
-    uint64_t bs[1664];  /* bitsliced round keys: bit b of key word i as a 0/all-ones mask at [i*8+b] */
+    uint64_t bs[1664];  /* bitsliced round keys: each key word's bits as 0/all-ones masks, word after word */
 } aes192_key;
 
 /* Expands a 24-byte key for the kernels the library chose for this CPU (see "Kernels" below). */

@@ -45,7 +45,7 @@ typedef struct aria192_key {
     uint32_t variant;  /* 1 + index of the kernel variant (0: not set up) */
     uint8_t ek[240];  /* ek: u8[15][16], flattened */
     uint8_t dk[240];  /* dk: u8[15][16], flattened */
-    uint64_t bs[3840];  /* bitsliced round keys: bit b of key word i as a 0/all-ones mask at [i*8+b] */
+    uint64_t bs[3840];  /* bitsliced round keys: each key word's bits as 0/all-ones masks, word after word */
 } aria192_key;
 
 /* Expands a 24-byte key for the kernels the library chose for this CPU (see "Kernels" below). */

@@ -45,7 +45,7 @@ typedef struct aria256_key {
     uint32_t variant;  /* 1 + index of the kernel variant (0: not set up) */
     uint8_t ek[272];  /* ek: u8[17][16], flattened */
     uint8_t dk[272];  /* dk: u8[17][16], flattened */
-    uint64_t bs[4352];  /* bitsliced round keys: bit b of key word i as a 0/all-ones mask at [i*8+b] */
+    uint64_t bs[4352];  /* bitsliced round keys: each key word's bits as 0/all-ones masks, word after word */
 } aria256_key;
 
 /* Expands a 32-byte key for the kernels the library chose for this CPU (see "Kernels" below). */

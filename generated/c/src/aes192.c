@@ -251,24 +251,33 @@ static void cs_ksbox_S(const uint64_t x[8], uint64_t y[8])
     y[7] = p141;
 }
 
-/* S[v] without a memory access that depends on v: the circuit on the 8 bits of v as masks */
+/* S[v] without a memory access that depends on v: the circuit on the 8 index bits of v as masks
+   (output bits the table never varies are the constant 0) */
 static uint8_t cs_ct_S(uint8_t v)
 {
     uint64_t x[8], y[8];
-    int b, r = 0;
+    uint32_t r = 0u;
+    int b;
     for (b = 0; b < 8; b++) x[b] = CS_M_BIT(v, b);
     cs_ksbox_S(x, y);
-    for (b = 0; b < 8; b++) r |= (int)(y[b] & 1u) << b;
+    r |= (uint32_t)(y[0] & 1u) << 0;
+    r |= (uint32_t)(y[1] & 1u) << 1;
+    r |= (uint32_t)(y[2] & 1u) << 2;
+    r |= (uint32_t)(y[3] & 1u) << 3;
+    r |= (uint32_t)(y[4] & 1u) << 4;
+    r |= (uint32_t)(y[5] & 1u) << 5;
+    r |= (uint32_t)(y[6] & 1u) << 6;
+    r |= (uint32_t)(y[7] & 1u) << 7;
     return (uint8_t)r;
 }
 
-/* the round keys as bit planes for the bitsliced kernels: bit b of key byte k as a 0/all-ones mask in bs[k*8+b] */
+/* the round keys as bit planes for the bitsliced kernels: bit b of key word k (of w bits) as a 0/all-ones mask in bs[first + k*w + b] */
 static void cs_key_planes(aes192_key *ks)
 {
     size_t k;
     int b;
     for (k = 0; k < 208; k++)
-        for (b = 0; b < 8; b++) ks->bs[(0 + k) * 8 + b] = (uint64_t)0 - (uint64_t)((ks->rk[k] >> b) & 1u);
+        for (b = 0; b < 8; b++) ks->bs[0 + k * 8 + b] = (uint64_t)0 - (uint64_t)((ks->rk[k] >> b) & 1u);
 }
 
 /* ---- key schedule ---- */
