@@ -7,6 +7,7 @@
 Bytes become words as the spec's ``block``/``key`` declarations say
 (``u32[4] little``: four little-endian words; ``u16[4] big``: big-endian).
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -16,6 +16,7 @@ Write them before reusing ``buf``.  Before/after, CBC encryption of 3 blocks cut
 
     update(buf=[P0], 16) -> [C0]   (iv := C0)      final(buf=[P1 P2], 32) -> [C1 C2 + one padding block]
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -50,7 +51,7 @@ class ChunkedMode:
         if n == 0:
             return
         b = self.block
-        chain = buf[n - b:n].copy() if self.mode == "cbc" and self.direction == "decrypt" else None
+        chain = buf[n - b : n].copy() if self.mode == "cbc" and self.direction == "decrypt" else None
         if self._into is not None:
             self._into(self.rk, self.mode, self.direction, buf, n, self.iv)  # CTR advances self.iv
         else:
@@ -65,17 +66,21 @@ class ChunkedMode:
             buf[:n] = np.frombuffer(out, np.uint8)
         if self.mode == "cbc":  # the next chunk chains on this chunk's last ciphertext block
             assert self.iv is not None
-            self.iv[:] = chain if chain is not None else buf[n - b:n]
+            self.iv[:] = chain if chain is not None else buf[n - b : n]
 
     def _length_error(self) -> UsageError:
         m, b = self.mode.upper(), self.block
         if self.direction == "decrypt":
             if self.total == 0:
                 return UsageError(f"{m}: the input is empty; a padded ciphertext is at least one {b}-byte block")
-            return UsageError(f"{m}: input is {self.total} bytes, not a multiple of the {b}-byte block "
-                              f"(an {m} ciphertext is whole blocks)")
-        return UsageError(f"{m}: input is {self.total} bytes, not a multiple of the {b}-byte block "
-                          "(without padding ECB and CBC take whole blocks: leave out --no-pad, or use CTR)")
+            return UsageError(
+                f"{m}: input is {self.total} bytes, not a multiple of the {b}-byte block "
+                f"(an {m} ciphertext is whole blocks)"
+            )
+        return UsageError(
+            f"{m}: input is {self.total} bytes, not a multiple of the {b}-byte block "
+            "(without padding ECB and CBC take whole blocks: leave out --no-pad, or use CTR)"
+        )
 
     # ------------------------------------------------------------------------------ the stream
     def update(self, buf: np.ndarray, n: int) -> list:
@@ -86,8 +91,8 @@ class ChunkedMode:
         self._crypt(buf, n)
         if not self._holds_last or n == 0:
             return [buf[:n]]
-        pieces = [self._held, buf[:n - self.block]] if self._held else [buf[:n - self.block]]
-        self._held = buf[n - self.block:n].tobytes()
+        pieces = [self._held, buf[: n - self.block]] if self._held else [buf[: n - self.block]]
+        self._held = buf[n - self.block : n].tobytes()
         return pieces
 
     def final(self, buf: np.ndarray, n: int) -> list:
@@ -103,6 +108,6 @@ class ChunkedMode:
         if not self._holds_last:
             return [buf[:n]]
         if n == 0:  # the held block is the last one
-            return [self._held[:unpadded_length(self._held)]]
-        keep = unpadded_length(buf[n - b:n])
-        return ([self._held] if self._held else []) + [buf[:n - b + keep]]
+            return [self._held[: unpadded_length(self._held)]]
+        keep = unpadded_length(buf[n - b : n])
+        return ([self._held] if self._held else []) + [buf[: n - b + keep]]

@@ -15,9 +15,10 @@ security strength when the df is used, personalization and additional input ≤ 
 df, entropy is exactly seedlen and personalization/additional input at most seedlen.  A request past
 the reseed interval reseeds from the entropy source if one is given, otherwise fails.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -41,8 +42,14 @@ def new_drbg(cipher, **kwargs):
 
 
 class CtrDrbg:
-    def __init__(self, cipher, use_df: bool = True, reseed_interval: int = MAX_RESEED_INTERVAL,
-                 prediction_resistance: bool = False, entropy_source: Callable[[int], bytes] | None = None):
+    def __init__(
+        self,
+        cipher,
+        use_df: bool = True,
+        reseed_interval: int = MAX_RESEED_INTERVAL,
+        prediction_resistance: bool = False,
+        entropy_source: Callable[[int], bytes] | None = None,
+    ):
         if not 1 <= reseed_interval <= MAX_RESEED_INTERVAL:
             raise DrbgError(f"reseed interval must be 1..2^48, got {reseed_interval}")
         self.cipher = cipher
@@ -71,7 +78,7 @@ class CtrDrbg:
         n = -(-self.seedlen // self.outlen)
         temp, _ = self._keystream(key, v, n)
         temp = bytes(a ^ b for a, b in zip(temp[: self.seedlen], provided))
-        return temp[: self.keylen], temp[self.keylen:]
+        return temp[: self.keylen], temp[self.keylen :]
 
     def _bcc(self, key: bytes, data: bytes) -> bytes:
         rk = self.cipher.expand_key(key)
@@ -91,7 +98,7 @@ class CtrDrbg:
             iv = i.to_bytes(4, "big") + bytes(self.outlen - 4)
             temp += self._bcc(k, iv + s)
             i += 1
-        k, x = temp[: self.keylen], temp[self.keylen: self.keylen + self.outlen]
+        k, x = temp[: self.keylen], temp[self.keylen : self.keylen + self.outlen]
         out = b""
         rk = self.cipher.expand_key(k)
         while len(out) < nbytes:
@@ -110,8 +117,10 @@ class CtrDrbg:
             self._check_len(what, extra)
             return self.block_cipher_df(entropy + extra, self.seedlen)
         if len(entropy) != self.seedlen:
-            raise DrbgError(f"without the derivation function the entropy input must be seedlen = "
-                            f"{self.seedlen} bytes, got {len(entropy)}")
+            raise DrbgError(
+                f"without the derivation function the entropy input must be seedlen = "
+                f"{self.seedlen} bytes, got {len(entropy)}"
+            )
         self._check_len(what, extra, 0, self.seedlen)
         padded = extra + bytes(self.seedlen - len(extra))
         return bytes(a ^ b for a, b in zip(entropy, padded))
@@ -138,14 +147,21 @@ class CtrDrbg:
         if self.key is None:
             raise DrbgError("the DRBG is not instantiated")
 
-    def generate(self, nbytes: int, additional_input: bytes = b"", entropy: bytes | None = None,
-                 prediction_resistance: bool | None = None) -> bytes:
+    def generate(
+        self,
+        nbytes: int,
+        additional_input: bytes = b"",
+        entropy: bytes | None = None,
+        prediction_resistance: bool | None = None,
+    ) -> bytes:
         """One request.  ``entropy`` feeds a reseed that prediction resistance or the interval demands."""
         self._require_instantiated()
         assert self.key is not None and self.v is not None  # narrows for the type checker
         if not 0 <= nbytes * 8 <= MAX_BITS_PER_REQUEST:
-            raise DrbgError(f"a request is at most 2^19 bits ({MAX_BITS_PER_REQUEST // 8} bytes); got {nbytes} bytes "
-                            "— split it into several requests (generate_bulk)")
+            raise DrbgError(
+                f"a request is at most 2^19 bits ({MAX_BITS_PER_REQUEST // 8} bytes); got {nbytes} bytes "
+                "— split it into several requests (generate_bulk)"
+            )
         pr = self.prediction_resistance if prediction_resistance is None else prediction_resistance
         if pr and not self.prediction_resistance:
             raise DrbgError("prediction resistance was not requested at instantiation")
@@ -186,8 +202,9 @@ class CtrDrbg:
             n = min(nbytes, request_bytes)
             if self.prediction_resistance or self.reseed_counter > self.reseed_interval:
                 if self.entropy_source is None:
-                    raise DrbgError("reseed required (prediction resistance or reseed interval reached) "
-                                    "but no entropy source")
+                    raise DrbgError(
+                        "reseed required (prediction resistance or reseed interval reached) but no entropy source"
+                    )
                 self.reseed(self.entropy_source(self.security_bytes if self.use_df else self.seedlen))
             nblocks = -(-n // self.outlen)
             plan.append(BulkRequest(self.key, self.v, nblocks, n))

@@ -6,9 +6,10 @@ reseeds first with EntropyInputPR1 / EntropyInputPR2.
 KISA form (ctr_drbg_kisa_sample.txt): instantiate, Generate twice, compare BOTH (ReturnedBits1/2); reseeds
 that prediction resistance or ReseedInterval demand consume EntropyInputReseed1, then 2, in order.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .drbg import MAX_RESEED_INTERVAL, new_drbg
 from .errors import KatError, UsageError
@@ -16,8 +17,16 @@ from .kat import FileReport, KatBlock
 
 NIST_FIELDS = {"EntropyInputReseed", "AdditionalInputReseed", "EntropyInputPR1", "EntropyInputPR2", "ReturnedBits"}
 KISA_FIELDS = {"ReseedInterval", "EntropyInputReseed1", "EntropyInputReseed2", "ReturnedBits1", "ReturnedBits2"}
-COMMON = {"Cipher", "DerivationFunction", "PredictionResistance", "EntropyInput", "Nonce", "PersonalizationString",
-          "AdditionalInput1", "AdditionalInput2"}
+COMMON = {
+    "Cipher",
+    "DerivationFunction",
+    "PredictionResistance",
+    "EntropyInput",
+    "Nonce",
+    "PersonalizationString",
+    "AdditionalInput1",
+    "AdditionalInput2",
+}
 
 
 def _flag(b: KatBlock, name: str) -> bool:
@@ -46,8 +55,11 @@ def run_drbg_block(b: KatBlock, make_cipher) -> tuple[bool, str]:
             raise KatError(f"{b.where('ReseedInterval')}: ReseedInterval must be an integer")
         interval = int(text) or MAX_RESEED_INTERVAL
     cipher = make_cipher(b.fields["Cipher"], None)
-    pool = [_opt_hex(b, n) for n in (("EntropyInputReseed1", "EntropyInputReseed2") if kisa
-                                      else ("EntropyInputPR1", "EntropyInputPR2")) if b.fields.get(n)]
+    pool = [
+        _opt_hex(b, n)
+        for n in (("EntropyInputReseed1", "EntropyInputReseed2") if kisa else ("EntropyInputPR1", "EntropyInputPR2"))
+        if b.fields.get(n)
+    ]
 
     def entropy(_n: int) -> bytes:
         if not pool:
@@ -61,8 +73,10 @@ def run_drbg_block(b: KatBlock, make_cipher) -> tuple[bool, str]:
             d.reseed(b.hex("EntropyInputReseed"), _opt_hex(b, "AdditionalInputReseed"))
         if kisa:
             want = [b.hex("ReturnedBits1"), b.hex("ReturnedBits2")]
-            got = [d.generate(len(want[0]), _opt_hex(b, "AdditionalInput1")),
-                   d.generate(len(want[1]), _opt_hex(b, "AdditionalInput2"))]
+            got = [
+                d.generate(len(want[0]), _opt_hex(b, "AdditionalInput1")),
+                d.generate(len(want[1]), _opt_hex(b, "AdditionalInput2")),
+            ]
         else:
             want = [b.hex("ReturnedBits")]
             d.generate(len(want[0]), _opt_hex(b, "AdditionalInput1"))
@@ -74,8 +88,10 @@ def run_drbg_block(b: KatBlock, make_cipher) -> tuple[bool, str]:
     if got == want:
         return True, ""
     which = next(i for i in range(len(want)) if got[i] != want[i])
-    return False, (f"{b.where()}: {b.fields['Cipher']} CTR_DRBG output {which + 1} gave {got[which].hex()[:48]}, "
-                   f"expected {want[which].hex()[:48]}")
+    return False, (
+        f"{b.where()}: {b.fields['Cipher']} CTR_DRBG output {which + 1} gave {got[which].hex()[:48]}, "
+        f"expected {want[which].hex()[:48]}"
+    )
 
 
 def make_drbg_runner(make_cipher: Callable) -> Callable[[list[KatBlock], FileReport], None]:
@@ -87,4 +103,5 @@ def make_drbg_runner(make_cipher: Callable) -> Callable[[list[KatBlock], FileRep
             else:
                 report.failed += 1
                 report.failures.append(message)
+
     return run

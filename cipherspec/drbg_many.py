@@ -13,9 +13,10 @@ caller were to reuse entropy by mistake.  The instances' request chains are plan
     outs = generate_many(drbgs, 1 << 20)                  # list of 64 outputs of 1 MiB each
 Bytes equal each instance's own generate() calls.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .drbg import MAX_BITS_PER_REQUEST, CtrDrbg, DrbgError
 
@@ -25,8 +26,14 @@ def personalization_for(index: int, label: bytes = b"cipherspec-instance") -> by
     return label + index.to_bytes(8, "big")
 
 
-def instantiate_many(cipher, count: int, entropy_fn: Callable[[int], bytes], nonce_fn: Callable[[int], bytes],
-                     use_df: bool = True, **kwargs) -> list[CtrDrbg]:
+def instantiate_many(
+    cipher,
+    count: int,
+    entropy_fn: Callable[[int], bytes],
+    nonce_fn: Callable[[int], bytes],
+    use_df: bool = True,
+    **kwargs,
+) -> list[CtrDrbg]:
     """``count`` DRBGs, instance i seeded with entropy_fn(i), nonce_fn(i) and personalization_for(i).
     Entropy must be distinct per instance (fresh from the entropy source): a repeat is refused."""
     drbgs, seen = [], set()
@@ -48,12 +55,13 @@ def generate_many(drbgs: list, nbytes: int, request_bytes: int = MAX_BITS_PER_RE
     plans = [d.plan_bulk(nbytes, request_bytes) for d in drbgs]
     cipher = drbgs[0].cipher
     if not hasattr(cipher, "keystream_multi") or any(d.cipher is not cipher for d in drbgs):
-        return [b"".join(d._keystream(r.key, r.v, r.nblocks)[0][: r.nbytes] for r in plan)
-                for d, plan in zip(drbgs, plans)]
+        return [
+            b"".join(d._keystream(r.key, r.v, r.nblocks)[0][: r.nbytes] for r in plan) for d, plan in zip(drbgs, plans)
+        ]
     out = cipher.keystream_multi([r for plan in plans for r in plan])  # each request's nbytes, concatenated
     res, pos = [], 0
     for plan in plans:
         k = sum(r.nbytes for r in plan)
-        res.append(out[pos:pos + k])
+        res.append(out[pos : pos + k])
         pos += k
     return res

@@ -1,11 +1,12 @@
 """The canonical text form of the IR (what golden tests compare and ``cipherspec dump`` prints).
 
-    ; lea128 (family lea: nk=4 rounds=24) block u32[4] little, key u32[4] little
-    func encrypt   ; 29 inputs, 4 outputs, 124 ops
-      %0 = input.u32 "X[0]"                          ; lea.cs:31:3 encrypt
-      %12 = rotl.u32 %11, 9                          ; lea.cs:33:7 encrypt r0
-      out "X[0]" = %12
+; lea128 (family lea: nk=4 rounds=24) block u32[4] little, key u32[4] little
+func encrypt   ; 29 inputs, 4 outputs, 124 ops
+  %0 = input.u32 "X[0]"                          ; lea.cs:31:3 encrypt
+  %12 = rotl.u32 %11, 9                          ; lea.cs:33:7 encrypt r0
+  out "X[0]" = %12
 """
+
 from __future__ import annotations
 
 from .ir import Function, Module
@@ -48,7 +49,7 @@ def format_module(m: Module, functions: tuple[str, ...] | None = None, with_orig
         lines.append(f"table @{t.name} u{t.in_width} -> u{t.out_width} [{len(t.values)}]{derived}")
         row = 16
         for i in range(0, len(t.values), row):
-            lines.append("  " + " ".join(f"{v:0{t.out_width // 4}x}" for v in t.values[i:i + row]))
+            lines.append("  " + " ".join(f"{v:0{t.out_width // 4}x}" for v in t.values[i : i + row]))
     for name in functions or tuple(m.functions):
         lines.append(format_function(m.functions[name], with_origin))
     return "\n".join(lines) + "\n"

@@ -3,6 +3,7 @@
 Every user-facing failure is a ``CipherspecError``; the CLI prints ``str(err)``
 and exits with status 2.  Anything else escaping is a bug in cipherspec.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -7,13 +7,34 @@ author writes it); statements one per line, two-space indent.
                                                          block u8[4];
                                                          key u8[4];
 """
+
 from __future__ import annotations
 
 from . import syntax as S
 
 # binding strength, loosest first (as in grammar.lark: Python's order)
-_LEVEL = {"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4, "|": 5, "^": 6, "&": 7,
-          "<<": 8, ">>": 8, "<<<": 8, ">>>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
+_LEVEL = {
+    "or": 1,
+    "and": 2,
+    "==": 4,
+    "!=": 4,
+    "<": 4,
+    "<=": 4,
+    ">": 4,
+    ">=": 4,
+    "|": 5,
+    "^": 6,
+    "&": 7,
+    "<<": 8,
+    ">>": 8,
+    "<<<": 8,
+    ">>>": 8,
+    "+": 9,
+    "-": 9,
+    "*": 10,
+    "/": 10,
+    "%": 10,
+}
 _UNARY = {"not": 3, "~": 11, "-": 11}
 
 

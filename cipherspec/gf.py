@@ -1,4 +1,5 @@
 """GF(2^8) arithmetic for ``gmul``: multiplication modulo a degree-8 polynomial (AES: 0x11b)."""
+
 from __future__ import annotations
 
 import functools
@@ -17,7 +18,7 @@ def gf_mul(a: int, b: int, poly: int) -> int:
     return r
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def gf_table(c: int, poly: int) -> tuple[int, ...]:
     """The 256-entry table of x -> gf_mul(x, c, poly)."""
     return tuple(gf_mul(x, c, poly) for x in range(256))

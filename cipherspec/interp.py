@@ -7,6 +7,7 @@ Semantics are the IR's, exactly: arithmetic mod 2^width, rotations by
 
     run(fn, {"X[0]": np.array([1, 2], np.uint32), ...}, tables) -> {"X[0]": array(...), ...}
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -54,8 +55,9 @@ class Interpreter:
             vals.append(self.eval_op(op, vals, inputs))
         return {name: vals[v] for name, v in fn.outputs}
 
-    def eval_op(self, op: Op, vals: Sequence[np.ndarray] | Mapping[int, np.ndarray],
-                inputs: Mapping[str, object]) -> np.ndarray:
+    def eval_op(
+        self, op: Op, vals: Sequence[np.ndarray] | Mapping[int, np.ndarray], inputs: Mapping[str, object]
+    ) -> np.ndarray:
         """``vals``: earlier values by id (all of them, or only those ``op`` reads)."""
         code, w = op.code, op.width
         dt = DTYPES[w]

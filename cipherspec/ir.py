@@ -21,6 +21,7 @@ Opcodes (``imm`` in brackets):
 
 A Function lists its outputs as (name, value id) pairs.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace

@@ -8,12 +8,14 @@ Rounds.  A block with EntropyInput is a CTR_DRBG block (see drbg_kat.py).
     blocks = parse_kat_file("aes.txt")
     report = run_kat_file("aes.txt", make_cipher)     -> FileReport(passed, failed, failures)
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -145,8 +147,9 @@ def _check_sizes(case: BlockCase, c) -> None:
     if case.iv is not None and len(case.iv) != c.block_bytes:
         raise KatError(f"{b.where('IV')}: {case.cipher} needs a {c.block_bytes}-byte IV, got {len(case.iv)}")
     if case.mode != "ctr" and len(case.plaintext) % c.block_bytes:
-        raise KatError(f"{b.where('Plaintext')}: {len(case.plaintext)} bytes is not a whole number of "
-                       f"{c.block_bytes}-byte blocks")
+        raise KatError(
+            f"{b.where('Plaintext')}: {len(case.plaintext)} bytes is not a whole number of {c.block_bytes}-byte blocks"
+        )
 
 
 def run_block_cases(cases: list[BlockCase], make_cipher: Callable[[str, int | None], Any], report: FileReport):
@@ -188,20 +191,28 @@ def _record(report: FileReport, case: BlockCase, enc: bytes, dec: bytes):
     ok = True
     if enc != case.ciphertext:
         ok = False
-        report.failures.append(f"{case.block.where()}: {case.cipher} {case.mode} encrypt gave {enc.hex()[:64]}, "
-                               f"expected {case.ciphertext.hex()[:64]}")
+        report.failures.append(
+            f"{case.block.where()}: {case.cipher} {case.mode} encrypt gave {enc.hex()[:64]}, "
+            f"expected {case.ciphertext.hex()[:64]}"
+        )
     if dec != case.plaintext:
         ok = False
-        report.failures.append(f"{case.block.where()}: {case.cipher} {case.mode} decrypt gave {dec.hex()[:64]}, "
-                               f"expected {case.plaintext.hex()[:64]}")
+        report.failures.append(
+            f"{case.block.where()}: {case.cipher} {case.mode} decrypt gave {dec.hex()[:64]}, "
+            f"expected {case.plaintext.hex()[:64]}"
+        )
     if ok:
         report.passed += 1
     else:
         report.failed += 1
 
 
-def run_kat_file(path: str, make_cipher: Callable[[str, int | None], Any], known_ciphers: set[str],
-                 run_drbg: Callable[[list[KatBlock], FileReport], None] | None = None) -> FileReport:
+def run_kat_file(
+    path: str,
+    make_cipher: Callable[[str, int | None], Any],
+    known_ciphers: set[str],
+    run_drbg: Callable[[list[KatBlock], FileReport], None] | None = None,
+) -> FileReport:
     """Validates the whole file first (a malformed file runs nothing), then runs it."""
     blocks = parse_kat_file(path)
     report = FileReport(path)

@@ -16,10 +16,12 @@ are ``Word``s (an IR value id and a width); arrays are ``Arr`` tuples of either;
 constant arrays and S-boxes are ``ConstTable``s (indexed by an int they give a
 constant, by a word they become a ``lut`` op).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, cast
+from typing import cast
 
 from . import syntax as S
 from .errors import Loc, SpecError
@@ -61,8 +63,24 @@ class _Unset:
 
 UNSET = _Unset()
 
-BUILTINS = ("gmul", "inverse", "rotl_be", "rotr_be", "pack_le", "pack_be", "unpack_le", "unpack_be",
-            "bitperm", "bitperm_le", "bitperm_be", "len", "u8", "u16", "u32", "u64")
+BUILTINS = (
+    "gmul",
+    "inverse",
+    "rotl_be",
+    "rotr_be",
+    "pack_le",
+    "pack_be",
+    "unpack_le",
+    "unpack_be",
+    "bitperm",
+    "bitperm_le",
+    "bitperm_be",
+    "len",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+)
 SBOX_BITS = {16: 4, 256: 8}  # entries -> bits of an S-box: 4-bit S-boxes apply to every nibble of a word
 
 
@@ -173,13 +191,25 @@ class Lowering:
         for fn in fam.fns.values():
             if fn.name in BUILTINS:
                 raise self.error(fn.loc, f"fn {fn.name} redefines a builtin")
-        for part, what in ((fam.block, "block"), (fam.key, "key"), (fam.key_schedule, "key_schedule"),
-                           (fam.encrypt, "encrypt"), (fam.decrypt, "decrypt")):
+        for part, what in (
+            (fam.block, "block"),
+            (fam.key, "key"),
+            (fam.key_schedule, "key_schedule"),
+            (fam.encrypt, "encrypt"),
+            (fam.decrypt, "decrypt"),
+        ):
             if part is None:
-                raise self.error(fam.loc, f"family {fam.name} has no {what} (a family needs block, key, "
-                                          "key_schedule, encrypt and decrypt)")
-        assert (fam.block is not None and fam.key is not None and fam.key_schedule is not None
-                and fam.encrypt is not None and fam.decrypt is not None)  # checked just above
+                raise self.error(
+                    fam.loc,
+                    f"family {fam.name} has no {what} (a family needs block, key, key_schedule, encrypt and decrypt)",
+                )
+        assert (
+            fam.block is not None
+            and fam.key is not None
+            and fam.key_schedule is not None
+            and fam.encrypt is not None
+            and fam.decrypt is not None
+        )  # checked just above
         block = self.layout(fam.block, "block")
         key = self.layout(fam.key, "key")
         functions: dict[str, Function] = {}
@@ -188,8 +218,18 @@ class Lowering:
         for cf in (fam.encrypt, fam.decrypt):
             functions[cf.kind] = self.lower_cipher_fn(cf, block, key_arrays)
             uses[cf.kind] = cf.keys_names
-        return Module(self.cipher, fam.name, dict(self.params), self.spec.path, block, key, key_arrays,
-                      dict(sorted(self.tables.items())), functions, uses)
+        return Module(
+            self.cipher,
+            fam.name,
+            dict(self.params),
+            self.spec.path,
+            block,
+            key,
+            key_arrays,
+            dict(sorted(self.tables.items())),
+            functions,
+            uses,
+        )
 
     def layout(self, t: S.TypeExpr, what: str) -> WordLayout:
         dims = [self.eval_int(d, self.globals, f"the {what} size") for d in t.dims]
@@ -232,9 +272,12 @@ class Lowering:
                 bits = SBOX_BITS.get(len(vals), 8)
                 table = ConstTable(decl.name, bits, vals)
             if len(table.values) not in SBOX_BITS:
-                raise self.error(decl.loc, f"S-box {decl.name} has {len(table.values)} entries; an S-box needs "
-                                           "exactly 256 (8-bit, indexed by a byte) or 16 (4-bit, applied to "
-                                           "every nibble of a word)")
+                raise self.error(
+                    decl.loc,
+                    f"S-box {decl.name} has {len(table.values)} entries; an S-box needs "
+                    "exactly 256 (8-bit, indexed by a byte) or 16 (4-bit, applied to "
+                    "every nibble of a word)",
+                )
             if any(not 0 <= x < 1 << table.width for x in table.values):
                 what = "a byte" if table.width == 8 else "4 bits"
                 raise self.error(decl.loc, f"S-box {decl.name} has an entry that does not fit in {what}")
@@ -292,13 +335,17 @@ class Lowering:
     def lower_key_schedule(self, ks: S.KeySchedule, key: WordLayout):
         self.start_function("key_schedule")
         scope = _Scope(self.globals)
-        scope.names[ks.key_name] = _Binding(self.input_array(ks.loc, ks.key_name, key.width, (key.count,)), False, False)
+        scope.names[ks.key_name] = _Binding(
+            self.input_array(ks.loc, ks.key_name, key.width, (key.count,)), False, False
+        )
         arrays: list[KeyArray] = []
         for out in ks.outputs:
             if out.name in scope.names or self.globals.lookup(out.name):
                 raise self.error(out.loc, f"output {out.name} clashes with another name")
             if out.type is None:
-                raise self.error(out.loc, f"key_schedule output {out.name} needs a type, e.g. {out.name}: u32[rounds][6]")
+                raise self.error(
+                    out.loc, f"key_schedule output {out.name} needs a type, e.g. {out.name}: u32[rounds][6]"
+                )
             if out.type.endian is not None:
                 raise self.error(out.type.loc, "round keys need no byte order")
             shape = self.shape(out.type, scope)
@@ -322,8 +369,11 @@ class Lowering:
         scope.names[cf.block_name] = _Binding(state, True, True)
         for name in cf.keys_names:
             if name not in by_name:
-                raise self.error(cf.loc, f"{cf.kind} takes round keys '{name}', but key_schedule outputs "
-                                         + ", ".join(repr(n) for n in by_name))
+                raise self.error(
+                    cf.loc,
+                    f"{cf.kind} takes round keys '{name}', but key_schedule outputs "
+                    + ", ".join(repr(n) for n in by_name),
+                )
             if name in scope.names:
                 raise self.error(cf.loc, f"'{name}' appears twice among {cf.kind}'s parameters")
             ka = by_name[name]
@@ -331,8 +381,10 @@ class Lowering:
         self.exec_body(cf.body, scope)
         final = scope.names[cf.block_name].value
         assert isinstance(final, Arr)  # the block binding is typed: assignments keep it an array
-        outputs = [(f"{cf.block_name}[{i}]", self.to_word(cf.loc, w, block.width, "block word").vid)
-                   for i, w in enumerate(final.items)]
+        outputs = [
+            (f"{cf.block_name}[{i}]", self.to_word(cf.loc, w, block.width, "block word").vid)
+            for i, w in enumerate(final.items)
+        ]
         return Function(cf.kind, self.ops, outputs)
 
     # -------------------------------------------------------------- statements
@@ -389,13 +441,14 @@ class Lowering:
         if b is None:
             raise self.error(st.loc, f"unknown name '{st.target}'")
         if not b.mutable:
-            raise self.error(st.loc, f"cannot assign to '{st.target}' (only var, the block and key_schedule "
-                                     "outputs can change)")
+            raise self.error(
+                st.loc, f"cannot assign to '{st.target}' (only var, the block and key_schedule outputs can change)"
+            )
         idx = [self.eval_int(e, scope, "an index") for e in st.indices]
         old = b.value
         # walk to the slot
         path_vals = [old]
-        for k, (i, e) in enumerate(zip(idx, st.indices)):
+        for i, e in zip(idx, st.indices):
             cur = path_vals[-1]
             if not isinstance(cur, Arr):
                 raise self.error(e.loc, f"cannot index {describe(cur)}")
@@ -435,7 +488,11 @@ class Lowering:
             return Arr(tuple(self.conform_like(loc, v, l, name) for v, l in zip(value.items, like.items)))
         if isinstance(like, Word):
             return self.to_word(loc, value, like.width, f"for {name}")
-        if type(like) is bool or type(value) is bool or isinstance(value, (Word, Arr, ConstTable)) != isinstance(like, (Word, Arr, ConstTable)):
+        if (
+            type(like) is bool
+            or type(value) is bool
+            or isinstance(value, (Word, Arr, ConstTable)) != isinstance(like, (Word, Arr, ConstTable))
+        ):
             raise self.error(loc, f"cannot assign {describe(value)} to {name}, which is {describe(like)}")
         return value
 
@@ -506,8 +563,10 @@ class Lowering:
             if isinstance(source, ConstTable):
                 source = _table_array(source)
             if not isinstance(source, Arr):
-                raise self.error(e.source.loc, f"'for {e.var} in ...' needs an array, got {describe(source)} "
-                                               f"(or a range: for {e.var} in 0..n)")
+                raise self.error(
+                    e.source.loc,
+                    f"'for {e.var} in ...' needs an array, got {describe(source)} (or a range: for {e.var} in 0..n)",
+                )
             if scope.lookup(e.var) is not None:
                 raise self.error(e.loc, f"'{e.var}' is already defined")
             elems = []
@@ -537,14 +596,23 @@ class Lowering:
             return self.emit(loc, "not", v.width, (v.vid,))
         if isinstance(v, Arr):
             return Arr(tuple(self.bitnot(loc, x) for x in v.items))
-        raise self.error(loc, f"'~' needs a word (an integer has no width: write u8(~x) or a hex mask), "
-                              f"got {describe(v)}")
+        raise self.error(
+            loc, f"'~' needs a word (an integer has no width: write u8(~x) or a hex mask), got {describe(v)}"
+        )
 
     _INT_OPS: dict[str, Callable[[int, int], int]] = {  # comparisons give bool, an int
-        "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-        "^": lambda a, b: a ^ b, "&": lambda a, b: a & b, "|": lambda a, b: a | b,
-        "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-        "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+        "+": lambda a, b: a + b,
+        "-": lambda a, b: a - b,
+        "*": lambda a, b: a * b,
+        "^": lambda a, b: a ^ b,
+        "&": lambda a, b: a & b,
+        "|": lambda a, b: a | b,
+        "==": lambda a, b: a == b,
+        "!=": lambda a, b: a != b,
+        "<": lambda a, b: a < b,
+        "<=": lambda a, b: a <= b,
+        ">": lambda a, b: a > b,
+        ">=": lambda a, b: a >= b,
     }
     _WORD_OPS = {"^": "xor", "&": "and", "|": "or", "+": "add", "-": "sub"}
 
@@ -559,20 +627,29 @@ class Lowering:
             b = _table_array(b)
         if isinstance(a, Arr) or isinstance(b, Arr):
             if op in ("<<<", ">>>", "<<", ">>"):
-                raise self.error(loc, f"'{op}' on an array: rotate each element in a comprehension, or the "
-                                      "whole array with rotl_be/rotr_be")
+                raise self.error(
+                    loc,
+                    f"'{op}' on an array: rotate each element in a comprehension, or the "
+                    "whole array with rotl_be/rotr_be",
+                )
             if not (isinstance(a, Arr) and isinstance(b, Arr)):
-                raise self.error(loc, f"'{op}' between {describe(a)} and {describe(b)}: both sides must be "
-                                      "arrays of the same length (or index the array)")
+                raise self.error(
+                    loc,
+                    f"'{op}' between {describe(a)} and {describe(b)}: both sides must be "
+                    "arrays of the same length (or index the array)",
+                )
             if len(a.items) != len(b.items):
                 raise self.error(loc, f"'{op}' between arrays of lengths {len(a.items)} and {len(b.items)}")
             return Arr(tuple(self.binop(loc, op, x, y) for x, y in zip(a.items, b.items)))
         if isinstance(a, ConstTable) or isinstance(b, ConstTable):
             t = a if isinstance(a, ConstTable) else b
             other = b if t is a else a
-            raise self.error(loc, f"'{op}' between table {t.name} and {describe(other)}: index the table first "
-                                  f"({t.name}[x]), or combine it element by element with an array of "
-                                  f"{len(t.values)} words")
+            raise self.error(
+                loc,
+                f"'{op}' between table {t.name} and {describe(other)}: index the table first "
+                f"({t.name}[x]), or combine it element by element with an array of "
+                f"{len(t.values)} words",
+            )
         if isinstance(a, int) and isinstance(b, int):
             return self.int_binop(loc, op, a, b)
         # at least one word
@@ -580,8 +657,11 @@ class Lowering:
             if not isinstance(a, Word):
                 raise self.error(loc, f"'{op}' needs a word on the left, got {describe(a)}")
             if not isinstance(b, int):
-                raise self.error(loc, f"a {'rotation' if len(op) == 3 else 'shift'} amount must be a compile-time "
-                                      f"integer, got {describe(b)}")
+                raise self.error(
+                    loc,
+                    f"a {'rotation' if len(op) == 3 else 'shift'} amount must be a compile-time "
+                    f"integer, got {describe(b)}",
+                )
             w = a.width
             if not 0 <= b < w:
                 kind = "rotation" if len(op) == 3 else "shift"
@@ -596,10 +676,13 @@ class Lowering:
         if op not in self._WORD_OPS:
             if op in ("*", "/", "%"):
                 raise self.error(loc, f"'{op}' is not defined on words (GF(2^8) multiplication is gmul(x, c))")
-            raise self.error(loc, f"'{op}' compares compile-time values; {describe(a)} {op} {describe(b)} is "
-                                  "only known at run time")
+            raise self.error(
+                loc, f"'{op}' compares compile-time values; {describe(a)} {op} {describe(b)} is only known at run time"
+            )
         if isinstance(a, Word) and isinstance(b, Word) and a.width != b.width:
-            raise self.error(loc, f"width mismatch: u{a.width} {op} u{b.width} (convert one side with u8(), u32(), ...)")
+            raise self.error(
+                loc, f"width mismatch: u{a.width} {op} u{b.width} (convert one side with u8(), u32(), ...)"
+            )
         width = a.width if isinstance(a, Word) else b.width
         wa = self.to_word(loc, a, width, "operand")
         wb = self.to_word(loc, b, width, "operand")
@@ -617,8 +700,9 @@ class Lowering:
                 raise self.error(loc, f"shift by {b} is out of range")
             r = a << b if op == "<<" else a >> b
         else:
-            raise self.error(loc, f"'{op}' needs a word with a width; {a} is an untyped integer "
-                                  f"(write u8({a}) or u32({a}))")
+            raise self.error(
+                loc, f"'{op}' needs a word with a width; {a} is an untyped integer (write u8({a}) or u32({a}))"
+            )
         if type(r) is not bool and abs(r).bit_length() > MAX_INT_BITS:
             raise self.error(loc, "compile-time integer grows too large")
         return r
@@ -626,8 +710,11 @@ class Lowering:
     def index(self, e: S.Index, base, idx):
         if isinstance(base, Arr):
             if type(idx) is bool or not isinstance(idx, int):
-                raise self.error(e.index.loc, f"an array index must be a compile-time integer, got {describe(idx)} "
-                                              "(only tables can be indexed at run time)")
+                raise self.error(
+                    e.index.loc,
+                    f"an array index must be a compile-time integer, got {describe(idx)} "
+                    "(only tables can be indexed at run time)",
+                )
             if not 0 <= idx < len(base.items):
                 raise self.error(e.index.loc, f"index {idx} out of range (length {len(base.items)})")
             item = base.items[idx]
@@ -637,8 +724,9 @@ class Lowering:
         if isinstance(base, ConstTable):
             if isinstance(idx, int) and type(idx) is not bool:
                 if not 0 <= idx < len(base.values):
-                    raise self.error(e.index.loc, f"index {idx} out of range for {base.name} "
-                                                  f"(length {len(base.values)})")
+                    raise self.error(
+                        e.index.loc, f"index {idx} out of range for {base.name} (length {len(base.values)})"
+                    )
                 item = base.values[idx]
                 if isinstance(item, tuple):
                     return ConstTable(f"{base.name}[{idx}]", base.width, item)
@@ -654,8 +742,11 @@ class Lowering:
         if table.width == 4:
             return self.nibble_lookup(e, table, idx)
         if len(table.values) != 1 << idx.width:
-            raise self.error(e.loc, f"table {table.name} has {len(table.values)} entries but is indexed by a "
-                                    f"u{idx.width} ({1 << idx.width} values)")
+            raise self.error(
+                e.loc,
+                f"table {table.name} has {len(table.values)} entries but is indexed by a "
+                f"u{idx.width} ({1 << idx.width} values)",
+            )
         self.register_table(e.loc, table, idx.width)
         return self.emit(e.loc, "lut", table.width, (idx.vid,), (table.name,))
 
@@ -692,8 +783,9 @@ class Lowering:
             self.register_table(loc, base, in_width)
         known = self.tables.get(table.name)
         if known is None:
-            self.tables[table.name] = Table(table.name, in_width, max(table.width, 8), tuple(table.values),
-                                            base.name if base is not None else None)
+            self.tables[table.name] = Table(
+                table.name, in_width, max(table.width, 8), tuple(table.values), base.name if base is not None else None
+            )
         elif known.values != tuple(table.values):  # pragma: no cover - names are unique per family
             raise self.error(loc, f"internal: two tables named {table.name}")
 
@@ -715,8 +807,13 @@ class Lowering:
         for p, a in zip(fn.params, e.args):
             value = self.eval(a, scope)
             if p.type is not None:
-                value = self.conform(a.loc, value, self.width_of(p.type), self.shape(p.type, self.globals),
-                                     f"argument {p.name} of {fn.name}")
+                value = self.conform(
+                    a.loc,
+                    value,
+                    self.width_of(p.type),
+                    self.shape(p.type, self.globals),
+                    f"argument {p.name} of {fn.name}",
+                )
             elif value is UNSET:  # pragma: no cover - reads of unset slots fail earlier
                 raise self.error(a.loc, "an unassigned slot cannot be passed")
             inner.names[p.name] = _Binding(value, False, True)
@@ -732,8 +829,9 @@ class Lowering:
             raise self.error(fn.loc, f"fn {fn.name} ends without return")
         finally:
             self.where, self.call_depth, self.loop_depth = saved_where, self.call_depth - 1, saved_depth
-        return self.conform(e.loc, result, self.width_of(fn.ret), self.shape(fn.ret, self.globals),
-                            f"result of {fn.name}")
+        return self.conform(
+            e.loc, result, self.width_of(fn.ret), self.shape(fn.ret, self.globals), f"result of {fn.name}"
+        )
 
     def _args(self, e: S.Call, args: list, n: int):
         if len(args) != n:
@@ -751,7 +849,9 @@ class Lowering:
     def builtin_gmul(self, e: S.Call, args):
         x, c = self._args(e, args, 2)
         if self.gf_poly is None:
-            raise self.error(e.loc, "gmul needs the field: declare 'gf 0x11b;' (the reduction polynomial) in the family")
+            raise self.error(
+                e.loc, "gmul needs the field: declare 'gf 0x11b;' (the reduction polynomial) in the family"
+            )
         if type(c) is bool or not isinstance(c, int) or not 0 <= c <= 0xFF:
             raise self.error(e.args[1].loc, "gmul's constant must be a compile-time integer 0..255")
         if isinstance(x, Arr):
@@ -776,11 +876,15 @@ class Lowering:
             seen: dict[int, int] = {}
             for i, v in enumerate(t.values):
                 if v in seen:
-                    raise self.error(e.loc, f"S-box {t.name} is not a permutation ({t.name}[{seen[v]}] = "
-                                            f"{t.name}[{i}] = {v:#04x}), so it has no inverse")
+                    raise self.error(
+                        e.loc,
+                        f"S-box {t.name} is not a permutation ({t.name}[{seen[v]}] = "
+                        f"{t.name}[{i}] = {v:#04x}), so it has no inverse",
+                    )
                 seen[v] = i
-            raise self.error(e.loc, f"S-box {t.name} is not a permutation of 0..{(1 << t.width) - 1}, "
-                                    "so it has no inverse")
+            raise self.error(
+                e.loc, f"S-box {t.name} is not a permutation of 0..{(1 << t.width) - 1}, so it has no inverse"
+            )
         inv = [0] * n
         for i, v in enumerate(t.values):
             inv[v] = i
@@ -862,7 +966,9 @@ class Lowering:
             raise self.error(e.args[1].loc, f"{e.func} needs a compile-time array of bit positions, got {describe(p)}")
         perm = list(p.items)
         if len(perm) != n:
-            raise self.error(e.args[1].loc, f"{e.func}: the permutation has {len(perm)} entries, the value has {n} bits")
+            raise self.error(
+                e.args[1].loc, f"{e.func}: the permutation has {len(perm)} entries, the value has {n} bits"
+            )
         seen: dict[int, int] = {}
         for i, v in enumerate(perm):
             if not 0 <= v < n:
@@ -899,9 +1005,12 @@ class Lowering:
     def builtin_bitperm(self, e, args):
         x, p = self._args(e, args, 2)
         if isinstance(x, Arr):
-            raise self.error(e.args[0].loc, "bitperm permutes the bits of one word; for an array say how its "
-                                            "bits are numbered: bitperm_be(X, P) (X as one big-endian integer, "
-                                            "bit 0 = lowest bit of the last word) or bitperm_le(X, P)")
+            raise self.error(
+                e.args[0].loc,
+                "bitperm permutes the bits of one word; for an array say how its "
+                "bits are numbered: bitperm_be(X, P) (X as one big-endian integer, "
+                "bit 0 = lowest bit of the last word) or bitperm_le(X, P)",
+            )
         if not isinstance(x, Word):
             raise self.error(e.args[0].loc, f"bitperm needs a word, got {describe(x)}")
         perm = self._perm(e, p, x.width)

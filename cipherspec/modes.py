@@ -8,6 +8,7 @@ wrapping modulo 2^(8*block_bytes).
 
     ctr(c, rk, iv=bytes(16), data=b"...")  -> (ciphertext, next_iv)
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,8 +20,10 @@ MODES = ("ecb", "cbc", "ctr")
 
 def _blocks(c, data: bytes, what: str) -> np.ndarray:
     if len(data) % c.block_bytes:
-        raise UsageError(f"{what}: input is {len(data)} bytes, not a multiple of the {c.block_bytes}-byte block "
-                         "(ECB and CBC take whole blocks; pad first or use CTR)")
+        raise UsageError(
+            f"{what}: input is {len(data)} bytes, not a multiple of the {c.block_bytes}-byte block "
+            "(ECB and CBC take whole blocks; pad first or use CTR)"
+        )
     return np.frombuffer(bytes(data), np.uint8).reshape(-1, c.block_bytes)
 
 

@@ -14,14 +14,16 @@ the whole block whatever the pad byte says.  Python gives no constant-time guara
 CBC stays malleable: authenticate ciphertexts (a MAC over IV and ciphertext) where an attacker can
 submit them.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from .errors import UsageError
 
-BAD_DECRYPT = ("bad decrypt: wrong key or IV, damaged ciphertext, or data that was not PKCS#7-padded "
-               "(encrypted with --no-pad)")
+BAD_DECRYPT = (
+    "bad decrypt: wrong key or IV, damaged ciphertext, or data that was not PKCS#7-padded (encrypted with --no-pad)"
+)
 
 
 class BadDecrypt(UsageError):
@@ -35,7 +37,7 @@ def pad_into(buf: np.ndarray, n: int, block: int) -> int:
     """Writes the padding of an n-byte message after buf[:n] (buf holds at least n + block bytes);
     returns the padded length, a positive multiple of ``block``."""
     p = block - n % block
-    buf[n:n + p] = p
+    buf[n : n + p] = p
     return n + p
 
 

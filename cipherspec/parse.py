@@ -4,6 +4,7 @@ The lark grammar lives in grammar.lark (LALR, positions propagated).  The
 transformer below has one method per grammar rule and refuses any rule it does
 not know, so a grammar change cannot silently produce a half-built tree.
 """
+
 from __future__ import annotations
 
 import functools
@@ -20,10 +21,19 @@ _GRAMMAR = Path(__file__).with_name("grammar.lark")
 
 # Readable names for the grammar's terminals in "expected ..." messages.
 _PRETTY = {
-    "NAME": "a name", "NUMBER": "a number", "SCALAR": "a type (u8/u16/u32/u64)",
-    "ENDIAN": "'little' or 'big'", "CMP_OP": "a comparison", "OR_OP": "'|'", "XOR_OP": "'^'", "AND_OP": "'&'",
-    "PLUS_OP": "'+'", "MINUS_OP": "'-'", "SHIFT_OP": "a shift or rotation",
-"MUL_OP": "'*', '/' or '%'", "ASSIGN_OP": "'=' or an update such as '^='",
+    "NAME": "a name",
+    "NUMBER": "a number",
+    "SCALAR": "a type (u8/u16/u32/u64)",
+    "ENDIAN": "'little' or 'big'",
+    "CMP_OP": "a comparison",
+    "OR_OP": "'|'",
+    "XOR_OP": "'^'",
+    "AND_OP": "'&'",
+    "PLUS_OP": "'+'",
+    "MINUS_OP": "'-'",
+    "SHIFT_OP": "a shift or rotation",
+    "MUL_OP": "'*', '/' or '%'",
+    "ASSIGN_OP": "'=' or an update such as '^='",
     "$END": "end of file",
 }
 
@@ -344,21 +354,27 @@ def parse_text(text: str, path: str = "<spec>") -> S.SpecFile:
         tree = parser.parse(text)
         items = _Builder(path).transform(tree)
     except UnexpectedCharacters as e:
-        raise SpecError(Loc(path, e.line, e.column), f"unexpected character {e.char!r}"
-                        + _expected(parser, e.allowed or ()), _line(lines, e.line)) from None
+        raise SpecError(
+            Loc(path, e.line, e.column),
+            f"unexpected character {e.char!r}" + _expected(parser, e.allowed or ()),
+            _line(lines, e.line),
+        ) from None
     except UnexpectedToken as e:
         tok = e.token
         what = "end of file" if tok.type == "$END" else repr(str(tok))
         line = tok.line if tok.line is not None else len(lines)
         col = tok.column if tok.column is not None else 1
-        raise SpecError(Loc(path, line, col), f"unexpected {what}" + _expected(parser, e.expected),
-                        _line(lines, line)) from None
+        raise SpecError(
+            Loc(path, line, col), f"unexpected {what}" + _expected(parser, e.expected), _line(lines, line)
+        ) from None
     except UnexpectedEOF as e:
-        raise SpecError(Loc(path, max(len(lines), 1), 1), "unexpected end of file"
-                        + _expected(parser, e.expected), _line(lines, len(lines))) from None
+        raise SpecError(
+            Loc(path, max(len(lines), 1), 1),
+            "unexpected end of file" + _expected(parser, e.expected),
+            _line(lines, len(lines)),
+        ) from None
     except UnexpectedInput as e:  # pragma: no cover - other lark input errors
-        raise SpecError(Loc(path, getattr(e, "line", 0) or 0, getattr(e, "column", 0) or 0),
-                        "syntax error") from None
+        raise SpecError(Loc(path, getattr(e, "line", 0) or 0, getattr(e, "column", 0) or 0), "syntax error") from None
     except VisitError as e:
         orig = e.orig_exc
         if isinstance(orig, SpecError):
@@ -390,5 +406,7 @@ def parse_file(path: str | Path) -> S.SpecFile:
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise SpecError(Loc(str(path), 0, 0), f"cannot read spec: {e.strerror if isinstance(e, OSError) else e}") from None
+        raise SpecError(
+            Loc(str(path), 0, 0), f"cannot read spec: {e.strerror if isinstance(e, OSError) else e}"
+        ) from None
     return parse_text(text, str(path))

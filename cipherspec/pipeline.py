@@ -13,11 +13,12 @@ really compiles, and the property tests check every pass any backend uses.
 
 A pass that appears twice in one list is named with its occurrence from the second on (``cse.2``).
 """
+
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from .errors import UsageError
 from .ir import Function, Module, Table
@@ -82,12 +83,19 @@ PASS_NAMES = pass_names()
 def _same(a: Module, b: Module) -> bool:
     if a.tables != b.tables or a.functions.keys() != b.functions.keys():
         return False
-    return all(a.functions[n].ops == b.functions[n].ops and a.functions[n].outputs == b.functions[n].outputs
-               for n in a.functions)
+    return all(
+        a.functions[n].ops == b.functions[n].ops and a.functions[n].outputs == b.functions[n].outputs
+        for n in a.functions
+    )
 
 
-def run_passes(module: Module, passes: Sequence[Pass], upto: str | None = None,
-               on_pass: OnPass | None = None, names: Sequence[str] | None = None) -> Module:
+def run_passes(
+    module: Module,
+    passes: Sequence[Pass],
+    upto: str | None = None,
+    on_pass: OnPass | None = None,
+    names: Sequence[str] | None = None,
+) -> Module:
     """Applies ``passes`` in order; stops after the one named ``upto`` (its display name)."""
     for shown, p in zip(names or [n for n, _ in _named(passes)], passes):
         new = p.apply(module)
@@ -99,8 +107,9 @@ def run_passes(module: Module, passes: Sequence[Pass], upto: str | None = None,
     return module
 
 
-def optimize(module: Module, upto: str | None = None, on_pass: OnPass | None = None,
-             extra: Sequence[Pass] = ()) -> Module:
+def optimize(
+    module: Module, upto: str | None = None, on_pass: OnPass | None = None, extra: Sequence[Pass] = ()
+) -> Module:
     """The shared pipeline, then ``extra`` (a backend's passes), from a lowered module."""
     names = pass_names(extra)
     if upto is not None and upto not in names:

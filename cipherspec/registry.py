@@ -8,6 +8,7 @@ there is no process-wide state — make one and pass it around.
     reg.names()                       -> ["aes128", "aes192", ...]
     reg.module("cham64_128", rounds=80) -> Module (after the full pipeline)
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -41,8 +42,9 @@ class Registry:
         for cdef in spec.ciphers:
             if cdef.name in self.defs:
                 other = self.defs[cdef.name][1]
-                raise SpecError(cdef.loc, f"cipher {cdef.name} is already defined at {other.loc}",
-                                spec.lines[cdef.loc.line - 1])
+                raise SpecError(
+                    cdef.loc, f"cipher {cdef.name} is already defined at {other.loc}", spec.lines[cdef.loc.line - 1]
+                )
             self.defs[cdef.name] = (spec, cdef)
         self.files.append(spec)
         return spec

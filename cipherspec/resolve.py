@@ -6,6 +6,7 @@ instantiated only with nk = 4) would otherwise hide a typo until someone adds th
     family f(rounds) { ... encrypt(X, rk) { if rounds > 99 { X[0] = Y; } } }
     -> f.cs:3:40: error: unknown name 'Y'
 """
+
 from __future__ import annotations
 
 from . import syntax as S

@@ -7,6 +7,7 @@ serves as file name, cache key, benchmark row and filter pattern:
     Schedule("lea128", "c", "sliced", (("v", 32),)).name      == "lea128_c_sliced_v32"
     Schedule("aria128", "neon", "b16", (("il", 2),)).name     == "aria128_neon_b16_il2"
 """
+
 from __future__ import annotations
 
 import json
@@ -42,8 +43,16 @@ class Schedule:
         return "_".join(parts)
 
     def to_json(self) -> str:
-        return json.dumps({"cipher": self.cipher, "target": self.target, "layout": self.layout,
-                           "params": dict(self.params), "rounds": self.rounds}, sort_keys=True)
+        return json.dumps(
+            {
+                "cipher": self.cipher,
+                "target": self.target,
+                "layout": self.layout,
+                "params": dict(self.params),
+                "rounds": self.rounds,
+            },
+            sort_keys=True,
+        )
 
     @staticmethod
     def from_json(text: str) -> "Schedule":

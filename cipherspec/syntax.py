@@ -7,6 +7,7 @@ variants by binding those parameters:
     family lea(nk, rounds) { ... }
     cipher lea128 = lea(nk = 4, rounds = 24);
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -10,6 +10,7 @@ of targets (targets.py), and the Python entry point ``load``.
 Layers, bottom up (no module imports one above it): toolchain -> cipherspec (language, IR, passes,
 interpreter, modes) -> runtime (thin loaders of built code) -> generator (the backends) -> driver.
 """
+
 from __future__ import annotations
 
 from cipherspec import modes
@@ -54,8 +55,7 @@ class Loaded:
         return got, modes.ctr_next_iv(bytes(iv), -(-len(data) // self.block_bytes))
 
 
-def load(name: str, target: str = "c", schedule: str | None = None, rounds: int | None = None,
-         registry=None) -> Loaded:
+def load(name: str, target: str = "c", schedule: str | None = None, rounds: int | None = None, registry=None) -> Loaded:
     """``registry``: a cipherspec.registry.Registry (default: the shipped specs).  The backends are
     imported here, not with the package, so that the command line starts fast."""
     from cipherspec.registry import Registry

@@ -1,4 +1,5 @@
 """``python -m driver`` is the ``cipherspec`` command."""
+
 from .cli import main
 
 main()

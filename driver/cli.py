@@ -12,6 +12,7 @@
 
 Every command takes --spec FILE (repeatable) for ciphers outside the shipped specs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,8 +55,16 @@ def cmd_list(args, out) -> int:
     for name in reg.names():
         spec, cdef = reg.definition(name)
         m = reg.lowered(name)
-        table.add_row(name, m.family, f"{m.block.nbytes * 8}", f"{m.key.nbytes * 8}", str(m.rounds),
-                      str(m.block), constant_time_schedules(reg.module(name)), os.path.basename(spec.path))
+        table.add_row(
+            name,
+            m.family,
+            f"{m.block.nbytes * 8}",
+            f"{m.key.nbytes * 8}",
+            str(m.rounds),
+            str(m.block),
+            constant_time_schedules(reg.module(name)),
+            os.path.basename(spec.path),
+        )
     Console(file=out, width=140).print(table)
     return EXIT_OK
 
@@ -87,8 +96,9 @@ def cmd_check(args, out) -> int:
             lower(spec, cdef)
             names.append(cdef.name)
         if not spec.ciphers and spec.families:
-            out.write(f"{path}: ok, but no 'cipher' line instantiates {', '.join(spec.families)} "
-                      "(only syntax was checked)\n")
+            out.write(
+                f"{path}: ok, but no 'cipher' line instantiates {', '.join(spec.families)} (only syntax was checked)\n"
+            )
         else:
             out.write(f"{path}: ok ({len(names)} cipher{'s' if len(names) != 1 else ''}: {', '.join(names)})\n")
     return EXIT_OK
@@ -158,6 +168,7 @@ def _peek(path):
 
 def cmd_kat(args, out) -> int:
     from cipherspec.kat import run_kat_file
+
     from .targets import make_cipher
 
     reg = _registry(args)
@@ -170,6 +181,7 @@ def cmd_kat(args, out) -> int:
         return cache[key]
 
     from .targets import TARGETS
+
     if args.target not in TARGETS:
         raise UsageError(f"unknown target '{args.target}' (targets: {', '.join(TARGETS)})")
     for name in sorted({b.fields.get("Cipher") for f in args.files for b in _peek(f)} - {None}):
@@ -198,8 +210,7 @@ def cmd_kat(args, out) -> int:
             out.write(f"  note: {n}\n")
         total_pass += r.passed
         total_fail += r.failed
-    out.write(f"{total_pass} passed, {total_fail} failed  (target {args.target}, "
-              f"{time.perf_counter() - t0:.2f} s)\n")
+    out.write(f"{total_pass} passed, {total_fail} failed  (target {args.target}, {time.perf_counter() - t0:.2f} s)\n")
     return EXIT_FAILED if total_fail else EXIT_OK
 
 
@@ -252,8 +263,9 @@ def cmd_build(args, out) -> int:
 # ------------------------------------------------------------------------------------------ parser
 def build_parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
-    common.add_argument("--spec", action="append", metavar="FILE",
-                        help="also load the ciphers of this spec file (repeatable)")
+    common.add_argument(
+        "--spec", action="append", metavar="FILE", help="also load the ciphers of this spec file (repeatable)"
+    )
     p = _Parser(prog="cipherspec", description="Block-cipher specs compiled to fast, verified kernels.")
     p.add_argument("--version", action="version", version=f"cipherspec {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -269,12 +281,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("dump", parents=[common], help="print a cipher's IR")
     d.add_argument("cipher")
-    d.add_argument("--after", metavar="PASS",
-                   help="stop after this pass (lower, constfold, cse, xornet, dce; with --target, its passes too)")
+    d.add_argument(
+        "--after",
+        metavar="PASS",
+        help="stop after this pass (lower, constfold, cse, xornet, dce; with --target, its passes too)",
+    )
     d.add_argument("--target", help="also run this target's own passes (c, neon, cuda), as its backend does")
     d.add_argument("--schedule", metavar="NAME", help="the target's schedule (its passes may depend on it)")
-    d.add_argument("--function", action="append", choices=None, metavar="F",
-                   help="only this function (key_schedule, encrypt, decrypt); repeatable")
+    d.add_argument(
+        "--function",
+        action="append",
+        choices=None,
+        metavar="F",
+        help="only this function (key_schedule, encrypt, decrypt); repeatable",
+    )
     d.add_argument("--rounds", type=int, help="override the round count")
     d.add_argument("--no-origin", action="store_true", help="leave out the origin comments")
     d.add_argument("--dump-dir", metavar="DIR", help="write the IR after every pass into DIR")
@@ -303,10 +323,17 @@ def run(argv: list[str] | None = None, out=None) -> int:
         args = build_parser().parse_args(argv)
         if getattr(args, "rounds", None) is not None and args.rounds < 1:
             raise UsageError(f"--rounds must be at least 1, got {args.rounds}")
-        handler = {"list": cmd_list, "check": cmd_check, "dump": cmd_dump, "kat": cmd_kat, "build": cmd_build,
-                   "drbg": cmd_drbg, "fmt": cmd_fmt,
-                   "encrypt": lambda a, o: cmd_crypt(a, o, "encrypt"),
-                   "decrypt": lambda a, o: cmd_crypt(a, o, "decrypt")}[args.command]
+        handler = {
+            "list": cmd_list,
+            "check": cmd_check,
+            "dump": cmd_dump,
+            "kat": cmd_kat,
+            "build": cmd_build,
+            "drbg": cmd_drbg,
+            "fmt": cmd_fmt,
+            "encrypt": lambda a, o: cmd_crypt(a, o, "encrypt"),
+            "decrypt": lambda a, o: cmd_crypt(a, o, "decrypt"),
+        }[args.command]
         return handler(args, out)
     except (CipherspecError, ToolError) as e:
         # spec and KAT errors start with their file:line; the rest are about the command line
@@ -320,8 +347,10 @@ def run(argv: list[str] | None = None, out=None) -> int:
     except Exception as e:  # a bug in cipherspec: say so in one line (CIPHERSPEC_DEBUG=1 for the traceback)
         if os.environ.get("CIPHERSPEC_DEBUG"):
             raise
-        print(f"cipherspec: internal error: {type(e).__name__}: {e} (set CIPHERSPEC_DEBUG=1 for a traceback)",
-              file=sys.stderr)
+        print(
+            f"cipherspec: internal error: {type(e).__name__}: {e} (set CIPHERSPEC_DEBUG=1 for a traceback)",
+            file=sys.stderr,
+        )
         return EXIT_INTERNAL
 
 

@@ -12,6 +12,7 @@ FILE is either untouched or complete.  A FILE that exists and is not a regular f
 is written directly: there is nothing to rename over.  On stdout what was written stays written.
 Read and write errors become one-line UsageErrors that name the file.
 """
+
 from __future__ import annotations
 
 import binascii
@@ -82,7 +83,7 @@ class HexReader:
             self._text = bytearray(2 * len(view))
         text = self._text
         while True:
-            k = self.src.readinto(memoryview(text)[:2 * len(view)])
+            k = self.src.readinto(memoryview(text)[: 2 * len(view)])
             if not k:
                 if self._carry:
                     raise UsageError(f"hex input from {self.name}: odd number of hex digits ({self._digits + 1})")
@@ -99,7 +100,7 @@ class HexReader:
             raise UsageError(f"hex input from {self.name}: not hex at digit {self._digits + bad + 1}") from None
         self._carry = digits[even:]
         self._digits += even
-        view[:len(data)] = data
+        view[: len(data)] = data
         return len(data)
 
     def close(self) -> None:

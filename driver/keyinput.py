@@ -18,6 +18,7 @@ File and descriptor contents (read to the end, at most 64 KiB):
   * a variable-length value (DRBG entropy): raw bytes, the whole content.
 The command-line option and the environment variable hold hex.  Error messages never echo a value.
 """
+
 from __future__ import annotations
 
 import binascii
@@ -50,15 +51,22 @@ def _dest(m: Material, suffix: str = "") -> str:
 
 
 def add_options(parser, m: Material) -> None:
-    warn = (f"; VISIBLE to other users in the process list: prefer --{m.name}-file, --{m.name}-fd "
-            f"or ${m.env}") if m.secret else ""
-    contents = (f"the raw {m.what} bytes, or hex text (whitespace ignored)" if m.fixed
-                else "raw bytes, the whole content")
+    warn = (
+        (f"; VISIBLE to other users in the process list: prefer --{m.name}-file, --{m.name}-fd or ${m.env}")
+        if m.secret
+        else ""
+    )
+    contents = (
+        f"the raw {m.what} bytes, or hex text (whitespace ignored)" if m.fixed else "raw bytes, the whole content"
+    )
     parser.add_argument(f"--{m.name}", metavar="HEX", help=f"{m.what} in hex{warn}")
     parser.add_argument(f"--{m.name}-file", metavar="PATH", help=f"read the {m.what} from a file: {contents}")
-    parser.add_argument(f"--{m.name}-fd", metavar="N", type=int,
-                        help=f"read the {m.what} from an open file descriptor (e.g. 3 with '3<file'), "
-                             f"as --{m.name}-file")
+    parser.add_argument(
+        f"--{m.name}-fd",
+        metavar="N",
+        type=int,
+        help=f"read the {m.what} from an open file descriptor (e.g. 3 with '3<file'), as --{m.name}-file",
+    )
 
 
 def given(args, m: Material) -> list[str]:
@@ -76,7 +84,7 @@ def read(args, m: Material, length: int | None = None, owner: str = "", stdin_bu
         text = os.environ.get(m.env)
         return None if text is None else parse_hex(text.encode(), f"${m.env}")
     opt = opts[0]
-    value = getattr(args, _dest(m, opt[len(m.name) + 2:]))
+    value = getattr(args, _dest(m, opt[len(m.name) + 2 :]))
     if opt == f"--{m.name}":
         return parse_hex(value.encode(), opt)
     where = f"{opt} {value}"

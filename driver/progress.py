@@ -9,6 +9,7 @@ imported only when the display actually starts.
     p.advance(4 << 20) ...                                # from the one thread that drives the work
     p.close()
 """
+
 from __future__ import annotations
 
 import sys
@@ -42,8 +43,14 @@ class TransferProgress:
 
     def _start(self) -> None:
         from rich.console import Console
-        from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
-                                   TransferSpeedColumn)
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
 
         columns: list[ProgressColumn] = [TextColumn("{task.description}")]
         if self.total is not None:

@@ -11,6 +11,7 @@ The C library, readinto and write all release the GIL, so on two cores the ciphe
 previous chunk is written and the next one read.  An error in any stage stops the others and is raised
 here; queued pieces behind it are dropped (the caller aborts its output).
 """
+
 from __future__ import annotations
 
 import queue
@@ -58,8 +59,10 @@ def pump(src, transform, out, chunk: int, slack: int, nbuffers: int = 3, advance
                     stop.set()
             free.put(buf)
 
-    threads = [threading.Thread(target=reader, name="cipherspec-read", daemon=True),
-               threading.Thread(target=writer, name="cipherspec-write", daemon=True)]
+    threads = [
+        threading.Thread(target=reader, name="cipherspec-read", daemon=True),
+        threading.Thread(target=writer, name="cipherspec-write", daemon=True),
+    ]
     for t in threads:
         t.start()
     try:

@@ -13,6 +13,7 @@ from it.  On a hit nothing is parsed, lowered or generated (~20 ms instead of ~1
 
     cipher = load_cipher(extra_specs, "lea128", rounds=None, target="c", schedule=None)
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -44,15 +45,19 @@ def fingerprint(extra_specs, name: str, rounds: int | None, target: str, schedul
             for file in sorted(f for f in files if f.endswith(SUFFIXES)):
                 path = os.path.join(folder, file)
                 with open(path, "rb") as f:
-                    add(path[len(root) + 1:], f.read())
+                    add(path[len(root) + 1 :], f.read())
     try:
         for spec in extra_specs:
             add(f"spec {Path(spec).resolve()}", Path(spec).read_bytes())
     except OSError:
         return None
     cc = os.environ.get("CC", "cc")
-    add("settings", json.dumps([name, rounds, target, schedule, cc, shutil.which(cc),
-                                os.environ.get("CIPHERSPEC_CFLAGS")]).encode())
+    add(
+        "settings",
+        json.dumps(
+            [name, rounds, target, schedule, cc, shutil.which(cc), os.environ.get("CIPHERSPEC_CFLAGS")]
+        ).encode(),
+    )
     return h.hexdigest()
 
 

@@ -4,6 +4,7 @@ request).  Their options, their output handling (-o FILE appears only complete; 
     add_crypt_parser(sub, common, "encrypt");  cmd_crypt(args, out, "encrypt")
     add_drbg_parser(sub, common);              cmd_drbg(args, out)
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -103,15 +104,22 @@ def cmd_crypt(args, out, direction: str) -> int:
     else:
         iv = keyinput.read(args, keyinput.IV, c.block_bytes, c.name, stdin_busy)
         if iv is None:
-            raise UsageError(f"{args.mode.upper()} needs a {c.block_bytes}-byte IV: --iv HEX, --iv-file PATH, "
-                             f"--iv-fd N or ${keyinput.IV.env}")
+            raise UsageError(
+                f"{args.mode.upper()} needs a {c.block_bytes}-byte IV: --iv HEX, --iv-file PATH, "
+                f"--iv-fd N or ${keyinput.IV.env}"
+            )
     transform = ChunkedMode(c, c.expand_key(key), args.mode, direction, iv, pad)
     src = open_input(args.input)
     reader = HexReader(src) if args.hex else src
     try:
-        _stream_to_output(args, f"{direction} {c.name}", None if args.hex else src.size,
-                          lambda writer, progress: pump(reader, transform, writer, _chunk_bytes(c),
-                                                        slack=c.block_bytes, advance=progress.advance))
+        _stream_to_output(
+            args,
+            f"{direction} {c.name}",
+            None if args.hex else src.size,
+            lambda writer, progress: pump(
+                reader, transform, writer, _chunk_bytes(c), slack=c.block_bytes, advance=progress.advance
+            ),
+        )
     finally:
         src.close()
     return EXIT_OK
@@ -127,29 +135,37 @@ def cmd_drbg(args, out) -> int:
     if args.bytes < 0:
         raise UsageError(f"--bytes must be >= 0, got {args.bytes}")
     if not 1 <= args.request_bytes * 8 <= MAX_BITS_PER_REQUEST:
-        raise UsageError(f"--request-bytes: a request is at most 2^19 bits ({MAX_BITS_PER_REQUEST // 8} bytes), "
-                         f"got {args.request_bytes}")
+        raise UsageError(
+            f"--request-bytes: a request is at most 2^19 bits ({MAX_BITS_PER_REQUEST // 8} bytes), "
+            f"got {args.request_bytes}"
+        )
     interval = args.reseed_interval or MAX_RESEED_INTERVAL
     requests = max(-(-args.bytes // args.request_bytes), 1)
     if not args.system_entropy and (args.prediction_resistance or requests > interval):
         # refused before any output: a reseed would be due midway and nothing could feed it
-        raise UsageError(f"{requests} request{'s' if requests != 1 else ''} of at most {args.request_bytes} bytes "
-                         + ("with prediction resistance" if args.prediction_resistance
-                            else f"pass the reseed interval ({interval})")
-                         + ": give --system-entropy for the reseeds")
+        raise UsageError(
+            f"{requests} request{'s' if requests != 1 else ''} of at most {args.request_bytes} bytes "
+            + ("with prediction resistance" if args.prediction_resistance else f"pass the reseed interval ({interval})")
+            + ": give --system-entropy for the reseeds"
+        )
     c = load_cipher(args.spec or [], args.cipher, args.rounds, args.target, args.schedule)
     entropy = keyinput.read(args, keyinput.ENTROPY)
     if entropy is None:
-        raise UsageError(f"no entropy input: give --entropy-file PATH, --entropy-fd N, ${keyinput.ENTROPY.env} "
-                         "or --entropy HEX")
+        raise UsageError(
+            f"no entropy input: give --entropy-file PATH, --entropy-fd N, ${keyinput.ENTROPY.env} or --entropy HEX"
+        )
     source = os.urandom if args.system_entropy else None
     # on GPUs: the host chain (the C DRBG's update and plan) beside one multi-key launch per piece, when the
     # requests need nothing between them (no additional input, no reseed)
-    bulk = (hasattr(c, "drbg_stream") and not args.prediction_resistance and not args.additional
-            and requests < interval)
+    bulk = hasattr(c, "drbg_stream") and not args.prediction_resistance and not args.additional and requests < interval
     host = load_cipher(args.spec or [], args.cipher, args.rounds, "c", None) if bulk else c
-    d = new_drbg(host, use_df=not args.no_df, reseed_interval=interval,
-                 prediction_resistance=args.prediction_resistance, entropy_source=source)
+    d = new_drbg(
+        host,
+        use_df=not args.no_df,
+        reseed_interval=interval,
+        prediction_resistance=args.prediction_resistance,
+        entropy_source=source,
+    )
     d.instantiate(entropy, args.nonce or b"", args.personalization or b"")
 
     def generate_bulk(writer, progress):
@@ -188,38 +204,65 @@ def add_drbg_parser(sub, common) -> None:
     g.add_argument("--prediction-resistance", action="store_true", help="reseed before every request")
     g.add_argument("--reseed-interval", type=int, help="requests between reseeds (1..2^48)")
     g.add_argument("--system-entropy", action="store_true", help="take reseed entropy from os.urandom")
-    g.add_argument("-o", "--output", metavar="FILE",
-                   help="write here (default stdout); FILE appears only complete: nothing is left on an error")
+    g.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write here (default stdout); FILE appears only complete: nothing is left on an error",
+    )
     g.add_argument("--hex", action="store_true", help="one line of hex instead of binary")
     g.add_argument("--rounds", type=int, help="override the round count")
-    g.add_argument("--target", default="c", help="c (default: the generated C DRBG), ref (the Python one over "
-                                                 "the interpreter), neon or cuda")
+    g.add_argument(
+        "--target",
+        default="c",
+        help="c (default: the generated C DRBG), ref (the Python one over the interpreter), neon or cuda",
+    )
     g.add_argument("--schedule", metavar="NAME")
 
 
 def add_crypt_parser(sub, common, direction: str) -> None:
-    e = sub.add_parser(direction, parents=[common], help=f"{direction} a file or stdin, streamed",
-                       description=f"{direction.capitalize()} in fixed-size chunks (memory does not grow "
-                       "with the input). ECB and CBC use PKCS#7 padding unless --no-pad; decryption checks "
-                       "it and fails with one 'bad decrypt' error. On an error, -o FILE is left untouched; "
-                       "on stdout, the chunks before the error have already been written.")
+    e = sub.add_parser(
+        direction,
+        parents=[common],
+        help=f"{direction} a file or stdin, streamed",
+        description=f"{direction.capitalize()} in fixed-size chunks (memory does not grow "
+        "with the input). ECB and CBC use PKCS#7 padding unless --no-pad; decryption checks "
+        "it and fails with one 'bad decrypt' error. On an error, -o FILE is left untouched; "
+        "on stdout, the chunks before the error have already been written.",
+    )
     e.add_argument("cipher")
     e.add_argument("--mode", required=True, help="ecb, cbc or ctr")
     keyinput.add_options(e, keyinput.KEY)
     keyinput.add_options(e, keyinput.IV)
     e.add_argument("-i", "--input", metavar="FILE", help="read from FILE (default stdin, '-')")
-    e.add_argument("-o", "--output", metavar="FILE",
-                   help="write to FILE (default stdout, '-'): a temporary file beside it, renamed over it "
-                        "only on success")
+    e.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write to FILE (default stdout, '-'): a temporary file beside it, renamed over it only on success",
+    )
     padding = e.add_mutually_exclusive_group()
-    padding.add_argument("--pad", dest="pad", action="store_true", default=None,
-                         help="PKCS#7 padding, as openssl enc (the default for ECB and CBC)")
-    padding.add_argument("--no-pad", dest="pad", action="store_false",
-                         help="no padding: ECB and CBC input must be whole blocks (openssl enc -nopad)")
-    e.add_argument("--hex", action="store_true",
-                   help="hex text in (whitespace ignored) and one line of hex out, streamed too")
+    padding.add_argument(
+        "--pad",
+        dest="pad",
+        action="store_true",
+        default=None,
+        help="PKCS#7 padding, as openssl enc (the default for ECB and CBC)",
+    )
+    padding.add_argument(
+        "--no-pad",
+        dest="pad",
+        action="store_false",
+        help="no padding: ECB and CBC input must be whole blocks (openssl enc -nopad)",
+    )
+    e.add_argument(
+        "--hex", action="store_true", help="hex text in (whitespace ignored) and one line of hex out, streamed too"
+    )
     e.add_argument("--rounds", type=int, help="override the round count")
-    e.add_argument("--target", default="c",
-                   help="c (default: the generated C library), ref (the interpreter: the oracle, slow), "
-                        "cuda (a GPU), neon (under QEMU)")
+    e.add_argument(
+        "--target",
+        default="c",
+        help="c (default: the generated C library), ref (the interpreter: the oracle, slow), "
+        "cuda (a GPU), neon (under QEMU)",
+    )
     e.add_argument("--schedule", metavar="NAME", help="a named schedule of the target")

@@ -7,20 +7,21 @@
         and optionally run_mode(rk, mode, direction, data, iv)   (the target's own ECB/CBC/CTR)
     builder("neon")  -> the Backend whose build() ``cipherspec build`` calls
 """
+
 from __future__ import annotations
 
 from cipherspec.blockcipher import RefCipher
 from cipherspec.errors import UsageError
 from cipherspec.registry import Registry
-
 from generator.backend import Backend
 from generator.backends import BACKENDS, backend
 
 TARGETS = ("ref",) + tuple(BACKENDS)
 
 
-def make_cipher(registry: Registry, name: str, rounds: int | None = None, target: str = "ref",
-                schedule: str | None = None):
+def make_cipher(
+    registry: Registry, name: str, rounds: int | None = None, target: str = "ref", schedule: str | None = None
+):
     if target == "ref":
         if schedule is not None:
             raise UsageError("target ref has no schedules")

@@ -16,6 +16,7 @@ own passes itself, through ``prepare``, so that ``cipherspec dump --target T --a
 property tests see exactly what it compiles.  Adding a target: a new ``generator/<target>/`` with a
 Backend subclass, a thin loader in ``runtime/`` if it runs in-process, and one line in backends.py.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -52,8 +53,9 @@ class Backend:
         """The generated text files of one cipher under one schedule (deterministic)."""
         raise NotImplementedError
 
-    def build(self, registry: Registry, names: list[str], schedule: str | None, out_dir: Path,
-              progress=None) -> list[str]:
+    def build(
+        self, registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress=None
+    ) -> list[str]:
         """``cipherspec build``: files (and libraries where the toolchain exists) into out_dir; notes."""
         raise NotImplementedError
 

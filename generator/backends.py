@@ -1,8 +1,9 @@
 """The registry of targets: name -> Backend.  ``ref`` (the interpreter) is not a backend.
 
-    from generator.backends import BACKENDS, backend
-    backend("c").load(registry, "lea128", None, None)
+from generator.backends import BACKENDS, backend
+backend("c").load(registry, "lea128", None, None)
 """
+
 from __future__ import annotations
 
 from cipherspec.errors import UsageError

@@ -6,6 +6,7 @@ The generator renders these into the headers (generator/c, generator/drbg); the 
     CODES["CIPHERSPEC_ERR_LENGTH"] -> -2
     define_lines(CIPHER_CODES)     -> ["#define CIPHERSPEC_OK 0", "#define CIPHERSPEC_ERR_NULL (-1)", ...]
 """
+
 from __future__ import annotations
 
 # (name, value, meaning); the cipher API's codes, then the CTR_DRBG's
@@ -14,8 +15,11 @@ CIPHER_CODES = (
     ("CIPHERSPEC_ERR_NULL", -1, "a pointer argument is NULL (also when len is 0)"),
     ("CIPHERSPEC_ERR_LENGTH", -2, "ECB/CBC: len is not a multiple of the block"),
     ("CIPHERSPEC_ERR_KEY_LENGTH", -3, "set_key: key_len is not the key size"),
-    ("CIPHERSPEC_ERR_ISA", -7, "set_key: the ISA level asked for is unknown or missing on this CPU; "
-                               "the modes: the key was not set up"),
+    (
+        "CIPHERSPEC_ERR_ISA",
+        -7,
+        "set_key: the ISA level asked for is unknown or missing on this CPU; the modes: the key was not set up",
+    ),
 )
 DRBG_CODES = (
     ("CIPHERSPEC_ERR_DRBG_LIMIT", -4, "a length or the reseed interval is out of range"),

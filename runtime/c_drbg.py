@@ -6,6 +6,7 @@
 A reseed that prediction resistance or the interval demands takes entropy from ``entropy_source`` (the
 C call reports CIPHERSPEC_ERR_RESEED_REQUIRED first, then is repeated with the entropy).
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -18,8 +19,8 @@ _P, _S, _U64, _I = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint64, ctypes.c_i
 _MESSAGES = {
     ERR_NULL: "a NULL buffer reached the C DRBG",
     ERR_DRBG_LIMIT: "refused by the C DRBG: a length or the reseed interval is outside SP 800-90A's limits "
-                    "(request <= 2^19 bits; entropy >= the security strength, or exactly seedlen without the df; "
-                    "nonce >= half the strength with the df; personalization/additional input <= seedlen without it)",
+    "(request <= 2^19 bits; entropy >= the security strength, or exactly seedlen without the df; "
+    "nonce >= half the strength with the df; personalization/additional input <= seedlen without it)",
     ERR_RESEED_REQUIRED: "reseed required (prediction resistance or reseed interval reached) but no entropy",
     ERR_DRBG_STATE: "the DRBG is not instantiated",
 }
@@ -30,8 +31,14 @@ def _buf(data: bytes | None):
 
 
 class CDrbg:
-    def __init__(self, cipher, use_df: bool = True, reseed_interval: int = MAX_RESEED_INTERVAL,
-                 prediction_resistance: bool = False, entropy_source=None):
+    def __init__(
+        self,
+        cipher,
+        use_df: bool = True,
+        reseed_interval: int = MAX_RESEED_INTERVAL,
+        prediction_resistance: bool = False,
+        entropy_source=None,
+    ):
         if not 1 <= reseed_interval <= MAX_RESEED_INTERVAL:
             raise DrbgError(f"reseed interval must be 1..2^48, got {reseed_interval}")
         self.cipher = cipher
@@ -42,8 +49,12 @@ class CDrbg:
         self.security_bytes = min(self.keylen, 32)
         lib, p = cipher.lib, cipher.name
         self._fn = {}
-        for short, args in {"instantiate": [_P, _I, _I, _U64, _P, _S, _P, _S, _P, _S], "reseed": [_P, _P, _S, _P, _S],
-                            "generate": [_P, _P, _S, _P, _S, _P, _S], "plan": [_P, _S, _S, _P, _P]}.items():
+        for short, args in {
+            "instantiate": [_P, _I, _I, _U64, _P, _S, _P, _S, _P, _S],
+            "reseed": [_P, _P, _S, _P, _S],
+            "generate": [_P, _P, _S, _P, _S, _P, _S],
+            "plan": [_P, _S, _S, _P, _P],
+        }.items():
             f = getattr(lib, f"{p}_drbg_{short}")
             f.argtypes, f.restype = args, _I
             self._fn[short] = f
@@ -70,16 +81,33 @@ class CDrbg:
         e, el = _buf(entropy)
         n, nl = _buf(nonce)
         s, sl = _buf(personalization)
-        self._check(self._fn["instantiate"](self._state, int(self.use_df), int(self.prediction_resistance),
-                                            self.reseed_interval, e, el, n, nl, s, sl))
+        self._check(
+            self._fn["instantiate"](
+                self._state,
+                int(self.use_df),
+                int(self.prediction_resistance),
+                self.reseed_interval,
+                e,
+                el,
+                n,
+                nl,
+                s,
+                sl,
+            )
+        )
 
     def reseed(self, entropy: bytes, additional_input: bytes = b"") -> None:
         e, el = _buf(entropy)
         a, al = _buf(additional_input)
         self._check(self._fn["reseed"](self._state, e, el, a, al))
 
-    def generate(self, nbytes: int, additional_input: bytes = b"", entropy: bytes | None = None,
-                 prediction_resistance: bool | None = None) -> bytes:
+    def generate(
+        self,
+        nbytes: int,
+        additional_input: bytes = b"",
+        entropy: bytes | None = None,
+        prediction_resistance: bool | None = None,
+    ) -> bytes:
         if prediction_resistance and not self.prediction_resistance:
             raise DrbgError("prediction resistance was not requested at instantiation")
         if nbytes < 0 or nbytes * 8 > MAX_BITS_PER_REQUEST:
@@ -105,7 +133,9 @@ class CDrbg:
                 vs = ctypes.create_string_buffer(self.outlen * count)
                 done = self._check(self._fn["plan"](self._state, count, size, keys, vs))
                 kr, vr, nb, kl, vl = keys.raw, vs.raw, -(-size // self.outlen), self.keylen, self.outlen
-                plan += [BulkRequest(kr[i * kl:(i + 1) * kl], vr[i * vl:(i + 1) * vl], nb, size) for i in range(done)]
+                plan += [
+                    BulkRequest(kr[i * kl : (i + 1) * kl], vr[i * vl : (i + 1) * vl], nb, size) for i in range(done)
+                ]
                 count -= done
                 if count and done == 0:  # a reseed is due first
                     if self.entropy_source is None:

@@ -11,6 +11,7 @@
 C error codes become UsageError with a clear message; the C side never sees a bad IV length
 (the C API takes the IV by pointer, so Python checks it first).
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -48,16 +49,25 @@ class CCipher:
         self.lib_path = lib_path
         self.lib = ctypes.CDLL(str(lib_path))
         p = self.name
-        sig = {"set_key_isa": [_P, _P, _SIZE, ctypes.c_char_p], "ecb_encrypt": [_P, _P, _P, _SIZE], "ecb_decrypt": [_P, _P, _P, _SIZE],
-               "cbc_encrypt": [_P, _P, _P, _P, _SIZE], "cbc_decrypt": [_P, _P, _P, _P, _SIZE],
-               "ctr": [_P, _P, _P, _P, _SIZE]}
+        sig = {
+            "set_key_isa": [_P, _P, _SIZE, ctypes.c_char_p],
+            "ecb_encrypt": [_P, _P, _P, _SIZE],
+            "ecb_decrypt": [_P, _P, _P, _SIZE],
+            "cbc_encrypt": [_P, _P, _P, _P, _SIZE],
+            "cbc_decrypt": [_P, _P, _P, _P, _SIZE],
+            "ctr": [_P, _P, _P, _P, _SIZE],
+        }
         self.fn = {}
         for short, args in sig.items():
             f = getattr(self.lib, f"{p}_{short}")
             f.argtypes, f.restype = args, ctypes.c_int
             self.fn[short] = f
-        queries: list[tuple[str, list[Any]]] = [("variant", []), ("dispatch_error", []),
-                                                 ("variant_for", [ctypes.c_char_p]), ("variant_name", [ctypes.c_int])]
+        queries: list[tuple[str, list[Any]]] = [
+            ("variant", []),
+            ("dispatch_error", []),
+            ("variant_for", [ctypes.c_char_p]),
+            ("variant_name", [ctypes.c_int]),
+        ]
         for short, args in queries:
             f = getattr(self.lib, f"{p}_{short}")
             f.argtypes, f.restype = args, ctypes.c_char_p
@@ -96,16 +106,20 @@ class CCipher:
         if rc == 0:
             return
         if rc == ERR_LENGTH:
-            raise UsageError(f"{what}: input is {nbytes} bytes, not a multiple of the {self.block_bytes}-byte block "
-                             "(ECB and CBC take whole blocks; pad first or use CTR)")
+            raise UsageError(
+                f"{what}: input is {nbytes} bytes, not a multiple of the {self.block_bytes}-byte block "
+                "(ECB and CBC take whole blocks; pad first or use CTR)"
+            )
         if rc == ERR_KEY_LENGTH:
             raise UsageError(f"{self.name} needs a {self.key_bytes}-byte key, got {nbytes} bytes")
         if rc == ERR_NULL:
             raise UsageError(f"{what}: a NULL buffer reached the C library")
         if rc == ERR_ISA:
             if self.isa:
-                raise UsageError(f"{self.name}: ISA level '{self.isa}' cannot run here (unknown level, or this CPU "
-                                 f"lacks it; this CPU runs: {', '.join(self._runnable()) or 'nothing'})")
+                raise UsageError(
+                    f"{self.name}: ISA level '{self.isa}' cannot run here (unknown level, or this CPU "
+                    f"lacks it; this CPU runs: {', '.join(self._runnable()) or 'nothing'})"
+                )
             raise UsageError(f"{self.name}: CIPHERSPEC_X86_ISA: {self.fn['dispatch_error']().decode()}")
         raise RuntimeError(f"{what}: the C library returned {rc}")
 
@@ -123,7 +137,7 @@ class CCipher:
         kb = np.frombuffer(bytes(key) + b"\0", np.uint8)  # +1: never a zero-size buffer
         ks = np.zeros(self.key_struct_bytes + 64, np.uint8)  # slack: the struct's alignment
         off = (-_ptr(ks)) % 64
-        ks = ks[off:off + self.key_struct_bytes]
+        ks = ks[off : off + self.key_struct_bytes]
         isa = self.isa.encode() if self.isa else None
         self._check(self.fn["set_key_isa"](_ptr(ks), _ptr(kb), len(key), isa), "set_key", len(key))
         return ks
@@ -135,8 +149,11 @@ class CCipher:
     def _buffers(data, n: int) -> tuple[np.ndarray, np.ndarray]:
         src = np.empty(max(n, 1), np.uint8)
         if n:
-            src[:n] = np.frombuffer(data, np.uint8) if isinstance(data, (bytes, bytearray, memoryview)) \
+            src[:n] = (
+                np.frombuffer(data, np.uint8)
+                if isinstance(data, (bytes, bytearray, memoryview))
                 else np.asarray(data, np.uint8).reshape(-1)
+            )
         return src, np.empty(max(n, 1), np.uint8)
 
     def _iv(self, iv) -> np.ndarray:
@@ -150,7 +167,7 @@ class CCipher:
         blocks = as_blocks(blocks, self.block_bytes)
         src, dst = self._buffers(blocks, blocks.size)
         self._check(self.fn[f"ecb_{kind}"](_ptr(rk), _ptr(src), _ptr(dst), blocks.size), "ECB", blocks.size)
-        return dst[:blocks.size].reshape(-1, self.block_bytes)
+        return dst[: blocks.size].reshape(-1, self.block_bytes)
 
     def encrypt_blocks(self, rk, blocks) -> np.ndarray:
         return self._ecb("encrypt", rk, blocks)
@@ -204,4 +221,3 @@ class CCipher:
             rc = self.fn[f"cbc_{direction}"](_ptr(rk), _ptr(ivb), _ptr(src), _ptr(dst), n)
         self._check(rc, mode.upper(), n)
         return dst[:n].tobytes()
-

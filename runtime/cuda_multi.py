@@ -19,6 +19,7 @@ Memory modes of the host-buffer calls (``memory=``):
     "pageable"  plain copies from pageable memory: the driver stages each copy, and a copy into pageable
                 memory returns only when it is done, so copies and kernels do not overlap (slowest)
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -35,8 +36,12 @@ PAGEABLE_DEFAULT = "stage"  # what "auto" does with pageable buffers (bench/gpu/
 ERRORS = (  # the library's error codes beyond the single-device ones (CS_ENULL .. CS_ERESOURCE)
     ("CS_EDEVICE", 5, "a device index is not a visible CUDA device, or is listed twice"),
     ("CS_ENODEVICE", 6, "no CUDA device is visible"),
-    ("CS_EARG", 7, "bad argument (memory mode, device or stream count; an asynchronous call or "
-                   "CS_MEM_PINNED needs page-locked buffers)"),
+    (
+        "CS_EARG",
+        7,
+        "bad argument (memory mode, device or stream count; an asynchronous call or "
+        "CS_MEM_PINNED needs page-locked buffers)",
+    ),
     ("CS_ECHUNK", 8, "a request's output is larger than one streaming piece (the context's chunk)"),
 )
 STREAMS = 4  # streams (pieces in flight) per GPU
@@ -117,8 +122,9 @@ def resolve_devices(devices, count: int) -> tuple[int, ...]:
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
             raise UsageError(f"devices: {d!r} is not a GPU index")
         if not 0 <= d < count:
-            raise UsageError(f"devices: GPU {d} does not exist; {count} visible: "
-                             f"{', '.join(map(str, range(count)))}{where}")
+            raise UsageError(
+                f"devices: GPU {d} does not exist; {count} visible: {', '.join(map(str, range(count)))}{where}"
+            )
     if len(set(devs)) != len(devs):
         raise UsageError(f"devices: a GPU is listed twice in {devs}")
     if len(devs) > MAX_DEVICES:
@@ -191,10 +197,20 @@ def pinned_array(cipher, n: int) -> np.ndarray:
 def device_info(cipher, dev: int) -> dict:
     name = ctypes.create_string_buffer(256)
     sms, cc, free, total = _int(), _int(), _u64(), _u64()
-    cipher.check(cipher.fn("mg_device_info")(dev, name, 256, ctypes.byref(sms), ctypes.byref(cc),
-                                             ctypes.byref(free), ctypes.byref(total)), f"GPU {dev}")
-    return {"device": dev, "name": name.value.decode(), "sms": sms.value, "cc": cc.value,
-            "free": free.value, "total": total.value}
+    cipher.check(
+        cipher.fn("mg_device_info")(
+            dev, name, 256, ctypes.byref(sms), ctypes.byref(cc), ctypes.byref(free), ctypes.byref(total)
+        ),
+        f"GPU {dev}",
+    )
+    return {
+        "device": dev,
+        "name": name.value.decode(),
+        "sms": sms.value,
+        "cc": cc.value,
+        "free": free.value,
+        "total": total.value,
+    }
 
 
 class PartBuffers:
@@ -206,9 +222,11 @@ class PartBuffers:
         infos = [device_info(c, d) for d in self.devices]
         for size, info in zip(self.sizes, infos):  # refuse before anything is allocated or computed
             if size > info["free"]:
-                raise UsageError(f"{size / 2**30:.2f} GiB do not fit on GPU {info['device']} ({info['name']}): "
-                                 f"{info['free'] / 2**30:.2f} GiB free of {info['total'] / 2**30:.2f} GiB; "
-                                 f"use more GPUs or the host-buffer calls")
+                raise UsageError(
+                    f"{size / 2**30:.2f} GiB do not fit on GPU {info['device']} ({info['name']}): "
+                    f"{info['free'] / 2**30:.2f} GiB free of {info['total'] / 2**30:.2f} GiB; "
+                    f"use more GPUs or the host-buffer calls"
+                )
         self.ptrs: list[int] = []
         for d, size in zip(self.devices, self.sizes):
             p = c.fn("mg_malloc")(d, max(size, 1))
@@ -221,7 +239,7 @@ class PartBuffers:
     def upload(self, data, first: list[int]) -> None:
         src = _bytes_array(data)
         for i, (d, p) in enumerate(zip(self.devices, self.ptrs)):
-            part = np.ascontiguousarray(src[first[i]:first[i + 1]])
+            part = np.ascontiguousarray(src[first[i] : first[i + 1]])
             if part.size:
                 self.c.check(self.c.fn("mg_copy")(d, p, part.ctypes.data, part.size, 1), f"copy to GPU {d}")
 
@@ -259,8 +277,9 @@ class GpuSet:
             raise UsageError(f"streams: 1..{MAX_STREAMS}, got {streams}")
         arr = (ctypes.c_int * len(self.devices))(*self.devices)
         handle = ctypes.c_void_p()
-        cipher.check(cipher.fn("mg_new")(arr, len(self.devices), streams, chunk, ctypes.byref(handle)),
-                     "multi-GPU context")
+        cipher.check(
+            cipher.fn("mg_new")(arr, len(self.devices), streams, chunk, ctypes.byref(handle)), "multi-GPU context"
+        )
         self.handle = handle.value
         self.streams, self.chunk = streams, chunk
         self._finalizer = weakref.finalize(self, cipher.fn("mg_free"), self.handle)
@@ -288,8 +307,9 @@ class GpuSet:
             raise UsageError(f"out: a writable buffer of at least {n} bytes is needed")
         return arr[:n]
 
-    def ctr(self, rk, iv: bytes, data=None, nbytes: int | None = None, out=None, memory: str = "auto",
-            wait: bool = True) -> np.ndarray:
+    def ctr(
+        self, rk, iv: bytes, data=None, nbytes: int | None = None, out=None, memory: str = "auto", wait: bool = True
+    ) -> np.ndarray:
         """CTR over host buffers (data None: the keystream of nbytes); returns ``out`` (allocated if None)."""
         if len(iv) != self.block_bytes:
             raise UsageError(f"{self.c.name} needs a {self.block_bytes}-byte IV, got {len(iv)} bytes")
@@ -297,8 +317,12 @@ class GpuSet:
         n = src.size if src is not None else int(nbytes or 0)
         dst = self._out(out, n)
         ivb = np.frombuffer(bytes(iv), np.uint8).copy()
-        self.c.check(self.fn("mg_ctr_host")(self.handle, rk.ctypes.data, ivb.ctypes.data, _addr(src), _addr(dst), n,
-                                            _memory(memory), int(wait)), "CTR (multi-GPU)")
+        self.c.check(
+            self.fn("mg_ctr_host")(
+                self.handle, rk.ctypes.data, ivb.ctypes.data, _addr(src), _addr(dst), n, _memory(memory), int(wait)
+            ),
+            "CTR (multi-GPU)",
+        )
         return dst
 
     def ecb(self, rk, data, decrypt: bool = False, out=None, memory: str = "auto", wait: bool = True) -> np.ndarray:
@@ -306,18 +330,33 @@ class GpuSet:
         if src.size % self.block_bytes:
             raise UsageError(f"ECB needs a whole number of {self.block_bytes}-byte blocks, got {src.size} bytes")
         dst = self._out(out, src.size)
-        self.c.check(self.fn("mg_ecb_host")(self.handle, rk.ctypes.data, int(decrypt), _addr(src), _addr(dst),
-                                            src.size, _memory(memory), int(wait)), "ECB (multi-GPU)")
+        self.c.check(
+            self.fn("mg_ecb_host")(
+                self.handle, rk.ctypes.data, int(decrypt), _addr(src), _addr(dst), src.size, _memory(memory), int(wait)
+            ),
+            "ECB (multi-GPU)",
+        )
         return dst
 
-    def ctr_multi(self, keys: np.ndarray, vs: np.ndarray, lens: np.ndarray, out=None, memory: str = "auto",
-                  wait: bool = True) -> np.ndarray:
+    def ctr_multi(
+        self, keys: np.ndarray, vs: np.ndarray, lens: np.ndarray, out=None, memory: str = "auto", wait: bool = True
+    ) -> np.ndarray:
         """CTR_DRBG bulk output (CudaCipher.multi_arrays) into host memory: requests split over the GPUs."""
         lens = np.ascontiguousarray(lens, np.uint64)
         dst = self._out(out, int(lens.sum()))
-        self.c.check(self.fn("mg_ctr_multi_host")(self.handle, keys.ctypes.data, vs.ctypes.data, lens.ctypes.data,
-                                                  lens.size, _addr(dst), _memory(memory), int(wait)),
-                     "multi-key CTR (multi-GPU)")
+        self.c.check(
+            self.fn("mg_ctr_multi_host")(
+                self.handle,
+                keys.ctypes.data,
+                vs.ctypes.data,
+                lens.ctypes.data,
+                lens.size,
+                _addr(dst),
+                _memory(memory),
+                int(wait),
+            ),
+            "multi-key CTR (multi-GPU)",
+        )
         return dst
 
     # -------------------------------------------------------------------- device-resident
@@ -337,40 +376,108 @@ class GpuSet:
         """One buffer per GPU for the split ``first`` (from parts): refused if a part does not fit."""
         return PartBuffers(self, [b - a for a, b in zip(first, first[1:])])
 
-    def ctr_dev(self, rk, iv: bytes, d_in: PartBuffers | None, d_out: PartBuffers, nbytes: int,
-                flavour: int = -1, wait: bool = True) -> None:
+    def ctr_dev(
+        self,
+        rk,
+        iv: bytes,
+        d_in: PartBuffers | None,
+        d_out: PartBuffers,
+        nbytes: int,
+        flavour: int = -1,
+        wait: bool = True,
+    ) -> None:
         ivb = np.frombuffer(bytes(iv), np.uint8).copy()
-        self.c.check(self.fn("mg_ctr_dev")(self.handle, rk.ctypes.data, ivb.ctypes.data,
-                                           d_in.array if d_in is not None else None, d_out.array, nbytes, flavour,
-                                           int(wait)), "CTR (multi-GPU, device)")
+        self.c.check(
+            self.fn("mg_ctr_dev")(
+                self.handle,
+                rk.ctypes.data,
+                ivb.ctypes.data,
+                d_in.array if d_in is not None else None,
+                d_out.array,
+                nbytes,
+                flavour,
+                int(wait),
+            ),
+            "CTR (multi-GPU, device)",
+        )
 
-    def ecb_dev(self, rk, d_in: PartBuffers, d_out: PartBuffers, nbytes: int, decrypt: bool = False,
-                flavour: int = -1, wait: bool = True) -> None:
-        self.c.check(self.fn("mg_ecb_dev")(self.handle, rk.ctypes.data, int(decrypt), d_in.array, d_out.array, nbytes,
-                                           flavour, int(wait)), "ECB (multi-GPU, device)")
+    def ecb_dev(
+        self,
+        rk,
+        d_in: PartBuffers,
+        d_out: PartBuffers,
+        nbytes: int,
+        decrypt: bool = False,
+        flavour: int = -1,
+        wait: bool = True,
+    ) -> None:
+        self.c.check(
+            self.fn("mg_ecb_dev")(
+                self.handle, rk.ctypes.data, int(decrypt), d_in.array, d_out.array, nbytes, flavour, int(wait)
+            ),
+            "ECB (multi-GPU, device)",
+        )
 
-    def ctr_multi_dev(self, keys: np.ndarray, vs: np.ndarray, lens: np.ndarray, d_out: PartBuffers,
-                      flavour: int = -1, wait: bool = True) -> None:
+    def ctr_multi_dev(
+        self,
+        keys: np.ndarray,
+        vs: np.ndarray,
+        lens: np.ndarray,
+        d_out: PartBuffers,
+        flavour: int = -1,
+        wait: bool = True,
+    ) -> None:
         lens = np.ascontiguousarray(lens, np.uint64)
-        self.c.check(self.fn("mg_ctr_multi_dev")(self.handle, keys.ctypes.data, vs.ctypes.data, lens.ctypes.data,
-                                                 lens.size, d_out.array, flavour, int(wait)),
-                     "multi-key CTR (multi-GPU, device)")
+        self.c.check(
+            self.fn("mg_ctr_multi_dev")(
+                self.handle,
+                keys.ctypes.data,
+                vs.ctypes.data,
+                lens.ctypes.data,
+                lens.size,
+                d_out.array,
+                flavour,
+                int(wait),
+            ),
+            "multi-key CTR (multi-GPU, device)",
+        )
 
     # -------------------------------------------------------------------- measurement
-    def time(self, rk, iv: bytes | None, d_in: PartBuffers | None, d_out: PartBuffers, nbytes: int, reps: int,
-             flavour: int = -1) -> float:
+    def time(
+        self,
+        rk,
+        iv: bytes | None,
+        d_in: PartBuffers | None,
+        d_out: PartBuffers,
+        nbytes: int,
+        reps: int,
+        flavour: int = -1,
+    ) -> float:
         """Wall-clock seconds of ``reps`` device-resident calls on every GPU (CTR if iv, else ECB)."""
         secs = ctypes.c_double()
         ivb = None if iv is None else np.frombuffer(bytes(iv), np.uint8).copy()
-        self.c.check(self.fn("mg_time")(self.handle, 0 if iv is None else 1, rk.ctypes.data, _addr(ivb),
-                                        d_in.array if d_in is not None else None, d_out.array, nbytes, flavour, reps,
-                                        ctypes.byref(secs)), "timing")
+        self.c.check(
+            self.fn("mg_time")(
+                self.handle,
+                0 if iv is None else 1,
+                rk.ctypes.data,
+                _addr(ivb),
+                d_in.array if d_in is not None else None,
+                d_out.array,
+                nbytes,
+                flavour,
+                reps,
+                ctypes.byref(secs),
+            ),
+            "timing",
+        )
         return secs.value
 
     def bandwidth(self, nbytes: int, direction: str, pinned: bool, reps: int) -> float:
         """Copy bandwidth, GB/s per direction summed over the GPUs: "h2d", "d2h" or "both" (at once)."""
         secs = ctypes.c_double()
         code = {"h2d": 0, "d2h": 1, "both": 2}[direction]
-        self.c.check(self.fn("mg_bandwidth")(self.handle, nbytes, code, int(pinned), reps, ctypes.byref(secs)),
-                     "bandwidth")
+        self.c.check(
+            self.fn("mg_bandwidth")(self.handle, nbytes, code, int(pinned), reps, ctypes.byref(secs)), "bandwidth"
+        )
         return nbytes * len(self.devices) * reps / secs.value / 1e9

@@ -17,6 +17,7 @@ plus the GPU set's per-GPU stream buffers, whatever the length.  ``pipe`` overla
 The counter carries across pieces and calls (piece k's IV = IV + blocks before it), so the output equals
 one CTR call over the whole stream.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -74,9 +75,9 @@ class BlockStream:
         out = []
         for off in range(0, len(data), self.chunk):
             piece = np.frombuffer(data, np.uint8, min(self.chunk, len(data) - off), off)
-            self.inb[0][:piece.size] = piece
+            self.inb[0][: piece.size] = piece
             self._start(0, piece.size, True)
-            out.append(self.outb[0][:piece.size].tobytes())
+            out.append(self.outb[0][: piece.size].tobytes())
         return b"".join(out)
 
     # ------------------------------------------------------------------ reader -> writer
@@ -89,7 +90,7 @@ class BlockStream:
             else:
                 data = reader.read(self.chunk - n)
                 got = len(data)
-                buf[n:n + got] = data
+                buf[n : n + got] = data
             if not got:
                 return n, True
             n += got
@@ -145,8 +146,10 @@ class EcbStream(BlockStream):
 
     def _run(self, src: np.ndarray, dst: np.ndarray, wait: bool) -> None:
         if src.size % self.B:
-            raise UsageError(f"ECB needs a whole number of {self.B}-byte blocks; the stream ends "
-                             f"{src.size % self.B} bytes into a block")
+            raise UsageError(
+                f"ECB needs a whole number of {self.B}-byte blocks; the stream ends "
+                f"{src.size % self.B} bytes into a block"
+            )
         self.gpus.ecb(self.rk, src, self.decrypt, out=dst, memory="pinned", wait=wait)
 
 
@@ -176,13 +179,13 @@ class DrbgStream:
 
     def _start(self, slot: int, piece) -> None:
         plan, keys, vs, lens = piece
-        self.gpus.ctr_multi(keys, vs, lens, out=self.outb[slot][:int(lens.sum())], memory="pinned", wait=False)
+        self.gpus.ctr_multi(keys, vs, lens, out=self.outb[slot][: int(lens.sum())], memory="pinned", wait=False)
 
     def _write(self, writer, slot: int, piece) -> int:
         plan, _, _, lens = piece
-        out = self.outb[slot][:int(lens.sum())]
+        out = self.outb[slot][: int(lens.sum())]
         if all(r.nbytes == r.nblocks * self.c.block_bytes for r in plan[:-1]):
-            writer.write(memoryview(out)[:sum(r.nbytes for r in plan)])
+            writer.write(memoryview(out)[: sum(r.nbytes for r in plan)])
         else:
             writer.write(self.c.drop_padding(plan, lens, out))
         return sum(r.nbytes for r in plan)

@@ -14,6 +14,7 @@
 
 Sources are written into the cache directory and built by toolchain.nvcc (cached by content hash).
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -25,7 +26,6 @@ import numpy as np
 from cipherspec import modes
 from cipherspec.blockcipher import as_blocks
 from cipherspec.errors import UsageError
-
 from toolchain import nvcc
 
 from . import cuda_multi, cuda_stream
@@ -150,23 +150,27 @@ class CudaCipher:
         """n bytes of page-locked host memory (fastest for the host-buffer calls), freed with the array."""
         return cuda_multi.pinned_array(self, n)
 
-    def ctr_stream(self, rk: np.ndarray, iv: bytes, devices=None,
-                   chunk: int = cuda_stream.CHUNK) -> "cuda_stream.CtrStream":
+    def ctr_stream(
+        self, rk: np.ndarray, iv: bytes, devices=None, chunk: int = cuda_stream.CHUNK
+    ) -> "cuda_stream.CtrStream":
         """CTR over a stream of bytes: the counter carries across calls; memory stays bounded."""
         return cuda_stream.CtrStream(self, rk, iv, devices, chunk)
 
-    def ecb_stream(self, rk: np.ndarray, decrypt: bool = False, devices=None,
-                   chunk: int = cuda_stream.CHUNK) -> "cuda_stream.EcbStream":
+    def ecb_stream(
+        self, rk: np.ndarray, decrypt: bool = False, devices=None, chunk: int = cuda_stream.CHUNK
+    ) -> "cuda_stream.EcbStream":
         """ECB over a stream of bytes (it must end on a whole block); memory stays bounded."""
         return cuda_stream.EcbStream(self, rk, decrypt, devices, chunk)
 
-    def drbg_stream(self, drbg, nbytes: int, devices=None, chunk: int = cuda_stream.CHUNK,
-                    request_bytes: int = cuda_stream.REQUEST) -> "cuda_stream.DrbgStream":
+    def drbg_stream(
+        self, drbg, nbytes: int, devices=None, chunk: int = cuda_stream.CHUNK, request_bytes: int = cuda_stream.REQUEST
+    ) -> "cuda_stream.DrbgStream":
         """``nbytes`` of a DRBG's output (consecutive requests, no additional input) made on the GPUs."""
         return cuda_stream.DrbgStream(self, drbg, nbytes, devices, chunk, request_bytes)
 
-    def _ecb(self, rk: np.ndarray, blocks, decrypt: bool, nstreams: int = cuda_multi.STREAMS,
-             devices=None) -> np.ndarray:
+    def _ecb(
+        self, rk: np.ndarray, blocks, decrypt: bool, nstreams: int = cuda_multi.STREAMS, devices=None
+    ) -> np.ndarray:
         blocks = np.ascontiguousarray(as_blocks(blocks, self.block_bytes))
         out = np.empty_like(blocks)
         if blocks.size:
@@ -179,15 +183,31 @@ class CudaCipher:
     def decrypt_blocks(self, rk: np.ndarray, blocks, devices=None) -> np.ndarray:
         return self._ecb(rk, blocks, True, devices=devices)
 
-    def ctr(self, rk: np.ndarray, iv: bytes, data: bytes | None, nbytes: int | None = None,
-            nstreams: int = cuda_multi.STREAMS, devices=None, memory: str = "auto") -> bytes:
+    def ctr(
+        self,
+        rk: np.ndarray,
+        iv: bytes,
+        data: bytes | None,
+        nbytes: int | None = None,
+        nstreams: int = cuda_multi.STREAMS,
+        devices=None,
+        memory: str = "auto",
+    ) -> bytes:
         """CTR over host buffers on ``devices`` (None: every visible GPU); data None: the keystream of nbytes."""
         if len(iv) != self.block_bytes:
             raise UsageError(f"{self.name} needs a {self.block_bytes}-byte IV, got {len(iv)} bytes")
         return self.gpus(devices, nstreams).ctr(rk, iv, data, nbytes, memory=memory).tobytes()
 
-    def crypt_into(self, rk: np.ndarray, mode: str, direction: str, buf: np.ndarray, n: int,
-                   iv: np.ndarray | None = None, devices=None) -> None:
+    def crypt_into(
+        self,
+        rk: np.ndarray,
+        mode: str,
+        direction: str,
+        buf: np.ndarray,
+        n: int,
+        iv: np.ndarray | None = None,
+        devices=None,
+    ) -> None:
         """buf[:n] in place over every GPU of the host (the multi-GPU host-buffer entries: ECB, CTR; CTR
         advances ``iv`` like the C library's ctr); CBC through the generic mode (CBC encryption is
         sequential).  The CLI's streaming path calls this once per chunk."""
@@ -220,16 +240,18 @@ class CudaCipher:
     def device_buffer(self, n: int) -> "DeviceBuffer":
         return DeviceBuffer(self, n)
 
-    def device_ctr(self, rk: np.ndarray, iv: bytes, data: bytes | None, nbytes: int | None = None,
-                   flavour: str = "ptx") -> bytes:
+    def device_ctr(
+        self, rk: np.ndarray, iv: bytes, data: bytes | None, nbytes: int | None = None, flavour: str = "ptx"
+    ) -> bytes:
         """CTR through the device-pointer entry in either flavour (data None: keystream only)."""
         n = len(data) if data is not None else int(nbytes or 0)
         ivb = np.frombuffer(bytes(iv), np.uint8).copy()
         with self.device_buffer(max(n, 1)) as dout, self.device_buffer(max(n, 1)) as din:
             if data is not None:
                 din.upload(np.frombuffer(bytes(data), np.uint8))
-            rc = self.fn("ctr_dev_flavour")(rk.ctypes.data, _ptr(ivb), din.ptr if data is not None else None,
-                                            dout.ptr, n, None, FLAVOUR[flavour])
+            rc = self.fn("ctr_dev_flavour")(
+                rk.ctypes.data, _ptr(ivb), din.ptr if data is not None else None, dout.ptr, n, None, FLAVOUR[flavour]
+            )
             self.check(rc, "CTR (device)")
             return dout.download(n).tobytes()
 
@@ -238,8 +260,10 @@ class CudaCipher:
         length padded to whole blocks, except the last (the kernel concatenates whole-block outputs)."""
         for r in plan:
             if len(r.key) != self.key_bytes or len(r.v) != self.block_bytes or r.nbytes > r.nblocks * self.block_bytes:
-                raise UsageError(f"{self.name}: a bulk request needs a {self.key_bytes}-byte key, a {self.block_bytes}-byte V "
-                                 f"and nbytes <= nblocks * {self.block_bytes}")
+                raise UsageError(
+                    f"{self.name}: a bulk request needs a {self.key_bytes}-byte key, a {self.block_bytes}-byte V "
+                    f"and nbytes <= nblocks * {self.block_bytes}"
+                )
         keys = np.frombuffer(b"".join(bytes(r.key) for r in plan), np.uint8).copy()
         vs = np.frombuffer(b"".join(bytes(r.v) for r in plan), np.uint8).copy()
         lens = np.array([r.nblocks * self.block_bytes for r in plan], np.uint64)
@@ -271,14 +295,16 @@ class CudaCipher:
         if all(r.nbytes == r.nblocks * B for r in plan[:-1]):
             return out.tobytes()
         offs = np.concatenate([[0], np.cumsum(lens[:-1].astype(np.int64))])
-        return b"".join(out[o:o + r.nbytes].tobytes() for o, r in zip(offs, plan))
+        return b"".join(out[o : o + r.nbytes].tobytes() for o, r in zip(offs, plan))
 
     def device_ecb(self, rk: np.ndarray, data: bytes, decrypt: bool = False, flavour: str = "ptx") -> bytes:
         n = len(data)
         with self.device_buffer(max(n, 1)) as dout, self.device_buffer(max(n, 1)) as din:
             din.upload(np.frombuffer(bytes(data), np.uint8))
-            self.check(self.fn("ecb_dev_flavour")(rk.ctypes.data, int(decrypt), din.ptr, dout.ptr, n, None,
-                                                  FLAVOUR[flavour]), "ECB (device)")
+            self.check(
+                self.fn("ecb_dev_flavour")(rk.ctypes.data, int(decrypt), din.ptr, dout.ptr, n, None, FLAVOUR[flavour]),
+                "ECB (device)",
+            )
             return dout.download(n).tobytes()
 
 
@@ -327,4 +353,3 @@ def gpu_available() -> tuple[bool, str]:
     if res.returncode or "GPU" not in res.stdout:
         return False, f"no NVIDIA GPU on this machine (nvidia-smi -L: {res.stdout.strip() or res.stderr.strip()})"
     return True, ""
-

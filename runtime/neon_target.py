@@ -16,6 +16,7 @@ environment, and variant() says which kernels the dispatcher picked:
     c = BACKENDS["neon"].load(Registry(), "aria128", None, "aria128_neon"); c.qemu_cpu = "max"
     c.variant() -> "aria128_neon_b16_crypto_il1";  c.qemu_env = {"CIPHERSPEC_NEON_NO_CRYPTO": "1"} -> portable
 """
+
 from __future__ import annotations
 
 import struct
@@ -25,7 +26,6 @@ import numpy as np
 
 from cipherspec.blockcipher import RefCipher, as_blocks
 from cipherspec.errors import UsageError
-
 from toolchain.aarch64 import build_static, find_tools, run_qemu
 
 HARNESS = Path(__file__).with_name("neon_harness.c")
@@ -71,9 +71,17 @@ class NeonCipher:
         if self._exe is None:
             tools = find_tools()
             e, n, files = self.emitted, self.prefix, dict(self.files)
-            flags = [f"-DPREFIX={n}", f"-DGROUP={e.group_blocks}", f"-DBLOCK={e.block_bytes}",
-                     f"-DKEY_WORDS={sum(len(k.flat_names()) for k in self.module.key_arrays)}",
-                     f"-DKEY_WORD_BYTES={np.dtype(self.key_dtype).itemsize}"] + (["-DHAS_CTR"] if "ctr" in e.modes else []) + ([f"-DVARIANT={n}_variant"] * self.dispatched)
+            flags = (
+                [
+                    f"-DPREFIX={n}",
+                    f"-DGROUP={e.group_blocks}",
+                    f"-DBLOCK={e.block_bytes}",
+                    f"-DKEY_WORDS={sum(len(k.flat_names()) for k in self.module.key_arrays)}",
+                    f"-DKEY_WORD_BYTES={np.dtype(self.key_dtype).itemsize}",
+                ]
+                + (["-DHAS_CTR"] if "ctr" in e.modes else [])
+                + ([f"-DVARIANT={n}_variant"] * self.dispatched)
+            )
             sources = ["main.c"] + sorted(f for f in files if f.endswith((".S", ".c")))
             files |= {"harness.c": HARNESS.read_text(), "main.c": f'#include "{n}.h"\n#include "harness.c"\n'}
             self._exe = build_static(tools, files, sources, flags, n)
@@ -94,8 +102,10 @@ class NeonCipher:
             if op == "ctr" and "ctr" not in self.emitted.modes:
                 raise UsageError(f"{self.name}: CTR needs 8- or 16-byte blocks")
             w = rk.words[0]
-            parts.append(struct.pack("<4I", OPS[op], len(data), len(w), 0) +
-                         w.astype(np.dtype(self.key_dtype).newbyteorder("<")).tobytes())
+            parts.append(
+                struct.pack("<4I", OPS[op], len(data), len(w), 0)
+                + w.astype(np.dtype(self.key_dtype).newbyteorder("<")).tobytes()
+            )
             if OPS[op] >= 2:
                 if iv is None:
                     raise UsageError(f"neon operation {op} needs an IV")
@@ -105,7 +115,7 @@ class NeonCipher:
         out = run_qemu(self._tools, exe, b"".join(parts), cpu=self.qemu_cpu, env=self.qemu_env)
         results, pos = [], 0
         for _, _, data, _ in requests:
-            results.append(out[pos:pos + len(data)])
+            results.append(out[pos : pos + len(data)])
             pos += len(data)
         if pos != len(out):
             raise UsageError(f"harness answered {len(out)} bytes, expected {pos}")
@@ -125,8 +135,11 @@ class NeonCipher:
     def expand_key(self, key) -> RoundKeys:
         rk = self.ref.expand_key(key)
         lanes = 1 if isinstance(key, (bytes, bytearray)) else np.asarray(key).reshape(-1, self.key_bytes).shape[0]
-        cols = [np.broadcast_to(np.asarray(rk[n]).astype(np.uint64), (lanes,))
-                for ka in self.module.key_arrays for n in ka.flat_names()]
+        cols = [
+            np.broadcast_to(np.asarray(rk[n]).astype(np.uint64), (lanes,))
+            for ka in self.module.key_arrays
+            for n in ka.flat_names()
+        ]
         return RoundKeys(np.stack(cols, axis=1) if cols else np.zeros((lanes, 0)), self.key_dtype)
 
     def _blocks(self, op: str, rk: RoundKeys, blocks) -> np.ndarray:
@@ -139,8 +152,11 @@ class NeonCipher:
         else:
             if rk.lanes != n:
                 raise UsageError(f"{rk.lanes} lane keys for {n} blocks")
-            out = b"".join(self.run_batch([(op, RoundKeys(rk.words[i], self.key_dtype), blocks[i].tobytes(), None)
-                                           for i in range(n)]))
+            out = b"".join(
+                self.run_batch(
+                    [(op, RoundKeys(rk.words[i], self.key_dtype), blocks[i].tobytes(), None) for i in range(n)]
+                )
+            )
         return np.frombuffer(out, np.uint8).reshape(n, self.block_bytes).copy()
 
     def encrypt_blocks(self, rk: RoundKeys, blocks) -> np.ndarray:
@@ -167,4 +183,3 @@ class NeonCipher:
                 return modes.ctr(self, rk, iv, data)[0]
             return self.run_batch([("ctr", rk, data, iv)])[0]
         raise UsageError(f"unknown mode '{mode}' (modes: {', '.join(modes.MODES)})")
-

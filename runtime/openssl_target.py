@@ -9,6 +9,7 @@ Each cipher object has its own OSSL_LIB_CTX with only this provider loaded, and 
 "provider=cipherspec", so nothing else can answer.  An EVP failure becomes UsageError (bad input the
 provider refused) carrying OpenSSL's error-queue text.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -116,21 +117,22 @@ class OsslCipher:
         try:
             kb = ctypes.create_string_buffer(bytes(key), len(key) or 1)
             ivb = ctypes.create_string_buffer(bytes(iv), len(iv)) if iv is not None else None
-            if not lib.EVP_CipherInit_ex2(ctx, self._ciphers[mode], kb, ivb, int(encrypt), None) or \
-                    not lib.EVP_CIPHER_CTX_set_padding(ctx, int(pad)):
+            if not lib.EVP_CipherInit_ex2(
+                ctx, self._ciphers[mode], kb, ivb, int(encrypt), None
+            ) or not lib.EVP_CIPHER_CTX_set_padding(ctx, int(pad)):
                 raise UsageError(f"{self.algorithms[mode]}: init failed: {_errors(lib)}")
             out = bytearray()
             n = _INT(0)
             for i in range(0, len(data), CHUNK):
-                part = bytes(data[i:i + CHUNK])
+                part = bytes(data[i : i + CHUNK])
                 buf = ctypes.create_string_buffer(len(part) + self.block_bytes)
                 if not lib.EVP_CipherUpdate(ctx, buf, ctypes.byref(n), part, len(part)):
                     raise UsageError(f"{self.algorithms[mode]}: update failed: {_errors(lib)}")
-                out += buf.raw[:n.value]
+                out += buf.raw[: n.value]
             buf = ctypes.create_string_buffer(self.block_bytes)
             if not lib.EVP_CipherFinal_ex(ctx, buf, ctypes.byref(n)):
                 raise UsageError(f"{self.algorithms[mode]}: final failed: {_errors(lib)}")
-            return bytes(out + buf.raw[:n.value])
+            return bytes(out + buf.raw[: n.value])
         finally:
             lib.EVP_CIPHER_CTX_free(ctx)
 
@@ -159,6 +161,8 @@ class OsslCipher:
             raise UsageError(f"unknown direction '{direction}' (encrypt or decrypt)")
         data = bytes(data)
         if mode != "ctr" and len(data) % self.block_bytes:
-            raise UsageError(f"{mode.upper()}: input is {len(data)} bytes, not a multiple of the "
-                             f"{self.block_bytes}-byte block (ECB and CBC take whole blocks; pad first or use CTR)")
+            raise UsageError(
+                f"{mode.upper()}: input is {len(data)} bytes, not a multiple of the "
+                f"{self.block_bytes}-byte block (ECB and CBC take whole blocks; pad first or use CTR)"
+            )
         return self.evp(mode, direction == "encrypt", rk, None if mode == "ecb" else self._iv(iv), data)

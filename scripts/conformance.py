@@ -4,6 +4,7 @@ cross compiler, qemu-aarch64, nvcc).
 
     PYTHONPATH=. python3 scripts/conformance.py [--write] [--only NAME_SUBSTRING]
 """
+
 from __future__ import annotations
 
 import argparse

@@ -2,6 +2,7 @@
 layer markers: every test is marked with its directory's name (unit, golden, error, property,
 differential), so `pytest -m "not differential"` selects by layer; tests marked `gpu` skip without a
 GPU (tools.require_gpu)."""
+
 from __future__ import annotations
 
 import sys
@@ -70,5 +71,6 @@ def pytest_terminal_summary(terminalreporter):
             by_variant.setdefault(variant, []).append(lib)
         terminalreporter.write_sep("-", "C kernel variants compiled but absent on this CPU (refused, not run)")
         for variant, libs in sorted(by_variant.items()):
-            terminalreporter.write_line(f"{variant}: {len(libs)} libraries ({', '.join(libs[:6])}"
-                                        f"{', ...' if len(libs) > 6 else ''})")
+            terminalreporter.write_line(
+                f"{variant}: {len(libs)} libraries ({', '.join(libs[:6])}{', ...' if len(libs) > 6 else ''})"
+            )

@@ -7,6 +7,7 @@
 
 Builds are cached under $CIPHERSPEC_CACHE (default ~/.cache/cipherspec)/neon/<sha256 of every input>.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -72,14 +73,21 @@ def build_static(tools: Tools, files: dict[str, str], sources: list[str], flags:
     return exe
 
 
-def run_qemu(tools: Tools, exe: Path, data: bytes, timeout: float = 600, cpu: str | None = None,
-             env: dict[str, str] | None = None) -> bytes:
+def run_qemu(
+    tools: Tools,
+    exe: Path,
+    data: bytes,
+    timeout: float = 600,
+    cpu: str | None = None,
+    env: dict[str, str] | None = None,
+) -> bytes:
     """stdout of exe fed data; cpu: a `qemu-aarch64 -cpu` model; env: variables added for the guest."""
     if tools.qemu is None:  # tools from find_tools(need_qemu=False)
         raise ToolError(f"running {exe.name} needs qemu-aarch64: {SETUP_HINT}")
     cmd = [tools.qemu] + (["-cpu", cpu] if cpu else []) + [str(exe)]
-    r = subprocess.run(cmd, input=data, capture_output=True, timeout=timeout,
-                       env={**os.environ, **env} if env else None)
+    r = subprocess.run(
+        cmd, input=data, capture_output=True, timeout=timeout, env={**os.environ, **env} if env else None
+    )
     if r.returncode:
         raise ToolError(f"{exe.name} under qemu-aarch64 exited with {r.returncode}: {r.stderr.decode()[-2000:]}")
     return r.stdout

@@ -1,8 +1,9 @@
 """Where cached builds live: $CIPHERSPEC_CACHE, else ~/.cache/cipherspec; one subfolder per tool.
 
-    cache_root()          -> Path("~/.cache/cipherspec")
-    cache_root("nvcc")    -> Path("~/.cache/cipherspec/nvcc")   (created)
+cache_root()          -> Path("~/.cache/cipherspec")
+cache_root("nvcc")    -> Path("~/.cache/cipherspec/nvcc")   (created)
 """
+
 from __future__ import annotations
 
 import os

@@ -14,6 +14,7 @@ parallel test workers build each artefact once.
 
 Cache directory: $CIPHERSPEC_CACHE, else ~/.cache/cipherspec.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -32,8 +33,12 @@ from pathlib import Path
 from .cache import cache_root
 from .errors import BuildError
 
-KINDS = {"shared": ("lib.so", ("-shared", "-fPIC")), "object": ("out.o", ("-c",)),
-         "exe": ("a.out", ()), "static": ("lib.a", ("-c",))}
+KINDS = {
+    "shared": ("lib.so", ("-shared", "-fPIC")),
+    "object": ("out.o", ("-c",)),
+    "exe": ("a.out", ()),
+    "static": ("lib.a", ("-c",)),
+}
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,7 @@ def cache_dir() -> Path:
     return cache_root()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compiler_id(cc: str) -> str:
     """What identifies a compiler for caching: its --version banner and target triple."""
     try:
@@ -76,8 +81,15 @@ def run_tool(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> No
         raise BuildError(f"{' '.join(cmd[:1] + cmd[-4:])} failed (exit {p.returncode}):\n{msg}")
 
 
-def compile_tree(root: Path, mains: list[str], kind: str, toolchain: Toolchain, out: Path,
-                 include_dirs: Sequence[str] = (), extra_args: Sequence[str] = ()) -> Path:
+def compile_tree(
+    root: Path,
+    mains: list[str],
+    kind: str,
+    toolchain: Toolchain,
+    out: Path,
+    include_dirs: Sequence[str] = (),
+    extra_args: Sequence[str] = (),
+) -> Path:
     """Compiles the sources ``mains`` under ``root`` into ``out`` (no cache)."""
     if kind not in KINDS:
         raise ValueError(f"unknown output kind {kind!r}")
@@ -95,22 +107,48 @@ def compile_tree(root: Path, mains: list[str], kind: str, toolchain: Toolchain, 
             os.unlink(o)
         return out
     _, kind_flags = KINDS[kind]
-    run_tool([toolchain.cc, *toolchain.flags, *kind_flags, *incs, *extra_args, *srcs, *toolchain.link_flags,
-              "-o", str(out)], root, env)
+    run_tool(
+        [toolchain.cc, *toolchain.flags, *kind_flags, *incs, *extra_args, *srcs, *toolchain.link_flags, "-o", str(out)],
+        root,
+        env,
+    )
     return out
 
 
-def cache_key(sources: dict[str, str], mains: list[str], kind: str, toolchain: Toolchain,
-              include_dirs: list[str], extra_args: list[str]) -> str:
-    blob = json.dumps({"sources": sorted(sources.items()), "mains": list(mains), "kind": kind,
-                       "cc": compiler_id(toolchain.cc), "flags": list(toolchain.flags),
-                       "link": list(toolchain.link_flags), "env": list(toolchain.env),
-                       "inc": list(include_dirs), "extra": list(extra_args)}, sort_keys=True)
+def cache_key(
+    sources: dict[str, str],
+    mains: list[str],
+    kind: str,
+    toolchain: Toolchain,
+    include_dirs: list[str],
+    extra_args: list[str],
+) -> str:
+    blob = json.dumps(
+        {
+            "sources": sorted(sources.items()),
+            "mains": list(mains),
+            "kind": kind,
+            "cc": compiler_id(toolchain.cc),
+            "flags": list(toolchain.flags),
+            "link": list(toolchain.link_flags),
+            "env": list(toolchain.env),
+            "inc": list(include_dirs),
+            "extra": list(extra_args),
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def compile_cached(sources: dict[str, str], mains: list[str], kind: str, toolchain: Toolchain,
-                   include_dirs: Sequence[str] = (), extra_args: Sequence[str] = (), cache: Path | None = None) -> Path:
+def compile_cached(
+    sources: dict[str, str],
+    mains: list[str],
+    kind: str,
+    toolchain: Toolchain,
+    include_dirs: Sequence[str] = (),
+    extra_args: Sequence[str] = (),
+    cache: Path | None = None,
+) -> Path:
     """Writes ``sources`` (relative path -> text) into a cache entry and compiles ``mains`` there, once."""
     key = cache_key(sources, mains, kind, toolchain, list(include_dirs), list(extra_args))
 
@@ -124,8 +162,9 @@ def compile_cached(sources: dict[str, str], mains: list[str], kind: str, toolcha
     return _cached_entry(cache or cache_dir(), key, KINDS[kind][0], make)
 
 
-def link_cached(objects: list[Path], kind: str, toolchain: Toolchain, extra_args: Sequence[str] = (),
-                cache: Path | None = None) -> Path:
+def link_cached(
+    objects: list[Path], kind: str, toolchain: Toolchain, extra_args: Sequence[str] = (), cache: Path | None = None
+) -> Path:
     """Links object files (e.g. from ``compile_cached(..., "object", ...)``) into a static archive (``ar``), a
     shared library or an executable, once per distinct set of object contents, toolchain and flags.
 
@@ -134,10 +173,20 @@ def link_cached(objects: list[Path], kind: str, toolchain: Toolchain, extra_args
     if kind not in ("static", "shared", "exe"):
         raise ValueError(f"link_cached makes a static or shared library or an executable, not {kind!r}")
     digests = [hashlib.sha256(Path(o).read_bytes()).hexdigest() for o in objects]
-    blob = json.dumps({"objects": digests, "kind": kind, "cc": compiler_id(toolchain.cc),
-                       "flags": list(toolchain.flags), "link": list(toolchain.link_flags),
-                       "env": list(toolchain.env), "extra": list(extra_args), "ar": toolchain.ar, "members": "named"},
-                      sort_keys=True)
+    blob = json.dumps(
+        {
+            "objects": digests,
+            "kind": kind,
+            "cc": compiler_id(toolchain.cc),
+            "flags": list(toolchain.flags),
+            "link": list(toolchain.link_flags),
+            "env": list(toolchain.env),
+            "extra": list(extra_args),
+            "ar": toolchain.ar,
+            "members": "named",
+        },
+        sort_keys=True,
+    )
     key = hashlib.sha256(blob.encode()).hexdigest()
 
     def make(tmp: Path) -> None:
@@ -151,8 +200,20 @@ def link_cached(objects: list[Path], kind: str, toolchain: Toolchain, extra_args
             for m in members:
                 m.unlink()
             return
-        run_tool([toolchain.cc, *toolchain.flags, *KINDS[kind][1], *[str(o) for o in objects], *extra_args,
-                  *toolchain.link_flags, "-o", str(tmp / KINDS[kind][0])], tmp, env)
+        run_tool(
+            [
+                toolchain.cc,
+                *toolchain.flags,
+                *KINDS[kind][1],
+                *[str(o) for o in objects],
+                *extra_args,
+                *toolchain.link_flags,
+                "-o",
+                str(tmp / KINDS[kind][0]),
+            ],
+            tmp,
+            env,
+        )
 
     return _cached_entry(cache or cache_dir(), key, KINDS[kind][0], make)
 
@@ -181,7 +242,7 @@ def _cached_entry(cache: Path, key: str, artefact_name: str, make) -> Path:
     return artefact
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def target_machine(cc: str) -> str:
     """The compiler's target triple (``cc -dumpmachine``): x86_64-linux-gnu, aarch64-linux-gnu, ..."""
     return compiler_id(cc).rsplit(" / ", 1)[-1]

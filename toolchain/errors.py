@@ -5,6 +5,7 @@ The command line reports it like bad input (one line, exit status 2): the fix is
 
     raise ToolError("target neon needs qemu-aarch64: install it with `bash scripts/setup.sh`")
 """
+
 from __future__ import annotations
 
 

@@ -9,6 +9,7 @@ The cache (CIPHERSPEC_CACHE, default ~/.cache/cipherspec/nvcc) keys each result 
 the source, the headers beside it, the nvcc version and the flags, so a test run recompiles only
 what changed.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -132,8 +133,9 @@ def _run(cmd: list[str], nvcc: Path) -> subprocess.CompletedProcess:
 def require_nvcc() -> Path:
     nvcc = find_nvcc()
     if nvcc is None:
-        raise ToolError("nvcc not found (install the CUDA toolkit, or `pip install nvidia-cuda-nvcc`, "
-                         "or set CIPHERSPEC_NVCC)")
+        raise ToolError(
+            "nvcc not found (install the CUDA toolkit, or `pip install nvidia-cuda-nvcc`, or set CIPHERSPEC_NVCC)"
+        )
     return nvcc
 
 
@@ -161,8 +163,14 @@ def build_library(cu: Path, out: Path, arch: str | None = None) -> Path:
     nvcc = require_nvcc()
     arch = arch or os.environ.get("CIPHERSPEC_CUDA_ARCH", "sm_90")
     num = arch.split("_")[1]
-    flags = ["-shared", "-Xcompiler", "-fPIC", "-O3", "-std=c++17",
-             f"-gencode=arch=compute_{num},code=[sm_{num},compute_{num}]"]
+    flags = [
+        "-shared",
+        "-Xcompiler",
+        "-fPIC",
+        "-O3",
+        "-std=c++17",
+        f"-gencode=arch=compute_{num},code=[sm_{num},compute_{num}]",
+    ]
     key = _key(cu, flags, nvcc)
     hit = cache_dir() / f"{cu.stem}.{key}.so"
     if not hit.is_file():

@@ -8,6 +8,7 @@ pkg-config's ``libcrypto`` is asked first (a non-system OpenSSL 3 is found throu
 without it the compiler's default paths and ``-lcrypto``.  The headers are checked by preprocessing
 a probe that needs OpenSSL 3's provider API, so a machine with OpenSSL 1.1 headers gets a clear error.
 """
+
 from __future__ import annotations
 
 import ctypes.util
@@ -51,8 +52,13 @@ def find_dev(cc: str | None = None) -> OpenSSLDev:
     cflags = tuple((_pkg_config("--cflags") or "").split())
     libs = tuple((_pkg_config("--libs") or "-lcrypto").split())
     try:
-        p = subprocess.run([cc, *cflags, "-E", "-x", "c", "-", "-o", os.devnull], input=PROBE,
-                           capture_output=True, text=True, check=False)
+        p = subprocess.run(
+            [cc, *cflags, "-E", "-x", "c", "-", "-o", os.devnull],
+            input=PROBE,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     except OSError as e:
         raise ToolError(f"the OpenSSL provider target needs a C compiler ('{cc}': {e.strerror})") from None
     if p.returncode != 0:

@@ -16,6 +16,7 @@ and equal to the peer's where a peer runs the same cipher.  CHAM is compared at 
 round counts (80/80/96).  Cycles/byte use the TSC-nominal clock (cpu MHz of /proc/cpuinfo), as SUPERCOP.
 The load average is recorded before and after: the machine may be shared.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,18 @@ from generator.c.schedules import c_schedules  # noqa: E402
 make_cipher = C_BACKEND.load
 
 PEER_ROUNDS = {"cham64_128": 80, "cham128_128": 80, "cham128_256": 96}
-CRYPTOPP = {"lea128", "lea192", "lea256", "cham64_128", "cham128_128", "cham128_256", "hight",
-            "aria128", "aria192", "aria256"}
+CRYPTOPP = {
+    "lea128",
+    "lea192",
+    "lea256",
+    "cham64_128",
+    "cham128_128",
+    "cham128_256",
+    "hight",
+    "aria128",
+    "aria192",
+    "aria256",
+}
 OPENSSL = {"aria128", "aria192", "aria256", "aes128", "aes192", "aes256"}
 NO_AESNI = "~0x200000200000000"
 
@@ -82,8 +93,12 @@ def time_ours(c, rk, mode: str, data: np.ndarray, iv: bytes, reps: int) -> tuple
 
 
 def run_peer(peers: Path, lib: str, cipher: str, mode: str, mb: int, reps: int, env=None):
-    p = subprocess.run([str(peers), lib, cipher, mode, str(mb), str(reps)], capture_output=True, text=True,
-                       env=dict(os.environ, **(env or {})))
+    p = subprocess.run(
+        [str(peers), lib, cipher, mode, str(mb), str(reps)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, **(env or {})),
+    )
     if p.returncode != 0:
         return None
     secs, digest = p.stdout.split()
@@ -99,12 +114,22 @@ def build_time() -> dict:
         env = dict(os.environ, CIPHERSPEC_CACHE=str(Path(d) / "cache"))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "driver", "build", "--all", "--target", "c", "-o", str(Path(d) / "out")],
-                       cwd=ROOT, env=env, check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "driver", "build", "--all", "--target", "c", "-o", str(Path(d) / "out")],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
         wall = time.perf_counter() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"wall": wall, "user": after.ru_utime - before.ru_utime, "sys": after.ru_stime - before.ru_stime,
-            "cpus": os.cpu_count(), "load": os.getloadavg()}
+    return {
+        "wall": wall,
+        "user": after.ru_utime - before.ru_utime,
+        "sys": after.ru_stime - before.ru_stime,
+        "cpus": os.cpu_count(),
+        "load": os.getloadavg(),
+    }
 
 
 def our_rows(reg, name, rounds, sched, key, iv, data, want, args, label, size) -> list[dict]:
@@ -120,9 +145,20 @@ def our_rows(reg, name, rounds, sched, key, iv, data, want, args, label, size) -
             secs, cpu, out = time_ours(cv, rk, mode, data, iv, args.reps)
             if out[: 64 << 10].tobytes() != want[mode]:
                 raise SystemExit(f"{c.schedule.name} {variant} {mode}: output differs from the interpreter")
-            rows.append({"cipher": label, "name": name, "mode": mode, "impl": c.schedule.name.split("_c_", 1)[1],
-                         "variant": variant, "default": variant == c.variant, "kind": "ours", "secs": secs,
-                         "cpu": cpu, "digest": hashlib.sha256(out.tobytes()).hexdigest()})
+            rows.append(
+                {
+                    "cipher": label,
+                    "name": name,
+                    "mode": mode,
+                    "impl": c.schedule.name.split("_c_", 1)[1],
+                    "variant": variant,
+                    "default": variant == c.variant,
+                    "kind": "ours",
+                    "secs": secs,
+                    "cpu": cpu,
+                    "digest": hashlib.sha256(out.tobytes()).hexdigest(),
+                }
+            )
             print(f"{label:16} {mode} {rows[-1]['impl']:22} {variant:12} {size / secs / 1e6:9.1f} MB/s", flush=True)
     return rows
 
@@ -143,8 +179,11 @@ def main(argv=None) -> int:
     load_before = os.getloadavg()
     build = build_time() if args.build_time else None
     if build:
-        print(f"build --all --target c: {build['wall']:.1f} s wall, {build['user']:.1f} s user, "
-              f"{build['sys']:.1f} s sys on {build['cpus']} CPUs (load {build['load'][0]:.1f})", flush=True)
+        print(
+            f"build --all --target c: {build['wall']:.1f} s wall, {build['user']:.1f} s user, "
+            f"{build['sys']:.1f} s sys on {build['cpus']} CPUs (load {build['load'][0]:.1f})",
+            flush=True,
+        )
     reg = Registry(extra=[Path(p) for p in args.spec])
     size = args.mb << 20
     data = pattern(size)
@@ -188,14 +227,30 @@ def main(argv=None) -> int:
                 secs, digest = got
                 if digest != ours:
                     raise SystemExit(f"{name} {mode} {title}: output differs from ours ({digest} vs {ours})")
-                rows.append({"cipher": label, "name": name, "mode": mode, "impl": title, "kind": "peer",
-                             "secs": secs, "digest": digest})
+                rows.append(
+                    {
+                        "cipher": label,
+                        "name": name,
+                        "mode": mode,
+                        "impl": title,
+                        "kind": "peer",
+                        "secs": secs,
+                        "digest": digest,
+                    }
+                )
                 print(f"{label:16} {mode} {title:22} {size / secs / 1e6:9.1f} MB/s", flush=True)
     for r in rows:
         r["mbps"] = size / r["secs"] / 1e6
         r["cpb"] = r["secs"] * mhz * 1e6 / size if mhz else 0.0
-    meta = {"cpu": model, "mhz": mhz, "mb": args.mb, "reps": args.reps, "load_before": load_before,
-            "load_after": os.getloadavg(), "build": build}
+    meta = {
+        "cpu": model,
+        "mhz": mhz,
+        "mb": args.mb,
+        "reps": args.reps,
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+        "build": build,
+    }
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "c-host.json").write_text(json.dumps(dict(meta, rows=rows), indent=1, sort_keys=True) + "\n")

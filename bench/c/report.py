@@ -1,7 +1,8 @@
 """Writes bench/results/c-host.md (machine, load, issue 9's targets, every row) and c-host.png from the rows.
 
-    write_report(Path("bench/results"), rows, {"cpu": "AMD EPYC", "mhz": 2450.0, "mb": 64, "reps": 3, ...})
+write_report(Path("bench/results"), rows, {"cpu": "AMD EPYC", "mhz": 2450.0, "mb": 64, "reps": 3, ...})
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -53,17 +54,22 @@ def write_report(out: Path, rows: list[dict], meta: dict) -> None:
     ciphers = list(dict.fromkeys(r["cipher"] for r in rows))
     peers = list(dict.fromkeys(r["impl"] for r in rows if r["kind"] == "peer"))
     lb, la = meta.get("load_before", (0, 0, 0)), meta.get("load_after", (0, 0, 0))
-    lines = ["# C libraries on the host, as shipped: throughput", "",
-             f"Machine: {meta['cpu']}, {meta['mhz']:.0f} MHz (TSC-nominal; cycles/byte = seconds x this clock), "
-             f"1 thread, shared with other jobs: load average {lb[0]:.1f} before the run, {la[0]:.1f} after. "
-             f"Commit {_commit()}. Each figure: best of {meta['reps']} runs over {meta['mb']} MiB, encryption, wall "
-             "clock, ours and the peers in one run of `bash bench/c/run.sh`. Outputs verified: the first 64 KiB "
-             "against the interpreter, the SHA-256 of the whole output equal across our variants and equal to "
-             "the peer's.", "",
-             "Ours: each cipher's default library exactly as `cipherspec build --target c` makes it (`-std=c99 -O3 "
-             "-fPIC`, every ISA variant in it, run-time dispatch; no -march=native). *default* is the variant the "
-             "dispatcher picks on this CPU; the others are forced with `<cipher>_set_key_isa` (as "
-             "`CIPHERSPEC_X86_ISA` does). CHAM rows use the original round counts (80/80/96), as Crypto++ does.", ""]
+    lines = [
+        "# C libraries on the host, as shipped: throughput",
+        "",
+        f"Machine: {meta['cpu']}, {meta['mhz']:.0f} MHz (TSC-nominal; cycles/byte = seconds x this clock), "
+        f"1 thread, shared with other jobs: load average {lb[0]:.1f} before the run, {la[0]:.1f} after. "
+        f"Commit {_commit()}. Each figure: best of {meta['reps']} runs over {meta['mb']} MiB, encryption, wall "
+        "clock, ours and the peers in one run of `bash bench/c/run.sh`. Outputs verified: the first 64 KiB "
+        "against the interpreter, the SHA-256 of the whole output equal across our variants and equal to "
+        "the peer's.",
+        "",
+        "Ours: each cipher's default library exactly as `cipherspec build --target c` makes it (`-std=c99 -O3 "
+        "-fPIC`, every ISA variant in it, run-time dispatch; no -march=native). *default* is the variant the "
+        "dispatcher picks on this CPU; the others are forced with `<cipher>_set_key_isa` (as "
+        "`CIPHERSPEC_X86_ISA` does). CHAM rows use the original round counts (80/80/96), as Crypto++ does.",
+        "",
+    ]
     build = meta.get("build")
     lines += ["## Issue 9 targets", "", "| target | ours | peer | ratio | wanted | met |", "|---|---|---|---|---|---|"]
     for cipher, variant, peer, want in TARGETS:
@@ -74,33 +80,49 @@ def write_report(out: Path, rows: list[dict], meta: dict) -> None:
             lines.append(f"| {what} | not measured | {peer} | n/a | {want}x | n/a |")
             continue
         ratio = ours["mbps"] / theirs["mbps"]
-        lines.append(f"| {what} | {ours['mbps']:.0f} MB/s `{ours['impl']}` {ours['variant']} | {peer}: "
-                     f"{theirs['mbps']:.0f} MB/s | {ratio:.2f}x | {want}x | {'yes' if ratio >= want else 'no'} |")
+        lines.append(
+            f"| {what} | {ours['mbps']:.0f} MB/s `{ours['impl']}` {ours['variant']} | {peer}: "
+            f"{theirs['mbps']:.0f} MB/s | {ratio:.2f}x | {want}x | {'yes' if ratio >= want else 'no'} |"
+        )
     if build:
-        lines.append(f"| `cipherspec build --all --target c`, empty cache | {build['wall']:.1f} s wall "
-                     f"({build['user']:.0f} s user + {build['sys']:.0f} s sys, {build['cpus']} CPUs, load "
-                     f"{build['load'][0]:.1f} at the end) | | | <= {BUILD_TARGET_S:.0f} s | "
-                     f"{'yes' if build['wall'] <= BUILD_TARGET_S else 'no'} |")
+        lines.append(
+            f"| `cipherspec build --all --target c`, empty cache | {build['wall']:.1f} s wall "
+            f"({build['user']:.0f} s user + {build['sys']:.0f} s sys, {build['cpus']} CPUs, load "
+            f"{build['load'][0]:.1f} at the end) | | | <= {BUILD_TARGET_S:.0f} s | "
+            f"{'yes' if build['wall'] <= BUILD_TARGET_S else 'no'} |"
+        )
     if NOTES_FILE.exists():
         lines += ["", NOTES_FILE.read_text().strip()]
-    lines += ["", "## Default variant vs peers, CTR and ECB (MB/s, cycles/byte in brackets)", "",
-              "| cipher | mode | ours, default (variant) | " + " | ".join(peers) + " |",
-              "|---|---|---|" + "---|" * len(peers)]
+    lines += [
+        "",
+        "## Default variant vs peers, CTR and ECB (MB/s, cycles/byte in brackets)",
+        "",
+        "| cipher | mode | ours, default (variant) | " + " | ".join(peers) + " |",
+        "|---|---|---|" + "---|" * len(peers),
+    ]
     for cipher in ciphers:
         for mode in ("ecb", "ctr"):
             d = best(rows, cipher, mode, _ours(None))
             if d is None:
                 continue
             cells = [_cell(best(rows, cipher, mode, lambda r, p=p: r["impl"] == p)) for p in peers]
-            lines.append(f"| {cipher} | {mode.upper()} | {_cell(d)} {d['variant']} `{d['impl']}` | "
-                         + " | ".join(cells) + " |")
-    lines += ["", "## Every variant (MB/s; CPU: the same from the thread's CPU time)", "",
-              "| cipher | mode | schedule | variant | MB/s | cycles/byte | MB/s (CPU time) |", "|---|---|---|---|---|---|---|"]
+            lines.append(
+                f"| {cipher} | {mode.upper()} | {_cell(d)} {d['variant']} `{d['impl']}` | " + " | ".join(cells) + " |"
+            )
+    lines += [
+        "",
+        "## Every variant (MB/s; CPU: the same from the thread's CPU time)",
+        "",
+        "| cipher | mode | schedule | variant | MB/s | cycles/byte | MB/s (CPU time) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         if r["kind"] == "ours":
             cpu_mbps = r["mbps"] * r["secs"] / r["cpu"] if r.get("cpu") else 0
-            lines.append(f"| {r['cipher']} | {r['mode'].upper()} | `{r['impl']}` | {r['variant']}"
-                         f"{' (default)' if r['default'] else ''} | {r['mbps']:.0f} | {r['cpb']:.2f} | {cpu_mbps:.0f} |")
+            lines.append(
+                f"| {r['cipher']} | {r['mode'].upper()} | `{r['impl']}` | {r['variant']}"
+                f"{' (default)' if r['default'] else ''} | {r['mbps']:.0f} | {r['cpb']:.2f} | {cpu_mbps:.0f} |"
+            )
     (out / "c-host.md").write_text("\n".join(lines) + "\n")
     _chart(out / "c-host.png", rows, ciphers, peers)
 

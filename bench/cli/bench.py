@@ -15,6 +15,7 @@ Verification: one extra run of the command, its output piped into this process, 
 to the library's keystream over SIZE bytes of zeros; a mismatch stops the benchmark.
 Writes OUT/cli.md and OUT/cli.json.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -75,11 +76,13 @@ def run_command(argv: list[str], size: int, source: str | None = None, verify: b
     with tempfile.TemporaryDirectory() as tmp:
         result = Path(tmp) / "result"
         head = None if source else subprocess.Popen(["head", "-c", str(size), "/dev/zero"], stdout=subprocess.PIPE)
-        p = subprocess.Popen([sys.executable, "-S", "-I", str(PEAK_RSS), str(result), *argv,
-                              *(["-i", source] if source else [])],
-                             stdin=head.stdout if head else subprocess.DEVNULL,
-                             stdout=subprocess.PIPE if verify else subprocess.DEVNULL, cwd=ROOT,
-                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        p = subprocess.Popen(
+            [sys.executable, "-S", "-I", str(PEAK_RSS), str(result), *argv, *(["-i", source] if source else [])],
+            stdin=head.stdout if head else subprocess.DEVNULL,
+            stdout=subprocess.PIPE if verify else subprocess.DEVNULL,
+            cwd=ROOT,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        )
         if head:
             head.stdout.close()
         digest = hashlib.sha256() if verify else None
@@ -92,16 +95,25 @@ def run_command(argv: list[str], size: int, source: str | None = None, verify: b
         status, maxrss, wall, cpu = result.read_text().split()
     if status != "0":
         raise SystemExit(f"the command failed: {argv}")
-    return {"wall_s": float(wall), "maxrss_mib": int(maxrss) / 1024, "cpu_s": float(cpu),
-            "sha256": digest.hexdigest() if verify else None}
+    return {
+        "wall_s": float(wall),
+        "maxrss_mib": int(maxrss) / 1024,
+        "cpu_s": float(cpu),
+        "sha256": digest.hexdigest() if verify else None,
+    }
 
 
 def summarize(runs: list[dict], startup: float, size: int, library: float) -> dict:
     wall = statistics.median(r["wall_s"] for r in runs)
-    return {"wall_s": wall, "mbs": size / wall / 1e6, "streaming_mbs": size / (wall - startup) / 1e6,
-            "ratio_end_to_end": size / wall / 1e6 / library,
-            "ratio_streaming": size / (wall - startup) / 1e6 / library,
-            "peak_rss_mib": max(r["maxrss_mib"] for r in runs), "cpu_s": statistics.median(r["cpu_s"] for r in runs)}
+    return {
+        "wall_s": wall,
+        "mbs": size / wall / 1e6,
+        "streaming_mbs": size / (wall - startup) / 1e6,
+        "ratio_end_to_end": size / wall / 1e6 / library,
+        "ratio_streaming": size / (wall - startup) / 1e6 / library,
+        "peak_rss_mib": max(r["maxrss_mib"] for r in runs),
+        "cpu_s": statistics.median(r["cpu_s"] for r in runs),
+    }
 
 
 def main() -> None:
@@ -136,15 +148,31 @@ def main() -> None:
     t0 = statistics.median(r["wall_s"] for r in startup)
     library = statistics.median(r["mbs"] for r in lib)
     res = {
-        "cipher": a.cipher, "schedule": c.schedule.name, "bytes": size, "reps": a.reps,
-        "machine": {"cpu": cpu_name(), "cores": os.cpu_count(), "python": platform.python_version(),
-                    "loadavg_before": load_before, "loadavg_after": os.getloadavg()},
-        "verified_sha256": want.hexdigest(), "library": lib, "startup": startup, "pipe": piped, "file": filed,
-        "summary": {"library_mbs": library, "library_cpu_s": statistics.median(r["cpu_s"] for r in lib),
-                    "startup_s": t0,
-                    "startup_rss_mib": max(r["maxrss_mib"] for r in startup),
-                    "startup_cpu_s": statistics.median(r["cpu_s"] for r in startup),
-                    "pipe": summarize(piped, t0, size, library), "file": summarize(filed, t0, size, library)},
+        "cipher": a.cipher,
+        "schedule": c.schedule.name,
+        "bytes": size,
+        "reps": a.reps,
+        "machine": {
+            "cpu": cpu_name(),
+            "cores": os.cpu_count(),
+            "python": platform.python_version(),
+            "loadavg_before": load_before,
+            "loadavg_after": os.getloadavg(),
+        },
+        "verified_sha256": want.hexdigest(),
+        "library": lib,
+        "startup": startup,
+        "pipe": piped,
+        "file": filed,
+        "summary": {
+            "library_mbs": library,
+            "library_cpu_s": statistics.median(r["cpu_s"] for r in lib),
+            "startup_s": t0,
+            "startup_rss_mib": max(r["maxrss_mib"] for r in startup),
+            "startup_cpu_s": statistics.median(r["cpu_s"] for r in startup),
+            "pipe": summarize(piped, t0, size, library),
+            "file": summarize(filed, t0, size, library),
+        },
     }
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -156,33 +184,69 @@ def main() -> None:
 def report(res: dict) -> str:
     s, m = res["summary"], res["machine"]
     mib = res["bytes"] >> 20
-    rows = [("library CTR (`crypt_into`, 64 MiB calls, one thread)", f"{s['library_mbs']:,.0f} MB/s", "100%", "",
-             f"{s['library_cpu_s']:.2f} s")]
+    rows = [
+        (
+            "library CTR (`crypt_into`, 64 MiB calls, one thread)",
+            f"{s['library_mbs']:,.0f} MB/s",
+            "100%",
+            "",
+            f"{s['library_cpu_s']:.2f} s",
+        )
+    ]
     for key, what in (("pipe", f"`head -c {mib}M /dev/zero \\| cipherspec ...`"), ("file", "`cipherspec ... -i FILE`")):
         v = s[key]
-        rows.append((f"command, {what}: end to end", f"{v['mbs']:,.0f} MB/s ({v['wall_s']:.2f} s)",
-                     f"{100 * v['ratio_end_to_end']:.0f}%", f"{v['peak_rss_mib']:.1f} MiB", f"{v['cpu_s']:.2f} s"))
-        rows.append((f"command, {what}: streaming (wall - startup)", f"{v['streaming_mbs']:,.0f} MB/s",
-                     f"{100 * v['ratio_streaming']:.0f}%", "", ""))
-    rows.append(("command on empty input (startup)", f"{s['startup_s'] * 1000:.0f} ms", "",
-                 f"{s['startup_rss_mib']:.1f} MiB", f"{s['startup_cpu_s']:.2f} s"))
-    lines = [f"# `cipherspec encrypt {res['cipher']} --mode ctr` over {mib} MiB vs the library's own CTR", "",
-             f"Machine: {m['cpu']}, {m['cores']} cores shared with other jobs (load average "
-             f"{m['loadavg_before'][0]:.1f} before, {m['loadavg_after'][0]:.1f} after), Python {m['python']}; "
-             f"schedule `{res['schedule']}`; medians of {res['reps']} alternating runs "
-             "(`python3 bench/cli/bench.py`).", "",
-             f"Command: `python3 -m driver encrypt {res['cipher']} --mode ctr --key-file K --iv IV > /dev/null` "
-             "(`python3 -m driver` is this checkout's `cipherspec`), its input piped from head or read with -i "
-             "from a file in the page cache.  Wall from fork to exit (interpreter start, imports and loading "
-             "the library included), peak RSS and CPU (user + system) of the command alone "
-             "(tests/support/peak_rss.py).  Both inputs' outputs, in separate runs, hash to the library's "
-             f"keystream (SHA-256 `{res['verified_sha256'][:16]}...`).", "",
-             "| what | figure | of the library | peak RSS | CPU |", "|---|---:|---:|---:|---:|"]
+        rows.append(
+            (
+                f"command, {what}: end to end",
+                f"{v['mbs']:,.0f} MB/s ({v['wall_s']:.2f} s)",
+                f"{100 * v['ratio_end_to_end']:.0f}%",
+                f"{v['peak_rss_mib']:.1f} MiB",
+                f"{v['cpu_s']:.2f} s",
+            )
+        )
+        rows.append(
+            (
+                f"command, {what}: streaming (wall - startup)",
+                f"{v['streaming_mbs']:,.0f} MB/s",
+                f"{100 * v['ratio_streaming']:.0f}%",
+                "",
+                "",
+            )
+        )
+    rows.append(
+        (
+            "command on empty input (startup)",
+            f"{s['startup_s'] * 1000:.0f} ms",
+            "",
+            f"{s['startup_rss_mib']:.1f} MiB",
+            f"{s['startup_cpu_s']:.2f} s",
+        )
+    )
+    lines = [
+        f"# `cipherspec encrypt {res['cipher']} --mode ctr` over {mib} MiB vs the library's own CTR",
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores shared with other jobs (load average "
+        f"{m['loadavg_before'][0]:.1f} before, {m['loadavg_after'][0]:.1f} after), Python {m['python']}; "
+        f"schedule `{res['schedule']}`; medians of {res['reps']} alternating runs "
+        "(`python3 bench/cli/bench.py`).",
+        "",
+        f"Command: `python3 -m driver encrypt {res['cipher']} --mode ctr --key-file K --iv IV > /dev/null` "
+        "(`python3 -m driver` is this checkout's `cipherspec`), its input piped from head or read with -i "
+        "from a file in the page cache.  Wall from fork to exit (interpreter start, imports and loading "
+        "the library included), peak RSS and CPU (user + system) of the command alone "
+        "(tests/support/peak_rss.py).  Both inputs' outputs, in separate runs, hash to the library's "
+        f"keystream (SHA-256 `{res['verified_sha256'][:16]}...`).",
+        "",
+        "| what | figure | of the library | peak RSS | CPU |",
+        "|---|---:|---:|---:|---:|",
+    ]
     lines += [f"| {' | '.join(r)} |" for r in rows]
     lines += ["", "Every run (library MB/s; piped: wall s / peak RSS MiB; file: wall s / peak RSS MiB):", ""]
-    lines += [f"- run {i + 1}: {lib['mbs']:,.0f} MB/s; {p['wall_s']:.2f} s / {p['maxrss_mib']:.1f} MiB; "
-              f"{f['wall_s']:.2f} s / {f['maxrss_mib']:.1f} MiB"
-              for i, (lib, p, f) in enumerate(zip(res["library"], res["pipe"], res["file"]))]
+    lines += [
+        f"- run {i + 1}: {lib['mbs']:,.0f} MB/s; {p['wall_s']:.2f} s / {p['maxrss_mib']:.1f} MiB; "
+        f"{f['wall_s']:.2f} s / {f['maxrss_mib']:.1f} MiB"
+        for i, (lib, p, f) in enumerate(zip(res["library"], res["pipe"], res["file"]))
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -10,6 +10,7 @@ one launch), timed on the wall clock until the kernel is done: "device" = output
 "+D2H" = also copied into page-locked host memory.  Both start from identical states; every size's GPU
 output is checked against the CPU output (SHA-256).  Writes DIR/drbg.json.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,8 +33,8 @@ sys.path.insert(0, str(ROOT))
 from cipherspec.registry import Registry  # noqa: E402
 from generator.c import BACKEND as C_BACKEND  # noqa: E402
 from generator.ptx import BACKEND as CUDA_BACKEND  # noqa: E402
-from toolchain.cc import Toolchain, compile_cached  # noqa: E402
 from runtime.cuda_target import FLAVOUR  # noqa: E402
+from toolchain.cc import Toolchain, compile_cached  # noqa: E402
 
 REQ = 65536  # 2^19 bits: the SP 800-90A maximum per request
 CIPHERS = ["aes128", "lea128", "hight", "cham128_128", "aria128"]
@@ -59,8 +60,11 @@ def loop_lib():
 
 def fresh(c, seed: bytes):
     d = c.make_drbg(use_df=True)
-    d.instantiate(hashlib.sha256(b"e" + seed).digest()[: c.key_bytes], hashlib.sha256(b"n" + seed).digest()[:8],
-                  b"cipherspec drbg bench")
+    d.instantiate(
+        hashlib.sha256(b"e" + seed).digest()[: c.key_bytes],
+        hashlib.sha256(b"n" + seed).digest()[:8],
+        b"cipherspec drbg bench",
+    )
     return d
 
 
@@ -107,7 +111,9 @@ def run_cipher(reg, name: str, sizes: list[int], loop) -> dict:
         for rep in range(5 if n <= 128 << 20 else 3):
             d = fresh(c, b"s")
             t0 = time.perf_counter()
-            got = d._fn["plan"](d._state, nreq, REQ, keys.ctypes.data, vs.ctypes.data)  # uniform REQ; last may be shorter
+            got = d._fn["plan"](
+                d._state, nreq, REQ, keys.ctypes.data, vs.ctypes.data
+            )  # uniform REQ; last may be shorter
             t1 = time.perf_counter()
             if got != nreq:
                 raise SystemExit(f"{name}: P_drbg_plan planned {got} of {nreq} requests")
@@ -122,16 +128,31 @@ def run_cipher(reg, name: str, sizes: list[int], loop) -> dict:
             if rep == 0:
                 ok = hashlib.sha256(memoryview(host_arr[:n])).hexdigest() == want
         cpu_s, dev_s, d2h_s = statistics.median(cpu_t), statistics.median(dev_t), statistics.median(d2h_t)
-        row = {"cipher": name, "bytes": n, "requests": nreq, "gpu_schedule": g.schedule_name,
-               "gpu_flavour": g.sched.flavour, "cpu_lib": c.schedule.name, "sha256": want, "verified": ok,
-               "cpu_mbps": n / cpu_s / 1e6, "gpu_dev_mbps": n / dev_s / 1e6, "gpu_d2h_mbps": n / d2h_s / 1e6,
-               "plan_ms": statistics.median(plan_t) * 1e3, "gpu_dev_ms": dev_s * 1e3, "gpu_d2h_ms": d2h_s * 1e3,
-               "cpu_ms": cpu_s * 1e3}
+        row = {
+            "cipher": name,
+            "bytes": n,
+            "requests": nreq,
+            "gpu_schedule": g.schedule_name,
+            "gpu_flavour": g.sched.flavour,
+            "cpu_lib": c.schedule.name,
+            "sha256": want,
+            "verified": ok,
+            "cpu_mbps": n / cpu_s / 1e6,
+            "gpu_dev_mbps": n / dev_s / 1e6,
+            "gpu_d2h_mbps": n / d2h_s / 1e6,
+            "plan_ms": statistics.median(plan_t) * 1e3,
+            "gpu_dev_ms": dev_s * 1e3,
+            "gpu_d2h_ms": d2h_s * 1e3,
+            "cpu_ms": cpu_s * 1e3,
+        }
         row["speedup_dev"] = row["gpu_dev_mbps"] / row["cpu_mbps"]
         row["speedup_d2h"] = row["gpu_d2h_mbps"] / row["cpu_mbps"]
-        print(f"{name:12s} {n >> 20:5d} MiB  CPU {row['cpu_mbps']:9.1f} MB/s  GPU {row['gpu_dev_mbps']:10.1f} "
-              f"(+D2H {row['gpu_d2h_mbps']:9.1f}) MB/s  x{row['speedup_dev']:6.1f} (x{row['speedup_d2h']:5.1f})  "
-              f"plan {row['plan_ms']:.2f} ms  {'ok' if ok else 'MISMATCH'}", flush=True)
+        print(
+            f"{name:12s} {n >> 20:5d} MiB  CPU {row['cpu_mbps']:9.1f} MB/s  GPU {row['gpu_dev_mbps']:10.1f} "
+            f"(+D2H {row['gpu_d2h_mbps']:9.1f}) MB/s  x{row['speedup_dev']:6.1f} (x{row['speedup_d2h']:5.1f})  "
+            f"plan {row['plan_ms']:.2f} ms  {'ok' if ok else 'MISMATCH'}",
+            flush=True,
+        )
         rows.append(row)
     g.fn("util_free")(dev)
     g.fn("util_free_host")(host)
@@ -148,8 +169,12 @@ def main() -> None:
     reg = Registry()
     sizes = [int(s) << 20 for s in args.sizes_mib.split(",")]
     loop = loop_lib()
-    res = {"cpu": cpu_name(), "cc": subprocess.run(["cc", "--version"], capture_output=True, text=True).stdout.split("\n")[0],
-           "request_bytes": REQ, "rows": []}
+    res = {
+        "cpu": cpu_name(),
+        "cc": subprocess.run(["cc", "--version"], capture_output=True, text=True).stdout.split("\n")[0],
+        "request_bytes": REQ,
+        "rows": [],
+    }
     for name in args.ciphers.split(","):
         r = run_cipher(reg, name, sizes, loop)
         res["gpu"] = r["device"]

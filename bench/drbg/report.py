@@ -1,7 +1,8 @@
 """bench/results/drbg.json -> bench/results/drbg.md (+ drbg.png with matplotlib).
 
-    python bench/drbg/report.py bench/results/drbg.json
+python bench/drbg/report.py bench/results/drbg.json
 """
+
 from __future__ import annotations
 
 import json
@@ -10,21 +11,26 @@ from pathlib import Path
 
 
 def table(d: dict) -> list[str]:
-    out = ["| cipher | output | requests | CPU C DRBG MB/s | GPU MB/s (device-resident) | GPU MB/s (+D2H) | "
-           "GPU/CPU | GPU+D2H/CPU | plan (host chain) ms | verified (SHA-256) |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    out = [
+        "| cipher | output | requests | CPU C DRBG MB/s | GPU MB/s (device-resident) | GPU MB/s (+D2H) | "
+        "GPU/CPU | GPU+D2H/CPU | plan (host chain) ms | verified (SHA-256) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
     for r in d["rows"]:
         mib = r["bytes"] >> 20
-        out.append(f"| {r['cipher']} | {mib if mib < 1024 else '1 GiB'}{' MiB' if mib < 1024 else ''} | {r['requests']} | "
-                   f"{r['cpu_mbps']:,.0f} | {r['gpu_dev_mbps']:,.0f} | {r['gpu_d2h_mbps']:,.0f} | "
-                   f"{r['speedup_dev']:.1f}x | {r['speedup_d2h']:.1f}x | {r['plan_ms']:.2f} | "
-                   f"{'yes' if r['verified'] else 'NO'} `{r['sha256'][:12]}` |")
+        out.append(
+            f"| {r['cipher']} | {mib if mib < 1024 else '1 GiB'}{' MiB' if mib < 1024 else ''} | {r['requests']} | "
+            f"{r['cpu_mbps']:,.0f} | {r['gpu_dev_mbps']:,.0f} | {r['gpu_d2h_mbps']:,.0f} | "
+            f"{r['speedup_dev']:.1f}x | {r['speedup_d2h']:.1f}x | {r['plan_ms']:.2f} | "
+            f"{'yes' if r['verified'] else 'NO'} `{r['sha256'][:12]}` |"
+        )
     return out
 
 
 def plot(d: dict, png: Path) -> bool:
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
@@ -34,8 +40,11 @@ def plot(d: dict, png: Path) -> bool:
     for ax, n in zip(axes, names):
         rows = [r for r in d["rows"] if r["cipher"] == n]
         x = [r["bytes"] >> 20 for r in rows]
-        for key, lab in (("cpu_mbps", "CPU (C, 1 thread)"), ("gpu_dev_mbps", "GPU device-resident"),
-                         ("gpu_d2h_mbps", "GPU + D2H")):
+        for key, lab in (
+            ("cpu_mbps", "CPU (C, 1 thread)"),
+            ("gpu_dev_mbps", "GPU device-resident"),
+            ("gpu_d2h_mbps", "GPU + D2H"),
+        ):
             ax.plot(x, [r[key] for r in rows], marker="o", label=lab)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -52,36 +61,47 @@ def plot(d: dict, png: Path) -> bool:
 def main() -> None:
     src = Path(sys.argv[1] if len(sys.argv) > 1 else "bench/results/drbg.json")
     d = json.loads(src.read_text())
-    lines = ["# CTR_DRBG bulk generation: CPU (generated C) vs GPU (one multi-key launch)", "",
-             f"GPU: **{d['gpu']['name']}** ({d['gpu']['sms']} SMs), the lent `nvidia-h200`; CPU: {d['cpu']} "
-             f"(the same machine), {d['cc']}, one thread.  Requests of {d['request_bytes']} bytes (2^19 bits, the "
-             "SP 800-90A limit), no additional input, reseed interval 2^48 (no reseed inside 1 GiB).", "",
-             "- **CPU**: the generated C library's `P_drbg_generate` (default C schedule, `cc -O3 -march=native`) in a C "
-             "loop (bench/drbg/loop.c); median of 5 runs (1, 16 MiB) or 1 run (128 MiB, 1 GiB).",
-             "- **GPU**: the same DRBG state; the host chain `P_drbg_plan` (C, one thread: each request's Key and V) + "
-             "`P_ctr_multi_dev` (host key schedule per request, one H2D copy of the round-key table, one launch); "
-             "wall clock from the plan's start to the kernel's end. **device-resident** = the output stays in GPU "
-             "memory; **+D2H** = also copied to page-locked host memory.  Median of 5 (3 at 1 GiB) runs.",
-             "- Every size's GPU bytes equal the CPU bytes (SHA-256 of the whole output, first 12 hex digits shown).", ""]
+    lines = [
+        "# CTR_DRBG bulk generation: CPU (generated C) vs GPU (one multi-key launch)",
+        "",
+        f"GPU: **{d['gpu']['name']}** ({d['gpu']['sms']} SMs), the lent `nvidia-h200`; CPU: {d['cpu']} "
+        f"(the same machine), {d['cc']}, one thread.  Requests of {d['request_bytes']} bytes (2^19 bits, the "
+        "SP 800-90A limit), no additional input, reseed interval 2^48 (no reseed inside 1 GiB).",
+        "",
+        "- **CPU**: the generated C library's `P_drbg_generate` (default C schedule, `cc -O3 -march=native`) in a C "
+        "loop (bench/drbg/loop.c); median of 5 runs (1, 16 MiB) or 1 run (128 MiB, 1 GiB).",
+        "- **GPU**: the same DRBG state; the host chain `P_drbg_plan` (C, one thread: each request's Key and V) + "
+        "`P_ctr_multi_dev` (host key schedule per request, one H2D copy of the round-key table, one launch); "
+        "wall clock from the plan's start to the kernel's end. **device-resident** = the output stays in GPU "
+        "memory; **+D2H** = also copied to page-locked host memory.  Median of 5 (3 at 1 GiB) runs.",
+        "- Every size's GPU bytes equal the CPU bytes (SHA-256 of the whole output, first 12 hex digits shown).",
+        "",
+    ]
     lines += table(d)
     lea = [r for r in d["rows"] if r["cipher"] == "lea128" and r["bytes"] == 128 << 20]
     if lea:
         r = lea[0]
-        lines += ["", f"**Target** LEA-128 at 128 MiB, GPU >= 50x CPU: **{r['speedup_dev']:.1f}x** device-resident "
-                  f"({'met' if r['speedup_dev'] >= 50 else 'NOT met'}); with the copy back to the host "
-                  f"{r['speedup_d2h']:.1f}x (not met: the copy to host memory bounds it, {r['gpu_d2h_mbps'] / 1e3:.0f} GB/s end to end)."]
-    lines += ["", "Notes:",
-              "- At 1 MiB (16 requests) the GPU path is launch/copy latency (~0.15-0.3 ms), not throughput.",
-              "- The host side grows with the request count: `P_drbg_plan` (2-3 block encryptions + a key schedule per "
-              "request) and the per-request host key schedule for the table.  ARIA's host chain is the slowest "
-              "(plan 16 ms per GiB) and its GPU figure falls from 16 MiB to 1 GiB.",
-              "- Tests on the same device: tests/differential/test_cuda_drbg_gpu.py (bulk == CPU bit for bit: Python "
-              "DRBG over the C library, and the C DRBG's generate vs its plan + the GPU, ~3 MiB per cipher, reseeds "
-              "every 17 requests, a partial last request, both flavours, counters across the whole-block wrap, "
-              "many instances); compute-sanitizer memcheck 0 errors, racecheck 0 hazards on the multi-key kernel "
-              "(drbg-h200/).  The first run of the tests crashed workers: runtime/nvcc.py copied a cached library "
-              "over one that other test processes had mapped (fixed: rename into place); the re-run passed 53/53 "
-              "(drbg-h200/tests2.log)."]
+        lines += [
+            "",
+            f"**Target** LEA-128 at 128 MiB, GPU >= 50x CPU: **{r['speedup_dev']:.1f}x** device-resident "
+            f"({'met' if r['speedup_dev'] >= 50 else 'NOT met'}); with the copy back to the host "
+            f"{r['speedup_d2h']:.1f}x (not met: the copy to host memory bounds it, {r['gpu_d2h_mbps'] / 1e3:.0f} GB/s end to end).",
+        ]
+    lines += [
+        "",
+        "Notes:",
+        "- At 1 MiB (16 requests) the GPU path is launch/copy latency (~0.15-0.3 ms), not throughput.",
+        "- The host side grows with the request count: `P_drbg_plan` (2-3 block encryptions + a key schedule per "
+        "request) and the per-request host key schedule for the table.  ARIA's host chain is the slowest "
+        "(plan 16 ms per GiB) and its GPU figure falls from 16 MiB to 1 GiB.",
+        "- Tests on the same device: tests/differential/test_cuda_drbg_gpu.py (bulk == CPU bit for bit: Python "
+        "DRBG over the C library, and the C DRBG's generate vs its plan + the GPU, ~3 MiB per cipher, reseeds "
+        "every 17 requests, a partial last request, both flavours, counters across the whole-block wrap, "
+        "many instances); compute-sanitizer memcheck 0 errors, racecheck 0 hazards on the multi-key kernel "
+        "(drbg-h200/).  The first run of the tests crashed workers: runtime/nvcc.py copied a cached library "
+        "over one that other test processes had mapped (fixed: rename into place); the re-run passed 53/53 "
+        "(drbg-h200/tests2.log).",
+    ]
     out = src.with_suffix(".md")
     if plot(d, src.with_suffix(".png")):
         lines += ["", f"![CTR_DRBG MB/s]({src.with_suffix('.png').name})"]

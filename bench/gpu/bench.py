@@ -9,6 +9,7 @@ tuned.json under --out.
 
     python3 bench/gpu/bench.py --out $OUT [--size-mib 1024] [--ciphers lea128,cham128_128]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,19 +29,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import sass  # noqa: E402
+
 from cipherspec import modes  # noqa: E402
 from cipherspec.blockcipher import RefCipher  # noqa: E402
 from cipherspec.registry import Registry  # noqa: E402
 
 CIPHERS = ["lea128", "cham128_128", "cham64_128", "hight", "aes128", "aria128", "pipo64_128"]
 THREADS = [32, 64, 128, 256, 512, 1024]
-TARGETS_TBPS = {"lea128": 10.0, "cham128_128": 4.95, "aes128": 4.0, "hight": 2.5, "aria128": 4.0, "pipo64_128": 4.0}  # issue 11
+TARGETS_TBPS = {
+    "lea128": 10.0,
+    "cham128_128": 4.95,
+    "aes128": 4.0,
+    "hight": 2.5,
+    "aria128": 4.0,
+    "pipo64_128": 4.0,
+}  # issue 11
 # the seeds' figures and their GPUs (SMs, boost clock GHz as published by NVIDIA)
-SEEDS = [("lea128", "LEA-128 (ARX seed)", 2593, "RTX 2070", 36, 1.62),
-         ("cham128_128", "CHAM-128/128 (ARX seed)", 3063, "RTX 2070", 36, 1.62),
-         ("hight", "HIGHT (ARX seed)", 468, "RTX 2070", 36, 1.62),
-         ("aria128", "ARIA-128 (ARIA seed)", 147, "RTX 3060 Laptop", 30, 1.70),
-         ("aes128", "AES-128 CTR keystream (Tezcan)", 878.6, "RTX 2070 Super", 40, 1.77)]
+SEEDS = [
+    ("lea128", "LEA-128 (ARX seed)", 2593, "RTX 2070", 36, 1.62),
+    ("cham128_128", "CHAM-128/128 (ARX seed)", 3063, "RTX 2070", 36, 1.62),
+    ("hight", "HIGHT (ARX seed)", 468, "RTX 2070", 36, 1.62),
+    ("aria128", "ARIA-128 (ARIA seed)", 147, "RTX 3060 Laptop", 30, 1.70),
+    ("aes128", "AES-128 CTR keystream (Tezcan)", 878.6, "RTX 2070 Super", 40, 1.77),
+]
 
 
 def placements(module) -> list[str]:
@@ -57,6 +68,7 @@ def scalar_placements(module) -> list[str]:
         return out + ["rk-shared_tab-shared32"]
     out = ["rk-const", "rk-shared", "rk-const_bal"]
     from generator.ptx.placement import REG_RK_LIMIT, rk_inputs
+
     if max(len(rk_inputs(module, f)) for f in ("encrypt", "decrypt")) <= REG_RK_LIMIT:
         out.append("rk-reg")
     return out
@@ -69,8 +81,13 @@ def lane_placements(module) -> list[str]:
     from generator.ptx.build import schedule_for
 
     out = []
-    for text in ("rk-const_tab-shared32_tt_t512", "rk-const_tab-shared32_tt4_t1024", "rk-const_swar",
-                 "rk-const_swar_t128_ilp2", "rk-const_bs_t128"):
+    for text in (
+        "rk-const_tab-shared32_tt_t512",
+        "rk-const_tab-shared32_tt4_t1024",
+        "rk-const_swar",
+        "rk-const_swar_t128_ilp2",
+        "rk-const_bs_t128",
+    ):
         if ("swar" in text or "_bs" in text) and module.tables:
             continue  # byte-packed lookups cost more than they save; bitsliced S-box circuits: ptxas takes
             # over 20 minutes on AES/ARIA's cores (and the IR estimate is no faster than the tables)
@@ -155,8 +172,18 @@ class Bench:
         ms = (ctypes.c_float * self.reps)()
         per_batch = []
         for b in range(self.batches + 1):  # the first batch warms up
-            rc = f(rk.ctypes.data, 1, 0, ivb.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)),
-                   din.ptr if xor else None, dout.ptr, self.size, flavour, self.reps, ms)
+            rc = f(
+                rk.ctypes.data,
+                1,
+                0,
+                ivb.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)),
+                din.ptr if xor else None,
+                dout.ptr,
+                self.size,
+                flavour,
+                self.reps,
+                ms,
+            )
             c.check(rc, "timing")
             if b:
                 per_batch.append(ms[0] / self.reps)
@@ -173,8 +200,8 @@ class Bench:
         for start, cnt in wins:
             sub_iv = modes.ctr_next_iv(iv, start)
             ks = ref.encrypt_blocks(rkr, modes.counter_blocks(sub_iv, cnt)).reshape(-1)
-            seg = out[start * B:(start + cnt) * B]
-            want = ks ^ self.host_in[start * B:(start + cnt) * B] if xor else ks
+            seg = out[start * B : (start + cnt) * B]
+            want = ks ^ self.host_in[start * B : (start + cnt) * B] if xor else ks
             if not np.array_equal(seg, want):
                 return False
         return True
@@ -188,8 +215,15 @@ class Bench:
         rk, rkr = c.expand_key(key), ref.expand_key(key)
         dev = self.device = c.device
         funcs = self.sass_funcs(c)
-        row = {"cipher": name, "schedule": c.schedule_name, "params": text, "threads": c.sched.threads,
-               "ilp": c.sched.ilp, "hoisted_ops": c.source.hoisted_ops, "encrypt_ops": c.source.encrypt_ops}
+        row = {
+            "cipher": name,
+            "schedule": c.schedule_name,
+            "params": text,
+            "threads": c.sched.threads,
+            "ilp": c.sched.ilp,
+            "hoisted_ops": c.source.hoisted_ops,
+            "encrypt_ops": c.source.encrypt_ops,
+        }
         for mode, xor in (("ks", False), ("xor", True)):
             for fl, flavour in (("ptx", 0), ("c", 1)):
                 ms = self.time(c, rk, iv, xor, flavour)
@@ -197,18 +231,30 @@ class Bench:
                 ok = self.verify(c, ref, rk, rkr, iv, xor)
                 fname = sass.pick(funcs, f"_ctr_{fl}I", "ILb1" if xor else "ILb0")
                 mix = sass.loop_mix(funcs[fname]) if fname else None
-                roof, pipe = (sass.roof_gbps(mix, c.sched.ilp * group_of(c.sched), c.block_bytes, dev["sms"],
-                                             dev["clock_khz"] / 1e3)
-                              if mix else (float("nan"), "?"))
-                row[f"{mode}_{fl}"] = {"ms": ms, "gbps": gbps, "verified": ok, "roof_gbps": roof, "pipe": pipe,
-                                       "pct_roof": 100 * gbps / roof if roof == roof else None,
-                                       "over_roof": bool(gbps > roof * 1.02),
-                                       "mix": dict(sorted(mix.items(), key=lambda kv: -kv[1])[:12]) if mix else {}}
+                roof, pipe = (
+                    sass.roof_gbps(
+                        mix, c.sched.ilp * group_of(c.sched), c.block_bytes, dev["sms"], dev["clock_khz"] / 1e3
+                    )
+                    if mix
+                    else (float("nan"), "?")
+                )
+                row[f"{mode}_{fl}"] = {
+                    "ms": ms,
+                    "gbps": gbps,
+                    "verified": ok,
+                    "roof_gbps": roof,
+                    "pipe": pipe,
+                    "pct_roof": 100 * gbps / roof if roof == roof else None,
+                    "over_roof": bool(gbps > roof * 1.02),
+                    "mix": dict(sorted(mix.items(), key=lambda kv: -kv[1])[:12]) if mix else {},
+                }
         r = row["ks_ptx"]
-        print(f"{c.schedule_name:48s} ks ptx {row['ks_ptx']['gbps']:8.0f} c {row['ks_c']['gbps']:8.0f} | "
-              f"xor ptx {row['xor_ptx']['gbps']:8.0f} c {row['xor_c']['gbps']:8.0f} Gbps | roof {r['roof_gbps']:8.0f} "
-              f"({r['pipe']}) {r['pct_roof'] or 0:5.1f}% | ok {all(row[k]['verified'] for k in ('ks_ptx','ks_c','xor_ptx','xor_c'))}",
-              flush=True)
+        print(
+            f"{c.schedule_name:48s} ks ptx {row['ks_ptx']['gbps']:8.0f} c {row['ks_c']['gbps']:8.0f} | "
+            f"xor ptx {row['xor_ptx']['gbps']:8.0f} c {row['xor_c']['gbps']:8.0f} Gbps | roof {r['roof_gbps']:8.0f} "
+            f"({r['pipe']}) {r['pct_roof'] or 0:5.1f}% | ok {all(row[k]['verified'] for k in ('ks_ptx', 'ks_c', 'xor_ptx', 'xor_c'))}",
+            flush=True,
+        )
         return row
 
 
@@ -224,14 +270,25 @@ def pick_tuned(rows: list[dict], names: list[str], reg, clean=None) -> dict:
 
     tuned = {}
     for n in names:
-        cand = [(r[f"ks_{fl}"]["gbps"], fl, r) for r in rows for fl in FLAVOURS
-                if r["cipher"] == n and r[f"ks_{fl}"]["verified"] and r[f"xor_{fl}"]["verified"]
-                and "nohoist" not in r["params"]]
+        cand = [
+            (r[f"ks_{fl}"]["gbps"], fl, r)
+            for r in rows
+            for fl in FLAVOURS
+            if r["cipher"] == n
+            and r[f"ks_{fl}"]["verified"]
+            and r[f"xor_{fl}"]["verified"]
+            and "nohoist" not in r["params"]
+        ]
         for gbps, fl, b in sorted(cand, key=lambda t: -t[0]):  # the fastest that compiles without spills
             sched = schedule_for(reg.module(n), b["schedule"] + ("_fl-c" if fl == "c" else ""))
             if clean is None or clean(reg, n, sched):
-                tuned[n] = {"schedule": sched.name(reg.module(n)), "flavour": fl, "layout": sched.layout,
-                            "ks_gbps": round(gbps, 1), "xor_gbps": round(b[f"xor_{fl}"]["gbps"], 1)}
+                tuned[n] = {
+                    "schedule": sched.name(reg.module(n)),
+                    "flavour": fl,
+                    "layout": sched.layout,
+                    "ks_gbps": round(gbps, 1),
+                    "xor_gbps": round(b[f"xor_{fl}"]["gbps"], 1),
+                }
                 break
     return tuned
 
@@ -266,10 +323,17 @@ def main() -> None:
     ap.add_argument("--ciphers", default=",".join(CIPHERS))
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 4)
     ap.add_argument("--stage2", default="1")
-    ap.add_argument("--layouts", action="store_true", help="stage 1: the lane layouts only (and each cipher's "
-                    "current default, to rank them against)")
-    ap.add_argument("--schedules", default="", help="stage 1: exactly these, CIPHER:PARAMS,... (e.g. "
-                    "aes128:rk-const_t512_tab-shared32_tt4); --ciphers is then the set they belong to")
+    ap.add_argument(
+        "--layouts",
+        action="store_true",
+        help="stage 1: the lane layouts only (and each cipher's current default, to rank them against)",
+    )
+    ap.add_argument(
+        "--schedules",
+        default="",
+        help="stage 1: exactly these, CIPHER:PARAMS,... (e.g. "
+        "aes128:rk-const_t512_tab-shared32_tt4); --ciphers is then the set they belong to",
+    )
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -281,8 +345,11 @@ def main() -> None:
     elif args.layouts:
         from generator.ptx.build import schedule_for
 
-        stage1 = [(n, p) for n in names for p in [schedule_for(reg.module(n), None).name(reg.module(n))]
-                  + lane_placements(reg.module(n))]
+        stage1 = [
+            (n, p)
+            for n in names
+            for p in [schedule_for(reg.module(n), None).name(reg.module(n))] + lane_placements(reg.module(n))
+        ]
     else:
         stage1 = [(n, p) for n in names for p in placements(reg.module(n))]
     built = build_all(stage1, args.workers)
@@ -290,8 +357,9 @@ def main() -> None:
     rows = []
 
     def save():
-        (out / "results.json").write_text(json.dumps({"device": {**device_info(), **bench.device},
-                                                      "size_bytes": bench.size, "rows": rows}, indent=1))
+        (out / "results.json").write_text(
+            json.dumps({"device": {**device_info(), **bench.device}, "size_bytes": bench.size, "rows": rows}, indent=1)
+        )
 
     for job in stage1:
         if built[job] != "ok":
@@ -302,7 +370,9 @@ def main() -> None:
     if args.stage2 == "1":
         best = {}
         for r in rows:
-            top = max(r["ks_ptx"]["gbps"] if r["ks_ptx"]["verified"] else 0, r["ks_c"]["gbps"] if r["ks_c"]["verified"] else 0)
+            top = max(
+                r["ks_ptx"]["gbps"] if r["ks_ptx"]["verified"] else 0, r["ks_c"]["gbps"] if r["ks_c"]["verified"] else 0
+            )
             if top and (r["cipher"] not in best or top > best[r["cipher"]][0]):
                 best[r["cipher"]] = (top, r)
         best = {n: r for n, (_, r) in best.items()}
@@ -325,7 +395,9 @@ def main() -> None:
         save()
     dev = bench.device
     tuned = pick_tuned(rows, names, bench.reg, compiles_clean)
-    (out / "tuned.json").write_text(json.dumps({"device": dev["name"], "defaults": tuned}, indent=1, sort_keys=True) + "\n")
+    (out / "tuned.json").write_text(
+        json.dumps({"device": dev["name"], "defaults": tuned}, indent=1, sort_keys=True) + "\n"
+    )
     print(json.dumps(tuned, indent=1), flush=True)
     sys.stdout.flush()
     os._exit(0)  # skip interpreter teardown: several statically linked CUDA runtimes unload here

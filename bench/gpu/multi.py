@@ -18,6 +18,7 @@ Writes OUT/multi.json; prints the tables (bench/gpu/multi_report.py) last.
 
     python3 bench/gpu/multi.py --out $OUT [--ctr-mib 8192] [--host-mib 1024] [--drbg-mib 128,1024]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import multi_report  # noqa: E402
+
 from cipherspec import modes  # noqa: E402
 from cipherspec.registry import Registry  # noqa: E402
 from generator.c import BACKEND as C_BACKEND  # noqa: E402
@@ -60,8 +62,9 @@ def nvidia_smi() -> str:
     """Index, name, PCI bus, PCIe link generation and width, clocks of every GPU ("" without nvidia-smi)."""
     q = "index,name,pci.bus_id,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.max.sm"
     try:
-        return subprocess.run(["nvidia-smi", f"--query-gpu={q}", "--format=csv,noheader"], capture_output=True,
-                              text=True).stdout.strip()
+        return subprocess.run(
+            ["nvidia-smi", f"--query-gpu={q}", "--format=csv,noheader"], capture_output=True, text=True
+        ).stdout.strip()
     except OSError:
         return ""
 
@@ -90,8 +93,13 @@ class Planner:
     def plan(self, first: int = 0, count: int | None = None) -> None:
         """Requests [first, first + count) (uniform 2^19 bits; the last one's output is cut by its length)."""
         count = self.nreq - first if count is None else count
-        got = self.d._fn["plan"](self.d._state, count, REQ, self.keys[first * self.c.key_bytes:].ctypes.data,
-                                 self.vs[first * self.c.block_bytes:].ctypes.data)
+        got = self.d._fn["plan"](
+            self.d._state,
+            count,
+            REQ,
+            self.keys[first * self.c.key_bytes :].ctypes.data,
+            self.vs[first * self.c.block_bytes :].ctypes.data,
+        )
         assert got == count, (got, count)
 
 
@@ -103,8 +111,14 @@ class Run:
         self.lea = CUDA_BACKEND.load(self.reg, "lea128", None, None)
         n = self.lea.device_count()
         self.sets = [("1 GPU", [0])] + ([(f"{n} GPUs", list(range(n)))] if n > 1 else [])
-        self.res = {"devices": [self.lea.gpus([d]).info()[0] for d in range(n)], "sets": dict(self.sets),
-                    "bandwidth": [], "ctr": [], "drbg": [], "host": []}
+        self.res = {
+            "devices": [self.lea.gpus([d]).info()[0] for d in range(n)],
+            "sets": dict(self.sets),
+            "bandwidth": [],
+            "ctr": [],
+            "drbg": [],
+            "host": [],
+        }
 
     def save(self):
         (self.args.out / "multi.json").write_text(json.dumps(self.res, indent=1))
@@ -117,10 +131,20 @@ class Run:
             for pinned in (True, False):
                 for direction in ("h2d", "d2h", "both"):
                     gbs = gs.bandwidth(n, direction, pinned, 2 if not pinned else 5)
-                    self.res["bandwidth"].append({"set": label, "devices": devs, "pinned": pinned,
-                                                  "direction": direction, "bytes_per_gpu": n, "gbs": gbs})
-                    print(f"bandwidth {label:7s} {'pinned' if pinned else 'pageable':8s} {direction:4s} "
-                          f"{gbs:7.1f} GB/s", flush=True)
+                    self.res["bandwidth"].append(
+                        {
+                            "set": label,
+                            "devices": devs,
+                            "pinned": pinned,
+                            "direction": direction,
+                            "bytes_per_gpu": n,
+                            "gbs": gbs,
+                        }
+                    )
+                    print(
+                        f"bandwidth {label:7s} {'pinned' if pinned else 'pageable':8s} {direction:4s} {gbs:7.1f} GB/s",
+                        flush=True,
+                    )
 
     # ---------------------------------------------------------------------------- device-resident CTR
     def windows(self, first: list[int]):
@@ -157,11 +181,23 @@ class Run:
                     want = c.run_mode(ck, "ctr", "encrypt", bytes(ln), modes.ctr_next_iv(iv, off // B))
                     ok &= got.tobytes() == want
             sec = statistics.median(per)
-            row = {"cipher": name, "set": label, "devices": devs, "bytes": n, "schedule": g.schedule_name,
-                   "seconds": sec, "spread": (max(per) - min(per)) / sec, "gbps": n * 8 / sec / 1e9, "verified": ok}
+            row = {
+                "cipher": name,
+                "set": label,
+                "devices": devs,
+                "bytes": n,
+                "schedule": g.schedule_name,
+                "seconds": sec,
+                "spread": (max(per) - min(per)) / sec,
+                "gbps": n * 8 / sec / 1e9,
+                "verified": ok,
+            }
             rows.append(row)
-            print(f"ctr {name:8s} {label:7s} {row['gbps']:9.1f} Gbps ({sec * 1e3:.2f} ms per {n >> 20} MiB, "
-                  f"spread {row['spread'] * 100:.1f}%) {'ok' if ok else 'MISMATCH'}", flush=True)
+            print(
+                f"ctr {name:8s} {label:7s} {row['gbps']:9.1f} Gbps ({sec * 1e3:.2f} ms per {n >> 20} MiB, "
+                f"spread {row['spread'] * 100:.1f}%) {'ok' if ok else 'MISMATCH'}",
+                flush=True,
+            )
         for r in rows:
             r["speedup"] = r["gbps"] / rows[0]["gbps"]
         self.res["ctr"] += rows
@@ -205,6 +241,7 @@ class Run:
                         planner.reset()
                         planner.plan()
                         gs.ctr_multi_dev(keys, vs, lens, dout)
+
                     t_dev = median_time(with_plan, 5)
 
                 def to_host():
@@ -218,24 +255,44 @@ class Run:
                         k = min(piece, nreq - a)
                         planner.plan(a, k)
                         o = int(ends[a])
-                        gs.ctr_multi(keys[a * c.key_bytes:], vs[a * c.block_bytes:], lens[a:a + k],
-                                     out=host[o:int(ends[a + k])], memory="pinned", wait=False)
+                        gs.ctr_multi(
+                            keys[a * c.key_bytes :],
+                            vs[a * c.block_bytes :],
+                            lens[a : a + k],
+                            out=host[o : int(ends[a + k])],
+                            memory="pinned",
+                            wait=False,
+                        )
                     gs.sync()
+
                 rows = []
                 for kind, f in (("host", to_host), ("host, pipelined", to_host_pipelined)):
                     host[:] = 0
                     f()
                     ok = hashlib.sha256(memoryview(host)).hexdigest() == want
                     rows.append((kind, median_time(f, 5), ok))
-                row = {"cipher": name, "set": label, "devices": devs, "bytes": n, "requests": nreq, "sha256": want,
-                       "cpu_mbps": cpu_mbps, "bulk_s": t_bulk, "dev_s": t_dev, "verified_dev": ok_dev,
-                       "host": [{"kind": k, "seconds": t, "verified": ok} for k, t, ok in rows]}
+                row = {
+                    "cipher": name,
+                    "set": label,
+                    "devices": devs,
+                    "bytes": n,
+                    "requests": nreq,
+                    "sha256": want,
+                    "cpu_mbps": cpu_mbps,
+                    "bulk_s": t_bulk,
+                    "dev_s": t_dev,
+                    "verified_dev": ok_dev,
+                    "host": [{"kind": k, "seconds": t, "verified": ok} for k, t, ok in rows],
+                }
                 self.res["drbg"].append(row)
                 best = min(t for _, t, _ in rows)
-                print(f"drbg {name} {n >> 20:5d} MiB {label:7s} CPU {cpu_mbps:7.0f} MB/s | from plan "
-                      f"{n / t_bulk / 1e6:8.0f} | +plan {n / t_dev / 1e6:8.0f} | to host {n / best / 1e6:8.0f} MB/s "
-                      f"(x{n / best / 1e6 / cpu_mbps:.1f}) "
-                      f"| {'ok' if ok_dev and all(ok for *_, ok in rows) else 'MISMATCH'}", flush=True)
+                print(
+                    f"drbg {name} {n >> 20:5d} MiB {label:7s} CPU {cpu_mbps:7.0f} MB/s | from plan "
+                    f"{n / t_bulk / 1e6:8.0f} | +plan {n / t_dev / 1e6:8.0f} | to host {n / best / 1e6:8.0f} MB/s "
+                    f"(x{n / best / 1e6 / cpu_mbps:.1f}) "
+                    f"| {'ok' if ok_dev and all(ok for *_, ok in rows) else 'MISMATCH'}",
+                    flush=True,
+                )
             self.save()
 
     # ---------------------------------------------------------------------------- host -> host CTR
@@ -252,24 +309,41 @@ class Run:
         for label, devs in self.sets:
             gs = g.gpus(devs)
             ref = None
-            cases = [("pinned", pin_in, pin_out, 5), ("register", pg_in, pg_out, 3), ("stage", pg_in, pg_out, 3),
-                     ("pageable", pg_in, pg_out, 2), ("keystream, pinned", None, pin_out, 5)]
+            cases = [
+                ("pinned", pin_in, pin_out, 5),
+                ("register", pg_in, pg_out, 3),
+                ("stage", pg_in, pg_out, 3),
+                ("pageable", pg_in, pg_out, 2),
+                ("keystream, pinned", None, pin_out, 5),
+            ]
             for mode, src, dst, reps in cases:
                 mem = mode.split(", ")[-1]
                 dst[:] = 0
                 gs.ctr(rk, iv, src, n, out=dst, memory=mem)  # warm-up, and the output checked
                 if ref is None:  # the first (pinned) output: windows against the C library
-                    ok = all(dst[o:o + 65536].tobytes() == c.run_mode(
-                        ck, "ctr", "encrypt", pin_in[o:o + 65536].tobytes(), modes.ctr_next_iv(iv, o // 16))
-                        for o in (0, n // 2, n - 65536))
+                    ok = all(
+                        dst[o : o + 65536].tobytes()
+                        == c.run_mode(
+                            ck, "ctr", "encrypt", pin_in[o : o + 65536].tobytes(), modes.ctr_next_iv(iv, o // 16)
+                        )
+                        for o in (0, n // 2, n - 65536)
+                    )
                     ref = dst.copy()
                 elif src is None:
                     ok = np.array_equal(dst ^ pin_in, ref)
                 else:
                     ok = np.array_equal(dst, ref)
                 sec = median_time(lambda: gs.ctr(rk, iv, src, n, out=dst, memory=mem), reps)
-                row = {"cipher": name, "set": label, "devices": devs, "mode": mode, "bytes": n, "seconds": sec,
-                       "gbs": n / sec / 1e9, "verified": bool(ok)}
+                row = {
+                    "cipher": name,
+                    "set": label,
+                    "devices": devs,
+                    "mode": mode,
+                    "bytes": n,
+                    "seconds": sec,
+                    "gbs": n / sec / 1e9,
+                    "verified": bool(ok),
+                }
                 self.res["host"].append(row)
                 print(f"host {label:7s} {mode:18s} {row['gbs']:7.1f} GB/s {'ok' if ok else 'MISMATCH'}", flush=True)
         self.save()

@@ -1,14 +1,19 @@
 """bench/gpu/multi.py's results as markdown tables (printed at the end of a run; and the results page).
 
-    python3 bench/gpu/multi_report.py OUT1/multi.json [OUT2/multi.json ...] > bench/results/gpu-multi.md
+python3 bench/gpu/multi_report.py OUT1/multi.json [OUT2/multi.json ...] > bench/results/gpu-multi.md
 """
+
 from __future__ import annotations
 
 import json
 import sys
 
-TARGETS = {"ctr": {"lea128": 1.9, "aes128": 1.9, "aria128": 1.9}, "drbg_scaling": 1.8, "host_pct": 80.0,
-           "drbg_vs_cpu": 50.0}
+TARGETS = {
+    "ctr": {"lea128": 1.9, "aes128": 1.9, "aria128": 1.9},
+    "drbg_scaling": 1.8,
+    "host_pct": 80.0,
+    "drbg_vs_cpu": 50.0,
+}
 
 
 def _met(ok: bool) -> str:
@@ -32,38 +37,61 @@ def tables(res: dict) -> list[str]:
 
     bw = bandwidth(res)
     sets = list(res["sets"])
-    out += ["### Copy bandwidth, host <-> GPU (GB/s; every GPU of the set at once, summed; 'both' = per direction "
-            "while both run)", "", "| set | H2D pinned | D2H pinned | both pinned | H2D pageable | D2H pageable | "
-            "both pageable |", "|---|---:|---:|---:|---:|---:|---:|"]
+    out += [
+        "### Copy bandwidth, host <-> GPU (GB/s; every GPU of the set at once, summed; 'both' = per direction "
+        "while both run)",
+        "",
+        "| set | H2D pinned | D2H pinned | both pinned | H2D pageable | D2H pageable | both pageable |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for s in sets:
         cells = [f"{bw.get((s, p, d), float('nan')):.1f}" for p in (True, False) for d in ("h2d", "d2h", "both")]
         out.append(f"| {s} | " + " | ".join(cells) + " |")
 
-    out += ["", "### CTR keystream, device-resident, one buffer per GPU (Gbps; same run)", "",
-            "| cipher | schedule | " + " | ".join(sets) + " | speedup | target | verified |",
-            "|---|---|" + "---:|" * len(sets) + "---:|---|---|"]
+    out += [
+        "",
+        "### CTR keystream, device-resident, one buffer per GPU (Gbps; same run)",
+        "",
+        "| cipher | schedule | " + " | ".join(sets) + " | speedup | target | verified |",
+        "|---|---|" + "---:|" * len(sets) + "---:|---|---|",
+    ]
     for name in dict.fromkeys(r["cipher"] for r in res["ctr"]):
         rows = [r for r in res["ctr"] if r["cipher"] == name]
         sp = rows[-1]["speedup"]
         tgt = TARGETS["ctr"].get(name)
         verdict = "(one GPU: not measured)" if len(rows) < 2 else (f">= {tgt}x: {_met(sp >= tgt)}" if tgt else "")
-        out.append(f"| {name} | `{rows[0]['schedule']}` | " + " | ".join(f"{r['gbps']:,.0f}" for r in rows) +
-                   f" | {sp:.2f}x | {verdict} | {'yes' if all(r['verified'] for r in rows) else 'NO'} |")
+        out.append(
+            f"| {name} | `{rows[0]['schedule']}` | "
+            + " | ".join(f"{r['gbps']:,.0f}" for r in rows)
+            + f" | {sp:.2f}x | {verdict} | {'yes' if all(r['verified'] for r in rows) else 'NO'} |"
+        )
 
-    out += ["", "### CTR_DRBG LEA-128, 2^19-bit requests (MB/s; the C DRBG on one CPU thread in the same run)", "",
-            "| output | set | C DRBG | GPU from a plan | GPU + plan (device) | + plan, to host: one call | pipelined | "
-            "best to host / C | verified (SHA-256) |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    out += [
+        "",
+        "### CTR_DRBG LEA-128, 2^19-bit requests (MB/s; the C DRBG on one CPU thread in the same run)",
+        "",
+        "| output | set | C DRBG | GPU from a plan | GPU + plan (device) | + plan, to host: one call | pipelined | "
+        "best to host / C | verified (SHA-256) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
     for r in res["drbg"]:
         n = r["bytes"]
         host = {h["kind"]: n / h["seconds"] / 1e6 for h in r["host"]}
         best = max(host.values())
         ok = r["verified_dev"] and all(h["verified"] for h in r["host"])
-        out.append(f"| {n >> 20} MiB | {r['set']} | {r['cpu_mbps']:,.0f} | {n / r['bulk_s'] / 1e6:,.0f} | "
-                   f"{n / r['dev_s'] / 1e6:,.0f} | {host['host']:,.0f} | {host['host, pipelined']:,.0f} | "
-                   f"{best / r['cpu_mbps']:.1f}x | {'yes' if ok else 'NO'} `{r['sha256'][:12]}` |")
+        out.append(
+            f"| {n >> 20} MiB | {r['set']} | {r['cpu_mbps']:,.0f} | {n / r['bulk_s'] / 1e6:,.0f} | "
+            f"{n / r['dev_s'] / 1e6:,.0f} | {host['host']:,.0f} | {host['host, pipelined']:,.0f} | "
+            f"{best / r['cpu_mbps']:.1f}x | {'yes' if ok else 'NO'} `{r['sha256'][:12]}` |"
+        )
 
-    out += ["", "### CTR host buffer -> host buffer, LEA-128 (GB/s of data; % of min(H2D, D2H) pinned of the same set)",
-            "", "| set | memory | GB/s | % of bus | verified |", "|---|---|---:|---:|---|"]
+    out += [
+        "",
+        "### CTR host buffer -> host buffer, LEA-128 (GB/s of data; % of min(H2D, D2H) pinned of the same set)",
+        "",
+        "| set | memory | GB/s | % of bus | verified |",
+        "|---|---|---:|---:|---|",
+    ]
     for r in res["host"]:
         bus = min(bw.get((r["set"], True, "h2d"), 0), bw.get((r["set"], True, "d2h"), 0))
         if r["mode"].startswith("keystream"):
@@ -80,36 +108,47 @@ def targets(res: dict, bw: dict, sets: list[str]) -> list[str]:
     for name, tgt in TARGETS["ctr"].items():
         rows = [r for r in res["ctr"] if r["cipher"] == name]
         if rows and multi:
-            out.append(f"- {name} CTR keystream {sets[-1]} vs 1 GPU: {rows[-1]['speedup']:.2f}x (>= {tgt}x: "
-                       f"{_met(rows[-1]['speedup'] >= tgt)})")
+            out.append(
+                f"- {name} CTR keystream {sets[-1]} vs 1 GPU: {rows[-1]['speedup']:.2f}x (>= {tgt}x: "
+                f"{_met(rows[-1]['speedup'] >= tgt)})"
+            )
     drbg = {(r["bytes"], r["set"]): r for r in res["drbg"]}
     for n in sorted({b for b, _ in drbg}):
         if multi and (n, sets[-1]) in drbg:
             one, many = drbg[(n, sets[0])], drbg[(n, sets[-1])]
             s_bulk, s_dev = one["bulk_s"] / many["bulk_s"], one["dev_s"] / many["dev_s"]
-            out.append(f"- CTR_DRBG LEA-128 {n >> 20} MiB device-resident, {sets[-1]} vs 1 GPU: {s_bulk:.2f}x from a "
-                       f"plan (>= {TARGETS['drbg_scaling']}x: {_met(s_bulk >= TARGETS['drbg_scaling'])}); {s_dev:.2f}x "
-                       "with the host chain (serial on one CPU thread) included")
+            out.append(
+                f"- CTR_DRBG LEA-128 {n >> 20} MiB device-resident, {sets[-1]} vs 1 GPU: {s_bulk:.2f}x from a "
+                f"plan (>= {TARGETS['drbg_scaling']}x: {_met(s_bulk >= TARGETS['drbg_scaling'])}); {s_dev:.2f}x "
+                "with the host chain (serial on one CPU thread) included"
+            )
     for r in res["host"]:
         if r["set"] == sets[0] and r["mode"] == "pinned":
             bus = min(bw[(sets[0], True, "h2d")], bw[(sets[0], True, "d2h")])
             pct = 100 * r["gbs"] / bus
             tgt = TARGETS["host_pct"]
-            out.append(f"- CTR host -> host, one GPU, page-locked buffers: {r['gbs']:.1f} GB/s = {pct:.0f}% of "
-                       f"min(H2D, D2H) = {bus:.1f} GB/s (>= {tgt:.0f}%: {_met(pct >= tgt)})")
+            out.append(
+                f"- CTR host -> host, one GPU, page-locked buffers: {r['gbs']:.1f} GB/s = {pct:.0f}% of "
+                f"min(H2D, D2H) = {bus:.1f} GB/s (>= {tgt:.0f}%: {_met(pct >= tgt)})"
+            )
     for (n, s), r in sorted(drbg.items()):
         if n == 128 << 20:
             best = max(n / h["seconds"] / 1e6 for h in r["host"])
             ratio = best / r["cpu_mbps"]
-            out.append(f"- CTR_DRBG LEA-128 128 MiB with the copy to host memory, {s}: {ratio:.1f}x the C DRBG "
-                       f"(>= {TARGETS['drbg_vs_cpu']:.0f}x: {_met(ratio >= TARGETS['drbg_vs_cpu'])})")
+            out.append(
+                f"- CTR_DRBG LEA-128 128 MiB with the copy to host memory, {s}: {ratio:.1f}x the C DRBG "
+                f"(>= {TARGETS['drbg_vs_cpu']:.0f}x: {_met(ratio >= TARGETS['drbg_vs_cpu'])})"
+            )
     return out
 
 
 def unverified(res: dict) -> list:
     bad = [(r["cipher"], r["set"]) for r in res["ctr"] if not r["verified"]]
-    bad += [("drbg", r["bytes"], r["set"]) for r in res["drbg"]
-            if not (r["verified_dev"] and all(h["verified"] for h in r["host"]))]
+    bad += [
+        ("drbg", r["bytes"], r["set"])
+        for r in res["drbg"]
+        if not (r["verified_dev"] and all(h["verified"] for h in r["host"]))
+    ]
     bad += [("host", r["set"], r["mode"]) for r in res["host"] if not r["verified"]]
     return bad
 
@@ -141,8 +180,10 @@ def main() -> None:
     print(HEADER)
     for path in sys.argv[1:]:
         res = json.loads(open(path).read())
-        print(f"## {len(res['devices'])} x {', '.join(sorted({d['name'] for d in res['devices']}))} "
-              f"(`{path}`, {res.get('seconds', 0):.0f} s)")
+        print(
+            f"## {len(res['devices'])} x {', '.join(sorted({d['name'] for d in res['devices']}))} "
+            f"(`{path}`, {res.get('seconds', 0):.0f} s)"
+        )
         print("\n".join(tables(res)))
         print()
 

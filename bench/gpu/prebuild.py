@@ -1,10 +1,11 @@
 """Builds every schedule the GPU tests and the sanitizer run use, in parallel (before pytest starts).
 
-    python3 bench/gpu/prebuild.py             every schedule of test_cuda_gpu.py and sanitize.py
-    python3 bench/gpu/prebuild.py --layouts   the lane layouts' schedules only (tests, sanitizer, benchmark):
-        run it on the CPU machine with CIPHERSPEC_CACHE=$PWD/.cs-cache and carry .cs-cache to the device, where
-        `bash bench/gpu/run.sh layouts` then finds every library built (nvcc is slow on the bitsliced cores)
+python3 bench/gpu/prebuild.py             every schedule of test_cuda_gpu.py and sanitize.py
+python3 bench/gpu/prebuild.py --layouts   the lane layouts' schedules only (tests, sanitizer, benchmark):
+    run it on the CPU machine with CIPHERSPEC_CACHE=$PWD/.cs-cache and carry .cs-cache to the device, where
+    `bash bench/gpu/run.sh layouts` then finds every library built (nvcc is slow on the bitsliced cores)
 """
+
 from __future__ import annotations
 
 import os
@@ -16,10 +17,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "differen
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "support"))  # (test_cuda_gpu's cuda_checks)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench import CIPHERS, build_all, lane_placements  # noqa: E402
 from sanitize import LANES as SANITIZE_LANES  # noqa: E402
 from sanitize import PLACEMENTS  # noqa: E402
 from test_cuda_gpu import LANES, SCHEDULES  # noqa: E402
+
+from bench import CIPHERS, build_all, lane_placements  # noqa: E402
 
 
 def layout_jobs() -> list[tuple[str, str]]:

@@ -1,8 +1,9 @@
 """One Nsight Compute profile of each tuned winner's CTR keystream kernel (issue-slot and pipe utilisation).
 
-    python3 bench/gpu/profile.py OUT/tuned.json OUT        -> OUT/ncu-<cipher>.txt
-    python3 bench/gpu/profile.py --launch CIPHER SCHEDULE  (what ncu runs: one 64 MiB keystream launch)
+python3 bench/gpu/profile.py OUT/tuned.json OUT        -> OUT/ncu-<cipher>.txt
+python3 bench/gpu/profile.py --launch CIPHER SCHEDULE  (what ncu runs: one 64 MiB keystream launch)
 """
+
 from __future__ import annotations
 
 import json
@@ -13,10 +14,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 SECTIONS = ["SpeedOfLight", "ComputeWorkloadAnalysis", "InstructionStats", "Occupancy", "LaunchStats"]
-METRICS = ["sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
-           "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",
-           "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
-           "sm__issue_active.avg.pct_of_peak_sustained_active"]
+METRICS = [
+    "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
+    "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",
+    "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+    "sm__issue_active.avg.pct_of_peak_sustained_active",
+]
 
 
 def launch(name: str, schedule: str) -> None:
@@ -30,8 +33,12 @@ def launch(name: str, schedule: str) -> None:
     rk = c.expand_key(bytes(range(c.key_bytes)))
     iv = np.frombuffer(bytes(c.block_bytes), np.uint8).copy()
     with c.device_buffer(64 << 20) as out:
-        c.check(c.fn("ctr_dev_flavour")(rk.ctypes.data, _ptr(iv), None, out.ptr, 64 << 20, None,
-                                        0 if c.sched.flavour == "ptx" else 1), "CTR")
+        c.check(
+            c.fn("ctr_dev_flavour")(
+                rk.ctypes.data, _ptr(iv), None, out.ptr, 64 << 20, None, 0 if c.sched.flavour == "ptx" else 1
+            ),
+            "CTR",
+        )
         c.check(c.fn("util_sync")(), "sync")
 
 
@@ -47,8 +54,11 @@ def main() -> int:
         cmd += [sys.executable, __file__, "--launch", name, pick["schedule"]]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
         (out / f"ncu-{name}.txt").write_text(res.stdout + res.stderr)
-        keep = [ln for ln in res.stdout.splitlines() if any(k in ln for k in ("pipe_", "issue_active", "Throughput",
-                                                                               "Registers", "Achieved Occupancy"))]
+        keep = [
+            ln
+            for ln in res.stdout.splitlines()
+            if any(k in ln for k in ("pipe_", "issue_active", "Throughput", "Registers", "Achieved Occupancy"))
+        ]
         print(f"== ncu {name} {pick['schedule']}\n" + "\n".join(keep[:14]), flush=True)
     return 0
 

@@ -3,6 +3,7 @@ bench/gpu/run.sh puts under compute-sanitizer (memcheck, racecheck).  Exit statu
 
     compute-sanitizer --tool racecheck --error-exitcode 3 python3 bench/gpu/sanitize.py [drbg|layouts]
 """
+
 from __future__ import annotations
 
 import sys
@@ -19,12 +20,23 @@ from cipherspec.registry import Registry  # noqa: E402
 from generator.ptx import BACKEND as CUDA_BACKEND  # noqa: E402
 
 PLACEMENTS = [("aes128", f"rk-const_tab-{t}") for t in ("const", "global", "shared", "shared4", "shared32")] + [
-    ("aes128", "rk-shared_tab-shared8_ilp2"), ("aria128", "rk-shared_tab-shared32"), ("lea128", "rk-const"),
-    ("lea128", "rk-shared"), ("cham64_128", "rk-reg"), ("cham128_128", "rk-shared_t1024"), ("hight", "rk-const"),
-    ("pipo64_128", "rk-shared_t32_ilp3")]
+    ("aes128", "rk-shared_tab-shared8_ilp2"),
+    ("aria128", "rk-shared_tab-shared32"),
+    ("lea128", "rk-const"),
+    ("lea128", "rk-shared"),
+    ("cham64_128", "rk-reg"),
+    ("cham128_128", "rk-shared_t1024"),
+    ("hight", "rk-const"),
+    ("pipo64_128", "rk-shared_t32_ilp3"),
+]
 # the lane layouts (`sanitize.py layouts`): byte-packed and bitsliced, rk in the constant bank and in shared memory
-LANES = [("hight", "swar_t64_ilp2_rk-shared"), ("pipo64_128", "swar_t128"), ("pipo64_128", "bs_t64_rk-shared"),
-         ("aes128", "tt_tab-shared32_t512"), ("aes128", "tt4_tab-shared8_rk-shared")]
+LANES = [
+    ("hight", "swar_t64_ilp2_rk-shared"),
+    ("pipo64_128", "swar_t128"),
+    ("pipo64_128", "bs_t64_rk-shared"),
+    ("aes128", "tt_tab-shared32_t512"),
+    ("aes128", "tt4_tab-shared8_rk-shared"),
+]
 
 
 # `sanitize.py drbg`: only the multi-key (CTR_DRBG bulk) kernel, on each DRBG cipher's build default
@@ -36,11 +48,18 @@ def multi_only(reg, rng) -> int:
     for name, text in DRBG:
         c, ref = CUDA_BACKEND.load(reg, name, None, text), RefCipher(reg.module(name))
         B = c.block_bytes
-        plan = [BulkRequest(rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes(), v, nb, nb * B - cut)
-                for v, nb, cut in ((b"\xff" * (B - 4) + b"\xff\xff\xff\xfe", 4096, 0), (b"\xff" * B, 700, 0),
-                                   (bytes(B), 1100, 0), (bytes(B), 33, 3))]
-        want = b"".join(modes.ctr(ref, ref.expand_key(r.key), modes.ctr_next_iv(r.v, 1), bytes(r.nbytes))[0]
-                        for r in plan)
+        plan = [
+            BulkRequest(rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes(), v, nb, nb * B - cut)
+            for v, nb, cut in (
+                (b"\xff" * (B - 4) + b"\xff\xff\xff\xfe", 4096, 0),
+                (b"\xff" * B, 700, 0),
+                (bytes(B), 1100, 0),
+                (bytes(B), 33, 3),
+            )
+        ]
+        want = b"".join(
+            modes.ctr(ref, ref.expand_key(r.key), modes.ctr_next_iv(r.v, 1), bytes(r.nbytes))[0] for r in plan
+        )
         ok = all(c.keystream_multi(plan, flavour=fl) == want for fl in ("ptx", "c"))
         print(f"sanitize {c.schedule_name} multi-key: {'ok' if ok else 'MISMATCH'}", flush=True)
         bad += not ok
@@ -71,10 +90,13 @@ def main() -> int:
             ok &= c.device_ecb(rk, pt.tobytes(), False, fl) == ct
             ok &= c.device_ecb(rk, ct, True, fl) == pt.tobytes()
         ok &= c.ctr(rk, iv, data, nstreams=3) == want
-        plan = [BulkRequest(rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes(), v, nb, nb * B - cut)
-                for v, nb, cut in ((iv, 4096, 0), (b"\xff" * B, 700, 0), (bytes(B), 33, 3))]
-        want_m = b"".join(modes.ctr(ref, ref.expand_key(r.key), modes.ctr_next_iv(r.v, 1), bytes(r.nbytes))[0]
-                          for r in plan)
+        plan = [
+            BulkRequest(rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes(), v, nb, nb * B - cut)
+            for v, nb, cut in ((iv, 4096, 0), (b"\xff" * B, 700, 0), (bytes(B), 33, 3))
+        ]
+        want_m = b"".join(
+            modes.ctr(ref, ref.expand_key(r.key), modes.ctr_next_iv(r.v, 1), bytes(r.nbytes))[0] for r in plan
+        )
         for fl in ("ptx", "c"):
             ok &= c.keystream_multi(plan, flavour=fl) == want_m
         print(f"sanitize {c.schedule_name}: {'ok' if ok else 'MISMATCH'}", flush=True)

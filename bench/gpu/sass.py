@@ -10,13 +10,39 @@ A loop trip costs max(alu/0.5, fma/0.5, (alu+fma+flex)/1, all/1) cycles per warp
 blocks/s = SMs x 4 x clock x 32 x ILP / cycles, times the block's bits.  A measured figure above it
 means the kernel did not do the work (dead code, unconsumed output): the benchmark flags it.
 """
+
 from __future__ import annotations
 
 import re
 from collections import Counter
 
-ALU = {"LOP3", "LOP", "SHF", "PRMT", "ISETP", "SEL", "LEA", "BMSK", "SGXT", "FLO", "POPC", "BREV", "IABS",
-       "IMNMX", "VIMNMX", "PLOP3", "P2R", "R2P", "CSET", "CSETP", "SHL", "SHR", "BFE", "BFI", "IDP"}
+ALU = {
+    "LOP3",
+    "LOP",
+    "SHF",
+    "PRMT",
+    "ISETP",
+    "SEL",
+    "LEA",
+    "BMSK",
+    "SGXT",
+    "FLO",
+    "POPC",
+    "BREV",
+    "IABS",
+    "IMNMX",
+    "VIMNMX",
+    "PLOP3",
+    "P2R",
+    "R2P",
+    "CSET",
+    "CSETP",
+    "SHL",
+    "SHR",
+    "BFE",
+    "BFI",
+    "IDP",
+}
 FMA = {"IMAD", "IMUL", "FFMA", "FMUL", "FADD", "HFMA2", "IMADSP"}
 FLEX = {"IADD3", "IADD", "MOV", "VIADD"}
 _FUNC = re.compile(r"^\s*Function : (\S+)")

@@ -6,6 +6,7 @@ grid-stride loop's instruction mix per block and the pipe model's roof (sass.py)
 cuobjdump: the CUDA toolkit's, or the PyPI wheel nvidia-cuda-cuobjdump.  The roof is a model's estimate
 (bench/gpu/NOTES.md says how well it has matched measurements): a ranking before device time is spent.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import sass  # noqa: E402
+
 from bench import group_of  # noqa: E402
 
 
@@ -57,15 +59,21 @@ def row(name: str, text: str, sms: int, mhz: float) -> dict:
     for fl in ("ptx", "c"):
         tool = cuobjdump()
         env = dict(os.environ, PATH=f"{os.environ.get('PATH', '')}:{Path(tool).parent}")  # nvdisasm beside it
-        funcs = sass.functions(subprocess.run([tool, "--dump-sass", str(_cubin(src.name))],
-                                              capture_output=True, text=True, env=env).stdout)
+        funcs = sass.functions(
+            subprocess.run([tool, "--dump-sass", str(_cubin(src.name))], capture_output=True, text=True, env=env).stdout
+        )
         fname = sass.pick(funcs, f"_ctr_{fl}I", "ILb0")
         mix = sass.loop_mix(funcs[fname])
         blocks = sched.ilp * group_of(sched)
         roof, pipe = sass.roof_gbps(mix, blocks, module.block.nbytes, sms, mhz)
         regs = max((u.registers for k, u in rep.kernels.items() if f"_ctr_{fl}I" in k and "ILb0" in k), default=0)
-        out[fl] = {"mix": {k: v / blocks for k, v in mix.most_common()}, "roof": roof, "pipe": pipe, "regs": regs,
-                   "total": sum(mix.values()) / blocks}
+        out[fl] = {
+            "mix": {k: v / blocks for k, v in mix.most_common()},
+            "roof": roof,
+            "pipe": pipe,
+            "regs": regs,
+            "total": sum(mix.values()) / blocks,
+        }
     return {"name": src.name, **out}
 
 
@@ -89,8 +97,10 @@ def main() -> int:
         for fl in ("ptx", "c"):
             x = r[fl]
             top = ", ".join(f"{k} {v:.1f}" for k, v in list(x["mix"].items())[:6])
-            print(f"| `{r['name']}` | {fl} | {x['total']:.1f} | {top} | {x['regs']} | {x['roof']:,.0f} ({x['pipe']}) |",
-                  flush=True)
+            print(
+                f"| `{r['name']}` | {fl} | {x['total']:.1f} | {top} | {x['regs']} | {x['roof']:,.0f} ({x['pipe']}) |",
+                flush=True,
+            )
     return 0
 
 

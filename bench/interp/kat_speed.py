@@ -5,6 +5,7 @@ cipherspec), so the run also checks the interpreter on N fresh random cases.  Wr
 bench/results/interp-kat.md.
     python bench/interp/kat_speed.py [N]
 """
+
 from __future__ import annotations
 
 import os
@@ -29,8 +30,10 @@ def main(n: int) -> None:
         c = independent.CIPHERS[names[i % len(names)]]
         key = bytes(rng.getrandbits(8) for _ in range(c.key_size))
         pt = bytes(rng.getrandbits(8) for _ in range(c.block_size))
-        lines.append(f"Cipher = {c.name}\nMode = ECB\nKey = {key.hex()}\nPlaintext = {pt.hex()}\n"
-                     f"Ciphertext = {c.encrypt(key, pt).hex()}\n")
+        lines.append(
+            f"Cipher = {c.name}\nMode = ECB\nKey = {key.hex()}\nPlaintext = {pt.hex()}\n"
+            f"Ciphertext = {c.encrypt(key, pt).hex()}\n"
+        )
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "random.txt"
         path.write_text("\n".join(lines))
@@ -40,14 +43,20 @@ def main(n: int) -> None:
     if p.returncode != 0:
         sys.exit(f"kat failed:\n{p.stdout}{p.stderr}")
     summary = p.stdout.strip().splitlines()[-1]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
-    text = (f"# Interpreter as an oracle: `cipherspec kat` speed\n\n"
-            f"{n} random ECB vectors over all 15 ciphers (encrypt AND decrypt each), made by the independent "
-            f"implementations in tests/support/independent.py.\n\n"
-            f"| vectors | wall time (process start to exit) | result |\n|---|---|---|\n"
-            f"| {n} | {wall:.1f} s | {summary} |\n\n"
-            f"Machine: {cpu}, {os.cpu_count()} cores; commit {commit}. Command: `python bench/interp/kat_speed.py {n}`.\n")
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    cpu = next(
+        (l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor()
+    )
+    text = (
+        f"# Interpreter as an oracle: `cipherspec kat` speed\n\n"
+        f"{n} random ECB vectors over all 15 ciphers (encrypt AND decrypt each), made by the independent "
+        f"implementations in tests/support/independent.py.\n\n"
+        f"| vectors | wall time (process start to exit) | result |\n|---|---|---|\n"
+        f"| {n} | {wall:.1f} s | {summary} |\n\n"
+        f"Machine: {cpu}, {os.cpu_count()} cores; commit {commit}. Command: `python bench/interp/kat_speed.py {n}`.\n"
+    )
     (ROOT / "bench" / "results" / "interp-kat.md").write_text(text)
     print(text)
 

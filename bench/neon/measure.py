@@ -5,6 +5,7 @@ llvm-mca cycle estimates.
     count(img, "aria128_neon_b16_il1_ecb_encrypt", args) -> instructions executed by one call
     mca(asm_lines, "neoverse-v2")                       -> estimated cycles per iteration of the lines
 """
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,11 @@ class Image:
 
 def link(objs: list[Path], work: Path) -> Image:
     elf = work / "image.elf"
-    subprocess.run(["aarch64-linux-gnu-ld", "-static", "-e", "0", f"-Ttext=0x{BASE:x}", "-o", str(elf)]
-                   + [str(o) for o in objs], check=True, capture_output=True)
+    subprocess.run(
+        ["aarch64-linux-gnu-ld", "-static", "-e", "0", f"-Ttext=0x{BASE:x}", "-o", str(elf)] + [str(o) for o in objs],
+        check=True,
+        capture_output=True,
+    )
     binf = work / "image.bin"
     subprocess.run(["aarch64-linux-gnu-objcopy", "-O", "binary", str(elf), str(binf)], check=True)
     syms = {}
@@ -79,16 +83,23 @@ def count(img: Image, symbol: str, buffers: list[bytes], scalars: dict[int, int]
 
 
 def mca_tool() -> str | None:
-    return shutil.which("llvm-mca-19") or (Path("/usr/lib/llvm-19/bin/llvm-mca").exists() and
-                                           "/usr/lib/llvm-19/bin/llvm-mca") or None
+    return (
+        shutil.which("llvm-mca-19")
+        or (Path("/usr/lib/llvm-19/bin/llvm-mca").exists() and "/usr/lib/llvm-19/bin/llvm-mca")
+        or None
+    )
 
 
 def mca(lines: list[str], cpu: str, iterations: int = 200) -> float:
     """Estimated cycles per iteration of a straight-line block (llvm-mca's steady state)."""
     tool = mca_tool()
     text = "\n".join(line.split("//")[0] for line in lines) + "\n"
-    r = subprocess.run([tool, "-mtriple=aarch64-linux-gnu", f"-mcpu={cpu}", "-mattr=+aes,+sha3", f"-iterations={iterations}"],
-                       input=text, capture_output=True, text=True)
+    r = subprocess.run(
+        [tool, "-mtriple=aarch64-linux-gnu", f"-mcpu={cpu}", "-mattr=+aes,+sha3", f"-iterations={iterations}"],
+        input=text,
+        capture_output=True,
+        text=True,
+    )
     if r.returncode:
         raise RuntimeError(r.stderr[-2000:])
     m = re.search(r"Total Cycles:\s+(\d+)", r.stdout)

@@ -7,6 +7,7 @@ what a portable reference implementation compiles to; clang -O3 for aarch64 then
         void ref_encrypt(const uint32_t *rk, const uint8_t *in, uint8_t *out) { uint32_t v0 = ...; ... }
 Round keys come in as the flat word array of the key schedule (uint32 per word).
 """
+
 from __future__ import annotations
 
 from cipherspec.ir import Module
@@ -25,13 +26,18 @@ def c_source(module: Module, fname: str, symbol: str) -> str:
     used = sorted({op.imm[0] for op in fn.ops if op.code == "lut"})
     for t in used:
         tab = module.tables[t]
-        lines.append(f"static const {CT[tab.out_width]} T_{t}[{len(tab.values)}] = {{"
-                     + ",".join(str(v) for v in tab.values) + "};")
+        lines.append(
+            f"static const {CT[tab.out_width]} T_{t}[{len(tab.values)}] = {{"
+            + ",".join(str(v) for v in tab.values)
+            + "};"
+        )
     lines.append(f"void {symbol}(const uint32_t *rk, const uint8_t *in, uint8_t *out) {{")
     states = [n for n, _, _ in fn.inputs() if n not in kidx]
-    for k, name in enumerate(states):
-        bytes_ = [f"(({CT[blk.width]})in[{k * wb + b}] << {8 * (b if blk.endian == 'little' else wb - 1 - b)})"
-                  for b in range(wb)]
+    for k, _name in enumerate(states):
+        bytes_ = [
+            f"(({CT[blk.width]})in[{k * wb + b}] << {8 * (b if blk.endian == 'little' else wb - 1 - b)})"
+            for b in range(wb)
+        ]
         lines.append(f"  {CT[blk.width]} s{k} = " + " | ".join(bytes_) + ";")
     sid = {n: k for k, n in enumerate(states)}
     for i, op in enumerate(fn.ops):
@@ -63,7 +69,7 @@ def c_source(module: Module, fname: str, symbol: str) -> str:
         else:
             raise ValueError(op.code)
         lines.append(f"  {t} v{i} = {e};")
-    for k, (name, v) in enumerate(fn.outputs):
+    for k, (_name, v) in enumerate(fn.outputs):
         for b in range(wb):
             sh = 8 * (b if blk.endian == "little" else wb - 1 - b)
             lines.append(f"  out[{k * wb + b}] = (uint8_t)(v{v} >> {sh});")
@@ -71,6 +77,8 @@ def c_source(module: Module, fname: str, symbol: str) -> str:
     gm = sorted({op.imm for op in fn.ops if op.code == "gmul"})
     pre = []
     for c, poly in gm:
-        pre.append(f"static inline uint8_t gm_{c}_{poly}(uint8_t x) {{ uint8_t r = 0; for (int k = 0; k < 8; k++) {{"
-                   f" if (({c} >> k) & 1) r ^= x; x = (uint8_t)((x << 1) ^ ((x >> 7) ? {poly & 0xFF} : 0)); }} return r; }}")
+        pre.append(
+            f"static inline uint8_t gm_{c}_{poly}(uint8_t x) {{ uint8_t r = 0; for (int k = 0; k < 8; k++) {{"
+            f" if (({c} >> k) & 1) r ^= x; x = (uint8_t)((x << 1) ^ ((x >> 7) ? {poly & 0xFF} : 0)); }} return r; }}"
+        )
     return "\n".join(lines[:1] + pre + lines[1:]) + "\n"

@@ -18,6 +18,7 @@ Figures are bytes per CPU second (openssl speed's default clock, and direct.c's)
 Every provider output is verified: `openssl speed` itself is not, so step 0 checks our provider's CTR
 against the interpreter with `openssl enc` before anything is timed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,9 +58,16 @@ def machine() -> dict:
     text = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
     model = re.search(r"model name\s*:\s*(.*)", text)
     flags = re.search(r"flags\s*:\s*(.*)", text)
-    isa = [f for f in ("sse2", "ssse3", "avx2", "avx512f", "aes", "vaes", "gfni") if flags and f in flags.group(1).split()]
-    return {"cpu": model.group(1).strip() if model else platform.processor(), "cores": os.cpu_count(),
-            "isa": isa, "openssl": sh(["openssl", "version"]).stdout.strip(), "python": platform.python_version()}
+    isa = [
+        f for f in ("sse2", "ssse3", "avx2", "avx512f", "aes", "vaes", "gfni") if flags and f in flags.group(1).split()
+    ]
+    return {
+        "cpu": model.group(1).strip() if model else platform.processor(),
+        "cores": os.cpu_count(),
+        "isa": isa,
+        "openssl": sh(["openssl", "version"]).stdout.strip(),
+        "python": platform.python_version(),
+    }
 
 
 def load() -> str:
@@ -67,15 +75,33 @@ def load() -> str:
 
 
 def provider_args(prov: Path, propq: str) -> list[str]:
-    return ["-provider-path", str(prov / "lib/ossl-modules"), "-provider", "cipherspec", "-provider", "default",
-            "-propquery", propq]
+    return [
+        "-provider-path",
+        str(prov / "lib/ossl-modules"),
+        "-provider",
+        "cipherspec",
+        "-provider",
+        "default",
+        "-propquery",
+        propq,
+    ]
 
 
 def speed_one(prov: Path, alg: str, propq: str, seconds: int, size: int) -> float:
     """`openssl speed -evp ALG -bytes SIZE -mr`: bytes per (user-CPU) second.  The provider options
     come first: speed resolves -evp when it reads it."""
-    cmd = ["openssl", "speed", *provider_args(prov, propq), "-seconds", str(seconds), "-bytes", str(size), "-mr",
-           "-evp", alg]
+    cmd = [
+        "openssl",
+        "speed",
+        *provider_args(prov, propq),
+        "-seconds",
+        str(seconds),
+        "-bytes",
+        str(size),
+        "-mr",
+        "-evp",
+        alg,
+    ]
     vals = next(line for line in sh(cmd).stdout.splitlines() if line.startswith("+F:"))
     return float(vals.split(":")[3])
 
@@ -99,19 +125,47 @@ def verify_enc(prov: Path, reg: Registry, name: str, tmp: Path) -> None:
     src, dst = tmp / f"{name}.in", tmp / f"{name}.out"
     src.write_bytes(data)
     alg = algorithm_name(reg.module(name), "ctr")
-    sh(["openssl", "enc", *provider_args(prov, "provider=cipherspec"), "-" + alg.lower(), "-K", key.hex(),
-        "-iv", iv.hex(), "-in", str(src), "-out", str(dst)])
+    sh(
+        [
+            "openssl",
+            "enc",
+            *provider_args(prov, "provider=cipherspec"),
+            "-" + alg.lower(),
+            "-K",
+            key.hex(),
+            "-iv",
+            iv.hex(),
+            "-in",
+            str(src),
+            "-out",
+            str(dst),
+        ]
+    )
     if dst.read_bytes() != modes.ctr(ref, ref.expand_key(key), iv, data)[0]:
         raise SystemExit(f"bench: {alg} through the provider does not match the interpreter")
 
 
-def direct(prov: Path, reg: Registry, name: str, schedule: str | None, seconds: int, rounds: int,
-           tmp: Path) -> dict:
+def direct(prov: Path, reg: Registry, name: str, schedule: str | None, seconds: int, rounds: int, tmp: Path) -> dict:
     exe = tmp / f"direct_{name}"
     pc = sh(["pkg-config", "--cflags", "--libs", "libcrypto"]).stdout.split() or ["-lcrypto"]
     objects = library_object_files(provider_entries(reg, [name], schedule))
-    sh(["cc", "-std=c99", "-O2", "-D_POSIX_C_SOURCE=200809L", f"-DCS_CIPHER={name}", "-include", f"{name}.h",
-        f"-I{prov / 'include'}", str(ROOT / "bench/openssl/direct.c"), *map(str, objects), *pc, "-o", str(exe)])
+    sh(
+        [
+            "cc",
+            "-std=c99",
+            "-O2",
+            "-D_POSIX_C_SOURCE=200809L",
+            f"-DCS_CIPHER={name}",
+            "-include",
+            f"{name}.h",
+            f"-I{prov / 'include'}",
+            str(ROOT / "bench/openssl/direct.c"),
+            *map(str, objects),
+            *pc,
+            "-o",
+            str(exe),
+        ]
+    )
     alg = algorithm_name(reg.module(name), "ctr")
     out = sh([str(exe), str(prov / "lib/ossl-modules"), alg, str(seconds), str(rounds), *map(str, SIZES)]).stdout
     res: dict = {"direct": {}, "evp": {}, "overhead": {}}
@@ -130,22 +184,36 @@ def mb(x: float | None) -> str:
 
 def report(meta: dict, rows: list[dict]) -> str:
     m = meta["machine"]
-    lines = ["# OpenSSL provider: `openssl speed -evp` and the provider's overhead", "",
-             (f"Machine: {m['cpu']}, {m['cores']} cores ({', '.join(m['isa'])}); {m['openssl']}.  "
-              f"Load average before/after: {' '.join(meta['load_before'])} / {' '.join(meta['load_after'])} "
-              "(the cores are shared with other jobs)."), "",
-             (f"Command: `{meta['command']}` ({meta['date']}).  Schedules: {meta['schedules']}; libraries "
-              f"built as shipped (`cipherspec build`, flags `{meta['lib_flags']}`)."), "",
-             ("MB/s = 10^6 bytes per CPU second (`openssl speed` reports per user-CPU second: the median of "
-              f"{meta['repeats']} runs per size, ours and the built-in alternating; direct.c per thread-CPU "
-              "second), CTR encryption, in place, stream continuing across calls.  Every "
-              "provider was first checked against the interpreter (`openssl enc`, 100 KB), and direct.c "
-              "checks that EVP and the direct call give the same bytes before timing."), ""]
+    lines = [
+        "# OpenSSL provider: `openssl speed -evp` and the provider's overhead",
+        "",
+        (
+            f"Machine: {m['cpu']}, {m['cores']} cores ({', '.join(m['isa'])}); {m['openssl']}.  "
+            f"Load average before/after: {' '.join(meta['load_before'])} / {' '.join(meta['load_after'])} "
+            "(the cores are shared with other jobs)."
+        ),
+        "",
+        (
+            f"Command: `{meta['command']}` ({meta['date']}).  Schedules: {meta['schedules']}; libraries "
+            f"built as shipped (`cipherspec build`, flags `{meta['lib_flags']}`)."
+        ),
+        "",
+        (
+            "MB/s = 10^6 bytes per CPU second (`openssl speed` reports per user-CPU second: the median of "
+            f"{meta['repeats']} runs per size, ours and the built-in alternating; direct.c per thread-CPU "
+            "second), CTR encryption, in place, stream continuing across calls.  Every "
+            "provider was first checked against the interpreter (`openssl enc`, 100 KB), and direct.c "
+            "checks that EVP and the direct call give the same bytes before timing."
+        ),
+        "",
+    ]
     for r in rows:
         lines.append(f"## {r['alg']} ({r['schedule']})")
         lines.append("")
-        lines.append("| buffer | ours: openssl speed | OpenSSL built-in: openssl speed | ours / built-in | "
-                     "ours: EVP in direct.c | library direct (direct.c) | provider overhead |")
+        lines.append(
+            "| buffer | ours: openssl speed | OpenSSL built-in: openssl speed | ours / built-in | "
+            "ours: EVP in direct.c | library direct (direct.c) | provider overhead |"
+        )
         lines.append("|---:|---:|---:|---:|---:|---:|---:|")
         for s in SIZES:
             ours, builtin = r["speed_ours"].get(s), (r["speed_builtin"] or {}).get(s)
@@ -154,22 +222,27 @@ def report(meta: dict, rows: list[dict]) -> str:
             over = f"{r['direct']['overhead'][s] * 100:+.1f}%" if s in r["direct"]["overhead"] else "—"
             lines.append(f"| {s} | {mb(ours)} | {mb(builtin)} | {ratio} | {mb(evp)} | {mb(dr)} | {over} |")
         lines.append("")
-    lines += ["## Targets (issue 12)", "",
-              "| target | measured | met |", "|---|---|---|"]
+    lines += ["## Targets (issue 12)", "", "| target | measured | met |", "|---|---|---|"]
     aria = next((r for r in rows if r["cipher"] == "aria128"), None)
     if aria and aria["speed_builtin"]:
         x = aria["speed_ours"][16384] / aria["speed_builtin"][16384]
-        lines.append(f"| ARIA-128-CTR through the provider ≥ 5× OpenSSL's built-in at 16384 bytes | {x:.2f}× | "
-                     f"{'yes' if x >= 5 else 'no'} |")
+        lines.append(
+            f"| ARIA-128-CTR through the provider ≥ 5× OpenSSL's built-in at 16384 bytes | {x:.2f}× | "
+            f"{'yes' if x >= 5 else 'no'} |"
+        )
     for r in rows:
         over = r["direct"]["overhead"][8192] * 100
-        lines.append(f"| {r['alg']}: provider overhead vs direct ≤ 10% at 8192 bytes | {over:+.1f}% | "
-                     f"{'yes' if over <= 10 else 'no'} |")
+        lines.append(
+            f"| {r['alg']}: provider overhead vs direct ≤ 10% at 8192 bytes | {over:+.1f}% | "
+            f"{'yes' if over <= 10 else 'no'} |"
+        )
     lines.append("")
-    lines.append("Provider overhead = extra CPU time per byte of EVP through the provider over the direct call: "
-                 "direct.c alternates ~1 MiB batches of the two paths (same process, same buffer size) and takes "
-                 "the median over the pairs of EVP time / direct time − 1; a negative figure is noise.  The MB/s "
-                 "columns of direct.c are each path's bytes over its summed CPU time.")
+    lines.append(
+        "Provider overhead = extra CPU time per byte of EVP through the provider over the direct call: "
+        "direct.c alternates ~1 MiB batches of the two paths (same process, same buffer size) and takes "
+        "the median over the pairs of EVP time / direct time − 1; a negative figure is noise.  The MB/s "
+        "columns of direct.c are each path's bytes over its summed CPU time."
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -178,24 +251,46 @@ def main() -> int:
     ap.add_argument("--ciphers", nargs="+", default=DEFAULT_CIPHERS)
     ap.add_argument("--schedule", default=None, help="a C schedule for every cipher (default: each one's default)")
     ap.add_argument("--seconds", type=int, default=2)
-    ap.add_argument("--repeats", type=int, default=3, help="openssl speed: runs per size (median), ours and "
-                    "the built-in alternating")
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="openssl speed: runs per size (median), ours and the built-in alternating",
+    )
     ap.add_argument("--rounds", type=int, default=20, help="direct.c: at least this many pairs of batches")
     ap.add_argument("--suffix", default="")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = ap.parse_args()
     reg = Registry()
-    meta = {"machine": machine(), "load_before": load(), "repeats": args.repeats, "date": time.strftime("%Y-%m-%d %H:%M"),
-            "command": "python3 bench/openssl/bench.py " + " ".join(sys.argv[1:]),
-            "lib_flags": os.environ.get("CIPHERSPEC_LIB_CFLAGS", "-std=c99 -O3 -fPIC")}
+    meta = {
+        "machine": machine(),
+        "load_before": load(),
+        "repeats": args.repeats,
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "command": "python3 bench/openssl/bench.py " + " ".join(sys.argv[1:]),
+        "lib_flags": os.environ.get("CIPHERSPEC_LIB_CFLAGS", "-std=c99 -O3 -fPIC"),
+    }
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     sched = ["--schedule", args.schedule] if args.schedule else []
     rows = []
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         prov = tmp / "prov"
-        notes = sh([sys.executable, "-m", "driver", "build", *args.ciphers, *sched, "-o", str(prov),
-                    "--target", "openssl-provider"], env=env).stdout
+        notes = sh(
+            [
+                sys.executable,
+                "-m",
+                "driver",
+                "build",
+                *args.ciphers,
+                *sched,
+                "-o",
+                str(prov),
+                "--target",
+                "openssl-provider",
+            ],
+            env=env,
+        ).stdout
         schedules = dict(re.findall(r"note: ((\w+?)_c_\w+):", notes)[i][::-1] for i in range(len(args.ciphers)))
         meta["schedules"] = ", ".join(schedules.values())
         for name in args.ciphers:
@@ -205,9 +300,14 @@ def main() -> int:
             print(f"bench: {alg}", file=sys.stderr)
             runs = [(alg, "provider=cipherspec")] + ([(BUILTIN[name], "provider=default")] if name in BUILTIN else [])
             rates = speed(prov, runs, args.seconds, args.repeats)
-            row = {"cipher": name, "alg": alg, "schedule": schedules[name], "speed_ours": rates[0],
-                   "speed_builtin": rates[1] if len(rates) > 1 else None,
-                   "direct": direct(prov, reg, name, args.schedule, args.seconds, args.rounds, tmp)}
+            row = {
+                "cipher": name,
+                "alg": alg,
+                "schedule": schedules[name],
+                "speed_ours": rates[0],
+                "speed_builtin": rates[1] if len(rates) > 1 else None,
+                "direct": direct(prov, reg, name, args.schedule, args.seconds, args.rounds, tmp),
+            }
             rows.append(row)
     meta["load_after"] = load()
     out = Path(args.out)

@@ -12,6 +12,7 @@ Identities: x^0, x|0, x+0, x-0, x&~0 -> x;  x&0 -> 0;  x^x, x-x -> 0;  x&x, x|x 
 x|~0 -> ~0;  rotl(rotl(x,a),b) -> rotl(x,a+b);  (x^c1)^c2 -> x^(c1^c2);  (x+c1)+c2 -> x+(c1+c2);
 x-c -> x+(-c);  trunc(zext(x)) -> x at x's width.  Constants move to the right of commutative ops.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace

@@ -6,6 +6,7 @@ for commutative ops) are one value; later copies are replaced by the first.
     before: %3 = xor.u8 %0, %1   %4 = xor.u8 %1, %0   %5 = and.u8 %3, %4
     after:  %3 = xor.u8 %0, %1   %4 = and.u8 %3, %3
 """
+
 from __future__ import annotations
 
 from dataclasses import replace

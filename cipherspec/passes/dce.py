@@ -1,8 +1,9 @@
 """Dead-code elimination: drop every op no output depends on (inputs stay: they are the signature).
 
-    before: %2 = xor.u8 %0, %1   %3 = and.u8 %0, %1   out "X[0]" = %2
-    after:  %2 = xor.u8 %0, %1                        out "X[0]" = %2
+before: %2 = xor.u8 %0, %1   %3 = and.u8 %0, %1   out "X[0]" = %2
+after:  %2 = xor.u8 %0, %1                        out "X[0]" = %2
 """
+
 from __future__ import annotations
 
 from ..ir import Function, Table, rebuild

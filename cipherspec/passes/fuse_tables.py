@@ -10,6 +10,7 @@ is left alone (a later lower_gmul turns it into shifts and XORs).
 A module pass (it adds tables): ``run_module(module) -> module``; prune_tables drops the tables no
 function reads any more.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace

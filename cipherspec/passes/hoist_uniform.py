@@ -22,6 +22,7 @@ bytes is constant (U), including across the 2^32 / 2^64 / 2^128 carries, which f
 boundaries; each segment gets its own ``pre`` values.  ``main`` keeps ``fn``'s outputs; an output that
 is itself uniform comes back as an ``H`` input passed straight through.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

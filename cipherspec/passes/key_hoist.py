@@ -9,6 +9,7 @@ The split is hoist_uniform's, with the round keys as the uniform inputs.  It pay
 passes left key-only work in the cipher (T-tables pack a column's round-key bytes into a word: 36 words of
 AES-128, 7 operations each per block, now once per key).  decrypt is left as it is.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -47,4 +48,3 @@ def run_module(module: Module) -> Module:
         uses["encrypt"] = tuple(uses["encrypt"]) + (ARRAY,)
     functions = dict(module.functions, key_schedule=schedule, encrypt=split.main)
     return replace(module, functions=functions, key_arrays=list(module.key_arrays) + [array], uses_keys=uses)
-

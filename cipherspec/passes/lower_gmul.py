@@ -7,6 +7,7 @@ k of c.  Branch-free and constant-time; CSE shares the xtime chain between gmuls
     after:  %1 = shl.u8 %0, 1   %2 = shr.u8 %0, 7   %3 = const.u8 0   %4 = sub.u8 %3, %2
             %5 = const.u8 0x1b   %6 = and.u8 %4, %5   %7 = xor.u8 %1, %6   %8 = xor.u8 %7, %0
 """
+
 from __future__ import annotations
 
 from dataclasses import replace

@@ -4,6 +4,7 @@
 
 A module pass: ``run_module(module) -> module``.  Functions are untouched.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace

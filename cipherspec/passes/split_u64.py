@@ -15,6 +15,7 @@ without 64-bit values is returned unchanged.
 
 ``halve_hoisted`` does the same to the interface between a CTR ``pre`` and ``main`` (hoist_uniform).
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -36,8 +37,9 @@ def _order(name: str, endian: str, rk: set[str]) -> list[tuple[str, bool]]:
     return halves[::-1] if endian == "big" else halves
 
 
-def halve(fn: Function, tables: dict[str, Table], endian: str, rk: set[str],
-          inputs: bool = True, outputs: bool = True) -> Function:
+def halve(
+    fn: Function, tables: dict[str, Table], endian: str, rk: set[str], inputs: bool = True, outputs: bool = True
+) -> Function:
     """fn with its 64-bit inputs and/or outputs as 32-bit halves (``endian``: the block or key words'
     order; ``rk``: round-key names, split low half first) and its 64-bit lookups on split tables."""
     ops: list[Op] = []
@@ -104,8 +106,12 @@ def _tables(tables: dict[str, Table]) -> dict[str, Table]:
 
 
 def run_module(module: Module) -> Module:
-    if (module.block.width != 64 and module.key.width != 64 and all(ka.width != 64 for ka in module.key_arrays)
-            and all(t.out_width != 64 for t in module.tables.values())):
+    if (
+        module.block.width != 64
+        and module.key.width != 64
+        and all(ka.width != 64 for ka in module.key_arrays)
+        and all(t.out_width != 64 for t in module.tables.values())
+    ):
         return module
     rk = {n for ka in module.key_arrays if ka.width == 64 for n in ka.flat_names()}
     functions = {}
@@ -113,8 +119,14 @@ def run_module(module: Module) -> Module:
         endian = module.key.endian if name == "key_schedule" else module.block.endian
         functions[name] = halve(fn, module.tables, endian, rk)
     arrays = [KeyArray(ka.name, 32, ka.shape + (2,)) if ka.width == 64 else ka for ka in module.key_arrays]
-    return replace(module, block=_words(module.block), key=_words(module.key), key_arrays=arrays,
-                   tables=_tables(module.tables), functions=functions)
+    return replace(
+        module,
+        block=_words(module.block),
+        key=_words(module.key),
+        key_arrays=arrays,
+        tables=_tables(module.tables),
+        functions=functions,
+    )
 
 
 def halve_hoisted(split, tables: dict[str, Table]):

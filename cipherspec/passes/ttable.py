@@ -17,6 +17,7 @@ W_k that are byte rotations of W_0 (C circulant, as in MixColumns) are one store
 A module pass (it adds tables): ``run_module(module) -> module``; the lookups and multiplies it replaced
 are left for dce, the tables for prune_tables.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -36,7 +37,7 @@ def _expand(fn: Function) -> list[dict[int, int] | None]:
         t = out[x]
         return t if t is not None else {x: 1}
 
-    for v, op in enumerate(fn.ops):
+    for _v, op in enumerate(fn.ops):
         terms: dict[int, int] | None = None
         if op.width == 8 and op.code == "xor":
             a, b = (terms_of(x) for x in op.args)
@@ -80,7 +81,11 @@ def fuse(fn: Function, tables: dict[str, Table], poly: int, rotate: bool = True)
     groups: dict[tuple, list[int]] = {}
     for v in _roots(fn, exp):
         luts = tuple(sorted(t for t in lin[v] if fn.ops[t].code == "lut"))
-        if len(luts) == 4 and len({fn.ops[t].imm[0] for t in luts}) == 1 and tables[fn.ops[luts[0]].imm[0]].out_width == 8:
+        if (
+            len(luts) == 4
+            and len({fn.ops[t].imm[0] for t in luts}) == 1
+            and tables[fn.ops[luts[0]].imm[0]].out_width == 8
+        ):
             groups.setdefault(luts, []).append(v)
     replacement = list(range(len(fn.ops)))
     stored: dict[str, list[tuple[list[int], str]]] = {}  # base table -> (coefficient column, 32-bit table)
@@ -105,8 +110,9 @@ def fuse(fn: Function, tables: dict[str, Table], poly: int, rotate: bool = True)
                     name, s = tname, s2
                     break
             if name is None:
-                vals = tuple(sum(gf_mul(base.values[x], coef[k][r], poly) << (8 * r) for r in range(4))
-                             for x in range(256))
+                vals = tuple(
+                    sum(gf_mul(base.values[x], coef[k][r], poly) << (8 * r) for r in range(4)) for x in range(256)
+                )
                 name = next((n for n, tb in tables.items() if tb.values == vals and tb.out_width == 32), None)
                 if name is None:
                     name = f"{base.name}_t{sum(1 for tb in tables.values() if tb.out_width == 32)}"

@@ -14,6 +14,7 @@ as a balanced tree, which gives the backends independent XORs to overlap.
 
 Deterministic: ties between pairs are broken by the smallest pair (leaf order).
 """
+
 from __future__ import annotations
 
 from collections import Counter

@@ -8,6 +8,7 @@ passes), source (the files of a library) = library (set_key, modes, dispatch) + 
 sliced, bitsliced kernels) + aesni/ (AES-NI kernels); body and dialects (IR -> C expressions),
 bitslice/bitsliced (the bit-plane lowering), text and walk (C text helpers), build (objects, libraries).
 """
+
 from __future__ import annotations
 
 from cipherspec.ir import Module

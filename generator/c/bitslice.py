@@ -7,11 +7,11 @@ A plane is a C variable or the constant 0 / 1 (all zeros / all ones); each new p
     before: %2 = xor.u8 %0, %1                 after: p16 = CS_P_XOR(p0, p8); ... p23 = ...  (8 statements)
     before: %3 = shl.u8 %2, 1                  after: planes [0, p16, p17, ..., p22]       (none)
 """
+
 from __future__ import annotations
 
-from generator.common.bitslice import PlaneAlgebra, circuit_kind, gmul_rows, live_bits, lower, two_sided
 from cipherspec.ir import Table
-from generator.common.bitslice import PlaneAlgebra, gmul_rows, lower, two_sided
+from generator.common.bitslice import PlaneAlgebra, circuit_kind, gmul_rows, live_bits, lower, two_sided
 
 from .body import COMMENT_COLUMN
 

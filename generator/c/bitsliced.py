@@ -10,6 +10,7 @@ lookups run as the same circuits on masks (library.py), so neither data nor key 
     before: X[3] ^= rk[0][3]            (one byte of one block)
     after:  p40 = CS_P_XOR(p3_0, p16)   ... 8 statements, each on N blocks;  p16 = splat(ks->bs[3·8+0])
 """
+
 from __future__ import annotations
 
 import re
@@ -47,15 +48,17 @@ def key_planes(module: Module) -> int:
 
 
 def _word_index(name: str) -> int:
-    return int(name[name.rindex("[") + 1:-1])
+    return int(name[name.rindex("[") + 1 : -1])
 
 
 def byte_planes(layout: WordLayout, word: int) -> list[int]:
     """Word ``word`` of a byte string in ``layout``: bit b of it is plane (byte·8 + b mod 8) of the
     byte-plane layout, little- or big-endian.  u32 little, word 1: bits 0..7 -> planes 32..39, ..."""
     nb = layout.width // 8
-    return [(word * nb + (b // 8 if layout.endian == "little" else nb - 1 - b // 8)) * 8 + b % 8
-            for b in range(layout.width)]
+    return [
+        (word * nb + (b // 8 if layout.endian == "little" else nb - 1 - b // 8)) * 8 + b % 8
+        for b in range(layout.width)
+    ]
 
 
 PIECE = 600  # plane statements per out-of-line piece of a core (split.py: keeps gcc linear)
@@ -96,7 +99,7 @@ def core(module: Module, prep: Prepared, kind: str) -> dict:
     outs = lower(fn, prep.tables, planes, bind)
     ind = "    "
     lines = list(planes.lines)
-    for i, (name, _) in enumerate(fn.outputs):
+    for _i, (name, _) in enumerate(fn.outputs):
         for b, (q, p) in enumerate(zip(byte_planes(module.block, _word_index(name)), outs[name])):
             stmt = f"{ind}o[{q}] = {planes.literal(p)};"
             lines.append(f"{stmt.ljust(COMMENT_COLUMN)} /* block word {name}, bit {b} */")
@@ -105,15 +108,30 @@ def core(module: Module, prep: Prepared, kind: str) -> dict:
     sections = []
     for k, body in enumerate(pieces.functions):
         uses = sum(c.function == k for c in pieces.calls)
-        sections.append("\n".join([f"/* {kind}: piece {k} ({uses} call{'s' * (uses > 1)}; kb: its round-key planes) */",
-                                   "CS_NOINLINE",
-                                   f"static void {name}_{k}(const uint64_t *kb, const cs_p *s, cs_p *o, cs_p *v)",
-                                   "{", f"{ind}(void)kb; (void)s; (void)o; (void)v;"] + body + ["}"]))
-    body = [f"{ind}cs_p s[CS_BLOCK * 8], o[CS_BLOCK * 8];  /* s[j*8+b]: bit b of byte j, all blocks */",
-            f"{ind}cs_p v[{pieces.slots}];  /* planes handed from one piece to the next */",
-            f"{ind}cs_bs_load(s, in);"]
+        sections.append(
+            "\n".join(
+                [
+                    f"/* {kind}: piece {k} ({uses} call{'s' * (uses > 1)}; kb: its round-key planes) */",
+                    "CS_NOINLINE",
+                    f"static void {name}_{k}(const uint64_t *kb, const cs_p *s, cs_p *o, cs_p *v)",
+                    "{",
+                    f"{ind}(void)kb; (void)s; (void)o; (void)v;",
+                ]
+                + body
+                + ["}"]
+            )
+        )
+    body = [
+        f"{ind}cs_p s[CS_BLOCK * 8], o[CS_BLOCK * 8];  /* s[j*8+b]: bit b of byte j, all blocks */",
+        f"{ind}cs_p v[{pieces.slots}];  /* planes handed from one piece to the next */",
+        f"{ind}cs_bs_load(s, in);",
+    ]
     body += [f"{ind}{name}_{c.function}(ks->bs + {c.key_base}, s, o, v);" for c in pieces.calls]
     body.append(f"{ind}cs_bs_store(out, o);")
-    return {"name": name, "doc": f"{kind}: N blocks at once (bitsliced core, {len(planes.lines)} plane ops; "
-                                 f"{len(pieces.calls)} pieces, {len(pieces.functions)} distinct)",
-            "lines": body, "pieces": sections}
+    return {
+        "name": name,
+        "doc": f"{kind}: N blocks at once (bitsliced core, {len(planes.lines)} plane ops; "
+        f"{len(pieces.calls)} pieces, {len(pieces.functions)} distinct)",
+        "lines": body,
+        "pieces": sections,
+    }

@@ -6,10 +6,11 @@ statements and, per output name, the C variable that holds it.
     before: %0 = input.u32 "X[0]"   %1 = input.u32 "rk[0][0]"   %2 = xor.u32 %0, %1   out "X[0]" = %2
     after:  const uint32_t v2 = v0 ^ v1;  /* lea.cs:33:7 encrypt r0 */     (v0, v1 bound by the caller)
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from cipherspec.ir import Function, Table
 
@@ -27,8 +28,9 @@ def _comment(op) -> str:
     return "/* " + text.replace("*/", "* /") + " */"
 
 
-def emit_body(fn: Function, dialect, tables: dict[str, Table], bind: Callable[[str, int], str],
-              indent: str = "    ") -> Body:
+def emit_body(
+    fn: Function, dialect, tables: dict[str, Table], bind: Callable[[str, int], str], indent: str = "    "
+) -> Body:
     names: list[str] = []
     lines: list[str] = []
     for vid, op in enumerate(fn.ops):

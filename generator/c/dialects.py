@@ -8,6 +8,7 @@ compilers without vector extensions.  So one emitted body serves both.
     Vector().expr(Op("rotl", 32, (3,), (9,)), ["v3"], {}, [32])        -> "CS_V32_ROTL(v3, 9)"
     Scalar().expr(Op("add", 8, (1, 2)), ["v1", "v2"], {}, [8, 8])      -> "(uint8_t)(v1 + v2)"
 """
+
 from __future__ import annotations
 
 from cipherspec.ir import Op, Table

@@ -13,6 +13,7 @@ Compiled once (no ISA flags).  What it holds:
 
     library_source(module, schedule, ct_note) -> "/* aes128.c ... */"
 """
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,14 @@ from .schedules import CONSTANT_TIME, lanes
 from .text import fragment, kernel_tag, key_slots, load, table_section, with_comment, word_index
 from .variants import LEVELS, Variant, compiled_kernels, portable, variants
 
-FEATURE_MACROS = {"SSE2": "CS_F_SSE2", "V2": "CS_F_V2", "AES": "CS_F_AES", "V3": "CS_F_V3", "VAES": "CS_F_VAES",
-                  "V4": "CS_F_V4"}
+FEATURE_MACROS = {
+    "SSE2": "CS_F_SSE2",
+    "V2": "CS_F_V2",
+    "AES": "CS_F_AES",
+    "V3": "CS_F_V3",
+    "VAES": "CS_F_VAES",
+    "V4": "CS_F_V4",
+}
 
 
 def key_prep(module: Module, schedule: Schedule) -> Prepared:
@@ -49,8 +56,9 @@ def key_schedule_lines(module: Module, prep: Prepared, ct: bool) -> list[str]:
     for name, _, _ in fn.inputs():
         i = word_index(name)
         ptr = f"key + {i * module.key.width // 8}"
-        lines.append(with_comment(f"{ind}const uint{module.key.width}_t k{i} = {load(module.key, ptr)};",
-                                  f"key word {name}"))
+        lines.append(
+            with_comment(f"{ind}const uint{module.key.width}_t k{i} = {load(module.key, ptr)};", f"key word {name}")
+        )
     body = emit_body(fn, Scalar(ct_lookups=ct), prep.tables, lambda name, w: f"k{word_index(name)}", ind)
     lines += body.lines
     slots = key_slots(module)
@@ -72,13 +80,21 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
     lines.append("static const cs_kernels cs_variants[] = {")
     for v in vs:
         assert v.level is not None  # x86-64 variants have levels; the portable one is below
-        lines += [f"#ifndef CS_NO_{v.name.upper()}",
-                  f"    CS_ROW({v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}),  "
-                  f"/* {kernel_tag(v.kernel)}: {v.needs} */",
-                  "#endif"]
-    lines += ["};", "#else", f"CS_DECLARE({port.name})", "static const cs_kernels cs_variants[] = {",
-              f"    CS_ROW({port.name}, 0, {lanes_of_variant(module, port)}),  /* {kernel_tag(port.kernel)} */",
-              "};", "#endif"]
+        lines += [
+            f"#ifndef CS_NO_{v.name.upper()}",
+            f"    CS_ROW({v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}),  "
+            f"/* {kernel_tag(v.kernel)}: {v.needs} */",
+            "#endif",
+        ]
+    lines += [
+        "};",
+        "#else",
+        f"CS_DECLARE({port.name})",
+        "static const cs_kernels cs_variants[] = {",
+        f"    CS_ROW({port.name}, 0, {lanes_of_variant(module, port)}),  /* {kernel_tag(port.kernel)} */",
+        "};",
+        "#endif",
+    ]
     return "\n".join(lines)
 
 
@@ -129,13 +145,30 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
         support.append(fragment("key_planes.c", P=P, loops=_plane_loops(module)))
         key_lines.append("    cs_key_planes(ks);")
     levels = ",\n".join(f'    {{"{lv.name}", {_features(lv.features)}}}' for lv in LEVELS)
-    dispatch = "\n\n".join([fragment("kernel_table.c", P=P), _variant_rows(module, variants(module, schedule), port),
-                            fragment("dispatch.c", P=P, levels=levels, level_names=" ".join(lv.name for lv in LEVELS))])
-    return render("c/library.c.j2", P=P, cipher=P, version=__version__, schedule=schedule.name,
-                  spec_file=os.path.basename(module.source) if module.source else "?", ct_note=ct_note,
-                  variant_doc=variant_doc(module, schedule), block_bytes=module.block.nbytes,
-                  chunk=chunk(module, schedule), words=fragment("words.c"), support=support,
-                  key_schedule=key_lines, dispatch=dispatch, api=fragment("api.c", P=P, P_UP=P.upper()))
+    dispatch = "\n\n".join(
+        [
+            fragment("kernel_table.c", P=P),
+            _variant_rows(module, variants(module, schedule), port),
+            fragment("dispatch.c", P=P, levels=levels, level_names=" ".join(lv.name for lv in LEVELS)),
+        ]
+    )
+    return render(
+        "c/library.c.j2",
+        P=P,
+        cipher=P,
+        version=__version__,
+        schedule=schedule.name,
+        spec_file=os.path.basename(module.source) if module.source else "?",
+        ct_note=ct_note,
+        variant_doc=variant_doc(module, schedule),
+        block_bytes=module.block.nbytes,
+        chunk=chunk(module, schedule),
+        words=fragment("words.c"),
+        support=support,
+        key_schedule=key_lines,
+        dispatch=dispatch,
+        api=fragment("api.c", P=P, P_UP=P.upper()),
+    )
 
 
 def _one_block_core(module: Module, prep: Prepared, kind: str) -> str:
@@ -144,11 +177,19 @@ def _one_block_core(module: Module, prep: Prepared, kind: str) -> str:
 
     core = scalar_core(module, prep, kind)
     P = module.cipher
-    return "\n".join([f"/* {core['doc']}: the kernels' one-block path (tails, CBC encryption) */",
-                      "#if defined(__GNUC__) || defined(__clang__)", '__attribute__((visibility("hidden")))', "#endif",
-                      f"void {P}_cs_{kind}_1(const {P}_key *ks, const uint8_t *in, uint8_t *out);",
-                      f"void {P}_cs_{kind}_1(const {P}_key *ks, const uint8_t *in, uint8_t *out)", "{"]
-                     + core["lines"] + ["}"])
+    return "\n".join(
+        [
+            f"/* {core['doc']}: the kernels' one-block path (tails, CBC encryption) */",
+            "#if defined(__GNUC__) || defined(__clang__)",
+            '__attribute__((visibility("hidden")))',
+            "#endif",
+            f"void {P}_cs_{kind}_1(const {P}_key *ks, const uint8_t *in, uint8_t *out);",
+            f"void {P}_cs_{kind}_1(const {P}_key *ks, const uint8_t *in, uint8_t *out)",
+            "{",
+        ]
+        + core["lines"]
+        + ["}"]
+    )
 
 
 def _c_bits(width: int) -> int:
@@ -161,8 +202,16 @@ def _ct_lookup(table) -> str:
     live = live_bits(table)
     const = sum(table.values[0] & (1 << j) for j in range(table.out_width) if j not in live)
     gather = "\n".join(f"    r |= (uint32_t)(y[{k}] & 1u) << {j};" for k, j in enumerate(live))
-    return fragment("ct_lookup.c", table=table.name, nin=table.in_width, nlive=max(len(live), 1), const=const,
-                    gather=gather, in_bits=_c_bits(table.in_width), out_bits=_c_bits(table.out_width))
+    return fragment(
+        "ct_lookup.c",
+        table=table.name,
+        nin=table.in_width,
+        nlive=max(len(live), 1),
+        const=const,
+        gather=gather,
+        in_bits=_c_bits(table.in_width),
+        out_bits=_c_bits(table.out_width),
+    )
 
 
 def _plane_loops(module: Module) -> str:
@@ -170,6 +219,8 @@ def _plane_loops(module: Module) -> str:
     for arr in module.key_arrays:
         n, w = len(arr.flat_names()), arr.width
         lines.append(f"    for (k = 0; k < {n}; k++)")
-        lines.append(f"        for (b = 0; b < {w}; b++) ks->bs[{off} + k * {w} + b] = (uint64_t)0 - (uint64_t)((ks->{arr.name}[k] >> b) & 1u);")
+        lines.append(
+            f"        for (b = 0; b < {w}; b++) ks->bs[{off} + k * {w} + b] = (uint64_t)0 - (uint64_t)((ks->{arr.name}[k] >> b) & 1u);"
+        )
         off += n * w
     return "\n".join(lines)

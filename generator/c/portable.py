@@ -9,6 +9,7 @@ counter helpers, the entry points) is plain C in templates/fragments/.
 
     kernel_source(module, Schedule(lea128, c, sliced, v=32)) -> "/* lea128_sliced_v32.c ... */"
 """
+
 from __future__ import annotations
 
 import os
@@ -36,8 +37,9 @@ def scalar_core(module: Module, prep: Prepared, kind: str) -> dict:
     lines = []
     for name in state_inputs(fn, slots):
         i = word_index(name)
-        lines.append(with_comment(f"{ind}const uint{lay.width}_t x{i} = {load(lay, f'in + {i * step}')};",
-                                  f"block word {name}"))
+        lines.append(
+            with_comment(f"{ind}const uint{lay.width}_t x{i} = {load(lay, f'in + {i * step}')};", f"block word {name}")
+        )
 
     def bind(name: str, width: int) -> str:
         if name in slots:
@@ -48,8 +50,7 @@ def scalar_core(module: Module, prep: Prepared, kind: str) -> dict:
     body = emit_body(fn, Scalar(), prep.tables, bind, ind)
     lines += body.lines
     for i, (name, _) in enumerate(fn.outputs):
-        lines.append(with_comment(f"{ind}{store(lay, f'out + {i * step}', body.outputs[name])};",
-                                  f"block word {name}"))
+        lines.append(with_comment(f"{ind}{store(lay, f'out + {i * step}', body.outputs[name])};", f"block word {name}"))
     return {"name": f"cs_{kind}_1", "doc": f"{kind}: one block (scalar core)", "lines": lines}
 
 
@@ -91,12 +92,17 @@ def sliced_core(module: Module, prep: Prepared, kind: str, lanes: int) -> dict:
 def _scalar_load(lay, state: list[str], ind: str) -> list[str]:
     """Word i of block l into lane l of x_i through a transposed array (any word count, plain arrays)."""
     t, step = f"uint{lay.width}_t", lay.width // 8
-    lines = [f"{ind}{{", f"{ind}{t} w[{lay.count}][CS_LANES];  /* w[i][l]: word i of block l (the transpose) */",
-             f"{ind}int l;", f"{ind}for (l = 0; l < CS_LANES; l++) {{"]
+    lines = [
+        f"{ind}{{",
+        f"{ind}{t} w[{lay.count}][CS_LANES];  /* w[i][l]: word i of block l (the transpose) */",
+        f"{ind}int l;",
+        f"{ind}for (l = 0; l < CS_LANES; l++) {{",
+    ]
     for name in state:
         i = word_index(name)
-        lines.append(with_comment(f"{ind}    w[{i}][l] = {load(lay, f'in + l * CS_BLOCK + {i * step}')};",
-                                  f"block word {name}"))
+        lines.append(
+            with_comment(f"{ind}    w[{i}][l] = {load(lay, f'in + l * CS_BLOCK + {i * step}')};", f"block word {name}")
+        )
     lines.append(f"{ind}}}")
     for name in state:
         i = word_index(name)
@@ -108,11 +114,16 @@ def _scalar_store(lay, fn, outs: list[str], ind: str) -> list[str]:
     t, step = f"uint{lay.width}_t", lay.width // 8
     lines = [f"{ind}    {t} w[{lay.count}][CS_LANES];", f"{ind}    int l;"]
     for i, (name, _) in enumerate(fn.outputs):
-        lines.append(with_comment(f"{ind}    memcpy(w[{i}], &{outs[i]}, sizeof {outs[i]});", f"block word {name}, all lanes"))
+        lines.append(
+            with_comment(f"{ind}    memcpy(w[{i}], &{outs[i]}, sizeof {outs[i]});", f"block word {name}, all lanes")
+        )
     lines.append(f"{ind}    for (l = 0; l < CS_LANES; l++) {{")
     for i, (name, _) in enumerate(fn.outputs):
-        lines.append(with_comment(f"{ind}        {store(lay, f'out + l * CS_BLOCK + {i * step}', f'w[{i}][l]')};",
-                                  f"block word {name}"))
+        lines.append(
+            with_comment(
+                f"{ind}        {store(lay, f'out + l * CS_BLOCK + {i * step}', f'w[{i}][l]')};", f"block word {name}"
+            )
+        )
     return lines + [f"{ind}    }}"]
 
 
@@ -132,11 +143,16 @@ def _swap_bytes(lay, var: str, lanes: int, ind: str) -> list[str]:
         m = f"(uint{w}_t)0x{mask:0{w // 4}x}u" + ("ll" if w == 64 else "")
         steps.append(f"{ind}{var} = (({var} & {m}) << {k}) | (({var} >> {k}) & {m});")
         k //= 2
-    return ["#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == " + host,
-            "#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)", *steps, "#else",
-            f"{ind}{{ cs_vbytes_{w} b_; memcpy(&b_, &{var}, sizeof b_);",
-            f"{ind}  b_ = CS_SHUF2(cs_vbytes_{w}, b_, b_, {idx}); memcpy(&{var}, &b_, sizeof b_); }}",
-            "#endif", "#endif"]
+    return [
+        "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == " + host,
+        "#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)",
+        *steps,
+        "#else",
+        f"{ind}{{ cs_vbytes_{w} b_; memcpy(&b_, &{var}, sizeof b_);",
+        f"{ind}  b_ = CS_SHUF2(cs_vbytes_{w}, b_, b_, {idx}); memcpy(&{var}, &b_, sizeof b_); }}",
+        "#endif",
+        "#endif",
+    ]
 
 
 def _shuffle_load(lay, lanes: int, ind: str) -> list[str]:
@@ -146,11 +162,18 @@ def _shuffle_load(lay, lanes: int, ind: str) -> list[str]:
     T = f"cs_v{w}"
     even = ", ".join(str(2 * e) for e in range(lanes))
     odd = ", ".join(str(2 * e + 1) for e in range(lanes))
-    lines = [f"{ind}{{", f"{ind}typedef uint8_t cs_vbytes_{w} __attribute__((vector_size({lanes * w // 8})));",
-             f"{ind}{T} {', '.join(f't0_{k}' for k in range(c))};"]
+    lines = [
+        f"{ind}{{",
+        f"{ind}typedef uint8_t cs_vbytes_{w} __attribute__((vector_size({lanes * w // 8})));",
+        f"{ind}{T} {', '.join(f't0_{k}' for k in range(c))};",
+    ]
     for k in range(c):
-        lines.append(with_comment(f"{ind}memcpy(&t0_{k}, in + {k} * sizeof t0_{k}, sizeof t0_{k});",
-                                  f"blocks {k * lanes // c}..{(k + 1) * lanes // c - 1}"))
+        lines.append(
+            with_comment(
+                f"{ind}memcpy(&t0_{k}, in + {k} * sizeof t0_{k}, sizeof t0_{k});",
+                f"blocks {k * lanes // c}..{(k + 1) * lanes // c - 1}",
+            )
+        )
         lines += _swap_bytes(lay, f"t0_{k}", lanes, ind)
     cur = [f"t0_{k}" for k in range(c)]
     s = 0
@@ -160,8 +183,12 @@ def _shuffle_load(lay, lanes: int, ind: str) -> list[str]:
         for j in range(c // 2):
             for half, mask in ((0, even), (1, odd)):
                 v = f"t{s}_{half * c // 2 + j}"
-                lines.append(with_comment(f"{ind}const {T} {v} = CS_SHUF2({T}, {cur[2 * j]}, {cur[2 * j + 1]}, {mask});",
-                                          f"block transposition, stage {s}"))
+                lines.append(
+                    with_comment(
+                        f"{ind}const {T} {v} = CS_SHUF2({T}, {cur[2 * j]}, {cur[2 * j + 1]}, {mask});",
+                        f"block transposition, stage {s}",
+                    )
+                )
                 nxt[half * c // 2 + j] = v
         cur = nxt
     lines += [with_comment(f"{ind}x{i} = {cur[i]};", f"block word X[{i}], all lanes") for i in range(c)]
@@ -185,21 +212,30 @@ def _shuffle_store(lay, lanes: int, outs: list[str], ind: str) -> list[str]:
             a, b = cur[j], cur[c // 2 + j]
             prev[2 * j], prev[2 * j + 1] = f"u{s}_{2 * j}", f"u{s}_{2 * j + 1}"
             for v, mask in ((prev[2 * j], lo), (prev[2 * j + 1], hi)):
-                lines.append(with_comment(f"{ind}{T} {v} = CS_SHUF2({T}, {a}, {b}, {mask});",
-                                          f"block transposition back, stage {s}"))
+                lines.append(
+                    with_comment(
+                        f"{ind}{T} {v} = CS_SHUF2({T}, {a}, {b}, {mask});", f"block transposition back, stage {s}"
+                    )
+                )
         cur = prev
     for k in range(c):
         lines += _swap_bytes(lay, cur[k], lanes, ind)
-        lines.append(with_comment(f"{ind}memcpy(out + {k} * sizeof {cur[k]}, &{cur[k]}, sizeof {cur[k]});",
-                                  f"blocks {k * lanes // c}..{(k + 1) * lanes // c - 1}"))
+        lines.append(
+            with_comment(
+                f"{ind}memcpy(out + {k} * sizeof {cur[k]}, &{cur[k]}, sizeof {cur[k]});",
+                f"blocks {k * lanes // c}..{(k + 1) * lanes // c - 1}",
+            )
+        )
     return lines
 
 
 def one_block_declarations(P: str) -> str:
     """The library's one-block cores, as a kernel calls them (cs_encrypt_1, cs_decrypt_1)."""
-    return "\n".join(["/* one block at a time: the library's scalar cores ({P}.c), compiled once */".replace("{P}", P)]
-                     + [f"void {P}_cs_{k}_1(const {P}_key *ks, const uint8_t *in, uint8_t *out);" for k in ("encrypt", "decrypt")]
-                     + [f"#define cs_{k}_1 {P}_cs_{k}_1" for k in ("encrypt", "decrypt")])
+    return "\n".join(
+        ["/* one block at a time: the library's scalar cores ({P}.c), compiled once */".replace("{P}", P)]
+        + [f"void {P}_cs_{k}_1(const {P}_key *ks, const uint8_t *in, uint8_t *out);" for k in ("encrypt", "decrypt")]
+        + [f"#define cs_{k}_1 {P}_cs_{k}_1" for k in ("encrypt", "decrypt")]
+    )
 
 
 def byte_rotation_mask(width: int, amount: int, lanes: int) -> str:
@@ -212,14 +248,18 @@ def byte_rotation_mask(width: int, amount: int, lanes: int) -> str:
 def layout_doc(layout: str, lanes: int) -> str:
     """The source banner's paragraph on the layout."""
     if layout == "bitsliced":
-        return (f" * Bitsliced: {lanes} blocks per call of the core; bit b of state byte j of all {lanes} blocks lives in one\n"
-                " * plane vector (GCC/Clang vector extensions; define CS_NO_VECTOR_EXT to use the plain-array fallback).\n"
-                " * S-boxes are Boolean circuits, round keys are planes: no table lookups at all.  A short run\n"
-                f" * (a tail, one CBC-encryption block) is padded to {lanes} blocks.")
+        return (
+            f" * Bitsliced: {lanes} blocks per call of the core; bit b of state byte j of all {lanes} blocks lives in one\n"
+            " * plane vector (GCC/Clang vector extensions; define CS_NO_VECTOR_EXT to use the plain-array fallback).\n"
+            " * S-boxes are Boolean circuits, round keys are planes: no table lookups at all.  A short run\n"
+            f" * (a tail, one CBC-encryption block) is padded to {lanes} blocks."
+        )
     if layout == "sliced":
-        return (f" * Block-sliced: {lanes} blocks per call of the core; word i of all {lanes} blocks lives in the lanes of one\n"
-                " * vector (GCC/Clang vector extensions; define CS_NO_VECTOR_EXT to use the plain-array fallback).\n"
-                f" * Runs of {lanes} blocks, then the scalar core for the tail.")
+        return (
+            f" * Block-sliced: {lanes} blocks per call of the core; word i of all {lanes} blocks lives in the lanes of one\n"
+            " * vector (GCC/Clang vector extensions; define CS_NO_VECTOR_EXT to use the plain-array fallback).\n"
+            f" * Runs of {lanes} blocks, then the scalar core for the tail."
+        )
     return " * Scalar: one block per call of the core."
 
 
@@ -241,15 +281,22 @@ def _sliced_support(module: Module, prep: Prepared, lanes: int) -> list[str]:
                 cvts.add((fn.ops[op.args[0]].width, op.width))
             elif op.code == "rotl" and op.width > 8 and op.imm[0] % 8 == 0:
                 rotb.add((op.width, op.imm[0]))
-    vectors = "\n".join([fragment("vectors_open.c", lanes=lanes)]
-                        + [fragment("vector_ext.c", w=w, nbytes=lanes * w // 8) for w in sorted(widths)]
-                        + ["#else /* plain arrays: any C99 compiler */"]
-                        + [fragment("vector_plain.c", w=w) for w in sorted(widths)] + ["#endif"])
-    return ([vectors]
-            + [fragment("byte_rotation.c", w=w, k=k, nbytes=lanes * w // 8, mask=byte_rotation_mask(w, k, lanes))
-               for w, k in sorted(rotb)]
-            + [fragment("lane_lookup.c", a=a, b=b) for a, b in sorted(luts)]
-            + [fragment("lane_convert.c", a=a, b=b) for a, b in sorted(cvts)])
+    vectors = "\n".join(
+        [fragment("vectors_open.c", lanes=lanes)]
+        + [fragment("vector_ext.c", w=w, nbytes=lanes * w // 8) for w in sorted(widths)]
+        + ["#else /* plain arrays: any C99 compiler */"]
+        + [fragment("vector_plain.c", w=w) for w in sorted(widths)]
+        + ["#endif"]
+    )
+    return (
+        [vectors]
+        + [
+            fragment("byte_rotation.c", w=w, k=k, nbytes=lanes * w // 8, mask=byte_rotation_mask(w, k, lanes))
+            for w, k in sorted(rotb)
+        ]
+        + [fragment("lane_lookup.c", a=a, b=b) for a, b in sorted(luts)]
+        + [fragment("lane_convert.c", a=a, b=b) for a, b in sorted(cvts)]
+    )
 
 
 def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
@@ -262,8 +309,15 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     after_cores: list[str] = []
     if layout == "bitsliced":
         support.append(fragment("planes.c", lanes=n, plane_words=n // 64))
-        support.append("\n".join(["/* ---- S-boxes as circuits (out of line: the cores call them once per lookup) ---- */",
-                                  fragment("noinline.c")] + bs.sbox_functions(prep.tables)))
+        support.append(
+            "\n".join(
+                [
+                    "/* ---- S-boxes as circuits (out of line: the cores call them once per lookup) ---- */",
+                    fragment("noinline.c"),
+                ]
+                + bs.sbox_functions(prep.tables)
+            )
+        )
         cores = [bs.core(module, prep, "encrypt"), bs.core(module, prep, "decrypt")]
         support += [piece for c in cores for piece in c["pieces"]]
         after_cores = [fragment("padded_run.c", P=P, kind=kind) for kind in ("encrypt", "decrypt")]
@@ -275,7 +329,19 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
         cores += [sliced_core(module, prep, "encrypt", n), sliced_core(module, prep, "decrypt", n)]
     after_cores += [fragment("mode_helpers.c")] + ([fragment("ctr_fill.c")] if n else [])
     after_cores += [fragment("kernel_names.c", P=P)] + entry_points(P, n, layout == "bitsliced")
-    return render("c/kernel.c.j2", P=P, cipher=P, tag=kernel_tag(schedule), version=__version__,
-                  spec_file=os.path.basename(module.source) if module.source else "?", schedule=schedule.name,
-                  ct_note=ct_note, layout_doc=layout_doc(layout, n), block_bytes=module.block.nbytes,
-                  words=fragment("words.c"), support=support, cores=cores, after_cores=after_cores)
+    return render(
+        "c/kernel.c.j2",
+        P=P,
+        cipher=P,
+        tag=kernel_tag(schedule),
+        version=__version__,
+        spec_file=os.path.basename(module.source) if module.source else "?",
+        schedule=schedule.name,
+        ct_note=ct_note,
+        layout_doc=layout_doc(layout, n),
+        block_bytes=module.block.nbytes,
+        words=fragment("words.c"),
+        support=support,
+        cores=cores,
+        after_cores=after_cores,
+    )

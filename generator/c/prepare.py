@@ -1,11 +1,12 @@
 """The C target's own passes, after the shared pipeline, and what the emitter reads from their result.
 
-    c_passes(schedule):  fuse_tables (t=fused: gmul of a lookup -> one lookup), lower_gmul (every layout but
-                         bitsliced and aesni, which keep gmul: a constant multiply is a GF(2) matrix of
-                         plane XORs there (bitslice.py), a byte-linear map for aesni), constfold, cse,
-                         dce, prune_tables
-    prepare(module, schedule) -> Prepared(functions={"key_schedule": ..., ...}, tables={...})
+c_passes(schedule):  fuse_tables (t=fused: gmul of a lookup -> one lookup), lower_gmul (every layout but
+                     bitsliced and aesni, which keep gmul: a constant multiply is a GF(2) matrix of
+                     plane XORs there (bitslice.py), a byte-linear map for aesni), constfold, cse,
+                     dce, prune_tables
+prepare(module, schedule) -> Prepared(functions={"key_schedule": ..., ...}, tables={...})
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -34,8 +35,12 @@ def c_passes(schedule: Schedule) -> tuple[Pass, ...]:
         passes.append(Pass("fuse_tables", run_module=fuse_tables.run_module))
     if schedule.layout not in ("bitsliced", "aesni"):
         passes.append(Pass("lower_gmul", lower_gmul.run))
-    passes += [Pass("constfold", constfold.run), Pass("cse", cse.run), Pass("dce", dce.run),
-               Pass("prune_tables", run_module=prune_tables.run_module)]
+    passes += [
+        Pass("constfold", constfold.run),
+        Pass("cse", cse.run),
+        Pass("dce", dce.run),
+        Pass("prune_tables", run_module=prune_tables.run_module),
+    ]
     return tuple(passes)
 
 

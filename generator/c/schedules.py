@@ -24,6 +24,7 @@ Param ``t`` (only for specs with tables AND gmul): ``tbytes`` = byte tables, gmu
     parse_schedule(module, "lea128_c_sliced_v32")       -> the same (a full name)
     c_schedules(module)                                 -> every schedule the tests cover
 """
+
 from __future__ import annotations
 
 from cipherspec.errors import UsageError
@@ -79,10 +80,12 @@ def _make(module: Module, layout: str, params: dict, rounds: int | None) -> Sche
 def parse_schedule(module: Module, text: str, rounds: int | None = None) -> Schedule:
     """A full schedule name (``lea128_c_sliced_v32``) or its layout part (``sliced_v32``, ``sliced``)."""
     prefix = module.cipher + (f"r{rounds}" if rounds is not None else "") + "_c_"
-    body = text[len(prefix):] if text.startswith(prefix) else text
+    body = text[len(prefix) :] if text.startswith(prefix) else text
     if "_c_" in body:
-        raise UsageError(f"schedule '{text}' is not a C schedule of {module.cipher}"
-                         + (f" with {rounds} rounds" if rounds is not None else ""))
+        raise UsageError(
+            f"schedule '{text}' is not a C schedule of {module.cipher}"
+            + (f" with {rounds} rounds" if rounds is not None else "")
+        )
     layout, *parts = body.split("_")
     params: dict[str, str] = {}
     for p in parts:
@@ -127,8 +130,10 @@ def bitsliced_support(module: Module) -> str:
     from generator.common.bitslice import unsupported
 
     if module.block.nbytes % 8:
-        return (f"a {module.block.nbytes}-byte block (the bit-plane transposition moves 8-byte groups; "
-                "use scalar or sliced)")
+        return (
+            f"a {module.block.nbytes}-byte block (the bit-plane transposition moves 8-byte groups; "
+            "use scalar or sliced)"
+        )
     return unsupported(module.functions.values(), module.tables)
 
 

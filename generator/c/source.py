@@ -9,6 +9,7 @@
 
 Which kernels and ISA levels a library carries is variants.py's decision; build.py compiles the objects.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,15 +33,21 @@ from .variants import LEVELS, compiled_kernels, variants
 def ct_note(module: Module, schedule: Schedule) -> str:
     """One line on timing side channels, for the source banners and `cipherspec build`'s notes."""
     if schedule.layout == "aesni":
-        return ("Constant-time: AES-NI/VAES kernels (AES instructions, byte shuffles, no table lookups) where "
-                "the CPU has AES-NI, bitsliced kernels elsewhere; set_key evaluates S-boxes as Boolean circuits.")
+        return (
+            "Constant-time: AES-NI/VAES kernels (AES instructions, byte shuffles, no table lookups) where "
+            "the CPU has AES-NI, bitsliced kernels elsewhere; set_key evaluates S-boxes as Boolean circuits."
+        )
     if schedule.layout == "bitsliced":
-        return ("Constant-time: bitsliced, S-boxes as Boolean circuits, no table lookups and no "
-                "data- or key-dependent branches or addresses, in set_key and in every mode.")
+        return (
+            "Constant-time: bitsliced, S-boxes as Boolean circuits, no table lookups and no "
+            "data- or key-dependent branches or addresses, in set_key and in every mode."
+        )
     secret = prepare(module, schedule).secret_tables()
     if secret:
-        return (f"NOT constant-time: secret-indexed tables {', '.join(secret)} "
-                "(timing may leak key and data through the cache).")
+        return (
+            f"NOT constant-time: secret-indexed tables {', '.join(secret)} "
+            "(timing may leak key and data through the cache)."
+        )
     return "Constant-time: no secret-indexed table lookups, no secret-dependent branches."
 
 
@@ -65,18 +72,26 @@ def generate(module: Module, schedule: Schedule) -> dict[str, str]:
     note = ct_note(module, schedule)
     ks = compiled_kernels(module, schedule)
     header = {
-        "P": P, "P_UP": P.upper(), "cipher": P, "version": __version__,
+        "P": P,
+        "P_UP": P.upper(),
+        "cipher": P,
+        "version": __version__,
         "spec_file": os.path.basename(module.source) if module.source else "?",
-        "schedule": schedule.name, "rounds": module.rounds, "ct_note": note,
-        "block_bytes": module.block.nbytes, "key_bytes": module.key.nbytes,
+        "schedule": schedule.name,
+        "rounds": module.rounds,
+        "ct_note": note,
+        "block_bytes": module.block.nbytes,
+        "key_bytes": module.key.nbytes,
         "key_planes": bs.key_planes(module) if any(k.layout == "bitsliced" for k in ks) else 0,
-        "key_arrays": [{"name": a.name, "ctype": f"uint{a.width}_t", "count": len(a.flat_names()),
-                        "doc": _key_array_doc(a)} for a in module.key_arrays],
+        "key_arrays": [
+            {"name": a.name, "ctype": f"uint{a.width}_t", "count": len(a.flat_names()), "doc": _key_array_doc(a)}
+            for a in module.key_arrays
+        ],
         "error_defines": "\n".join(define_lines(CIPHER_CODES)),
-        "levels": ", ".join(lv.name for lv in LEVELS), "example": variants(module, schedule)[0].name,
+        "levels": ", ".join(lv.name for lv in LEVELS),
+        "example": variants(module, schedule)[0].name,
     }
-    files = {f"include/{P}.h": render("c/header.h.j2", **header),
-             f"src/{P}.c": library_source(module, schedule, note)}
+    files = {f"include/{P}.h": render("c/header.h.j2", **header), f"src/{P}.c": library_source(module, schedule, note)}
     for k in ks:
         files[f"src/{P}_{kernel_tag(k)}.c"] = _kernel_source(module, k)
     files.update(emit_drbg(module, P))  # CTR_DRBG over this library's own API

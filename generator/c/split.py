@@ -16,6 +16,7 @@ compile once, not nine times.
             core(...) { T v[128]; core_r0(ks->bs + 0, s, o, v); core_r1(ks->bs + 128, s, o, v); ...
                         core_r1(ks->bs + 1152, s, o, v); core_r2(ks->bs + 1280, s, o, v); }
 """
+
 from __future__ import annotations
 
 import re

@@ -1,10 +1,11 @@
 """C text helpers shared by the library source (library.py) and the kernel sources (portable.py, aesni/).
 
-    fragment("words.c")                  -> templates/fragments/words.c (plain C; a few values filled in)
-    load(u32 little, "in + 4")          -> "cs_load32le(in + 4)"
-    key_slots(module)["rk[3][5]"]       -> ("rk", 23)      (struct member, index)
-    kernel_tag(Schedule(lea128, c, sliced, v=32)) -> "sliced_v32"    (file suffix: src/lea128_sliced_v32.c)
+fragment("words.c")                  -> templates/fragments/words.c (plain C; a few values filled in)
+load(u32 little, "in + 4")          -> "cs_load32le(in + 4)"
+key_slots(module)["rk[3][5]"]       -> ("rk", 23)      (struct member, index)
+kernel_tag(Schedule(lea128, c, sliced, v=32)) -> "sliced_v32"    (file suffix: src/lea128_sliced_v32.c)
 """
+
 from __future__ import annotations
 
 import re
@@ -63,8 +64,10 @@ def kernel_tag(schedule: Schedule) -> str:
 
 def table_rows(values: tuple[int, ...], width: int, per_row: int = 16) -> list[str]:
     lits = [const_literal(v, width) for v in values]
-    return [", ".join(lits[i:i + per_row]) + ("," if i + per_row < len(lits) else "")
-            for i in range(0, len(lits), per_row)]
+    return [
+        ", ".join(lits[i : i + per_row]) + ("," if i + per_row < len(lits) else "")
+        for i in range(0, len(lits), per_row)
+    ]
 
 
 def table_section(tables: list[Table]) -> str:
@@ -73,6 +76,7 @@ def table_section(tables: list[Table]) -> str:
     for t in tables:
         doc = t.name + (f" = inverse({t.inverse_of})" if t.inverse_of else "")
         rows = "\n".join("    " + row for row in table_rows(t.values, t.out_width))
-        parts.append(f"static const uint{t.out_width}_t {table_symbol(t.name)}[{len(t.values)}] = {{  /* {doc} */\n"
-                     f"{rows}\n}};")
+        parts.append(
+            f"static const uint{t.out_width}_t {table_symbol(t.name)}[{len(t.values)}] = {{  /* {doc} */\n{rows}\n}};"
+        )
     return "\n".join(parts)

@@ -22,6 +22,7 @@ CIPHERSPEC_X86_ISA=<level> caps the choice: the best variant whose features the 
 AES library: the bitsliced AVX2 kernels).  A level this CPU lacks, or a name that is no level, is an
 error at first use: set_key returns CIPHERSPEC_ERR_ISA and <cipher>_dispatch_error() says why.
 """
+
 from __future__ import annotations
 
 import functools
@@ -50,11 +51,21 @@ LEVELS = (
     Level("sse2", ("SSE2",), ("-march=x86-64",), 0, "x86-64 baseline (SSE2)"),
     Level("aesni", ("SSE2", "V2", "AES"), ("-march=x86-64-v2", "-maes"), 128, "x86-64-v2 + AES-NI, 128-bit"),
     Level("avx2", ("SSE2", "V2", "V3"), ("-march=x86-64-v3",), 0, "x86-64-v3 (AVX2)"),
-    Level("vaes_avx2", ("SSE2", "V2", "V3", "AES", "VAES"), ("-march=x86-64-v3", "-maes", "-mvaes"), 256,
-          "x86-64-v3 + VAES, 256-bit"),
+    Level(
+        "vaes_avx2",
+        ("SSE2", "V2", "V3", "AES", "VAES"),
+        ("-march=x86-64-v3", "-maes", "-mvaes"),
+        256,
+        "x86-64-v3 + VAES, 256-bit",
+    ),
     Level("avx512", ("SSE2", "V2", "V3", "V4"), ("-march=x86-64-v4",), 0, "x86-64-v4 (AVX-512)"),
-    Level("vaes_avx512", ("SSE2", "V2", "V3", "V4", "AES", "VAES"), ("-march=x86-64-v4", "-maes", "-mvaes"),
-          512, "x86-64-v4 + VAES, 512-bit"),
+    Level(
+        "vaes_avx512",
+        ("SSE2", "V2", "V3", "V4", "AES", "VAES"),
+        ("-march=x86-64-v4", "-maes", "-mvaes"),
+        512,
+        "x86-64-v4 + VAES, 512-bit",
+    ),
 )
 BY_NAME = {lv.name: lv for lv in LEVELS}
 PORTABLE_LEVELS = ("avx512", "avx2", "sse2")  # best first: portable C kernels at each level
@@ -127,15 +138,16 @@ def is_x86_64(triple: str) -> bool:
     return triple.split("-")[0] in ("x86_64", "amd64")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compiler_supports(cc: str, flags: tuple[str, ...]) -> bool:
     """Whether ``cc`` compiles (and so can build a variant) with ``flags``; cached per process."""
     with tempfile.TemporaryDirectory() as d:
         src = Path(d) / "probe.c"
         src.write_text("int cs_probe(int x) { return x + 1; }\n")
         try:
-            p = subprocess.run([cc, *flags, "-c", str(src), "-o", str(Path(d) / "probe.o")],
-                               capture_output=True, text=True, timeout=60)
+            p = subprocess.run(
+                [cc, *flags, "-c", str(src), "-o", str(Path(d) / "probe.o")], capture_output=True, text=True, timeout=60
+            )
         except (OSError, subprocess.TimeoutExpired):
             return False
         return p.returncode == 0

@@ -13,6 +13,7 @@ The entry points themselves are the fragments templates/fragments/kernel_ecb.c a
 strings returned here fill their loop slots (entry_points renders them).  Argument checks, CBC chaining and partial CTR blocks are the library's
 (fragments/api.c), the same for every kernel.
 """
+
 from __future__ import annotations
 
 from .text import fragment
@@ -44,13 +45,16 @@ _CTR_SINGLE = """\
 def walk(lanes: int, padded: bool) -> dict[str, str]:
     """The loop slots of the entry points: ``lanes`` blocks per run of the core (0: no runs, a scalar
     core), ``padded``: the tail as one zero-padded run (a bitsliced core has no one-block form)."""
+
     def pick(runs: str, tail_padded: str, tail_single: str) -> str:
         return "\n".join(([runs] if lanes else []) + [tail_padded if padded else tail_single])
 
-    return {"ecb_encrypt": pick(_ECB_RUNS, _ECB_PADDED, _ECB_SINGLE).format(kind="encrypt"),
-            "ecb_decrypt": pick(_ECB_RUNS, _ECB_PADDED, _ECB_SINGLE).format(kind="decrypt"),
-            "ctr": pick(_CTR_RUNS, _CTR_PADDED, _CTR_SINGLE),
-            "buffer": "CS_LANES * CS_BLOCK" if lanes else "CS_BLOCK"}
+    return {
+        "ecb_encrypt": pick(_ECB_RUNS, _ECB_PADDED, _ECB_SINGLE).format(kind="encrypt"),
+        "ecb_decrypt": pick(_ECB_RUNS, _ECB_PADDED, _ECB_SINGLE).format(kind="decrypt"),
+        "ctr": pick(_CTR_RUNS, _CTR_PADDED, _CTR_SINGLE),
+        "buffer": "CS_LANES * CS_BLOCK" if lanes else "CS_BLOCK",
+    }
 
 
 def entry_points(P: str, lanes: int, padded: bool, kinds=("encrypt", "decrypt"), ctr: bool = True) -> list[str]:

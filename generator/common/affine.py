@@ -17,10 +17,11 @@ A the FIPS-197 affine map).  Each map is given as bit rows: output bit i = parit
     two_sided(AES S)      -> SboxForm(out=identity, inp=identity)
     two_sided(AES S⁻¹)    -> SboxForm(out=A⁻¹, inp=A⁻¹)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 SHIFT_ROWS = tuple((i + 4 * (i % 4)) % 16 for i in range(16))  # AESE: result byte i is (S of) state byte SHIFT_ROWS[i]
 
@@ -87,16 +88,18 @@ def match(table) -> Affine | None:
     return _match(tuple(table))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _match(table: tuple[int, ...]) -> Affine | None:
     t = list(table)
     if len(t) != 256 or any(not 0 <= v < 256 for v in t):
         return None
     s, si = aes_sbox()
-    forms = (("S", True, [t[si[y]] for y in range(256)]),    # T = L∘S:   L = T∘S⁻¹
-             ("S", False, [si[t[x]] for x in range(256)]),   # T = S∘L:   L = S⁻¹∘T
-             ("S-1", True, [t[s[y]] for y in range(256)]),   # T = L∘S⁻¹: L = T∘S
-             ("S-1", False, [s[t[x]] for x in range(256)]))  # T = S⁻¹∘L: L = S∘T
+    forms = (
+        ("S", True, [t[si[y]] for y in range(256)]),  # T = L∘S:   L = T∘S⁻¹
+        ("S", False, [si[t[x]] for x in range(256)]),  # T = S∘L:   L = S⁻¹∘T
+        ("S-1", True, [t[s[y]] for y in range(256)]),  # T = L∘S⁻¹: L = T∘S
+        ("S-1", False, [s[t[x]] for x in range(256)]),
+    )  # T = S⁻¹∘L: L = S∘T
     for box, after, f in forms:
         if _affine(f):
             return Affine(box, after, bytes(f[n] for n in range(16)), bytes(f[n << 4] ^ f[0] for n in range(16)))
@@ -137,7 +140,7 @@ def two_sided(table) -> SboxForm | None:
     return _two_sided(tuple(table))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _two_sided(table: tuple[int, ...]) -> SboxForm | None:
     t = list(table)
     m = match(t)
@@ -151,7 +154,9 @@ def _two_sided(table: tuple[int, ...]) -> SboxForm | None:
     if m.box == "S":
         out, inp = (lin, ident) if m.after else (ident, lin)
     else:  # S⁻¹ = A⁻¹∘S∘A⁻¹
-        out, inp = ([lin[a_inv[y]] for y in range(256)], a_inv) if m.after else (a_inv, [a_inv[lin[x]] for x in range(256)])
+        out, inp = (
+            ([lin[a_inv[y]] for y in range(256)], a_inv) if m.after else (a_inv, [a_inv[lin[x]] for x in range(256)])
+        )
     form = SboxForm(AffineMap.from_table(out), AffineMap.from_table(inp))
     if any(form.out(s[form.inp(x)]) != t[x] for x in range(256)):
         raise AssertionError("two_sided: affine decomposition does not reproduce the table")

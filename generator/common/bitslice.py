@@ -27,10 +27,11 @@ A target subclasses ``PlaneAlgebra`` and says how one operation on planes is mad
 algebra folds constants, numbers values and builds the adders, linear networks and S-box circuits.
 ``bind(name, width)`` gives the planes of an input word, LSB first.
 """
+
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Callable
+from collections.abc import Callable
+from functools import cache
 
 from cipherspec.errors import UsageError
 from cipherspec.gf import gf_mul
@@ -170,8 +171,10 @@ class PlaneAlgebra:
     def sbox_synthesized(self, x: list, table: Table) -> list:
         """Any 4- or 8-bit table: the synthesized circuit (sbox_synth.py) on the index planes x[0..in_width-1]."""
         if table.in_width not in TABLE_INDEX_BITS:
-            raise UsageError(f"the bitsliced lowering has circuits for 4- and 8-bit tables; table {table.name} "
-                             f"is indexed by {table.in_width} bits")
+            raise UsageError(
+                f"the bitsliced lowering has circuits for 4- and 8-bit tables; table {table.name} "
+                f"is indexed by {table.in_width} bits"
+            )
         circ = synthesize(table.values, table.out_width)
         env: dict = {f"x{i}": x[i] for i in range(table.in_width)}
         ops = {"^": self.xor, "&": self.and_, "|": self.or_}
@@ -196,12 +199,12 @@ def circuit_kind(table: Table) -> str:
     return f"{table.name}: synthesized circuit of {size} gates (generator/common/sbox_synth.py)"
 
 
-@lru_cache(maxsize=None)
+@cache
 def two_sided(values: tuple[int, ...]):
     return _two_sided(values)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _network(targets: tuple[tuple[int, int], ...], n: int) -> tuple[list, list[list]]:
     """Paar's greedy over the target rows (input j = ("v", j)); cached: every lookup of one table
     and every gmul by one constant share the same network."""
@@ -227,12 +230,28 @@ def unsupported(functions, tables: dict[str, Table]) -> str:
     return ""
 
 
-LOWERED = ("input", "const", "xor", "and", "or", "not", "shl", "shr", "rotl", "zext", "trunc", "add", "sub",
-           "gmul", "lut")
+LOWERED = (
+    "input",
+    "const",
+    "xor",
+    "and",
+    "or",
+    "not",
+    "shl",
+    "shr",
+    "rotl",
+    "zext",
+    "trunc",
+    "add",
+    "sub",
+    "gmul",
+    "lut",
+)
 
 
-def lower(fn: Function, tables: dict[str, Table], planes: PlaneAlgebra,
-          bind: Callable[[str, int], list]) -> dict[str, list]:
+def lower(
+    fn: Function, tables: dict[str, Table], planes: PlaneAlgebra, bind: Callable[[str, int], list]
+) -> dict[str, list]:
     """Every op of ``fn`` as plane operations into ``planes``; returns output name -> its planes (LSB first)."""
     vals: list[list] = []
     for op in fn.ops:

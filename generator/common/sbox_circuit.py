@@ -12,6 +12,7 @@ circuit on one byte; tests/unit/test_c_bitsliced.py checks it against the S-box 
     before: S[x] as a 256-entry table lookup (secret-indexed)
     after:  23 + 30 XORs of the linear parts (fewer once merged), 34 ANDs and 41 XORs in the middle
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

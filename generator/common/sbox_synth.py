@@ -27,6 +27,7 @@ circuit is checked against its table on all inputs before it is returned, and ca
     before:  y = S[x]                          (a secret-indexed 16-entry table)
     after:   t0 = x1 ^ x2;  t1 = x0 & t0;  ...  y0 = t7 ^ t3;  ...   (gates on bits, no memory access)
 """
+
 from __future__ import annotations
 
 import itertools
@@ -124,8 +125,11 @@ class _Builder:
                 options.append((c0 + 1, ("or_v", f0, i)))
             if not options:
                 cg = self.plan(g, depth + 1)[0]
-                options += [(c0 + cg + 2, ("pdavio", f0, g, i)), (c1 + cg + 2 + nv, ("ndavio", f1, g, i)),
-                            (c0 + c1 + 3, ("shannon", f0, f1, i))]
+                options += [
+                    (c0 + cg + 2, ("pdavio", f0, g, i)),
+                    (c1 + cg + 2 + nv, ("ndavio", f1, g, i)),
+                    (c0 + c1 + 3, ("shannon", f0, f1, i)),
+                ]
             best = min(options, key=lambda o: o[0])
         self._cost_memo[key] = best
         return best

@@ -7,6 +7,7 @@ precomputed data.
     text = render("c/header.h.j2", **data)          # generator/c/templates/header.h.j2
     text = render("ptx/kernel.cu.j2", **ctx)        # generator/ptx/templates/kernel.cu.j2
 """
+
 from __future__ import annotations
 
 import functools
@@ -22,8 +23,14 @@ PACKAGES = ("c", "drbg", "neon", "openssl", "ptx")
 def environment() -> jinja2.Environment:
     """Built once per process: an immutable cache of parsed templates, not program state."""
     loader = jinja2.PrefixLoader({p: jinja2.FileSystemLoader(str(GENERATOR / p / "templates")) for p in PACKAGES})
-    return jinja2.Environment(loader=loader, undefined=jinja2.StrictUndefined, autoescape=False,
-                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+    return jinja2.Environment(
+        loader=loader,
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
 
 
 def render(template: str, /, **data) -> str:

@@ -6,6 +6,7 @@ list read later, and raw instructions (``kind`` != "op") are kept.
 
     before:  v3 = mvn v1;  v4 = bic v2, v1;  st v4        after:  v4 = bic v2, v1;  st v4
 """
+
 from __future__ import annotations
 
 from .mir import Instr

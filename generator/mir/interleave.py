@@ -9,6 +9,7 @@ result is still topologically ordered.
     after:         %0 = input s0:X[0]; %1 = input rk[0]; %2 = input s1:X[0]; %3 = xor %0, %1; %4 = xor %2, %1
                    streams = [0, 0, 1, 0, 1]
 """
+
 from __future__ import annotations
 
 from dataclasses import replace

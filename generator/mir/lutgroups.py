@@ -10,6 +10,7 @@ the index of its last member.  When nothing else is ready the lowest-depth batch
     before:  a = lut S x0;  b = xor a, k;  c = lut S x1;  d = lut T x2
     after:   order [a, c, b, d] with batches [[a, c], [d]]   (a and c: same table, same depth)
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -16,11 +16,12 @@ Special forms the allocator understands:
   * ``VReg.remat``: a vreg whose value can be recreated at any point by a load with no vector inputs
     (round keys, constants, table slices); it is never spilled, only reloaded.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import count
-from typing import Callable
 
 
 class VReg:

@@ -13,11 +13,12 @@ Register lists (``group_uses``/``group_defs``) get consecutive registers; ``tied
 register (a copy is made first when the tied value is still needed).  The target supplies the few
 instructions the allocator inserts (spill store, reload, move).
 """
+
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .mir import Instr, VReg
 

@@ -8,6 +8,7 @@ mention, which shortens live ranges: MixColumns runs column by column.
     before:  t0 = xtime s0; t1 = xtime s1; ...; t15 = xtime s15; o0 = t0 ^ ...; o1 = ...
     after:   t0 = xtime s0; t1 = xtime s1; o0 = t0 ^ t1 ^ ...; ...   (each t just before its first use)
 """
+
 from __future__ import annotations
 
 from cipherspec.ir import Function

@@ -8,11 +8,11 @@ Modules: schedules, kernel (one kernel: prepare -> interleave -> isel -> regallo
 packed (the two layouts), isel (subword: values narrower than the lanes, byte lookups on words), emit
 (the .S and header), dispatch (HWCAP selection), build.
 """
+
 from __future__ import annotations
 
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
-
 from runtime.neon_target import NeonCipher
 
 from ..backend import Backend

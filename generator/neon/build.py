@@ -9,13 +9,13 @@ one aarch64 static library per cipher.
          + out/libaria128_neon.a when aarch64-linux-gnu-gcc is installed
 A --schedule names one cipher's single schedule: then only that variant, its library lib<schedule>.a.
 """
+
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
 from cipherspec.errors import UsageError
-
 from toolchain.aarch64 import static_library
 
 from . import dispatch
@@ -23,8 +23,9 @@ from .emit import emit
 from .schedules import parse
 
 
-def build(registry, names: list[str], schedule: str | None, out_dir: Path, progress=None,
-          library: bool = True) -> list[str]:
+def build(
+    registry, names: list[str], schedule: str | None, out_dir: Path, progress=None, library: bool = True
+) -> list[str]:
     if schedule and len(names) != 1:
         raise UsageError("a --schedule names one cipher's schedule: build one cipher with it")
     notes: list[str] = []
@@ -47,7 +48,6 @@ def build(registry, names: list[str], schedule: str | None, out_dir: Path, progr
     if library and not cc:
         notes.append("aarch64-linux-gnu-gcc not found: wrote .S, .c and .h only (no aarch64 library)")
     return notes
-
 
 
 def single_files(e) -> dict[str, str]:

@@ -13,10 +13,10 @@ CIPHERSPEC_NEON_NO_SHA3=1 turns off the variants needing FEAT_SHA3.
           -> {"aria128_neon.h": ..., "aria128_neon.c": ...}   (API: aria128_neon_ecb_encrypt, ..., _variant())
 Variants must agree on group size and key tables (the same il): the dispatched API is theirs.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from cipherspec.errors import UsageError
 from cipherspec.ir import Module
@@ -43,8 +43,11 @@ class Variant:
 
 def crypto_applies(module: Module) -> bool:
     """Whether some S-box of the cipher is affine-equivalent to AES's (AESE/AESD can compute it)."""
-    return any(affine_match(t.values) is not None for t in module.tables.values()
-               if len(t.values) == 256 and t.in_width == 8 and t.out_width == 8)
+    return any(
+        affine_match(t.values) is not None
+        for t in module.tables.values()
+        if len(t.values) == 256 and t.in_width == 8 and t.out_width == 8
+    )
 
 
 def with_flags(s: Schedule, flags: tuple[str, ...]) -> Schedule:
@@ -84,11 +87,22 @@ def render(module: Module, emitted: list, vs: list[Variant]) -> dict[str, str]:
     rows = []
     for v, e in zip(vs, emitted):
         conds = [FEATURES[f] for f in v.features]
-        rows.append(dict(name=e.schedule.name, conds=conds,
-                         needs=" + ".join(c[0] for c in conds) or "Advanced SIMD only (portable)",
-                         off=sorted({env for c in conds for env in c[3]})))
-    ctx = dict(cipher=module.cipher, prefix=prefix, rows=rows, modes=first.modes,
-               header_name=f"{prefix}.h", guard=prefix.upper() + "_H")
+        rows.append(
+            dict(
+                name=e.schedule.name,
+                conds=conds,
+                needs=" + ".join(c[0] for c in conds) or "Advanced SIMD only (portable)",
+                off=sorted({env for c in conds for env in c[3]}),
+            )
+        )
+    ctx = dict(
+        cipher=module.cipher,
+        prefix=prefix,
+        rows=rows,
+        modes=first.modes,
+        header_name=f"{prefix}.h",
+        guard=prefix.upper() + "_H",
+    )
     # the header: the portable variant's, renamed to the dispatching prefix (same groups, keymaps, prepare)
     header = first.header.replace(base.name, prefix).replace(base.name.upper(), prefix.upper())
     header = header.replace(f"schedule {prefix}:", f"run-time dispatch (below); portable variant {base.name}:")

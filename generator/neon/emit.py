@@ -4,11 +4,11 @@
     kernels_of(files)                -> the Kernel objects (statistics, key-table layout)
 Deterministic: the same module and schedule give byte-identical files.
 """
+
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from cipherspec.ir import Module
@@ -20,7 +20,6 @@ from .isel import check_ops
 from .kernel import MODES, Kernel, build_kernel, prepare
 from .pool import Pool, lut_tables
 from .schedules import arch, check, crypto, sha3
-
 
 
 @dataclass
@@ -43,8 +42,13 @@ def emit(module: Module, sched: Schedule) -> Emitted:
         check_ops(prepare(module.functions[fname], module), module.tables, module.block.width)
     lanes, il = check(sched, module)
     packed = sched.layout == "packed"
-    layout = "packed" if packed else SL.check_sliced(
-        module.block, f"{os.path.basename(module.source or module.cipher)} (block declaration of {module.cipher})")
+    layout = (
+        "packed"
+        if packed
+        else SL.check_sliced(
+            module.block, f"{os.path.basename(module.source or module.cipher)} (block declaration of {module.cipher})"
+        )
+    )
     tables = {}
     for fname in ("encrypt", "decrypt"):
         for op in module.functions[fname].ops:
@@ -52,16 +56,31 @@ def emit(module: Module, sched: Schedule) -> Emitted:
                 tables.update(lut_tables(op.imm[0], module.tables[op.imm[0]]))
     pool = Pool(dict(sorted(tables.items())))
     prefix = sched.name
-    kernels = [build_kernel(module, layout, il, mode, pool, f"{prefix}_{mode}", crypto(sched), sha3(sched))
-               for mode in modes_for(module)]
+    kernels = [
+        build_kernel(module, layout, il, mode, pool, f"{prefix}_{mode}", crypto(sched), sha3(sched))
+        for mode in modes_for(module)
+    ]
     ctx: list[dict[str, Any]] = []  # template variables per kernel
     for k in kernels:
         prologue, epilogue, total = _frame(k)
         slice_regs = ", ".join(line.split()[1].rstrip(",") for line in k.setup)
-        ctx.append(dict(symbol=k.symbol, mode=k.mode, body=k.body, step=k.step, prologue=prologue,
-                        epilogue=epilogue, frame_total=total, nkeys=len(k.keys), blocks=k.blocks,
-                        group_bytes=k.blocks * module.block.nbytes, stats=k.stats, slice_regs=slice_regs,
-                        saved=", ".join(k.saved_d + k.saved_x)))
+        ctx.append(
+            dict(
+                symbol=k.symbol,
+                mode=k.mode,
+                body=k.body,
+                step=k.step,
+                prologue=prologue,
+                epilogue=epilogue,
+                frame_total=total,
+                nkeys=len(k.keys),
+                blocks=k.blocks,
+                group_bytes=k.blocks * module.block.nbytes,
+                stats=k.stats,
+                slice_regs=slice_regs,
+                saved=", ".join(k.saved_d + k.saved_x),
+            )
+        )
     pool_label = f".L{prefix}_pool"
     for c in ctx:
         c["prologue"] = [line.replace("@POOL@", pool_label) for line in c["prologue"]]
@@ -73,22 +92,47 @@ def emit(module: Module, sched: Schedule) -> Emitted:
     if sha3(sched):
         layout_text_isa += "; EOR3/BCAX three-input logic (FEAT_SHA3)"
     if packed:
-        layout_text = (f"packed, each block in {module.block.nbytes} contiguous byte lanes, {group_blocks} blocks per "
-                       f"iteration in {4 * il} registers; S-box bytes regrouped by table for TBL, XOR networks "
-                       f"as permutations (REV/EXT/TBL) + EOR")
+        layout_text = (
+            f"packed, each block in {module.block.nbytes} contiguous byte lanes, {group_blocks} blocks per "
+            f"iteration in {4 * il} registers; S-box bytes regrouped by table for TBL, XOR networks "
+            f"as permutations (REV/EXT/TBL) + EOR"
+        )
     else:
         assert isinstance(layout, SL.Sliced)
-        layout_text = (f"sliced, word i of {lanes} blocks in the lanes of one register ({layout.arr}); "
-                       f"{il} group{'s' if il > 1 else ''} of {lanes} blocks interleaved = {il * lanes} blocks per iteration{layout_text_isa}")
-    asm = render("neon/kernels.S.j2",
-        source=os.path.basename(module.source) if module.source else module.cipher, cipher=module.cipher,
-        schedule=sched.name, layout_text=layout_text, kernels=ctx, block_bytes=module.block.nbytes,
-        pool_label=pool_label, pool=pool.directives(), packed=packed, arch=arch(sched))
-    header = render("neon/kernels.h.j2",
-        cipher=module.cipher, schedule=sched.name, prefix=prefix, guard=prefix.upper() + "_H",
-        kernels=kernels, block_bytes=module.block.nbytes, group_blocks=group_blocks, packed=packed,
-        layout_text=layout_text, key_words=_key_words(module), keymaps=_keymaps(module, kernels),
-        lanes=lanes, word_bytes=module.block.width // 8, key_type=f"uint{key_word_bits(module)}_t")
+        layout_text = (
+            f"sliced, word i of {lanes} blocks in the lanes of one register ({layout.arr}); "
+            f"{il} group{'s' if il > 1 else ''} of {lanes} blocks interleaved = {il * lanes} blocks per iteration{layout_text_isa}"
+        )
+    asm = render(
+        "neon/kernels.S.j2",
+        source=os.path.basename(module.source) if module.source else module.cipher,
+        cipher=module.cipher,
+        schedule=sched.name,
+        layout_text=layout_text,
+        kernels=ctx,
+        block_bytes=module.block.nbytes,
+        pool_label=pool_label,
+        pool=pool.directives(),
+        packed=packed,
+        arch=arch(sched),
+    )
+    header = render(
+        "neon/kernels.h.j2",
+        cipher=module.cipher,
+        schedule=sched.name,
+        prefix=prefix,
+        guard=prefix.upper() + "_H",
+        kernels=kernels,
+        block_bytes=module.block.nbytes,
+        group_blocks=group_blocks,
+        packed=packed,
+        layout_text=layout_text,
+        key_words=_key_words(module),
+        keymaps=_keymaps(module, kernels),
+        lanes=lanes,
+        word_bytes=module.block.width // 8,
+        key_type=f"uint{key_word_bits(module)}_t",
+    )
     return Emitted(sched, asm, header, kernels, [k.mode for k in kernels], module.block.nbytes, group_blocks)
 
 
@@ -108,8 +152,11 @@ def _keymaps(module: Module, kernels: list[Kernel]) -> list[dict]:
     index = {n: i for i, n in enumerate(flat)}
     out = []
     for k in kernels:
-        idx = [index[n] if n else 0xFFFF for v in k.keys for n in v] if k.keys and isinstance(k.keys[0], tuple) \
+        idx = (
+            [index[n] if n else 0xFFFF for v in k.keys for n in v]
+            if k.keys and isinstance(k.keys[0], tuple)
             else [index[n] for n in k.keys]
+        )
         out.append(dict(mode=k.mode, symbol=k.symbol, indices=idx, vectors=len(k.keys)))
     return out
 
@@ -124,7 +171,7 @@ def _frame(k: Kernel) -> tuple[list[str], list[str], int]:
     if total:
         pro += _sp("sub", total)
     for i in range(0, len(saves), 2):
-        pair = saves[i:i + 2]
+        pair = saves[i : i + 2]
         off = base + 8 * i
         if len(pair) == 2 and pair[0][0] == pair[1][0] and off <= 504:
             pro.append(f"stp {pair[0]}, {pair[1]}, [sp, #{off}]")
@@ -136,8 +183,9 @@ def _frame(k: Kernel) -> tuple[list[str], list[str], int]:
     pro += ["adrp x8, @POOL@", "add x8, x8, :lo12:@POOL@"] + k.setup
     if k.mode == "ctr":
         pro += ["mov x7, sp"]
-        pro += (["ldp x5, x6, [x4]", "rev x5, x5", "rev x6, x6"] if k.block_bytes == 16
-                else ["ldr x6, [x4]", "rev x6, x6"])
+        pro += (
+            ["ldp x5, x6, [x4]", "rev x5, x5", "rev x6, x6"] if k.block_bytes == 16 else ["ldr x6, [x4]", "rev x6, x6"]
+        )
     if total:
         epi += _sp("add", total)
     return pro, epi, total

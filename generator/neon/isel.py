@@ -19,6 +19,7 @@ Values narrower than the state words (bytes of 32-bit words: unpack/pack, byte S
 words) are views on the word registers, selected by subword.py.  What is still refused (values wider
 than the block words, tables not indexed by a byte) is refused with its spec location and what to use.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -26,9 +27,11 @@ from dataclasses import dataclass, field
 
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Op, Table
+from generator.common.affine import SHIFT_ROWS
+from generator.common.affine import match as affine_match
 
-from ..mir.lutgroups import lookup_depth, schedule as lut_schedule
-from generator.common.affine import SHIFT_ROWS, match as affine_match
+from ..mir.lutgroups import lookup_depth
+from ..mir.lutgroups import schedule as lut_schedule
 from ..mir.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
 from ..mir.sink import sink as sink_order
 from . import sha3 as SHA3
@@ -41,9 +44,10 @@ LUT_CHUNK = 8  # lookups served per table-slice load (bounded by registers: idx 
 
 def not_supported(op: Op, what: str | None = None, why: str = "") -> UsageError:
     where = f"{op.origin.file}:{op.origin.line}" if op.origin else "an unknown location"
-    return UsageError(f"not supported by neon: {what or op.code + '.u' + str(op.width)} at {where}"
-                      + (f" ({why})" if why else "; use --target c (README.md's conformance matrix lists what "
-                                                   "each target runs)"))
+    return UsageError(
+        f"not supported by neon: {what or op.code + '.u' + str(op.width)} at {where}"
+        + (f" ({why})" if why else "; use --target c (README.md's conformance matrix lists what each target runs)")
+    )
 
 
 def check_ops(fn: Function, tables: dict[str, Table], width: int) -> None:
@@ -53,15 +57,22 @@ def check_ops(fn: Function, tables: dict[str, Table], width: int) -> None:
         if op.code == "gmul":
             raise not_supported(op)
         if op.width > width:
-            raise not_supported(op, why=f"a {op.width}-bit value in a cipher whose block words are u{width}: the "
-                                        f"sliced layout keeps {128 // width} blocks' words in the u{width} lanes of "
-                                        f"one register; declare the block with u{op.width} words, or use --target c")
+            raise not_supported(
+                op,
+                why=f"a {op.width}-bit value in a cipher whose block words are u{width}: the "
+                f"sliced layout keeps {128 // width} blocks' words in the u{width} lanes of "
+                f"one register; declare the block with u{op.width} words, or use --target c",
+            )
         if op.code == "lut":
             t = tables[op.imm[0]]
             if (t.in_width, len(t.values)) not in ((8, 256), (4, 16)) or (t.in_width == 4 and t.out_width != 8):
-                raise not_supported(op, f"lut of a {t.in_width}-bit-indexed table", f"{len(t.values)} entries; "
-                                    f"TBL looks bytes up in 64-byte slices (a 16-entry table of bytes in one "
-                                    f"register): index tables by a byte, or use --target c")
+                raise not_supported(
+                    op,
+                    f"lut of a {t.in_width}-bit-indexed table",
+                    f"{len(t.values)} entries; "
+                    f"TBL looks bytes up in 64-byte slices (a 16-entry table of bytes in one "
+                    f"register): index tables by a byte, or use --target c",
+                )
 
 
 @dataclass
@@ -105,8 +116,12 @@ class Selector:
         key = ("bytes", data)
         if key not in self._consts:
             off = self.pool.add_vector(data)
-            self._consts[key] = self.vf.new(name, remat=lambda v, off=off: [
-                Instr("ldr", (Vec(v, "q"), Text(f"[x8, #{off}]")), defs=(v,), kind="load", origin=f"const {name}")])
+            self._consts[key] = self.vf.new(
+                name,
+                remat=lambda v, off=off: [
+                    Instr("ldr", (Vec(v, "q"), Text(f"[x8, #{off}]")), defs=(v,), kind="load", origin=f"const {name}")
+                ],
+            )
         return self._consts[key]
 
     def _const_remat(self, width: int, value: int):
@@ -115,30 +130,45 @@ class Selector:
             imm = value & 0xFF
 
             def mk(v, imm=imm):
-                return [Instr("movi", (Vec(v, "16b"), Text(f"#{imm:#x}")), defs=(v,), kind="load",
-                              origin="const")]
+                return [Instr("movi", (Vec(v, "16b"), Text(f"#{imm:#x}")), defs=(v,), kind="load", origin="const")]
+
             return mk if (width == 8 or value == 0) else None
         if width == 64:  # MOVI .2d takes a byte mask; anything else comes from the pool
             if all((value >> b) & 0xFF in (0, 0xFF) for b in range(0, 64, 8)):
-                return lambda v: [Instr("movi", (Vec(v, "2d"), Text(f"#{value:#x}")), defs=(v,), kind="load",
-                                        origin="const")]
+                return lambda v: [
+                    Instr("movi", (Vec(v, "2d"), Text(f"#{value:#x}")), defs=(v,), kind="load", origin="const")
+                ]
         for shift in range(0, width if width < 64 else 0, 8):
             if value & ~(0xFF << shift) == 0:
+
                 def mk(v, shift=shift):
-                    return [Instr("movi", (Vec(v, arr), Text(f"#{value >> shift:#x}"), Text(f"lsl #{shift}")),
-                                  defs=(v,), kind="load", origin="const")]
+                    return [
+                        Instr(
+                            "movi",
+                            (Vec(v, arr), Text(f"#{value >> shift:#x}"), Text(f"lsl #{shift}")),
+                            defs=(v,),
+                            kind="load",
+                            origin="const",
+                        )
+                    ]
+
                 return mk
         data = value.to_bytes(width // 8, "little") * (128 // width)
         off = self.pool.add_vector(data)
-        return lambda v: [Instr("ldr", (Vec(v, "q"), Text(f"[x8, #{off}]")), defs=(v,), kind="load",
-                                origin=f"const {value:#x}")]
+        return lambda v: [
+            Instr("ldr", (Vec(v, "q"), Text(f"[x8, #{off}]")), defs=(v,), kind="load", origin=f"const {value:#x}")
+        ]
 
     def key(self, name: str) -> VReg:
         off = 16 * self.key_slot[name]
         if off > 65520:
             raise UsageError(f"not supported by neon: more than 4096 round-key words ({name})")
-        return self.vf.new(name, remat=lambda v: [
-            Instr("ldr", (Vec(v, "q"), Text(f"[x0, #{off}]")), defs=(v,), kind="load", origin=f"round key {name}")])
+        return self.vf.new(
+            name,
+            remat=lambda v: [
+                Instr("ldr", (Vec(v, "q"), Text(f"[x0, #{off}]")), defs=(v,), kind="load", origin=f"round key {name}")
+            ],
+        )
 
     def slices(self, table: str) -> list[tuple]:
         out = []
@@ -147,8 +177,11 @@ class Selector:
             if key not in self._slices:
                 base = self.pool.table_offset(table) + 64 * s
                 self._slices[key] = tuple(
-                    self.vf.new(f"{table}[{base + 16 * k}:{base + 16 * k + 16}]", remat=self._row_remat(table, base + 16 * k))
-                    for k in range(4))
+                    self.vf.new(
+                        f"{table}[{base + 16 * k}:{base + 16 * k + 16}]", remat=self._row_remat(table, base + 16 * k)
+                    )
+                    for k in range(4)
+                )
             out.append(self._slices[key])
         return out
 
@@ -156,7 +189,9 @@ class Selector:
         """A 16-entry table (held in one register, reloaded from the pool when evicted): one TBL."""
         key = ("table16", table)
         if key not in self._consts:
-            self._consts[key] = self.vf.new(f"{table}[0:16]", remat=self._row_remat(table, self.pool.table_offset(table)))
+            self._consts[key] = self.vf.new(
+                f"{table}[0:16]", remat=self._row_remat(table, self.pool.table_offset(table))
+            )
         tab = self._consts[key]
         d = self.vf.new()
         self.emit("tbl", (Vec(d, "16b"), VecList((tab,), "16b"), Vec(idx, "16b")), (d,), (tab, idx), m, **kw)
@@ -164,8 +199,9 @@ class Selector:
 
     def _row_remat(self, table: str, off: int):
         """One 16-byte row of a table slice, reloaded alone (when only it was evicted)."""
-        return lambda v: [Instr("ldr", (Vec(v, "q"), Text(f"[x8, #{off}]")), defs=(v,), kind="load",
-                                origin=f"table {table} row")]
+        return lambda v: [
+            Instr("ldr", (Vec(v, "q"), Text(f"[x8, #{off}]")), defs=(v,), kind="load", origin=f"table {table} row")
+        ]
 
     def slice_remat(self, table: str, s: int, group: tuple):
         ptr = self.slice_ptr.get((table, s))
@@ -177,18 +213,37 @@ class Selector:
             if reg is None:
                 pre = [Instr(f"add x9, x8, #{off}", (), kind="raw", origin=f"table {table} slice {s}")]
                 reg = "x9"
-            return pre + [Instr("ld1", (VecList(group, "16b"), Text(f"[{reg}]")), defs=group, kind="load",
-                                origin=f"table {table} bytes {64 * s}..{64 * s + 63}")]
+            return pre + [
+                Instr(
+                    "ld1",
+                    (VecList(group, "16b"), Text(f"[{reg}]")),
+                    defs=group,
+                    kind="load",
+                    origin=f"table {table} bytes {64 * s}..{64 * s + 63}",
+                )
+            ]
+
         return mk
 
     # ----------------------------------------------------------- emission
-    def emit(self, mnemonic: str, operands: tuple, defs=(), uses=(), op_id: int | None = None, tied=None,
-             extra=None, origin: str | None = None):
-        o = origin if origin is not None else (str(self.fn.ops[op_id].origin) if op_id is not None and
-                                               self.fn.ops[op_id].origin else "")
+    def emit(
+        self,
+        mnemonic: str,
+        operands: tuple,
+        defs=(),
+        uses=(),
+        op_id: int | None = None,
+        tied=None,
+        extra=None,
+        origin: str | None = None,
+    ):
+        o = (
+            origin
+            if origin is not None
+            else (str(self.fn.ops[op_id].origin) if op_id is not None and self.fn.ops[op_id].origin else "")
+        )
         s = self.streams[op_id] if op_id is not None else 0
-        ins = Instr(mnemonic, operands, tuple(defs), tuple(uses), origin=o, stream=s, tied=tied,
-                    extra=extra or {})
+        ins = Instr(mnemonic, operands, tuple(defs), tuple(uses), origin=o, stream=s, tied=tied, extra=extra or {})
         self.code.append(ins)
         return ins
 
@@ -228,8 +283,14 @@ class Selector:
             perm = [perm[_SR[i]] for i in range(16)]
         idx = self.bytes_const(bytes(perm), f"ShiftRows^{(p - q) % 4} lanes")
         d = self.vf.new()
-        self.emit("tbl", (Vec(d, "16b"), VecList((x,), "16b"), Vec(idx, "16b")), (d,), (x, idx), vid,
-                  origin=f"realign lanes after AESE/AESD ({self.fn.ops[vid].origin})")
+        self.emit(
+            "tbl",
+            (Vec(d, "16b"), VecList((x,), "16b"), Vec(idx, "16b")),
+            (d,),
+            (x, idx),
+            vid,
+            origin=f"realign lanes after AESE/AESD ({self.fn.ops[vid].origin})",
+        )
         return d
 
     def _target(self, op: Op) -> int | None:
@@ -297,8 +358,7 @@ class Selector:
             for k in (0, 1):
                 if args[k].code == "not":
                     other = val[op.args[1 - k]]
-                    return self.binop("bic" if code == "and" else "orn", "16b", other,
-                                      val[args[k].args[0]], i)
+                    return self.binop("bic" if code == "and" else "orn", "16b", other, val[args[k].args[0]], i)
             return self.binop("and" if code == "and" else "orr", "16b", val[op.args[0]], val[op.args[1]], i)
         if code == "xor":
             return self.binop("eor", "16b", val[op.args[0]], val[op.args[1]], i)
@@ -371,7 +431,7 @@ class Selector:
         c64 = self.const(64, 8)
         out: list[VReg] = []
         for c in range(0, len(items), LUT_CHUNK):
-            chunk = items[c:c + LUT_CHUNK]
+            chunk = items[c : c + LUT_CHUNK]
             idx = [x for x, _ in chunk]
             res: list = [None] * len(chunk)
             for s, group in enumerate(slices):
@@ -379,17 +439,29 @@ class Selector:
                 for k, (_, m) in enumerate(chunk):
                     if s:
                         j = self.vf.new()
-                        self.emit("sub", (Vec(j, "16b"), Vec(idx[k], "16b"), Vec(c64, "16b")), (j,),
-                                  (idx[k], c64), m)
+                        self.emit("sub", (Vec(j, "16b"), Vec(idx[k], "16b"), Vec(c64, "16b")), (j,), (idx[k], c64), m)
                         idx[k] = j
                     d = self.vf.new()
                     extra = {"group_uses": group, "group_remat": remat}
                     if s == 0:
-                        self.emit("tbl", (Vec(d, "16b"), VecList(group, "16b"), Vec(idx[k], "16b")), (d,),
-                                  (idx[k],), m, extra=extra)
+                        self.emit(
+                            "tbl",
+                            (Vec(d, "16b"), VecList(group, "16b"), Vec(idx[k], "16b")),
+                            (d,),
+                            (idx[k],),
+                            m,
+                            extra=extra,
+                        )
                     else:
-                        self.emit("tbx", (Vec(d, "16b"), VecList(group, "16b"), Vec(idx[k], "16b")), (d,),
-                                  (res[k], idx[k]), m, tied=res[k], extra=extra)
+                        self.emit(
+                            "tbx",
+                            (Vec(d, "16b"), VecList(group, "16b"), Vec(idx[k], "16b")),
+                            (d,),
+                            (res[k], idx[k]),
+                            m,
+                            tied=res[k],
+                            extra=extra,
+                        )
                     res[k] = d
             out += res
         return out
@@ -418,8 +490,7 @@ class Selector:
             x = self.affine_map(x, aff, m)
         zero = self.const(0, 8)
         d = self.vf.new()
-        self.emit("aese" if aff.box == "S" else "aesd", (Vec(d, "16b"), Vec(zero, "16b")), (d,), (x, zero), m,
-                  tied=x)
+        self.emit("aese" if aff.box == "S" else "aesd", (Vec(d, "16b"), Vec(zero, "16b")), (d,), (x, zero), m, tied=x)
         if aff.after and not aff.identity:
             d = self.affine_map(d, aff, m)
         return d

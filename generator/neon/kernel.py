@@ -8,6 +8,7 @@ k spaces).  The skeleton around the body (prologue, loop, epilogue) is the Jinja
     k.body   -> ["ld4 {v16.16b-v19.16b}, [x1], #64   // load group 0", ...]
     k.frame  -> stack bytes;  k.saved_d -> ["d8", "d9"];  k.stats -> {"instructions": 2410, ...}
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -27,13 +28,34 @@ from .isel import Selector
 from .pool import Pool, lut_tables
 
 VREG_ORDER = list(range(16, 32)) + list(range(0, 8)) + list(range(8, 16))  # caller-saved first
-SLICE_GPRS = ["x10", "x11", "x12", "x13", "x14", "x16", "x17", "x19", "x20", "x21", "x22", "x23", "x24",
-              "x25", "x26", "x27", "x28"]
+SLICE_GPRS = [
+    "x10",
+    "x11",
+    "x12",
+    "x13",
+    "x14",
+    "x16",
+    "x17",
+    "x19",
+    "x20",
+    "x21",
+    "x22",
+    "x23",
+    "x24",
+    "x25",
+    "x26",
+    "x27",
+    "x28",
+]
 MODES = ("ecb_encrypt", "ecb_decrypt", "ctr")
 
 
-GMUL_PASSES = (Pass("lower_gmul", lower_gmul.run), Pass("constfold", constfold.run), Pass("cse", cse.run),
-               Pass("dce", dce.run))
+GMUL_PASSES = (
+    Pass("lower_gmul", lower_gmul.run),
+    Pass("constfold", constfold.run),
+    Pass("cse", cse.run),
+    Pass("dce", dce.run),
+)
 
 
 def neon_passes(module: Module) -> tuple[Pass, ...]:
@@ -78,8 +100,9 @@ class Kernel:
     block_bytes: int = 16
 
 
-def build_kernel(module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, crypto: bool = False,
-                 sha3: bool = False) -> Kernel:
+def build_kernel(
+    module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, crypto: bool = False, sha3: bool = False
+) -> Kernel:
     """layout: a sliced.Sliced, or "packed" (packed.py); crypto: AESE/AESD S-boxes, sha3: EOR3/BCAX (sliced only).
 
     A sliced, non-interleaved kernel that spills is also built in demand-driven op order (common/sink.py: e.g. AES's
@@ -92,15 +115,22 @@ def build_kernel(module: Module, layout, il: int, mode: str, pool: Pool, symbol:
     return k
 
 
-def _build(module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, crypto: bool, sha3: bool,
-           sink: bool) -> Kernel:
+def _build(
+    module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, crypto: bool, sha3: bool, sink: bool
+) -> Kernel:
     fn_name = "decrypt" if mode == "ecb_decrypt" else "encrypt"
     fn = prepare(module.functions[fn_name], module)
     keys = key_names(module, fn)
     vf = VRegFactory()
     bb = module.block.nbytes
-    used_tables = sorted({p for op in fn.ops if op.code == "lut" and len(module.tables[op.imm[0]].values) == 256
-                          for p in lut_tables(op.imm[0], module.tables[op.imm[0]])})  # sliced 256-entry tables
+    used_tables = sorted(
+        {
+            p
+            for op in fn.ops
+            if op.code == "lut" and len(module.tables[op.imm[0]].values) == 256
+            for p in lut_tables(op.imm[0], module.tables[op.imm[0]])
+        }
+    )  # sliced 256-entry tables
     slice_ptr: dict[tuple[str, int], str] = {}
     setup: list[str] = []
     for t in used_tables:
@@ -119,7 +149,7 @@ def _build(module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, 
         for b in range(blocks):
             code += _counter(bb, b)
         code.append(Instr("mov x9, x7", (), kind="raw", origin="walk the counter blocks"))
-        step = ["adds x6, x6, #%d" % blocks, "adc x5, x5, xzr"] if bb == 16 else ["add x6, x6, #%d" % blocks]
+        step = [f"adds x6, x6, #{blocks}", "adc x5, x5, xzr"] if bb == 16 else [f"add x6, x6, #{blocks}"]
         step = [f"{line:<48}// ctr: next counter" for line in step]
     src = "x9" if mode == "ctr" else "x1"
     if packed:
@@ -129,29 +159,51 @@ def _build(module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, 
         _sliced_body(module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto, sha3, sink)
     code = mir_dce.run(code)
     hooks = TargetHooks(
-        spill=lambda v, s: Instr("str", (Vec(v, "q"), Text(f"[sp, #{scratch + 16 * s}]")), uses=(v,), kind="spill",
-                                 origin="spill"),
-        reload=lambda v, s: Instr("ldr", (Vec(v, "q"), Text(f"[sp, #{scratch + 16 * s}]")), defs=(v,), kind="load",
-                                  origin="reload"),
+        spill=lambda v, s: Instr(
+            "str", (Vec(v, "q"), Text(f"[sp, #{scratch + 16 * s}]")), uses=(v,), kind="spill", origin="spill"
+        ),
+        reload=lambda v, s: Instr(
+            "ldr", (Vec(v, "q"), Text(f"[sp, #{scratch + 16 * s}]")), defs=(v,), kind="load", origin="reload"
+        ),
         move=lambda d, s: Instr("mov", (Vec("dst", "16b"), Vec(s, "16b")), kind="move", origin="copy"),
-        new_vreg=lambda name: vf.new(name))
+        new_vreg=lambda name: vf.new(name),
+    )
     alloc = allocate(code, VREG_ORDER, hooks)
     body = LDP.pair([_render(ins, regs) for ins, regs in alloc.code])
     saved_d = [f"d{r}" for r in range(8, 16) if r in alloc.used]
     saved_x = sorted({r for r in slice_ptr.values() if int(r[1:]) >= 19}, key=lambda r: int(r[1:]))
     frame = scratch + 16 * alloc.slots
-    stats = {"instructions": len(alloc.code), "spills": alloc.spills, "reloads": alloc.reloads,
-             "remats": alloc.remats, "moves": alloc.moves, "slots": alloc.slots, "order": "sink" if sink else "spec"}
+    stats = {
+        "instructions": len(alloc.code),
+        "spills": alloc.spills,
+        "reloads": alloc.reloads,
+        "remats": alloc.remats,
+        "moves": alloc.moves,
+        "slots": alloc.slots,
+        "order": "sink" if sink else "spec",
+    }
     return Kernel(symbol, mode, body, frame, saved_d, saved_x, setup, step, stats, key_table, blocks, bb)
 
 
-def _sliced_body(module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto=False, sha3=False,
-                 sink=False) -> None:
+def _sliced_body(
+    module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto=False, sha3=False, sink=False
+) -> None:
     states = state_names(module, fn)
     woven, streams = interleave(fn, il, set(keys))
     L = layout.lanes
-    sel = Selector(woven, module.tables, module.block.width, vf, pool, {n: i for i, n in enumerate(keys)},
-                   slice_ptr, streams, crypto=crypto, sha3=sha3, sink=sink)
+    sel = Selector(
+        woven,
+        module.tables,
+        module.block.width,
+        vf,
+        pool,
+        {n: i for i, n in enumerate(keys)},
+        slice_ptr,
+        streams,
+        crypto=crypto,
+        sha3=sha3,
+        sink=sink,
+    )
     state_in = {}
     for k in range(il):
         what = f"counter blocks {k * L}..{k * L + L - 1}" if mode == "ctr" else f"load blocks {k * L}..{k * L + L - 1}"
@@ -185,7 +237,7 @@ def _packed_body(module, fn, keys, il, mode, pool, vf, slice_ptr, code, src) -> 
         code += ins
         outs = _ctr_mix(outs, data, vf, code, 0)
     for k in range(0, len(outs), 4):
-        outs[k:k + 4] = _distinct(outs[k:k + 4], vf, code, k // 4)
+        outs[k : k + 4] = _distinct(outs[k : k + 4], vf, code, k // 4)
     code += PK.store(outs, "x2", "store blocks")
     return [names for names, _ in sorted(packer.key_slots.items(), key=lambda kv: kv[1])]
 
@@ -194,8 +246,16 @@ def _ctr_mix(outs: list, data: list, vf: VRegFactory, code: list[Instr], k: int)
     mixed = []
     for a, b in zip(outs, data):
         d = vf.new()
-        code.append(Instr("eor", (Vec(d, "16b"), Vec(a, "16b"), Vec(b, "16b")), (d,), (a, b),
-                          origin="ctr: keystream ^ input", stream=k))
+        code.append(
+            Instr(
+                "eor",
+                (Vec(d, "16b"), Vec(a, "16b"), Vec(b, "16b")),
+                (d,),
+                (a, b),
+                origin="ctr: keystream ^ input",
+                stream=k,
+            )
+        )
         mixed.append(d)
     return mixed
 
@@ -206,8 +266,9 @@ def _distinct(words: list, vf: VRegFactory, code: list[Instr], k: int) -> list:
     for v in words:
         if v in seen:
             c = vf.new()
-            code.append(Instr("orr", (Vec(c, "16b"), Vec(v, "16b"), Vec(v, "16b")), (c,), (v,), origin="copy",
-                              stream=k))
+            code.append(
+                Instr("orr", (Vec(c, "16b"), Vec(v, "16b"), Vec(v, "16b")), (c,), (v,), origin="copy", stream=k)
+            )
             v = c
         seen.add(v)
         out.append(v)
@@ -221,8 +282,11 @@ def _counter(bb: int, t: int) -> list[Instr]:
         lines = [f"add x9, x6, #{t}", "rev x9, x9", f"str x9, [x7, #{8 * t}]"]
     else:
         lines = [f"adds x9, x6, #{t}", "adc x15, x5, xzr", "rev x9, x9", "rev x15, x15"]
-        lines += [f"stp x15, x9, [x7, #{16 * t}]"] if 16 * t <= 504 else \
-            [f"str x15, [x7, #{16 * t}]", f"str x9, [x7, #{16 * t + 8}]"]
+        lines += (
+            [f"stp x15, x9, [x7, #{16 * t}]"]
+            if 16 * t <= 504
+            else [f"str x15, [x7, #{16 * t}]", f"str x9, [x7, #{16 * t + 8}]"]
+        )
     return [Instr(line, (), kind="raw", origin=o) for line in lines]
 
 

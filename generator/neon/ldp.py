@@ -8,6 +8,7 @@ written between them (the pair defines qB earlier) and qA != qB; the offset must
              eor v1.16b, v1.16b, v3.16b                         eor v1.16b, v1.16b, v3.16b
              ldr q5, [x0, #48]   // round key b
 """
+
 from __future__ import annotations
 
 import re

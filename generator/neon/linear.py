@@ -13,6 +13,7 @@ Node forms fold the patterns with a better instruction:  and(a, not b) -> ("bic"
 sub(0, shr(x, 7)) -> ("sshr", 7) (the all-ones mask of the top bit);  sub(0, x) -> ("neg",).
 An XOR whose sum would exceed WIDE atoms becomes a ("sum",) node: computed once, then an atom itself.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

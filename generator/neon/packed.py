@@ -14,6 +14,7 @@ are regathered one block per register first (Type 1), so each permutation reads 
 
 Only byte-word states (u8[16], u8[8]) with byte ops are packed; anything else is refused by name.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -32,8 +33,10 @@ BINARY = {"and": "and", "orr": "orr", "bic": "bic", "orn": "orn", "add": "add", 
 def check_packed(module: Module, where: str) -> None:
     b = module.block
     if b.width != 8 or b.nbytes not in (8, 16):
-        raise UsageError(f"not supported by neon: packed layout for block {b} (needs u8[8] or u8[16]; "
-                         f"use the sliced layout) at {where}")
+        raise UsageError(
+            f"not supported by neon: packed layout for block {b} (needs u8[8] or u8[16]; "
+            f"use the sliced layout) at {where}"
+        )
 
 
 @dataclass
@@ -55,8 +58,9 @@ class Packer:
     def __post_init__(self):
         self.ex = expand(self.fn, self.keys)
         wide = set()
-        for lin in [lin for i in self.ex.nodes for _, lin in self.ex.form[i][1]] + \
-                   [self.ex.lin[v] for _, v in self.fn.outputs]:
+        for lin in [lin for i in self.ex.nodes for _, lin in self.ex.form[i][1]] + [
+            self.ex.lin[v] for _, v in self.fn.outputs
+        ]:
             ints = [a for a in lin.atoms if isinstance(a, int)]
             if len(ints) >= 3:
                 wide.update(ints)
@@ -98,9 +102,18 @@ class Packer:
             if off > 65520:
                 raise UsageError("not supported by neon: more than 4096 packed round-key vectors")
             label = next(n for n in names if n)
-            self._key_vregs[slot] = self.sel.vf.new(label, remat=lambda v, off=off, label=label: [
-                Instr("ldr", (Vec(v, "q"), Text(f"[x0, #{off}]")), defs=(v,), kind="load",
-                      origin=f"round keys {label}..")])
+            self._key_vregs[slot] = self.sel.vf.new(
+                label,
+                remat=lambda v, off=off, label=label: [
+                    Instr(
+                        "ldr",
+                        (Vec(v, "q"), Text(f"[x0, #{off}]")),
+                        defs=(v,),
+                        kind="load",
+                        origin=f"round keys {label}..",
+                    )
+                ],
+            )
         return self._key_vregs[slot]
 
     def materialize(self, lanes: list, origin: str, stream: int):
@@ -131,16 +144,25 @@ class Packer:
             vecs.append(self.key_vector(tuple(k.pop(0) if k else None for k in keys)))
         if any(consts):
             live = {c for x, c in zip(lanes, consts) if x is not None}
-            vecs.append(self.sel.const(live.pop(), 8) if len(live) == 1 else
-                        self.sel.bytes_const(bytes(consts), "lane constants"))
+            vecs.append(
+                self.sel.const(live.pop(), 8)
+                if len(live) == 1
+                else self.sel.bytes_const(bytes(consts), "lane constants")
+            )
         if not vecs:
             vecs = [self.sel.const(0, 8)]
         while len(vecs) > 1:  # a balanced EOR tree (short dependency chains)
             nxt = []
             for k in range(0, len(vecs) - 1, 2):
                 d = self.sel.vf.new()
-                self.emit("eor", (Vec(d, "16b"), Vec(vecs[k], "16b"), Vec(vecs[k + 1], "16b")), (d,),
-                          (vecs[k], vecs[k + 1]), origin=origin, stream=stream)
+                self.emit(
+                    "eor",
+                    (Vec(d, "16b"), Vec(vecs[k], "16b"), Vec(vecs[k + 1], "16b")),
+                    (d,),
+                    (vecs[k], vecs[k + 1]),
+                    origin=origin,
+                    stream=stream,
+                )
                 nxt.append(d)
             vecs = nxt + (vecs[-1:] if len(vecs) % 2 else [])
         v = vecs[0]
@@ -158,20 +180,32 @@ class Packer:
         if t.kind.startswith("rev"):
             mn, arr = t.kind.split(".")
             self.emit(mn, (Vec(d, arr), Vec(x, arr)), (d,), (x,), origin=origin + " (permute)", stream=stream)
-            mask = {("rev16", "16b"): 1, ("rev32", "16b"): 3, ("rev64", "16b"): 7, ("rev32", "8h"): 2,
-                    ("rev64", "8h"): 6, ("rev64", "4s"): 4}[(mn, arr)]
+            mask = {
+                ("rev16", "16b"): 1,
+                ("rev32", "16b"): 3,
+                ("rev64", "16b"): 7,
+                ("rev32", "8h"): 2,
+                ("rev64", "8h"): 6,
+                ("rev64", "4s"): 4,
+            }[(mn, arr)]
             self.record(d, [self.contents[x][j ^ mask] for j in range(16)])
             return d
         if t.kind.startswith("ext"):
             n = int(t.kind[3:])
-            self.emit("ext", (Vec(d, "16b"), Vec(x, "16b"), Vec(x, "16b"), Text(f"#{n}")), (d,), (x,),
-                      origin=origin + " (permute)", stream=stream)
+            self.emit(
+                "ext",
+                (Vec(d, "16b"), Vec(x, "16b"), Vec(x, "16b"), Text(f"#{n}")),
+                (d,),
+                (x,),
+                origin=origin + " (permute)",
+                stream=stream,
+            )
             self.record(d, [self.contents[x][(j + n) & 15] for j in range(16)])
             return d
         prev = None
         for c in range(0, len(t.sources), 4):
-            srcs = tuple(t.sources[c:c + 4])
-            idx = self.sel.bytes_const(t.index[4 * c:4 * c + 16], "byte gather")
+            srcs = tuple(t.sources[c : c + 4])
+            idx = self.sel.bytes_const(t.index[4 * c : 4 * c + 16], "byte gather")
             d = self.sel.vf.new()
             ops = (Vec(d, "16b"), VecList(srcs, "16b"), Vec(idx, "16b"))
             extra = {"group_uses": srcs} if len(srcs) > 1 else None
@@ -179,8 +213,9 @@ class Packer:
             if prev is None:
                 self.emit("tbl", ops, (d,), uses, extra=extra, origin=origin + " (gather)", stream=stream)
             else:
-                self.emit("tbx", ops, (d,), (prev,) + uses, tied=prev, extra=extra, origin=origin + " (gather)",
-                          stream=stream)
+                self.emit(
+                    "tbx", ops, (d,), (prev,) + uses, tied=prev, extra=extra, origin=origin + " (gather)", stream=stream
+                )
             prev = d
         return prev
 
@@ -214,7 +249,7 @@ class Packer:
                 out.append([(b, i) for b in range(b0, min(self.blocks, b0 + per)) for i in nodes])
         else:
             for b in range(self.blocks):
-                out += [[(b, i) for i in nodes[c:c + 16]] for c in range(0, n, 16)]
+                out += [[(b, i) for i in nodes[c : c + 16]] for c in range(0, n, 16)]
         return out
 
     def layer(self, nodes: list[int]) -> None:
@@ -249,14 +284,13 @@ class Packer:
                         seen[ck] = (v, lin)
             wanted = sorted(seen.values(), key=lambda x: x[0])
             for c in range(0, len(wanted), 16):
-                chunk = wanted[c:c + 16]
+                chunk = wanted[c : c + 16]
                 origin = str(self.fn.ops[chunk[0][0]].origin or "")
                 self.materialize([(b, lin) for _, lin in chunk], origin, self.stream_of(b))
 
     def operands(self, lanes: list, k: int):
         origin = str(self.fn.ops[lanes[0][1]].origin or "")
-        return self.materialize([(b, self.ex.form[i][1][k][1]) for b, i in lanes], origin,
-                                self.stream_of(lanes[0][0]))
+        return self.materialize([(b, self.ex.form[i][1][k][1]) for b, i in lanes], origin, self.stream_of(lanes[0][0]))
 
     def node(self, cls: tuple, lanes: list) -> None:
         code = cls[0]
@@ -268,19 +302,44 @@ class Packer:
             return
         d = self.sel.vf.new()
         if code in BINARY:
-            self.emit(BINARY[code], (Vec(d, "16b"), Vec(args[0], "16b"), Vec(args[1], "16b")), (d,), tuple(args),
-                      origin=origin, stream=s)
+            self.emit(
+                BINARY[code],
+                (Vec(d, "16b"), Vec(args[0], "16b"), Vec(args[1], "16b")),
+                (d,),
+                tuple(args),
+                origin=origin,
+                stream=s,
+            )
         elif code == "neg":
             self.emit("neg", (Vec(d, "16b"), Vec(args[0], "16b")), (d,), (args[0],), origin=origin, stream=s)
         elif code in ("sshr", "shl", "ushr"):
-            self.emit(code, (Vec(d, "16b"), Vec(args[0], "16b"), Text(f"#{cls[1]}")), (d,), (args[0],),
-                      origin=origin, stream=s)
+            self.emit(
+                code,
+                (Vec(d, "16b"), Vec(args[0], "16b"), Text(f"#{cls[1]}")),
+                (d,),
+                (args[0],),
+                origin=origin,
+                stream=s,
+            )
         elif code == "rotl":
             t = self.sel.vf.new()
-            self.emit("shl", (Vec(t, "16b"), Vec(args[0], "16b"), Text(f"#{cls[1]}")), (t,), (args[0],),
-                      origin=origin, stream=s)
-            self.emit("sri", (Vec(d, "16b"), Vec(args[0], "16b"), Text(f"#{8 - cls[1]}")), (d,), (t, args[0]),
-                      tied=t, origin=origin, stream=s)
+            self.emit(
+                "shl",
+                (Vec(t, "16b"), Vec(args[0], "16b"), Text(f"#{cls[1]}")),
+                (t,),
+                (args[0],),
+                origin=origin,
+                stream=s,
+            )
+            self.emit(
+                "sri",
+                (Vec(d, "16b"), Vec(args[0], "16b"), Text(f"#{8 - cls[1]}")),
+                (d,),
+                (t, args[0]),
+                tied=t,
+                origin=origin,
+                stream=s,
+            )
         else:  # pragma: no cover - linear._form only makes the classes above
             raise AssertionError(code)
         self.record(d, lanes)
@@ -299,7 +358,7 @@ class Packer:
         slices = sel.slices(table)
         c64 = sel.const(64, 8)
         for c in range(0, len(vectors), LUT_CHUNK):
-            chunk = vectors[c:c + LUT_CHUNK]
+            chunk = vectors[c : c + LUT_CHUNK]
             idx = [self.operands(lanes, 0) for lanes in chunk]
             res: list[VReg | None] = [None] * len(chunk)
             for s, group in enumerate(slices):
@@ -309,8 +368,14 @@ class Packer:
                     origin = str(self.fn.ops[lanes[0][1]].origin or "")
                     if s:
                         j = sel.vf.new()
-                        self.emit("sub", (Vec(j, "16b"), Vec(idx[m], "16b"), Vec(c64, "16b")), (j,), (idx[m], c64),
-                                  origin=origin, stream=st)
+                        self.emit(
+                            "sub",
+                            (Vec(j, "16b"), Vec(idx[m], "16b"), Vec(c64, "16b")),
+                            (j,),
+                            (idx[m], c64),
+                            origin=origin,
+                            stream=st,
+                        )
                         idx[m] = j
                     d = sel.vf.new()
                     extra = {"group_uses": group, "group_remat": remat}
@@ -318,8 +383,9 @@ class Packer:
                     if s == 0:
                         self.emit("tbl", ops, (d,), (idx[m],), extra=extra, origin=origin, stream=st)
                     else:
-                        self.emit("tbx", ops, (d,), (res[m], idx[m]), tied=res[m], extra=extra, origin=origin,
-                                  stream=st)
+                        self.emit(
+                            "tbx", ops, (d,), (res[m], idx[m]), tied=res[m], extra=extra, origin=origin, stream=st
+                        )
                     res[m] = d
             for m, lanes in enumerate(chunk):
                 self.record(res[m], lanes)
@@ -331,8 +397,16 @@ def load(vf: VRegFactory, ptr: str, groups: int, origin: str) -> tuple[list[Inst
     regs: list[VReg] = []
     for k in range(groups):
         group = tuple(vf.new(f"ld{k}.{j}") for j in range(4))
-        out.append(Instr("ld1", (VecList(group, "16b"), Text(f"[{ptr}]"), Text("#64")), defs=group,
-                         origin=origin, stream=k, extra={"group_defs": group}))
+        out.append(
+            Instr(
+                "ld1",
+                (VecList(group, "16b"), Text(f"[{ptr}]"), Text("#64")),
+                defs=group,
+                origin=origin,
+                stream=k,
+                extra={"group_defs": group},
+            )
+        )
         regs += group
     return out, regs
 
@@ -340,7 +414,16 @@ def load(vf: VRegFactory, ptr: str, groups: int, origin: str) -> tuple[list[Inst
 def store(regs: list, ptr: str, origin: str) -> list[Instr]:
     out = []
     for k in range(0, len(regs), 4):
-        group = tuple(regs[k:k + 4])
-        out.append(Instr("st1", (VecList(group, "16b"), Text(f"[{ptr}]"), Text("#64")), uses=group,
-                         origin=origin, stream=k // 4, kind="store", extra={"group_uses": group}))
+        group = tuple(regs[k : k + 4])
+        out.append(
+            Instr(
+                "st1",
+                (VecList(group, "16b"), Text(f"[{ptr}]"), Text("#64")),
+                uses=group,
+                origin=origin,
+                stream=k // 4,
+                kind="store",
+                extra={"group_uses": group},
+            )
+        )
     return out

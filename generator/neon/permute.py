@@ -13,14 +13,26 @@ index 0xff zeroes a lane that has nothing left.
 
 Dead lanes (None) are don't-care.  Deterministic: candidates are tried newest vreg first (shorter live ranges).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-PATTERNS = (("reg", lambda lane: lane),) + tuple(  # REV<n>.<arr> swaps lane l with l ^ mask
-    (f"{mn}.{arr}", lambda lane, m=m: lane ^ m) for mn, arr, m in (
-        ("rev16", "16b", 1), ("rev32", "8h", 2), ("rev32", "16b", 3), ("rev64", "4s", 4), ("rev64", "8h", 6),
-        ("rev64", "16b", 7))) + tuple((f"ext{n}", lambda lane, n=n: (lane + n) & 15) for n in range(1, 16))
+PATTERNS = (
+    (("reg", lambda lane: lane),)
+    + tuple(  # REV<n>.<arr> swaps lane l with l ^ mask
+        (f"{mn}.{arr}", lambda lane, m=m: lane ^ m)
+        for mn, arr, m in (
+            ("rev16", "16b", 1),
+            ("rev32", "8h", 2),
+            ("rev32", "16b", 3),
+            ("rev64", "4s", 4),
+            ("rev64", "8h", 6),
+            ("rev64", "16b", 7),
+        )
+    )
+    + tuple((f"ext{n}", lambda lane, n=n: (lane + n) & 15) for n in range(1, 16))
+)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@
 Offsets are stable: tables first, in the order given, then vectors in order of first use (deduplicated).
 A table with entries wider than a byte is stored as byte planes (``lut_tables``): TBL returns bytes.
 """
+
 from __future__ import annotations
 
 from cipherspec.ir import Table
@@ -47,4 +48,4 @@ class Pool:
 
     def directives(self) -> list[str]:
         blob = b"".join(self._tables.values()) + b"".join(self._vectors)
-        return [".byte " + ",".join(f"{b:#04x}" for b in blob[i:i + 16]) for i in range(0, len(blob), 16)]
+        return [".byte " + ",".join(f"{b:#04x}" for b in blob[i : i + 16]) for i in range(0, len(blob), 16)]

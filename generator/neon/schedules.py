@@ -13,6 +13,7 @@
 The default interleave fills about half the register file with state: k = clamp(16 // words, 1, 4), or a
 quarter when the cipher looks up 256-byte tables (their 64-byte slices take 16 registers): clamp(8 // words).
 """
+
 from __future__ import annotations
 
 import re
@@ -39,7 +40,7 @@ def parse(name: str, cipher: str, rounds: int | None) -> Schedule:
     prefix = cipher + (f"r{rounds}" if rounds is not None else "") + "_neon_"
     if not name.startswith(prefix):
         raise UsageError(f"schedule '{name}' is not a neon schedule of {cipher} (expected '{prefix}b<L>_il<k>')")
-    parts = name[len(prefix):].split("_")
+    parts = name[len(prefix) :].split("_")
     m = _LAYOUT.match(parts[0])
     params: dict[str, str | int] = {}  # flags: "", il: an int
     for p in parts[1:]:
@@ -90,7 +91,10 @@ def check(s: Schedule, module: Module) -> tuple[int, int]:
     lanes = int(layout.group(1))
     want = 128 // module.block.width if module.block.width in ARR else None
     if lanes != want:
-        raise UsageError(f"schedule {s.name}: {module.cipher} has {module.block} blocks; the sliced layout puts "
-                         f"{want} blocks in a register (b{want})" if want else
-                         f"not supported by neon: {module.block} words; use --target c")
+        raise UsageError(
+            f"schedule {s.name}: {module.cipher} has {module.block} blocks; the sliced layout puts "
+            f"{want} blocks in a register (b{want})"
+            if want
+            else f"not supported by neon: {module.block} words; use --target c"
+        )
     return lanes, s.get("il", 1)

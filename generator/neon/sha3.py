@@ -14,6 +14,7 @@ elimination), so it never adds instructions; generic over any spec (PIPO's S-lay
 
     uses = use_counts(fn);  fuse(sel, i, op, val, uses) -> VReg or None (None: the ordinary rules apply)
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -90,6 +91,11 @@ def savings(fn: Function) -> int:
         if op.code == "not":
             n += single(op.args[0], "xor")
         elif op.code == "xor":
-            n += any(single(y, "and") and any(ops[b].code in ("not", "const") for b in ops[y].args) or single(y, "xor")
-                     or single(y, "not") for y in op.args)
+            n += any(
+                single(y, "and")
+                and any(ops[b].code in ("not", "const") for b in ops[y].args)
+                or single(y, "xor")
+                or single(y, "not")
+                for y in op.args
+            )
     return n

@@ -12,6 +12,7 @@ before use, so a wrong network cannot be emitted.
     u32[2] (64-bit blocks):   ld2 {v0.4s-v1.4s}, [x1], #32   -> word i of blocks 0..3
 Big-endian words of 16/32/64 bits get ``REV16``/``REV32``/``REV64`` after loading and before storing.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -62,9 +63,11 @@ def check_sliced(block: WordLayout, where: str) -> Sliced:
     c = block.count
     k = _structure(c)
     if block.width not in ARR or not k or c // k > 128 // block.width:
-        raise UsageError(f"not supported by neon: sliced layout for block {block} at {where} (needs k·2^m words "
-                         f"with k = 1..4 and 2^m at most the {128 // block.width} lanes of a register; "
-                         f"use --target c)")
+        raise UsageError(
+            f"not supported by neon: sliced layout for block {block} at {where} (needs k·2^m words "
+            f"with k = 1..4 and 2^m at most the {128 // block.width} lanes of a register; "
+            f"use --target c)"
+        )
     return Sliced(block)
 
 
@@ -134,13 +137,29 @@ def load(s: Sliced, vf: VRegFactory, ptr: str, origin: str, stream: int) -> tupl
         group = tuple(vf.new(f"ld{h}.{j}") for j in range(k))
         for j, v in enumerate(group):
             regs[k * h + j] = v
-        out.append(Instr(f"ld{k}", (VecList(group, s.arr), Text(f"[{ptr}]"), Text(f"#{16 * k}")), defs=group,
-                         origin=origin, stream=stream, extra={"group_defs": group}))
+        out.append(
+            Instr(
+                f"ld{k}",
+                (VecList(group, s.arr), Text(f"[{ptr}]"), Text(f"#{16 * k}")),
+                defs=group,
+                origin=origin,
+                stream=stream,
+                extra={"group_defs": group},
+            )
+        )
     for (a, b), (u1, u2) in steps:
         for code, dst in (("uzp1", u1), ("uzp2", u2)):
             regs[dst] = vf.new()
-            out.append(Instr(code, (Vec(regs[dst], s.arr), Vec(regs[a], s.arr), Vec(regs[b], s.arr)),
-                             defs=(regs[dst],), uses=(regs[a], regs[b]), origin=origin, stream=stream))
+            out.append(
+                Instr(
+                    code,
+                    (Vec(regs[dst], s.arr), Vec(regs[a], s.arr), Vec(regs[b], s.arr)),
+                    defs=(regs[dst],),
+                    uses=(regs[a], regs[b]),
+                    origin=origin,
+                    stream=stream,
+                )
+            )
     words = [regs[r] for r in final]
     words = _swap_big_endian(s, vf, words, out, origin, stream)
     return out, words
@@ -153,8 +172,16 @@ def _swap_big_endian(s: Sliced, vf: VRegFactory, words: list, out: list, origin:
     fixed = []
     for v in words:
         w = vf.new()
-        out.append(Instr(f"rev{s.block.width}", (Vec(w, "16b"), Vec(v, "16b")), defs=(w,), uses=(v,),
-                         origin=origin + " (big-endian words)", stream=stream))
+        out.append(
+            Instr(
+                f"rev{s.block.width}",
+                (Vec(w, "16b"), Vec(v, "16b")),
+                defs=(w,),
+                uses=(v,),
+                origin=origin + " (big-endian words)",
+                stream=stream,
+            )
+        )
         fixed.append(w)
     return fixed
 
@@ -168,10 +195,27 @@ def store(s: Sliced, vf: VRegFactory, words: list, ptr: str, origin: str, stream
     for (a, b), (u1, u2) in reversed(steps):
         for code, dst in (("zip1", a), ("zip2", b)):
             regs[dst] = vf.new()
-            out.append(Instr(code, (Vec(regs[dst], s.arr), Vec(regs[u1], s.arr), Vec(regs[u2], s.arr)),
-                             defs=(regs[dst],), uses=(regs[u1], regs[u2]), origin=origin, stream=stream))
+            out.append(
+                Instr(
+                    code,
+                    (Vec(regs[dst], s.arr), Vec(regs[u1], s.arr), Vec(regs[u2], s.arr)),
+                    defs=(regs[dst],),
+                    uses=(regs[u1], regs[u2]),
+                    origin=origin,
+                    stream=stream,
+                )
+            )
     for h in range(1 << s.levels):
         group = tuple(regs[s.k * h + j] for j in range(s.k))
-        out.append(Instr(f"st{s.k}", (VecList(group, s.arr), Text(f"[{ptr}]"), Text(f"#{16 * s.k}")), uses=group,
-                         origin=origin, stream=stream, kind="store", extra={"group_uses": group}))
+        out.append(
+            Instr(
+                f"st{s.k}",
+                (VecList(group, s.arr), Text(f"[{ptr}]"), Text(f"#{16 * s.k}")),
+                uses=group,
+                origin=origin,
+                stream=stream,
+                kind="store",
+                extra={"group_uses": group},
+            )
+        )
     return out

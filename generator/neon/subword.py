@@ -26,10 +26,12 @@ SM4's tau, before:  b_k = trunc.u8 (shr x, 8k); s_k = lut S b_k; y = or(zext s_0
 after:  one TBL/TBX chain on x itself (its 16 bytes are the 4 bytes of 4 blocks); y is the chain's
 register: no extraction or regrouping instruction at all.
 """
+
 from __future__ import annotations
 
 from cipherspec.ir import Function, Op
-from generator.common.affine import SHIFT_ROWS, match as affine_match
+from generator.common.affine import SHIFT_ROWS
+from generator.common.affine import match as affine_match
 
 from ..mir.mir import Vec, VecList, VReg
 from .sliced import ARR
@@ -191,7 +193,7 @@ def gather(sel, vid: int, spec: dict[int, tuple], perm: list[int] | None = None)
     origin = f"{sel.fn.ops[vid].origin or ''} (byte gather)".strip()
     prev: VReg | None = None
     for c in range(0, len(regs), 4):
-        group = tuple(regs[c:c + 4])
+        group = tuple(regs[c : c + 4])
         idx = [0xFF] * 16
         for lane in range(0, 16, n):
             for t, (r, q) in spec.items():

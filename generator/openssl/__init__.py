@@ -8,6 +8,7 @@ The provider runs the C target's libraries (its schedules are the C target's; it
 behind generated EVP glue.  Modules: names (OpenSSL algorithm names), source (the glue and the config
 text), build (objects from generator/c, the link).
 """
+
 from __future__ import annotations
 
 from cipherspec.ir import Module

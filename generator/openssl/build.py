@@ -15,6 +15,7 @@ left unresolved).  Objects and the link are cached by content.
     build_provider([(module, schedule), ...])        -> Path of the cached provider module
     library_object_files([(module, schedule), ...])  -> the cached objects of its C libraries
 """
+
 from __future__ import annotations
 
 import os
@@ -39,8 +40,9 @@ OBJECT_FLAGS = ("-fvisibility=hidden", "-ffunction-sections", "-fdata-sections")
 LINK_FLAGS = ("-Wl,--gc-sections", "-Wl,-z,defs")
 
 
-def provider_entries(registry: Registry, names: list[str], schedule: str | None,
-                     rounds: int | None = None) -> list[tuple[Module, Schedule]]:
+def provider_entries(
+    registry: Registry, names: list[str], schedule: str | None, rounds: int | None = None
+) -> list[tuple[Module, Schedule]]:
     """(module, C schedule) per cipher; ``schedule`` (a C schedule's name or layout part) applies to all."""
     out = []
     for name in names:
@@ -54,7 +56,9 @@ def library_files(entries: list[tuple[Module, Schedule]]) -> list[dict[str, str]
     return [generate(module, sched) for module, sched in entries]
 
 
-def source_tree(entries: list[tuple[Module, Schedule]], libraries: list[dict[str, str]] | None = None) -> dict[str, str]:
+def source_tree(
+    entries: list[tuple[Module, Schedule]], libraries: list[dict[str, str]] | None = None
+) -> dict[str, str]:
     """Every generated file of the provider: the C libraries' and the glue's."""
     files: dict[str, str] = {}
     for lib in libraries if libraries is not None else library_files(entries):
@@ -72,20 +76,30 @@ def _compile(jobs: list[tuple[dict[str, str], str, list[str]]], tc: Toolchain, w
         return list(pool.map(one, jobs))
 
 
-def library_object_files(entries: list[tuple[Module, Schedule]], toolchain: Toolchain | None = None,
-                         libraries: list[dict[str, str]] | None = None, workers: int | None = None) -> list[Path]:
+def library_object_files(
+    entries: list[tuple[Module, Schedule]],
+    toolchain: Toolchain | None = None,
+    libraries: list[dict[str, str]] | None = None,
+    workers: int | None = None,
+) -> list[Path]:
     """The compiled (cached) objects of the ciphers' C libraries, exactly as the provider links them
     (what bench/openssl links its direct-call harness with)."""
     tc = toolchain or c_build.lib_toolchain()
     libraries = libraries if libraries is not None else library_files(entries)
-    jobs = [(files, source, [*flags, *OBJECT_FLAGS])
-            for (module, sched), files in zip(entries, libraries)
-            for source, flags in c_build.library_objects(module, sched)]
+    jobs = [
+        (files, source, [*flags, *OBJECT_FLAGS])
+        for (module, sched), files in zip(entries, libraries)
+        for source, flags in c_build.library_objects(module, sched)
+    ]
     return _compile(jobs, tc, workers)
 
 
-def build_provider(entries: list[tuple[Module, Schedule]], toolchain: Toolchain | None = None,
-                   libraries: list[dict[str, str]] | None = None, workers: int | None = None) -> Path:
+def build_provider(
+    entries: list[tuple[Module, Schedule]],
+    toolchain: Toolchain | None = None,
+    libraries: list[dict[str, str]] | None = None,
+    workers: int | None = None,
+) -> Path:
     """Compiles (cached) the provider of ``entries`` (``libraries``: their ``library_files`` if already
     generated); the path of the module, a cache entry."""
     tc = toolchain or c_build.lib_toolchain()
@@ -100,7 +114,7 @@ def build_provider(entries: list[tuple[Module, Schedule]], toolchain: Toolchain 
 
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress) -> list[str]:
     task = progress.add_task("OpenSSL provider", total=None)
-    find_dev(c_build.lib_toolchain().cc)   # no OpenSSL 3 headers: say so before generating anything
+    find_dev(c_build.lib_toolchain().cc)  # no OpenSSL 3 headers: say so before generating anything
     entries = provider_entries(registry, names, schedule)
     libraries = library_files(entries)
     files = source_tree(entries, libraries)
@@ -112,9 +126,10 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
         path.write_text(text)
     (out_dir / MODULE_PATH).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(module, out_dir / MODULE_PATH)
-    notes = [f"{s.name}: {', '.join(algorithm_name(m, mode) for mode in MODES)}; {ct_note(m, s)}"
-             for m, s in entries]
-    notes.append(f"provider: DIR/{MODULE_PATH}; load it with `-provider-path DIR/{Path(MODULE_PATH).parent} "
-                 "-provider cipherspec -provider default`, or with DIR/openssl.cnf (see its header)")
+    notes = [f"{s.name}: {', '.join(algorithm_name(m, mode) for mode in MODES)}; {ct_note(m, s)}" for m, s in entries]
+    notes.append(
+        f"provider: DIR/{MODULE_PATH}; load it with `-provider-path DIR/{Path(MODULE_PATH).parent} "
+        "-provider cipherspec -provider default`, or with DIR/openssl.cnf (see its header)"
+    )
     progress.update(task, completed=1, total=1)
     return notes

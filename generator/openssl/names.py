@@ -19,6 +19,7 @@ build that map to the same name are refused.
     algorithm_name(module, "ctr") -> "LEA-128-CTR"
     check_unique(modules)          -> None, or UsageError naming both ciphers
 """
+
 from __future__ import annotations
 
 import re
@@ -36,7 +37,7 @@ def cipher_part(module: Module) -> str:
     if name == family:
         parts = [name]
     elif name.startswith(family):
-        parts = [family, name[len(family):].strip("_")]
+        parts = [family, name[len(family) :].strip("_")]
     else:
         parts = [name]
     text = "-".join(p.replace("_", "-") for p in parts).upper()
@@ -57,6 +58,7 @@ def check_unique(modules: list[Module]) -> None:
     for m in modules:
         key = cipher_part(m)
         if key in seen and seen[key] != m.cipher:
-            raise UsageError(f"ciphers {seen[key]} and {m.cipher} both become OpenSSL's {key}-*: "
-                             "build them into separate providers")
+            raise UsageError(
+                f"ciphers {seen[key]} and {m.cipher} both become OpenSSL's {key}-*: build them into separate providers"
+            )
         seen[key] = m.cipher

@@ -5,6 +5,7 @@ the C (templates/provider.c.j2) and the config (templates/openssl.cnf.j2).
 
     provider_files([(module, schedule), ...]) -> {"src/cipherspec_provider.c": ..., "openssl.cnf": ...}
 """
+
 from __future__ import annotations
 
 from cipherspec import __version__
@@ -22,16 +23,27 @@ MODE_TEXT = {"ecb": "ECB", "cbc": "CBC with PKCS#7 padding", "ctr": "CTR (counte
 
 
 def _cipher(module: Module, schedule: Schedule) -> dict:
-    return {"library": module.cipher, "library_upper": module.cipher.upper(), "block": module.block.nbytes,
-            "keylen": module.key.nbytes, "schedule": schedule.name}
+    return {
+        "library": module.cipher,
+        "library_upper": module.cipher.upper(),
+        "block": module.block.nbytes,
+        "keylen": module.key.nbytes,
+        "schedule": schedule.name,
+    }
 
 
 def _algorithm(module: Module, schedule: Schedule, mode: str) -> dict:
     name = algorithm_name(module, mode)
-    return {"name": name, "ident": f"cs_{module.cipher}_{mode}", "library": module.cipher,
-            "library_upper": module.cipher.upper(), "evp_mode": EVP_MODES[mode], "mode_text": MODE_TEXT[mode],
-            "schedule": schedule.name,
-            "description": f"{module.cipher} in {mode.upper()} mode (cipherspec, schedule {schedule.name})"}
+    return {
+        "name": name,
+        "ident": f"cs_{module.cipher}_{mode}",
+        "library": module.cipher,
+        "library_upper": module.cipher.upper(),
+        "evp_mode": EVP_MODES[mode],
+        "mode_text": MODE_TEXT[mode],
+        "schedule": schedule.name,
+        "description": f"{module.cipher} in {mode.upper()} mode (cipherspec, schedule {schedule.name})",
+    }
 
 
 def _wrap(words: list[str], width: int) -> list[str]:

@@ -9,11 +9,11 @@ register pairs, after cipherspec.passes.split_u64), cores, layout (block words),
 blockio (block loads/stores), prologue (placement fills), ctr (counter words, hoisting), multikey
 (CTR_DRBG bulk), host and keysched (the host section), source (puts the text together), build, emulate.
 """
+
 from __future__ import annotations
 
 from cipherspec.errors import UsageError
 from cipherspec.ir import Module
-
 from runtime.cuda_target import CudaCipher, gpu_available
 
 from ..backend import Backend

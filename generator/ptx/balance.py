@@ -13,6 +13,7 @@ more than one (each conversion: ALU -1, FMA +2).  A value used several times get
 so that every use can absorb it.  ``shl``/``shr`` in the returned set are selected as
 ``mul.lo.u32``/``mul.hi.u32`` by a power of two (isel.py).
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -43,8 +44,13 @@ def balance(fn: Function) -> tuple[Function, frozenset[int]]:
     for v, op in enumerate(fn.ops):
         if alu <= fma + 1:
             break
-        if (op.code == "rotl" and op.width == 32 and uses[v] and v not in outs
-                and all(fn.ops[u].code in ("xor", "and", "or") for u in uses[v])):
+        if (
+            op.code == "rotl"
+            and op.width == 32
+            and uses[v]
+            and v not in outs
+            and all(fn.ops[u].code in ("xor", "and", "or") for u in uses[v])
+        ):
             convert.add(v)
             alu, fma = alu - 1, fma + 2
     if not convert:

@@ -13,11 +13,13 @@ on the host.  No table is read: the layout is constant-time.
     before (u8):  %2 = xor %0, %1            %3 = rotl %2, 1
     after  (u32): X[0].b0 ^ Y.b0, ..., X[0].b7 ^ Y.b7  (8 ops)     (rotl: none; planes renamed)
 """
+
 from __future__ import annotations
 
 from cipherspec.ir import Function, Module, WordLayout
 from cipherspec.passes import dce
-from generator.common.bitslice import PlaneAlgebra, lower as lower_planes, unsupported
+from generator.common.bitslice import PlaneAlgebra, unsupported
+from generator.common.bitslice import lower as lower_planes
 
 from .irbuild import Builder
 
@@ -34,8 +36,10 @@ def supports(module: Module) -> str | None:
     wide = [f"{ka.name}: u{ka.width}" for ka in module.key_arrays if ka.width > 32]
     if module.block.width > 32 or wide:
         what = f"{module.block} blocks" if module.block.width > 32 else f"round keys {', '.join(wide)}"
-        return (f"the bitsliced layout takes words of up to 32 bits; {module.cipher} has {what} "
-                "(use the default layout, which splits 64-bit words into register pairs)")
+        return (
+            f"the bitsliced layout takes words of up to 32 bits; {module.cipher} has {what} "
+            "(use the default layout, which splits 64-bit words into register pairs)"
+        )
     fns = [module.functions[n] for n in ("encrypt", "decrypt")]
     used = {op.imm[0] for fn in fns for op in fn.ops if op.code == "lut"}
     why = unsupported(fns, {t: module.tables[t] for t in used})

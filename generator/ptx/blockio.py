@@ -9,6 +9,7 @@ memory words; a core reads IR words ``x[j]`` and writes ``y[j]`` (layout.py maps
 
 Every text is a run of statements, one per line, unindented (the template places them).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -62,12 +63,13 @@ def block_io(module: Module) -> BlockIO:
     B, NW = module.block.nbytes, module.block.count
     load, store, xor_in, align = _vector_io(B // 4)
     pcs = layout.pieces(module.block)
-    unpack = {f: "\n".join(f"x[{p.word}] = {layout.unpack_expr(p, f'm[s][{p.mem}]', f)};" for p in pcs)
-              for f in FLAVOURS}
-    pack = {f: "\n".join(layout.pack_lines(module.block, [f"y[{j}]" for j in range(NW)], "m[s]", f))
-            for f in FLAVOURS}
-    return BlockIO(align, "\n".join(load), "\n".join(store), "\n".join(xor_in), "\n".join(partial_store(B)),
-                   unpack, pack)
+    unpack = {
+        f: "\n".join(f"x[{p.word}] = {layout.unpack_expr(p, f'm[s][{p.mem}]', f)};" for p in pcs) for f in FLAVOURS
+    }
+    pack = {f: "\n".join(layout.pack_lines(module.block, [f"y[{j}]" for j in range(NW)], "m[s]", f)) for f in FLAVOURS}
+    return BlockIO(
+        align, "\n".join(load), "\n".join(store), "\n".join(xor_in), "\n".join(partial_store(B)), unpack, pack
+    )
 
 
 @dataclass(frozen=True)

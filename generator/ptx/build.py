@@ -8,13 +8,13 @@ The schedule is the autotuner's pick for the cipher (tuned.json) unless one is g
 (``lea128_cuda_ctr_rk-shared_t512``) or its parameter part (``rk-shared_t512``), applied to every
 cipher named.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 from cipherspec.ir import Module
 from cipherspec.registry import Registry
-
 from toolchain import nvcc
 
 from .placement import CudaSchedule, default_for

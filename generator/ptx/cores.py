@@ -11,6 +11,7 @@
 The state arrives as ``x`` (block words; in the CTR main part also the hoisted values ``h``) and
 leaves as ``y``; round keys and tables are read where the placement puts them (placement.py).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -58,9 +59,17 @@ def access(module: Module, sched: CudaSchedule, rk_type: str, reload_rk: bool = 
     return Access(rk_param, rk_expr, tuple(params), exprs)
 
 
-def core(name: str, fn: Function, module: Module, acc: Access, flavour: str,
-         x_names: list[str], h_names: list[str] | None = None, balanced: bool = False,
-         rk_idx: dict[str, int] | None = None) -> str:
+def core(
+    name: str,
+    fn: Function,
+    module: Module,
+    acc: Access,
+    flavour: str,
+    x_names: list[str],
+    h_names: list[str] | None = None,
+    balanced: bool = False,
+    rk_idx: dict[str, int] | None = None,
+) -> str:
     """The device function; ``x_names[j]`` is the input bound to x[j], ``h_names[k]`` to h[k];
     ``balanced``: move rotations to the FMA pipe where that evens the pipes (balance.py);
     ``rk_idx``: round-key input name -> word in the struct (default: the key schedule's words)."""
@@ -92,8 +101,9 @@ def core(name: str, fn: Function, module: Module, acc: Access, flavour: str,
     return "\n".join(lines) + "\n"
 
 
-def kernel_cores(module: Module, sched: CudaSchedule, rk_type: str, split: Hoisted, xs_enc: list[str],
-                 xs_dec: list[str]) -> list[str]:
+def kernel_cores(
+    module: Module, sched: CudaSchedule, rk_type: str, split: Hoisted, xs_enc: list[str], xs_dec: list[str]
+) -> list[str]:
     """Every core the kernels call, per flavour: cs_enc, cs_dec, cs_menc (multi-key: round keys staged in
     shared memory) and, with CTR hoisting, cs_pre (uniform part, once per thread) and cs_main (per block)."""
     acc = access(module, sched, rk_type)
@@ -106,6 +116,9 @@ def kernel_cores(module: Module, sched: CudaSchedule, rk_type: str, split: Hoist
         out.append(core(f"cs_menc_{f}", enc, module, acc_multi, f, xs_enc, balanced=bal))
         if sched.hoist:
             out.append(core(f"cs_pre_{f}", split.pre, module, acc, f, xs_enc))
-            out.append(core(f"cs_main_{f}", split.main, module, acc, f, xs_enc, [n for n, _ in split.pre.outputs],
-                            balanced=bal))
+            out.append(
+                core(
+                    f"cs_main_{f}", split.main, module, acc, f, xs_enc, [n for n, _ in split.pre.outputs], balanced=bal
+                )
+            )
     return out

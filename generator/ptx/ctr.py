@@ -13,6 +13,7 @@ depends only on them and the round keys is computed once per thread (hoist_unifo
                            "    cs_pre_ptx(seg.u, h, rkp);"
     ctr.call["ptx"] == "cs_main_ptx(x, h, y, rkp);"           (nohoist: "cs_enc_ptx(x, y, rkp);")
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -79,12 +80,22 @@ def ctr_parts(module: Module, sched: CudaSchedule, enc: Direction) -> CtrParts:
     for f in FLAVOURS:
         if sched.hoist:
             nh = max(len(split.frontier), 1)
-            prologue[f] = "\n".join([enc.prologue,
-                                     f"    uint32_t h[{nh}];  // launch-uniform values (hoist_uniform.py), once per thread",
-                                     f"    cs_pre_{f}(seg.u, h, {enc.args});"])
+            prologue[f] = "\n".join(
+                [
+                    enc.prologue,
+                    f"    uint32_t h[{nh}];  // launch-uniform values (hoist_uniform.py), once per thread",
+                    f"    cs_pre_{f}(seg.u, h, {enc.args});",
+                ]
+            )
             call[f] = f"cs_main_{f}(x, h, y, {enc.args});"
         else:
             prologue[f] = enc.prologue
             call[f] = f"cs_enc_{f}(x, y, {enc.args});"
-    return CtrParts(split, sched.hoist, {f: layout.counter_memword(f, "lo") for f in FLAVOURS},
-                    {f: _unpack(module, f) for f in FLAVOURS}, prologue, call)
+    return CtrParts(
+        split,
+        sched.hoist,
+        {f: layout.counter_memword(f, "lo") for f in FLAVOURS},
+        {f: _unpack(module, f) for f in FLAVOURS},
+        prologue,
+        call,
+    )

@@ -9,6 +9,7 @@ against the interpreter in CI, where no GPU exists; the GPU tests then check the
 
     run_core(text, x=[...], rk=np.array(...), tables={"S": np.array(...)}) -> list of output lanes
 """
+
 from __future__ import annotations
 
 import re
@@ -114,12 +115,17 @@ def _c_eval(expr: str, ns: dict, mask=M32):
     return np.asarray(val, dtype=np.uint64) & mask
 
 
-def run_core(text: str, x: list, rk: np.ndarray, tables: dict[str, np.ndarray], h: list | None = None,
-             copies: int = 1) -> list:
+def run_core(
+    text: str, x: list, rk: np.ndarray, tables: dict[str, np.ndarray], h: list | None = None, copies: int = 1
+) -> list:
     """Runs the body of one core; x/h: lists of uint64 lane arrays; rk: all round-key words;
     ``copies``: the replication of shared tables (entry e of the lane's copy at e * copies)."""
-    ns: dict = {"x": [np.asarray(v, np.uint64) for v in x], "h": [np.asarray(v, np.uint64) for v in (h or [])],
-                "rk": [np.uint64(int(w)) for w in rk], "cs_u32": lambda v: np.asarray(v, np.uint64) & M32}
+    ns: dict = {
+        "x": [np.asarray(v, np.uint64) for v in x],
+        "h": [np.asarray(v, np.uint64) for v in (h or [])],
+        "rk": [np.uint64(int(w)) for w in rk],
+        "cs_u32": lambda v: np.asarray(v, np.uint64) & M32,
+    }
     for name, arr in tables.items():
         ns[f"c_{name}"] = ns[f"g_{name}"] = np.asarray(arr, np.uint64)
         ns[f"s_{name}"] = np.repeat(np.asarray(arr, np.uint64), copies)

@@ -8,6 +8,7 @@ a block's words from its bytes, the counter's low 32 bits, and the launch shape'
 The entry points themselves (device pointers, host buffers over streams, multi-key) are the template's
 skeleton: they depend only on the block and key sizes, the threads per block and the shared bytes.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,5 +36,6 @@ def host_parts(module: Module, P: str, expand_c: str = "") -> HostParts:
     B = module.block.nbytes
     lo = f"((uint32_t)ctr[{B - 4}] << 24) | ((uint32_t)ctr[{B - 3}] << 16) | ((uint32_t)ctr[{B - 2}] << 8) | ctr[{B - 1}]"
     ks = keysched.key_schedule_c(module, f"{P}_key_schedule", rk_index(module))
-    return HostParts(keysched.tables_c(module), ks + expand_c, words, lo,
-                     f"{P}_expand_key" if expand_c else f"{P}_key_schedule")
+    return HostParts(
+        keysched.tables_c(module), ks + expand_c, words, lo, f"{P}_expand_key" if expand_c else f"{P}_key_schedule"
+    )

@@ -19,12 +19,22 @@ caller's memory used as it is (page-locked), registered for the call, or copied 
 buffers (runtime/cuda_multi.py holds the constants and names the modes: one list for the library and
 the loader).
 """
+
 from __future__ import annotations
 
 from cipherspec.ir import Module
-
-from runtime.cuda_multi import (CHUNK, ERRORS, MAX_DEVICES, MAX_STREAMS, MEMORY, MIN_PART, MIN_PIECE, PAGEABLE_DEFAULT,
-                                STREAMS, grain)
+from runtime.cuda_multi import (
+    CHUNK,
+    ERRORS,
+    MAX_DEVICES,
+    MAX_STREAMS,
+    MEMORY,
+    MIN_PART,
+    MIN_PIECE,
+    PAGEABLE_DEFAULT,
+    STREAMS,
+    grain,
+)
 
 
 def split_c(P: str) -> str:
@@ -92,9 +102,15 @@ def context(module: Module, P: str) -> dict:
         return -(-n // g) * g
 
     return {
-        "grain": g, "streams": STREAMS, "max_streams": MAX_STREAMS, "max_devices": MAX_DEVICES,
-        "chunk": up(CHUNK), "min_piece": up(MIN_PIECE), "min_part": up(MIN_PART),
-        "chunk_mib": up(CHUNK) >> 20, "min_part_mib": up(MIN_PART) >> 20,
+        "grain": g,
+        "streams": STREAMS,
+        "max_streams": MAX_STREAMS,
+        "max_devices": MAX_DEVICES,
+        "chunk": up(CHUNK),
+        "min_piece": up(MIN_PIECE),
+        "min_part": up(MIN_PART),
+        "chunk_mib": up(CHUNK) >> 20,
+        "min_part_mib": up(MIN_PART) >> 20,
         "memory": [(f"CS_MEM_{name.upper()}", value) for name, value in MEMORY.items()],
         "pageable_default": f"CS_MEM_{PAGEABLE_DEFAULT.upper()}",
         "errors": [(name, value, text) for name, value, text in ERRORS],

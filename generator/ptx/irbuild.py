@@ -5,6 +5,7 @@ lowered, numbers values (an op identical to an earlier one is that one), folds n
     x = b.input("X[0]");  m = b.const(0x7f7f7f7f);  y = b.op("and", x, m)   -> value ids
     fn = b.function([("X[0]", y)])
 """
+
 from __future__ import annotations
 
 from cipherspec.ir import COMMUTATIVE, Function, Op, Origin

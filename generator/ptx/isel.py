@@ -20,10 +20,11 @@ need clean ones, and get one ``and.b32`` the first time a dirty value is used th
 
 Every emitted line ends with a comment naming the IR value(s) and their origin.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, mask
@@ -139,7 +140,7 @@ class Selector:
     def select(self, v: int, op) -> Val:
         fn, w, code, d = self.fn, op.width, op.code, self.name(v)
         ptx = self.flavour == "ptx"
-        cm = _comment(fn, v, f"{code}.u{w}" + (f" {op.imm[0]}" if op.imm and code != 'const' else ""))
+        cm = _comment(fn, v, f"{code}.u{w}" + (f" {op.imm[0]}" if op.imm and code != "const" else ""))
         if code == "input":
             name = op.imm[0]
             if name not in self.env.inputs:
@@ -201,8 +202,8 @@ class Selector:
     def _byte_select(self, tree: lop3.Tree) -> tuple[list[int], int] | None:
         """A 32-bit tree that picks whole bytes of (shifted) values by a byte mask -> (sources, prmt selector).
 
-            before: %5 = shl %1, 8   %7 = xor %5, (and (xor %0, %5), 0x00ff00ff)   (a byte select: SHF + LOP3)
-            after:  prmt %0, %1, 0x6240                                            (one PRMT; the shl goes dead)
+        before: %5 = shl %1, 8   %7 = xor %5, (and (xor %0, %5), 0x00ff00ff)   (a byte select: SHF + LOP3)
+        after:  prmt %0, %1, 0x6240                                            (one PRMT; the shl goes dead)
         """
         fn = self.fn
         if fn.ops[tree.root].width != 32 or len(tree.leaves) != 3:
@@ -222,8 +223,12 @@ class Selector:
             picked = None
             for x in others:  # the output is leaf x whatever the other leaf is
                 y = others[1] if x == others[0] else others[0]
-                if all((tree.table >> ((bx << (2 - pos[x])) | (by << (2 - pos[y])) | (m << (2 - pos[consts[0]]))) & 1)
-                       == bx for bx in (0, 1) for by in (0, 1)):
+                if all(
+                    (tree.table >> ((bx << (2 - pos[x])) | (by << (2 - pos[y])) | (m << (2 - pos[consts[0]]))) & 1)
+                    == bx
+                    for bx in (0, 1)
+                    for by in (0, 1)
+                ):
                     picked = x
             if picked is None:
                 return None
@@ -248,13 +253,20 @@ class Selector:
             bases, sel = picked
             srcs = [self.raw(x) for x in bases] + ([] if len(bases) == 2 else ["0"])
             cm = _comment(self.fn, list(tree.members)[::-1], f"byte select.u32 {sel:#06x}")
-            self.asm(d, f"prmt.b32 %0, %1, %2, {sel:#06x};" if len(bases) == 2 else f"prmt.b32 %0, %1, 0, {sel:#06x};",
-                     srcs[:len(bases)], cm)
+            self.asm(
+                d,
+                f"prmt.b32 %0, %1, %2, {sel:#06x};" if len(bases) == 2 else f"prmt.b32 %0, %1, 0, {sel:#06x};",
+                srcs[: len(bases)],
+                cm,
+            )
             return Val(d, True)
         leaves = [self.vals[x] for x in tree.leaves]
         what = tree.simple
-        cm = _comment(self.fn, list(tree.members)[::-1] if len(tree.members) > 1 else v,
-                      f"{what or 'lop3'}.u{op.width}" + ("" if what else f" {tree.table:#04x}"))
+        cm = _comment(
+            self.fn,
+            list(tree.members)[::-1] if len(tree.members) > 1 else v,
+            f"{what or 'lop3'}.u{op.width}" + ("" if what else f" {tree.table:#04x}"),
+        )
         if what == "not":
             self.asm(d, "not.b32 %0, %1;", [leaves[0].expr], cm)
         elif what:

@@ -7,6 +7,7 @@ written zero-extended into the flat ``uint32_t`` array (key arrays in declaratio
 
     IR:  %7 = rotl.u32 %6, 9           C:  const uint32_t t7 = (uint32_t)((t6 << 9) | (t6 >> 23));  /* lea.cs:17 ... */
 """
+
 from __future__ import annotations
 
 from cipherspec.errors import UsageError

@@ -9,6 +9,7 @@ stored in the round-key struct after the key schedule's words, as derived words 
 The split is hoist_uniform's with the round keys as the uniform inputs; the encrypt and decrypt parts
 are merged (a derived word both need is stored once).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -43,15 +44,16 @@ def split(functions: dict[str, Function], key_names: set[str]) -> KeySplit:
             elif op.code == "const":
                 ids.append(b.const(op.imm[0], op.width))
             else:
-                ids.append(b.op(op.code, *(ids[a] for a in op.args), imm=op.imm[0] if op.imm else None,
-                                width=op.width))
+                ids.append(b.op(op.code, *(ids[a] for a in op.args), imm=op.imm[0] if op.imm else None, width=op.width))
         rename = {}
         for hname, v in h.pre.outputs:
             vid = ids[v]
             names.setdefault(vid, f"D[{len(names)}]")
             rename[hname] = names[vid]
-        ops = [replace(op, imm=(rename[op.imm[0]],)) if op.code == "input" and op.imm[0] in rename else op
-               for op in h.main.ops]
+        ops = [
+            replace(op, imm=(rename[op.imm[0]],)) if op.code == "input" and op.imm[0] in rename else op
+            for op in h.main.ops
+        ]
         cores[fname] = Function(fn.name, ops, list(h.main.outputs))
     derive = b.function([(n, v) for v, n in sorted(names.items(), key=lambda t: int(t[1][2:-1]))])
     return KeySplit(derive, cores)
@@ -60,4 +62,3 @@ def split(functions: dict[str, Function], key_names: set[str]) -> KeySplit:
 def reads_keys_directly(fn: Function, key_names: set[str]) -> list[str]:
     """Round-key words a core still reads itself (after the split: those used as they are)."""
     return [op.imm[0] for op in fn.ops if op.code == "input" and op.imm[0] in key_names]
-

@@ -14,6 +14,7 @@ IR so that instruction selection, the emulator and the interpreter check them li
     lay = lanes_for(module, "swar")
     lay.cores["encrypt"], lay.derive, lay.lanes_in, lay.lanes_out: Functions
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

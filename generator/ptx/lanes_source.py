@@ -9,6 +9,7 @@ memory words (the uniform ones once per thread), the multi-key kernel G counters
 tail kernel one group whose block 0 is the partial last block.  Round keys: the key schedule's words,
 then the layout's derived words (keysplit.py), computed by set_key.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -26,8 +27,12 @@ def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int) -> 
     base = len(rk_index(module))
     rk_idx = dict(rk_index(module)) | {n: base + k for k, (n, _) in enumerate(lay.derive.outputs)}
     acc = cores.access(module, sched, rk_type)
-    acc_multi = cores.access(module, replace(sched, rk="shared"), rk_type,  # multi-key: rk staged in shared
-                             reload_rk=sched.layout == "bs")
+    acc_multi = cores.access(
+        module,
+        replace(sched, rk="shared"),
+        rk_type,  # multi-key: rk staged in shared
+        reload_rk=sched.layout == "bs",
+    )
     G, MW = lay.group, module.block.nbytes // 4
     mem = [f"M[{i}]" for i in range(G * MW)]
     out = []
@@ -45,8 +50,10 @@ def _derive_c(module: Module, lay, P: str) -> str:
     base = len(idx)
     outs = {n: f"rk[{base + k}]" for k, (n, _) in enumerate(lay.derive.outputs)}
     body = "\n    ".join(keysched.function_c(lay.derive, {n: f"rk[{i}]" for n, i in idx.items()}, outs))
-    return (f"static void {P}_expand_key(const uint8_t *key, uint32_t *rk)  // key schedule, then the "
-            f"{lay.name} layout's derived words\n{{\n    {P}_key_schedule(key, rk);\n    {body}\n}}\n")
+    return (
+        f"static void {P}_expand_key(const uint8_t *key, uint32_t *rk)  // key schedule, then the "
+        f"{lay.name} layout's derived words\n{{\n    {P}_key_schedule(key, rk);\n    {body}\n}}\n"
+    )
 
 
 def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
@@ -58,9 +65,21 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
     mk = multikey.kernel_parts(module, sched, P, nrk=nrk, group=G)
     smem = sched.shared_bytes(module, nrk)
     return dict(
-        G=G, NX=len(lay.state["encrypt"]), NRK=nrk, MW=MW, B=B, lanes=lay.name,
+        G=G,
+        NX=len(lay.state["encrypt"]),
+        NRK=nrk,
+        MW=MW,
+        B=B,
+        lanes=lay.name,
         constant_time=CONSTANT_TIME[lay.name] if lay.constant_time else "no (table lookups)",
-        cores=_cores(module, lay, sched, f"{P}_rk", nrk), ecb=[dirs["enc"], dirs["dec"]], enc=dirs["enc"],
-        io=block_io(module), lio=lane_io(module), counter_uniform=uniform, mk=mk, smem=smem,
-        expand_c=_derive_c(module, lay, P), derived=lay.derived,
+        cores=_cores(module, lay, sched, f"{P}_rk", nrk),
+        ecb=[dirs["enc"], dirs["dec"]],
+        enc=dirs["enc"],
+        io=block_io(module),
+        lio=lane_io(module),
+        counter_uniform=uniform,
+        mk=mk,
+        smem=smem,
+        expand_c=_derive_c(module, lay, P),
+        derived=lay.derived,
     )

@@ -11,6 +11,7 @@ IR word j of width w covers bytes j*w/8 ... of the block; ``unpack`` gives each 
 
 ``pack`` is the inverse: each memory word from up to four IR words, one ``prmt`` per pair.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -91,8 +92,11 @@ def pack_lines(layout: WordLayout, words: list[str], dst: str, flavour: str) -> 
             continue
         if len(srcs) == 1:  # one 32-bit word: identity or byte swap
             sel = sum(s << (4 * b) for b, _, s in row)
-            lines.append(f"{dst}[{k}] = {words[srcs[0]]};" if sel == 0x3210 else
-                         f"{dst}[{k}] = cs_prmt({words[srcs[0]]}, {sel:#06x});")
+            lines.append(
+                f"{dst}[{k}] = {words[srcs[0]]};"
+                if sel == 0x3210
+                else f"{dst}[{k}] = cs_prmt({words[srcs[0]]}, {sel:#06x});"
+            )
         elif len(srcs) == 2:  # two 16-bit words: one prmt
             sel = sum((s + 4 * srcs.index(w)) << (4 * b) for b, w, s in row)
             lines.append(f"{dst}[{k}] = cs_prmt2({words[srcs[0]]}, {words[srcs[1]]}, {sel:#06x});")
@@ -100,8 +104,10 @@ def pack_lines(layout: WordLayout, words: list[str], dst: str, flavour: str) -> 
             a, b_ = row[0:2], row[2:4]
             s01 = (a[0][2]) | ((a[1][2] + 4) << 4)
             s23 = (b_[0][2]) | ((b_[1][2] + 4) << 4)
-            lines.append(f"{dst}[{k}] = cs_prmt2(cs_prmt2({words[a[0][1]]}, {words[a[1][1]]}, {s01:#06x}), "
-                         f"cs_prmt2({words[b_[0][1]]}, {words[b_[1][1]]}, {s23:#06x}), 0x5410);")
+            lines.append(
+                f"{dst}[{k}] = cs_prmt2(cs_prmt2({words[a[0][1]]}, {words[a[1][1]]}, {s01:#06x}), "
+                f"cs_prmt2({words[b_[0][1]]}, {words[b_[1][1]]}, {s23:#06x}), 0x5410);"
+            )
     return lines
 
 

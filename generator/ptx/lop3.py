@@ -7,6 +7,7 @@ leaf columns a=0xF0, b=0xCC, c=0xAA (PTX's immLut convention).
     before: %3 = xor %0, %1   %4 = and %3, %2   %5 = not %4      (%3, %4 used once)
     after:  %5 = lop3 %0, %1, %2, 0x87                             = ~((a ^ b) & c)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,7 +31,8 @@ class Tree:
         if len(self.members) != 1:
             return None
         return {(2, 0x3C): "xor", (2, 0xC0): "and", (2, 0xFC): "or", (1, 0x0F): "not"}.get(
-            (len(self.leaves), self.table))
+            (len(self.leaves), self.table)
+        )
 
 
 def use_counts(fn: Function) -> list[int]:
@@ -74,8 +76,13 @@ def cover(fn: Function, max_width: int = 32) -> dict[int, Tree]:
             changed = False
             for leaf in list(leaves):
                 lop = fn.ops[leaf]
-                if (lop.code not in LOGIC or lop.width != op.width or uses[leaf] != 1 or leaf in absorbed
-                        or leaf in members):
+                if (
+                    lop.code not in LOGIC
+                    or lop.width != op.width
+                    or uses[leaf] != 1
+                    or leaf in absorbed
+                    or leaf in members
+                ):
                     continue
                 trial = list(dict.fromkeys([x for x in leaves if x != leaf] + list(lop.args)))
                 if len(trial) <= 3:

@@ -15,6 +15,7 @@ Every request but the last must be a whole number of blocks (the outputs are con
 is at most 2^31 blocks.  The C helpers below are plain C (``CS_HD`` marks them host+device), so CI
 compiles them with the host compiler and checks the plan and the counters without a GPU.
 """
+
 from __future__ import annotations
 
 from cipherspec.ir import Module
@@ -29,8 +30,11 @@ MAX_THREADS = 256
 def helpers_c(P: str, B: int) -> str:
     """The request descriptor, the counter, the CTA span and the host plan: plain C99."""
     MW = B // 4
-    limbs = "\n".join(f"        q->ctr[{k}] = ((uint32_t)c[{4 * k}] << 24) | ((uint32_t)c[{4 * k + 1}] << 16) | "
-                      f"((uint32_t)c[{4 * k + 2}] << 8) | c[{4 * k + 3}];" for k in range(MW))
+    limbs = "\n".join(
+        f"        q->ctr[{k}] = ((uint32_t)c[{4 * k}] << 24) | ((uint32_t)c[{4 * k + 1}] << 16) | "
+        f"((uint32_t)c[{4 * k + 2}] << 8) | c[{4 * k + 3}];"
+        for k in range(MW)
+    )
     return f"""\
 typedef struct {{  /* one request of a multi-key launch */
     uint32_t ctr[{MW}];   /* its first counter V + 1 as big-endian 32-bit limbs (ctr[0] most significant) */
@@ -106,11 +110,14 @@ def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = 
     fills = table_fills(module, sched.copies, T)
     rk_off = fills.words
     pro = ["    extern __shared__ uint32_t cs_smem[];"] + fills.lines
-    pro += ["    const uint32_t r = cta_req[blockIdx.x];",
-            f"    for (uint32_t i = threadIdx.x; i < {nrk}u; i += {T}u) cs_smem[{rk_off} + i] = rks[(uint64_t)r * {nrk} + i];",
-            "    __syncthreads();  // tables and this request's round keys are in place before any thread reads"]
-    partial = [f"if ({b}u < rem) out8[i * {B} + {b}] = (uint8_t)({word.format(k=b // 4)} >> {8 * (b % 4)});"
-               for b in range(B)]
+    pro += [
+        "    const uint32_t r = cta_req[blockIdx.x];",
+        f"    for (uint32_t i = threadIdx.x; i < {nrk}u; i += {T}u) cs_smem[{rk_off} + i] = rks[(uint64_t)r * {nrk} + i];",
+        "    __syncthreads();  // tables and this request's round keys are in place before any thread reads",
+    ]
+    partial = [
+        f"if ({b}u < rem) out8[i * {B} + {b}] = (uint8_t)({word.format(k=b // 4)} >> {8 * (b % 4)});" for b in range(B)
+    ]
     smem = 4 * (rk_off + nrk)
     return {
         "prologue": "\n".join(pro),

@@ -21,6 +21,7 @@ Parameters (a name's tokens after cipher_cuda_ctr, any order when parsing):
                                      no table read, so no tab- part); default: one block per thread
 Every schedule runs a grid-stride loop over a grid of (SMs x resident blocks per SM).
 """
+
 from __future__ import annotations
 
 import json
@@ -97,7 +98,9 @@ class CudaSchedule:
         s = base or default_for(module, tuned={})
         if "_cuda_" in text:  # a full name: cipher[rN]_cuda_layout_params
             head, _, rest = text.partition("_cuda_")
-            if head != module.cipher and not (head.startswith(f"{module.cipher}r") and head[len(module.cipher) + 1:].isdigit()):
+            if head != module.cipher and not (
+                head.startswith(f"{module.cipher}r") and head[len(module.cipher) + 1 :].isdigit()
+            ):
                 raise UsageError(f"schedule {text} is for {head}, not {module.cipher}")
             text = rest.partition("_")[2]
         tokens = text.split("_")
@@ -125,8 +128,10 @@ class CudaSchedule:
             elif t in ("tt", "tt4"):
                 s = replace(s, ttable=int(t[2:] or 1))
             else:
-                raise UsageError(f"unknown cuda schedule part {t!r} (rk-const|rk-shared|rk-reg, "
-                                 "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, tt|tt4, swar|bs)")
+                raise UsageError(
+                    f"unknown cuda schedule part {t!r} (rk-const|rk-shared|rk-reg, "
+                    "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, tt|tt4, swar|bs)"
+                )
         if validate:
             s.validate(module)
         return s
@@ -148,23 +153,30 @@ class CudaSchedule:
             raise UsageError(f"ilp{self.ilp}: blocks per thread must be 1..8")
         need = self.shared_bytes(module)
         if need > SHARED_LIMIT:
-            raise UsageError(f"{self.name(module)} needs {need} bytes of shared memory per block; the limit is "
-                             f"{SHARED_LIMIT} bytes (227 KB on sm_90): use fewer table copies")
+            raise UsageError(
+                f"{self.name(module)} needs {need} bytes of shared memory per block; the limit is "
+                f"{SHARED_LIMIT} bytes (227 KB on sm_90): use fewer table copies"
+            )
         if self.ttable and (self.lanes or not any(t.out_width == 32 for t in module.tables.values())):
-            raise UsageError(f"tt: no byte lookup of {module.cipher} feeds a GF(2^8)-linear column map "
-                             "(T-tables need one, and the one-block-per-thread layout)")
+            raise UsageError(
+                f"tt: no byte lookup of {module.cipher} feeds a GF(2^8)-linear column map "
+                "(T-tables need one, and the one-block-per-thread layout)"
+            )
         if self.lanes:
             self._validate_lanes(module)
             return
         rk_bytes = 4 * rk_words(module)
         if rk_bytes + 256 > PARAM_LIMIT:
-            raise UsageError(f"{module.cipher}: {rk_bytes} bytes of round keys exceed the {PARAM_LIMIT}-byte kernel "
-                             "parameter limit")
+            raise UsageError(
+                f"{module.cipher}: {rk_bytes} bytes of round keys exceed the {PARAM_LIMIT}-byte kernel parameter limit"
+            )
         if self.rk == "reg":
             used = max(len(rk_inputs(module, f)) for f in ("encrypt", "decrypt"))
             if used > REG_RK_LIMIT:
-                raise UsageError(f"rk-reg: {module.cipher} reads {used} round-key words per block; the limit for "
-                                 f"registers is {REG_RK_LIMIT}: use rk-const or rk-shared")
+                raise UsageError(
+                    f"rk-reg: {module.cipher} reads {used} round-key words per block; the limit for "
+                    f"registers is {REG_RK_LIMIT}: use rk-const or rk-shared"
+                )
 
     def _validate_lanes(self, module: Module) -> None:
         from .lanes import why_not  # (lanes imports this module)
@@ -179,8 +191,10 @@ class CudaSchedule:
         per = (lambda w: w + 1) if self.layout == "bs" else (lambda w: 4)  # an upper bound on the derived words
         words = sum(per(ka.width) * len(ka.flat_names()) for ka in module.key_arrays)
         if 4 * words + 256 > LANES_PARAM_LIMIT:
-            raise UsageError(f"{self.layout}: {module.cipher}'s derived round-key words exceed the "
-                             f"{LANES_PARAM_LIMIT}-byte kernel parameter limit")
+            raise UsageError(
+                f"{self.layout}: {module.cipher}'s derived round-key words exceed the "
+                f"{LANES_PARAM_LIMIT}-byte kernel parameter limit"
+            )
 
     def shared_bytes(self, module: Module, nrk: int | None = None) -> int:
         """``nrk``: round-key words staged by rk-shared (default: the key schedule's)."""

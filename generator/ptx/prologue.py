@@ -11,6 +11,7 @@ take for the round keys and tables.
                                __syncthreads();  // ...
                        args:   "rkp, cs_smem + 0 + cs_copy"
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,11 +45,15 @@ def table_fills(module: Module, n: int, threads: int) -> TableFills:
     if not (n and module.tables):
         return TableFills(lines, args, off)
     if n > 1:
-        lines.append(f"    const uint32_t cs_copy = threadIdx.x & {n - 1}u;  // bank-aware: entry e of copy c at word e*{n} + c")
+        lines.append(
+            f"    const uint32_t cs_copy = threadIdx.x & {n - 1}u;  // bank-aware: entry e of copy c at word e*{n} + c"
+        )
     for t in module.tables.values():
         L = len(t.values)
-        lines.append(f"    for (uint32_t i = threadIdx.x; i < {L * n}u; i += {threads}u) "
-                     f"cs_smem[{off} + i] = g_{t.name}[i >> {n.bit_length() - 1}];")
+        lines.append(
+            f"    for (uint32_t i = threadIdx.x; i < {L * n}u; i += {threads}u) "
+            f"cs_smem[{off} + i] = g_{t.name}[i >> {n.bit_length() - 1}];"
+        )
         args.append(f"cs_smem + {off}" + (" + cs_copy" if n > 1 else ""))
         off += L * n
     return TableFills(lines, args, off)
@@ -60,8 +65,10 @@ def _shared_fills(module: Module, sched: CudaSchedule, fills: TableFills, nrk: i
     lines += fills.lines
     rk_arg = "rkp"
     if sched.rk == "shared":
-        lines.append(f"    for (uint32_t i = threadIdx.x; i < {nrk}u; i += {sched.threads}u) "
-                     f"cs_smem[{fills.words} + i] = rkp.w[i];")
+        lines.append(
+            f"    for (uint32_t i = threadIdx.x; i < {nrk}u; i += {sched.threads}u) "
+            f"cs_smem[{fills.words} + i] = rkp.w[i];"
+        )
         rk_arg = f"cs_smem + {fills.words}"
     if sched.shared_bytes(module, nrk):
         lines.append("    __syncthreads();  // every fill above is complete before any thread reads")

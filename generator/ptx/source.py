@@ -11,6 +11,7 @@ is decided here and in one module per part:
     prologue.directions  placement fills, barrier, core arguments       ctr        counter words, uniform hoisting
     multikey             the multi-key CTR kernel (CTR_DRBG bulk)        host       key schedule, counter bytes
 """
+
 from __future__ import annotations
 
 import re
@@ -43,12 +44,18 @@ def symbol(name: str) -> str:
     return "cs_" + re.sub(r"[^A-Za-z0-9_]", "_", name.replace("-", "_").replace(".", "p"))
 
 
-CUDA_PASSES = (Pass("split_u64", run_module=split_u64.run_module), Pass("lower_gmul", lower_gmul.run),
-               Pass("dce", dce.run))
+CUDA_PASSES = (
+    Pass("split_u64", run_module=split_u64.run_module),
+    Pass("lower_gmul", lower_gmul.run),
+    Pass("dce", dce.run),
+)
 BITSLICED_PASSES = (Pass("dce", dce.run),)  # gmul stays: the bit-plane lowering makes it an XOR network
-TTABLE_PASSES = {n: (Pass("ttable", run_module=f),) + CUDA_PASSES + (
-    Pass("key_hoist", run_module=key_hoist.run_module), Pass("prune_tables", run_module=prune_tables.run_module))
-    for n, f in ((1, ttable.run_module), (4, ttable.run_module_four))}
+TTABLE_PASSES = {
+    n: (Pass("ttable", run_module=f),)
+    + CUDA_PASSES
+    + (Pass("key_hoist", run_module=key_hoist.run_module), Pass("prune_tables", run_module=prune_tables.run_module))
+    for n, f in ((1, ttable.run_module), (4, ttable.run_module_four))
+}
 
 
 def passes_for(sched: CudaSchedule) -> tuple[Pass, ...]:
@@ -70,20 +77,33 @@ def _op_count(module: Module, fn_name: str) -> int:
 
 def _tables(module: Module, sched: CudaSchedule) -> list[dict]:
     """The tables' device arrays (the source of every placement's copy) and, for tab-const, constant ones."""
-    return [{"name": t.name, "n": len(t.values), "data": ", ".join(f"{v:#x}u" for v in t.values),
-             "constant": sched.tab == "const"} for t in module.tables.values()]
+    return [
+        {
+            "name": t.name,
+            "n": len(t.values),
+            "data": ", ".join(f"{v:#x}u" for v in t.values),
+            "constant": sched.tab == "const",
+        }
+        for t in module.tables.values()
+    ]
 
 
 def _summary(module: Module, sched: CudaSchedule, name: str, hoisted_ops: int, live_hoisted: int) -> dict:
     """The header comments' facts about the schedule."""
     return dict(
-        name=name, cipher=module.cipher, block=str(module.block), key=str(module.key),
-        rk_place=sched.rk, tab_place=sched.tab if module.tables and sched.layout != "bs" else "(none)",
-        hoisting="on" if sched.hoist else "off", hoisted_ops=hoisted_ops, NH=live_hoisted,
+        name=name,
+        cipher=module.cipher,
+        block=str(module.block),
+        key=str(module.key),
+        rk_place=sched.rk,
+        tab_place=sched.tab if module.tables and sched.layout != "bs" else "(none)",
+        hoisting="on" if sched.hoist else "off",
+        hoisted_ops=hoisted_ops,
+        NH=live_hoisted,
         enc_ops=_op_count(module, "encrypt"),
         default_flavour_text="plain CUDA C" if sched.flavour == "c" else "inline PTX",
-        rk_layout="round keys, one u32 per word: " + ", ".join(
-            f"{ka.name}: u{ka.width}{''.join(f'[{s}]' for s in ka.shape)}" for ka in module.key_arrays),
+        rk_layout="round keys, one u32 per word: "
+        + ", ".join(f"{ka.name}: u{ka.width}{''.join(f'[{s}]' for s in ka.shape)}" for ka in module.key_arrays),
     )
 
 
@@ -101,29 +121,59 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None) -> 
     smem = sched.shared_bytes(module)
     ctx = dict(
         _summary(module, sched, name, ct.split.hoisted_ops, len(ct.split.frontier)),
-        P=P, B=module.block.nbytes, KB=module.key.nbytes, MW=module.block.nbytes // 4, NW=module.block.count,
-        NRK=len(rk_index(module)), T=sched.threads, ILP=sched.ilp, tile=sched.threads * sched.ilp,
-        flavours=FLAVOURS, default_flavour=FLAVOURS.index(sched.flavour),
-        smem=smem, smem_opt_in=smem > DEFAULT_SHARED, tables=_tables(module, sched),
-        cores=cores.kernel_cores(module, sched, f"{P}_rk", ct.split, ctr.state_names(module, "encrypt"),
-                                 ctr.state_names(module, "decrypt")),
-        ecb=[dirs["enc"], dirs["dec"]], enc=dirs["enc"], io=block_io(module), ctr=ct,
-        mk=multikey.kernel_parts(module, sched, P), host=host_parts(module, P),
+        P=P,
+        B=module.block.nbytes,
+        KB=module.key.nbytes,
+        MW=module.block.nbytes // 4,
+        NW=module.block.count,
+        NRK=len(rk_index(module)),
+        T=sched.threads,
+        ILP=sched.ilp,
+        tile=sched.threads * sched.ilp,
+        flavours=FLAVOURS,
+        default_flavour=FLAVOURS.index(sched.flavour),
+        smem=smem,
+        smem_opt_in=smem > DEFAULT_SHARED,
+        tables=_tables(module, sched),
+        cores=cores.kernel_cores(
+            module, sched, f"{P}_rk", ct.split, ctr.state_names(module, "encrypt"), ctr.state_names(module, "decrypt")
+        ),
+        ecb=[dirs["enc"], dirs["dec"]],
+        enc=dirs["enc"],
+        io=block_io(module),
+        ctr=ct,
+        mk=multikey.kernel_parts(module, sched, P),
+        host=host_parts(module, P),
     )
     ctx["mg"] = hostapi.context(module, P)  # every GPU of the host: multigpu.cu.j2
-    return Source(name, P, render("ptx/kernel.cu.j2", **ctx), render("ptx/kernel.h.j2", **ctx),
-                  ct.split.hoisted_ops, ctx["enc_ops"])
+    return Source(
+        name,
+        P,
+        render("ptx/kernel.cu.j2", **ctx),
+        render("ptx/kernel.h.j2", **ctx),
+        ct.split.hoisted_ops,
+        ctx["enc_ops"],
+    )
 
 
 def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str) -> Source:
     """A lane layout's kernels (lanes_source.py, templates/lanes.cu.j2); the host API is the same."""
     lanes = lanes_context(module, sched, P)
     ctx = dict(
-        _summary(module, sched, name, 0, 0), **lanes,
-        P=P, KB=module.key.nbytes, NW=module.block.count, T=sched.threads, ILP=sched.ilp,
-        tile=sched.threads * sched.ilp * lanes["G"], flavours=FLAVOURS, default_flavour=FLAVOURS.index(sched.flavour),
-        smem_opt_in=lanes["smem"] > DEFAULT_SHARED, tables=_tables(module, sched),
+        _summary(module, sched, name, 0, 0),
+        **lanes,
+        P=P,
+        KB=module.key.nbytes,
+        NW=module.block.count,
+        T=sched.threads,
+        ILP=sched.ilp,
+        tile=sched.threads * sched.ilp * lanes["G"],
+        flavours=FLAVOURS,
+        default_flavour=FLAVOURS.index(sched.flavour),
+        smem_opt_in=lanes["smem"] > DEFAULT_SHARED,
+        tables=_tables(module, sched),
         memword={f: layout.counter_memword(f, "lo") for f in FLAVOURS},
-        host=host_parts(module, P, lanes["expand_c"]), mg=hostapi.context(module, P),
+        host=host_parts(module, P, lanes["expand_c"]),
+        mg=hostapi.context(module, P),
     )
     return Source(name, P, render("ptx/lanes.cu.j2", **ctx), render("ptx/kernel.h.j2", **ctx), 0, ctx["enc_ops"])

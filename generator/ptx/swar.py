@@ -17,6 +17,7 @@ selection, LOP3 fusion, the CPU emulator and the interpreter all apply to it unc
     after  (u32): %2a = and %0, 0x7f7f7f7f   %2b = and %1, 0x7f7f7f7f   %2c = add %2a, %2b
                   %2d = xor %0, %1           %2e = and %2d, 0x80808080  %2 = xor %2c, %2e
 """
+
 from __future__ import annotations
 
 from cipherspec.errors import UsageError

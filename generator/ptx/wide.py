@@ -16,6 +16,7 @@ pair those are free (a half that is a constant 0 or all ones is folded away).  S
     ptx: uint32_t v7l, v7h; asm("add.cc.u32 %0, %2, %4; addc.u32 %1, %3, %5;" : "=r"(v7l), "=r"(v7h)
                                 : "r"(v5l), "r"(v5h), "r"(v6l), "r"(v6h));        // %7 add.u64 @ ...
 """
+
 from __future__ import annotations
 
 from . import lop3
@@ -97,7 +98,9 @@ def _logic(sel, v: int, tree: lop3.Tree, d: str):
     from .isel import Val, _comment
 
     op = sel.fn.ops[v]
-    cm = _comment(sel.fn, list(tree.members)[::-1] if len(tree.members) > 1 else v, f"lop3.u{op.width} {tree.table:#04x}")
+    cm = _comment(
+        sel.fn, list(tree.members)[::-1] if len(tree.members) > 1 else v, f"lop3.u{op.width} {tree.table:#04x}"
+    )
     leaves = [sel.vals[x] for x in tree.leaves]
     halves = []
     for h, suffix in ((0, "l"), (1, "h")):
@@ -162,8 +165,7 @@ def _c(sel, op, d: str, cm: str):
         return Val(f"(uint64_t){sel.clean(args[0])}", True)
     a = sel.vals[args[0]].expr
     k = op.imm[0] if op.imm else 0
-    exprs = {"not": f"~{a}", "shl": f"{a} << {k}", "shr": f"{a} >> {k}",
-             "rotl": f"({a} << {k}) | ({a} >> {64 - k})"}
+    exprs = {"not": f"~{a}", "shl": f"{a} << {k}", "shr": f"{a} >> {k}", "rotl": f"({a} << {k}) | ({a} >> {64 - k})"}
     expr = exprs[code] if code in exprs else f"{a} {SYMBOL[code]} {sel.vals[args[1]].expr}"
     sel.line(f"const uint64_t {d} = {expr};", cm)
     return Val(d, True)

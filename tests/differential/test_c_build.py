@@ -1,5 +1,6 @@
 """The C build: `cipherspec build` output (layout, determinism, linking through pkg-config), in-place
 calls, the plain-array fallback (no vector extensions) against the interpreter, origin comments."""
+
 from __future__ import annotations
 
 import ctypes
@@ -45,11 +46,17 @@ def built(tmp_path_factory):
 
 def test_build_layout(built):
     for name in ("lea128", "hight"):
-        for rel in (f"include/{name}.h", f"src/{name}.c", f"lib/lib{name}.a", f"lib/lib{name}.so",
-                    f"lib/pkgconfig/{name}.pc"):
+        for rel in (
+            f"include/{name}.h",
+            f"src/{name}.c",
+            f"lib/lib{name}.a",
+            f"lib/lib{name}.so",
+            f"lib/pkgconfig/{name}.pc",
+        ):
             assert (built / rel).is_file(), rel
-        members = subprocess.run(["ar", "t", str(built / "lib" / f"lib{name}.a")], capture_output=True, text=True,
-                                 check=True).stdout.split()
+        members = subprocess.run(
+            ["ar", "t", str(built / "lib" / f"lib{name}.a")], capture_output=True, text=True, check=True
+        ).stdout.split()
         assert len(members) == len(set(members)) > 2, members  # dispatcher + kernels, `ar x` gets every one
 
 
@@ -68,8 +75,9 @@ def test_build_is_deterministic(built, tmp_path):
 def test_link_through_pkg_config(built, tmp_path, make_ref, link):
     require("pkg-config", "cc")
     env = dict(os.environ, PKG_CONFIG_PATH=str(built / "lib" / "pkgconfig"))
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "lea128"], env=env, capture_output=True,
-                           text=True, check=True).stdout.split()
+    flags = subprocess.run(
+        ["pkg-config", "--cflags", "--libs", "lea128"], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
     src = tmp_path / "prog.c"
     src.write_text(PROGRAM)
     exe = tmp_path / "prog"
@@ -77,13 +85,16 @@ def test_link_through_pkg_config(built, tmp_path, make_ref, link):
     subprocess.run(["cc", str(src), *flags, *extra, "-o", str(exe)], check=True)
     got_ct, got_iv = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
     ref = make_ref("lea128")
-    want_ct, want_iv = modes.ctr(ref, ref.expand_key(bytes(range(16))), bytes(range(0xF0, 0x100)),
-                                 bytes(3 * i for i in range(40)))
+    want_ct, want_iv = modes.ctr(
+        ref, ref.expand_key(bytes(range(16))), bytes(range(0xF0, 0x100)), bytes(3 * i for i in range(40))
+    )
     assert (got_ct, got_iv) == (want_ct.hex(), want_iv.hex())
 
 
-@pytest.mark.parametrize("name,schedule", [("lea128", "sliced_v32"), ("aria128", "sliced_v16"),
-                                           ("pipo64_128", "scalar"), ("cham64_128", "sliced_v32")])
+@pytest.mark.parametrize(
+    "name,schedule",
+    [("lea128", "sliced_v32"), ("aria128", "sliced_v16"), ("pipo64_128", "scalar"), ("cham64_128", "sliced_v32")],
+)
 def test_in_place(registry, name, schedule):
     """in == out gives the same result as separate buffers, for every mode."""
     from generator.c import BACKEND
@@ -109,8 +120,10 @@ def test_in_place(registry, name, schedule):
         assert bytes(buf) == want, mode
 
 
-@pytest.mark.parametrize("name,schedule", [("lea128", "sliced_v32"), ("aes128", "sliced_tfused_v16"),
-                                           ("cham64_128", "sliced_v32"), ("hight", "sliced_v16")])
+@pytest.mark.parametrize(
+    "name,schedule",
+    [("lea128", "sliced_v32"), ("aes128", "sliced_tfused_v16"), ("cham64_128", "sliced_v32"), ("hight", "sliced_v16")],
+)
 def test_plain_array_fallback(registry, make_ref, name, schedule):
     """The same source with CS_NO_VECTOR_EXT (plain C arrays instead of vector extensions)."""
     from generator.c.build import build_shared
@@ -134,8 +147,14 @@ def test_every_core_statement_has_its_origin(registry):
 
     module = registry.module("aria128")
     text = generate(module, parse_schedule(module, "sliced_v16"))["src/aria128_sliced_v16.c"]
-    stmts = [ln for ln in text.splitlines() if ln.lstrip().startswith("const ") and ln.rstrip().endswith("*/")
-             or ln.lstrip().startswith("const cs_v") or ln.lstrip().startswith("const uint")]
+    stmts = [
+        ln
+        for ln in text.splitlines()
+        if ln.lstrip().startswith("const ")
+        and ln.rstrip().endswith("*/")
+        or ln.lstrip().startswith("const cs_v")
+        or ln.lstrip().startswith("const uint")
+    ]
     assert len(stmts) > 2000  # the core's pieces (split.py re-rolls equal rounds) and the block transposition
     for ln in stmts:
         assert "/* aria.cs:" in ln or "/* key word" in ln or "/* block word" in ln or "/* block transposition" in ln, ln

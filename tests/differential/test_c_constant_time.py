@@ -3,6 +3,7 @@ the plaintext marked undefined (tests/data/ct_harness.c: set_key and every mode)
 the CPU runs under valgrind (forced with CIPHERSPEC_X86_ISA).  Memcheck reports any branch or address that
 depends on them; the default libraries must have none, and a table schedule must be caught (so the check
 can fail).  The libraries are built exactly as shipped."""
+
 from __future__ import annotations
 
 import os
@@ -30,8 +31,13 @@ def _program(registry, name: str, schedule: str | None):
 
     module = registry.module(name)
     sched = resolve(module, schedule)
-    defs = [f"-DCS_CIPHER={name}", f"-DCS_KEY_BYTES={module.key.nbytes}", f"-DCS_BLOCK_BYTES={module.block.nbytes}",
-            "-include", f"{name}.h"]
+    defs = [
+        f"-DCS_CIPHER={name}",
+        f"-DCS_KEY_BYTES={module.key.nbytes}",
+        f"-DCS_BLOCK_BYTES={module.block.nbytes}",
+        "-include",
+        f"{name}.h",
+    ]
     harness = {"harness.c": (ROOT / "tests" / "data" / "ct_harness.c").read_text()}
     return module, sched, build_program(module, sched, harness, lib_toolchain(), defs)
 
@@ -56,8 +62,9 @@ def test_default_library_is_constant_time(registry, name):
         if p.returncode == 3:  # valgrind's virtual CPU lacks a feature this one has (VAES): said, not hidden
             assert "lacks" in p.stderr, p.stderr
             continue
-        assert p.returncode == 0, f"{name} {variant}: memcheck found secret-dependent branches or addresses:\n" \
-                                  + p.stderr[-4000:]
+        assert p.returncode == 0, (
+            f"{name} {variant}: memcheck found secret-dependent branches or addresses:\n" + p.stderr[-4000:]
+        )
         assert p.stdout.split() == [variant if is_x86_64() else "portable", "0"]
         ran.append(variant)
     assert ran, f"{name}: no variant ran under valgrind"

@@ -1,4 +1,5 @@
 """The C library's CTR_DRBG (generator/drbg) against the Python one, the vectors, and its limits."""
+
 from __future__ import annotations
 
 import ctypes
@@ -26,6 +27,7 @@ def c_cipher(registry):
         if name not in cache:
             cache[name] = make_cipher(registry, name, target="c")
         return cache[name]
+
     return get
 
 
@@ -37,6 +39,7 @@ def test_vectors_through_the_c_drbg(vectors, c_cipher, name, count):
         c = c_cipher(cipher)
         made.append(type(c.make_drbg()).__name__)
         return c
+
     report = FileReport(name)
     make_drbg_runner(make)([b for b in parse_kat_file(vectors / name) if b.is_drbg], report)
     assert report.failures == [] and report.passed == count
@@ -57,7 +60,7 @@ def test_c_equals_python(c_cipher, make_ref, name, data):
     a, b = c.make_drbg(use_df=df, reseed_interval=3), CtrDrbg(ref, use_df=df, reseed_interval=3)
     a.instantiate(entropy, nonce, pers)
     b.instantiate(entropy, nonce, pers)
-    for step in range(data.draw(st.integers(1, 4), label="requests")):
+    for _step in range(data.draw(st.integers(1, 4), label="requests")):
         n = data.draw(st.integers(0, 300), label="n")
         add = draw(data.draw(st.integers(0, 40 if df else seed)), "add")
         re = draw(c.key_bytes if df else seed, "reseed entropy")
@@ -94,15 +97,15 @@ def test_error_codes_through_ctypes(c_cipher):
     st_ = ctypes.create_string_buffer(size())  # the state holds the key schedule: its size is the library's
     out = ctypes.create_string_buffer(70000)
     e, n = ctypes.c_char_p(bytes(16)), ctypes.c_char_p(bytes(8))
-    assert gen(st_, out, 16, None, 0, None, 0) == -6                  # not instantiated
-    assert inst(None, 1, 0, 0, e, 16, n, 8, None, 0) == -1           # NULL state
-    assert inst(st_, 1, 0, 0, e, 15, n, 8, None, 0) == -4            # entropy below the strength
-    assert inst(st_, 1, 0, 0, e, 16, n, 7, None, 0) == -4            # nonce below half the strength
+    assert gen(st_, out, 16, None, 0, None, 0) == -6  # not instantiated
+    assert inst(None, 1, 0, 0, e, 16, n, 8, None, 0) == -1  # NULL state
+    assert inst(st_, 1, 0, 0, e, 15, n, 8, None, 0) == -4  # entropy below the strength
+    assert inst(st_, 1, 0, 0, e, 16, n, 7, None, 0) == -4  # nonce below half the strength
     assert inst(st_, 1, 0, (1 << 48) + 1, e, 16, n, 8, None, 0) == -4  # reseed interval
-    assert inst(st_, 0, 0, 0, e, 16, None, 0, None, 0) == -4         # no df: entropy must be seedlen
+    assert inst(st_, 0, 0, 0, e, 16, None, 0, None, 0) == -4  # no df: entropy must be seedlen
     assert inst(st_, 1, 1, 0, e, 16, n, 8, None, 0) == 0
-    assert gen(st_, out, 65537, None, 0, None, 0) == -4              # more than 2^19 bits
-    assert gen(st_, out, 16, None, 0, None, 0) == -5                 # PR: a reseed needs entropy
+    assert gen(st_, out, 65537, None, 0, None, 0) == -4  # more than 2^19 bits
+    assert gen(st_, out, 16, None, 0, None, 0) == -5  # PR: a reseed needs entropy
     assert gen(st_, out, 16, None, 0, e, 16) == 0
     assert gen(st_, None, 16, None, 0, e, 16) == -1
 
@@ -120,7 +123,9 @@ def test_python_errors_from_the_c_drbg(c_cipher):
 
 def test_cli_c_target_equals_ref():
     args = ["drbg", "hight", "--entropy", "11" * 16, "--nonce", "22" * 8, "--bytes", "3000", "--hex"]
-    outs = [subprocess.run([sys.executable, "-m", "driver", *args, "--target", t], capture_output=True,
-                           timeout=300) for t in ("ref", "c")]
+    outs = [
+        subprocess.run([sys.executable, "-m", "driver", *args, "--target", t], capture_output=True, timeout=300)
+        for t in ("ref", "c")
+    ]
     assert outs[0].returncode == outs[1].returncode == 0, outs[1].stderr
     assert outs[0].stdout == outs[1].stdout and len(outs[0].stdout.strip()) == 6000

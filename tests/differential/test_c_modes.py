@@ -4,6 +4,7 @@ set_key_isa); a variant it lacks is checked to be reported absent (and listed at
 Lengths: 0, 1 and every lane boundary +-1 block (+-1 byte for CTR), counters just below 2^32, 2^64 (and
 2^128 for 128-bit blocks); random lengths and keys (hypothesis) and one multi-MB case per cipher on the
 default variant.  Each (cipher, schedule) compiles once (runtime cache, session fixture)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,8 +20,10 @@ from cipherspec.errors import UsageError
 MATRIX = c_matrix()
 # a bitsliced library takes the C compiler a minute or more on an empty cache
 CASES = [pytest.param(n, s, id=s, marks=[pytest.mark.slow] if "_bitsliced_" in s else []) for n, s in MATRIX]
-VARIANTS = [pytest.param(n, s, v, id=f"{s}-{v}", marks=[pytest.mark.slow] if "_bitsliced_" in s else [])
-            for n, s, v in variant_matrix()]
+VARIANTS = [
+    pytest.param(n, s, v, id=f"{s}-{v}", marks=[pytest.mark.slow] if "_bitsliced_" in s else [])
+    for n, s, v in variant_matrix()
+]
 
 
 @pytest.fixture(scope="session")
@@ -77,8 +80,7 @@ def test_lane_boundaries(name, schedule, variant, c_cipher, make_ref):
 def test_random_keys_ivs_lengths(name, schedule, seed, length, c_cipher, make_ref):
     c, ref = c_cipher(name, schedule), make_ref(name)
     rng = np.random.default_rng(seed)
-    check_modes(c, ref, random_bytes(rng, c.key_bytes), random_bytes(rng, c.block_bytes),
-                random_bytes(rng, length))
+    check_modes(c, ref, random_bytes(rng, c.key_bytes), random_bytes(rng, c.block_bytes), random_bytes(rng, length))
 
 
 @pytest.mark.parametrize("name,schedule,variant", VARIANTS)
@@ -112,5 +114,6 @@ def test_multi_megabyte_default_schedule(name, c_cipher, make_ref):
     c, ref = c_cipher(name), make_ref(name)
     rng = np.random.default_rng(3)
     data = random_bytes(rng, (1 << 20) + 7)  # 1 MiB + 7 bytes
-    check_modes(c, ref, random_bytes(rng, c.key_bytes), random_bytes(rng, c.block_bytes), data,
-                both_ctr_directions=False)
+    check_modes(
+        c, ref, random_bytes(rng, c.key_bytes), random_bytes(rng, c.block_bytes), data, both_ctr_directions=False
+    )

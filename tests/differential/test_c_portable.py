@@ -1,6 +1,7 @@
 """A C library for a host that is not x86-64: built with aarch64-linux-gnu-gcc exactly as `cipherspec build`
 plans it (the portable variant only: no x86 kernels, no CPUID), run under qemu-aarch64 with the ASan test's
 harness (tests/data/c_harness.c: every mode, in place, error codes) and compared with the interpreter."""
+
 from __future__ import annotations
 
 import subprocess
@@ -28,8 +29,13 @@ def test_portable_library_under_qemu(registry, make_ref, name):
     tc = Toolchain(cc=CC, flags=("-std=c99", "-O2"), link_flags=("-static",))
     objs = plan(module, sched, tc).objects
     assert [o.args for o in objs if "CS_VARIANT" in " ".join(o.args)] == [("-DCS_VARIANT=portable",)]
-    defs = [f"-DCS_CIPHER={name}", f"-DCS_KEY_BYTES={module.key.nbytes}", f"-DCS_BLOCK_BYTES={module.block.nbytes}",
-            "-include", f"{name}.h"]
+    defs = [
+        f"-DCS_CIPHER={name}",
+        f"-DCS_KEY_BYTES={module.key.nbytes}",
+        f"-DCS_BLOCK_BYTES={module.block.nbytes}",
+        "-include",
+        f"{name}.h",
+    ]
     exe = build_program(module, sched, {"harness.c": (ROOT / "tests" / "data" / "c_harness.c").read_text()}, tc, defs)
     ref = make_ref(name)
     B = module.block.nbytes
@@ -42,7 +48,7 @@ def test_portable_library_under_qemu(registry, make_ref, name):
         whole = data[: length - length % B]
         rr = ref.expand_key(key)
         out = p.stdout
-        assert out[:len(whole)] == modes.ecb_encrypt(ref, rr, whole)
-        assert out[len(whole):2 * len(whole)] == modes.ecb_decrypt(ref, rr, whole)
-        assert out[3 * len(whole):4 * len(whole)] == modes.cbc_decrypt(ref, rr, iv, whole)
-        assert (out[4 * len(whole):4 * len(whole) + length], out[-B:]) == modes.ctr(ref, rr, iv, data)
+        assert out[: len(whole)] == modes.ecb_encrypt(ref, rr, whole)
+        assert out[len(whole) : 2 * len(whole)] == modes.ecb_decrypt(ref, rr, whole)
+        assert out[3 * len(whole) : 4 * len(whole)] == modes.cbc_decrypt(ref, rr, iv, whole)
+        assert (out[4 * len(whole) : 4 * len(whole) + length], out[-B:]) == modes.ctr(ref, rr, iv, data)

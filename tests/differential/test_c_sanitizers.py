@@ -2,6 +2,7 @@
 UndefinedBehaviorSanitizer (-fno-sanitize-recover: any report fails; -O0: the huge straight-line
 functions take minutes at -O1 under ASan), driven by tests/data/c_harness.c and compared with the
 interpreter, once per kernel variant this CPU runs (CIPHERSPEC_X86_ISA).  The CI flavour of the C build."""
+
 from __future__ import annotations
 
 import functools
@@ -19,16 +20,41 @@ from cipherspec import modes
 
 pytestmark = pytest.mark.slow  # 30+ full libraries built with ASan/UBSan
 
-SAN_FLAGS = ("-std=c99", "-O0", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
-             "-fno-sanitize-recover=all")
-NAMES = ["aes128", "aes192", "aes256", "aria128", "aria192", "aria256", "cham128_128", "cham128_256",
-         "cham64_128", "hight", "lea128", "lea192", "lea256", "pipo64_128", "pipo64_256"]
+SAN_FLAGS = (
+    "-std=c99",
+    "-O0",
+    "-g",
+    "-fno-omit-frame-pointer",
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+)
+NAMES = [
+    "aes128",
+    "aes192",
+    "aes256",
+    "aria128",
+    "aria192",
+    "aria256",
+    "cham128_128",
+    "cham128_256",
+    "cham64_128",
+    "hight",
+    "lea128",
+    "lea192",
+    "lea256",
+    "pipo64_128",
+    "pipo64_256",
+]
 
 
 @functools.lru_cache(maxsize=1)
 def _sanitizer_works() -> bool:
-    p = subprocess.run(["cc", *SAN_FLAGS, "-x", "c", "-", "-o", "/dev/null"], input="int main(void){return 0;}",
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        ["cc", *SAN_FLAGS, "-x", "c", "-", "-o", "/dev/null"],
+        input="int main(void){return 0;}",
+        capture_output=True,
+        text=True,
+    )
     return p.returncode == 0
 
 
@@ -46,8 +72,13 @@ def test_asan_ubsan(registry, make_ref, name, layout):
     module = registry.module(name)
     sched = resolve(module, None if layout == "default" else layout)
     harness = {"harness.c": (ROOT / "tests" / "data" / "c_harness.c").read_text()}
-    defs = [f"-DCS_CIPHER={name}", f"-DCS_KEY_BYTES={module.key.nbytes}", f"-DCS_BLOCK_BYTES={module.block.nbytes}",
-            "-include", f"{name}.h"]
+    defs = [
+        f"-DCS_CIPHER={name}",
+        f"-DCS_KEY_BYTES={module.key.nbytes}",
+        f"-DCS_BLOCK_BYTES={module.block.nbytes}",
+        "-include",
+        f"{name}.h",
+    ]
     exe = build_program(module, sched, harness, Toolchain(cc="cc", flags=SAN_FLAGS), defs)
     ref = make_ref(name)
     B = module.block.nbytes
@@ -72,8 +103,14 @@ def _check_run(exe, env, ref, module, rng, length: int) -> None:
     want_ctr, want_iv = modes.ctr(ref, rr, iv, data)
     want_enc = modes.ecb_encrypt(ref, rr, whole)
     out = p.stdout
-    parts = [whole and out[:len(whole)], out[len(whole):2 * len(whole)], out[2 * len(whole):3 * len(whole)],
-             out[3 * len(whole):4 * len(whole)], out[4 * len(whole):4 * len(whole) + length], out[-B:]]
+    parts = [
+        whole and out[: len(whole)],
+        out[len(whole) : 2 * len(whole)],
+        out[2 * len(whole) : 3 * len(whole)],
+        out[3 * len(whole) : 4 * len(whole)],
+        out[4 * len(whole) : 4 * len(whole) + length],
+        out[-B:],
+    ]
     assert parts[0] == want_enc
     assert parts[1] == modes.ecb_decrypt(ref, rr, whole)
     assert modes.cbc_decrypt(ref, rr, iv, parts[2]) == whole
@@ -94,10 +131,13 @@ def test_drbg_under_asan_ubsan(registry, make_ref, name):
 
     module = registry.module(name)
     K = module.key.nbytes
-    exe = build_program(module, resolve(module, None),
-                        {"harness.c": (ROOT / "tests" / "data" / "drbg_harness.c").read_text()},
-                        Toolchain(cc="cc", flags=SAN_FLAGS),
-                        [f"-DCS_CIPHER={name}", f"-DCS_KEY_BYTES={K}", "-include", f"{name}_drbg.h"])
+    exe = build_program(
+        module,
+        resolve(module, None),
+        {"harness.c": (ROOT / "tests" / "data" / "drbg_harness.c").read_text()},
+        Toolchain(cc="cc", flags=SAN_FLAGS),
+        [f"-DCS_CIPHER={name}", f"-DCS_KEY_BYTES={K}", "-include", f"{name}_drbg.h"],
+    )
     rng = np.random.default_rng(K + len(name))
     entropy, nonce, pers = random_bytes(rng, K), random_bytes(rng, K // 2), random_bytes(rng, 7)
     reseed, add = random_bytes(rng, K), random_bytes(rng, 5)
@@ -106,8 +146,9 @@ def test_drbg_under_asan_ubsan(registry, make_ref, name):
     # replay in Python: interval 2, so requests 3 and 5 reseed (request 3 with its additional input)
     d = CtrDrbg(make_ref(name), reseed_interval=2)
     d.instantiate(entropy, nonce, pers)
-    want = [d.generate(n, add if i == 2 else b"", entropy=reseed)[:64].hex()
-            for i, n in enumerate((0, 1, 33, 65536, 100))]
+    want = [
+        d.generate(n, add if i == 2 else b"", entropy=reseed)[:64].hex() for i, n in enumerate((0, 1, 33, 65536, 100))
+    ]
     want.append("1")  # drbg_plan(3 requests) stops after one: the next needs a reseed first
     assert len(d.plan_bulk(4096, 4096)) == 1
     d.reseed(reseed, add)

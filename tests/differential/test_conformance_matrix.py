@@ -8,6 +8,7 @@ the same one-line error (so a newly working cell fails here until `python3 scrip
 --write` records it: the README's table never claims less, or more, than is true); the README's table
 must be the one rendered from matrix.json.
 """
+
 from __future__ import annotations
 
 import conformance as M
@@ -35,8 +36,10 @@ def test_cell(name, col):
     if expected == "ok":
         assert got == "ok", f"{name} on {col} was supported and now fails: {got}"
     elif got == "ok":
-        pytest.fail(f"{name} on {col} now works (recorded: {expected}); record it: "
-                    "PYTHONPATH=. python3 scripts/conformance.py --write")
+        pytest.fail(
+            f"{name} on {col} now works (recorded: {expected}); record it: "
+            "PYTHONPATH=. python3 scripts/conformance.py --write"
+        )
     else:
         assert got == expected, f"{name} on {col}: the refusal changed"
         assert "\n" not in got
@@ -55,7 +58,8 @@ def test_unsupported_cells_name_target_and_construct():
 def test_readme_table_is_the_recorded_matrix():
     assert M.readme_section() == M.render(MATRIX), (
         "README.md's conformance table differs from tests/conformance/matrix.json: "
-        "PYTHONPATH=. python3 scripts/conformance.py --write")
+        "PYTHONPATH=. python3 scripts/conformance.py --write"
+    )
 
 
 def test_every_spec_variant_is_recorded():

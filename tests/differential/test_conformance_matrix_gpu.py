@@ -2,12 +2,12 @@
 interpreter, ECB both directions and CTR.  Skipped, with the reason, without an NVIDIA GPU (CI compiles
 and emulates them in test_conformance_matrix.py / test_example_ciphers.py); run on the device by
 bench/gpu/conformance.sh.  A cell recorded unsupported for cuda in matrix.json must still be refused."""
+
 from __future__ import annotations
 
+import conformance as M
 import numpy as np
 import pytest
-
-import conformance as M
 from paths import ROOT
 from shipped import shipped_registry
 
@@ -20,8 +20,9 @@ pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: req
 
 EXAMPLES = sorted((ROOT / "examples" / "ciphers").glob("*.cs"))
 REG = Registry(extra=M.spec_files() + EXAMPLES)
-NAMES = [n for _, n in M.variants()] + [n for n in REG.names()
-                                         if n not in shipped_registry().names() and n not in M.registry().names()]
+NAMES = [n for _, n in M.variants()] + [
+    n for n in REG.names() if n not in shipped_registry().names() and n not in M.registry().names()
+]
 MATRIX = M.load_matrix()
 
 

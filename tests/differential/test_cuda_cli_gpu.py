@@ -1,6 +1,7 @@
 """`cipherspec encrypt --target cuda` streams through the CUDA cipher's host-buffer entries (crypt_into):
 CTR and ECB over several chunks, with a partial last block, give the C library's bytes.  Skipped, with
 the reason, on machines without an NVIDIA GPU (CI); bench/gpu/run.sh runs it on the device."""
+
 from __future__ import annotations
 
 import contextlib
@@ -40,8 +41,18 @@ def test_cuda_streams_like_the_c_library(tmp_path, monkeypatch, mode):
 def test_cuda_drbg_equals_the_c_drbg(tmp_path, extra):
     """`drbg --target cuda` (bulk: the C DRBG's host chain + multi-key launches over every GPU; with
     additional input: request by request) writes the C DRBG's bytes, an odd request size included."""
-    common = ["lea128", "--entropy", "00" * 32, "--nonce", "11" * 8, "--bytes", str((3 << 20) + 5),
-              "--request-bytes", "65531", *extra]
+    common = [
+        "lea128",
+        "--entropy",
+        "00" * 32,
+        "--nonce",
+        "11" * 8,
+        "--bytes",
+        str((3 << 20) + 5),
+        "--request-bytes",
+        "65531",
+        *extra,
+    ]
     for target in ("c", "cuda"):
         _run(["drbg", *common, "-o", str(tmp_path / target), "--target", target])
     assert (tmp_path / "cuda").read_bytes() == (tmp_path / "c").read_bytes()

@@ -6,6 +6,7 @@ the bulk run equals the state after the same generate() calls.  CPU sides: the P
 the generated C library, and the C library's own DRBG (P_drbg_generate calls; P_drbg_plan for the GPU).
 Skipped, with the reason, without an NVIDIA GPU; bench/gpu/run.sh runs it on the device.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -39,6 +40,7 @@ def entropy_source(seed: int):
     def src(n: int) -> bytes:
         state["n"] += 1
         return hashlib.shake_256(f"{seed}/{state['n']}".encode()).digest(n)
+
     return src
 
 
@@ -99,15 +101,20 @@ def test_odd_request_sizes(registry, name):
 def test_counter_carries_across_the_whole_block(registry, name):
     c, g = ciphers(registry, name)
     B, rng = c.block_bytes, np.random.default_rng(3)
-    vs = [b"\xff" * B, b"\x00" * (B - 4) + b"\xff\xff\xff\xf0", bytes(B - 8) + b"\xff" * 8,
-          rng.integers(0, 256, B, dtype=np.uint8).tobytes()]
+    vs = [
+        b"\xff" * B,
+        b"\x00" * (B - 4) + b"\xff\xff\xff\xf0",
+        bytes(B - 8) + b"\xff" * 8,
+        rng.integers(0, 256, B, dtype=np.uint8).tobytes(),
+    ]
     plan = []
     for i, v in enumerate(vs):
         key = rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes()
         nb = [4096, 37, 1000, 3][i]
         plan.append(BulkRequest(key, v, nb, nb * B - (5 if i == len(vs) - 1 else 0)))
-    want = b"".join(c.run_mode(c.expand_key(r.key), "ctr", "encrypt", bytes(r.nbytes), ctr_next_iv(r.v, 1))
-                    for r in plan)
+    want = b"".join(
+        c.run_mode(c.expand_key(r.key), "ctr", "encrypt", bytes(r.nbytes), ctr_next_iv(r.v, 1)) for r in plan
+    )
     for fl in ("ptx", "c"):
         assert g.keystream_multi(plan, flavour=fl) == want
 

@@ -5,6 +5,7 @@ CTR is checked around every carry the counter can make: the low 32 bits wrapping
 2^64), with lengths 1, B-1, B, B+1 and odd multi-block lengths (partial last block).  Skipped, with
 the reason, on machines without an NVIDIA GPU (CI); run on the device by bench/gpu/run.sh.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,17 +25,30 @@ TABLED = ["aes128", "aria128"]
 # the lane layouts (generator/ptx/lanes.py): byte-packed and bitsliced, each placement of round keys
 # and the T-tables; AES/ARIA bitsliced are left to the CPU checks (test_cuda_lanes.py): ptxas takes over 20
 # minutes on their cores
-LANES = [("hight", "swar"), ("hight", "swar_t64_ilp2_rk-shared"), ("pipo64_128", "swar_t128"),
-         ("pipo64_128", "bs_t64"), ("pipo64_128", "bs_t128_rk-shared"), ("aes128", "tt_tab-shared32_t512"),
-         ("aes128", "tt4_tab-shared8_rk-shared")]
+LANES = [
+    ("hight", "swar"),
+    ("hight", "swar_t64_ilp2_rk-shared"),
+    ("pipo64_128", "swar_t128"),
+    ("pipo64_128", "bs_t64"),
+    ("pipo64_128", "bs_t128_rk-shared"),
+    ("aes128", "tt_tab-shared32_t512"),
+    ("aes128", "tt4_tab-shared8_rk-shared"),
+]
 # (cipher, schedule parameters); None = the build default (tuned.json or the built-in default)
 SCHEDULES = (
     [(n, None) for n in NAMES]
     + [(n, "rk-shared") for n in NAMES]
     + [(n, "rk-reg") for n in ("cham64_128", "cham128_128", "cham128_256")]
     + [(n, t) for n in TABLED for t in ("tab-const", "tab-global", "tab-shared", "tab-shared4", "tab-shared32")]
-    + [("lea128", "ilp2_t128"), ("lea128", "nohoist"), ("cham64_128", "ilp4_t1024"), ("hight", "ilp2_t64"),
-       ("pipo64_128", "ilp3_t32"), ("aes128", "ilp2_rk-shared_tab-shared8"), ("aria256", "tab-global_t512")]
+    + [
+        ("lea128", "ilp2_t128"),
+        ("lea128", "nohoist"),
+        ("cham64_128", "ilp4_t1024"),
+        ("hight", "ilp2_t64"),
+        ("pipo64_128", "ilp3_t32"),
+        ("aes128", "ilp2_rk-shared_tab-shared8"),
+        ("aria256", "tab-global_t512"),
+    ]
     + LANES
 )
 IDS = [f"{n}-{s or 'default'}" for n, s in SCHEDULES]

@@ -7,6 +7,7 @@ Memory modes: page-locked (pinned_array), registered, staged, pageable, auto; as
 Skipped, with the reason, without an NVIDIA GPU (tests/unit/test_cuda_multigpu.py checks the same host
 code on fake GPUs); bench/gpu/multi.sh runs this file on the device.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -63,8 +64,13 @@ def test_ctr_host_buffers_every_device_list_and_mode(registry, name):
     n = 40 * MIB + 7  # over 2 GPUs: 2 parts, several pieces each, a partial last block
     data = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
     boundary = cm.split(n, cm.grain(B), 2)[1] // B  # the first block of part 1 on 2 GPUs
-    ivs = [rng.integers(0, 256, B, dtype=np.uint8).tobytes(), iv_near(B, 32, boundary, rng),
-           iv_near(B, 32, boundary + 1, rng), iv_near(B, 64, boundary - 1, rng), iv_near(B, 8 * B, 3, rng)]
+    ivs = [
+        rng.integers(0, 256, B, dtype=np.uint8).tobytes(),
+        iv_near(B, 32, boundary, rng),
+        iv_near(B, 32, boundary + 1, rng),
+        iv_near(B, 64, boundary - 1, rng),
+        iv_near(B, 8 * B, 3, rng),
+    ]
     pin_in, pin_out = g.pinned_array(n), g.pinned_array(n)
     pin_in[:] = np.frombuffer(data, np.uint8)
     for k, iv in enumerate(ivs):
@@ -207,10 +213,17 @@ def test_cuda_visible_devices_is_honoured(registry):
         pytest.skip(f"needs 2 GPUs, {n} visible")
     rk, iv = g.expand_key(bytes(range(16))), bytes(15) + b"\x07"
     want = g.ctr(rk, iv, bytes(1 << 20)).hex()[:64]
-    code = ("from cipherspec.registry import Registry; from generator.ptx import BACKEND as B; "
-            "c = B.load(Registry(), 'lea128', None, None); rk = c.expand_key(bytes(range(16))); "
-            "print(c.device_count(), c.ctr(rk, bytes(15) + b'\\x07', bytes(1 << 20)).hex()[:64])")
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, CUDA_VISIBLE_DEVICES=str(n - 1)))
+    code = (
+        "from cipherspec.registry import Registry; from generator.ptx import BACKEND as B; "
+        "c = B.load(Registry(), 'lea128', None, None); rk = c.expand_key(bytes(range(16))); "
+        "print(c.device_count(), c.ctr(rk, bytes(15) + b'\\x07', bytes(1 << 20)).hex()[:64])"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, CUDA_VISIBLE_DEVICES=str(n - 1)),
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split() == ["1", want]

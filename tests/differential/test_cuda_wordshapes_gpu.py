@@ -2,6 +2,7 @@
 u16/u64 rotations) on a real GPU vs the interpreter: ECB both ways in both flavours, CTR around every
 counter carry.  Skipped, with the reason, without an NVIDIA GPU (CI checks the same cores in the CPU
 emulator and compiles every kernel: tests/unit/test_cuda_wordshapes.py); bench/gpu/run.sh runs it."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -2,6 +2,7 @@
 their designers' vectors and random blocks on every C schedule and on NEON (QEMU), the CUDA kernels
 compiled for sm_90 (0 spills) with their cores emulated on the CPU.  Every example runs on every target
 (64-bit words included): a refusal is a failure."""
+
 from __future__ import annotations
 
 import io

@@ -2,6 +2,7 @@
 
 Each hypothesis example is a batch of cases (random keys, data lengths around the kernel's group size,
 IVs near the 2^64 and 2^128 counter wraps) served by ONE QEMU run, so the whole layer stays fast."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,12 +30,24 @@ def _schedules(name: str) -> list[str]:
 
 
 # the packed layout (packed.py): byte-state ciphers; PIPO and HIGHT work but mix byte positions in every op
-PACKED = ["aria128_neon_packed_il1", "aria128_neon_packed_il2", "aes128_neon_packed_il1",
-          "aes256_neon_packed_il1", "hight_neon_packed_il1", "pipo64_128_neon_packed_il1"]
+PACKED = [
+    "aria128_neon_packed_il1",
+    "aria128_neon_packed_il2",
+    "aes128_neon_packed_il1",
+    "aes256_neon_packed_il1",
+    "hight_neon_packed_il1",
+    "pipo64_128_neon_packed_il1",
+]
 # AESE/AESD S-boxes (affine.py): AES's S and S^-1, ARIA's SB1..SB4 (affine-equivalent to S)
-CRYPTO = ["aria128_neon_b16_crypto_il1", "aes128_neon_b16_crypto_il1", "aes256_neon_b16_crypto_il2",
-          # EOR3/BCAX (sha3.py; qemu-aarch64's default cpu has FEAT_SHA3)
-          "pipo64_128_neon_b16_il2_sha3", "aria128_neon_b16_crypto_il1_sha3", "hight_neon_b16_il2_sha3"]
+CRYPTO = [
+    "aria128_neon_b16_crypto_il1",
+    "aes128_neon_b16_crypto_il1",
+    "aes256_neon_b16_crypto_il2",
+    # EOR3/BCAX (sha3.py; qemu-aarch64's default cpu has FEAT_SHA3)
+    "pipo64_128_neon_b16_il2_sha3",
+    "aria128_neon_b16_crypto_il1_sha3",
+    "hight_neon_b16_il2_sha3",
+]
 CASES = [(n, s) for n in CIPHERS for s in _schedules(n)] + [(s.split("_neon_")[0], s) for s in PACKED + CRYPTO]
 _made: dict = {}
 
@@ -66,6 +79,7 @@ def test_neon_api_lane_keys_and_cbc_encrypt(name):
     assert (c.encrypt_blocks(c.expand_key(keys), blocks) == ref.encrypt_blocks(ref.expand_key(keys), blocks)).all()
     key, iv = keys[0].tobytes(), blocks[1].tobytes()
     data = blocks.tobytes()
-    assert modes.run_mode(c, c.expand_key(key), "cbc", "encrypt", data, iv) == \
-        modes.cbc_encrypt(ref, ref.expand_key(key), iv, data)
+    assert modes.run_mode(c, c.expand_key(key), "cbc", "encrypt", data, iv) == modes.cbc_encrypt(
+        ref, ref.expand_key(key), iv, data
+    )
     assert c.encrypt_blocks(c.expand_key(key), data).tobytes() == modes.ecb_encrypt(ref, ref.expand_key(key), data)

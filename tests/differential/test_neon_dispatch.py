@@ -4,6 +4,7 @@ The dispatching harness links every variant + <cipher>_neon.c, as `cipherspec bu
 QEMU's CPU models all have FEAT_AES, so the portable path is reached through the documented override
 (CIPHERSPEC_NEON_NO_CRYPTO=1); FEAT_SHA3 is on `-cpu max` only, so cortex-a76 takes the AES-only (or
 portable) variant by getauxval.  Every path is checked against the interpreter."""
+
 from __future__ import annotations
 
 import subprocess
@@ -11,20 +12,23 @@ import subprocess
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from neon_support import batches
+from shipped import shipped_registry
+from tools import require
 
 from cipherspec import modes
 from driver.targets import make_cipher
 from generator.neon import dispatch
 from generator.neon.build import build
-from neon_support import batches
-from shipped import shipped_registry
-from tools import require
 
 REG = shipped_registry()
 # (qemu cpu, guest environment) -> index of the variant expected (0 = the first, -1 = portable)
-PATHS = {"max": ("max", None, 0), "a76": ("cortex-a76", None, 1),  # cortex-a76: FEAT_AES, no FEAT_SHA3
-         "nosha3": ("max", {"CIPHERSPEC_NEON_NO_SHA3": "1"}, 1),
-         "portable": ("max", {"CIPHERSPEC_NEON_NO_CRYPTO": "1"}, -1)}
+PATHS = {
+    "max": ("max", None, 0),
+    "a76": ("cortex-a76", None, 1),  # cortex-a76: FEAT_AES, no FEAT_SHA3
+    "nosha3": ("max", {"CIPHERSPEC_NEON_NO_SHA3": "1"}, 1),
+    "portable": ("max", {"CIPHERSPEC_NEON_NO_CRYPTO": "1"}, -1),
+}
 _made: dict = {}
 
 
@@ -36,16 +40,20 @@ def cipher(name: str):
 
 def test_variants_prefer_crypto_where_an_sbox_is_affine_equivalent():
     names = {n: [v.schedule.name for v in dispatch.variants(REG.module(n))] for n in ("aria128", "aes256", "lea128")}
-    assert names == {"aria128": ["aria128_neon_b16_crypto_il1_sha3", "aria128_neon_b16_crypto_il1",
-                                 "aria128_neon_b16_il1"],
-                     "aes256": ["aes256_neon_b16_crypto_il1_sha3", "aes256_neon_b16_crypto_il1", "aes256_neon_b16_il1"],
-                     "lea128": ["lea128_neon_b4_il4"]}
+    assert names == {
+        "aria128": ["aria128_neon_b16_crypto_il1_sha3", "aria128_neon_b16_crypto_il1", "aria128_neon_b16_il1"],
+        "aes256": ["aes256_neon_b16_crypto_il1_sha3", "aes256_neon_b16_crypto_il1", "aes256_neon_b16_il1"],
+        "lea128": ["lea128_neon_b4_il4"],
+    }
     assert [v.features for v in dispatch.variants(REG.module("pipo64_128"))] == [("sha3",), ()]
 
 
 @pytest.mark.qemu
-@pytest.mark.parametrize("name,path", [("aria128", p) for p in sorted(PATHS)] +
-                         [("aes128", "max"), ("aes128", "portable"), ("pipo64_128", "max"), ("pipo64_128", "a76")])
+@pytest.mark.parametrize(
+    "name,path",
+    [("aria128", p) for p in sorted(PATHS)]
+    + [("aes128", "max"), ("aes128", "portable"), ("pipo64_128", "max"), ("pipo64_128", "a76")],
+)
 @settings(max_examples=1, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_dispatched_library_matches_interpreter(name, path, data):
@@ -58,8 +66,11 @@ def test_dispatched_library_matches_interpreter(name, path, data):
     for key, blocks, iv, stream in data.draw(batches(c)):
         rk, rref = c.expand_key(key), ref.expand_key(key)
         requests += [("ecb_encrypt", rk, blocks, None), ("ecb_decrypt", rk, blocks, None), ("ctr", rk, stream, iv)]
-        expected += [modes.ecb_encrypt(ref, rref, blocks), modes.ecb_decrypt(ref, rref, blocks),
-                     modes.ctr(ref, rref, iv, stream)[0]]
+        expected += [
+            modes.ecb_encrypt(ref, rref, blocks),
+            modes.ecb_decrypt(ref, rref, blocks),
+            modes.ctr(ref, rref, iv, stream)[0],
+        ]
         if "ctr" not in c.emitted.modes:
             requests.pop(), expected.pop()
     for (op, _, d, _), g, e in zip(requests, c.run_batch(requests), expected):
@@ -81,14 +92,27 @@ def test_build_writes_one_library_with_every_variant(tmp_path):
     nm = require("aarch64-linux-gnu-gcc", "aarch64-linux-gnu-nm")["aarch64-linux-gnu-nm"]
     build(REG, ["aria128"], None, tmp_path)
     names = sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".S", ".h", ".c", ".a"))
-    assert names == ["aria128_neon.c", "aria128_neon.h", "aria128_neon_b16_crypto_il1.S",
-                     "aria128_neon_b16_crypto_il1.h", "aria128_neon_b16_crypto_il1_sha3.S",
-                     "aria128_neon_b16_crypto_il1_sha3.h", "aria128_neon_b16_il1.S", "aria128_neon_b16_il1.h",
-                     "libaria128_neon.a"]
-    syms = subprocess.run([nm, "--defined-only", str(tmp_path / "libaria128_neon.a")], capture_output=True,
-                          text=True, check=True).stdout
-    for s in ("aria128_neon_ecb_encrypt", "aria128_neon_ctr", "aria128_neon_variant",
-              "aria128_neon_b16_crypto_il1_ctr", "aria128_neon_b16_il1_ecb_decrypt"):
+    assert names == [
+        "aria128_neon.c",
+        "aria128_neon.h",
+        "aria128_neon_b16_crypto_il1.S",
+        "aria128_neon_b16_crypto_il1.h",
+        "aria128_neon_b16_crypto_il1_sha3.S",
+        "aria128_neon_b16_crypto_il1_sha3.h",
+        "aria128_neon_b16_il1.S",
+        "aria128_neon_b16_il1.h",
+        "libaria128_neon.a",
+    ]
+    syms = subprocess.run(
+        [nm, "--defined-only", str(tmp_path / "libaria128_neon.a")], capture_output=True, text=True, check=True
+    ).stdout
+    for s in (
+        "aria128_neon_ecb_encrypt",
+        "aria128_neon_ctr",
+        "aria128_neon_variant",
+        "aria128_neon_b16_crypto_il1_ctr",
+        "aria128_neon_b16_il1_ecb_decrypt",
+    ):
         assert f" T {s}\n" in syms
     header = (tmp_path / "aria128_neon.h").read_text()
     assert "HWCAP_AES" in header and "HWCAP_SHA3" in header and "CIPHERSPEC_NEON_NO_CRYPTO" in header

@@ -1,13 +1,14 @@
 """`cipherspec kat ../shared/vectors/*.txt --target neon` passes under QEMU."""
+
 from __future__ import annotations
 
 import io
 
 import pytest
-
-from driver.cli import run
 from paths import VECTORS
 from tools import require
+
+from driver.cli import run
 
 pytestmark = pytest.mark.qemu
 

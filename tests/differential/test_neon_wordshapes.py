@@ -6,6 +6,7 @@ byte of a word (SM4-like: bytes of 32-bit lanes looked up with TBL/TBX, or AESE 
 schedule, and regrouped into words), and rotations of u16/u64 words by byte and non-byte amounts.
 Each schedule is one QEMU run per hypothesis example (ECB both ways, CBC decrypt, CTR), as in
 test_neon.py."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,12 +19,20 @@ from wordshape_specs import REG
 from driver.targets import make_cipher
 
 CASES = [
-    ("speck128le", "speck128le_neon_b2_il4"), ("speck128le", "speck128le_neon_b2_il1"),
-    ("speck128be", "speck128be_neon_b2_il2"), ("rot64x4", "rot64x4_neon_b2_il4"),
-    ("rot64x4", "rot64x4_neon_b2_il1_sha3"), ("rot16x6", "rot16x6_neon_b8_il4"),
-    ("sm4like8", "sm4like8_neon_b4_il1"), ("sm4like8", "sm4like8_neon_b4_il2"),
-    ("toy4", "toy4_neon_b4_il1"), ("toy4", "toy4_neon_b4_crypto_il2"), ("toy4", "toy4_neon"),  # dispatched
-    ("ttab6", "ttab6_neon_b4_il2"), ("camlike6", "camlike6_neon_b2_il1"), ("camlike6", "camlike6_neon_b2_il2"),
+    ("speck128le", "speck128le_neon_b2_il4"),
+    ("speck128le", "speck128le_neon_b2_il1"),
+    ("speck128be", "speck128be_neon_b2_il2"),
+    ("rot64x4", "rot64x4_neon_b2_il4"),
+    ("rot64x4", "rot64x4_neon_b2_il1_sha3"),
+    ("rot16x6", "rot16x6_neon_b8_il4"),
+    ("sm4like8", "sm4like8_neon_b4_il1"),
+    ("sm4like8", "sm4like8_neon_b4_il2"),
+    ("toy4", "toy4_neon_b4_il1"),
+    ("toy4", "toy4_neon_b4_crypto_il2"),
+    ("toy4", "toy4_neon"),  # dispatched
+    ("ttab6", "ttab6_neon_b4_il2"),
+    ("camlike6", "camlike6_neon_b2_il1"),
+    ("camlike6", "camlike6_neon_b2_il2"),
     ("t64x4", "t64x4_neon_b2_il4"),
 ]
 _made: dict = {}

@@ -10,6 +10,7 @@
 - the same program and provider under ASan + UBSan;
 - every shipped cipher at once (built at -O0 to keep CI short): names, KAT vectors through EVP.
 """
+
 from __future__ import annotations
 
 import filecmp
@@ -32,7 +33,7 @@ from paths import BLOCK_VECTOR_FILES, TOY_SPEC
 from cipherspec import modes
 from driver import cli
 
-CIPHERS = ["aria128", "aes128", "lea128", "hight"]   # OpenSSL's own ARIA and AES; 128- and 64-bit blocks
+CIPHERS = ["aria128", "aes128", "lea128", "hight"]  # OpenSSL's own ARIA and AES; 128- and 64-bit blocks
 OPENSSL_HAS = {"aria128": "ARIA-128", "aes128": "AES-128"}
 NAMES = {"aria128": "ARIA-128", "aes128": "AES-128", "lea128": "LEA-128", "hight": "HIGHT"}
 MODES = ("ECB", "CBC", "CTR")
@@ -60,8 +61,12 @@ def test_build_layout_and_exports(built):
 def listed(out) -> list[str]:
     """Our algorithms in `openssl list -cipher-algorithms`: each one's name (OpenSSL prints the OIDs it
     knows for a name beside it, as "{ 1.2.410.200046.1.1.5, ARIA-128-CTR } @ cipherspec")."""
-    p = subprocess.run(["openssl", "list", "-cipher-algorithms", *provider_args(out, None)[:4]],
-                       capture_output=True, text=True, check=True)
+    p = subprocess.run(
+        ["openssl", "list", "-cipher-algorithms", *provider_args(out, None)[:4]],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     names = []
     for line in p.stdout.splitlines():
         if line.endswith("@ cipherspec"):
@@ -82,8 +87,13 @@ def test_openssl_cnf_loads_the_provider(built, tmp_path):
     assert "cipherspec" in p.stdout and "default" in p.stdout
     src, dst = tmp_path / "in", tmp_path / "out"
     src.write_bytes(bytes(range(100)))
-    p = subprocess.run(["openssl", "enc", "-lea-128-ctr", "-K", "00" * 16, "-iv", "00" * 16, "-in", str(src),
-                        "-out", str(dst)], capture_output=True, text=True, env=env, check=False)
+    p = subprocess.run(
+        ["openssl", "enc", "-lea-128-ctr", "-K", "00" * 16, "-iv", "00" * 16, "-in", str(src), "-out", str(dst)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert p.returncode == 0, p.stderr
     assert dst.stat().st_size == 100
 
@@ -113,7 +123,7 @@ def test_openssl_enc_matches_the_interpreter(built, make_ref, tmp_path, name):
                 p = openssl_enc(built, alg, key, None if mode == "ECB" else iv, src, enc, nopad=nopad)
                 assert p.returncode == 0, p.stderr
                 got = enc.read_bytes()
-                if mode == "CBC":   # through the interpreter's parallel CBC decryption (a bijection)
+                if mode == "CBC":  # through the interpreter's parallel CBC decryption (a bijection)
                     assert len(got) == len(padded) and modes.cbc_decrypt(ref, rk, iv, got) == padded, (alg, n)
                 else:
                     want = modes.ecb_encrypt(ref, rk, padded) if mode == "ECB" else modes.ctr(ref, rk, iv, data)[0]
@@ -144,8 +154,23 @@ def test_openssl_enc_matches_openssls_own(built, tmp_path, name):
 
 def test_openssl_speed_runs_through_the_provider(built):
     """`openssl speed -evp LEA-128-CTR` with the provider options (they must come before -evp)."""
-    p = subprocess.run(["openssl", "speed", *provider_args(built, None), "-seconds", "1", "-bytes", "16384", "-mr",
-                        "-evp", "LEA-128-CTR"], capture_output=True, text=True, check=False)
+    p = subprocess.run(
+        [
+            "openssl",
+            "speed",
+            *provider_args(built, None),
+            "-seconds",
+            "1",
+            "-bytes",
+            "16384",
+            "-mr",
+            "-evp",
+            "LEA-128-CTR",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert p.returncode == 0, p.stderr
     rate = [line for line in p.stdout.splitlines() if line.startswith("+F:")]
     assert len(rate) == 1 and rate[0].split(":")[2] == "LEA-128-CTR" and float(rate[0].split(":")[3]) > 0
@@ -168,12 +193,12 @@ def check_against_oracle(ref, mode: str, key: bytes, iv: bytes, data: bytes, lin
     else:
         assert len(enc_pad) == len(padded) and modes.cbc_decrypt(ref, rk, iv, enc_pad) == padded
         assert enc_nopad == enc_pad[: len(whole)]
-        done = 37 - 37 % B   # the whole blocks of the first 37 bytes: the last one is the chaining value
-        assert "num=0" in after and f"updated-iv={enc_pad[done - B:done].hex()}" in after
+        done = 37 - 37 % B  # the whole blocks of the first 37 bytes: the last one is the chaining value
+        assert "num=0" in after and f"updated-iv={enc_pad[done - B : done].hex()}" in after
 
 
 def _field(lines: list[str], tag: str) -> str:
-    found = [line[len(tag) + 1:] for line in lines if line.startswith(tag + " ")]
+    found = [line[len(tag) + 1 :] for line in lines if line.startswith(tag + " ")]
     assert len(found) == 1, (tag, lines)
     return found[0]
 
@@ -195,17 +220,27 @@ def test_evp_streaming_program(built, make_ref, name, mode):
     for tag in ("streaming ok", "dupctx ok", "strict zeroized yes", "done"):
         assert tag in lines, (tag, lines)
     errors = {line.split(":")[0][4:]: line.split(": ", 1)[1] for line in lines if line.startswith("err ")}
-    want_errors = {"update-without-key": "no key set", "set-key-length": "invalid key length",
-                   "strict ivlen": "invalid iv length", "strict keylen": "invalid key length",
-                   "strict num-too-big": "failed to set parameter"}
+    want_errors = {
+        "update-without-key": "no key set",
+        "set-key-length": "invalid key length",
+        "strict ivlen": "invalid iv length",
+        "strict keylen": "invalid key length",
+        "strict num-too-big": "failed to set parameter",
+    }
     if mode != "CTR":
-        want_errors.update({"bad-padding": "bad decrypt", "nopad-partial-final": "wrong final block length",
-                            "decrypt-partial-final": "wrong final block length",
-                            "strict evp-cipher-partial": "invalid input length"})
+        want_errors.update(
+            {
+                "bad-padding": "bad decrypt",
+                "nopad-partial-final": "wrong final block length",
+                "decrypt-partial-final": "wrong final block length",
+                "strict evp-cipher-partial": "invalid input length",
+            }
+        )
     assert errors == want_errors
     if name in OPENSSL_HAS:
-        theirs = run_evp(evp_program(built, None), built, alg, "provider=default", key,
-                         b"" if mode == "ECB" else iv, 11, data)
+        theirs = run_evp(
+            evp_program(built, None), built, alg, "provider=default", key, b"" if mode == "ECB" else iv, 11, data
+        )
         common = [line for line in lines if not line.startswith(("strict", "err strict", "provider"))]
         assert common == [line for line in theirs if not line.startswith("provider")]
         assert "provider cipherspec" in lines and "provider default" in theirs
@@ -299,8 +334,17 @@ def test_evp_program_under_asan_ubsan(tmp_path_factory, make_ref, registry, name
     for mode in MODES:
         for n in (37, 3 * 4097 + 5):
             data = random_bytes(rng, n)
-            lines = run_evp(exe, out, f"{NAMES[name]}-{mode}", "provider=cipherspec", key,
-                            b"" if mode == "ECB" else iv, n, data, env)
+            lines = run_evp(
+                exe,
+                out,
+                f"{NAMES[name]}-{mode}",
+                "provider=cipherspec",
+                key,
+                b"" if mode == "ECB" else iv,
+                n,
+                data,
+                env,
+            )
             check_against_oracle(ref, mode, key, iv, data, lines)
             assert "strict zeroized yes" in lines and "done" in lines
 
@@ -331,7 +375,7 @@ def test_all_shipped_ciphers_in_one_provider(tmp_path, registry, make_ref, vecto
         return OsslCipher(module, None, so, {m: algorithm_name(module, m) for m in LOWER_MODES})
 
     report, ran = FileReport("shipped vectors"), 0
-    for f in BLOCK_VECTOR_FILES:   # the provider holds the default round counts: other counts are skipped
+    for f in BLOCK_VECTOR_FILES:  # the provider holds the default round counts: other counts are skipped
         cases = [validate_block(b, set(registry.names())) for b in parse_kat_file(vectors / f) if not b.is_drbg]
         cases = [k for k in cases if k.rounds is None]
         run_block_cases(cases, make, report)

@@ -1,5 +1,6 @@
 """Bad input to the C target: error codes from the C API (called through ctypes), clear exceptions
 from Python, one-line exit-2 errors from the CLI (and nothing half-written by ``build``)."""
+
 from __future__ import annotations
 
 import ctypes
@@ -8,8 +9,8 @@ import io
 import pytest
 
 from cipherspec import modes
-from driver import cli
 from cipherspec.errors import UsageError
+from driver import cli
 
 OK, ERR_NULL, ERR_LENGTH, ERR_KEY_LENGTH = 0, -1, -2, -3
 CASES = [("lea128", "sliced_v32"), ("aes128", "scalar_tfused"), ("hight", "sliced_v16")]
@@ -93,14 +94,17 @@ def test_cli_bad_key_on_target_c():
     assert rc == 2 and out == "" and "needs a 16-byte key, got 1 bytes" in err and len(err.splitlines()) == 1
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["build", "nope", "--target", "c"], "unknown cipher 'nope'"),
-    (["build", "lea128", "--target", "c", "--schedule", "sliced_v8"], "param v must be one of 16, 32"),
-    (["build", "lea128", "--target", "c", "--schedule", "diagonal"], "unknown C layout 'diagonal'"),
-    (["build", "lea128", "--target", "c", "--schedule", "aes128_c_scalar_tbytes"], "not a C schedule of lea128"),
-    (["build", "lea128", "--target", "c", "--schedule", "scalar_tfused"], "unknown schedule params"),
-    (["build", "lea128", "--target", "vhdl"], "unknown target 'vhdl'"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["build", "nope", "--target", "c"], "unknown cipher 'nope'"),
+        (["build", "lea128", "--target", "c", "--schedule", "sliced_v8"], "param v must be one of 16, 32"),
+        (["build", "lea128", "--target", "c", "--schedule", "diagonal"], "unknown C layout 'diagonal'"),
+        (["build", "lea128", "--target", "c", "--schedule", "aes128_c_scalar_tbytes"], "not a C schedule of lea128"),
+        (["build", "lea128", "--target", "c", "--schedule", "scalar_tfused"], "unknown schedule params"),
+        (["build", "lea128", "--target", "vhdl"], "unknown target 'vhdl'"),
+    ],
+)
 def test_cli_build_bad_input(tmp_path, argv, message):
     dest = tmp_path / "out"
     rc, out, err = _cli(argv + ["-o", str(dest)])

@@ -4,6 +4,7 @@ The cases run the command in-process (driver.cli.run, the function `cipherspec` 
 stdout and stderr swapped for test buffers): a `python -m driver` process costs about a second of
 imports and spec parsing. A few run as real processes too, for what only a process shows (the exit
 status itself, and that nothing escapes as a traceback)."""
+
 from __future__ import annotations
 
 import io
@@ -16,8 +17,10 @@ import pytest
 from driver import cli
 
 LEA_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
-GOOD_KAT = ("Cipher = lea128\nMode = ECB\nKey = 0f1e2d3c4b5a69788796a5b4c3d2e1f0\n"
-            "Plaintext = 101112131415161718191a1b1c1d1e1f\nCiphertext = 9fc84e3528c6c6185532c7a704648bfd\n")
+GOOD_KAT = (
+    "Cipher = lea128\nMode = ECB\nKey = 0f1e2d3c4b5a69788796a5b4c3d2e1f0\n"
+    "Plaintext = 101112131415161718191a1b1c1d1e1f\nCiphertext = 9fc84e3528c6c6185532c7a704648bfd\n"
+)
 
 
 def run_process(args, stdin=b""):
@@ -29,6 +32,7 @@ def run_process(args, stdin=b""):
 def run(capsysbinary, monkeypatch, tmp_path):
     """(exit status, stdout bytes, stderr text) of `cipherspec ARGS < stdin`, run in this process.  The
     streaming commands read file descriptor 0 itself: stdin is a file put there for the call."""
+
     def run(args, stdin=b""):
         (tmp_path / "stdin").write_bytes(stdin)
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
@@ -56,18 +60,31 @@ CRYPT_CASES = [
     (["encrypt", "lea128", "--mode", "ecb", "--key", "0011"], b"", "lea128 needs a 16-byte key, got 2 bytes"),
     (["encrypt", "lea128", "--mode", "ecb", "--key", "abc"], b"", "--key: odd number of hex digits (3)"),
     (["encrypt", "lea128", "--mode", "ecb", "--key", "zz" * 16], b"", "--key: not hex"),
-    (["encrypt", "lea128", "--mode", "cbc", "--key", LEA_KEY, "--iv", "00" * 8], b"x" * 16,
-     "lea128 needs a 16-byte IV, got 8 bytes"),
+    (
+        ["encrypt", "lea128", "--mode", "cbc", "--key", LEA_KEY, "--iv", "00" * 8],
+        b"x" * 16,
+        "lea128 needs a 16-byte IV, got 8 bytes",
+    ),
     (["encrypt", "lea128", "--mode", "cbc", "--key", LEA_KEY], b"x" * 16, "CBC needs a 16-byte IV: --iv HEX"),
-    (["encrypt", "lea128", "--mode", "ecb", "--no-pad", "--key", LEA_KEY], b"x" * 17,
-     "not a multiple of the 16-byte block"),
-    (["decrypt", "hight", "--mode", "cbc", "--key", LEA_KEY, "--iv", "00" * 8], b"x" * 9,
-     "input is 9 bytes, not a multiple of the 8-byte block"),
+    (
+        ["encrypt", "lea128", "--mode", "ecb", "--no-pad", "--key", LEA_KEY],
+        b"x" * 17,
+        "not a multiple of the 16-byte block",
+    ),
+    (
+        ["decrypt", "hight", "--mode", "cbc", "--key", LEA_KEY, "--iv", "00" * 8],
+        b"x" * 9,
+        "input is 9 bytes, not a multiple of the 8-byte block",
+    ),
     (["encrypt", "lea128", "--mode", "xts", "--key", LEA_KEY], b"", "unknown mode 'xts'"),
     (["encrypt", "nosuch", "--mode", "ecb", "--key", LEA_KEY], b"", "unknown cipher 'nosuch'"),
     (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--target", "fpga"], b"", "unknown target 'fpga'"),
     (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--rounds", "0"], b"", "--rounds must be at least 1"),
-    (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--hex"], b"0g", "hex input from standard input: not hex at digit 2"),
+    (
+        ["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--hex"],
+        b"0g",
+        "hex input from standard input: not hex at digit 2",
+    ),
     (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--iv", "00" * 16], b"", "ECB takes no IV"),
     (["dump", "lea128", "--after", "frobnicate"], b"", "unknown pass 'frobnicate'"),
     (["dump", "lea128", "--function", "mac"], b"", "unknown function 'mac'"),
@@ -77,7 +94,9 @@ CRYPT_CASES = [
 ]
 
 
-@pytest.mark.parametrize("args,stdin,message", CRYPT_CASES, ids=[" ".join(c[0][:2]) + ":" + c[2][:30] for c in CRYPT_CASES])
+@pytest.mark.parametrize(
+    "args,stdin,message", CRYPT_CASES, ids=[" ".join(c[0][:2]) + ":" + c[2][:30] for c in CRYPT_CASES]
+)
 def test_bad_command_line(run, args, stdin, message):
     rc, out, err = run(args, stdin)
     assert rc == 2
@@ -148,32 +167,57 @@ def test_bad_key_file(tmp_path, content, extra, message):
     message never shows the key."""
     key = tmp_path / "k"
     key.write_bytes(content)
-    rc, out, err = run_process(["encrypt", "lea128", "--mode", "ctr", "--iv", "00" * 16, "--key-file", str(key), *extra],
-                       b"data")
+    rc, out, err = run_process(
+        ["encrypt", "lea128", "--mode", "ctr", "--iv", "00" * 16, "--key-file", str(key), *extra], b"data"
+    )
     assert rc == 2 and out == b""
     assert message.replace("KEY", str(key)) in err, err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert "0101" not in err and LEA_KEY[:16] not in err.replace(str(key), "")
 
 
-@pytest.mark.parametrize("args,stdin,message", [
-    (["--key-fd", "0"], b"data", "--key-fd 0 is standard input, which carries the data here"),
-    (["--key-fd", "99"], b"data", "--key-fd 99: cannot read: Bad file descriptor"),
-    (["--key-file", "/nonexistent/k"], b"data", "--key-file /nonexistent/k: cannot read: No such file or directory"),
-    ([], b"data", "no key: give --key-file PATH, --key-fd N, $CIPHERSPEC_KEY or --key HEX"),
-    (["--key", LEA_KEY, "-i", "/nonexistent/in"], b"", "cannot read /nonexistent/in: No such file or directory"),
-])
+@pytest.mark.parametrize(
+    "args,stdin,message",
+    [
+        (["--key-fd", "0"], b"data", "--key-fd 0 is standard input, which carries the data here"),
+        (["--key-fd", "99"], b"data", "--key-fd 99: cannot read: Bad file descriptor"),
+        (
+            ["--key-file", "/nonexistent/k"],
+            b"data",
+            "--key-file /nonexistent/k: cannot read: No such file or directory",
+        ),
+        ([], b"data", "no key: give --key-file PATH, --key-fd N, $CIPHERSPEC_KEY or --key HEX"),
+        (["--key", LEA_KEY, "-i", "/nonexistent/in"], b"", "cannot read /nonexistent/in: No such file or directory"),
+    ],
+)
 def test_bad_key_source(args, stdin, message):
     rc, out, err = run_process(["encrypt", "lea128", "--mode", "ctr", "--iv", "00" * 16, *args], stdin)
     assert rc == 2 and out == b"" and message in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_bad_output_path_creates_nothing(tmp_path):
-    rc, out, err = run_process(["encrypt", "lea128", "--mode", "ctr", "--key", LEA_KEY, "--iv", "00" * 16,
-                        "-o", str(tmp_path / "missing" / "out")], b"data")
+    rc, out, err = run_process(
+        [
+            "encrypt",
+            "lea128",
+            "--mode",
+            "ctr",
+            "--key",
+            LEA_KEY,
+            "--iv",
+            "00" * 16,
+            "-o",
+            str(tmp_path / "missing" / "out"),
+        ],
+        b"data",
+    )
     assert rc == 2 and f"cannot write {tmp_path / 'missing' / 'out'}: No such file or directory" in err
     assert list(tmp_path.iterdir()) == []
-PROCESS_CASES = [c for c in CRYPT_CASES if c[2] in ("not a multiple of the 16-byte block", "invalid choice: 'frobnicate'")]
+
+
+PROCESS_CASES = [
+    c for c in CRYPT_CASES if c[2] in ("not a multiple of the 16-byte block", "invalid choice: 'frobnicate'")
+]
 
 
 @pytest.mark.parametrize("args,stdin,message", PROCESS_CASES, ids=["input length", "argparse"])

@@ -1,4 +1,5 @@
 """What the CUDA generator emits: the expected instructions, origins on every line, determinism, errors."""
+
 from __future__ import annotations
 
 import re
@@ -20,7 +21,7 @@ def _gen(registry, name, text=None):
 
 def _ptx_core(src, core="cs_enc_ptx"):
     start = src.cu.index(f"void {core}(")
-    return src.cu[start:src.cu.index("\n}\n", start)]
+    return src.cu[start : src.cu.index("\n}\n", start)]
 
 
 def test_lea_core_is_add_xor_funnel_shift(registry):
@@ -53,13 +54,15 @@ def test_output_is_deterministic(registry):
 def test_schedule_names(registry):
     assert _gen(registry, "lea128", "rk-const_t256").name == "lea128_cuda_ctr_rk-const_t256"
     assert _gen(registry, "aes128", "rk-shared_t512_tab-shared8").name == "aes128_cuda_ctr_rk-shared_t512_tab-shared8"
-    assert _gen(registry, "cham128_128", "cham128_128_cuda_ctr_ilp2_rk-reg_t128").name == \
-        "cham128_128_cuda_ctr_ilp2_rk-reg_t128"
+    assert (
+        _gen(registry, "cham128_128", "cham128_128_cuda_ctr_ilp2_rk-reg_t128").name
+        == "cham128_128_cuda_ctr_ilp2_rk-reg_t128"
+    )
 
 
 def test_shared_fill_has_a_barrier_and_bank_aware_copies(registry):
     cu = _gen(registry, "aria128", "tab-shared32").cu
-    kernel = cu[cu.index("_ctr_ptx("):]
+    kernel = cu[cu.index("_ctr_ptx(") :]
     fill, sync, use = kernel.index("cs_smem["), kernel.index("__syncthreads()"), kernel.index("cs_pre_ptx(")
     assert fill < sync < use
     assert "threadIdx.x & 31u" in kernel and "<< 5]" in cu
@@ -73,20 +76,30 @@ def test_ctr_hoists_uniform_work(registry):
 def test_lop3_truth_tables():
     assert lop3.COLUMNS == (0xF0, 0xCC, 0xAA)
     from cipherspec.ir import Function, Op
-    ops = [Op("input", 32, (), ("a",)), Op("input", 32, (), ("b",)), Op("input", 32, (), ("c",)),
-           Op("xor", 32, (0, 1)), Op("and", 32, (3, 2)), Op("not", 32, (4,))]
+
+    ops = [
+        Op("input", 32, (), ("a",)),
+        Op("input", 32, (), ("b",)),
+        Op("input", 32, (), ("c",)),
+        Op("xor", 32, (0, 1)),
+        Op("and", 32, (3, 2)),
+        Op("not", 32, (4,)),
+    ]
     trees = lop3.cover(Function("f", ops, [("y", 5)]))
     t = trees[5]
     col = {v: lop3.COLUMNS[i] for i, v in enumerate(t.leaves)}
     assert t.table == ~((col[0] ^ col[1]) & col[2]) & 0xFF and set(t.members) == {3, 4, 5}
 
 
-@pytest.mark.parametrize("text,msg", [
-    ("tab-shared64", "power of two from 1 to 32"),
-    ("t48", "multiple of 32"),
-    ("rk-texture", "cannot be placed"),
-    ("bogus", "unknown cuda schedule part"),
-])
+@pytest.mark.parametrize(
+    "text,msg",
+    [
+        ("tab-shared64", "power of two from 1 to 32"),
+        ("t48", "multiple of 32"),
+        ("rk-texture", "cannot be placed"),
+        ("bogus", "unknown cuda schedule part"),
+    ],
+)
 def test_bad_schedules(registry, text, msg):
     with pytest.raises(UsageError, match=msg):
         _gen(registry, "aes128", text)

@@ -1,17 +1,18 @@
 """Golden IR: the canonical dump after key passes must not change unnoticed.
 
 Regenerate on purpose with:  CIPHERSPEC_UPDATE_GOLDEN=1 python -m pytest tests/golden"""
+
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
 import pytest
+from paths import TOY_SPEC
 
 from cipherspec.dump import format_module
 from cipherspec.pipeline import optimize
 from cipherspec.registry import Registry
-from paths import TOY_SPEC
 
 DATA = Path(__file__).with_name("data")
 CASES = [("toy4", p, None) for p in ("lower", "constfold", "cse", "xornet", "dce")] + [

@@ -1,23 +1,52 @@
 """Fuzzing the front end: random text and mutated real specs raise SpecError and nothing else."""
+
 from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from paths import TOY_SPEC
 
 from cipherspec import lower as lower_mod
 from cipherspec.errors import SpecError
 from cipherspec.lower import lower
 from cipherspec.parse import parse_text
 from cipherspec.registry import shipped_spec_files
-from paths import TOY_SPEC
 
 SPECS = {p.name: p.read_text() for p in shipped_spec_files()}
 SPECS["toy.cs"] = TOY_SPEC.read_text()
-ALPHABET = st.sampled_from(list("{}[]();:=,.<>^&|~+-*/%#0123456789abcdefxu_ \n") +
-                           ["family", "cipher", "fn", "let", "var", "for", "in", "if", "else", "return",
-                            "sbox", "const", "block", "key", "u8", "u32", "rounds", "..", "<<<", "key_schedule",
-                            "encrypt", "decrypt", "inverse(", "gmul(", "little", "X", "rk"])
+ALPHABET = st.sampled_from(
+    list("{}[]();:=,.<>^&|~+-*/%#0123456789abcdefxu_ \n")
+    + [
+        "family",
+        "cipher",
+        "fn",
+        "let",
+        "var",
+        "for",
+        "in",
+        "if",
+        "else",
+        "return",
+        "sbox",
+        "const",
+        "block",
+        "key",
+        "u8",
+        "u32",
+        "rounds",
+        "..",
+        "<<<",
+        "key_schedule",
+        "encrypt",
+        "decrypt",
+        "inverse(",
+        "gmul(",
+        "little",
+        "X",
+        "rk",
+    ]
+)
 
 
 def _front_end(text: str) -> None:
@@ -51,18 +80,23 @@ def test_mutated_specs(small_limits, name, data):
         kind = data.draw(st.sampled_from(["delete", "insert", "replace", "duplicate"]), label="kind")
         if kind == "delete":
             n = data.draw(st.integers(1, 12), label="n")
-            text = text[:pos] + text[pos + n:]
+            text = text[:pos] + text[pos + n :]
         elif kind == "insert":
             text = text[:pos] + data.draw(ALPHABET, label="tok") + text[pos:]
         elif kind == "replace":
-            text = text[:pos] + data.draw(ALPHABET, label="tok") + text[pos + 1:]
+            text = text[:pos] + data.draw(ALPHABET, label="tok") + text[pos + 1 :]
         else:
             n = data.draw(st.integers(1, 40), label="n")
-            text = text[:pos] + text[pos:pos + n] + text[pos:]
+            text = text[:pos] + text[pos : pos + n] + text[pos:]
     _front_end(text)
 
 
 def test_deep_nesting_is_a_spec_error():
-    text = "family f(rounds) { block u8[1]; key u8[1]; key_schedule(K) -> rk: u8[1][1] { rk[0][0] = " \
-           + "(" * 3000 + "K[0]" + ")" * 3000 + "; } encrypt(X, rk) { } decrypt(X, rk) { } }\ncipher c = f(rounds = 1);"
+    text = (
+        "family f(rounds) { block u8[1]; key u8[1]; key_schedule(K) -> rk: u8[1][1] { rk[0][0] = "
+        + "(" * 3000
+        + "K[0]"
+        + ")" * 3000
+        + "; } encrypt(X, rk) { } decrypt(X, rk) { } }\ncipher c = f(rounds = 1);"
+    )
     _front_end(text)

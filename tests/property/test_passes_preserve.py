@@ -1,5 +1,6 @@
 """Every pass preserves the interpreter's results, for every cipher, on random keys and blocks: the
 shared pipeline, every backend's own passes under every schedule it builds, and the CTR hoisting split."""
+
 from __future__ import annotations
 
 import functools
@@ -8,14 +9,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from shipped import shipped_registry
 
 from cipherspec.blockcipher import RefCipher
 from cipherspec.interp import Interpreter
 from cipherspec.passes import hoist_uniform
 from cipherspec.pipeline import PIPELINE, optimize, pass_names, run_passes
-
 from generator.backends import BACKENDS
-from shipped import shipped_registry
 
 NAMES = shipped_registry().names()
 
@@ -26,6 +26,7 @@ NAMES = shipped_registry().names()
 @pytest.fixture(scope="module")
 def shared_stages(registry):
     """name -> [(pass, module)]: the module after lowering and after every shared pass, in order."""
+
     @functools.lru_cache(maxsize=1)
     def stages(name):
         out = []
@@ -39,6 +40,7 @@ def shared_stages(registry):
 @pytest.fixture(scope="module")
 def backend_stages(registry):
     """name -> [(target, schedule name, [(pass, module)])] for each distinct pass list a backend runs."""
+
     @functools.lru_cache(maxsize=1)
     def stages(name):
         lists = []
@@ -147,8 +149,7 @@ def test_hoist_uniform_split_is_a_dataflow_identity(name, registry, seed, unifor
     inputs = fn.inputs()
     uniform = {n for n, _, _ in inputs if rng.random() < uniform_share}
     split = hoist_uniform.split(fn, uniform)
-    vals = {n: rng.integers(0, 1 << w, 8, dtype=np.uint64).astype(np.dtype(f"u{max(w, 8) // 8}"))
-            for n, w, _ in inputs}
+    vals = {n: rng.integers(0, 1 << w, 8, dtype=np.uint64).astype(np.dtype(f"u{max(w, 8) // 8}")) for n, w, _ in inputs}
     interp = Interpreter(module.tables)
     want = interp.run(fn, vals)
     pre = interp.run(split.pre, {n: vals[n] for n, _, _ in split.pre.inputs()})

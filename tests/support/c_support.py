@@ -1,5 +1,6 @@
 """Helpers for the C-target tests: the (cipher, schedule) matrix, lengths at lane boundaries, and the
 mode-by-mode comparison of a target cipher with the interpreter."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,8 +22,12 @@ def c_matrix() -> list[tuple[str, str]]:
 
     full = os.environ.get("CIPHERSPEC_FULL_MATRIX") == "1"
     reg = shipped_registry()
-    return [(n, s.name) for n in reg.names() for s in c_schedules(reg.module(n))
-            if full or s.layout != "bitsliced" or n in BITSLICED_IN_CI]
+    return [
+        (n, s.name)
+        for n in reg.names()
+        for s in c_schedules(reg.module(n))
+        if full or s.layout != "bitsliced" or n in BITSLICED_IN_CI
+    ]
 
 
 def variant_matrix() -> list[tuple[str, str, str]]:

@@ -8,6 +8,7 @@ from it (``python3 scripts/conformance.py --write`` re-runs every cell and rewri
     columns()                         -> ["ref", "c scalar", "c sliced_v16", "c bitsliced_v16", "neon", "cuda"]
     run_cell("sbox4_u32", "neon")     -> "ok"
 """
+
 from __future__ import annotations
 
 import json
@@ -63,8 +64,9 @@ def ci_cells() -> list[tuple[str, str]]:
         if key not in widest or w > widest[key][0]:
             widest[key] = (w, name)
     sliced = {name for _, name in widest.values()}
-    return [(name, col) for _, name in variants() for col in COLUMNS
-            if full or col != "c bitsliced_v16" or name in sliced]
+    return [
+        (name, col) for _, name in variants() for col in COLUMNS if full or col != "c bitsliced_v16" or name in sliced
+    ]
 
 
 def _data(ref: RefCipher, seed: int) -> tuple[bytes, np.ndarray]:
@@ -80,8 +82,10 @@ def _compare(name: str, column: str, cipher, ref: RefCipher) -> None:
         data = blocks.tobytes()
         got = cipher.run_batch([("ecb_encrypt", rk, data, None), ("ecb_decrypt", rk, data, None)])
     else:
-        got = [np.asarray(cipher.encrypt_blocks(rk, blocks)).tobytes(),
-               np.asarray(cipher.decrypt_blocks(rk, blocks)).tobytes()]
+        got = [
+            np.asarray(cipher.encrypt_blocks(rk, blocks)).tobytes(),
+            np.asarray(cipher.decrypt_blocks(rk, blocks)).tobytes(),
+        ]
     for kind, g in zip(("encrypt", "decrypt"), got):
         if g != getattr(ref, f"{kind}_blocks")(rrk, blocks).tobytes():
             raise AssertionError(f"{name} on {column}: {kind} differs from the interpreter")
@@ -91,8 +95,8 @@ def cuda_check(reg: Registry, name: str) -> None:
     """Compiles the default CUDA schedule for sm_90 (0 spills, 0 local memory) and runs its cores, both
     flavours, under the CPU emulator (generator/ptx/emulate.py) against the interpreter."""
     from generator.ptx import cores, emulate
-    from generator.ptx.placement import CudaSchedule, default_for, rk_index
     from generator.ptx.ctr import state_names
+    from generator.ptx.placement import CudaSchedule, default_for, rk_index
     from generator.ptx.source import generate, prepared
     from toolchain import nvcc
 

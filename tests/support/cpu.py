@@ -3,6 +3,7 @@
 
     has_level("avx2") -> True on an AVX2 machine;  ABSENT: {(library, variant)} seen absent this session
 """
+
 from __future__ import annotations
 
 import platform
@@ -12,8 +13,24 @@ from pathlib import Path
 LEVEL_FLAGS = {
     "sse2": ("sse2",),
     "aesni": ("sse2", "pni", "ssse3", "sse4_1", "sse4_2", "popcnt", "cx16", "lahf_lm", "aes", "pclmulqdq"),
-    "avx2": ("sse2", "pni", "ssse3", "sse4_1", "sse4_2", "popcnt", "cx16", "lahf_lm", "avx", "avx2", "bmi1",
-             "bmi2", "fma", "f16c", "movbe", "abm"),
+    "avx2": (
+        "sse2",
+        "pni",
+        "ssse3",
+        "sse4_1",
+        "sse4_2",
+        "popcnt",
+        "cx16",
+        "lahf_lm",
+        "avx",
+        "avx2",
+        "bmi1",
+        "bmi2",
+        "fma",
+        "f16c",
+        "movbe",
+        "abm",
+    ),
     "avx512": ("avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"),
 }
 LEVEL_FLAGS["vaes_avx2"] = LEVEL_FLAGS["avx2"] + ("aes", "pclmulqdq", "vaes")

@@ -6,6 +6,7 @@ test_cuda_gpu.py) and the CPU build of the same library (tests/unit/test_cuda_cp
                                          with input and (keystream=True) keystream-only, both flavours
     check_multi(c, ref, rng)             the multi-key kernel: several keys and counters in one launch
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,6 +19,7 @@ FLAVOURS = ("ptx", "c")
 
 def ivs(B: int, rng) -> list[bytes]:
     """Random, and just below each carry: 2^32, 2^64 and (16-byte blocks) 2^128."""
+
     def below(bits: int, k: int) -> bytes:
         hi = int.from_bytes(rng.integers(0, 256, B, dtype=np.uint8).tobytes(), "big") >> bits << bits
         return ((hi | ((1 << bits) - k)) % (1 << (8 * B))).to_bytes(B, "big")
@@ -63,8 +65,9 @@ def check_ctr(c, ref, rng, lengths=None, keystream: bool = True) -> None:
                     continue
                 ks = c.device_ctr(rk, iv, None, n, flavour=flavour)
                 assert bytes(a ^ b for a, b in zip(ks[:64], data[:64])) == want[:64], (iv.hex(), n, flavour, "ks")
-                assert np.array_equal(np.frombuffer(ks, np.uint8) ^ np.frombuffer(data, np.uint8),
-                                      np.frombuffer(want, np.uint8)), (iv.hex(), n, flavour, "keystream")
+                assert np.array_equal(
+                    np.frombuffer(ks, np.uint8) ^ np.frombuffer(data, np.uint8), np.frombuffer(want, np.uint8)
+                ), (iv.hex(), n, flavour, "keystream")
 
 
 def check_multi(c, ref, rng, nblocks=(3, 70, 1, 129), last_bytes: int = 5) -> None:

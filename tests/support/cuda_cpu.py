@@ -14,6 +14,7 @@ generator/ptx/emulate.py.  Not checked: timing, real concurrency, memory spaces.
     before: k<<<grid, 256, 0, stream>>>(*rk, seg, in, out);
     after:  cs_launch(k, grid, 256, 0, stream, *rk, seg, in, out);
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -60,4 +61,3 @@ def cpu_cipher(registry, name: str, schedule: str | None, rounds: int | None = N
     sched = schedule_for(module, schedule)
     src = generate(module, sched, rounds)
     return CudaCipher(module, sched, src, lib=ctypes.CDLL(str(build(src))))
-

@@ -1,5 +1,6 @@
 """CUDA test helpers: the library's host key schedule (generated C) through the host C compiler.  The checks of a built
 library against the interpreter are in cuda_checks.py."""
+
 from __future__ import annotations
 
 import os
@@ -23,11 +24,15 @@ def host_round_keys(module, keys: np.ndarray, tmp_path: Path) -> np.ndarray:
     module) computes them, one row per key."""
     idx = rk_index(module)
     kb = keys.shape[1]
-    src = ["#include <stdint.h>", "#include <stdio.h>", keysched.tables_c(module),
-           keysched.key_schedule_c(module, "ks", idx),
-           f"static const uint8_t keys[{len(keys)}][{kb}] = {{{', '.join('{' + ', '.join(map(str, k)) + '}' for k in keys)}}};",
-           f"int main(void) {{ static uint32_t rk[{len(idx)}]; for (int k = 0; k < {len(keys)}; ++k) {{ ks(keys[k], rk);",
-           f"  for (int i = 0; i < {len(idx)}; ++i) printf(\"%u\\n\", rk[i]); }} return 0; }}"]
+    src = [
+        "#include <stdint.h>",
+        "#include <stdio.h>",
+        keysched.tables_c(module),
+        keysched.key_schedule_c(module, "ks", idx),
+        f"static const uint8_t keys[{len(keys)}][{kb}] = {{{', '.join('{' + ', '.join(map(str, k)) + '}' for k in keys)}}};",
+        f"int main(void) {{ static uint32_t rk[{len(idx)}]; for (int k = 0; k < {len(keys)}; ++k) {{ ks(keys[k], rk);",
+        f'  for (int i = 0; i < {len(idx)}; ++i) printf("%u\\n", rk[i]); }} return 0; }}',
+    ]
     (tmp_path / "ks.c").write_text("\n".join(src))
     subprocess.run([host_cc(), "-O1", "-std=c99", "-o", str(tmp_path / "ks"), str(tmp_path / "ks.c")], check=True)
     out = subprocess.run([str(tmp_path / "ks")], capture_output=True, text=True, check=True).stdout.split()

@@ -1,4 +1,5 @@
 """NEON test data: batches of cases for one QEMU run.  Tool checks live in tools.py (require)."""
+
 from __future__ import annotations
 
 from hypothesis import strategies as st
@@ -36,10 +37,16 @@ def check_modes(c, ref, cases, schedule: str) -> None:
     requests, expected = [], []
     for key, blocks, iv, stream in cases:
         rk, rref = c.expand_key(key), ref.expand_key(key)
-        requests += [("ecb_encrypt", rk, blocks, None), ("ecb_decrypt", rk, blocks, None),
-                     ("cbc_decrypt", rk, blocks, iv)]
-        expected += [modes.ecb_encrypt(ref, rref, blocks), modes.ecb_decrypt(ref, rref, blocks),
-                     modes.cbc_decrypt(ref, rref, iv, blocks)]
+        requests += [
+            ("ecb_encrypt", rk, blocks, None),
+            ("ecb_decrypt", rk, blocks, None),
+            ("cbc_decrypt", rk, blocks, iv),
+        ]
+        expected += [
+            modes.ecb_encrypt(ref, rref, blocks),
+            modes.ecb_decrypt(ref, rref, blocks),
+            modes.cbc_decrypt(ref, rref, iv, blocks),
+        ]
         if "ctr" in c.emitted.modes:
             requests.append(("ctr", rk, stream, iv))
             expected.append(modes.ctr(ref, rref, iv, stream)[0])

@@ -3,6 +3,7 @@ PKCS#7, and the EVP test program (tests/data/evp_stream.c) built against a provi
 
 A missing tool (openssl, a C compiler, OpenSSL 3's headers) skips with the reason, and FAILS under
 CIPHERSPEC_REQUIRE_TOOLS=1 (CI)."""
+
 from __future__ import annotations
 
 import os
@@ -38,10 +39,29 @@ def provider_args(out: Path, propq: str | None = "provider=cipherspec") -> list[
     return args + (["-propquery", propq] if propq else [])
 
 
-def openssl_enc(out: Path, alg: str, key: bytes, iv: bytes | None, src: Path, dst: Path, decrypt: bool = False,
-                nopad: bool = False, propq: str | None = "provider=cipherspec") -> subprocess.CompletedProcess:
-    cmd = ["openssl", "enc", *provider_args(out, propq), "-" + alg.lower(), "-K", key.hex(),
-           "-in", str(src), "-out", str(dst)]
+def openssl_enc(
+    out: Path,
+    alg: str,
+    key: bytes,
+    iv: bytes | None,
+    src: Path,
+    dst: Path,
+    decrypt: bool = False,
+    nopad: bool = False,
+    propq: str | None = "provider=cipherspec",
+) -> subprocess.CompletedProcess:
+    cmd = [
+        "openssl",
+        "enc",
+        *provider_args(out, propq),
+        "-" + alg.lower(),
+        "-K",
+        key.hex(),
+        "-in",
+        str(src),
+        "-out",
+        str(dst),
+    ]
     cmd += (["-iv", iv.hex()] if iv is not None else []) + (["-d"] if decrypt else []) + (["-nopad"] if nopad else [])
     return subprocess.run(cmd, capture_output=True, text=True, check=False)
 
@@ -67,15 +87,29 @@ def evp_program(out: Path, library: str | None, flags: tuple[str, ...] = ("-O0",
     lib.update({src: (out / src).read_text() for src, _ in objs})
     objects = [compile_cached(lib, [src], "object", tc, ["include"], list(extra)) for src, extra in objs]
     files.update({rel: text for rel, text in lib.items() if rel.startswith("include/")})
-    objects.append(compile_cached(files, ["evp_stream.c"], "object", tc, ["include"],
-                                  [*dev.cflags, f"-DCS_CIPHER={library}", "-include", f"{library}.h"]))
+    objects.append(
+        compile_cached(
+            files,
+            ["evp_stream.c"],
+            "object",
+            tc,
+            ["include"],
+            [*dev.cflags, f"-DCS_CIPHER={library}", "-include", f"{library}.h"],
+        )
+    )
     return link_cached(objects, "exe", tc)
 
 
-def run_evp(exe: Path, out: Path, alg: str, propq: str, key: bytes, iv: bytes, seed: int, data: bytes,
-            env: dict | None = None) -> list[str]:
-    p = subprocess.run([str(exe), str(out / PROVIDER_DIR), alg, propq, key.hex(), iv.hex() or "", str(seed)],
-                       input=data, capture_output=True, env=env, check=False)
+def run_evp(
+    exe: Path, out: Path, alg: str, propq: str, key: bytes, iv: bytes, seed: int, data: bytes, env: dict | None = None
+) -> list[str]:
+    p = subprocess.run(
+        [str(exe), str(out / PROVIDER_DIR), alg, propq, key.hex(), iv.hex() or "", str(seed)],
+        input=data,
+        capture_output=True,
+        env=env,
+        check=False,
+    )
     assert p.returncode == 0, (alg, propq, p.stderr.decode(errors="replace")[-3000:])
     assert p.stderr == b"", p.stderr.decode(errors="replace")[-3000:]
     return p.stdout.decode().splitlines()

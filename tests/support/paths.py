@@ -1,4 +1,5 @@
 """Where things are, for every test layer."""
+
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,6 +9,7 @@ from that process's pages, so wait4 from there reports the parent's size.  This 
 interpreter (-S -I: no site, ~10 MiB), less than any cipherspec command, so the peak it reports is the
 command's own.  No project imports.
 """
+
 import os
 import sys
 import time
@@ -26,7 +27,9 @@ def main() -> None:
     _, status, usage = os.wait4(pid, 0)
     wall = time.perf_counter() - start
     with open(result, "w") as f:
-        f.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss} {wall:.6f} {usage.ru_utime + usage.ru_stime:.6f}\n")
+        f.write(
+            f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss} {wall:.6f} {usage.ru_utime + usage.ru_stime:.6f}\n"
+        )
 
 
 if __name__ == "__main__":

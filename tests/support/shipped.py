@@ -7,6 +7,7 @@ making their own (nine Registry() calls per process before it existed).
     from shipped import shipped_registry
     NAMES = shipped_registry().names()
 """
+
 from __future__ import annotations
 
 import functools

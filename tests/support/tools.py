@@ -10,6 +10,7 @@ GPU tests skip unless CIPHERSPEC_REQUIRE_GPU=1 (bench/gpu/run.sh, on the GPU mac
     require_nvcc()                   -> Path to nvcc (PATH, CIPHERSPEC_NVCC, /usr/local/cuda*, the PyPI wheel)
     require_gpu()                    -> None; tests marked `gpu` get it from conftest.py
 """
+
 from __future__ import annotations
 
 import functools
@@ -22,9 +23,17 @@ import pytest
 
 # the Debian package that provides each tool (scripts/setup.sh installs them all)
 PACKAGES = {
-    "cc": "build-essential", "gcc": "build-essential", "pkg-config": "pkg-config", "clang": "clang",
-    "aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu", "qemu-aarch64": "qemu-user", "llvm-mca": "llvm",
-    "aarch64-linux-gnu-nm": "binutils-aarch64-linux-gnu", "openssl": "openssl", "valgrind": "valgrind", "g++": "g++",
+    "cc": "build-essential",
+    "gcc": "build-essential",
+    "pkg-config": "pkg-config",
+    "clang": "clang",
+    "aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu",
+    "qemu-aarch64": "qemu-user",
+    "llvm-mca": "llvm",
+    "aarch64-linux-gnu-nm": "binutils-aarch64-linux-gnu",
+    "openssl": "openssl",
+    "valgrind": "valgrind",
+    "g++": "g++",
 }
 
 

@@ -1,13 +1,14 @@
 """The word-shape test ciphers (tests/data), shared by the NEON and CUDA word-shape tests.
 
-    speck128like.cs  speck128le, speck128be   64-bit-word ARX (SPECK-128 round), little / big endian
-    rotations.cs     rot16x6, rot64x4         u16 / u64 rotations by byte and non-byte amounts, shifts
-    sm4like.cs       sm4like8                 SM4-style: unpack_be -> byte S-box -> pack_be on u32 words
-    bytelookups.cs   ttab6, camlike6          a u8 -> u32 table on chosen bytes; Camellia-style u64 F
-                                              (8 bytes, 4 S-boxes, byte XORs) and 32-bit halves (FL);
-                     t64x4                    a u8 -> u64 table on bytes of u64 words
-    toy.cs           toy4                     (x & 0xffffff00) | S[u8(x)] on u32[2] (S = the AES S-box)
+speck128like.cs  speck128le, speck128be   64-bit-word ARX (SPECK-128 round), little / big endian
+rotations.cs     rot16x6, rot64x4         u16 / u64 rotations by byte and non-byte amounts, shifts
+sm4like.cs       sm4like8                 SM4-style: unpack_be -> byte S-box -> pack_be on u32 words
+bytelookups.cs   ttab6, camlike6          a u8 -> u32 table on chosen bytes; Camellia-style u64 F
+                                          (8 bytes, 4 S-boxes, byte XORs) and 32-bit halves (FL);
+                 t64x4                    a u8 -> u64 table on bytes of u64 words
+toy.cs           toy4                     (x & 0xffffff00) | S[u8(x)] on u32[2] (S = the AES S-box)
 """
+
 from __future__ import annotations
 
 from paths import ROOT
@@ -20,5 +21,11 @@ REG = Registry(SPECS)
 WIDE = ["speck128le", "speck128be", "rot64x4", "camlike6", "t64x4"]  # 64-bit words
 NARROW = ["sm4like8", "ttab6", "toy4", "rot16x6"]  # byte lookups on words, u16 rotations
 # non-default CUDA schedules: compiled in CI, run on the GPU
-CUDA_OTHER = [("speck128le", "rk-shared_ilp2"), ("speck128be", "rk-reg"), ("camlike6", "tab-global"),
-              ("camlike6", "rk-shared_tab-const"), ("ttab6", "tab-shared"), ("sm4like8", "nohoist_bal")]
+CUDA_OTHER = [
+    ("speck128le", "rk-shared_ilp2"),
+    ("speck128be", "rk-reg"),
+    ("camlike6", "tab-global"),
+    ("camlike6", "rk-shared_tab-const"),
+    ("ttab6", "tab-shared"),
+    ("sm4like8", "nohoist_bal"),
+]

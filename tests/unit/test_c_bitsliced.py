@@ -1,6 +1,7 @@
 """The C bitsliced schedule's parts: the S-box circuit (exhaustive), the two-sided affine forms of every
 shipped table, synthesized circuits for other tables, the plane lowering of gmul, and the refusal (a
 block that is not whole 8-byte groups)."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,9 +10,9 @@ from cipherspec.errors import UsageError
 from cipherspec.gf import gf_mul
 from cipherspec.ir import Table
 from generator.c.bitslice import Planes, gmul_rows
-from generator.common.sbox_circuit import circuit, evaluate
 from generator.c.schedules import bitsliced_support, parse_schedule
 from generator.common.affine import aes_sbox, two_sided
+from generator.common.sbox_circuit import circuit, evaluate
 
 
 def test_circuit_is_the_aes_sbox_on_all_256_inputs():
@@ -29,8 +30,12 @@ def _run_planes(table: Table, x: int) -> int:
         var, expr = line.split("const t ", 1)[1].split(";")[0].split(" = ")
         op, args = expr.split("(", 1)
         a = [env[v.strip()] for v in args.rstrip(")").split(",")]
-        env[var] = {"P_XOR": lambda: a[0] ^ a[1], "P_AND": lambda: a[0] & a[1], "P_OR": lambda: a[0] | a[1],
-                    "P_NOT": lambda: 1 - a[0]}[op]()
+        env[var] = {
+            "P_XOR": lambda: a[0] ^ a[1],
+            "P_AND": lambda: a[0] & a[1],
+            "P_OR": lambda: a[0] | a[1],
+            "P_NOT": lambda: 1 - a[0],
+        }[op]()
     return sum((o if isinstance(o, int) else env[o]) << i for i, o in enumerate(outs))
 
 
@@ -76,10 +81,12 @@ def test_refusal_names_the_reason(tmp_path):
     from cipherspec.registry import Registry
 
     spec = tmp_path / "w96.cs"
-    spec.write_text("family w(rounds) { block u32[3] little; key u32[3] little;\n"
-                    "  key_schedule(K) -> rk: u32[rounds][3] { for i in 0..rounds { rk[i] = K; } }\n"
-                    "  encrypt(X, rk) { X = X ^ rk[0]; } decrypt(X, rk) { X = X ^ rk[0]; } }\n"
-                    "cipher w96 = w(rounds = 1);\n")
+    spec.write_text(
+        "family w(rounds) { block u32[3] little; key u32[3] little;\n"
+        "  key_schedule(K) -> rk: u32[rounds][3] { for i in 0..rounds { rk[i] = K; } }\n"
+        "  encrypt(X, rk) { X = X ^ rk[0]; } decrypt(X, rk) { X = X ^ rk[0]; } }\n"
+        "cipher w96 = w(rounds = 1);\n"
+    )
     module = Registry(extra=[spec]).module("w96")
     assert "12-byte block" in bitsliced_support(module)
     with pytest.raises(UsageError, match="not available for w96: a 12-byte block"):

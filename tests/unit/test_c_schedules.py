@@ -1,4 +1,5 @@
 """The C target's schedule names, parsing and defaults; the table-fusion transform; the shuffle masks."""
+
 from __future__ import annotations
 
 import pytest
@@ -47,7 +48,8 @@ def test_aesni_lowers_aes_as_rounds_and_aria_byte_sliced(registry):
         p = plan(registry.module(name))
         assert [p.programs[k].describe() for k in ("encrypt", "decrypt")] == [
             f"AddRoundKey, {registry.module(name).rounds - 1} x AESENC, AESENCLAST",
-            f"AddRoundKey, {registry.module(name).rounds - 1} x AESDEC, AESDECLAST"]
+            f"AddRoundKey, {registry.module(name).rounds - 1} x AESDEC, AESDECLAST",
+        ]
     p = plan(registry.module("aria128"))
     assert p.programs == {"encrypt": None, "decrypt": None}
     assert "S-box layer 1 uses SB1, SB2, SB3, SB4" in p.why_not_rounds["encrypt"]

@@ -1,6 +1,7 @@
 """Chunked ECB/CBC/CTR (cipherspec/chunked.py) and PKCS#7 (cipherspec/padding.py): any cut of the input
 gives the bytes of one whole-input call, on the C library's in-place path and on the generic path (the
 interpreter); padding is added and checked as RFC 5652 says, and every bad padding fails alike."""
+
 from __future__ import annotations
 
 import os
@@ -32,9 +33,9 @@ def run_chunked(c, rk, mode, direction, iv, pad, data: bytes, chunk: int) -> byt
     m = ChunkedMode(c, rk, mode, direction, iv, pad)
     out, pos = [], 0
     while True:
-        piece = data[pos:pos + chunk]
+        piece = data[pos : pos + chunk]
         buf = np.full(chunk + c.block_bytes, 0xEE, np.uint8)  # junk past the data: padding must overwrite it
-        buf[:len(piece)] = np.frombuffer(piece, np.uint8)
+        buf[: len(piece)] = np.frombuffer(piece, np.uint8)
         last = len(piece) < chunk
         out += [bytes(p) for p in (m.final(buf, len(piece)) if last else m.update(buf, len(piece)))]
         pos += len(piece)
@@ -87,8 +88,15 @@ def test_padding_bytes():
     assert unpadded_length(b"abcdefg\x01") == 7
 
 
-BAD_LAST_BLOCKS = [b"abcdefg\x00", b"abcdefg\x09", b"abcdefg\xff", b"abcde\x02\x03\x03", b"abcde\x03\x02\x03",
-                   b"\x07" + b"\x08" * 7, b"abcdef\x01\x02"]
+BAD_LAST_BLOCKS = [
+    b"abcdefg\x00",
+    b"abcdefg\x09",
+    b"abcdefg\xff",
+    b"abcde\x02\x03\x03",
+    b"abcde\x03\x02\x03",
+    b"\x07" + b"\x08" * 7,
+    b"abcdef\x01\x02",
+]
 
 
 @pytest.mark.parametrize("last", BAD_LAST_BLOCKS, ids=[x.hex() for x in BAD_LAST_BLOCKS])

@@ -1,4 +1,5 @@
 """The command line, used as a person would: list, check, dump, encrypt/decrypt round trips, binary and hex I/O."""
+
 from __future__ import annotations
 
 import io
@@ -6,8 +7,8 @@ import os
 import subprocess
 import sys
 
-from driver import cli
 from cipherspec.registry import shipped_spec_files
+from driver import cli
 
 
 def run(args, stdin=b""):
@@ -45,6 +46,7 @@ def test_dump_after_each_pass_and_dump_dir(tmp_path):
 def test_dump_shows_what_a_backend_compiles(tmp_path):
     """--target appends the backend's own passes: after lower_gmul the C target's IR has no gmul left (a table
     schedule: the default aes128 library is aesni, whose rounds keep their gmuls for the AES-round matcher)."""
+
     def dump(*args):
         out = io.StringIO()
         assert cli.run(["dump", "aes128", "--function", "encrypt", "--no-origin", *args], out=out) == 0
@@ -54,11 +56,22 @@ def test_dump_shows_what_a_backend_compiles(tmp_path):
     assert " gmul." not in dump("--target", "c", "--schedule", "sliced_tbytes_v16", "--after", "lower_gmul")
     assert " gmul." in dump("--target", "c", "--schedule", "bitsliced_v32", "--after", "dce.2")  # kept: plane XORs
     out = io.StringIO()
-    assert cli.run(["dump", "aes128", "--target", "c", "--schedule", "sliced_tfused_v16",
-                    "--dump-dir", str(tmp_path)], out=out) == 0
+    assert (
+        cli.run(
+            ["dump", "aes128", "--target", "c", "--schedule", "sliced_tfused_v16", "--dump-dir", str(tmp_path)], out=out
+        )
+        == 0
+    )
     names = [f.name for f in sorted(tmp_path.iterdir())]
-    assert names[4:] == ["04-dce.ir", "05-fuse_tables.ir", "06-lower_gmul.ir", "07-constfold.2.ir", "08-cse.2.ir",
-                         "09-dce.2.ir", "10-prune_tables.ir"]
+    assert names[4:] == [
+        "04-dce.ir",
+        "05-fuse_tables.ir",
+        "06-lower_gmul.ir",
+        "07-constfold.2.ir",
+        "08-cse.2.ir",
+        "09-dce.2.ir",
+        "10-prune_tables.ir",
+    ]
     assert "@S_x02" in (tmp_path / "05-fuse_tables.ir").read_text()
 
 
@@ -71,14 +84,16 @@ def test_binary_round_trip_every_mode():
         extra = [] if mode == "ecb" else ["--iv", iv]
         rc, ct, err = run(["encrypt", "hight", "--mode", mode, "--key", key, *extra], data)
         assert rc == 0, err
-        assert len(ct) == len(data) + (0 if mode == "ctr" else 8) and ct[:len(data)] != data
+        assert len(ct) == len(data) + (0 if mode == "ctr" else 8) and ct[: len(data)] != data
         rc, pt, err = run(["decrypt", "hight", "--mode", mode, "--key", key, *extra], ct)
         assert rc == 0 and pt == data
 
 
 def test_hex_io_matches_the_vector():
-    rc, out, err = run(["encrypt", "aria128", "--mode", "ecb", "--no-pad", "--key", "000102030405060708090a0b0c0d0e0f", "--hex"],
-                       b"00112233445566778899aabbccddeeff\n")
+    rc, out, err = run(
+        ["encrypt", "aria128", "--mode", "ecb", "--no-pad", "--key", "000102030405060708090a0b0c0d0e0f", "--hex"],
+        b"00112233445566778899aabbccddeeff\n",
+    )
     assert rc == 0, err
     assert out == b"d718fbd6ab644c739da95f3be6451778\n"
 
@@ -92,11 +107,14 @@ def test_round_override_on_the_command_line():
 def test_extra_spec_file_adds_a_cipher():
     from paths import TOY_SPEC
 
-    rc, out, err = run(["encrypt", "toy4", "--spec", str(TOY_SPEC), "--mode", "ecb", "--no-pad", "--key", "00" * 8, "--hex"],
-                       b"0001020304050607")
+    rc, out, err = run(
+        ["encrypt", "toy4", "--spec", str(TOY_SPEC), "--mode", "ecb", "--no-pad", "--key", "00" * 8, "--hex"],
+        b"0001020304050607",
+    )
     assert rc == 0, err
-    rc2, back, _ = run(["decrypt", "toy4", "--spec", str(TOY_SPEC), "--mode", "ecb", "--no-pad", "--key", "00" * 8, "--hex"],
-                       out)
+    rc2, back, _ = run(
+        ["decrypt", "toy4", "--spec", str(TOY_SPEC), "--mode", "ecb", "--no-pad", "--key", "00" * 8, "--hex"], out
+    )
     assert back == b"0001020304050607\n"
 
 
@@ -105,10 +123,17 @@ def test_every_command_is_documented():
     from paths import ROOT
 
     sub = next(a for a in cli.build_parser()._actions if a.dest == "command")
-    rows = [line.split("`")[1] for line in (ROOT / "README.md").read_text().splitlines()
-            if line.startswith("| `cipherspec ")]
+    rows = [
+        line.split("`")[1]
+        for line in (ROOT / "README.md").read_text().splitlines()
+        if line.startswith("| `cipherspec ")
+    ]
     in_readme = {name for row in rows for name in row.split()[1].split("\\|")}
-    in_doc = {name for line in cli.__doc__.splitlines() if line.strip().startswith("cipherspec ")
-              for name in line.split()[1].split("|")}
+    in_doc = {
+        name
+        for line in cli.__doc__.splitlines()
+        if line.strip().startswith("cipherspec ")
+        for name in line.split()[1].split("|")
+    }
     assert set(sub.choices) - in_doc == set(), "missing from driver/cli.py's docstring"
     assert set(sub.choices) - in_readme == set(), "missing from the README's command table"

@@ -3,6 +3,7 @@ output that appears only complete, keys from files/descriptors/the environment, 
 
 The 1 GiB figure is a benchmark (bench/cli); here a CI-sized 64 MiB goes through a pipe and the child's
 peak RSS is compared with the same command on empty input."""
+
 from __future__ import annotations
 
 import contextlib
@@ -66,7 +67,7 @@ class Dribble:
             raise UsageError("cannot read the pipe: Input/output error")
         self.calls += 1
         k = min(len(view), 1 + self.calls % 7, len(self.data) - self.pos)
-        view[:k] = self.data[self.pos:self.pos + k]
+        view[:k] = self.data[self.pos : self.pos + k]
         self.pos += k
         return k
 
@@ -88,8 +89,7 @@ def test_pump_short_reads_give_whole_chunks(lea):
     for chunk in (16, 48, 4096):
         out = Collect()
         seen = []
-        pump(Dribble(data), ChunkedMode(lea, rk, "cbc", "encrypt", IV, pad=True), out, chunk, 16,
-             advance=seen.append)
+        pump(Dribble(data), ChunkedMode(lea, rk, "cbc", "encrypt", IV, pad=True), out, chunk, 16, advance=seen.append)
         assert b"".join(out.parts) == modes.run_mode(lea, rk, "cbc", "encrypt", pkcs7(data, 16), IV)
         assert all(n == chunk for n in seen[:-1]) and sum(seen) == len(data) and seen[-1] < chunk
 
@@ -163,17 +163,35 @@ def test_read_error_midway_leaves_no_output_file(tmp_path, monkeypatch):
         return original(self, view)
 
     monkeypatch.setattr(fileio.Input, "readinto", flaky)
-    rc, err = cli_run(["encrypt", "lea128", "--mode", "ctr", "--key", K, "--iv", V, "-i", str(src),
-                       "-o", str(tmp_path / "out")])
+    rc, err = cli_run(
+        ["encrypt", "lea128", "--mode", "ctr", "--key", K, "--iv", V, "-i", str(src), "-o", str(tmp_path / "out")]
+    )
     assert rc == 2 and f"cannot read {src}: Input/output error" in err and len(err.splitlines()) == 1
     assert [p.name for p in tmp_path.iterdir()] == ["in"]
 
 
 def test_killed_midway_leaves_no_output_file(tmp_path):
     """SIGTERM while the input stalls (some chunks already in the temporary file): exit 130, nothing left."""
-    p = subprocess.Popen([sys.executable, "-m", "driver", "encrypt", "lea128", "--mode", "ctr", "--key", K, "--iv", V,
-                          "-o", str(tmp_path / "out")], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT), CIPHERSPEC_CHUNK_BYTES="4096"))
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "driver",
+            "encrypt",
+            "lea128",
+            "--mode",
+            "ctr",
+            "--key",
+            K,
+            "--iv",
+            V,
+            "-o",
+            str(tmp_path / "out"),
+        ],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONPATH=str(ROOT), CIPHERSPEC_CHUNK_BYTES="4096"),
+    )
     p.stdin.write(os.urandom(5 * 4096))
     p.stdin.flush()
     for _ in range(600):  # until the temporary file holds the whole chunks (up to 60 s on a loaded machine)
@@ -193,9 +211,14 @@ def test_output_replaces_a_file_keeping_its_mode(tmp_path):
     src.write_bytes(b"x" * 100)
     dest.write_bytes(b"old")
     dest.chmod(0o600)
-    assert cli_run(["encrypt", "lea128", "--mode", "ctr", "--key", K, "--iv", V, "-i", str(src), "-o", str(dest)])[0] == 0
+    assert (
+        cli_run(["encrypt", "lea128", "--mode", "ctr", "--key", K, "--iv", V, "-i", str(src), "-o", str(dest)])[0] == 0
+    )
     assert len(dest.read_bytes()) == 100 and stat.S_IMODE(dest.stat().st_mode) == 0o600
-    assert cli_run(["encrypt", "lea128", "--mode", "ctr", "--key", K, "--iv", V, "-i", str(src), "-o", "/dev/null"])[0] == 0
+    assert (
+        cli_run(["encrypt", "lea128", "--mode", "ctr", "--key", K, "--iv", V, "-i", str(src), "-o", "/dev/null"])[0]
+        == 0
+    )
 
 
 def test_hex_streams_across_chunks(tmp_path, monkeypatch):
@@ -203,7 +226,7 @@ def test_hex_streams_across_chunks(tmp_path, monkeypatch):
     monkeypatch.setenv("CIPHERSPEC_CHUNK_BYTES", "32")
     data = os.urandom(301)
     text = data.hex()
-    spaced = "\n ".join(text[i:i + 7] for i in range(0, len(text), 7)) + "\n"
+    spaced = "\n ".join(text[i : i + 7] for i in range(0, len(text), 7)) + "\n"
     (tmp_path / "bin").write_bytes(data)
     (tmp_path / "hex").write_text(spaced)
     common = ["encrypt", "aria128", "--mode", "cbc", "--key", K, "--iv", V]
@@ -277,15 +300,44 @@ def test_drbg_streams_requests_to_a_file(tmp_path, monkeypatch, make_ref):
     for source in (["--entropy-file", str(tmp_path / "e")], ["--entropy", entropy.hex()], []):
         monkeypatch.setenv("CIPHERSPEC_ENTROPY", entropy.hex())
         out = tmp_path / "out"
-        rc, err = cli_run(["drbg", "lea128", *source, "--nonce", "00" * 8, "--bytes", "2500", "--request-bytes",
-                           "1000", "-o", str(out)])
+        rc, err = cli_run(
+            [
+                "drbg",
+                "lea128",
+                *source,
+                "--nonce",
+                "00" * 8,
+                "--bytes",
+                "2500",
+                "--request-bytes",
+                "1000",
+                "-o",
+                str(out),
+            ]
+        )
         assert rc == 0, err
         assert out.read_bytes() == want
 
 
 def test_drbg_refuses_a_reseed_it_could_not_feed(tmp_path):
-    rc, err = cli_run(["drbg", "lea128", "--entropy", "00" * 32, "--nonce", "00" * 8, "--bytes", "5000",
-                       "--request-bytes", "1000", "--reseed-interval", "4", "-o", str(tmp_path / "out")])
+    rc, err = cli_run(
+        [
+            "drbg",
+            "lea128",
+            "--entropy",
+            "00" * 32,
+            "--nonce",
+            "00" * 8,
+            "--bytes",
+            "5000",
+            "--request-bytes",
+            "1000",
+            "--reseed-interval",
+            "4",
+            "-o",
+            str(tmp_path / "out"),
+        ]
+    )
     assert rc == 2 and "5 requests of at most 1000 bytes pass the reseed interval (4)" in err
     assert not (tmp_path / "out").exists()
 
@@ -295,9 +347,13 @@ def _child(args, feed, nbytes: int, tmp_path):
     """Runs the command with ``nbytes`` from ``feed`` piped in; (sha256 of stdout, its peak RSS in KiB).
     The peak comes from tests/support/peak_rss.py: wait4 from this (large) process would report our size."""
     result = tmp_path / "rss"
-    p = subprocess.Popen([sys.executable, "-S", "-I", str(PEAK_RSS), str(result), sys.executable, "-m", "driver", *args],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    p = subprocess.Popen(
+        [sys.executable, "-S", "-I", str(PEAK_RSS), str(result), sys.executable, "-m", "driver", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     digest, errors = hashlib.sha256(), []
 
     def write():
@@ -350,7 +406,10 @@ def test_memory_does_not_grow_with_the_input(command, lea, tmp_path):
         d = lea.make_drbg()
         d.instantiate(bytes(32), bytes(8))
         want = hashlib.sha256(d.generate_bulk(n)).hexdigest()
-        feed = lambda _: iter(())
+
+        def feed(_):
+            return iter(())
+
     got, rss = _child(args + ([str(n)] if command == "drbg" else []), feed, n, tmp_path)
     _, rss_empty = _child(args + (["0"] if command == "drbg" else []), feed, 0, tmp_path)
     assert got == want

@@ -4,6 +4,7 @@ Runs in CI without a GPU (nvcc from the system or the PyPI wheel nvidia-cuda-nvc
 tests skip, unless CIPHERSPEC_REQUIRE_TOOLS=1, where they fail.  Results are cached by content hash
 (toolchain/nvcc.py), so only changed kernels recompile.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -18,9 +19,15 @@ pytestmark = pytest.mark.slow  # nvcc + ptxas: seconds per kernel file on an emp
 
 NAMES = shipped_registry().names()
 # a few non-default placements are compiled too (sm_90 only), so every accessor path meets ptxas in CI
-EXTRA = [("aes128", "rk-shared_tab-const"), ("aria128", "rk-const_tab-global_ilp2"), ("cham128_128", "rk-reg_t1024"),
-         ("cham64_128", "rk-shared_t64_ilp2_nohoist"), ("hight", "rk-shared_ilp2"),
-         ("hight", "swar_t64"), ("pipo64_128", "bs_t64")]  # the lane layouts (lanes.py)
+EXTRA = [
+    ("aes128", "rk-shared_tab-const"),
+    ("aria128", "rk-const_tab-global_ilp2"),
+    ("cham128_128", "rk-reg_t1024"),
+    ("cham64_128", "rk-shared_t64_ilp2_nohoist"),
+    ("hight", "rk-shared_ilp2"),
+    ("hight", "swar_t64"),
+    ("pipo64_128", "bs_t64"),
+]  # the lane layouts (lanes.py)
 
 
 def _source(tmp_path_factory, registry, name, sched_text):

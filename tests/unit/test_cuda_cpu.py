@@ -5,6 +5,7 @@ One schedule per kernel shape the generator has (each layout; shared fills and b
 words); the GPU suite runs the full matrix on the device.  Needs g++ (a C++ compiler with ucontext);
 skipped without it unless CIPHERSPEC_REQUIRE_TOOLS=1.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,8 +18,13 @@ from cipherspec import modes
 # (cipher, schedule): shared-table fills + barrier + rk in shared; u16 words, ILP and no hoisting; the lane
 # layouts: byte-packed with two slots, bitsliced with its derived key planes staged in shared memory; AES
 # T-tables (their derived key words made by the host key schedule)
-SCHEDULES = [("aria128", "rk-shared_t64_tab-shared4_ilp2"), ("cham64_128", "rk-shared_t64_ilp2_nohoist"),
-             ("hight", "swar_t64_ilp2"), ("pipo64_128", "bs_t32_rk-shared"), ("aes128", "tt_t64_tab-shared4")]
+SCHEDULES = [
+    ("aria128", "rk-shared_t64_tab-shared4_ilp2"),
+    ("cham64_128", "rk-shared_t64_ilp2_nohoist"),
+    ("hight", "swar_t64_ilp2"),
+    ("pipo64_128", "bs_t32_rk-shared"),
+    ("aes128", "tt_t64_tab-shared4"),
+]
 _CACHE: dict = {}
 
 
@@ -66,14 +72,18 @@ def test_the_harness_sees_a_missing_barrier(registry, make_ref):
     module = registry.module("aria128")
     sched = schedule_for(module, "t64_tab-shared_rk-const")
     src = generate(module, sched)
-    broken = type(src)(src.name, src.symbol, src.cu.replace("__syncthreads();", ";"), src.h,
-                       src.hoisted_ops, src.encrypt_ops)
+    broken = type(src)(
+        src.name, src.symbol, src.cu.replace("__syncthreads();", ";"), src.h, src.hoisted_ops, src.encrypt_ops
+    )
     c = CudaCipher(module, sched, broken, lib=ctypes.CDLL(str(build(broken))))
     ref = make_ref("aria128")
     rng = np.random.default_rng(3)
     key = rng.integers(0, 256, 16, dtype=np.uint8).tobytes()
     pt = rng.integers(0, 256, (200, 16), dtype=np.uint8)
-    assert c.device_ecb(c.expand_key(key), pt.tobytes(), False, "c") != ref.encrypt_blocks(ref.expand_key(key), pt).tobytes()
+    assert (
+        c.device_ecb(c.expand_key(key), pt.tobytes(), False, "c")
+        != ref.encrypt_blocks(ref.expand_key(key), pt).tobytes()
+    )
 
 
 @pytest.mark.parametrize("memory", ["auto", "pinned", "register", "stage", "pageable"])
@@ -101,8 +111,9 @@ def test_multi_gpu_entries(registry, make_ref, memory):
         blocks = data[: data.size // 8 * 8]
         ct = ref.encrypt_blocks(rkr, blocks.reshape(-1, 8)).tobytes()
         assert g.ecb(rk, blocks, out=out, memory=memory).tobytes() == ct
-        buf = _copy_to(pinned_array(c, len(ct)) if memory == "pinned" else np.empty(len(ct), np.uint8),
-                       np.frombuffer(ct, np.uint8))
+        buf = _copy_to(
+            pinned_array(c, len(ct)) if memory == "pinned" else np.empty(len(ct), np.uint8), np.frombuffer(ct, np.uint8)
+        )
         g.ecb(rk, buf, decrypt=True, out=buf, memory=memory)  # in place
         assert buf.tobytes() == blocks.tobytes()
     finally:

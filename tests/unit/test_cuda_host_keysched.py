@@ -1,4 +1,5 @@
 """The CUDA library's host key schedule (generated C, keysched.py) vs the interpreter, via the host C compiler."""
+
 from __future__ import annotations
 
 import numpy as np

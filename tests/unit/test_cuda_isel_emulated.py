@@ -4,18 +4,19 @@ No GPU or nvcc needed: this checks instruction selection itself (LOP3 truth tabl
 8/16-bit rotations, the clean/dirty masking of narrow words, table indexing per placement) and the
 uniform-hoisting split (pre + main == encrypt) on random blocks and keys for every cipher.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from shipped import shipped_registry
 
 from cipherspec.blockcipher import RefCipher, bytes_to_words
-from generator.ptx import cores, emulate
-from generator.ptx.placement import CudaSchedule, rk_index
-from generator.ptx.ctr import state_names, varying_words
-from generator.ptx.source import prepared
 from cipherspec.passes import hoist_uniform
-from shipped import shipped_registry
+from generator.ptx import cores, emulate
+from generator.ptx.ctr import state_names, varying_words
+from generator.ptx.placement import CudaSchedule, rk_index
+from generator.ptx.source import prepared
 
 NAMES = shipped_registry().names()
 
@@ -50,12 +51,15 @@ def test_cores_match_interpreter(registry, name, flavour):
     acc = cores.access(module, CudaSchedule(tab=tab), "RK")
     ct = ref.encrypt_blocks(rkd, blocks)
     want = _words(module, [w.astype(np.uint64) for w in bytes_to_words(module.block, ct)])
-    text = cores.core("e", module.functions["encrypt"], module, acc, flavour, state_names(module, "encrypt"), balanced=bal)
+    text = cores.core(
+        "e", module.functions["encrypt"], module, acc, flavour, state_names(module, "encrypt"), balanced=bal
+    )
     got = _words(module, emulate.run_core(text, x, rk, tables, copies=4 if module.tables else 1))
     assert (got == want).all()
     xc = [w.astype(np.uint64) for w in bytes_to_words(module.block, ct)]
-    text = cores.core("d", module.functions["decrypt"], module, acc, flavour, state_names(module, "decrypt"),
-                      balanced=bal)
+    text = cores.core(
+        "d", module.functions["decrypt"], module, acc, flavour, state_names(module, "decrypt"), balanced=bal
+    )
     got = _words(module, emulate.run_core(text, xc, rk, tables, copies=4 if module.tables else 1))
     assert (got == _words(module, x)).all()
 

@@ -5,6 +5,7 @@ words -> lanes_in -> the lowered core -> lanes_out -> bytes, equal to the refere
 block, both directions.  Then the same route through the generated inline-PTX text (the CPU emulator),
 and the schedules' names, refusals and constant-time notes.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,8 +20,15 @@ from generator.ptx.lanes import lanes_for, mask_bits
 from generator.ptx.placement import CudaSchedule, rk_index
 from generator.ptx.source import generate, prepared
 
-CASES = [("hight", "swar"), ("pipo64_128", "swar"), ("pipo64_128", "bs"), ("aes128", "bs"), ("hight", "bs"),
-         ("cham64_128", "bs"), ("lea128", "bs")]  # bs: u8, u16 big-endian and u32 little-endian words, adders
+CASES = [
+    ("hight", "swar"),
+    ("pipo64_128", "swar"),
+    ("pipo64_128", "bs"),
+    ("aes128", "bs"),
+    ("hight", "bs"),
+    ("cham64_128", "bs"),
+    ("lea128", "bs"),
+]  # bs: u8, u16 big-endian and u32 little-endian words, adders
 
 
 def _prepared(registry, name, layout):
@@ -105,8 +113,11 @@ def test_names_notes_and_refusals(registry):
     assert "tab-" in CudaSchedule.parse("swar", aes).name(aes)
     with pytest.raises(UsageError, match="needs u8 block words"):
         CudaSchedule.parse("swar", prepared(registry.module("lea128")))
-    with pytest.raises(UsageError, match=r"bitsliced layout takes words of up to 32 bits; speck128le has u64\[2\] "
-                                         r"little blocks \(use the default layout"):
+    with pytest.raises(
+        UsageError,
+        match=r"bitsliced layout takes words of up to 32 bits; speck128le has u64\[2\] "
+        r"little blocks \(use the default layout",
+    ):
         CudaSchedule.parse("bs", prepared(WORDSHAPES.module("speck128le"), CudaSchedule(layout="bs")))
     with pytest.raises(UsageError, match="rk-const or rk-shared"):
         CudaSchedule.parse("swar_rk-reg", prepared(registry.module("hight")))

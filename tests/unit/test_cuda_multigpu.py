@@ -10,6 +10,7 @@
 3. The device list's bad input: a GPU that does not exist, an empty list, a GPU twice -> UsageError.
 The GPU run of the same entries is tests/differential/test_cuda_multigpu_gpu.py.
 """
+
 from __future__ import annotations
 
 import os
@@ -73,8 +74,9 @@ def test_part_counters_compose_to_one_ctr_call(make_ref, name):
             want, _ = modes.ctr(ref, rk, iv, data)
             for parts in (1, 2, 3, 7):
                 first = cm.split(len(data), grain, parts)
-                got = b"".join(modes.ctr(ref, rk, modes.ctr_next_iv(iv, a // B), data[a:b])[0]
-                               for a, b in zip(first, first[1:]))
+                got = b"".join(
+                    modes.ctr(ref, rk, modes.ctr_next_iv(iv, a // B), data[a:b])[0] for a, b in zip(first, first[1:])
+                )
                 assert got == want, (bits, below, parts)
 
 
@@ -85,10 +87,10 @@ def test_split_requests_whole_and_balanced(lens, parts):
     assert len(first) == parts + 1 and first[0] == 0 and first[-1] == len(lens) and first == sorted(first)
     total = sum(lens)
     for d in range(1, parts):  # boundary d: the first request starting at or after ceil(total * d / parts)
-        start = sum(lens[:first[d]])
+        start = sum(lens[: first[d]])
         assert start >= -(-total * d // parts) or first[d] == len(lens)
         if first[d] > 0:
-            assert sum(lens[:first[d] - 1]) < -(-total * d // parts)
+            assert sum(lens[: first[d] - 1]) < -(-total * d // parts)
 
 
 def test_split_requests_uniform_requests_split_evenly():
@@ -108,8 +110,17 @@ def test_group_end_packs_up_to_the_cap():
 
 
 # ------------------------------------------------------------------------------ 2. the generated host code
-SAN_FLAGS = ("-std=c++17", "-O1", "-g", "-pthread", "-Wall", "-Wno-unused-function", "-fno-omit-frame-pointer",
-             "-fsanitize=address,undefined", "-fno-sanitize-recover=all")
+SAN_FLAGS = (
+    "-std=c++17",
+    "-O1",
+    "-g",
+    "-pthread",
+    "-Wall",
+    "-Wno-unused-function",
+    "-fno-omit-frame-pointer",
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+)
 LIB_FLAGS = ("-std=c++17", "-O1", "-g", "-pthread", "-Wall", "-Wno-unused-function")
 
 
@@ -128,19 +139,40 @@ def _fake_build(registry, name: str, kind: str):
 
     def function(signature: str) -> str:  # a function of the real generated source, renamed to the T_ prefix
         start = src.cu.index(signature)
-        return src.cu[start:src.cu.index("\n}\n", start) + 3].replace(P, "T")
+        return src.cu[start : src.cu.index("\n}\n", start) + 3].replace(P, "T")
 
-    prelude = [f"#define BB {B}", f"#define KBB {KB}", "#define DEFAULT_FLAVOUR 0", f"#define TEST_GRAIN {g}ull",
-               f"#define TEST_CHUNK {4 * g}ull", f"#define TEST_MIN_PART {2 * g}ull", errors,
-               f"typedef struct {{ uint32_t w[{_rk_words(src)}]; }} T_rk;",
-               'extern "C" {', render("ptx/multigpu.h.j2", **ctx), "}",
-               function("static int cs_cuda(cudaError_t e)"), function(f"static void {P}_ctr_add(")]
+    prelude = [
+        f"#define BB {B}",
+        f"#define KBB {KB}",
+        "#define DEFAULT_FLAVOUR 0",
+        f"#define TEST_GRAIN {g}ull",
+        f"#define TEST_CHUNK {4 * g}ull",
+        f"#define TEST_MIN_PART {2 * g}ull",
+        errors,
+        f"typedef struct {{ uint32_t w[{_rk_words(src)}]; }} T_rk;",
+        'extern "C" {',
+        render("ptx/multigpu.h.j2", **ctx),
+        "}",
+        function("static int cs_cuda(cudaError_t e)"),
+        function(f"static void {P}_ctr_add("),
+    ]
     if kind == "shared":
-        prelude += ['extern "C" const char *T_strerror(int code)', "{", "    switch (code) {",
-                    '    case CS_OK: return "ok";', mg["strerror"], "    default: return \"fake error\";", "    }", "}"]
+        prelude += [
+            'extern "C" const char *T_strerror(int code)',
+            "{",
+            "    switch (code) {",
+            '    case CS_OK: return "ok";',
+            mg["strerror"],
+            '    default: return "fake error";',
+            "    }",
+            "}",
+        ]
     main = "harness.cpp" if kind == "exe" else "fake_cuda_lib.cpp"
-    files = {main: open(os.path.join(DATA, "multigpu_harness.cpp" if kind == "exe" else main)).read(),
-             "mg_prelude.h": "\n".join(prelude) + "\n", "mg_impl.inc": render("ptx/multigpu.cu.j2", **ctx)}
+    files = {
+        main: open(os.path.join(DATA, "multigpu_harness.cpp" if kind == "exe" else main)).read(),
+        "mg_prelude.h": "\n".join(prelude) + "\n",
+        "mg_impl.inc": render("ptx/multigpu.cu.j2", **ctx),
+    }
     for h in ("cuda_stub.h", "fake_cipher.h"):
         files[h] = open(os.path.join(DATA, h)).read()
     cxx = os.environ.get("CXX", "c++")
@@ -165,8 +197,9 @@ def _harness(registry, name: str):
 def test_generated_host_code_over_fake_devices(registry, name):
     exe = _harness(registry, name)
     env = dict(os.environ, STUB_DEVICES="3", ASAN_OPTIONS="detect_leaks=1")
-    res = subprocess.run([str(exe)] + (["quick"] if name == "hight" else []), capture_output=True, text=True, env=env,
-                         timeout=600)
+    res = subprocess.run(
+        [str(exe)] + (["quick"] if name == "hight" else []), capture_output=True, text=True, env=env, timeout=600
+    )
     assert res.returncode == 0, res.stderr[-3000:] + res.stdout[-1000:]
     assert re.match(r"ok \d+ checks", res.stdout), res.stdout
     res = subprocess.run([str(exe), "nodev"], capture_output=True, text=True, env=dict(env, STUB_DEVICES="0"))
@@ -177,9 +210,14 @@ def test_generated_split_equals_the_python_mirror(registry):
     exe = _harness(registry, "lea128")
     rng = np.random.default_rng(5)
     g = cm.grain(16)
-    cases_b = [(int(n), int(gr), int(p)) for n, gr, p in zip(
-        np.concatenate([[0, 1, g - 1, g, g + 1, 10 * g], rng.integers(0, 1 << 34, 40)]),
-        [g] * 46, rng.integers(1, 9, 46))]
+    cases_b = [
+        (int(n), int(gr), int(p))
+        for n, gr, p in zip(
+            np.concatenate([[0, 1, g - 1, g, g + 1, 10 * g], rng.integers(0, 1 << 34, 40)]),
+            [g] * 46,
+            rng.integers(1, 9, 46),
+        )
+    ]
     cases_r = []
     for _ in range(40):
         nreq = int(rng.integers(0, 50))
@@ -195,7 +233,7 @@ def test_generated_split_equals_the_python_mirror(registry):
         used = cm.devices_used(n, p, 2 * g)
         piece = cm.piece_bytes(n, p, gr, g, 4 * g)
         assert line == f"{used} {' '.join(map(str, cm.split(n, gr, p)))} | {piece}", (n, gr, p)
-    for (p, cap, lens), line in zip(cases_r, lines[len(cases_b):]):
+    for (p, cap, lens), line in zip(cases_r, lines[len(cases_b) :]):
         ends, r = [], 0
         while r < len(lens):
             ends.append(r)
@@ -207,8 +245,18 @@ def test_generated_split_equals_the_python_mirror(registry):
 def test_source_has_the_multi_gpu_api(registry):
     module = prepared(registry.module("aes128"))
     src = generate(registry.module("aes128"), default_for(module))
-    for entry in ("mg_new", "mg_ctr_dev", "mg_ecb_dev", "mg_ctr_multi_dev", "mg_ctr_host", "mg_ecb_host",
-                  "mg_ctr_multi_host", "mg_sync", "mg_parts", "mg_bandwidth"):
+    for entry in (
+        "mg_new",
+        "mg_ctr_dev",
+        "mg_ecb_dev",
+        "mg_ctr_multi_dev",
+        "mg_ctr_host",
+        "mg_ecb_host",
+        "mg_ctr_multi_host",
+        "mg_sync",
+        "mg_parts",
+        "mg_bandwidth",
+    ):
         assert f"int {src.symbol}_{entry}(" in src.cu and f"int {src.symbol}_{entry}(" in src.h, entry
     for name, value, _ in cm.ERRORS:
         assert f"{name} = {value}" in src.h and f"case {name}:" in src.cu
@@ -216,15 +264,18 @@ def test_source_has_the_multi_gpu_api(registry):
 
 
 # ------------------------------------------------------------------------------ 3. bad device lists
-@pytest.mark.parametrize("devices,count,message", [
-    ([2], 2, "GPU 2 does not exist; 2 visible: 0, 1"),
-    ([0, 5], 4, "GPU 5 does not exist"),
-    ([-1], 2, "GPU -1 does not exist"),
-    ([], 2, "the list is empty"),
-    ([1, 1], 2, "listed twice"),
-    (["0"], 2, "not a GPU index"),
-    (None, 0, "no CUDA device is visible"),
-])
+@pytest.mark.parametrize(
+    "devices,count,message",
+    [
+        ([2], 2, "GPU 2 does not exist; 2 visible: 0, 1"),
+        ([0, 5], 4, "GPU 5 does not exist"),
+        ([-1], 2, "GPU -1 does not exist"),
+        ([], 2, "the list is empty"),
+        ([1, 1], 2, "listed twice"),
+        (["0"], 2, "not a GPU index"),
+        (None, 0, "no CUDA device is visible"),
+    ],
+)
 def test_bad_device_lists_are_usage_errors(devices, count, message):
     with pytest.raises(UsageError, match=re.escape(message)):
         cm.resolve_devices(devices, count)
@@ -289,7 +340,7 @@ class ShortReads:
 
     def readinto(self, buf) -> int:
         n = min(len(buf), int(self.rng.integers(1, 3000)), len(self.data) - self.pos)
-        buf[:n] = self.data[self.pos:self.pos + n]
+        buf[:n] = self.data[self.pos : self.pos + n]
         self.pos += n
         return n
 
@@ -355,8 +406,9 @@ def test_runtime_drbg_bulk_over_fake_gpus(fake_gpus):
         assert got == b"".join(want), request
         assert (gpu.key, gpu.v, gpu.reseed_counter) == (cpu.key, cpu.v, cpu.reseed_counter)
         plan = cpu.plan_bulk(5 * request + 7, request)
-        expect = b"".join(modes.ctr(ref, ref.expand_key(r.key), modes.ctr_next_iv(r.v, 1), bytes(r.nbytes))[0]
-                          for r in plan)
+        expect = b"".join(
+            modes.ctr(ref, ref.expand_key(r.key), modes.ctr_next_iv(r.v, 1), bytes(r.nbytes))[0] for r in plan
+        )
         assert c.keystream_multi(plan) == expect
         assert c.keystream_multi(plan, flavour="ptx", devices=[0, 2]) == expect  # device-resident, one launch per GPU
         flipped = bytes(b ^ 0x71 for b in c.keystream_multi(plan, flavour="c"))  # the toy's flavour-1 tweak

@@ -10,6 +10,7 @@
 3. The generated source has the kernel in both flavours and the host entry, and nvcc-free checks of the
    schedule's flavour token.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -20,10 +21,9 @@ import pytest
 from cipherspec.blockcipher import RefCipher, bytes_to_words, words_to_bytes
 from cipherspec.drbg import BulkRequest
 from cipherspec.errors import UsageError
-from cipherspec.registry import Registry
 from generator.ptx import cores, emulate, multikey
-from generator.ptx.placement import CudaSchedule, default_for, rk_index
 from generator.ptx.ctr import state_names
+from generator.ptx.placement import CudaSchedule, default_for, rk_index
 from generator.ptx.source import generate, prepared
 from toolchain.cc import Toolchain, compile_cached
 
@@ -95,8 +95,14 @@ def near(B: int, bits: int, k: int, rng) -> bytes:
 @pytest.mark.parametrize("T,ilp,ch", [(32, 1, 32), (64, 2, 256), (32, 3, 96 * 4)])
 def test_plan_counters_cover_every_block_once(B, T, ilp, ch):
     rng = np.random.default_rng(B * 1000 + ch)
-    vs = [rng.integers(0, 256, B, dtype=np.uint8).tobytes(), near(B, 32, 3, rng), near(B, 64, 1, rng),
-          near(B, 8 * B, 7, rng), b"\xff" * B, near(B, 32, 1, rng)]
+    vs = [
+        rng.integers(0, 256, B, dtype=np.uint8).tobytes(),
+        near(B, 32, 3, rng),
+        near(B, 64, 1, rng),
+        near(B, 8 * B, 7, rng),
+        b"\xff" * B,
+        near(B, 32, 1, rng),
+    ]
     lens = [B * n for n in (1, 500, 77, 300, 20)] + [B * 33 + 5]  # the last one partial
     out = run_plan(B, T, ilp, ch, vs, lens)
     seen: dict[int, str] = {}
@@ -140,15 +146,21 @@ def test_multikey_core_gives_drbg_output(registry, name, flavour):
     acc = cores.access(module, CudaSchedule(rk="shared", tab=sched.tab), "RK")
     text = cores.core("cs_menc", module.functions["encrypt"], module, acc, flavour, state_names(module, "encrypt"))
     tables = {t.name: np.array(t.values) for t in module.tables.values()}
-    reqs = [BulkRequest(rng.integers(0, 256, ref.key_bytes, dtype=np.uint8).tobytes(), v, 0, n)
-            for v, n in ((near(B, 32, 2, rng), 5 * B), (b"\xff" * B, 3 * B), (near(B, 64, 1, rng), 2 * B + 3))]
+    reqs = [
+        BulkRequest(rng.integers(0, 256, ref.key_bytes, dtype=np.uint8).tobytes(), v, 0, n)
+        for v, n in ((near(B, 32, 2, rng), 5 * B), (b"\xff" * B, 3 * B), (near(B, 64, 1, rng), 2 * B + 3))
+    ]
     out = run_plan(B, 32, 1, 32, [r.v for r in reqs], [r.nbytes for r in reqs])
-    ctrs = {int(i): bytes.fromhex(c) for i, c in (ln.split() for ln in out.split("\n") if ln and not ln.startswith("p"))}
+    ctrs = {
+        int(i): bytes.fromhex(c) for i, c in (ln.split() for ln in out.split("\n") if ln and not ln.startswith("p"))
+    }
     idx = rk_index(module)
     first = 0
     for r in reqs:
         nb = -(-r.nbytes // B)
-        blocks = np.frombuffer(b"".join(ctrs[first + j] for j in range(nb) if first + j in ctrs), np.uint8).reshape(-1, B)
+        blocks = np.frombuffer(b"".join(ctrs[first + j] for j in range(nb) if first + j in ctrs), np.uint8).reshape(
+            -1, B
+        )
         rkd = ref.expand_key(r.key)
         rk = np.zeros(len(idx), np.uint64)
         for n_, i in idx.items():

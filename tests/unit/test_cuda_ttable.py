@@ -1,5 +1,6 @@
 """32-bit T-tables (cipherspec/passes/ttable.py, the CUDA ``tt`` schedule): the rewrite, and its cores on
 the CPU emulator against the reference cipher."""
+
 from __future__ import annotations
 
 import re
@@ -24,10 +25,14 @@ def test_aes_columns_become_one_table_and_rotations(registry):
     assert sorted(wide) == ["S_t0"]  # one stored table (encrypt; decrypt is left as it is)
     S = m.tables["S"].values
     # T0[x] = (2·S[x], S[x], S[x], 3·S[x]) from byte 0 up: MixColumns' first column
-    assert all(wide["S_t0"].values[x] == gf_mul(S[x], 2, 0x11B) | S[x] << 8 | S[x] << 16 | gf_mul(S[x], 3, 0x11B) << 24
-               for x in range(256))
+    assert all(
+        wide["S_t0"].values[x] == gf_mul(S[x], 2, 0x11B) | S[x] << 8 | S[x] << 16 | gf_mul(S[x], 3, 0x11B) << 24
+        for x in range(256)
+    )
     enc = m.functions["encrypt"].op_counts()
-    assert enc["lut"] == 160 and enc["rotl"] == 108 and "gmul" not in enc  # 9 x 16 T-lookups + 16 S; 3 rotations a column
+    assert (
+        enc["lut"] == 160 and enc["rotl"] == 108 and "gmul" not in enc
+    )  # 9 x 16 T-lookups + 16 S; 3 rotations a column
 
 
 def test_ciphers_without_a_column_map_are_refused(registry):
@@ -52,12 +57,17 @@ def test_tt_cores_on_the_emulator(registry, fname):
     blocks = rng.integers(0, 256, (64, 16), dtype=np.uint8)
     x = [w.astype(np.uint64) for w in bytes_to_words(m.block, blocks)]
     text = cores.core("e", m.functions[fname], m, cores.access(m, sched, "RK"), "ptx", state_names(m, fname))
-    got = np.stack([np.asarray(w, np.uint64) for w in
-                    emulate.run_core(text, x, rk, {t.name: np.array(t.values) for t in m.tables.values()}, copies=32)], 1)
+    got = np.stack(
+        [
+            np.asarray(w, np.uint64)
+            for w in emulate.run_core(text, x, rk, {t.name: np.array(t.values) for t in m.tables.values()}, copies=32)
+        ],
+        1,
+    )
     want = (ref.encrypt_blocks if fname == "encrypt" else ref.decrypt_blocks)(ref.expand_key(key), blocks)
     assert (got == np.stack(bytes_to_words(m.block, want), 1)).all()
     if fname == "encrypt":  # lookup indices are bytes of column words: one PRMT each, no shift + mask
-        assert len(re.findall(r'prmt\.b32 %0, %1, 0, 0x444[0-3]', text)) >= 144
+        assert len(re.findall(r"prmt\.b32 %0, %1, 0, 0x444[0-3]", text)) >= 144
 
 
 def test_round_key_words_of_the_columns_move_to_the_key_schedule(registry):

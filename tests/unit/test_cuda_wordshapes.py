@@ -5,6 +5,7 @@ Without a GPU: the cores of both flavours run in the CPU emulator (generator/ptx
 the interpreter, including the hoisted CTR split; every kernel compiles with nvcc for sm_90 with 0
 spills and no local memory; the host key schedules run through the host C compiler.  On a GPU:
 tests/differential/test_cuda_wordshapes_gpu.py (bench/gpu/run.sh)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,8 +52,9 @@ def test_cores_match_interpreter(name, flavour):
     copies = 4 if module.tables else 1
     ct = ref.encrypt_blocks(rkd, blocks)
     want = _stack([w.astype(np.uint64) for w in bytes_to_words(module.block, ct)])
-    text = cores.core("e", module.functions["encrypt"], module, acc, flavour, state_names(module, "encrypt"),
-                      balanced=bal)
+    text = cores.core(
+        "e", module.functions["encrypt"], module, acc, flavour, state_names(module, "encrypt"), balanced=bal
+    )
     assert (_stack(emulate.run_core(text, x, rk, tables, copies=copies)) == want).all()
     xc = [w.astype(np.uint64) for w in bytes_to_words(module.block, ct)]
     text = cores.core("d", module.functions["decrypt"], module, acc, flavour, state_names(module, "decrypt"))

@@ -3,17 +3,29 @@ each parses under its target and prints back as itself (a renamed schedule leave
 
 bench/results/ is left out: its tables record what ran, under the names of the day (and parsing its
 ~80 CUDA schedule names would take half a minute)."""
+
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from generator.backends import backend
 from paths import ROOT
 
+from generator.backends import backend
+
 SUFFIXES = {".md", ".py", ".sh", ".j2", ".lark", ".c", ".h"}
-SOURCES = ("README.md", "CONTRIBUTING.md", "cipherspec", "generator", "runtime", "driver", "toolchain", "bench",
-           "scripts", "tests")
+SOURCES = (
+    "README.md",
+    "CONTRIBUTING.md",
+    "cipherspec",
+    "generator",
+    "runtime",
+    "driver",
+    "toolchain",
+    "bench",
+    "scripts",
+    "tests",
+)
 SKIP = ("bench/results", "tests/golden/data")
 # what follows a schedule name in a file or symbol name: <schedule>.S, <schedule>_ctr, ...
 FILE_EXT = re.compile(r"\.(S|h|c|cu|so|a|o)$")

@@ -1,4 +1,5 @@
 """CTR_DRBG: the NIST and KISA vectors, every limit refused with a clear error and no output, the CLI."""
+
 from __future__ import annotations
 
 import subprocess
@@ -55,8 +56,13 @@ def test_bulk_reseeds_at_the_interval(make_ref):
     assert a.generate_bulk(16 * 5, request_bytes=16) == b"".join(b.generate(16) for _ in range(5))
 
 
-@pytest.mark.parametrize("kwargs,message", [({"reseed_interval": 0}, "reseed interval must be 1..2"),
-                                            ({"reseed_interval": (1 << 48) + 1}, "reseed interval must be 1..2")])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"reseed_interval": 0}, "reseed interval must be 1..2"),
+        ({"reseed_interval": (1 << 48) + 1}, "reseed interval must be 1..2"),
+    ],
+)
 def test_bad_reseed_interval(make_ref, kwargs, message):
     with pytest.raises(DrbgError, match=message):
         CtrDrbg(make_ref("aes128"), **kwargs)
@@ -106,16 +112,49 @@ def test_cli_matches_api(make_ref):
     d = CtrDrbg(make_ref("lea128"))
     d.instantiate(bytes(range(32)), bytes(8))
     want = d.generate_bulk(100, request_bytes=64)
-    p = subprocess.run([sys.executable, "-m", "driver", "drbg", "lea128", "--entropy", bytes(range(32)).hex(),
-                        "--nonce", "00" * 8, "--bytes", "100", "--request-bytes", "64", "--hex"],
-                       capture_output=True, timeout=120)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "driver",
+            "drbg",
+            "lea128",
+            "--entropy",
+            bytes(range(32)).hex(),
+            "--nonce",
+            "00" * 8,
+            "--bytes",
+            "100",
+            "--request-bytes",
+            "64",
+            "--hex",
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     assert p.returncode == 0, p.stderr
     assert p.stdout.decode().strip() == want.hex()
 
 
 def test_cli_refuses_a_limit_with_no_output():
-    p = subprocess.run([sys.executable, "-m", "driver", "drbg", "aes128", "--entropy", "00" * 16, "--nonce",
-                        "00" * 8, "--bytes", "100", "--request-bytes", str((1 << 16) + 16)], capture_output=True,
-                       timeout=120)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "driver",
+            "drbg",
+            "aes128",
+            "--entropy",
+            "00" * 16,
+            "--nonce",
+            "00" * 8,
+            "--bytes",
+            "100",
+            "--request-bytes",
+            str((1 << 16) + 16),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     assert p.returncode == 2 and p.stdout == b""
     assert "at most 2^19 bits" in p.stderr.decode()

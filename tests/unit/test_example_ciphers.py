@@ -1,6 +1,7 @@
 """The example ciphers (examples/ciphers/: PRESENT-80, SPECK-128/128), loaded through --spec only: their
 designers' vectors on the interpreter, and the interpreter against independent plain-Python
 implementations (tests/support/independent_examples.py) on random keys and blocks."""
+
 from __future__ import annotations
 
 import io
@@ -37,8 +38,10 @@ def test_designers_vectors_on_the_interpreter(spec):
 
 def test_independent_implementations_match_the_vectors():
     assert independent_examples.present_encrypt(bytes(10), bytes(8)).hex() == "5579c1387b228445"
-    assert independent_examples.speck_encrypt(bytes(range(16)), bytes.fromhex(
-        "206d616465206974206571756976616c")).hex() == "180d575cdffe60786532787951985da6"
+    assert (
+        independent_examples.speck_encrypt(bytes(range(16)), bytes.fromhex("206d616465206974206571756976616c")).hex()
+        == "180d575cdffe60786532787951985da6"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(independent_examples.CIPHERS))
@@ -53,4 +56,4 @@ def test_interpreter_matches_independent_implementation(name, data):
     want = b"".join(ref.encrypt(key, b) for b in blocks)
     assert c.encrypt_blocks(rk, b"".join(blocks)).tobytes() == want
     assert c.decrypt_blocks(rk, want).tobytes() == b"".join(blocks)
-    assert ref.decrypt(key, want[:c.block_bytes]) == blocks[0]
+    assert ref.decrypt(key, want[: c.block_bytes]) == blocks[0]

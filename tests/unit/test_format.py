@@ -1,18 +1,23 @@
 """parse -> format -> parse gives the same tree (locations aside), and formatting is idempotent."""
+
 from __future__ import annotations
 
 import dataclasses
 
 import pytest
+from paths import ROOT, TOY_SPEC
 
 from cipherspec.errors import Loc
 from cipherspec.format import format_spec
 from cipherspec.parse import parse_text
 from cipherspec.registry import Registry, shipped_spec_files
-from paths import ROOT, TOY_SPEC
 
-FILES = (list(shipped_spec_files()) + [TOY_SPEC, ROOT / "tests" / "data" / "aria_diffusion.cs"]
-         + sorted((ROOT / "examples" / "ciphers").glob("*.cs")) + sorted((ROOT / "tests" / "conformance").glob("*.cs")))
+FILES = (
+    list(shipped_spec_files())
+    + [TOY_SPEC, ROOT / "tests" / "data" / "aria_diffusion.cs"]
+    + sorted((ROOT / "examples" / "ciphers").glob("*.cs"))
+    + sorted((ROOT / "tests" / "conformance").glob("*.cs"))
+)
 
 
 def strip(obj):
@@ -20,8 +25,9 @@ def strip(obj):
     if isinstance(obj, Loc):
         return None
     if dataclasses.is_dataclass(obj):
-        return (type(obj).__name__,) + tuple(strip(getattr(obj, f.name)) for f in dataclasses.fields(obj)
-                                             if f.name not in ("loc", "path", "lines"))
+        return (type(obj).__name__,) + tuple(
+            strip(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name not in ("loc", "path", "lines")
+        )
     if isinstance(obj, dict):
         return tuple((k, strip(v)) for k, v in obj.items())
     if isinstance(obj, (list, tuple)):

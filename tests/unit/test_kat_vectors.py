@@ -1,14 +1,14 @@
 """The interpreter (target ref) against every block-cipher vector in ../shared/vectors, both directions."""
+
 from __future__ import annotations
 
 import io
 
 import pytest
-
-from driver import cli
-from cipherspec.kat import parse_kat_file, run_kat_file
-
 from paths import BLOCK_VECTOR_FILES
+
+from cipherspec.kat import parse_kat_file, run_kat_file
+from driver import cli
 
 
 @pytest.mark.parametrize("name", BLOCK_VECTOR_FILES)
@@ -41,8 +41,10 @@ def test_cham_original_rounds_come_from_the_round_override(vectors, make_ref):
 
 def test_a_wrong_ciphertext_fails_with_exit_1(tmp_path):
     bad = tmp_path / "bad.txt"
-    bad.write_text("Cipher = lea128\nMode = ECB\nKey = 0f1e2d3c4b5a69788796a5b4c3d2e1f0\n"
-                   "Plaintext = 101112131415161718191a1b1c1d1e1f\nCiphertext = 9fc84e3528c6c6185532c7a704648bfe\n")
+    bad.write_text(
+        "Cipher = lea128\nMode = ECB\nKey = 0f1e2d3c4b5a69788796a5b4c3d2e1f0\n"
+        "Plaintext = 101112131415161718191a1b1c1d1e1f\nCiphertext = 9fc84e3528c6c6185532c7a704648bfe\n"
+    )
     out = io.StringIO()
     assert cli.run(["kat", str(bad)], out=out) == 1
     assert "0 passed, 1 failed" in out.getvalue()

@@ -3,13 +3,13 @@ by name in strings (importlib), so this test sees every edge.
 
     toolchain (0)  <  cipherspec (1)  <  runtime (2)  <  generator (3)  <  driver (4)
 """
+
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
 import pytest
-
 from paths import ROOT
 
 LAYERS = {"toolchain": 0, "cipherspec": 1, "runtime": 2, "generator": 3, "driver": 4}
@@ -35,10 +35,15 @@ def imported_packages(path: Path, pkg: str) -> list[tuple[int, str]]:
     return out
 
 
-@pytest.mark.parametrize("pkg,path", list(_modules()), ids=lambda v: str(v.relative_to(ROOT)) if isinstance(v, Path) else v)
+@pytest.mark.parametrize(
+    "pkg,path", list(_modules()), ids=lambda v: str(v.relative_to(ROOT)) if isinstance(v, Path) else v
+)
 def test_no_import_reaches_up(pkg, path):
-    bad = [f"{path.relative_to(ROOT)}:{line} imports {name}" for line, name in imported_packages(path, pkg)
-           if name == "<importlib>" or LAYERS.get(name, -1) > LAYERS[pkg]]
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for line, name in imported_packages(path, pkg)
+        if name == "<importlib>" or LAYERS.get(name, -1) > LAYERS[pkg]
+    ]
     assert not bad, "\n".join(bad)
 
 

@@ -1,6 +1,7 @@
 """Modes: CTR counter arithmetic (whole-block big-endian, full carry, wrap), CBC chaining, stream continuation.
 
 Each mode is checked against a plain composition of the block function written here with Python ints."""
+
 from __future__ import annotations
 
 import os
@@ -12,8 +13,18 @@ from cipherspec import modes
 from cipherspec.errors import UsageError
 
 
-@pytest.mark.parametrize("iv_int,bits", [(0, 128), (2**32 - 3, 128), (2**64 - 2, 128), (2**128 - 3, 128),
-                                          (2**64 - 3, 64), (2**32 - 1, 64), (0xFFFFFFFF_FFFFFFFF_FFFFFFFF_FFFFFF00, 128)])
+@pytest.mark.parametrize(
+    "iv_int,bits",
+    [
+        (0, 128),
+        (2**32 - 3, 128),
+        (2**64 - 2, 128),
+        (2**128 - 3, 128),
+        (2**64 - 3, 64),
+        (2**32 - 1, 64),
+        (0xFFFFFFFF_FFFFFFFF_FFFFFFFF_FFFFFF00, 128),
+    ],
+)
 def test_counter_blocks_match_big_integer_arithmetic(iv_int, bits):
     n = 300
     b = bits // 8
@@ -38,7 +49,7 @@ def test_modes_against_block_composition(make_ref, name):
         return c.encrypt_blocks(rk, x).tobytes()
 
     data = os.urandom(5 * b)
-    blocks = [data[i:i + b] for i in range(0, len(data), b)]
+    blocks = [data[i : i + b] for i in range(0, len(data), b)]
     # CBC by hand
     prev, want = iv, b""
     for blk in blocks:

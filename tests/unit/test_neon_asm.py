@@ -1,6 +1,7 @@
 """The emitted NEON assembly, Halide simd_op_check style: the instructions each layout is meant to use are
 there, every kernel assembles with both clang and gcc, each instruction says where it came from, the
 output is deterministic, and register allocation keeps its invariants."""
+
 from __future__ import annotations
 
 import functools
@@ -27,13 +28,26 @@ REG = shipped_registry()
 
 # cipher -> instructions that must appear in its default kernels (simd_op_check's "expected instruction")
 EXPECTED = {
-    "lea128": [r"ld4 \{v\d+\.4s-v\d+\.4s\}", r"st4 \{v\d+\.4s", r"add v\d+\.4s", r"shl v\d+\.4s, v\d+\.4s, #9",
-               r"sri v\d+\.4s, v\d+\.4s, #23", r"eor v\d+\.16b"],
+    "lea128": [
+        r"ld4 \{v\d+\.4s-v\d+\.4s\}",
+        r"st4 \{v\d+\.4s",
+        r"add v\d+\.4s",
+        r"shl v\d+\.4s, v\d+\.4s, #9",
+        r"sri v\d+\.4s, v\d+\.4s, #23",
+        r"eor v\d+\.16b",
+    ],
     "cham128_128": [r"ld4 \{v\d+\.4s", r"rev32 v\d+\.16b", r"rev32 v\d+\.8h|tbl v\d+\.16b, \{v\d+\.16b\}"],
     "cham64_128": [r"ld4 \{v\d+\.8h", r"rev16 v\d+\.16b", r"add v\d+\.8h"],
-    "aria128": [r"ld4 \{v\d+\.16b-v\d+\.16b\}", r"uzp1 v\d+\.16b", r"uzp2 v\d+\.16b",
-                r"ld1 \{v\d+\.16b-v\d+\.16b\}, \[x\d+\]", r"tbl v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}",
-                r"tbx v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}", r"zip1 v\d+\.16b", r"st4 \{v\d+\.16b"],
+    "aria128": [
+        r"ld4 \{v\d+\.16b-v\d+\.16b\}",
+        r"uzp1 v\d+\.16b",
+        r"uzp2 v\d+\.16b",
+        r"ld1 \{v\d+\.16b-v\d+\.16b\}, \[x\d+\]",
+        r"tbl v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}",
+        r"tbx v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}",
+        r"zip1 v\d+\.16b",
+        r"st4 \{v\d+\.16b",
+    ],
     "aes128": [r"tbl v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}", r"sshr v\d+\.16b, v\d+\.16b, #7"],
     "pipo64_128": [r"ld4 \{v\d+\.16b", r"uzp1", r"sri v\d+\.16b", r"bic v\d+\.16b|orn v\d+\.16b"],
     "hight": [r"add v\d+\.16b", r"sri v\d+\.16b", r"uzp1"],
@@ -109,8 +123,15 @@ def _check_allocation(code):
         assert all(0 <= r < 32 for r in regs.values())
 
 
-@pytest.mark.parametrize("name,pregs", [("aria128", K.VREG_ORDER), ("lea128", K.VREG_ORDER[:6]),
-                                        ("aes128", K.VREG_ORDER), ("pipo64_128", K.VREG_ORDER[:10])])
+@pytest.mark.parametrize(
+    "name,pregs",
+    [
+        ("aria128", K.VREG_ORDER),
+        ("lea128", K.VREG_ORDER[:6]),
+        ("aes128", K.VREG_ORDER),
+        ("pipo64_128", K.VREG_ORDER[:10]),
+    ],
+)
 def test_register_allocation_invariants(name, pregs, monkeypatch):
     """Also under a reduced register file, which forces spills and reloads."""
     seen = {}
@@ -123,8 +144,9 @@ def test_register_allocation_invariants(name, pregs, monkeypatch):
 
     monkeypatch.setattr(K, "allocate", spy)
     m = REG.module(name)
-    K.build_kernel(m, check_sliced(m.block, "test"), 1, "ecb_encrypt",
-                   Pool({t: bytes(m.tables[t].values) for t in m.tables}), "k")
+    K.build_kernel(
+        m, check_sliced(m.block, "test"), 1, "ecb_encrypt", Pool({t: bytes(m.tables[t].values) for t in m.tables}), "k"
+    )
     _check_allocation(seen["alloc"].code)
     if len(pregs) < 16:
         assert seen["alloc"].spills > 0
@@ -133,11 +155,21 @@ def test_register_allocation_invariants(name, pregs, monkeypatch):
 # packed layout (simd_op_check style): LD1/ST1 of whole blocks, TBL gathers over several registers
 # (Type 1 <-> Type 2), S-box TBL/TBX, and the permutations the compiler derived for the linear layers
 PACKED_EXPECTED = {
-    "aria128": [r"ld1 \{v\d+\.16b-v\d+\.16b\}, \[x1\], #64", r"st1 \{v\d+\.16b-v\d+\.16b\}, \[x2\], #64",
-                r"tbl v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}, v\d+\.16b .*\(gather\)",
-                r"tbl v\d+\.16b, \{v\d+\.16b\}, v\d+\.16b .*\(gather\)", r"tbx v\d+\.16b", r"eor v\d+\.16b"],
-    "aes128": [r"ld1 \{v\d+\.16b-v\d+\.16b\}, \[x1\], #64", r"rev32 v\d+\.(16b|8h)", r"rev16 v\d+\.16b",
-               r"tbl v\d+\.16b, \{v\d+\.16b\}, v\d+\.16b .*\(gather\)", r"sshr v\d+\.16b, v\d+\.16b, #7"],
+    "aria128": [
+        r"ld1 \{v\d+\.16b-v\d+\.16b\}, \[x1\], #64",
+        r"st1 \{v\d+\.16b-v\d+\.16b\}, \[x2\], #64",
+        r"tbl v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}, v\d+\.16b .*\(gather\)",
+        r"tbl v\d+\.16b, \{v\d+\.16b\}, v\d+\.16b .*\(gather\)",
+        r"tbx v\d+\.16b",
+        r"eor v\d+\.16b",
+    ],
+    "aes128": [
+        r"ld1 \{v\d+\.16b-v\d+\.16b\}, \[x1\], #64",
+        r"rev32 v\d+\.(16b|8h)",
+        r"rev16 v\d+\.16b",
+        r"tbl v\d+\.16b, \{v\d+\.16b\}, v\d+\.16b .*\(gather\)",
+        r"sshr v\d+\.16b, v\d+\.16b, #7",
+    ],
     "hight": [r"ld1 \{v\d+\.16b-v\d+\.16b\}", r"add v\d+\.16b", r"sri v\d+\.16b", r"tbl v\d+\.16b"],
 }
 
@@ -199,8 +231,12 @@ def test_affine_equivalence_detection():
     assert s[0] == 0x63 and s[0x53] == 0xED and si[0x63] == 0
     aria = REG.module("aria128").tables
     got = {t: (a.box, a.after, a.identity) for t in ("SB1", "SB2", "SB3", "SB4") for a in [match(aria[t].values)]}
-    assert got == {"SB1": ("S", True, True), "SB2": ("S", True, False), "SB3": ("S-1", True, True),
-                   "SB4": ("S-1", False, False)}
+    assert got == {
+        "SB1": ("S", True, True),
+        "SB2": ("S", True, False),
+        "SB3": ("S-1", True, True),
+        "SB4": ("S-1", False, False),
+    }
 
 
 @pytest.mark.parametrize("box,after", [("S", True), ("S", False), ("S-1", True), ("S-1", False)])
@@ -229,8 +265,12 @@ def test_affine_match_refuses_inequivalent_tables():
     s, _ = aes_sbox()
     near = list(s)
     near[0], near[1] = near[1], near[0]
-    for name, table in (("PIPO S", independent.PIPO_SBOX), ("PIPO S-1", independent.PIPO_INV),
-                        ("AES S, two outputs swapped", near), ("identity", list(range(256)))):
+    for name, table in (
+        ("PIPO S", independent.PIPO_SBOX),
+        ("PIPO S-1", independent.PIPO_INV),
+        ("AES S, two outputs swapped", near),
+        ("identity", list(range(256))),
+    ):
         assert _differential_uniformity(table) != _differential_uniformity(s) == 4, name
         assert match(table) is None, name
         assert two_sided(table) is None, name
@@ -256,9 +296,12 @@ def test_unsupported_spec_is_refused_with_location(tmp_path):
     spec = tmp_path / "wide.cs"
     spec.write_text(WIDE_IN_NARROW)
     m = Registry([spec]).module("wide4")
-    with pytest.raises(UsageError, match=r"not supported by neon: zext\.u32 at .*wide\.cs:4 \(a 32-bit value in a "
-                                         r"cipher whose block words are u16: .*declare the block with u32 words, "
-                                         r"or use --target c\)$"):
+    with pytest.raises(
+        UsageError,
+        match=r"not supported by neon: zext\.u32 at .*wide\.cs:4 \(a 32-bit value in a "
+        r"cipher whose block words are u16: .*declare the block with u32 words, "
+        r"or use --target c\)$",
+    ):
         emit(m, default(m))
 
 
@@ -272,8 +315,9 @@ def test_schedule_names():
         parse("lea128_neon_b4_il1", "aria128", None)
 
 
-@pytest.mark.parametrize("name,schedule", [("pipo64_128", "pipo64_128_neon_b16_il2_sha3"),
-                                           ("aria128", "aria128_neon_b16_crypto_il1_sha3")])
+@pytest.mark.parametrize(
+    "name,schedule", [("pipo64_128", "pipo64_128_neon_b16_il2_sha3"), ("aria128", "aria128_neon_b16_crypto_il1_sha3")]
+)
 def test_sha3_selects_eor3_and_fewer_instructions(name, schedule, tmp_path):
     """EOR3 (xor chains, not of xor) and BCAX (xor of and-not) replace two-op sequences, never adding any."""
     m = REG.module(name)
@@ -292,8 +336,14 @@ def test_bcax_from_and_not():
     from generator.neon.isel import Selector
     from generator.neon.pool import Pool
 
-    ops = [Op("input", 8, (), ("x",)), Op("input", 8, (), ("a",)), Op("input", 8, (), ("c",)),
-           Op("not", 8, (2,)), Op("and", 8, (1, 3)), Op("xor", 8, (0, 4))]
+    ops = [
+        Op("input", 8, (), ("x",)),
+        Op("input", 8, (), ("a",)),
+        Op("input", 8, (), ("c",)),
+        Op("not", 8, (2,)),
+        Op("and", 8, (1, 3)),
+        Op("xor", 8, (0, 4)),
+    ]
     fn = Function("f", ops, [("y", 5)])
     vf = VRegFactory()
     sel = Selector(fn, {}, 8, vf, Pool({}), {}, {}, [0] * len(ops), sha3=True)
@@ -321,8 +371,13 @@ def test_bcax_from_and_with_a_constant():
     from generator.neon.isel import Selector
     from generator.neon.pool import Pool
 
-    ops = [Op("input", 8, (), ("x",)), Op("input", 8, (), ("a",)), Op("const", 8, (), (0x1B,)),
-           Op("and", 8, (1, 2)), Op("xor", 8, (0, 3))]
+    ops = [
+        Op("input", 8, (), ("x",)),
+        Op("input", 8, (), ("a",)),
+        Op("const", 8, (), (0x1B,)),
+        Op("and", 8, (1, 2)),
+        Op("xor", 8, (0, 3)),
+    ]
     vf = VRegFactory()
     sel = Selector(Function("f", ops, [("y", 4)]), {}, 8, vf, Pool({}), {}, {}, [0] * len(ops), sha3=True)
     sel.run({n: vf.new(n) for n in "xa"})

@@ -1,14 +1,16 @@
 """The packed layout's two analyses: linear expansion (XOR/NOT as affine sums of atoms) and the
 permutation cover that rebuilds XOR sums from registers (cheap REV/EXT first, then TBL)."""
+
 from __future__ import annotations
 
 import random
+
+from shipped import shipped_registry
 
 from generator.mir.mir import VRegFactory
 from generator.neon.kernel import key_names, prepare
 from generator.neon.linear import Lin, expand
 from generator.neon.permute import cover
-from shipped import shipped_registry
 
 
 def _apply(terms, contents):
@@ -25,7 +27,7 @@ def _apply(terms, contents):
             for lane in range(16):
                 got = None
                 for c in range(0, len(t.index), 16):
-                    regs = t.sources[c // 16 * 4:c // 16 * 4 + 4]
+                    regs = t.sources[c // 16 * 4 : c // 16 * 4 + 4]
                     i = t.index[c + lane]
                     if i < 16 * len(regs):
                         got = contents[regs[i // 16]][i % 16]
@@ -45,7 +47,7 @@ def _check_tbl_encoding(t):
         served = [c for c in range(0, len(t.index), 16) if t.index[c + lane] != 0xFF]
         assert len(served) <= 1, f"lane {lane} written by more than one TBL/TBX"
         for c in served:
-            assert t.index[c + lane] < 16 * len(t.sources[c // 16 * 4:c // 16 * 4 + 4])
+            assert t.index[c + lane] < 16 * len(t.sources[c // 16 * 4 : c // 16 * 4 + 4])
 
 
 def test_cover_finds_permutations_and_is_exact():

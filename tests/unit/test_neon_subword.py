@@ -2,6 +2,7 @@
 words (subword.py) and the lookup plan.  The results are checked against the interpreter under QEMU in
 tests/differential/test_neon_wordshapes.py; here: the instructions each shape is meant to get, that
 they assemble with clang and gcc, and the plan's choices."""
+
 from __future__ import annotations
 
 import re
@@ -16,18 +17,33 @@ from generator.neon.schedules import default, parse
 from generator.neon.subword import plan
 
 EXPECTED = {  # schedule -> patterns in the ECB encryption kernel; None: must not appear
-    "speck128le_neon_b2_il4": [r"ld2 \{v\d+\.2d-v\d+\.2d\}, \[x1\], #32", r"add v\d+\.2d", r"shl v\d+\.2d, v\d+\.2d, #3",
-                               r"sri v\d+\.2d, v\d+\.2d, #61", r"tbl v\d+\.16b, \{v\d+\.16b\}, v\d+\.16b .*",
-                               r"st2 \{v\d+\.2d-v\d+\.2d\}, \[x2\], #32", (None, r"\bstr q\d+, \[sp")],
+    "speck128le_neon_b2_il4": [
+        r"ld2 \{v\d+\.2d-v\d+\.2d\}, \[x1\], #32",
+        r"add v\d+\.2d",
+        r"shl v\d+\.2d, v\d+\.2d, #3",
+        r"sri v\d+\.2d, v\d+\.2d, #61",
+        r"tbl v\d+\.16b, \{v\d+\.16b\}, v\d+\.16b .*",
+        r"st2 \{v\d+\.2d-v\d+\.2d\}, \[x2\], #32",
+        (None, r"\bstr q\d+, \[sp"),
+    ],
     "speck128be_neon_b2_il2": [r"rev64 v\d+\.16b, v\d+\.16b .*big-endian words"],
     "rot64x4_neon_b2_il1": [r"rev64 v\d+\.4s", r"movi v\d+\.2d, #0xff00ff00ffff0000", r"sshr v\d+\.2d|ushr v\d+\.2d"],
     "rot16x6_neon_b8_il1": [r"rev16 v\d+\.16b", r"add v\d+\.8h", r"ld4 \{v\d+\.8h"],
     # SM4's tau: the 4 byte lookups of a word are one chain on the word itself; no extraction, no packing
-    "sm4like8_neon_b4_il1": [r"tbl v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}", r"tbx v\d+\.16b",
-                             (None, r"byte gather"), (None, r"\bushr\b"), (None, r"\bstr q\d+, \[sp")],
+    "sm4like8_neon_b4_il1": [
+        r"tbl v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}",
+        r"tbx v\d+\.16b",
+        (None, r"byte gather"),
+        (None, r"\bushr\b"),
+        (None, r"\bstr q\d+, \[sp"),
+    ],
     # toy: (x & 0xffffff00) | S[u8(x)]: AESE on bytes gathered from two rounds' words, a BIT blend back
-    "toy4_neon_b4_crypto_il1": [r"aese v\d+\.16b", r"tbl v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}, v\d+\.16b .*byte gather",
-                                r"bit v\d+\.16b", (None, r"\btbx\b")],
+    "toy4_neon_b4_crypto_il1": [
+        r"aese v\d+\.16b",
+        r"tbl v\d+\.16b, \{v\d+\.16b-v\d+\.16b\}, v\d+\.16b .*byte gather",
+        r"bit v\d+\.16b",
+        (None, r"\btbx\b"),
+    ],
     # a u8 -> u32 table: four byte planes, one chain each
     "ttab6_neon_b4_il1": [r"table T\.b0 bytes", r"table T\.b3 bytes", r"table S bytes"],
     # 8 bytes of a 64-bit word through 4 S-boxes, byte XORs across positions, 32-bit halves (.4s)
@@ -64,9 +80,13 @@ def test_assembles_with_clang_and_gcc(schedule, tmp_path):
 def test_default_schedules():
     """Two 64-bit blocks per register; table ciphers interleave half as deep (the slices take 16 registers)."""
     names = {n: default(REG.module(n)).name for n in ("speck128le", "rot16x6", "sm4like8", "toy4", "camlike6")}
-    assert names == {"speck128le": "speck128le_neon_b2_il4", "rot16x6": "rot16x6_neon_b8_il4",
-                     "sm4like8": "sm4like8_neon_b4_il2", "toy4": "toy4_neon_b4_il4",
-                     "camlike6": "camlike6_neon_b2_il4"}
+    assert names == {
+        "speck128le": "speck128le_neon_b2_il4",
+        "rot16x6": "rot16x6_neon_b8_il4",
+        "sm4like8": "sm4like8_neon_b4_il2",
+        "toy4": "toy4_neon_b4_il4",
+        "camlike6": "camlike6_neon_b2_il4",
+    }
 
 
 def test_plan_whole_register_is_its_own_index():

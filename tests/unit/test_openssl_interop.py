@@ -1,6 +1,7 @@
 """`cipherspec encrypt/decrypt` against `openssl enc`, byte for byte, both ways: AES-128 and ARIA-128 in
 ECB and CBC (PKCS#7 padding, and -nopad / --no-pad) and CTR, with -K/-iv hex; inputs of 0..1000 bytes cut
 into 48-byte chunks, so padding and chaining cross chunk boundaries."""
+
 from __future__ import annotations
 
 import contextlib
@@ -15,8 +16,11 @@ from driver import cli
 
 KEY = "000102030405060708090a0b0c0d0e0f"
 IV = "f0e0d0c0b0a090807060504030201000"
-CASES = [(cipher, mode, pad) for cipher in ("aes128", "aria128")
-         for mode, pad in (("ecb", True), ("ecb", False), ("cbc", True), ("cbc", False), ("ctr", False))]
+CASES = [
+    (cipher, mode, pad)
+    for cipher in ("aes128", "aria128")
+    for mode, pad in (("ecb", True), ("ecb", False), ("cbc", True), ("cbc", False), ("ctr", False))
+]
 
 
 def openssl(cipher: str, mode: str, pad: bool, decrypt: bool, src, dest) -> None:

@@ -1,4 +1,5 @@
 """OpenSSL algorithm names for generated ciphers, and the provider's generated text."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,11 +11,21 @@ from generator.openssl.names import algorithm_name, check_unique
 from generator.openssl.source import provider_files
 
 SHIPPED = {
-    "aes128": "AES-128", "aes192": "AES-192", "aes256": "AES-256",
-    "aria128": "ARIA-128", "aria192": "ARIA-192", "aria256": "ARIA-256",
-    "lea128": "LEA-128", "lea192": "LEA-192", "lea256": "LEA-256", "hight": "HIGHT",
-    "cham64_128": "CHAM-64-128", "cham128_128": "CHAM-128-128", "cham128_256": "CHAM-128-256",
-    "pipo64_128": "PIPO-64-128", "pipo64_256": "PIPO-64-256",
+    "aes128": "AES-128",
+    "aes192": "AES-192",
+    "aes256": "AES-256",
+    "aria128": "ARIA-128",
+    "aria192": "ARIA-192",
+    "aria256": "ARIA-256",
+    "lea128": "LEA-128",
+    "lea192": "LEA-192",
+    "lea256": "LEA-256",
+    "hight": "HIGHT",
+    "cham64_128": "CHAM-64-128",
+    "cham128_128": "CHAM-128-128",
+    "cham128_256": "CHAM-128-256",
+    "pipo64_128": "PIPO-64-128",
+    "pipo64_256": "PIPO-64-256",
 }
 
 
@@ -22,8 +33,11 @@ def test_every_shipped_cipher_has_its_openssl_name(registry):
     assert sorted(registry.names()) == sorted(SHIPPED)
     for name, stem in SHIPPED.items():
         m = registry.module(name)
-        assert [algorithm_name(m, mode) for mode in ("ecb", "cbc", "ctr")] == [f"{stem}-ECB", f"{stem}-CBC",
-                                                                              f"{stem}-CTR"]
+        assert [algorithm_name(m, mode) for mode in ("ecb", "cbc", "ctr")] == [
+            f"{stem}-ECB",
+            f"{stem}-CBC",
+            f"{stem}-CTR",
+        ]
     check_unique([registry.module(n) for n in SHIPPED])
 
 
@@ -67,7 +81,21 @@ def test_glue_compiles_without_warnings(registry, tmp_path):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
     cc = shutil.which("cc") or "cc"
-    p = subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-fsyntax-only",
-                        f"-I{tmp_path / 'include'}", *dev.cflags, str(tmp_path / "src" / "cipherspec_provider.c")],
-                       capture_output=True, text=True, check=False)
+    p = subprocess.run(
+        [
+            cc,
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Wpedantic",
+            "-Werror",
+            "-fsyntax-only",
+            f"-I{tmp_path / 'include'}",
+            *dev.cflags,
+            str(tmp_path / "src" / "cipherspec_provider.c"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert p.returncode == 0, p.stderr

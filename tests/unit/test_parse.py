@@ -1,16 +1,17 @@
 """The parser: each grammar construct gives the syntax tree it should, with its position.
 
 Small specs inline; rejected input is tests/error's job, the format round trip test_format's."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
+from paths import ROOT
 
 from cipherspec import syntax as S
 from cipherspec.lower import lower
 from cipherspec.parse import _Builder, _parser, parse_text
-from paths import ROOT
 
 SPEC = """\
 # a comment line
@@ -133,28 +134,34 @@ def test_statements(spec):
     (c1, b1), (c2, b2) = cond.branches
     assert (sx(c1), sx(c2)) == ("(== (% i 2) 0)", "(== i 1)")
     assert [(a.target, [sx(i) for i in a.indices], a.op, sx(a.value)) for a in b1 + b2 + cond.otherwise] == [
-        ("T", ["0"], "^=", "1"), ("T", ["1"], "<<<=", "3"), ("T", ["0"], "=", "([] T 1)")]
+        ("T", ["0"], "^=", "1"),
+        ("T", ["1"], "<<<=", "3"),
+        ("T", ["0"], "=", "([] T 1)"),
+    ]
     assert (b1[0].loc.line, b1[0].loc.col) == (18, 23)
 
 
-@pytest.mark.parametrize("text,tree", [
-    ("a ^ b & c", "(^ a (& b c))"),
-    ("a | b ^ c", "(| a (^ b c))"),
-    ("a << 1 + 2", "(<< a (+ 1 2))"),
-    ("a + b * c % d", "(+ a (% (* b c) d))"),
-    ("a - b - c", "(- (- a b) c)"),                        # left-associative
-    ("a <<< 3 >>> 2", "(>>> (<<< a 3) 2)"),
-    ("~a ^ -b", "(^ (~ a) (- b))"),
-    ("(a ^ b) & c", "(& (^ a b) c)"),
-    ("a & b == c", "(== (& a b) c)"),                      # Python's order: comparisons below bitwise
-    ("i % 2 == 0 and not j < 3 or k != 1", "(or (and (== (% i 2) 0) (not (< j 3))) (!= k 1))"),
-    ("a[1][j + 1]", "([] ([] a 1) (+ j 1))"),
-    ("gmul(x[0], 3) ^ S[x[1]]", "(^ (gmul ([] x 0) 3) ([] S ([] x 1)))"),
-    ("[x[(j + 4) % 16] for j in 0..16]", "(for j 0 16 ([] x (% (+ j 4) 16)))"),
-    ("[]", "[]"),
-    ("[1, [2, 3]]", "[1 [2 3]]"),
-    ("0x1_f + 0b1_01 + 1_000 + 0", "(+ (+ (+ 31 5) 1000) 0)"),
-])
+@pytest.mark.parametrize(
+    "text,tree",
+    [
+        ("a ^ b & c", "(^ a (& b c))"),
+        ("a | b ^ c", "(| a (^ b c))"),
+        ("a << 1 + 2", "(<< a (+ 1 2))"),
+        ("a + b * c % d", "(+ a (% (* b c) d))"),
+        ("a - b - c", "(- (- a b) c)"),  # left-associative
+        ("a <<< 3 >>> 2", "(>>> (<<< a 3) 2)"),
+        ("~a ^ -b", "(^ (~ a) (- b))"),
+        ("(a ^ b) & c", "(& (^ a b) c)"),
+        ("a & b == c", "(== (& a b) c)"),  # Python's order: comparisons below bitwise
+        ("i % 2 == 0 and not j < 3 or k != 1", "(or (and (== (% i 2) 0) (not (< j 3))) (!= k 1))"),
+        ("a[1][j + 1]", "([] ([] a 1) (+ j 1))"),
+        ("gmul(x[0], 3) ^ S[x[1]]", "(^ (gmul ([] x 0) 3) ([] S ([] x 1)))"),
+        ("[x[(j + 4) % 16] for j in 0..16]", "(for j 0 16 ([] x (% (+ j 4) 16)))"),
+        ("[]", "[]"),
+        ("[1, [2, 3]]", "[1 [2 3]]"),
+        ("0x1_f + 0b1_01 + 1_000 + 0", "(+ (+ (+ 31 5) 1000) 0)"),
+    ],
+)
 def test_expression_trees(text, tree):
     assert sx(expr(text)) == tree
 
@@ -162,7 +169,7 @@ def test_expression_trees(text, tree):
 def test_positions_point_at_the_operator_and_the_start():
     e = expr("a ^ (b <<< 3)")
     col = len(EXPR_AT) + 1  # columns are 1-based
-    assert (e.loc.line, e.loc.col) == (1, col + 2)              # the '^'
+    assert (e.loc.line, e.loc.col) == (1, col + 2)  # the '^'
     assert (e.left.loc.col, e.right.loc.col) == (col, col + 7)  # 'a' and the '<<<'
     tree = parse_text("family f() {\n  fn g(x) -> u8 {\n\treturn\n   x;\n  }\n}\n", "p.cs")
     ret = tree.families["f"].fns["g"].body[0]
@@ -172,8 +179,11 @@ def test_positions_point_at_the_operator_and_the_start():
 
 def test_every_grammar_rule_has_a_builder_method():
     """The transformer refuses unknown rules at run time; this finds a missing one before a spec does."""
-    names = {r.alias or r.origin.name for r in _parser().rules
-             if not r.origin.name.startswith("_") and (r.alias or not r.options.expand1)}
+    names = {
+        r.alias or r.origin.name
+        for r in _parser().rules
+        if not r.origin.name.startswith("_") and (r.alias or not r.options.expand1)
+    }
     assert "binop_xor" in names and "comprehension" in names and "word_width" in names
     missing = sorted(n for n in names if not callable(getattr(_Builder, n, None)))
     assert not missing, f"grammar rules without a _Builder method: {missing}"

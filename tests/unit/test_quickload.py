@@ -1,5 +1,6 @@
 """The remembered cipher -> library entries (driver/quickload.py): a key for every input that decides the
 library, a hit that runs the same library as the slow path, and a miss for anything doubtful."""
+
 from __future__ import annotations
 
 import os
@@ -19,11 +20,13 @@ def entries(tmp_path, monkeypatch):
 def test_every_input_changes_the_key(tmp_path, monkeypatch):
     base = quickload.fingerprint([], "lea128", None, "c", None)
     assert base == quickload.fingerprint([], "lea128", None, "c", None)
-    others = [quickload.fingerprint([], "aes128", None, "c", None),
-              quickload.fingerprint([], "lea128", 20, "c", None),
-              quickload.fingerprint([], "lea128", None, "c", "scalar"),
-              quickload.fingerprint([], "lea128", None, "neon", None),
-              quickload.fingerprint([str(TOY_SPEC)], "lea128", None, "c", None)]
+    others = [
+        quickload.fingerprint([], "aes128", None, "c", None),
+        quickload.fingerprint([], "lea128", 20, "c", None),
+        quickload.fingerprint([], "lea128", None, "c", "scalar"),
+        quickload.fingerprint([], "lea128", None, "neon", None),
+        quickload.fingerprint([str(TOY_SPEC)], "lea128", None, "c", None),
+    ]
     monkeypatch.setenv("CIPHERSPEC_CFLAGS", "-O1")
     others.append(quickload.fingerprint([], "lea128", None, "c", None))
     assert len({base, *others}) == len(others) + 1
@@ -41,8 +44,9 @@ def test_a_hit_is_the_same_library(entries):
     fast = quickload.load_cipher([], "hight", None, "c", None)
     assert fast is not slow and fast.lib_path == slow.lib_path and fast.schedule == slow.schedule
     key, data = os.urandom(16), os.urandom(64)
-    assert fast.run_mode(fast.expand_key(key), "ecb", "encrypt", data) == \
-        slow.run_mode(slow.expand_key(key), "ecb", "encrypt", data)
+    assert fast.run_mode(fast.expand_key(key), "ecb", "encrypt", data) == slow.run_mode(
+        slow.expand_key(key), "ecb", "encrypt", data
+    )
 
 
 def test_a_doubtful_entry_is_a_miss(entries):

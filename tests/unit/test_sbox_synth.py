@@ -1,5 +1,6 @@
 """Circuits for any table (generator/common/sbox_synth.py): exhaustively equal to their tables, shared
 sub-functions, sizes recorded so a regression in the synthesis shows."""
+
 from __future__ import annotations
 
 import random
@@ -21,14 +22,17 @@ def _random_table(seed: int, n: int, out_bits: int, bijective: bool) -> tuple[in
     return tuple(rnd.randrange(1 << out_bits) for _ in range(1 << n))
 
 
-@pytest.mark.parametrize("values,out_bits,max_gates", [
-    (PRESENT, 4, 20),                                   # optimal: 14 (Ullrich et al. 2011)
-    (tuple(PRESENT.index(i) for i in range(16)), 4, 25),
-    (GIFT, 4, 18),
-    (_random_table(1, 4, 4, False), 4, 22),             # any function, not only permutations
-    (_random_table(2, 8, 8, True), 8, 623),             # a random 8-bit permutation
-    (_random_table(3, 8, 32, False), 32, 2145),         # a byte -> u32 table (T-table-like)
-])
+@pytest.mark.parametrize(
+    "values,out_bits,max_gates",
+    [
+        (PRESENT, 4, 20),  # optimal: 14 (Ullrich et al. 2011)
+        (tuple(PRESENT.index(i) for i in range(16)), 4, 25),
+        (GIFT, 4, 18),
+        (_random_table(1, 4, 4, False), 4, 22),  # any function, not only permutations
+        (_random_table(2, 8, 8, True), 8, 623),  # a random 8-bit permutation
+        (_random_table(3, 8, 32, False), 32, 2145),  # a byte -> u32 table (T-table-like)
+    ],
+)
 def test_circuit_equals_table_on_every_input(values, out_bits, max_gates):
     c = synthesize(values, out_bits)
     assert [c.evaluate(x) for x in range(len(values))] == list(values)

@@ -1,4 +1,5 @@
 """Exhaustive S-box checks through the interpreter: every table with a derived inverse round-trips."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,12 +20,15 @@ def _all_tables(registry):
 
 def test_every_derived_inverse_round_trips(registry):
     pairs = 0
-    for (family, tname), (m, t) in _all_tables(registry).items():
+    for (family, _tname), (m, t) in _all_tables(registry).items():
         if t.inverse_of is None:
             continue
         base = m.tables[t.inverse_of]
-        fn = Function("check", [Op("input", 8, (), ("x",)), Op("lut", 8, (0,), (base.name,)),
-                                Op("lut", 8, (1,), (t.name,))], [("y", 2), ("s", 1)])
+        fn = Function(
+            "check",
+            [Op("input", 8, (), ("x",)), Op("lut", 8, (0,), (base.name,)), Op("lut", 8, (1,), (t.name,))],
+            [("y", 2), ("s", 1)],
+        )
         x = np.arange(256, dtype=np.uint8)
         out = Interpreter(m.tables).run(fn, {"x": x})
         assert (out["y"] == x).all(), f"{family}: {t.name} is not the inverse of {base.name}"
@@ -34,11 +38,11 @@ def test_every_derived_inverse_round_trips(registry):
 
 
 def test_inverse_of_a_non_permutation_is_an_error():
+    from paths import TOY_SPEC
+
     from cipherspec.errors import SpecError
     from cipherspec.lower import lower
     from cipherspec.parse import parse_text
-
-    from paths import TOY_SPEC
 
     text = TOY_SPEC.read_text().replace("0x63, 0x7c", "0x63, 0x63")
     spec = parse_text(text, "toy.cs")

@@ -1,9 +1,9 @@
 """tests/support/tools.py: a missing tool skips with what to install, and fails under
 CIPHERSPEC_REQUIRE_TOOLS=1; a missing GPU skips, and fails under CIPHERSPEC_REQUIRE_GPU=1."""
+
 from __future__ import annotations
 
 import pytest
-
 import tools
 
 NO_SUCH = "cipherspec-no-such-tool"

@@ -2,13 +2,13 @@
 
 The vector files hold 1-3 vectors per variant; this covers every key-schedule path
 (AES-192/256, LEA-192/256, ARIA key orders) and the revised CHAM round counts."""
+
 from __future__ import annotations
 
+import independent
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import independent
 
 CIPHERS = sorted(independent.CIPHERS)
 
@@ -20,8 +20,9 @@ def test_matches_independent_implementation(name, make_ref, data):
     ref = independent.CIPHERS[name]
     c = make_ref(name)
     key = data.draw(st.binary(min_size=c.key_bytes, max_size=c.key_bytes), label="key")
-    blocks = data.draw(st.lists(st.binary(min_size=c.block_bytes, max_size=c.block_bytes), min_size=1, max_size=4),
-                       label="blocks")
+    blocks = data.draw(
+        st.lists(st.binary(min_size=c.block_bytes, max_size=c.block_bytes), min_size=1, max_size=4), label="blocks"
+    )
     rk = c.expand_key(key)
     got = c.encrypt_blocks(rk, b"".join(blocks)).tobytes()
     want = b"".join(ref.encrypt(key, b) for b in blocks)
@@ -29,8 +30,10 @@ def test_matches_independent_implementation(name, make_ref, data):
     assert c.decrypt_blocks(rk, want).tobytes() == b"".join(blocks)
 
 
-@pytest.mark.parametrize("name,rounds", [("cham64_128", 80), ("cham128_128", 80), ("cham128_256", 96),
-                                         ("lea128", 5), ("pipo64_128", 3), ("hight", 32)])
+@pytest.mark.parametrize(
+    "name,rounds",
+    [("cham64_128", 80), ("cham128_128", 80), ("cham128_256", 96), ("lea128", 5), ("pipo64_128", 3), ("hight", 32)],
+)
 def test_round_override_matches(name, rounds, make_ref):
     ref = independent.CIPHERS[name]
     c = make_ref(name, rounds)

@@ -1,12 +1,13 @@
 """The XOR-network pass: finds shared terms automatically, keeps the ones the spec wrote, changes no result."""
+
 from __future__ import annotations
 
 import numpy as np
+from paths import ROOT
 
 from cipherspec.blockcipher import RefCipher
 from cipherspec.pipeline import optimize
 from cipherspec.registry import Registry
-from paths import ROOT
 
 NAIVE = ROOT / "tests" / "data" / "aria_diffusion.cs"
 

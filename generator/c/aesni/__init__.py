@@ -14,6 +14,7 @@ indexed by data or key, no branch depends on them.
 
     support(module) -> ''  or why not;  lanes(module, 256) -> blocks per run;  kernel_source(...) -> C text
 """
+
 from __future__ import annotations
 
 import os
@@ -68,18 +69,24 @@ def _plan(module: Module) -> Plan:
     why: dict[str, str] = {}
     for kind in KINDS:
         fn = prep.functions[kind]
-        got = recognize(fn, prep.tables, slots) if module.block.width == 8 and module.block.nbytes == 16 \
+        got = (
+            recognize(fn, prep.tables, slots)
+            if module.block.width == 8 and module.block.nbytes == 16
             else "AES rounds need a 16-byte state"
+        )
         if isinstance(got, Program):
             programs[kind] = got
             continue
         if module.block.width != 8 or module.block.nbytes != 16:
-            raise UsageError(f"schedule aesni: {module.cipher} {kind}: byte slicing needs a block of 16 bytes "
-                             f"(u8[16]), not {module.block}")
+            raise UsageError(
+                f"schedule aesni: {module.cipher} {kind}: byte slicing needs a block of 16 bytes "
+                f"(u8[16]), not {module.block}"
+            )
         reason = bytesliced_support(fn, prep.tables)
         if reason:
-            raise UsageError(f"schedule aesni: {module.cipher} {kind} is neither AES rounds ({got}) nor byte-sliceable "
-                             f"({reason})")
+            raise UsageError(
+                f"schedule aesni: {module.cipher} {kind} is neither AES rounds ({got}) nor byte-sliceable ({reason})"
+            )
         programs[kind], why[kind] = None, got
     return Plan(programs, why)
 
@@ -105,22 +112,40 @@ def lanes(module: Module, vector_bits: int) -> int:
 def _round_functions(P: str, kind: str, prog: Program) -> list[str]:
     """cs_<kind>_keys (the round keys broadcast to every lane, AESIMC'd where the program says) and
     cs_<kind>_regs (the program over m registers: each step on all of them before the next)."""
-    keys = [f"/* {kind}: {prog.describe()}; recognised in the IR (the maps between its S-box layers are "
-            f"{'MixColumns' if prog.family == 'enc' else 'InvMixColumns'} with the instruction's lane order) */",
-            f"#define CS_NK_{kind.upper()} {len(prog.steps)}",
-            f"static void cs_{kind}_keys(const {P}_key *ks, cs_x *k)", "{"]
-    regs = ["#if defined(__GNUC__) || defined(__clang__)", "__attribute__((always_inline))", "#endif",
-            f"static inline void cs_{kind}_regs(const cs_x *k, cs_x *b, const int m)", "{", "    int j;"]
+    keys = [
+        f"/* {kind}: {prog.describe()}; recognised in the IR (the maps between its S-box layers are "
+        f"{'MixColumns' if prog.family == 'enc' else 'InvMixColumns'} with the instruction's lane order) */",
+        f"#define CS_NK_{kind.upper()} {len(prog.steps)}",
+        f"static void cs_{kind}_keys(const {P}_key *ks, cs_x *k)",
+        "{",
+    ]
+    regs = [
+        "#if defined(__GNUC__) || defined(__clang__)",
+        "__attribute__((always_inline))",
+        "#endif",
+        f"static inline void cs_{kind}_regs(const cs_x *k, cs_x *b, const int m)",
+        "{",
+        "    int j;",
+    ]
     for n, step in enumerate(prog.steps):
         if step.key is not None:
             load = "CS_X_KEY_IMC" if step.key.imc else "CS_X_KEY"
-            keys.append(with_comment(f"    k[{n}] = {load}(ks->{step.key.member} + {step.key.base});",
-                                     f"{step.key.member}[{step.key.base}..{step.key.base + 15}]"
-                                     + (" through AESIMC" if step.key.imc else "")))
+            keys.append(
+                with_comment(
+                    f"    k[{n}] = {load}(ks->{step.key.member} + {step.key.base});",
+                    f"{step.key.member}[{step.key.base}..{step.key.base + 15}]"
+                    + (" through AESIMC" if step.key.imc else ""),
+                )
+            )
         else:
             keys.append(f"    k[{n}] = CS_X_ZERO();")
-        macro = {"xor": "CS_X_XOR", "aesenc": "CS_X_AESENC", "aesenclast": "CS_X_AESENCLAST",
-                 "aesdec": "CS_X_AESDEC", "aesdeclast": "CS_X_AESDECLAST"}[step.instr]
+        macro = {
+            "xor": "CS_X_XOR",
+            "aesenc": "CS_X_AESENC",
+            "aesenclast": "CS_X_AESENCLAST",
+            "aesdec": "CS_X_AESDEC",
+            "aesdeclast": "CS_X_AESDECLAST",
+        }[step.instr]
         regs.append(with_comment(f"    for (j = 0; j < m; j++) b[j] = {macro}(b[j], k[{n}]);", step.origin))
     return ["\n".join(keys + ["}"]), "\n".join(regs + ["}"])]
 
@@ -155,23 +180,39 @@ def _sliced_core(module: Module, prep: Prepared, kind: str) -> tuple[dict, list[
     pieces = split([_stmt(line) for line in lines], PIECE, "cs_x", "    ", key)
     name = f"cs_{kind}_n"
     ktype = f"uint{next(a.width for a in module.key_arrays if a.name == member)}_t" if member else "uint8_t"
-    sections = [f"static const uint8_t {c}[16] = {{{', '.join(f'{b:#04x}' for b in pattern)}}};"
-                for pattern, c in low.constants.items()]
+    sections = [
+        f"static const uint8_t {c}[16] = {{{', '.join(f'{b:#04x}' for b in pattern)}}};"
+        for pattern, c in low.constants.items()
+    ]
     for k, body in enumerate(pieces.functions):
-        sections.append("\n".join([f"/* {kind}: piece {k} (kb: its round keys) */", "CS_NOINLINE",
-                                   f"static void {name}_{k}(const {module.cipher}_key *ks, const {ktype} *kb, "
-                                   "const cs_x *s, cs_x *o, cs_x *v)",
-                                   "{", "    (void)ks; (void)kb; (void)s; (void)o; (void)v;"] + body + ["}"]))
+        sections.append(
+            "\n".join(
+                [
+                    f"/* {kind}: piece {k} (kb: its round keys) */",
+                    "CS_NOINLINE",
+                    f"static void {name}_{k}(const {module.cipher}_key *ks, const {ktype} *kb, "
+                    "const cs_x *s, cs_x *o, cs_x *v)",
+                    "{",
+                    "    (void)ks; (void)kb; (void)s; (void)o; (void)v;",
+                ]
+                + body
+                + ["}"]
+            )
+        )
     base = f"ks->{member}" if member else "(const uint8_t *)0"
     order = ", ".join(str(v) for v in sr_power(final))
-    body = ["    cs_x s[16], o[16];  /* s[j], o[j]: byte j of every block */",
-            f"    cs_x v[{pieces.slots}];  /* values handed from one piece to the next */",
-            f"    static const uint8_t order[16] = {{{order}}};  /* the output lanes are at ShiftRows^{final} */",
-            "    cs_slice_load(s, in);"]
+    body = [
+        "    cs_x s[16], o[16];  /* s[j], o[j]: byte j of every block */",
+        f"    cs_x v[{pieces.slots}];  /* values handed from one piece to the next */",
+        f"    static const uint8_t order[16] = {{{order}}};  /* the output lanes are at ShiftRows^{final} */",
+        "    cs_slice_load(s, in);",
+    ]
     body += [f"    {name}_{c.function}(ks, {base} + {c.key_base}, s, o, v);" for c in pieces.calls]
     body.append("    cs_slice_store(out, o, order);")
-    doc = (f"{kind}: CS_LANES blocks at once, byte-sliced ({len(low.lines)} vector ops; {len(pieces.calls)} pieces, "
-           f"{len(pieces.functions)} distinct)")
+    doc = (
+        f"{kind}: CS_LANES blocks at once, byte-sliced ({len(low.lines)} vector ops; {len(pieces.calls)} pieces, "
+        f"{len(pieces.functions)} distinct)"
+    )
     return {"name": name, "doc": doc, "lines": body}, sections
 
 
@@ -196,8 +237,10 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
             core, consts = _sliced_core(module, prep, kind)
             support += consts
             cores.append(core)
-            docs.append(f" * {kind}: byte-sliced, 16 blocks per 16-byte lane, S-boxes on AESENCLAST/AESDECLAST "
-                        f"(not AES rounds: {p.why_not_rounds[kind]}).")
+            docs.append(
+                f" * {kind}: byte-sliced, 16 blocks per 16-byte lane, S-boxes on AESENCLAST/AESDECLAST "
+                f"(not AES rounds: {p.why_not_rounds[kind]})."
+            )
     if sliced:
         after += [fragment("padded_run.c", P=P, kind=kind) for kind in sliced]
         after += [fragment("mode_helpers.c"), fragment("ctr_fill.c")]
@@ -208,7 +251,19 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     if p.programs["encrypt"] is not None:
         after.append(fragment("aes_rounds_ctr.c", P=P))
     layout_doc = "\n".join(docs + [" * CS_VBITS (128, 256, 512: the variant's -DCS_VBITS) sets the register width."])
-    return render("c/kernel.c.j2", P=P, cipher=P, tag=kernel_tag(schedule), version=__version__,
-                  spec_file=os.path.basename(module.source) if module.source else "?", schedule=schedule.name,
-                  ct_note=ct_note, layout_doc=layout_doc, block_bytes=module.block.nbytes,
-                  words=fragment("words.c"), support=support, cores=cores, after_cores=after)
+    return render(
+        "c/kernel.c.j2",
+        P=P,
+        cipher=P,
+        tag=kernel_tag(schedule),
+        version=__version__,
+        spec_file=os.path.basename(module.source) if module.source else "?",
+        schedule=schedule.name,
+        ct_note=ct_note,
+        layout_doc=layout_doc,
+        block_bytes=module.block.nbytes,
+        words=fragment("words.c"),
+        support=support,
+        cores=cores,
+        after_cores=after,
+    )

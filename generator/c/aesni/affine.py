@@ -10,10 +10,11 @@ set as a Python int (bit 8·a + j = bit j of atom a) and the constant bits.
 
     restrict(form, atoms) -> the part over those atoms;  form.byte_coeffs(atom) -> the 8x8 matrix of one atom
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from cipherspec.gf import gf_mul
 
@@ -39,8 +40,10 @@ class Form:
 
     def _map(self, src: list[int | None]) -> "Form":
         """Output bit i = input bit src[i] (None: 0)."""
-        return Form(tuple(self.bits[j] if j is not None else 0 for j in src),
-                    sum(((self.const >> j) & 1) << i for i, j in enumerate(src) if j is not None))
+        return Form(
+            tuple(self.bits[j] if j is not None else 0 for j in src),
+            sum(((self.const >> j) & 1) << i for i, j in enumerate(src) if j is not None),
+        )
 
     def shl(self, k: int) -> "Form":
         return self._map([i - k if i >= k else None for i in range(8)])
@@ -90,7 +93,7 @@ class Form:
         return tuple((b >> (8 * a)) & 0xFF for b in self.bits)
 
 
-@lru_cache(maxsize=None)
+@cache
 def matrix_of(c: int, poly: int) -> tuple[int, ...]:
     """The rows of x -> c·x, as Form.coeffs reports them."""
     return Form.atom(0).gmul(c, poly).coeffs(0)

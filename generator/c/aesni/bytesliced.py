@@ -19,6 +19,7 @@ puts each block back in its place.  No table is indexed by a secret: constant-ti
     after:  x9 = AESENCLAST(x8, 0); x10 = x9 & 0x0f; x11 = srl16(x9, 4) & 0x0f;
             x12 = PSHUFB(L_lo, x10) ^ PSHUFB(L_hi, x11)                      (power p+1)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -144,7 +145,7 @@ class Lowering:
         for i, op in enumerate(ops):
             self._origin = (str(op.origin) if op.origin is not None else "(no origin)").replace("*/", "* /")
             if op.origin is not None and op.origin.round != rnd:  # each round loads its own constants: the
-                rnd = op.origin.round                               # rounds stay alike (split.py re-rolls them)
+                rnd = op.origin.round  # rounds stay alike (split.py re-rolls them)
                 self._const_vars.clear()
                 self._aligned.clear()
             code = op.code
@@ -167,8 +168,9 @@ class Lowering:
                     p = po if po is not None else pi
                     self._vals.append((self._emit(f"CS_X_ANDNOT({self._at(inner, p)}, {self._at(other, p)})"), p))
                     continue
-                macro = {"xor": "CS_X_XOR", "and": "CS_X_AND", "or": "CS_X_OR", "add": "CS_X_ADD8",
-                         "sub": "CS_X_SUB8"}[code]
+                macro = {"xor": "CS_X_XOR", "and": "CS_X_AND", "or": "CS_X_OR", "add": "CS_X_ADD8", "sub": "CS_X_SUB8"}[
+                    code
+                ]
                 self._vals.append(self._binary(op, macro))
                 continue
             x, p = self._get(op.args[0]), self._vals[op.args[0]][1]
@@ -180,8 +182,10 @@ class Lowering:
                 r = self._emit(f"CS_X_AND(CS_X_SRL16({x}, {op.imm[0]}), {self._splat(0xFF >> op.imm[0])})")
             elif code == "rotl":
                 k = op.imm[0]
-                r = self._emit(f"CS_X_OR(CS_X_AND(CS_X_SLL16({x}, {k}), {self._splat(0xFF << k)}), "
-                               f"CS_X_AND(CS_X_SRL16({x}, {8 - k}), {self._splat(0xFF >> (8 - k))}))")
+                r = self._emit(
+                    f"CS_X_OR(CS_X_AND(CS_X_SLL16({x}, {k}), {self._splat(0xFF << k)}), "
+                    f"CS_X_AND(CS_X_SRL16({x}, {8 - k}), {self._splat(0xFF >> (8 - k))}))"
+                )
             elif code == "gmul":
                 c, poly = op.imm
                 lo = bytes(gf_mul(n, c, poly) for n in range(16))
@@ -206,7 +210,9 @@ class Lowering:
         q = None if p is None else p + (1 if aff.box == "S" else -1)
         if aff.after and not aff.identity:
             r = self._nibble_map(r, aff.lo, aff.hi, f"{t.name}: the affine map after the AES S-box")
-        if p is not None and q is not None and box_of_layer is not None and box_of_layer != aff.box:  # meet the layer's majority
+        if (
+            p is not None and q is not None and box_of_layer is not None and box_of_layer != aff.box
+        ):  # meet the layer's majority
             target = p + (1 if box_of_layer == "S" else -1)
             r, q = self._realign(r, q, target), target
         return r, (q % 4 if q is not None else None)
@@ -225,5 +231,6 @@ def _layer_boxes(fn: Function, tables: dict[str, Table]) -> dict[int, str]:
             aff = match(tables[op.imm[0]].values)
             c = count.setdefault(level[i], [0, 0])
             c[0 if aff is not None and aff.box == "S" else 1] += 1
-    return {i: ("S" if count[level[i]][0] >= count[level[i]][1] else "S-1")
-            for i, op in enumerate(ops) if op.code == "lut"}
+    return {
+        i: ("S" if count[level[i]][0] >= count[level[i]][1] else "S-1") for i, op in enumerate(ops) if op.code == "lut"
+    }

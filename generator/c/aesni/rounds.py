@@ -17,10 +17,11 @@ the key bytes (affine.py).  The function is an AES-NI program when
 
 A failure is a reason (a string); the aesni schedule then lowers the function byte-sliced (bytesliced.py).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from cipherspec.ir import Function, Table
@@ -63,7 +64,7 @@ class Program:
         return f"{head}{len(mid)} x {mid[0].instr.upper() if mid else '-'}, {last.upper()}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _mix_row(family: str, m: int) -> dict[int, tuple[int, ...]]:
     """Lane -> 8x8 matrix of byte m of (Inv)MixColumns over 16 lanes (column-major: byte 4c + r)."""
     c, r = divmod(m, 4)
@@ -140,8 +141,13 @@ def _recognize(fn: Function, tables: dict[str, Table], slots: dict) -> Program:
     kind: dict[int, tuple[Any, ...]] = {}  # atom -> ("key", name) | ("state", byte) | ("lut", level, op)
     for i, a in atom.items():
         op = ops[i]
-        kind[a] = ("key", op.imm[0]) if op.code == "input" and op.imm[0] in slots else \
-            ("state", int(op.imm[0].rsplit("[", 1)[1][:-1])) if op.code == "input" else ("lut", level[i], i)
+        kind[a] = (
+            ("key", op.imm[0])
+            if op.code == "input" and op.imm[0] in slots
+            else ("state", int(op.imm[0].rsplit("[", 1)[1][:-1]))
+            if op.code == "input"
+            else ("lut", level[i], i)
+        )
 
     def split_form(f: Form, data_level: int) -> tuple[dict[int, tuple], list[tuple[str, tuple]], int]:
         """A form's data part (atom -> matrix), key part ((key name, matrix)...), constant; checks the data
@@ -173,8 +179,10 @@ def _recognize(fn: Function, tables: dict[str, Table], slots: dict) -> Program:
                 raise _Fail(f"S-box layer {k} input has a constant {cst:#04x}")
             m = _match_position(data, lane_atom, family, first=(k == 1))
             if m is None:
-                raise _Fail(f"the map into S-box layer {k} is not "
-                            + ("the state bytes" if k == 1 else f"{'MixColumns' if family == 'enc' else 'InvMixColumns'}"))
+                raise _Fail(
+                    f"the map into S-box layer {k} is not "
+                    + ("the state bytes" if k == 1 else f"{'MixColumns' if family == 'enc' else 'InvMixColumns'}")
+                )
             if where[m] in lanes_next:
                 raise _Fail(f"two lookups of S-box layer {k} read the same byte")
             lanes_next[where[m]] = u
@@ -195,8 +203,9 @@ def _recognize(fn: Function, tables: dict[str, Table], slots: dict) -> Program:
             raise _Fail(f"output {name} is not the last S-box layer's lane {j} XOR a key")
         keyparts[j] = keys
     origin = str(ops[fn.outputs[0][1]].origin or "")
-    steps.append(Step("aesenclast" if family == "enc" else "aesdeclast",
-                      _key(keyparts, slots, family, "last key"), origin))
+    steps.append(
+        Step("aesenclast" if family == "enc" else "aesdeclast", _key(keyparts, slots, family, "last key"), origin)
+    )
     return Program(family, tuple(steps))
 
 
@@ -205,7 +214,7 @@ def _match_position(data: dict, lane_atom: dict[int, int], family: str, first: b
     by_atom = {a: lane for lane, a in lane_atom.items()}
     if first:
         if len(data) == 1:
-            (a, mat), = data.items()
+            ((a, mat),) = data.items()
             if mat == IDENTITY and a in by_atom:
                 return by_atom[a]
         return None
