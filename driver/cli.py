@@ -74,10 +74,10 @@ def constant_time_schedules(module) -> str:
     (AES instructions or circuits, in set_key too), CUDA bs (bit planes, circuits: no table read) and the NEON kernels (TBL/AESE
     on tables held in registers; their key schedule runs in the host's table C); not the other CUDA
     layouts (tables in memory)."""
-    from generator.c.schedules import aesni_support, bitsliced_support, has_lookups
+    from generator.c.schedules import aesni_support, bitsliced_support, secret_lookups
     from generator.ptx.bitsliced import supports as cuda_bs_why_not
 
-    if not has_lookups(module):
+    if not secret_lookups(module):
         return "all"
     parts = ["c aesni"] if not aesni_support(module) else []
     parts += ["c bitsliced"] if not bitsliced_support(module) else []

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 
 from cipherspec import __version__
-from cipherspec.ir import Module
+from cipherspec.ir import WIDTHS, Module
 from cipherspec.schedule import Schedule
 
 from ..common.bitslice import live_bits
@@ -193,7 +193,8 @@ def _one_block_core(module: Module, prep: Prepared, kind: str) -> str:
 
 
 def _c_bits(width: int) -> int:
-    return next(b for b in (8, 16, 32, 64) if width <= b)
+    """The narrowest C word (uintN_t) that holds a width-bit value: a 4-bit table index is a uint8_t."""
+    return next(b for b in WIDTHS if width <= b)
 
 
 def _ct_lookup(table) -> str:

@@ -118,11 +118,7 @@ def _bitsliced_listed(module: Module) -> bool:
     but ripple-carry adders on wide words make cores the C compiler takes very long over, for nothing:
     a spec without tables is constant-time on every C schedule."""
     ops = [op for fn in module.functions.values() for op in fn.ops]
-    return has_lookups(module) or all(op.width == 8 and op.code not in ("add", "sub") for op in ops)
-
-
-def has_lookups(module: Module) -> bool:
-    return any(op.code == "lut" for fn in module.functions.values() for op in fn.ops)
+    return secret_lookups(module) or all(op.width == 8 and op.code not in ("add", "sub") for op in ops)
 
 
 def bitsliced_support(module: Module) -> str:
@@ -169,8 +165,9 @@ def default_schedule(module: Module, rounds: int | None = None) -> Schedule:
 
 
 def secret_lookups(module: Module) -> bool:
-    """Whether encryption or decryption indexes a table with data (a table schedule leaks through the cache)."""
-    return any(op.code == "lut" for kind in ("encrypt", "decrypt") for op in module.functions[kind].ops)
+    """Whether any function -- encryption, decryption or the key schedule -- indexes a table with data or key
+    material (a table schedule leaks through the cache, in set_key too)."""
+    return any(op.code == "lut" for fn in module.functions.values() for op in fn.ops)
 
 
 def resolve(module: Module, text: str | None, rounds: int | None = None) -> Schedule:
