@@ -1,7 +1,8 @@
 """One Nsight Compute profile of each tuned winner's CTR keystream kernel (issue-slot and pipe utilisation).
 
-python3 bench/gpu/profile.py OUT/tuned.json OUT        -> OUT/ncu-<cipher>.txt
+python3 bench/gpu/profile.py OUT/tuned.json OUT        -> OUT/ncu-<cipher>.txt and OUT/ncu.json (the summary)
 python3 bench/gpu/profile.py --launch CIPHER SCHEDULE  (what ncu runs: one 64 MiB keystream launch)
+python3 bench/gpu/profile.py --summary DIR             ncu-*.txt in DIR -> ncu.json on stdout
 """
 
 from __future__ import annotations
@@ -42,9 +43,45 @@ def launch(name: str, schedule: str) -> None:
         c.check(c.fn("util_sync")(), "sync")
 
 
+# the figures the report keeps from ncu's text output: (key, the label its line starts with)
+SUMMARY = [
+    ("alu_pct", "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active"),
+    ("fma_pct", "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active"),
+    ("lsu_pct", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"),
+    ("issue_active_pct", "sm__issue_active.avg.pct_of_peak_sustained_active"),
+    ("sm_throughput_pct", "Compute (SM) Throughput"),
+    ("ipc", "Executed Ipc Active"),
+    ("registers", "Registers Per Thread"),
+    ("achieved_occupancy_pct", "Achieved Occupancy"),
+    ("theoretical_occupancy_pct", "Theoretical Occupancy"),
+]
+
+
+def summary(text: str) -> dict:
+    """One profile's figures (the last number on each labelled line) and the kernel's name.
+
+    "    Achieved Occupancy      %      37.57"  ->  {"achieved_occupancy_pct": 37.57, ...}
+    """
+    out: dict = {}
+    for line in text.splitlines():
+        words = line.split()
+        if "Profiling" in line and '"' in line:
+            out["kernel"] = line.split('"')[1]
+        for key, label in SUMMARY:
+            if line.strip().startswith(label + " ") and key not in out:
+                out[key] = float(words[-1].replace(",", ""))
+    return out
+
+
 def main() -> int:
     if sys.argv[1] == "--launch":
         launch(sys.argv[2], sys.argv[3])
+        return 0
+    if sys.argv[1] == "--summary":
+        found = {
+            f.stem.removeprefix("ncu-"): summary(f.read_text()) for f in sorted(Path(sys.argv[2]).glob("ncu-*.txt"))
+        }
+        print(json.dumps(found, indent=1, sort_keys=True))
         return 0
     tuned = json.loads(Path(sys.argv[1]).read_text())["defaults"]
     out = Path(sys.argv[2])
@@ -60,6 +97,8 @@ def main() -> int:
             if any(k in ln for k in ("pipe_", "issue_active", "Throughput", "Registers", "Achieved Occupancy"))
         ]
         print(f"== ncu {name} {pick['schedule']}\n" + "\n".join(keep[:14]), flush=True)
+    found = {f.stem.removeprefix("ncu-"): summary(f.read_text()) for f in sorted(out.glob("ncu-*.txt"))}
+    (out / "ncu.json").write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
     return 0
 
 

@@ -39,6 +39,29 @@ def per_block_mix(reg, row: dict, top: int = 6) -> tuple[str, str, str]:
     return f"{total:,.0f}", ", ".join(f"{k} {v / blocks:.0f}" for k, v in mix[:top]), sched.layout
 
 
+def ncu_table(path: Path) -> list[str]:
+    """The Nsight Compute summary of each shipped kernel (bench/gpu/profile.py writes it), as a table."""
+    if not path.is_file():
+        return []
+    prof = json.loads(path.read_text())
+    out = [
+        "",
+        f"Nsight Compute, one profile of each shipped kernel's CTR keystream launch (64 MiB; `{path.name}`, from "
+        "`bench/gpu/profile.py`; ncu fixes the SM clock, so read the percentages, not the time):",
+        "",
+        "| cipher | ALU pipe | FMA pipe | LSU pipe | issue slots busy | SM throughput | IPC | registers | "
+        "occupancy achieved / theoretical |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, f in sorted(prof.items()):
+        out.append(
+            f"| {name} | {f['alu_pct']:.1f}% | {f['fma_pct']:.1f}% | {f['lsu_pct']:.1f}% | "
+            f"{f['issue_active_pct']:.1f}% | {f['sm_throughput_pct']:.1f}% | {f['ipc']:.2f} | {f['registers']:.0f} | "
+            f"{f['achieved_occupancy_pct']:.0f}% / {f['theoretical_occupancy_pct']:.0f}% |"
+        )
+    return out
+
+
 def main(src: str, stem: str) -> None:
     data = json.loads(Path(src).read_text())
     dev, rows = data["device"], data["rows"]
@@ -94,6 +117,7 @@ def main(src: str, stem: str) -> None:
         "|---|---:|---|",
     ]
     out += [f"| {n} | {m[0]} | {m[1]} |" for n, m in mixes.items()]
+    out += ncu_table(Path(f"{stem}-ncu.json"))
     faster = [
         (n, r)
         for n, r in fastest.items()

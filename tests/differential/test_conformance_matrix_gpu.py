@@ -42,6 +42,7 @@ def test_on_the_gpu(name):
     rk, rrk = c.expand_key(key), ref.expand_key(key)
     ct = ref.encrypt_blocks(rrk, blocks)
     assert (np.asarray(c.encrypt_blocks(rk, blocks)) == ct).all()
-    assert (np.asarray(c.decrypt_blocks(rk, ct)) == blocks).all()
+    # a conformance spec's decrypt need not invert its encrypt: compare it with the interpreter's decrypt
+    assert (np.asarray(c.decrypt_blocks(rk, ct)) == ref.decrypt_blocks(rrk, ct)).all()
     data = blocks.tobytes()[:-3]
     assert modes.run_mode(c, rk, "ctr", "encrypt", data, iv) == modes.ctr(ref, rrk, iv, data)[0]
