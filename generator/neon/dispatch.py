@@ -56,7 +56,7 @@ def with_flags(s: Schedule, flags: tuple[str, ...]) -> Schedule:
 
 def sha3_applies(module: Module) -> bool:
     """Whether the EOR3/BCAX rules (sha3.py) fuse any op of the cipher's encryption."""
-    return SHA3.savings(prepare(module.functions["encrypt"], module)) > 0
+    return SHA3.savings(prepare(module).functions["encrypt"]) > 0
 
 
 def variants(module: Module, rounds: int | None = None) -> list[Variant]:

@@ -38,8 +38,9 @@ def modes_for(module: Module) -> list[str]:
 
 
 def emit(module: Module, sched: Schedule) -> Emitted:
+    module = prepare(module)
     for fname in ("encrypt", "decrypt"):  # an op without a selection rule: say which, and where
-        check_ops(prepare(module.functions[fname], module), module.tables, module.block.width)
+        check_ops(module.functions[fname], module.tables, module.block.width)
     lanes, il = check(sched, module)
     packed = sched.layout == "packed"
     layout = (
