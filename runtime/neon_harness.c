@@ -5,7 +5,9 @@
  * 0 — then the flat round-key words (KEY_WORD_BYTES each, default 4 — 8 for ciphers with 64-bit words —
  * little-endian, the key schedule's output in declaration order), the
  * IV (block bytes; CTR and CBC only) and the data.  op: 0 ECB encrypt, 1 ECB decrypt, 2 CTR, 3 CBC
- * encrypt, 4 CBC decrypt, 255 end.  Reply: the output bytes.
+ * encrypt, 4 CBC decrypt, 255 end.  Reply: the output bytes.  op 253 runs the library's own key schedule
+ * (-DKEY_SCHEDULE=<cipher>_neon_key_schedule): data bytes = the key (any length), no round-key words; reply: its status as
+ * a little-endian int32, then KEY_WORDS round-key words (zero when it refused the key).
  *
  * Compiled from a main.c that includes <schedule name>.h then this file, with -DPREFIX=<schedule name>; kernels only take whole groups
  * of GROUP blocks, so the harness pads the tail — exactly what a library caller does.  Key tables are
@@ -109,6 +111,14 @@ int main(void) {
         uint32_t op = u32(), n = u32(), nw = u32();
         (void)u32();
         if (op == 255) break;
+        if (op == 253) {
+            rkword rk[KEY_WORDS + 1];
+            memset(rk, 0, sizeof rk);
+            int32_t status = KEY_SCHEDULE(take(n), n, rk);
+            fwrite(&status, 4, 1, stdout);  /* aarch64: little-endian */
+            fwrite(rk, sizeof(rkword), KEY_WORDS, stdout);
+            continue;
+        }
         if (nw != KEY_WORDS) die("wrong number of round-key words");
         rkword *rk = malloc(sizeof(rkword) * (nw + 1));
         memcpy(rk, take(sizeof(rkword) * (size_t)nw), sizeof(rkword) * (size_t)nw);  /* aarch64: little-endian */

@@ -5,8 +5,9 @@
     c.encrypt_blocks(rk, blocks); c.run_mode(rk, "ctr", "encrypt", data, iv)
     c.run_batch([("ecb_encrypt", rk, data, None), ...])     # many cases, ONE qemu-aarch64 run
 
-The key schedule runs on the host; the kernels receive the flat round-key words and the harness
-broadcasts them with the generated header's prepare function.  ``lane_keys``: expand_key also takes an
+expand_key runs the interpreter's key schedule (the oracle); the kernels receive the flat round-key words
+and the harness broadcasts them with the generated header's prepare function.  library_key_schedule(keys)
+runs the library's own (constant-time C) <prefix>_key_schedule under QEMU, for the tests to compare.  ``lane_keys``: expand_key also takes an
 (M, key_bytes) array (one key per block), served as M requests in one QEMU run.
 
 The schedule ``<cipher>_neon`` is the built library: every variant + the run-time dispatcher
@@ -26,10 +27,18 @@ import numpy as np
 
 from cipherspec.blockcipher import RefCipher, as_blocks
 from cipherspec.errors import UsageError
-from toolchain.aarch64 import build_static, find_tools, run_qemu
+from toolchain.aarch64 import build_static, cached_object, find_tools, run_qemu
 
 HARNESS = Path(__file__).with_name("neon_harness.c")
-OPS = {"ecb_encrypt": 0, "ecb_decrypt": 1, "ctr": 2, "cbc_encrypt": 3, "cbc_decrypt": 4, "variant": 254}
+OPS = {
+    "ecb_encrypt": 0,
+    "ecb_decrypt": 1,
+    "ctr": 2,
+    "cbc_encrypt": 3,
+    "cbc_decrypt": 4,
+    "key_schedule": 253,
+    "variant": 254,
+}
 
 
 class RoundKeys:
@@ -82,9 +91,14 @@ class NeonCipher:
                 + (["-DHAS_CTR"] if "ctr" in e.modes else [])
                 + ([f"-DVARIANT={n}_variant"] * self.dispatched)
             )
+            # the cipher's key schedule (generator/neon/keysched.py: <cipher>_neon_key.c) is the same file for
+            # every schedule and includes no kernel header: one cached object serves them all
+            keys = sorted(f for f in files if f.endswith("_key.c"))
+            objects = tuple(cached_object(tools, f, files.pop(f)) for f in keys)
+            flags.append(f"-DKEY_SCHEDULE={keys[0].removesuffix('.c')}_schedule")  # <cipher>_neon_key_schedule
             sources = ["main.c"] + sorted(f for f in files if f.endswith((".S", ".c")))
             files |= {"harness.c": HARNESS.read_text(), "main.c": f'#include "{n}.h"\n#include "harness.c"\n'}
-            self._exe = build_static(tools, files, sources, flags, n)
+            self._exe = build_static(tools, files, sources, flags, n, objects)
             self._tools = tools
         return self._exe
 
@@ -119,6 +133,25 @@ class NeonCipher:
             pos += len(data)
         if pos != len(out):
             raise UsageError(f"harness answered {len(out)} bytes, expected {pos}")
+        return results
+
+    def library_key_schedule(self, keys: list[bytes]) -> list[tuple[int, RoundKeys]]:
+        """(status, round keys) of the library's own <prefix>_key_schedule for each key, in one QEMU run:
+        status 0, or the negative code it returned (-3 for a wrong key length)."""
+        exe = self.exe
+        parts = [struct.pack("<4I", OPS["key_schedule"], len(k), 0, 0) + bytes(k) for k in keys]
+        parts.append(struct.pack("<4I", 255, 0, 0, 0))
+        out = run_qemu(self._tools, exe, b"".join(parts), cpu=self.qemu_cpu, env=self.qemu_env)
+        dt = np.dtype(self.key_dtype).newbyteorder("<")
+        words = sum(len(k.flat_names()) for k in self.module.key_arrays)
+        size = 4 + words * dt.itemsize
+        if len(out) != size * len(keys):
+            raise UsageError(f"harness answered {len(out)} bytes, expected {size * len(keys)}")
+        results = []
+        for i in range(len(keys)):
+            rec = out[i * size : (i + 1) * size]
+            status = struct.unpack("<i", rec[:4])[0]
+            results.append((status, RoundKeys(np.frombuffer(rec[4:], dt), self.key_dtype)))
         return results
 
     def variant(self) -> str:

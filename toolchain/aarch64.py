@@ -2,6 +2,7 @@
 
     tools = find_tools()                 -> Tools(cc="aarch64-linux-gnu-gcc", qemu="qemu-aarch64") or raises
     exe = build_static(tools, {"k.S": asm, "k.h": hdr}, ["harness.c"], flags)   (cached by content hash)
+    obj = cached_object(tools, "aes128_neon_key.c", text)   (one self-contained source, cached by content)
     out = run_qemu(tools, exe, stdin_bytes)
     static_library(cc, out_dir, ["k.S", "dispatch.c"], "libk.a")   (objects beside the sources)
 
@@ -44,12 +45,37 @@ def cache_dir() -> Path:
     return cache_root("neon")
 
 
-def build_static(tools: Tools, files: dict[str, str], sources: list[str], flags: list[str], name: str) -> Path:
-    """Writes files into a cache directory keyed by their content and compiles sources into a static exe."""
+def cached_object(tools: Tools, name: str, text: str) -> Path:
+    """``cc -O2 -c`` of one self-contained C source (it includes no other generated file), cached by its
+    content: a file shared by many builds (a cipher's key schedule) is compiled once."""
+    h = hashlib.sha256(f"{name}\0{text}\0{tools.cc}".encode()).hexdigest()[:16]
+    d = cache_dir() / "objects"
+    obj = d / f"{Path(name).stem}-{h}.o"
+    if obj.exists():
+        return obj
+    d.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=obj.stem + ".", dir=d))
+    try:
+        (tmp / name).write_text(text)
+        cmd = [tools.cc, "-O2", "-c", "-o", str(tmp / "out.o"), name]
+        r = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
+        if r.returncode:
+            raise BuildError(f"aarch64 build failed ({' '.join(cmd)}):\n{r.stderr[-4000:]}")
+        os.replace(tmp / "out.o", obj)  # atomic: a concurrent build of the same object writes the same bytes
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return obj
+
+
+def build_static(
+    tools: Tools, files: dict[str, str], sources: list[str], flags: list[str], name: str, objects: tuple = ()
+) -> Path:
+    """Writes files into a cache directory keyed by their content and compiles sources (and links
+    ``objects``, e.g. from cached_object) into a static exe."""
     h = hashlib.sha256()
     for k in sorted(files):
         h.update(k.encode() + b"\0" + files[k].encode() + b"\0")
-    h.update(" ".join(sources + flags + [tools.cc]).encode())
+    h.update(" ".join(sources + flags + [tools.cc] + [str(o) for o in objects]).encode())
     d = cache_dir() / f"{name}-{h.hexdigest()[:16]}"
     exe = d / "harness"
     if exe.exists():
@@ -59,7 +85,7 @@ def build_static(tools: Tools, files: dict[str, str], sources: list[str], flags:
     try:
         for k, text in files.items():
             (tmp / k).write_text(text)
-        cmd = [tools.cc, "-O2", "-static", "-o", str(tmp / "harness")] + flags + sources
+        cmd = [tools.cc, "-O2", "-static", "-o", str(tmp / "harness")] + flags + sources + [str(o) for o in objects]
         r = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
         if r.returncode:
             raise BuildError(f"aarch64 build failed ({' '.join(cmd)}):\n{r.stderr[-4000:]}")

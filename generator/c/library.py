@@ -2,9 +2,10 @@
 
 Compiled once (no ISA flags).  What it holds:
 
-    cs_key_schedule     the IR key schedule as scalar C.  In a constant-time library (aesni, bitsliced) its
-                        S-box lookups are circuits on 0/all-ones masks (cs_ct_<T>, no secret-indexed
-                        memory); a bitsliced kernel's round-key planes (ks->bs) are derived from the bytes
+    cs_key_schedule     the IR key schedule as scalar C (keysched.py).  In a constant-time library (aesni,
+                        bitsliced) its S-box lookups are circuits on 0/all-ones masks (cs_ct_<T>, no
+                        secret-indexed memory); a bitsliced kernel's round-key planes (ks->bs) are derived
+                        from the bytes
     the kernel table    every variant (variants.py), best first, with the CPU features it needs
     dispatch            CPUID + XGETBV once at first use (thread-safe), CIPHERSPEC_X86_ISA as a ceiling,
                         <cipher>_variant(), _variant_for(isa), _variant_name(i), _dispatch_error()
@@ -19,17 +20,14 @@ from __future__ import annotations
 import os
 
 from cipherspec import __version__
-from cipherspec.ir import WIDTHS, Module
+from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
-from ..common.bitslice import live_bits
 from ..common.templates import render
-from . import bitsliced as bs
-from .body import emit_body
-from .dialects import Scalar
-from .prepare import Prepared, prepare
+from .keysched import key_prep, key_schedule_lines, lookup_support, lookup_tables
+from .prepare import Prepared
 from .schedules import CONSTANT_TIME, lanes
-from .text import fragment, kernel_tag, key_slots, load, table_section, with_comment, word_index
+from .text import fragment, kernel_tag
 from .variants import LEVELS, Variant, compiled_kernels, portable, variants
 
 FEATURE_MACROS = {
@@ -40,32 +38,6 @@ FEATURE_MACROS = {
     "VAES": "CS_F_VAES",
     "V4": "CS_F_V4",
 }
-
-
-def key_prep(module: Module, schedule: Schedule) -> Prepared:
-    """The key schedule as the scalar layout prepares it (GF multiplies lowered to shifts and XORs)."""
-    t = schedule.get("t")
-    return prepare(module, Schedule(module.cipher, "c", "scalar", (("t", t),) if t else (), schedule.rounds))
-
-
-def key_schedule_lines(module: Module, prep: Prepared, ct: bool) -> list[str]:
-    """cs_key_schedule's body: key words in, round keys into the struct (constant-time lookups if ``ct``)."""
-    fn = prep.functions["key_schedule"]
-    ind = "    "
-    lines = []
-    for name, _, _ in fn.inputs():
-        i = word_index(name)
-        ptr = f"key + {i * module.key.width // 8}"
-        lines.append(
-            with_comment(f"{ind}const uint{module.key.width}_t k{i} = {load(module.key, ptr)};", f"key word {name}")
-        )
-    body = emit_body(fn, Scalar(ct_lookups=ct), prep.tables, lambda name, w: f"k{word_index(name)}", ind)
-    lines += body.lines
-    slots = key_slots(module)
-    for name, var in body.outputs.items():
-        member, idx = slots[name]
-        lines.append(with_comment(f"{ind}ks->{member}[{idx}] = {var};", f"round key {name}"))
-    return lines
 
 
 def _features(names) -> str:
@@ -130,14 +102,7 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     kernels = set(compiled_kernels(module, schedule))
     one_block = any(k.layout in ("scalar", "sliced") for k in kernels)  # kernels that run single blocks here
     fns = ["key_schedule"] + (["encrypt", "decrypt"] if one_block else [])
-    used = {op.imm[0] for f in fns for op in prep.functions[f].ops if op.code == "lut"}
-    tables = {name: t for name, t in prep.tables.items() if name in used}
-    support = []
-    if tables and ct:
-        support.append("\n".join([fragment("masks.c"), fragment("noinline.c")] + bs.sbox_functions(tables, masks=True)))
-        support += [_ct_lookup(t) for t in tables.values()]
-    elif tables:
-        support.append(table_section(list(tables.values())))
+    support = lookup_support(lookup_tables(prep, fns), ct)
     key_lines = key_schedule_lines(module, prep, ct)
     if one_block:
         support += [_one_block_core(module, prep, kind) for kind in ("encrypt", "decrypt")]
@@ -189,29 +154,6 @@ def _one_block_core(module: Module, prep: Prepared, kind: str) -> str:
         ]
         + core["lines"]
         + ["}"]
-    )
-
-
-def _c_bits(width: int) -> int:
-    """The narrowest C word (uintN_t) that holds a width-bit value: a 4-bit table index is a uint8_t."""
-    return next(b for b in WIDTHS if width <= b)
-
-
-def _ct_lookup(table) -> str:
-    """cs_ct_T(v): table T read through its circuit on masks (set_key's constant-time lookups); the circuit
-    returns only the live output bits (live_bits), the others are constants of the table."""
-    live = live_bits(table)
-    const = sum(table.values[0] & (1 << j) for j in range(table.out_width) if j not in live)
-    gather = "\n".join(f"    r |= (uint32_t)(y[{k}] & 1u) << {j};" for k, j in enumerate(live))
-    return fragment(
-        "ct_lookup.c",
-        table=table.name,
-        nin=table.in_width,
-        nlive=max(len(live), 1),
-        const=const,
-        gather=gather,
-        in_bits=_c_bits(table.in_width),
-        out_bits=_c_bits(table.out_width),
     )
 
 

@@ -6,7 +6,8 @@ interleaving), a run-time dispatcher over the variants a CPU can run, tested und
 
 Modules: schedules, kernel (one kernel: prepare -> interleave -> isel -> regalloc -> render), sliced /
 packed (the two layouts), isel (subword: values narrower than the lanes, byte lookups on words), emit
-(the .S and header), dispatch (HWCAP selection), build.
+(the .S and header), keysched (the library's constant-time key schedule, the C backend's), dispatch
+(HWCAP selection), build.
 """
 
 from __future__ import annotations
@@ -19,11 +20,7 @@ from ..backend import Backend
 from . import build as _build
 from .emit import emit
 from .kernel import neon_passes
-from .schedules import default, parse
-
-
-def _dispatched_name(cipher: str, rounds: int | None) -> str:
-    return f"{cipher}{'' if rounds is None else f'r{rounds}'}_neon"
+from .schedules import default, library_prefix, parse
 
 
 class NeonBackend(Backend):
@@ -42,19 +39,19 @@ class NeonBackend(Backend):
         return neon_passes(module)
 
     def generate(self, module: Module, schedule: Schedule) -> dict[str, str]:
-        return _build.single_files(emit(module, schedule))
+        return _build.single_files(module, emit(module, schedule))
 
     def build(self, registry, names, schedule, out_dir, progress=None) -> list[str]:
         return _build.build(registry, names, schedule, out_dir, progress)
 
     def load(self, registry, name, rounds, schedule) -> NeonCipher:
         module = registry.module(name, rounds)
-        if schedule == _dispatched_name(name, rounds):
+        if schedule == library_prefix(name, rounds):
             files, prefix, vs, emitted = _build.dispatched_files(module, rounds)
             return NeonCipher(module, vs[-1].schedule, emitted[-1], files, prefix, variants=vs)
         sched = self.parse_schedule(module, schedule, rounds)
         e = emit(module, sched)
-        return NeonCipher(module, sched, e, _build.single_files(e), sched.name)
+        return NeonCipher(module, sched, e, _build.single_files(module, e), sched.name)
 
 
 BACKEND = NeonBackend()

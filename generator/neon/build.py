@@ -6,6 +6,7 @@ one aarch64 static library per cipher.
       -> out/aria128_neon_b16_crypto_il1.S/.h  (AESE/AESD, used where HWCAP_AES)
          out/aria128_neon_b16_il1.S/.h         (portable)
          out/aria128_neon.h, aria128_neon.c    (aria128_neon_ecb_encrypt ... pick a variant at run time)
+         out/aria128_neon_key.c                (aria128_neon_key_schedule: constant-time, keysched.py)
          + out/libaria128_neon.a when aarch64-linux-gnu-gcc is installed
 A --schedule names one cipher's single schedule: then only that variant, its library lib<schedule>.a.
 """
@@ -20,6 +21,7 @@ from toolchain.aarch64 import static_library
 
 from . import dispatch
 from .emit import emit
+from .keysched import ct_note, key_files
 from .schedules import parse
 
 
@@ -36,13 +38,14 @@ def build(
         module = registry.module(name)
         if schedule:
             e = emit(module, parse(schedule, name, None))
-            files, lib = single_files(e), e.schedule.name
+            files, lib = single_files(module, e), e.schedule.name
         else:
             files, lib = dispatched_files(module)[:2]
         for fname, text in files.items():
             (out_dir / fname).write_text(text)
         if cc:
             static_library(cc, out_dir, [f for f in files if f.endswith((".S", ".c"))], f"lib{lib}.a")
+        notes.append(f"{lib}: {ct_note(module)}")
         if task is not None:
             progress.advance(task)
     if library and not cc:
@@ -50,19 +53,26 @@ def build(
     return notes
 
 
-def single_files(e) -> dict[str, str]:
+def kernel_files(e) -> dict[str, str]:
     """One schedule's kernels: <schedule>.S and its header."""
     return {f"{e.schedule.name}.S": e.asm, f"{e.schedule.name}.h": e.header}
 
 
+def single_files(module, e) -> dict[str, str]:
+    """A one-schedule library: its kernels and the cipher's key schedule (<cipher>_neon_key.c)."""
+    return kernel_files(e) | key_files(module, e.schedule.rounds)
+
+
 def dispatched_files(module, rounds: int | None = None):
-    """The built library's files (every variant + the dispatcher), its prefix, the variants, their kernels."""
+    """The built library's files (every variant's kernels, the dispatcher and one key schedule), its prefix,
+    the variants, their kernels."""
     vs = dispatch.variants(module, rounds)
     emitted = [emit(module, v.schedule) for v in vs]
     files: dict[str, str] = {}
     for e in emitted:
-        files.update(single_files(e))
+        files.update(kernel_files(e))
     rendered = dispatch.render(module, emitted, vs)
     files.update(rendered)
     prefix = next(f for f in rendered if f.endswith(".h"))[:-2]
+    files.update(key_files(module, rounds))
     return files, prefix, vs, emitted

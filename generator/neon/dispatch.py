@@ -26,7 +26,7 @@ from generator.common.affine import match as affine_match
 from ..common.templates import render as render_template
 from . import sha3 as SHA3
 from .kernel import prepare
-from .schedules import default
+from .schedules import default, library_prefix
 
 # schedule flag -> (architecture feature, Linux HWCAP name, its bit, env variables that turn it off)
 FEATURES = {
@@ -56,7 +56,7 @@ def with_flags(s: Schedule, flags: tuple[str, ...]) -> Schedule:
 
 def sha3_applies(module: Module) -> bool:
     """Whether the EOR3/BCAX rules (sha3.py) fuse any op of the cipher's encryption."""
-    return SHA3.savings(prepare(module.functions["encrypt"], module)) > 0
+    return SHA3.savings(prepare(module).functions["encrypt"]) > 0
 
 
 def variants(module: Module, rounds: int | None = None) -> list[Variant]:
@@ -83,7 +83,7 @@ def render(module: Module, emitted: list, vs: list[Variant]) -> dict[str, str]:
         if e.group_blocks != first.group_blocks or [k.keys for k in e.kernels] != [k.keys for k in first.kernels]:
             raise UsageError(f"{e.schedule.name}: variants of one library need the same groups and key tables")
     base = first.schedule
-    prefix = f"{base.cipher}" + (f"r{base.rounds}" if base.rounds is not None else "") + "_neon"
+    prefix = library_prefix(base.cipher, base.rounds)
     rows = []
     for v, e in zip(vs, emitted):
         conds = [FEATURES[f] for f in v.features]

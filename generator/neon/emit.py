@@ -18,8 +18,9 @@ from ..common.templates import render
 from . import sliced as SL
 from .isel import check_ops
 from .kernel import MODES, Kernel, build_kernel, prepare
+from .keysched import flat_index, key_word_bits
 from .pool import Pool, lut_tables
-from .schedules import arch, check, crypto, sha3
+from .schedules import arch, check, crypto, library_prefix, sha3
 
 
 @dataclass
@@ -38,8 +39,9 @@ def modes_for(module: Module) -> list[str]:
 
 
 def emit(module: Module, sched: Schedule) -> Emitted:
+    module = prepare(module)
     for fname in ("encrypt", "decrypt"):  # an op without a selection rule: say which, and where
-        check_ops(prepare(module.functions[fname], module), module.tables, module.block.width)
+        check_ops(module.functions[fname], module.tables, module.block.width)
     lanes, il = check(sched, module)
     packed = sched.layout == "packed"
     layout = (
@@ -128,17 +130,14 @@ def emit(module: Module, sched: Schedule) -> Emitted:
         packed=packed,
         layout_text=layout_text,
         key_words=_key_words(module),
+        key_bytes=module.key.nbytes,
+        key_prefix=library_prefix(module.cipher, sched.rounds),
         keymaps=_keymaps(module, kernels),
         lanes=lanes,
         word_bytes=module.block.width // 8,
         key_type=f"uint{key_word_bits(module)}_t",
     )
     return Emitted(sched, asm, header, kernels, [k.mode for k in kernels], module.block.nbytes, group_blocks)
-
-
-def key_word_bits(module: Module) -> int:
-    """Bits of one flat round-key word as the host passes them: 64 where keys or block words are 64-bit."""
-    return 64 if max([module.block.width] + [ka.width for ka in module.key_arrays]) == 64 else 32
 
 
 def _key_words(module: Module) -> int:
@@ -148,8 +147,7 @@ def _key_words(module: Module) -> int:
 def _keymaps(module: Module, kernels: list[Kernel]) -> list[dict]:
     """For each kernel: the index of each key-table vector's word in the flat round-key array (packed: of
     each byte lane's word, 0xffff for a zero lane)."""
-    flat = [n for ka in module.key_arrays for n in ka.flat_names()]
-    index = {n: i for i, n in enumerate(flat)}
+    index = flat_index(module)
     out = []
     for k in kernels:
         idx = (

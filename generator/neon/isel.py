@@ -16,8 +16,10 @@ In the sliced layout an IR word op becomes one vector op over L blocks.  Rules:
     before:  %7 = rotl.u32 %5, 9          after:  shl v_t.4s, v5.4s, #9
                                                   sri v_t.4s, v5.4s, #23      (v_t tied)
 Values narrower than the state words (bytes of 32-bit words: unpack/pack, byte S-boxes; halves of 64-bit
-words) are views on the word registers, selected by subword.py.  What is still refused (values wider
-than the block words, tables not indexed by a byte) is refused with its spec location and what to use.
+words) are views on the word registers, selected by subword.py; values wider than the block words arrive
+as limbs of the word width (the split_wide pass, kernel.neon_passes).  What is still refused (round-key
+words wider than the block words, tables not indexed by a byte) is refused with its spec location and
+what to use.
 """
 
 from __future__ import annotations
@@ -52,11 +54,20 @@ def not_supported(op: Op, what: str | None = None, why: str = "") -> UsageError:
 
 def check_ops(fn: Function, tables: dict[str, Table], width: int) -> None:
     """Refuses, with the spec location and what to use instead, any op the sliced NEON selection has no
-    rule for: values wider than the block words, lookups not indexed by a byte, gmul (lowered first)."""
+    rule for: round-key words wider than the block words (other wide values are limbs by now), lookups not
+    indexed by a byte, gmul (lowered first)."""
     for op in fn.ops:
         if op.code == "gmul":
             raise not_supported(op)
-        if op.width > width:
+        if op.width > width and op.code == "input":
+            raise not_supported(
+                op,
+                f"a u{op.width} round key ({op.imm[0]})",
+                f"a cipher whose block words are u{width}: a round-key word is broadcast into the u{width} "
+                f"lanes of one register; give the key schedule u{width} outputs (unpack_le/unpack_be), "
+                f"or use --target c",
+            )
+        if op.width > width:  # split_wide makes limbs of anything else: a new op without a limb rule
             raise not_supported(
                 op,
                 why=f"a {op.width}-bit value in a cipher whose block words are u{width}: the "

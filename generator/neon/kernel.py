@@ -1,6 +1,6 @@
 """One NEON kernel: a cipher function in a mode (ECB encrypt/decrypt, CTR) as allocated assembly lines.
 
-The pipeline, each step its own module:  prepare (gmul lowered) -> interleave (il block groups)
+The pipeline, each step its own module:  prepare (gmul lowered, wide values split) -> interleave (il block groups)
 -> select (isel) -> dead code -> allocate (regalloc) -> render (lines with origins; stream k indented by
 k spaces).  The skeleton around the body (prologue, loop, epilogue) is the Jinja2 template.
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cipherspec.ir import Function, Module
-from cipherspec.passes import constfold, cse, dce, lower_gmul
-from cipherspec.pipeline import Pass
+from cipherspec.passes import constfold, cse, dce, lower_gmul, split_wide
+from cipherspec.pipeline import Pass, run_passes
 
 from ..mir import dce as mir_dce
 from ..mir.interleave import interleave, stream_name
@@ -50,27 +50,25 @@ SLICE_GPRS = [
 MODES = ("ecb_encrypt", "ecb_decrypt", "ctr")
 
 
-GMUL_PASSES = (
-    Pass("lower_gmul", lower_gmul.run),
-    Pass("constfold", constfold.run),
-    Pass("cse", cse.run),
-    Pass("dce", dce.run),
-)
+CLEANUP = (Pass("constfold", constfold.run), Pass("cse", cse.run), Pass("dce", dce.run))
 
 
 def neon_passes(module: Module) -> tuple[Pass, ...]:
-    """The NEON target's passes: gmul has no NEON instruction, so a spec with gmul gets it lowered to
-    xtime chains, then cleaned up; any other spec compiles the shared pipeline's IR as it is."""
-    return GMUL_PASSES if any(op.code == "gmul" for fn in module.functions.values() for op in fn.ops) else ()
+    """The NEON target's passes, each only where the spec needs it, then a clean-up: gmul has no NEON
+    instruction (lowered to xtime chains); a lane holds one block word, so values wider than the block
+    words become limbs of the word width (split_wide).  Any other spec compiles the shared IR as it is."""
+    passes = []
+    if any(op.code == "gmul" for fn in module.functions.values() for op in fn.ops):
+        passes.append(Pass("lower_gmul", lower_gmul.run))
+    if split_wide.wide_values(module):
+        passes.append(Pass("split_wide", run_module=split_wide.run_module))
+    return tuple(passes) + CLEANUP if passes else ()
 
 
-def prepare(fn: Function, module: Module) -> Function:
-    """One function after the NEON passes (what isel sees); a function without gmul is unchanged."""
-    if any(op.code == "gmul" for op in fn.ops):
-        for p in GMUL_PASSES:
-            assert p.run is not None  # function passes
-            fn = p.run(fn, module.tables)
-    return fn
+def prepare(module: Module) -> Module:
+    """The module after the NEON passes (what isel sees); a module needing none is returned as it is, so
+    preparing twice costs nothing."""
+    return run_passes(module, neon_passes(module))
 
 
 def key_names(module: Module, fn: Function) -> list[str]:
@@ -107,6 +105,7 @@ def build_kernel(
 
     A sliced, non-interleaved kernel that spills is also built in demand-driven op order (common/sink.py: e.g. AES's
     MixColumns column by column); the one with fewer instructions is kept (stats["order"])."""
+    module = prepare(module)
     k = _build(module, layout, il, mode, pool, symbol, crypto, sha3, False)
     if k.stats["spills"] and layout != "packed" and il == 1:  # sinking would undo an interleave's weave
         s = _build(module, layout, il, mode, pool, symbol, crypto, sha3, True)
@@ -119,7 +118,7 @@ def _build(
     module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, crypto: bool, sha3: bool, sink: bool
 ) -> Kernel:
     fn_name = "decrypt" if mode == "ecb_decrypt" else "encrypt"
-    fn = prepare(module.functions[fn_name], module)
+    fn = module.functions[fn_name]  # prepared by build_kernel
     keys = key_names(module, fn)
     vf = VRegFactory()
     bb = module.block.nbytes

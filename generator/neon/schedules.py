@@ -62,6 +62,12 @@ def parse(name: str, cipher: str, rounds: int | None) -> Schedule:
     return Schedule(cipher, "neon", parts[0], tuple(params.items()) + (("il", il),) * ("il" not in params), rounds)
 
 
+def library_prefix(cipher: str, rounds: int | None) -> str:
+    """The prefix of a cipher's NEON library API (the dispatcher's, the key schedule's): aes128_neon,
+    cham128_128r80_neon (rounds given)."""
+    return f"{cipher}{'' if rounds is None else f'r{rounds}'}_neon"
+
+
 def crypto(s: Schedule) -> bool:
     """Whether the schedule selects the AES instructions (FEAT_AES, -march=armv8-a+crypto)."""
     return "crypto" in dict(s.params)

@@ -6,23 +6,13 @@ can fail).  The libraries are built exactly as shipped."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import pytest
 from c_support import cipher_names
 from cpu import has_level, is_x86_64
+from memcheck import memcheck, require_memcheck
 from paths import ROOT
-from tools import missing, require
-
-VALGRIND = ("valgrind", "--tool=memcheck", "--error-exitcode=99", "--track-origins=no", "-q")
-
-
-def _valgrind() -> str:
-    require("valgrind", "cc")
-    if not os.path.exists("/usr/include/valgrind/memcheck.h"):
-        missing("valgrind's headers (valgrind/memcheck.h)", "Debian: valgrind")
-    return "valgrind"
 
 
 def _program(registry, name: str, schedule: str | None):
@@ -43,17 +33,14 @@ def _program(registry, name: str, schedule: str | None):
 
 
 def _memcheck(exe, variant: str | None) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    if variant is not None:
-        env["CIPHERSPEC_X86_ISA"] = variant
-    return subprocess.run([*VALGRIND, str(exe)], capture_output=True, text=True, env=env, timeout=600)
+    return memcheck(exe, {"CIPHERSPEC_X86_ISA": variant} if variant is not None else None)
 
 
 @pytest.mark.parametrize("name", cipher_names())
 def test_default_library_is_constant_time(registry, name):
     from generator.c.variants import portable, variants
 
-    _valgrind()
+    require_memcheck()
     module, sched, exe = _program(registry, name, None)
     names = [v.name for v in variants(module, sched)] if is_x86_64() else [portable(module, sched).name]
     ran = []
@@ -73,7 +60,7 @@ def test_default_library_is_constant_time(registry, name):
 def test_the_check_catches_a_table_schedule(registry):
     """The same harness on a table schedule: memcheck sees the secret-indexed lookups (in set_key and the
     modes), so the check above can fail."""
-    _valgrind()
+    require_memcheck()
     _, _, exe = _program(registry, "aes128", "sliced_tbytes_v16")
     p = _memcheck(exe, "sse2" if is_x86_64() else None)
     assert p.returncode == 99, p.stderr[-2000:]

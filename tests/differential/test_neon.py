@@ -83,3 +83,17 @@ def test_neon_api_lane_keys_and_cbc_encrypt(name):
         ref, ref.expand_key(key), iv, data
     )
     assert c.encrypt_blocks(c.expand_key(key), data).tobytes() == modes.ecb_encrypt(ref, ref.expand_key(key), data)
+
+
+@pytest.mark.parametrize("name", CIPHERS)
+def test_library_key_schedule_matches_interpreter(name):
+    """The library's own <prefix>_key_schedule (constant-time C, generator/neon/keysched.py), cross-compiled
+    into the same harness and run under QEMU: the interpreter's round keys for random keys, and the error
+    codes for a wrong key length (test_neon_constant_time.py checks it under valgrind on the host)."""
+    require("aarch64-linux-gnu-gcc", "qemu-aarch64")
+    c, _ = cipher(name, default(REG.module(name)).name)
+    keys = [bytes(np.random.default_rng(k).integers(0, 256, c.key_bytes, dtype=np.uint8)) for k in range(3)]
+    got = c.library_key_schedule(keys + [bytes(c.key_bytes - 1), bytes(c.key_bytes + 1)])
+    for key, (status, rk) in zip(keys, got):
+        assert status == 0 and np.array_equal(rk.words, c.expand_key(key).words), name
+    assert [status for status, _ in got[3:]] == [-3, -3]

@@ -101,6 +101,7 @@ def test_build_writes_one_library_with_every_variant(tmp_path):
         "aria128_neon_b16_crypto_il1_sha3.h",
         "aria128_neon_b16_il1.S",
         "aria128_neon_b16_il1.h",
+        "aria128_neon_key.c",
         "libaria128_neon.a",
     ]
     syms = subprocess.run(
@@ -112,6 +113,7 @@ def test_build_writes_one_library_with_every_variant(tmp_path):
         "aria128_neon_variant",
         "aria128_neon_b16_crypto_il1_ctr",
         "aria128_neon_b16_il1_ecb_decrypt",
+        "aria128_neon_key_schedule",
     ):
         assert f" T {s}\n" in syms
     header = (tmp_path / "aria128_neon.h").read_text()

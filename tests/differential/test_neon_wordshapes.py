@@ -3,7 +3,7 @@
 The specs are small test ciphers in tests/data/: 64-bit-word ARX (SPECK-128-like, little- and
 big-endian words: ``.2d`` lanes, two blocks per register), a 32-bit Feistel with a byte S-box on each
 byte of a word (SM4-like: bytes of 32-bit lanes looked up with TBL/TBX, or AESE on the crypto
-schedule, and regrouped into words), and rotations of u16/u64 words by byte and non-byte amounts.
+schedule, and regrouped into words), rotations of u16/u64 words by byte and non-byte amounts, and values wider than the block words (limbs).
 Each schedule is one QEMU run per hypothesis example (ECB both ways, CBC decrypt, CTR), as in
 test_neon.py."""
 
@@ -34,6 +34,8 @@ CASES = [
     ("camlike6", "camlike6_neon_b2_il1"),
     ("camlike6", "camlike6_neon_b2_il2"),
     ("t64x4", "t64x4_neon_b2_il4"),
+    ("wide4", "wide4_neon_b8_il4"),  # limbs (split_wide): carries, borrows, rotations across u16 limbs
+    ("wide8x3", "wide8x3_neon_b16_il2"),
 ]
 _made: dict = {}
 

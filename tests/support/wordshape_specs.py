@@ -7,6 +7,8 @@ bytelookups.cs   ttab6, camlike6          a u8 -> u32 table on chosen bytes; Cam
                                           (8 bytes, 4 S-boxes, byte XORs) and 32-bit halves (FL);
                  t64x4                    a u8 -> u64 table on bytes of u64 words
 toy.cs           toy4                     (x & 0xffffff00) | S[u8(x)] on u32[2] (S = the AES S-box)
+widevalues.cs    wide4, wide8x3           values wider than the block words: u32 sums, differences and
+                                          rotations on u16 words; u32/u64 values from u8 words (NEON limbs)
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from paths import ROOT
 from cipherspec.registry import Registry
 
 DATA = ROOT / "tests" / "data"
-SPECS = [DATA / f for f in ("speck128like.cs", "sm4like.cs", "rotations.cs", "toy.cs", "bytelookups.cs")]
+SPECS = [
+    DATA / f for f in ("speck128like.cs", "sm4like.cs", "rotations.cs", "toy.cs", "bytelookups.cs", "widevalues.cs")
+]
 REG = Registry(SPECS)
 WIDE = ["speck128le", "speck128be", "rot64x4", "camlike6", "t64x4"]  # 64-bit words
 NARROW = ["sm4like8", "ttab6", "toy4", "rot16x6"]  # byte lookups on words, u16 rotations

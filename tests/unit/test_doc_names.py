@@ -29,7 +29,10 @@ SOURCES = (
 SKIP = ("bench/results", "tests/golden/data")
 # what follows a schedule name in a file or symbol name: <schedule>.S, <schedule>_ctr, ...
 FILE_EXT = re.compile(r"\.(S|h|c|cu|so|a|o)$")
-SYMBOL = re.compile(r"_(ecb_encrypt|ecb_decrypt|cbc_encrypt|cbc_decrypt|ctr|variant)$")
+SYMBOL = re.compile(
+    r"_(ecb_encrypt|ecb_decrypt|cbc_encrypt|cbc_decrypt|ctr|variant|key_schedule|key|prepare_keys"
+    r"|(ecb_encrypt|ecb_decrypt|ctr)_keymap)$"
+)
 
 
 def _text_files() -> list[Path]:

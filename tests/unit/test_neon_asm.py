@@ -276,31 +276,30 @@ def test_affine_match_refuses_inequivalent_tables():
         assert two_sided(table) is None, name
 
 
-WIDE_IN_NARROW = """family wide(rounds) {
-  block u16[4] little;
-  key   u16[4] little;
-  fn f(a: u16, b: u16) -> u16 = u16((u32(a) + u32(b)) >> 1);
-  key_schedule(K) -> rk: u16[rounds] { for i in 0..rounds { rk[i] = K[i % 4] ^ i; } }
-  encrypt(X, rk) { for i in 0..rounds { X = [X[1], X[2], X[3], X[0] ^ f(X[1], X[2]) ^ rk[i]]; } }
+WIDE_ROUND_KEY = """family widerk(rounds) {
+  block u8[4];
+  key   u32[1] little;
+  key_schedule(K) -> rk: u32[rounds] { for i in 0..rounds { rk[i] = K[0] <<< i; } }
+  encrypt(X, rk) { for i in 0..rounds { X = [X[1], X[2], X[3], X[0] ^ u8(rk[i])]; } }
   decrypt(X, rk) {
-    for r in 0..rounds { let i = rounds - 1 - r; X = [X[3] ^ f(X[0], X[1]) ^ rk[i], X[0], X[1], X[2]]; }
+    for r in 0..rounds { let i = rounds - 1 - r; X = [X[3] ^ u8(rk[i]), X[0], X[1], X[2]]; }
   }
 }
-cipher wide4 = wide(rounds = 4);
+cipher widerk4 = widerk(rounds = 4);
 """
 
 
-def test_unsupported_spec_is_refused_with_location(tmp_path):
-    """A value wider than the block words (a u32 sum in a u16 cipher) has no lanes to live in: the error
-    names the op, the widths, the spec line and what to do instead."""
-    spec = tmp_path / "wide.cs"
-    spec.write_text(WIDE_IN_NARROW)
-    m = Registry([spec]).module("wide4")
+def test_wide_round_key_is_refused_with_location(tmp_path):
+    """Values wider than the block words are limbs (split_wide); a round-key word wider than the block words
+    is not (the kernels broadcast each round-key word into one block word's lanes): the error names it,
+    the widths, the spec line and what to do instead."""
+    spec = tmp_path / "widerk.cs"
+    spec.write_text(WIDE_ROUND_KEY)
+    m = Registry([spec]).module("widerk4")
     with pytest.raises(
         UsageError,
-        match=r"not supported by neon: zext\.u32 at .*wide\.cs:4 \(a 32-bit value in a "
-        r"cipher whose block words are u16: .*declare the block with u32 words, "
-        r"or use --target c\)$",
+        match=r"not supported by neon: a u32 round key \(rk\[0\]\) at .*widerk\.cs:5 \(a cipher whose block "
+        r"words are u8: .*give the key schedule u8 outputs \(unpack_le/unpack_be\), or use --target c\)$",
     ):
         emit(m, default(m))
 

@@ -90,7 +90,7 @@ def test_cover_one_gather_from_six_registers_is_one_tbl_tbx():
 def test_linear_expansion_of_aria_diffusion():
     reg = shipped_registry()
     m = reg.module("aria128")
-    fn = prepare(m.functions["encrypt"], m)
+    fn = prepare(m).functions["encrypt"]
     ex = expand(fn, set(key_names(m, fn)))
     first = [i for i in ex.nodes if ex.depth[i] == 1]
     second = [i for i in ex.nodes if ex.depth[i] == 2]

@@ -1,0 +1,104 @@
+"""The key schedule as scalar C, shared by every library that sets keys on the CPU: the C library's set_key
+(library.py) and the NEON library's <cipher>_neon_key_schedule (generator/neon/keysched.py).
+
+    prep = key_prep(module, schedule)                      # gmul lowered to shifts and XORs
+    lines = key_schedule_lines(module, prep, ct=True)      # statements: key words in, round keys out
+    support = ct_lookups(tables)                           # the circuits those lines call (ct=True)
+
+With ``ct`` a table lookup is its Boolean circuit on 0/all-ones masks (cs_ct_<T>: no memory access depends
+on the key); without it, an index into the table (the C table schedules, which say they are not
+constant-time).
+
+    before: %5 = lut.u8 S %4               (S the AES S-box, %4 a key byte)
+    after:  const uint8_t v5 = cs_ct_S(v4);                 /* aes.cs:... key_schedule r1 */
+            cs_ct_S: bits of v4 -> masks -> cs_ksbox_S (Boyar-Peralta, 113 gates) -> bits -> a byte
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cipherspec.ir import WIDTHS, Module, Table
+from cipherspec.schedule import Schedule
+
+from ..common.bitslice import live_bits
+from . import bitsliced as bs
+from .body import emit_body
+from .dialects import Scalar
+from .prepare import Prepared, prepare
+from .text import fragment, key_slots, load, table_section, with_comment, word_index
+
+
+def key_prep(module: Module, schedule: Schedule) -> Prepared:
+    """The key schedule as the scalar layout prepares it (GF multiplies lowered to shifts and XORs)."""
+    t = schedule.get("t")
+    return prepare(module, Schedule(module.cipher, "c", "scalar", (("t", t),) if t else (), schedule.rounds))
+
+
+def key_schedule_lines(
+    module: Module, prep: Prepared, ct: bool, store: Callable[[str], str] | None = None
+) -> list[str]:
+    """The key schedule's statements: key words read from ``key`` (a byte pointer), each round key
+    assigned to ``store(flat name)`` (default: the C library's ``ks-><array>[i]``); constant-time lookups
+    if ``ct``."""
+    fn = prep.functions["key_schedule"]
+    ind = "    "
+    lines = []
+    for name, _, _ in fn.inputs():
+        i = word_index(name)
+        ptr = f"key + {i * module.key.width // 8}"
+        lines.append(
+            with_comment(f"{ind}const uint{module.key.width}_t k{i} = {load(module.key, ptr)};", f"key word {name}")
+        )
+    body = emit_body(fn, Scalar(ct_lookups=ct), prep.tables, lambda name, w: f"k{word_index(name)}", ind)
+    lines += body.lines
+    if store is None:
+        slots = key_slots(module)
+
+        def store(name: str) -> str:
+            member, idx = slots[name]
+            return f"ks->{member}[{idx}]"
+
+    for name, var in body.outputs.items():
+        lines.append(with_comment(f"{ind}{store(name)} = {var};", f"round key {name}"))
+    return lines
+
+
+def lookup_tables(prep: Prepared, functions: list[str]) -> dict[str, Table]:
+    """The tables ``functions`` of the prepared module look up, in table order."""
+    used = {op.imm[0] for f in functions for op in prep.functions[f].ops if op.code == "lut"}
+    return {name: t for name, t in prep.tables.items() if name in used}
+
+
+def lookup_support(tables: dict[str, Table], ct: bool) -> list[str]:
+    """C sections the lookups of key_schedule_lines need: the circuits and cs_ct_<T> (``ct``), else the
+    tables as arrays; nothing without tables."""
+    if not tables:
+        return []
+    if not ct:
+        return [table_section(list(tables.values()))]
+    circuits = "\n".join([fragment("masks.c"), fragment("noinline.c")] + bs.sbox_functions(tables, masks=True))
+    return [circuits] + [_ct_lookup(t) for t in tables.values()]
+
+
+def _c_bits(width: int) -> int:
+    """The narrowest C word (uintN_t) that holds a width-bit value: a 4-bit table index is a uint8_t."""
+    return next(b for b in WIDTHS if width <= b)
+
+
+def _ct_lookup(table: Table) -> str:
+    """cs_ct_T(v): table T read through its circuit on masks (set_key's constant-time lookups); the circuit
+    returns only the live output bits (live_bits), the others are constants of the table."""
+    live = live_bits(table)
+    const = sum(table.values[0] & (1 << j) for j in range(table.out_width) if j not in live)
+    gather = "\n".join(f"    r |= (uint32_t)(y[{k}] & 1u) << {j};" for k, j in enumerate(live))
+    return fragment(
+        "ct_lookup.c",
+        table=table.name,
+        nin=table.in_width,
+        nlive=max(len(live), 1),
+        const=const,
+        gather=gather,
+        in_bits=_c_bits(table.in_width),
+        out_bits=_c_bits(table.out_width),
+    )
