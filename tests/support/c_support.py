@@ -4,6 +4,7 @@ mode-by-mode comparison of a target cipher with the interpreter."""
 from __future__ import annotations
 
 import numpy as np
+from ci_scope import full_matrix
 from shipped import shipped_registry
 
 from cipherspec import modes
@@ -16,11 +17,9 @@ BITSLICED_IN_CI = ("pipo64_128",)
 
 def c_matrix() -> list[tuple[str, str]]:
     """Every (cipher, C schedule name) pair the differential suite covers."""
-    import os
-
     from generator.c.schedules import c_schedules
 
-    full = os.environ.get("CIPHERSPEC_FULL_MATRIX") == "1"
+    full = full_matrix()
     reg = shipped_registry()
     return [
         (n, s.name)

@@ -12,13 +12,13 @@ from it (``python3 scripts/conformance.py --write`` re-runs every cell and rewri
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import zlib
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from ci_scope import full_matrix
 from paths import ROOT
 
 from cipherspec.blockcipher import RefCipher, bytes_to_words
@@ -55,7 +55,7 @@ def ci_cells() -> list[tuple[str, str]]:
     one variant per spec file and block byte order, the widest: the bit-plane lowering is width-generic,
     so the narrower variants add a 20-40 s C build each on an empty cache and no construct.
     CIPHERSPEC_FULL_MATRIX=1 (and scripts/conformance.py) run every cell."""
-    full = os.environ.get("CIPHERSPEC_FULL_MATRIX") == "1"
+    full = full_matrix()
     widest: dict[tuple, tuple[int, str]] = {}
     for stem, name in variants():
         m = registry().module(name)
