@@ -49,7 +49,7 @@ def cmd_list(args, out) -> int:
     from rich.table import Table
 
     reg = _registry(args)
-    table = Table(title="ciphers", show_lines=False)
+    table = Table(title="ciphers", show_lines=False, caption=LIST_CAPTION)
     for col in ("cipher", "family", "block", "key", "rounds", "block words", "constant-time", "spec"):
         table.add_column(col)
     for name in reg.names():
@@ -69,11 +69,18 @@ def cmd_list(args, out) -> int:
     return EXIT_OK
 
 
+LIST_CAPTION = (
+    "constant-time: the schedules whose kernels and key schedule both are. Key schedules alone: S-boxes as "
+    "circuits in every NEON and CUDA library and in C aesni/bitsliced; the other C schedules index tables."
+)
+
+
 def constant_time_schedules(module) -> str:
-    """Which schedules run in constant time: all of them without table lookups; with tables, C aesni and bitsliced
-    (AES instructions or circuits, in set_key too), CUDA bs (bit planes, circuits: no table read in the kernels)
-    and every NEON schedule (TBL/AESE on tables held in registers; the library's key schedule evaluates
-    S-boxes as circuits: generator/neon/keysched.py); not the other C and CUDA layouts (tables in memory)."""
+    """Which schedules run in constant time, kernels and key schedule both: all of them without table lookups;
+    with tables, C aesni and bitsliced (AES instructions or circuits, in set_key too), CUDA bs (bit planes,
+    circuits: no table read in the kernels) and every NEON schedule (TBL/AESE on tables held in registers).
+    The key schedule of every NEON and CUDA library (and of C aesni/bitsliced) evaluates S-boxes as circuits
+    (generator/c/keysched.py); the other C and CUDA layouts' kernels read tables in memory (LIST_CAPTION)."""
     from generator.c.schedules import aesni_support, bitsliced_support, secret_lookups
     from generator.ptx.bitsliced import supports as cuda_bs_why_not
 

@@ -29,6 +29,17 @@ def _words(layout: WordLayout) -> WordLayout:
     return WordLayout(32, 2 * layout.count, layout.endian) if layout.width == 64 else layout
 
 
+def interface_word(name: str, endian: str) -> int:
+    """The word of the split layout that interface input ``name`` reads: "K[3]" -> 3 (no split), a half
+    "K[3].lo" -> 6 little-endian (low half first), 7 big-endian (high half first); "K[3].hi" the other."""
+    half = name[-3:] if name.endswith((LO, HI)) else ""
+    base = name[: len(name) - len(half)]
+    if not base.endswith("]") or "[" not in base:
+        raise ValueError(f"input {name!r} is not a word of an array")
+    i = int(base[base.rindex("[") + 1 : -1])
+    return 2 * i + ((half == HI) != (endian == "big")) if half else i
+
+
 def _order(name: str, endian: str, rk: set[str]) -> list[tuple[str, bool]]:
     """The two halves of 64-bit interface word ``name`` in word order, as (name, is_high)."""
     if name in rk:

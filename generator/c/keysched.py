@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cipherspec.ir import WIDTHS, Module, Table
+from cipherspec.passes.split_u64 import interface_word
 from cipherspec.schedule import Schedule
 
 from ..common.bitslice import live_bits
@@ -26,7 +27,7 @@ from . import bitsliced as bs
 from .body import emit_body
 from .dialects import Scalar
 from .prepare import Prepared, prepare
-from .text import fragment, key_slots, load, table_section, with_comment, word_index
+from .text import fragment, key_slots, load, table_section, with_comment
 
 
 def key_prep(module: Module, schedule: Schedule) -> Prepared:
@@ -40,17 +41,19 @@ def key_schedule_lines(
 ) -> list[str]:
     """The key schedule's statements: key words read from ``key`` (a byte pointer), each round key
     assigned to ``store(flat name)`` (default: the C library's ``ks-><array>[i]``); constant-time lookups
-    if ``ct``."""
+    if ``ct``.  A key split into 32-bit halves (split_u64, the CUDA library) reads each half as its word."""
     fn = prep.functions["key_schedule"]
     ind = "    "
     lines = []
     for name, _, _ in fn.inputs():
-        i = word_index(name)
+        i = interface_word(name, module.key.endian)
         ptr = f"key + {i * module.key.width // 8}"
         lines.append(
             with_comment(f"{ind}const uint{module.key.width}_t k{i} = {load(module.key, ptr)};", f"key word {name}")
         )
-    body = emit_body(fn, Scalar(ct_lookups=ct), prep.tables, lambda name, w: f"k{word_index(name)}", ind)
+    body = emit_body(
+        fn, Scalar(ct_lookups=ct), prep.tables, lambda name, w: f"k{interface_word(name, module.key.endian)}", ind
+    )
     lines += body.lines
     if store is None:
         slots = key_slots(module)

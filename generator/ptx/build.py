@@ -30,6 +30,18 @@ def schedule_for(module: Module, text: str | None) -> CudaSchedule:
     return sched
 
 
+def ct_note(module: Module, sched: CudaSchedule) -> str:
+    """One line on timing side channels for a CUDA library: its set_key (always constant-time, keysched.py)
+    and its kernels (constant-time unless they read tables in GPU memory at data-dependent addresses)."""
+    m = prepared(module, sched)
+    tables = sorted({op.imm[0] for f in ("encrypt", "decrypt") for op in m.functions[f].ops if op.code == "lut"})
+    boxes = any(op.code == "lut" for op in m.functions["key_schedule"].ops)
+    key = f"set_key constant-time ({'S-boxes as Boolean circuits' if boxes else 'no table lookups'})"
+    if sched.layout == "bs" or not tables:
+        return f"{key}; kernels constant-time (no table read)"
+    return f"{key}; kernels NOT constant-time (tables {', '.join(tables)} read at data-dependent addresses)"
+
+
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress=None) -> list[str]:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -38,7 +50,8 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
     notes = []
     for name in names:
         module = registry.module(name)
-        src = generate(module, schedule_for(module, schedule))
+        sched = schedule_for(module, schedule)
+        src = generate(module, sched)
         cu = out_dir / f"{src.name}.cu"
         cu.write_text(src.cu)
         (out_dir / f"{src.name}.h").write_text(src.h)
@@ -47,6 +60,7 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
         if task is not None:
             progress.advance(task)
         notes.append(f"{name}: {src.name} ({src.hoisted_ops} of {src.encrypt_ops} encrypt ops hoisted in CTR)")
+        notes.append(f"{name}: {ct_note(module, sched)}")
     if compiler is None:
         notes.append("nvcc not found: wrote .cu and .h only (no library)")
     return notes

@@ -1,90 +1,82 @@
-"""The host key schedule as plain C99, straight from the IR (the CUDA library sets keys on the host).
+"""The CUDA library's host key schedule: the C that set_key runs, in the .cu's host section (compiled by nvcc's
+host compiler as C++17 at -O3, so the library stays one self-contained .cu).
 
-generator/c (the portable C backend) was not in the tree when this was written, so the CUDA
-backend emits its own small host key schedule: one typed C statement per IR op, S-boxes as
-``static const`` arrays, words read from the key bytes as the spec's ``key`` layout says, round keys
-written zero-extended into the flat ``uint32_t`` array (key arrays in declaration order).
+It is the C backend's scalar key schedule (generator/c/keysched.py: one code path for the C, NEON and CUDA
+libraries) on the CUDA-prepared module, with S-box lookups as Boolean circuits on 0/all-ones masks, so no
+memory address or branch depends on the key; round keys go zero-extended into the flat ``uint32_t`` words
+(key arrays in declaration order, placement.rk_index).  A lane layout's derived words (keysplit.py: key-only
+lane work moved into set_key) follow in P_expand_key, printed by the same IR-to-C printer (c/body.py):
 
-    IR:  %7 = rotl.u32 %6, 9           C:  const uint32_t t7 = (uint32_t)((t6 << 9) | (t6 >> 23));  /* lea.cs:17 ... */
+    before: %5 = lut.u8 S %4                              (a key byte through the AES S-box)
+    after:  const uint8_t v5 = cs_ct_S(v4);               (the circuit; no table indexed by v4)
+    before (derive): %1 = input.u32 "rk[3]"  %2 = shl.u32 %1, 8  %3 = or.u32 %1, %2   out "D[0]" = %3
+    after:           const uint32_t v1 = (uint32_t)rk[3];  const uint32_t v2 = v1 << 8;  ...  rk[40] = v3;
+
+    sec = key_section(module, "cs_lea128_...", derive=None)
+    sec.text    the C (helpers, circuits, P_key_schedule, P_expand_key when derive is given)
+    sec.entry   what set_key calls: "cs_lea128_..._key_schedule" (or "..._expand_key")
+    sec.words   the u32 round-key words it writes (the key schedule's, then the derived ones)
+
+``ct=False`` writes the same functions with table lookups: only the tests use it, to show that the
+constant-time check (tests/differential/test_cuda_constant_time.py) catches a key-indexed lookup.
 """
 
 from __future__ import annotations
 
-from cipherspec.errors import UsageError
-from cipherspec.ir import Function, Module, WordLayout, mask
+from dataclasses import dataclass
 
-SYMBOL = {"xor": "^", "and": "&", "or": "|", "add": "+", "sub": "-"}
-CTYPE = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t"}
+from cipherspec.ir import Function, Module
+from cipherspec.schedule import Schedule
 
+from ..c.body import emit_body
+from ..c.dialects import Scalar
+from ..c.keysched import key_prep, key_schedule_lines, lookup_support, lookup_tables
+from ..c.text import fragment, with_comment
+from ..common.templates import render
+from .placement import rk_index
 
-def read_words(layout: WordLayout, src: str) -> list[str]:
-    """C expressions for each word of ``layout`` read from byte pointer ``src``."""
-    nb = layout.width // 8
-    out = []
-    for j in range(layout.count):
-        terms = []
-        for t in range(nb):
-            sig = t if layout.endian == "little" or nb == 1 else nb - 1 - t
-            terms.append(f"((uint64_t){src}[{j * nb + t}] << {8 * sig})")
-        out.append(f"({CTYPE[layout.width]})({' | '.join(terms)})")
-    return out
+CT_NOTE = "constant-time: S-boxes as Boolean circuits, no memory address or branch depends on the key"
+TABLE_NOTE = "NOT constant-time: S-boxes as tables indexed by key bytes (a test's negative control)"
 
 
-def function_c(fn: Function, inputs: dict[str, str], outputs: dict[str, str], tables: str = "T_") -> list[str]:
-    """Statements computing ``fn``: inputs bound to C expressions, outputs assigned to lvalues."""
-    lines = []
-    for v, op in enumerate(fn.ops):
-        ty, w = CTYPE[op.width], op.width
-        a = [f"t{x}" for x in op.args]
-        code = op.code
-        if code == "input":
-            expr = inputs[op.imm[0]]
-        elif code == "const":
-            expr = f"{op.imm[0]:#x}u"
-        elif code in ("xor", "and", "or", "add", "sub"):
-            expr = f"{a[0]} {SYMBOL[code]} {a[1]}"
-        elif code == "not":
-            expr = f"~{a[0]}"
-        elif code == "shl":
-            expr = f"{a[0]} << {op.imm[0]}"
-        elif code == "shr":
-            expr = f"{a[0]} >> {op.imm[0]}"
-        elif code == "rotl":
-            k = op.imm[0]
-            expr = f"({a[0]} << {k}) | ({a[0]} >> {w - k})"
-        elif code == "lut":
-            expr = f"{tables}{op.imm[0]}[{a[0]}]"
-        elif code in ("zext", "trunc"):
-            expr = a[0]
-        else:
-            raise UsageError(f"host key schedule: no C for opcode {code}")
-        if w < 32 and code not in ("input", "const", "lut", "zext", "trunc"):
-            expr = f"({expr}) & {mask(w):#x}u"
-        where = f" /* %{v} {code} @ {op.origin} */" if op.origin else f" /* %{v} {code} */"
-        lines.append(f"const {ty} t{v} = ({ty})({expr});{where}")
-    for name, v in fn.outputs:
-        lines.append(f"{outputs[name]} = t{v};")
-    return lines
+@dataclass(frozen=True)
+class KeySection:
+    text: str  # the host C of the key schedule (and derived words)
+    entry: str  # the function set_key calls: (const uint8_t *key, uint32_t *rk)
+    words: int  # the u32 words it writes: the key schedule's, then the derived words
 
 
-def key_schedule_c(module: Module, fname: str, rk_index: dict[str, int]) -> str:
-    """A C function ``static void fname(const uint8_t *key, uint32_t *rk)``."""
-    fn = module.functions["key_schedule"]
-    words = read_words(module.key, "key")
-    names = [n for n, _, _ in fn.inputs()]
-    inputs = dict(zip(names, words))
-    outs = {n: f"rk[{rk_index[n]}]" for n, _ in fn.outputs}
-    body = "\n    ".join(function_c(fn, inputs, outs))
-    return f"static void {fname}(const uint8_t *key, uint32_t *rk)\n{{\n    {body}\n}}\n"
+def key_section(module: Module, P: str, derive: Function | None = None, ct: bool = True) -> KeySection:
+    """``module``: the CUDA-prepared module (source.prepared); ``derive``: a lane layout's derived words
+    (round-key words in, D[k] out, stored after the key schedule's words)."""
+    prep = key_prep(module, Schedule(module.cipher, "c", "scalar", (), None))
+    index = rk_index(module)
+    lines = key_schedule_lines(module, prep, ct, store=lambda name: f"rk[{index[name]}]")
+    return KeySection(
+        render(
+            "ptx/key.cu.j2",
+            P=P,
+            note=CT_NOTE if ct else TABLE_NOTE,
+            words=fragment("words.c"),
+            support=lookup_support(lookup_tables(prep, ["key_schedule"]), ct),
+            lines=lines,
+            derived=_derive_lines(derive, index) if derive is not None else None,
+            nrk=len(index),
+        ),
+        f"{P}_expand_key" if derive is not None else f"{P}_key_schedule",
+        len(index) + (len(derive.outputs) if derive is not None else 0),
+    )
 
 
-def tables_c(module: Module, prefix: str = "T_") -> str:
-    """The tables the key schedule reads, as host arrays."""
-    used = {op.imm[0] for op in module.functions["key_schedule"].ops if op.code == "lut"}
-    out = []
-    for t in module.tables.values():
-        if t.name not in used:
-            continue
-        vals = ", ".join(f"{x:#x}" for x in t.values)
-        out.append(f"static const {CTYPE[t.out_width]} {prefix}{t.name}[{len(t.values)}] = {{{vals}}};")
-    return "\n".join(out) + ("\n" if out else "")
+def _derive_lines(derive: Function, index: dict[str, int]) -> list[str]:
+    """D[k] from the round-key words rk[] (u32, zero-extended), stored at rk[len(index) + k]."""
+    if any(op.code == "lut" for op in derive.ops):
+        raise ValueError("derived key words must not look tables up (keysplit moves lane work, not lookups)")
+    dialect = Scalar()
+    body = emit_body(derive, dialect, {}, lambda name, w: f"({dialect.ctype(w)})rk[{index[name]}]")
+    base = len(index)
+    stores = [
+        with_comment(f"    rk[{base + k}] = {var};", f"derived word {name}")
+        for k, (name, var) in enumerate(body.outputs.items())
+    ]
+    return body.lines + stores

@@ -4,7 +4,7 @@ stored in the round-key struct after the key schedule's words, as derived words 
 
     before (core):  %1 = input rk[3]   %2 = shl %1, 8   %3 = or %1, %2  ...  %9 = xor %8, %5
     after  (core):  %1 = input D[0]                                           %9 = xor %8, %1
-           (host, derive):  D[0] = rk[3] | rk[3] << 8 | ...   (keysched.function_c prints it)
+           (host, derive):  D[0] = rk[3] | rk[3] << 8 | ...   (keysched.key_section prints it in set_key)
 
 The split is hoist_uniform's with the round keys as the uniform inputs; the encrypt and decrypt parts
 are merged (a derived word both need is stored once).

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from cipherspec.ir import Module
 
-from . import cores, keysched, layout, multikey
+from . import cores, layout, multikey
 from .blockio import block_io, lane_io
 from .lanes import CONSTANT_TIME, lanes_for
 from .placement import FLAVOURS, CudaSchedule, rk_index
@@ -44,18 +44,6 @@ def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int) -> 
     return out
 
 
-def _derive_c(module: Module, lay, P: str) -> str:
-    """set_key's second step: the derived words after the key schedule's (static C)."""
-    idx = rk_index(module)
-    base = len(idx)
-    outs = {n: f"rk[{base + k}]" for k, (n, _) in enumerate(lay.derive.outputs)}
-    body = "\n    ".join(keysched.function_c(lay.derive, {n: f"rk[{i}]" for n, i in idx.items()}, outs))
-    return (
-        f"static void {P}_expand_key(const uint8_t *key, uint32_t *rk)  // key schedule, then the "
-        f"{lay.name} layout's derived words\n{{\n    {P}_key_schedule(key, rk);\n    {body}\n}}\n"
-    )
-
-
 def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
     lay = lanes_for(module, sched.layout)
     nrk = len(rk_index(module)) + lay.derived
@@ -80,6 +68,6 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
         counter_uniform=uniform,
         mk=mk,
         smem=smem,
-        expand_c=_derive_c(module, lay, P),
+        derive=lay.derive,  # set_key's derived words (host.py)
         derived=lay.derived,
     )

@@ -25,6 +25,7 @@ from ..common.templates import render
 from . import cores, ctr, hostapi, layout, multikey
 from .blockio import block_io
 from .host import host_parts
+from .keysched import KeySection
 from .lanes_source import lanes_context
 from .placement import DEFAULT_SHARED, FLAVOURS, CudaSchedule, rk_index
 from .prologue import directions
@@ -38,6 +39,7 @@ class Source:
     h: str
     hoisted_ops: int
     encrypt_ops: int
+    key: KeySection  # set_key's host C, as it stands in cu (the constant-time test compiles it alone)
 
 
 def symbol(name: str) -> str:
@@ -153,6 +155,7 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None) -> 
         render("ptx/kernel.h.j2", **ctx),
         ct.split.hoisted_ops,
         ctx["enc_ops"],
+        ctx["host"].key,
     )
 
 
@@ -173,7 +176,9 @@ def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str) -> S
         smem_opt_in=lanes["smem"] > DEFAULT_SHARED,
         tables=_tables(module, sched),
         memword={f: layout.counter_memword(f, "lo") for f in FLAVOURS},
-        host=host_parts(module, P, lanes["expand_c"]),
+        host=host_parts(module, P, lanes["derive"]),
         mg=hostapi.context(module, P),
     )
-    return Source(name, P, render("ptx/lanes.cu.j2", **ctx), render("ptx/kernel.h.j2", **ctx), 0, ctx["enc_ops"])
+    return Source(
+        name, P, render("ptx/lanes.cu.j2", **ctx), render("ptx/kernel.h.j2", **ctx), 0, ctx["enc_ops"], ctx["host"].key
+    )

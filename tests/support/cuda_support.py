@@ -1,5 +1,6 @@
-"""CUDA test helpers: the library's host key schedule (generated C) through the host C compiler.  The checks of a built
-library against the interpreter are in cuda_checks.py."""
+"""CUDA test helpers: the library's host key schedule (keysched.key_section, the C in the .cu's host section)
+through the host C++ compiler, as nvcc's host pass compiles it.  The checks of a built library against the
+interpreter are in cuda_checks.py."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ from pathlib import Path
 import numpy as np
 from tools import require
 
-from generator.ptx import keysched
+from generator.ptx.keysched import key_section
 from generator.ptx.placement import rk_index
 
 
-def host_cc() -> str:
-    cc = os.environ.get("CC", "cc")
-    return require(cc)[cc]
+def host_cxx() -> str:
+    cxx = os.environ.get("CXX", "g++")
+    return require(cxx)[cxx]
 
 
 def host_round_keys(module, keys: np.ndarray, tmp_path: Path) -> np.ndarray:
@@ -27,13 +28,14 @@ def host_round_keys(module, keys: np.ndarray, tmp_path: Path) -> np.ndarray:
     src = [
         "#include <stdint.h>",
         "#include <stdio.h>",
-        keysched.tables_c(module),
-        keysched.key_schedule_c(module, "ks", idx),
+        "#include <string.h>",
+        key_section(module, "cs").text,
         f"static const uint8_t keys[{len(keys)}][{kb}] = {{{', '.join('{' + ', '.join(map(str, k)) + '}' for k in keys)}}};",
-        f"int main(void) {{ static uint32_t rk[{len(idx)}]; for (int k = 0; k < {len(keys)}; ++k) {{ ks(keys[k], rk);",
+        f"int main(void) {{ static uint32_t rk[{len(idx)}]; for (int k = 0; k < {len(keys)}; ++k) {{ cs_key_schedule(keys[k], rk);",
         f'  for (int i = 0; i < {len(idx)}; ++i) printf("%u\\n", rk[i]); }} return 0; }}',
     ]
-    (tmp_path / "ks.c").write_text("\n".join(src))
-    subprocess.run([host_cc(), "-O1", "-std=c99", "-o", str(tmp_path / "ks"), str(tmp_path / "ks.c")], check=True)
-    out = subprocess.run([str(tmp_path / "ks")], capture_output=True, text=True, check=True).stdout.split()
+    (tmp_path / "ks.cpp").write_text("\n".join(src))
+    exe = tmp_path / "ks"
+    subprocess.run([host_cxx(), "-O1", "-std=c++17", "-o", str(exe), str(tmp_path / "ks.cpp")], check=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
     return np.array(out, dtype=np.uint64).reshape(len(keys), len(idx))

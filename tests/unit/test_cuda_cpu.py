@@ -61,6 +61,7 @@ def test_the_harness_sees_a_missing_barrier(registry, make_ref):
     """Without its barrier the kernel reads shared tables before other threads filled them: the CPU build
     must then disagree with the interpreter (so a pass above means something)."""
     import ctypes
+    from dataclasses import replace
 
     from cuda_cpu import build
 
@@ -72,9 +73,7 @@ def test_the_harness_sees_a_missing_barrier(registry, make_ref):
     module = registry.module("aria128")
     sched = schedule_for(module, "t64_tab-shared_rk-const")
     src = generate(module, sched)
-    broken = type(src)(
-        src.name, src.symbol, src.cu.replace("__syncthreads();", ";"), src.h, src.hoisted_ops, src.encrypt_ops
-    )
+    broken = replace(src, cu=src.cu.replace("__syncthreads();", ";"))
     c = CudaCipher(module, sched, broken, lib=ctypes.CDLL(str(build(broken))))
     ref = make_ref("aria128")
     rng = np.random.default_rng(3)
