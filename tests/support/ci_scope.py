@@ -1,11 +1,14 @@
 """How much of the slowest matrices a test run covers.
 
 CI (2 cores, an empty build cache, about 20 minutes for everything) runs every construct and every shipped
-cipher once, and the cells that share a code path for one representative; CIPHERSPEC_FULL_MATRIX=1 (before a
-release: `CIPHERSPEC_FULL_MATRIX=1 bash scripts/test.sh`) runs every cell.
+cipher's default, and the cells that share a code path for one representative: the first cipher of each
+family and block shape (key sizes change the key schedule and the round count, not the code the backends
+generate). CIPHERSPEC_FULL_MATRIX=1 (before a release: `CIPHERSPEC_FULL_MATRIX=1 bash scripts/test.sh`) runs
+every cell.
 
-    full_matrix()                                 -> False in CI
-    one_per_family(["aes128", "aes192", "lea128"]) -> ["aes128", "lea128"]   (every name when full_matrix())
+    full_matrix()                                       -> False in CI
+    representatives(["aes128", "aes192", "cham128_128", "cham64_128"])
+                                                        -> ["aes128", "cham128_128", "cham64_128"]  (all if full)
 """
 
 from __future__ import annotations
@@ -17,16 +20,17 @@ def full_matrix() -> bool:
     return os.environ.get("CIPHERSPEC_FULL_MATRIX") == "1"
 
 
-def one_per_family(names: list[str]) -> list[str]:
-    """The first cipher of each family (shipped names sort with the smallest key first), or all of them."""
+def representatives(names: list[str]) -> list[str]:
+    """The first cipher of each (family, block shape) in ``names``, or all of them under full_matrix()."""
     if full_matrix():
         return list(names)
     from shipped import shipped_registry
 
     reg, seen, out = shipped_registry(), set(), []
     for n in names:
-        family = reg.definition(n)[1].family
-        if family not in seen:
-            seen.add(family)
+        block = reg.module(n).block
+        key = (reg.definition(n)[1].family, block.width, block.count, block.endian)
+        if key not in seen:
+            seen.add(key)
             out.append(n)
     return out

@@ -1,4 +1,5 @@
-"""Every cipher's default CUDA schedule compiles with nvcc for sm_90 (and sm_80: one cipher per family in CI), with 0
+"""Every cipher's default CUDA schedule compiles with nvcc for sm_90 (and sm_80: one cipher per family and block
+shape in CI), with 0
 spills and 0 local memory.
 
 Runs in CI without a GPU (nvcc from the system or the PyPI wheel nvidia-cuda-nvcc).  Without nvcc the
@@ -9,7 +10,7 @@ tests skip, unless CIPHERSPEC_REQUIRE_TOOLS=1, where they fail.  Results are cac
 from __future__ import annotations
 
 import pytest
-from ci_scope import one_per_family
+from ci_scope import representatives
 from shipped import shipped_registry
 from tools import require_nvcc
 
@@ -21,8 +22,8 @@ pytestmark = pytest.mark.slow  # nvcc + ptxas: seconds per kernel file on an emp
 
 NAMES = shipped_registry().names()
 # sm_90 (what `cipherspec build --target cuda` ships) for every cipher; sm_80 (CIPHERSPEC_CUDA_ARCH=sm_80) for
-# one cipher per family in CI, every cipher with CIPHERSPEC_FULL_MATRIX=1
-CELLS = [(n, "sm_90") for n in NAMES] + [(n, "sm_80") for n in one_per_family(NAMES)]
+# one cipher per family and block shape in CI (tests/support/ci_scope.py), every cipher with CIPHERSPEC_FULL_MATRIX=1
+CELLS = [(n, "sm_90") for n in NAMES] + [(n, "sm_80") for n in representatives(NAMES)]
 # a few non-default placements are compiled too (sm_90 only), so every accessor path meets ptxas in CI
 EXTRA = [
     ("aes128", "rk-shared_tab-const"),
