@@ -17,15 +17,13 @@ from __future__ import annotations
 import queue
 import threading
 
-import numpy as np
-
 from .fileio import fill
 
 
 def pump(src, transform, out, chunk: int, slack: int, nbuffers: int = 3, advance=None) -> None:
     free: queue.Queue = queue.Queue()
     for _ in range(nbuffers):
-        free.put(np.empty(chunk + slack, np.uint8))
+        free.put(bytearray(chunk + slack))
     filled: queue.Queue = queue.Queue()
     written: queue.Queue = queue.Queue()
     stop = threading.Event()
