@@ -3,7 +3,7 @@
     c = CCipher(module, schedule, lib_path)      # generator/c's Backend.load builds lib_path
     c.variants(), c.variant                                  # ["vaes_avx2", "aesni", "avx2", "sse2"], "vaes_avx2"
     c.with_isa("avx2")                                       # the same library, keys set up for another variant
-    rk = c.expand_key(key)                                   # the C key struct, in a uint8 array
+    rk = c.expand_key(key)                                   # the C key struct (a ctypes array)
     c.encrypt_blocks(rk, blocks)                             # the library's ECB
     c.run_mode(rk, "ctr", "encrypt", data, iv)               # the library's own ECB/CBC/CTR
     c.crypt_into(rk, "ctr", "encrypt", buf, n, iv)           # the same in place on a writable buffer (streaming)
@@ -15,6 +15,8 @@ length (the C API takes the IV by pointer, so Python checks it first).
 """
 
 from __future__ import annotations
+
+import ctypes
 
 import numpy as np
 
@@ -34,14 +36,14 @@ class CCipher(CLibrary):
     def with_isa(self, isa: str | None) -> CCipher:
         return CCipher(self.module, self.schedule, self.lib_path, isa)
 
-    def expand_key(self, key) -> np.ndarray:
-        """The C key struct filled by <cipher>_set_key, viewed as a uint8 array."""
+    def expand_key(self, key) -> ctypes.Array:
+        """The C key struct (CLibrary.expand_key); ``key`` may also be one key as a uint8 array."""
         if not isinstance(key, (bytes, bytearray, memoryview)):
             key = np.ascontiguousarray(key, dtype=np.uint8)
             if key.ndim != 1:
                 raise UsageError("the C target takes one key at a time (lane_keys is False)")
             key = key.tobytes()
-        return np.frombuffer(super().expand_key(key), np.uint8)
+        return super().expand_key(key)
 
     @staticmethod
     def _buffers(data, n: int) -> tuple[np.ndarray, np.ndarray]:

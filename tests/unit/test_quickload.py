@@ -70,6 +70,10 @@ def test_a_doubtful_entry_is_a_miss(entries):
     assert quickload._hit(key, "hight", None) is not None
     assert quickload._hit(key, "lea128", None) is None  # an entry of another cipher is never used
     assert quickload._hit(key, "hight", 20) is None
-    for field, value in (("lib_sha256", "0" * 64), ("schedule", "hight_c_other"), ("lib", str(entries / "gone.so"))):
+    for field, value in (
+        ("lib_sha256", "0" * 64),
+        ("schedule", "not " + good["schedule"]),
+        ("lib", str(entries / "gone.so")),
+    ):
         entry.write_text(json.dumps(dict(good, **{field: value})))  # rebuilt or damaged, another schedule, gone
         assert quickload._hit(key, "hight", None) is None, field
