@@ -313,16 +313,16 @@ def _add_kat(sub, common) -> None:
     k.add_argument("--schedule", metavar="NAME", help="a named schedule of the target")
 
 
-SUBCOMMANDS = {  # in the order of --help
-    "list": _add_list,
-    "check": _add_check,
-    "fmt": _add_fmt,
-    "dump": _add_dump,
-    "build": _add_build,
-    "kat": _add_kat,
-    "drbg": add_drbg_parser,
-    "encrypt": lambda sub, common: add_crypt_parser(sub, common, "encrypt"),
-    "decrypt": lambda sub, common: add_crypt_parser(sub, common, "decrypt"),
+SUBCOMMANDS = {  # name: (its parser, its handler), in the order of --help
+    "list": (_add_list, cmd_list),
+    "check": (_add_check, cmd_check),
+    "fmt": (_add_fmt, cmd_fmt),
+    "dump": (_add_dump, cmd_dump),
+    "build": (_add_build, cmd_build),
+    "kat": (_add_kat, cmd_kat),
+    "drbg": (add_drbg_parser, cmd_drbg),
+    "encrypt": (lambda sub, common: add_crypt_parser(sub, common, "encrypt"), lambda a, o: cmd_crypt(a, o, "encrypt")),
+    "decrypt": (lambda sub, common: add_crypt_parser(sub, common, "decrypt"), lambda a, o: cmd_crypt(a, o, "decrypt")),
 }
 
 
@@ -338,7 +338,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"cipherspec {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name, add in SUBCOMMANDS.items():
+    for name, (add, _) in SUBCOMMANDS.items():
         if only in (None, name):
             add(sub, common)
     return p
@@ -351,17 +351,7 @@ def run(argv: list[str] | None = None, out=None) -> int:
         args = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None).parse_args(argv)
         if getattr(args, "rounds", None) is not None and args.rounds < 1:
             raise UsageError(f"--rounds must be at least 1, got {args.rounds}")
-        handler = {
-            "list": cmd_list,
-            "check": cmd_check,
-            "dump": cmd_dump,
-            "kat": cmd_kat,
-            "build": cmd_build,
-            "drbg": cmd_drbg,
-            "fmt": cmd_fmt,
-            "encrypt": lambda a, o: cmd_crypt(a, o, "encrypt"),
-            "decrypt": lambda a, o: cmd_crypt(a, o, "decrypt"),
-        }[args.command]
+        handler = SUBCOMMANDS[args.command][1]
         return handler(args, out)
     except (CipherspecError, ToolError) as e:
         # spec and KAT errors start with their file:line; the rest are about the command line
