@@ -14,8 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import UsageError
-
-MODES = ("ecb", "cbc", "ctr")
+from .modeargs import MODES, check_iv, check_mode
 
 
 def _blocks(c, data: bytes, what: str) -> np.ndarray:
@@ -25,15 +24,6 @@ def _blocks(c, data: bytes, what: str) -> np.ndarray:
             "(ECB and CBC take whole blocks; pad first or use CTR)"
         )
     return np.frombuffer(bytes(data), np.uint8).reshape(-1, c.block_bytes)
-
-
-def check_iv(c, iv: bytes | None) -> bytes:
-    """The IV as bytes, or the usual one-line error when it is missing or not one block long."""
-    if iv is None:
-        raise UsageError(f"this mode needs an IV of {c.block_bytes} bytes")
-    if len(iv) != c.block_bytes:
-        raise UsageError(f"{c.name} needs a {c.block_bytes}-byte IV, got {len(iv)} bytes")
-    return bytes(iv)
 
 
 def ecb_encrypt(c, rk, data: bytes) -> bytes:
@@ -99,8 +89,7 @@ def run_mode(c, rk, mode: str, direction: str, data: bytes, iv: bytes | None = N
     """One entry point: mode in ecb/cbc/ctr, direction in encrypt/decrypt.
 
     A target with its own modes (the C library's ECB/CBC/CTR entry points) runs them; others get these."""
-    if mode not in MODES:
-        raise UsageError(f"unknown mode '{mode}' (modes: {', '.join(MODES)})")
+    check_mode(mode)
     if hasattr(c, "run_mode"):
         return c.run_mode(rk, mode, direction, data, iv)
     if mode == "ecb":

@@ -17,8 +17,6 @@ submit them.
 
 from __future__ import annotations
 
-import numpy as np
-
 from .errors import UsageError
 
 BAD_DECRYPT = (
@@ -33,21 +31,20 @@ class BadDecrypt(UsageError):
         super().__init__(BAD_DECRYPT)
 
 
-def pad_into(buf: np.ndarray, n: int, block: int) -> int:
-    """Writes the padding of an n-byte message after buf[:n] (buf holds at least n + block bytes);
-    returns the padded length, a positive multiple of ``block``."""
+def pad_into(buf, n: int, block: int) -> int:
+    """Writes the padding of an n-byte message after buf[:n] (a writable buffer of at least n + block
+    bytes); returns the padded length, a positive multiple of ``block``."""
     p = block - n % block
-    buf[n : n + p] = p
+    memoryview(buf).cast("B")[n : n + p] = bytes([p]) * p
     return n + p
 
 
 def unpadded_length(last_block) -> int:
     """How many bytes of the (decrypted) last block are data; BadDecrypt if its padding is not PKCS#7."""
-    last = np.frombuffer(bytes(last_block), np.uint8)
-    b = last.size
-    p = int(last[-1])
-    in_pad = np.arange(b) >= b - p  # every position is compared; only the mask depends on p
-    bad = bool(np.any((last != p) & in_pad)) | (p == 0) | (p > b)
+    last = bytes(last_block)
+    b, p = len(last), last[-1]
+    # every position is compared; only the mask depends on p
+    bad = any([(x != p) & (i >= b - p) for i, x in enumerate(last)]) | (p == 0) | (p > b)
     if bad:
         raise BadDecrypt()
     return b - p

@@ -13,8 +13,6 @@ interpreter, modes) -> runtime (thin loaders of built code) -> generator (the ba
 
 from __future__ import annotations
 
-from cipherspec import modes
-
 
 class Loaded:
     """A cipher on a target with a bytes-in, bytes-out API (keys expanded on each call; cached by key)."""
@@ -32,20 +30,27 @@ class Loaded:
             self._rk = (bytes(key), self.cipher.expand_key(bytes(key)))
         return self._rk[1]
 
+    def _mode(self, mode: str, direction: str, key: bytes, data: bytes, iv: bytes | None = None) -> bytes:
+        from cipherspec import modes
+
+        return modes.run_mode(self.cipher, self._key(key), mode, direction, data, iv)
+
     def encrypt_ecb(self, key: bytes, data: bytes) -> bytes:
-        return modes.run_mode(self.cipher, self._key(key), "ecb", "encrypt", data)
+        return self._mode("ecb", "encrypt", key, data)
 
     def decrypt_ecb(self, key: bytes, data: bytes) -> bytes:
-        return modes.run_mode(self.cipher, self._key(key), "ecb", "decrypt", data)
+        return self._mode("ecb", "decrypt", key, data)
 
     def encrypt_cbc(self, key: bytes, iv: bytes, data: bytes) -> bytes:
-        return modes.run_mode(self.cipher, self._key(key), "cbc", "encrypt", data, iv)
+        return self._mode("cbc", "encrypt", key, data, iv)
 
     def decrypt_cbc(self, key: bytes, iv: bytes, data: bytes) -> bytes:
-        return modes.run_mode(self.cipher, self._key(key), "cbc", "decrypt", data, iv)
+        return self._mode("cbc", "decrypt", key, data, iv)
 
     def ctr(self, key: bytes, iv: bytes, data: bytes) -> tuple[bytes, bytes]:
         """(output, IV to continue the stream with)."""
+        from cipherspec import modes
+
         rk = self._key(key)
         if not hasattr(self.cipher, "ctr"):
             return modes.ctr(self.cipher, rk, iv, data)

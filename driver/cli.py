@@ -268,24 +268,21 @@ def cmd_build(args, out) -> int:
 
 
 # ------------------------------------------------------------------------------------------ parser
-def build_parser() -> argparse.ArgumentParser:
-    common = _Parser(add_help=False)
-    common.add_argument(
-        "--spec", action="append", metavar="FILE", help="also load the ciphers of this spec file (repeatable)"
-    )
-    p = _Parser(prog="cipherspec", description="Block-cipher specs compiled to fast, verified kernels.")
-    p.add_argument("--version", action="version", version=f"cipherspec {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
-
+def _add_list(sub, common) -> None:
     sub.add_parser("list", parents=[common], help="ciphers, variants, block/key sizes, rounds")
 
+
+def _add_check(sub, common) -> None:
     c = sub.add_parser("check", parents=[common], help="parse and check spec files")
     c.add_argument("files", nargs="+", metavar="FILE")
 
+
+def _add_fmt(sub, common) -> None:
     f = sub.add_parser("fmt", parents=[common], help="print a spec in canonical form (comments dropped)")
     f.add_argument("file", metavar="FILE")
 
+
+def _add_dump(sub, common) -> None:
     d = sub.add_parser("dump", parents=[common], help="print a cipher's IR")
     d.add_argument("cipher")
     d.add_argument(
@@ -306,6 +303,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--no-origin", action="store_true", help="leave out the origin comments")
     d.add_argument("--dump-dir", metavar="DIR", help="write the IR after every pass into DIR")
 
+
+def _add_build(sub, common) -> None:
     b = sub.add_parser("build", parents=[common], help="generate kernels and build libraries")
     b.add_argument("ciphers", nargs="*", metavar="CIPHER")
     b.add_argument("--all", action="store_true", help="every shipped cipher")
@@ -313,34 +312,53 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--schedule", metavar="NAME", help="a named schedule (default: the target's best)")
     b.add_argument("-o", "--output", required=True, metavar="DIR")
 
+
+def _add_kat(sub, common) -> None:
     k = sub.add_parser("kat", parents=[common], help="run known-answer-test files")
     k.add_argument("files", nargs="+", metavar="FILE")
     k.add_argument("--target", default="ref", help="ref (the interpreter), c, neon, cuda or openssl-provider")
     k.add_argument("--schedule", metavar="NAME", help="a named schedule of the target")
 
-    add_drbg_parser(sub, common)
-    for direction in ("encrypt", "decrypt"):
-        add_crypt_parser(sub, common, direction)
+
+SUBCOMMANDS = {  # name: (its parser, its handler), in the order of --help
+    "list": (_add_list, cmd_list),
+    "check": (_add_check, cmd_check),
+    "fmt": (_add_fmt, cmd_fmt),
+    "dump": (_add_dump, cmd_dump),
+    "build": (_add_build, cmd_build),
+    "kat": (_add_kat, cmd_kat),
+    "drbg": (add_drbg_parser, cmd_drbg),
+    "encrypt": (lambda sub, common: add_crypt_parser(sub, common, "encrypt"), lambda a, o: cmd_crypt(a, o, "encrypt")),
+    "decrypt": (lambda sub, common: add_crypt_parser(sub, common, "decrypt"), lambda a, o: cmd_crypt(a, o, "decrypt")),
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``only`` (a command's name), just that command's part: when the
+    command line names its command first, the other commands' options are never looked at, and building
+    them all costs several milliseconds of every start."""
+    common = _Parser(add_help=False)
+    common.add_argument(
+        "--spec", action="append", metavar="FILE", help="also load the ciphers of this spec file (repeatable)"
+    )
+    p = _Parser(prog="cipherspec", description="Block-cipher specs compiled to fast, verified kernels.")
+    p.add_argument("--version", action="version", version=f"cipherspec {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name, (add, _) in SUBCOMMANDS.items():
+        if only in (None, name):
+            add(sub, common)
     return p
 
 
 def run(argv: list[str] | None = None, out=None) -> int:
     out = out if out is not None else sys.stdout
     try:
-        args = build_parser().parse_args(argv)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None).parse_args(argv)
         if getattr(args, "rounds", None) is not None and args.rounds < 1:
             raise UsageError(f"--rounds must be at least 1, got {args.rounds}")
-        handler = {
-            "list": cmd_list,
-            "check": cmd_check,
-            "dump": cmd_dump,
-            "kat": cmd_kat,
-            "build": cmd_build,
-            "drbg": cmd_drbg,
-            "fmt": cmd_fmt,
-            "encrypt": lambda a, o: cmd_crypt(a, o, "encrypt"),
-            "decrypt": lambda a, o: cmd_crypt(a, o, "decrypt"),
-        }[args.command]
+        handler = SUBCOMMANDS[args.command][1]
         return handler(args, out)
     except (CipherspecError, ToolError) as e:
         # spec and KAT errors start with their file:line; the rest are about the command line

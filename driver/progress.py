@@ -8,10 +8,14 @@ imported only when the display actually starts.
     p = TransferProgress("encrypt lea128", total=None)    # total: bytes, or None when unknown
     p.advance(4 << 20) ...                                # from the one thread that drives the work
     p.close()
+
+    with working("preparing lea128 ..."):                 # a transient status line while a library is built
+        ...
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import TYPE_CHECKING
 
@@ -65,6 +69,20 @@ class TransferProgress:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+
+
+@contextlib.contextmanager
+def working(label: str | None, stream=None):
+    """A transient spinner with ``label`` on stderr while the block runs, when stderr is a terminal; else
+    (or with no label) nothing."""
+    stream = stream if stream is not None else sys.stderr
+    if label is None or not _isatty(stream):
+        yield
+        return
+    from rich.console import Console
+
+    with Console(file=stream).status(label):
+        yield
 
 
 def _isatty(stream) -> bool:

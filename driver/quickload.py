@@ -1,17 +1,24 @@
 """A fast start for the commands that run one cipher (encrypt, decrypt, drbg) on the C target.
 
 Finding a cipher's library the normal way parses every spec file, lowers and optimizes the cipher and
-generates its C, only to find the library in the build cache by the hash of that C: about a second,
-for a command that may then run for milliseconds.  This module remembers the answer in a small entry
-of the build cache, keyed by a SHA-256 over everything that decides it: the compiler's own files
-(cipherspec/, generator/, runtime/, toolchain/: code, grammar, shipped specs, templates, defaults),
-the extra spec files, the cipher, rounds, target and schedule, and the host compiler settings ($CC,
-where it is found, $CIPHERSPEC_CFLAGS).  A change to any of them is another key, so an entry cannot go
-stale; an entry whose library has gone is a miss.  An entry holds the optimized module, the schedule and
-the library's path, as a pickle in the same directory, and so the same trust, as the libraries loaded
-from it.  On a hit nothing is parsed, lowered or generated (~20 ms instead of ~1 s).
+generates its C, only to find the library in the build cache by the hash of that C: about a second, and
+numpy, lark and Jinja imported, for a command that may then run for milliseconds.  This module remembers
+the answer in a small entry of the build cache (a JSON manifest), keyed by a SHA-256 over everything that
+decides it: the compiler's own files (cipherspec/, generator/, runtime/, toolchain/: code, grammar,
+shipped specs, templates, defaults), the extra spec files, the cipher, rounds, target and schedule, and
+the host compiler settings ($CC, the file it resolves to with its size and modification time,
+$CIPHERSPEC_CFLAGS).  A change to any of them is another key, so an entry cannot go stale.  The entry
+holds what loading the library needs (its path and SHA-256, the schedule it was built for, the block
+and key sizes); on a hit the library's bytes must still hash to the recorded digest and the library must
+name the recorded schedule, else it is a miss.  A hit parses, lowers, generates and imports nothing of
+the compiler: it returns a runtime.c_library.CLibrary (ctypes only).  A miss takes the slow path (a
+status line on a terminal: it may compile), returns the full CCipher and writes the entry.
 
     cipher = load_cipher(extra_specs, "lea128", rounds=None, target="c", schedule=None)
+
+Cost of a hit (`python3 bench/cli/startup.py`; load 5, 2 shared cores): the key ~9 ms (reading and
+hashing the ~0.9 MB of the compiler's ~185 files: kept, as the one check that the compiler is the one
+that built the library), the library's digest, dlopen and the symbols together ~0.6 ms.
 """
 
 from __future__ import annotations
@@ -19,16 +26,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 import shutil
 from pathlib import Path
 
-from runtime.c_target import CCipher
+from runtime.c_library import CLibrary
 from toolchain.cache import cache_root
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("cipherspec", "generator", "runtime", "toolchain")
 SUFFIXES = (".py", ".lark", ".cs", ".j2", ".json", ".c", ".h", ".S")
+ENTRY_VERSION = 2  # 1: a pickle of (module, schedule, path)
 
 
 def fingerprint(extra_specs, name: str, rounds: int | None, target: str, schedule: str | None) -> str | None:
@@ -39,7 +46,7 @@ def fingerprint(extra_specs, name: str, rounds: int | None, target: str, schedul
         h.update(label.encode() + b"\0" + len(data).to_bytes(8, "little") + data)
 
     root = str(ROOT)
-    for pkg in PACKAGES:  # os.walk, not Path.rglob: this runs on every start (~10 ms for ~120 files)
+    for pkg in PACKAGES:  # os.walk, not Path.rglob: this runs on every start
         for folder, subdirs, files in os.walk(os.path.join(root, pkg)):
             subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
             for file in sorted(f for f in files if f.endswith(SUFFIXES)):
@@ -51,42 +58,61 @@ def fingerprint(extra_specs, name: str, rounds: int | None, target: str, schedul
             add(f"spec {Path(spec).resolve()}", Path(spec).read_bytes())
     except OSError:
         return None
-    cc = os.environ.get("CC", "cc")
-    add(
-        "settings",
-        json.dumps(
-            [name, rounds, target, schedule, cc, shutil.which(cc), os.environ.get("CIPHERSPEC_CFLAGS")]
-        ).encode(),
-    )
+    add("settings", json.dumps([ENTRY_VERSION, name, rounds, target, schedule, *_compiler()]).encode())
     return h.hexdigest()
 
 
+def _compiler() -> list:
+    """$CC, the file it runs (an upgrade replaces it) and $CIPHERSPEC_CFLAGS."""
+    cc = os.environ.get("CC", "cc")
+    found = shutil.which(cc)
+    real = os.path.realpath(found) if found else None
+    st = os.stat(real) if real else None
+    return [cc, found, real, st and st.st_size, st and st.st_mtime_ns, os.environ.get("CIPHERSPEC_CFLAGS")]
+
+
 def _entry(key: str) -> Path:
-    return cache_root("quickload") / f"{key}.pickle"
+    return cache_root("quickload") / f"{key}.json"
 
 
-def _hit(key: str, name: str, rounds: int | None) -> CCipher | None:
+def _digest(path) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def _hit(key: str, name: str, rounds: int | None) -> CLibrary | None:
     try:
-        module, schedule, lib = pickle.loads(_entry(key).read_bytes())
-        if module.cipher != name or schedule.rounds != rounds or not Path(lib).is_file():
+        e = json.loads(_entry(key).read_text())
+        if e["cipher"] != name or e["rounds"] != rounds:
             return None  # (a second check of the key: the entry must be of the cipher asked for)
-        return CCipher(module, schedule, Path(lib))
-    except Exception:  # no entry, a damaged one, or a library that changed: a miss
+        if _digest(e["lib"]) != e["lib_sha256"]:
+            return None  # the library was rebuilt or damaged since
+        return CLibrary(Path(e["lib"]), name, e["block_bytes"], e["key_bytes"], e["schedule"])
+    except Exception:  # no entry, a damaged one, a library gone or of another schedule: a miss
         return None
 
 
-def _remember(key: str, cipher: CCipher) -> None:
+def _remember(key: str, cipher: CLibrary, rounds: int | None) -> None:
+    entry = {
+        "cipher": cipher.name,
+        "rounds": rounds,
+        "schedule": cipher.schedule_name,
+        "block_bytes": cipher.block_bytes,
+        "key_bytes": cipher.key_bytes,
+        "lib": str(cipher.lib_path),
+        "lib_sha256": _digest(cipher.lib_path),
+    }
     try:
-        entry = _entry(key)
-        tmp = entry.with_name(f".{entry.name}.{os.getpid()}")
-        tmp.write_bytes(pickle.dumps((cipher.module, cipher.schedule, str(cipher.lib_path))))
-        os.replace(tmp, entry)
+        path = _entry(key)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(entry, indent=1) + "\n")
+        os.replace(tmp, path)
     except OSError:
         pass  # a read-only cache only costs the fast start
 
 
 def load_cipher(extra_specs, name: str, rounds: int | None = None, target: str = "c", schedule: str | None = None):
-    """The cipher object of ``make_cipher``, through the remembered entry when there is one."""
+    """The cipher object of ``make_cipher`` (on a hit, its CLibrary part), through the entry when there is one."""
     key = fingerprint(extra_specs, name, rounds, target, schedule) if target == "c" else None
     if key is not None:
         cipher = _hit(key, name, rounds)
@@ -94,9 +120,12 @@ def load_cipher(extra_specs, name: str, rounds: int | None = None, target: str =
             return cipher
     from cipherspec.registry import Registry
 
+    from .progress import working
     from .targets import make_cipher
 
-    cipher = make_cipher(Registry(extra=list(extra_specs)), name, rounds, target, schedule)
-    if key is not None and isinstance(cipher, CCipher):
-        _remember(key, cipher)
+    note = f"preparing {name} for target {target} (generated and compiled on first use, then cached)"
+    with working(note if target != "ref" else None):
+        cipher = make_cipher(Registry(extra=list(extra_specs)), name, rounds, target, schedule)
+    if key is not None and isinstance(cipher, CLibrary):
+        _remember(key, cipher, rounds)
     return cipher

@@ -82,14 +82,13 @@ def _terminate_as_interrupt():
 
 def cmd_crypt(args, out, direction: str) -> int:
     from cipherspec.chunked import ChunkedMode
-    from cipherspec.modes import MODES
+    from cipherspec.modeargs import check_mode
 
     from .fileio import HexReader, open_input
     from .pump import pump
     from .quickload import load_cipher
 
-    if args.mode not in MODES:
-        raise UsageError(f"unknown mode '{args.mode}' (modes: {', '.join(MODES)})")
+    check_mode(args.mode)
     pad = args.pad if args.pad is not None else args.mode != "ctr"
     c = load_cipher(args.spec or [], args.cipher, args.rounds, args.target, args.schedule)
     stdin_busy = args.input in (None, "-")

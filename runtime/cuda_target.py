@@ -203,14 +203,16 @@ class CudaCipher:
         rk: np.ndarray,
         mode: str,
         direction: str,
-        buf: np.ndarray,
+        buf,
         n: int,
-        iv: np.ndarray | None = None,
+        iv=None,
         devices=None,
     ) -> None:
         """buf[:n] in place over every GPU of the host (the multi-GPU host-buffer entries: ECB, CTR; CTR
         advances ``iv`` like the C library's ctr); CBC through the generic mode (CBC encryption is
-        sequential).  The CLI's streaming path calls this once per chunk."""
+        sequential).  The CLI's streaming path calls this once per chunk, on any writable buffers."""
+        # numpy views of a bytearray (the command's buffers): the writes below land in the caller's buffers
+        buf, iv = (x if x is None or isinstance(x, np.ndarray) else np.frombuffer(x, np.uint8) for x in (buf, iv))
         if mode == "cbc":
             assert iv is not None  # chunked passes one for every mode but ECB
             out = self.run_mode(rk, mode, direction, buf[:n].tobytes(), iv.tobytes())

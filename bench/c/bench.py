@@ -75,7 +75,7 @@ def cpu_info() -> tuple[str, float]:
 def time_ours(c, rk, mode: str, data: np.ndarray, iv: bytes, reps: int) -> tuple[float, float, np.ndarray]:
     """Best wall time (as the peers measure) and best thread CPU time of one library call over the whole
     buffer (ctypes overhead is one call)."""
-    from runtime.c_target import _ptr
+    from runtime.c_library import address
 
     n = data.size
     out = np.empty(n, np.uint8)
@@ -84,9 +84,9 @@ def time_ours(c, rk, mode: str, data: np.ndarray, iv: bytes, reps: int) -> tuple
         ivb = np.frombuffer(iv, np.uint8).copy()
         t0, c0 = time.perf_counter(), time.thread_time()
         if mode == "ecb":
-            rc = c.fn["ecb_encrypt"](_ptr(rk), _ptr(data), _ptr(out), n)
+            rc = c.fn["ecb_encrypt"](address(rk), data.ctypes.data, out.ctypes.data, n)
         else:
-            rc = c.fn["ctr"](_ptr(rk), _ptr(ivb), _ptr(data), _ptr(out), n)
+            rc = c.fn["ctr"](address(rk), ivb.ctypes.data, data.ctypes.data, out.ctypes.data, n)
         best, best_cpu = min(best, time.perf_counter() - t0), min(best_cpu, time.thread_time() - c0)
         assert rc == 0
     return best, best_cpu, out

@@ -13,6 +13,10 @@ The library: <cipher>_ctr of the same C library (the default schedule), called t
 runs alternate, so load from elsewhere hits both; the figures are medians.
 Verification: one extra run of the command, its output piped into this process, must hash (SHA-256)
 to the library's keystream over SIZE bytes of zeros; a mismatch stops the benchmark.
+The commands inherit this process's environment; where it sets PYTHONDONTWRITEBYTECODE (this project's
+sandbox does) each run compiles the command's modules from source, as no installed package does (pip
+compiles them at install).  One more start-up figure is taken with bytecode cached (in a temporary
+PYTHONPYCACHEPREFIX) to show that difference; the headline figures use the inherited environment.
 Writes OUT/cli.md and OUT/cli.json.
 """
 
@@ -69,7 +73,9 @@ def command(cipher: str, keyfile: str) -> list[str]:
     return [sys.executable, "-m", "driver", "encrypt", cipher, "--mode", "ctr", "--key-file", keyfile, "--iv", IV.hex()]
 
 
-def run_command(argv: list[str], size: int, source: str | None = None, verify: bool = False) -> dict:
+def run_command(
+    argv: list[str], size: int, source: str | None = None, verify: bool = False, env: dict | None = None
+) -> dict:
     """Runs the command under tests/support/peak_rss.py (wall from fork to exit, peak RSS and CPU of that
     process alone: wait4 from this large process would report our own peak).  ``source`` None: SIZE zeros
     piped in from head; else the command reads that file (-i)."""
@@ -81,7 +87,7 @@ def run_command(argv: list[str], size: int, source: str | None = None, verify: b
             stdin=head.stdout if head else subprocess.DEVNULL,
             stdout=subprocess.PIPE if verify else subprocess.DEVNULL,
             cwd=ROOT,
-            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            env=dict(env or os.environ, PYTHONPATH=str(ROOT)),
         )
         if head:
             head.stdout.close()
@@ -140,6 +146,9 @@ def main() -> None:
             if got["sha256"] != want.hexdigest():
                 raise SystemExit(f"MISMATCH: the command's output {got['sha256']} != the library's {want.hexdigest()}")
         startup = [run_command(argv, 0) for _ in range(a.reps)]
+        cached = dict(os.environ, PYTHONPYCACHEPREFIX=os.path.join(tmp, "pyc"))
+        cached.pop("PYTHONDONTWRITEBYTECODE", None)
+        startup_pyc = [run_command(argv, 0, env=cached) for _ in range(a.reps + 1)][1:]  # the first one writes it
         lib, piped, filed = [], [], []
         for _ in range(a.reps):  # alternate, so that outside load hits all three
             lib.append(library_run(c, rk, size))
@@ -149,7 +158,7 @@ def main() -> None:
     library = statistics.median(r["mbs"] for r in lib)
     res = {
         "cipher": a.cipher,
-        "schedule": c.schedule.name,
+        "schedule": c.schedule_name,
         "bytes": size,
         "reps": a.reps,
         "machine": {
@@ -158,10 +167,12 @@ def main() -> None:
             "python": platform.python_version(),
             "loadavg_before": load_before,
             "loadavg_after": os.getloadavg(),
+            "dont_write_bytecode": bool(os.environ.get("PYTHONDONTWRITEBYTECODE")),
         },
         "verified_sha256": want.hexdigest(),
         "library": lib,
         "startup": startup,
+        "startup_bytecode_cached": startup_pyc,
         "pipe": piped,
         "file": filed,
         "summary": {
@@ -170,6 +181,8 @@ def main() -> None:
             "startup_s": t0,
             "startup_rss_mib": max(r["maxrss_mib"] for r in startup),
             "startup_cpu_s": statistics.median(r["cpu_s"] for r in startup),
+            "startup_pyc_s": statistics.median(r["wall_s"] for r in startup_pyc),
+            "startup_pyc_cpu_s": statistics.median(r["cpu_s"] for r in startup_pyc),
             "pipe": summarize(piped, t0, size, library),
             "file": summarize(filed, t0, size, library),
         },
@@ -222,13 +235,28 @@ def report(res: dict) -> str:
             f"{s['startup_cpu_s']:.2f} s",
         )
     )
+    if "startup_pyc_s" in s:
+        rows.append(
+            (
+                "the same, bytecode cached (as installed)",
+                f"{s['startup_pyc_s'] * 1000:.0f} ms",
+                "",
+                "",
+                f"{s['startup_pyc_cpu_s']:.2f} s",
+            )
+        )
     lines = [
         f"# `cipherspec encrypt {res['cipher']} --mode ctr` over {mib} MiB vs the library's own CTR",
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores shared with other jobs (load average "
         f"{m['loadavg_before'][0]:.1f} before, {m['loadavg_after'][0]:.1f} after), Python {m['python']}; "
         f"schedule `{res['schedule']}`; medians of {res['reps']} alternating runs "
-        "(`python3 bench/cli/bench.py`).",
+        "(`python3 bench/cli/bench.py`)"
+        + (
+            "; PYTHONDONTWRITEBYTECODE=1 inherited: every run compiles the command's modules."
+            if m.get("dont_write_bytecode")
+            else "."
+        ),
         "",
         f"Command: `python3 -m driver encrypt {res['cipher']} --mode ctr --key-file K --iv IV > /dev/null` "
         "(`python3 -m driver` is this checkout's `cipherspec`), its input piped from head or read with -i "

@@ -113,7 +113,7 @@ def test_in_place(registry, name, schedule):
     for mode in ("ecb_encrypt", "ecb_decrypt", "cbc_encrypt", "cbc_decrypt", "ctr"):
         buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
         ivb = (ctypes.c_uint8 * B).from_buffer_copy(iv)
-        rkp = ctypes.c_void_p(rk.ctypes.data)
+        rkp = ctypes.c_void_p(ctypes.addressof(rk))  # the key struct: a ctypes array
         rc = f(mode)(rkp, buf, buf, n) if mode.startswith("ecb") else f(mode)(rkp, ivb, buf, buf, n)
         assert rc == 0
         kind, _, direction = mode.partition("_")

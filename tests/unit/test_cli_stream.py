@@ -26,7 +26,7 @@ from cipherspec.chunked import ChunkedMode
 from cipherspec.drbg import CtrDrbg
 from cipherspec.errors import UsageError
 from driver import cli, fileio
-from driver.progress import TransferProgress
+from driver.progress import TransferProgress, working
 from driver.pump import pump
 from driver.targets import make_cipher
 
@@ -288,6 +288,23 @@ def test_progress_only_on_a_terminal_for_large_inputs():
     p.advance(60)
     p.close()
     assert "encrypt lea128" in tty.getvalue()
+
+
+def test_building_status_only_on_a_terminal():
+    """The status line while a cold cache builds the library (driver/quickload.py's miss)."""
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    quiet, tty, unlabelled = io.StringIO(), Tty(), Tty()
+    for stream in (quiet, tty):
+        with working("preparing lea128 for target c", stream=stream):
+            pass
+    with working(None, stream=unlabelled):  # no label (the interpreter builds nothing): nothing
+        pass
+    assert quiet.getvalue() == "" and unlabelled.getvalue() == ""
+    assert "preparing lea128 for target c" in tty.getvalue()
 
 
 # ---------------------------------------------------------------------------------------------- drbg
