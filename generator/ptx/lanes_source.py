@@ -40,7 +40,11 @@ def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int) -> 
         out.append(cores.core(f"cs_lanes_in_{f}", lay.lanes_in, module, cores.NO_ACCESS, f, mem))
         out.append(cores.core(f"cs_lanes_out_{f}", lay.lanes_out, module, cores.NO_ACCESS, f, lay.state["encrypt"]))
         for d, fname, a in (("enc", "encrypt", acc), ("dec", "decrypt", acc), ("menc", "encrypt", acc_multi)):
-            out.append(cores.core(f"cs_{d}_{f}", lay.cores[fname], module, a, f, lay.state[fname], rk_idx=rk_idx))
+            loop = lay.loops[fname]
+            if loop is not None:
+                out.append(cores.looped_core(f"cs_{d}_{f}", loop, module, a, f, lay.state[fname], rk_idx))
+            else:
+                out.append(cores.core(f"cs_{d}_{f}", lay.cores[fname], module, a, f, lay.state[fname], rk_idx=rk_idx))
     return out
 
 
@@ -57,7 +61,7 @@ def _derive_c(module: Module, lay, P: str) -> str:
 
 
 def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
-    lay = lanes_for(module, sched.layout)
+    lay = lanes_for(module, sched.layout, reroll=sched.layout == "bs" and not sched.unroll)
     nrk = len(rk_index(module)) + lay.derived
     G, MW, B = lay.group, module.block.nbytes // 4, module.block.nbytes
     dirs = directions(module, sched, nrk)
