@@ -66,7 +66,9 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
     G, MW, B = lay.group, module.block.nbytes // 4, module.block.nbytes
     dirs = directions(module, sched, nrk)
     uniform = layout.pack_lines(module.block, [f"seg.u[{j}]" for j in range(module.block.count)], "um", "c")[:-1]
-    uniform_z = layout.pack_lines(module.block, [f"(seg.u[{j}] ^ zu)" for j in range(module.block.count)], "um", "c")[:-1]
+    uniform_z = layout.pack_lines(module.block, [f"(seg.u[{j}] ^ zu)" for j in range(module.block.count)], "um", "c")[
+        :-1
+    ]
     mk = multikey.kernel_parts(module, sched, P, nrk=nrk, group=G)
     smem = sched.shared_bytes(module, nrk)
     return dict(

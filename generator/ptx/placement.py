@@ -197,7 +197,9 @@ class CudaSchedule:
         if self.bal:
             raise UsageError(f"{self.layout}: bal (pipe balancing of 32-bit rotations) does not apply to lane layouts")
         if self.unroll and self.layout != "bs":
-            raise UsageError(f"unroll: only the bs layout runs its rounds in a loop (the {self.layout} cores are unrolled)")
+            raise UsageError(
+                f"unroll: only the bs layout runs its rounds in a loop (the {self.layout} cores are unrolled)"
+            )
         per = (lambda w: w + 1) if self.layout == "bs" else (lambda w: 4)  # an upper bound on the derived words
         words = sum(per(ka.width) * len(ka.flat_names()) for ka in module.key_arrays)
         if 4 * words + 256 > LANES_PARAM_LIMIT:

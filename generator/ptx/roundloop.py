@@ -98,7 +98,7 @@ def _group(fn: Function, ops: list[int], is_key) -> _Group:
     sig = []
     for v in ops:
         op = fn.ops[v]
-        args = []
+        args: list[tuple] = []
         for a in op.args:
             aop = fn.ops[a]
             if a in local:
@@ -166,37 +166,43 @@ def find(fn: Function, is_key) -> RoundLoop | None:
     outputs = {v for _, v in fn.outputs}
     best: tuple[int, int, list[_Group], list] | None = None
     for p in range(1, MAX_PERIOD + 1):
-        cache: dict[int, _Group] = {}
-
-        def grp(s: int) -> _Group:
-            if s not in cache:
-                cache[s] = _group(fn, [v for seg in segs[s : s + p] for v in seg], is_key)
-            return cache[s]
-
-        def same(a: int, b: int) -> bool:  # cheap test first: the segments' sizes
-            return [len(x) for x in segs[a : a + p]] == [len(x) for x in segs[b : b + p]]
-
-        covered = -1  # a run found from an earlier start covers the starts up to here
-        for start in range(len(segs) - 2 * p + 1):
-            if start <= covered:
-                continue
-            n = 1
-            while start + (n + 1) * p <= len(segs) and same(start, start + n * p) and grp(start + n * p).sig == grp(start).sig:
-                n += 1
-            while n >= 2:
-                run = [grp(start + i * p) for i in range(n)]
-                out = _chain(run)
-                if out is not None and _escapes_ok(run, out, users, outputs):
-                    saved = (n - 1) * len(run[0].ops)
-                    if best is None or saved > best[0]:
-                        best = (saved, p, run, out)
-                    covered = start + (n - 1) * p
-                    break
-                n -= 1
+        for saved, run, out in _runs(fn, segs, p, is_key, users, outputs):
+            if best is None or saved > best[0]:
+                best = (saved, p, run, out)
     if best is None:
         return None
     _, p, run, out = best
     return _build(fn, run, out, p, is_key)
+
+
+def _runs(fn: Function, segs: list[list[int]], p: int, is_key, users, outputs):
+    """(ops saved, groups, chain) of each maximal run of equal, chaining groups of ``p`` segments."""
+    cache: dict[int, _Group] = {}
+
+    def grp(s: int) -> _Group:
+        if s not in cache:
+            cache[s] = _group(fn, [v for seg in segs[s : s + p] for v in seg], is_key)
+        return cache[s]
+
+    def same(a: int, b: int) -> bool:  # the segments' sizes first (cheap), then the canonical forms
+        sizes = [len(x) for x in segs[a : a + p]] == [len(x) for x in segs[b : b + p]]
+        return sizes and grp(a).sig == grp(b).sig
+
+    covered = -1  # a run found from an earlier start covers the starts up to here
+    for start in range(len(segs) - 2 * p + 1):
+        if start <= covered:
+            continue
+        n = 1
+        while start + (n + 1) * p <= len(segs) and same(start, start + n * p):
+            n += 1
+        while n >= 2:
+            run = [grp(start + i * p) for i in range(n)]
+            out = _chain(run)
+            if out is not None and _escapes_ok(run, out, users, outputs):
+                covered = start + (n - 1) * p
+                yield (n - 1) * len(run[0].ops), run, out
+                break
+            n -= 1
 
 
 def _build(fn: Function, run: list[_Group], out: list[tuple[str, int]], period: int, is_key) -> RoundLoop:
@@ -214,7 +220,9 @@ def _build(fn: Function, run: list[_Group], out: list[tuple[str, int]], period: 
         extra.setdefault(a, f"E[{len(extra)}]")
 
     g = run[0]
-    pre = _part(fn, range(first), {}, [(f"S[{p}]", v) for p, v in enumerate(g.live_in)] + [(n, v) for v, n in extra.items()])
+    pre = _part(
+        fn, range(first), {}, [(f"S[{p}]", v) for p, v in enumerate(g.live_in)] + [(n, v) for v, n in extra.items()]
+    )
     b = Builder("body")
     ids = {v: b.input(f"S[{p}]") for p, v in enumerate(g.live_in)}
     ids |= {k: b.input(f"K[{j}]") for j, k in enumerate(g.keys)}
