@@ -66,6 +66,7 @@ def test_no_repeat_no_loop():
     assert roundloop.find(b.function([("x", x)]), lambda n: False) is None
 
 
+@pytest.mark.slow  # the two bitsliced lowerings: ~20 s of CPU
 @pytest.mark.parametrize("name,period,count", [("aes128", 1, 9), ("aria128", 2, 5)])
 def test_bitsliced_cores_reroll(registry, name, period, count):
     module = prepared(registry.module(name), CudaSchedule(layout="bs"))
