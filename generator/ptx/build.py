@@ -5,8 +5,8 @@ where nvcc exists.
     out_dir/lea128_cuda_ctr_rk-const_t256.cu / .h / .so
 
 The schedule is the default for the cipher unless one is given: the autotuner's constant-time pick
-(tuned.json), else for a cipher with tables the bitsliced layout (placement.default_for); a given one is
-a full name (``lea128_cuda_ctr_rk-shared_t512``) or its parameter part (``rk-shared_t512``), applied to
+(tuned.json; AES and ARIA: the bitsliced layout), else the built-in default (placement.default_for); a
+given one is a full name (``lea128_cuda_ctr_rk-shared_t512``) or its parameter part (``rk-shared_t512``), applied to
 every cipher named, and a table layout gets a NOT CONSTANT-TIME warning.
 """
 
@@ -49,7 +49,9 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
         if task is not None:
             progress.advance(task)
         if constant_time(prepared(module, sched), sched):
-            notes.append(f"{name}: {src.name} ({src.hoisted_ops} of {src.encrypt_ops} encrypt ops hoisted in CTR)")
+            notes.append(
+                f"{name}: {src.name}, constant-time ({src.hoisted_ops} of {src.encrypt_ops} encrypt ops hoisted in CTR)"
+            )
         else:
             notes.append(
                 f"WARNING: {src.name} is NOT CONSTANT-TIME: its kernels index tables in memory with secret bytes "

@@ -34,7 +34,6 @@ from cipherspec.errors import UsageError
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
-from . import bitsliced
 from .isel import FLAVOURS  # inline PTX, plain CUDA C (index = the host API's flavour number)
 
 RK_PLACES = ("const", "shared", "reg")
@@ -245,21 +244,15 @@ def load_tuned(path: Path = TUNED) -> dict[str, str]:
     return {k: v["schedule"] if isinstance(v, dict) else v for k, v in data.get("defaults", {}).items()}
 
 
-CONSTANT_TIME_DEFAULT = "bs_t128"  # the default of a cipher whose kernels would index tables with secrets
-
-
 def constant_time(module: Module, sched: CudaSchedule) -> bool:
     """No table is read with a secret index: the bitsliced layout, or a cipher without tables."""
     return sched.layout == "bs" or not module.tables
 
 
 def default_for(module: Module, tuned: dict[str, str] | None = None) -> CudaSchedule:
-    """The build default (``tuned`` None): the autotuner's pick (tuned.json) when it is constant-time; for
-    a cipher with tables and no such pick, the bitsliced layout (CONSTANT_TIME_DEFAULT) where it applies --
-    safe by default: the table layouts are built only when named.  With ``tuned`` given (the base a
-    schedule string is parsed over): that pick, else rk-const, t256, tables in 32 bank-aware shared
-    copies when they fit (else fewer)."""
-    building = tuned is None
+    """The build default: the autotuner's pick (tuned.json) when there is one -- constant-time only (AES and
+    ARIA: the bitsliced layout; bench.py pick_tuned ranks constant-time schedules only) -- else rk-const,
+    t256, tables in 32 bank-aware shared copies when they fit (else fewer)."""
     tuned = load_tuned() if tuned is None else tuned
     base = CudaSchedule()
     if module.tables:
@@ -270,11 +263,7 @@ def default_for(module: Module, tuned: dict[str, str] | None = None) -> CudaSche
         base = replace(base, tab=f"shared{n}")
     if module.cipher in tuned:
         try:
-            pick = CudaSchedule.parse(tuned[module.cipher], module, base)
-            if not building or constant_time(module, pick):
-                return pick
+            return CudaSchedule.parse(tuned[module.cipher], module, base)
         except UsageError:
             pass
-    if building and module.tables and bitsliced.supports(module) is None:
-        return CudaSchedule.parse(CONSTANT_TIME_DEFAULT, module, base)
     return base
