@@ -230,7 +230,7 @@ class Bench:
                 gbps = self.size * 8 / (ms / 1e3) / 1e9
                 ok = self.verify(c, ref, rk, rkr, iv, xor)
                 fname = sass.pick(funcs, f"_ctr_{fl}I", "ILb1" if xor else "ILb0")
-                mix = sass.loop_mix(funcs[fname]) if fname else None
+                mix = sass.loop_mix(funcs[fname], sass.round_trips(c.source.cu, fl)) if fname else None
                 roof, pipe = (
                     sass.roof_gbps(
                         mix, c.sched.ilp * group_of(c.sched), c.block_bytes, dev["sms"], dev["clock_khz"] / 1e3
@@ -264,9 +264,11 @@ def pick_tuned(rows: list[dict], names: list[str], reg, clean=None) -> dict:
 
         before: aes128 -> rk-const_t512_tab-shared (inline PTX, 1.82 Tbps)
         after:  aes128 -> fl-c_rk-const_t512_tab-shared (plain C, 2.31 Tbps)
-    ``clean(reg, name, sched)``: a schedule qualifies only if it holds (compiles_clean: no spills)."""
+    ``clean(reg, name, sched)``: a schedule qualifies only if it holds (compiles_clean: no spills); and
+    only constant-time schedules qualify (safe by default: a table layout is built only when named)."""
     from generator.ptx.build import schedule_for
-    from generator.ptx.placement import FLAVOURS
+    from generator.ptx.placement import FLAVOURS, constant_time
+    from generator.ptx.source import prepared
 
     tuned = {}
     for n in names:
@@ -281,6 +283,8 @@ def pick_tuned(rows: list[dict], names: list[str], reg, clean=None) -> dict:
         ]
         for gbps, fl, b in sorted(cand, key=lambda t: -t[0]):  # the fastest that compiles without spills
             sched = schedule_for(reg.module(n), b["schedule"] + ("_fl-c" if fl == "c" else ""))
+            if not constant_time(prepared(reg.module(n), sched), sched):
+                continue
             if clean is None or clean(reg, n, sched):
                 tuned[n] = {
                     "schedule": sched.name(reg.module(n)),

@@ -1,6 +1,7 @@
 """Builds every schedule the GPU tests and the sanitizer run use, in parallel (before pytest starts).
 
 python3 bench/gpu/prebuild.py             every schedule of test_cuda_gpu.py and sanitize.py
+python3 bench/gpu/prebuild.py --ct        the constant-time AES/ARIA schedules (bench/gpu/ct_bench.sh), likewise
 python3 bench/gpu/prebuild.py --layouts   the lane layouts' schedules only (tests, sanitizer, benchmark):
     run it on the CPU machine with CIPHERSPEC_CACHE=$PWD/.cs-cache and carry .cs-cache to the device, where
     `bash bench/gpu/run.sh layouts` then finds every library built (nvcc is slow on the bitsliced cores)
@@ -34,8 +35,25 @@ def layout_jobs() -> list[tuple[str, str]]:
     return LANES + SANITIZE_LANES + kat + bench
 
 
+CT_BENCH = ["aes128:bs_t128", "aria128:bs_t128", "aes128:bs_t64", "aria128:bs_t64", "aes128:bs_t256", "aria128:bs_t256"]
+CT_TABLES = ["aes128:rk-const_t512_tab-shared32_tt", "aria128:rk-const_t512_tab-shared16"]  # the former defaults
+
+
+def ct_jobs() -> list[tuple[str, str]]:
+    """bench/gpu/ct_bench.sh: the constant-time defaults (every AES and ARIA), the GPU tests' and the
+    sanitizer's lane schedules, and the benchmark's rows."""
+    defaults = [(n, None) for n in ("aes128", "aes192", "aes256", "aria128", "aria192", "aria256")]
+    lanes = [j for j in LANES + SANITIZE_LANES if j[0] in ("aes128", "aria128")]
+    return defaults + lanes + [tuple(s.split(":", 1)) for s in CT_BENCH + CT_TABLES]  # type: ignore[misc]
+
+
 if __name__ == "__main__":
-    jobs = list(dict.fromkeys(layout_jobs() if sys.argv[1:] == ["--layouts"] else SCHEDULES + PLACEMENTS))
+    mode = sys.argv[1:]
+    jobs = list(
+        dict.fromkeys(
+            layout_jobs() if mode == ["--layouts"] else ct_jobs() if mode == ["--ct"] else SCHEDULES + PLACEMENTS
+        )
+    )
     res = build_all(jobs, os.cpu_count() or 4)
     bad = {k: v for k, v in res.items() if v != "ok"}
     print("prebuild:", len(jobs), "schedules;", "failures:", bad or "none")

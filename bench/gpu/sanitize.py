@@ -34,6 +34,8 @@ LANES = [
     ("hight", "swar_t64_ilp2_rk-shared"),
     ("pipo64_128", "swar_t128"),
     ("pipo64_128", "bs_t64_rk-shared"),
+    ("aes128", "bs_t128"),  # the constant-time defaults (round loops)
+    ("aria128", "bs_t128"),
     ("aes128", "tt_tab-shared32_t512"),
     ("aes128", "tt4_tab-shared8_rk-shared"),
 ]

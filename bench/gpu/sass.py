@@ -66,19 +66,37 @@ def functions(sass: str) -> dict[str, list[tuple[int, str, str]]]:
     return out
 
 
-def loop_mix(ins: list[tuple[int, str, str]]) -> Counter:
-    """Opcode counts of the outermost backward branch's body (the grid-stride loop)."""
-    best = None
+def _loops(ins: list[tuple[int, str, str]]) -> list[tuple[int, int]]:
+    """(target, branch address) of every backward branch."""
+    out = []
     for addr, op, args in ins:
         if op == "BRA":
             m = re.search(r"0x([0-9a-f]+)", args)
             if m and int(m.group(1), 16) < addr:
-                span = (int(m.group(1), 16), addr)
-                if best is None or span[1] - span[0] > best[1] - best[0]:
-                    best = span
-    if best is None:
+                out.append((int(m.group(1), 16), addr))
+    return out
+
+
+def loop_mix(ins: list[tuple[int, str, str]], inner_trips: int = 1) -> Counter:
+    """Opcode counts of one trip of the outermost backward branch's body (the grid-stride loop); a loop
+    nested in it (a bitsliced kernel's round loop, roundloop.py) counts ``inner_trips`` times."""
+    loops = _loops(ins)
+    if not loops:
         return Counter(op for _, op, _ in ins)
-    return Counter(op for addr, op, _ in ins if best[0] <= addr <= best[1])
+    outer = max(loops, key=lambda s: s[1] - s[0])
+    inner = [s for s in loops if s != outer and outer[0] <= s[0] and s[1] <= outer[1]]
+    mix: Counter = Counter()
+    for addr, op, _ in ins:
+        if outer[0] <= addr <= outer[1]:
+            mix[op] += inner_trips if any(a <= addr <= b for a, b in inner) else 1
+    return mix
+
+
+def round_trips(cu: str, flavour: str = "ptx") -> int:
+    """Iterations of the round loop of a generated .cu's encryption core (1: no round loop)."""
+    head = rf"void cs_enc_{flavour}\([^\n]*\n\{{\n[^\n]*\n[^\n]*_pre\([^\n]*\n#pragma unroll 1\n"
+    m = re.search(head + r"\s*for \(int i = 0; i < (\d+);", cu)
+    return int(m.group(1)) if m else 1
 
 
 def cycles_per_trip(mix: Counter) -> tuple[float, str]:

@@ -4,9 +4,10 @@ where nvcc exists.
     build(registry, ["lea128"], None, out_dir, progress)   -> notes
     out_dir/lea128_cuda_ctr_rk-const_t256.cu / .h / .so
 
-The schedule is the autotuner's pick for the cipher (tuned.json) unless one is given: a full name
-(``lea128_cuda_ctr_rk-shared_t512``) or its parameter part (``rk-shared_t512``), applied to every
-cipher named.
+The schedule is the default for the cipher unless one is given: the autotuner's constant-time pick
+(tuned.json; AES and ARIA: the bitsliced layout), else the built-in default (placement.default_for); a
+given one is a full name (``lea128_cuda_ctr_rk-shared_t512``) or its parameter part (``rk-shared_t512``), applied to
+every cipher named, and a table layout gets a NOT CONSTANT-TIME warning.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from cipherspec.ir import Module
 from cipherspec.registry import Registry
 from toolchain import nvcc
 
-from .placement import CudaSchedule, default_for
+from .placement import CudaSchedule, constant_time, default_for
 from .source import generate, prepared
 
 
@@ -61,6 +62,12 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
             progress.advance(task)
         notes.append(f"{name}: {src.name} ({src.hoisted_ops} of {src.encrypt_ops} encrypt ops hoisted in CTR)")
         notes.append(f"{name}: {ct_note(module, sched)}")
+        if not constant_time(prepared(module, sched), sched):
+            notes.append(
+                f"WARNING: {src.name} is NOT CONSTANT-TIME: its kernels index tables in memory with secret bytes "
+                f"(timing depends on the data). Omit --schedule for the constant-time default "
+                f"({schedule_for(module, None).name(prepared(module))})."
+            )
     if compiler is None:
         notes.append("nvcc not found: wrote .cu and .h only (no library)")
     return notes

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Module
 from cipherspec.passes.hoist_uniform import Hoisted
 
 from . import balance, isel
 from .placement import FLAVOURS, CudaSchedule, rk_index
+from .roundloop import RoundLoop
 
 
 @dataclass(frozen=True)
@@ -68,12 +70,16 @@ def core(
     x_names: list[str],
     h_names: list[str] | None = None,
     balanced: bool = False,
-    rk_idx: dict[str, int] | None = None,
+    rk_idx: dict[str, int | str] | None = None,
+    offset: str | None = None,
+    pressure: bool = False,
 ) -> str:
     """The device function; ``x_names[j]`` is the input bound to x[j], ``h_names[k]`` to h[k];
     ``balanced``: move rotations to the FMA pipe where that evens the pipes (balance.py);
-    ``rk_idx``: round-key input name -> word in the struct (default: the key schedule's words)."""
-    idx = rk_index(module) if rk_idx is None else rk_idx
+    ``rk_idx``: round-key input name -> word in the struct (default: the key schedule's words), or an
+    index expression over ``offset``, a parameter the function then takes (a round loop's key words);
+    ``pressure``: emit in register-pressure order (pressure.py; the bitsliced cores, ~128 live planes)."""
+    idx: dict[str, int | str] = dict(rk_index(module)) if rk_idx is None else rk_idx
     imad: frozenset[int] = frozenset()
     if balanced:
         fn, imad = balance.balance(fn)
@@ -84,8 +90,8 @@ def core(
         inputs[n] = isel.Val(f"h[{k}]", True)
     for n, _, _ in fn.inputs():
         if n in idx:
-            inputs[n] = isel.Val(acc.rk_expr.format(i=idx[n]), True)
-    env = isel.Env(inputs, lambda t, i: acc.tab_expr[t].format(i=i), imad=imad)
+            inputs[n] = isel.Val(acc.rk_expr.format(i=idx[n]), True, register=False)
+    env = isel.Env(inputs, lambda t, i: acc.tab_expr[t].format(i=i), imad=imad, pressure=pressure)
     body = isel.select(fn, env, flavour)
     params = [f"const uint32_t (&x)[{max(len(x_names), 1)}]"]
     if h_names is not None:
@@ -93,12 +99,63 @@ def core(
     params.append(f"uint32_t (&y)[{max(len(body.outputs), 1)}]")
     if acc.rk_param:  # (the lane transforms read no key)
         params.append(acc.rk_param)
+    if offset:
+        params.append(f"const int {offset}")
     params += list(acc.tab_params)
     lines = [f"__device__ __forceinline__ void {name}({', '.join(params)})", "{"]
     lines += ["    " + ln for ln in body.lines]
     lines += [f"    y[{k}] = {expr};  // out {n}" for k, (n, expr) in enumerate(body.outputs)]
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def looped_core(
+    name: str, loop: RoundLoop, module: Module, acc: Access, flavour: str, x_names: list[str], rk_idx: dict[str, int]
+) -> str:
+    """A core whose repeated rounds run in a loop (roundloop.py): <name>_pre, <name>_body (one iteration;
+    its key words at one stride per iteration from the first's) and <name>_post, and <name> calling them.
+
+        __device__ __forceinline__ void cs_enc_ptx(const uint32_t (&x)[128], uint32_t (&y)[128], const P_rk &rk)
+        {
+            uint32_t s[128];  cs_enc_ptx_pre(x, s, rk);
+            #pragma unroll 1
+            for (int i = 0; i < 9; ++i) { uint32_t t[128]; cs_enc_ptx_body(s, t, rk, i * 128); s[..] = t[..]; }
+            cs_enc_ptx_post(s, y, rk);
+        }
+    """
+    found = loop.stride(rk_idx)
+    if found is None:
+        raise UsageError(f"{name}: the round loop's key words are not at one stride per iteration (internal)")
+    first, step = found
+    L, n = loop.carried, len(loop.pre.outputs)
+    se = [nm for nm, _ in loop.pre.outputs]  # S[0..L), then E[..]
+    body_idx: dict[str, int | str] = {f"K[{j}]": f"o + {w}" for j, w in enumerate(first)}
+    parts = [
+        core(f"{name}_pre", loop.pre, module, acc, flavour, x_names, rk_idx=dict(rk_idx), pressure=True),
+        core(f"{name}_body", loop.body, module, acc, flavour, se, rk_idx=body_idx, offset="o", pressure=True),
+        core(f"{name}_post", loop.post, module, acc, flavour, se, rk_idx=dict(rk_idx), pressure=True),
+    ]
+    args = ", ".join(["rk"] * bool(acc.rk_param) + [p.rsplit(" ", 1)[-1] for p in acc.tab_params])
+    ny = max(len(loop.post.outputs), 1)
+    params = [f"const uint32_t (&x)[{max(len(x_names), 1)}]", f"uint32_t (&y)[{ny}]"]
+    params += [acc.rk_param] * bool(acc.rk_param) + list(acc.tab_params)
+    lines = [
+        f"__device__ __forceinline__ void {name}({', '.join(params)})",
+        "{",
+        f"    uint32_t s[{n}];  // the {L} carried values S, then {n - L} more that the last part reads (E)",
+        f"    {name}_pre(x, s, {args});",
+        "#pragma unroll 1",
+        f"    for (int i = 0; i < {loop.count}; ++i) {{  // {loop.period} round(s) an iteration; round keys at "
+        f"{step:+d} words per iteration",
+        f"        uint32_t t[{L}];",
+        f"        {name}_body(s, t, {args}, i * {step});",
+        "#pragma unroll",
+        f"        for (int p = 0; p < {L}; ++p) s[p] = t[p];",
+        "    }",
+        f"    {name}_post(s, y, {args});",
+        "}",
+    ]
+    return "".join(parts) + "\n".join(lines) + "\n"
 
 
 def kernel_cores(

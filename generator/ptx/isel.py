@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, mask
 
-from . import lop3, wide
+from . import lop3, pressure, wide
 
 FLAVOURS = ("ptx", "c")
 
@@ -39,6 +39,7 @@ class Val:
     expr: str  # a 64-bit value in the ptx flavour: its low half
     clean: bool
     hi: str | None = None  # ... and its high half (wide.py)
+    register: bool = True  # False: a memory operand (a round key in the constant bank), no register to free
 
 
 @dataclass
@@ -49,6 +50,7 @@ class Env:
     lookup: Callable[[str, str], str]  # (table name, clean index expression) -> load expression
     prefix: str = "v"
     imad: frozenset = frozenset()  # shl/shr value ids to select as FMA-pipe multiplies (balance.py)
+    pressure: bool = False  # emit in register-pressure order (pressure.py), not the IR's
 
 
 @dataclass
@@ -129,13 +131,36 @@ class Selector:
     # ----------------------------------------------------------------------------- selection
     def run(self) -> Body:
         fn = self.fn
-        for v, op in enumerate(fn.ops):
-            if v in self.members:
-                continue
-            self.vals[v] = self.select(v, op)
+        for v in self._order():
+            self.vals[v] = self.select(v, fn.ops[v])
         for name, v in fn.outputs:
             self.body.outputs.append((name, self.clean(v)))
         return self.body
+
+    def _order(self) -> list[int]:
+        """The ops to select (LOP3 tree members are part of their root), in IR order or, with
+        ``env.pressure``, in register-pressure order over the selected graph (a tree reads its leaves)."""
+        fn = self.fn
+        if not self.env.pressure:
+            return [v for v in range(len(fn.ops)) if v not in self.members]
+        # the c flavour too is ordered as LOP3 trees (ptxas fuses them): a tree's members go right before its root
+        trees = self.trees if self.flavour == "ptx" else lop3.cover(fn)
+        members = {m for t in trees.values() for m in t.members if m != t.root}
+        ops = [v for v in range(len(fn.ops)) if v not in members]
+        leaves = [v for v in ops if fn.ops[v].code in ("input", "const")]
+        nodes = [v for v in ops if fn.ops[v].code not in ("input", "const")]
+        operands = {v: trees[v].leaves if v in trees else fn.ops[v].args for v in nodes}
+        registers = set(nodes) | {
+            v
+            for v in leaves
+            if fn.ops[v].code == "input" and self.env.inputs.get(fn.ops[v].imm[0], Val("", True)).register
+        }
+        out = list(leaves)
+        for v in pressure.order(nodes, operands, registers, {v for _, v in fn.outputs}):
+            if v in trees and v not in self.trees:  # (c flavour) the tree's own ops, then its root
+                out += [m for m in trees[v].members if m != v]
+            out.append(v)
+        return out
 
     def select(self, v: int, op) -> Val:
         fn, w, code, d = self.fn, op.width, op.code, self.name(v)

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Module
 
-from . import bitsliced, keysplit, swar
+from . import bitsliced, keysplit, roundloop, swar
 from .irbuild import Builder
 from .placement import rk_index
+from .roundloop import RoundLoop
 
 GROUP = {"swar": swar.LANES, "bs": bitsliced.LANES}
 CONSTANT_TIME = {"swar": "yes when the spec reads no table", "bs": "yes (no table is read)"}
@@ -40,6 +41,7 @@ class Lanes:
     lanes_out: Function  # the cores' outputs, in order -> M[0 .. G*MW)
     state: dict[str, list[str]]  # function -> its lane-word input names, in lane-word order (x[0], x[1], ...)
     constant_time: bool
+    loops: dict[str, RoundLoop | None]  # function -> its rounds re-rolled (roundloop.py), or None: straight-line
 
     @property
     def derived(self) -> int:
@@ -98,8 +100,9 @@ def _state(module: Module, fname: str, name: str) -> list[str]:
     return xs if name == "swar" else bitsliced.state_planes(module.block, xs)
 
 
-def lanes_for(module: Module, name: str) -> Lanes:
-    """``module``: prepared for the layout (source.prepared_for)."""
+def lanes_for(module: Module, name: str, reroll: bool = False) -> Lanes:
+    """``module``: prepared for the layout (source.prepared_for); ``reroll``: find each core's round loop
+    (roundloop.py) so that the kernel runs the repeated rounds in a loop instead of unrolled."""
     why = why_not(module, name)
     if why:
         raise UsageError(why)
@@ -113,4 +116,16 @@ def lanes_for(module: Module, name: str) -> Lanes:
     state = {f: _state(module, f, name) for f in lowered}
     lin, lout = _transforms(module, name, state["encrypt"])
     ct = name == "bs" or not module.tables
-    return Lanes(name, GROUP[name], split.cores, split.derive, lin, lout, state, ct)
+    loops = _round_loops(split.cores, split.derive) if reroll else dict.fromkeys(split.cores)
+    return Lanes(name, GROUP[name], split.cores, split.derive, lin, lout, state, ct, loops)
+
+
+def _round_loops(cores: dict[str, Function], derive: Function) -> dict[str, RoundLoop | None]:
+    """Each core's round loop, where it has one whose key words (derived words D[k], in the order set_key
+    stores them) sit at one stride per iteration; else None (the core stays straight-line)."""
+    index = {n: k for k, (n, _) in enumerate(derive.outputs)}
+    out: dict[str, RoundLoop | None] = {}
+    for f, fn in cores.items():
+        loop = roundloop.find(fn, index.__contains__)
+        out[f] = loop if loop is not None and loop.stride(index) is not None else None
+    return out

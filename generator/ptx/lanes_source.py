@@ -40,16 +40,23 @@ def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int) -> 
         out.append(cores.core(f"cs_lanes_in_{f}", lay.lanes_in, module, cores.NO_ACCESS, f, mem))
         out.append(cores.core(f"cs_lanes_out_{f}", lay.lanes_out, module, cores.NO_ACCESS, f, lay.state["encrypt"]))
         for d, fname, a in (("enc", "encrypt", acc), ("dec", "decrypt", acc), ("menc", "encrypt", acc_multi)):
-            out.append(cores.core(f"cs_{d}_{f}", lay.cores[fname], module, a, f, lay.state[fname], rk_idx=rk_idx))
+            loop = lay.loops[fname]
+            if loop is not None:
+                out.append(cores.looped_core(f"cs_{d}_{f}", loop, module, a, f, lay.state[fname], rk_idx))
+            else:
+                out.append(cores.core(f"cs_{d}_{f}", lay.cores[fname], module, a, f, lay.state[fname], rk_idx=rk_idx))
     return out
 
 
 def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
-    lay = lanes_for(module, sched.layout)
+    lay = lanes_for(module, sched.layout, reroll=sched.layout == "bs" and not sched.unroll)
     nrk = len(rk_index(module)) + lay.derived
     G, MW, B = lay.group, module.block.nbytes // 4, module.block.nbytes
     dirs = directions(module, sched, nrk)
     uniform = layout.pack_lines(module.block, [f"seg.u[{j}]" for j in range(module.block.count)], "um", "c")[:-1]
+    uniform_z = layout.pack_lines(module.block, [f"(seg.u[{j}] ^ zu)" for j in range(module.block.count)], "um", "c")[
+        :-1
+    ]
     mk = multikey.kernel_parts(module, sched, P, nrk=nrk, group=G)
     smem = sched.shared_bytes(module, nrk)
     return dict(
@@ -66,6 +73,7 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
         io=block_io(module),
         lio=lane_io(module),
         counter_uniform=uniform,
+        counter_uniform_z=uniform_z,  # (the grid-stride loop's copy: recomputed per iteration, lanes.cu.j2)
         mk=mk,
         smem=smem,
         derive=lay.derive,  # set_key's derived words (host.py)

