@@ -2,7 +2,8 @@
 # The constant-time CUDA defaults of AES and ARIA (the bitsliced layout with round loops), on the GPU machine,
 # in one call: differential tests (every AES/ARIA default, the bs schedules of the GPU suite), the KAT files,
 # compute-sanitizer memcheck on the bs kernels, then the benchmark of the bs schedules beside the former
-# table defaults (AES tt, ARIA tab-shared16).  Results in $OUT (and $OUT/ct.tar.gz).
+# table defaults (AES tt, ARIA tab-shared16; CT_SCHEDS=cipher:schedule,... replaces the list).  Results in $OUT
+# (and $OUT/ct.tar.gz).
 #
 # Prebuild on the CPU machine (nvcc takes ~1 min per bitsliced library there; the device then compiles
 # nothing) and carry the cache:
@@ -35,7 +36,7 @@ s=$?; echo "memcheck exit $s"; grep -E "ERROR SUMMARY|sanitize |Error" "$OUT/san
 [ $s = 0 ] || rc=1
 echo "check stage: $(( $(date +%s) - t0 )) s, rc=$rc"
 echo "== benchmark: bs beside the former table defaults (CTR keystream, 1 GiB, verified windows)"
-SCHEDS=$(python3 -c "import sys; sys.path.insert(0, 'bench/gpu'); from prebuild import CT_BENCH, CT_TABLES; print(','.join(CT_BENCH + CT_TABLES))")
+SCHEDS=${CT_SCHEDS:-$(python3 -c "import sys; sys.path.insert(0, 'bench/gpu'); from prebuild import CT_BENCH, CT_TABLES; print(','.join(CT_BENCH + CT_TABLES))")}
 python3 bench/gpu/bench.py --out "$OUT" --schedules "$SCHEDS" --reps 4 --batches 3 --workers 16 --stage2 0 2>&1 \
   | tee "$OUT/bench-ct.log" | tail -20
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1

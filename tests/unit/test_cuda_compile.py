@@ -65,3 +65,25 @@ def test_other_placements_compile(tmp_path_factory, registry, name, sched):
     assert len(rep.kernels) == 12
     for kernel, use in rep.kernels.items():
         assert use.spill_stores == 0 and use.spill_loads == 0, f"{cu.stem} {kernel}: {vars(use)}"
+
+
+def test_shipped_library_builds(tmp_path, registry):
+    """The library `cipherspec build --target cuda` ships (nvcc -shared: device code, host stubs, host API) for a
+    lane layout (HIGHT: swar), so the host pass of nvcc sees the lane kernels' template as users get it."""
+    require_nvcc()
+    from generator.ptx.build import build
+
+    notes = build(registry, ["hight"], None, tmp_path)
+    lib = next(tmp_path.glob("libhight_cuda_*.so"))
+    assert "swar" in lib.name, notes
+    prefix = "cs_" + lib.stem.removeprefix("lib").replace("-", "_")
+    syms = _exports(lib)
+    want = {f"{prefix}_{e}" for e in ("set_key", "ctr_dev", "ctr_host", "ecb_dev", "ecb_host", "mg_ctr_host")}
+    assert want <= syms, sorted(want - syms)
+
+
+def _exports(lib) -> set[str]:
+    import subprocess
+
+    out = subprocess.run(["nm", "-D", "--defined-only", str(lib)], capture_output=True, text=True, check=True).stdout
+    return {line.split()[-1] for line in out.splitlines() if line.strip()}
