@@ -46,16 +46,16 @@ def ncu_table(path: Path) -> list[str]:
     prof = json.loads(path.read_text())
     out = [
         "",
-        f"Nsight Compute, one profile of each shipped kernel's CTR keystream launch (64 MiB; `{path.name}`, from "
+        f"Nsight Compute, one profile per cipher of the kernel named (the build's pick when it was profiled), its CTR keystream launch (64 MiB; `{path.name}`, from "
         "`bench/gpu/profile.py`; ncu fixes the SM clock, so read the percentages, not the time):",
         "",
-        "| cipher | ALU pipe | FMA pipe | LSU pipe | issue slots busy | SM throughput | IPC | registers | "
+        "| cipher | kernel | ALU pipe | FMA pipe | LSU pipe | issue slots busy | SM throughput | IPC | registers | "
         "occupancy achieved / theoretical |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, f in sorted(prof.items()):
         out.append(
-            f"| {name} | {f['alu_pct']:.1f}% | {f['fma_pct']:.1f}% | {f['lsu_pct']:.1f}% | "
+            f"| {name} | `{f.get('kernel', '')}` | {f['alu_pct']:.1f}% | {f['fma_pct']:.1f}% | {f['lsu_pct']:.1f}% | "
             f"{f['issue_active_pct']:.1f}% | {f['sm_throughput_pct']:.1f}% | {f['ipc']:.2f} | {f['registers']:.0f} | "
             f"{f['achieved_occupancy_pct']:.0f}% / {f['theoretical_occupancy_pct']:.0f}% |"
         )
@@ -91,7 +91,7 @@ def main(src: str, stem: str) -> None:
         "warp-instr/clk/SMSP, issue 1) x SMs x clock; `%roof` = ks ptx / roof.  No figure exceeded its roof.",
         "",
         "## What the build ships per cipher (the autotuner's pick, generator/ptx/tuned.json: the fastest "
-        "verified kernel that compiles with 0 spills)",
+        "verified constant-time kernel; AES and ARIA: the bitsliced layout, tables only when named)",
         "",
         "| cipher | schedule | layout | flavour | ks Gbps | xor Gbps | roof Gbps (pipe) | %roof | target | "
         "Gbps per SM·GHz |",
@@ -126,7 +126,11 @@ def main(src: str, stem: str) -> None:
         and r["ks_ptx"]["gbps"] > best[n][f"ks_{picks[n][1]}"]["gbps"]
     ]
     if faster:
-        out += ["", "Faster kernels measured but not shipped (they spill, or were not ranked for the default):", ""]
+        out += [
+            "",
+            "Faster kernels measured but not shipped (NOT constant-time: tables indexed with secret bytes; or they spill):",
+            "",
+        ]
         out += [f"- {n}: `{r['schedule']}` {r['ks_ptx']['gbps']:,.0f} Gbps" for n, r in faster]
     out += [
         "",
