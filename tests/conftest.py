@@ -26,6 +26,9 @@ def pytest_collection_modifyitems(config, items):
         if layer not in LAYERS:
             raise pytest.UsageError(f"{item.nodeid}: tests live in one of tests/{{{','.join(LAYERS)}}}/")
         item.add_marker(layer)
+    # the `slow` tests (nvcc, bitsliced builds: minutes each on an empty cache) first, so `-n 2` does not end on
+    # one worker compiling while the other idles; stable, so the order is the same in every xdist worker
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 def pytest_runtest_setup(item):
