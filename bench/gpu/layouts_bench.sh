@@ -5,12 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/cipherspec-gpu}; R=$OUT/layouts; mkdir -p "$R"
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site
-fi
-[ -d .cs-cache ] && export CIPHERSPEC_CACHE=${CIPHERSPEC_CACHE:-$PWD/.cs-cache}
-export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 CIPHERSPEC_CACHE=${CIPHERSPEC_CACHE:-/tmp/cs-cache}
+. bench/gpu/device_env.sh
 rc=0
 python3 bench/gpu/prebuild.py --layouts 2>&1 | tail -2 || rc=1
 python3 bench/gpu/bench.py --out "$R" --layouts --ciphers ${LAYOUT_CIPHERS:-hight,pipo64_128,aes128} \

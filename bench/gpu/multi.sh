@@ -8,11 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 what=${1:-all}
 OUT=${OUT:-/tmp/cipherspec-multi}; mkdir -p "$OUT"
-if [ -d .whl ]; then  # lark (and friends) are not on the device image; carried as wheels
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site
-fi
-export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 CIPHERSPEC_CACHE=${CIPHERSPEC_CACHE:-/tmp/cs-cache}
+. bench/gpu/device_env.sh
 # nothing here uses NCCL or NVLink multicast; keep the workplace's switches as they are set
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0} TORCH_SYMM_MEM_DISABLE_MULTICAST=${TORCH_SYMM_MEM_DISABLE_MULTICAST:-1}
 { nvidia-smi --query-gpu=index,name,pci.bus_id,pcie.link.gen.current,pcie.link.width.current,memory.total,driver_version \

@@ -10,7 +10,6 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 part=${1:?check or profile}
 OUT=${OUT:-/tmp/cipherspec-gpu}; R=$OUT/$part; mkdir -p "$R"
-[ -f .cs-cache.tar.xz ] && [ ! -d .cs-cache ] && tar xJf .cs-cache.tar.xz
 rc=0
 t0=$(date +%s)
 case $part in
@@ -19,12 +18,7 @@ case $part in
     OUT=$R bash bench/gpu/conformance.sh 2>&1 | tee "$R/conformance.txt" | tail -30; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
     ;;
   profile)
-    if [ -d .whl ]; then
-      python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-      export PYTHONPATH=/tmp/site
-    fi
-    [ -d .cs-cache ] && export CIPHERSPEC_CACHE=$PWD/.cs-cache
-    export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 CIPHERSPEC_CACHE=${CIPHERSPEC_CACHE:-/tmp/cs-cache}
+    . bench/gpu/device_env.sh
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total,driver_version --format=csv | tee "$R/device.txt"
     python3 bench/gpu/profile.py generator/ptx/tuned.json "$R" 2>&1 | tee "$R/profile.txt" | tail -80
     if [ -n "${SCHEDULES:-}" ]; then

@@ -9,12 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 what=${1:-all}
 OUT=${OUT:-/tmp/cipherspec-gpu}; mkdir -p "$OUT"
-if [ -d .whl ]; then  # lark is not on the device image; carried as a wheel
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site
-fi
-[ -d .cs-cache ] && export CIPHERSPEC_CACHE=${CIPHERSPEC_CACHE:-$PWD/.cs-cache}  # prebuilt libraries, carried
-export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 CIPHERSPEC_CACHE=${CIPHERSPEC_CACHE:-/tmp/cs-cache}
+. bench/gpu/device_env.sh
 export CIPHERSPEC_REQUIRE_GPU=1   # on the GPU machine a GPU test that skips is a failure
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total,driver_version --format=csv | tee "$OUT/device.txt"
 nvcc --version | tail -1 | tee -a "$OUT/device.txt"

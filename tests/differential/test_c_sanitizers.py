@@ -63,8 +63,9 @@ def _sanitizer_works() -> bool:
 # every cipher's shipped library but AES/ARIA-192/256 (their aesni libraries take the longest ASan builds;
 # valgrind memcheck runs every default in test_c_constant_time.py); the scalar schedule
 # for one cipher per family and block shape (ci_scope.representatives; every one with CIPHERSPEC_FULL_MATRIX=1)
-SAN_CASES = [(n, "default") for n in NAMES if n in representatives(NAMES) or not shipped_registry().module(n).tables]
-SAN_CASES += [(n, "scalar") for n in representatives(NAMES)]
+REPRESENTATIVES = representatives(NAMES)
+SAN_CASES = [(n, "default") for n in NAMES if n in REPRESENTATIVES or not shipped_registry().module(n).tables]
+SAN_CASES += [(n, "scalar") for n in REPRESENTATIVES]
 
 
 @pytest.mark.parametrize("name,layout", SAN_CASES)

@@ -25,8 +25,9 @@ NAMES = shipped_registry().names()
 # one cipher per family and block shape in CI (tests/support/ci_scope.py), every cipher with CIPHERSPEC_FULL_MATRIX=1
 # every table cipher's other key sizes (AES-192/256, ARIA-192/256: the same bitsliced layout, 1-2 min of nvcc each
 # on an empty cache) only with CIPHERSPEC_FULL_MATRIX=1; the device run builds them all (bench/gpu/ct_bench.sh)
-SM90 = [n for n in NAMES if n in representatives(NAMES) or not shipped_registry().module(n).tables]
-CELLS = [(n, "sm_90") for n in SM90] + [(n, "sm_80") for n in representatives(NAMES)]
+REPRESENTATIVES = representatives(NAMES)
+SM90 = [n for n in NAMES if n in REPRESENTATIVES or not shipped_registry().module(n).tables]
+CELLS = [(n, "sm_90") for n in SM90] + [(n, "sm_80") for n in REPRESENTATIVES]
 # a few non-default placements are compiled too (sm_90 only), so every accessor path meets ptxas in CI
 EXTRA = [
     ("aes128", "rk-shared_tab-const"),

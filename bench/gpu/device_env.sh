@@ -1,0 +1,10 @@
+# Sourced by the bench/gpu/*.sh scripts on the GPU machine (from the repository root): the carried lark wheel
+# (not on the device image) into /tmp/site, prebuilt libraries from a carried .cs-cache (or .cs-cache.tar.xz,
+# unpacked once), this checkout on PYTHONPATH.       . bench/gpu/device_env.sh
+if [ -d .whl ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site
+fi
+[ -f .cs-cache.tar.xz ] && [ ! -d .cs-cache ] && tar xJf .cs-cache.tar.xz
+[ -d .cs-cache ] && export CIPHERSPEC_CACHE=${CIPHERSPEC_CACHE:-$PWD/.cs-cache}  # prebuilt libraries, carried
+export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 CIPHERSPEC_CACHE=${CIPHERSPEC_CACHE:-/tmp/cs-cache}
