@@ -22,23 +22,18 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .errors import UsageError
+from .drbg_limits import MAX_BITS_PER_REQUEST, MAX_INPUT_BITS, MAX_RESEED_INTERVAL, BulkRequest, DrbgError, new_drbg
 from .modes import counter_blocks, ctr_next_iv
 
-MAX_BITS_PER_REQUEST = 1 << 19
-MAX_RESEED_INTERVAL = 1 << 48
-MAX_INPUT_BITS = 1 << 35
-
-
-class DrbgError(UsageError):
-    """A request the standard forbids (a limit, a missing reseed): refused, no output."""
-
-
-def new_drbg(cipher, **kwargs):
-    """The target's own DRBG when it has one (the C library's), else this module's over its block function."""
-    if hasattr(cipher, "make_drbg"):
-        return cipher.make_drbg(**kwargs)
-    return CtrDrbg(cipher, **kwargs)
+__all__ = [
+    "MAX_BITS_PER_REQUEST",
+    "MAX_INPUT_BITS",
+    "MAX_RESEED_INTERVAL",
+    "BulkRequest",
+    "CtrDrbg",
+    "DrbgError",
+    "new_drbg",
+]
 
 
 class CtrDrbg:
@@ -222,15 +217,3 @@ class CtrDrbg:
         if hasattr(self.cipher, "keystream_multi"):
             return self.cipher.keystream_multi(plan)
         return b"".join(self._keystream(r.key, r.v, r.nblocks)[0][: r.nbytes] for r in plan)
-
-
-class BulkRequest:
-    """One generate request of a bulk run: its output is E(key, v+1 .. v+nblocks), first nbytes of it."""
-
-    __slots__ = ("key", "v", "nblocks", "nbytes")
-
-    def __init__(self, key: bytes, v: bytes, nblocks: int, nbytes: int):
-        self.key, self.v, self.nblocks, self.nbytes = key, v, nblocks, nbytes
-
-    def __repr__(self) -> str:
-        return f"BulkRequest(key={self.key.hex()[:8]}.., v={self.v.hex()[:8]}.., nblocks={self.nblocks})"

@@ -127,7 +127,7 @@ def cmd_crypt(args, out, direction: str) -> int:
 def cmd_drbg(args, out) -> int:
     """CTR_DRBG output: instantiate once, then as many <= 2^19-bit requests as --bytes needs, each
     written as soon as it is generated (memory: one request)."""
-    from cipherspec.drbg import MAX_BITS_PER_REQUEST, MAX_RESEED_INTERVAL, new_drbg
+    from cipherspec.drbg_limits import MAX_BITS_PER_REQUEST, MAX_RESEED_INTERVAL, new_drbg
 
     from .quickload import load_cipher
 

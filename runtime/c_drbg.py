@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ctypes
 
-from cipherspec.drbg import MAX_BITS_PER_REQUEST, MAX_RESEED_INTERVAL, BulkRequest, DrbgError
+from cipherspec.drbg_limits import MAX_BITS_PER_REQUEST, MAX_RESEED_INTERVAL, BulkRequest, DrbgError
 
 from .c_abi import ERR_DRBG_LIMIT, ERR_DRBG_STATE, ERR_NULL, ERR_RESEED_REQUIRED
 

@@ -54,3 +54,17 @@ def test_a_known_library_starts_without_the_compiler():
 def test_the_report_sees_the_compiler():
     modules, out = imported("encrypt", "lea128", "--mode", "ctr", "--key", KEY, "--iv", IV, "--target", "ref")
     assert out == b"" and {"numpy", "lark", "cipherspec.parse", "cipherspec.registry"} <= set(heavy(modules))
+
+
+def test_drbg_starts_without_the_compiler(tmp_path):
+    """`cipherspec drbg` on the C target: the library's own CTR_DRBG through ctypes, no numpy (the limits and
+    the choice of implementation live in cipherspec.drbg_limits)."""
+    load_cipher([], "lea128")
+    entropy = tmp_path / "entropy"
+    entropy.write_bytes(bytes(range(32)))
+    args = ("drbg", "lea128", "--entropy-file", str(entropy), "--nonce", "00" * 8, "--bytes", "100", "--hex")
+    modules, out = imported(*args)
+    assert "runtime.c_drbg" in modules, "the C library's DRBG did not run"
+    assert heavy(modules) == [], f"cipherspec drbg imported {heavy(modules)}"
+    _, reference = imported(*args, "--target", "ref")  # the Python DRBG over the interpreter
+    assert len(out.strip()) == 200 and out == reference
