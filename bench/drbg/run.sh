@@ -5,11 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/cipherspec-drbg}; mkdir -p "$OUT"
-if [ -d .whl ]; then  # lark, jinja2, rich are not on the device image; carried as wheels
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site
-fi
-export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 CIPHERSPEC_CACHE=${CIPHERSPEC_CACHE:-/tmp/cs-cache}
+. bench/gpu/device_env.sh   # the carried wheels, a carried or kept build cache, PYTHONPATH
 export CIPHERSPEC_REQUIRE_GPU=1   # on the GPU machine a GPU test that skips is a failure
 { nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total,driver_version --format=csv; nvcc --version | tail -1;
   grep -m1 "model name" /proc/cpuinfo; cc --version | head -1; } | tee "$OUT/device.txt"
