@@ -19,16 +19,23 @@ from cipherspec.drbg import BulkRequest  # noqa: E402
 from cipherspec.registry import Registry  # noqa: E402
 from generator.ptx import BACKEND as CUDA_BACKEND  # noqa: E402
 
-PLACEMENTS = [("aes128", f"rk-const_tab-{t}") for t in ("const", "global", "shared", "shared4", "shared32")] + [
-    ("aes128", "rk-shared_tab-shared8_ilp2"),
-    ("aria128", "rk-shared_tab-shared32"),
-    ("lea128", "rk-const"),
-    ("lea128", "rk-shared"),
-    ("cham64_128", "rk-reg"),
-    ("cham128_128", "rk-shared_t1024"),
-    ("hight", "rk-const"),
-    ("pipo64_128", "rk-shared_t32_ilp3"),
-]
+# every cipher family's shipped default (None: what `cipherspec build` picks; AES/ARIA: the bitsliced round
+# loops), then the opt-in table placements
+DEFAULTS = [(n, None) for n in ("aes128", "aria128", "lea128", "cham64_128", "cham128_128", "hight", "pipo64_128")]
+PLACEMENTS = (
+    DEFAULTS
+    + [("aes128", f"rk-const_tab-{t}") for t in ("const", "global", "shared", "shared4", "shared32")]
+    + [
+        ("aes128", "rk-shared_tab-shared8_ilp2"),
+        ("aria128", "rk-shared_tab-shared32"),
+        ("lea128", "rk-const"),
+        ("lea128", "rk-shared"),
+        ("cham64_128", "rk-reg"),
+        ("cham128_128", "rk-shared_t1024"),
+        ("hight", "rk-const"),
+        ("pipo64_128", "rk-shared_t32_ilp3"),
+    ]
+)
 # the lane layouts (`sanitize.py layouts`): byte-packed and bitsliced, rk in the constant bank and in shared memory
 LANES = [
     ("hight", "swar_t64_ilp2_rk-shared"),
