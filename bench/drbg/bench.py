@@ -5,8 +5,8 @@
 CPU: P_drbg_generate in a C loop of 2^19-bit (65536-byte) requests, one thread, over the generated C
 library (`cipherspec build --target c` sources, default schedule, cc -O3 -march=native), no additional input.
 GPU: the same DRBG state; the host chain P_drbg_plan (each request's Key, V: 2-3 block encryptions per
-request, one thread) + P_ctr_multi_dev (host key schedule per request, one copy of the round-key table,
-one launch), timed on the wall clock until the kernel is done: "device" = output left in GPU memory;
+request, one thread) + P_ctr_multi_dev (keys, descriptors and CTA map in one copy, every request's key schedule in one device launch,
+then the keystream launch), timed on the wall clock until the kernel is done: "device" = output left in GPU memory;
 "+D2H" = also copied into page-locked host memory.  Both start from identical states; every size's GPU
 output is checked against the CPU output (SHA-256).  Writes DIR/drbg.json.
 """

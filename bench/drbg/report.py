@@ -71,7 +71,7 @@ def main() -> None:
         "- **CPU**: the generated C library's `P_drbg_generate` (default C schedule, `cc -O3 -march=native`) in a C "
         "loop (bench/drbg/loop.c); median of 5 runs (1, 16 MiB) or 1 run (128 MiB, 1 GiB).",
         "- **GPU**: the same DRBG state; the host chain `P_drbg_plan` (C, one thread: each request's Key and V) + "
-        "`P_ctr_multi_dev` (host key schedule per request, one H2D copy of the round-key table, one launch); "
+        "`P_ctr_multi_dev` (keys, descriptors and CTA map in one H2D copy; every request's key schedule in one device launch, one thread each; then the keystream launch); "
         "wall clock from the plan's start to the kernel's end. **device-resident** = the output stays in GPU "
         "memory; **+D2H** = also copied to page-locked host memory.  Median of 5 (3 at 1 GiB) runs.",
         "- Every size's GPU bytes equal the CPU bytes (SHA-256 of the whole output, first 12 hex digits shown).",

@@ -20,8 +20,9 @@ int aria192_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk);
 #define CS_ROTL64(x, k) ((uint64_t)(((x) << (k)) | ((x) >> (64 - (k)))))
 
 /* ---- words <-> bytes ---- */
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
-/* GCC/Clang: one unaligned load (memcpy) and a byte swap where the order differs from the host's */
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && defined(__BYTE_ORDER__) && (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+/* GCC/Clang: one unaligned load (memcpy) and a byte swap where the order differs from the host's (not in CUDA
+   device code, which has no __builtin_bswap: the CUDA library's key schedule also runs there) */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define CS_LE16(v) (v)
 #define CS_LE32(v) (v)
@@ -84,9 +85,9 @@ static inline void cs_store64be(uint8_t *p, uint64_t v) { cs_store32be(p, (uint3
 #define CS_M_NOT(a) (~(a))
 #define CS_M_SPLAT(c) ((uint64_t)(c))
 #define CS_M_BIT(x, b) ((uint64_t)0 - (uint64_t)(((x) >> (b)) & 1u))  /* bit b of a byte as a 0/all-ones mask */
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__)
 #define CS_NOINLINE __attribute__((noinline))
-#else
+#else  /* (CUDA device code: inlined, since a call would pass the circuit's arrays through local memory) */
 #define CS_NOINLINE
 #endif
 

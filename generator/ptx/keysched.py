@@ -1,5 +1,9 @@
-"""The CUDA library's host key schedule: the C that set_key runs, in the .cu's host section (compiled by nvcc's
-host compiler as C++17 at -O3, so the library stays one self-contained .cu).
+"""The CUDA library's key schedule: the C that set_key runs on the host, in the .cu's host section (compiled by
+nvcc's host compiler as C++17 at -O3, so the library stays one self-contained .cu) -- and, the same functions
+compiled for the device too (``CS_HD``: __host__ __device__), what the multi-key kernel's key-schedule launch
+runs, one thread per request (host.cu.j2's P_key_schedule_multi: CTR_DRBG bulk output needs thousands of
+key schedules per GiB, and a host loop over them plus copying every request's round keys cost more than the
+keystream itself).
 
 It is the C backend's scalar key schedule (generator/c/keysched.py: one code path for the C, NEON and CUDA
 libraries) on the CUDA-prepared module, with S-box lookups as Boolean circuits on 0/all-ones masks, so no
@@ -17,12 +21,18 @@ lane work moved into set_key) follow in P_expand_key, printed by the same IR-to-
     sec.entry   what set_key calls: "cs_lea128_..._key_schedule" (or "..._expand_key")
     sec.words   the u32 round-key words it writes (the key schedule's, then the derived ones)
 
+Every function of the section is host+device (``host_device``):
+
+    before: static inline uint32_t cs_load32le(const uint8_t *p) { ... }
+    after:  CS_HD static inline uint32_t cs_load32le(const uint8_t *p) { ... }
+
 ``ct=False`` writes the same functions with table lookups: only the tests use it, to show that the
 constant-time check (tests/differential/test_cuda_constant_time.py) catches a key-indexed lookup.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from cipherspec.ir import Function, Module
@@ -53,19 +63,31 @@ def key_section(module: Module, P: str, derive: Function | None = None, ct: bool
     index = rk_index(module)
     lines = key_schedule_lines(module, prep, ct, store=lambda name: f"rk[{index[name]}]")
     return KeySection(
-        render(
-            "ptx/key.cu.j2",
-            P=P,
-            note=CT_NOTE if ct else TABLE_NOTE,
-            words=fragment("words.c"),
-            support=lookup_support(lookup_tables(prep, ["key_schedule"]), ct),
-            lines=lines,
-            derived=_derive_lines(derive, index) if derive is not None else None,
-            nrk=len(index),
+        host_device(
+            render(
+                "ptx/key.cu.j2",
+                P=P,
+                note=CT_NOTE if ct else TABLE_NOTE,
+                words=fragment("words.c"),
+                support=lookup_support(lookup_tables(prep, ["key_schedule"]), ct),
+                lines=lines,
+                derived=_derive_lines(derive, index) if derive is not None else None,
+                nrk=len(index),
+            )
         ),
         f"{P}_expand_key" if derive is not None else f"{P}_key_schedule",
         len(index) + (len(derive.outputs) if derive is not None else 0),
     )
+
+
+_FUNCTION = re.compile(r"^static (?=[^=;]*\()", re.M)  # a function definition at column 0 (not a table)
+
+
+def host_device(text: str) -> str:
+    """Marks every function the section defines ``CS_HD`` (host and device; the section defines CS_HD empty
+    where it is compiled without nvcc).  A table (``static const T name[] = {...}``) stays host-only: only the
+    tests' ct=False section has one, and it is never compiled for the device."""
+    return _FUNCTION.sub("CS_HD static ", text)
 
 
 def _derive_lines(derive: Function, index: dict[str, int]) -> list[str]:

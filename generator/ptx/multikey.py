@@ -1,10 +1,11 @@
 """The multi-key CTR kernel (round keys "rk-table"): one launch makes many requests' keystreams, each
 with its own key and counter -- CTR_DRBG bulk output (cipherspec.drbg.plan_bulk, the C P_drbg_plan).
 
-    host:   keys[r], vs[r], lens[r]  ->  round-key table rks[r][NRK] (the host key schedule),
-            descriptors q[r] = {ctr = V_r + 1 (big-endian 32-bit limbs), nblocks, cta0, first},
-            cta_req[c] = the request CTA c works on
-    device: CTA c -> request r = cta_req[c], blocks [(c - cta0) * ch, +ch) of it; the CTA stages
+    host:   vs[r], lens[r]  ->  descriptors q[r] = {ctr = V_r + 1 (big-endian 32-bit limbs), nblocks, cta0,
+            first}, cta_req[c] = the request CTA c works on; keys[r], q and cta_req in one copy
+    device: P_key_schedule_multi: thread r expands keys[r] into the round-key table rks[r][NRK] (the
+            library's constant-time key schedule, keysched.py, compiled for the device too);
+            CTA c -> request r = cta_req[c], blocks [(c - cta0) * ch, +ch) of it; the CTA stages
             rks[r] into shared memory (one barrier), then block j of r = E(rk_r, V_r + 1 + j) with full
             big-endian carry over the whole block, written at output block first_r + j.
 
@@ -25,6 +26,7 @@ from .prologue import table_fills
 
 MAX_REQ_BLOCKS = 1 << 31
 MAX_THREADS = 256
+KEY_SCHEDULE_THREADS = 128  # threads per CTA of P_key_schedule_multi (one request each)
 
 
 def helpers_c(P: str, B: int) -> str:
@@ -129,4 +131,5 @@ def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = 
         "max_blocks": MAX_REQ_BLOCKS,
         "T": T,
         "tile": T * sched.ilp * group,  # blocks one CTA makes per loop trip
+        "ks_threads": KEY_SCHEDULE_THREADS,
     }

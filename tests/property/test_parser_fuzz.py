@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from ci_scope import full_matrix
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from paths import TOY_SPEC
@@ -71,7 +72,11 @@ def test_random_token_soup(text):
     _front_end(text)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150 if full_matrix() else 60,  # each lowers a spec: 0.3 s apiece on CI's 2 cores
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(name=st.sampled_from(sorted(SPECS)), data=st.data())
 def test_mutated_specs(small_limits, name, data):
     text = SPECS[name]

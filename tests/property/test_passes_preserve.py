@@ -99,12 +99,19 @@ def _backend_pass_lists(registry, name):
 
 
 def test_backends_run_the_passes_they_declare(registry):
-    """The passes a backend declares are what its prepare() applies (the dump and these tests see them)."""
+    """The passes a backend declares are what its prepare() applies (the dump and these tests see them): once
+    per distinct pass list (schedules that declare the same passes, parameters included, prepare alike)."""
     for name in ("aes128", "aria128", "lea128"):
         module = registry.module(name)
+        seen = set()
         for b in BACKENDS.values():
             for s in b.schedules(module):
-                want = run_passes(module, b.passes(module, s))
+                passes = b.passes(module, s)
+                key = (b.name, tuple(repr(p) for p in passes))
+                if key in seen:
+                    continue
+                seen.add(key)
+                want = run_passes(module, passes)
                 got = b.prepare(module, s)
                 assert got.tables == want.tables
                 assert all(got.functions[f].ops == want.functions[f].ops for f in want.functions), (b.name, name)

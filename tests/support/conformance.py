@@ -108,7 +108,7 @@ def cuda_check(reg: Registry, name: str) -> None:
         cu.write_text(src.cu)
         (Path(d) / f"{src.name}.h").write_text(src.h)
         rep = nvcc.compile_cubin(cu, "sm_90")
-    dirty = {k: vars(u) for k, u in rep.kernels.items() if not clean_enough(src.name, u)}  # (tools.py)
+    dirty = {k: vars(u) for k, u in rep.kernels.items() if not clean_enough(src.name, u, k)}  # (tools.py)
     if not rep.kernels or dirty:
         raise AssertionError(f"{name} on cuda: spills or local memory: {dirty}")
     ref = RefCipher(module)  # the split module (split_u64): its round keys are the kernels' 32-bit words

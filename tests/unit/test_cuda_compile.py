@@ -10,9 +10,9 @@ tests skip, unless CIPHERSPEC_REQUIRE_TOOLS=1, where they fail.  Results are cac
 from __future__ import annotations
 
 import pytest
-from ci_scope import representatives
+from ci_scope import full_matrix, representatives
 from shipped import shipped_registry
-from tools import clean_enough, require_nvcc
+from tools import clean_enough, is_key_schedule_ok, require_nvcc
 
 from generator.ptx.build import schedule_for
 from generator.ptx.source import generate
@@ -25,19 +25,24 @@ NAMES = shipped_registry().names()
 # one cipher per family and block shape in CI (tests/support/ci_scope.py), every cipher with CIPHERSPEC_FULL_MATRIX=1
 # every table cipher's other key sizes (AES-192/256, ARIA-192/256: the same bitsliced layout, 1-2 min of nvcc each
 # on an empty cache) only with CIPHERSPEC_FULL_MATRIX=1; the device run builds them all (bench/gpu/ct_bench.sh)
+# sm_80 in CI: one table cipher (their bitsliced defaults share the round-loop code; ARIA's sm_80 compile is the
+# suite's slowest test, 2+ min) beside every other representative
 REPRESENTATIVES = representatives(NAMES)
 SM90 = [n for n in NAMES if n in REPRESENTATIVES or not shipped_registry().module(n).tables]
-CELLS = [(n, "sm_90") for n in SM90] + [(n, "sm_80") for n in REPRESENTATIVES]
-# a few non-default placements are compiled too (sm_90 only), so every accessor path meets ptxas in CI
+_TABLE_REPS = [n for n in REPRESENTATIVES if shipped_registry().module(n).tables]
+SM80 = [n for n in REPRESENTATIVES if n not in _TABLE_REPS[1:] or full_matrix()]
+CELLS = [(n, "sm_90") for n in SM90] + [(n, "sm_80") for n in SM80]
+# a few non-default placements are compiled too (sm_90 only), so every accessor path meets ptxas in CI: table
+# accessors (const, global), round keys in registers and in shared memory, ILP, the bitsliced lanes with round
+# keys in shared memory (the defaults cover rk-const, swar lanes and the bitsliced round loops); HIGHT's
+# rk-shared and swar_t64 only with CIPHERSPEC_FULL_MATRIX=1 (the same accessors as CHAM's and HIGHT's default)
 EXTRA = [
     ("aes128", "rk-shared_tab-const"),
     ("aria128", "rk-const_tab-global_ilp2"),
     ("cham128_128", "rk-reg_t1024"),
     ("cham64_128", "rk-shared_t64_ilp2_nohoist"),
-    ("hight", "rk-shared_ilp2"),
-    ("hight", "swar_t64"),
     ("pipo64_128", "bs_t64"),
-]  # the lane layouts (lanes.py)
+] + ([("hight", "rk-shared_ilp2"), ("hight", "swar_t64")] if full_matrix() else [])
 
 
 def _source(tmp_path_factory, registry, name, sched_text):
@@ -55,9 +60,13 @@ def test_default_schedule_compiles_clean(tmp_path_factory, registry, name, arch)
     require_nvcc()
     cu = _source(tmp_path_factory, registry, name, None)
     rep = nvcc.compile_cubin(cu, arch)
-    assert len(rep.kernels) == 12, rep.text[-2000:]  # ecb enc/dec, ctr keystream/xor, ctr tail, multi-key; two flavours
+    assert len(rep.kernels) == 13, rep.text[
+        -2000:
+    ]  # ecb enc/dec, ctr keystream/xor, ctr tail, multi-key (two flavours); key schedule
     for kernel, use in rep.kernels.items():
-        assert clean_enough(cu.stem, use), f"{cu.stem} {arch} {kernel}: {vars(use)}"  # (tools.BITSLICED_SPILL_BUDGET)
+        assert clean_enough(cu.stem, use, kernel), (
+            f"{cu.stem} {arch} {kernel}: {vars(use)}"
+        )  # (tools.BITSLICED_SPILL_BUDGET)
         assert use.registers <= 255
 
 
@@ -66,9 +75,10 @@ def test_other_placements_compile(tmp_path_factory, registry, name, sched):
     require_nvcc()
     cu = _source(tmp_path_factory, registry, name, sched)
     rep = nvcc.compile_cubin(cu, "sm_90")
-    assert len(rep.kernels) == 12
+    assert len(rep.kernels) == 13
     for kernel, use in rep.kernels.items():
-        assert use.spill_stores == 0 and use.spill_loads == 0, f"{cu.stem} {kernel}: {vars(use)}"
+        no_spills = use.spill_stores == 0 and use.spill_loads == 0
+        assert no_spills or is_key_schedule_ok(cu.stem, use, kernel), f"{cu.stem} {kernel}: {vars(use)}"
 
 
 def test_shipped_library_builds(tmp_path, registry):

@@ -20,8 +20,9 @@
 #define CS_ROTL64(x, k) ((uint64_t)(((x) << (k)) | ((x) >> (64 - (k)))))
 
 /* ---- words <-> bytes ---- */
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
-/* GCC/Clang: one unaligned load (memcpy) and a byte swap where the order differs from the host's */
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && defined(__BYTE_ORDER__) && (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+/* GCC/Clang: one unaligned load (memcpy) and a byte swap where the order differs from the host's (not in CUDA
+   device code, which has no __builtin_bswap: the CUDA library's key schedule also runs there) */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define CS_LE16(v) (v)
 #define CS_LE32(v) (v)
@@ -204,9 +205,9 @@ static void cs_bs_store(uint8_t *out, cs_p *s)
 }
 
 /* ---- S-boxes as circuits (out of line: the cores call them once per lookup) ---- */
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__)
 #define CS_NOINLINE __attribute__((noinline))
-#else
+#else  /* (CUDA device code: inlined, since a call would pass the circuit's arrays through local memory) */
 #define CS_NOINLINE
 #endif
 

@@ -1,5 +1,5 @@
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__)
 #define CS_NOINLINE __attribute__((noinline))
-#else
+#else  /* (CUDA device code: inlined, since a call would pass the circuit's arrays through local memory) */
 #define CS_NOINLINE
 #endif
