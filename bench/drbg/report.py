@@ -92,8 +92,13 @@ def main() -> None:
         "Notes:",
         "- At 1 MiB (16 requests) the GPU path is launch/copy latency (~0.15-0.3 ms), not throughput.",
         "- The host side grows with the request count: `P_drbg_plan` (2-3 block encryptions + a key schedule per "
-        "request) and the per-request host key schedule for the table.  ARIA's host chain is the slowest "
-        "(plan 16 ms per GiB) and its GPU figure falls from 16 MiB to 1 GiB.",
+        "request, on one CPU thread) is what bounds AES and ARIA at 1 GiB (plan 27 / 66 ms of the 32 / 73 ms): the "
+        "C library's constant-time key schedule (S-boxes as circuits, one byte at a time) is the slow part.  The "
+        "keys themselves are expanded on the GPU (`P_key_schedule_multi`, one thread per request).  Before that "
+        "(the previous run, 2026-11-23, same device) the CUDA library expanded every request's key on the host "
+        "and copied the round keys over (bitsliced AES: 6 KiB per request, 104 MB per GiB): AES 9.0, ARIA 2.8, "
+        "LEA 128, HIGHT 29, CHAM 126 GB/s at 1 GiB; the table-based kernels before the constant-time defaults "
+        "ran AES at 52 and ARIA at 24 GB/s (not constant-time).",
         "- Tests on the same device: tests/differential/test_cuda_drbg_gpu.py (bulk == CPU bit for bit: Python "
         "DRBG over the C library, and the C DRBG's generate vs its plan + the GPU, ~3 MiB per cipher, reseeds "
         "every 17 requests, a partial last request, both flavours, counters across the whole-block wrap, "
