@@ -246,24 +246,30 @@ static void cs_ksbox_S(const uint64_t x[8], uint64_t y[8])
     y[7] = p141;
 }
 
-/* S[v] without a memory access that depends on v: the circuit on the 8 index bits of v as masks
-   (output bits the table never varies are the constant 0) */
-static uint8_t cs_ct_S(uint8_t v)
+/* S[v[i]] for i < n (n <= 64) without a memory access that depends on v: the circuit run once on
+   the index bits as masks, lookup i in bit i of every mask (n is public); output bits the table never varies
+   are the constant 0 */
+static void cs_ctn_S(const uint8_t *v, uint8_t *r, int n)
 {
     uint64_t x[8], y[8];
-    uint32_t r = 0u;
-    int b;
-    for (b = 0; b < 8; b++) x[b] = CS_M_BIT(v, b);
+    int b, i;
+    for (b = 0; b < 8; b++) {
+        x[b] = 0;
+        for (i = 0; i < n; i++) x[b] |= (uint64_t)((v[i] >> b) & 1u) << i;
+    }
     cs_ksbox_S(x, y);
-    r |= (uint32_t)(y[0] & 1u) << 0;
-    r |= (uint32_t)(y[1] & 1u) << 1;
-    r |= (uint32_t)(y[2] & 1u) << 2;
-    r |= (uint32_t)(y[3] & 1u) << 3;
-    r |= (uint32_t)(y[4] & 1u) << 4;
-    r |= (uint32_t)(y[5] & 1u) << 5;
-    r |= (uint32_t)(y[6] & 1u) << 6;
-    r |= (uint32_t)(y[7] & 1u) << 7;
-    return (uint8_t)r;
+    for (i = 0; i < n; i++) {
+        uint32_t o = 0u;
+        o |= (uint32_t)((y[0] >> i) & 1u) << 0;
+        o |= (uint32_t)((y[1] >> i) & 1u) << 1;
+        o |= (uint32_t)((y[2] >> i) & 1u) << 2;
+        o |= (uint32_t)((y[3] >> i) & 1u) << 3;
+        o |= (uint32_t)((y[4] >> i) & 1u) << 4;
+        o |= (uint32_t)((y[5] >> i) & 1u) << 5;
+        o |= (uint32_t)((y[6] >> i) & 1u) << 6;
+        o |= (uint32_t)((y[7] >> i) & 1u) << 7;
+        r[i] = (uint8_t)o;
+    }
 }
 
 int aes128_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
@@ -302,11 +308,23 @@ int aes128_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v13 = k13;                             /* aes.cs:48:3 key_schedule */
     const uint8_t v14 = k14;                             /* aes.cs:48:3 key_schedule */
     const uint8_t v15 = k15;                             /* aes.cs:48:3 key_schedule */
-    const uint8_t v16 = cs_ct_S(v13);                    /* aes.cs:44:36 key_schedule>SubWord r4 */
-    const uint8_t v17 = cs_ct_S(v14);                    /* aes.cs:44:36 key_schedule>SubWord r4 */
-    const uint8_t v18 = cs_ct_S(v15);                    /* aes.cs:44:36 key_schedule>SubWord r4 */
-    const uint8_t v19 = cs_ct_S(v12);                    /* aes.cs:44:36 key_schedule>SubWord r4 */
     const uint8_t v20 = 0x1u;                            /* aes.cs:56:11 key_schedule r4 */
+    const uint8_t v42 = 0x2u;                            /* aes.cs:56:11 key_schedule r8 */
+    const uint8_t v64 = 0x4u;                            /* aes.cs:56:11 key_schedule r12 */
+    const uint8_t v86 = 0x8u;                            /* aes.cs:56:11 key_schedule r16 */
+    const uint8_t v108 = 0x10u;                          /* aes.cs:56:11 key_schedule r20 */
+    const uint8_t v130 = 0x20u;                          /* aes.cs:56:11 key_schedule r24 */
+    const uint8_t v152 = 0x40u;                          /* aes.cs:56:11 key_schedule r28 */
+    const uint8_t v174 = 0x80u;                          /* aes.cs:56:11 key_schedule r32 */
+    const uint8_t v196 = 0x1bu;                          /* aes.cs:56:11 key_schedule r36 */
+    const uint8_t v218 = 0x36u;                          /* aes.cs:56:11 key_schedule r40 */
+    uint8_t b16_in[4] = {(uint8_t)v13, (uint8_t)v14, (uint8_t)v15, (uint8_t)v12};  /* 4 lookups of S, one circuit run */
+    uint8_t b16_out[4];
+    cs_ctn_S(b16_in, b16_out, 4);
+    const uint8_t v16 = b16_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r4 */
+    const uint8_t v17 = b16_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r4 */
+    const uint8_t v18 = b16_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r4 */
+    const uint8_t v19 = b16_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r4 */
     const uint8_t v21 = (uint8_t)(v0 ^ v16);             /* aes.cs:61:31 key_schedule r4 */
     const uint8_t v22 = (uint8_t)(v21 ^ v20);            /* aes.cs:61:31 key_schedule r4 */
     const uint8_t v23 = (uint8_t)(v1 ^ v17);             /* aes.cs:61:31 key_schedule r4 */
@@ -324,11 +342,13 @@ int aes128_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v35 = (uint8_t)(v13 ^ v31);            /* aes.cs:61:31 key_schedule r7 */
     const uint8_t v36 = (uint8_t)(v14 ^ v32);            /* aes.cs:61:31 key_schedule r7 */
     const uint8_t v37 = (uint8_t)(v15 ^ v33);            /* aes.cs:61:31 key_schedule r7 */
-    const uint8_t v38 = cs_ct_S(v35);                    /* aes.cs:44:36 key_schedule>SubWord r8 */
-    const uint8_t v39 = cs_ct_S(v36);                    /* aes.cs:44:36 key_schedule>SubWord r8 */
-    const uint8_t v40 = cs_ct_S(v37);                    /* aes.cs:44:36 key_schedule>SubWord r8 */
-    const uint8_t v41 = cs_ct_S(v34);                    /* aes.cs:44:36 key_schedule>SubWord r8 */
-    const uint8_t v42 = 0x2u;                            /* aes.cs:56:11 key_schedule r8 */
+    uint8_t b38_in[4] = {(uint8_t)v35, (uint8_t)v36, (uint8_t)v37, (uint8_t)v34};  /* 4 lookups of S, one circuit run */
+    uint8_t b38_out[4];
+    cs_ctn_S(b38_in, b38_out, 4);
+    const uint8_t v38 = b38_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v39 = b38_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v40 = b38_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v41 = b38_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
     const uint8_t v43 = (uint8_t)(v22 ^ v38);            /* aes.cs:61:31 key_schedule r8 */
     const uint8_t v44 = (uint8_t)(v43 ^ v42);            /* aes.cs:61:31 key_schedule r8 */
     const uint8_t v45 = (uint8_t)(v23 ^ v39);            /* aes.cs:61:31 key_schedule r8 */
@@ -346,11 +366,13 @@ int aes128_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v57 = (uint8_t)(v35 ^ v53);            /* aes.cs:61:31 key_schedule r11 */
     const uint8_t v58 = (uint8_t)(v36 ^ v54);            /* aes.cs:61:31 key_schedule r11 */
     const uint8_t v59 = (uint8_t)(v37 ^ v55);            /* aes.cs:61:31 key_schedule r11 */
-    const uint8_t v60 = cs_ct_S(v57);                    /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v61 = cs_ct_S(v58);                    /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v62 = cs_ct_S(v59);                    /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v63 = cs_ct_S(v56);                    /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v64 = 0x4u;                            /* aes.cs:56:11 key_schedule r12 */
+    uint8_t b60_in[4] = {(uint8_t)v57, (uint8_t)v58, (uint8_t)v59, (uint8_t)v56};  /* 4 lookups of S, one circuit run */
+    uint8_t b60_out[4];
+    cs_ctn_S(b60_in, b60_out, 4);
+    const uint8_t v60 = b60_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v61 = b60_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v62 = b60_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v63 = b60_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
     const uint8_t v65 = (uint8_t)(v44 ^ v60);            /* aes.cs:61:31 key_schedule r12 */
     const uint8_t v66 = (uint8_t)(v65 ^ v64);            /* aes.cs:61:31 key_schedule r12 */
     const uint8_t v67 = (uint8_t)(v45 ^ v61);            /* aes.cs:61:31 key_schedule r12 */
@@ -368,11 +390,13 @@ int aes128_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v79 = (uint8_t)(v57 ^ v75);            /* aes.cs:61:31 key_schedule r15 */
     const uint8_t v80 = (uint8_t)(v58 ^ v76);            /* aes.cs:61:31 key_schedule r15 */
     const uint8_t v81 = (uint8_t)(v59 ^ v77);            /* aes.cs:61:31 key_schedule r15 */
-    const uint8_t v82 = cs_ct_S(v79);                    /* aes.cs:44:36 key_schedule>SubWord r16 */
-    const uint8_t v83 = cs_ct_S(v80);                    /* aes.cs:44:36 key_schedule>SubWord r16 */
-    const uint8_t v84 = cs_ct_S(v81);                    /* aes.cs:44:36 key_schedule>SubWord r16 */
-    const uint8_t v85 = cs_ct_S(v78);                    /* aes.cs:44:36 key_schedule>SubWord r16 */
-    const uint8_t v86 = 0x8u;                            /* aes.cs:56:11 key_schedule r16 */
+    uint8_t b82_in[4] = {(uint8_t)v79, (uint8_t)v80, (uint8_t)v81, (uint8_t)v78};  /* 4 lookups of S, one circuit run */
+    uint8_t b82_out[4];
+    cs_ctn_S(b82_in, b82_out, 4);
+    const uint8_t v82 = b82_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v83 = b82_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v84 = b82_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v85 = b82_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
     const uint8_t v87 = (uint8_t)(v66 ^ v82);            /* aes.cs:61:31 key_schedule r16 */
     const uint8_t v88 = (uint8_t)(v87 ^ v86);            /* aes.cs:61:31 key_schedule r16 */
     const uint8_t v89 = (uint8_t)(v67 ^ v83);            /* aes.cs:61:31 key_schedule r16 */
@@ -390,11 +414,13 @@ int aes128_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v101 = (uint8_t)(v79 ^ v97);           /* aes.cs:61:31 key_schedule r19 */
     const uint8_t v102 = (uint8_t)(v80 ^ v98);           /* aes.cs:61:31 key_schedule r19 */
     const uint8_t v103 = (uint8_t)(v81 ^ v99);           /* aes.cs:61:31 key_schedule r19 */
-    const uint8_t v104 = cs_ct_S(v101);                  /* aes.cs:44:36 key_schedule>SubWord r20 */
-    const uint8_t v105 = cs_ct_S(v102);                  /* aes.cs:44:36 key_schedule>SubWord r20 */
-    const uint8_t v106 = cs_ct_S(v103);                  /* aes.cs:44:36 key_schedule>SubWord r20 */
-    const uint8_t v107 = cs_ct_S(v100);                  /* aes.cs:44:36 key_schedule>SubWord r20 */
-    const uint8_t v108 = 0x10u;                          /* aes.cs:56:11 key_schedule r20 */
+    uint8_t b104_in[4] = {(uint8_t)v101, (uint8_t)v102, (uint8_t)v103, (uint8_t)v100};  /* 4 lookups of S, one circuit run */
+    uint8_t b104_out[4];
+    cs_ctn_S(b104_in, b104_out, 4);
+    const uint8_t v104 = b104_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v105 = b104_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v106 = b104_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v107 = b104_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r20 */
     const uint8_t v109 = (uint8_t)(v88 ^ v104);          /* aes.cs:61:31 key_schedule r20 */
     const uint8_t v110 = (uint8_t)(v109 ^ v108);         /* aes.cs:61:31 key_schedule r20 */
     const uint8_t v111 = (uint8_t)(v89 ^ v105);          /* aes.cs:61:31 key_schedule r20 */
@@ -412,11 +438,13 @@ int aes128_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v123 = (uint8_t)(v101 ^ v119);         /* aes.cs:61:31 key_schedule r23 */
     const uint8_t v124 = (uint8_t)(v102 ^ v120);         /* aes.cs:61:31 key_schedule r23 */
     const uint8_t v125 = (uint8_t)(v103 ^ v121);         /* aes.cs:61:31 key_schedule r23 */
-    const uint8_t v126 = cs_ct_S(v123);                  /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v127 = cs_ct_S(v124);                  /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v128 = cs_ct_S(v125);                  /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v129 = cs_ct_S(v122);                  /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v130 = 0x20u;                          /* aes.cs:56:11 key_schedule r24 */
+    uint8_t b126_in[4] = {(uint8_t)v123, (uint8_t)v124, (uint8_t)v125, (uint8_t)v122};  /* 4 lookups of S, one circuit run */
+    uint8_t b126_out[4];
+    cs_ctn_S(b126_in, b126_out, 4);
+    const uint8_t v126 = b126_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v127 = b126_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v128 = b126_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v129 = b126_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
     const uint8_t v131 = (uint8_t)(v110 ^ v126);         /* aes.cs:61:31 key_schedule r24 */
     const uint8_t v132 = (uint8_t)(v131 ^ v130);         /* aes.cs:61:31 key_schedule r24 */
     const uint8_t v133 = (uint8_t)(v111 ^ v127);         /* aes.cs:61:31 key_schedule r24 */
@@ -434,11 +462,13 @@ int aes128_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v145 = (uint8_t)(v123 ^ v141);         /* aes.cs:61:31 key_schedule r27 */
     const uint8_t v146 = (uint8_t)(v124 ^ v142);         /* aes.cs:61:31 key_schedule r27 */
     const uint8_t v147 = (uint8_t)(v125 ^ v143);         /* aes.cs:61:31 key_schedule r27 */
-    const uint8_t v148 = cs_ct_S(v145);                  /* aes.cs:44:36 key_schedule>SubWord r28 */
-    const uint8_t v149 = cs_ct_S(v146);                  /* aes.cs:44:36 key_schedule>SubWord r28 */
-    const uint8_t v150 = cs_ct_S(v147);                  /* aes.cs:44:36 key_schedule>SubWord r28 */
-    const uint8_t v151 = cs_ct_S(v144);                  /* aes.cs:44:36 key_schedule>SubWord r28 */
-    const uint8_t v152 = 0x40u;                          /* aes.cs:56:11 key_schedule r28 */
+    uint8_t b148_in[4] = {(uint8_t)v145, (uint8_t)v146, (uint8_t)v147, (uint8_t)v144};  /* 4 lookups of S, one circuit run */
+    uint8_t b148_out[4];
+    cs_ctn_S(b148_in, b148_out, 4);
+    const uint8_t v148 = b148_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v149 = b148_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v150 = b148_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v151 = b148_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
     const uint8_t v153 = (uint8_t)(v132 ^ v148);         /* aes.cs:61:31 key_schedule r28 */
     const uint8_t v154 = (uint8_t)(v153 ^ v152);         /* aes.cs:61:31 key_schedule r28 */
     const uint8_t v155 = (uint8_t)(v133 ^ v149);         /* aes.cs:61:31 key_schedule r28 */
@@ -456,11 +486,13 @@ int aes128_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v167 = (uint8_t)(v145 ^ v163);         /* aes.cs:61:31 key_schedule r31 */
     const uint8_t v168 = (uint8_t)(v146 ^ v164);         /* aes.cs:61:31 key_schedule r31 */
     const uint8_t v169 = (uint8_t)(v147 ^ v165);         /* aes.cs:61:31 key_schedule r31 */
-    const uint8_t v170 = cs_ct_S(v167);                  /* aes.cs:44:36 key_schedule>SubWord r32 */
-    const uint8_t v171 = cs_ct_S(v168);                  /* aes.cs:44:36 key_schedule>SubWord r32 */
-    const uint8_t v172 = cs_ct_S(v169);                  /* aes.cs:44:36 key_schedule>SubWord r32 */
-    const uint8_t v173 = cs_ct_S(v166);                  /* aes.cs:44:36 key_schedule>SubWord r32 */
-    const uint8_t v174 = 0x80u;                          /* aes.cs:56:11 key_schedule r32 */
+    uint8_t b170_in[4] = {(uint8_t)v167, (uint8_t)v168, (uint8_t)v169, (uint8_t)v166};  /* 4 lookups of S, one circuit run */
+    uint8_t b170_out[4];
+    cs_ctn_S(b170_in, b170_out, 4);
+    const uint8_t v170 = b170_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v171 = b170_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v172 = b170_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v173 = b170_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
     const uint8_t v175 = (uint8_t)(v154 ^ v170);         /* aes.cs:61:31 key_schedule r32 */
     const uint8_t v176 = (uint8_t)(v175 ^ v174);         /* aes.cs:61:31 key_schedule r32 */
     const uint8_t v177 = (uint8_t)(v155 ^ v171);         /* aes.cs:61:31 key_schedule r32 */
@@ -478,11 +510,13 @@ int aes128_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v189 = (uint8_t)(v167 ^ v185);         /* aes.cs:61:31 key_schedule r35 */
     const uint8_t v190 = (uint8_t)(v168 ^ v186);         /* aes.cs:61:31 key_schedule r35 */
     const uint8_t v191 = (uint8_t)(v169 ^ v187);         /* aes.cs:61:31 key_schedule r35 */
-    const uint8_t v192 = cs_ct_S(v189);                  /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v193 = cs_ct_S(v190);                  /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v194 = cs_ct_S(v191);                  /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v195 = cs_ct_S(v188);                  /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v196 = 0x1bu;                          /* aes.cs:56:11 key_schedule r36 */
+    uint8_t b192_in[4] = {(uint8_t)v189, (uint8_t)v190, (uint8_t)v191, (uint8_t)v188};  /* 4 lookups of S, one circuit run */
+    uint8_t b192_out[4];
+    cs_ctn_S(b192_in, b192_out, 4);
+    const uint8_t v192 = b192_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v193 = b192_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v194 = b192_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v195 = b192_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
     const uint8_t v197 = (uint8_t)(v176 ^ v192);         /* aes.cs:61:31 key_schedule r36 */
     const uint8_t v198 = (uint8_t)(v197 ^ v196);         /* aes.cs:61:31 key_schedule r36 */
     const uint8_t v199 = (uint8_t)(v177 ^ v193);         /* aes.cs:61:31 key_schedule r36 */
@@ -500,11 +534,13 @@ int aes128_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v211 = (uint8_t)(v189 ^ v207);         /* aes.cs:61:31 key_schedule r39 */
     const uint8_t v212 = (uint8_t)(v190 ^ v208);         /* aes.cs:61:31 key_schedule r39 */
     const uint8_t v213 = (uint8_t)(v191 ^ v209);         /* aes.cs:61:31 key_schedule r39 */
-    const uint8_t v214 = cs_ct_S(v211);                  /* aes.cs:44:36 key_schedule>SubWord r40 */
-    const uint8_t v215 = cs_ct_S(v212);                  /* aes.cs:44:36 key_schedule>SubWord r40 */
-    const uint8_t v216 = cs_ct_S(v213);                  /* aes.cs:44:36 key_schedule>SubWord r40 */
-    const uint8_t v217 = cs_ct_S(v210);                  /* aes.cs:44:36 key_schedule>SubWord r40 */
-    const uint8_t v218 = 0x36u;                          /* aes.cs:56:11 key_schedule r40 */
+    uint8_t b214_in[4] = {(uint8_t)v211, (uint8_t)v212, (uint8_t)v213, (uint8_t)v210};  /* 4 lookups of S, one circuit run */
+    uint8_t b214_out[4];
+    cs_ctn_S(b214_in, b214_out, 4);
+    const uint8_t v214 = b214_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v215 = b214_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v216 = b214_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v217 = b214_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
     const uint8_t v219 = (uint8_t)(v198 ^ v214);         /* aes.cs:61:31 key_schedule r40 */
     const uint8_t v220 = (uint8_t)(v219 ^ v218);         /* aes.cs:61:31 key_schedule r40 */
     const uint8_t v221 = (uint8_t)(v199 ^ v215);         /* aes.cs:61:31 key_schedule r40 */

@@ -246,24 +246,30 @@ static void cs_ksbox_S(const uint64_t x[8], uint64_t y[8])
     y[7] = p141;
 }
 
-/* S[v] without a memory access that depends on v: the circuit on the 8 index bits of v as masks
-   (output bits the table never varies are the constant 0) */
-static uint8_t cs_ct_S(uint8_t v)
+/* S[v[i]] for i < n (n <= 64) without a memory access that depends on v: the circuit run once on
+   the index bits as masks, lookup i in bit i of every mask (n is public); output bits the table never varies
+   are the constant 0 */
+static void cs_ctn_S(const uint8_t *v, uint8_t *r, int n)
 {
     uint64_t x[8], y[8];
-    uint32_t r = 0u;
-    int b;
-    for (b = 0; b < 8; b++) x[b] = CS_M_BIT(v, b);
+    int b, i;
+    for (b = 0; b < 8; b++) {
+        x[b] = 0;
+        for (i = 0; i < n; i++) x[b] |= (uint64_t)((v[i] >> b) & 1u) << i;
+    }
     cs_ksbox_S(x, y);
-    r |= (uint32_t)(y[0] & 1u) << 0;
-    r |= (uint32_t)(y[1] & 1u) << 1;
-    r |= (uint32_t)(y[2] & 1u) << 2;
-    r |= (uint32_t)(y[3] & 1u) << 3;
-    r |= (uint32_t)(y[4] & 1u) << 4;
-    r |= (uint32_t)(y[5] & 1u) << 5;
-    r |= (uint32_t)(y[6] & 1u) << 6;
-    r |= (uint32_t)(y[7] & 1u) << 7;
-    return (uint8_t)r;
+    for (i = 0; i < n; i++) {
+        uint32_t o = 0u;
+        o |= (uint32_t)((y[0] >> i) & 1u) << 0;
+        o |= (uint32_t)((y[1] >> i) & 1u) << 1;
+        o |= (uint32_t)((y[2] >> i) & 1u) << 2;
+        o |= (uint32_t)((y[3] >> i) & 1u) << 3;
+        o |= (uint32_t)((y[4] >> i) & 1u) << 4;
+        o |= (uint32_t)((y[5] >> i) & 1u) << 5;
+        o |= (uint32_t)((y[6] >> i) & 1u) << 6;
+        o |= (uint32_t)((y[7] >> i) & 1u) << 7;
+        r[i] = (uint8_t)o;
+    }
 }
 
 int aes256_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
@@ -334,11 +340,20 @@ int aes256_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v29 = k29;                             /* aes.cs:48:3 key_schedule */
     const uint8_t v30 = k30;                             /* aes.cs:48:3 key_schedule */
     const uint8_t v31 = k31;                             /* aes.cs:48:3 key_schedule */
-    const uint8_t v32 = cs_ct_S(v29);                    /* aes.cs:44:36 key_schedule>SubWord r8 */
-    const uint8_t v33 = cs_ct_S(v30);                    /* aes.cs:44:36 key_schedule>SubWord r8 */
-    const uint8_t v34 = cs_ct_S(v31);                    /* aes.cs:44:36 key_schedule>SubWord r8 */
-    const uint8_t v35 = cs_ct_S(v28);                    /* aes.cs:44:36 key_schedule>SubWord r8 */
     const uint8_t v36 = 0x1u;                            /* aes.cs:56:11 key_schedule r8 */
+    const uint8_t v78 = 0x2u;                            /* aes.cs:56:11 key_schedule r16 */
+    const uint8_t v120 = 0x4u;                           /* aes.cs:56:11 key_schedule r24 */
+    const uint8_t v162 = 0x8u;                           /* aes.cs:56:11 key_schedule r32 */
+    const uint8_t v204 = 0x10u;                          /* aes.cs:56:11 key_schedule r40 */
+    const uint8_t v246 = 0x20u;                          /* aes.cs:56:11 key_schedule r48 */
+    const uint8_t v288 = 0x40u;                          /* aes.cs:56:11 key_schedule r56 */
+    uint8_t b32_in[4] = {(uint8_t)v29, (uint8_t)v30, (uint8_t)v31, (uint8_t)v28};  /* 4 lookups of S, one circuit run */
+    uint8_t b32_out[4];
+    cs_ctn_S(b32_in, b32_out, 4);
+    const uint8_t v32 = b32_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v33 = b32_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v34 = b32_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v35 = b32_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
     const uint8_t v37 = (uint8_t)(v0 ^ v32);             /* aes.cs:61:31 key_schedule r8 */
     const uint8_t v38 = (uint8_t)(v37 ^ v36);            /* aes.cs:61:31 key_schedule r8 */
     const uint8_t v39 = (uint8_t)(v1 ^ v33);             /* aes.cs:61:31 key_schedule r8 */
@@ -356,10 +371,13 @@ int aes256_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v51 = (uint8_t)(v13 ^ v47);            /* aes.cs:61:31 key_schedule r11 */
     const uint8_t v52 = (uint8_t)(v14 ^ v48);            /* aes.cs:61:31 key_schedule r11 */
     const uint8_t v53 = (uint8_t)(v15 ^ v49);            /* aes.cs:61:31 key_schedule r11 */
-    const uint8_t v54 = cs_ct_S(v50);                    /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v55 = cs_ct_S(v51);                    /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v56 = cs_ct_S(v52);                    /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v57 = cs_ct_S(v53);                    /* aes.cs:44:36 key_schedule>SubWord r12 */
+    uint8_t b54_in[4] = {(uint8_t)v50, (uint8_t)v51, (uint8_t)v52, (uint8_t)v53};  /* 4 lookups of S, one circuit run */
+    uint8_t b54_out[4];
+    cs_ctn_S(b54_in, b54_out, 4);
+    const uint8_t v54 = b54_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v55 = b54_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v56 = b54_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v57 = b54_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
     const uint8_t v58 = (uint8_t)(v16 ^ v54);            /* aes.cs:61:31 key_schedule r12 */
     const uint8_t v59 = (uint8_t)(v17 ^ v55);            /* aes.cs:61:31 key_schedule r12 */
     const uint8_t v60 = (uint8_t)(v18 ^ v56);            /* aes.cs:61:31 key_schedule r12 */
@@ -376,11 +394,13 @@ int aes256_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v71 = (uint8_t)(v29 ^ v67);            /* aes.cs:61:31 key_schedule r15 */
     const uint8_t v72 = (uint8_t)(v30 ^ v68);            /* aes.cs:61:31 key_schedule r15 */
     const uint8_t v73 = (uint8_t)(v31 ^ v69);            /* aes.cs:61:31 key_schedule r15 */
-    const uint8_t v74 = cs_ct_S(v71);                    /* aes.cs:44:36 key_schedule>SubWord r16 */
-    const uint8_t v75 = cs_ct_S(v72);                    /* aes.cs:44:36 key_schedule>SubWord r16 */
-    const uint8_t v76 = cs_ct_S(v73);                    /* aes.cs:44:36 key_schedule>SubWord r16 */
-    const uint8_t v77 = cs_ct_S(v70);                    /* aes.cs:44:36 key_schedule>SubWord r16 */
-    const uint8_t v78 = 0x2u;                            /* aes.cs:56:11 key_schedule r16 */
+    uint8_t b74_in[4] = {(uint8_t)v71, (uint8_t)v72, (uint8_t)v73, (uint8_t)v70};  /* 4 lookups of S, one circuit run */
+    uint8_t b74_out[4];
+    cs_ctn_S(b74_in, b74_out, 4);
+    const uint8_t v74 = b74_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v75 = b74_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v76 = b74_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v77 = b74_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
     const uint8_t v79 = (uint8_t)(v38 ^ v74);            /* aes.cs:61:31 key_schedule r16 */
     const uint8_t v80 = (uint8_t)(v79 ^ v78);            /* aes.cs:61:31 key_schedule r16 */
     const uint8_t v81 = (uint8_t)(v39 ^ v75);            /* aes.cs:61:31 key_schedule r16 */
@@ -398,10 +418,13 @@ int aes256_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v93 = (uint8_t)(v51 ^ v89);            /* aes.cs:61:31 key_schedule r19 */
     const uint8_t v94 = (uint8_t)(v52 ^ v90);            /* aes.cs:61:31 key_schedule r19 */
     const uint8_t v95 = (uint8_t)(v53 ^ v91);            /* aes.cs:61:31 key_schedule r19 */
-    const uint8_t v96 = cs_ct_S(v92);                    /* aes.cs:44:36 key_schedule>SubWord r20 */
-    const uint8_t v97 = cs_ct_S(v93);                    /* aes.cs:44:36 key_schedule>SubWord r20 */
-    const uint8_t v98 = cs_ct_S(v94);                    /* aes.cs:44:36 key_schedule>SubWord r20 */
-    const uint8_t v99 = cs_ct_S(v95);                    /* aes.cs:44:36 key_schedule>SubWord r20 */
+    uint8_t b96_in[4] = {(uint8_t)v92, (uint8_t)v93, (uint8_t)v94, (uint8_t)v95};  /* 4 lookups of S, one circuit run */
+    uint8_t b96_out[4];
+    cs_ctn_S(b96_in, b96_out, 4);
+    const uint8_t v96 = b96_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v97 = b96_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v98 = b96_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v99 = b96_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r20 */
     const uint8_t v100 = (uint8_t)(v58 ^ v96);           /* aes.cs:61:31 key_schedule r20 */
     const uint8_t v101 = (uint8_t)(v59 ^ v97);           /* aes.cs:61:31 key_schedule r20 */
     const uint8_t v102 = (uint8_t)(v60 ^ v98);           /* aes.cs:61:31 key_schedule r20 */
@@ -418,11 +441,13 @@ int aes256_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v113 = (uint8_t)(v71 ^ v109);          /* aes.cs:61:31 key_schedule r23 */
     const uint8_t v114 = (uint8_t)(v72 ^ v110);          /* aes.cs:61:31 key_schedule r23 */
     const uint8_t v115 = (uint8_t)(v73 ^ v111);          /* aes.cs:61:31 key_schedule r23 */
-    const uint8_t v116 = cs_ct_S(v113);                  /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v117 = cs_ct_S(v114);                  /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v118 = cs_ct_S(v115);                  /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v119 = cs_ct_S(v112);                  /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v120 = 0x4u;                           /* aes.cs:56:11 key_schedule r24 */
+    uint8_t b116_in[4] = {(uint8_t)v113, (uint8_t)v114, (uint8_t)v115, (uint8_t)v112};  /* 4 lookups of S, one circuit run */
+    uint8_t b116_out[4];
+    cs_ctn_S(b116_in, b116_out, 4);
+    const uint8_t v116 = b116_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v117 = b116_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v118 = b116_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v119 = b116_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
     const uint8_t v121 = (uint8_t)(v80 ^ v116);          /* aes.cs:61:31 key_schedule r24 */
     const uint8_t v122 = (uint8_t)(v121 ^ v120);         /* aes.cs:61:31 key_schedule r24 */
     const uint8_t v123 = (uint8_t)(v81 ^ v117);          /* aes.cs:61:31 key_schedule r24 */
@@ -440,10 +465,13 @@ int aes256_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v135 = (uint8_t)(v93 ^ v131);          /* aes.cs:61:31 key_schedule r27 */
     const uint8_t v136 = (uint8_t)(v94 ^ v132);          /* aes.cs:61:31 key_schedule r27 */
     const uint8_t v137 = (uint8_t)(v95 ^ v133);          /* aes.cs:61:31 key_schedule r27 */
-    const uint8_t v138 = cs_ct_S(v134);                  /* aes.cs:44:36 key_schedule>SubWord r28 */
-    const uint8_t v139 = cs_ct_S(v135);                  /* aes.cs:44:36 key_schedule>SubWord r28 */
-    const uint8_t v140 = cs_ct_S(v136);                  /* aes.cs:44:36 key_schedule>SubWord r28 */
-    const uint8_t v141 = cs_ct_S(v137);                  /* aes.cs:44:36 key_schedule>SubWord r28 */
+    uint8_t b138_in[4] = {(uint8_t)v134, (uint8_t)v135, (uint8_t)v136, (uint8_t)v137};  /* 4 lookups of S, one circuit run */
+    uint8_t b138_out[4];
+    cs_ctn_S(b138_in, b138_out, 4);
+    const uint8_t v138 = b138_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v139 = b138_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v140 = b138_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v141 = b138_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
     const uint8_t v142 = (uint8_t)(v100 ^ v138);         /* aes.cs:61:31 key_schedule r28 */
     const uint8_t v143 = (uint8_t)(v101 ^ v139);         /* aes.cs:61:31 key_schedule r28 */
     const uint8_t v144 = (uint8_t)(v102 ^ v140);         /* aes.cs:61:31 key_schedule r28 */
@@ -460,11 +488,13 @@ int aes256_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v155 = (uint8_t)(v113 ^ v151);         /* aes.cs:61:31 key_schedule r31 */
     const uint8_t v156 = (uint8_t)(v114 ^ v152);         /* aes.cs:61:31 key_schedule r31 */
     const uint8_t v157 = (uint8_t)(v115 ^ v153);         /* aes.cs:61:31 key_schedule r31 */
-    const uint8_t v158 = cs_ct_S(v155);                  /* aes.cs:44:36 key_schedule>SubWord r32 */
-    const uint8_t v159 = cs_ct_S(v156);                  /* aes.cs:44:36 key_schedule>SubWord r32 */
-    const uint8_t v160 = cs_ct_S(v157);                  /* aes.cs:44:36 key_schedule>SubWord r32 */
-    const uint8_t v161 = cs_ct_S(v154);                  /* aes.cs:44:36 key_schedule>SubWord r32 */
-    const uint8_t v162 = 0x8u;                           /* aes.cs:56:11 key_schedule r32 */
+    uint8_t b158_in[4] = {(uint8_t)v155, (uint8_t)v156, (uint8_t)v157, (uint8_t)v154};  /* 4 lookups of S, one circuit run */
+    uint8_t b158_out[4];
+    cs_ctn_S(b158_in, b158_out, 4);
+    const uint8_t v158 = b158_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v159 = b158_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v160 = b158_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v161 = b158_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
     const uint8_t v163 = (uint8_t)(v122 ^ v158);         /* aes.cs:61:31 key_schedule r32 */
     const uint8_t v164 = (uint8_t)(v163 ^ v162);         /* aes.cs:61:31 key_schedule r32 */
     const uint8_t v165 = (uint8_t)(v123 ^ v159);         /* aes.cs:61:31 key_schedule r32 */
@@ -482,10 +512,13 @@ int aes256_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v177 = (uint8_t)(v135 ^ v173);         /* aes.cs:61:31 key_schedule r35 */
     const uint8_t v178 = (uint8_t)(v136 ^ v174);         /* aes.cs:61:31 key_schedule r35 */
     const uint8_t v179 = (uint8_t)(v137 ^ v175);         /* aes.cs:61:31 key_schedule r35 */
-    const uint8_t v180 = cs_ct_S(v176);                  /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v181 = cs_ct_S(v177);                  /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v182 = cs_ct_S(v178);                  /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v183 = cs_ct_S(v179);                  /* aes.cs:44:36 key_schedule>SubWord r36 */
+    uint8_t b180_in[4] = {(uint8_t)v176, (uint8_t)v177, (uint8_t)v178, (uint8_t)v179};  /* 4 lookups of S, one circuit run */
+    uint8_t b180_out[4];
+    cs_ctn_S(b180_in, b180_out, 4);
+    const uint8_t v180 = b180_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v181 = b180_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v182 = b180_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v183 = b180_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
     const uint8_t v184 = (uint8_t)(v142 ^ v180);         /* aes.cs:61:31 key_schedule r36 */
     const uint8_t v185 = (uint8_t)(v143 ^ v181);         /* aes.cs:61:31 key_schedule r36 */
     const uint8_t v186 = (uint8_t)(v144 ^ v182);         /* aes.cs:61:31 key_schedule r36 */
@@ -502,11 +535,13 @@ int aes256_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v197 = (uint8_t)(v155 ^ v193);         /* aes.cs:61:31 key_schedule r39 */
     const uint8_t v198 = (uint8_t)(v156 ^ v194);         /* aes.cs:61:31 key_schedule r39 */
     const uint8_t v199 = (uint8_t)(v157 ^ v195);         /* aes.cs:61:31 key_schedule r39 */
-    const uint8_t v200 = cs_ct_S(v197);                  /* aes.cs:44:36 key_schedule>SubWord r40 */
-    const uint8_t v201 = cs_ct_S(v198);                  /* aes.cs:44:36 key_schedule>SubWord r40 */
-    const uint8_t v202 = cs_ct_S(v199);                  /* aes.cs:44:36 key_schedule>SubWord r40 */
-    const uint8_t v203 = cs_ct_S(v196);                  /* aes.cs:44:36 key_schedule>SubWord r40 */
-    const uint8_t v204 = 0x10u;                          /* aes.cs:56:11 key_schedule r40 */
+    uint8_t b200_in[4] = {(uint8_t)v197, (uint8_t)v198, (uint8_t)v199, (uint8_t)v196};  /* 4 lookups of S, one circuit run */
+    uint8_t b200_out[4];
+    cs_ctn_S(b200_in, b200_out, 4);
+    const uint8_t v200 = b200_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v201 = b200_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v202 = b200_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v203 = b200_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
     const uint8_t v205 = (uint8_t)(v164 ^ v200);         /* aes.cs:61:31 key_schedule r40 */
     const uint8_t v206 = (uint8_t)(v205 ^ v204);         /* aes.cs:61:31 key_schedule r40 */
     const uint8_t v207 = (uint8_t)(v165 ^ v201);         /* aes.cs:61:31 key_schedule r40 */
@@ -524,10 +559,13 @@ int aes256_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v219 = (uint8_t)(v177 ^ v215);         /* aes.cs:61:31 key_schedule r43 */
     const uint8_t v220 = (uint8_t)(v178 ^ v216);         /* aes.cs:61:31 key_schedule r43 */
     const uint8_t v221 = (uint8_t)(v179 ^ v217);         /* aes.cs:61:31 key_schedule r43 */
-    const uint8_t v222 = cs_ct_S(v218);                  /* aes.cs:44:36 key_schedule>SubWord r44 */
-    const uint8_t v223 = cs_ct_S(v219);                  /* aes.cs:44:36 key_schedule>SubWord r44 */
-    const uint8_t v224 = cs_ct_S(v220);                  /* aes.cs:44:36 key_schedule>SubWord r44 */
-    const uint8_t v225 = cs_ct_S(v221);                  /* aes.cs:44:36 key_schedule>SubWord r44 */
+    uint8_t b222_in[4] = {(uint8_t)v218, (uint8_t)v219, (uint8_t)v220, (uint8_t)v221};  /* 4 lookups of S, one circuit run */
+    uint8_t b222_out[4];
+    cs_ctn_S(b222_in, b222_out, 4);
+    const uint8_t v222 = b222_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r44 */
+    const uint8_t v223 = b222_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r44 */
+    const uint8_t v224 = b222_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r44 */
+    const uint8_t v225 = b222_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r44 */
     const uint8_t v226 = (uint8_t)(v184 ^ v222);         /* aes.cs:61:31 key_schedule r44 */
     const uint8_t v227 = (uint8_t)(v185 ^ v223);         /* aes.cs:61:31 key_schedule r44 */
     const uint8_t v228 = (uint8_t)(v186 ^ v224);         /* aes.cs:61:31 key_schedule r44 */
@@ -544,11 +582,13 @@ int aes256_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v239 = (uint8_t)(v197 ^ v235);         /* aes.cs:61:31 key_schedule r47 */
     const uint8_t v240 = (uint8_t)(v198 ^ v236);         /* aes.cs:61:31 key_schedule r47 */
     const uint8_t v241 = (uint8_t)(v199 ^ v237);         /* aes.cs:61:31 key_schedule r47 */
-    const uint8_t v242 = cs_ct_S(v239);                  /* aes.cs:44:36 key_schedule>SubWord r48 */
-    const uint8_t v243 = cs_ct_S(v240);                  /* aes.cs:44:36 key_schedule>SubWord r48 */
-    const uint8_t v244 = cs_ct_S(v241);                  /* aes.cs:44:36 key_schedule>SubWord r48 */
-    const uint8_t v245 = cs_ct_S(v238);                  /* aes.cs:44:36 key_schedule>SubWord r48 */
-    const uint8_t v246 = 0x20u;                          /* aes.cs:56:11 key_schedule r48 */
+    uint8_t b242_in[4] = {(uint8_t)v239, (uint8_t)v240, (uint8_t)v241, (uint8_t)v238};  /* 4 lookups of S, one circuit run */
+    uint8_t b242_out[4];
+    cs_ctn_S(b242_in, b242_out, 4);
+    const uint8_t v242 = b242_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v243 = b242_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v244 = b242_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v245 = b242_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
     const uint8_t v247 = (uint8_t)(v206 ^ v242);         /* aes.cs:61:31 key_schedule r48 */
     const uint8_t v248 = (uint8_t)(v247 ^ v246);         /* aes.cs:61:31 key_schedule r48 */
     const uint8_t v249 = (uint8_t)(v207 ^ v243);         /* aes.cs:61:31 key_schedule r48 */
@@ -566,10 +606,13 @@ int aes256_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v261 = (uint8_t)(v219 ^ v257);         /* aes.cs:61:31 key_schedule r51 */
     const uint8_t v262 = (uint8_t)(v220 ^ v258);         /* aes.cs:61:31 key_schedule r51 */
     const uint8_t v263 = (uint8_t)(v221 ^ v259);         /* aes.cs:61:31 key_schedule r51 */
-    const uint8_t v264 = cs_ct_S(v260);                  /* aes.cs:44:36 key_schedule>SubWord r52 */
-    const uint8_t v265 = cs_ct_S(v261);                  /* aes.cs:44:36 key_schedule>SubWord r52 */
-    const uint8_t v266 = cs_ct_S(v262);                  /* aes.cs:44:36 key_schedule>SubWord r52 */
-    const uint8_t v267 = cs_ct_S(v263);                  /* aes.cs:44:36 key_schedule>SubWord r52 */
+    uint8_t b264_in[4] = {(uint8_t)v260, (uint8_t)v261, (uint8_t)v262, (uint8_t)v263};  /* 4 lookups of S, one circuit run */
+    uint8_t b264_out[4];
+    cs_ctn_S(b264_in, b264_out, 4);
+    const uint8_t v264 = b264_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r52 */
+    const uint8_t v265 = b264_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r52 */
+    const uint8_t v266 = b264_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r52 */
+    const uint8_t v267 = b264_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r52 */
     const uint8_t v268 = (uint8_t)(v226 ^ v264);         /* aes.cs:61:31 key_schedule r52 */
     const uint8_t v269 = (uint8_t)(v227 ^ v265);         /* aes.cs:61:31 key_schedule r52 */
     const uint8_t v270 = (uint8_t)(v228 ^ v266);         /* aes.cs:61:31 key_schedule r52 */
@@ -586,11 +629,13 @@ int aes256_neon_key_schedule(const uint8_t *key, size_t key_len, uint32_t *rk)
     const uint8_t v281 = (uint8_t)(v239 ^ v277);         /* aes.cs:61:31 key_schedule r55 */
     const uint8_t v282 = (uint8_t)(v240 ^ v278);         /* aes.cs:61:31 key_schedule r55 */
     const uint8_t v283 = (uint8_t)(v241 ^ v279);         /* aes.cs:61:31 key_schedule r55 */
-    const uint8_t v284 = cs_ct_S(v281);                  /* aes.cs:44:36 key_schedule>SubWord r56 */
-    const uint8_t v285 = cs_ct_S(v282);                  /* aes.cs:44:36 key_schedule>SubWord r56 */
-    const uint8_t v286 = cs_ct_S(v283);                  /* aes.cs:44:36 key_schedule>SubWord r56 */
-    const uint8_t v287 = cs_ct_S(v280);                  /* aes.cs:44:36 key_schedule>SubWord r56 */
-    const uint8_t v288 = 0x40u;                          /* aes.cs:56:11 key_schedule r56 */
+    uint8_t b284_in[4] = {(uint8_t)v281, (uint8_t)v282, (uint8_t)v283, (uint8_t)v280};  /* 4 lookups of S, one circuit run */
+    uint8_t b284_out[4];
+    cs_ctn_S(b284_in, b284_out, 4);
+    const uint8_t v284 = b284_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r56 */
+    const uint8_t v285 = b284_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r56 */
+    const uint8_t v286 = b284_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r56 */
+    const uint8_t v287 = b284_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r56 */
     const uint8_t v289 = (uint8_t)(v248 ^ v284);         /* aes.cs:61:31 key_schedule r56 */
     const uint8_t v290 = (uint8_t)(v289 ^ v288);         /* aes.cs:61:31 key_schedule r56 */
     const uint8_t v291 = (uint8_t)(v249 ^ v285);         /* aes.cs:61:31 key_schedule r56 */

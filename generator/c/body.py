@@ -1,7 +1,8 @@
 """An IR function as straight-line C statements, each with its IR origin as a trailing comment.
 
 The caller says where inputs come from (``bind``: input name -> C expression) and gets back the
-statements and, per output name, the C variable that holds it.
+statements and, per output name, the C variable that holds it.  ``order`` (lutbatch.batched_order) prints
+the ops in another valid order, with batches of lookups printed by the dialect as one call.
 
     before: %0 = input.u32 "X[0]"   %1 = input.u32 "rk[0][0]"   %2 = xor.u32 %0, %1   out "X[0]" = %2
     after:  const uint32_t v2 = v0 ^ v1;  /* lea.cs:33:7 encrypt r0 */     (v0, v1 bound by the caller)
@@ -13,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cipherspec.ir import Function, Table
+
+from .lutbatch import LookupBatch
 
 COMMENT_COLUMN = 56
 
@@ -29,13 +32,26 @@ def _comment(op) -> str:
 
 
 def emit_body(
-    fn: Function, dialect, tables: dict[str, Table], bind: Callable[[str, int], str], indent: str = "    "
+    fn: Function,
+    dialect,
+    tables: dict[str, Table],
+    bind: Callable[[str, int], str],
+    indent: str = "    ",
+    order: list[int | LookupBatch] | None = None,
 ) -> Body:
-    names: list[str] = []
+    names = [f"v{vid}" for vid in range(len(fn.ops))]
     lines: list[str] = []
-    for vid, op in enumerate(fn.ops):
-        var = f"v{vid}"
-        names.append(var)
+    for item in range(len(fn.ops)) if order is None else order:
+        if isinstance(item, LookupBatch):
+            ops = [fn.ops[i] for i in item.ops]
+            calls = dialect.lookup_batch(tables[item.table], [names[op.args[0]] for op in ops], f"b{item.ops[0]}")
+            lines += [f"{indent}{c}" for c in calls.setup]
+            for i, op, value in zip(item.ops, ops, calls.values):
+                stmt = f"{indent}const {dialect.ctype(op.width)} {names[i]} = {value};"
+                lines.append(f"{stmt.ljust(COMMENT_COLUMN)} {_comment(op)}")
+            continue
+        vid, op = item, fn.ops[item]
+        var = names[vid]
         if op.code == "input":
             expr = bind(op.imm[0], op.width)
         else:

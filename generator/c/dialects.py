@@ -11,9 +11,16 @@ compilers without vector extensions.  So one emitted body serves both.
 
 from __future__ import annotations
 
-from cipherspec.ir import Op, Table
+from dataclasses import dataclass
+
+from cipherspec.ir import WIDTHS, Op, Table
 
 _INFIX = {"xor": "^", "and": "&", "or": "|", "add": "+", "sub": "-"}
+
+
+def narrowest(width: int) -> int:
+    """The narrowest C word (uintN_t) that holds a width-bit value: a 4-bit table index is a uint8_t."""
+    return next(b for b in WIDTHS if width <= b)
 
 
 def table_symbol(name: str) -> str:
@@ -24,9 +31,16 @@ def const_literal(value: int, width: int) -> str:
     return f"UINT{width}_C({value:#x})" if width == 64 else f"{value:#x}u"
 
 
+@dataclass(frozen=True)
+class BatchCall:
+    setup: list[str]  # statements: the inputs gathered, the call
+    values: list[str]  # the expression of each lookup's result, in batch order
+
+
 class Scalar:
-    """One block: every value is a uintN_t.  ``ct_lookups``: a table lookup calls cs_ct_<table>(x), a
-    constant-time evaluation of the table (the library's key schedule), instead of indexing memory."""
+    """One block: every value is a uintN_t.  ``ct_lookups``: table lookups are not memory reads but
+    constant-time evaluations of the table (the library's key schedule): a batch of independent lookups
+    (lutbatch.py) is one cs_ctn_<table> call, the circuit run once for all of them."""
 
     vector = False
 
@@ -39,6 +53,19 @@ class Scalar:
 
     def splat(self, expr: str, width: int) -> str:
         return expr
+
+    def lookup_batch(self, table: Table, args: list[str], tag: str) -> BatchCall:
+        """cs_ctn_<T>(in, out, n): ``args`` looked up in one circuit run (ct_lookups only)."""
+        if not self.ct_lookups:
+            raise ValueError("lookup batches are for constant-time lookups (Scalar(ct_lookups=True))")
+        tin, tout = self.ctype(narrowest(table.in_width)), self.ctype(narrowest(table.out_width))
+        n, name = len(args), table.name
+        setup = [
+            f"{tin} {tag}_in[{n}] = {{{', '.join(f'({tin}){a}' for a in args)}}};  /* {n} lookups of {name}, one circuit run */",
+            f"{tout} {tag}_out[{n}];",
+            f"cs_ctn_{name}({tag}_in, {tag}_out, {n});",
+        ]
+        return BatchCall(setup, [f"{tag}_out[{k}]" for k in range(n)])
 
     def expr(self, op: Op, a: list[str], tables: dict[str, Table], arg_widths: list[int]) -> str:
         w, code = op.width, op.code
@@ -58,7 +85,9 @@ class Scalar:
         if code == "shr":
             return f"{a[0]} >> {op.imm[0]}" if w >= 32 else f"({t})({a[0]} >> {op.imm[0]})"
         if code == "lut":
-            return f"cs_ct_{op.imm[0]}({a[0]})" if self.ct_lookups else f"{table_symbol(op.imm[0])}[{a[0]}]"
+            if self.ct_lookups:
+                raise ValueError("constant-time lookups are printed in batches (lutbatch.batched_order)")
+            return f"{table_symbol(op.imm[0])}[{a[0]}]"
         if code in ("zext", "trunc"):
             return f"({t}){a[0]}"
         raise ValueError(f"the C backend cannot print op {code} (run prepare() first)")

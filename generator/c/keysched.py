@@ -5,27 +5,29 @@
     lines = key_schedule_lines(module, prep, ct=True)      # statements: key words in, round keys out
     support = ct_lookups(tables)                           # the circuits those lines call (ct=True)
 
-With ``ct`` a table lookup is its Boolean circuit on 0/all-ones masks (cs_ct_<T>: no memory access depends
-on the key); without it, an index into the table (the C table schedules, which say they are not
-constant-time).
+With ``ct`` a table lookup is its Boolean circuit on masks (cs_ctn_<T>: no memory access depends on the
+key); without it, an index into the table (the C table schedules, which say they are not constant-time).
+Independent lookups of one table share a circuit run (lutbatch.py: lookup i in bit i of every mask):
 
-    before: %5 = lut.u8 S %4               (S the AES S-box, %4 a key byte)
-    after:  const uint8_t v5 = cs_ct_S(v4);                 /* aes.cs:... key_schedule r1 */
-            cs_ct_S: bits of v4 -> masks -> cs_ksbox_S (Boyar-Peralta, 113 gates) -> bits -> a byte
+    before: %5 = lut.u8 S %1   %6 = lut.u8 S %2   %7 = lut.u8 S %3   %8 = lut.u8 S %4      (AES SubWord)
+    after:  uint8_t b5_in[4] = {(uint8_t)v1, ...};  uint8_t b5_out[4];  cs_ctn_S(b5_in, b5_out, 4);
+            const uint8_t v5 = b5_out[0];  ...                    /* aes.cs:... key_schedule r1 */
+            cs_ctn_S: index bits -> masks (lane i: lookup i) -> cs_ksbox_S (Boyar-Peralta, 113 gates) -> bytes
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from cipherspec.ir import WIDTHS, Module, Table
+from cipherspec.ir import Module, Table
 from cipherspec.passes.split_u64 import interface_word
 from cipherspec.schedule import Schedule
 
 from ..common.bitslice import live_bits
 from . import bitsliced as bs
 from .body import emit_body
-from .dialects import Scalar
+from .dialects import Scalar, narrowest
+from .lutbatch import batched_order
 from .prepare import Prepared, prepare
 from .text import fragment, key_slots, load, table_section, with_comment
 
@@ -52,7 +54,12 @@ def key_schedule_lines(
             with_comment(f"{ind}const uint{module.key.width}_t k{i} = {load(module.key, ptr)};", f"key word {name}")
         )
     body = emit_body(
-        fn, Scalar(ct_lookups=ct), prep.tables, lambda name, w: f"k{interface_word(name, module.key.endian)}", ind
+        fn,
+        Scalar(ct_lookups=ct),
+        prep.tables,
+        lambda name, w: f"k{interface_word(name, module.key.endian)}",
+        ind,
+        order=batched_order(fn) if ct else None,  # independent lookups share one circuit run
     )
     lines += body.lines
     if store is None:
@@ -74,7 +81,7 @@ def lookup_tables(prep: Prepared, functions: list[str]) -> dict[str, Table]:
 
 
 def lookup_support(tables: dict[str, Table], ct: bool) -> list[str]:
-    """C sections the lookups of key_schedule_lines need: the circuits and cs_ct_<T> (``ct``), else the
+    """C sections the lookups of key_schedule_lines need: the circuits and cs_ctn_<T> (``ct``), else the
     tables as arrays; nothing without tables."""
     if not tables:
         return []
@@ -84,24 +91,19 @@ def lookup_support(tables: dict[str, Table], ct: bool) -> list[str]:
     return [circuits] + [_ct_lookup(t) for t in tables.values()]
 
 
-def _c_bits(width: int) -> int:
-    """The narrowest C word (uintN_t) that holds a width-bit value: a 4-bit table index is a uint8_t."""
-    return next(b for b in WIDTHS if width <= b)
-
-
 def _ct_lookup(table: Table) -> str:
-    """cs_ct_T(v): table T read through its circuit on masks (set_key's constant-time lookups); the circuit
+    """cs_ctn_T(v, r, n): table T read through its circuit on masks (set_key's constant-time lookups); the circuit
     returns only the live output bits (live_bits), the others are constants of the table."""
     live = live_bits(table)
     const = sum(table.values[0] & (1 << j) for j in range(table.out_width) if j not in live)
-    gather = "\n".join(f"    r |= (uint32_t)(y[{k}] & 1u) << {j};" for k, j in enumerate(live))
+    gather_lane = "\n".join(f"        o |= (uint32_t)((y[{k}] >> i) & 1u) << {j};" for k, j in enumerate(live))
     return fragment(
         "ct_lookup.c",
         table=table.name,
         nin=table.in_width,
         nlive=max(len(live), 1),
         const=const,
-        gather=gather,
-        in_bits=_c_bits(table.in_width),
-        out_bits=_c_bits(table.out_width),
+        gather_lane=gather_lane,
+        in_bits=narrowest(table.in_width),
+        out_bits=narrowest(table.out_width),
     )

@@ -3,7 +3,7 @@
 Compiled once (no ISA flags).  What it holds:
 
     cs_key_schedule     the IR key schedule as scalar C (keysched.py).  In a constant-time library (aesni,
-                        bitsliced) its S-box lookups are circuits on 0/all-ones masks (cs_ct_<T>, no
+                        bitsliced) its S-box lookups are circuits on masks (cs_ctn_<T>, no
                         secret-indexed memory); a bitsliced kernel's round-key planes (ks->bs) are derived
                         from the bytes
     the kernel table    every variant (variants.py), best first, with the CPU features it needs

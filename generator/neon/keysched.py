@@ -5,7 +5,7 @@ It is the C backend's scalar key schedule (generator/c/keysched.py: one code pat
 with S-box lookups as Boolean circuits on 0/all-ones masks, so no memory address depends on the key:
 
     before: %5 = lut.u8 S %4                       (a key byte through the AES S-box)
-    after:  const uint8_t v5 = cs_ct_S(v4);        (the circuit; no cs_tab_S[v4])
+    after:  cs_ctn_S(b5_in, b5_out, 4); v5 = b5_out[0]   (the circuit; no cs_tab_S[v4])
 
     key_files(module, rounds) -> {"aes128_neon_key.c": ...}   (aes128_neon_key_schedule, for every schedule)
 

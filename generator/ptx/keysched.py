@@ -12,7 +12,7 @@ memory address or branch depends on the key; round keys go zero-extended into th
 lane work moved into set_key) follow in P_expand_key, printed by the same IR-to-C printer (c/body.py):
 
     before: %5 = lut.u8 S %4                              (a key byte through the AES S-box)
-    after:  const uint8_t v5 = cs_ct_S(v4);               (the circuit; no table indexed by v4)
+    after:  cs_ctn_S(b5_in, b5_out, 4); v5 = b5_out[0]  (the circuit, 4 lookups at once; no table indexed by v4)
     before (derive): %1 = input.u32 "rk[3]"  %2 = shl.u32 %1, 8  %3 = or.u32 %1, %2   out "D[0]" = %3
     after:           const uint32_t v1 = (uint32_t)rk[3];  const uint32_t v2 = v1 << 8;  ...  rk[40] = v3;
 

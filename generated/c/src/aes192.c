@@ -252,24 +252,30 @@ static void cs_ksbox_S(const uint64_t x[8], uint64_t y[8])
     y[7] = p141;
 }
 
-/* S[v] without a memory access that depends on v: the circuit on the 8 index bits of v as masks
-   (output bits the table never varies are the constant 0) */
-static uint8_t cs_ct_S(uint8_t v)
+/* S[v[i]] for i < n (n <= 64) without a memory access that depends on v: the circuit run once on
+   the index bits as masks, lookup i in bit i of every mask (n is public); output bits the table never varies
+   are the constant 0 */
+static void cs_ctn_S(const uint8_t *v, uint8_t *r, int n)
 {
     uint64_t x[8], y[8];
-    uint32_t r = 0u;
-    int b;
-    for (b = 0; b < 8; b++) x[b] = CS_M_BIT(v, b);
+    int b, i;
+    for (b = 0; b < 8; b++) {
+        x[b] = 0;
+        for (i = 0; i < n; i++) x[b] |= (uint64_t)((v[i] >> b) & 1u) << i;
+    }
     cs_ksbox_S(x, y);
-    r |= (uint32_t)(y[0] & 1u) << 0;
-    r |= (uint32_t)(y[1] & 1u) << 1;
-    r |= (uint32_t)(y[2] & 1u) << 2;
-    r |= (uint32_t)(y[3] & 1u) << 3;
-    r |= (uint32_t)(y[4] & 1u) << 4;
-    r |= (uint32_t)(y[5] & 1u) << 5;
-    r |= (uint32_t)(y[6] & 1u) << 6;
-    r |= (uint32_t)(y[7] & 1u) << 7;
-    return (uint8_t)r;
+    for (i = 0; i < n; i++) {
+        uint32_t o = 0u;
+        o |= (uint32_t)((y[0] >> i) & 1u) << 0;
+        o |= (uint32_t)((y[1] >> i) & 1u) << 1;
+        o |= (uint32_t)((y[2] >> i) & 1u) << 2;
+        o |= (uint32_t)((y[3] >> i) & 1u) << 3;
+        o |= (uint32_t)((y[4] >> i) & 1u) << 4;
+        o |= (uint32_t)((y[5] >> i) & 1u) << 5;
+        o |= (uint32_t)((y[6] >> i) & 1u) << 6;
+        o |= (uint32_t)((y[7] >> i) & 1u) << 7;
+        r[i] = (uint8_t)o;
+    }
 }
 
 /* the round keys as bit planes for the bitsliced kernels: bit b of key word k (of w bits) as a 0/all-ones mask in bs[first + k*w + b] */
@@ -332,11 +338,21 @@ static void cs_key_schedule(aes192_key *ks, const uint8_t *key)
     const uint8_t v21 = k21;                             /* aes.cs:48:3 key_schedule */
     const uint8_t v22 = k22;                             /* aes.cs:48:3 key_schedule */
     const uint8_t v23 = k23;                             /* aes.cs:48:3 key_schedule */
-    const uint8_t v24 = cs_ct_S(v21);                    /* aes.cs:44:36 key_schedule>SubWord r6 */
-    const uint8_t v25 = cs_ct_S(v22);                    /* aes.cs:44:36 key_schedule>SubWord r6 */
-    const uint8_t v26 = cs_ct_S(v23);                    /* aes.cs:44:36 key_schedule>SubWord r6 */
-    const uint8_t v27 = cs_ct_S(v20);                    /* aes.cs:44:36 key_schedule>SubWord r6 */
     const uint8_t v28 = 0x1u;                            /* aes.cs:56:11 key_schedule r6 */
+    const uint8_t v58 = 0x2u;                            /* aes.cs:56:11 key_schedule r12 */
+    const uint8_t v88 = 0x4u;                            /* aes.cs:56:11 key_schedule r18 */
+    const uint8_t v118 = 0x8u;                           /* aes.cs:56:11 key_schedule r24 */
+    const uint8_t v148 = 0x10u;                          /* aes.cs:56:11 key_schedule r30 */
+    const uint8_t v178 = 0x20u;                          /* aes.cs:56:11 key_schedule r36 */
+    const uint8_t v208 = 0x40u;                          /* aes.cs:56:11 key_schedule r42 */
+    const uint8_t v238 = 0x80u;                          /* aes.cs:56:11 key_schedule r48 */
+    uint8_t b24_in[4] = {(uint8_t)v21, (uint8_t)v22, (uint8_t)v23, (uint8_t)v20};  /* 4 lookups of S, one circuit run */
+    uint8_t b24_out[4];
+    cs_ctn_S(b24_in, b24_out, 4);
+    const uint8_t v24 = b24_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r6 */
+    const uint8_t v25 = b24_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r6 */
+    const uint8_t v26 = b24_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r6 */
+    const uint8_t v27 = b24_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r6 */
     const uint8_t v29 = (uint8_t)(v0 ^ v24);             /* aes.cs:61:31 key_schedule r6 */
     const uint8_t v30 = (uint8_t)(v29 ^ v28);            /* aes.cs:61:31 key_schedule r6 */
     const uint8_t v31 = (uint8_t)(v1 ^ v25);             /* aes.cs:61:31 key_schedule r6 */
@@ -362,11 +378,13 @@ static void cs_key_schedule(aes192_key *ks, const uint8_t *key)
     const uint8_t v51 = (uint8_t)(v21 ^ v47);            /* aes.cs:61:31 key_schedule r11 */
     const uint8_t v52 = (uint8_t)(v22 ^ v48);            /* aes.cs:61:31 key_schedule r11 */
     const uint8_t v53 = (uint8_t)(v23 ^ v49);            /* aes.cs:61:31 key_schedule r11 */
-    const uint8_t v54 = cs_ct_S(v51);                    /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v55 = cs_ct_S(v52);                    /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v56 = cs_ct_S(v53);                    /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v57 = cs_ct_S(v50);                    /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v58 = 0x2u;                            /* aes.cs:56:11 key_schedule r12 */
+    uint8_t b54_in[4] = {(uint8_t)v51, (uint8_t)v52, (uint8_t)v53, (uint8_t)v50};  /* 4 lookups of S, one circuit run */
+    uint8_t b54_out[4];
+    cs_ctn_S(b54_in, b54_out, 4);
+    const uint8_t v54 = b54_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v55 = b54_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v56 = b54_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v57 = b54_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
     const uint8_t v59 = (uint8_t)(v30 ^ v54);            /* aes.cs:61:31 key_schedule r12 */
     const uint8_t v60 = (uint8_t)(v59 ^ v58);            /* aes.cs:61:31 key_schedule r12 */
     const uint8_t v61 = (uint8_t)(v31 ^ v55);            /* aes.cs:61:31 key_schedule r12 */
@@ -392,11 +410,13 @@ static void cs_key_schedule(aes192_key *ks, const uint8_t *key)
     const uint8_t v81 = (uint8_t)(v51 ^ v77);            /* aes.cs:61:31 key_schedule r17 */
     const uint8_t v82 = (uint8_t)(v52 ^ v78);            /* aes.cs:61:31 key_schedule r17 */
     const uint8_t v83 = (uint8_t)(v53 ^ v79);            /* aes.cs:61:31 key_schedule r17 */
-    const uint8_t v84 = cs_ct_S(v81);                    /* aes.cs:44:36 key_schedule>SubWord r18 */
-    const uint8_t v85 = cs_ct_S(v82);                    /* aes.cs:44:36 key_schedule>SubWord r18 */
-    const uint8_t v86 = cs_ct_S(v83);                    /* aes.cs:44:36 key_schedule>SubWord r18 */
-    const uint8_t v87 = cs_ct_S(v80);                    /* aes.cs:44:36 key_schedule>SubWord r18 */
-    const uint8_t v88 = 0x4u;                            /* aes.cs:56:11 key_schedule r18 */
+    uint8_t b84_in[4] = {(uint8_t)v81, (uint8_t)v82, (uint8_t)v83, (uint8_t)v80};  /* 4 lookups of S, one circuit run */
+    uint8_t b84_out[4];
+    cs_ctn_S(b84_in, b84_out, 4);
+    const uint8_t v84 = b84_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r18 */
+    const uint8_t v85 = b84_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r18 */
+    const uint8_t v86 = b84_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r18 */
+    const uint8_t v87 = b84_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r18 */
     const uint8_t v89 = (uint8_t)(v60 ^ v84);            /* aes.cs:61:31 key_schedule r18 */
     const uint8_t v90 = (uint8_t)(v89 ^ v88);            /* aes.cs:61:31 key_schedule r18 */
     const uint8_t v91 = (uint8_t)(v61 ^ v85);            /* aes.cs:61:31 key_schedule r18 */
@@ -422,11 +442,13 @@ static void cs_key_schedule(aes192_key *ks, const uint8_t *key)
     const uint8_t v111 = (uint8_t)(v81 ^ v107);          /* aes.cs:61:31 key_schedule r23 */
     const uint8_t v112 = (uint8_t)(v82 ^ v108);          /* aes.cs:61:31 key_schedule r23 */
     const uint8_t v113 = (uint8_t)(v83 ^ v109);          /* aes.cs:61:31 key_schedule r23 */
-    const uint8_t v114 = cs_ct_S(v111);                  /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v115 = cs_ct_S(v112);                  /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v116 = cs_ct_S(v113);                  /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v117 = cs_ct_S(v110);                  /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v118 = 0x8u;                           /* aes.cs:56:11 key_schedule r24 */
+    uint8_t b114_in[4] = {(uint8_t)v111, (uint8_t)v112, (uint8_t)v113, (uint8_t)v110};  /* 4 lookups of S, one circuit run */
+    uint8_t b114_out[4];
+    cs_ctn_S(b114_in, b114_out, 4);
+    const uint8_t v114 = b114_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v115 = b114_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v116 = b114_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v117 = b114_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
     const uint8_t v119 = (uint8_t)(v90 ^ v114);          /* aes.cs:61:31 key_schedule r24 */
     const uint8_t v120 = (uint8_t)(v119 ^ v118);         /* aes.cs:61:31 key_schedule r24 */
     const uint8_t v121 = (uint8_t)(v91 ^ v115);          /* aes.cs:61:31 key_schedule r24 */
@@ -452,11 +474,13 @@ static void cs_key_schedule(aes192_key *ks, const uint8_t *key)
     const uint8_t v141 = (uint8_t)(v111 ^ v137);         /* aes.cs:61:31 key_schedule r29 */
     const uint8_t v142 = (uint8_t)(v112 ^ v138);         /* aes.cs:61:31 key_schedule r29 */
     const uint8_t v143 = (uint8_t)(v113 ^ v139);         /* aes.cs:61:31 key_schedule r29 */
-    const uint8_t v144 = cs_ct_S(v141);                  /* aes.cs:44:36 key_schedule>SubWord r30 */
-    const uint8_t v145 = cs_ct_S(v142);                  /* aes.cs:44:36 key_schedule>SubWord r30 */
-    const uint8_t v146 = cs_ct_S(v143);                  /* aes.cs:44:36 key_schedule>SubWord r30 */
-    const uint8_t v147 = cs_ct_S(v140);                  /* aes.cs:44:36 key_schedule>SubWord r30 */
-    const uint8_t v148 = 0x10u;                          /* aes.cs:56:11 key_schedule r30 */
+    uint8_t b144_in[4] = {(uint8_t)v141, (uint8_t)v142, (uint8_t)v143, (uint8_t)v140};  /* 4 lookups of S, one circuit run */
+    uint8_t b144_out[4];
+    cs_ctn_S(b144_in, b144_out, 4);
+    const uint8_t v144 = b144_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r30 */
+    const uint8_t v145 = b144_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r30 */
+    const uint8_t v146 = b144_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r30 */
+    const uint8_t v147 = b144_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r30 */
     const uint8_t v149 = (uint8_t)(v120 ^ v144);         /* aes.cs:61:31 key_schedule r30 */
     const uint8_t v150 = (uint8_t)(v149 ^ v148);         /* aes.cs:61:31 key_schedule r30 */
     const uint8_t v151 = (uint8_t)(v121 ^ v145);         /* aes.cs:61:31 key_schedule r30 */
@@ -482,11 +506,13 @@ static void cs_key_schedule(aes192_key *ks, const uint8_t *key)
     const uint8_t v171 = (uint8_t)(v141 ^ v167);         /* aes.cs:61:31 key_schedule r35 */
     const uint8_t v172 = (uint8_t)(v142 ^ v168);         /* aes.cs:61:31 key_schedule r35 */
     const uint8_t v173 = (uint8_t)(v143 ^ v169);         /* aes.cs:61:31 key_schedule r35 */
-    const uint8_t v174 = cs_ct_S(v171);                  /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v175 = cs_ct_S(v172);                  /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v176 = cs_ct_S(v173);                  /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v177 = cs_ct_S(v170);                  /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v178 = 0x20u;                          /* aes.cs:56:11 key_schedule r36 */
+    uint8_t b174_in[4] = {(uint8_t)v171, (uint8_t)v172, (uint8_t)v173, (uint8_t)v170};  /* 4 lookups of S, one circuit run */
+    uint8_t b174_out[4];
+    cs_ctn_S(b174_in, b174_out, 4);
+    const uint8_t v174 = b174_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v175 = b174_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v176 = b174_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v177 = b174_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
     const uint8_t v179 = (uint8_t)(v150 ^ v174);         /* aes.cs:61:31 key_schedule r36 */
     const uint8_t v180 = (uint8_t)(v179 ^ v178);         /* aes.cs:61:31 key_schedule r36 */
     const uint8_t v181 = (uint8_t)(v151 ^ v175);         /* aes.cs:61:31 key_schedule r36 */
@@ -512,11 +538,13 @@ static void cs_key_schedule(aes192_key *ks, const uint8_t *key)
     const uint8_t v201 = (uint8_t)(v171 ^ v197);         /* aes.cs:61:31 key_schedule r41 */
     const uint8_t v202 = (uint8_t)(v172 ^ v198);         /* aes.cs:61:31 key_schedule r41 */
     const uint8_t v203 = (uint8_t)(v173 ^ v199);         /* aes.cs:61:31 key_schedule r41 */
-    const uint8_t v204 = cs_ct_S(v201);                  /* aes.cs:44:36 key_schedule>SubWord r42 */
-    const uint8_t v205 = cs_ct_S(v202);                  /* aes.cs:44:36 key_schedule>SubWord r42 */
-    const uint8_t v206 = cs_ct_S(v203);                  /* aes.cs:44:36 key_schedule>SubWord r42 */
-    const uint8_t v207 = cs_ct_S(v200);                  /* aes.cs:44:36 key_schedule>SubWord r42 */
-    const uint8_t v208 = 0x40u;                          /* aes.cs:56:11 key_schedule r42 */
+    uint8_t b204_in[4] = {(uint8_t)v201, (uint8_t)v202, (uint8_t)v203, (uint8_t)v200};  /* 4 lookups of S, one circuit run */
+    uint8_t b204_out[4];
+    cs_ctn_S(b204_in, b204_out, 4);
+    const uint8_t v204 = b204_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r42 */
+    const uint8_t v205 = b204_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r42 */
+    const uint8_t v206 = b204_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r42 */
+    const uint8_t v207 = b204_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r42 */
     const uint8_t v209 = (uint8_t)(v180 ^ v204);         /* aes.cs:61:31 key_schedule r42 */
     const uint8_t v210 = (uint8_t)(v209 ^ v208);         /* aes.cs:61:31 key_schedule r42 */
     const uint8_t v211 = (uint8_t)(v181 ^ v205);         /* aes.cs:61:31 key_schedule r42 */
@@ -542,11 +570,13 @@ static void cs_key_schedule(aes192_key *ks, const uint8_t *key)
     const uint8_t v231 = (uint8_t)(v201 ^ v227);         /* aes.cs:61:31 key_schedule r47 */
     const uint8_t v232 = (uint8_t)(v202 ^ v228);         /* aes.cs:61:31 key_schedule r47 */
     const uint8_t v233 = (uint8_t)(v203 ^ v229);         /* aes.cs:61:31 key_schedule r47 */
-    const uint8_t v234 = cs_ct_S(v231);                  /* aes.cs:44:36 key_schedule>SubWord r48 */
-    const uint8_t v235 = cs_ct_S(v232);                  /* aes.cs:44:36 key_schedule>SubWord r48 */
-    const uint8_t v236 = cs_ct_S(v233);                  /* aes.cs:44:36 key_schedule>SubWord r48 */
-    const uint8_t v237 = cs_ct_S(v230);                  /* aes.cs:44:36 key_schedule>SubWord r48 */
-    const uint8_t v238 = 0x80u;                          /* aes.cs:56:11 key_schedule r48 */
+    uint8_t b234_in[4] = {(uint8_t)v231, (uint8_t)v232, (uint8_t)v233, (uint8_t)v230};  /* 4 lookups of S, one circuit run */
+    uint8_t b234_out[4];
+    cs_ctn_S(b234_in, b234_out, 4);
+    const uint8_t v234 = b234_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v235 = b234_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v236 = b234_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v237 = b234_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
     const uint8_t v239 = (uint8_t)(v210 ^ v234);         /* aes.cs:61:31 key_schedule r48 */
     const uint8_t v240 = (uint8_t)(v239 ^ v238);         /* aes.cs:61:31 key_schedule r48 */
     const uint8_t v241 = (uint8_t)(v211 ^ v235);         /* aes.cs:61:31 key_schedule r48 */
