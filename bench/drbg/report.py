@@ -98,7 +98,10 @@ def main() -> None:
         "(the previous run, 2026-11-23, same device) the CUDA library expanded every request's key on the host "
         "and copied the round keys over (bitsliced AES: 6 KiB per request, 104 MB per GiB): AES 9.0, ARIA 2.8, "
         "LEA 128, HIGHT 29, CHAM 126 GB/s at 1 GiB; the table-based kernels before the constant-time defaults "
-        "ran AES at 52 and ARIA at 24 GB/s (not constant-time).",
+        "ran AES at 52 and ARIA at 24 GB/s (not constant-time).  A later run the same evening, after the key "
+        "schedule's S-box circuits were batched (drbg-h200/drbg-after-batching.json), found the lent machine's host "
+        "CPU slower (HIGHT's plan, unchanged code, 22 ms instead of 8; the CPU columns lower throughout): AES 39.7 "
+        "GB/s at 1 GiB (plan 22 ms), ARIA 9.4 (plan 107 ms): the host chain moves with the machine lent.",
         "- Tests on the same device: tests/differential/test_cuda_drbg_gpu.py (bulk == CPU bit for bit: Python "
         "DRBG over the C library, and the C DRBG's generate vs its plan + the GPU, ~3 MiB per cipher, reseeds "
         "every 17 requests, a partial last request, both flavours, counters across the whole-block wrap, "
