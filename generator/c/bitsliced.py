@@ -25,7 +25,7 @@ from .split import Stmt, split
 
 def sbox_functions(tables, masks: bool = False) -> list[str]:
     """Each table's circuit as a C function: on plane vectors (cs_sbox_T, the cores) or, with ``masks``,
-    on uint64_t 0/all-ones masks (cs_ksbox_T: the library's constant-time key-schedule lookups)."""
+    on uint64_t masks, one lookup per bit (cs_ksbox_T: the library's constant-time key-schedule lookups)."""
     lines: list[str] = []
     for name, table in tables.items():
         ctype, prefix, fn = ("uint64_t", "CS_M", f"cs_ksbox_{name}") if masks else ("cs_p", "CS_P", f"cs_sbox_{name}")

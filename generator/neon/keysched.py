@@ -2,7 +2,7 @@
 words the header's <prefix>_prepare_keys broadcasts into a kernel's key table, computed on the CPU in C.
 
 It is the C backend's scalar key schedule (generator/c/keysched.py: one code path for both libraries),
-with S-box lookups as Boolean circuits on 0/all-ones masks, so no memory address depends on the key:
+with S-box lookups as Boolean circuits on masks (one lookup per bit), so no memory address depends on the key:
 
     before: %5 = lut.u8 S %4                       (a key byte through the AES S-box)
     after:  cs_ctn_S(b5_in, b5_out, 4); v5 = b5_out[0]   (the circuit; no cs_tab_S[v4])

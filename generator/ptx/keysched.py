@@ -6,7 +6,7 @@ key schedules per GiB, and a host loop over them plus copying every request's ro
 keystream itself).
 
 It is the C backend's scalar key schedule (generator/c/keysched.py: one code path for the C, NEON and CUDA
-libraries) on the CUDA-prepared module, with S-box lookups as Boolean circuits on 0/all-ones masks, so no
+libraries) on the CUDA-prepared module, with S-box lookups as Boolean circuits on masks (one lookup per bit), so no
 memory address or branch depends on the key; round keys go zero-extended into the flat ``uint32_t`` words
 (key arrays in declaration order, placement.rk_index).  A lane layout's derived words (keysplit.py: key-only
 lane work moved into set_key) follow in P_expand_key, printed by the same IR-to-C printer (c/body.py):

@@ -92,7 +92,7 @@ KEY_SCHEDULE_KERNEL = "_key_schedule_multi"
 KEY_SCHEDULE_STACK_BUDGET = 4096
 
 
-def is_key_schedule_ok(stem: str, use, kernel: str) -> bool:
+def is_key_schedule_ok(use, kernel: str) -> bool:
     """The key-schedule kernel within its stack budget (KEY_SCHEDULE_KERNEL); False for any other kernel."""
     return KEY_SCHEDULE_KERNEL in kernel and use.local == 0 and use.stack <= KEY_SCHEDULE_STACK_BUDGET
 
@@ -101,7 +101,7 @@ def clean_enough(stem: str, use, kernel: str = "") -> bool:
     """A kernel's ptxas usage passes: 0 spills and 0 local memory, or within BITSLICED_SPILL_BUDGET for a
     bitsliced (``_bs_``) schedule, or KEY_SCHEDULE_STACK_BUDGET of stack for the key-schedule kernel."""
     if KEY_SCHEDULE_KERNEL in kernel:
-        return is_key_schedule_ok(stem, use, kernel)
+        return is_key_schedule_ok(use, kernel)
     if "_bs_" in stem:
         return use.local == 0 and max(use.spill_stores, use.spill_loads, use.stack) <= BITSLICED_SPILL_BUDGET
     return use.clean

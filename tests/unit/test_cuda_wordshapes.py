@@ -134,7 +134,7 @@ def test_compiles_without_spills(tmp_path, name, sched):
     rep = nvcc.compile_cubin(cu, "sm_90")
     assert len(rep.kernels) == 13, rep.text[-2000:]
     for kernel, use in rep.kernels.items():
-        assert use.clean or is_key_schedule_ok(src.name, use, kernel), f"{src.name} {kernel}: {vars(use)}"
+        assert use.clean or is_key_schedule_ok(use, kernel), f"{src.name} {kernel}: {vars(use)}"
 
 
 @pytest.mark.parametrize("name", WIDE + NARROW)

@@ -84,13 +84,12 @@ static inline void cs_store64le(uint8_t *p, uint64_t v) { cs_store32le(p, (uint3
 static inline void cs_store64be(uint8_t *p, uint64_t v) { cs_store32be(p, (uint32_t)(v >> 32)); cs_store32be(p + 4, (uint32_t)v); }
 #endif
 
-/* ---- S-boxes as Boolean circuits on 0/all-ones masks: constant-time lookups for the key schedule ---- */
+/* ---- S-boxes as Boolean circuits on uint64_t masks (bit i: lookup i): constant-time lookups for the key schedule ---- */
 #define CS_M_XOR(a, b) ((a) ^ (b))
 #define CS_M_AND(a, b) ((a) & (b))
 #define CS_M_OR(a, b) ((a) | (b))
 #define CS_M_NOT(a) (~(a))
 #define CS_M_SPLAT(c) ((uint64_t)(c))
-#define CS_M_BIT(x, b) ((uint64_t)0 - (uint64_t)(((x) >> (b)) & 1u))  /* bit b of a byte as a 0/all-ones mask */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__)
 #define CS_NOINLINE __attribute__((noinline))
 #else  /* (CUDA device code: inlined, since a call would pass the circuit's arrays through local memory) */
