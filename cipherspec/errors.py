@@ -50,3 +50,11 @@ class KatError(CipherspecError):
 
 class UsageError(CipherspecError):
     """A bad command-line or API argument: unknown cipher, wrong key length, bad input length."""
+
+
+class AuthenticationError(CipherspecError):
+    """An AEAD decryption or MAC verification whose tag does not match.  The message is always the same
+    ("authentication failed"), whatever was wrong, so that the error says nothing about the data."""
+
+    def __init__(self, message: str = "authentication failed"):
+        super().__init__(message)

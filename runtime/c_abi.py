@@ -20,6 +20,12 @@ CIPHER_CODES = (
         -7,
         "set_key: the ISA level asked for is unknown or missing on this CPU; the modes: the key was not set up",
     ),
+    ("CIPHERSPEC_ERR_AUTH", -8, "AEAD/MAC decrypt or verify: the tag does not match (no plaintext is output)"),
+    (
+        "CIPHERSPEC_ERR_PARAM",
+        -9,
+        "AEAD/XTS/CMAC: a nonce, IV, tag or data length out of the mode's range, or equal XTS key halves",
+    ),
 )
 DRBG_CODES = (
     ("CIPHERSPEC_ERR_DRBG_LIMIT", -4, "a length or the reseed interval is out of range"),
@@ -33,6 +39,8 @@ ERR_NULL = CODES["CIPHERSPEC_ERR_NULL"]
 ERR_LENGTH = CODES["CIPHERSPEC_ERR_LENGTH"]
 ERR_KEY_LENGTH = CODES["CIPHERSPEC_ERR_KEY_LENGTH"]
 ERR_ISA = CODES["CIPHERSPEC_ERR_ISA"]
+ERR_AUTH = CODES["CIPHERSPEC_ERR_AUTH"]
+ERR_PARAM = CODES["CIPHERSPEC_ERR_PARAM"]
 ERR_DRBG_LIMIT = CODES["CIPHERSPEC_ERR_DRBG_LIMIT"]
 ERR_RESEED_REQUIRED = CODES["CIPHERSPEC_ERR_RESEED_REQUIRED"]
 ERR_DRBG_STATE = CODES["CIPHERSPEC_ERR_DRBG_STATE"]

@@ -34,6 +34,8 @@ extern "C" {
 #define CIPHERSPEC_ERR_LENGTH (-2)
 #define CIPHERSPEC_ERR_KEY_LENGTH (-3)
 #define CIPHERSPEC_ERR_ISA (-7)
+#define CIPHERSPEC_ERR_AUTH (-8)
+#define CIPHERSPEC_ERR_PARAM (-9)
 #endif
 
 #define LEA256_BLOCK_BYTES 16
