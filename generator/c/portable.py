@@ -54,7 +54,7 @@ def scalar_core(module: Module, prep: Prepared, kind: str) -> dict:
     return {"name": f"cs_{kind}_1", "doc": f"{kind}: one block (scalar core)", "lines": lines}
 
 
-def sliced_core(module: Module, prep: Prepared, kind: str, lanes: int, streams: int = 1) -> dict:
+def sliced_core(module: Module, prep: Prepared, kind: str, lanes: int, streams: int = 1, counter: bool = False) -> dict:
     """The block-sliced core: ``lanes`` blocks per call, in ``streams`` independent groups of lanes/streams
     blocks (one vector per state word each) whose statements are interleaved, stream j indented by j
     spaces, so that the chains of one group run while another's wait (latency hiding):
@@ -62,6 +62,9 @@ def sliced_core(module: Module, prep: Prepared, kind: str, lanes: int, streams: 
         streams=1:  const cs_v64 v40 = CS_V64_ADD(v39, v38);
         streams=2:  const cs_v64 s0_v40 = CS_V64_ADD(s0_v39, s0_v38);
                      const cs_v64 s1_v40 = CS_V64_ADD(s1_v39, s1_v38);
+
+    ``counter``: the CTR core cs_ctr_n, whose ``in`` is the counter block and whose lanes are loaded by
+    counter_load (encryption of ctr, ctr + 1, ...; the caller rules out a carry out of the low 64 bits).
     """
     fn = prep.functions[kind]
     slots = key_slots(module)
@@ -75,6 +78,9 @@ def sliced_core(module: Module, prep: Prepared, kind: str, lanes: int, streams: 
     loads: list[str] = []
     for j, tag in enumerate(tags):
         src = "in" if streams == 1 else f"in + {j * vl} * CS_BLOCK"
+        if counter:
+            loads += counter_load(lay, vl, ind, j * vl, tag)
+            continue
         load = (
             ["#if defined(CS_VECTOR_SHUFFLE)"] + _shuffle_load(lay, vl, ind, src, tag, j * vl) + ["#else"]
             if fast
@@ -117,7 +123,60 @@ def sliced_core(module: Module, prep: Prepared, kind: str, lanes: int, streams: 
         lines += group + ([f"{ind}    }}"] if streams > 1 else [])
     lines.append(f"{ind}}}")
     what = f"{lanes} blocks at once" + (f", {streams} interleaved groups of {vl}" if streams > 1 else "")
-    return {"name": f"cs_{kind}_n", "doc": f"{kind}: {what} (block-sliced core)", "lines": lines}
+    if counter:
+        what = f"the counter blocks in ({lanes} of them from in, no carry out of the low 64 bits), {what}"
+    return {
+        "name": "cs_ctr_n" if counter else f"cs_{kind}_n",
+        "doc": f"{kind}: {what} (block-sliced core)",
+        "lines": lines,
+    }
+
+
+def has_counter_core(module: Module, layout: str) -> bool:
+    """Whether a kernel gets cs_ctr_n: sliced, 64-bit block words (the counter's low 64 bits are the last
+    word, whatever the word order: counter_load)."""
+    return layout == "sliced" and module.block.width == 64
+
+
+def counter_load(lay, vl: int, ind: str, first: int, tag: str = "") -> list[str]:
+    """Lane l of x_i = word i of counter block ctr + first + l (``in`` = ctr, big-endian over the block):
+    the last word holds the counter's low 64 bits, lo + first + l (byte-swapped for little-endian words,
+    on any host); the others are the counter's high bytes, the same in every block of a run without a
+    carry.  Vector extensions: one add of a lane-index vector and one byte shuffle; else a lane loop.
+
+        x0 = CS_V64_SPLAT(cs_load64le(in + 0));   x1 = CS_V64_SPLAT(lo + 8) + (cs_v64){0, 1, 2, 3}; swap
+    """
+    c = lay.count
+    last = f"x{c - 1}{tag}"
+    value = f"lo + {first} + (uint64_t)l"
+    iota = ", ".join(str(k) for k in range(vl))
+    lines = [f"{ind}{{", f"{ind}const uint64_t lo = cs_load64be(in + CS_BLOCK - 8);"]
+    lines += [
+        with_comment(
+            f"{ind}x{i}{tag} = CS_V64_SPLAT({load(lay, f'in + {8 * i}')});",
+            f"block word X[{i}]: counter bytes {8 * i}..{8 * i + 7}",
+        )
+        for i in range(c - 1)
+    ]
+    lines += [
+        "#if defined(CS_VECTOR_SHUFFLE)",
+        f"{ind}typedef uint8_t cs_vbytes_64 __attribute__((vector_size({8 * vl})));",
+        with_comment(
+            f"{ind}{last} = CS_V64_SPLAT(lo + {first}) + (cs_v64){{{iota}}};",
+            f"blocks {first}..{first + vl - 1}: the counter's low 64 bits",
+        ),
+        *(_swap_bytes(lay, last, vl, ind, always=True) if lay.endian == "little" else []),
+        "#else",
+        f"{ind}uint64_t w[{vl}];",
+        f"{ind}int l;",
+        with_comment(
+            f"{ind}for (l = 0; l < {vl}; l++) w[l] = {f'cs_bswap64({value})' if lay.endian == 'little' else value};",
+            f"blocks {first}..{first + vl - 1}: the counter's low 64 bits",
+        ),
+        with_comment(f"{ind}memcpy(&{last}, w, sizeof {last});", f"block word X[{c - 1}], all lanes"),
+        "#endif",
+    ]
+    return lines + [f"{ind}}}"]
 
 
 def _scalar_load(lay, state: list[str], ind: str, src: str = "in", tag: str = "", vl: int | None = None) -> list[str]:
@@ -163,10 +222,10 @@ def _scalar_store(lay, fn, outs: list[str], ind: str, dst: str = "out", vl: int 
     return lines + [f"{ind}    }}"]
 
 
-def _swap_bytes(lay, var: str, lanes: int, ind: str) -> list[str]:
-    """Every lane's bytes reversed where the block's word order differs from the host's: one byte shuffle,
-    or on x86 without SSSE3 (no PSHUFB: gcc would assemble the shuffle byte by byte) log2(bytes) steps of
-    shifts and masks that swap halves, quarters, ... of each lane."""
+def _swap_bytes(lay, var: str, lanes: int, ind: str, always: bool = False) -> list[str]:
+    """Every lane's bytes reversed where the block's word order differs from the host's (``always``: on
+    every host): one byte shuffle, or on x86 without SSSE3 (no PSHUFB: gcc would assemble the shuffle byte
+    by byte) log2(bytes) steps of shifts and masks that swap halves, quarters, ... of each lane."""
     if lay.width == 8:
         return []
     host = "__ORDER_LITTLE_ENDIAN__" if lay.endian == "big" else "__ORDER_BIG_ENDIAN__"
@@ -179,16 +238,15 @@ def _swap_bytes(lay, var: str, lanes: int, ind: str) -> list[str]:
         m = f"(uint{w}_t)0x{mask:0{w // 4}x}u" + ("ll" if w == 64 else "")
         steps.append(f"{ind}{var} = (({var} & {m}) << {k}) | (({var} >> {k}) & {m});")
         k //= 2
-    return [
-        "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == " + host,
+    swap = [
         "#if (defined(__x86_64__) || defined(__i386__)) && !defined(__SSSE3__)",
         *steps,
         "#else",
         f"{ind}{{ cs_vbytes_{w} b_; memcpy(&b_, &{var}, sizeof b_);",
         f"{ind}  b_ = CS_SHUF2(cs_vbytes_{w}, b_, b_, {idx}); memcpy(&{var}, &b_, sizeof b_); }}",
         "#endif",
-        "#endif",
     ]
+    return swap if always else ["#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == " + host, *swap, "#endif"]
 
 
 def _shuffle_load(lay, lanes: int, ind: str, src: str = "in", tag: str = "", first: int = 0) -> list[str]:
@@ -372,11 +430,17 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
         cores = []
         support.append(one_block_declarations(P))
     streams = schedule.get("i", 1) if layout == "sliced" else 1
+    counter_core = has_counter_core(module, layout)
     if layout == "sliced":
         support += _sliced_support(module, prep, n, streams)
         cores += [sliced_core(module, prep, kind, n, streams) for kind in ("encrypt", "decrypt")]
+    if counter_core:
+        support.append(fragment("bswap64.c"))
+        cores.append(sliced_core(module, prep, "encrypt", n, streams, counter=True))
     after_cores += [fragment("mode_helpers.c")] + ([fragment("ctr_fill.c")] if n else [])
-    after_cores += [fragment("kernel_names.c", P=P)] + entry_points(P, n, layout == "bitsliced")
+    after_cores += [fragment("kernel_names.c", P=P)] + entry_points(
+        P, n, layout == "bitsliced", counter_core=counter_core
+    )
     return render(
         "c/kernel.c.j2",
         P=P,

@@ -71,3 +71,26 @@ def test_every_variant_matches_the_interpreter(name):
         assert c.ctr(rk, iv, data) == modes.ctr(ref, rr, iv, data), f"{v.name} CTR across 2^64"
         ran.append(v.name)
     assert "sse2" in ran
+
+
+def test_plain_array_fallback():
+    """The interleaved kernels and the counter core with CS_NO_VECTOR_EXT (plain arrays of CS_VLANES lanes),
+    every variant, on the 3-round arx64_u64_le (a cheap build)."""
+    from generator.c.build import build_shared
+    from runtime.c_target import CCipher
+
+    module = REG.module("arx64_u64_le")
+    sched = default_schedule(module)
+    lib = CCipher(module, sched, build_shared(module, sched, extra_args=["-DCS_NO_VECTOR_EXT"]))
+    ref = make_cipher(REG, "arx64_u64_le", None, "ref")
+    rng = np.random.default_rng(7)
+    key, iv = random_bytes(rng, lib.key_bytes), random_bytes(rng, lib.block_bytes)
+    rr = ref.expand_key(key)
+    for v in [v.name for v in variants(module, sched) if has_level(v.name)]:
+        c = lib.with_isa(v)
+        rk = c.expand_key(key)
+        data = random_bytes(rng, (2 * variant_lanes(module, sched, v) + 1) * lib.block_bytes + 5)
+        whole = data[: len(data) - len(data) % lib.block_bytes]
+        assert modes.run_mode(c, rk, "ecb", "encrypt", whole) == modes.ecb_encrypt(ref, rr, whole), v
+        assert modes.run_mode(c, rk, "ecb", "decrypt", whole) == modes.ecb_decrypt(ref, rr, whole), v
+        assert c.ctr(rk, iv, data) == modes.ctr(ref, rr, iv, data), v

@@ -100,3 +100,17 @@ def test_interleaved_core_text():
     assert "in + 4 * CS_BLOCK + 0 * sizeof t0_0" in text
     single = kernel_source(m, parse_schedule(m, "sliced_v32_i1"), "ct")
     assert "CS_VLANES" not in single and "s0_v" not in single
+
+
+def test_counter_core_builds_the_counter_blocks_in_lanes(registry):
+    """CTR on 64-bit block words: cs_ctr_n makes word X[1] = bswap(lo + lane) (little-endian words) with one
+    add and one byte shuffle per group, X[0] the counter's high bytes; the walk falls back to the counter
+    bytes in memory where the low 64 bits carry.  32-bit-word kernels keep the memory path."""
+    m = REG.module("speck128_128")
+    text = kernel_source(m, parse_schedule(m, "sliced_v32_i2"), "ct")
+    assert "static void cs_ctr_n(" in text and "if (lo <= UINT64_MAX - CS_LANES)" in text
+    assert "x1_1 = CS_V64_SPLAT(lo + 4) + (cs_v64){0, 1, 2, 3};" in text
+    assert "x0_1 = CS_V64_SPLAT(cs_load64le(in + 0));" in text
+    assert "w[l] = cs_bswap64(lo + 4 + (uint64_t)l);" in text  # the plain-array form
+    lea = registry.module("lea128")
+    assert "cs_ctr_n" not in kernel_source(lea, parse_schedule(lea, "sliced_v32"), "ct")
