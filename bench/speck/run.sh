@@ -35,10 +35,10 @@ out=bench/results/speck-cryptopp.md
   echo "gcc $(gcc -dumpfullversion), Crypto++ $(dpkg-query -W -f='${Version}' libcrypto++-dev). Library: \`${build[*]/$tmp\/lib/OUT}\`."
   echo "$mb MiB, one thread, best of $reps repetitions (Crypto++ and each variant alternate within a repetition);"
   echo "key 00..0f, IV f0..ff, input byte i = (i*131 + (i>>8)) & 0xff. Load average before/after: $load_before / $load_after"
-  echo "(the machine is shared: read the ratios, not the absolute figures)."
+  echo "(the machine is shared: read the ratios, not the absolute figures; thread CPU time is what other jobs disturb least)."
   echo
-  echo "| implementation | MB/s | vs Crypto++ | output equal to Crypto++ |"
-  echo "|---|---|---|---|"
+  echo "| implementation | MB/s (wall) | vs Crypto++ | MB/s (thread CPU time) | vs Crypto++ | output equal to Crypto++ |"
+  echo "|---|---|---|---|---|---|"
   echo "$rows"
   echo
   echo "Build notes (the layout each ISA variant got, lanes64.py's estimate):"
