@@ -14,8 +14,10 @@ Per level, each candidate layout is costed from the encryption function:
     P  vector instructions per cycle the level sustains: 3 on xmm/ymm (three vector ALU ports), 2 on
        zmm (a 512-bit op takes two 256-bit pipes on Zen 4, and ports 0+1 fused on Intel)
     k  lane groups in flight (the interleave): the least k whose work k·N/P covers H·D, H = 3 (the
-       out-of-order window overlaps independent chains only partly: calibrated on Zen 4, where SPECK-128
-       gains up to k = 4 and loses beyond), at most (registers - 2) / (state words + 1) (no spills)
+       out-of-order window overlaps independent chains only partly), at most (registers - 2) / (state
+       words + 1) (no spills).  Calibration, SPECK-128/128 CTR on Zen 4 (EPYC, 64 MiB, wall MB/s at load
+       ~2, before the counter core): zmm k = 1, 2, 3, 4, 8: 1951, 2716, 3576, 3786, 3772; ymm on avx2
+       k = 2, 3, 4, 8: 1761, 2150, 2646, 2143 (16 registers: k = 8 spills); the model picks k = 4 for both
     cycles/byte = max(D, k·N/P) / (k · lanes · block bytes)
 
 and the cheaper of 64-bit lanes and 32-bit halves (two registers per word, twice the lanes; an add is

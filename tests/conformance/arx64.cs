@@ -45,5 +45,5 @@ family arx64_lut(rounds) {
   }
 }
 
-cipher arx64_u64_le  = arx64_le(rounds = 3);
-cipher arx64_lut_u64 = arx64_lut(rounds = 3);
+cipher arx64_u64_le  = arx64_le(rounds = 2);
+cipher arx64_lut_u64 = arx64_lut(rounds = 2);

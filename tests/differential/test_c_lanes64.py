@@ -75,7 +75,7 @@ def test_every_variant_matches_the_interpreter(name):
 
 def test_plain_array_fallback():
     """The interleaved kernels and the counter core with CS_NO_VECTOR_EXT (plain arrays of CS_VLANES lanes),
-    every variant, on the 3-round arx64_u64_le (a cheap build)."""
+    every variant, on the 2-round arx64_u64_le (a cheap build)."""
     from generator.c.build import build_shared
     from runtime.c_target import CCipher
 
