@@ -10,12 +10,15 @@ implements the mode.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .ccm import CcmStream, ccm_decrypt, ccm_encrypt
 from .cmac import CmacStream, cmac
 from .gcm import GcmStream, gcm_decrypt, gcm_encrypt, gmac
 from .xts import xts_decrypt, xts_encrypt
 
-ORACLE = {
+ORACLE: dict[str, Callable[..., Any]] = {
     "gcm_encrypt": gcm_encrypt,
     "gcm_decrypt": gcm_decrypt,
     "gmac": gmac,
