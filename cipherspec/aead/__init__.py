@@ -19,7 +19,7 @@ from .ccm import CcmStream, ccm_decrypt, ccm_encrypt
 from .cmac import CmacStream, cmac
 from .dispatch import call, ccm_stream, cmac_stream, gcm_stream, native
 from .gcm import GcmStream, gcm_decrypt, gcm_encrypt, gmac
-from .xts import xts_decrypt, xts_encrypt
+from .xts import sector_tweak, xts_decrypt, xts_encrypt, xts_sectors
 
 __all__ = [
     "CcmStream",
@@ -38,4 +38,6 @@ __all__ = [
     "native",
     "xts_decrypt",
     "xts_encrypt",
+    "sector_tweak",
+    "xts_sectors",
 ]

@@ -8,6 +8,7 @@ steals the tail of the previous block's ciphertext.
 
     ct = xts_encrypt(c, key1 + key2, tweak=(7).to_bytes(16, "little"), data=sector)
     xts_decrypt(c, key1 + key2, tweak, ct) == sector
+    xts_sectors(c, key1 + key2, first_tweak, data, 512, "encrypt")   # sector i under first_tweak + i (below)
 """
 
 from __future__ import annotations
@@ -86,3 +87,33 @@ def xts_encrypt(c, key: bytes, tweak: bytes, data: bytes) -> bytes:
 
 def xts_decrypt(c, key: bytes, tweak: bytes, data: bytes) -> bytes:
     return _xts(c, key, tweak, data, "decrypt")
+
+
+def sector_tweak(first: bytes, i: int) -> bytes:
+    """Sector i's tweak: the first sector's plus i, as little-endian 128-bit integers (disk encryption's
+    sector numbers, dm-crypt's plain64), wrapping modulo 2^128."""
+    return ((int.from_bytes(first, "little") + i) & MASK128).to_bytes(16, "little")
+
+
+def xts_sectors(c, key: bytes, first_tweak: bytes, data: bytes, sector: int, direction: str) -> bytes:
+    """Consecutive data units of ``sector`` bytes (the last may be shorter, at least 16), unit i under
+    ``sector_tweak(first_tweak, i)``: exactly xts_encrypt/xts_decrypt unit by unit.  When the sector is
+    whole blocks, the whole sectors go through the cipher in one batch (the tweaks in another)."""
+    if direction not in ("encrypt", "decrypt"):
+        raise UsageError(f"XTS: unknown direction '{direction}' (encrypt or decrypt)")
+    require_block(c, "XTS", (16,))
+    k1, k2 = split_key(c, key)
+    check_data_unit(sector)
+    data = bytes(data)
+    whole = len(data) // sector if sector % 16 == 0 else 0
+    out = bytearray()
+    if whole:
+        tweaks = b"".join(sector_tweak(first_tweak, i) for i in range(whole))
+        ts = c.encrypt_blocks(c.expand_key(k2), np.frombuffer(tweaks, np.uint8).reshape(-1, 16))
+        masks = np.concatenate([tweak_masks(t.tobytes(), sector // 16) for t in ts])
+        blocks = np.frombuffer(data[: whole * sector], np.uint8).reshape(-1, 16)
+        run = c.encrypt_blocks if direction == "encrypt" else c.decrypt_blocks
+        out += (run(c.expand_key(k1), blocks ^ masks) ^ masks).tobytes()
+    for i in range(whole, -(-len(data) // sector)):
+        out += _xts(c, key, sector_tweak(first_tweak, i), data[i * sector : (i + 1) * sector], direction)
+    return bytes(out)
