@@ -125,16 +125,18 @@ def check_sectors(total: int, sector: int) -> None:
         raise UsageError("XTS: the input is empty (a sector is at least 16 bytes)")
     if 0 < last < 16:
         raise UsageError(
-            f"XTS: the input is {total} bytes: its last sector would be {last} bytes, under the 16 XTS needs "
+            f"XTS: the input is {total} bytes: its last sector would be {last} byte{'s' if last != 1 else ''}, under the 16 XTS needs "
             f"(--sector-size {sector})"
         )
 
 
 # ---------------------------------------------------------------------------------------------- arguments
-def load(args, mode: str):
-    """The cipher object: the quick C load, or the full target object when the mode needs the block function
-    and the quick one (ctypes only) has neither it nor the mode's own entry points."""
-    c = load_cipher(args.spec or [], args.cipher, args.rounds, args.target, args.schedule)
+def load(args, mode: str, c=None):
+    """The cipher object: the quick C load (ctypes only: enough to check the arguments), then, given
+    that one back, the full target object when the mode needs the block function and the quick one has
+    neither it nor the mode's own entry points."""
+    if c is None:
+        return load_cipher(args.spec or [], args.cipher, args.rounds, args.target, args.schedule)
     if hasattr(c, "encrypt_blocks") or all(aead.native(c, n) for n in NATIVE[mode]):
         return c
     from cipherspec.registry import Registry
@@ -189,67 +191,96 @@ def _key(args, c, length: int, owner: str, stdin_busy: bool) -> bytes:
 
 
 # ---------------------------------------------------------------------------------------------- commands
+def _xts_args(args, c, stdin_busy: bool) -> tuple[bytes, bytes, int]:
+    """(key1 || key2, the first sector's tweak, the sector size), each checked."""
+    require_block(c, "XTS", (16,))
+    key = _key(args, c, 2 * c.key_bytes, f"{c.name} XTS (key1 || key2)", stdin_busy)
+    xts.split_key(c, key)
+    sector = SECTOR_BYTES if args.sector_size is None else args.sector_size
+    if not 16 <= sector <= 16 * xts.MAX_BLOCKS:
+        raise UsageError(f"--sector-size: XTS data units are 16 to {16 * xts.MAX_BLOCKS} bytes, got {sector}")
+    tweak = keyinput.read(args, keyinput.IV, 16, c.name, stdin_busy)
+    if tweak is None:
+        raise UsageError(
+            "XTS needs the first sector's 16-byte tweak: --iv HEX (sector 0: 32 zeros), --iv-file PATH, "
+            f"--iv-fd N or ${keyinput.IV.env}"
+        )
+    if len(tweak) != 16:
+        raise UsageError(f"XTS: the tweak is 16 bytes, got {len(tweak)}")
+    return key, tweak, sector
+
+
+def _aead_args(args, c, mode: str, stdin_busy: bool) -> tuple[bytes, bytes, bytes, int]:
+    """(key, nonce, AAD, tag length) of GCM or CCM, each checked."""
+    require_block(c, mode.upper(), (16,))
+    key = _key(args, c, c.key_bytes, c.name, stdin_busy)
+    c.check_key(key)
+    iv, aad = _nonce(args, c, mode, stdin_busy), read_aad(args)
+    tag_len = 16 if args.tag_len is None else args.tag_len
+    if mode == "gcm":
+        if not iv:
+            raise UsageError("GCM: the IV is empty")
+        gcm.check_tag_length("GCM", tag_len, gcm.TAG_LENGTHS)
+    else:
+        ccm.check_params(iv, 0, tag_len)
+    return key, iv, aad, tag_len
+
+
+def _check_size(mode: str, direction: str, size: int | None, tag_len: int, sector: int, iv: bytes) -> None:
+    """What the input's length alone refuses, when it is known: before any output."""
+    if size is None:
+        return
+    if mode == "xts":
+        check_sectors(size, sector)
+    elif direction == "decrypt" and size < tag_len:
+        raise UsageError(
+            f"{mode.upper()}: the input is {size} bytes, shorter than the {tag_len}-byte tag "
+            "(a ciphertext ends with its tag)"
+        )
+    elif mode == "ccm":
+        ccm.check_params(iv, size - (tag_len if direction == "decrypt" else 0), tag_len)
+
+
 def cmd_aead(args, direction: str) -> int:
     from .pump import pump
     from .streaming import _chunk_bytes, _stream_to_output
 
     mode = args.mode
-    transform: Sectors | TagAppended | TagAtEnd
     refuse_options(args, mode)
     c = load(args, mode)
     stdin_busy = args.input in (None, "-")
+    iv, aad, tag_len, sector = b"", b"", 16, SECTOR_BYTES
     if mode == "xts":
-        require_block(c, "XTS", (16,))
-        key = _key(args, c, 2 * c.key_bytes, f"{c.name} XTS (key1 || key2)", stdin_busy)
-        xts.split_key(c, key)
-        sector = SECTOR_BYTES if args.sector_size is None else args.sector_size
-        if not 16 <= sector <= 16 * xts.MAX_BLOCKS:
-            raise UsageError(f"--sector-size: XTS data units are 16 to {16 * xts.MAX_BLOCKS} bytes, got {sector}")
-        tweak = keyinput.read(args, keyinput.IV, 16, c.name, stdin_busy)
-        if tweak is None:
-            raise UsageError(
-                "XTS needs the first sector's 16-byte tweak: --iv HEX (sector 0: 32 zeros), --iv-file PATH, "
-                f"--iv-fd N or ${keyinput.IV.env}"
-            )
-        if len(tweak) != 16:
-            raise UsageError(f"XTS: the tweak is 16 bytes, got {len(tweak)}")
-        transform = Sectors(c, key, tweak, sector, direction)
-        chunk = max(_chunk_bytes(c) // sector, 1) * sector
+        key, tweak, sector = _xts_args(args, c, stdin_busy)
     else:
-        key = _key(args, c, c.key_bytes, c.name, stdin_busy)
-        c.check_key(key)
-        iv, aad = _nonce(args, c, mode, stdin_busy), read_aad(args)
-        tag_len = 16 if args.tag_len is None else args.tag_len
-        chunk = _chunk_bytes(c)
+        key, iv, aad, tag_len = _aead_args(args, c, mode, stdin_busy)
     src = open_input(args.input)
     try:
         reader = HexReader(src) if args.hex else src
         if mode == "ccm":
             reader = spool(reader)  # B0 holds the length: a pipe or hex input is measured first
-        if mode == "xts" and reader.size is not None:
-            check_sectors(reader.size, sector)  # refused before any output
-        rk = None if mode == "xts" else c.expand_key(key)
-        if mode == "gcm":
-            gcm.check_tag_length("GCM", tag_len, gcm.TAG_LENGTHS)
-            stream = aead.gcm_stream(c, rk, iv, direction)
+        _check_size(mode, direction, reader.size, tag_len, sector, iv)
+        c = load(args, mode, c)
+        transform: Sectors | TagAppended | TagAtEnd
+        if mode == "xts":
+            transform = Sectors(c, key, tweak, sector, direction)
+        elif mode == "gcm":
+            stream = aead.gcm_stream(c, c.expand_key(key), iv, direction)
             stream.aad(aad)
             if direction == "encrypt":
                 transform = TagAppended(stream, lambda: stream.finish_encrypt(tag_len))
             else:
                 transform = TagAtEnd(stream, tag_len, "GCM")
-        elif mode == "ccm":
-            size = reader.size
-            data_len = size if direction == "encrypt" else size - tag_len
-            if data_len < 0:
-                raise UsageError(
-                    f"CCM: the input is {size} bytes, shorter than the {tag_len}-byte tag (a ciphertext ends with its tag)"
-                )
-            ccm.check_params(iv, data_len, tag_len)
-            stream = aead.ccm_stream(c, rk, iv, direction, aad, data_len, tag_len)
+        else:
+            data_len = reader.size - (tag_len if direction == "decrypt" else 0)
+            stream = aead.ccm_stream(c, c.expand_key(key), iv, direction, aad, data_len, tag_len)
             if direction == "encrypt":
                 transform = TagAppended(stream, stream.finish_encrypt)
             else:
                 transform = TagAtEnd(stream, tag_len, "CCM")
+        chunk = _chunk_bytes(c)
+        if mode == "xts":
+            chunk = max(chunk // sector, 1) * sector
         _stream_to_output(
             args,
             f"{direction} {c.name}",
@@ -280,7 +311,9 @@ def cmd_mac(args, out) -> int:
     tag_len = c.block_bytes if tag_len is None else tag_len
     from cipherspec.aead.cmac import check_tag_length
 
+    require_block(c, "CMAC", (8, 16))
     check_tag_length(c, tag_len)
+    c = load(args, "cmac", c)
     stream = aead.cmac_stream(c, c.expand_key(key))
     src = open_input(args.input)
     try:
