@@ -419,6 +419,7 @@ int {{ P }}_ccm_decrypt(const {{ P }}_key *ks, const uint8_t *nonce, size_t nonc
 
 /* ---- XTS ---- */
 #define CS_XTS_BATCH 128  /* blocks per ECB kernel call */
+#define CS_XTS_MAX_BLOCKS ((uint64_t)1 << 20)  /* SP 800-38E: a data unit is at most 2^20 blocks */
 
 int {{ P }}_xts_set_key_isa({{ P }}_xts_key *xk, const uint8_t *key, size_t key_len, const char *isa)
 {
@@ -476,7 +477,7 @@ static int cs_xts(const {{ P }}_xts_key *xk, const uint8_t *tweak, const uint8_t
     size_t n, r;
     if (xk == NULL || tweak == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
     if ((k = cs_kernels_of(&xk->data)) == NULL || cs_kernels_of(&xk->tweak) == NULL) return CIPHERSPEC_ERR_ISA;
-    if (len < 16) return CIPHERSPEC_ERR_PARAM;
+    if (len < 16 || (uint64_t)len > CS_XTS_MAX_BLOCKS * 16) return CIPHERSPEC_ERR_PARAM;
     n = len / 16;
     r = len % 16;
     cs_kernels_of(&xk->tweak)->ecb_encrypt(&xk->tweak, tweak, b, 1);  /* T = E_K2(tweak) */
