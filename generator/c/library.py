@@ -146,7 +146,9 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
         support=support,
         key_schedule=key_lines,
         dispatch=dispatch,
-        api=fragment("api.c", **modes) + "\n\n" + fragment("aead.c", **modes, cmac_rb=CMAC_RB.get(module.block.nbytes, "")),
+        api=fragment("api.c", **modes)
+        + "\n\n"
+        + fragment("aead.c", **modes, cmac_rb=CMAC_RB.get(module.block.nbytes, "")),
     )
 
 

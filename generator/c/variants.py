@@ -56,7 +56,9 @@ class Level:
 
 LEVELS = (
     Level("sse2", ("SSE2",), ("-march=x86-64",), 0, "x86-64 baseline (SSE2)"),
-    Level("aesni", ("SSE2", "V2", "AES"), ("-march=x86-64-v2", "-maes"), 128, "x86-64-v2 + AES-NI, 128-bit", ("CLMUL",)),
+    Level(
+        "aesni", ("SSE2", "V2", "AES"), ("-march=x86-64-v2", "-maes"), 128, "x86-64-v2 + AES-NI, 128-bit", ("CLMUL",)
+    ),
     Level("avx2", ("SSE2", "V2", "V3"), ("-march=x86-64-v3",), 0, "x86-64-v3 (AVX2)", ("CLMUL", "VCLMUL")),
     Level(
         "vaes_avx2",

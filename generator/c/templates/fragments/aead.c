@@ -11,6 +11,7 @@ static void cs_wipe(void *p, size_t n)
     cs_memset_v(p, 0, n);
 }
 
+{% if block_bytes == 16 %}
 /* 1 if the n bytes are equal, else 0, in time that depends on n only */
 static int cs_equal_ct(const uint8_t *a, const uint8_t *b, size_t n)
 {
@@ -18,6 +19,16 @@ static int cs_equal_ct(const uint8_t *a, const uint8_t *b, size_t n)
     size_t i;
     for (i = 0; i < n; i++) d |= (unsigned)(a[i] ^ b[i]);
     return (int)(((d - 1u) >> 8) & 1u);
+}
+{% endif %}
+
+/* CBC-MAC state x absorbs whole blocks */
+static void cs_cbcmac(const cs_kernels *k, const {{ P }}_key *ks, uint8_t x[CS_BLOCK], const uint8_t *data, size_t blocks)
+{
+    for (; blocks; blocks--, data += CS_BLOCK) {
+        cs_xor_bytes(x, x, data, CS_BLOCK);
+        k->ecb_encrypt(ks, x, x, 1);
+    }
 }
 {% endif %}
 
@@ -303,20 +314,11 @@ int {{ P }}_gcm_decrypt(const {{ P }}_key *ks, const uint8_t *iv, size_t iv_len,
 int {{ P }}_gmac(const {{ P }}_key *ks, const uint8_t *iv, size_t iv_len, const uint8_t *aad, size_t aad_len,
               uint8_t *tag, size_t tag_len)
 {
-    uint8_t none[1];
+    uint8_t none[1] = {0};
     return cs_gcm_oneshot(ks, iv, iv_len, aad, aad_len, none, none, 0, tag, NULL, tag_len);
 }
 
 /* ---- CCM ---- */
-/* CBC-MAC state x absorbs whole blocks */
-static void cs_cbcmac(const cs_kernels *k, const {{ P }}_key *ks, uint8_t x[CS_BLOCK], const uint8_t *data, size_t blocks)
-{
-    for (; blocks; blocks--, data += CS_BLOCK) {
-        cs_xor_bytes(x, x, data, CS_BLOCK);
-        k->ecb_encrypt(ks, x, x, 1);
-    }
-}
-
 /* CBC-MAC of n bytes, the last partial block zero-padded */
 static void cs_cbcmac_padded(const cs_kernels *k, const {{ P }}_key *ks, uint8_t x[CS_BLOCK], const uint8_t *data, size_t n)
 {
@@ -419,6 +421,7 @@ int {{ P }}_ccm_decrypt(const {{ P }}_key *ks, const uint8_t *nonce, size_t nonc
 
 /* ---- XTS ---- */
 #define CS_XTS_BATCH 128  /* blocks per ECB kernel call */
+#define CS_XTS_MAX_BLOCKS ((uint64_t)1 << 20)  /* SP 800-38E: a data unit is at most 2^20 blocks */
 
 int {{ P }}_xts_set_key_isa({{ P }}_xts_key *xk, const uint8_t *key, size_t key_len, const char *isa)
 {
@@ -476,7 +479,7 @@ static int cs_xts(const {{ P }}_xts_key *xk, const uint8_t *tweak, const uint8_t
     size_t n, r;
     if (xk == NULL || tweak == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
     if ((k = cs_kernels_of(&xk->data)) == NULL || cs_kernels_of(&xk->tweak) == NULL) return CIPHERSPEC_ERR_ISA;
-    if (len < 16) return CIPHERSPEC_ERR_PARAM;
+    if (len < 16 || (uint64_t)len > CS_XTS_MAX_BLOCKS * 16) return CIPHERSPEC_ERR_PARAM;
     n = len / 16;
     r = len % 16;
     cs_kernels_of(&xk->tweak)->ecb_encrypt(&xk->tweak, tweak, b, 1);  /* T = E_K2(tweak) */
