@@ -20,6 +20,10 @@ the ``aesni`` kernels, one source whose vector width follows the level); the lib
     portable(module, schedule)  (any other target: one variant, no ISA flags)
         aes128_c_aesni      -> portable (bitsliced_v32)
 
+GHASH (GCM) is dispatched the same way, from the carry-less multiplies a level allows (``allows``):
+sse2 -> portable, aesni -> pclmul, the AVX2 and AVX-512 levels -> vpclmul_avx2 / vpclmul_avx512 where
+the CPU has VPCLMULQDQ (CPUID.(7,0):ECX bit 10), else pclmul (CPUID.1:ECX bit 1).
+
 CIPHERSPEC_X86_ISA=<level> caps the choice: the best variant whose features the level has (avx2 on an
 AES library: the bitsliced AVX2 kernels).  A level this CPU lacks, or a name that is no level, is an
 error at first use: set_key returns CIPHERSPEC_ERR_ISA and <cipher>_dispatch_error() says why.
@@ -37,7 +41,7 @@ from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
 # CPU feature groups the dispatcher tests (fragments/dispatch_x86.c computes them from CPUID/XGETBV)
-FEATURES = ("SSE2", "V2", "AES", "V3", "VAES", "V4")
+FEATURES = ("SSE2", "V2", "AES", "V3", "VAES", "V4", "CLMUL", "VCLMUL")
 
 
 @dataclass(frozen=True)
@@ -47,26 +51,33 @@ class Level:
     flags: tuple[str, ...]  # compiler flags of its objects
     vector_bits: int  # the widest vector the level's AES-NI kernels use (0: no AES instructions)
     doc: str
+    # features beyond its own that the level lets GHASH use where the CPU has them (carry-less multiplies:
+    # no psABI level names them, but every CPU with AES-NI or AVX2 has PCLMULQDQ)
+    allows: tuple[str, ...] = ()
 
 
 LEVELS = (
     Level("sse2", ("SSE2",), ("-march=x86-64",), 0, "x86-64 baseline (SSE2)"),
-    Level("aesni", ("SSE2", "V2", "AES"), ("-march=x86-64-v2", "-maes"), 128, "x86-64-v2 + AES-NI, 128-bit"),
-    Level("avx2", ("SSE2", "V2", "V3"), ("-march=x86-64-v3",), 0, "x86-64-v3 (AVX2)"),
+    Level(
+        "aesni", ("SSE2", "V2", "AES"), ("-march=x86-64-v2", "-maes"), 128, "x86-64-v2 + AES-NI, 128-bit", ("CLMUL",)
+    ),
+    Level("avx2", ("SSE2", "V2", "V3"), ("-march=x86-64-v3",), 0, "x86-64-v3 (AVX2)", ("CLMUL", "VCLMUL")),
     Level(
         "vaes_avx2",
         ("SSE2", "V2", "V3", "AES", "VAES"),
         ("-march=x86-64-v3", "-maes", "-mvaes"),
         256,
         "x86-64-v3 + VAES, 256-bit",
+        ("CLMUL", "VCLMUL"),
     ),
-    Level("avx512", ("SSE2", "V2", "V3", "V4"), ("-march=x86-64-v4",), 0, "x86-64-v4 (AVX-512)"),
+    Level("avx512", ("SSE2", "V2", "V3", "V4"), ("-march=x86-64-v4",), 0, "x86-64-v4 (AVX-512)", ("CLMUL", "VCLMUL")),
     Level(
         "vaes_avx512",
         ("SSE2", "V2", "V3", "V4", "AES", "VAES"),
         ("-march=x86-64-v4", "-maes", "-mvaes"),
         512,
         "x86-64-v4 + VAES, 512-bit",
+        ("CLMUL", "VCLMUL"),
     ),
 )
 BY_NAME = {lv.name: lv for lv in LEVELS}
