@@ -32,7 +32,7 @@ both ymm (VPROLQ on AVX-512VL) and zmm are costed and the cheaper taken.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cipherspec.ir import Function, Module
 
@@ -79,6 +79,7 @@ class Plan:
     halves: Cost  # the same function on 32-bit halves (estimate; not generated)
     lanes: int  # blocks per vector
     block_bytes: int
+    others: tuple[tuple[str, float], ...] = ()  # the other register widths costed: (doc, cycles/byte)
 
     @property
     def vector_bytes(self) -> int:
@@ -95,7 +96,9 @@ class Plan:
             f"{self.interleave} interleaved groups = {self.lanes * self.interleave} blocks per call; estimated "
             f"{self.cycles_per_byte():.2f} cycles/byte (N={self.cost.n:g} instructions and critical path "
             f"D={self.cost.d:g} per group, {self.isa.per_cycle}/cycle; 32-bit halves would be "
-            f"{self.cycles_per_byte(halves=True):.2f})"
+            f"{self.cycles_per_byte(halves=True):.2f}"
+            + "".join(f"; {doc}: {cpb:.2f}" for doc, cpb in self.others)
+            + ")"
         )
 
 
@@ -161,17 +164,10 @@ def plan(module: Module, level: str) -> Plan | None:
     if level not in CANDIDATES or not qualifies(module):
         return None
     fn = module.functions["encrypt"]
-    best: Plan | None = None
+    plans = []
     for isa in CANDIDATES[level]:
         c = cost(fn, isa)
-        p = Plan(
-            isa,
-            _interleave(c, isa, module.block.count),
-            c,
-            cost(fn, isa, halves=True),
-            isa.vector_bytes // 8,
-            module.block.nbytes,
-        )
-        if best is None or p.cycles_per_byte() < best.cycles_per_byte():
-            best = p
-    return best
+        k = _interleave(c, isa, module.block.count)
+        plans.append(Plan(isa, k, c, cost(fn, isa, halves=True), isa.vector_bytes // 8, module.block.nbytes))
+    best = min(plans, key=lambda p: p.cycles_per_byte())  # the first of equals: the wider registers
+    return replace(best, others=tuple((p.isa.doc, p.cycles_per_byte()) for p in plans if p is not best))
