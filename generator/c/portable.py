@@ -124,7 +124,7 @@ def sliced_core(module: Module, prep: Prepared, kind: str, lanes: int, streams: 
     lines.append(f"{ind}}}")
     what = f"{lanes} blocks at once" + (f", {streams} interleaved groups of {vl}" if streams > 1 else "")
     if counter:
-        what = f"the counter blocks in ({lanes} of them from in, no carry out of the low 64 bits), {what}"
+        what = f"counter blocks in..in + {lanes - 1} (in = the counter; no carry out of its low 64 bits), {what}"
     return {
         "name": "cs_ctr_n" if counter else f"cs_{kind}_n",
         "doc": f"{kind}: {what} (block-sliced core)",
