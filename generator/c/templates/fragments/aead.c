@@ -118,13 +118,14 @@ int {{ P }}_gcm_init({{ P }}_gcm *ctx, const {{ P }}_key *ks, const uint8_t *iv,
     memset(b, 0, 16);
     k->ecb_encrypt(ks, b, b, 1);  /* H = E_K(0) */
     cs_ghash_key(h1, b);
-    ctx->h[15][0] = h1[0];
-    ctx->h[15][1] = h1[1];
+    ctx->h[CS_GH_POWERS - 1][0] = h1[0];
+    ctx->h[CS_GH_POWERS - 1][1] = h1[1];
     n = cs_ghash_variants[ctx->ghash].powers;
-    for (i = 1; i < n; i++) {  /* H^(i+1)' = MontRed(H^i' * H') */
-        ctx->h[15 - i][0] = ctx->h[16 - i][0];
-        ctx->h[15 - i][1] = ctx->h[16 - i][1];
-        cs_gf_mul(ctx->h[15 - i], h1);
+    memset(b, 0, 16);
+    for (i = 1; i < n; i++) {  /* H^(i+1)' = MontRed(H^i' * H'): GHASH of a zero block from the state H^i' */
+        ctx->h[CS_GH_POWERS - 1 - i][0] = ctx->h[CS_GH_POWERS - i][0];
+        ctx->h[CS_GH_POWERS - 1 - i][1] = ctx->h[CS_GH_POWERS - i][1];
+        cs_gcm_ghash(ctx, ctx->h[CS_GH_POWERS - 1 - i], b, 1);
     }
     if (iv_len == 12) {  /* J0 = IV || 0^31 || 1 */
         memcpy(ctx->j0, iv, 12);
@@ -459,9 +460,19 @@ static void cs_xts_blocks(const cs_kernels *k, const {{ P }}_key *ks, int decryp
     size_t i, m, j;
     for (i = 0; i < n; i += m) {
         m = n - i < CS_XTS_BATCH ? n - i : CS_XTS_BATCH;
-        for (j = 0; j < m; j++) {
+        for (j = 0; j < m && j < 8; j++) {  /* T, T a, ..., T a^7 */
             cs_store64le(tw + 16 * j, t[0]);
             cs_store64le(tw + 16 * j + 8, t[1]);
+            cs_xts_double(t);
+        }
+        for (; j < m; j++) {  /* then eight independent chains: T_j = T_(j-8) a^8 */
+            const uint64_t lo = cs_load64le(tw + 16 * (j - 8)), hi = cs_load64le(tw + 16 * (j - 8) + 8), c = hi >> 56;
+            cs_store64le(tw + 16 * j, (lo << 8) ^ c ^ (c << 1) ^ (c << 2) ^ (c << 7));
+            cs_store64le(tw + 16 * j + 8, hi << 8 | lo >> 56);
+        }
+        if (m > 8) {  /* t: the tweak after the batch */
+            t[0] = cs_load64le(tw + 16 * (m - 1));
+            t[1] = cs_load64le(tw + 16 * (m - 1) + 8);
             cs_xts_double(t);
         }
         cs_xor_bytes(out + 16 * i, in + 16 * i, tw, 16 * m);
