@@ -16,6 +16,7 @@ for a wrong tag (the C side zeroes its output; nothing is returned).
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 
 from cipherspec.errors import AuthenticationError, UsageError
 
@@ -50,7 +51,7 @@ AEAD_SIGNATURES = {
     "cmac_final": [_P, _P, _SIZE],
     "cmac_ctx_size": [],
 }
-_RESULT = {"gcm_size": _SIZE, "xts_key_size": _SIZE, "cmac_ctx_size": _SIZE}
+_RESULT: dict[str, type] = {"gcm_size": _SIZE, "xts_key_size": _SIZE, "cmac_ctx_size": _SIZE}
 _RESULT.update(ghash_variant=ctypes.c_char_p, ghash_variant_for=ctypes.c_char_p)
 
 GCM_TAGS = (16, 15, 14, 13, 12, 8, 4)  # SP 800-38D 5.2.1.2
@@ -83,6 +84,13 @@ def _out(n: int) -> ctypes.Array:
 
 class CAead:
     """The mixin: needs ``lib``, ``name``, ``block_bytes``, ``key_bytes``, ``isa`` and ``_check``."""
+
+    lib: ctypes.CDLL
+    name: str
+    block_bytes: int
+    key_bytes: int
+    isa: str | None
+    _check: Callable[..., None]
 
     def _aead(self, short: str, mode: str):
         cache = self.__dict__.setdefault("_aead_fns", {})
