@@ -452,6 +452,57 @@ static void cs_xts_double(uint64_t t[2])
     t[0] = (t[0] << 1) ^ (m & 0x87u);
 }
 
+#ifdef CS_X86
+/* AVX-512 (a key whose GHASH variant needs x86-64-v4: its ISA ceiling allows it): m (a multiple of 4)
+   tweaks from t into tw, four per register, each register the previous times alpha^4 (per 128-bit lane:
+   a 4-bit shift, the 4 bits out folded back with 0x87), and out = in ^ tw; t moves past them */
+/* each 128-bit lane (a little-endian tweak) times alpha^k, 0 < k < 57: shifted left k bits, the k bits
+   out folded back times 0x87 (x^7 + x^2 + x + 1) */
+#define CS_XTS_MULK(z, k)                                                                                      \
+    do {                                                                                                       \
+        const __m512i s_ = _mm512_shuffle_epi32(_mm512_srli_epi64(z, 64 - (k)), 0x4e);                         \
+        const __m512i f_ = _mm512_xor_si512(_mm512_xor_si512(s_, _mm512_slli_epi64(s_, 1)),                    \
+                                            _mm512_xor_si512(_mm512_slli_epi64(s_, 2), _mm512_slli_epi64(s_, 7))); \
+        z = _mm512_xor_si512(_mm512_slli_epi64(z, k), _mm512_mask_blend_epi64(0xAA, f_, s_));                 \
+    } while (0)
+
+CS_TARGET("avx512f,avx512bw") static void cs_xts_pre512(uint8_t *tw, const uint8_t *in, uint8_t *out, size_t m, uint64_t t[2])
+{
+    uint64_t first[8];
+    __m512i z[4];
+    size_t j;
+    int c;
+    for (j = 0; j < 4; j++) {
+        first[2 * j] = t[0];
+        first[2 * j + 1] = t[1];
+        cs_xts_double(t);
+    }
+    z[0] = _mm512_loadu_si512((const void *)first);
+    for (c = 1; c < 4; c++) {
+        z[c] = z[c - 1];
+        CS_XTS_MULK(z[c], 4);
+    }
+    for (j = 0; j < m; j += 4) {  /* four independent chains of 4 tweaks, each stepping by alpha^16 */
+        c = (int)(j / 4 % 4);
+        _mm512_storeu_si512((void *)(tw + 16 * j), z[c]);
+        _mm512_storeu_si512((void *)(out + 16 * j), _mm512_xor_si512(z[c], _mm512_loadu_si512((const void *)(in + 16 * j))));
+        CS_XTS_MULK(z[c], 16);
+    }
+    t[0] = cs_load64le(tw + 16 * (m - 1));
+    t[1] = cs_load64le(tw + 16 * (m - 1) + 8);
+    cs_xts_double(t);
+    cs_wipe(first, sizeof first);
+}
+
+CS_TARGET("avx512f,avx512bw") static void cs_xts_post512(uint8_t *out, const uint8_t *tw, size_t m)
+{
+    size_t j;
+    for (j = 0; j < m; j += 4)
+        _mm512_storeu_si512((void *)(out + 16 * j), _mm512_xor_si512(_mm512_loadu_si512((const void *)(out + 16 * j)),
+                                                                     _mm512_loadu_si512((const void *)(tw + 16 * j))));
+}
+#endif
+
 /* n whole blocks with consecutive tweaks from t (which moves past them): xor, ECB kernel, xor */
 static void cs_xts_blocks(const cs_kernels *k, const {{ P }}_key *ks, int decrypt, uint64_t t[2], const uint8_t *in,
                           uint8_t *out, size_t n)
@@ -460,6 +511,14 @@ static void cs_xts_blocks(const cs_kernels *k, const {{ P }}_key *ks, int decryp
     size_t i, m, j;
     for (i = 0; i < n; i += m) {
         m = n - i < CS_XTS_BATCH ? n - i : CS_XTS_BATCH;
+#ifdef CS_X86
+        if (m % 4 == 0 && (cs_ghash_variants[ks->ghash].features & CS_F_V4)) {
+            cs_xts_pre512(tw, in + 16 * i, out + 16 * i, m, t);
+            (decrypt ? k->ecb_decrypt : k->ecb_encrypt)(ks, out + 16 * i, out + 16 * i, m);
+            cs_xts_post512(out + 16 * i, tw, m);
+            continue;
+        }
+#endif
         for (j = 0; j < m && j < 8; j++) {  /* T, T a, ..., T a^7 */
             cs_store64le(tw + 16 * j, t[0]);
             cs_store64le(tw + 16 * j + 8, t[1]);
@@ -489,7 +548,8 @@ static int cs_xts(const {{ P }}_xts_key *xk, const uint8_t *tweak, const uint8_t
     uint8_t b[16], cc[16];
     size_t n, r;
     if (xk == NULL || tweak == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
-    if ((k = cs_kernels_of(&xk->data)) == NULL || cs_kernels_of(&xk->tweak) == NULL) return CIPHERSPEC_ERR_ISA;
+    if ((k = cs_kernels_of(&xk->data)) == NULL || cs_kernels_of(&xk->tweak) == NULL || xk->data.ghash >= CS_NGHASH)
+        return CIPHERSPEC_ERR_ISA;
     if (len < 16 || (uint64_t)len > CS_XTS_MAX_BLOCKS * 16) return CIPHERSPEC_ERR_PARAM;
     n = len / 16;
     r = len % 16;
