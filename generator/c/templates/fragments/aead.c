@@ -75,8 +75,21 @@ static void cs_gcm_ctr({{ P }}_gcm *c, const cs_kernels *k, const uint8_t *in, u
    GHASH first, so that in == out works) */
 static void cs_gcm_blocks({{ P }}_gcm *c, const cs_kernels *k, const uint8_t *in, uint8_t *out, size_t n, int decrypt)
 {
+    const int fused = k->ctr_ghash != NULL && (cs_ghash_variants[c->ghash].features & CS_F_V4) != 0;
     while (n) {
-        const size_t m = n < CS_GCM_CHUNK ? n : CS_GCM_CHUNK;
+        size_t m = n < CS_GCM_CHUNK ? n : CS_GCM_CHUNK;
+        if (fused) {  /* the kernel's own stitched loop, up to where the counter's low 32 bits wrap */
+            const uint64_t room = ((uint64_t)1 << 32) - cs_load32be(c->ctr + 12);
+            m = k->ctr_ghash(c->ks, c->ctr, in, out, (uint64_t)n < room ? n : (size_t)room, c->x,
+                             (const uint64_t (*)[2])c->h, decrypt);
+            if (m) {
+                in += 16 * m;
+                out += 16 * m;
+                n -= m;
+                continue;
+            }
+            m = n < CS_GCM_CHUNK ? n : CS_GCM_CHUNK;  /* under a batch left, or the wrap: below */
+        }
         if (decrypt) cs_gcm_ghash(c, c->x, in, m);
         cs_gcm_ctr(c, k, in, out, m);
         if (!decrypt) cs_gcm_ghash(c, c->x, out, m);
