@@ -122,6 +122,7 @@ int {{ P }}_gcm_init({{ P }}_gcm *ctx, const {{ P }}_key *ks, const uint8_t *iv,
     uint8_t b[16];
     uint64_t h1[2];
     uint32_t i, n;
+    int wide = 0;
     if (ctx == NULL || ks == NULL || iv == NULL) return CIPHERSPEC_ERR_NULL;
     if ((k = cs_kernels_of(ks)) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
     if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
@@ -135,11 +136,20 @@ int {{ P }}_gcm_init({{ P }}_gcm *ctx, const {{ P }}_key *ks, const uint8_t *iv,
     ctx->h[CS_GH_POWERS - 1][1] = h1[1];
     n = cs_ghash_variants[ctx->ghash].powers;
     memset(b, 0, 16);
+#ifdef CS_X86
+    if (n == CS_GH_POWERS && (cs_ghash_variants[ctx->ghash].features & CS_F_V4)) {
+        wide = 1;
+        n = 4;  /* the rest: below, four lanes at a time */
+    }
+#endif
     for (i = 1; i < n; i++) {  /* H^(i+1)' = MontRed(H^i' * H'): GHASH of a zero block from the state H^i' */
         ctx->h[CS_GH_POWERS - 1 - i][0] = ctx->h[CS_GH_POWERS - i][0];
         ctx->h[CS_GH_POWERS - 1 - i][1] = ctx->h[CS_GH_POWERS - i][1];
         cs_gcm_ghash(ctx, ctx->h[CS_GH_POWERS - 1 - i], b, 1);
     }
+#ifdef CS_X86
+    if (wide) cs_ghash_powers512(ctx->h);  /* H^5' .. H^32' */
+#endif
     if (iv_len == 12) {  /* J0 = IV || 0^31 || 1 */
         memcpy(ctx->j0, iv, 12);
         cs_store32be(ctx->j0 + 12, 1);

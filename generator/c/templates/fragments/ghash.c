@@ -144,6 +144,33 @@ cs_gh512_run(__m128i acc, const uint64_t (*hp)[2], const uint8_t *data, int nz)
     return cs_gh512_regs(acc, hp, d, nz);
 }
 
+/* per 128-bit lane: MontRed(a * b) (the GCM product of two operands in H' form gives the next H' power) */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static __m512i cs_gh512_mul_lanes(__m512i a, __m512i b)
+{
+    const __m512i c = _mm512_set_epi64(0, (long long)0xC200000000000000u, 0, (long long)0xC200000000000000u, 0,
+                                       (long long)0xC200000000000000u, 0, (long long)0xC200000000000000u);
+    const __m512i lo = _mm512_clmulepi64_epi128(a, b, 0x00), hi = _mm512_clmulepi64_epi128(a, b, 0x11);
+    const __m512i mid = _mm512_xor_si512(_mm512_clmulepi64_epi128(_mm512_xor_si512(a, _mm512_shuffle_epi32(a, 0x4e)),
+                                                                  _mm512_xor_si512(b, _mm512_shuffle_epi32(b, 0x4e)), 0x00),
+                                         _mm512_xor_si512(lo, hi));
+    __m512i t = _mm512_xor_si512(lo, _mm512_bslli_epi128(mid, 8));
+    t = _mm512_xor_si512(_mm512_shuffle_epi32(t, 0x4e), _mm512_clmulepi64_epi128(t, c, 0x00));
+    t = _mm512_xor_si512(_mm512_shuffle_epi32(t, 0x4e), _mm512_clmulepi64_epi128(t, c, 0x00));
+    return _mm512_xor_si512(t, _mm512_xor_si512(hi, _mm512_bsrli_epi128(mid, 8)));
+}
+
+/* h[28..31] (H^4' .. H') given: h[0..27], four at a time, each group the next times H^4' lane by lane */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_powers512(uint64_t (*h)[2])
+{
+    const __m512i h4 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)h[CS_GH_POWERS - 4]));
+    __m512i p = _mm512_loadu_si512((const void *)h[CS_GH_POWERS - 4]);
+    int g;
+    for (g = CS_GH_POWERS - 8; g >= 0; g -= 4) {
+        p = cs_gh512_mul_lanes(p, h4);
+        _mm512_storeu_si512((void *)h[g], p);
+    }
+}
+
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul512(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
 {
     __m128i acc = _mm_loadu_si128((const __m128i *)x);
