@@ -58,13 +58,15 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
     """The kernel table: x86-64 variants (each droppable with -DCS_NO_<NAME>), else the portable one."""
     lines = ["#ifdef CS_X86"]
     for v in vs:
-        lines += [f"#ifndef CS_NO_{v.name.upper()}", f"CS_DECLARE({v.name})", "#endif"]
+        gh = [f"CS_DECLARE_GH({v.name})"] if _fused_gcm(module, v) else []
+        lines += [f"#ifndef CS_NO_{v.name.upper()}", f"CS_DECLARE({v.name})", *gh, "#endif"]
     lines.append("static const cs_kernels cs_variants[] = {")
     for v in vs:
         assert v.level is not None  # x86-64 variants have levels; the portable one is below
+        row = "CS_ROW_GH" if _fused_gcm(module, v) else "CS_ROW"
         lines += [
             f"#ifndef CS_NO_{v.name.upper()}",
-            f"    CS_ROW({v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}),  "
+            f"    {row}({v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}),  "
             f"/* {kernel_tag(v.kernel)}: {v.needs} */",
             "#endif",
         ]
@@ -78,6 +80,16 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
         "#endif",
     ]
     return "\n".join(lines)
+
+
+def _fused_gcm(module: Module, v: Variant) -> bool:
+    """Whether a variant's kernels carry GCM's stitched CTR+GHASH (fragments/aes_rounds_ctr.c): AES-round
+    kernels (recognised in the IR) on 512-bit registers."""
+    if v.kernel.layout != "aesni" or v.level is None or v.level.vector_bits != 512:
+        return False
+    from .aesni import plan
+
+    return plan(module).programs["encrypt"] is not None
 
 
 def lanes_of_variant(module: Module, v: Variant) -> int:
