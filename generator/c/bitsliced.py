@@ -22,7 +22,6 @@ from .body import COMMENT_COLUMN
 from .prepare import Prepared
 from .split import Stmt, split
 
-
 INLINE_GATES = 64  # a core's circuit of at most this many gates is inlined at every lookup (4-bit S-boxes)
 
 
