@@ -173,8 +173,7 @@ def layers(fn: Function, tables: dict[str, Table], key_names: tuple[str, ...] = 
     out_sources: dict[int, set[int]] = {}
     for o in outs:
         cones[o] = _cone(fn, forms, [o])
-        srcs = {x for i in cones[o] for x in fn.ops[i].args if forms[x] is None}
-        out_sources[o] = srcs
+        out_sources[o] = {x for i in cones[o] for x in fn.ops[i].args if forms[x] is None}
         for j in cones[o]:
             parent[find(j)] = find(o)
     # components written by the same spec statements in the same round are one layer (a byte-wise
@@ -189,7 +188,7 @@ def layers(fn: Function, tables: dict[str, Table], key_names: tuple[str, ...] = 
     result = []
     for members in groups.values():
         members.sort()
-        srcs = sorted(set().union(*(out_sources[o] for o in members)))
+        srcs: list[int] = sorted(set().union(*(out_sources[o] for o in members)))
         if not srcs:
             continue
         key_mask = 0
@@ -220,9 +219,7 @@ def layers(fn: Function, tables: dict[str, Table], key_names: tuple[str, ...] = 
                 if op.origin
             }
         )
-        rounds = sorted(
-            {fn.ops[i].origin.round for i in cone if fn.ops[i].origin and fn.ops[i].origin.round is not None}
-        )
+        rounds: list[int] = sorted({r for r in (_round(fn.ops[i]) for i in cone) if r is not None})
         result.append(
             Layer(
                 tuple(members),
@@ -241,6 +238,10 @@ def layers(fn: Function, tables: dict[str, Table], key_names: tuple[str, ...] = 
         )
     result.sort(key=lambda lay: lay.outputs[0])
     return result
+
+
+def _round(op) -> int | None:
+    return op.origin.round if op.origin is not None else None
 
 
 def _stamp(op) -> tuple:
