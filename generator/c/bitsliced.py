@@ -122,9 +122,9 @@ def core(module: Module, prep: Prepared, kind: str) -> dict:
                 [
                     f"/* {kind}: piece {k} ({uses} call{'s' * (uses > 1)}; kb: its round-key planes) */",
                     "CS_NOINLINE",
-                    f"static void {name}_{k}(const uint64_t *kb, const cs_p *s, cs_p *o, cs_p *v)",
+                    f"static void {name}_{k}(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_p *v, cs_p *w)",
                     "{",
-                    f"{ind}(void)kb; (void)s; (void)o; (void)v;",
+                    f"{ind}(void)kb; (void)s; (void)o; (void)v; (void)w;",
                 ]
                 + body
                 + ["}"]
@@ -132,10 +132,13 @@ def core(module: Module, prep: Prepared, kind: str) -> dict:
         )
     body = [
         f"{ind}cs_p s[CS_BLOCK * 8], o[CS_BLOCK * 8];  /* s[j*8+b]: bit b of byte j, all blocks */",
-        f"{ind}cs_p v[{pieces.slots}];  /* planes handed from one piece to the next */",
+        f"{ind}cs_p v[2][{pieces.slots}];  /* planes handed from one piece to the next (read one, write the other) */",
         f"{ind}cs_bs_load(s, in);",
     ]
-    body += [f"{ind}{name}_{c.function}(ks->bs + {c.key_base}, s, o, v);" for c in pieces.calls]
+    body += [
+        f"{ind}{name}_{c.function}(ks->bs + {c.key_base}, s, o, v[{k % 2}], v[{(k + 1) % 2}]);"
+        for k, c in enumerate(pieces.calls)
+    ]
     body.append(f"{ind}cs_bs_store(out, o);")
     return {
         "name": name,

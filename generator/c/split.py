@@ -94,7 +94,9 @@ def split(
     that repeated rounds read and write the same slots); a value live across several cuts is carried
     from slot to slot.  ``key``: a pattern whose group 1 indexes the key array (``ks->bs\\[(\\d+)\\]``):
     pieces equal up to names and a key offset become one function over kb = key + offset.  ``order``: each
-    piece's statements, loads and stores in demand order (_ordered) rather than loads first, stores last."""
+    piece's statements, loads and stores in demand order (_ordered) rather than loads first, stores last,
+    and the values handed on written to a second slot array ``w`` (the caller alternates the two arrays
+    between calls), so that no store waits for the read of the slot it overwrites."""
     bounds = cuts(stmts, size) + [len(stmts)]
     pieces = [stmts[a:b] for a, b in zip(bounds, bounds[1:])]
     owner: dict[str, int] = {}
@@ -136,23 +138,23 @@ def split(
 def _ordered(ins: list[str], slot: dict[str, int], piece: list[Stmt], outs: list[str], ctype: str, indent: str):
     """A piece's lines in demand order: from each statement no other one reads (in their order), the
     statements it depends on, depth first, then itself; values read from ``v`` loaded just before
-    their first use, each value handed on stored into ``v`` as soon as it exists
-    (and the slot's old value has been read).  The C compiler keeps the order it is given for the most
-    part, so short live ranges here are what keeps the values in registers rather than on the stack.
+    their first use, each value handed on stored (into ``w``) as soon as it exists.  The C compiler
+    keeps the order it is given for the most part, so short live ranges here are what keeps the
+    values in registers rather than on the stack.
 
         before: p0 = v[0]; p1 = v[1]; a = f(p0); b = f(p1); v[0] = a; v[1] = b;
-        after:  p0 = v[0]; a = f(p0); p1 = v[1]; v[0] = a; b = f(p1); v[1] = b;
+        after:  p0 = v[0]; a = f(p0); w[0] = a; p1 = v[1]; b = f(p1); w[1] = b;
     """
     decls, items = _load_items(ins, slot, ctype, indent)
-    reads = {s: i for i, (_, _, _, s) in enumerate(items)}  # slot -> the load item reading it
     producer = {d: i for i, (_, defs, _, _) in enumerate(items) for d in defs}
     for s in piece:
         items.append((s.text, s.defs, s.uses, None))
         producer.update({d: len(items) - 1 for d in s.defs})
-    stores = [(f"{indent}v[{i}] = {u};", u, i) for i, u in enumerate(outs)]
+    stores: dict[str, list[str]] = {}
+    for i, u in enumerate(outs):
+        stores.setdefault(u, []).append(f"{indent}w[{i}] = {u};")
     done = [False] * len(items)
     out = list(decls)
-    pending = list(range(len(stores)))
 
     def emit(root: int) -> None:
         stack = [(root, False)]
@@ -166,21 +168,8 @@ def _ordered(ins: list[str], slot: dict[str, int], piece: list[Stmt], outs: list
                 continue
             done[i] = True
             out.append(items[i][0])
-            flush()
-
-    def flush() -> None:
-        while True:
-            ready = [
-                j
-                for j in pending
-                if (stores[j][1] not in producer or done[producer[stores[j][1]]])
-                and (stores[j][2] not in reads or done[reads[stores[j][2]]])
-            ]
-            if not ready:
-                return
-            for j in ready:
-                out.append(stores[j][0])
-                pending.remove(j)
+            for d in items[i][1]:
+                out.extend(stores.pop(d, []))
 
     consumed = {u for s in piece for u in s.uses}
     first = len(items) - len(piece)
@@ -189,12 +178,10 @@ def _ordered(ins: list[str], slot: dict[str, int], piece: list[Stmt], outs: list
             emit(i)
     for i in range(first, len(items)):
         emit(i)
-    for j in list(pending):
-        for dep in (producer.get(stores[j][1]), reads.get(stores[j][2])):
-            if dep is not None:
-                emit(dep)
-    flush()
-    assert not pending
+    for u in list(stores):  # values passed through (loaded, not used here), in slot order
+        if u in producer:
+            emit(producer[u])
+    assert not stores, stores
     return out
 
 
