@@ -16,6 +16,7 @@ from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
 MAX_NOTES = 3  # layer notes per function: the most frequent shapes
+MIN_OPS = 4  # smaller layers (a rotation and a key XOR between two additions) are not worth a note
 
 
 def _layer_technique(lay: Layer, layout: str) -> str:
@@ -45,7 +46,7 @@ def layer_notes(module: Module, schedule: Schedule, found: dict[str, list[Layer]
     for fname, lays in found.items():
         groups: dict[str, list[Layer]] = {}
         for lay in lays:
-            if lay.ops >= 2 and len(lay.rounds) <= 2:  # a round's layer (not the affine web of a logic network)
+            if lay.ops >= MIN_OPS and len(lay.rounds) <= 2:  # a round's layer (not the affine web of a logic network)
                 groups.setdefault(lay.describe(), []).append(lay)
         for what, members in sorted(groups.items(), key=lambda kv: -len(kv[1]))[:MAX_NOTES]:
             origins = sorted({o for lay in members for o in lay.origins})
