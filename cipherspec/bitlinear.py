@@ -7,8 +7,9 @@ with no set bit in common, shifts and rotations by constants, zext/trunc and gmu
 constant is GF(2)-linear).  Every other op -- an input, a table lookup, add/sub, and/or of two
 variables whose bits may overlap -- is a *source*: its bits are fresh variables (a lookup's bits that
 are 0 in every entry are the constant 0, so the nibbles of a 4-bit S-box pack into a byte linearly).
-A *layer* is a set of affine values that non-linear ops (or the function's outputs) read, grouped
-with the others they share a source with; its matrix says what it is.
+A *layer* is a set of affine values that non-linear ops (or the function's outputs) read: those
+computed through a common affine op, and those written by the same spec statements in the same round
+(one layer of the spec, even where a byte-wise lowering splits it); its matrix says what it is.
 
     before (IR):  %5 = lut.u8 %1, @S   %6 = lut.u8 %2, @S   %7 = shl.u8 %6, 4   %8 = or.u8 %5, %7
                   %9 = rotl.u8 %8, 3   %10 = xor.u8 %9, %3 (rk)   %11 = and.u8 %10, 15  %12 = lut %11
@@ -48,11 +49,6 @@ class Layer:
     origins: tuple[str, ...]  # "file:line:col" of its ops, sorted
     rounds: tuple[int, ...]  # the rounds its ops are in
     rows: tuple[int, ...]  # per output bit (outputs in order, bit 0 first): its data form, a bitmask
-
-    @property
-    def shape(self) -> tuple:
-        """What two layers share when they are the same layer in different rounds."""
-        return (self.kind, self.out_bits, self.data_bits, self.key_bits, self.ones, self.xor_bits, self.origins)
 
     def describe(self) -> str:
         what = {
@@ -280,11 +276,3 @@ def module_layers(module: Module) -> dict[str, list[Layer]]:
     """encrypt / decrypt -> their layers (the key schedule runs once per key: not analysed)."""
     keys = tuple(arr.name for arr in module.key_arrays)
     return {name: layers(fn, module.tables, keys) for name, fn in module.functions.items() if name != "key_schedule"}
-
-
-def summary(found: list[Layer]) -> list[tuple[Layer, int]]:
-    """Layers that are the same in different rounds, once each with their count, in first-seen order."""
-    seen: dict[tuple, list] = {}
-    for lay in found:
-        seen.setdefault(lay.shape, [lay, 0])[1] += 1
-    return [(lay, n) for lay, n in seen.values()]

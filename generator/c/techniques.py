@@ -4,9 +4,9 @@ The layers come from the IR analysis (cipherspec/bitlinear.py), the tables from 
 costs is the schedule's (its kernel layouts: the library's own, and an aesni library's fallback).
 
     notes(present80, bitsliced_v32) ->
-      ["present80 encrypt: 30 x bit permutation of 64 bits + XOR of 64 round-key bits (present.cs:33:11 ...)
-        -> bitsliced: plane renaming, 0 instructions for the permutation (64 plane XORs: the key); ...",
-       "present80 table S (4-bit, 496 lookups in encrypt): Boolean circuit of 20 gates, inlined ..."]
+      ["present80 encrypt: 32 x bit permutation of 64 bits + 64 round-key XOR terms (present.cs:33:11, ...)
+        -> bitsliced: plane renaming, 0 instructions for the bit movement (64 plane XORs: ...); ...",
+       "present80 table S (4-bit; lookups: 496 in encrypt): Boolean circuit of 20 gates, inlined at each lookup; ..."]
 """
 
 from __future__ import annotations
