@@ -276,3 +276,25 @@ def module_layers(module: Module) -> dict[str, list[Layer]]:
     """encrypt / decrypt -> their layers (the key schedule runs once per key: not analysed)."""
     keys = tuple(arr.name for arr in module.key_arrays)
     return {name: layers(fn, module.tables, keys) for name, fn in module.functions.items() if name != "key_schedule"}
+
+
+def known_zero(fn: Function, tables: dict[str, Table]) -> list[int]:
+    """Per op, the mask of its bits that are 0 whatever the inputs (a bit whose linear form is the constant 0;
+    a lookup's bits that are 0 in every entry).  A target inserts a masked term into such bits in one op.
+
+        %2 = and.u8 %0, 0xf0   %3 = shr.u8 %1, 4   %4 = or.u8 %2, %3  ->  known_zero: [0, 0, 0x0f, 0xf0, 0]
+    """
+    forms, _, _ = _forms(fn, tables, lambda name: False)
+    out = []
+    for i, op in enumerate(fn.ops):
+        f = forms[i]
+        if f is not None:
+            out.append(sum(1 << b for b, x in enumerate(f) if x == 0))
+        elif op.code == "lut":
+            live = 0
+            for v in tables[op.imm[0]].values:
+                live |= v
+            out.append(((1 << op.width) - 1) & ~live)
+        else:
+            out.append(0)
+    return out

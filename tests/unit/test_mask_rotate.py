@@ -54,3 +54,33 @@ def test_results_unchanged(name):
         inputs = {n: rng.integers(0, 2**w, 64, dtype=np.uint64).astype(f"u{w // 8}") for n, w, _ in fn.inputs()}
         want, got = run(fn, inputs, module.tables), run(mask_rotate.run(fn, module.tables), inputs, module.tables)
         assert all((want[k] == got[k]).all() for k in want)
+
+
+def test_known_zero_bits():
+    from cipherspec.bitlinear import known_zero
+
+    ops = [
+        Op("input", 8, (), ("X[0]",)),
+        Op("input", 8, (), ("X[1]",)),
+        Op("const", 8, (), (0xF0,)),
+        Op("and", 8, (0, 2)),
+        Op("shr", 8, (1,), (4,)),
+        Op("or", 8, (3, 4)),
+        Op("add", 8, (3, 4)),
+    ]
+    fn = Function("encrypt", ops, [("X[0]", 5)])
+    assert known_zero(fn, {}) == [0, 0, 0x0F, 0x0F, 0xF0, 0, 0]
+
+
+def test_neon_inserts_masked_terms_with_bit():
+    """The pLayer of the bitlinear cell on NEON: its masked terms go in with BIT (and no SRI is left of the
+    masked rotations); the cell's results are checked by the conformance matrix."""
+    from generator.neon.emit import emit
+    from generator.neon.schedules import default
+
+    reg = Registry([ROOT / "tests" / "conformance" / "bitlinear.cs"])
+    module = reg.module("bitlinear_perm")
+    asm = emit(module, default(module)).asm
+    body = [ln.split("//")[0].split() for ln in asm.splitlines() if "bitlinear.cs:19:11" in ln]
+    mnemonics = {parts[0] for parts in body if parts}
+    assert "bit" in mnemonics and "sri" not in mnemonics, sorted(mnemonics)
