@@ -42,9 +42,13 @@ def test_both_halves_left_alone():
     assert not mask_rotate.applies(_fn(0x0C)) and mask_rotate.applies(_fn(0x18))
 
 
+@pytest.fixture(scope="module")
+def reg():
+    return Registry([ROOT / "examples" / "ciphers" / "present.cs", *(ROOT / "tests" / "conformance").glob("bit*.cs")])
+
+
 @pytest.mark.parametrize("name", ["present80", "bitperm_u16", "bitlinear_near"])
-def test_results_unchanged(name):
-    reg = Registry([ROOT / "examples" / "ciphers" / "present.cs", *(ROOT / "tests" / "conformance").glob("bit*.cs")])
+def test_results_unchanged(reg, name):
     module = reg.module(name)
     assert "mask_rotate" in [p.name for p in neon_passes(module)]
     rng = np.random.default_rng(5)
@@ -72,13 +76,12 @@ def test_known_zero_bits():
     assert known_zero(fn, {}) == [0, 0, 0x0F, 0x0F, 0xF0, 0, 0]
 
 
-def test_neon_inserts_masked_terms_with_bit():
+def test_neon_inserts_masked_terms_with_bit(reg):
     """The pLayer of the bitlinear cell on NEON: its masked terms go in with BIT (and no SRI is left of the
     masked rotations); the cell's results are checked by the conformance matrix."""
     from generator.neon.emit import emit
     from generator.neon.schedules import default
 
-    reg = Registry([ROOT / "tests" / "conformance" / "bitlinear.cs"])
     module = reg.module("bitlinear_perm")
     asm = emit(module, default(module)).asm
     body = [ln.split("//")[0].split() for ln in asm.splitlines() if "bitlinear.cs:19:11" in ln]
