@@ -83,7 +83,12 @@ def test_neon_inserts_masked_terms_with_bit(reg):
     from generator.neon.schedules import default
 
     module = reg.module("bitlinear_perm")
-    asm = emit(module, default(module)).asm
+    e = emit(module, default(module))
+    asm = e.asm
     body = [ln.split("//")[0].split() for ln in asm.splitlines() if "bitlinear.cs:19:11" in ln]
     mnemonics = {parts[0] for parts in body if parts}
     assert "bit" in mnemonics and "sri" not in mnemonics, sorted(mnemonics)
+    from generator.neon import techniques
+
+    notes = techniques.notes(module, [e])
+    assert any("bit permutation of 64 bits" in n and " 0 SRI" in n and "BIT" in n for n in notes), notes
