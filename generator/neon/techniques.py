@@ -39,17 +39,20 @@ def notes(module: Module, emitted) -> list[str]:
         lays = [lay for lay in lays if lay.ops >= 4 and len(lay.rounds) <= 2]
         if fname != "encrypt" or not lays:
             continue  # the kernels are encryption (CTR and ECB); decryption's layers are the same kind
-        kinds: dict[str, int] = {}
+        kinds: dict[str, list] = {}
         for lay in lays:
-            kinds[lay.describe()] = kinds.get(lay.describe(), 0) + 1
-        origins = {o for lay in lays for o in lay.origins}
-        c = _counts(e.asm, origins)
-        for what, n in kinds.items():
+            kinds.setdefault(lay.describe(), []).append(lay)
+        for what, members in kinds.items():
+            c = _counts(e.asm, {o for lay in members for o in lay.origins})
+            how = (
+                "the IR's ops: rotations as SHL + SRI (or one shift where a mask keeps one half: mask_rotate), "
+                "lane/byte moves as the layout's permutations, a masked term inserted with one BIT where the bits "
+                "it lands on are known zero, XORs as EOR"
+            )
+            counted = ", ".join(f"{c.get(m, 0)} {m.upper()}" for m in ("bit", "sri", "and", "orr", "eor"))
             out.append(
-                f"{module.cipher} {fname}: {n} x {what} -> neon {e.schedule.name}: rotations and masks as written, "
-                "a rotation masked to one half as one shift (mask_rotate), a masked term inserted with one BIT "
-                f"where the bits it lands on are known zero ({c.get('bit', 0)} BIT, {c.get('sri', 0)} SRI, "
-                f"{c.get('and', 0)} AND, {c.get('orr', 0)} ORR at the layers' spec positions in the kernel)"
+                f"{module.cipher} {fname}: {len(members)} x {what} -> neon {e.schedule.name}: {how} "
+                f"({counted} at the layers' spec positions in the kernel)"
             )
     for name, table in module.tables.items():
         if table.in_width == 4 and any(
