@@ -1,5 +1,5 @@
 """Constant-time, checked: every shipped cipher's default library under valgrind memcheck with the key and
-the plaintext marked undefined (tests/data/ct_harness.c: set_key and every mode), once per kernel variant
+the plaintext marked undefined (runtime/ct_harness.c: set_key and every mode), once per kernel variant
 the CPU runs under valgrind (forced with CIPHERSPEC_X86_ISA).  Memcheck reports any branch or address that
 depends on them; the default libraries must have none, and a table schedule must be caught (so the check
 can fail).  The libraries are built exactly as shipped."""
@@ -12,24 +12,16 @@ import pytest
 from c_support import cipher_names
 from cpu import has_level, is_x86_64
 from memcheck import memcheck, require_memcheck
-from paths import ROOT
 
 
 def _program(registry, name: str, schedule: str | None):
-    from generator.c.build import build_program, lib_toolchain
+    from generator.c.build import lib_toolchain
+    from generator.c.harness import harness_program
     from generator.c.schedules import resolve
 
     module = registry.module(name)
     sched = resolve(module, schedule)
-    defs = [
-        f"-DCS_CIPHER={name}",
-        f"-DCS_KEY_BYTES={module.key.nbytes}",
-        f"-DCS_BLOCK_BYTES={module.block.nbytes}",
-        "-include",
-        f"{name}.h",
-    ]
-    harness = {"harness.c": (ROOT / "tests" / "data" / "ct_harness.c").read_text()}
-    return module, sched, build_program(module, sched, harness, lib_toolchain(), defs)
+    return module, sched, harness_program(module, sched, "ct_harness.c", lib_toolchain())
 
 
 def _memcheck(exe, variant: str | None) -> subprocess.CompletedProcess:

@@ -1,6 +1,6 @@
 """A C library for a host that is not x86-64: built with aarch64-linux-gnu-gcc exactly as `cipherspec build`
 plans it (the portable variant only: no x86 kernels, no CPUID), run under qemu-aarch64 with the ASan test's
-harness (tests/data/c_harness.c: every mode, in place, error codes) and compared with the interpreter."""
+harness (runtime/c_harness.c: every mode, in place, error codes) and compared with the interpreter."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import subprocess
 import numpy as np
 import pytest
 from c_support import random_bytes, variant_lanes
-from paths import ROOT
 from tools import require
 
 from cipherspec import modes
@@ -20,7 +19,8 @@ CC, QEMU = "aarch64-linux-gnu-gcc", "qemu-aarch64"
 @pytest.mark.parametrize("name", ["aes128", "aria128", "lea128", "cham64_128"])
 def test_portable_library_under_qemu(registry, make_ref, name):
     require(CC, QEMU)
-    from generator.c.build import build_program, plan
+    from generator.c.build import plan
+    from generator.c.harness import harness_program
     from generator.c.schedules import resolve
     from toolchain.cc import Toolchain
 
@@ -29,14 +29,7 @@ def test_portable_library_under_qemu(registry, make_ref, name):
     tc = Toolchain(cc=CC, flags=("-std=c99", "-O2"), link_flags=("-static",))
     objs = plan(module, sched, tc).objects
     assert [o.args for o in objs if "CS_VARIANT" in " ".join(o.args)] == [("-DCS_VARIANT=portable",)]
-    defs = [
-        f"-DCS_CIPHER={name}",
-        f"-DCS_KEY_BYTES={module.key.nbytes}",
-        f"-DCS_BLOCK_BYTES={module.block.nbytes}",
-        "-include",
-        f"{name}.h",
-    ]
-    exe = build_program(module, sched, {"harness.c": (ROOT / "tests" / "data" / "c_harness.c").read_text()}, tc, defs)
+    exe = harness_program(module, sched, "c_harness.c", tc)
     ref = make_ref(name)
     B = module.block.nbytes
     n = variant_lanes(module, sched, "portable")
