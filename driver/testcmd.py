@@ -77,7 +77,8 @@ def add_test_parser(sub, common) -> None:
     t.add_argument("--all", action="store_true", help="every shipped cipher (when no SPEC is given)")
 
 
-def cmd_test(args, out) -> int:
+def cmd_test(args, out, registry=None) -> int:
+    """The command; ``registry`` (optional) must hold the spec files named (tests share one)."""
     specs = list(args.spec or []) + list(args.specs)
     if not specs and not args.cipher and not args.all:
         raise UsageError("name spec files, --cipher NAME, or --all for every shipped cipher")
@@ -102,7 +103,7 @@ def cmd_test(args, out) -> int:
         locate=not args.no_locate,
     )
     t0 = time.perf_counter()
-    session = Session(opts, out)
+    session = Session(opts, out, registry)
     results = session.run()
     seconds = time.perf_counter() - t0
     if args.junit:

@@ -60,7 +60,7 @@ def cases(seed: int, tag: str, key_bytes: int, block: int, lanes: int, depth: st
             if n * block + t >= 0 and not (n == 0 and t < 0):
                 length = n * block + t
                 kn = _rng(seed, tag, "key", length).bytes(key_bytes) if depth == "full" else key
-                out.append(case(seed, kn, iv, length, f"{n} blocks{f' {t:+d} byte' if t else ''}"))
+                out.append(case(seed, kn, iv, length, f"{n} block{'s' * (n != 1)}{f' {t:+d} byte' if t else ''}"))
     bits = 8 * block
     for k in sorted({32, 64, bits}):  # counters just below a carry out of the low k bits (2^bits: the wrap)
         if k > bits:

@@ -15,6 +15,7 @@ import shlex
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from cipherspec.blockcipher import RefCipher
 from cipherspec.errors import CipherspecError, UsageError
@@ -80,8 +81,9 @@ class Progress:
 
 def cipher_names(registry: Registry, specs: list[str], wanted: list[str]) -> list[str]:
     """The ciphers of the spec files (or every shipped cipher, without specs), filtered by ``wanted``."""
-    extra = registry.files[len(registry.files) - len(specs) :] if specs else []  # the registry adds them last
-    names = [c.name for spec in extra for c in spec.ciphers] if specs else registry.names()
+    given = {Path(p).resolve() for p in specs}
+    names = [c.name for f in registry.files if Path(f.path).resolve() in given for c in f.ciphers]
+    names = names if specs else registry.names()
     for w in wanted:
         if w not in names:
             where = "the spec files given" if specs else "the shipped ciphers"
@@ -90,9 +92,9 @@ def cipher_names(registry: Registry, specs: list[str], wanted: list[str]) -> lis
 
 
 class Session:
-    def __init__(self, opts: Options, out):
+    def __init__(self, opts: Options, out, registry: Registry | None = None):
+        """``registry``: one already holding ``opts.specs`` (a caller running many sessions: the tests)."""
         self.opts, self.out = opts, out
-        self.registry = Registry(extra=opts.specs)
         self.results: list[Result] = []
         self.checks = mode_checks()
         self._requests: dict[tuple[str, Case], list[Request]] = {}  # the interpreter's answers, shared by units
@@ -109,6 +111,7 @@ class Session:
             why = t.missing()
             if why is not None:
                 raise UsageError(f"--require {t.name}: {why}")
+        self.registry = registry if registry is not None else Registry(extra=opts.specs)
         self.names = cipher_names(self.registry, opts.specs, opts.ciphers)
 
     # ------------------------------------------------------------------ the run

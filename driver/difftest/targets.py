@@ -67,7 +67,7 @@ def _native(exe: Path, data: bytes) -> bytes:
     return p.stdout
 
 
-def _native_trace(module, schedule) -> Trace:
+def native_trace(module, schedule) -> Trace:
     from generator.c.build import lib_toolchain
 
     return Trace(schedule, lib_toolchain(), _native)
@@ -142,7 +142,7 @@ class CNative(Target):
         lib = BACKEND.load(registry, name, None, schedule)
         out = []
         for v, lanes, runs in _c_variants(lib.module, lib.schedule, lib):
-            u = Unit(self.name, lib.schedule.name, v, lanes, trace=_native_trace(lib.module, lib.schedule))
+            u = Unit(self.name, lib.schedule.name, v, lanes, trace=native_trace(lib.module, lib.schedule))
             if runs:
                 u.run = _mode_runner(lib.with_isa(v))
             else:
@@ -234,7 +234,7 @@ class Neon(Target):
             return out
 
         sched = resolve(module, None)
-        return [Unit(self.name, c.schedule.name, None, c.emitted.group_blocks, run, _native_trace(module, sched))]
+        return [Unit(self.name, c.schedule.name, None, c.emitted.group_blocks, run, native_trace(module, sched))]
 
 
 class CCross(Target):
@@ -301,7 +301,7 @@ class Cuda(Target):
         module = registry.module(name)
         # 256 blocks: a thread block of the default launch; the lengths cross it and its multiples
         return [
-            Unit(self.name, c.schedule_name, None, 256, _mode_runner(c), _native_trace(module, resolve(module, None)))
+            Unit(self.name, c.schedule_name, None, 256, _mode_runner(c), native_trace(module, resolve(module, None)))
         ]
 
 
@@ -332,7 +332,7 @@ class OpenSSLProvider(Target):
         c = BACKENDS["openssl-provider"].load(registry, name, None, schedule)
         module, sched = c.module, c.schedule
         lanes = lanes_of_variant(module, portable(module, sched))
-        return [Unit(self.name, sched.name, None, lanes, _mode_runner(c), _native_trace(module, sched))]
+        return [Unit(self.name, sched.name, None, lanes, _mode_runner(c), native_trace(module, sched))]
 
 
 TARGETS: dict[str, Target] = {
