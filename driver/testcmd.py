@@ -16,11 +16,8 @@ import time
 
 from cipherspec.errors import UsageError
 
-from .difftest.cases import DEPTHS
-from .difftest.junit import write_junit
-from .difftest.modes import MODES
-from .difftest.session import Options, Session
-from .difftest.targets import CONSTANT_TIME, TARGETS
+# the engine (numpy, the generators) is imported only when this command runs: driver/cli.py imports this
+# module for every command, and `cipherspec encrypt` must start without them (test_startup_imports.py)
 
 
 def _hex(text: str) -> bytes:
@@ -31,6 +28,10 @@ def _hex(text: str) -> bytes:
 
 
 def add_test_parser(sub, common) -> None:
+    from .difftest.cases import DEPTHS
+    from .difftest.modes import MODES
+    from .difftest.targets import CONSTANT_TIME, TARGETS
+
     t = sub.add_parser(
         "test",
         parents=[common],
@@ -79,6 +80,9 @@ def add_test_parser(sub, common) -> None:
 
 def cmd_test(args, out, registry=None) -> int:
     """The command; ``registry`` (optional) must hold the spec files named (tests share one)."""
+    from .difftest.junit import write_junit
+    from .difftest.session import Options, Session
+
     specs = list(args.spec or []) + list(args.specs)
     if not specs and not args.cipher and not args.all:
         raise UsageError("name spec files, --cipher NAME, or --all for every shipped cipher")

@@ -40,7 +40,9 @@ def test_bad_input_is_one_line_and_exit_2(args, message, capsys):
 
 def test_a_spec_that_does_not_check(tmp_path, capsys):
     bad = tmp_path / "bad.cs"
-    bad.write_text("family f(rounds) {\n  block u32[4] little;\n  key u32[4] little;\n  encrypt(X, rk) { X[0] = Y; }\n}\n")
+    bad.write_text(
+        "family f(rounds) {\n  block u32[4] little;\n  key u32[4] little;\n  encrypt(X, rk) { X[0] = Y; }\n}\n"
+    )
     rc, out, err = _run([str(bad)], capsys)
     assert rc == 2 and out == ""
     assert str(bad) in err and "Traceback" not in err
@@ -53,7 +55,9 @@ def test_missing_tools_skip_in_one_line_and_require_fails(monkeypatch, capsys):
     monkeypatch.setattr(toolchain.tools.shutil, "which", lambda t: None if t == "qemu-s390x" else real(t))
     rc, out, err = _run([SPECK, "--target", "c-s390x"], capsys)
     assert rc == 0, err
-    assert out.splitlines()[0] == "skip c-s390x: needs qemu-s390x (Debian: qemu-user; bash scripts/setup.sh installs them)"
+    assert (
+        out.splitlines()[0] == "skip c-s390x: needs qemu-s390x (Debian: qemu-user; bash scripts/setup.sh installs them)"
+    )
     assert "0 passed, 0 failed, 1 skipped" in out
     rc, out, err = _run([SPECK, "--target", "c-s390x", "--require", "c-s390x"], capsys)
     assert rc == 2 and out == ""
