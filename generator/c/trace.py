@@ -8,6 +8,7 @@ origin is the spec location it came from.  Bitsliced and AES-NI schedules lower 
 trace is of the same IR with gmul lowered (the scalar layout's passes).
 
     fns, tables = traced_ir(module, schedule, ["key_schedule", "encrypt"])
+    trace_passes(schedule)  -> the C passes that IR went through (to find one that changed a result)
     text = traced_program(fns, tables)
         stdin:  per function, its inputs in fn.inputs() order, each a little-endian uint64
         stdout: per function, every value in value-id order, each a little-endian uint64
@@ -18,11 +19,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from cipherspec.ir import Function, Module, Table
+from cipherspec.pipeline import Pass
 from cipherspec.schedule import Schedule
 
 from .body import emit_body
 from .dialects import Scalar
-from .prepare import prepare
+from .prepare import c_passes, prepare
 from .text import table_section
 
 ROTATIONS = "\n".join(
@@ -30,11 +32,17 @@ ROTATIONS = "\n".join(
 )
 
 
+def _traced_schedule(schedule: Schedule) -> Schedule:
+    return replace(schedule, layout="scalar", params=()) if schedule.layout in ("bitsliced", "aesni") else schedule
+
+
+def trace_passes(schedule: Schedule) -> tuple[Pass, ...]:
+    return c_passes(_traced_schedule(schedule))
+
+
 def traced_ir(module: Module, schedule: Schedule, names: list[str]) -> tuple[list[Function], dict[str, Table]]:
     """The functions ``names`` of ``module`` after the C passes of ``schedule`` (gmul lowered)."""
-    if schedule.layout in ("bitsliced", "aesni"):
-        schedule = replace(schedule, layout="scalar", params=())
-    prep = prepare(module, schedule)
+    prep = prepare(module, _traced_schedule(schedule))
     return [prep.functions[n] for n in names], prep.tables
 
 

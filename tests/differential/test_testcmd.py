@@ -99,3 +99,30 @@ def test_cases_cross_lane_groups_and_counter_carries(depth):
     for k in (32, 64, 128):
         assert any((iv % (1 << k)) == (1 << k) - 1 for iv in carries), k
     assert cases(7, NAME, 16, 16, 32, depth) == got  # the seed decides everything
+
+
+def test_a_wrong_pass_is_named(monkeypatch):
+    """A C pass that changes a result (one xor of encrypt turned into an or): the traced build agrees with
+    the interpreter on the IR it was given, so the locator replays the passes and names the wrong one."""
+    from dataclasses import replace
+
+    import generator.c.prepare
+    import generator.c.trace
+    from cipherspec.pipeline import Pass
+    from driver.difftest.locate import locate
+    from driver.difftest.targets import native_trace
+    from generator.c.schedules import resolve
+
+    def flip(fn, tables):
+        if fn.name != "encrypt":
+            return fn
+        i = next(i for i, op in enumerate(fn.ops) if op.code == "xor")
+        return fn.copy_with([replace(op, code="or") if j == i else op for j, op in enumerate(fn.ops)], fn.outputs)
+
+    real = generator.c.prepare.c_passes
+    monkeypatch.setattr(generator.c.prepare, "c_passes", lambda s: (*real(s), Pass("flip", flip)))
+    monkeypatch.setattr(generator.c.trace, "c_passes", generator.c.prepare.c_passes)
+    module = Registry(extra=[SPECK]).module(NAME)
+    block = bytes(range(16, 32))
+    lines = locate(module, native_trace(module, resolve(module, None)), bytes(range(16)), "encrypt", block)
+    assert len(lines) == 1 and "the pass 'flip' changed it" in lines[0], lines
