@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from cipherspec.errors import UsageError
 from cipherspec.registry import Registry
 from cipherspec.schedule import Schedule
@@ -221,9 +223,16 @@ class Neon(Target):
             from cipherspec import modes
 
             batch, out, later = [], [], {}
+            new = list(dict.fromkeys(r.key for r in requests if r.key not in keys))
+            # the kernels take the interpreter's round keys; the library's own (C) key schedule is checked
+            # against them here, every new key in one QEMU run
+            for key, (status, words) in zip(new, c.library_key_schedule(new) if new else []):
+                keys[key] = c.expand_key(key)
+                if status != 0 or not np.array_equal(words.words, keys[key].words):
+                    raise RuntimeError(
+                        f"the library's key schedule ({c.prefix}) differs from the interpreter's for key {key.hex()}"
+                    )
             for i, r in enumerate(requests):
-                if r.key not in keys:
-                    keys[r.key] = c.expand_key(r.key)
                 if r.op == "ctr" and "ctr" not in c.emitted.modes:  # no fused CTR kernel: ECB of the counters
                     later[i] = modes.ctr(c, keys[r.key], r.iv, r.data)[0]
                 elif r.data:
