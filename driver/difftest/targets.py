@@ -213,11 +213,12 @@ class Neon(Target):
     def units(self, registry: Registry, name: str, schedule: str) -> list[Unit]:
         from generator.backends import BACKENDS
         from generator.c.schedules import resolve
+        from runtime.neon_target import RoundKeys
 
         c = BACKENDS["neon"].load(registry, name, None, schedule)
         c.exe  # noqa: B018 - build now, so a build failure is the unit's
         module = c.module
-        keys: dict[bytes, object] = {}
+        keys: dict[bytes, RoundKeys] = {}
 
         def run(requests: list[Request]) -> list[bytes]:
             from cipherspec import modes
