@@ -12,7 +12,10 @@ function and its input block: what the traced build replays).
 ECB and CBC run on the whole-block prefix of a case's data; CTR on all of it (a partial last block).  CTR
 is one operation both ways: "decrypt" feeds it the interpreter's ciphertext and wants the plaintext back.
 CBC encryption is checked through the interpreter's CBC decryption (a bijection that inverts it), so the
-sequential reference encryption never runs.
+sequential reference encryption never runs.  An AEAD mode: a ModeCheck whose requests name the library's
+operation (``gcm_encrypt``) and carry its other inputs in ``params`` (aad, tag), which the targets'
+``run_mode`` receives as keyword arguments; targets.py says which targets run it (the others report it
+skipped).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class Request:
     data: bytes
     expected: bytes | None  # None: first_bad decides another way (CBC encryption)
     case: Case
+    params: tuple[tuple[str, bytes], ...] = ()  # a mode's other inputs (an AEAD mode's aad, tag)
 
 
 def _first_block(a: bytes, b: bytes, block: int) -> int | None:

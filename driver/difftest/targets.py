@@ -31,6 +31,10 @@ from toolchain.tools import install_hint, missing_tools
 from .modes import MODES, Request
 
 CONSTANT_TIME = "constant-time"
+# the modes every runner here takes (the C harness, the NEON harness, EVP, CUDA); a mode added to
+# modes.py runs where a target lists it (the host C library through run_mode: all of them) and is
+# reported skipped elsewhere until that target's runner takes it
+BASIC_MODES = ("ecb", "cbc", "ctr")
 
 
 @dataclass
@@ -51,7 +55,7 @@ class Unit:
     lanes: int
     run: Callable[[list[Request]], list[bytes]] | None = None
     trace: Trace | None = None
-    modes: tuple[str, ...] = field(default_factory=lambda: tuple(MODES))
+    modes: tuple[str, ...] = field(default_factory=lambda: tuple(MODES))  # the modes it can run
     skip: str | None = None  # why this unit does not run here (a variant this CPU lacks)
     check: Callable[[], tuple[str, str]] | None = None  # a whole-unit check (constant-time): (status, message)
 
@@ -84,7 +88,7 @@ def _mode_runner(c) -> Callable[[list[Request]], list[bytes]]:
         for r in requests:
             if r.key not in keys:
                 keys[r.key] = c.expand_key(r.key)
-            out.append(bytes(c.run_mode(keys[r.key], r.op.split("_")[0], r.direction, r.data, r.iv)))
+            out.append(bytes(c.run_mode(keys[r.key], r.op.split("_")[0], r.direction, r.data, r.iv, **dict(r.params))))
         return out
 
     return run
@@ -244,7 +248,11 @@ class Neon(Target):
             return out
 
         sched = resolve(module, None)
-        return [Unit(self.name, c.schedule.name, None, c.emitted.group_blocks, run, native_trace(module, sched))]
+        return [
+            Unit(
+                self.name, c.schedule.name, None, c.emitted.group_blocks, run, native_trace(module, sched), BASIC_MODES
+            )
+        ]
 
 
 class CCross(Target):
@@ -288,7 +296,7 @@ class CCross(Target):
 
         lanes = lanes_of_variant(module, portable(module, sched))
         trace = Trace(sched, tc, lambda exe, data: run_emulated(cross, exe, data))
-        return [Unit(self.name, sched.name, "portable", lanes, run, trace)]
+        return [Unit(self.name, sched.name, "portable", lanes, run, trace, BASIC_MODES)]
 
 
 class Cuda(Target):
@@ -311,7 +319,15 @@ class Cuda(Target):
         module = registry.module(name)
         # 256 blocks: a thread block of the default launch; the lengths cross it and its multiples
         return [
-            Unit(self.name, c.schedule_name, None, 256, _mode_runner(c), native_trace(module, resolve(module, None)))
+            Unit(
+                self.name,
+                c.schedule_name,
+                None,
+                256,
+                _mode_runner(c),
+                native_trace(module, resolve(module, None)),
+                BASIC_MODES,
+            )
         ]
 
 
@@ -342,7 +358,7 @@ class OpenSSLProvider(Target):
         c = BACKENDS["openssl-provider"].load(registry, name, None, schedule)
         module, sched = c.module, c.schedule
         lanes = lanes_of_variant(module, portable(module, sched))
-        return [Unit(self.name, sched.name, None, lanes, _mode_runner(c), native_trace(module, sched))]
+        return [Unit(self.name, sched.name, None, lanes, _mode_runner(c), native_trace(module, sched), BASIC_MODES)]
 
 
 TARGETS: dict[str, Target] = {
