@@ -199,6 +199,8 @@ def _memcheck(exe: Path, variant: str | None) -> Callable[[], tuple[str, str]]:
             return "failed", "memcheck: a branch or an address depends on the key or the data:\n" + p.stderr[-3000:]
         if p.returncode:
             return "failed", f"the constant-time harness exited with {p.returncode}: {p.stderr[-2000:]}"
+        if p.stdout.split() != [variant or "portable", "0"]:  # the variant asked for ran, every call returned 0
+            return "failed", f"the constant-time harness answered {p.stdout.strip()!r}, not '{variant or 'portable'} 0'"
         return "passed", ""
 
     return check
