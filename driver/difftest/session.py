@@ -99,6 +99,7 @@ class Session:
         self.checks = mode_checks()
         self._requests: dict[tuple[str, Case], list[Request]] = {}  # the interpreter's answers, shared by units
         self._keys: dict[bytes, object] = {}
+        self._variants: set[str] = set()  # of every unit seen (for --variant's error)
         self.progress = Progress()
         self.targets = select(opts.targets or None)
         for m in opts.modes:
@@ -113,6 +114,8 @@ class Session:
                 raise UsageError(f"--require {t.name}: {why}")
         self.registry = registry if registry is not None else Registry(extra=opts.specs)
         self.names = cipher_names(self.registry, opts.specs, opts.ciphers)
+        if not self.names:
+            raise UsageError("no cipher to test: the spec files given instantiate none (a family needs a 'cipher' line)")
 
     # ------------------------------------------------------------------ the run
     def run(self) -> list[Result]:
@@ -131,6 +134,10 @@ class Session:
                     self._target(name, module, ref, t)
         finally:
             self.progress.clear()
+        v = self.opts.variant
+        if v and v not in self._variants:
+            seen = sorted(self._variants - {""}) or ["none"]
+            raise UsageError(f"no kernel has the variant '{v}' here (variants: {', '.join(seen)})")
         return self.results
 
     def _schedules(self, module, t: Target) -> list[str]:
@@ -153,6 +160,7 @@ class Session:
                 self._report(r)
                 continue
             for u in units:
+                self._variants.add(u.variant or "")
                 if self.opts.variant and u.variant != self.opts.variant:
                     continue
                 self._unit(name, module, ref, u)

@@ -1,6 +1,6 @@
 """`cipherspec test` refuses bad input in one line with exit status 2 (unknown target or cipher, a spec
 that does not check, --require of a target whose tools are missing), and says in one line what a skipped
-target needs.  Nothing here builds a kernel."""
+target needs.  Only the unknown-variant case builds a kernel (SPECK's s390x library: a second)."""
 
 from __future__ import annotations
 
@@ -36,6 +36,16 @@ def test_bad_input_is_one_line_and_exit_2(args, message, capsys):
     rc, out, err = _run(args, capsys)
     assert rc == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_spec_without_a_cipher_and_an_unknown_variant(tmp_path, capsys):
+    only_family = tmp_path / "family.cs"
+    text = (ROOT / "examples" / "ciphers" / "speck.cs").read_text()
+    only_family.write_text("\n".join(line for line in text.splitlines() if not line.startswith("cipher ")) + "\n")
+    rc, out, err = _run([str(only_family)], capsys)
+    assert rc == 2 and "no cipher to test" in err and len(err.strip().splitlines()) == 1, err
+    rc, out, err = _run([SPECK, "--target", "c-s390x", "--variant", "avx9", "--mode", "ecb"], capsys)
+    assert rc == 2 and "no kernel has the variant 'avx9' here" in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_a_spec_that_does_not_check(tmp_path, capsys):
