@@ -115,7 +115,9 @@ class Session:
         self.registry = registry if registry is not None else Registry(extra=opts.specs)
         self.names = cipher_names(self.registry, opts.specs, opts.ciphers)
         if not self.names:
-            raise UsageError("no cipher to test: the spec files given instantiate none (a family needs a 'cipher' line)")
+            raise UsageError(
+                "no cipher to test: the spec files given instantiate none (a family needs a 'cipher' line)"
+            )
 
     # ------------------------------------------------------------------ the run
     def run(self) -> list[Result]:
