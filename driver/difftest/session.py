@@ -153,8 +153,13 @@ class Session:
             t0 = time.perf_counter()
             try:
                 units = t.units(self.registry, name, sched)
-            except UsageError:
-                raise
+            except UsageError as e:
+                if self.opts.schedule:  # most likely the schedule named is not one of the target's
+                    raise
+                r = Result(name, t.name, sched, None, "build", "failed", f"the target refuses it: {e}", str(e))
+                r.seconds = time.perf_counter() - t0
+                self._report(r)
+                continue
             except (CipherspecError, ToolError, RuntimeError, OSError) as e:
                 first = str(e).splitlines()[0] if str(e) else type(e).__name__
                 r = Result(name, t.name, sched, None, "build", "failed", f"does not build: {first}", str(e))
