@@ -24,7 +24,7 @@ from cipherspec.dump import format_op
 from cipherspec.interp import Interpreter
 from cipherspec.ir import Function, Module, Origin, mask
 
-from .targets import Trace
+from .units import Trace
 
 
 def where(origin: Origin | None) -> str:
