@@ -124,7 +124,7 @@ class Session:
         missing = {t.name: t.missing() for t in self.targets}
         for t in self.targets:
             if missing[t.name] is not None:
-                self.out.write(f"skip {t.name}: {missing[t.name]}\n")
+                self._say(f"skip {t.name}: {missing[t.name]}\n")
         try:
             for name in self.names:
                 module = self.registry.module(name)
@@ -196,20 +196,27 @@ class Session:
         if not line:
             return
         if all(r.status == "skipped" for r in line):
-            self.out.write(f"skip {name} {u.label} {u.schedule}: {line[0].message}\n")
+            self._say(f"skip {name} {u.label} {u.schedule}: {line[0].message}\n")
             return
         status = "FAIL" if any(r.status == "failed" for r in line) else "PASS"
         total = sum(r.cases for r in line)
         secs = sum(r.seconds for r in line)
         modes_text = " ".join(r.mode if r.status != "failed" else r.mode.upper() + "!" for r in line)
-        self.out.write(f"{status} {name} {u.label} {u.schedule}: {modes_text} ({total} checks, {secs:.1f} s)\n")
+        self._say(f"{status} {name} {u.label} {u.schedule}: {modes_text} ({total} checks, {secs:.1f} s)\n")
         for r in line:
             if r.status == "failed":
-                self.out.write("  " + r.details.replace("\n", "\n  ") + "\n")
+                self._say("  " + r.details.replace("\n", "\n  ") + "\n")
+
+    def _say(self, text: str) -> None:
+        """A line of the report: the progress line (on a terminal) cleared first, the line flushed."""
+        self.progress.clear()
+        self.out.write(text)
+        if hasattr(self.out, "flush"):
+            self.out.flush()
 
     def _report(self, r: Result) -> None:
         self.results.append(r)
-        self.out.write(f"FAIL {r.cipher} {r.label} {r.schedule}: {r.message}\n")
+        self._say(f"FAIL {r.cipher} {r.label} {r.schedule}: {r.message}\n")
 
     # ------------------------------------------------------------------ one mode of one unit
     def _cases(self, module, u: Unit) -> list[Case]:
