@@ -22,7 +22,7 @@ from cipherspec.passes import dce, key_hoist, lower_gmul, prune_tables, split_u6
 from cipherspec.pipeline import Pass, run_passes
 
 from ..common.templates import render
-from . import cores, ctr, hostapi, layout, multikey
+from . import cores, ctr, gcm, hostapi, layout, multikey
 from .blockio import block_io
 from .host import host_parts
 from .keysched import KeySection
@@ -109,6 +109,12 @@ def _summary(module: Module, sched: CudaSchedule, name: str, hoisted_ops: int, l
     )
 
 
+def _gcm_context(parts: gcm.GcmParts, long_prologue: str, smem: int) -> dict:
+    """gcm.cu.j2's data: the parts, the long-message kernel's prologue (the CTR kernel's) and the shared
+    words its cores use (the GHASH scratch follows them)."""
+    return dict(vars(parts), long_prologue=long_prologue, sm_long=smem // 4, FT=gcm.FINISH_THREADS)
+
+
 def generate(module: Module, sched: CudaSchedule, rounds: int | None = None) -> Source:
     """``module``: the cipher after the shared pipeline; ``rounds``: the override it was made with (names)."""
     module = prepared(module, sched)
@@ -148,6 +154,25 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None) -> 
         host=host_parts(module, P),
     )
     ctx["mg"] = hostapi.context(module, P)  # every GPU of the host: multigpu.cu.j2
+    ctx["gcm"] = (
+        _gcm_context(
+            gcm.gcm_parts(
+                module,
+                sched,
+                P,
+                group=1,
+                nrk=len(rk_index(module)),
+                enc_args=dirs["enc"].args,
+                scalar_ctr=ct,
+                io=ctx["io"],
+                nx=module.block.count,
+            ),
+            ct.prologue[sched.flavour],
+            smem,
+        )
+        if gcm.supported(module)
+        else None
+    )
     return Source(
         name,
         P,
@@ -178,6 +203,24 @@ def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str) -> S
         memword={f: layout.counter_memword(f, "lo") for f in FLAVOURS},
         host=host_parts(module, P, lanes["derive"]),
         mg=hostapi.context(module, P),
+    )
+    ctx["gcm"] = (
+        _gcm_context(
+            gcm.gcm_parts(
+                module,
+                sched,
+                P,
+                group=lanes["G"],
+                nrk=lanes["NRK"],
+                enc_args=lanes["enc"].args,
+                lane_uniform=lanes["counter_uniform"],
+                nx=lanes["NX"],
+            ),
+            lanes["enc"].prologue,
+            lanes["smem"],
+        )
+        if gcm.supported(module)
+        else None
     )
     return Source(
         name, P, render("ptx/lanes.cu.j2", **ctx), render("ptx/kernel.h.j2", **ctx), 0, ctx["enc_ops"], ctx["host"].key
