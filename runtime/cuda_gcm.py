@@ -28,6 +28,7 @@ SIGNATURES = {
     "gcm_encrypt_dev": (_int, [_vp, _u8p, _size, _u8p, _size, _vp, _vp, _u64, _vp, _size, _vp]),
     "gcm_decrypt_dev": (_int, [_vp, _u8p, _size, _u8p, _size, _vp, _vp, _u64, _vp, _size, _vp, _vp]),
     "gcm_batch_dev": (_int, [_vp, ctypes.c_uint32, _vp, _u64, _vp, _int, _vp, _vp, _vp, _vp, _vp]),
+    "gcm_records_dev": (_int, [_vp, ctypes.c_uint32, _vp, _u64, _u64, _vp, _int, _vp, _vp, _vp, _vp, _vp]),
     "gcm_encrypt_host": (_int, [_vp, _u8p, _size, _u8p, _size, _vp, _vp, _u64, _vp, _size]),
     "gcm_decrypt_host": (_int, [_vp, _u8p, _size, _u8p, _size, _vp, _vp, _u64, _u8p, _size]),
     "gcm_batch_host": (_int, [_vp, ctypes.c_uint32, _vp, _u64, _vp, _int, _vp, _vp, _u64, _vp, _vp]),
@@ -177,9 +178,10 @@ class CudaGcm:
             off += _align16(n)
         return arr, aad, off
 
-    def gcm_batch(self, keys, msgs, decrypt: bool = False, tags=None, host: bool = False):
+    def gcm_batch(self, keys, msgs, decrypt: bool = False, tags=None, host: bool = False, records: bool = False):
         """keys: gcm_key arrays; msgs: (key index, 12-byte IV, AAD, data[, tag_len]).  Encrypt: (outputs,
-        tags); decrypt (``tags`` given): (outputs, oks) -- a failed message's output is all zero."""
+        tags); decrypt (``tags`` given): (outputs, oks) -- a failed message's output is all zero.  ``host``:
+        the host-buffer entry; ``records``: gcm_records_dev (descriptions and AAD in device memory)."""
         self._need_gcm()
         norm = [(m[0], m[1], m[2], bytes(m[3]), m[4] if len(m) > 4 else 16) for m in msgs]
         arr, aad, total = self.gcm_plan([(k, iv, a, len(d), t) for k, iv, a, d, t in norm])
@@ -202,13 +204,26 @@ class CudaGcm:
                 self.check(rc, "GCM batch (host)")
         else:
             nk, nd = table.nbytes, data.nbytes
-            with self.device_buffer(nk) as dk, self.device_buffer(nd + tag_arr.nbytes + ok.nbytes) as dd:
+            meta = np.concatenate([arr.view(np.uint8), aad_arr])
+            with (
+                self.device_buffer(nk) as dk,
+                self.device_buffer(nd + tag_arr.nbytes + ok.nbytes) as dd,
+                self.device_buffer(meta.nbytes) as dm,
+            ):
                 dk.upload(table.view(np.uint8))
                 dd.upload(np.concatenate([data, tag_arr, ok.view(np.uint8)]))
-                rc = self.fn("gcm_batch_dev")(
-                    dk.ptr, len(keys), arr.ctypes.data, len(norm), aad_arr.ctypes.data, int(decrypt), dd.ptr, dd.ptr,
-                    dd.ptr + nd, dd.ptr + nd + tag_arr.nbytes if decrypt else None, None,
-                )
+                dok = dd.ptr + nd + tag_arr.nbytes if decrypt else None
+                if records:
+                    dm.upload(meta)
+                    rc = self.fn("gcm_records_dev")(
+                        dk.ptr, len(keys), dm.ptr, len(norm), max(len(m[3]) for m in norm), dm.ptr + arr.nbytes,
+                        int(decrypt), dd.ptr, dd.ptr, dd.ptr + nd, dok, None,
+                    )
+                else:
+                    rc = self.fn("gcm_batch_dev")(
+                        dk.ptr, len(keys), arr.ctypes.data, len(norm), aad_arr.ctypes.data, int(decrypt), dd.ptr,
+                        dd.ptr, dd.ptr + nd, dok, None,
+                    )
                 self.check(rc, "GCM batch (device)")
                 self.check(self.fn("util_sync")(), "GCM batch (device)")
                 back = dd.download(nd + tag_arr.nbytes + ok.nbytes)

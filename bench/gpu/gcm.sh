@@ -62,8 +62,9 @@ if [ "$what" = check ] || [ "$what" = all ]; then
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
   for tool in memcheck racecheck; do
     echo "== compute-sanitizer $tool"
-    timeout 90 compute-sanitizer --tool $tool --error-exitcode 3 python3 bench/gpu/gcm_sanitize.py \
-      ${GCM_SANITIZE:-lea128:} > "$OUT/gcm-sanitize-$tool.log" 2>&1
+    jobs=${GCM_SANITIZE:-lea128:}; [ $tool = memcheck ] && jobs=${GCM_MEMCHECK:-lea128:,aes128:}
+    timeout 120 compute-sanitizer --tool $tool --error-exitcode 3 python3 bench/gpu/gcm_sanitize.py \
+      $jobs > "$OUT/gcm-sanitize-$tool.log" 2>&1
     s=$?; echo "$tool exit $s"; grep -E "ERROR SUMMARY|sanitize |RACECHECK SUMMARY|Error" "$OUT/gcm-sanitize-$tool.log" | tail -6
     [ $s = 0 ] || rc=1
   done

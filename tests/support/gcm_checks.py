@@ -4,7 +4,8 @@ CPU-shim test (tests/differential/test_cuda_gcm_cpu.py) and the GPU test (test_c
 
     check_long(g, c, rng, lengths)     one message: device-pointer and host-buffer entries, IVs of 12 and
                                        other lengths, truncated tags, AAD; decrypt; tampered ct/AAD/tag/IV
-    check_batch(g, c, rng, lengths)    many messages and keys in one launch, one tampered tag among them
+    check_batch(g, c, rng, lengths)    many messages and keys in one launch (host descriptions, host buffers,
+                                       device descriptions), one tampered tag among them
     check_errors(g)                    bad parameters are codes (strerror), never a crash
 """
 
@@ -57,14 +58,14 @@ def check_batch(g, c, rng, lengths, nkeys: int = 3) -> None:
     msgs = []
     for i, n in enumerate(lengths):
         msgs.append((i % nkeys, _b(rng, 12), _b(rng, int(rng.integers(0, 30))), _b(rng, n), (16, 12, 8)[i % 3]))
-    for host in (False, True):
-        outs, tags = g.gcm_batch(ks, msgs, host=host)
+    for host, records in ((False, False), (True, False), (False, True)):
+        outs, tags = g.gcm_batch(ks, msgs, host=host, records=records)
         for (ki, iv, aad, d, tl), o, t in zip(msgs, outs, tags):
             assert (o, t) == c.gcm_encrypt(rks[ki], iv, aad, d, tl), (len(d), ki, host)
         bad = len(msgs) // 2
         tags = [t if r != bad else _flip(t, 0) for r, t in enumerate(tags)]
         dmsgs = [(ki, iv, aad, o, tl) for (ki, iv, aad, _, tl), o in zip(msgs, outs)]
-        pts, oks = g.gcm_batch(ks, dmsgs, decrypt=True, tags=tags, host=host)
+        pts, oks = g.gcm_batch(ks, dmsgs, decrypt=True, tags=tags, host=host, records=records)
         assert oks == [r != bad for r in range(len(msgs))], (oks, host)
         assert pts[bad] == bytes(len(pts[bad])), "a failed message's output is zeroed"
         assert all(p == m[3] for r, (p, m) in enumerate(zip(pts, msgs)) if r != bad)
