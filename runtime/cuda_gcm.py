@@ -13,6 +13,7 @@ raises cipherspec.errors.AuthenticationError, a bad parameter UsageError.
 from __future__ import annotations
 
 import ctypes
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -60,6 +61,19 @@ def _align16(n: int) -> int:
 class CudaGcm:
     """GCM methods; the class using it provides lib, fn, check, device_buffer, block_bytes, rk_words."""
 
+    lib: ctypes.CDLL
+    P: str
+    name: str
+    block_bytes: int
+    key_bytes: int
+    rk_words: int
+    if TYPE_CHECKING:
+
+        def fn(self, suffix: str) -> Any: ...
+        def check(self, rc: int, what: str) -> None: ...
+        def check_key(self, key: bytes) -> None: ...
+        def device_buffer(self, n: int) -> Any: ...
+
     @property
     def has_gcm(self) -> bool:
         return hasattr(self.lib, f"{self.P}_gcm_set_key")
@@ -103,8 +117,17 @@ class CudaGcm:
             if n:
                 d.upload(np.frombuffer(bytes(data), np.uint8))
             rc = self.fn("gcm_encrypt_dev")(
-                k.ctypes.data, bytes(iv), len(iv), bytes(aad), len(aad), d.ptr, d.ptr, n, d.ptr + _align16(n),
-                tag_len, None,
+                k.ctypes.data,
+                bytes(iv),
+                len(iv),
+                bytes(aad),
+                len(aad),
+                d.ptr,
+                d.ptr,
+                n,
+                d.ptr + _align16(n),
+                tag_len,
+                None,
             )
             self.check(rc, "GCM encrypt (device)")
             self.check(self.fn("util_sync")(), "GCM encrypt (device)")
@@ -122,8 +145,18 @@ class CudaGcm:
             buf[_align16(n) + 16 :] = 0xEE  # the ok flag: written by the call
             d.upload(buf)
             rc = self.fn("gcm_decrypt_dev")(
-                k.ctypes.data, bytes(iv), len(iv), bytes(aad), len(aad), d.ptr, d.ptr, n, d.ptr + _align16(n),
-                len(tag), d.ptr + _align16(n) + 16, None,
+                k.ctypes.data,
+                bytes(iv),
+                len(iv),
+                bytes(aad),
+                len(aad),
+                d.ptr,
+                d.ptr,
+                n,
+                d.ptr + _align16(n),
+                len(tag),
+                d.ptr + _align16(n) + 16,
+                None,
             )
             self.check(rc, "GCM decrypt (device)")
             self.check(self.fn("util_sync")(), "GCM decrypt (device)")
@@ -142,8 +175,16 @@ class CudaGcm:
         out = np.empty(max(len(data), 1), np.uint8)
         tag = np.empty(16, np.uint8)
         rc = self.fn("gcm_encrypt_host")(
-            k.ctypes.data, bytes(iv), len(iv), bytes(aad), len(aad), src.ctypes.data, out.ctypes.data, len(data),
-            tag.ctypes.data, tag_len,
+            k.ctypes.data,
+            bytes(iv),
+            len(iv),
+            bytes(aad),
+            len(aad),
+            src.ctypes.data,
+            out.ctypes.data,
+            len(data),
+            tag.ctypes.data,
+            tag_len,
         )
         self.check(rc, "GCM encrypt (host)")
         return out[: len(data)].tobytes(), tag[:tag_len].tobytes()
@@ -154,8 +195,16 @@ class CudaGcm:
         src = np.frombuffer(bytes(data), np.uint8).copy()
         out = np.full(max(len(data), 1), 0xEE, np.uint8)
         rc = self.fn("gcm_decrypt_host")(
-            k.ctypes.data, bytes(iv), len(iv), bytes(aad), len(aad), src.ctypes.data, out.ctypes.data, len(data),
-            bytes(tag), len(tag),
+            k.ctypes.data,
+            bytes(iv),
+            len(iv),
+            bytes(aad),
+            len(aad),
+            src.ctypes.data,
+            out.ctypes.data,
+            len(data),
+            bytes(tag),
+            len(tag),
         )
         if rc == CS_EAUTH:
             if out[: len(data)].any():
@@ -197,8 +246,17 @@ class CudaGcm:
         aad_arr = np.frombuffer(aad or b"\0", np.uint8).copy()
         if host:
             rc = self.fn("gcm_batch_host")(
-                table.ctypes.data, len(keys), arr.ctypes.data, len(norm), aad_arr.ctypes.data, int(decrypt),
-                data.ctypes.data, data.ctypes.data, total, tag_arr.ctypes.data, ok.ctypes.data,
+                table.ctypes.data,
+                len(keys),
+                arr.ctypes.data,
+                len(norm),
+                aad_arr.ctypes.data,
+                int(decrypt),
+                data.ctypes.data,
+                data.ctypes.data,
+                total,
+                tag_arr.ctypes.data,
+                ok.ctypes.data,
             )
             if rc != CS_EAUTH:
                 self.check(rc, "GCM batch (host)")
@@ -216,13 +274,32 @@ class CudaGcm:
                 if records:
                     dm.upload(meta)
                     rc = self.fn("gcm_records_dev")(
-                        dk.ptr, len(keys), dm.ptr, len(norm), max(len(m[3]) for m in norm), dm.ptr + arr.nbytes,
-                        int(decrypt), dd.ptr, dd.ptr, dd.ptr + nd, dok, None,
+                        dk.ptr,
+                        len(keys),
+                        dm.ptr,
+                        len(norm),
+                        max(len(m[3]) for m in norm),
+                        dm.ptr + arr.nbytes,
+                        int(decrypt),
+                        dd.ptr,
+                        dd.ptr,
+                        dd.ptr + nd,
+                        dok,
+                        None,
                     )
                 else:
                     rc = self.fn("gcm_batch_dev")(
-                        dk.ptr, len(keys), arr.ctypes.data, len(norm), aad_arr.ctypes.data, int(decrypt), dd.ptr,
-                        dd.ptr, dd.ptr + nd, dok, None,
+                        dk.ptr,
+                        len(keys),
+                        arr.ctypes.data,
+                        len(norm),
+                        aad_arr.ctypes.data,
+                        int(decrypt),
+                        dd.ptr,
+                        dd.ptr,
+                        dd.ptr + nd,
+                        dok,
+                        None,
                     )
                 self.check(rc, "GCM batch (device)")
                 self.check(self.fn("util_sync")(), "GCM batch (device)")

@@ -72,8 +72,32 @@ if [ "$what" = check ] || [ "$what" = all ]; then
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   echo "== GCM vs CTR"
-  timeout 150 python3 bench/gpu/gcm_bench.py --out "$OUT" ${GCM_BENCH_ARGS:-} 2>&1 | tee "$OUT/gcm-bench.log" | tail -12
+  timeout 150 python3 bench/gpu/gcm_bench.py --out "$OUT" ${GCM_BENCH_ARGS:-} 2>&1 | tee /tmp/gcm-bench.log | tail -12
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+  echo "== SASS: instructions per loop trip (bench/gpu/sass.py), CTR vs GCM long"
+  timeout 60 python3 - 2>&1 <<'PY' | tee "$OUT/gcm-sass.txt" | tail -16
+import subprocess, sys
+sys.path[0:0] = ["bench/gpu"]
+import sass
+from cipherspec.registry import Registry
+from generator.ptx.build import schedule_for
+from generator.ptx.source import generate
+from runtime.cuda_target import source_dir
+for name in ("lea128", "aes128", "aria128"):
+    m = Registry().module(name)
+    src = generate(m, schedule_for(m, None))
+    text = subprocess.run(["cuobjdump", "--dump-sass", str(source_dir() / f"lib{src.name}.so")],
+                          capture_output=True, text=True).stdout
+    funcs = sass.functions(text)
+    trips = sass.round_trips(src.cu)
+    for needle in ("ctr_ptxILb1", "gcm_long", "gcm_batch"):
+        f = sass.pick(funcs, needle)
+        if f is None:
+            print(name, needle, "not found"); continue
+        mix = sass.loop_mix(funcs[f], trips)
+        top = ", ".join(f"{k} {v}" for k, v in mix.most_common(12))
+        print(f"{name} {needle}: {sum(mix.values())} per trip; {top}", flush=True)
+PY
 fi
 wait $ptxas_pid; echo "== ptxas report"; tail -24 "$OUT/gcm-ptxas.txt"
 echo "total: $(( $(date +%s) - t0 )) s, rc=$rc"

@@ -65,8 +65,16 @@ def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | Non
             def ctr(n, ms):
                 c.check(
                     c.fn("util_time")(
-                        rk.ctypes.data, 1, 0, iv16.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)), din.ptr, dout.ptr,
-                        size, 0, n, ms,
+                        rk.ctypes.data,
+                        1,
+                        0,
+                        iv16.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)),
+                        din.ptr,
+                        dout.ptr,
+                        size,
+                        0,
+                        n,
+                        ms,
                     ),
                     "CTR timing",
                 )
@@ -82,8 +90,19 @@ def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | Non
             def gcm_batch(n, ms):
                 c.check(
                     c.fn("gcm_util_time")(
-                        None, dkeys.ptr, arr.ctypes.data, nrec, aad_arr.ctypes.data, 0, din.ptr, dout.ptr, total,
-                        dtag.ptr, 1, n, ms,
+                        None,
+                        dkeys.ptr,
+                        arr.ctypes.data,
+                        nrec,
+                        aad_arr.ctypes.data,
+                        0,
+                        din.ptr,
+                        dout.ptr,
+                        total,
+                        dtag.ptr,
+                        1,
+                        n,
+                        ms,
                     ),
                     "GCM batch timing",
                 )
@@ -91,8 +110,19 @@ def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | Non
             def gcm_records(n, ms):
                 c.check(
                     c.fn("gcm_util_time")(
-                        None, dkeys.ptr, dmeta.ptr, nrec, dmeta.ptr + arr.nbytes, 0, din.ptr, dout.ptr, RECORD,
-                        dtag.ptr, 2, n, ms,
+                        None,
+                        dkeys.ptr,
+                        dmeta.ptr,
+                        nrec,
+                        dmeta.ptr + arr.nbytes,
+                        0,
+                        din.ptr,
+                        dout.ptr,
+                        RECORD,
+                        dtag.ptr,
+                        2,
+                        n,
+                        ms,
                     ),
                     "GCM records timing",
                 )
@@ -103,7 +133,9 @@ def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | Non
                 ms = _median_ms(call, reps, batches)
                 row[what + "_ms"] = ms
                 row[what + "_gbps"] = 8 * size / ms / 1e6  # Gbit/s
-                print(f"{name} {what}: {ms:.3f} ms, {row[what + '_gbps']:.0f} Gbps ({time.time() - t:.1f} s)", flush=True)
+                print(
+                    f"{name} {what}: {ms:.3f} ms, {row[what + '_gbps']:.0f} Gbps ({time.time() - t:.1f} s)", flush=True
+                )
             dkeys.upload(np.zeros(table.nbytes, np.uint8))
     row["gcm_long_vs_ctr"] = row["gcm_long_gbps"] / row["ctr_gbps"]
     row["gcm_batch_vs_ctr"] = row["gcm_batch_gbps"] / row["ctr_gbps"]
@@ -140,7 +172,10 @@ def main() -> int:
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "gcm-bench.json").write_text(json.dumps(rows, indent=1))
-    md = f"device: {rows[0]['device']['name']}, {a.size} bytes per call, {a.reps} calls x {a.batches} batches\n\n" + table(rows)
+    md = (
+        f"device: {rows[0]['device']['name']}, {a.size} bytes per call, {a.reps} calls x {a.batches} batches\n\n"
+        + table(rows)
+    )
     (out / "gcm-bench.md").write_text(md + "\n")
     print(md)
     return 0

@@ -87,7 +87,7 @@ def _lanes_ks(f: str, G: int, uniform: list[str], core_call: str) -> str:
     lines += [
         "#pragma unroll",
         f"    for (int b = 0; b < {G}; ++b) {{",
-        f"        m[s][b * 4 + 0] = um[0]; m[s][b * 4 + 1] = um[1]; m[s][b * 4 + 2] = um[2];",
+        "        m[s][b * 4 + 0] = um[0]; m[s][b * 4 + 1] = um[1]; m[s][b * 4 + 2] = um[2];",
         f"        m[s][b * 4 + 3] = {word};  // counter bits 0..31 of block b",
         "    }",
         "    uint32_t x[NWORDS], y[NWORDS];",
@@ -125,7 +125,7 @@ def gcm_parts(
     menc = f"cs_menc_{f}(x, y, {mk['args']});"
     fin_args = ", ".join(["rkg"] + fills.args)
     fin_menc = f"cs_menc_{f}(x, y, {fin_args});"
-    j0_uniform = [f"uint32_t um[3] = {{j0[0], j0[1], j0[2]}};  // J0's words 0..2 (uniform)"]
+    j0_uniform = ["uint32_t um[3] = {j0[0], j0[1], j0[2]};  // J0's words 0..2 (uniform)"]
     if G == 1:
         assert scalar_ctr is not None and io is not None
         memword = layout.counter_memword(f, "lo")

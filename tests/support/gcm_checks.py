@@ -90,9 +90,7 @@ def check_errors(g) -> None:
     assert "authentication failed" in g.strerror(9) and "GCM parameter" in g.strerror(10)
     arr, aad, _ = g.gcm_plan([(5, bytes(12), b"", 16, 16)])  # key index 5 of a table of 1
     with g.device_buffer(64) as d:
-        rc = g.fn("gcm_batch_dev")(
-            k.ctypes.data, 1, arr.ctypes.data, 1, None, 0, d.ptr, d.ptr, d.ptr + 32, None, None
-        )
+        rc = g.fn("gcm_batch_dev")(k.ctypes.data, 1, arr.ctypes.data, 1, None, 0, d.ptr, d.ptr, d.ptr + 32, None, None)
         assert rc == 10, rc
     with pytest.raises(UsageError, match="IVs are 12 bytes"):
         g.gcm_plan([(0, bytes(8), b"", 16, 16)])
