@@ -72,7 +72,7 @@ if [ "$what" = check ] || [ "$what" = all ]; then
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   echo "== GCM vs CTR"
-  timeout 150 python3 bench/gpu/gcm_bench.py --out "$OUT" ${GCM_BENCH_ARGS:-} 2>&1 | tee /tmp/gcm-bench.log | tail -12
+  timeout 170 python3 bench/gpu/gcm_bench.py --out "$OUT" ${GCM_BENCH_ARGS:---ciphers aes128,aria128,lea128,lea128:ilp1_t128} 2>&1 | tee /tmp/gcm-bench.log | tail -12
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
   echo "== SASS: instructions per loop trip (bench/gpu/sass.py), CTR vs GCM long"
   timeout 60 python3 - 2>&1 <<'PY' | tee "$OUT/gcm-sass.txt" | tail -16
