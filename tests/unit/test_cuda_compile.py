@@ -48,8 +48,8 @@ EXTRA = [
 
 
 def _kernels(registry, name) -> int:
-    """13 kernels; a 128-bit block adds GCM's 5 (gcm.cu.j2: long message, batch, join, finish, wipe)."""
-    return 13 + (5 if registry.module(name).block.nbytes == 16 else 0)
+    """13 kernels; a 128-bit block adds GCM's 6 (gcm.cu.j2: long message, batch, join, finish, describe, wipe)."""
+    return 13 + (6 if registry.module(name).block.nbytes == 16 else 0)
 
 
 def _source(tmp_path_factory, registry, name, sched_text):
