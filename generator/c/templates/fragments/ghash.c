@@ -81,20 +81,7 @@ static void cs_ghash_key(uint64_t h[2], const uint8_t *e0)
 #include <immintrin.h>
 #define CS_TARGET(t) __attribute__((target(t)))
 
-/* the byte reversal of each 16-byte lane */
-#define CS_GH_BSWAP 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-static const uint8_t cs_gh_bswap[64] = {CS_GH_BSWAP, CS_GH_BSWAP, CS_GH_BSWAP, CS_GH_BSWAP};
-
-/* MontRed of lo + mid * y^64 + hi * y^128 (the sums of the four 64x64 products) */
-CS_TARGET("pclmul,ssse3") static __m128i cs_gh_reduce(__m128i lo, __m128i mid, __m128i hi)
-{
-    const __m128i c = _mm_set_epi64x(0, (long long)0xC200000000000000u);
-    __m128i t = _mm_xor_si128(lo, _mm_slli_si128(mid, 8));
-    hi = _mm_xor_si128(hi, _mm_srli_si128(mid, 8));
-    t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e), _mm_clmulepi64_si128(t, c, 0x00));
-    t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e), _mm_clmulepi64_si128(t, c, 0x00));
-    return _mm_xor_si128(t, hi);
-}
+{% include "c/fragments/ghash_x86.c" %}
 
 CS_TARGET("pclmul,ssse3") static void cs_ghash_pclmul(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
 {
@@ -147,31 +134,41 @@ CS_TARGET("avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul256(uint64_t x[2
     if (blocks) cs_ghash_pclmul(x, h, data, blocks);
 }
 
-CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static __m128i cs_gh_fold512(__m512i v)
-{
-    const __m256i y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
-    return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
-}
-
 /* nz zmm registers of blocks (4 each) from data, acc added to the first, times hp[0 ..]: reduced */
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
 cs_gh512_run(__m128i acc, const uint64_t (*hp)[2], const uint8_t *data, int nz)
 {
-    const __m512i bswap = _mm512_loadu_si512((const void *)cs_gh_bswap);
-    __m512i lo = _mm512_setzero_si512(), mid = lo, hi = lo;
+    __m512i d[8];
     int j;
-    for (j = 0; j < nz; j++) {
-        __m512i d = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(data + 64 * j)), bswap);
-        const __m512i k = _mm512_loadu_si512((const void *)hp[4 * j]);
-        if (j == 0) d = _mm512_xor_si512(d, _mm512_maskz_mov_epi64(0x3, _mm512_castsi128_si512(acc)));
-        /* Karatsuba: (d.lo ^ d.hi)(k.lo ^ k.hi) ^ lo ^ hi is the middle term */
-        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d, k, 0x00));
-        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d, k, 0x11));
-        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(_mm512_xor_si512(d, _mm512_shuffle_epi32(d, 0x4e)),
-                                                             _mm512_xor_si512(k, _mm512_shuffle_epi32(k, 0x4e)), 0x00));
+    for (j = 0; j < nz; j++) d[j] = _mm512_loadu_si512((const void *)(data + 64 * j));
+    return cs_gh512_regs(acc, hp, d, nz);
+}
+
+/* per 128-bit lane: MontRed(a * b) (the GCM product of two operands in H' form gives the next H' power) */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static __m512i cs_gh512_mul_lanes(__m512i a, __m512i b)
+{
+    const __m512i c = _mm512_set_epi64(0, (long long)0xC200000000000000u, 0, (long long)0xC200000000000000u, 0,
+                                       (long long)0xC200000000000000u, 0, (long long)0xC200000000000000u);
+    const __m512i lo = _mm512_clmulepi64_epi128(a, b, 0x00), hi = _mm512_clmulepi64_epi128(a, b, 0x11);
+    const __m512i mid = _mm512_xor_si512(_mm512_clmulepi64_epi128(_mm512_xor_si512(a, _mm512_shuffle_epi32(a, 0x4e)),
+                                                                  _mm512_xor_si512(b, _mm512_shuffle_epi32(b, 0x4e)), 0x00),
+                                         _mm512_xor_si512(lo, hi));
+    __m512i t = _mm512_xor_si512(lo, _mm512_bslli_epi128(mid, 8));
+    t = _mm512_xor_si512(_mm512_shuffle_epi32(t, 0x4e), _mm512_clmulepi64_epi128(t, c, 0x00));
+    t = _mm512_xor_si512(_mm512_shuffle_epi32(t, 0x4e), _mm512_clmulepi64_epi128(t, c, 0x00));
+    return _mm512_xor_si512(t, _mm512_xor_si512(hi, _mm512_bsrli_epi128(mid, 8)));
+}
+
+/* h[28..31] (H^4' .. H') given: h[0..27], four at a time, each group the next times H^4' lane by lane */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_powers512(uint64_t (*h)[2])
+{
+    const __m512i h4 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)h[CS_GH_POWERS - 4]));
+    __m512i p = _mm512_loadu_si512((const void *)h[CS_GH_POWERS - 4]);
+    int g;
+    for (g = CS_GH_POWERS - 8; g >= 0; g -= 4) {
+        p = cs_gh512_mul_lanes(p, h4);
+        _mm512_storeu_si512((void *)h[g], p);
     }
-    mid = _mm512_xor_si512(mid, _mm512_xor_si512(lo, hi));
-    return cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
 }
 
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul512(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
