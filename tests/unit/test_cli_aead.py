@@ -17,6 +17,7 @@ import threading
 import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESCCM, AESGCM
+from fd0 import on_fd0
 from paths import ROOT
 
 from cipherspec import aead
@@ -63,14 +64,8 @@ def run(make_ref, monkeypatch, tmp_path, capfdbinary):
             rc = cli.run([*args, "--target", target])
         else:
             (tmp_path / "stdin").write_bytes(stdin)
-            saved = os.dup(0)
-            with open(tmp_path / "stdin", "rb") as f:
-                os.dup2(f.fileno(), 0)
-            try:
+            with on_fd0(tmp_path / "stdin"):
                 rc = cli.run([*args, "--target", target])
-            finally:
-                os.dup2(saved, 0)
-                os.close(saved)
         cap = capfdbinary.readouterr()
         return rc, cap.out, cap.err.decode()
 
@@ -172,14 +167,11 @@ def test_ccm_from_a_pipe(run, monkeypatch):
     r, w = os.pipe()
     writer = threading.Thread(target=lambda: (os.write(w, pt), os.close(w)))
     writer.start()
-    saved = os.dup(0)
-    os.dup2(r, 0)
-    os.close(r)
     try:
-        rc, ct, err = run(["encrypt", "aes128", "--mode", "ccm", "--key", K, "--iv", NONCE.hex()], stdin=None)
+        with on_fd0(r):
+            rc, ct, err = run(["encrypt", "aes128", "--mode", "ccm", "--key", K, "--iv", NONCE.hex()], stdin=None)
     finally:
-        os.dup2(saved, 0)
-        os.close(saved)
+        os.close(r)
         writer.join()
     assert (rc, ct) == (0, AESCCM(KEY).encrypt(NONCE, pt, None)), err
 
