@@ -153,3 +153,30 @@ def test_dispatch_prefers_the_target(c, rk):
     assert aead.native(_Native(), "gcm_encrypt") and not aead.native(c, "gcm_encrypt")
     assert aead.call(c, "gcm_encrypt", rk, bytes(12), b"", b"x") == aead.gcm_encrypt(c, rk, bytes(12), b"", b"x")
     assert isinstance(aead.gcm_stream(c, rk, bytes(12), "encrypt"), aead.GcmStream)
+
+
+def test_kat_files_take_aead_blocks(tmp_path, make_ref, registry):
+    """`cipherspec kat` runs GCM/CCM/XTS/CMAC blocks: a right one passes, a wrong ciphertext is reported
+    (encrypt and decrypt), a block without its tag is a malformed file."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    from cipherspec.errors import KatError
+    from cipherspec.kat import run_kat_file
+
+    ct = AESGCM(K).encrypt(bytes(12), b"plaintext", b"aad")
+    block = (
+        f"Cipher = aes128\nMode = GCM\nKey = {K.hex()}\nIV = {bytes(12).hex()}\nAAD = {b'aad'.hex()}\n"
+        f"Plaintext = {b'plaintext'.hex()}\nCiphertext = {ct[:-16].hex()}\nTag = {ct[-16:].hex()}\n"
+    )
+    path = tmp_path / "gcm.txt"
+    path.write_text(block)
+    report = run_kat_file(str(path), make_ref, set(registry.names()))
+    assert (report.passed, report.failed) == (1, 0)
+    path.write_text(
+        block.replace(f"Ciphertext = {ct[:2].hex()}", f"Ciphertext = {bytes([ct[0] ^ 1]).hex()}{ct[1:2].hex()}")
+    )
+    report = run_kat_file(str(path), make_ref, set(registry.names()))
+    assert report.failed == 1 and "aes128 GCM encrypt, decrypt (refused the right tag)" in report.failures[0]
+    path.write_text(block.replace(f"Tag = {ct[-16:].hex()}\n", ""))
+    with pytest.raises(KatError, match=r"gcm.txt:1: block has no Tag field"):
+        run_kat_file(str(path), make_ref, set(registry.names()))
