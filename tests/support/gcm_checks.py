@@ -92,6 +92,9 @@ def check_errors(g) -> None:
     with g.device_buffer(64) as d:
         rc = g.fn("gcm_batch_dev")(k.ctypes.data, 1, arr.ctypes.data, 1, None, 0, d.ptr, d.ptr, d.ptr + 32, None, None)
         assert rc == 10, rc
+    bad = [(3, bytes(12), b"", b"abc")]  # key index 3 of a table of 1: refused on the device, as documented
+    assert g.gcm_batch([k], bad, records=True)[1] == [bytes(16)]
+    assert g.gcm_batch([k], bad, decrypt=True, tags=[bytes(16)], records=True)[1] == [False]
     with pytest.raises(UsageError, match="IVs are 12 bytes"):
         g.gcm_plan([(0, bytes(8), b"", 16, 16)])
     assert ctypes.sizeof(ctypes.c_uint32) * g.gcm_key_words == k.nbytes
