@@ -11,6 +11,9 @@
  *     vpclmul_avx512  VPCLMULQDQ on zmm (4 blocks per instruction), 16 blocks per reduction
  *     vpclmul_avx2    VPCLMULQDQ on ymm (2 blocks per instruction), 16 blocks per reduction
  *     pclmul          PCLMULQDQ, 8 blocks per reduction
+{% if pmull | default(false) %}
+ *     pmull           AArch64 PMULL/PMULL2 (ghash_pmull.c), 8 blocks per reduction
+{% endif %}
  *     portable        C: 64x64 carry-less products from integer multiplies on bits 4 apart (the
  *                     "holes" take the carries), no tables, no secret-dependent branches or addresses */
 typedef void (*cs_ghash_fn)(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks);
@@ -187,6 +190,11 @@ static const struct {
     {"vpclmul_avx2", CS_F_V3 | CS_F_VCLMUL, 16, cs_ghash_vpclmul256},
     {"pclmul", CS_F_V2 | CS_F_CLMUL, 8, cs_ghash_pclmul},
 #endif
+{% if pmull | default(false) %}
+#ifdef CS_PMULL
+    {"pmull", CS_F_PMULL, 8, cs_ghash_pmull},  /* AArch64: ghash_pmull.c (the NEON libraries' modes) */
+#endif
+{% endif %}
     {"portable", 0, 1, cs_ghash_portable},
 };
 #define CS_NGHASH ((uint32_t)(sizeof cs_ghash_variants / sizeof cs_ghash_variants[0]))
