@@ -99,7 +99,7 @@ static void ctr(const uint8_t *kt, const uint8_t *iv0, const uint8_t *in, uint8_
  * uint32 (IV/nonce/tweak bytes, AAD bytes, isa bytes, chunk bytes for the incremental ops), the key, the
  * IV, the AAD, the isa string (0 bytes: NULL, the CPU's own choice), the data, and for decryption the tag.
  * Reply: the int32 status, the data-sized output (0xA5-filled before the call: a failed decryption must
- * leave zeros), then for tagging ops the tag.  op 26 (info) answers "<kernel variant> <GHASH variant>". */
+ * leave zeros; none for CMAC), then for tagging ops the tag.  op 26 (info) answers "<kernel variant> <GHASH variant>". */
 #define MK(x) CAT(PREFIX, x)
 enum { GCM_ENC = 16, GCM_DEC, GMAC, CCM_ENC, CCM_DEC, XTS_ENC, XTS_DEC, CMAC, GCM_STREAM_ENC, GCM_STREAM_DEC, INFO, CMAC_STREAM };
 
@@ -174,7 +174,7 @@ static void modes_op(uint32_t op, uint32_t n, uint32_t key_len, uint32_t tag_len
     default: die("unknown modes op");
     }
     fwrite(&rc, 4, 1, stdout);  /* aarch64: little-endian */
-    fwrite(out, 1, n, stdout);
+    fwrite(out, 1, op == CMAC || op == CMAC_STREAM ? 0 : n, stdout);  /* a MAC answers its tag only */
     if (!decrypting && op != XTS_ENC && op != XTS_DEC && op != INFO) fwrite(tag, 1, tag_len, stdout);
     free(out);
 }

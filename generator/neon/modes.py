@@ -60,7 +60,13 @@ def mode_files(
     bb = module.block.nbytes
     up = prefix.upper()
     tables = [
-        dict(mode=m, field=f"kt_{m}", kernel=f"{prefix}_{m}", keymap=f"{prefix}_{m}_keymap", vectors=f"{up}_{m.upper()}_KEY_VECTORS")
+        dict(
+            mode=m,
+            field=f"kt_{m}",
+            kernel=f"{prefix}_{m}",
+            keymap=f"{prefix}_{m}_keymap",
+            vectors=f"{up}_{m.upper()}_KEY_VECTORS",
+        )
         for m in MODE_KERNELS
     ]
     features = _features()
