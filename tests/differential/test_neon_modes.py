@@ -15,6 +15,7 @@ import random
 import subprocess
 
 import pytest
+from neon_support import dispatched
 from shipped import shipped_registry
 from tools import require
 
@@ -28,17 +29,14 @@ from runtime.neon_modes import ModeRequest
 pytestmark = pytest.mark.qemu
 REG = shipped_registry()
 ISAS = (None, "neon", "pmull", "crypto")
-_made: dict = {}
 
 
 def libs(name: str):
-    """(NEON dispatched library on -cpu max, interpreter) for a cipher, built once per session."""
+    """(NEON dispatched library on -cpu max, interpreter) for a cipher, made once per session."""
     require("aarch64-linux-gnu-gcc", "qemu-aarch64")
-    if name not in _made:
-        c = make_cipher(REG, name, None, "neon", f"{name}_neon")
-        c.qemu_cpu = "max"
-        _made[name] = (c, make_cipher(REG, name, None, "ref"))
-    return _made[name]
+    c, ref = dispatched(name)
+    c.qemu_cpu, c.qemu_env = "max", None
+    return c, ref
 
 
 def _gf_inv(x: int) -> int:
