@@ -114,7 +114,6 @@ class NeonCipher(NeonModes):
         """Runs (op, round keys of ONE key, data, iv) requests in one QEMU process; returns outputs."""
         if not requests:
             return []
-        exe = self.exe
         parts = []
         for op, rk, data, iv in requests:
             if rk.lanes != 1:
@@ -134,7 +133,7 @@ class NeonCipher(NeonModes):
                 parts.append(bytes(iv))
             parts.append(bytes(data))
         parts.append(struct.pack("<4I", 255, 0, 0, 0))
-        out = run_qemu(self._tools, exe, b"".join(parts), cpu=self.qemu_cpu, env=self.qemu_env)
+        out = self._run(b"".join(parts))
         results, pos = [], 0
         for _, _, data, _ in requests:
             results.append(out[pos : pos + len(data)])

@@ -258,7 +258,7 @@ static void cs_xor_bytes(uint8_t *out, const uint8_t *a, const uint8_t *b, size_
  * {lo, hi} 64-bit lanes; H^i' = H^i * y; MontRed by two folds with C = 0xC2000000_00000000), so the
  * powers gcm_init computes serve it unchanged.  Per block: one TBL (byte reversal), three 64x64
  * carry-less products (Karatsuba: PMULL lo*lo, PMULL2 hi*hi, PMULL (lo^hi)*(lo^hi)); per 8 blocks one
- * reduction (aggregated over H^8' .. H^1', kept in registers with their Karatsuba halves).
+ * reduction (aggregated over H^8' .. H^1', kept in registers with their Karatsuba halves, two per register).
  *     x = 8 blocks:  sum_j  X_j * H^(8-j)'  ->  lo, mid, hi  ->  MontRed  ->  x
  * Constant-time: no table lookups in memory, no data-dependent branches (PMULL has fixed latency). */
 #if defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
@@ -299,18 +299,28 @@ CS_PMULL_TARGET static inline uint8x16_t cs_pm_reduce(uint8x16_t lo, uint8x16_t 
     return veorq_u8(t, hi);
 }
 
-/* n (1..8) blocks against powers k[0..n-1] (k[j] = H^(n-j)'), x added into the first: one reduction */
-CS_PMULL_TARGET static inline uint8x16_t cs_pm_run(uint8x16_t acc, const uint8x16_t *k, const uint8x16_t *kk,
-                                                   const uint8_t *data, size_t n, uint8x16_t rev)
+/* Karatsuba's (lo ^ hi) * (lo' ^ hi') for power i: the middle operands of powers 2m and 2m + 1 share one
+   register (kk[m]: lane 0, lane 1), and fold(d) holds lo ^ hi in both lanes, so PMULL takes an even
+   power's and PMULL2 an odd one's */
+CS_PMULL_TARGET static inline uint8x16_t cs_pm_mid(uint8x16_t fd, const uint8x16_t *kk, size_t i)
 {
-    uint8x16_t lo = vdupq_n_u8(0), mid = lo, hi = lo;
-    size_t j;
-    for (j = 0; j < n; j++) {
-        uint8x16_t d = vqtbl1q_u8(vld1q_u8(data + 16 * j), rev);
-        if (j == 0) d = veorq_u8(d, acc);
-        lo = veorq_u8(lo, cs_pm_lo(d, k[j]));
-        hi = veorq_u8(hi, cs_pm_hi(d, k[j]));
-        mid = veorq_u8(mid, cs_pm_lo(cs_pm_fold(d), kk[j]));
+    return i & 1 ? cs_pm_hi(fd, kk[i >> 1]) : cs_pm_lo(fd, kk[i >> 1]);
+}
+
+/* blocks first..7 against H^(8-first)' .. H^1' (k[i] = H^(8-i)'), x added into the first: one reduction */
+CS_PMULL_TARGET static inline uint8x16_t cs_pm_run(uint8x16_t acc, const uint8x16_t *k, const uint8x16_t *kk,
+                                                   const uint8_t *data, size_t first, uint8x16_t rev)
+{
+    uint8x16_t d = veorq_u8(vqtbl1q_u8(vld1q_u8(data), rev), acc);
+    uint8x16_t lo = cs_pm_lo(d, k[first]), hi = cs_pm_hi(d, k[first]), mid = cs_pm_mid(cs_pm_fold(d), kk, first);
+    size_t i;
+#pragma GCC unroll 8
+    for (i = first + 1; i < 8; i++) {  /* first = 0: unrolled, the powers stay in registers */
+        data += 16;
+        d = vqtbl1q_u8(vld1q_u8(data), rev);
+        lo = veorq_u8(lo, cs_pm_lo(d, k[i]));
+        hi = veorq_u8(hi, cs_pm_hi(d, k[i]));
+        mid = veorq_u8(mid, cs_pm_mid(cs_pm_fold(d), kk, i));
     }
     return cs_pm_reduce(lo, veorq_u8(mid, veorq_u8(lo, hi)), hi);
 }
@@ -319,14 +329,14 @@ CS_PMULL_TARGET static void cs_ghash_pmull(uint64_t x[2], const uint64_t (*h)[2]
 {
     static const uint8_t rev_bytes[16] = {15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
     const uint8x16_t rev = vld1q_u8(rev_bytes);
-    uint8x16_t acc = vreinterpretq_u8_u64(vld1q_u64(x)), k[8], kk[8];
-    size_t j;
-    for (j = 0; j < 8; j++) {  /* H^8' .. H^1' and their Karatsuba halves, loaded once */
-        k[j] = vreinterpretq_u8_u64(vld1q_u64(h[8 + j]));
-        kk[j] = cs_pm_fold(k[j]);
-    }
-    for (; blocks >= 8; blocks -= 8, data += 128) acc = cs_pm_run(acc, k, kk, data, 8, rev);
-    if (blocks) acc = cs_pm_run(acc, k + 8 - blocks, kk + 8 - blocks, data, blocks, rev);
+    uint8x16_t acc = vreinterpretq_u8_u64(vld1q_u64(x)), k[8], kk[4];
+    size_t i;
+    for (i = 0; i < 8; i++) k[i] = vreinterpretq_u8_u64(vld1q_u64(h[8 + i]));  /* H^8' .. H^1', loaded once */
+    for (i = 0; i < 4; i++)
+        kk[i] = vreinterpretq_u8_u64(vzip1q_u64(vreinterpretq_u64_u8(cs_pm_fold(k[2 * i])),
+                                                vreinterpretq_u64_u8(cs_pm_fold(k[2 * i + 1]))));
+    for (; blocks >= 8; blocks -= 8, data += 128) acc = cs_pm_run(acc, k, kk, data, 0, rev);
+    if (blocks) acc = cs_pm_run(acc, k, kk, data, 8 - blocks, rev);
     vst1q_u64(x, vreinterpretq_u64_u8(acc));
 }
 #endif
