@@ -118,7 +118,8 @@ static void modes_op(uint32_t op, uint32_t n, uint32_t key_len, uint32_t tag_len
     const uint8_t *in = take(n);
     const int decrypting = op == GCM_DEC || op == CCM_DEC || op == GCM_STREAM_DEC;
     const uint8_t *want = decrypting ? take(tag_len) : NULL;
-    uint8_t *out = malloc(n + 1), tag[16];
+    uint8_t *out = malloc(n + 1), tag[32];
+    if (tag_len > sizeof tag) die("tag too long");
     memset(out, 0xA5, n + 1);
     memset(tag, 0xA5, sizeof tag);
     int32_t rc = 0;

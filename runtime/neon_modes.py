@@ -21,7 +21,7 @@ from cipherspec import aead
 from cipherspec.errors import AuthenticationError, UsageError
 
 from .c_abi import ERR_AUTH, ERR_PARAM
-from .c_aead import CCM_TAGS, GCM_TAGS, CAead, _check_tag
+from .c_aead import CCM_TAGS, GCM_TAGS, XTS_MAX_BLOCKS, CAead, _check_tag
 
 MODE_OPS = {
     "gcm_encrypt": 16,
@@ -171,14 +171,9 @@ class NeonModes:
 
     def _xts(self, direction: str, key, tweak, data) -> bytes:
         key, tweak, data = bytes(key), bytes(tweak), bytes(data)
-        if (
-            not self._native("xts", (16,))
-            or len(key) != 2 * self.key_bytes
-            or key[: len(key) // 2] == key[len(key) // 2 :]
-        ):
-            fn = aead.xts_encrypt if direction == "encrypt" else aead.xts_decrypt
-            return fn(self, key, tweak, data)  # the oracle: its checks and messages (or its result)
-        if len(tweak) != 16 or len(data) < 16:
+        k = self.key_bytes
+        ok = len(key) == 2 * k and key[:k] != key[k:] and len(tweak) == 16 and 16 <= len(data) <= 16 * XTS_MAX_BLOCKS
+        if not (ok and self._native("xts", (16,))):  # the oracle: its checks and messages (or its result)
             return (aead.xts_encrypt if direction == "encrypt" else aead.xts_decrypt)(self, key, tweak, data)
         return self._one("XTS", ModeRequest(f"xts_{direction}", key, tweak, b"", data))[0]
 

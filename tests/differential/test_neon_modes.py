@@ -20,10 +20,10 @@ from shipped import shipped_registry
 from tools import require
 
 from cipherspec import aead
-from cipherspec.errors import AuthenticationError
+from cipherspec.errors import AuthenticationError, UsageError
 from cipherspec.ghash import gf128_mul
 from driver.targets import make_cipher
-from runtime.c_abi import ERR_AUTH, ERR_ISA
+from runtime.c_abi import ERR_AUTH, ERR_ISA, ERR_KEY_LENGTH, ERR_PARAM
 from runtime.neon_modes import ModeRequest
 
 pytestmark = pytest.mark.qemu
@@ -65,7 +65,7 @@ def _cases(c, ref, rnd: random.Random):
     rk = ref.expand_key(key)
     out = []
     if c.block_bytes == 16:
-        lengths = sorted({0, 1, 15, 16, 17, 127, 128, 129, g - 1, g, g + 1, 8191, 8193})
+        lengths = sorted({0, 1, 15, 16, 17, 127, 128, 129, g - 16, g - 1, g, g + 1, g + 16, 8191, 8193})
         ivs, aads, tags = (12, 12, 1, 16, 60), (0, 1, 16, 17, 130), (16, 16, 12, 4, 15)
         for i, n in enumerate(lengths):
             iv, aad, data = rnd.randbytes(ivs[i % 5]), rnd.randbytes(aads[i % 5]), rnd.randbytes(n)
@@ -215,3 +215,32 @@ def test_oracle_interface_and_pmull_in_the_library():
     require("aarch64-linux-gnu-objdump")
     dis = subprocess.run(["aarch64-linux-gnu-objdump", "-d", str(c.exe)], capture_output=True, text=True).stdout
     assert "\tpmull\t" in dis and "\tpmull2\t" in dis
+
+
+def test_refusals_write_nothing():
+    """The library's own checks (reached with the Python ones bypassed): a bad length or parameter is
+    CIPHERSPEC_ERR_PARAM / _KEY_LENGTH and the output buffer keeps the harness's 0xA5 fill; the methods
+    raise the oracle's UsageError before QEMU runs."""
+    c, _ = libs("aes128")
+    k = bytes(range(16))
+    bad = [
+        (ModeRequest("gcm_encrypt", k, bytes(12), b"", bytes(20), 5), ERR_PARAM),  # tag length
+        (ModeRequest("gcm_encrypt", k, b"", b"", bytes(20), 16), ERR_PARAM),  # empty IV
+        (ModeRequest("ccm_encrypt", k, bytes(6), b"", bytes(20), 16), ERR_PARAM),  # nonce length
+        (ModeRequest("ccm_encrypt", k, bytes(13), b"", bytes(70000), 16), ERR_PARAM),  # over 2^16 - 1 bytes
+        (ModeRequest("xts_encrypt", k + k, bytes(16), b"", bytes(20)), ERR_PARAM),  # equal halves
+        (ModeRequest("xts_encrypt", k + bytes(16), bytes(16), b"", bytes(15)), ERR_PARAM),  # under a block
+        (ModeRequest("gcm_encrypt", k[:15], bytes(12), b"", bytes(20), 16), ERR_KEY_LENGTH),
+        (ModeRequest("cmac", k, data=b"abc", tag=17), ERR_PARAM),
+    ]
+    got = c.run_modes([r for r, _ in bad])
+    for (r, want), (status, out, tag) in zip(bad, got):
+        assert status == want, r.op
+        assert set(out + tag) <= {0xA5}, f"{r.op} wrote output on a refusal"
+    rk = c.expand_key(k)
+    with pytest.raises(UsageError, match="GCM: a tag is 16, 15, 14, 13, 12, 8 or 4 bytes, got 5"):
+        c.gcm_encrypt(rk, bytes(12), b"", b"x", 5)
+    with pytest.raises(UsageError, match="CCM: the nonce is 7 to 13 bytes, got 6"):
+        c.ccm_encrypt(rk, bytes(6), b"", b"x")
+    with pytest.raises(UsageError, match="XTS: the two key halves are equal"):
+        c.xts_encrypt(k + k, bytes(16), bytes(32))
