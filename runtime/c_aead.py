@@ -16,6 +16,7 @@ for a wrong tag (the C side zeroes its output; nothing is returned).
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 
 from cipherspec.errors import AuthenticationError, UsageError
 
@@ -50,7 +51,7 @@ AEAD_SIGNATURES = {
     "cmac_final": [_P, _P, _SIZE],
     "cmac_ctx_size": [],
 }
-_RESULT = {"gcm_size": _SIZE, "xts_key_size": _SIZE, "cmac_ctx_size": _SIZE}
+_RESULT: dict[str, type] = {"gcm_size": _SIZE, "xts_key_size": _SIZE, "cmac_ctx_size": _SIZE}
 _RESULT.update(ghash_variant=ctypes.c_char_p, ghash_variant_for=ctypes.c_char_p)
 
 GCM_TAGS = (16, 15, 14, 13, 12, 8, 4)  # SP 800-38D 5.2.1.2
@@ -84,6 +85,13 @@ def _out(n: int) -> ctypes.Array:
 class CAead:
     """The mixin: needs ``lib``, ``name``, ``block_bytes``, ``key_bytes``, ``isa`` and ``_check``."""
 
+    lib: ctypes.CDLL
+    name: str
+    block_bytes: int
+    key_bytes: int
+    isa: str | None
+    _check: Callable[..., None]
+
     def _aead(self, short: str, mode: str):
         cache = self.__dict__.setdefault("_aead_fns", {})
         f = cache.get(short)
@@ -115,38 +123,46 @@ class CAead:
         )
         return v.decode() if v is not None else None
 
-    # ------------------------------------------------------------------------------ GCM and GMAC
+    # ------------------------------------------------------------------------------ GCM, GMAC and CCM
+    def _seal(self, mode: str, rk, nonce: bytes, aad: bytes, data: bytes, tag_len: int) -> tuple[bytes, bytes]:
+        """<P>_gcm_encrypt / <P>_ccm_encrypt (same arguments): (ciphertext, tag)."""
+        out, tag = _out(len(data)), _out(16)
+        f = self._aead(f"{mode.lower()}_encrypt", mode)
+        self._rc(f(rk, nonce, len(nonce), aad, len(aad), data, out, len(data), tag, tag_len), mode)
+        return out.raw[: len(data)], tag.raw[:tag_len]
+
+    def _open(self, mode: str, rk, nonce: bytes, aad: bytes, data: bytes, tag: bytes) -> bytes:
+        """<P>_gcm_decrypt / <P>_ccm_decrypt: the plaintext, or AuthenticationError (the C side zeroes it)."""
+        out = _out(len(data))
+        f = self._aead(f"{mode.lower()}_decrypt", mode)
+        self._rc(f(rk, nonce, len(nonce), aad, len(aad), data, out, len(data), tag, len(tag)), mode)
+        return out.raw[: len(data)]
+
     @staticmethod
     def _check_iv(iv: bytes) -> None:
         if not iv:
             raise UsageError("GCM: the IV is empty")
 
+    @classmethod
+    def _check_gcm(cls, iv: bytes, data_len: int, tag_len: int) -> None:
+        _check_tag("GCM", tag_len, GCM_TAGS)
+        cls._check_iv(iv)
+        if data_len > GCM_MAX_DATA:
+            raise UsageError(f"GCM: the data is longer than 2^39 - 256 bits ({GCM_MAX_DATA} bytes)")
+
     def gcm_encrypt(self, rk, iv, aad, data, tag_len: int = 16) -> tuple[bytes, bytes]:
         iv, aad, data = bytes(iv), bytes(aad), bytes(data)
-        _check_tag("GCM", tag_len, GCM_TAGS)
-        self._check_iv(iv)
-        if len(data) > GCM_MAX_DATA:
-            raise UsageError(f"GCM: the data is longer than 2^39 - 256 bits ({GCM_MAX_DATA} bytes)")
-        out, tag = _out(len(data)), _out(16)
-        f = self._aead("gcm_encrypt", "GCM")
-        self._rc(f(rk, iv, len(iv), aad, len(aad), data, out, len(data), tag, tag_len), "GCM")
-        return out.raw[: len(data)], tag.raw[:tag_len]
+        self._check_gcm(iv, len(data), tag_len)
+        return self._seal("GCM", rk, iv, aad, data, tag_len)
 
     def gcm_decrypt(self, rk, iv, aad, data, tag) -> bytes:
         iv, aad, data, tag = bytes(iv), bytes(aad), bytes(data), bytes(tag)
-        _check_tag("GCM", len(tag), GCM_TAGS)
-        self._check_iv(iv)
-        if len(data) > GCM_MAX_DATA:
-            raise UsageError(f"GCM: the data is longer than 2^39 - 256 bits ({GCM_MAX_DATA} bytes)")
-        out = _out(len(data))
-        f = self._aead("gcm_decrypt", "GCM")
-        self._rc(f(rk, iv, len(iv), aad, len(aad), data, out, len(data), tag, len(tag)), "GCM")
-        return out.raw[: len(data)]
+        self._check_gcm(iv, len(data), len(tag))
+        return self._open("GCM", rk, iv, aad, data, tag)
 
     def gmac(self, rk, iv, aad, tag_len: int = 16) -> bytes:
         iv, aad = bytes(iv), bytes(aad)
-        _check_tag("GCM", tag_len, GCM_TAGS)
-        self._check_iv(iv)
+        self._check_gcm(iv, 0, tag_len)
         tag = _out(16)
         self._rc(self._aead("gmac", "GMAC")(rk, iv, len(iv), aad, len(aad), tag, tag_len), "GMAC")
         return tag.raw[:tag_len]
@@ -154,7 +170,6 @@ class CAead:
     def gcm_stream(self, rk, iv, direction: str) -> CGcmStream:
         return CGcmStream(self, rk, bytes(iv), direction)
 
-    # ------------------------------------------------------------------------------ CCM
     @staticmethod
     def _check_ccm(nonce: bytes, data_len: int, tag_len: int) -> None:
         if not 7 <= len(nonce) <= 13:
@@ -167,18 +182,12 @@ class CAead:
     def ccm_encrypt(self, rk, nonce, aad, data, tag_len: int = 16) -> tuple[bytes, bytes]:
         nonce, aad, data = bytes(nonce), bytes(aad), bytes(data)
         self._check_ccm(nonce, len(data), tag_len)
-        out, tag = _out(len(data)), _out(16)
-        f = self._aead("ccm_encrypt", "CCM")
-        self._rc(f(rk, nonce, len(nonce), aad, len(aad), data, out, len(data), tag, tag_len), "CCM")
-        return out.raw[: len(data)], tag.raw[:tag_len]
+        return self._seal("CCM", rk, nonce, aad, data, tag_len)
 
     def ccm_decrypt(self, rk, nonce, aad, data, tag) -> bytes:
         nonce, aad, data, tag = bytes(nonce), bytes(aad), bytes(data), bytes(tag)
         self._check_ccm(nonce, len(data), len(tag))
-        out = _out(len(data))
-        f = self._aead("ccm_decrypt", "CCM")
-        self._rc(f(rk, nonce, len(nonce), aad, len(aad), data, out, len(data), tag, len(tag)), "CCM")
-        return out.raw[: len(data)]
+        return self._open("CCM", rk, nonce, aad, data, tag)
 
     # ------------------------------------------------------------------------------ XTS
     def xts_key(self, key) -> ctypes.Array:

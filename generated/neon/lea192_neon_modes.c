@@ -136,6 +136,10 @@ typedef struct {
     void (*ecb_encrypt)(const lea192_neon_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ecb_decrypt)(const lea192_neon_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ctr)(const lea192_neon_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
+    /* the C library's one-pass x86 kernels (GCM stitched with a zmm GHASH, XTS): none here, NULL */
+    size_t (*ctr_ghash)(const lea192_neon_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2],
+                        const uint64_t (*h)[2], int decrypt);
+    size_t (*xts)(const lea192_neon_key *ks, uint64_t t[2], const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);
 } cs_kernels;
 
 static void cs_v0_ecb_encrypt(const lea192_neon_key *ks, const uint8_t *in, uint8_t *out, size_t n)
@@ -157,10 +161,11 @@ static void cs_v0_ctr(const lea192_neon_key *ks, uint8_t *ctr, const uint8_t *in
 #define CS_F_CRYPTO 0x8u  /* FEAT_AES: HWCAP_AES */
 #define CS_F_SHA3 0x20000u  /* FEAT_SHA3: HWCAP_SHA3 */
 #define CS_F_PMULL 0x10u  /* FEAT_PMULL: HWCAP_PMULL */
+#define CS_F_V4 0u  /* x86-64-v4 (aead.c's test for its x86 one-pass kernels): never on AArch64 */
 
 /* best first; the last needs nothing beyond Advanced SIMD */
 static const cs_kernels cs_variants[] = {
-    {"lea192_neon_b4_il4", 0, cs_v0_ecb_encrypt, cs_v0_ecb_decrypt, cs_v0_ctr},  /* Advanced SIMD only */
+    {"lea192_neon_b4_il4", 0, cs_v0_ecb_encrypt, cs_v0_ecb_decrypt, cs_v0_ctr, NULL, NULL},  /* Advanced SIMD only */
 };
 #define CS_NVARIANTS ((int)(sizeof cs_variants / sizeof cs_variants[0]))
 
@@ -253,10 +258,244 @@ static void cs_xor_bytes(uint8_t *out, const uint8_t *a, const uint8_t *b, size_
     for (i = 0; i < n; i++) out[i] = (uint8_t)(a[i] ^ b[i]);
 }
 
+/* ---- GHASH (GCM's universal hash), run-time dispatched like the kernels ----
+ * Representation: a block b0..b127 (b0 the top bit of byte 0, the coefficient of x^0) is held as the
+ * 128-bit integer of its bytes in big-endian order (the byte-reversed block: integer bit 127 = b0), in
+ * two 64-bit words {lo, hi}.  In that form a GCM product a*b is (A*B) * y^-127 mod G'(y), G' = y^128 +
+ * y^127 + y^126 + y^121 + 1 (the reflected polynomial), where A*B is the plain carry-less product.
+ * With H' = H * y mod G' precomputed, a*h = MontRed(A * H'), MontRed(T) = T * y^-128 mod G': two folds
+ * of the low 64-bit word by the constant C = y^63 + y^62 + y^57 (0xC2000000_00000000), no bit shifts.
+ * Aggregated reduction: sum(X_i * H^(n-i)') over n blocks, unreduced, then one MontRed; each 128x128
+ * product as three 64x64 ones (Karatsuba: the middle term from (a.lo ^ a.hi)(b.lo ^ b.hi)).
+ * ctx->h holds H^32' .. H^1' (h[31] = H'), so a run of n <= 32 blocks uses h[32 - n] ...
+ * Variants (best first; CIPHERSPEC_X86_ISA caps them like the kernels, see cs_levels):
+ *     vpclmul_avx512  VPCLMULQDQ on zmm (4 blocks per instruction), 32 blocks per reduction
+ *     vpclmul_avx2    VPCLMULQDQ on ymm (2 blocks per instruction), 16 blocks per reduction
+ *     pclmul          PCLMULQDQ, 8 blocks per reduction
+ *     pmull           AArch64 PMULL/PMULL2 (ghash_pmull.c), 8 blocks per reduction
+ *     portable        C: 64x64 carry-less products from integer multiplies on bits 4 apart (the
+ *                     "holes" take the carries), no tables, no secret-dependent branches or addresses */
+#define CS_GH_POWERS 32  /* the powers of H a context holds (the most blocks per reduction) */
+typedef void (*cs_ghash_fn)(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks);
+
+/* 32x32 -> 64 carry-less: operands split into the bits at positions = 0, 1, 2, 3 mod 4; an integer
+   product of two such parts has at most 8 terms per result bit, so its sums (< 16) stay within their
+   4-bit field and the result bit of the field's class is the parity */
+static uint64_t cs_clmul32(uint32_t a, uint32_t b)
+{
+    const uint64_t a0 = a & 0x11111111u, a1 = a & 0x22222222u, a2 = a & 0x44444444u, a3 = a & 0x88888888u;
+    const uint64_t b0 = b & 0x11111111u, b1 = b & 0x22222222u, b2 = b & 0x44444444u, b3 = b & 0x88888888u;
+    const uint64_t z0 = (a0 * b0) ^ (a1 * b3) ^ (a2 * b2) ^ (a3 * b1);
+    const uint64_t z1 = (a0 * b1) ^ (a1 * b0) ^ (a2 * b3) ^ (a3 * b2);
+    const uint64_t z2 = (a0 * b2) ^ (a1 * b1) ^ (a2 * b0) ^ (a3 * b3);
+    const uint64_t z3 = (a0 * b3) ^ (a1 * b2) ^ (a2 * b1) ^ (a3 * b0);
+    return (z0 & 0x1111111111111111u) | (z1 & 0x2222222222222222u) | (z2 & 0x4444444444444444u)
+           | (z3 & 0x8888888888888888u);
+}
+
+/* 64x64 -> 128 carry-less (Karatsuba over 32-bit halves): r[0] low word, r[1] high */
+static void cs_clmul64(uint64_t a, uint64_t b, uint64_t r[2])
+{
+    const uint64_t lo = cs_clmul32((uint32_t)a, (uint32_t)b), hi = cs_clmul32((uint32_t)(a >> 32), (uint32_t)(b >> 32));
+    const uint64_t mid = cs_clmul32((uint32_t)(a ^ (a >> 32)), (uint32_t)(b ^ (b >> 32))) ^ lo ^ hi;
+    r[0] = lo ^ (mid << 32);
+    r[1] = hi ^ (mid >> 32);
+}
+
+/* x = MontRed(x * h) (h in the H' form): a GCM product */
+static void cs_gf_mul(uint64_t x[2], const uint64_t h[2])
+{
+    uint64_t lo[2], hi[2], mid[2], t0, t1, t2, t3;
+    cs_clmul64(x[0], h[0], lo);
+    cs_clmul64(x[1], h[1], hi);
+    cs_clmul64(x[0] ^ x[1], h[0] ^ h[1], mid);
+    t0 = lo[0];
+    t1 = lo[1] ^ mid[0] ^ lo[0] ^ hi[0];
+    t2 = hi[0] ^ mid[1] ^ lo[1] ^ hi[1];
+    t3 = hi[1];
+    /* fold t0: T' = T / y^64 + t0 * y^64 + t0 * C */
+    t1 ^= (t0 << 63) ^ (t0 << 62) ^ (t0 << 57);
+    t2 ^= t0 ^ (t0 >> 1) ^ (t0 >> 2) ^ (t0 >> 7);
+    /* fold t1 */
+    x[0] = t2 ^ (t1 << 63) ^ (t1 << 62) ^ (t1 << 57);
+    x[1] = t3 ^ t1 ^ (t1 >> 1) ^ (t1 >> 2) ^ (t1 >> 7);
+}
+
+static void cs_ghash_portable(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
+{
+    for (; blocks; blocks--, data += 16) {
+        x[1] ^= cs_load64be(data);
+        x[0] ^= cs_load64be(data + 8);
+        cs_gf_mul(x, h[CS_GH_POWERS - 1]);
+    }
+}
+
+/* H' = H * y mod G' from the block E_K(0): the integer shifted left once, G' added where bit 127 fell out */
+static void cs_ghash_key(uint64_t h[2], const uint8_t *e0)
+{
+    const uint64_t hi = cs_load64be(e0), lo = cs_load64be(e0 + 8), m = (uint64_t)0 - (hi >> 63);
+    h[1] = (hi << 1 | lo >> 63) ^ (m & 0xC200000000000000u);
+    h[0] = (lo << 1) ^ (m & 1u);
+}
+
+#ifdef CS_X86
+#include <immintrin.h>
+#define CS_TARGET(t) __attribute__((target(t)))
+
+/* GHASH on x86 registers (see ghash.c for the representation): shared by the library's GHASH variants
+   and the AES kernels' fused CTR+GHASH (the same text compiled into both) */
+#ifndef CS_TARGET
+#define CS_TARGET(t) __attribute__((target(t)))
+#endif
+/* the byte reversal of each 16-byte lane */
+#define CS_GH_BSWAP 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
+static const uint8_t cs_gh_bswap[64] = {CS_GH_BSWAP, CS_GH_BSWAP, CS_GH_BSWAP, CS_GH_BSWAP};
+
+/* MontRed of lo + mid * y^64 + hi * y^128 (the sums of the four 64x64 products) */
+CS_TARGET("pclmul,ssse3") static __m128i cs_gh_reduce(__m128i lo, __m128i mid, __m128i hi)
+{
+    const __m128i c = _mm_set_epi64x(0, (long long)0xC200000000000000u);
+    __m128i t = _mm_xor_si128(lo, _mm_slli_si128(mid, 8));
+    hi = _mm_xor_si128(hi, _mm_srli_si128(mid, 8));
+    t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e), _mm_clmulepi64_si128(t, c, 0x00));
+    t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e), _mm_clmulepi64_si128(t, c, 0x00));
+    return _mm_xor_si128(t, hi);
+}
+
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __m128i cs_gh_fold512(__m512i v)
+{
+    const __m256i y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+}
+
+/* nz zmm registers of blocks as loaded (4 blocks each), acc added to the first, times hp[0], hp[4], ...
+   (four powers each): the sum, reduced */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
+cs_gh512_regs(__m128i acc, const uint64_t (*hp)[2], const __m512i *data, int nz)
+{
+    const __m512i bswap = _mm512_loadu_si512((const void *)cs_gh_bswap);
+    __m512i lo = _mm512_setzero_si512(), mid = lo, hi = lo;
+    int j;
+    for (j = 0; j < nz; j++) {
+        __m512i d = _mm512_shuffle_epi8(data[j], bswap);
+        const __m512i k = _mm512_loadu_si512((const void *)hp[4 * j]);
+        if (j == 0) d = _mm512_xor_si512(d, _mm512_maskz_mov_epi64(0x3, _mm512_castsi128_si512(acc)));
+        /* Karatsuba: (d.lo ^ d.hi)(k.lo ^ k.hi) ^ lo ^ hi is the middle term */
+        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d, k, 0x00));
+        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d, k, 0x11));
+        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(_mm512_xor_si512(d, _mm512_shuffle_epi32(d, 0x4e)),
+                                                             _mm512_xor_si512(k, _mm512_shuffle_epi32(k, 0x4e)), 0x00));
+    }
+    mid = _mm512_xor_si512(mid, _mm512_xor_si512(lo, hi));
+    return cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
+}
+
+CS_TARGET("pclmul,ssse3") static void cs_ghash_pclmul(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
+{
+    const __m128i bswap = _mm_loadu_si128((const __m128i *)cs_gh_bswap);
+    __m128i acc = _mm_loadu_si128((const __m128i *)x);
+    while (blocks) {
+        const size_t n = blocks < 8 ? blocks : 8;  /* 8 blocks per reduction, then what is left */
+        const uint64_t (*hp)[2] = h + CS_GH_POWERS - n;
+        __m128i lo = _mm_setzero_si128(), mid = lo, hi = lo;
+        size_t j;
+        for (j = 0; j < n; j++) {
+            __m128i d = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(data + 16 * j)), bswap);
+            const __m128i k = _mm_loadu_si128((const __m128i *)hp[j]);
+            if (j == 0) d = _mm_xor_si128(d, acc);
+            lo = _mm_xor_si128(lo, _mm_clmulepi64_si128(d, k, 0x00));
+            hi = _mm_xor_si128(hi, _mm_clmulepi64_si128(d, k, 0x11));
+            mid = _mm_xor_si128(mid, _mm_clmulepi64_si128(_mm_xor_si128(d, _mm_shuffle_epi32(d, 0x4e)),
+                                                          _mm_xor_si128(k, _mm_shuffle_epi32(k, 0x4e)), 0x00));
+        }
+        mid = _mm_xor_si128(mid, _mm_xor_si128(lo, hi));  /* Karatsuba's middle term */
+        acc = cs_gh_reduce(lo, mid, hi);
+        data += 16 * n;
+        blocks -= n;
+    }
+    _mm_storeu_si128((__m128i *)x, acc);
+}
+
+CS_TARGET("avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul256(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
+{
+    const __m256i bswap = _mm256_loadu_si256((const __m256i *)cs_gh_bswap);
+    __m128i acc = _mm_loadu_si128((const __m128i *)x);
+    for (; blocks >= 16; blocks -= 16, data += 256) {
+        __m256i lo = _mm256_setzero_si256(), mid = lo, hi = lo;
+        int j;
+        for (j = 0; j < 8; j++) {
+            __m256i d = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(data + 32 * j)), bswap);
+            const __m256i k = _mm256_loadu_si256((const __m256i *)h[CS_GH_POWERS - 16 + 2 * j]);
+            if (j == 0) d = _mm256_xor_si256(d, _mm256_blend_epi32(_mm256_setzero_si256(), _mm256_castsi128_si256(acc), 0x0f));
+            lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128(d, k, 0x00));
+            hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(d, k, 0x11));
+            mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128(_mm256_xor_si256(d, _mm256_shuffle_epi32(d, 0x4e)),
+                                                                 _mm256_xor_si256(k, _mm256_shuffle_epi32(k, 0x4e)), 0x00));
+        }
+        mid = _mm256_xor_si256(mid, _mm256_xor_si256(lo, hi));  /* Karatsuba's middle term */
+        acc = cs_gh_reduce(_mm_xor_si128(_mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1)),
+                           _mm_xor_si128(_mm256_castsi256_si128(mid), _mm256_extracti128_si256(mid, 1)),
+                           _mm_xor_si128(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1)));
+    }
+    _mm_storeu_si128((__m128i *)x, acc);
+    if (blocks) cs_ghash_pclmul(x, h, data, blocks);
+}
+
+/* nz zmm registers of blocks (4 each) from data, acc added to the first, times hp[0 ..]: reduced */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
+cs_gh512_run(__m128i acc, const uint64_t (*hp)[2], const uint8_t *data, int nz)
+{
+    __m512i d[8];
+    int j;
+    for (j = 0; j < nz; j++) d[j] = _mm512_loadu_si512((const void *)(data + 64 * j));
+    return cs_gh512_regs(acc, hp, d, nz);
+}
+
+/* per 128-bit lane: MontRed(a * b) (the GCM product of two operands in H' form gives the next H' power) */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static __m512i cs_gh512_mul_lanes(__m512i a, __m512i b)
+{
+    const __m512i c = _mm512_set_epi64(0, (long long)0xC200000000000000u, 0, (long long)0xC200000000000000u, 0,
+                                       (long long)0xC200000000000000u, 0, (long long)0xC200000000000000u);
+    const __m512i lo = _mm512_clmulepi64_epi128(a, b, 0x00), hi = _mm512_clmulepi64_epi128(a, b, 0x11);
+    const __m512i mid = _mm512_xor_si512(_mm512_clmulepi64_epi128(_mm512_xor_si512(a, _mm512_shuffle_epi32(a, 0x4e)),
+                                                                  _mm512_xor_si512(b, _mm512_shuffle_epi32(b, 0x4e)), 0x00),
+                                         _mm512_xor_si512(lo, hi));
+    __m512i t = _mm512_xor_si512(lo, _mm512_bslli_epi128(mid, 8));
+    t = _mm512_xor_si512(_mm512_shuffle_epi32(t, 0x4e), _mm512_clmulepi64_epi128(t, c, 0x00));
+    t = _mm512_xor_si512(_mm512_shuffle_epi32(t, 0x4e), _mm512_clmulepi64_epi128(t, c, 0x00));
+    return _mm512_xor_si512(t, _mm512_xor_si512(hi, _mm512_bsrli_epi128(mid, 8)));
+}
+
+/* h[28..31] (H^4' .. H') given: h[0..27], four at a time, each group the next times H^4' lane by lane */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_powers512(uint64_t (*h)[2])
+{
+    const __m512i h4 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)h[CS_GH_POWERS - 4]));
+    __m512i p = _mm512_loadu_si512((const void *)h[CS_GH_POWERS - 4]);
+    int g;
+    for (g = CS_GH_POWERS - 8; g >= 0; g -= 4) {
+        p = cs_gh512_mul_lanes(p, h4);
+        _mm512_storeu_si512((void *)h[g], p);
+    }
+}
+
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul512(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
+{
+    __m128i acc = _mm_loadu_si128((const __m128i *)x);
+    for (; blocks >= 32; blocks -= 32, data += 512) acc = cs_gh512_run(acc, h, data, 8);
+    if (blocks >= 16) {
+        acc = cs_gh512_run(acc, h + CS_GH_POWERS - 16, data, 4);
+        blocks -= 16;
+        data += 256;
+    }
+    _mm_storeu_si128((__m128i *)x, acc);
+    if (blocks) cs_ghash_pclmul(x, h, data, blocks);
+}
+#endif
+
 /* ---- GHASH with PMULL/PMULL2 (AArch64 FEAT_PMULL; Linux: getauxval(AT_HWCAP) & HWCAP_PMULL) ----
- * The operand form of ghash.c below (a block as the 128-bit integer of its bytes in big-endian order, in
+ * The operand form of ghash.c (included there; a block as the 128-bit integer of its bytes in big-endian order, in
  * {lo, hi} 64-bit lanes; H^i' = H^i * y; MontRed by two folds with C = 0xC2000000_00000000), so the
- * powers gcm_init computes serve it unchanged.  Per block: one TBL (byte reversal), three 64x64
+ * powers gcm_init computes serve it unchanged (the last 8 of h[CS_GH_POWERS]).  Per block: one TBL (byte reversal), three 64x64
  * carry-less products (Karatsuba: PMULL lo*lo, PMULL2 hi*hi, PMULL (lo^hi)*(lo^hi)); per 8 blocks one
  * reduction (aggregated over H^8' .. H^1', kept in registers with their Karatsuba halves, two per register).
  *     x = 8 blocks:  sum_j  X_j * H^(8-j)'  ->  lo, mid, hi  ->  MontRed  ->  x
@@ -331,7 +570,7 @@ CS_PMULL_TARGET static void cs_ghash_pmull(uint64_t x[2], const uint64_t (*h)[2]
     const uint8x16_t rev = vld1q_u8(rev_bytes);
     uint8x16_t acc = vreinterpretq_u8_u64(vld1q_u64(x)), k[8], kk[4];
     size_t i;
-    for (i = 0; i < 8; i++) k[i] = vreinterpretq_u8_u64(vld1q_u64(h[8 + i]));  /* H^8' .. H^1', loaded once */
+    for (i = 0; i < 8; i++) k[i] = vreinterpretq_u8_u64(vld1q_u64(h[CS_GH_POWERS - 8 + i]));  /* H^8' .. H^1' */
     for (i = 0; i < 4; i++)
         kk[i] = vreinterpretq_u8_u64(vzip1q_u64(vreinterpretq_u64_u8(cs_pm_fold(k[2 * i])),
                                                 vreinterpretq_u64_u8(cs_pm_fold(k[2 * i + 1]))));
@@ -340,185 +579,6 @@ CS_PMULL_TARGET static void cs_ghash_pmull(uint64_t x[2], const uint64_t (*h)[2]
     vst1q_u64(x, vreinterpretq_u64_u8(acc));
 }
 #endif
-
-/* ---- GHASH (GCM's universal hash), run-time dispatched like the kernels ----
- * Representation: a block b0..b127 (b0 the top bit of byte 0, the coefficient of x^0) is held as the
- * 128-bit integer of its bytes in big-endian order (the byte-reversed block: integer bit 127 = b0), in
- * two 64-bit words {lo, hi}.  In that form a GCM product a*b is (A*B) * y^-127 mod G'(y), G' = y^128 +
- * y^127 + y^126 + y^121 + 1 (the reflected polynomial), where A*B is the plain carry-less product.
- * With H' = H * y mod G' precomputed, a*h = MontRed(A * H'), MontRed(T) = T * y^-128 mod G': two folds
- * of the low 64-bit word by the constant C = y^63 + y^62 + y^57 (0xC2000000_00000000), no bit shifts.
- * Aggregated reduction: sum(X_i * H^(n-i)') over n blocks, unreduced, then one MontRed.
- * ctx->h holds H^16' .. H^1' (h[15] = H'), so a run of n <= 16 blocks uses h[16 - n] ...
- * Variants (best first; CIPHERSPEC_X86_ISA caps them like the kernels, see cs_levels):
- *     vpclmul_avx512  VPCLMULQDQ on zmm (4 blocks per instruction), 16 blocks per reduction
- *     vpclmul_avx2    VPCLMULQDQ on ymm (2 blocks per instruction), 16 blocks per reduction
- *     pclmul          PCLMULQDQ, 8 blocks per reduction
- *     pmull           AArch64 PMULL/PMULL2 (ghash_pmull.c), 8 blocks per reduction
- *     portable        C: 64x64 carry-less products from integer multiplies on bits 4 apart (the
- *                     "holes" take the carries), no tables, no secret-dependent branches or addresses */
-typedef void (*cs_ghash_fn)(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks);
-
-/* 32x32 -> 64 carry-less: operands split into the bits at positions = 0, 1, 2, 3 mod 4; an integer
-   product of two such parts has at most 8 terms per result bit, so its sums (< 16) stay within their
-   4-bit field and the result bit of the field's class is the parity */
-static uint64_t cs_clmul32(uint32_t a, uint32_t b)
-{
-    const uint64_t a0 = a & 0x11111111u, a1 = a & 0x22222222u, a2 = a & 0x44444444u, a3 = a & 0x88888888u;
-    const uint64_t b0 = b & 0x11111111u, b1 = b & 0x22222222u, b2 = b & 0x44444444u, b3 = b & 0x88888888u;
-    const uint64_t z0 = (a0 * b0) ^ (a1 * b3) ^ (a2 * b2) ^ (a3 * b1);
-    const uint64_t z1 = (a0 * b1) ^ (a1 * b0) ^ (a2 * b3) ^ (a3 * b2);
-    const uint64_t z2 = (a0 * b2) ^ (a1 * b1) ^ (a2 * b0) ^ (a3 * b3);
-    const uint64_t z3 = (a0 * b3) ^ (a1 * b2) ^ (a2 * b1) ^ (a3 * b0);
-    return (z0 & 0x1111111111111111u) | (z1 & 0x2222222222222222u) | (z2 & 0x4444444444444444u)
-           | (z3 & 0x8888888888888888u);
-}
-
-/* 64x64 -> 128 carry-less (Karatsuba over 32-bit halves): r[0] low word, r[1] high */
-static void cs_clmul64(uint64_t a, uint64_t b, uint64_t r[2])
-{
-    const uint64_t lo = cs_clmul32((uint32_t)a, (uint32_t)b), hi = cs_clmul32((uint32_t)(a >> 32), (uint32_t)(b >> 32));
-    const uint64_t mid = cs_clmul32((uint32_t)(a ^ (a >> 32)), (uint32_t)(b ^ (b >> 32))) ^ lo ^ hi;
-    r[0] = lo ^ (mid << 32);
-    r[1] = hi ^ (mid >> 32);
-}
-
-/* x = MontRed(x * h) (h in the H' form): a GCM product */
-static void cs_gf_mul(uint64_t x[2], const uint64_t h[2])
-{
-    uint64_t lo[2], hi[2], mid[2], t0, t1, t2, t3;
-    cs_clmul64(x[0], h[0], lo);
-    cs_clmul64(x[1], h[1], hi);
-    cs_clmul64(x[0] ^ x[1], h[0] ^ h[1], mid);
-    t0 = lo[0];
-    t1 = lo[1] ^ mid[0] ^ lo[0] ^ hi[0];
-    t2 = hi[0] ^ mid[1] ^ lo[1] ^ hi[1];
-    t3 = hi[1];
-    /* fold t0: T' = T / y^64 + t0 * y^64 + t0 * C */
-    t1 ^= (t0 << 63) ^ (t0 << 62) ^ (t0 << 57);
-    t2 ^= t0 ^ (t0 >> 1) ^ (t0 >> 2) ^ (t0 >> 7);
-    /* fold t1 */
-    x[0] = t2 ^ (t1 << 63) ^ (t1 << 62) ^ (t1 << 57);
-    x[1] = t3 ^ t1 ^ (t1 >> 1) ^ (t1 >> 2) ^ (t1 >> 7);
-}
-
-static void cs_ghash_portable(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
-{
-    for (; blocks; blocks--, data += 16) {
-        x[1] ^= cs_load64be(data);
-        x[0] ^= cs_load64be(data + 8);
-        cs_gf_mul(x, h[15]);
-    }
-}
-
-/* H' = H * y mod G' from the block E_K(0): the integer shifted left once, G' added where bit 127 fell out */
-static void cs_ghash_key(uint64_t h[2], const uint8_t *e0)
-{
-    const uint64_t hi = cs_load64be(e0), lo = cs_load64be(e0 + 8), m = (uint64_t)0 - (hi >> 63);
-    h[1] = (hi << 1 | lo >> 63) ^ (m & 0xC200000000000000u);
-    h[0] = (lo << 1) ^ (m & 1u);
-}
-
-#ifdef CS_X86
-#include <immintrin.h>
-#define CS_TARGET(t) __attribute__((target(t)))
-
-/* the byte reversal of each 16-byte lane */
-#define CS_GH_BSWAP 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-static const uint8_t cs_gh_bswap[64] = {CS_GH_BSWAP, CS_GH_BSWAP, CS_GH_BSWAP, CS_GH_BSWAP};
-
-/* MontRed of lo + mid * y^64 + hi * y^128 (the sums of the four 64x64 products) */
-CS_TARGET("pclmul,ssse3") static __m128i cs_gh_reduce(__m128i lo, __m128i mid, __m128i hi)
-{
-    const __m128i c = _mm_set_epi64x(0, (long long)0xC200000000000000u);
-    __m128i t = _mm_xor_si128(lo, _mm_slli_si128(mid, 8));
-    hi = _mm_xor_si128(hi, _mm_srli_si128(mid, 8));
-    t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e), _mm_clmulepi64_si128(t, c, 0x00));
-    t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e), _mm_clmulepi64_si128(t, c, 0x00));
-    return _mm_xor_si128(t, hi);
-}
-
-CS_TARGET("pclmul,ssse3") static void cs_ghash_pclmul(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
-{
-    const __m128i bswap = _mm_loadu_si128((const __m128i *)cs_gh_bswap);
-    __m128i acc = _mm_loadu_si128((const __m128i *)x);
-    while (blocks) {
-        const size_t n = blocks < 8 ? blocks : 8;  /* 8 blocks per reduction, then what is left */
-        const uint64_t (*hp)[2] = h + 16 - n;
-        __m128i lo = _mm_setzero_si128(), mid = lo, hi = lo;
-        size_t j;
-        for (j = 0; j < n; j++) {
-            __m128i d = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(data + 16 * j)), bswap);
-            const __m128i k = _mm_loadu_si128((const __m128i *)hp[j]);
-            if (j == 0) d = _mm_xor_si128(d, acc);
-            lo = _mm_xor_si128(lo, _mm_clmulepi64_si128(d, k, 0x00));
-            hi = _mm_xor_si128(hi, _mm_clmulepi64_si128(d, k, 0x11));
-            mid = _mm_xor_si128(mid, _mm_xor_si128(_mm_clmulepi64_si128(d, k, 0x01), _mm_clmulepi64_si128(d, k, 0x10)));
-        }
-        acc = cs_gh_reduce(lo, mid, hi);
-        data += 16 * n;
-        blocks -= n;
-    }
-    _mm_storeu_si128((__m128i *)x, acc);
-}
-
-CS_TARGET("avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul256(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
-{
-    const __m256i bswap = _mm256_loadu_si256((const __m256i *)cs_gh_bswap);
-    __m128i acc = _mm_loadu_si128((const __m128i *)x);
-    for (; blocks >= 16; blocks -= 16, data += 256) {
-        __m256i lo = _mm256_setzero_si256(), mid = lo, hi = lo;
-        int j;
-        for (j = 0; j < 8; j++) {
-            __m256i d = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(data + 32 * j)), bswap);
-            const __m256i k = _mm256_loadu_si256((const __m256i *)h[2 * j]);
-            if (j == 0) d = _mm256_xor_si256(d, _mm256_blend_epi32(_mm256_setzero_si256(), _mm256_castsi128_si256(acc), 0x0f));
-            lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128(d, k, 0x00));
-            hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(d, k, 0x11));
-            mid = _mm256_xor_si256(mid, _mm256_xor_si256(_mm256_clmulepi64_epi128(d, k, 0x01), _mm256_clmulepi64_epi128(d, k, 0x10)));
-        }
-        acc = cs_gh_reduce(_mm_xor_si128(_mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1)),
-                           _mm_xor_si128(_mm256_castsi256_si128(mid), _mm256_extracti128_si256(mid, 1)),
-                           _mm_xor_si128(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1)));
-    }
-    _mm_storeu_si128((__m128i *)x, acc);
-    if (blocks) cs_ghash_pclmul(x, h, data, blocks);
-}
-
-CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static __m128i cs_gh_fold512(__m512i v)
-{
-    const __m256i y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
-    return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
-}
-
-CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul512(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
-{
-    const __m512i bswap = _mm512_loadu_si512((const void *)cs_gh_bswap);
-    const __m512i k0 = _mm512_loadu_si512((const void *)h[0]), k1 = _mm512_loadu_si512((const void *)h[4]);
-    const __m512i k2 = _mm512_loadu_si512((const void *)h[8]), k3 = _mm512_loadu_si512((const void *)h[12]);
-    __m128i acc = _mm_loadu_si128((const __m128i *)x);
-    for (; blocks >= 16; blocks -= 16, data += 256) {
-        __m512i d0 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)data), bswap);
-        const __m512i d1 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(data + 64)), bswap);
-        const __m512i d2 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(data + 128)), bswap);
-        const __m512i d3 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(data + 192)), bswap);
-        __m512i lo, mid, hi;
-        d0 = _mm512_xor_si512(d0, _mm512_maskz_mov_epi64(0x3, _mm512_castsi128_si512(acc)));
-        lo = _mm512_xor_si512(_mm512_xor_si512(_mm512_clmulepi64_epi128(d0, k0, 0x00), _mm512_clmulepi64_epi128(d1, k1, 0x00)),
-                              _mm512_xor_si512(_mm512_clmulepi64_epi128(d2, k2, 0x00), _mm512_clmulepi64_epi128(d3, k3, 0x00)));
-        hi = _mm512_xor_si512(_mm512_xor_si512(_mm512_clmulepi64_epi128(d0, k0, 0x11), _mm512_clmulepi64_epi128(d1, k1, 0x11)),
-                              _mm512_xor_si512(_mm512_clmulepi64_epi128(d2, k2, 0x11), _mm512_clmulepi64_epi128(d3, k3, 0x11)));
-        mid = _mm512_xor_si512(_mm512_xor_si512(_mm512_clmulepi64_epi128(d0, k0, 0x01), _mm512_clmulepi64_epi128(d1, k1, 0x01)),
-                               _mm512_xor_si512(_mm512_clmulepi64_epi128(d2, k2, 0x01), _mm512_clmulepi64_epi128(d3, k3, 0x01)));
-        mid = _mm512_xor_si512(mid, _mm512_xor_si512(_mm512_xor_si512(_mm512_clmulepi64_epi128(d0, k0, 0x10), _mm512_clmulepi64_epi128(d1, k1, 0x10)),
-                                                     _mm512_xor_si512(_mm512_clmulepi64_epi128(d2, k2, 0x10), _mm512_clmulepi64_epi128(d3, k3, 0x10))));
-        acc = cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
-    }
-    _mm_storeu_si128((__m128i *)x, acc);
-    if (blocks) cs_ghash_pclmul(x, h, data, blocks);
-}
-#endif
-
 /* The GHASH variants, best first: what each needs (CS_F_*), and how many powers of H it reads */
 static const struct {
     const char *name;
@@ -527,7 +587,7 @@ static const struct {
     cs_ghash_fn fn;
 } cs_ghash_variants[] = {
 #ifdef CS_X86
-    {"vpclmul_avx512", CS_F_V4 | CS_F_VCLMUL, 16, cs_ghash_vpclmul512},
+    {"vpclmul_avx512", CS_F_V4 | CS_F_VCLMUL, 32, cs_ghash_vpclmul512},
     {"vpclmul_avx2", CS_F_V3 | CS_F_VCLMUL, 16, cs_ghash_vpclmul256},
     {"pclmul", CS_F_V2 | CS_F_CLMUL, 8, cs_ghash_pclmul},
 #endif
@@ -649,8 +709,21 @@ static void cs_gcm_ctr(lea192_neon_gcm *c, const cs_kernels *k, const uint8_t *i
    GHASH first, so that in == out works) */
 static void cs_gcm_blocks(lea192_neon_gcm *c, const cs_kernels *k, const uint8_t *in, uint8_t *out, size_t n, int decrypt)
 {
+    const int fused = k->ctr_ghash != NULL && (cs_ghash_variants[c->ghash].features & CS_F_V4) != 0;
     while (n) {
-        const size_t m = n < CS_GCM_CHUNK ? n : CS_GCM_CHUNK;
+        size_t m = n < CS_GCM_CHUNK ? n : CS_GCM_CHUNK;
+        if (fused) {  /* the kernel's own stitched loop, up to where the counter's low 32 bits wrap */
+            const uint64_t room = ((uint64_t)1 << 32) - cs_load32be(c->ctr + 12);
+            m = k->ctr_ghash(c->ks, c->ctr, in, out, (uint64_t)n < room ? n : (size_t)room, c->x,
+                             (const uint64_t (*)[2])c->h, decrypt);
+            if (m) {
+                in += 16 * m;
+                out += 16 * m;
+                n -= m;
+                continue;
+            }
+            m = n < CS_GCM_CHUNK ? n : CS_GCM_CHUNK;  /* under a batch left, or the wrap: below */
+        }
         if (decrypt) cs_gcm_ghash(c, c->x, in, m);
         cs_gcm_ctr(c, k, in, out, m);
         if (!decrypt) cs_gcm_ghash(c, c->x, out, m);
@@ -683,6 +756,7 @@ int lea192_neon_gcm_init(lea192_neon_gcm *ctx, const lea192_neon_key *ks, const 
     uint8_t b[16];
     uint64_t h1[2];
     uint32_t i, n;
+    int wide = 0;
     if (ctx == NULL || ks == NULL || iv == NULL) return CIPHERSPEC_ERR_NULL;
     if ((k = cs_kernels_of(ks)) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
     if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
@@ -692,14 +766,24 @@ int lea192_neon_gcm_init(lea192_neon_gcm *ctx, const lea192_neon_key *ks, const 
     memset(b, 0, 16);
     k->ecb_encrypt(ks, b, b, 1);  /* H = E_K(0) */
     cs_ghash_key(h1, b);
-    ctx->h[15][0] = h1[0];
-    ctx->h[15][1] = h1[1];
+    ctx->h[CS_GH_POWERS - 1][0] = h1[0];
+    ctx->h[CS_GH_POWERS - 1][1] = h1[1];
     n = cs_ghash_variants[ctx->ghash].powers;
-    for (i = 1; i < n; i++) {  /* H^(i+1)' = MontRed(H^i' * H') */
-        ctx->h[15 - i][0] = ctx->h[16 - i][0];
-        ctx->h[15 - i][1] = ctx->h[16 - i][1];
-        cs_gf_mul(ctx->h[15 - i], h1);
+    memset(b, 0, 16);
+#ifdef CS_X86
+    if (n == CS_GH_POWERS && (cs_ghash_variants[ctx->ghash].features & CS_F_V4)) {
+        wide = 1;
+        n = 4;  /* the rest: below, four lanes at a time */
     }
+#endif
+    for (i = 1; i < n; i++) {  /* H^(i+1)' = MontRed(H^i' * H'): GHASH of a zero block from the state H^i' */
+        ctx->h[CS_GH_POWERS - 1 - i][0] = ctx->h[CS_GH_POWERS - i][0];
+        ctx->h[CS_GH_POWERS - 1 - i][1] = ctx->h[CS_GH_POWERS - i][1];
+        cs_gcm_ghash(ctx, ctx->h[CS_GH_POWERS - 1 - i], b, 1);
+    }
+#ifdef CS_X86
+    if (wide) cs_ghash_powers512(ctx->h);  /* H^5' .. H^32' */
+#endif
     if (iv_len == 12) {  /* J0 = IV || 0^31 || 1 */
         memcpy(ctx->j0, iv, 12);
         cs_store32be(ctx->j0 + 12, 1);
@@ -1025,17 +1109,90 @@ static void cs_xts_double(uint64_t t[2])
     t[0] = (t[0] << 1) ^ (m & 0x87u);
 }
 
+#ifdef CS_X86
+/* AVX-512 (a key whose GHASH variant needs x86-64-v4: its ISA ceiling allows it): m (a multiple of 4)
+   tweaks from t into tw, four per register, each register the previous times alpha^4 (per 128-bit lane:
+   a 4-bit shift, the 4 bits out folded back with 0x87), and out = in ^ tw; t moves past them */
+/* XTS tweaks on AVX-512 registers: shared by the library's XTS and the AES kernels' own XTS loop */
+#ifndef CS_XTS_MULK
+/* each 128-bit lane (a little-endian tweak) times alpha^k, 0 < k < 57: shifted left k bits, the k bits
+   out folded back times 0x87 (x^7 + x^2 + x + 1) */
+#define CS_XTS_MULK(z, k)                                                                                      \
+    do {                                                                                                       \
+        const __m512i s_ = _mm512_shuffle_epi32(_mm512_srli_epi64(z, 64 - (k)), 0x4e);                         \
+        const __m512i f_ = _mm512_xor_si512(_mm512_xor_si512(s_, _mm512_slli_epi64(s_, 1)),                    \
+                                            _mm512_xor_si512(_mm512_slli_epi64(s_, 2), _mm512_slli_epi64(s_, 7))); \
+        z = _mm512_xor_si512(_mm512_slli_epi64(z, k), _mm512_mask_blend_epi64(0xAA, f_, s_));                 \
+    } while (0)
+#endif
+
+CS_TARGET("avx512f,avx512bw") static void cs_xts_pre512(uint8_t *tw, const uint8_t *in, uint8_t *out, size_t m, uint64_t t[2])
+{
+    uint64_t first[8];
+    __m512i z[4];
+    size_t j;
+    int c;
+    for (j = 0; j < 4; j++) {
+        first[2 * j] = t[0];
+        first[2 * j + 1] = t[1];
+        cs_xts_double(t);
+    }
+    z[0] = _mm512_loadu_si512((const void *)first);
+    for (c = 1; c < 4; c++) {
+        z[c] = z[c - 1];
+        CS_XTS_MULK(z[c], 4);
+    }
+    for (j = 0; j < m; j += 4) {  /* four independent chains of 4 tweaks, each stepping by alpha^16 */
+        c = (int)(j / 4 % 4);
+        _mm512_storeu_si512((void *)(tw + 16 * j), z[c]);
+        _mm512_storeu_si512((void *)(out + 16 * j), _mm512_xor_si512(z[c], _mm512_loadu_si512((const void *)(in + 16 * j))));
+        CS_XTS_MULK(z[c], 16);
+    }
+    t[0] = cs_load64le(tw + 16 * (m - 1));
+    t[1] = cs_load64le(tw + 16 * (m - 1) + 8);
+    cs_xts_double(t);
+    cs_wipe(first, sizeof first);
+}
+
+CS_TARGET("avx512f,avx512bw") static void cs_xts_post512(uint8_t *out, const uint8_t *tw, size_t m)
+{
+    size_t j;
+    for (j = 0; j < m; j += 4)
+        _mm512_storeu_si512((void *)(out + 16 * j), _mm512_xor_si512(_mm512_loadu_si512((const void *)(out + 16 * j)),
+                                                                     _mm512_loadu_si512((const void *)(tw + 16 * j))));
+}
+#endif
+
 /* n whole blocks with consecutive tweaks from t (which moves past them): xor, ECB kernel, xor */
 static void cs_xts_blocks(const cs_kernels *k, const lea192_neon_key *ks, int decrypt, uint64_t t[2], const uint8_t *in,
                           uint8_t *out, size_t n)
 {
     uint8_t tw[CS_XTS_BATCH * 16];
-    size_t i, m, j;
-    for (i = 0; i < n; i += m) {
+    size_t i = 0, m, j;
+    if (k->xts != NULL) i = k->xts(ks, t, in, out, n, decrypt);  /* the kernel's own one-pass loop */
+    for (; i < n; i += m) {
         m = n - i < CS_XTS_BATCH ? n - i : CS_XTS_BATCH;
-        for (j = 0; j < m; j++) {
+#ifdef CS_X86
+        if (m % 4 == 0 && (cs_ghash_variants[ks->ghash].features & CS_F_V4)) {
+            cs_xts_pre512(tw, in + 16 * i, out + 16 * i, m, t);
+            (decrypt ? k->ecb_decrypt : k->ecb_encrypt)(ks, out + 16 * i, out + 16 * i, m);
+            cs_xts_post512(out + 16 * i, tw, m);
+            continue;
+        }
+#endif
+        for (j = 0; j < m && j < 8; j++) {  /* T, T a, ..., T a^7 */
             cs_store64le(tw + 16 * j, t[0]);
             cs_store64le(tw + 16 * j + 8, t[1]);
+            cs_xts_double(t);
+        }
+        for (; j < m; j++) {  /* then eight independent chains: T_j = T_(j-8) a^8 */
+            const uint64_t lo = cs_load64le(tw + 16 * (j - 8)), hi = cs_load64le(tw + 16 * (j - 8) + 8), c = hi >> 56;
+            cs_store64le(tw + 16 * j, (lo << 8) ^ c ^ (c << 1) ^ (c << 2) ^ (c << 7));
+            cs_store64le(tw + 16 * j + 8, hi << 8 | lo >> 56);
+        }
+        if (m > 8) {  /* t: the tweak after the batch */
+            t[0] = cs_load64le(tw + 16 * (m - 1));
+            t[1] = cs_load64le(tw + 16 * (m - 1) + 8);
             cs_xts_double(t);
         }
         cs_xor_bytes(out + 16 * i, in + 16 * i, tw, 16 * m);
@@ -1052,7 +1209,8 @@ static int cs_xts(const lea192_neon_xts_key *xk, const uint8_t *tweak, const uin
     uint8_t b[16], cc[16];
     size_t n, r;
     if (xk == NULL || tweak == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
-    if ((k = cs_kernels_of(&xk->data)) == NULL || cs_kernels_of(&xk->tweak) == NULL) return CIPHERSPEC_ERR_ISA;
+    if ((k = cs_kernels_of(&xk->data)) == NULL || cs_kernels_of(&xk->tweak) == NULL || xk->data.ghash >= CS_NGHASH)
+        return CIPHERSPEC_ERR_ISA;
     if (len < 16 || (uint64_t)len > CS_XTS_MAX_BLOCKS * 16) return CIPHERSPEC_ERR_PARAM;
     n = len / 16;
     r = len % 16;

@@ -84,7 +84,7 @@ int lea256_neon_gmac(const lea256_neon_key *ks, const uint8_t *iv, size_t iv_len
  * the key, which must outlive the context (a copy of a context may be re-pointed at a copy of the key). */
 typedef struct lea256_neon_gcm {
     const lea256_neon_key *ks;
-    uint64_t h[16][2];           /* H^16 .. H^1 in GHASH's operand form */
+    uint64_t h[32][2];           /* H^32 .. H^1 in GHASH's operand form (as many as the GHASH variant uses) */
     uint64_t x[2];               /* GHASH state */
     uint64_t aad_len, text_len;  /* bytes so far */
     uint8_t j0[16], ctr[16];     /* the pre-counter block and the next counter block */

@@ -139,6 +139,10 @@ typedef struct {
     void (*ecb_encrypt)(const pipo64_256_neon_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ecb_decrypt)(const pipo64_256_neon_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ctr)(const pipo64_256_neon_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
+    /* the C library's one-pass x86 kernels (GCM stitched with a zmm GHASH, XTS): none here, NULL */
+    size_t (*ctr_ghash)(const pipo64_256_neon_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2],
+                        const uint64_t (*h)[2], int decrypt);
+    size_t (*xts)(const pipo64_256_neon_key *ks, uint64_t t[2], const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);
 } cs_kernels;
 
 static void cs_v0_ecb_encrypt(const pipo64_256_neon_key *ks, const uint8_t *in, uint8_t *out, size_t n)
@@ -175,11 +179,12 @@ static void cs_v1_ctr(const pipo64_256_neon_key *ks, uint8_t *ctr, const uint8_t
 #define CS_F_CRYPTO 0x8u  /* FEAT_AES: HWCAP_AES */
 #define CS_F_SHA3 0x20000u  /* FEAT_SHA3: HWCAP_SHA3 */
 #define CS_F_PMULL 0x10u  /* FEAT_PMULL: HWCAP_PMULL */
+#define CS_F_V4 0u  /* x86-64-v4 (aead.c's test for its x86 one-pass kernels): never on AArch64 */
 
 /* best first; the last needs nothing beyond Advanced SIMD */
 static const cs_kernels cs_variants[] = {
-    {"pipo64_256_neon_b16_il2_sha3", CS_F_SHA3, cs_v0_ecb_encrypt, cs_v0_ecb_decrypt, cs_v0_ctr},  /* FEAT_SHA3 */
-    {"pipo64_256_neon_b16_il2", 0, cs_v1_ecb_encrypt, cs_v1_ecb_decrypt, cs_v1_ctr},  /* Advanced SIMD only */
+    {"pipo64_256_neon_b16_il2_sha3", CS_F_SHA3, cs_v0_ecb_encrypt, cs_v0_ecb_decrypt, cs_v0_ctr, NULL, NULL},  /* FEAT_SHA3 */
+    {"pipo64_256_neon_b16_il2", 0, cs_v1_ecb_encrypt, cs_v1_ecb_decrypt, cs_v1_ctr, NULL, NULL},  /* Advanced SIMD only */
 };
 #define CS_NVARIANTS ((int)(sizeof cs_variants / sizeof cs_variants[0]))
 

@@ -105,7 +105,7 @@ def mode_files(
         cmac=True,
         ghash_doc=ghash_doc,
     )
-    ghash = [fragment("ghash_pmull.c"), fragment("ghash.c", pmull=True)] if bb == 16 else []
+    ghash = [fragment("ghash.c", pmull=True)] if bb == 16 else []  # it includes ghash_pmull.c
     modes = fragment("aead.c", P=prefix, P_UP=up, block_bytes=bb, cmac_rb=CMAC_RB[bb], default_isa="NULL")
     source = render(
         "neon/modes.c.j2",

@@ -94,7 +94,7 @@ int lea128_gmac(const lea128_key *ks, const uint8_t *iv, size_t iv_len, const ui
  * the key, which must outlive the context (a copy of a context may be re-pointed at a copy of the key). */
 typedef struct lea128_gcm {
     const lea128_key *ks;
-    uint64_t h[16][2];           /* H^16 .. H^1 in GHASH's operand form */
+    uint64_t h[32][2];           /* H^32 .. H^1 in GHASH's operand form (as many as the GHASH variant uses) */
     uint64_t x[2];               /* GHASH state */
     uint64_t aad_len, text_len;  /* bytes so far */
     uint8_t j0[16], ctr[16];     /* the pre-counter block and the next counter block */

@@ -75,8 +75,21 @@ static void cs_gcm_ctr({{ P }}_gcm *c, const cs_kernels *k, const uint8_t *in, u
    GHASH first, so that in == out works) */
 static void cs_gcm_blocks({{ P }}_gcm *c, const cs_kernels *k, const uint8_t *in, uint8_t *out, size_t n, int decrypt)
 {
+    const int fused = k->ctr_ghash != NULL && (cs_ghash_variants[c->ghash].features & CS_F_V4) != 0;
     while (n) {
-        const size_t m = n < CS_GCM_CHUNK ? n : CS_GCM_CHUNK;
+        size_t m = n < CS_GCM_CHUNK ? n : CS_GCM_CHUNK;
+        if (fused) {  /* the kernel's own stitched loop, up to where the counter's low 32 bits wrap */
+            const uint64_t room = ((uint64_t)1 << 32) - cs_load32be(c->ctr + 12);
+            m = k->ctr_ghash(c->ks, c->ctr, in, out, (uint64_t)n < room ? n : (size_t)room, c->x,
+                             (const uint64_t (*)[2])c->h, decrypt);
+            if (m) {
+                in += 16 * m;
+                out += 16 * m;
+                n -= m;
+                continue;
+            }
+            m = n < CS_GCM_CHUNK ? n : CS_GCM_CHUNK;  /* under a batch left, or the wrap: below */
+        }
         if (decrypt) cs_gcm_ghash(c, c->x, in, m);
         cs_gcm_ctr(c, k, in, out, m);
         if (!decrypt) cs_gcm_ghash(c, c->x, out, m);
@@ -109,6 +122,7 @@ int {{ P }}_gcm_init({{ P }}_gcm *ctx, const {{ P }}_key *ks, const uint8_t *iv,
     uint8_t b[16];
     uint64_t h1[2];
     uint32_t i, n;
+    int wide = 0;
     if (ctx == NULL || ks == NULL || iv == NULL) return CIPHERSPEC_ERR_NULL;
     if ((k = cs_kernels_of(ks)) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
     if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
@@ -118,14 +132,24 @@ int {{ P }}_gcm_init({{ P }}_gcm *ctx, const {{ P }}_key *ks, const uint8_t *iv,
     memset(b, 0, 16);
     k->ecb_encrypt(ks, b, b, 1);  /* H = E_K(0) */
     cs_ghash_key(h1, b);
-    ctx->h[15][0] = h1[0];
-    ctx->h[15][1] = h1[1];
+    ctx->h[CS_GH_POWERS - 1][0] = h1[0];
+    ctx->h[CS_GH_POWERS - 1][1] = h1[1];
     n = cs_ghash_variants[ctx->ghash].powers;
-    for (i = 1; i < n; i++) {  /* H^(i+1)' = MontRed(H^i' * H') */
-        ctx->h[15 - i][0] = ctx->h[16 - i][0];
-        ctx->h[15 - i][1] = ctx->h[16 - i][1];
-        cs_gf_mul(ctx->h[15 - i], h1);
+    memset(b, 0, 16);
+#ifdef CS_X86
+    if (n == CS_GH_POWERS && (cs_ghash_variants[ctx->ghash].features & CS_F_V4)) {
+        wide = 1;
+        n = 4;  /* the rest: below, four lanes at a time */
     }
+#endif
+    for (i = 1; i < n; i++) {  /* H^(i+1)' = MontRed(H^i' * H'): GHASH of a zero block from the state H^i' */
+        ctx->h[CS_GH_POWERS - 1 - i][0] = ctx->h[CS_GH_POWERS - i][0];
+        ctx->h[CS_GH_POWERS - 1 - i][1] = ctx->h[CS_GH_POWERS - i][1];
+        cs_gcm_ghash(ctx, ctx->h[CS_GH_POWERS - 1 - i], b, 1);
+    }
+#ifdef CS_X86
+    if (wide) cs_ghash_powers512(ctx->h);  /* H^5' .. H^32' */
+#endif
     if (iv_len == 12) {  /* J0 = IV || 0^31 || 1 */
         memcpy(ctx->j0, iv, 12);
         cs_store32be(ctx->j0 + 12, 1);
@@ -451,17 +475,79 @@ static void cs_xts_double(uint64_t t[2])
     t[0] = (t[0] << 1) ^ (m & 0x87u);
 }
 
+#ifdef CS_X86
+/* AVX-512 (a key whose GHASH variant needs x86-64-v4: its ISA ceiling allows it): m (a multiple of 4)
+   tweaks from t into tw, four per register, each register the previous times alpha^4 (per 128-bit lane:
+   a 4-bit shift, the 4 bits out folded back with 0x87), and out = in ^ tw; t moves past them */
+{% include "c/fragments/xts_x86.c" %}
+
+CS_TARGET("avx512f,avx512bw") static void cs_xts_pre512(uint8_t *tw, const uint8_t *in, uint8_t *out, size_t m, uint64_t t[2])
+{
+    uint64_t first[8];
+    __m512i z[4];
+    size_t j;
+    int c;
+    for (j = 0; j < 4; j++) {
+        first[2 * j] = t[0];
+        first[2 * j + 1] = t[1];
+        cs_xts_double(t);
+    }
+    z[0] = _mm512_loadu_si512((const void *)first);
+    for (c = 1; c < 4; c++) {
+        z[c] = z[c - 1];
+        CS_XTS_MULK(z[c], 4);
+    }
+    for (j = 0; j < m; j += 4) {  /* four independent chains of 4 tweaks, each stepping by alpha^16 */
+        c = (int)(j / 4 % 4);
+        _mm512_storeu_si512((void *)(tw + 16 * j), z[c]);
+        _mm512_storeu_si512((void *)(out + 16 * j), _mm512_xor_si512(z[c], _mm512_loadu_si512((const void *)(in + 16 * j))));
+        CS_XTS_MULK(z[c], 16);
+    }
+    t[0] = cs_load64le(tw + 16 * (m - 1));
+    t[1] = cs_load64le(tw + 16 * (m - 1) + 8);
+    cs_xts_double(t);
+    cs_wipe(first, sizeof first);
+}
+
+CS_TARGET("avx512f,avx512bw") static void cs_xts_post512(uint8_t *out, const uint8_t *tw, size_t m)
+{
+    size_t j;
+    for (j = 0; j < m; j += 4)
+        _mm512_storeu_si512((void *)(out + 16 * j), _mm512_xor_si512(_mm512_loadu_si512((const void *)(out + 16 * j)),
+                                                                     _mm512_loadu_si512((const void *)(tw + 16 * j))));
+}
+#endif
+
 /* n whole blocks with consecutive tweaks from t (which moves past them): xor, ECB kernel, xor */
 static void cs_xts_blocks(const cs_kernels *k, const {{ P }}_key *ks, int decrypt, uint64_t t[2], const uint8_t *in,
                           uint8_t *out, size_t n)
 {
     uint8_t tw[CS_XTS_BATCH * 16];
-    size_t i, m, j;
-    for (i = 0; i < n; i += m) {
+    size_t i = 0, m, j;
+    if (k->xts != NULL) i = k->xts(ks, t, in, out, n, decrypt);  /* the kernel's own one-pass loop */
+    for (; i < n; i += m) {
         m = n - i < CS_XTS_BATCH ? n - i : CS_XTS_BATCH;
-        for (j = 0; j < m; j++) {
+#ifdef CS_X86
+        if (m % 4 == 0 && (cs_ghash_variants[ks->ghash].features & CS_F_V4)) {
+            cs_xts_pre512(tw, in + 16 * i, out + 16 * i, m, t);
+            (decrypt ? k->ecb_decrypt : k->ecb_encrypt)(ks, out + 16 * i, out + 16 * i, m);
+            cs_xts_post512(out + 16 * i, tw, m);
+            continue;
+        }
+#endif
+        for (j = 0; j < m && j < 8; j++) {  /* T, T a, ..., T a^7 */
             cs_store64le(tw + 16 * j, t[0]);
             cs_store64le(tw + 16 * j + 8, t[1]);
+            cs_xts_double(t);
+        }
+        for (; j < m; j++) {  /* then eight independent chains: T_j = T_(j-8) a^8 */
+            const uint64_t lo = cs_load64le(tw + 16 * (j - 8)), hi = cs_load64le(tw + 16 * (j - 8) + 8), c = hi >> 56;
+            cs_store64le(tw + 16 * j, (lo << 8) ^ c ^ (c << 1) ^ (c << 2) ^ (c << 7));
+            cs_store64le(tw + 16 * j + 8, hi << 8 | lo >> 56);
+        }
+        if (m > 8) {  /* t: the tweak after the batch */
+            t[0] = cs_load64le(tw + 16 * (m - 1));
+            t[1] = cs_load64le(tw + 16 * (m - 1) + 8);
             cs_xts_double(t);
         }
         cs_xor_bytes(out + 16 * i, in + 16 * i, tw, 16 * m);
@@ -478,7 +564,8 @@ static int cs_xts(const {{ P }}_xts_key *xk, const uint8_t *tweak, const uint8_t
     uint8_t b[16], cc[16];
     size_t n, r;
     if (xk == NULL || tweak == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
-    if ((k = cs_kernels_of(&xk->data)) == NULL || cs_kernels_of(&xk->tweak) == NULL) return CIPHERSPEC_ERR_ISA;
+    if ((k = cs_kernels_of(&xk->data)) == NULL || cs_kernels_of(&xk->tweak) == NULL || xk->data.ghash >= CS_NGHASH)
+        return CIPHERSPEC_ERR_ISA;
     if (len < 16 || (uint64_t)len > CS_XTS_MAX_BLOCKS * 16) return CIPHERSPEC_ERR_PARAM;
     n = len / 16;
     r = len % 16;

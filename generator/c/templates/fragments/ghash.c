@@ -5,10 +5,11 @@
  * y^127 + y^126 + y^121 + 1 (the reflected polynomial), where A*B is the plain carry-less product.
  * With H' = H * y mod G' precomputed, a*h = MontRed(A * H'), MontRed(T) = T * y^-128 mod G': two folds
  * of the low 64-bit word by the constant C = y^63 + y^62 + y^57 (0xC2000000_00000000), no bit shifts.
- * Aggregated reduction: sum(X_i * H^(n-i)') over n blocks, unreduced, then one MontRed.
- * ctx->h holds H^16' .. H^1' (h[15] = H'), so a run of n <= 16 blocks uses h[16 - n] ...
+ * Aggregated reduction: sum(X_i * H^(n-i)') over n blocks, unreduced, then one MontRed; each 128x128
+ * product as three 64x64 ones (Karatsuba: the middle term from (a.lo ^ a.hi)(b.lo ^ b.hi)).
+ * ctx->h holds H^32' .. H^1' (h[31] = H'), so a run of n <= 32 blocks uses h[32 - n] ...
  * Variants (best first; CIPHERSPEC_X86_ISA caps them like the kernels, see cs_levels):
- *     vpclmul_avx512  VPCLMULQDQ on zmm (4 blocks per instruction), 16 blocks per reduction
+ *     vpclmul_avx512  VPCLMULQDQ on zmm (4 blocks per instruction), 32 blocks per reduction
  *     vpclmul_avx2    VPCLMULQDQ on ymm (2 blocks per instruction), 16 blocks per reduction
  *     pclmul          PCLMULQDQ, 8 blocks per reduction
 {% if pmull | default(false) %}
@@ -16,6 +17,7 @@
 {% endif %}
  *     portable        C: 64x64 carry-less products from integer multiplies on bits 4 apart (the
  *                     "holes" take the carries), no tables, no secret-dependent branches or addresses */
+#define CS_GH_POWERS 32  /* the powers of H a context holds (the most blocks per reduction) */
 typedef void (*cs_ghash_fn)(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks);
 
 /* 32x32 -> 64 carry-less: operands split into the bits at positions = 0, 1, 2, 3 mod 4; an integer
@@ -66,7 +68,7 @@ static void cs_ghash_portable(uint64_t x[2], const uint64_t (*h)[2], const uint8
     for (; blocks; blocks--, data += 16) {
         x[1] ^= cs_load64be(data);
         x[0] ^= cs_load64be(data + 8);
-        cs_gf_mul(x, h[15]);
+        cs_gf_mul(x, h[CS_GH_POWERS - 1]);
     }
 }
 
@@ -82,20 +84,7 @@ static void cs_ghash_key(uint64_t h[2], const uint8_t *e0)
 #include <immintrin.h>
 #define CS_TARGET(t) __attribute__((target(t)))
 
-/* the byte reversal of each 16-byte lane */
-#define CS_GH_BSWAP 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
-static const uint8_t cs_gh_bswap[64] = {CS_GH_BSWAP, CS_GH_BSWAP, CS_GH_BSWAP, CS_GH_BSWAP};
-
-/* MontRed of lo + mid * y^64 + hi * y^128 (the sums of the four 64x64 products) */
-CS_TARGET("pclmul,ssse3") static __m128i cs_gh_reduce(__m128i lo, __m128i mid, __m128i hi)
-{
-    const __m128i c = _mm_set_epi64x(0, (long long)0xC200000000000000u);
-    __m128i t = _mm_xor_si128(lo, _mm_slli_si128(mid, 8));
-    hi = _mm_xor_si128(hi, _mm_srli_si128(mid, 8));
-    t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e), _mm_clmulepi64_si128(t, c, 0x00));
-    t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e), _mm_clmulepi64_si128(t, c, 0x00));
-    return _mm_xor_si128(t, hi);
-}
+{% include "c/fragments/ghash_x86.c" %}
 
 CS_TARGET("pclmul,ssse3") static void cs_ghash_pclmul(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
 {
@@ -103,7 +92,7 @@ CS_TARGET("pclmul,ssse3") static void cs_ghash_pclmul(uint64_t x[2], const uint6
     __m128i acc = _mm_loadu_si128((const __m128i *)x);
     while (blocks) {
         const size_t n = blocks < 8 ? blocks : 8;  /* 8 blocks per reduction, then what is left */
-        const uint64_t (*hp)[2] = h + 16 - n;
+        const uint64_t (*hp)[2] = h + CS_GH_POWERS - n;
         __m128i lo = _mm_setzero_si128(), mid = lo, hi = lo;
         size_t j;
         for (j = 0; j < n; j++) {
@@ -112,8 +101,10 @@ CS_TARGET("pclmul,ssse3") static void cs_ghash_pclmul(uint64_t x[2], const uint6
             if (j == 0) d = _mm_xor_si128(d, acc);
             lo = _mm_xor_si128(lo, _mm_clmulepi64_si128(d, k, 0x00));
             hi = _mm_xor_si128(hi, _mm_clmulepi64_si128(d, k, 0x11));
-            mid = _mm_xor_si128(mid, _mm_xor_si128(_mm_clmulepi64_si128(d, k, 0x01), _mm_clmulepi64_si128(d, k, 0x10)));
+            mid = _mm_xor_si128(mid, _mm_clmulepi64_si128(_mm_xor_si128(d, _mm_shuffle_epi32(d, 0x4e)),
+                                                          _mm_xor_si128(k, _mm_shuffle_epi32(k, 0x4e)), 0x00));
         }
+        mid = _mm_xor_si128(mid, _mm_xor_si128(lo, hi));  /* Karatsuba's middle term */
         acc = cs_gh_reduce(lo, mid, hi);
         data += 16 * n;
         blocks -= n;
@@ -130,12 +121,14 @@ CS_TARGET("avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul256(uint64_t x[2
         int j;
         for (j = 0; j < 8; j++) {
             __m256i d = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(data + 32 * j)), bswap);
-            const __m256i k = _mm256_loadu_si256((const __m256i *)h[2 * j]);
+            const __m256i k = _mm256_loadu_si256((const __m256i *)h[CS_GH_POWERS - 16 + 2 * j]);
             if (j == 0) d = _mm256_xor_si256(d, _mm256_blend_epi32(_mm256_setzero_si256(), _mm256_castsi128_si256(acc), 0x0f));
             lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128(d, k, 0x00));
             hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(d, k, 0x11));
-            mid = _mm256_xor_si256(mid, _mm256_xor_si256(_mm256_clmulepi64_epi128(d, k, 0x01), _mm256_clmulepi64_epi128(d, k, 0x10)));
+            mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128(_mm256_xor_si256(d, _mm256_shuffle_epi32(d, 0x4e)),
+                                                                 _mm256_xor_si256(k, _mm256_shuffle_epi32(k, 0x4e)), 0x00));
         }
+        mid = _mm256_xor_si256(mid, _mm256_xor_si256(lo, hi));  /* Karatsuba's middle term */
         acc = cs_gh_reduce(_mm_xor_si128(_mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1)),
                            _mm_xor_si128(_mm256_castsi256_si128(mid), _mm256_extracti128_si256(mid, 1)),
                            _mm_xor_si128(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1)));
@@ -144,39 +137,60 @@ CS_TARGET("avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul256(uint64_t x[2
     if (blocks) cs_ghash_pclmul(x, h, data, blocks);
 }
 
-CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static __m128i cs_gh_fold512(__m512i v)
+/* nz zmm registers of blocks (4 each) from data, acc added to the first, times hp[0 ..]: reduced */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
+cs_gh512_run(__m128i acc, const uint64_t (*hp)[2], const uint8_t *data, int nz)
 {
-    const __m256i y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
-    return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+    __m512i d[8];
+    int j;
+    for (j = 0; j < nz; j++) d[j] = _mm512_loadu_si512((const void *)(data + 64 * j));
+    return cs_gh512_regs(acc, hp, d, nz);
+}
+
+/* per 128-bit lane: MontRed(a * b) (the GCM product of two operands in H' form gives the next H' power) */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static __m512i cs_gh512_mul_lanes(__m512i a, __m512i b)
+{
+    const __m512i c = _mm512_set_epi64(0, (long long)0xC200000000000000u, 0, (long long)0xC200000000000000u, 0,
+                                       (long long)0xC200000000000000u, 0, (long long)0xC200000000000000u);
+    const __m512i lo = _mm512_clmulepi64_epi128(a, b, 0x00), hi = _mm512_clmulepi64_epi128(a, b, 0x11);
+    const __m512i mid = _mm512_xor_si512(_mm512_clmulepi64_epi128(_mm512_xor_si512(a, _mm512_shuffle_epi32(a, 0x4e)),
+                                                                  _mm512_xor_si512(b, _mm512_shuffle_epi32(b, 0x4e)), 0x00),
+                                         _mm512_xor_si512(lo, hi));
+    __m512i t = _mm512_xor_si512(lo, _mm512_bslli_epi128(mid, 8));
+    t = _mm512_xor_si512(_mm512_shuffle_epi32(t, 0x4e), _mm512_clmulepi64_epi128(t, c, 0x00));
+    t = _mm512_xor_si512(_mm512_shuffle_epi32(t, 0x4e), _mm512_clmulepi64_epi128(t, c, 0x00));
+    return _mm512_xor_si512(t, _mm512_xor_si512(hi, _mm512_bsrli_epi128(mid, 8)));
+}
+
+/* h[28..31] (H^4' .. H') given: h[0..27], four at a time, each group the next times H^4' lane by lane */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_powers512(uint64_t (*h)[2])
+{
+    const __m512i h4 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)h[CS_GH_POWERS - 4]));
+    __m512i p = _mm512_loadu_si512((const void *)h[CS_GH_POWERS - 4]);
+    int g;
+    for (g = CS_GH_POWERS - 8; g >= 0; g -= 4) {
+        p = cs_gh512_mul_lanes(p, h4);
+        _mm512_storeu_si512((void *)h[g], p);
+    }
 }
 
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul512(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
 {
-    const __m512i bswap = _mm512_loadu_si512((const void *)cs_gh_bswap);
-    const __m512i k0 = _mm512_loadu_si512((const void *)h[0]), k1 = _mm512_loadu_si512((const void *)h[4]);
-    const __m512i k2 = _mm512_loadu_si512((const void *)h[8]), k3 = _mm512_loadu_si512((const void *)h[12]);
     __m128i acc = _mm_loadu_si128((const __m128i *)x);
-    for (; blocks >= 16; blocks -= 16, data += 256) {
-        __m512i d0 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)data), bswap);
-        const __m512i d1 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(data + 64)), bswap);
-        const __m512i d2 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(data + 128)), bswap);
-        const __m512i d3 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(data + 192)), bswap);
-        __m512i lo, mid, hi;
-        d0 = _mm512_xor_si512(d0, _mm512_maskz_mov_epi64(0x3, _mm512_castsi128_si512(acc)));
-        lo = _mm512_xor_si512(_mm512_xor_si512(_mm512_clmulepi64_epi128(d0, k0, 0x00), _mm512_clmulepi64_epi128(d1, k1, 0x00)),
-                              _mm512_xor_si512(_mm512_clmulepi64_epi128(d2, k2, 0x00), _mm512_clmulepi64_epi128(d3, k3, 0x00)));
-        hi = _mm512_xor_si512(_mm512_xor_si512(_mm512_clmulepi64_epi128(d0, k0, 0x11), _mm512_clmulepi64_epi128(d1, k1, 0x11)),
-                              _mm512_xor_si512(_mm512_clmulepi64_epi128(d2, k2, 0x11), _mm512_clmulepi64_epi128(d3, k3, 0x11)));
-        mid = _mm512_xor_si512(_mm512_xor_si512(_mm512_clmulepi64_epi128(d0, k0, 0x01), _mm512_clmulepi64_epi128(d1, k1, 0x01)),
-                               _mm512_xor_si512(_mm512_clmulepi64_epi128(d2, k2, 0x01), _mm512_clmulepi64_epi128(d3, k3, 0x01)));
-        mid = _mm512_xor_si512(mid, _mm512_xor_si512(_mm512_xor_si512(_mm512_clmulepi64_epi128(d0, k0, 0x10), _mm512_clmulepi64_epi128(d1, k1, 0x10)),
-                                                     _mm512_xor_si512(_mm512_clmulepi64_epi128(d2, k2, 0x10), _mm512_clmulepi64_epi128(d3, k3, 0x10))));
-        acc = cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
+    for (; blocks >= 32; blocks -= 32, data += 512) acc = cs_gh512_run(acc, h, data, 8);
+    if (blocks >= 16) {
+        acc = cs_gh512_run(acc, h + CS_GH_POWERS - 16, data, 4);
+        blocks -= 16;
+        data += 256;
     }
     _mm_storeu_si128((__m128i *)x, acc);
     if (blocks) cs_ghash_pclmul(x, h, data, blocks);
 }
 #endif
+{% if pmull | default(false) %}
+
+{% include "c/fragments/ghash_pmull.c" %}
+{% endif %}
 
 /* The GHASH variants, best first: what each needs (CS_F_*), and how many powers of H it reads */
 static const struct {
@@ -186,7 +200,7 @@ static const struct {
     cs_ghash_fn fn;
 } cs_ghash_variants[] = {
 #ifdef CS_X86
-    {"vpclmul_avx512", CS_F_V4 | CS_F_VCLMUL, 16, cs_ghash_vpclmul512},
+    {"vpclmul_avx512", CS_F_V4 | CS_F_VCLMUL, 32, cs_ghash_vpclmul512},
     {"vpclmul_avx2", CS_F_V3 | CS_F_VCLMUL, 16, cs_ghash_vpclmul256},
     {"pclmul", CS_F_V2 | CS_F_CLMUL, 8, cs_ghash_pclmul},
 #endif

@@ -1,7 +1,7 @@
 /* ---- GHASH with PMULL/PMULL2 (AArch64 FEAT_PMULL; Linux: getauxval(AT_HWCAP) & HWCAP_PMULL) ----
- * The operand form of ghash.c below (a block as the 128-bit integer of its bytes in big-endian order, in
+ * The operand form of ghash.c (included there; a block as the 128-bit integer of its bytes in big-endian order, in
  * {lo, hi} 64-bit lanes; H^i' = H^i * y; MontRed by two folds with C = 0xC2000000_00000000), so the
- * powers gcm_init computes serve it unchanged.  Per block: one TBL (byte reversal), three 64x64
+ * powers gcm_init computes serve it unchanged (the last 8 of h[CS_GH_POWERS]).  Per block: one TBL (byte reversal), three 64x64
  * carry-less products (Karatsuba: PMULL lo*lo, PMULL2 hi*hi, PMULL (lo^hi)*(lo^hi)); per 8 blocks one
  * reduction (aggregated over H^8' .. H^1', kept in registers with their Karatsuba halves, two per register).
  *     x = 8 blocks:  sum_j  X_j * H^(8-j)'  ->  lo, mid, hi  ->  MontRed  ->  x
@@ -76,7 +76,7 @@ CS_PMULL_TARGET static void cs_ghash_pmull(uint64_t x[2], const uint64_t (*h)[2]
     const uint8x16_t rev = vld1q_u8(rev_bytes);
     uint8x16_t acc = vreinterpretq_u8_u64(vld1q_u64(x)), k[8], kk[4];
     size_t i;
-    for (i = 0; i < 8; i++) k[i] = vreinterpretq_u8_u64(vld1q_u64(h[8 + i]));  /* H^8' .. H^1', loaded once */
+    for (i = 0; i < 8; i++) k[i] = vreinterpretq_u8_u64(vld1q_u64(h[CS_GH_POWERS - 8 + i]));  /* H^8' .. H^1' */
     for (i = 0; i < 4; i++)
         kk[i] = vreinterpretq_u8_u64(vzip1q_u64(vreinterpretq_u64_u8(cs_pm_fold(k[2 * i])),
                                                 vreinterpretq_u64_u8(cs_pm_fold(k[2 * i + 1]))));
