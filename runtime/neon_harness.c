@@ -5,7 +5,7 @@
  * 0 — then the flat round-key words (KEY_WORD_BYTES each, default 4 — 8 for ciphers with 64-bit words —
  * little-endian, the key schedule's output in declaration order), the
  * IV (block bytes; CTR and CBC only) and the data.  op: 0 ECB encrypt, 1 ECB decrypt, 2 CTR, 3 CBC
- * encrypt, 4 CBC decrypt, 255 end.  Reply: the output bytes.  op 253 runs the library's own key schedule
+ * encrypt, 4 CBC decrypt, 16-27 the library's modes (-DHAS_MODES: modes_op below), 255 end.  Reply: the output bytes.  op 253 runs the library's own key schedule
  * (-DKEY_SCHEDULE=<cipher>_neon_key_schedule): data bytes = the key (any length), no round-key words; reply: its status as
  * a little-endian int32, then KEY_WORDS round-key words (zero when it refused the key).
  *
