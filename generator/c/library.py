@@ -37,6 +37,7 @@ FEATURE_MACROS = {
     "V3": "CS_F_V3",
     "VAES": "CS_F_VAES",
     "V4": "CS_F_V4",
+    "GFNI": "CS_F_GFNI",
 }
 
 

@@ -19,6 +19,7 @@ typedef struct {
 #define CS_F_V3 8u     /* x86-64-v3: AVX, AVX2, BMI1, BMI2, F16C, FMA, LZCNT, MOVBE, OS-saved YMM */
 #define CS_F_VAES 16u  /* VAES (AES on 256/512-bit registers) */
 #define CS_F_V4 32u    /* x86-64-v4: AVX-512 F, BW, CD, DQ, VL, OS-saved ZMM */
+#define CS_F_GFNI 64u  /* GFNI (Galois-field affine maps and inversion on bytes), CPUID.(7,0):ECX bit 8 */
 
 #define CS_DECLARE(v)                                                                                    \
     void {{ P }}_##v##_ecb_encrypt(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
