@@ -70,8 +70,8 @@ def plan(module: Module) -> Plan:
 def _plan(module: Module) -> Plan:
     prep = prepare(module, Schedule(module.cipher, "c", "aesni", (), module.rounds))
     if module.block.width != 8:
-        why = {k: wordsliced.support(module, prep.functions[k], prep.tables) for k in KINDS}
-        bad = [f"{k}: {why[k]}" for k in KINDS if why[k]]
+        word_why = {k: wordsliced.support(module, prep.functions[k], prep.tables) for k in KINDS}
+        bad = [f"{k}: {word_why[k]}" for k in KINDS if word_why[k]]
         if bad:
             raise UsageError(f"schedule aesni: {module.cipher} is not word-sliceable on AES/GFNI ({'; '.join(bad)})")
         return Plan({k: None for k in KINDS}, {k: f"a block of u{module.block.width} words" for k in KINDS}, True)
