@@ -71,9 +71,9 @@ def _plan(module: Module) -> Plan:
     prep = prepare(module, Schedule(module.cipher, "c", "aesni", (), module.rounds))
     if module.block.width != 8:
         word_why = {k: wordsliced.support(module, prep.functions[k], prep.tables) for k in KINDS}
-        bad = [f"{k}: {word_why[k]}" for k in KINDS if word_why[k]]
+        bad = [word_why[k] for k in KINDS if word_why[k]]
         if bad:
-            raise UsageError(f"schedule aesni: {module.cipher} is not word-sliceable on AES/GFNI ({'; '.join(bad)})")
+            raise UsageError(f"schedule aesni: {module.cipher} is not word-sliceable on AES/GFNI ({bad[0]})")
         return Plan({k: None for k in KINDS}, {k: f"a block of u{module.block.width} words" for k in KINDS}, True)
     slots = key_slots(module)
     programs: dict[str, Program | None] = {}

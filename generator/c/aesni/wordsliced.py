@@ -111,7 +111,7 @@ def support(module: Module, fn: Function, tables: dict[str, Table]) -> str:
         return f"word slicing needs a 16-byte block of u16, u32 or u64 words, not {lay}"
     found = groups(fn, lay.width)
     if not found:
-        return f"no byte substitution of a u{lay.width} word in {fn.name}"
+        return f"{fn.name} substitutes no bytes of a u{lay.width} word through a table"
     for name in sorted({t for g in found.values() for t in g.tables}):
         f = facts(tables[name].values)
         if f is None or f.inversion is None:
