@@ -177,7 +177,9 @@ def render(matrix: dict[str, dict[str, str]]) -> str:
     lines = ["| spec | variant | " + " | ".join(COLUMNS) + " |", "|---|---|" + "---|" * len(COLUMNS)]
     for stem, name in variants():
         row = matrix.get(name, {})
-        lines.append(f"| {stem}.cs | {name} | " + " | ".join(cell(row.get(c, "?: not run"), name, c) for c in COLUMNS) + " |")
+        lines.append(
+            f"| {stem}.cs | {name} | " + " | ".join(cell(row.get(c, "?: not run"), name, c) for c in COLUMNS) + " |"
+        )
     lines.append("")
     lines += [f"({i + 1}) `{t}`  " for i, t in enumerate(notes)]
     return "\n".join(lines).rstrip() + "\n"
