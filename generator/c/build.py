@@ -37,6 +37,7 @@ from toolchain.cc import Toolchain, compile_cached, link_cached, target_machine
 
 from .schedules import resolve
 from .source import ct_note, generate, is_constant_time, library_sources
+from .techniques import table_notes
 from .text import kernel_tag
 from .variants import Variant, compiler_supports, is_x86_64, portable, variants
 
@@ -218,5 +219,5 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
                     f"WARNING: {sched.name} is NOT CONSTANT-TIME: {ct_note(module, sched)[len('NOT constant-time: ') :]} "
                     f"Omit --schedule for the constant-time default ({resolve(module, None).name})."
                 )
-            notes += [note, *p.notes]
+            notes += [note, *[f"{sched.name}: {t}" for t in table_notes(module, sched)], *p.notes]
     return notes
