@@ -2,7 +2,8 @@
  * same 64 MiB (or -DCS_MIB=n); output compared byte for byte; best of CS_REPS runs each.
  * Generic over the cipher: build with -DCS_H='"<cipher>.h"' -DCS_P=<cipher> -DCS_GCRY=GCRY_CIPHER_<NAME>.
  * Usage: ./harness [isa]   (isa: a CIPHERSPEC_X86_ISA level for cipherspec's side; default: the best)
- * Prints one line: "<variant> <ours MB/s> <libgcrypt MB/s> equal|DIFFER". */
+ * Prints one line: "<variant> <ours MB/s> <libgcrypt MB/s> equal|DIFFER <libgcrypt version>".
+ *        ./harness --list  (the library's variants, best first, one a line) */
 #include <gcrypt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +41,11 @@ int main(int argc, char **argv)
     int r;
     size_t i;
     if (!in || !a || !b) return 1;
+    if (argc > 1 && strcmp(argv[1], "--list") == 0) {
+        const char *v;
+        for (r = 0; (v = F(_variant_name)(r)) != NULL; r++) puts(v);
+        return 0;
+    }
     for (i = 0; i < 16; i++) key[i] = (uint8_t)(17 * i + 1), iv[i] = (uint8_t)(0xf0 - 3 * i);
     iv[15] = 0xf0;  /* the counter carries across bytes within the run */
     for (i = 0; i < n; i++) in[i] = (uint8_t)(i * 131 + (i >> 9));
@@ -63,8 +69,8 @@ int main(int argc, char **argv)
         t0 = now() - t0;
         if (t0 < best_peer) best_peer = t0;
     }
-    printf("%s %.0f %.0f %s\n", argc > 1 ? F(_variant_for)(argv[1]) : F(_variant)(), n / best_ours / 1e6,
-           n / best_peer / 1e6, memcmp(a, b, n) == 0 ? "equal" : "DIFFER");
+    printf("%s %.0f %.0f %s %s\n", argc > 1 ? F(_variant_for)(argv[1]) : F(_variant)(), n / best_ours / 1e6,
+           n / best_peer / 1e6, memcmp(a, b, n) == 0 ? "equal" : "DIFFER", gcry_check_version(NULL));
     gcry_cipher_close(h);
     return 0;
 }

@@ -62,7 +62,7 @@ int cham128_256_cbc_decrypt(const cham128_256_key *ks, const uint8_t *iv, const 
 /* CTR (encryption = decryption) over any len; iv (16 bytes) becomes IV + ceil(len / 16). */
 int cham128_256_ctr(const cham128_256_key *ks, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
 
-/* Kernels: the library carries its kernels compiled for several ISA levels (x86-64: sse2, aesni, avx2, vaes_avx2, avx512, vaes_avx512;
+/* Kernels: the library carries its kernels compiled for several ISA levels (x86-64: sse2, aesni, avx2, vaes_avx2, avx512, vaes_avx512, gfni_avx2, gfni_avx512;
  * other targets: portable) and picks the best this CPU runs, once, at first use.  CIPHERSPEC_X86_ISA=<level>
  * caps the level (a level this CPU lacks is an error: set_key returns CIPHERSPEC_ERR_ISA).
  *     cham128_256_variant()           the variant set_key uses, e.g. "avx512"; NULL on a CIPHERSPEC_X86_ISA error
