@@ -238,9 +238,9 @@ def _word_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     prep = prepare(module, schedule)
     P = module.cipher
     fns = [prep.functions[k] for k in KINDS]
-    support, subs = wordsliced.support_sections(module, fns, prep.tables)
+    support, subs, rots = wordsliced.support_sections(module, fns, prep.tables)
     support.append(fragment("noinline.c"))
-    cores = [wordsliced.core(module, prep.functions[k], k, subs) for k in KINDS]
+    cores = [wordsliced.core(module, prep.functions[k], k, subs, rots) for k in KINDS]
     after = [fragment("kernel_names.c", P=P)]
     after += [fragment("padded_run.c", P=P, kind=kind) for kind in KINDS]
     after += [fragment("mode_helpers.c"), fragment("ctr_fill.c")]

@@ -6,6 +6,7 @@ Register x_i of copy c holds word i of CS_VBITS/w blocks (one per w-bit lane; th
 in and out with unpack instructions, big-endian words byte-swapped with one PSHUFB), IL copies in flight
 so that two independent dependency chains hide the latencies.  Every IR op other than the substitution is
 the vector dialect's lane-wise operator (dialects.Vector, GCC/Clang vector extensions: VPROLD on AVX-512).
+XORs of rotations of one word regroup by the amount mod 8 where the ISA has no vector rotate (rotxor.py).
 A substitution -- the pattern ``pack(T0[byte0(w)], T1[byte1(w)], ...)`` of the IR, found by ``groups`` --
 is one S-box routine on the whole register, T(x) = A·inv(B·x ⊕ b) ⊕ a:
 
@@ -30,6 +31,7 @@ from cipherspec.sbox import AffineMap, facts
 from ..body import COMMENT_COLUMN
 from ..dialects import Vector
 from ..text import fragment, key_slots, word_index
+from . import rotxor
 
 IL = 2  # independent copies of the state in flight
 ALLOWED = ("input", "const", "xor", "and", "or", "not", "add", "sub", "shl", "shr", "rotl")
@@ -91,8 +93,10 @@ def groups(fn: Function, w: int) -> dict[int, Group]:
     return found
 
 
-def _needed(fn: Function, found: dict[int, Group]) -> list[int]:
-    """The ops the outputs read, a substitution reading only its word."""
+def _needed(fn: Function, found: dict[int, Group], rx: dict[int, rotxor.RotXor] | None = None) -> list[int]:
+    """The ops the outputs read, a substitution reading only its word, a regrouped XOR of rotations its
+    source and other leaves."""
+    rx = rx or {}
     seen: set[int] = set()
     stack = [v for _, v in fn.outputs]
     while stack:
@@ -100,7 +104,12 @@ def _needed(fn: Function, found: dict[int, Group]) -> list[int]:
         if v in seen:
             continue
         seen.add(v)
-        stack += [found[v].src] if v in found else list(fn.ops[v].args)
+        if v in found:
+            stack.append(found[v].src)
+        elif v in rx:
+            stack += [rx[v].src, *rx[v].others]
+        else:
+            stack += list(fn.ops[v].args)
     return sorted(seen)
 
 
@@ -257,12 +266,15 @@ def _swap(lay) -> str:
     return _bytes16([lane * nb + (nb - 1 - j) for lane in range(16 // nb) for j in range(nb)])
 
 
-def core(module: Module, fn: Function, kind: str, subs: dict[tuple[str, ...], int]) -> dict:
+def core(
+    module: Module, fn: Function, kind: str, subs: dict[tuple[str, ...], int], rots: dict[tuple[int, ...], int]
+) -> dict:
     """cs_<kind>_n: CS_LANES blocks (IL copies of CS_VBITS/w) through ``fn``."""
     lay = module.block
     w, c = lay.width, lay.count
     slots = key_slots(module)
     found = groups(fn, w)
+    rx = rotxor.find(fn, w, set(found))
     ind = "    "
     order = _network_order(c)
     lines = []
@@ -284,10 +296,16 @@ def core(module: Module, fn: Function, kind: str, subs: dict[tuple[str, ...], in
             )
     dialect = Vector()
     comment = {vid: (str(op.origin) if op.origin is not None else "(no origin)") for vid, op in enumerate(fn.ops)}
-    for vid in _needed(fn, found):
+    for vid in _needed(fn, found, rx):
         op = fn.ops[vid]
         for cp in range(IL):
-            if vid in found:
+            if vid in rx:
+                r = rx[vid]
+                expr = f"cs_rotxor_{rots[r.amounts]}(v{r.src}_{cp})"
+                for o in r.others:
+                    expr = f"CS_V{w}_XOR(v{o}_{cp}, {expr})"
+                note = f"{comment[vid]} (XOR of rotations, regrouped)"
+            elif vid in found:
                 g = found[vid]
                 expr = f"cs_sub_{subs[g.tables]}(v{g.src}_{cp})"
                 note = f"{comment[vid]} (substitution of the bytes of a word)"
@@ -299,7 +317,8 @@ def core(module: Module, fn: Function, kind: str, subs: dict[tuple[str, ...], in
                     expr = f"x{word_index(op.imm[0])}_{cp}"
                 note = comment[vid]
             elif op.code == "rotl":
-                expr = f"CS_V{w}_ROTL(v{op.args[0]}_{cp}, {op.imm[0]})"
+                macro = "ROTB" if op.imm[0] % 8 == 0 else "ROTL"
+                expr = f"CS_V{w}_{macro}(v{op.args[0]}_{cp}, {op.imm[0]})"
                 note = comment[vid]
             else:
                 expr = dialect.expr(op, [f"v{a}_{cp}" for a in op.args], {}, [fn.ops[a].width for a in op.args])
@@ -323,13 +342,19 @@ def core(module: Module, fn: Function, kind: str, subs: dict[tuple[str, ...], in
     }
 
 
-def support_sections(module: Module, fns: list[Function], tables: dict[str, Table]) -> tuple[list[str], dict]:
+def support_sections(
+    module: Module, fns: list[Function], tables: dict[str, Table]
+) -> tuple[list[str], dict[tuple[str, ...], int], dict[tuple[int, ...], int]]:
     """The vector types, the S-box routines and the substitutions the cores call."""
     w = module.block.width
     subs: dict[tuple[str, ...], int] = {}
+    rots: dict[tuple[int, ...], int] = {}
     for fn in fns:
-        for g in groups(fn, w).values():
+        found = groups(fn, w)
+        for g in found.values():
             subs.setdefault(g.tables, len(subs))
+        for r in rotxor.find(fn, w, set(found)).values():
+            rots.setdefault(r.amounts, len(rots))
     names = sorted({t for key in subs for t in key})
     sections = [
         fragment("x86_vectors.c"),
@@ -338,6 +363,8 @@ def support_sections(module: Module, fns: list[Function], tables: dict[str, Tabl
         '#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC diagnostic ignored "-Wpsabi"\n#endif',
         fragment("vector_ext.c", w=w, nbytes="CS_VBITS / 8"),
     ]
+    sections.append("\n".join(rotxor.byte_rotations(w)))
     sections += ["\n".join(sbox_routine(n, tables[n])) for n in names]
     sections += ["\n".join(_substitution(k, key, w)) for key, k in subs.items()]
-    return sections, subs
+    sections += ["\n".join(rotxor.routine(k, key, w)) for key, k in rots.items()]
+    return sections, subs, rots
