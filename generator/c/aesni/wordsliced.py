@@ -119,7 +119,7 @@ def support(module: Module, fn: Function, tables: dict[str, Table]) -> str:
     if lay.nbytes != 16 or lay.width not in (16, 32, 64):
         return f"word slicing needs a 16-byte block of u16, u32 or u64 words, not {lay}"
     found = groups(fn, lay.width)
-    if not found:
+    if not found and any(op.code == "lut" for op in fn.ops):
         return f"{fn.name} substitutes no bytes of a u{lay.width} word through a table"
     for name in sorted({t for g in found.values() for t in g.tables}):
         f = facts(tables[name].values)
