@@ -74,12 +74,7 @@ def ci_cells() -> list[tuple[str, str]]:
         if key not in widest or w > widest[key][0]:
             widest[key] = (w, name)
     sliced = {name for _, name in widest.values()}
-    return [
-        (name, col)
-        for stem, name in variants()
-        for col in COLUMNS
-        if full or _in_ci(stem, name, col, sliced)
-    ]
+    return [(name, col) for stem, name in variants() for col in COLUMNS if full or _in_ci(stem, name, col, sliced)]
 
 
 def _in_ci(stem: str, name: str, col: str, sliced: set[str]) -> bool:
