@@ -177,7 +177,7 @@ def sbox_routine(name: str, table: Table) -> list[str]:
             f"{table.name}: A·inv(.) ^ a (VGF2P8AFFINEINVQB)",
         ),
         "#else",
-        "    const cs_x m = CS_X_SPLAT8(0x0f);",
+        _c("    const cs_x m = CS_X_SPLAT8(0x0f);", "the low nibble of every byte"),
     ]
     for tag, mp in (("in", in_aes), ("out", out_aes)):
         if mp.identity:
@@ -221,12 +221,12 @@ def _substitution(k: int, tables: tuple[str, ...], w: int) -> list[str]:
         f"/* substitution {k}: byte j of every u{w} lane through {', '.join(tables)}[j] */",
         f"static inline cs_v{w} cs_sub_{k}(cs_v{w} v)",
         "{",
-        "    const cs_x x = (cs_x)v;",
+        _c("    const cs_x x = (cs_x)v;", "the same bits as bytes"),
     ]
     distinct = list(dict.fromkeys(tables))
     if len(distinct) == 1:
         return head + [f"    return (cs_v{w})cs_sbox_{distinct[0]}(x);", "}"]
-    body = ["    cs_x r = CS_X_ZERO();"]
+    body = [_c("    cs_x r = CS_X_ZERO();", "the merged bytes")]
     for t in distinct:
         mask = [0xFF if tables[j % (w // 8)] == t else 0 for j in range(16)]
         body += [
@@ -248,9 +248,10 @@ def _unpack_network(regs: list[str], w: int, prefix: str, ind: str) -> tuple[lis
         e = w << s
         pairs = [(regs[2 * j], regs[2 * j + 1]) for j in range(c // 2)]
         nxt = [f"{prefix}{s}_{j}" for j in range(c)]
+        what = f"{'block transposition' if prefix.startswith('t') else 'block transposition back'}, stage {s}"
         for j, (a, b) in enumerate(pairs):
-            lines.append(f"{ind}const cs_x {nxt[j]} = CS_X_UNPACKLO{e}({a}, {b});")
-            lines.append(f"{ind}const cs_x {nxt[c // 2 + j]} = CS_X_UNPACKHI{e}({a}, {b});")
+            lines.append(_c(f"{ind}const cs_x {nxt[j]} = CS_X_UNPACKLO{e}({a}, {b});", what))
+            lines.append(_c(f"{ind}const cs_x {nxt[c // 2 + j]} = CS_X_UNPACKHI{e}({a}, {b});", what))
         regs, s = nxt, s + 1
     return lines, regs
 
