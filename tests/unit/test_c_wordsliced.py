@@ -8,8 +8,9 @@ from paths import ROOT
 
 from cipherspec.registry import Registry
 from cipherspec.sbox import aes_sbox
-from generator.c.aesni import is_word_sliced, wordsliced
-from generator.c.aesni.wordsliced import _nibbles, groups
+from generator.c.aesni import is_word_sliced
+from generator.c.aesni.sboxes import _nibbles, sbox_routine
+from generator.c.aesni.substitution import groups
 from generator.c.prepare import prepare
 from generator.c.schedules import aesni_support, default_schedule
 from generator.c.variants import AESNI_LEVELS, WORD_LEVELS, variants
@@ -51,7 +52,7 @@ def test_the_aes_route_maps_reproduce_the_table():
     for x in range(256):
         y = s[ilo[x & 15] ^ ihi[x >> 4]]
         assert olo[y & 15] ^ ohi[y >> 4] == table.values[x]
-    text = "\n".join(wordsliced.sbox_routine("S", table))
+    text = "\n".join(sbox_routine("S", table))
     assert "CS_X_GF2P8AFFINEINV" in text and "CS_X_AESENCLAST" in text
 
 
