@@ -9,6 +9,7 @@ a dlopen and a dozen symbol look-ups.  runtime.c_target.CCipher adds the block A
     buf = bytearray(n + 16); iv = bytearray(iv16)
     lib.crypt_into(rk, "ctr", "encrypt", buf, n, iv)      # in place; CTR advances iv
     lib.variants(), lib.variant, lib.with_isa("avx2")
+    lib.gcm_encrypt(rk, iv, aad, data), lib.gcm_stream(rk, iv, "decrypt"), lib.cmac(rk, msg), ...  (c_aead.py)
 
 Buffers are anything writable with the buffer protocol (bytearray, memoryview, a numpy array): the C
 functions get their address, with no copy.  C error codes become UsageError with a clear message.
@@ -21,6 +22,7 @@ import ctypes
 from cipherspec.errors import UsageError
 
 from .c_abi import ERR_ISA, ERR_KEY_LENGTH, ERR_LENGTH, ERR_NULL
+from .c_aead import CAead
 
 _P = ctypes.c_void_p
 _SIZE = ctypes.c_size_t
@@ -48,7 +50,9 @@ def address(buf) -> int:
     return ctypes.addressof(ctypes.c_char.from_buffer(buf))
 
 
-class CLibrary:
+class CLibrary(CAead):
+    """The block modes here; GCM/GMAC, CCM, XTS and CMAC from CAead (runtime/c_aead.py)."""
+
     target = "c"
     lane_keys = False
 

@@ -11,6 +11,7 @@ APT_PACKAGES=(
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # NEON kernels built and run under QEMU
   llvm-19                                  # llvm-mca with neoverse-v2/n1 models (bench/neon)
   valgrind                                 # memcheck proves the C libraries constant-time (tests/differential/test_c_constant_time.py)
+  libclang-rt-14-dev libcrypto++-dev libgcrypt20-dev   # the AEAD fuzzer: libFuzzer, and the peers it compares with
 )
 
 missing=()

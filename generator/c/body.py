@@ -1,7 +1,8 @@
 """An IR function as straight-line C statements, each with its IR origin as a trailing comment.
 
 The caller says where inputs come from (``bind``: input name -> C expression) and gets back the
-statements and, per output name, the C variable that holds it.  ``order`` (lutbatch.batched_order) prints
+statements and, per output name, the C variable that holds it (named ``prefix`` + value id: one prefix
+per interleaved stream, portable.sliced_core).  ``order`` (lutbatch.batched_order) prints
 the ops in another valid order, with batches of lookups printed by the dialect as one call.
 
     before: %0 = input.u32 "X[0]"   %1 = input.u32 "rk[0][0]"   %2 = xor.u32 %0, %1   out "X[0]" = %2
@@ -38,8 +39,9 @@ def emit_body(
     bind: Callable[[str, int], str],
     indent: str = "    ",
     order: list[int | LookupBatch] | None = None,
+    prefix: str = "v",
 ) -> Body:
-    names = [f"v{vid}" for vid in range(len(fn.ops))]
+    names = [f"{prefix}{vid}" for vid in range(len(fn.ops))]
     lines: list[str] = []
     for item in range(len(fn.ops)) if order is None else order:
         if isinstance(item, LookupBatch):

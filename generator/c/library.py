@@ -11,6 +11,10 @@ Compiled once (no ISA flags).  What it holds:
                         <cipher>_variant(), _variant_for(isa), _variant_name(i), _dispatch_error()
     the API             set_key / set_key_isa (the key remembers its variant), the modes' argument checks,
                         CBC chaining and partial CTR blocks; whole blocks go to the variant's kernels
+    GHASH               (128-bit blocks) portable, PCLMULQDQ, VPCLMULQDQ ymm/zmm (fragments/ghash.c),
+                        chosen with the kernels under the same ISA ceiling (the key remembers it)
+    the AEAD modes      GCM/GMAC, CCM, XTS (128-bit blocks) and CMAC (any block) over the kernels
+                        (fragments/aead.c)
 
     library_source(module, schedule, ct_note) -> "/* aes128.c ... */"
 """
@@ -37,8 +41,14 @@ FEATURE_MACROS = {
     "V3": "CS_F_V3",
     "VAES": "CS_F_VAES",
     "V4": "CS_F_V4",
+    "CLMUL": "CS_F_CLMUL",
+    "VCLMUL": "CS_F_VCLMUL",
     "GFNI": "CS_F_GFNI",
 }
+
+
+# CMAC's R_b (SP 800-38B): the low bits of the field polynomial for the block size
+CMAC_RB = {8: "0x1b", 16: "0x87"}
 
 
 def _features(names) -> str:
@@ -49,13 +59,15 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
     """The kernel table: x86-64 variants (each droppable with -DCS_NO_<NAME>), else the portable one."""
     lines = ["#ifdef CS_X86"]
     for v in vs:
-        lines += [f"#ifndef CS_NO_{v.name.upper()}", f"CS_DECLARE({v.name})", "#endif"]
+        gh = [f"CS_DECLARE_GH({v.name})"] if _fused_gcm(module, v) else []
+        lines += [f"#ifndef CS_NO_{v.name.upper()}", f"CS_DECLARE({v.name})", *gh, "#endif"]
     lines.append("static const cs_kernels cs_variants[] = {")
     for v in vs:
         assert v.level is not None  # x86-64 variants have levels; the portable one is below
+        row = "CS_ROW_GH" if _fused_gcm(module, v) else "CS_ROW"
         lines += [
             f"#ifndef CS_NO_{v.name.upper()}",
-            f"    CS_ROW({v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}),  "
+            f"    {row}({v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}),  "
             f"/* {kernel_tag(v.kernel)}: {v.needs} */",
             "#endif",
         ]
@@ -69,6 +81,16 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
         "#endif",
     ]
     return "\n".join(lines)
+
+
+def _fused_gcm(module: Module, v: Variant) -> bool:
+    """Whether a variant's kernels carry GCM's stitched CTR+GHASH (fragments/aes_rounds_ctr.c): AES-round
+    kernels (recognised in the IR) on 512-bit registers."""
+    if v.kernel.layout != "aesni" or v.level is None or v.level.vector_bits != 512:
+        return False
+    from .aesni import plan
+
+    return plan(module).programs["encrypt"] is not None
 
 
 def lanes_of_variant(module: Module, v: Variant) -> int:
@@ -110,14 +132,18 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     if any(k.layout == "bitsliced" for k in kernels):
         support.append(fragment("key_planes.c", P=P, loops=_plane_loops(module)))
         key_lines.append("    cs_key_planes(ks);")
-    levels = ",\n".join(f'    {{"{lv.name}", {_features(lv.features)}}}' for lv in LEVELS)
+    levels = ",\n".join(
+        f'    {{"{lv.name}", {_features(lv.features)}, {_features(lv.features + lv.allows)}}}' for lv in LEVELS
+    )
     dispatch = "\n\n".join(
         [
             fragment("kernel_table.c", P=P),
             _variant_rows(module, variants(module, schedule), port),
             fragment("dispatch.c", P=P, levels=levels, level_names=" ".join(lv.name for lv in LEVELS)),
         ]
+        + ([fragment("ghash.c")] if module.block.nbytes == 16 else [])
     )
+    modes = dict(P=P, P_UP=P.upper(), block_bytes=module.block.nbytes)
     return render(
         "c/library.c.j2",
         P=P,
@@ -133,7 +159,9 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
         support=support,
         key_schedule=key_lines,
         dispatch=dispatch,
-        api=fragment("api.c", P=P, P_UP=P.upper()),
+        api=fragment("api.c", **modes)
+        + "\n\n"
+        + fragment("aead.c", **modes, cmac_rb=CMAC_RB.get(module.block.nbytes, "")),
     )
 
 

@@ -22,7 +22,7 @@ from runtime.c_abi import CIPHER_CODES, define_lines
 from ..common.templates import render
 from ..drbg.emit import drbg_sources, emit_drbg
 from . import bitsliced as bs
-from .library import library_source
+from .library import CMAC_RB, library_source
 from .portable import kernel_source
 from .prepare import prepare
 from .schedules import CONSTANT_TIME, secret_lookups
@@ -102,6 +102,7 @@ def generate(module: Module, schedule: Schedule) -> dict[str, str]:
         "error_defines": "\n".join(define_lines(CIPHER_CODES)),
         "levels": ", ".join(lv.name for lv in LEVELS),
         "example": variants(module, schedule)[0].name,
+        "cmac": module.block.nbytes in CMAC_RB,
     }
     files = {f"include/{P}.h": render("c/header.h.j2", **header), f"src/{P}.c": library_source(module, schedule, note)}
     for k in ks:

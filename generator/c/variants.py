@@ -18,8 +18,14 @@ the ``aesni`` kernels, one source whose vector width follows the level); the lib
         aes128_c_aesni      -> vaes_avx512, vaes_avx2, aesni (kernel aesni);  avx2, sse2 (bitsliced_v32)
         sm4_c_aesni         -> gfni_avx512, vaes_avx512, gfni_avx2, vaes_avx2, aesni (word-sliced); avx2, sse2
         lea128_c_sliced_v32 -> avx512, avx2, sse2 (kernel sliced_v32)
+        speck128_128_c_sliced_v32 -> avx512 (sliced_v64_i4), avx2 (sliced_v32_i4), sse2 (sliced_v16_i4):
+                               64-bit ARX words, width and interleave per level from lanes64.py's cost model
     portable(module, schedule)  (any other target: one variant, no ISA flags)
         aes128_c_aesni      -> portable (bitsliced_v32)
+
+GHASH (GCM) is dispatched the same way, from the carry-less multiplies a level allows (``allows``):
+sse2 -> portable, aesni -> pclmul, the AVX2 and AVX-512 levels -> vpclmul_avx2 / vpclmul_avx512 where
+the CPU has VPCLMULQDQ (CPUID.(7,0):ECX bit 10), else pclmul (CPUID.1:ECX bit 1).
 
 CIPHERSPEC_X86_ISA=<level> caps the choice: the best variant whose features the level has (avx2 on an
 AES library: the bitsliced AVX2 kernels).  A level this CPU lacks, or a name that is no level, is an
@@ -38,7 +44,7 @@ from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
 # CPU feature groups the dispatcher tests (fragments/dispatch_x86.c computes them from CPUID/XGETBV)
-FEATURES = ("SSE2", "V2", "AES", "V3", "VAES", "V4", "GFNI")
+FEATURES = ("SSE2", "V2", "AES", "V3", "VAES", "V4", "CLMUL", "VCLMUL", "GFNI")
 
 
 @dataclass(frozen=True)
@@ -48,26 +54,33 @@ class Level:
     flags: tuple[str, ...]  # compiler flags of its objects
     vector_bits: int  # the widest vector the level's AES-NI kernels use (0: no AES instructions)
     doc: str
+    # features beyond its own that the level lets GHASH use where the CPU has them (carry-less multiplies:
+    # no psABI level names them, but every CPU with AES-NI or AVX2 has PCLMULQDQ)
+    allows: tuple[str, ...] = ()
 
 
 LEVELS = (
     Level("sse2", ("SSE2",), ("-march=x86-64",), 0, "x86-64 baseline (SSE2)"),
-    Level("aesni", ("SSE2", "V2", "AES"), ("-march=x86-64-v2", "-maes"), 128, "x86-64-v2 + AES-NI, 128-bit"),
-    Level("avx2", ("SSE2", "V2", "V3"), ("-march=x86-64-v3",), 0, "x86-64-v3 (AVX2)"),
+    Level(
+        "aesni", ("SSE2", "V2", "AES"), ("-march=x86-64-v2", "-maes"), 128, "x86-64-v2 + AES-NI, 128-bit", ("CLMUL",)
+    ),
+    Level("avx2", ("SSE2", "V2", "V3"), ("-march=x86-64-v3",), 0, "x86-64-v3 (AVX2)", ("CLMUL", "VCLMUL")),
     Level(
         "vaes_avx2",
         ("SSE2", "V2", "V3", "AES", "VAES"),
         ("-march=x86-64-v3", "-maes", "-mvaes"),
         256,
         "x86-64-v3 + VAES, 256-bit",
+        ("CLMUL", "VCLMUL"),
     ),
-    Level("avx512", ("SSE2", "V2", "V3", "V4"), ("-march=x86-64-v4",), 0, "x86-64-v4 (AVX-512)"),
+    Level("avx512", ("SSE2", "V2", "V3", "V4"), ("-march=x86-64-v4",), 0, "x86-64-v4 (AVX-512)", ("CLMUL", "VCLMUL")),
     Level(
         "vaes_avx512",
         ("SSE2", "V2", "V3", "V4", "AES", "VAES"),
         ("-march=x86-64-v4", "-maes", "-mvaes"),
         512,
         "x86-64-v4 + VAES, 512-bit",
+        ("CLMUL", "VCLMUL"),
     ),
     Level(
         "gfni_avx2",
@@ -75,6 +88,7 @@ LEVELS = (
         ("-march=x86-64-v3", "-maes", "-mvaes", "-mgfni"),
         256,
         "x86-64-v3 + VAES + GFNI, 256-bit",
+        ("CLMUL", "VCLMUL"),
     ),
     Level(
         "gfni_avx512",
@@ -82,6 +96,7 @@ LEVELS = (
         ("-march=x86-64-v4", "-maes", "-mvaes", "-mgfni"),
         512,
         "x86-64-v4 + VAES + GFNI, 512-bit",
+        ("CLMUL", "VCLMUL"),
     ),
 )
 BY_NAME = {lv.name: lv for lv in LEVELS}
@@ -129,7 +144,7 @@ def variants(module: Module, schedule: Schedule) -> list[Variant]:
     out = []
     for k in ks:
         names = _aesni_levels(module) if k.layout == "aesni" else FALLBACK_LEVELS if len(ks) > 1 else PORTABLE_LEVELS
-        out += [Variant(n, _narrow(module, k) if n == "sse2" else k, BY_NAME[n]) for n in names]
+        out += [Variant(n, _level_kernel(module, k, n), BY_NAME[n]) for n in names]
     return out
 
 
@@ -142,12 +157,41 @@ def _aesni_levels(module: Module) -> tuple[str, ...]:
 def portable(module: Module, schedule: Schedule) -> Variant:
     """The one variant of a library on a target that is not x86-64: the last (portable) kernel, on 16-byte
     vectors (what SSE2, NEON and most other SIMD units have)."""
-    return Variant("portable", _narrow(module, kernels(module, schedule)[-1]), None)
+    return Variant("portable", _level_kernel(module, kernels(module, schedule)[-1], "portable"), None)
 
 
 def compiled_kernels(module: Module, schedule: Schedule) -> list[Schedule]:
     """Every kernel schedule some variant compiles (one source file each), in first-use order."""
     return list(dict.fromkeys([v.kernel for v in variants(module, schedule)] + [portable(module, schedule).kernel]))
+
+
+def _level_kernel(module: Module, kernel: Schedule, level: str) -> Schedule:
+    """The kernel a level compiles: a sliced kernel of a 64-bit-word ARX spec (no ``i`` given) on the width
+    and interleave lanes64's cost model picks for the level; else the kernel itself, narrowed on sse2 and
+    the portable variant."""
+    from . import lanes64
+    from .schedules import with_vector_bytes
+
+    p = lanes64.plan(module, level) if kernel.layout == "sliced" and kernel.get("i") is None else None
+    if p is not None:
+        return with_vector_bytes(module, kernel, p.vector_bytes, p.interleave)
+    return _narrow(module, kernel) if level in ("sse2", "portable") else kernel
+
+
+def layout_notes(module: Module, schedule: Schedule, x86: bool = True) -> list[str]:
+    """The build notes on a 64-bit-word spec's lane layout: per variant, what lanes64 chose and its
+    estimate; or why the model does not apply (nothing for specs on narrower words)."""
+    from . import lanes64
+
+    if module.block.width != 64 or schedule.layout != "sliced":
+        return []
+    if schedule.get("i") is not None:
+        return [f"{schedule.name}: interleave i{schedule.get('i')} given: every variant uses it (no cost model)"]
+    why = lanes64.why_not(module)
+    if why:
+        return [f"{schedule.name}: 64-bit lanes, no interleave ({why}: lanes64's cost model does not apply)"]
+    levels = [v.name for v in variants(module, schedule)] if x86 else ["portable"]
+    return [f"{schedule.name}: {p.note()}" for lv in levels if (p := lanes64.plan(module, lv)) is not None]
 
 
 def _narrow(module: Module, kernel: Schedule) -> Schedule:

@@ -389,7 +389,8 @@ class Selector:
         if code == "shr":
             return self.unop("ushr", arr, val[op.args[0]], i, op.imm[0])
         if code == "rotl":
-            return self.rotl(i, val[op.args[0]], op.imm[0], w)
+            fused = SHA3.fuse_rotate(self, i, op, val, self._uses) if self.sha3 and w == self.width == 64 else None
+            return fused if fused is not None else self.rotl(i, val[op.args[0]], op.imm[0], w)
         raise not_supported(op)
 
     def complement_of(self, vid: int) -> int | None:

@@ -14,6 +14,8 @@ from cpu import has_level, is_x86_64
 from memcheck import memcheck, require_memcheck
 from paths import ROOT
 
+from cipherspec.registry import Registry
+
 
 def _program(registry, name: str, schedule: str | None):
     from generator.c.build import build_program, lib_toolchain
@@ -38,6 +40,16 @@ def _memcheck(exe, variant: str | None) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("name", cipher_names())
 def test_default_library_is_constant_time(registry, name):
+    _every_variant_clean(registry, name)
+
+
+def test_64bit_arx_lanes_are_constant_time():
+    """SPECK-128/128 (the example): its interleaved 64-bit-lane kernels (generator/c/lanes64.py) on every
+    variant valgrind runs (not avx512: valgrind has no AVX-512; the differential tests cover it)."""
+    _every_variant_clean(Registry(extra=[ROOT / "examples" / "ciphers" / "speck.cs"]), "speck128_128")
+
+
+def _every_variant_clean(registry, name: str) -> None:
     from generator.c.variants import portable, variants
 
     require_memcheck()

@@ -14,6 +14,9 @@
  *     CIPHERSPEC_ERR_ISA         set_key: CIPHERSPEC_X86_ISA (or set_key_isa's isa) names an ISA level this
  *                                CPU lacks, or no level (aes128_dispatch_error() says which); the modes: the
  *                                key was not set up by a successful set_key
+ *     CIPHERSPEC_ERR_AUTH        GCM/CCM decrypt, gcm_verify: the tag does not match (the output is zeroed)
+ *     CIPHERSPEC_ERR_PARAM       a nonce/IV, tag or data length outside the mode's range, equal XTS key halves,
+ *                                a context used out of order (see each mode)
  * in and out may be the same buffer (in place); other overlaps are not supported.
  * CTR: block i uses counter IV + i, the IV read as one big-endian integer over the whole block,
  * wrapping modulo 2^128; a partial last block uses the first bytes of its keystream.
@@ -45,6 +48,7 @@ extern "C" {
 /* The expanded key (round keys), filled by aes128_set_key; it remembers the kernels chosen for it. */
 typedef struct aes128_key {
     uint32_t variant;  /* 1 + index of the kernel variant (0: not set up) */
+    uint32_t ghash;    /* index of the GHASH variant (GCM), chosen with the kernels */
     uint8_t rk[176];  /* rk: u8[11][16], flattened */
     uint64_t bs[1408];  /* bitsliced round keys: each key word's bits as 0/all-ones masks, word after word */
 } aes128_key;
@@ -62,6 +66,94 @@ int aes128_cbc_decrypt(const aes128_key *ks, const uint8_t *iv, const uint8_t *i
 
 /* CTR (encryption = decryption) over any len; iv (16 bytes) becomes IV + ceil(len / 16). */
 int aes128_ctr(const aes128_key *ks, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
+
+/* ---- Authenticated encryption and storage modes (128-bit block) ----
+ * Every call checks all its arguments before it writes anything; pointers must be non-NULL even for
+ * empty inputs (pass any valid address with length 0).
+ *
+ * GCM (NIST SP 800-38D).  iv: any non-zero length (12 bytes is the fast, recommended case: J0 = IV || 1;
+ * others are hashed under H, and then whether J0's low 32 bits wrap inside the message -- where the CTR
+ * kernel call is split -- is a branch on key-derived data); tag_len: 16, 15, 14, 13, 12, 8 or 4; plaintext up to 2^36 - 32 bytes, AAD up to
+ * 2^61 - 1 bytes (else CIPHERSPEC_ERR_PARAM).  The counter is inc32 (its low 32 bits wrap on their own).
+ * decrypt compares the tag in constant time; on a mismatch it returns CIPHERSPEC_ERR_AUTH and out is
+ * zeroed (no plaintext is ever left in it).  GHASH runs on the variant chosen with the kernels (see
+ * aes128_ghash_variant), stitched with the CTR kernel over 8 KiB chunks.  in == out is allowed. */
+int aes128_gcm_encrypt(const aes128_key *ks, const uint8_t *iv, size_t iv_len, const uint8_t *aad, size_t aad_len,
+                     const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag, size_t tag_len);
+int aes128_gcm_decrypt(const aes128_key *ks, const uint8_t *iv, size_t iv_len, const uint8_t *aad, size_t aad_len,
+                     const uint8_t *in, uint8_t *out, size_t len, const uint8_t *tag, size_t tag_len);
+/* GMAC: GCM with no plaintext, a tag over aad alone */
+int aes128_gmac(const aes128_key *ks, const uint8_t *iv, size_t iv_len, const uint8_t *aad, size_t aad_len,
+              uint8_t *tag, size_t tag_len);
+
+/* Incremental GCM (streams): init, any number of aad calls, then any number of encrypt_update (or
+ * decrypt_update: one direction per message) calls of any lengths, then finish (encryption: the tag) or
+ * verify (decryption: CIPHERSPEC_OK or CIPHERSPEC_ERR_AUTH, constant time).  decrypt_update returns
+ * plaintext before the tag is checked: hold it until verify succeeds.  finish and verify wipe the context
+ * (H powers, counters, GHASH state); a call out of order returns CIPHERSPEC_ERR_PARAM.
+ * The context is plain data (callers may embed and memcpy it) with one pointer, ks, its first member:
+ * the key, which must outlive the context (a copy of a context may be re-pointed at a copy of the key). */
+typedef struct aes128_gcm {
+    const aes128_key *ks;
+    uint64_t h[32][2];           /* H^32 .. H^1 in GHASH's operand form (as many as the GHASH variant uses) */
+    uint64_t x[2];               /* GHASH state */
+    uint64_t aad_len, text_len;  /* bytes so far */
+    uint8_t j0[16], ctr[16];     /* the pre-counter block and the next counter block */
+    uint8_t ksb[16], buf[16];    /* a partial block's keystream; AAD or ciphertext awaiting GHASH */
+    uint32_t used;               /* bytes of buf in use */
+    uint32_t phase;              /* 0: AAD, 1: text */
+    uint32_t dir;                /* 0: not yet, 1: encrypt, 2: decrypt */
+    uint32_t ghash;              /* the GHASH variant */
+    uint32_t magic;              /* set by init, cleared when the context ends */
+} aes128_gcm;
+int aes128_gcm_init(aes128_gcm *g, const aes128_key *ks, const uint8_t *iv, size_t iv_len);
+int aes128_gcm_aad(aes128_gcm *g, const uint8_t *aad, size_t len);
+int aes128_gcm_encrypt_update(aes128_gcm *g, const uint8_t *in, uint8_t *out, size_t len);
+int aes128_gcm_decrypt_update(aes128_gcm *g, const uint8_t *in, uint8_t *out, size_t len);
+int aes128_gcm_finish(aes128_gcm *g, uint8_t *tag, size_t tag_len);
+int aes128_gcm_verify(aes128_gcm *g, const uint8_t *tag, size_t tag_len);
+
+/* CCM (NIST SP 800-38C).  nonce_len 7..13; tag_len 4, 6, ..., 16; len < 2^(8 (15 - nonce_len)) bytes.
+ * A mismatched tag: CIPHERSPEC_ERR_AUTH and out zeroed. */
+int aes128_ccm_encrypt(const aes128_key *ks, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad, size_t aad_len,
+                     const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag, size_t tag_len);
+int aes128_ccm_decrypt(const aes128_key *ks, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad, size_t aad_len,
+                     const uint8_t *in, uint8_t *out, size_t len, const uint8_t *tag, size_t tag_len);
+
+/* XTS (IEEE 1619, NIST SP 800-38E).  The key is two cipher keys, data key || tweak key (key_len = 2 *
+ * AES128_KEY_BYTES); equal halves are refused (CIPHERSPEC_ERR_PARAM).  tweak: 16 bytes used as given
+ * (encrypted under the tweak key; a sector number is its little-endian encoding).  16 <= len <= 2^20
+ * blocks (SP 800-38E's data unit; else CIPHERSPEC_ERR_PARAM); a partial last block is handled by
+ * ciphertext stealing.  in == out is allowed. */
+typedef struct aes128_xts_key {
+    aes128_key data, tweak;
+} aes128_xts_key;
+int aes128_xts_set_key(aes128_xts_key *xk, const uint8_t *key, size_t key_len);
+int aes128_xts_set_key_isa(aes128_xts_key *xk, const uint8_t *key, size_t key_len, const char *isa);
+int aes128_xts_encrypt(const aes128_xts_key *xk, const uint8_t *tweak, const uint8_t *in, uint8_t *out, size_t len);
+int aes128_xts_decrypt(const aes128_xts_key *xk, const uint8_t *tweak, const uint8_t *in, uint8_t *out, size_t len);
+
+/* The GHASH variant keys get by default ("vpclmul_avx512", "vpclmul_avx2", "pclmul" or "portable";
+ * CIPHERSPEC_X86_ISA caps it like the kernels: sse2 -> portable, aesni -> pclmul), or under an ISA level;
+ * NULL where the level cannot run here.  A key set up with set_key_isa(.., isa) uses the latter. */
+const char *aes128_ghash_variant(void);
+const char *aes128_ghash_variant_for(const char *isa);
+size_t aes128_gcm_size(void);
+size_t aes128_xts_key_size(void);
+
+/* CMAC (NIST SP 800-38B): a tag of tag_len (1..16) bytes over msg.  Incremental: init, update
+ * (any lengths), final (which wipes the context); the key must outlive the context. */
+int aes128_cmac(const aes128_key *ks, const uint8_t *msg, size_t len, uint8_t *tag, size_t tag_len);
+typedef struct aes128_cmac_ctx {
+    const aes128_key *ks;
+    uint8_t k1[16], k2[16], x[16], buf[16];  /* subkeys, chaining value, held-back block */
+    uint32_t used;   /* bytes in buf */
+    uint32_t magic;  /* set by init, cleared by final */
+} aes128_cmac_ctx;
+int aes128_cmac_init(aes128_cmac_ctx *ctx, const aes128_key *ks);
+int aes128_cmac_update(aes128_cmac_ctx *ctx, const uint8_t *msg, size_t len);
+int aes128_cmac_final(aes128_cmac_ctx *ctx, uint8_t *tag, size_t tag_len);
+size_t aes128_cmac_ctx_size(void);
 
 /* Kernels: the library carries its kernels compiled for several ISA levels (x86-64: sse2, aesni, avx2, vaes_avx2, avx512, vaes_avx512, gfni_avx2, gfni_avx512;
  * other targets: portable) and picks the best this CPU runs, once, at first use.  CIPHERSPEC_X86_ISA=<level>

@@ -14,6 +14,9 @@
  *     CIPHERSPEC_ERR_ISA         set_key: CIPHERSPEC_X86_ISA (or set_key_isa's isa) names an ISA level this
  *                                CPU lacks, or no level (pipo64_256_dispatch_error() says which); the modes: the
  *                                key was not set up by a successful set_key
+ *     CIPHERSPEC_ERR_AUTH        : the tag does not match (the output is zeroed)
+ *     CIPHERSPEC_ERR_PARAM       a nonce/IV, tag or data length outside the mode's range, equal XTS key halves,
+ *                                a context used out of order (see each mode)
  * in and out may be the same buffer (in place); other overlaps are not supported.
  * CTR: block i uses counter IV + i, the IV read as one big-endian integer over the whole block,
  * wrapping modulo 2^64; a partial last block uses the first bytes of its keystream.
@@ -61,6 +64,21 @@ int pipo64_256_cbc_decrypt(const pipo64_256_key *ks, const uint8_t *iv, const ui
 
 /* CTR (encryption = decryption) over any len; iv (8 bytes) becomes IV + ceil(len / 8). */
 int pipo64_256_ctr(const pipo64_256_key *ks, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
+
+
+/* CMAC (NIST SP 800-38B): a tag of tag_len (1..8) bytes over msg.  Incremental: init, update
+ * (any lengths), final (which wipes the context); the key must outlive the context. */
+int pipo64_256_cmac(const pipo64_256_key *ks, const uint8_t *msg, size_t len, uint8_t *tag, size_t tag_len);
+typedef struct pipo64_256_cmac_ctx {
+    const pipo64_256_key *ks;
+    uint8_t k1[8], k2[8], x[8], buf[8];  /* subkeys, chaining value, held-back block */
+    uint32_t used;   /* bytes in buf */
+    uint32_t magic;  /* set by init, cleared by final */
+} pipo64_256_cmac_ctx;
+int pipo64_256_cmac_init(pipo64_256_cmac_ctx *ctx, const pipo64_256_key *ks);
+int pipo64_256_cmac_update(pipo64_256_cmac_ctx *ctx, const uint8_t *msg, size_t len);
+int pipo64_256_cmac_final(pipo64_256_cmac_ctx *ctx, uint8_t *tag, size_t tag_len);
+size_t pipo64_256_cmac_ctx_size(void);
 
 /* Kernels: the library carries its kernels compiled for several ISA levels (x86-64: sse2, aesni, avx2, vaes_avx2, avx512, vaes_avx512, gfni_avx2, gfni_avx512;
  * other targets: portable) and picks the best this CPU runs, once, at first use.  CIPHERSPEC_X86_ISA=<level>

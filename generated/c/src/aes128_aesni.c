@@ -397,3 +397,97 @@ CS_HIDDEN void CS_KERNEL(ctr)(const aes128_key *ks, uint8_t *ctr, const uint8_t 
     cs_store64be(ctr, hi);
     cs_store64be(ctr + 8, lo);
 }
+#if CS_VBITS == 512
+
+/* GHASH on x86 registers (see ghash.c for the representation): shared by the library's GHASH variants
+   and the AES kernels' fused CTR+GHASH (the same text compiled into both) */
+#ifndef CS_TARGET
+#define CS_TARGET(t) __attribute__((target(t)))
+#endif
+/* the byte reversal of each 16-byte lane */
+#define CS_GH_BSWAP 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
+static const uint8_t cs_gh_bswap[64] = {CS_GH_BSWAP, CS_GH_BSWAP, CS_GH_BSWAP, CS_GH_BSWAP};
+
+/* MontRed of lo + mid * y^64 + hi * y^128 (the sums of the four 64x64 products) */
+CS_TARGET("pclmul,ssse3") static __m128i cs_gh_reduce(__m128i lo, __m128i mid, __m128i hi)
+{
+    const __m128i c = _mm_set_epi64x(0, (long long)0xC200000000000000u);
+    __m128i t = _mm_xor_si128(lo, _mm_slli_si128(mid, 8));
+    hi = _mm_xor_si128(hi, _mm_srli_si128(mid, 8));
+    t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e), _mm_clmulepi64_si128(t, c, 0x00));
+    t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e), _mm_clmulepi64_si128(t, c, 0x00));
+    return _mm_xor_si128(t, hi);
+}
+
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __m128i cs_gh_fold512(__m512i v)
+{
+    const __m256i y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+}
+
+/* nz zmm registers of blocks as loaded (4 blocks each), acc added to the first, times hp[0], hp[4], ...
+   (four powers each): the sum, reduced */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
+cs_gh512_regs(__m128i acc, const uint64_t (*hp)[2], const __m512i *data, int nz)
+{
+    const __m512i bswap = _mm512_loadu_si512((const void *)cs_gh_bswap);
+    __m512i lo = _mm512_setzero_si512(), mid = lo, hi = lo;
+    int j;
+    for (j = 0; j < nz; j++) {
+        __m512i d = _mm512_shuffle_epi8(data[j], bswap);
+        const __m512i k = _mm512_loadu_si512((const void *)hp[4 * j]);
+        if (j == 0) d = _mm512_xor_si512(d, _mm512_maskz_mov_epi64(0x3, _mm512_castsi128_si512(acc)));
+        /* Karatsuba: (d.lo ^ d.hi)(k.lo ^ k.hi) ^ lo ^ hi is the middle term */
+        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d, k, 0x00));
+        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d, k, 0x11));
+        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(_mm512_xor_si512(d, _mm512_shuffle_epi32(d, 0x4e)),
+                                                             _mm512_xor_si512(k, _mm512_shuffle_epi32(k, 0x4e)), 0x00));
+    }
+    mid = _mm512_xor_si512(mid, _mm512_xor_si512(lo, hi));
+    return cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
+}
+
+/* GCM, stitched: whole batches of CS_IL * CS_BPR (32) blocks of CTR from ctr, each batch's AES rounds and
+   the GHASH of its ciphertext (decryption: of its input) in one loop body, so that the out-of-order core
+   runs one batch's carry-less multiplies beside the next batch's AES rounds.  The caller keeps the
+   counter's low 32 bits from wrapping (GCM's inc32).  x: the GHASH state; h: H^32' .. H^1' (ghash.c).
+   Returns the blocks done: n rounded down to a whole batch. */
+CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const aes128_key *ks, uint8_t *ctr, const uint8_t *in,
+                                                                 uint8_t *out, size_t n, uint64_t x[2],
+                                                                 const uint64_t (*h)[2], int decrypt)
+{
+    static const uint8_t bswap[16] = {15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
+    const cs_x rev = CS_X_BCAST16(bswap);
+    uint64_t hi = cs_load64be(ctr), lo = cs_load64be(ctr + 8), cv[2 * CS_BPR], step[2 * CS_BPR];
+    cs_x k[CS_NK_ENCRYPT], b[CS_IL], d[CS_IL], c, inc;
+    __m128i acc = _mm_loadu_si128((const __m128i *)x);
+    size_t i;
+    int j, l;
+    cs_encrypt_keys(ks, k);
+    for (l = 0; l < CS_BPR; l++) {
+        step[2 * l] = CS_BPR;
+        step[2 * l + 1] = 0;
+        cv[2 * l] = lo + (uint64_t)l;
+        cv[2 * l + 1] = hi;
+    }
+    inc = CS_X_LOAD(step);
+    c = CS_X_LOAD(cv);
+    for (i = 0; i + CS_IL * CS_BPR <= n; i += CS_IL * CS_BPR) {  /* software-pipelined: the AES of batch i */
+        for (j = 0; j < CS_IL; j++) {                                 /* beside the GHASH of batch i - 1 */
+            b[j] = CS_X_SHUFFLE(c, rev);
+            c = CS_X_ADD64(c, inc);
+        }
+        cs_encrypt_regs(k, b, CS_IL);
+        if (i) acc = cs_gh512_regs(acc, h, d, CS_IL);
+        for (j = 0; j < CS_IL; j++) {
+            const cs_x v = CS_X_LOAD(in + (i + (size_t)j * CS_BPR) * 16), o = CS_X_XOR(b[j], v);
+            CS_X_STORE(out + (i + (size_t)j * CS_BPR) * 16, o);
+            d[j] = decrypt ? v : o;
+        }
+    }
+    if (i) acc = cs_gh512_regs(acc, h, d, CS_IL);
+    cs_store64be(ctr + 8, lo + i);  /* no carry out of the low word: the low 32 bits did not wrap */
+    _mm_storeu_si128((__m128i *)x, acc);
+    return i;
+}
+#endif

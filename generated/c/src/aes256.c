@@ -921,26 +921,36 @@ typedef struct {
     void (*ecb_encrypt)(const aes256_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ecb_decrypt)(const aes256_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ctr)(const aes256_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
+    /* GCM's CTR stitched with a VPCLMULQDQ zmm GHASH (AES-round kernels on 512-bit registers; else NULL) */
+    size_t (*ctr_ghash)(const aes256_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2],
+                        const uint64_t (*h)[2], int decrypt);
 } cs_kernels;
 
-/* CPU feature groups (x86-64 psABI levels, plus AES-NI and VAES) */
+/* CPU feature groups (x86-64 psABI levels, plus AES-NI, VAES and the carry-less multiplies) */
 #define CS_F_SSE2 1u   /* x86-64 baseline */
 #define CS_F_V2 2u     /* x86-64-v2: SSE3, SSSE3, SSE4.1, SSE4.2, POPCNT, CMPXCHG16B, LAHF */
 #define CS_F_AES 4u    /* AES-NI (and PCLMULQDQ) */
 #define CS_F_V3 8u     /* x86-64-v3: AVX, AVX2, BMI1, BMI2, F16C, FMA, LZCNT, MOVBE, OS-saved YMM */
 #define CS_F_VAES 16u  /* VAES (AES on 256/512-bit registers) */
 #define CS_F_V4 32u    /* x86-64-v4: AVX-512 F, BW, CD, DQ, VL, OS-saved ZMM */
-#define CS_F_GFNI 64u  /* GFNI (Galois-field affine maps and inversion on bytes), CPUID.(7,0):ECX bit 8 */
+#define CS_F_CLMUL 64u    /* PCLMULQDQ (GHASH) */
+#define CS_F_VCLMUL 128u  /* VPCLMULQDQ (GHASH on 256/512-bit registers, with V3/V4) */
+#define CS_F_GFNI 256u    /* GFNI (Galois-field affine maps and inversion on bytes), CPUID.(7,0):ECX bit 8 */
 
 #define CS_DECLARE(v)                                                                                    \
     void aes256_##v##_ecb_encrypt(const aes256_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void aes256_##v##_ecb_decrypt(const aes256_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void aes256_##v##_ctr(const aes256_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-#define CS_ROW(v, features, lanes) { #v, features, lanes, aes256_##v##_ecb_encrypt, aes256_##v##_ecb_decrypt, aes256_##v##_ctr }
+#define CS_ROW(v, features, lanes) { #v, features, lanes, aes256_##v##_ecb_encrypt, aes256_##v##_ecb_decrypt, aes256_##v##_ctr, NULL }
+#define CS_DECLARE_GH(v)                                                                                 \
+    size_t aes256_##v##_ctr_ghash(const aes256_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, \
+                                uint64_t x[2], const uint64_t (*h)[2], int decrypt);
+#define CS_ROW_GH(v, features, lanes) { #v, features, lanes, aes256_##v##_ecb_encrypt, aes256_##v##_ecb_decrypt, aes256_##v##_ctr, aes256_##v##_ctr_ghash }
 
 #ifdef CS_X86
 #ifndef CS_NO_VAES_AVX512
 CS_DECLARE(vaes_avx512)
+CS_DECLARE_GH(vaes_avx512)
 #endif
 #ifndef CS_NO_VAES_AVX2
 CS_DECLARE(vaes_avx2)
@@ -956,7 +966,7 @@ CS_DECLARE(sse2)
 #endif
 static const cs_kernels cs_variants[] = {
 #ifndef CS_NO_VAES_AVX512
-    CS_ROW(vaes_avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES, 32),  /* aesni: x86-64-v4 + VAES, 512-bit */
+    CS_ROW_GH(vaes_avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES, 32),  /* aesni: x86-64-v4 + VAES, 512-bit */
 #endif
 #ifndef CS_NO_VAES_AVX2
     CS_ROW(vaes_avx2, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES, 16),  /* aesni: x86-64-v3 + VAES, 256-bit */
@@ -985,16 +995,17 @@ static const cs_kernels cs_variants[] = {
    CPU features the chosen kernels may use */
 static const struct {
     const char *name;
-    unsigned features;
+    unsigned features;  /* what the level's kernels may use */
+    unsigned allows;    /* and what GHASH may use (its features and carry-less multiplies) */
 } cs_levels[] = {
-    {"sse2", CS_F_SSE2},
-    {"aesni", CS_F_SSE2 | CS_F_V2 | CS_F_AES},
-    {"avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3},
-    {"vaes_avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES},
-    {"avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4},
-    {"vaes_avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES},
-    {"gfni_avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES | CS_F_GFNI},
-    {"gfni_avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_GFNI}
+    {"sse2", CS_F_SSE2, CS_F_SSE2},
+    {"aesni", CS_F_SSE2 | CS_F_V2 | CS_F_AES, CS_F_SSE2 | CS_F_V2 | CS_F_AES | CS_F_CLMUL},
+    {"avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_CLMUL | CS_F_VCLMUL},
+    {"vaes_avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES | CS_F_CLMUL | CS_F_VCLMUL},
+    {"avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_CLMUL | CS_F_VCLMUL},
+    {"vaes_avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_CLMUL | CS_F_VCLMUL},
+    {"gfni_avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES | CS_F_GFNI, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES | CS_F_GFNI | CS_F_CLMUL | CS_F_VCLMUL},
+    {"gfni_avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_GFNI, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_GFNI | CS_F_CLMUL | CS_F_VCLMUL}
 };
 
 #include <cpuid.h>
@@ -1023,17 +1034,21 @@ static unsigned cs_cpu_features(void)
     if ((f & CS_F_V3) && (xcr0 & 0xe6) == 0xe6 && (b7 >> 16 & 1) && (b7 >> 17 & 1) && (b7 >> 28 & 1)
         && (b7 >> 30 & 1) && (b7 >> 31 & 1))
         f |= CS_F_V4;
+    if (c1 >> 1 & 1) f |= CS_F_CLMUL;    /* PCLMULQDQ: CPUID.1:ECX bit 1 */
+    if (c7 >> 10 & 1) f |= CS_F_VCLMUL;  /* VPCLMULQDQ: CPUID.(7,0):ECX bit 10 (the register width: V3/V4) */
     return f;
 }
 #else
 static unsigned cs_cpu_features(void) { return 0; }  /* one portable variant: it needs nothing */
 #endif
 
-/* The variant for an ISA ceiling (NULL: this CPU's own features): its index, or -1 and why not. */
-static int cs_choose(const char *isa, const char **why)
+/* The variant for an ISA ceiling (NULL: this CPU's own features): its index, or -1 and why not; *allowed:
+   the CPU features GHASH may use under that ceiling. */
+static int cs_choose_allowed(const char *isa, unsigned *allowed, const char **why)
 {
     unsigned have = cs_cpu_features(), cap = have;
     int i;
+    *allowed = have;
 #ifdef CS_X86
     if (isa != NULL) {
         for (i = 0; i < (int)(sizeof cs_levels / sizeof cs_levels[0]); i++)
@@ -1047,6 +1062,7 @@ static int cs_choose(const char *isa, const char **why)
             *why = "this CPU lacks that ISA level";
             return -1;
         }
+        *allowed = have & cs_levels[i].allows;
     }
 #else
     (void)isa;  /* one portable variant: the ISA level does not apply */
@@ -1057,29 +1073,44 @@ static int cs_choose(const char *isa, const char **why)
     return -1;
 }
 
-/* The default choice (CIPHERSPEC_X86_ISA, else the CPU's best), made once: variant index + 1, or
-   -1 - its error.  Threads racing at first use compute the same value, so storing it twice is harmless. */
+static int cs_choose(const char *isa, const char **why)
+{
+    unsigned allowed;
+    return cs_choose_allowed(isa, &allowed, why);
+}
+
+/* The default choice (CIPHERSPEC_X86_ISA, else the CPU's best), made once: (features GHASH may use) << 16 |
+   (variant index + 1), or -1 - its error.  Threads racing at first use compute the same value, so storing it
+   twice is harmless. */
 static const char *cs_default_why = "";
 
-static int cs_default(void)
+static int cs_default_packed(void)
 {
 #if defined(__GNUC__) || defined(__clang__)
     static int chosen;
     int v = __atomic_load_n(&chosen, __ATOMIC_ACQUIRE);
     if (v == 0) {
         const char *why = "";
-        int i = cs_choose(getenv("CIPHERSPEC_X86_ISA"), &why);
+        unsigned allowed;
+        int i = cs_choose_allowed(getenv("CIPHERSPEC_X86_ISA"), &allowed, &why);
         if (i < 0) __atomic_store_n(&cs_default_why, why, __ATOMIC_RELAXED);
-        v = i < 0 ? -1 : i + 1;
+        v = i < 0 ? -1 : (int)(allowed << 16) | (i + 1);
         __atomic_store_n(&chosen, v, __ATOMIC_RELEASE);
     }
-    return v < 0 ? -1 : v - 1;
+    return v;
 #else
     const char *why = "";
-    int i = cs_choose(getenv("CIPHERSPEC_X86_ISA"), &why);
+    unsigned allowed;
+    int i = cs_choose_allowed(getenv("CIPHERSPEC_X86_ISA"), &allowed, &why);
     if (i < 0) cs_default_why = why;
-    return i;
+    return i < 0 ? -1 : (int)(allowed << 16) | (i + 1);
 #endif
+}
+
+static int cs_default(void)
+{
+    int v = cs_default_packed();
+    return v < 0 ? -1 : (v & 0xffff) - 1;
 }
 
 static const cs_kernels *cs_kernels_of(const aes256_key *ks)
@@ -1110,19 +1141,285 @@ const char *aes256_variant_name(int i)
     return i >= 0 && i < CS_NVARIANTS ? cs_variants[i].name : NULL;
 }
 
+/* ---- GHASH (GCM's universal hash), run-time dispatched like the kernels ----
+ * Representation: a block b0..b127 (b0 the top bit of byte 0, the coefficient of x^0) is held as the
+ * 128-bit integer of its bytes in big-endian order (the byte-reversed block: integer bit 127 = b0), in
+ * two 64-bit words {lo, hi}.  In that form a GCM product a*b is (A*B) * y^-127 mod G'(y), G' = y^128 +
+ * y^127 + y^126 + y^121 + 1 (the reflected polynomial), where A*B is the plain carry-less product.
+ * With H' = H * y mod G' precomputed, a*h = MontRed(A * H'), MontRed(T) = T * y^-128 mod G': two folds
+ * of the low 64-bit word by the constant C = y^63 + y^62 + y^57 (0xC2000000_00000000), no bit shifts.
+ * Aggregated reduction: sum(X_i * H^(n-i)') over n blocks, unreduced, then one MontRed; each 128x128
+ * product as three 64x64 ones (Karatsuba: the middle term from (a.lo ^ a.hi)(b.lo ^ b.hi)).
+ * ctx->h holds H^32' .. H^1' (h[31] = H'), so a run of n <= 32 blocks uses h[32 - n] ...
+ * Variants (best first; CIPHERSPEC_X86_ISA caps them like the kernels, see cs_levels):
+ *     vpclmul_avx512  VPCLMULQDQ on zmm (4 blocks per instruction), 32 blocks per reduction
+ *     vpclmul_avx2    VPCLMULQDQ on ymm (2 blocks per instruction), 16 blocks per reduction
+ *     pclmul          PCLMULQDQ, 8 blocks per reduction
+ *     portable        C: 64x64 carry-less products from integer multiplies on bits 4 apart (the
+ *                     "holes" take the carries), no tables, no secret-dependent branches or addresses */
+#define CS_GH_POWERS 32  /* the powers of H a context holds (the most blocks per reduction) */
+typedef void (*cs_ghash_fn)(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks);
+
+/* 32x32 -> 64 carry-less: operands split into the bits at positions = 0, 1, 2, 3 mod 4; an integer
+   product of two such parts has at most 8 terms per result bit, so its sums (< 16) stay within their
+   4-bit field and the result bit of the field's class is the parity */
+static uint64_t cs_clmul32(uint32_t a, uint32_t b)
+{
+    const uint64_t a0 = a & 0x11111111u, a1 = a & 0x22222222u, a2 = a & 0x44444444u, a3 = a & 0x88888888u;
+    const uint64_t b0 = b & 0x11111111u, b1 = b & 0x22222222u, b2 = b & 0x44444444u, b3 = b & 0x88888888u;
+    const uint64_t z0 = (a0 * b0) ^ (a1 * b3) ^ (a2 * b2) ^ (a3 * b1);
+    const uint64_t z1 = (a0 * b1) ^ (a1 * b0) ^ (a2 * b3) ^ (a3 * b2);
+    const uint64_t z2 = (a0 * b2) ^ (a1 * b1) ^ (a2 * b0) ^ (a3 * b3);
+    const uint64_t z3 = (a0 * b3) ^ (a1 * b2) ^ (a2 * b1) ^ (a3 * b0);
+    return (z0 & 0x1111111111111111u) | (z1 & 0x2222222222222222u) | (z2 & 0x4444444444444444u)
+           | (z3 & 0x8888888888888888u);
+}
+
+/* 64x64 -> 128 carry-less (Karatsuba over 32-bit halves): r[0] low word, r[1] high */
+static void cs_clmul64(uint64_t a, uint64_t b, uint64_t r[2])
+{
+    const uint64_t lo = cs_clmul32((uint32_t)a, (uint32_t)b), hi = cs_clmul32((uint32_t)(a >> 32), (uint32_t)(b >> 32));
+    const uint64_t mid = cs_clmul32((uint32_t)(a ^ (a >> 32)), (uint32_t)(b ^ (b >> 32))) ^ lo ^ hi;
+    r[0] = lo ^ (mid << 32);
+    r[1] = hi ^ (mid >> 32);
+}
+
+/* x = MontRed(x * h) (h in the H' form): a GCM product */
+static void cs_gf_mul(uint64_t x[2], const uint64_t h[2])
+{
+    uint64_t lo[2], hi[2], mid[2], t0, t1, t2, t3;
+    cs_clmul64(x[0], h[0], lo);
+    cs_clmul64(x[1], h[1], hi);
+    cs_clmul64(x[0] ^ x[1], h[0] ^ h[1], mid);
+    t0 = lo[0];
+    t1 = lo[1] ^ mid[0] ^ lo[0] ^ hi[0];
+    t2 = hi[0] ^ mid[1] ^ lo[1] ^ hi[1];
+    t3 = hi[1];
+    /* fold t0: T' = T / y^64 + t0 * y^64 + t0 * C */
+    t1 ^= (t0 << 63) ^ (t0 << 62) ^ (t0 << 57);
+    t2 ^= t0 ^ (t0 >> 1) ^ (t0 >> 2) ^ (t0 >> 7);
+    /* fold t1 */
+    x[0] = t2 ^ (t1 << 63) ^ (t1 << 62) ^ (t1 << 57);
+    x[1] = t3 ^ t1 ^ (t1 >> 1) ^ (t1 >> 2) ^ (t1 >> 7);
+}
+
+static void cs_ghash_portable(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
+{
+    for (; blocks; blocks--, data += 16) {
+        x[1] ^= cs_load64be(data);
+        x[0] ^= cs_load64be(data + 8);
+        cs_gf_mul(x, h[CS_GH_POWERS - 1]);
+    }
+}
+
+/* H' = H * y mod G' from the block E_K(0): the integer shifted left once, G' added where bit 127 fell out */
+static void cs_ghash_key(uint64_t h[2], const uint8_t *e0)
+{
+    const uint64_t hi = cs_load64be(e0), lo = cs_load64be(e0 + 8), m = (uint64_t)0 - (hi >> 63);
+    h[1] = (hi << 1 | lo >> 63) ^ (m & 0xC200000000000000u);
+    h[0] = (lo << 1) ^ (m & 1u);
+}
+
+#ifdef CS_X86
+#include <immintrin.h>
+#define CS_TARGET(t) __attribute__((target(t)))
+
+/* GHASH on x86 registers (see ghash.c for the representation): shared by the library's GHASH variants
+   and the AES kernels' fused CTR+GHASH (the same text compiled into both) */
+#ifndef CS_TARGET
+#define CS_TARGET(t) __attribute__((target(t)))
+#endif
+/* the byte reversal of each 16-byte lane */
+#define CS_GH_BSWAP 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
+static const uint8_t cs_gh_bswap[64] = {CS_GH_BSWAP, CS_GH_BSWAP, CS_GH_BSWAP, CS_GH_BSWAP};
+
+/* MontRed of lo + mid * y^64 + hi * y^128 (the sums of the four 64x64 products) */
+CS_TARGET("pclmul,ssse3") static __m128i cs_gh_reduce(__m128i lo, __m128i mid, __m128i hi)
+{
+    const __m128i c = _mm_set_epi64x(0, (long long)0xC200000000000000u);
+    __m128i t = _mm_xor_si128(lo, _mm_slli_si128(mid, 8));
+    hi = _mm_xor_si128(hi, _mm_srli_si128(mid, 8));
+    t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e), _mm_clmulepi64_si128(t, c, 0x00));
+    t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e), _mm_clmulepi64_si128(t, c, 0x00));
+    return _mm_xor_si128(t, hi);
+}
+
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __m128i cs_gh_fold512(__m512i v)
+{
+    const __m256i y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+}
+
+/* nz zmm registers of blocks as loaded (4 blocks each), acc added to the first, times hp[0], hp[4], ...
+   (four powers each): the sum, reduced */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
+cs_gh512_regs(__m128i acc, const uint64_t (*hp)[2], const __m512i *data, int nz)
+{
+    const __m512i bswap = _mm512_loadu_si512((const void *)cs_gh_bswap);
+    __m512i lo = _mm512_setzero_si512(), mid = lo, hi = lo;
+    int j;
+    for (j = 0; j < nz; j++) {
+        __m512i d = _mm512_shuffle_epi8(data[j], bswap);
+        const __m512i k = _mm512_loadu_si512((const void *)hp[4 * j]);
+        if (j == 0) d = _mm512_xor_si512(d, _mm512_maskz_mov_epi64(0x3, _mm512_castsi128_si512(acc)));
+        /* Karatsuba: (d.lo ^ d.hi)(k.lo ^ k.hi) ^ lo ^ hi is the middle term */
+        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d, k, 0x00));
+        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d, k, 0x11));
+        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(_mm512_xor_si512(d, _mm512_shuffle_epi32(d, 0x4e)),
+                                                             _mm512_xor_si512(k, _mm512_shuffle_epi32(k, 0x4e)), 0x00));
+    }
+    mid = _mm512_xor_si512(mid, _mm512_xor_si512(lo, hi));
+    return cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
+}
+
+CS_TARGET("pclmul,ssse3") static void cs_ghash_pclmul(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
+{
+    const __m128i bswap = _mm_loadu_si128((const __m128i *)cs_gh_bswap);
+    __m128i acc = _mm_loadu_si128((const __m128i *)x);
+    while (blocks) {
+        const size_t n = blocks < 8 ? blocks : 8;  /* 8 blocks per reduction, then what is left */
+        const uint64_t (*hp)[2] = h + CS_GH_POWERS - n;
+        __m128i lo = _mm_setzero_si128(), mid = lo, hi = lo;
+        size_t j;
+        for (j = 0; j < n; j++) {
+            __m128i d = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(data + 16 * j)), bswap);
+            const __m128i k = _mm_loadu_si128((const __m128i *)hp[j]);
+            if (j == 0) d = _mm_xor_si128(d, acc);
+            lo = _mm_xor_si128(lo, _mm_clmulepi64_si128(d, k, 0x00));
+            hi = _mm_xor_si128(hi, _mm_clmulepi64_si128(d, k, 0x11));
+            mid = _mm_xor_si128(mid, _mm_clmulepi64_si128(_mm_xor_si128(d, _mm_shuffle_epi32(d, 0x4e)),
+                                                          _mm_xor_si128(k, _mm_shuffle_epi32(k, 0x4e)), 0x00));
+        }
+        mid = _mm_xor_si128(mid, _mm_xor_si128(lo, hi));  /* Karatsuba's middle term */
+        acc = cs_gh_reduce(lo, mid, hi);
+        data += 16 * n;
+        blocks -= n;
+    }
+    _mm_storeu_si128((__m128i *)x, acc);
+}
+
+CS_TARGET("avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul256(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
+{
+    const __m256i bswap = _mm256_loadu_si256((const __m256i *)cs_gh_bswap);
+    __m128i acc = _mm_loadu_si128((const __m128i *)x);
+    for (; blocks >= 16; blocks -= 16, data += 256) {
+        __m256i lo = _mm256_setzero_si256(), mid = lo, hi = lo;
+        int j;
+        for (j = 0; j < 8; j++) {
+            __m256i d = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(data + 32 * j)), bswap);
+            const __m256i k = _mm256_loadu_si256((const __m256i *)h[CS_GH_POWERS - 16 + 2 * j]);
+            if (j == 0) d = _mm256_xor_si256(d, _mm256_blend_epi32(_mm256_setzero_si256(), _mm256_castsi128_si256(acc), 0x0f));
+            lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128(d, k, 0x00));
+            hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(d, k, 0x11));
+            mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128(_mm256_xor_si256(d, _mm256_shuffle_epi32(d, 0x4e)),
+                                                                 _mm256_xor_si256(k, _mm256_shuffle_epi32(k, 0x4e)), 0x00));
+        }
+        mid = _mm256_xor_si256(mid, _mm256_xor_si256(lo, hi));  /* Karatsuba's middle term */
+        acc = cs_gh_reduce(_mm_xor_si128(_mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1)),
+                           _mm_xor_si128(_mm256_castsi256_si128(mid), _mm256_extracti128_si256(mid, 1)),
+                           _mm_xor_si128(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1)));
+    }
+    _mm_storeu_si128((__m128i *)x, acc);
+    if (blocks) cs_ghash_pclmul(x, h, data, blocks);
+}
+
+/* nz zmm registers of blocks (4 each) from data, acc added to the first, times hp[0 ..]: reduced */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
+cs_gh512_run(__m128i acc, const uint64_t (*hp)[2], const uint8_t *data, int nz)
+{
+    __m512i d[8];
+    int j;
+    for (j = 0; j < nz; j++) d[j] = _mm512_loadu_si512((const void *)(data + 64 * j));
+    return cs_gh512_regs(acc, hp, d, nz);
+}
+
+/* per 128-bit lane: MontRed(a * b) (the GCM product of two operands in H' form gives the next H' power) */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static __m512i cs_gh512_mul_lanes(__m512i a, __m512i b)
+{
+    const __m512i c = _mm512_set_epi64(0, (long long)0xC200000000000000u, 0, (long long)0xC200000000000000u, 0,
+                                       (long long)0xC200000000000000u, 0, (long long)0xC200000000000000u);
+    const __m512i lo = _mm512_clmulepi64_epi128(a, b, 0x00), hi = _mm512_clmulepi64_epi128(a, b, 0x11);
+    const __m512i mid = _mm512_xor_si512(_mm512_clmulepi64_epi128(_mm512_xor_si512(a, _mm512_shuffle_epi32(a, 0x4e)),
+                                                                  _mm512_xor_si512(b, _mm512_shuffle_epi32(b, 0x4e)), 0x00),
+                                         _mm512_xor_si512(lo, hi));
+    __m512i t = _mm512_xor_si512(lo, _mm512_bslli_epi128(mid, 8));
+    t = _mm512_xor_si512(_mm512_shuffle_epi32(t, 0x4e), _mm512_clmulepi64_epi128(t, c, 0x00));
+    t = _mm512_xor_si512(_mm512_shuffle_epi32(t, 0x4e), _mm512_clmulepi64_epi128(t, c, 0x00));
+    return _mm512_xor_si512(t, _mm512_xor_si512(hi, _mm512_bsrli_epi128(mid, 8)));
+}
+
+/* h[28..31] (H^4' .. H') given: h[0..27], four at a time, each group the next times H^4' lane by lane */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_powers512(uint64_t (*h)[2])
+{
+    const __m512i h4 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)h[CS_GH_POWERS - 4]));
+    __m512i p = _mm512_loadu_si512((const void *)h[CS_GH_POWERS - 4]);
+    int g;
+    for (g = CS_GH_POWERS - 8; g >= 0; g -= 4) {
+        p = cs_gh512_mul_lanes(p, h4);
+        _mm512_storeu_si512((void *)h[g], p);
+    }
+}
+
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul512(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
+{
+    __m128i acc = _mm_loadu_si128((const __m128i *)x);
+    for (; blocks >= 32; blocks -= 32, data += 512) acc = cs_gh512_run(acc, h, data, 8);
+    if (blocks >= 16) {
+        acc = cs_gh512_run(acc, h + CS_GH_POWERS - 16, data, 4);
+        blocks -= 16;
+        data += 256;
+    }
+    _mm_storeu_si128((__m128i *)x, acc);
+    if (blocks) cs_ghash_pclmul(x, h, data, blocks);
+}
+#endif
+
+/* The GHASH variants, best first: what each needs (CS_F_*), and how many powers of H it reads */
+static const struct {
+    const char *name;
+    unsigned features;
+    unsigned powers;
+    cs_ghash_fn fn;
+} cs_ghash_variants[] = {
+#ifdef CS_X86
+    {"vpclmul_avx512", CS_F_V4 | CS_F_VCLMUL, 32, cs_ghash_vpclmul512},
+    {"vpclmul_avx2", CS_F_V3 | CS_F_VCLMUL, 16, cs_ghash_vpclmul256},
+    {"pclmul", CS_F_V2 | CS_F_CLMUL, 8, cs_ghash_pclmul},
+#endif
+    {"portable", 0, 1, cs_ghash_portable},
+};
+#define CS_NGHASH ((uint32_t)(sizeof cs_ghash_variants / sizeof cs_ghash_variants[0]))
+
+/* The GHASH variant for the features an ISA ceiling allows (the CPU's own where there is none) */
+static uint32_t cs_ghash_choose(unsigned allowed)
+{
+    uint32_t i;
+    for (i = 0; i + 1 < CS_NGHASH; i++)
+        if ((cs_ghash_variants[i].features & allowed) == cs_ghash_variants[i].features) break;
+    return i;
+}
+
 int aes256_set_key_isa(aes256_key *ks, const uint8_t *key, size_t key_len, const char *isa)
 {
     const char *why = "";
+    unsigned allowed;
     int v;
     if (ks == NULL || key == NULL) return CIPHERSPEC_ERR_NULL;
     if (key_len != AES256_KEY_BYTES) return CIPHERSPEC_ERR_KEY_LENGTH;
-    v = isa == NULL ? cs_default() : cs_choose(isa, &why);
+    if (isa == NULL) {
+        v = cs_default_packed();
+        allowed = v < 0 ? 0u : (unsigned)v >> 16;
+        v = v < 0 ? -1 : (v & 0xffff) - 1;
+    } else {
+        v = cs_choose_allowed(isa, &allowed, &why);
+    }
     if (v < 0) {
         ks->variant = 0;
         return CIPHERSPEC_ERR_ISA;
     }
     cs_key_schedule(ks, key);
     ks->variant = (uint32_t)v + 1;
+    ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */
     return CIPHERSPEC_OK;
 }
 
@@ -1218,3 +1515,718 @@ int aes256_ctr(const aes256_key *ks, uint8_t *iv, const uint8_t *in, uint8_t *ou
 
 const char *aes256_schedule_name(void) { return AES256_SCHEDULE; }
 size_t aes256_key_size(void) { return sizeof(aes256_key); }
+
+/* ---- authenticated and storage modes over the same kernels: GCM/GMAC (SP 800-38D), CCM (SP 800-38C),
+ * XTS (IEEE 1619, SP 800-38E), CMAC (SP 800-38B).  Arguments are checked before anything is written; a failed
+ * decryption zeroes its output; contexts and stack copies of key-dependent values are wiped when they end. ---- */
+
+/* a memset the compiler cannot drop as a dead store */
+static void *(*const volatile cs_memset_v)(void *, int, size_t) = memset;
+
+static void cs_wipe(void *p, size_t n)
+{
+    cs_memset_v(p, 0, n);
+}
+
+/* 1 if the n bytes are equal, else 0, in time that depends on n only */
+static int cs_equal_ct(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    unsigned d = 0;
+    size_t i;
+    for (i = 0; i < n; i++) d |= (unsigned)(a[i] ^ b[i]);
+    return (int)(((d - 1u) >> 8) & 1u);
+}
+
+/* CBC-MAC state x absorbs whole blocks */
+static void cs_cbcmac(const cs_kernels *k, const aes256_key *ks, uint8_t x[CS_BLOCK], const uint8_t *data, size_t blocks)
+{
+    for (; blocks; blocks--, data += CS_BLOCK) {
+        cs_xor_bytes(x, x, data, CS_BLOCK);
+        k->ecb_encrypt(ks, x, x, 1);
+    }
+}
+
+#define CS_GCM_CHUNK 512  /* blocks per stitched step: CTR of 8 KiB, then GHASH of it while it is in L1 */
+#define CS_GCM_MAX_TEXT (((uint64_t)1 << 36) - 32)   /* 2^39 - 256 bits */
+#define CS_GCM_MAX_AAD (((uint64_t)1 << 61) - 1)     /* under 2^64 bits */
+#define CS_GCM_MAGIC 0x47434d31u
+
+/* ---- GCM ---- */
+static int cs_gcm_tag_len_ok(size_t t)
+{
+    return t == 16 || t == 15 || t == 14 || t == 13 || t == 12 || t == 8 || t == 4;
+}
+
+static const cs_kernels *cs_gcm_kernels(const aes256_gcm *c)
+{
+    return c->magic == CS_GCM_MAGIC && c->ghash < CS_NGHASH ? cs_kernels_of(c->ks) : NULL;
+}
+
+static void cs_gcm_ghash(const aes256_gcm *c, uint64_t x[2], const uint8_t *data, size_t blocks)
+{
+    cs_ghash_variants[c->ghash].fn(x, (const uint64_t (*)[2])c->h, data, blocks);
+}
+
+/* n blocks of CTR with inc32: only the counter's low 32 bits count (the kernel's full-width carry out of
+   them is undone, the kernel call split where they wrap) */
+static void cs_gcm_ctr(aes256_gcm *c, const cs_kernels *k, const uint8_t *in, uint8_t *out, size_t n)
+{
+    uint8_t top[12];
+    memcpy(top, c->ctr, 12);
+    while (n) {
+        const uint64_t room = ((uint64_t)1 << 32) - cs_load32be(c->ctr + 12);
+        const size_t m = (uint64_t)n < room ? n : (size_t)room;
+        k->ctr(c->ks, c->ctr, in, out, m);
+        memcpy(c->ctr, top, 12);
+        in += 16 * m;
+        out += 16 * m;
+        n -= m;
+    }
+}
+
+/* whole blocks, stitched: per chunk, the kernel's keystream then GHASH of the ciphertext (decryption:
+   GHASH first, so that in == out works) */
+static void cs_gcm_blocks(aes256_gcm *c, const cs_kernels *k, const uint8_t *in, uint8_t *out, size_t n, int decrypt)
+{
+    const int fused = k->ctr_ghash != NULL && (cs_ghash_variants[c->ghash].features & CS_F_V4) != 0;
+    while (n) {
+        size_t m = n < CS_GCM_CHUNK ? n : CS_GCM_CHUNK;
+        if (fused) {  /* the kernel's own stitched loop, up to where the counter's low 32 bits wrap */
+            const uint64_t room = ((uint64_t)1 << 32) - cs_load32be(c->ctr + 12);
+            m = k->ctr_ghash(c->ks, c->ctr, in, out, (uint64_t)n < room ? n : (size_t)room, c->x,
+                             (const uint64_t (*)[2])c->h, decrypt);
+            if (m) {
+                in += 16 * m;
+                out += 16 * m;
+                n -= m;
+                continue;
+            }
+            m = n < CS_GCM_CHUNK ? n : CS_GCM_CHUNK;  /* under a batch left, or the wrap: below */
+        }
+        if (decrypt) cs_gcm_ghash(c, c->x, in, m);
+        cs_gcm_ctr(c, k, in, out, m);
+        if (!decrypt) cs_gcm_ghash(c, c->x, out, m);
+        in += 16 * m;
+        out += 16 * m;
+        n -= m;
+    }
+}
+
+/* GHASH of a zero-padded partial block, then of the length block */
+static void cs_gcm_pad(const aes256_gcm *c, uint64_t x[2], const uint8_t *data, size_t n)
+{
+    uint8_t b[16];
+    memset(b, 0, 16);
+    memcpy(b, data, n);
+    cs_gcm_ghash(c, x, b, 1);
+}
+
+static void cs_gcm_lengths(const aes256_gcm *c, uint64_t x[2], uint64_t a_bytes, uint64_t t_bytes)
+{
+    uint8_t b[16];
+    cs_store64be(b, a_bytes * 8);
+    cs_store64be(b + 8, t_bytes * 8);
+    cs_gcm_ghash(c, x, b, 1);
+}
+
+int aes256_gcm_init(aes256_gcm *ctx, const aes256_key *ks, const uint8_t *iv, size_t iv_len)
+{
+    const cs_kernels *k;
+    uint8_t b[16];
+    uint64_t h1[2];
+    uint32_t i, n;
+    int wide = 0;
+    if (ctx == NULL || ks == NULL || iv == NULL) return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_kernels_of(ks)) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
+    if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->ks = ks;
+    ctx->ghash = ks->ghash;
+    memset(b, 0, 16);
+    k->ecb_encrypt(ks, b, b, 1);  /* H = E_K(0) */
+    cs_ghash_key(h1, b);
+    ctx->h[CS_GH_POWERS - 1][0] = h1[0];
+    ctx->h[CS_GH_POWERS - 1][1] = h1[1];
+    n = cs_ghash_variants[ctx->ghash].powers;
+    memset(b, 0, 16);
+#ifdef CS_X86
+    if (n == CS_GH_POWERS && (cs_ghash_variants[ctx->ghash].features & CS_F_V4)) {
+        wide = 1;
+        n = 4;  /* the rest: below, four lanes at a time */
+    }
+#endif
+    for (i = 1; i < n; i++) {  /* H^(i+1)' = MontRed(H^i' * H'): GHASH of a zero block from the state H^i' */
+        ctx->h[CS_GH_POWERS - 1 - i][0] = ctx->h[CS_GH_POWERS - i][0];
+        ctx->h[CS_GH_POWERS - 1 - i][1] = ctx->h[CS_GH_POWERS - i][1];
+        cs_gcm_ghash(ctx, ctx->h[CS_GH_POWERS - 1 - i], b, 1);
+    }
+#ifdef CS_X86
+    if (wide) cs_ghash_powers512(ctx->h);  /* H^5' .. H^32' */
+#endif
+    if (iv_len == 12) {  /* J0 = IV || 0^31 || 1 */
+        memcpy(ctx->j0, iv, 12);
+        cs_store32be(ctx->j0 + 12, 1);
+    } else {  /* J0 = GHASH(IV || 0-pad || [0]64 || [len(IV)]64) */
+        uint64_t x[2] = {0, 0};
+        cs_gcm_ghash(ctx, x, iv, iv_len / 16);
+        if (iv_len % 16) cs_gcm_pad(ctx, x, iv + iv_len - iv_len % 16, iv_len % 16);
+        cs_gcm_lengths(ctx, x, 0, iv_len);
+        cs_store64be(ctx->j0, x[1]);
+        cs_store64be(ctx->j0 + 8, x[0]);
+    }
+    memcpy(ctx->ctr, ctx->j0, 16);
+    cs_store32be(ctx->ctr + 12, cs_load32be(ctx->j0 + 12) + 1);  /* inc32 */
+    ctx->magic = CS_GCM_MAGIC;
+    cs_wipe(b, sizeof b);
+    cs_wipe(h1, sizeof h1);
+    return CIPHERSPEC_OK;
+}
+
+int aes256_gcm_aad(aes256_gcm *ctx, const uint8_t *aad, size_t len)
+{
+    size_t t;
+    if (ctx == NULL || aad == NULL) return CIPHERSPEC_ERR_NULL;
+    if (cs_gcm_kernels(ctx) == NULL) return ctx->magic == CS_GCM_MAGIC ? CIPHERSPEC_ERR_ISA : CIPHERSPEC_ERR_PARAM;
+    if (ctx->phase != 0 || (uint64_t)len > CS_GCM_MAX_AAD - ctx->aad_len) return CIPHERSPEC_ERR_PARAM;
+    ctx->aad_len += len;
+    if (ctx->used) {  /* complete a partial block */
+        t = 16 - ctx->used < len ? 16 - ctx->used : len;
+        memcpy(ctx->buf + ctx->used, aad, t);
+        ctx->used += (uint32_t)t;
+        aad += t;
+        len -= t;
+        if (ctx->used < 16) return CIPHERSPEC_OK;
+        cs_gcm_ghash(ctx, ctx->x, ctx->buf, 1);
+        ctx->used = 0;
+    }
+    cs_gcm_ghash(ctx, ctx->x, aad, len / 16);
+    memcpy(ctx->buf, aad + len - len % 16, len % 16);
+    ctx->used = (uint32_t)(len % 16);
+    return CIPHERSPEC_OK;
+}
+
+/* the end of the AAD: its partial block, zero-padded */
+static void cs_gcm_end_aad(aes256_gcm *c)
+{
+    if (c->phase == 0) {
+        if (c->used) cs_gcm_pad(c, c->x, c->buf, c->used);
+        c->used = 0;
+        c->phase = 1;
+    }
+}
+
+static int cs_gcm_update(aes256_gcm *c, const uint8_t *in, uint8_t *out, size_t len, uint32_t dir)
+{
+    const cs_kernels *k;
+    size_t whole;
+    if (c == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_gcm_kernels(c)) == NULL) return c->magic == CS_GCM_MAGIC ? CIPHERSPEC_ERR_ISA : CIPHERSPEC_ERR_PARAM;
+    if ((c->dir != 0 && c->dir != dir) || (uint64_t)len > CS_GCM_MAX_TEXT - c->text_len) return CIPHERSPEC_ERR_PARAM;
+    cs_gcm_end_aad(c);
+    c->dir = dir;
+    c->text_len += len;
+    for (; len && c->used; len--) {  /* the rest of a partial block's keystream */
+        const uint8_t v = *in++;
+        *out++ = (uint8_t)(v ^ c->ksb[c->used]);
+        c->buf[c->used] = dir == 2 ? v : (uint8_t)(v ^ c->ksb[c->used]);
+        if (++c->used == 16) {
+            cs_gcm_ghash(c, c->x, c->buf, 1);
+            c->used = 0;
+        }
+    }
+    whole = len / 16;
+    if (whole) cs_gcm_blocks(c, k, in, out, whole, dir == 2);
+    in += 16 * whole;
+    out += 16 * whole;
+    len %= 16;
+    if (len) {  /* a new partial block: its keystream is kept for the next call */
+        memset(c->ksb, 0, 16);
+        cs_gcm_ctr(c, k, c->ksb, c->ksb, 1);
+        for (; c->used < len; c->used++) {
+            const uint8_t v = in[c->used];
+            out[c->used] = (uint8_t)(v ^ c->ksb[c->used]);
+            c->buf[c->used] = dir == 2 ? v : (uint8_t)(v ^ c->ksb[c->used]);
+        }
+    }
+    return CIPHERSPEC_OK;
+}
+
+int aes256_gcm_encrypt_update(aes256_gcm *ctx, const uint8_t *in, uint8_t *out, size_t len)
+{
+    return cs_gcm_update(ctx, in, out, len, 1);
+}
+
+int aes256_gcm_decrypt_update(aes256_gcm *ctx, const uint8_t *in, uint8_t *out, size_t len)
+{
+    return cs_gcm_update(ctx, in, out, len, 2);
+}
+
+/* the full tag E_K(J0) xor GHASH into t; the context is wiped */
+static void cs_gcm_tag(aes256_gcm *c, const cs_kernels *k, uint8_t t[16])
+{
+    uint8_t s[16];
+    cs_gcm_end_aad(c);
+    if (c->used) cs_gcm_pad(c, c->x, c->buf, c->used);
+    cs_gcm_lengths(c, c->x, c->aad_len, c->text_len);
+    k->ecb_encrypt(c->ks, c->j0, t, 1);
+    cs_store64be(s, c->x[1]);
+    cs_store64be(s + 8, c->x[0]);
+    cs_xor_bytes(t, t, s, 16);
+    cs_wipe(s, sizeof s);
+    cs_wipe(c, sizeof *c);
+}
+
+int aes256_gcm_finish(aes256_gcm *ctx, uint8_t *tag, size_t tag_len)
+{
+    const cs_kernels *k;
+    uint8_t t[16];
+    if (ctx == NULL || tag == NULL) return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_gcm_kernels(ctx)) == NULL) return ctx->magic == CS_GCM_MAGIC ? CIPHERSPEC_ERR_ISA : CIPHERSPEC_ERR_PARAM;
+    if (!cs_gcm_tag_len_ok(tag_len) || ctx->dir == 2) return CIPHERSPEC_ERR_PARAM;
+    cs_gcm_tag(ctx, k, t);
+    memcpy(tag, t, tag_len);
+    cs_wipe(t, sizeof t);
+    return CIPHERSPEC_OK;
+}
+
+int aes256_gcm_verify(aes256_gcm *ctx, const uint8_t *tag, size_t tag_len)
+{
+    const cs_kernels *k;
+    uint8_t t[16];
+    int ok;
+    if (ctx == NULL || tag == NULL) return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_gcm_kernels(ctx)) == NULL) return ctx->magic == CS_GCM_MAGIC ? CIPHERSPEC_ERR_ISA : CIPHERSPEC_ERR_PARAM;
+    if (!cs_gcm_tag_len_ok(tag_len) || ctx->dir == 1) return CIPHERSPEC_ERR_PARAM;
+    cs_gcm_tag(ctx, k, t);
+    ok = cs_equal_ct(t, tag, tag_len);
+    cs_wipe(t, sizeof t);
+    return ok ? CIPHERSPEC_OK : CIPHERSPEC_ERR_AUTH;
+}
+
+/* the one-shot calls: the checks that need no context first, so that nothing is written on an error */
+static int cs_gcm_oneshot(const aes256_key *ks, const uint8_t *iv, size_t iv_len, const uint8_t *aad, size_t aad_len,
+                          const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag, const uint8_t *expect,
+                          size_t tag_len)
+{
+    aes256_gcm c;
+    const cs_kernels *k;
+    uint8_t t[16];
+    int rc;
+    if (ks == NULL || iv == NULL || aad == NULL || in == NULL || out == NULL || (tag == NULL && expect == NULL))
+        return CIPHERSPEC_ERR_NULL;
+    if (cs_kernels_of(ks) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
+    if (!cs_gcm_tag_len_ok(tag_len) || (uint64_t)aad_len > CS_GCM_MAX_AAD || (uint64_t)len > CS_GCM_MAX_TEXT)
+        return CIPHERSPEC_ERR_PARAM;
+    if ((rc = aes256_gcm_init(&c, ks, iv, iv_len)) != CIPHERSPEC_OK) return rc;
+    k = cs_kernels_of(ks);
+    aes256_gcm_aad(&c, aad, aad_len);
+    if (len) cs_gcm_update(&c, in, out, len, expect != NULL ? 2 : 1);
+    cs_gcm_tag(&c, k, t);
+    if (expect == NULL) {
+        memcpy(tag, t, tag_len);
+        rc = CIPHERSPEC_OK;
+    } else if (cs_equal_ct(t, expect, tag_len)) {
+        rc = CIPHERSPEC_OK;
+    } else {
+        memset(out, 0, len);  /* no plaintext without a valid tag */
+        rc = CIPHERSPEC_ERR_AUTH;
+    }
+    cs_wipe(t, sizeof t);
+    return rc;
+}
+
+int aes256_gcm_encrypt(const aes256_key *ks, const uint8_t *iv, size_t iv_len, const uint8_t *aad, size_t aad_len,
+                     const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag, size_t tag_len)
+{
+    return cs_gcm_oneshot(ks, iv, iv_len, aad, aad_len, in, out, len, tag, NULL, tag_len);
+}
+
+int aes256_gcm_decrypt(const aes256_key *ks, const uint8_t *iv, size_t iv_len, const uint8_t *aad, size_t aad_len,
+                     const uint8_t *in, uint8_t *out, size_t len, const uint8_t *tag, size_t tag_len)
+{
+    if (tag == NULL) return CIPHERSPEC_ERR_NULL;
+    return cs_gcm_oneshot(ks, iv, iv_len, aad, aad_len, in, out, len, NULL, tag, tag_len);
+}
+
+int aes256_gmac(const aes256_key *ks, const uint8_t *iv, size_t iv_len, const uint8_t *aad, size_t aad_len,
+              uint8_t *tag, size_t tag_len)
+{
+    uint8_t none[1] = {0};
+    return cs_gcm_oneshot(ks, iv, iv_len, aad, aad_len, none, none, 0, tag, NULL, tag_len);
+}
+
+/* ---- CCM ---- */
+/* CBC-MAC of n bytes, the last partial block zero-padded */
+static void cs_cbcmac_padded(const cs_kernels *k, const aes256_key *ks, uint8_t x[CS_BLOCK], const uint8_t *data, size_t n)
+{
+    uint8_t b[CS_BLOCK];
+    cs_cbcmac(k, ks, x, data, n / CS_BLOCK);
+    if (n % CS_BLOCK) {
+        memset(b, 0, CS_BLOCK);
+        memcpy(b, data + n - n % CS_BLOCK, n % CS_BLOCK);
+        cs_cbcmac(k, ks, x, b, 1);
+        cs_wipe(b, sizeof b);
+    }
+}
+
+static int cs_ccm(const aes256_key *ks, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad, size_t aad_len,
+                  const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag, const uint8_t *expect, size_t tag_len)
+{
+    const cs_kernels *k;
+    uint8_t x[16], ctr[16], s0[16], b[16], hdr[10];
+    size_t q, i, h, done, m;
+    int rc = CIPHERSPEC_OK;
+    if (ks == NULL || nonce == NULL || aad == NULL || in == NULL || out == NULL || (tag == NULL && expect == NULL))
+        return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    if (nonce_len < 7 || nonce_len > 13 || tag_len < 4 || tag_len > 16 || tag_len % 2) return CIPHERSPEC_ERR_PARAM;
+    q = 15 - nonce_len;
+    if (q < 8 && (uint64_t)len >> (8 * q) != 0) return CIPHERSPEC_ERR_PARAM;  /* the length must fit in q bytes */
+    /* B0 = flags || N || [len]q, then the AAD's length encoding, the AAD, zero padding */
+    x[0] = (uint8_t)((aad_len ? 64 : 0) | ((tag_len - 2) / 2) << 3 | (q - 1));
+    memcpy(x + 1, nonce, nonce_len);
+    for (i = 0; i < q; i++) x[15 - i] = (uint8_t)(i < 8 ? (uint64_t)len >> (8 * i) : 0);
+    k->ecb_encrypt(ks, x, x, 1);
+    if (aad_len) {
+        if ((uint64_t)aad_len < 0xff00u) {
+            hdr[0] = (uint8_t)(aad_len >> 8);
+            hdr[1] = (uint8_t)aad_len;
+            h = 2;
+        } else if ((uint64_t)aad_len <= 0xffffffffu) {
+            hdr[0] = 0xff;
+            hdr[1] = 0xfe;
+            cs_store32be(hdr + 2, (uint32_t)aad_len);
+            h = 6;
+        } else {
+            hdr[0] = 0xff;
+            hdr[1] = 0xff;
+            cs_store64be(hdr + 2, (uint64_t)aad_len);
+            h = 10;
+        }
+        /* the first block: the header and the AAD's first bytes */
+        memset(b, 0, 16);
+        memcpy(b, hdr, h);
+        m = aad_len < 16 - h ? aad_len : 16 - h;
+        memcpy(b + h, aad, m);
+        cs_cbcmac(k, ks, x, b, 1);
+        cs_cbcmac_padded(k, ks, x, aad + m, aad_len - m);
+    }
+    /* counter blocks: flags q-1 || N || [i]q; S0 from i = 0, the payload from i = 1 */
+    memset(ctr, 0, 16);
+    ctr[0] = (uint8_t)(q - 1);
+    memcpy(ctr + 1, nonce, nonce_len);
+    k->ecb_encrypt(ks, ctr, s0, 1);
+    ctr[15] = 1;
+    for (done = 0; done < len; done += m) {  /* per chunk: MAC the plaintext, CTR (decryption: the reverse) */
+        m = len - done < CS_GCM_CHUNK * 16 ? len - done : CS_GCM_CHUNK * 16;
+        if (expect == NULL) cs_cbcmac_padded(k, ks, x, in + done, m);
+        if (m >= 16) k->ctr(ks, ctr, in + done, out + done, m / 16);
+        if (m % 16) {
+            memset(b, 0, 16);
+            memcpy(b, in + done + m - m % 16, m % 16);
+            k->ctr(ks, ctr, b, b, 1);
+            memcpy(out + done + m - m % 16, b, m % 16);
+        }
+        if (expect != NULL) cs_cbcmac_padded(k, ks, x, out + done, m);
+    }
+    cs_xor_bytes(x, x, s0, 16);
+    if (expect == NULL) {
+        memcpy(tag, x, tag_len);
+    } else if (!cs_equal_ct(x, expect, tag_len)) {
+        memset(out, 0, len);  /* no plaintext without a valid tag */
+        rc = CIPHERSPEC_ERR_AUTH;
+    }
+    cs_wipe(x, sizeof x);
+    cs_wipe(s0, sizeof s0);
+    cs_wipe(b, sizeof b);
+    return rc;
+}
+
+int aes256_ccm_encrypt(const aes256_key *ks, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad, size_t aad_len,
+                     const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag, size_t tag_len)
+{
+    if (tag == NULL) return CIPHERSPEC_ERR_NULL;
+    return cs_ccm(ks, nonce, nonce_len, aad, aad_len, in, out, len, tag, NULL, tag_len);
+}
+
+int aes256_ccm_decrypt(const aes256_key *ks, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad, size_t aad_len,
+                     const uint8_t *in, uint8_t *out, size_t len, const uint8_t *tag, size_t tag_len)
+{
+    if (tag == NULL) return CIPHERSPEC_ERR_NULL;
+    return cs_ccm(ks, nonce, nonce_len, aad, aad_len, in, out, len, NULL, tag, tag_len);
+}
+
+/* ---- XTS ---- */
+#define CS_XTS_BATCH 128  /* blocks per ECB kernel call */
+#define CS_XTS_MAX_BLOCKS ((uint64_t)1 << 20)  /* SP 800-38E: a data unit is at most 2^20 blocks */
+
+int aes256_xts_set_key_isa(aes256_xts_key *xk, const uint8_t *key, size_t key_len, const char *isa)
+{
+    int rc;
+    if (xk == NULL || key == NULL) return CIPHERSPEC_ERR_NULL;
+    xk->data.variant = xk->tweak.variant = 0;
+    if (key_len != 2 * AES256_KEY_BYTES) return CIPHERSPEC_ERR_KEY_LENGTH;
+    if (cs_equal_ct(key, key + AES256_KEY_BYTES, AES256_KEY_BYTES)) return CIPHERSPEC_ERR_PARAM;
+    if ((rc = aes256_set_key_isa(&xk->data, key, AES256_KEY_BYTES, isa)) != CIPHERSPEC_OK) return rc;
+    if ((rc = aes256_set_key_isa(&xk->tweak, key + AES256_KEY_BYTES, AES256_KEY_BYTES, isa)) != CIPHERSPEC_OK) {
+        cs_wipe(xk, sizeof *xk);
+        return rc;
+    }
+    return CIPHERSPEC_OK;
+}
+
+int aes256_xts_set_key(aes256_xts_key *xk, const uint8_t *key, size_t key_len)
+{
+    return aes256_xts_set_key_isa(xk, key, key_len, NULL);
+}
+
+/* t = t * alpha in GF(2^128), the block read as a little-endian integer (IEEE 1619) */
+static void cs_xts_double(uint64_t t[2])
+{
+    const uint64_t m = (uint64_t)0 - (t[1] >> 63);
+    t[1] = t[1] << 1 | t[0] >> 63;
+    t[0] = (t[0] << 1) ^ (m & 0x87u);
+}
+
+#ifdef CS_X86
+/* AVX-512 (a key whose GHASH variant needs x86-64-v4: its ISA ceiling allows it): m (a multiple of 4)
+   tweaks from t into tw, four per register, each register the previous times alpha^4 (per 128-bit lane:
+   a 4-bit shift, the 4 bits out folded back with 0x87), and out = in ^ tw; t moves past them */
+/* each 128-bit lane (a little-endian tweak) times alpha^k, 0 < k < 57: shifted left k bits, the k bits
+   out folded back times 0x87 (x^7 + x^2 + x + 1) */
+#define CS_XTS_MULK(z, k)                                                                                      \
+    do {                                                                                                       \
+        const __m512i s_ = _mm512_shuffle_epi32(_mm512_srli_epi64(z, 64 - (k)), 0x4e);                         \
+        const __m512i f_ = _mm512_xor_si512(_mm512_xor_si512(s_, _mm512_slli_epi64(s_, 1)),                    \
+                                            _mm512_xor_si512(_mm512_slli_epi64(s_, 2), _mm512_slli_epi64(s_, 7))); \
+        z = _mm512_xor_si512(_mm512_slli_epi64(z, k), _mm512_mask_blend_epi64(0xAA, f_, s_));                 \
+    } while (0)
+
+CS_TARGET("avx512f,avx512bw") static void cs_xts_pre512(uint8_t *tw, const uint8_t *in, uint8_t *out, size_t m, uint64_t t[2])
+{
+    uint64_t first[8];
+    __m512i z[4];
+    size_t j;
+    int c;
+    for (j = 0; j < 4; j++) {
+        first[2 * j] = t[0];
+        first[2 * j + 1] = t[1];
+        cs_xts_double(t);
+    }
+    z[0] = _mm512_loadu_si512((const void *)first);
+    for (c = 1; c < 4; c++) {
+        z[c] = z[c - 1];
+        CS_XTS_MULK(z[c], 4);
+    }
+    for (j = 0; j < m; j += 4) {  /* four independent chains of 4 tweaks, each stepping by alpha^16 */
+        c = (int)(j / 4 % 4);
+        _mm512_storeu_si512((void *)(tw + 16 * j), z[c]);
+        _mm512_storeu_si512((void *)(out + 16 * j), _mm512_xor_si512(z[c], _mm512_loadu_si512((const void *)(in + 16 * j))));
+        CS_XTS_MULK(z[c], 16);
+    }
+    t[0] = cs_load64le(tw + 16 * (m - 1));
+    t[1] = cs_load64le(tw + 16 * (m - 1) + 8);
+    cs_xts_double(t);
+    cs_wipe(first, sizeof first);
+}
+
+CS_TARGET("avx512f,avx512bw") static void cs_xts_post512(uint8_t *out, const uint8_t *tw, size_t m)
+{
+    size_t j;
+    for (j = 0; j < m; j += 4)
+        _mm512_storeu_si512((void *)(out + 16 * j), _mm512_xor_si512(_mm512_loadu_si512((const void *)(out + 16 * j)),
+                                                                     _mm512_loadu_si512((const void *)(tw + 16 * j))));
+}
+#endif
+
+/* n whole blocks with consecutive tweaks from t (which moves past them): xor, ECB kernel, xor */
+static void cs_xts_blocks(const cs_kernels *k, const aes256_key *ks, int decrypt, uint64_t t[2], const uint8_t *in,
+                          uint8_t *out, size_t n)
+{
+    uint8_t tw[CS_XTS_BATCH * 16];
+    size_t i, m, j;
+    for (i = 0; i < n; i += m) {
+        m = n - i < CS_XTS_BATCH ? n - i : CS_XTS_BATCH;
+#ifdef CS_X86
+        if (m % 4 == 0 && (cs_ghash_variants[ks->ghash].features & CS_F_V4)) {
+            cs_xts_pre512(tw, in + 16 * i, out + 16 * i, m, t);
+            (decrypt ? k->ecb_decrypt : k->ecb_encrypt)(ks, out + 16 * i, out + 16 * i, m);
+            cs_xts_post512(out + 16 * i, tw, m);
+            continue;
+        }
+#endif
+        for (j = 0; j < m && j < 8; j++) {  /* T, T a, ..., T a^7 */
+            cs_store64le(tw + 16 * j, t[0]);
+            cs_store64le(tw + 16 * j + 8, t[1]);
+            cs_xts_double(t);
+        }
+        for (; j < m; j++) {  /* then eight independent chains: T_j = T_(j-8) a^8 */
+            const uint64_t lo = cs_load64le(tw + 16 * (j - 8)), hi = cs_load64le(tw + 16 * (j - 8) + 8), c = hi >> 56;
+            cs_store64le(tw + 16 * j, (lo << 8) ^ c ^ (c << 1) ^ (c << 2) ^ (c << 7));
+            cs_store64le(tw + 16 * j + 8, hi << 8 | lo >> 56);
+        }
+        if (m > 8) {  /* t: the tweak after the batch */
+            t[0] = cs_load64le(tw + 16 * (m - 1));
+            t[1] = cs_load64le(tw + 16 * (m - 1) + 8);
+            cs_xts_double(t);
+        }
+        cs_xor_bytes(out + 16 * i, in + 16 * i, tw, 16 * m);
+        (decrypt ? k->ecb_decrypt : k->ecb_encrypt)(ks, out + 16 * i, out + 16 * i, m);
+        cs_xor_bytes(out + 16 * i, out + 16 * i, tw, 16 * m);
+    }
+    cs_wipe(tw, sizeof tw);
+}
+
+static int cs_xts(const aes256_xts_key *xk, const uint8_t *tweak, const uint8_t *in, uint8_t *out, size_t len, int decrypt)
+{
+    const cs_kernels *k;
+    uint64_t t[2], t2[2];
+    uint8_t b[16], cc[16];
+    size_t n, r;
+    if (xk == NULL || tweak == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_kernels_of(&xk->data)) == NULL || cs_kernels_of(&xk->tweak) == NULL || xk->data.ghash >= CS_NGHASH)
+        return CIPHERSPEC_ERR_ISA;
+    if (len < 16 || (uint64_t)len > CS_XTS_MAX_BLOCKS * 16) return CIPHERSPEC_ERR_PARAM;
+    n = len / 16;
+    r = len % 16;
+    cs_kernels_of(&xk->tweak)->ecb_encrypt(&xk->tweak, tweak, b, 1);  /* T = E_K2(tweak) */
+    t[0] = cs_load64le(b);
+    t[1] = cs_load64le(b + 8);
+    cs_xts_blocks(k, &xk->data, decrypt, t, in, out, r ? n - 1 : n);
+    if (r) {  /* ciphertext stealing over the last whole block and the partial one */
+        const uint8_t *li = in + 16 * (n - 1);
+        uint8_t *lo = out + 16 * (n - 1);
+        t2[0] = t[0];
+        t2[1] = t[1];
+        cs_xts_double(t2);  /* the tweak after the last whole block's */
+        memcpy(b, li, 16);
+        /* encryption: CC = E(P[n-1]) under T[n-1]; decryption: PP = D(C[n-1]) under T[n] */
+        cs_xts_blocks(k, &xk->data, decrypt, decrypt ? t2 : t, b, cc, 1);
+        memcpy(b, li + 16, r);   /* the partial input block, then the stolen tail */
+        memcpy(b + r, cc + r, 16 - r);
+        memcpy(lo + 16, cc, r);
+        cs_xts_blocks(k, &xk->data, decrypt, decrypt ? t : t2, b, lo, 1);
+        cs_wipe(cc, sizeof cc);
+    }
+    cs_wipe(b, sizeof b);
+    cs_wipe(t, sizeof t);
+    cs_wipe(t2, sizeof t2);
+    return CIPHERSPEC_OK;
+}
+
+int aes256_xts_encrypt(const aes256_xts_key *xk, const uint8_t *tweak, const uint8_t *in, uint8_t *out, size_t len)
+{
+    return cs_xts(xk, tweak, in, out, len, 0);
+}
+
+int aes256_xts_decrypt(const aes256_xts_key *xk, const uint8_t *tweak, const uint8_t *in, uint8_t *out, size_t len)
+{
+    return cs_xts(xk, tweak, in, out, len, 1);
+}
+
+const char *aes256_ghash_variant(void)
+{
+    return aes256_ghash_variant_for(getenv("CIPHERSPEC_X86_ISA"));
+}
+
+const char *aes256_ghash_variant_for(const char *isa)
+{
+    const char *why = "";
+    unsigned allowed;
+    if (cs_choose_allowed(isa, &allowed, &why) < 0) return NULL;
+    return cs_ghash_variants[cs_ghash_choose(allowed)].name;
+}
+
+size_t aes256_gcm_size(void) { return sizeof(aes256_gcm); }
+size_t aes256_xts_key_size(void) { return sizeof(aes256_xts_key); }
+
+/* ---- CMAC ---- */
+#define CS_CMAC_MAGIC 0x434d4131u
+
+/* d = s * x in GF(2^(8 CS_BLOCK)) (the block big-endian; R = 0x87) */
+static void cs_cmac_double(uint8_t *d, const uint8_t *s)
+{
+    const uint8_t m = (uint8_t)(0u - (unsigned)(s[0] >> 7));
+    int i;
+    for (i = 0; i < CS_BLOCK - 1; i++) d[i] = (uint8_t)(s[i] << 1 | s[i + 1] >> 7);
+    d[CS_BLOCK - 1] = (uint8_t)((s[CS_BLOCK - 1] << 1) ^ (m & 0x87u));
+}
+
+int aes256_cmac_init(aes256_cmac_ctx *ctx, const aes256_key *ks)
+{
+    const cs_kernels *k;
+    if (ctx == NULL || ks == NULL) return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->ks = ks;
+    k->ecb_encrypt(ks, ctx->k1, ctx->k1, 1);  /* L = E_K(0) */
+    cs_cmac_double(ctx->k1, ctx->k1);
+    cs_cmac_double(ctx->k2, ctx->k1);
+    ctx->magic = CS_CMAC_MAGIC;
+    return CIPHERSPEC_OK;
+}
+
+int aes256_cmac_update(aes256_cmac_ctx *ctx, const uint8_t *msg, size_t len)
+{
+    const cs_kernels *k;
+    size_t t, n;
+    if (ctx == NULL || msg == NULL) return CIPHERSPEC_ERR_NULL;
+    if (ctx->magic != CS_CMAC_MAGIC) return CIPHERSPEC_ERR_PARAM;
+    if ((k = cs_kernels_of(ctx->ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    if (len == 0) return CIPHERSPEC_OK;
+    /* the last block is held back (it gets K1 or K2): a full buffer is absorbed only when more follows */
+    if (ctx->used == CS_BLOCK) {
+        cs_cbcmac(k, ctx->ks, ctx->x, ctx->buf, 1);
+        ctx->used = 0;
+    }
+    t = CS_BLOCK - ctx->used < len ? CS_BLOCK - ctx->used : len;
+    memcpy(ctx->buf + ctx->used, msg, t);
+    ctx->used += (uint32_t)t;
+    msg += t;
+    len -= t;
+    if (len == 0) return CIPHERSPEC_OK;
+    cs_cbcmac(k, ctx->ks, ctx->x, ctx->buf, 1);
+    n = (len - 1) / CS_BLOCK;  /* whole blocks that are certainly not the last */
+    cs_cbcmac(k, ctx->ks, ctx->x, msg, n);
+    msg += n * CS_BLOCK;
+    len -= n * CS_BLOCK;
+    memcpy(ctx->buf, msg, len);
+    ctx->used = (uint32_t)len;
+    return CIPHERSPEC_OK;
+}
+
+int aes256_cmac_final(aes256_cmac_ctx *ctx, uint8_t *tag, size_t tag_len)
+{
+    const cs_kernels *k;
+    size_t i;
+    if (ctx == NULL || tag == NULL) return CIPHERSPEC_ERR_NULL;
+    if (ctx->magic != CS_CMAC_MAGIC) return CIPHERSPEC_ERR_PARAM;
+    if ((k = cs_kernels_of(ctx->ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    if (tag_len < 1 || tag_len > CS_BLOCK) return CIPHERSPEC_ERR_PARAM;
+    if (ctx->used == CS_BLOCK) {
+        cs_xor_bytes(ctx->buf, ctx->buf, ctx->k1, CS_BLOCK);
+    } else {  /* padded: 10...0, and K2 */
+        ctx->buf[ctx->used] = 0x80;
+        for (i = ctx->used + 1; i < CS_BLOCK; i++) ctx->buf[i] = 0;
+        cs_xor_bytes(ctx->buf, ctx->buf, ctx->k2, CS_BLOCK);
+    }
+    cs_cbcmac(k, ctx->ks, ctx->x, ctx->buf, 1);
+    memcpy(tag, ctx->x, tag_len);
+    cs_wipe(ctx, sizeof *ctx);
+    return CIPHERSPEC_OK;
+}
+
+int aes256_cmac(const aes256_key *ks, const uint8_t *msg, size_t len, uint8_t *tag, size_t tag_len)
+{
+    aes256_cmac_ctx c;
+    int rc;
+    if (ks == NULL || msg == NULL || tag == NULL) return CIPHERSPEC_ERR_NULL;
+    if (cs_kernels_of(ks) == NULL) return CIPHERSPEC_ERR_ISA;
+    if (tag_len < 1 || tag_len > CS_BLOCK) return CIPHERSPEC_ERR_PARAM;
+    if ((rc = aes256_cmac_init(&c, ks)) == CIPHERSPEC_OK && (rc = aes256_cmac_update(&c, msg, len)) == CIPHERSPEC_OK)
+        rc = aes256_cmac_final(&c, tag, tag_len);
+    cs_wipe(&c, sizeof c);
+    return rc;
+}
+
+size_t aes256_cmac_ctx_size(void) { return sizeof(aes256_cmac_ctx); }

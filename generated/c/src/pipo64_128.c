@@ -1849,22 +1849,31 @@ typedef struct {
     void (*ecb_encrypt)(const pipo64_128_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ecb_decrypt)(const pipo64_128_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ctr)(const pipo64_128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
+    /* GCM's CTR stitched with a VPCLMULQDQ zmm GHASH (AES-round kernels on 512-bit registers; else NULL) */
+    size_t (*ctr_ghash)(const pipo64_128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2],
+                        const uint64_t (*h)[2], int decrypt);
 } cs_kernels;
 
-/* CPU feature groups (x86-64 psABI levels, plus AES-NI and VAES) */
+/* CPU feature groups (x86-64 psABI levels, plus AES-NI, VAES and the carry-less multiplies) */
 #define CS_F_SSE2 1u   /* x86-64 baseline */
 #define CS_F_V2 2u     /* x86-64-v2: SSE3, SSSE3, SSE4.1, SSE4.2, POPCNT, CMPXCHG16B, LAHF */
 #define CS_F_AES 4u    /* AES-NI (and PCLMULQDQ) */
 #define CS_F_V3 8u     /* x86-64-v3: AVX, AVX2, BMI1, BMI2, F16C, FMA, LZCNT, MOVBE, OS-saved YMM */
 #define CS_F_VAES 16u  /* VAES (AES on 256/512-bit registers) */
 #define CS_F_V4 32u    /* x86-64-v4: AVX-512 F, BW, CD, DQ, VL, OS-saved ZMM */
-#define CS_F_GFNI 64u  /* GFNI (Galois-field affine maps and inversion on bytes), CPUID.(7,0):ECX bit 8 */
+#define CS_F_CLMUL 64u    /* PCLMULQDQ (GHASH) */
+#define CS_F_VCLMUL 128u  /* VPCLMULQDQ (GHASH on 256/512-bit registers, with V3/V4) */
+#define CS_F_GFNI 256u    /* GFNI (Galois-field affine maps and inversion on bytes), CPUID.(7,0):ECX bit 8 */
 
 #define CS_DECLARE(v)                                                                                    \
     void pipo64_128_##v##_ecb_encrypt(const pipo64_128_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void pipo64_128_##v##_ecb_decrypt(const pipo64_128_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void pipo64_128_##v##_ctr(const pipo64_128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-#define CS_ROW(v, features, lanes) { #v, features, lanes, pipo64_128_##v##_ecb_encrypt, pipo64_128_##v##_ecb_decrypt, pipo64_128_##v##_ctr }
+#define CS_ROW(v, features, lanes) { #v, features, lanes, pipo64_128_##v##_ecb_encrypt, pipo64_128_##v##_ecb_decrypt, pipo64_128_##v##_ctr, NULL }
+#define CS_DECLARE_GH(v)                                                                                 \
+    size_t pipo64_128_##v##_ctr_ghash(const pipo64_128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, \
+                                uint64_t x[2], const uint64_t (*h)[2], int decrypt);
+#define CS_ROW_GH(v, features, lanes) { #v, features, lanes, pipo64_128_##v##_ecb_encrypt, pipo64_128_##v##_ecb_decrypt, pipo64_128_##v##_ctr, pipo64_128_##v##_ctr_ghash }
 
 #ifdef CS_X86
 #ifndef CS_NO_AVX512
@@ -1901,16 +1910,17 @@ static const cs_kernels cs_variants[] = {
    CPU features the chosen kernels may use */
 static const struct {
     const char *name;
-    unsigned features;
+    unsigned features;  /* what the level's kernels may use */
+    unsigned allows;    /* and what GHASH may use (its features and carry-less multiplies) */
 } cs_levels[] = {
-    {"sse2", CS_F_SSE2},
-    {"aesni", CS_F_SSE2 | CS_F_V2 | CS_F_AES},
-    {"avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3},
-    {"vaes_avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES},
-    {"avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4},
-    {"vaes_avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES},
-    {"gfni_avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES | CS_F_GFNI},
-    {"gfni_avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_GFNI}
+    {"sse2", CS_F_SSE2, CS_F_SSE2},
+    {"aesni", CS_F_SSE2 | CS_F_V2 | CS_F_AES, CS_F_SSE2 | CS_F_V2 | CS_F_AES | CS_F_CLMUL},
+    {"avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_CLMUL | CS_F_VCLMUL},
+    {"vaes_avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES | CS_F_CLMUL | CS_F_VCLMUL},
+    {"avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_CLMUL | CS_F_VCLMUL},
+    {"vaes_avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_CLMUL | CS_F_VCLMUL},
+    {"gfni_avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES | CS_F_GFNI, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES | CS_F_GFNI | CS_F_CLMUL | CS_F_VCLMUL},
+    {"gfni_avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_GFNI, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_GFNI | CS_F_CLMUL | CS_F_VCLMUL}
 };
 
 #include <cpuid.h>
@@ -1939,17 +1949,21 @@ static unsigned cs_cpu_features(void)
     if ((f & CS_F_V3) && (xcr0 & 0xe6) == 0xe6 && (b7 >> 16 & 1) && (b7 >> 17 & 1) && (b7 >> 28 & 1)
         && (b7 >> 30 & 1) && (b7 >> 31 & 1))
         f |= CS_F_V4;
+    if (c1 >> 1 & 1) f |= CS_F_CLMUL;    /* PCLMULQDQ: CPUID.1:ECX bit 1 */
+    if (c7 >> 10 & 1) f |= CS_F_VCLMUL;  /* VPCLMULQDQ: CPUID.(7,0):ECX bit 10 (the register width: V3/V4) */
     return f;
 }
 #else
 static unsigned cs_cpu_features(void) { return 0; }  /* one portable variant: it needs nothing */
 #endif
 
-/* The variant for an ISA ceiling (NULL: this CPU's own features): its index, or -1 and why not. */
-static int cs_choose(const char *isa, const char **why)
+/* The variant for an ISA ceiling (NULL: this CPU's own features): its index, or -1 and why not; *allowed:
+   the CPU features GHASH may use under that ceiling. */
+static int cs_choose_allowed(const char *isa, unsigned *allowed, const char **why)
 {
     unsigned have = cs_cpu_features(), cap = have;
     int i;
+    *allowed = have;
 #ifdef CS_X86
     if (isa != NULL) {
         for (i = 0; i < (int)(sizeof cs_levels / sizeof cs_levels[0]); i++)
@@ -1963,6 +1977,7 @@ static int cs_choose(const char *isa, const char **why)
             *why = "this CPU lacks that ISA level";
             return -1;
         }
+        *allowed = have & cs_levels[i].allows;
     }
 #else
     (void)isa;  /* one portable variant: the ISA level does not apply */
@@ -1973,29 +1988,44 @@ static int cs_choose(const char *isa, const char **why)
     return -1;
 }
 
-/* The default choice (CIPHERSPEC_X86_ISA, else the CPU's best), made once: variant index + 1, or
-   -1 - its error.  Threads racing at first use compute the same value, so storing it twice is harmless. */
+static int cs_choose(const char *isa, const char **why)
+{
+    unsigned allowed;
+    return cs_choose_allowed(isa, &allowed, why);
+}
+
+/* The default choice (CIPHERSPEC_X86_ISA, else the CPU's best), made once: (features GHASH may use) << 16 |
+   (variant index + 1), or -1 - its error.  Threads racing at first use compute the same value, so storing it
+   twice is harmless. */
 static const char *cs_default_why = "";
 
-static int cs_default(void)
+static int cs_default_packed(void)
 {
 #if defined(__GNUC__) || defined(__clang__)
     static int chosen;
     int v = __atomic_load_n(&chosen, __ATOMIC_ACQUIRE);
     if (v == 0) {
         const char *why = "";
-        int i = cs_choose(getenv("CIPHERSPEC_X86_ISA"), &why);
+        unsigned allowed;
+        int i = cs_choose_allowed(getenv("CIPHERSPEC_X86_ISA"), &allowed, &why);
         if (i < 0) __atomic_store_n(&cs_default_why, why, __ATOMIC_RELAXED);
-        v = i < 0 ? -1 : i + 1;
+        v = i < 0 ? -1 : (int)(allowed << 16) | (i + 1);
         __atomic_store_n(&chosen, v, __ATOMIC_RELEASE);
     }
-    return v < 0 ? -1 : v - 1;
+    return v;
 #else
     const char *why = "";
-    int i = cs_choose(getenv("CIPHERSPEC_X86_ISA"), &why);
+    unsigned allowed;
+    int i = cs_choose_allowed(getenv("CIPHERSPEC_X86_ISA"), &allowed, &why);
     if (i < 0) cs_default_why = why;
-    return i;
+    return i < 0 ? -1 : (int)(allowed << 16) | (i + 1);
 #endif
+}
+
+static int cs_default(void)
+{
+    int v = cs_default_packed();
+    return v < 0 ? -1 : (v & 0xffff) - 1;
 }
 
 static const cs_kernels *cs_kernels_of(const pipo64_128_key *ks)
@@ -2029,16 +2059,24 @@ const char *pipo64_128_variant_name(int i)
 int pipo64_128_set_key_isa(pipo64_128_key *ks, const uint8_t *key, size_t key_len, const char *isa)
 {
     const char *why = "";
+    unsigned allowed;
     int v;
     if (ks == NULL || key == NULL) return CIPHERSPEC_ERR_NULL;
     if (key_len != PIPO64_128_KEY_BYTES) return CIPHERSPEC_ERR_KEY_LENGTH;
-    v = isa == NULL ? cs_default() : cs_choose(isa, &why);
+    if (isa == NULL) {
+        v = cs_default_packed();
+        allowed = v < 0 ? 0u : (unsigned)v >> 16;
+        v = v < 0 ? -1 : (v & 0xffff) - 1;
+    } else {
+        v = cs_choose_allowed(isa, &allowed, &why);
+    }
     if (v < 0) {
         ks->variant = 0;
         return CIPHERSPEC_ERR_ISA;
     }
     cs_key_schedule(ks, key);
     ks->variant = (uint32_t)v + 1;
+    (void)allowed;
     return CIPHERSPEC_OK;
 }
 
@@ -2134,3 +2172,116 @@ int pipo64_128_ctr(const pipo64_128_key *ks, uint8_t *iv, const uint8_t *in, uin
 
 const char *pipo64_128_schedule_name(void) { return PIPO64_128_SCHEDULE; }
 size_t pipo64_128_key_size(void) { return sizeof(pipo64_128_key); }
+
+/* ---- authenticated and storage modes over the same kernels: CMAC (SP 800-38B).  Arguments are checked before anything is written; a failed
+ * decryption zeroes its output; contexts and stack copies of key-dependent values are wiped when they end. ---- */
+
+/* a memset the compiler cannot drop as a dead store */
+static void *(*const volatile cs_memset_v)(void *, int, size_t) = memset;
+
+static void cs_wipe(void *p, size_t n)
+{
+    cs_memset_v(p, 0, n);
+}
+
+
+/* CBC-MAC state x absorbs whole blocks */
+static void cs_cbcmac(const cs_kernels *k, const pipo64_128_key *ks, uint8_t x[CS_BLOCK], const uint8_t *data, size_t blocks)
+{
+    for (; blocks; blocks--, data += CS_BLOCK) {
+        cs_xor_bytes(x, x, data, CS_BLOCK);
+        k->ecb_encrypt(ks, x, x, 1);
+    }
+}
+
+
+/* ---- CMAC ---- */
+#define CS_CMAC_MAGIC 0x434d4131u
+
+/* d = s * x in GF(2^(8 CS_BLOCK)) (the block big-endian; R = 0x1b) */
+static void cs_cmac_double(uint8_t *d, const uint8_t *s)
+{
+    const uint8_t m = (uint8_t)(0u - (unsigned)(s[0] >> 7));
+    int i;
+    for (i = 0; i < CS_BLOCK - 1; i++) d[i] = (uint8_t)(s[i] << 1 | s[i + 1] >> 7);
+    d[CS_BLOCK - 1] = (uint8_t)((s[CS_BLOCK - 1] << 1) ^ (m & 0x1bu));
+}
+
+int pipo64_128_cmac_init(pipo64_128_cmac_ctx *ctx, const pipo64_128_key *ks)
+{
+    const cs_kernels *k;
+    if (ctx == NULL || ks == NULL) return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->ks = ks;
+    k->ecb_encrypt(ks, ctx->k1, ctx->k1, 1);  /* L = E_K(0) */
+    cs_cmac_double(ctx->k1, ctx->k1);
+    cs_cmac_double(ctx->k2, ctx->k1);
+    ctx->magic = CS_CMAC_MAGIC;
+    return CIPHERSPEC_OK;
+}
+
+int pipo64_128_cmac_update(pipo64_128_cmac_ctx *ctx, const uint8_t *msg, size_t len)
+{
+    const cs_kernels *k;
+    size_t t, n;
+    if (ctx == NULL || msg == NULL) return CIPHERSPEC_ERR_NULL;
+    if (ctx->magic != CS_CMAC_MAGIC) return CIPHERSPEC_ERR_PARAM;
+    if ((k = cs_kernels_of(ctx->ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    if (len == 0) return CIPHERSPEC_OK;
+    /* the last block is held back (it gets K1 or K2): a full buffer is absorbed only when more follows */
+    if (ctx->used == CS_BLOCK) {
+        cs_cbcmac(k, ctx->ks, ctx->x, ctx->buf, 1);
+        ctx->used = 0;
+    }
+    t = CS_BLOCK - ctx->used < len ? CS_BLOCK - ctx->used : len;
+    memcpy(ctx->buf + ctx->used, msg, t);
+    ctx->used += (uint32_t)t;
+    msg += t;
+    len -= t;
+    if (len == 0) return CIPHERSPEC_OK;
+    cs_cbcmac(k, ctx->ks, ctx->x, ctx->buf, 1);
+    n = (len - 1) / CS_BLOCK;  /* whole blocks that are certainly not the last */
+    cs_cbcmac(k, ctx->ks, ctx->x, msg, n);
+    msg += n * CS_BLOCK;
+    len -= n * CS_BLOCK;
+    memcpy(ctx->buf, msg, len);
+    ctx->used = (uint32_t)len;
+    return CIPHERSPEC_OK;
+}
+
+int pipo64_128_cmac_final(pipo64_128_cmac_ctx *ctx, uint8_t *tag, size_t tag_len)
+{
+    const cs_kernels *k;
+    size_t i;
+    if (ctx == NULL || tag == NULL) return CIPHERSPEC_ERR_NULL;
+    if (ctx->magic != CS_CMAC_MAGIC) return CIPHERSPEC_ERR_PARAM;
+    if ((k = cs_kernels_of(ctx->ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    if (tag_len < 1 || tag_len > CS_BLOCK) return CIPHERSPEC_ERR_PARAM;
+    if (ctx->used == CS_BLOCK) {
+        cs_xor_bytes(ctx->buf, ctx->buf, ctx->k1, CS_BLOCK);
+    } else {  /* padded: 10...0, and K2 */
+        ctx->buf[ctx->used] = 0x80;
+        for (i = ctx->used + 1; i < CS_BLOCK; i++) ctx->buf[i] = 0;
+        cs_xor_bytes(ctx->buf, ctx->buf, ctx->k2, CS_BLOCK);
+    }
+    cs_cbcmac(k, ctx->ks, ctx->x, ctx->buf, 1);
+    memcpy(tag, ctx->x, tag_len);
+    cs_wipe(ctx, sizeof *ctx);
+    return CIPHERSPEC_OK;
+}
+
+int pipo64_128_cmac(const pipo64_128_key *ks, const uint8_t *msg, size_t len, uint8_t *tag, size_t tag_len)
+{
+    pipo64_128_cmac_ctx c;
+    int rc;
+    if (ks == NULL || msg == NULL || tag == NULL) return CIPHERSPEC_ERR_NULL;
+    if (cs_kernels_of(ks) == NULL) return CIPHERSPEC_ERR_ISA;
+    if (tag_len < 1 || tag_len > CS_BLOCK) return CIPHERSPEC_ERR_PARAM;
+    if ((rc = pipo64_128_cmac_init(&c, ks)) == CIPHERSPEC_OK && (rc = pipo64_128_cmac_update(&c, msg, len)) == CIPHERSPEC_OK)
+        rc = pipo64_128_cmac_final(&c, tag, tag_len);
+    cs_wipe(&c, sizeof c);
+    return rc;
+}
+
+size_t pipo64_128_cmac_ctx_size(void) { return sizeof(pipo64_128_cmac_ctx); }

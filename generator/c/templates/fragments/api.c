@@ -1,16 +1,28 @@
 int {{ P }}_set_key_isa({{ P }}_key *ks, const uint8_t *key, size_t key_len, const char *isa)
 {
     const char *why = "";
+    unsigned allowed;
     int v;
     if (ks == NULL || key == NULL) return CIPHERSPEC_ERR_NULL;
     if (key_len != {{ P_UP }}_KEY_BYTES) return CIPHERSPEC_ERR_KEY_LENGTH;
-    v = isa == NULL ? cs_default() : cs_choose(isa, &why);
+    if (isa == NULL) {
+        v = cs_default_packed();
+        allowed = v < 0 ? 0u : (unsigned)v >> 16;
+        v = v < 0 ? -1 : (v & 0xffff) - 1;
+    } else {
+        v = cs_choose_allowed(isa, &allowed, &why);
+    }
     if (v < 0) {
         ks->variant = 0;
         return CIPHERSPEC_ERR_ISA;
     }
     cs_key_schedule(ks, key);
     ks->variant = (uint32_t)v + 1;
+{% if block_bytes == 16 %}
+    ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */
+{% else %}
+    (void)allowed;
+{% endif %}
     return CIPHERSPEC_OK;
 }
 

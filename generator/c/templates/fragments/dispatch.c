@@ -5,7 +5,8 @@
    CPU features the chosen kernels may use */
 static const struct {
     const char *name;
-    unsigned features;
+    unsigned features;  /* what the level's kernels may use */
+    unsigned allows;    /* and what GHASH may use (its features and carry-less multiplies) */
 } cs_levels[] = {
 {{ levels }}
 };
@@ -36,17 +37,21 @@ static unsigned cs_cpu_features(void)
     if ((f & CS_F_V3) && (xcr0 & 0xe6) == 0xe6 && (b7 >> 16 & 1) && (b7 >> 17 & 1) && (b7 >> 28 & 1)
         && (b7 >> 30 & 1) && (b7 >> 31 & 1))
         f |= CS_F_V4;
+    if (c1 >> 1 & 1) f |= CS_F_CLMUL;    /* PCLMULQDQ: CPUID.1:ECX bit 1 */
+    if (c7 >> 10 & 1) f |= CS_F_VCLMUL;  /* VPCLMULQDQ: CPUID.(7,0):ECX bit 10 (the register width: V3/V4) */
     return f;
 }
 #else
 static unsigned cs_cpu_features(void) { return 0; }  /* one portable variant: it needs nothing */
 #endif
 
-/* The variant for an ISA ceiling (NULL: this CPU's own features): its index, or -1 and why not. */
-static int cs_choose(const char *isa, const char **why)
+/* The variant for an ISA ceiling (NULL: this CPU's own features): its index, or -1 and why not; *allowed:
+   the CPU features GHASH may use under that ceiling. */
+static int cs_choose_allowed(const char *isa, unsigned *allowed, const char **why)
 {
     unsigned have = cs_cpu_features(), cap = have;
     int i;
+    *allowed = have;
 #ifdef CS_X86
     if (isa != NULL) {
         for (i = 0; i < (int)(sizeof cs_levels / sizeof cs_levels[0]); i++)
@@ -60,6 +65,7 @@ static int cs_choose(const char *isa, const char **why)
             *why = "this CPU lacks that ISA level";
             return -1;
         }
+        *allowed = have & cs_levels[i].allows;
     }
 #else
     (void)isa;  /* one portable variant: the ISA level does not apply */
@@ -70,29 +76,44 @@ static int cs_choose(const char *isa, const char **why)
     return -1;
 }
 
-/* The default choice (CIPHERSPEC_X86_ISA, else the CPU's best), made once: variant index + 1, or
-   -1 - its error.  Threads racing at first use compute the same value, so storing it twice is harmless. */
+static int cs_choose(const char *isa, const char **why)
+{
+    unsigned allowed;
+    return cs_choose_allowed(isa, &allowed, why);
+}
+
+/* The default choice (CIPHERSPEC_X86_ISA, else the CPU's best), made once: (features GHASH may use) << 16 |
+   (variant index + 1), or -1 - its error.  Threads racing at first use compute the same value, so storing it
+   twice is harmless. */
 static const char *cs_default_why = "";
 
-static int cs_default(void)
+static int cs_default_packed(void)
 {
 #if defined(__GNUC__) || defined(__clang__)
     static int chosen;
     int v = __atomic_load_n(&chosen, __ATOMIC_ACQUIRE);
     if (v == 0) {
         const char *why = "";
-        int i = cs_choose(getenv("CIPHERSPEC_X86_ISA"), &why);
+        unsigned allowed;
+        int i = cs_choose_allowed(getenv("CIPHERSPEC_X86_ISA"), &allowed, &why);
         if (i < 0) __atomic_store_n(&cs_default_why, why, __ATOMIC_RELAXED);
-        v = i < 0 ? -1 : i + 1;
+        v = i < 0 ? -1 : (int)(allowed << 16) | (i + 1);
         __atomic_store_n(&chosen, v, __ATOMIC_RELEASE);
     }
-    return v < 0 ? -1 : v - 1;
+    return v;
 #else
     const char *why = "";
-    int i = cs_choose(getenv("CIPHERSPEC_X86_ISA"), &why);
+    unsigned allowed;
+    int i = cs_choose_allowed(getenv("CIPHERSPEC_X86_ISA"), &allowed, &why);
     if (i < 0) cs_default_why = why;
-    return i;
+    return i < 0 ? -1 : (int)(allowed << 16) | (i + 1);
 #endif
+}
+
+static int cs_default(void)
+{
+    int v = cs_default_packed();
+    return v < 0 ? -1 : (v & 0xffff) - 1;
 }
 
 static const cs_kernels *cs_kernels_of(const {{ P }}_key *ks)

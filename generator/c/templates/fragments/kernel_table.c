@@ -10,19 +10,28 @@ typedef struct {
     void (*ecb_encrypt)(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ecb_decrypt)(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ctr)(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
+    /* GCM's CTR stitched with a VPCLMULQDQ zmm GHASH (AES-round kernels on 512-bit registers; else NULL) */
+    size_t (*ctr_ghash)(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2],
+                        const uint64_t (*h)[2], int decrypt);
 } cs_kernels;
 
-/* CPU feature groups (x86-64 psABI levels, plus AES-NI and VAES) */
+/* CPU feature groups (x86-64 psABI levels, plus AES-NI, VAES and the carry-less multiplies) */
 #define CS_F_SSE2 1u   /* x86-64 baseline */
 #define CS_F_V2 2u     /* x86-64-v2: SSE3, SSSE3, SSE4.1, SSE4.2, POPCNT, CMPXCHG16B, LAHF */
 #define CS_F_AES 4u    /* AES-NI (and PCLMULQDQ) */
 #define CS_F_V3 8u     /* x86-64-v3: AVX, AVX2, BMI1, BMI2, F16C, FMA, LZCNT, MOVBE, OS-saved YMM */
 #define CS_F_VAES 16u  /* VAES (AES on 256/512-bit registers) */
 #define CS_F_V4 32u    /* x86-64-v4: AVX-512 F, BW, CD, DQ, VL, OS-saved ZMM */
-#define CS_F_GFNI 64u  /* GFNI (Galois-field affine maps and inversion on bytes), CPUID.(7,0):ECX bit 8 */
+#define CS_F_CLMUL 64u    /* PCLMULQDQ (GHASH) */
+#define CS_F_VCLMUL 128u  /* VPCLMULQDQ (GHASH on 256/512-bit registers, with V3/V4) */
+#define CS_F_GFNI 256u    /* GFNI (Galois-field affine maps and inversion on bytes), CPUID.(7,0):ECX bit 8 */
 
 #define CS_DECLARE(v)                                                                                    \
     void {{ P }}_##v##_ecb_encrypt(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void {{ P }}_##v##_ecb_decrypt(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void {{ P }}_##v##_ctr(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-#define CS_ROW(v, features, lanes) { #v, features, lanes, {{ P }}_##v##_ecb_encrypt, {{ P }}_##v##_ecb_decrypt, {{ P }}_##v##_ctr }
+#define CS_ROW(v, features, lanes) { #v, features, lanes, {{ P }}_##v##_ecb_encrypt, {{ P }}_##v##_ecb_decrypt, {{ P }}_##v##_ctr, NULL }
+#define CS_DECLARE_GH(v)                                                                                 \
+    size_t {{ P }}_##v##_ctr_ghash(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, \
+                                uint64_t x[2], const uint64_t (*h)[2], int decrypt);
+#define CS_ROW_GH(v, features, lanes) { #v, features, lanes, {{ P }}_##v##_ecb_encrypt, {{ P }}_##v##_ecb_decrypt, {{ P }}_##v##_ctr, {{ P }}_##v##_ctr_ghash }
