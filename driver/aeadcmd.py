@@ -160,19 +160,6 @@ def read_aad(args) -> bytes:
     return b""
 
 
-def refuse_options(args, mode: str) -> None:
-    """Options that belong to other modes: an error rather than silently ignored."""
-    m = mode.upper()
-    if mode in ("xts", "ecb", "cbc", "ctr"):
-        for opt, dest in (("--aad", "aad"), ("--aad-file", "aad_file"), ("--tag-len", "tag_len")):
-            if getattr(args, dest, None) is not None:
-                raise UsageError(f"{m} takes no {opt} (GCM and CCM authenticate; {m} does not)")
-    if mode != "xts" and getattr(args, "sector_size", None) is not None:
-        raise UsageError(f"{m} takes no --sector-size (XTS only)")
-    if mode in ("gcm", "ccm", "xts") and getattr(args, "pad", None) is not None:
-        raise UsageError(f"{m} takes no padding (--pad/--no-pad are for ECB and CBC)")
-
-
 def _nonce(args, c, mode: str, stdin_busy: bool) -> bytes:
     iv = keyinput.read(args, keyinput.IV, NONCE_BYTES, c.name, stdin_busy, nonce=True)
     if iv is None:
@@ -246,7 +233,6 @@ def cmd_aead(args, direction: str) -> int:
     from .streaming import _chunk_bytes, _stream_to_output
 
     mode = args.mode
-    refuse_options(args, mode)
     c = load(args, mode)
     stdin_busy = args.input in (None, "-")
     iv, aad, tag_len, sector = b"", b"", 16, SECTOR_BYTES

@@ -5,6 +5,8 @@
     cipherspec fmt FILE
     cipherspec dump CIPHER [--after PASS] [--function F] [--target T [--schedule S]] [--dump-dir DIR]
     cipherspec kat FILE... [--target ref|c|neon|cuda|openssl-provider] [--schedule NAME]
+    cipherspec test [SPEC...] [--cipher NAME...] [--target T...] [--require T...|all] [--junit FILE]
+                    [--schedules default|all] [--depth quick|full] [--seed N]   every target vs the interpreter
     cipherspec build CIPHER...|--all --target c|neon|cuda|openssl-provider [--schedule NAME] -o DIR
     cipherspec encrypt|decrypt CIPHER --mode ecb|cbc|ctr|gcm|ccm|xts (--key-file PATH|--key-fd N|$CIPHERSPEC_KEY|--key HEX)
                                [--iv...] [-i IN] [-o OUT] [--no-pad] [--hex]      streamed, C by default
@@ -28,6 +30,7 @@ from cipherspec.errors import AuthenticationError, CipherspecError, UsageError
 from toolchain.errors import ToolError
 
 from .streaming import add_crypt_parser, add_drbg_parser, add_mac_parser, cmd_crypt, cmd_drbg, cmd_mac
+from .testcmd import add_test_parser, cmd_test
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 70
 
@@ -329,6 +332,7 @@ SUBCOMMANDS = {  # name: (its parser, its handler), in the order of --help
     "dump": (_add_dump, cmd_dump),
     "build": (_add_build, cmd_build),
     "kat": (_add_kat, cmd_kat),
+    "test": (add_test_parser, cmd_test),
     "drbg": (add_drbg_parser, cmd_drbg),
     "encrypt": (lambda sub, common: add_crypt_parser(sub, common, "encrypt"), lambda a, o: cmd_crypt(a, o, "encrypt")),
     "decrypt": (lambda sub, common: add_crypt_parser(sub, common, "decrypt"), lambda a, o: cmd_crypt(a, o, "decrypt")),

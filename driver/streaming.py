@@ -83,10 +83,24 @@ def _terminate_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
+def refuse_options(args, mode: str) -> None:
+    """Options that belong to other modes: an error rather than silently ignored."""
+    m = mode.upper()
+    if mode in ("xts", "ecb", "cbc", "ctr"):
+        for opt, dest in (("--aad", "aad"), ("--aad-file", "aad_file"), ("--tag-len", "tag_len")):
+            if getattr(args, dest, None) is not None:
+                raise UsageError(f"{m} takes no {opt} (GCM and CCM authenticate; {m} does not)")
+    if mode != "xts" and getattr(args, "sector_size", None) is not None:
+        raise UsageError(f"{m} takes no --sector-size (XTS only)")
+    if mode in ("gcm", "ccm", "xts") and getattr(args, "pad", None) is not None:
+        raise UsageError(f"{m} takes no padding (--pad/--no-pad are for ECB and CBC)")
+
+
 def cmd_crypt(args, out, direction: str) -> int:
     from cipherspec.modeargs import AEAD_MODES, check_crypt_mode
 
     check_crypt_mode(args.mode)
+    refuse_options(args, args.mode)
     if args.mode in AEAD_MODES:
         from .aeadcmd import cmd_aead
 
@@ -97,13 +111,6 @@ def cmd_crypt(args, out, direction: str) -> int:
     from .pump import pump
     from .quickload import load_cipher
 
-    for opt, dest in (("--aad", "aad"), ("--aad-file", "aad_file"), ("--tag-len", "tag_len")):
-        if getattr(args, dest) is not None:
-            raise UsageError(
-                f"{args.mode.upper()} takes no {opt} (GCM and CCM authenticate; {args.mode.upper()} does not)"
-            )
-    if args.sector_size is not None:
-        raise UsageError(f"{args.mode.upper()} takes no --sector-size (XTS only)")
     pad = args.pad if args.pad is not None else args.mode != "ctr"
     c = load_cipher(args.spec or [], args.cipher, args.rounds, args.target, args.schedule)
     stdin_busy = args.input in (None, "-")

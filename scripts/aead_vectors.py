@@ -128,7 +128,7 @@ def wycheproof(src: Path) -> None:
         (
             "aes_gcm",
             d / "Cipher" / "wycheproof" / "aes_gcm_test.json",
-            lambda g, t: g["ivSize"] != 96 or t["result"] != "valid",
+            lambda g, t: g["keySize"] == 128 and (g["ivSize"] != 96 or t["result"] != "valid"),
         ),
         (
             "aes_cmac",

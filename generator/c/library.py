@@ -58,17 +58,25 @@ def _features(names) -> str:
 def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
     """The kernel table: x86-64 variants (each droppable with -DCS_NO_<NAME>), else the portable one."""
     lines = ["#ifdef CS_X86"]
+    P = module.cipher
     for v in vs:
-        gh = [f"CS_DECLARE_GH({v.name})"] if _fused_gcm(module, v) else []
-        lines += [f"#ifndef CS_NO_{v.name.upper()}", f"CS_DECLARE({v.name})", *gh, "#endif"]
+        gh, xts = _fused(module, v)
+        decls = [f"CS_DECLARE_CTR_GHASH({P}_{v.name}_ctr_ghash)"] if gh else []
+        decls += [f"CS_DECLARE_XTS({P}_{v.name}_xts)"] if xts else []
+        lines += [f"#ifndef CS_NO_{v.name.upper()}", f"CS_DECLARE({v.name})", *decls, "#endif"]
     lines.append("static const cs_kernels cs_variants[] = {")
     for v in vs:
         assert v.level is not None  # x86-64 variants have levels; the portable one is below
-        row = "CS_ROW_GH" if _fused_gcm(module, v) else "CS_ROW"
+        gh, xts = _fused(module, v)
+        head = f"{v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}"
+        if gh or xts:
+            fused = f"{P}_{v.name}_ctr_ghash" if gh else "NULL", f"{P}_{v.name}_xts" if xts else "NULL"
+            row = f"CS_ROW_FUSED({head}, {fused[0]}, {fused[1]})"
+        else:
+            row = f"CS_ROW({head})"
         lines += [
             f"#ifndef CS_NO_{v.name.upper()}",
-            f"    {row}({v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}),  "
-            f"/* {kernel_tag(v.kernel)}: {v.needs} */",
+            f"    {row},  /* {kernel_tag(v.kernel)}: {v.needs} */",
             "#endif",
         ]
     lines += [
@@ -83,14 +91,16 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
     return "\n".join(lines)
 
 
-def _fused_gcm(module: Module, v: Variant) -> bool:
-    """Whether a variant's kernels carry GCM's stitched CTR+GHASH (fragments/aes_rounds_ctr.c): AES-round
-    kernels (recognised in the IR) on 512-bit registers."""
+def _fused(module: Module, v: Variant) -> tuple[bool, bool]:
+    """Whether a variant's kernels carry GCM's stitched CTR+GHASH and their own XTS loop
+    (fragments/aes_rounds_ctr.c, aes_rounds_xts.c): AES-round kernels (recognised in the IR) on 512-bit
+    registers."""
     if v.kernel.layout != "aesni" or v.level is None or v.level.vector_bits != 512:
-        return False
-    from .aesni import plan
+        return False, False
+    from .aesni import has_fused_gcm, has_fused_xts, plan
 
-    return plan(module).programs["encrypt"] is not None
+    p = plan(module)
+    return has_fused_gcm(p), has_fused_xts(p)
 
 
 def lanes_of_variant(module: Module, v: Variant) -> int:

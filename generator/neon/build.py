@@ -19,7 +19,7 @@ from pathlib import Path
 from cipherspec.errors import UsageError
 from toolchain.aarch64 import static_library
 
-from . import dispatch
+from . import dispatch, techniques
 from .emit import emit
 from .keysched import ct_note, key_files
 from .schedules import parse
@@ -38,14 +38,15 @@ def build(
         module = registry.module(name)
         if schedule:
             e = emit(module, parse(schedule, name, None))
-            files, lib = single_files(module, e), e.schedule.name
+            files, lib, emitted = single_files(module, e), e.schedule.name, [e]
         else:
-            files, lib = dispatched_files(module)[:2]
+            files, lib, _, emitted = dispatched_files(module)
         for fname, text in files.items():
             (out_dir / fname).write_text(text)
         if cc:
             static_library(cc, out_dir, [f for f in files if f.endswith((".S", ".c"))], f"lib{lib}.a")
         notes.append(f"{lib}: {ct_note(module)}")
+        notes += techniques.notes(module, emitted)
         if task is not None:
             progress.advance(task)
     if library and not cc:

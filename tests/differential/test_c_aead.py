@@ -1,6 +1,7 @@
 """The C library's GCM/GMAC, CCM, XTS and CMAC (runtime/c_aead.py over fragments/aead.c and ghash.c)
 against an independent implementation: AES-128 vs the `cryptography` package (OpenSSL).  Lengths 0, 1,
-15, 16, 17 and the stitching chunk (8 KiB) and XTS batch (128 blocks) +-1; 12-byte and other IVs;
+15, 16, 17 and the stitching chunk (8 KiB) and XTS batch (128 blocks) +-1 (the fused kernels' 32-block
+batches inside them); 12-byte and other IVs;
 truncated tags; CCM's nonce and tag sizes; XTS with ciphertext stealing; inc32 across the counter's
 32-bit wrap (an IV solved for a chosen J0); incremental GCM/CMAC under random chunkings == one-shot;
 a tampered tag, ciphertext or AAD -> AuthenticationError with the C output zeroed; every GHASH variant
@@ -217,8 +218,12 @@ def test_ccm_long_aad_and_tampering(aes, rng):
 
 
 # ---------------------------------------------------------------------------------------------- XTS
-@pytest.mark.parametrize("level", ["sse2", None])
+@pytest.mark.parametrize("level", ["sse2", "vaes_avx2", "avx512", None])
 def test_xts_with_stealing(aes, rng, level):
+    """sse2/vaes_avx2: tweaks in C; avx512 (bitsliced kernels, AVX-512 allowed): tweaks and XORs on zmm;
+    the default here (vaes_avx512 where the CPU has it): the kernel's own one-pass loop."""
+    if level is not None and not has_level(level):
+        pytest.skip(f"this CPU lacks {level}")
     c = aes.with_isa(level)
     for n in (16, 17, 31, 32, 33, 47, 2048 - 1, 2048, 2048 + 1, 2048 + 16, 2048 + 17, 3 * 2048 + 5):
         key, tweak, data = _bytes(rng, 32), _bytes(rng, 16), _bytes(rng, n)

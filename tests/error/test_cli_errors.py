@@ -8,11 +8,11 @@ status itself, and that nothing escapes as a traceback)."""
 from __future__ import annotations
 
 import io
-import os
 import subprocess
 import sys
 
 import pytest
+from fd0 import on_fd0
 
 from driver import cli
 
@@ -36,14 +36,8 @@ def run(capsysbinary, monkeypatch, tmp_path):
     def run(args, stdin=b""):
         (tmp_path / "stdin").write_bytes(stdin)
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
-        saved = os.dup(0)
-        with open(tmp_path / "stdin", "rb") as f:
-            os.dup2(f.fileno(), 0)
-        try:
+        with on_fd0(tmp_path / "stdin"):
             rc = cli.run(list(args))
-        finally:
-            os.dup2(saved, 0)
-            os.close(saved)
         cap = capsysbinary.readouterr()
         return rc, cap.out, cap.err.decode()
 

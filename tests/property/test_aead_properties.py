@@ -26,6 +26,16 @@ def cuts(data: bytes, points: list[int]) -> list[bytes]:
     return [data[a:b] for a, b in zip(edges, edges[1:])]
 
 
+def tampered(ct: bytes, tag: bytes, aad: bytes, where: int) -> list[tuple[bytes, bytes, bytes]]:
+    """(ct, tag, aad) with one bit flipped in the tag, in the ciphertext, in the AAD (those not empty)."""
+    out = [(ct, flip(tag, where % (8 * len(tag))), aad)]
+    if ct:
+        out.append((flip(ct, where % (8 * len(ct))), tag, aad))
+    if aad:
+        out.append((ct, tag, flip(aad, where % (8 * len(aad)))))
+    return out
+
+
 @pytest.fixture(scope="module")
 def c(make_ref):
     return make_ref("lea128")
@@ -50,12 +60,7 @@ def test_gcm(c, key, iv, aad, data, tag_len, where, points):
         s.aad(piece)
     assert b"".join(s.update(p) for p in cuts(data, points)) == ct
     assert s.finish_encrypt(tag_len) == tag
-    tampered = [(ct, flip(tag, where % (8 * tag_len)), aad)]
-    if ct:
-        tampered.append((flip(ct, where % (8 * len(ct))), tag, aad))
-    if aad:
-        tampered.append((ct, tag, flip(aad, where % (8 * len(aad)))))
-    for ct2, tag2, aad2 in tampered:
+    for ct2, tag2, aad2 in tampered(ct, tag, aad, where):
         with pytest.raises(AuthenticationError):
             aead.gcm_decrypt(c, rk, iv, aad2, ct2, tag2)
 
@@ -77,12 +82,7 @@ def test_ccm(c, key, nonce, aad, data, tag_len, where, points):
     s = aead.CcmStream(c, rk, nonce, "decrypt", aad, len(ct), tag_len)
     assert b"".join(s.update(p) for p in cuts(ct, points)) == data
     s.finish_decrypt(tag)
-    tampered = [(ct, flip(tag, where % (8 * tag_len)), aad)]
-    if ct:
-        tampered.append((flip(ct, where % (8 * len(ct))), tag, aad))
-    if aad:
-        tampered.append((ct, tag, flip(aad, where % (8 * len(aad)))))
-    for ct2, tag2, aad2 in tampered:
+    for ct2, tag2, aad2 in tampered(ct, tag, aad, where):
         with pytest.raises(AuthenticationError):
             aead.ccm_decrypt(c, rk, nonce, aad2, ct2, tag2)
 

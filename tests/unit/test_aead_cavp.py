@@ -72,7 +72,7 @@ def test_gcm_wycheproof(make_ref):
             else:
                 with pytest.raises(AuthenticationError):
                     aead.gcm_decrypt(c, rk, iv, aad, ct, tag)
-    assert n > 100
+    assert n > 60
 
 
 CCM_FILES = ["VADT128", "VNT128", "VPT128", "VTT128", "VTT256"]

@@ -18,13 +18,15 @@ import independent
 import independent_examples
 import independent_modes as im
 import pytest
-from cavp import hexbytes, read_cases, write_cases
+from cavp import hexbytes, read_cases
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESCCM
 from cryptography.hazmat.primitives.cmac import CMAC
 from paths import ROOT
 
 from cipherspec import aead
+from cipherspec.aead_kat import validate_aead_block
+from cipherspec.kat import parse_kat_file, run_kat_file
 from cipherspec.registry import Registry
 from driver.targets import make_cipher
 
@@ -109,12 +111,16 @@ def test_aria_rfc8269(make_ref):
 
 
 # ------------------------------------------------------------------ the KAT file: oracle == file == independent
+FIELDS = ("Cipher", "Mode", "Key", "IV", "AAD", "Plaintext", "Ciphertext", "Tag")
+
+
 def _cases_for(name: str, block: int, key_bytes: int) -> list[dict]:
+    """Deterministic inputs per cipher (Ciphertext and Tag: filled in by the oracle; Tag: its length)."""
     rnd = random.Random(name)
     out = []
 
     def add(mode, **fields):
-        out.append({"Count": str(len(out)), "Cipher": name, "Mode": mode, **{k: v.hex() for k, v in fields.items()}})
+        out.append({"Cipher": name, "Mode": mode, **{k: v.hex() for k, v in fields.items()}})
 
     if block == 16:
         for iv_len, n, a, t in ((12, 40, 20, 16), (8, 17, 0, 12), (12, 0, 13, 16)):
@@ -123,7 +129,7 @@ def _cases_for(name: str, block: int, key_bytes: int) -> list[dict]:
                 Key=rnd.randbytes(key_bytes),
                 IV=rnd.randbytes(iv_len),
                 AAD=rnd.randbytes(a),
-                PT=rnd.randbytes(n),
+                Plaintext=rnd.randbytes(n),
                 Tag=bytes(t),
             )
         add(
@@ -131,66 +137,72 @@ def _cases_for(name: str, block: int, key_bytes: int) -> list[dict]:
             Key=rnd.randbytes(key_bytes),
             IV=rnd.randbytes(12),
             AAD=rnd.randbytes(9),
-            PT=rnd.randbytes(33),
+            Plaintext=rnd.randbytes(33),
             Tag=bytes(10),
         )
         for n in (32, 37):
-            add("XTS", Key=rnd.randbytes(2 * key_bytes), IV=rnd.randbytes(16), PT=rnd.randbytes(n))
+            add("XTS", Key=rnd.randbytes(2 * key_bytes), IV=rnd.randbytes(16), Plaintext=rnd.randbytes(n))
     for n in (0, block, 2 * block + 5):
-        add("CMAC", Key=rnd.randbytes(key_bytes), PT=rnd.randbytes(n), Tag=bytes(block))
+        add("CMAC", Key=rnd.randbytes(key_bytes), Plaintext=rnd.randbytes(n), Tag=bytes(block))
     return out
 
 
 def _oracle(c, case: dict) -> dict:
-    """The case with CT and Tag as the oracle computes them (Tag's length as given)."""
-    key, pt = hexbytes(case, "Key"), hexbytes(case, "PT")
+    """The case with Ciphertext and Tag as the oracle computes them (Tag's length as given)."""
+    key, pt = bytes.fromhex(case["Key"]), bytes.fromhex(case["Plaintext"])
     mode, out = case["Mode"], dict(case)
     if mode == "XTS":
-        out["CT"] = aead.xts_encrypt(c, key, hexbytes(case, "IV"), pt).hex()
+        out["Ciphertext"] = aead.xts_encrypt(c, key, bytes.fromhex(case["IV"]), pt).hex()
         return out
-    rk, tlen = c.expand_key(key), len(hexbytes(case, "Tag"))
+    rk, tlen = c.expand_key(key), len(case["Tag"]) // 2
     if mode == "CMAC":
         out["Tag"] = aead.cmac(c, rk, pt, tlen).hex()
         return out
     run = aead.gcm_encrypt if mode == "GCM" else aead.ccm_encrypt
-    ct, tag = run(c, rk, hexbytes(case, "IV"), hexbytes(case, "AAD"), pt, tlen)
-    out["CT"], out["Tag"] = ct.hex(), tag.hex()
-    return out
+    ct, tag = run(c, rk, bytes.fromhex(case["IV"]), bytes.fromhex(case["AAD"]), pt, tlen)
+    out["Ciphertext"], out["Tag"] = ct.hex(), tag.hex()
+    return {k: out[k] for k in FIELDS if k in out}
 
 
-def _independent(case: dict) -> dict:
-    ind = INDEPENDENT[case["Cipher"]]
-    key, pt, mode, out = hexbytes(case, "Key"), hexbytes(case, "PT"), case["Mode"], dict(case)
-    enc = lambda k: lambda b: ind.encrypt(k, b)  # noqa: E731
-    if mode == "XTS":
-        k = len(key) // 2
-        dec1 = lambda b: ind.decrypt(key[:k], b)  # noqa: E731
-        out["CT"] = im.xts(enc(key[:k]), dec1, enc(key[k:]), hexbytes(case, "IV"), pt).hex()
-    elif mode == "CMAC":
-        out["Tag"] = im.cmac(enc(key), pt, ind.block_size, len(hexbytes(case, "Tag"))).hex()
-    else:
-        run = im.gcm if mode == "GCM" else im.ccm
-        ct, tag = run(enc(key), hexbytes(case, "IV"), hexbytes(case, "AAD"), pt, len(hexbytes(case, "Tag")))
-        out["CT"], out["Tag"] = ct.hex(), tag.hex()
-    return out
+def _independent(k) -> tuple[bytes, bytes]:
+    """(ciphertext, tag) of an AeadCase by tests/support/independent_modes.py over the independent cipher."""
+    ind = INDEPENDENT[k.cipher]
+    enc = lambda key: lambda b: ind.encrypt(key, b)  # noqa: E731
+    if k.mode == "xts":
+        n = len(k.key) // 2
+        dec1 = lambda b: ind.decrypt(k.key[:n], b)  # noqa: E731
+        return im.xts(enc(k.key[:n]), dec1, enc(k.key[n:]), k.iv, k.plaintext), b""
+    if k.mode == "cmac":
+        return b"", im.cmac(enc(k.key), k.plaintext, ind.block_size, len(k.tag))
+    run = im.gcm if k.mode == "gcm" else im.ccm
+    return run(enc(k.key), k.iv, k.aad, k.plaintext, len(k.tag))
+
+
+def _write_kat() -> None:
+    reg = Registry(extra=sorted((ROOT / "examples" / "ciphers").glob("*.cs")))
+    lines = [
+        "# GCM, CCM, XTS (key = key1 || key2, IV = the tweak) and CMAC over ciphers without NIST files: run it",
+        "# with `cipherspec kat tests/data/aead/kat_aead.txt --spec examples/ciphers/sm4.cs --spec",
+        "# examples/ciphers/speck.cs --spec examples/ciphers/present.cs --target T`.  Written from the oracle by",
+        "# tests/unit/test_aead_independent.py (CIPHERSPEC_UPDATE_GOLDEN=1), which checks every case against",
+        "# tests/support/independent_modes.py over independent cipher implementations.",
+    ]
+    for name in WIDE + NARROW:
+        c = make_cipher(reg, name, None, "ref")
+        for case in _cases_for(name, c.block_bytes, c.key_bytes):
+            lines.append("")
+            lines += [f"{k} = {v}".rstrip() for k, v in _oracle(c, case).items()]
+    KAT.write_text("\n".join(lines) + "\n")
 
 
 def test_kat_file(ref):
     if os.environ.get("CIPHERSPEC_UPDATE_GOLDEN"):
-        cases = []
-        for name in WIDE + NARROW:
-            c = ref(name)
-            cases += [_oracle(c, case) for case in _cases_for(name, c.block_bytes, c.key_bytes)]
-        header = (
-            "GCM, CCM, XTS (encryption; key = key1 || key2, IV = the tweak) and CMAC over ciphers without NIST files.\n"
-            "Written by tests/unit/test_aead_independent.py from the oracle (CIPHERSPEC_UPDATE_GOLDEN=1) and\n"
-            "checked there against tests/support/independent_modes.py over independent cipher implementations."
-        )
-        write_cases(KAT, cases, header)
-    cases = read_cases(KAT)
-    assert {c["Cipher"] for c in cases} == set(WIDE + NARROW)
-    assert {c["Mode"] for c in cases} == {"GCM", "CCM", "XTS", "CMAC"}
-    for case in cases:
-        label = f"{case['Cipher']} {case['Mode']} Count {case['Count']}"
-        assert _oracle(ref(case["Cipher"]), case) == case, label
-        assert _independent(case) == case, label
+        _write_kat()
+    blocks = parse_kat_file(KAT)
+    known = set(WIDE + NARROW)
+    cases = [validate_aead_block(b, known) for b in blocks]
+    assert {k.cipher for k in cases} == known and {k.mode for k in cases} == {"gcm", "ccm", "xts", "cmac"}
+    report = run_kat_file(str(KAT), lambda name, rounds: ref(name), known)  # the oracle: encrypt, decrypt, tamper
+    assert (report.failed, report.passed) == (0, len(cases)), report.failures
+    for k in cases:
+        assert _independent(k) == (k.ciphertext, k.tag), k.block.where()

@@ -3,12 +3,14 @@ parts: inc32 wrapping, GHASH's unit, the dispatch to a target's own methods."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from cipherspec import aead
 from cipherspec.aead import gcm
 from cipherspec.errors import AuthenticationError, UsageError
-from cipherspec.ghash import gf128_mul
+from cipherspec.ghash import gf128_mul, mul_by_table, times_h_tables
 
 K = bytes(range(16))
 
@@ -139,6 +141,15 @@ def test_ghash_unit_and_commutativity():
     assert gf128_mul(x, y) == gf128_mul(y, x)
 
 
+def test_ghash_tables_give_algorithm_1s_products():
+    """Ghash multiplies through per-H tables; they must equal the SP's Algorithm 1 (gf128_mul)."""
+    rnd = random.Random(38)
+    for h in [1 << 127, 1, (1 << 128) - 1] + [rnd.getrandbits(128) for _ in range(40)]:
+        tables = times_h_tables(h)
+        for x in [0, 1, 1 << 127, (1 << 128) - 1] + [rnd.getrandbits(128) for _ in range(10)]:
+            assert mul_by_table(x, tables) == gf128_mul(x, h)
+
+
 class _Native:
     """A target with its own GCM: dispatch must call it rather than the oracle."""
 
@@ -153,3 +164,30 @@ def test_dispatch_prefers_the_target(c, rk):
     assert aead.native(_Native(), "gcm_encrypt") and not aead.native(c, "gcm_encrypt")
     assert aead.call(c, "gcm_encrypt", rk, bytes(12), b"", b"x") == aead.gcm_encrypt(c, rk, bytes(12), b"", b"x")
     assert isinstance(aead.gcm_stream(c, rk, bytes(12), "encrypt"), aead.GcmStream)
+
+
+def test_kat_files_take_aead_blocks(tmp_path, make_ref, registry):
+    """`cipherspec kat` runs GCM/CCM/XTS/CMAC blocks: a right one passes, a wrong ciphertext is reported
+    (encrypt and decrypt), a block without its tag is a malformed file."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    from cipherspec.errors import KatError
+    from cipherspec.kat import run_kat_file
+
+    ct = AESGCM(K).encrypt(bytes(12), b"plaintext", b"aad")
+    block = (
+        f"Cipher = aes128\nMode = GCM\nKey = {K.hex()}\nIV = {bytes(12).hex()}\nAAD = {b'aad'.hex()}\n"
+        f"Plaintext = {b'plaintext'.hex()}\nCiphertext = {ct[:-16].hex()}\nTag = {ct[-16:].hex()}\n"
+    )
+    path = tmp_path / "gcm.txt"
+    path.write_text(block)
+    report = run_kat_file(str(path), make_ref, set(registry.names()))
+    assert (report.passed, report.failed) == (1, 0)
+    path.write_text(
+        block.replace(f"Ciphertext = {ct[:2].hex()}", f"Ciphertext = {bytes([ct[0] ^ 1]).hex()}{ct[1:2].hex()}")
+    )
+    report = run_kat_file(str(path), make_ref, set(registry.names()))
+    assert report.failed == 1 and "aes128 GCM encrypt, decrypt (refused the right tag)" in report.failures[0]
+    path.write_text(block.replace(f"Tag = {ct[-16:].hex()}\n", ""))
+    with pytest.raises(KatError, match=r"gcm.txt:1: block has no Tag field"):
+        run_kat_file(str(path), make_ref, set(registry.names()))

@@ -92,8 +92,10 @@ static inline void cs_store64be(uint8_t *p, uint64_t v) { cs_store32be(p, (uint3
 #define CS_M_SPLAT(c) ((uint64_t)(c))
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__)
 #define CS_NOINLINE __attribute__((noinline))
+#define CS_INLINE static inline __attribute__((always_inline))
 #else  /* (CUDA device code: inlined, since a call would pass the circuit's arrays through local memory) */
 #define CS_NOINLINE
+#define CS_INLINE static inline
 #endif
 
 CS_NOINLINE
@@ -2928,9 +2930,11 @@ typedef struct {
     void (*ecb_encrypt)(const aria128_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ecb_decrypt)(const aria128_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ctr)(const aria128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-    /* GCM's CTR stitched with a VPCLMULQDQ zmm GHASH (AES-round kernels on 512-bit registers; else NULL) */
+    /* GCM's CTR stitched with a VPCLMULQDQ zmm GHASH, and XTS in one pass (AES-round kernels on 512-bit
+       registers; else NULL): the blocks done, a multiple of the kernel's batch */
     size_t (*ctr_ghash)(const aria128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2],
                         const uint64_t (*h)[2], int decrypt);
+    size_t (*xts)(const aria128_key *ks, uint64_t t[2], const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);
 } cs_kernels;
 
 /* CPU feature groups (x86-64 psABI levels, plus AES-NI, VAES and the carry-less multiplies) */
@@ -2948,11 +2952,15 @@ typedef struct {
     void aria128_##v##_ecb_encrypt(const aria128_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void aria128_##v##_ecb_decrypt(const aria128_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void aria128_##v##_ctr(const aria128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-#define CS_ROW(v, features, lanes) { #v, features, lanes, aria128_##v##_ecb_encrypt, aria128_##v##_ecb_decrypt, aria128_##v##_ctr, NULL }
-#define CS_DECLARE_GH(v)                                                                                 \
-    size_t aria128_##v##_ctr_ghash(const aria128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, \
-                                uint64_t x[2], const uint64_t (*h)[2], int decrypt);
-#define CS_ROW_GH(v, features, lanes) { #v, features, lanes, aria128_##v##_ecb_encrypt, aria128_##v##_ecb_decrypt, aria128_##v##_ctr, aria128_##v##_ctr_ghash }
+#define CS_ROW(v, features, lanes) { #v, features, lanes, aria128_##v##_ecb_encrypt, aria128_##v##_ecb_decrypt, aria128_##v##_ctr, NULL, NULL }
+/* a row whose kernels have fused modes: their functions (or NULL) */
+#define CS_ROW_FUSED(v, features, lanes, ctr_ghash, xts) \
+    { #v, features, lanes, aria128_##v##_ecb_encrypt, aria128_##v##_ecb_decrypt, aria128_##v##_ctr, ctr_ghash, xts }
+#define CS_DECLARE_CTR_GHASH(f)                                                                          \
+    size_t f(const aria128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2], \
+             const uint64_t (*h)[2], int decrypt);
+#define CS_DECLARE_XTS(f) \
+    size_t f(const aria128_key *ks, uint64_t t[2], const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);
 
 #ifdef CS_X86
 #ifndef CS_NO_VAES_AVX512
@@ -3998,6 +4006,8 @@ static void cs_xts_double(uint64_t t[2])
 /* AVX-512 (a key whose GHASH variant needs x86-64-v4: its ISA ceiling allows it): m (a multiple of 4)
    tweaks from t into tw, four per register, each register the previous times alpha^4 (per 128-bit lane:
    a 4-bit shift, the 4 bits out folded back with 0x87), and out = in ^ tw; t moves past them */
+/* XTS tweaks on AVX-512 registers: shared by the library's XTS and the AES kernels' own XTS loop */
+#ifndef CS_XTS_MULK
 /* each 128-bit lane (a little-endian tweak) times alpha^k, 0 < k < 57: shifted left k bits, the k bits
    out folded back times 0x87 (x^7 + x^2 + x + 1) */
 #define CS_XTS_MULK(z, k)                                                                                      \
@@ -4007,6 +4017,7 @@ static void cs_xts_double(uint64_t t[2])
                                             _mm512_xor_si512(_mm512_slli_epi64(s_, 2), _mm512_slli_epi64(s_, 7))); \
         z = _mm512_xor_si512(_mm512_slli_epi64(z, k), _mm512_mask_blend_epi64(0xAA, f_, s_));                 \
     } while (0)
+#endif
 
 CS_TARGET("avx512f,avx512bw") static void cs_xts_pre512(uint8_t *tw, const uint8_t *in, uint8_t *out, size_t m, uint64_t t[2])
 {
@@ -4050,8 +4061,9 @@ static void cs_xts_blocks(const cs_kernels *k, const aria128_key *ks, int decryp
                           uint8_t *out, size_t n)
 {
     uint8_t tw[CS_XTS_BATCH * 16];
-    size_t i, m, j;
-    for (i = 0; i < n; i += m) {
+    size_t i = 0, m, j;
+    if (k->xts != NULL) i = k->xts(ks, t, in, out, n, decrypt);  /* the kernel's own one-pass loop */
+    for (; i < n; i += m) {
         m = n - i < CS_XTS_BATCH ? n - i : CS_XTS_BATCH;
 #ifdef CS_X86
         if (m % 4 == 0 && (cs_ghash_variants[ks->ghash].features & CS_F_V4)) {

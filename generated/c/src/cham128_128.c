@@ -1537,9 +1537,11 @@ typedef struct {
     void (*ecb_encrypt)(const cham128_128_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ecb_decrypt)(const cham128_128_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ctr)(const cham128_128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-    /* GCM's CTR stitched with a VPCLMULQDQ zmm GHASH (AES-round kernels on 512-bit registers; else NULL) */
+    /* GCM's CTR stitched with a VPCLMULQDQ zmm GHASH, and XTS in one pass (AES-round kernels on 512-bit
+       registers; else NULL): the blocks done, a multiple of the kernel's batch */
     size_t (*ctr_ghash)(const cham128_128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2],
                         const uint64_t (*h)[2], int decrypt);
+    size_t (*xts)(const cham128_128_key *ks, uint64_t t[2], const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);
 } cs_kernels;
 
 /* CPU feature groups (x86-64 psABI levels, plus AES-NI, VAES and the carry-less multiplies) */
@@ -1557,11 +1559,15 @@ typedef struct {
     void cham128_128_##v##_ecb_encrypt(const cham128_128_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void cham128_128_##v##_ecb_decrypt(const cham128_128_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void cham128_128_##v##_ctr(const cham128_128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-#define CS_ROW(v, features, lanes) { #v, features, lanes, cham128_128_##v##_ecb_encrypt, cham128_128_##v##_ecb_decrypt, cham128_128_##v##_ctr, NULL }
-#define CS_DECLARE_GH(v)                                                                                 \
-    size_t cham128_128_##v##_ctr_ghash(const cham128_128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, \
-                                uint64_t x[2], const uint64_t (*h)[2], int decrypt);
-#define CS_ROW_GH(v, features, lanes) { #v, features, lanes, cham128_128_##v##_ecb_encrypt, cham128_128_##v##_ecb_decrypt, cham128_128_##v##_ctr, cham128_128_##v##_ctr_ghash }
+#define CS_ROW(v, features, lanes) { #v, features, lanes, cham128_128_##v##_ecb_encrypt, cham128_128_##v##_ecb_decrypt, cham128_128_##v##_ctr, NULL, NULL }
+/* a row whose kernels have fused modes: their functions (or NULL) */
+#define CS_ROW_FUSED(v, features, lanes, ctr_ghash, xts) \
+    { #v, features, lanes, cham128_128_##v##_ecb_encrypt, cham128_128_##v##_ecb_decrypt, cham128_128_##v##_ctr, ctr_ghash, xts }
+#define CS_DECLARE_CTR_GHASH(f)                                                                          \
+    size_t f(const cham128_128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2], \
+             const uint64_t (*h)[2], int decrypt);
+#define CS_DECLARE_XTS(f) \
+    size_t f(const cham128_128_key *ks, uint64_t t[2], const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);
 
 #ifdef CS_X86
 #ifndef CS_NO_AVX512
@@ -2595,6 +2601,8 @@ static void cs_xts_double(uint64_t t[2])
 /* AVX-512 (a key whose GHASH variant needs x86-64-v4: its ISA ceiling allows it): m (a multiple of 4)
    tweaks from t into tw, four per register, each register the previous times alpha^4 (per 128-bit lane:
    a 4-bit shift, the 4 bits out folded back with 0x87), and out = in ^ tw; t moves past them */
+/* XTS tweaks on AVX-512 registers: shared by the library's XTS and the AES kernels' own XTS loop */
+#ifndef CS_XTS_MULK
 /* each 128-bit lane (a little-endian tweak) times alpha^k, 0 < k < 57: shifted left k bits, the k bits
    out folded back times 0x87 (x^7 + x^2 + x + 1) */
 #define CS_XTS_MULK(z, k)                                                                                      \
@@ -2604,6 +2612,7 @@ static void cs_xts_double(uint64_t t[2])
                                             _mm512_xor_si512(_mm512_slli_epi64(s_, 2), _mm512_slli_epi64(s_, 7))); \
         z = _mm512_xor_si512(_mm512_slli_epi64(z, k), _mm512_mask_blend_epi64(0xAA, f_, s_));                 \
     } while (0)
+#endif
 
 CS_TARGET("avx512f,avx512bw") static void cs_xts_pre512(uint8_t *tw, const uint8_t *in, uint8_t *out, size_t m, uint64_t t[2])
 {
@@ -2647,8 +2656,9 @@ static void cs_xts_blocks(const cs_kernels *k, const cham128_128_key *ks, int de
                           uint8_t *out, size_t n)
 {
     uint8_t tw[CS_XTS_BATCH * 16];
-    size_t i, m, j;
-    for (i = 0; i < n; i += m) {
+    size_t i = 0, m, j;
+    if (k->xts != NULL) i = k->xts(ks, t, in, out, n, decrypt);  /* the kernel's own one-pass loop */
+    for (; i < n; i += m) {
         m = n - i < CS_XTS_BATCH ? n - i : CS_XTS_BATCH;
 #ifdef CS_X86
         if (m % 4 == 0 && (cs_ghash_variants[ks->ghash].features & CS_F_V4)) {

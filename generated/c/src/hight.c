@@ -2668,9 +2668,11 @@ typedef struct {
     void (*ecb_encrypt)(const hight_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ecb_decrypt)(const hight_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ctr)(const hight_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-    /* GCM's CTR stitched with a VPCLMULQDQ zmm GHASH (AES-round kernels on 512-bit registers; else NULL) */
+    /* GCM's CTR stitched with a VPCLMULQDQ zmm GHASH, and XTS in one pass (AES-round kernels on 512-bit
+       registers; else NULL): the blocks done, a multiple of the kernel's batch */
     size_t (*ctr_ghash)(const hight_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2],
                         const uint64_t (*h)[2], int decrypt);
+    size_t (*xts)(const hight_key *ks, uint64_t t[2], const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);
 } cs_kernels;
 
 /* CPU feature groups (x86-64 psABI levels, plus AES-NI, VAES and the carry-less multiplies) */
@@ -2688,11 +2690,15 @@ typedef struct {
     void hight_##v##_ecb_encrypt(const hight_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void hight_##v##_ecb_decrypt(const hight_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void hight_##v##_ctr(const hight_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-#define CS_ROW(v, features, lanes) { #v, features, lanes, hight_##v##_ecb_encrypt, hight_##v##_ecb_decrypt, hight_##v##_ctr, NULL }
-#define CS_DECLARE_GH(v)                                                                                 \
-    size_t hight_##v##_ctr_ghash(const hight_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, \
-                                uint64_t x[2], const uint64_t (*h)[2], int decrypt);
-#define CS_ROW_GH(v, features, lanes) { #v, features, lanes, hight_##v##_ecb_encrypt, hight_##v##_ecb_decrypt, hight_##v##_ctr, hight_##v##_ctr_ghash }
+#define CS_ROW(v, features, lanes) { #v, features, lanes, hight_##v##_ecb_encrypt, hight_##v##_ecb_decrypt, hight_##v##_ctr, NULL, NULL }
+/* a row whose kernels have fused modes: their functions (or NULL) */
+#define CS_ROW_FUSED(v, features, lanes, ctr_ghash, xts) \
+    { #v, features, lanes, hight_##v##_ecb_encrypt, hight_##v##_ecb_decrypt, hight_##v##_ctr, ctr_ghash, xts }
+#define CS_DECLARE_CTR_GHASH(f)                                                                          \
+    size_t f(const hight_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2], \
+             const uint64_t (*h)[2], int decrypt);
+#define CS_DECLARE_XTS(f) \
+    size_t f(const hight_key *ks, uint64_t t[2], const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);
 
 #ifdef CS_X86
 #ifndef CS_NO_AVX512

@@ -229,6 +229,16 @@ def _sliced_core(module: Module, prep: Prepared, kind: str) -> tuple[dict, list[
     return {"name": name, "doc": doc, "lines": body}, sections
 
 
+def has_fused_gcm(p) -> bool:
+    """Whether the kernels carry GCM's stitched CTR+GHASH (aes_rounds_ctr.c, on 512-bit registers)."""
+    return p.programs["encrypt"] is not None
+
+
+def has_fused_xts(p) -> bool:
+    """Whether the kernels carry their own XTS loop (aes_rounds_xts.c, on 512-bit registers)."""
+    return p.programs["encrypt"] is not None and p.programs["decrypt"] is not None
+
+
 def is_word_sliced(module: Module) -> bool:
     """Whether the aesni kernels of this cipher are word-sliced (GFNI levels apply to them)."""
     return plan(module).word
@@ -308,6 +318,8 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
             after.append(fragment("aes_rounds_ecb.c", P=P, kind=kind))
     if p.programs["encrypt"] is not None:
         after.append(fragment("aes_rounds_ctr.c", P=P))
+    if has_fused_xts(p):
+        after.append(fragment("aes_rounds_xts.c", P=P))
     layout_doc = "\n".join(docs + [" * CS_VBITS (128, 256, 512: the variant's -DCS_VBITS) sets the register width."])
     return render(
         "c/kernel.c.j2",

@@ -479,15 +479,7 @@ static void cs_xts_double(uint64_t t[2])
 /* AVX-512 (a key whose GHASH variant needs x86-64-v4: its ISA ceiling allows it): m (a multiple of 4)
    tweaks from t into tw, four per register, each register the previous times alpha^4 (per 128-bit lane:
    a 4-bit shift, the 4 bits out folded back with 0x87), and out = in ^ tw; t moves past them */
-/* each 128-bit lane (a little-endian tweak) times alpha^k, 0 < k < 57: shifted left k bits, the k bits
-   out folded back times 0x87 (x^7 + x^2 + x + 1) */
-#define CS_XTS_MULK(z, k)                                                                                      \
-    do {                                                                                                       \
-        const __m512i s_ = _mm512_shuffle_epi32(_mm512_srli_epi64(z, 64 - (k)), 0x4e);                         \
-        const __m512i f_ = _mm512_xor_si512(_mm512_xor_si512(s_, _mm512_slli_epi64(s_, 1)),                    \
-                                            _mm512_xor_si512(_mm512_slli_epi64(s_, 2), _mm512_slli_epi64(s_, 7))); \
-        z = _mm512_xor_si512(_mm512_slli_epi64(z, k), _mm512_mask_blend_epi64(0xAA, f_, s_));                 \
-    } while (0)
+{% include "c/fragments/xts_x86.c" %}
 
 CS_TARGET("avx512f,avx512bw") static void cs_xts_pre512(uint8_t *tw, const uint8_t *in, uint8_t *out, size_t m, uint64_t t[2])
 {
@@ -531,8 +523,9 @@ static void cs_xts_blocks(const cs_kernels *k, const {{ P }}_key *ks, int decryp
                           uint8_t *out, size_t n)
 {
     uint8_t tw[CS_XTS_BATCH * 16];
-    size_t i, m, j;
-    for (i = 0; i < n; i += m) {
+    size_t i = 0, m, j;
+    if (k->xts != NULL) i = k->xts(ks, t, in, out, n, decrypt);  /* the kernel's own one-pass loop */
+    for (; i < n; i += m) {
         m = n - i < CS_XTS_BATCH ? n - i : CS_XTS_BATCH;
 #ifdef CS_X86
         if (m % 4 == 0 && (cs_ghash_variants[ks->ghash].features & CS_F_V4)) {

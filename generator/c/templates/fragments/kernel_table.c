@@ -10,9 +10,11 @@ typedef struct {
     void (*ecb_encrypt)(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ecb_decrypt)(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);
     void (*ctr)(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-    /* GCM's CTR stitched with a VPCLMULQDQ zmm GHASH (AES-round kernels on 512-bit registers; else NULL) */
+    /* GCM's CTR stitched with a VPCLMULQDQ zmm GHASH, and XTS in one pass (AES-round kernels on 512-bit
+       registers; else NULL): the blocks done, a multiple of the kernel's batch */
     size_t (*ctr_ghash)(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2],
                         const uint64_t (*h)[2], int decrypt);
+    size_t (*xts)(const {{ P }}_key *ks, uint64_t t[2], const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);
 } cs_kernels;
 
 /* CPU feature groups (x86-64 psABI levels, plus AES-NI, VAES and the carry-less multiplies) */
@@ -30,8 +32,12 @@ typedef struct {
     void {{ P }}_##v##_ecb_encrypt(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void {{ P }}_##v##_ecb_decrypt(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void {{ P }}_##v##_ctr(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-#define CS_ROW(v, features, lanes) { #v, features, lanes, {{ P }}_##v##_ecb_encrypt, {{ P }}_##v##_ecb_decrypt, {{ P }}_##v##_ctr, NULL }
-#define CS_DECLARE_GH(v)                                                                                 \
-    size_t {{ P }}_##v##_ctr_ghash(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, \
-                                uint64_t x[2], const uint64_t (*h)[2], int decrypt);
-#define CS_ROW_GH(v, features, lanes) { #v, features, lanes, {{ P }}_##v##_ecb_encrypt, {{ P }}_##v##_ecb_decrypt, {{ P }}_##v##_ctr, {{ P }}_##v##_ctr_ghash }
+#define CS_ROW(v, features, lanes) { #v, features, lanes, {{ P }}_##v##_ecb_encrypt, {{ P }}_##v##_ecb_decrypt, {{ P }}_##v##_ctr, NULL, NULL }
+/* a row whose kernels have fused modes: their functions (or NULL) */
+#define CS_ROW_FUSED(v, features, lanes, ctr_ghash, xts) \
+    { #v, features, lanes, {{ P }}_##v##_ecb_encrypt, {{ P }}_##v##_ecb_decrypt, {{ P }}_##v##_ctr, ctr_ghash, xts }
+#define CS_DECLARE_CTR_GHASH(f)                                                                          \
+    size_t f(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2], \
+             const uint64_t (*h)[2], int decrypt);
+#define CS_DECLARE_XTS(f) \
+    size_t f(const {{ P }}_key *ks, uint64_t t[2], const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);

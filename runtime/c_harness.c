@@ -1,8 +1,11 @@
-/* A driver for one generated cipher library, used by the ASan+UBSan test.
+/* A driver for one generated cipher library (the ASan+UBSan test, and `cipherspec test` on other
+ * architectures under QEMU).
  * Compiled with -DCS_CIPHER=<prefix> -DCS_KEY_BYTES=<n> -DCS_BLOCK_BYTES=<n> -include <prefix>.h.
  * stdin: key, IV, then the data (any length).  stdout: ECB-enc, ECB-dec, CBC-enc, CBC-dec (of the
  * whole-block prefix), CTR (of all of it) and the CTR IV after it.  Also checks in-place calls and the
- * error codes; exits non-zero on any mismatch. */
+ * error codes; exits non-zero on any mismatch.  With the argument "-batch", stdin is many such inputs,
+ * each after its length as a 4-byte little-endian number, and stdout their outputs one after another
+ * (one process for many cases: runtime/harness.py). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,17 +32,19 @@ static int check(int cond, const char *what)
     return cond ? 0 : 1;
 }
 
-int main(void)
+/* one input (key, IV, data) of n bytes: every mode's output on stdout; non-zero on a failed check */
+static int run_one(const unsigned char *in, size_t n)
 {
-    size_t n, len, whole;
-    unsigned char *all = read_all(&n), *in = all, *out, *tmp, iv[CS_BLOCK_BYTES], iv2[CS_BLOCK_BYTES];
+    size_t len, whole;
+    unsigned char *out, *tmp, iv[CS_BLOCK_BYTES], iv2[CS_BLOCK_BYTES];
     F(key) ks;
     int bad = 0;
-    if (all == NULL || n < CS_KEY_BYTES + CS_BLOCK_BYTES) return 2;
+    if (n < CS_KEY_BYTES + CS_BLOCK_BYTES) return 2;
     len = n - CS_KEY_BYTES - CS_BLOCK_BYTES;
     whole = len - len % CS_BLOCK_BYTES;
     out = malloc(len + 1);
     tmp = malloc(len + 1);
+    if (out == NULL || tmp == NULL) return 2;
     bad |= check(F(set_key)(&ks, in, CS_KEY_BYTES + 1) == CIPHERSPEC_ERR_KEY_LENGTH, "key length");
     bad |= check(F(set_key)(&ks, NULL, CS_KEY_BYTES) == CIPHERSPEC_ERR_NULL, "NULL key");
     bad |= check(F(set_key)(&ks, in, CS_KEY_BYTES) == CIPHERSPEC_OK, "set_key");
@@ -65,8 +70,28 @@ int main(void)
     bad |= check(F(ctr)(&ks, iv2, in, out, len) == CIPHERSPEC_OK, "ctr");
     fwrite(out, 1, len, stdout);
     fwrite(iv2, 1, CS_BLOCK_BYTES, stdout);
-    free(all);
     free(out);
     free(tmp);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    size_t n, pos = 0, len;
+    unsigned char *all = read_all(&n);
+    int bad = 0;
+    if (all == NULL) return 2;
+    if (argc < 2 || strcmp(argv[1], "-batch") != 0) {
+        bad = run_one(all, n);
+    } else {
+        while (bad == 0 && pos + 4 <= n) {
+            len = (size_t)all[pos] | (size_t)all[pos + 1] << 8 | (size_t)all[pos + 2] << 16 | (size_t)all[pos + 3] << 24;
+            pos += 4;
+            if (len > n - pos) return 2;
+            bad = run_one(all + pos, len);
+            pos += len;
+        }
+    }
+    free(all);
     return bad;
 }
