@@ -10,8 +10,26 @@ func encrypt   ; 29 inputs, 4 outputs, 124 ops
 from __future__ import annotations
 
 from .ir import Function, Module
+from .sbox import AffineMap, facts
 
 COMMENT_COLUMN = 48
+
+
+def _rows(m: AffineMap) -> str:
+    return "[" + " ".join(f"{r:02x}" for r in m.rows) + f"] ^ {m.const:#04x}"
+
+
+def table_facts(values) -> list[str]:
+    """The S-box facts of a 4- or 8-bit table as comment lines (none for other tables)."""
+    f = facts(values)
+    if f is None:
+        return []
+    lines = [f"  ; {f.describe()}"]
+    if f.inversion is not None:
+        lines.append(
+            f"  ; = out(inv(in(x))), inv mod 0x11b, bit rows: out {_rows(f.inversion.out)}, in {_rows(f.inversion.inp)}"
+        )
+    return lines
 
 
 def format_op(vid: int, op, with_origin: bool = True) -> str:
@@ -50,6 +68,7 @@ def format_module(m: Module, functions: tuple[str, ...] | None = None, with_orig
         row = 16
         for i in range(0, len(t.values), row):
             lines.append("  " + " ".join(f"{v:0{t.out_width // 4}x}" for v in t.values[i : i + row]))
+        lines += table_facts(t.values)
     for name in functions or tuple(m.functions):
         lines.append(format_function(m.functions[name], with_origin))
     return "\n".join(lines) + "\n"

@@ -43,6 +43,7 @@ FEATURE_MACROS = {
     "V4": "CS_F_V4",
     "CLMUL": "CS_F_CLMUL",
     "VCLMUL": "CS_F_VCLMUL",
+    "GFNI": "CS_F_GFNI",
 }
 
 

@@ -90,5 +90,7 @@ def table_notes(module: Module, schedule: Schedule) -> list[str]:
 
 
 def notes(module: Module, schedule: Schedule) -> list[str]:
-    """The technique notes of one library (its bit-linear layers, then its 4-bit tables)."""
-    return layer_notes(module, schedule) + table_notes(module, schedule)
+    """The technique notes of one library (its bit-linear layers, its 4-bit tables, its 8-bit S-boxes)."""
+    from . import sbox_notes
+
+    return layer_notes(module, schedule) + table_notes(module, schedule) + sbox_notes.notes(module, schedule)

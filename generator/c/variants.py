@@ -11,9 +11,12 @@ the ``aesni`` kernels, one source whose vector width follows the level); the lib
     vaes_avx2   x86-64-v3 + AES + VAES                        -march=x86-64-v3 -maes -mvaes  256-bit VAES
     avx512      x86-64-v4 (AVX-512 F/BW/CD/DQ/VL)             -march=x86-64-v4
     vaes_avx512 x86-64-v4 + AES + VAES                        -march=x86-64-v4 -maes -mvaes  512-bit VAES
+    gfni_avx2   x86-64-v3 + AES + VAES + GFNI                 ... -mgfni                     256-bit GFNI
+    gfni_avx512 x86-64-v4 + AES + VAES + GFNI                 ... -mgfni                     512-bit GFNI
 
     variants(module, schedule)  (x86-64 targets, best first)
         aes128_c_aesni      -> vaes_avx512, vaes_avx2, aesni (kernel aesni);  avx2, sse2 (bitsliced_v32)
+        sm4_c_aesni         -> gfni_avx512, vaes_avx512, gfni_avx2, vaes_avx2, aesni (word-sliced); avx2, sse2
         lea128_c_sliced_v32 -> avx512, avx2, sse2 (kernel sliced_v32)
         speck128_128_c_sliced_v32 -> avx512 (sliced_v64_i4), avx2 (sliced_v32_i4), sse2 (sliced_v16_i4):
                                64-bit ARX words, width and interleave per level from lanes64.py's cost model
@@ -41,7 +44,7 @@ from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
 # CPU feature groups the dispatcher tests (fragments/dispatch_x86.c computes them from CPUID/XGETBV)
-FEATURES = ("SSE2", "V2", "AES", "V3", "VAES", "V4", "CLMUL", "VCLMUL")
+FEATURES = ("SSE2", "V2", "AES", "V3", "VAES", "V4", "CLMUL", "VCLMUL", "GFNI")
 
 
 @dataclass(frozen=True)
@@ -79,10 +82,28 @@ LEVELS = (
         "x86-64-v4 + VAES, 512-bit",
         ("CLMUL", "VCLMUL"),
     ),
+    Level(
+        "gfni_avx2",
+        ("SSE2", "V2", "V3", "AES", "VAES", "GFNI"),
+        ("-march=x86-64-v3", "-maes", "-mvaes", "-mgfni"),
+        256,
+        "x86-64-v3 + VAES + GFNI, 256-bit",
+        ("CLMUL", "VCLMUL"),
+    ),
+    Level(
+        "gfni_avx512",
+        ("SSE2", "V2", "V3", "V4", "AES", "VAES", "GFNI"),
+        ("-march=x86-64-v4", "-maes", "-mvaes", "-mgfni"),
+        512,
+        "x86-64-v4 + VAES + GFNI, 512-bit",
+        ("CLMUL", "VCLMUL"),
+    ),
 )
 BY_NAME = {lv.name: lv for lv in LEVELS}
 PORTABLE_LEVELS = ("avx512", "avx2", "sse2")  # best first: portable C kernels at each level
 AESNI_LEVELS = ("vaes_avx512", "vaes_avx2", "aesni")
+# word-sliced aesni kernels (aesni/wordsliced.py) compute S-boxes on GFNI where the level has it
+WORD_LEVELS = ("gfni_avx512", "vaes_avx512", "gfni_avx2", "vaes_avx2", "aesni")
 # An aesni library's portable fallback runs where AES-NI is missing: CPUs before AVX2 (every x86-64 CPU
 # with AVX-512 has AES-NI), or a level forced lower with CIPHERSPEC_X86_ISA; sse2 and avx2 cover both.
 FALLBACK_LEVELS = ("avx2", "sse2")
@@ -122,9 +143,15 @@ def variants(module: Module, schedule: Schedule) -> list[Variant]:
     ks = kernels(module, schedule)
     out = []
     for k in ks:
-        names = AESNI_LEVELS if k.layout == "aesni" else FALLBACK_LEVELS if len(ks) > 1 else PORTABLE_LEVELS
+        names = _aesni_levels(module) if k.layout == "aesni" else FALLBACK_LEVELS if len(ks) > 1 else PORTABLE_LEVELS
         out += [Variant(n, _level_kernel(module, k, n), BY_NAME[n]) for n in names]
     return out
+
+
+def _aesni_levels(module: Module) -> tuple[str, ...]:
+    from .aesni import is_word_sliced
+
+    return WORD_LEVELS if is_word_sliced(module) else AESNI_LEVELS
 
 
 def portable(module: Module, schedule: Schedule) -> Variant:

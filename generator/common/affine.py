@@ -12,51 +12,26 @@ nibble TBLs and an EOR: L(x) = LO[x & 15] ^ HI[x >> 4] (L(0) folded into LO).
 
 Two-sided form (the C bitsliced schedule, which has a circuit for S only): every table that matches
 one of the four forms is T = Lout∘S∘Lin with Lout, Lin affine, because S⁻¹ = A⁻¹∘S∘A⁻¹ (S = A∘inv,
-A the FIPS-197 affine map).  Each map is given as bit rows: output bit i = parity(x & rows[i]) ^ c_i.
+A the FIPS-197 affine map); so is every other table affine-equivalent to GF(2^8) inversion (the IR's
+S-box facts, cipherspec/sbox.py: SM4's, Camellia's).  Each map is given as bit rows: output bit i =
+parity(x & rows[i]) ^ c_i.  The field arithmetic and AffineMap live in cipherspec/sbox.py.
 
     two_sided(AES S)      -> SboxForm(out=identity, inp=identity)
     two_sided(AES S⁻¹)    -> SboxForm(out=A⁻¹, inp=A⁻¹)
+    two_sided(SM4 S)      -> SboxForm(out=A·M⁻¹ ⊕ c, inp=B·x ⊕ b)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
+
+from cipherspec.sbox import AffineMap, aes_sbox, facts
+from cipherspec.sbox import inverses as _inverses
+
+__all__ = ["SHIFT_ROWS", "Affine", "AffineMap", "SboxForm", "aes_sbox", "match", "two_sided"]
 
 SHIFT_ROWS = tuple((i + 4 * (i % 4)) % 16 for i in range(16))  # AESE: result byte i is (S of) state byte SHIFT_ROWS[i]
-
-
-def _gmul(a: int, b: int) -> int:
-    r = 0
-    while b:
-        if b & 1:
-            r ^= a
-        a = (a << 1) ^ (0x11B if a & 0x80 else 0)
-        b >>= 1
-    return r
-
-
-@lru_cache(maxsize=1)
-def _inverses() -> tuple[int, ...]:
-    """x⁻¹ in GF(2^8) mod 0x11B for every byte x (0 -> 0)."""
-    return (0,) + tuple(next(y for y in range(1, 256) if _gmul(x, y) == 1) for x in range(1, 256))
-
-
-@lru_cache(maxsize=1)
-def aes_sbox() -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(S, S⁻¹), computed from the definition: inversion in GF(2^8) then the FIPS-197 affine map."""
-    inv = _inverses()
-    s = []
-    for x in range(256):
-        b = inv[x]
-        v = b
-        for k in range(1, 5):
-            v ^= ((b << k) | (b >> (8 - k))) & 0xFF
-        s.append(v ^ 0x63)
-    si = [0] * 256
-    for x, y in enumerate(s):
-        si[y] = x
-    return tuple(s), tuple(si)
 
 
 @dataclass(frozen=True)
@@ -107,27 +82,6 @@ def _match(table: tuple[int, ...]) -> Affine | None:
 
 
 @dataclass(frozen=True)
-class AffineMap:
-    """x -> M·x ^ const over GF(2)^8; rows[i] is the mask of input bits that XOR into output bit i."""
-
-    rows: tuple[int, ...]
-    const: int
-
-    @staticmethod
-    def from_table(f) -> "AffineMap":
-        c = f[0]
-        cols = [f[1 << j] ^ c for j in range(8)]
-        return AffineMap(tuple(sum(1 << j for j in range(8) if cols[j] >> i & 1) for i in range(8)), c)
-
-    def __call__(self, x: int) -> int:
-        return self.const ^ sum((bin(x & r).count("1") & 1) << i for i, r in enumerate(self.rows))
-
-    @property
-    def identity(self) -> bool:
-        return self.const == 0 and self.rows == tuple(1 << i for i in range(8))
-
-
-@dataclass(frozen=True)
 class SboxForm:
     """T(x) = out(S(inp(x))) with S the AES S-box."""
 
@@ -136,7 +90,9 @@ class SboxForm:
 
 
 def two_sided(table) -> SboxForm | None:
-    """T as Lout∘S∘Lin, or None when T is not affine-equivalent to the AES S-box (one of match's forms)."""
+    """T as Lout∘S∘Lin, or None when T is not affine-equivalent to GF(2^8) inversion (cipherspec.sbox):
+    one of match's one-sided forms where there is one, else the general A·inv(B·x ⊕ b) ⊕ a with the AES
+    affine map folded into Lout."""
     return _two_sided(tuple(table))
 
 
@@ -145,7 +101,14 @@ def _two_sided(table: tuple[int, ...]) -> SboxForm | None:
     t = list(table)
     m = match(t)
     if m is None:
-        return None
+        f = facts(t)
+        if f is None or f.inversion is None:
+            return None
+        out_map, in_map = f.inversion.via_aes()
+        general = SboxForm(out_map, in_map)
+        if any(general.out(aes_sbox()[0][general.inp(x)]) != t[x] for x in range(256)):
+            raise AssertionError("two_sided: affine decomposition does not reproduce the table")
+        return general
     s, si = aes_sbox()
     ident = list(range(256))
     inv = _inverses()

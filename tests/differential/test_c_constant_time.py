@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 from c_support import cipher_names
-from cpu import is_x86_64
+from cpu import has_level, is_x86_64
 from memcheck import memcheck, require_memcheck
 from paths import ROOT
 
@@ -62,3 +62,19 @@ def test_the_check_catches_a_table_schedule(registry):
     p = _memcheck(exe, "sse2" if is_x86_64() else None)
     assert p.returncode == 99, p.stderr[-2000:]
     assert "Use of uninitialised value" in p.stderr
+
+
+def test_word_sliced_aes_route_is_constant_time():
+    """A spec whose S-box is affine-equivalent to GF(2^8) inversion on the bytes of u32 words (the word-sliced
+    aesni kernels, tests/conformance/sbox_inv.cs): the 128-bit AES-NI route, the one valgrind runs (its
+    virtual CPU has no VAES or GFNI, whose variants the conformance matrix runs against the interpreter; the
+    bitsliced fallback is the shipped ciphers' checked above)."""
+    import conformance
+
+    require_memcheck()
+    _, _, exe = _program(conformance.registry(), "invsub_u32_be", None)
+    if not has_level("aesni"):
+        pytest.skip("this CPU has no AES-NI")
+    p = _memcheck(exe, "aesni")
+    assert p.returncode == 0, "aesni: secret-dependent branches or addresses:\n" + p.stderr[-4000:]
+    assert p.stdout.split() == ["aesni", "0"]

@@ -5,7 +5,7 @@ A cell is (variant, target column).  Running it gives ``"ok"``, ``"unsupported: 
 tests/conformance/matrix.json records the expected status of every cell; the README's table is rendered
 from it (``python3 scripts/conformance.py --write`` re-runs every cell and rewrites both).
 
-    columns()                         -> ["ref", "c scalar", "c sliced_v16", "c bitsliced_v16", "neon", "cuda"]
+    columns()                         -> ["ref", "c scalar", "c sliced_v16", "c bitsliced_v16", "c aesni", "neon", "cuda"]
     run_cell("sbox4_u32", "neon")     -> "ok"
 """
 
@@ -32,7 +32,7 @@ SPEC_DIR = ROOT / "tests" / "conformance"
 MATRIX = SPEC_DIR / "matrix.json"
 README = ROOT / "README.md"
 BEGIN, END = "<!-- conformance matrix: begin -->", "<!-- conformance matrix: end -->"
-C_SCHEDULES = ("scalar", "sliced_v16", "bitsliced_v16")
+C_SCHEDULES = ("scalar", "sliced_v16", "bitsliced_v16", "aesni")
 COLUMNS = ("ref",) + tuple(f"c {s}" for s in C_SCHEDULES) + ("neon", "cuda")
 BLOCKS = 130  # crosses the lanes of every C schedule (bitsliced_v16: 128 blocks per call)
 
@@ -51,10 +51,19 @@ def variants() -> list[tuple[str, str]]:
     return [(p.stem, c.name) for p in spec_files() for c in parse_file(p).ciphers]
 
 
+# spec files whose constructs the other conformance specs already cover on the other columns (sbox_inv.cs:
+# lookups on the bytes of words, as sbox_words.cs); CI runs them where they are new: ref, aesni, and the
+# bitsliced inversion circuit with general affine maps once
+AESNI_STEMS = ("sbox_inv",)
+AESNI_CI = ("ref", "c aesni")
+AESNI_BITSLICED = ("invsub_u32_be",)
+
+
 def ci_cells() -> list[tuple[str, str]]:
     """The (variant, column) cells the test runs: all of them, except that the C bitsliced column runs for
     one variant per spec file and block byte order, the widest: the bit-plane lowering is width-generic,
-    so the narrower variants add a 20-40 s C build each on an empty cache and no construct.
+    so the narrower variants add a 20-40 s C build each on an empty cache and no construct; the AESNI_STEMS
+    spec files run only their AESNI_CI columns.
     CIPHERSPEC_FULL_MATRIX=1 (and scripts/conformance.py) run every cell."""
     full = full_matrix()
     widest: dict[tuple, tuple[int, str]] = {}
@@ -65,9 +74,13 @@ def ci_cells() -> list[tuple[str, str]]:
         if key not in widest or w > widest[key][0]:
             widest[key] = (w, name)
     sliced = {name for _, name in widest.values()}
-    return [
-        (name, col) for _, name in variants() for col in COLUMNS if full or col != "c bitsliced_v16" or name in sliced
-    ]
+    return [(name, col) for stem, name in variants() for col in COLUMNS if full or _in_ci(stem, name, col, sliced)]
+
+
+def _in_ci(stem: str, name: str, col: str, sliced: set[str]) -> bool:
+    if stem in AESNI_STEMS:
+        return col in AESNI_CI or (col == "c bitsliced_v16" and name in AESNI_BITSLICED)
+    return col != "c bitsliced_v16" or name in sliced
 
 
 def _data(ref: RefCipher, seed: int) -> tuple[bytes, np.ndarray]:
@@ -139,7 +152,12 @@ def run_cell(name: str, column: str) -> str:
         if column == "ref":
             _compare(name, column, ref, ref)
         elif column.startswith("c "):
-            _compare(name, column, make_cipher(reg, name, None, "c", column[2:]), ref)
+            cipher = make_cipher(reg, name, None, "c", column[2:])
+            _compare(name, column, cipher, ref)
+            if column == "c aesni":  # every x86 variant this CPU runs (GFNI, VAES, AES-NI, the fallback)
+                for v in cipher.variants():
+                    if cipher.variant_for(v) == v:
+                        _compare(name, f"{column} ({v})", cipher.with_isa(v), ref)
         elif column == "neon":
             _compare(name, column, make_cipher(reg, name, None, "neon"), ref)
         elif column == "cuda":
@@ -159,10 +177,12 @@ def render(matrix: dict[str, dict[str, str]]) -> str:
     """The README table: one row per variant, ✓ or the refusal's message."""
     notes: list[str] = []
 
-    def cell(status: str) -> str:
+    def cell(status: str, name: str = "", col: str = "") -> str:
         if status == "ok":
             return "✓"
         text = status.split(": ", 1)[1]
+        if col == "c aesni":  # one note per reason, not per variant
+            text = text.replace(name, "<variant>")
         if text not in notes:
             notes.append(text)
         return f"✗ ({notes.index(text) + 1})"
@@ -170,7 +190,9 @@ def render(matrix: dict[str, dict[str, str]]) -> str:
     lines = ["| spec | variant | " + " | ".join(COLUMNS) + " |", "|---|---|" + "---|" * len(COLUMNS)]
     for stem, name in variants():
         row = matrix.get(name, {})
-        lines.append(f"| {stem}.cs | {name} | " + " | ".join(cell(row.get(c, "?: not run")) for c in COLUMNS) + " |")
+        lines.append(
+            f"| {stem}.cs | {name} | " + " | ".join(cell(row.get(c, "?: not run"), name, c) for c in COLUMNS) + " |"
+        )
     lines.append("")
     lines += [f"({i + 1}) `{t}`  " for i, t in enumerate(notes)]
     return "\n".join(lines).rstrip() + "\n"

@@ -36,6 +36,8 @@ LEVEL_FLAGS = {
 LEVEL_FLAGS["vaes_avx2"] = LEVEL_FLAGS["avx2"] + ("aes", "pclmulqdq", "vaes")
 LEVEL_FLAGS["avx512"] = LEVEL_FLAGS["avx2"] + LEVEL_FLAGS["avx512"]
 LEVEL_FLAGS["vaes_avx512"] = LEVEL_FLAGS["avx512"] + ("aes", "pclmulqdq", "vaes")
+LEVEL_FLAGS["gfni_avx2"] = LEVEL_FLAGS["vaes_avx2"] + ("gfni",)
+LEVEL_FLAGS["gfni_avx512"] = LEVEL_FLAGS["vaes_avx512"] + ("gfni",)
 
 ABSENT: set[tuple[str, str]] = set()
 

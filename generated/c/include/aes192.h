@@ -155,7 +155,7 @@ int aes192_cmac_update(aes192_cmac_ctx *ctx, const uint8_t *msg, size_t len);
 int aes192_cmac_final(aes192_cmac_ctx *ctx, uint8_t *tag, size_t tag_len);
 size_t aes192_cmac_ctx_size(void);
 
-/* Kernels: the library carries its kernels compiled for several ISA levels (x86-64: sse2, aesni, avx2, vaes_avx2, avx512, vaes_avx512;
+/* Kernels: the library carries its kernels compiled for several ISA levels (x86-64: sse2, aesni, avx2, vaes_avx2, avx512, vaes_avx512, gfni_avx2, gfni_avx512;
  * other targets: portable) and picks the best this CPU runs, once, at first use.  CIPHERSPEC_X86_ISA=<level>
  * caps the level (a level this CPU lacks is an error: set_key returns CIPHERSPEC_ERR_ISA).
  *     aes192_variant()           the variant set_key uses, e.g. "vaes_avx512"; NULL on a CIPHERSPEC_X86_ISA error

@@ -1705,6 +1705,7 @@ typedef struct {
 #define CS_F_V4 32u    /* x86-64-v4: AVX-512 F, BW, CD, DQ, VL, OS-saved ZMM */
 #define CS_F_CLMUL 64u    /* PCLMULQDQ (GHASH) */
 #define CS_F_VCLMUL 128u  /* VPCLMULQDQ (GHASH on 256/512-bit registers, with V3/V4) */
+#define CS_F_GFNI 256u    /* GFNI (Galois-field affine maps and inversion on bytes), CPUID.(7,0):ECX bit 8 */
 
 #define CS_DECLARE(v)                                                                                    \
     void cham128_256_##v##_ecb_encrypt(const cham128_256_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
@@ -1763,7 +1764,9 @@ static const struct {
     {"avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_CLMUL | CS_F_VCLMUL},
     {"vaes_avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES | CS_F_CLMUL | CS_F_VCLMUL},
     {"avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_CLMUL | CS_F_VCLMUL},
-    {"vaes_avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_CLMUL | CS_F_VCLMUL}
+    {"vaes_avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_CLMUL | CS_F_VCLMUL},
+    {"gfni_avx2", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES | CS_F_GFNI, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES | CS_F_GFNI | CS_F_CLMUL | CS_F_VCLMUL},
+    {"gfni_avx512", CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_GFNI, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_GFNI | CS_F_CLMUL | CS_F_VCLMUL}
 };
 
 #include <cpuid.h>
@@ -1788,6 +1791,7 @@ static unsigned cs_cpu_features(void)
         && (c1 >> 12 & 1) && (c1 >> 29 & 1) && (c1 >> 22 & 1) && (ext_c >> 5 & 1))
         f |= CS_F_V3;
     if ((f & CS_F_V3) && (c7 >> 9 & 1)) f |= CS_F_VAES;
+    if ((f & CS_F_V3) && (c7 >> 8 & 1)) f |= CS_F_GFNI;
     if ((f & CS_F_V3) && (xcr0 & 0xe6) == 0xe6 && (b7 >> 16 & 1) && (b7 >> 17 & 1) && (b7 >> 28 & 1)
         && (b7 >> 30 & 1) && (b7 >> 31 & 1))
         f |= CS_F_V4;
@@ -1811,7 +1815,7 @@ static int cs_choose_allowed(const char *isa, unsigned *allowed, const char **wh
         for (i = 0; i < (int)(sizeof cs_levels / sizeof cs_levels[0]); i++)
             if (strcmp(isa, cs_levels[i].name) == 0) break;
         if (i == (int)(sizeof cs_levels / sizeof cs_levels[0])) {
-            *why = "not an ISA level (levels: sse2 aesni avx2 vaes_avx2 avx512 vaes_avx512)";
+            *why = "not an ISA level (levels: sse2 aesni avx2 vaes_avx2 avx512 vaes_avx512 gfni_avx2 gfni_avx512)";
             return -1;
         }
         cap = cs_levels[i].features;

@@ -7,6 +7,9 @@ Per function (encrypt, decrypt) one of two lowerings, decided here:
                 cipher), one block per 16-byte lane, CS_IL = 8 registers in flight
     bytesliced  any u8 function whose tables are affine-equivalent to the AES S-box (bytesliced.py):
                 register j = byte j of 16 blocks per 16-byte lane, S-boxes on AESENCLAST/AESDECLAST
+    wordsliced  a 16-byte block of u16/u32/u64 words whose every lookup substitutes the bytes of a word
+                through S-boxes affine-equivalent to GF(2^8) inversion (wordsliced.py): register i =
+                word i of CS_VBITS/w blocks, S-boxes on GFNI (gfni_* levels) or AESENCLAST + nibble maps
 
 The same source serves three ISA levels (variants.py): CS_VBITS = 128 (AES-NI), 256 (VAES + AVX2) and
 512 (VAES + AVX-512); a register holds CS_BPR = CS_VBITS / 128 AES states.  Constant-time: no table is
@@ -31,6 +34,7 @@ from ..prepare import Prepared, prepare
 from ..split import Stmt, split
 from ..text import fragment, kernel_tag, key_slots, with_comment, word_index
 from ..walk import entry_points
+from . import wordsliced
 from .bytesliced import Lowering, sr_power
 from .bytesliced import support as bytesliced_support
 from .rounds import Program, recognize
@@ -46,6 +50,7 @@ class Plan:
 
     programs: dict[str, Program | None]
     why_not_rounds: dict[str, str]
+    word: bool = False  # word-sliced (wordsliced.py): a block of wider words
 
 
 def plan(module: Module) -> Plan:
@@ -64,6 +69,12 @@ def plan(module: Module) -> Plan:
 
 def _plan(module: Module) -> Plan:
     prep = prepare(module, Schedule(module.cipher, "c", "aesni", (), module.rounds))
+    if module.block.width != 8:
+        word_why = {k: wordsliced.support(module, prep.functions[k], prep.tables) for k in KINDS}
+        bad = [word_why[k] for k in KINDS if word_why[k]]
+        if bad:
+            raise UsageError(f"schedule aesni: {module.cipher} is not word-sliceable on AES/GFNI ({bad[0]})")
+        return Plan({k: None for k in KINDS}, {k: f"a block of u{module.block.width} words" for k in KINDS}, True)
     slots = key_slots(module)
     programs: dict[str, Program | None] = {}
     why: dict[str, str] = {}
@@ -105,6 +116,8 @@ def support(module: Module) -> str:
 def lanes(module: Module, vector_bits: int) -> int:
     """Blocks per run of the kernels: 8 registers of AES states, or 16 blocks per 16-byte lane byte-sliced."""
     p = plan(module)
+    if p.word:
+        return wordsliced.lanes(module, vector_bits)
     bpr = vector_bits // 128
     return max(IL * bpr if p.programs[k] is not None else 16 * bpr for k in KINDS)
 
@@ -226,9 +239,54 @@ def has_fused_xts(p) -> bool:
     return p.programs["encrypt"] is not None and p.programs["decrypt"] is not None
 
 
-def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
+def is_word_sliced(module: Module) -> bool:
+    """Whether the aesni kernels of this cipher are word-sliced (GFNI levels apply to them)."""
+    return plan(module).word
+
+
+def _word_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     prep = prepare(module, schedule)
+    P = module.cipher
+    fns = [prep.functions[k] for k in KINDS]
+    support, subs, rots = wordsliced.support_sections(module, fns, prep.tables)
+    support.append(fragment("noinline.c"))
+    cores = [wordsliced.core(module, prep.functions[k], k, subs, rots) for k in KINDS]
+    after = [fragment("kernel_names.c", P=P)]
+    after += [fragment("padded_run.c", P=P, kind=kind) for kind in KINDS]
+    after += [fragment("mode_helpers.c"), fragment("ctr_fill.c")]
+    after += entry_points(P, 1, True)
+    w = module.block.width
+    layout_doc = "\n".join(
+        [
+            f" * Word-sliced: register x_i holds word i of CS_VBITS/{w} blocks, {wordsliced.IL} copies in flight;",
+            " * every byte substitution of a word is one S-box routine on the whole register: GFNI",
+            " * (VGF2P8AFFINEQB + VGF2P8AFFINEINVQB) where compiled with -mgfni, else PSHUFB nibble maps around",
+            " * AESENCLAST.  CS_VBITS (128, 256, 512: the variant's -DCS_VBITS) sets the register width.",
+        ]
+    )
+    return render(
+        "c/kernel.c.j2",
+        P=P,
+        cipher=P,
+        tag=kernel_tag(schedule),
+        version=__version__,
+        spec_file=os.path.basename(module.source) if module.source else "?",
+        schedule=schedule.name,
+        ct_note=ct_note,
+        layout_doc=layout_doc,
+        block_bytes=module.block.nbytes,
+        words=fragment("words.c"),
+        support=support,
+        cores=cores,
+        after_cores=after,
+    )
+
+
+def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     p = plan(module)
+    if p.word:
+        return _word_source(module, schedule, ct_note)
+    prep = prepare(module, schedule)
     P = module.cipher
     support = [fragment("x86_vectors.c")]
     cores, after = [], [fragment("kernel_names.c", P=P)]

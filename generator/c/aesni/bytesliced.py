@@ -8,6 +8,8 @@ is one lane-wise instruction on CS_LANES blocks at once:
     gmul c                         a GF(2)-linear byte map: two 16-entry PSHUFB nibble tables + XOR
     lut T, T = L∘S, S∘L, L∘S⁻¹ or S⁻¹∘L (generator/common/affine.py: match)
                                    AESENCLAST (S) or AESDECLAST (S⁻¹) with a zero key, L as nibble tables
+    lut T, any other T affine-equivalent to GF(2^8) inversion (two_sided: T = Lout∘S∘Lin)
+                                   Lin as nibble tables, AESENCLAST, Lout as nibble tables
 
 AESENCLAST applies ShiftRows to its input, which here permutes blocks among lanes; AESDECLAST the inverse.
 So every value carries a lane "power" p: lane i holds block SR^p(i).  Lookups in one S-box layer land at
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from cipherspec.errors import UsageError
 from cipherspec.gf import gf_mul
 from cipherspec.ir import Function, Table
-from generator.common.affine import match
+from generator.common.affine import match, two_sided
 
 from ..body import COMMENT_COLUMN
 from .rounds import SR
@@ -43,8 +45,8 @@ def support(fn: Function, tables: dict[str, Table]) -> str:
         if op.code not in ALLOWED:
             return f"op {op.code} in {fn.name}"
     for name in sorted({op.imm[0] for op in fn.ops if op.code == "lut"}):
-        if match(tables[name].values) is None:
-            return f"table {name} is not affine-equivalent to the AES S-box"
+        if match(tables[name].values) is None and two_sided(tables[name].values) is None:
+            return f"table {name} is not affine-equivalent to the AES S-box (nor to GF(2^8) inversion)"
     return ""
 
 
@@ -202,7 +204,7 @@ class Lowering:
         t = self.tables[op.imm[0]]
         aff = match(t.values)
         if aff is None:
-            raise UsageError(f"the aesni schedule needs tables affine-equivalent to the AES S-box; {t.name} is not")
+            return self._two_sided(t, x, p)
         if not aff.after and not aff.identity:
             x = self._nibble_map(x, aff.lo, aff.hi, f"{t.name}: the affine map before the AES S-box")
         instr = "CS_X_AESENCLAST" if aff.box == "S" else "CS_X_AESDECLAST"
@@ -217,6 +219,21 @@ class Lowering:
             r, q = self._realign(r, q, target), target
         return r, (q % 4 if q is not None else None)
 
+    def _two_sided(self, t: Table, x: str, p: int | None) -> tuple[str, int | None]:
+        """T = out∘S∘in (T affine-equivalent to GF(2^8) inversion, not one-sided to S): both maps as nibble
+        tables around AESENCLAST."""
+        form = two_sided(t.values)
+        if form is None:
+            raise UsageError(f"the aesni schedule needs tables affine-equivalent to GF(2^8) inversion; {t.name} is not")
+        if not form.inp.identity:
+            lo, hi = bytes(form.inp(n) for n in range(16)), bytes(form.inp(n << 4) ^ form.inp.const for n in range(16))
+            x = self._nibble_map(x, lo, hi, f"{t.name}: B·x ^ b before the AES S-box")
+        r = self._emit(f"CS_X_AESENCLAST({x}, CS_X_ZERO())")
+        if not form.out.identity:
+            lo, hi = bytes(form.out(n) for n in range(16)), bytes(form.out(n << 4) ^ form.out.const for n in range(16))
+            r = self._nibble_map(r, lo, hi, f"{t.name}: A·M⁻¹·(y ^ 0x63) ^ a after the AES S-box")
+        return r, (None if p is None else (p + 1) % 4)
+
 
 def _layer_boxes(fn: Function, tables: dict[str, Table]) -> dict[int, str]:
     """lookup op id -> the box ("S" or "S-1") most lookups of its layer use (ties: S)."""
@@ -230,7 +247,7 @@ def _layer_boxes(fn: Function, tables: dict[str, Table]) -> dict[int, str]:
         if op.code == "lut":
             aff = match(tables[op.imm[0]].values)
             c = count.setdefault(level[i], [0, 0])
-            c[0 if aff is not None and aff.box == "S" else 1] += 1
+            c[0 if aff is None or aff.box == "S" else 1] += 1  # (two-sided forms use S)
     return {
         i: ("S" if count[level[i]][0] >= count[level[i]][1] else "S-1") for i, op in enumerate(ops) if op.code == "lut"
     }

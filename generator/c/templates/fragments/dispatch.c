@@ -33,6 +33,7 @@ static unsigned cs_cpu_features(void)
         && (c1 >> 12 & 1) && (c1 >> 29 & 1) && (c1 >> 22 & 1) && (ext_c >> 5 & 1))
         f |= CS_F_V3;
     if ((f & CS_F_V3) && (c7 >> 9 & 1)) f |= CS_F_VAES;
+    if ((f & CS_F_V3) && (c7 >> 8 & 1)) f |= CS_F_GFNI;
     if ((f & CS_F_V3) && (xcr0 & 0xe6) == 0xe6 && (b7 >> 16 & 1) && (b7 >> 17 & 1) && (b7 >> 28 & 1)
         && (b7 >> 30 & 1) && (b7 >> 31 & 1))
         f |= CS_F_V4;
