@@ -50,10 +50,15 @@ class Interpreter:
         return arr
 
     def run(self, fn: Function, inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
+        vals = self.trace(fn, inputs)
+        return {name: vals[v] for name, v in fn.outputs}
+
+    def trace(self, fn: Function, inputs: Mapping[str, object]) -> list[np.ndarray]:
+        """Every value of ``fn``, by value id (what a traced build of a kernel is compared with)."""
         vals: list[np.ndarray] = []
         for op in fn.ops:
             vals.append(self.eval_op(op, vals, inputs))
-        return {name: vals[v] for name, v in fn.outputs}
+        return vals
 
     def eval_op(
         self, op: Op, vals: Sequence[np.ndarray] | Mapping[int, np.ndarray], inputs: Mapping[str, object]

@@ -3,7 +3,8 @@
 Format (../shared/vectors): OpenSSL-style blocks of ``Name = value`` lines,
 separated by blank lines, ``#`` comments.  A block-cipher block has Cipher,
 Mode (ECB/CBC/CTR), Key, IV (CBC/CTR), Plaintext, Ciphertext and optionally
-Rounds.  A block with EntropyInput is a CTR_DRBG block (see drbg_kat.py).
+Rounds.  A block with EntropyInput is a CTR_DRBG block (see drbg_kat.py); one whose Mode is GCM, CCM,
+XTS or CMAC is an authenticated-mode block (see aead_kat.py).
 
     blocks = parse_kat_file("aes.txt")
     report = run_kat_file("aes.txt", make_cipher)     -> FileReport(passed, failed, failures)
@@ -109,7 +110,7 @@ def validate_block(b: KatBlock, known_ciphers: set[str]) -> BlockCase:
         raise KatError(f"{b.where('Cipher')}: unknown cipher '{cipher}'")
     mode_text = b.fields["Mode"].upper()
     if mode_text not in MODE_NAMES:
-        raise KatError(f"{b.where('Mode')}: unknown mode '{b.fields['Mode']}' (ECB, CBC or CTR)")
+        raise KatError(f"{b.where('Mode')}: unknown mode '{b.fields['Mode']}' (ECB, CBC, CTR, GCM, CCM, XTS or CMAC)")
     mode = MODE_NAMES[mode_text]
     rounds = None
     if "Rounds" in b.fields:
@@ -214,13 +215,17 @@ def run_kat_file(
     run_drbg: Callable[[list[KatBlock], FileReport], None] | None = None,
 ) -> FileReport:
     """Validates the whole file first (a malformed file runs nothing), then runs it."""
+    from .aead_kat import is_aead, run_aead_cases, validate_aead_block
+
     blocks = parse_kat_file(path)
     report = FileReport(path)
     drbg = [b for b in blocks if b.is_drbg]
-    cases = [validate_block(b, known_ciphers) for b in blocks if not b.is_drbg]
+    cases = [validate_block(b, known_ciphers) for b in blocks if not b.is_drbg and not is_aead(b)]
+    aead_cases = [validate_aead_block(b, known_ciphers) for b in blocks if is_aead(b)]
     if not blocks:
         raise KatError(f"{path}: no test blocks")
     run_block_cases(cases, make_cipher, report)
+    run_aead_cases(aead_cases, make_cipher, report)
     if drbg:
         if run_drbg is None:
             report.skipped += len(drbg)

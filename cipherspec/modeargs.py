@@ -2,6 +2,7 @@
 loads anything heavy (cipherspec.modes, which runs the modes, re-exports them).
 
     check_mode("ctr")                 -> None;  check_mode("ofb") -> UsageError("unknown mode 'ofb' (modes: ...)")
+    check_crypt_mode("gcm")           -> None: the modes of ``cipherspec encrypt/decrypt`` (these and AEAD_MODES)
     check_iv(cipher, iv)              -> bytes(iv), or the one-line error when it is missing or not one block
 """
 
@@ -10,11 +11,17 @@ from __future__ import annotations
 from .errors import UsageError
 
 MODES = ("ecb", "cbc", "ctr")
+AEAD_MODES = ("gcm", "ccm", "xts")  # cipherspec.aead: GCM and CCM authenticate; XTS is for data units (disks)
 
 
 def check_mode(mode: str) -> None:
     if mode not in MODES:
         raise UsageError(f"unknown mode '{mode}' (modes: {', '.join(MODES)})")
+
+
+def check_crypt_mode(mode: str) -> None:
+    if mode not in MODES + AEAD_MODES:
+        raise UsageError(f"unknown mode '{mode}' (modes: {', '.join(MODES + AEAD_MODES)})")
 
 
 def check_iv(c, iv: bytes | None) -> bytes:

@@ -5,9 +5,13 @@
     cipherspec fmt FILE
     cipherspec dump CIPHER [--after PASS] [--function F] [--target T [--schedule S]] [--dump-dir DIR]
     cipherspec kat FILE... [--target ref|c|neon|cuda|openssl-provider] [--schedule NAME]
+    cipherspec test [SPEC...] [--cipher NAME...] [--target T...] [--require T...|all] [--junit FILE]
+                    [--schedules default|all] [--depth quick|full] [--seed N]   every target vs the interpreter
     cipherspec build CIPHER...|--all --target c|neon|cuda|openssl-provider [--schedule NAME] -o DIR
-    cipherspec encrypt|decrypt CIPHER --mode ecb|cbc|ctr (--key-file PATH|--key-fd N|$CIPHERSPEC_KEY|--key HEX)
+    cipherspec encrypt|decrypt CIPHER --mode ecb|cbc|ctr|gcm|ccm|xts (--key-file PATH|--key-fd N|$CIPHERSPEC_KEY|--key HEX)
                                [--iv...] [-i IN] [-o OUT] [--no-pad] [--hex]      streamed, C by default
+                               [--aad HEX|--aad-file PATH] [--tag-len N]  (GCM, CCM)   [--sector-size N]  (XTS)
+    cipherspec mac CIPHER --mode cmac KEY [-i IN] [--hex] [--tag-len N] [--verify TAG]
     cipherspec drbg CIPHER (--entropy-file PATH|...) --bytes N [-o OUT] [--hex]   streamed, request by request
 
 Every command takes --spec FILE (repeatable) for ciphers outside the shipped specs.
@@ -22,10 +26,11 @@ import time
 from pathlib import Path
 
 from cipherspec import __version__
-from cipherspec.errors import CipherspecError, UsageError
+from cipherspec.errors import AuthenticationError, CipherspecError, UsageError
 from toolchain.errors import ToolError
 
-from .streaming import add_crypt_parser, add_drbg_parser, cmd_crypt, cmd_drbg
+from .streaming import add_crypt_parser, add_drbg_parser, add_mac_parser, cmd_crypt, cmd_drbg, cmd_mac
+from .testcmd import add_test_parser, cmd_test
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 70
 
@@ -327,9 +332,11 @@ SUBCOMMANDS = {  # name: (its parser, its handler), in the order of --help
     "dump": (_add_dump, cmd_dump),
     "build": (_add_build, cmd_build),
     "kat": (_add_kat, cmd_kat),
+    "test": (add_test_parser, cmd_test),
     "drbg": (add_drbg_parser, cmd_drbg),
     "encrypt": (lambda sub, common: add_crypt_parser(sub, common, "encrypt"), lambda a, o: cmd_crypt(a, o, "encrypt")),
     "decrypt": (lambda sub, common: add_crypt_parser(sub, common, "decrypt"), lambda a, o: cmd_crypt(a, o, "decrypt")),
+    "mac": (add_mac_parser, cmd_mac),
 }
 
 
@@ -362,7 +369,8 @@ def run(argv: list[str] | None = None, out=None) -> int:
         return handler(args, out)
     except (CipherspecError, ToolError) as e:
         # spec and KAT errors start with their file:line; the rest are about the command line
-        print(f"cipherspec: error: {e}" if isinstance(e, (UsageError, ToolError)) else str(e), file=sys.stderr)
+        plain = isinstance(e, (UsageError, ToolError, AuthenticationError))
+        print(f"cipherspec: error: {e}" if plain else str(e), file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("cipherspec: interrupted", file=sys.stderr)

@@ -5,6 +5,8 @@ output file that appears only once it is complete.
     n = fill(src, view)                 # readinto until ``view`` is full or the input ends
     out = open_output("out.bin")        # None or "-": stdout.  out.write(piece); out.commit() or out.abort()
     HexReader(src) / HexWriter(out)     # the same interfaces over hex text
+    out = open_output(path, hold=True)  # nothing reaches stdout (or a FIFO) before commit: AEAD decryption
+    src = spool(src)                    # an input of unknown length (a pipe, hex) copied to a temporary file
 
 ``-o FILE`` writes a temporary file beside FILE (same directory, so the rename cannot cross file
 systems); ``commit`` fsyncs it, renames it over FILE and fsyncs the directory; ``abort`` deletes it, so
@@ -24,6 +26,7 @@ import fcntl
 import os
 import stat
 import sys
+import tempfile
 from pathlib import Path
 
 from cipherspec.errors import UsageError
@@ -244,8 +247,80 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def open_output(path=None):
-    return StdOutput() if _is_std(path) else FileOutput(path)
+class HeldOutput:
+    """An output written only on commit: until then the bytes go to an anonymous temporary file (in
+    $TMPDIR, unlinked from the start, so nothing is left behind whatever happens), copied to the real
+    output by ``commit``; ``abort`` drops them.  Memory stays constant; the disk holds one copy."""
+
+    def __init__(self, sink):
+        self.sink, self.name = sink, sink.name
+        try:
+            self.tmp = tempfile.TemporaryFile(buffering=0)
+        except OSError as e:
+            raise UsageError(f"cannot create a temporary file in {tempfile.gettempdir()}: {e.strerror}") from None
+
+    def write(self, piece) -> None:
+        _write_all(self.tmp, piece, f"a temporary file in {tempfile.gettempdir()}")
+
+    def commit(self) -> None:
+        buf = bytearray(1 << 20)
+        try:
+            self.tmp.seek(0)
+            while True:
+                k = self.tmp.readinto(buf)
+                if not k:
+                    break
+                self.sink.write(memoryview(buf)[:k])
+            self.tmp.close()
+        except OSError as e:
+            self.abort()
+            raise UsageError(f"cannot read back a temporary file: {e.strerror}") from None
+        self.sink.commit()
+
+    def abort(self) -> None:
+        self.tmp.close()
+        self.sink.abort()
+
+
+def open_output(path=None, hold: bool = False):
+    """stdout or ``-o FILE``; with ``hold``, nothing is written anywhere before ``commit`` (FILE's own
+    temporary file does that already; stdout, a FIFO or a device get a HeldOutput)."""
+    out = StdOutput() if _is_std(path) else FileOutput(path)
+    if hold and not (isinstance(out, FileOutput) and out.tmp is not None):
+        return HeldOutput(out)
+    return out
+
+
+class Spooled:
+    """An input copied to an anonymous temporary file, so that its length is known (``size``)."""
+
+    def __init__(self, src) -> None:
+        self.name = src.name
+        try:
+            self.raw = tempfile.TemporaryFile(buffering=0)
+        except OSError as e:
+            raise UsageError(f"cannot create a temporary file in {tempfile.gettempdir()}: {e.strerror}") from None
+        buf = bytearray(1 << 20)
+        size = 0
+        while True:
+            k = src.readinto(buf)
+            if not k:
+                break
+            _write_all(self.raw, memoryview(buf)[:k], f"a temporary file in {tempfile.gettempdir()}")
+            size += k
+        self.raw.seek(0)
+        self.size = size
+
+    def readinto(self, view) -> int:
+        return self.raw.readinto(view) or 0
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def spool(src):
+    """``src`` itself when its length is known (a regular file, read as binary), else a Spooled copy."""
+    return src if getattr(src, "size", None) is not None else Spooled(src)
 
 
 class HexWriter:

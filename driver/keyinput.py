@@ -15,7 +15,9 @@ File and descriptor contents (read to the end, at most 64 KiB):
     One such content is refused all the same: L bytes that are all hex digits are the hex of an
     L/2-byte value (the wrong length) far more likely than a raw key (a random key is all hex digits
     with probability (22/256)^L);
-  * a variable-length value (DRBG entropy): raw bytes, the whole content.
+  * a variable-length value (DRBG entropy): raw bytes, the whole content;
+  * a nonce of any length (GCM, CCM; ``read(..., nonce=True)``): EXACTLY L bytes (the usual length, 12)
+    is the raw nonce, anything else hex text of any length; L bytes of hex digits are refused as above.
 The command-line option and the environment variable hold hex.  Error messages never echo a value.
 """
 
@@ -73,9 +75,12 @@ def given(args, m: Material) -> list[str]:
     return [f"--{m.name}{s}" for s in ("", "-file", "-fd") if getattr(args, _dest(m, s)) is not None]
 
 
-def read(args, m: Material, length: int | None = None, owner: str = "", stdin_busy: bool = False) -> bytes | None:
+def read(
+    args, m: Material, length: int | None = None, owner: str = "", stdin_busy: bool = False, nonce: bool = False
+) -> bytes | None:
     """The value from the options, else the environment, else None.  ``length`` (fixed materials): the
-    cipher's; ``stdin_busy``: stdin carries the data, so --NAME-fd 0 is refused."""
+    cipher's (with ``nonce``: the usual length of a raw nonce in a file; hex of any length is taken);
+    ``stdin_busy``: stdin carries the data, so --NAME-fd 0 is refused."""
     opts = given(args, m)
     if len(opts) > 1:
         raise UsageError(f"give the {m.what} once: {' and '.join(opts)} were both given")
@@ -93,7 +98,24 @@ def read(args, m: Material, length: int | None = None, owner: str = "", stdin_bu
         if value == 0 and stdin_busy:
             raise UsageError(f"{opt} 0 is standard input, which carries the data here: give the data with -i FILE")
         content = _read_fd(value, where)
+    if nonce:
+        return decode_nonce(content, m, length or 0, where)
     return decode(content, m, length, owner, where) if m.fixed else content
+
+
+def decode_nonce(content: bytes, m: Material, length: int, where: str) -> bytes:
+    """A nonce's file content: exactly ``length`` raw bytes, else hex text of any length."""
+    if len(content) == length:
+        if not content.strip(HEX_DIGITS):
+            raise UsageError(
+                f"{where}: {length} hex digits, the hex of a {length // 2}-byte {m.what}; "
+                f"give {length} raw bytes or the {m.what} in hex"
+            )
+        return content
+    digits = content.translate(None, WHITESPACE)
+    if digits and len(digits) % 2 == 0 and not digits.strip(HEX_DIGITS):
+        return binascii.unhexlify(digits)
+    raise UsageError(f"{where}: {len(content)} bytes; give a {length}-byte raw {m.what} or the {m.what} in hex")
 
 
 def parse_hex(text: bytes, where: str) -> bytes:

@@ -1,7 +1,9 @@
-"""The commands that stream bytes: encrypt, decrypt (a file or stdin, chunk by chunk) and drbg (request by
-request).  Their options, their output handling (-o FILE appears only complete; stdout) and the chunk size.
+"""The commands that stream bytes: encrypt, decrypt (a file or stdin, chunk by chunk), mac, and drbg (request
+by request).  Their options, their output handling (-o FILE appears only complete; stdout) and the chunk size.
+GCM, CCM, XTS and CMAC run in driver/aeadcmd.py (imported only for them: it needs numpy).
 
     add_crypt_parser(sub, common, "encrypt");  cmd_crypt(args, out, "encrypt")
+    add_mac_parser(sub, common);               cmd_mac(args, out)
     add_drbg_parser(sub, common);              cmd_drbg(args, out)
 """
 
@@ -41,13 +43,14 @@ def _chunk_bytes(cipher) -> int:
     return max(CHUNK_BYTES.get(cipher.target, DEFAULT_CHUNK_BYTES) // unit, 1) * unit
 
 
-def _stream_to_output(args, label: str, total: int | None, work) -> None:
+def _stream_to_output(args, label: str, total: int | None, work, hold: bool = False) -> None:
     """Opens the output (-o FILE or stdout, hex with --hex), runs ``work(writer, progress)`` and commits;
-    on any failure the output is aborted: -o FILE is left as it was."""
+    on any failure the output is aborted: -o FILE is left as it was.  ``hold``: stdout too gets nothing
+    before the commit (fileio.HeldOutput)."""
     from .fileio import HexWriter, open_output
     from .progress import TransferProgress
 
-    sink = open_output(args.output)
+    sink = open_output(args.output, hold=hold)
     writer = HexWriter(sink) if args.hex else sink
     progress = TransferProgress(label, total)
     try:
@@ -80,15 +83,34 @@ def _terminate_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
+def refuse_options(args, mode: str) -> None:
+    """Options that belong to other modes: an error rather than silently ignored."""
+    m = mode.upper()
+    if mode in ("xts", "ecb", "cbc", "ctr"):
+        for opt, dest in (("--aad", "aad"), ("--aad-file", "aad_file"), ("--tag-len", "tag_len")):
+            if getattr(args, dest, None) is not None:
+                raise UsageError(f"{m} takes no {opt} (GCM and CCM authenticate; {m} does not)")
+    if mode != "xts" and getattr(args, "sector_size", None) is not None:
+        raise UsageError(f"{m} takes no --sector-size (XTS only)")
+    if mode in ("gcm", "ccm", "xts") and getattr(args, "pad", None) is not None:
+        raise UsageError(f"{m} takes no padding (--pad/--no-pad are for ECB and CBC)")
+
+
 def cmd_crypt(args, out, direction: str) -> int:
+    from cipherspec.modeargs import AEAD_MODES, check_crypt_mode
+
+    check_crypt_mode(args.mode)
+    refuse_options(args, args.mode)
+    if args.mode in AEAD_MODES:
+        from .aeadcmd import cmd_aead
+
+        return cmd_aead(args, direction)
     from cipherspec.chunked import ChunkedMode
-    from cipherspec.modeargs import check_mode
 
     from .fileio import HexReader, open_input
     from .pump import pump
     from .quickload import load_cipher
 
-    check_mode(args.mode)
     pad = args.pad if args.pad is not None else args.mode != "ctr"
     c = load_cipher(args.spec or [], args.cipher, args.rounds, args.target, args.schedule)
     stdin_busy = args.input in (None, "-")
@@ -219,6 +241,32 @@ def add_drbg_parser(sub, common) -> None:
     g.add_argument("--schedule", metavar="NAME")
 
 
+def cmd_mac(args, out) -> int:
+    from .aeadcmd import cmd_mac as run
+
+    return run(args, out)
+
+
+def add_mac_parser(sub, common) -> None:
+    m = sub.add_parser(
+        "mac",
+        parents=[common],
+        help="CMAC (SP 800-38B) of a file or stdin",
+        description="The CMAC tag of the input, as one line of hex. With --verify TAG: nothing on success "
+        "(exit 0); 'authentication failed' and exit 2 on a mismatch.",
+    )
+    m.add_argument("cipher")
+    m.add_argument("--mode", required=True, help="cmac")
+    keyinput.add_options(m, keyinput.KEY)
+    m.add_argument("-i", "--input", metavar="FILE", help="read from FILE (default stdin, '-')")
+    m.add_argument("--hex", action="store_true", help="the input is hex text (whitespace ignored)")
+    m.add_argument("--tag-len", type=int, metavar="N", help="tag bytes: 1 to the block size (default: the block)")
+    m.add_argument("--verify", metavar="HEX", help="check the input against this tag instead of printing one")
+    m.add_argument("--rounds", type=int, help="override the round count")
+    m.add_argument("--target", default="c", help="c (default), ref (the interpreter), cuda, neon")
+    m.add_argument("--schedule", metavar="NAME", help="a named schedule of the target")
+
+
 def add_crypt_parser(sub, common, direction: str) -> None:
     e = sub.add_parser(
         direction,
@@ -227,10 +275,13 @@ def add_crypt_parser(sub, common, direction: str) -> None:
         description=f"{direction.capitalize()} in fixed-size chunks (memory does not grow "
         "with the input). ECB and CBC use PKCS#7 padding unless --no-pad; decryption checks "
         "it and fails with one 'bad decrypt' error. On an error, -o FILE is left untouched; "
-        "on stdout, the chunks before the error have already been written.",
+        "on stdout, the chunks before the error have already been written. GCM and CCM write "
+        "ciphertext || tag; their decryption releases nothing (not on stdout either) before the "
+        "tag verifies, and fails with 'authentication failed'. XTS encrypts --sector-size units, "
+        "sector i under tweak IV + i (little-endian).",
     )
     e.add_argument("cipher")
-    e.add_argument("--mode", required=True, help="ecb, cbc or ctr")
+    e.add_argument("--mode", required=True, help="ecb, cbc, ctr, gcm, ccm or xts")
     keyinput.add_options(e, keyinput.KEY)
     keyinput.add_options(e, keyinput.IV)
     e.add_argument("-i", "--input", metavar="FILE", help="read from FILE (default stdin, '-')")
@@ -256,6 +307,20 @@ def add_crypt_parser(sub, common, direction: str) -> None:
     )
     e.add_argument(
         "--hex", action="store_true", help="hex text in (whitespace ignored) and one line of hex out, streamed too"
+    )
+    e.add_argument("--aad", metavar="HEX", help="GCM/CCM: additional authenticated data, in hex")
+    e.add_argument("--aad-file", metavar="PATH", help="GCM/CCM: additional authenticated data, the file's bytes")
+    e.add_argument(
+        "--tag-len",
+        type=int,
+        metavar="N",
+        help="GCM/CCM: tag bytes (default 16; GCM 16,15,14,13,12,8,4; CCM 4..16 even)",
+    )
+    e.add_argument(
+        "--sector-size",
+        type=int,
+        metavar="N",
+        help="XTS: bytes per data unit (default 512); sector i's tweak is IV + i, little-endian",
     )
     e.add_argument("--rounds", type=int, help="override the round count")
     e.add_argument(

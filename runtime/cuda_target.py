@@ -29,6 +29,7 @@ from cipherspec.errors import UsageError
 from toolchain import nvcc
 
 from . import cuda_multi, cuda_stream
+from .cuda_gcm import CudaGcm
 
 FLAVOUR = {"ptx": 0, "c": 1}
 _u8p = ctypes.POINTER(ctypes.c_uint8)
@@ -58,7 +59,7 @@ def load_library(src) -> ctypes.CDLL:
     return ctypes.CDLL(str(so))
 
 
-class CudaCipher:
+class CudaCipher(CudaGcm):
     target = "cuda"
     lane_keys = False
 
@@ -111,6 +112,7 @@ class CudaCipher:
         for suffix, (res, args) in sigs.items():
             f = self.fn(suffix)
             f.restype, f.argtypes = res, args
+        self._bind_gcm()
 
     def strerror(self, rc: int) -> str:
         return self.fn("strerror")(rc).decode()

@@ -5,7 +5,7 @@
  * 0 — then the flat round-key words (KEY_WORD_BYTES each, default 4 — 8 for ciphers with 64-bit words —
  * little-endian, the key schedule's output in declaration order), the
  * IV (block bytes; CTR and CBC only) and the data.  op: 0 ECB encrypt, 1 ECB decrypt, 2 CTR, 3 CBC
- * encrypt, 4 CBC decrypt, 255 end.  Reply: the output bytes.  op 253 runs the library's own key schedule
+ * encrypt, 4 CBC decrypt, 16-27 the library's modes (-DHAS_MODES: modes_op below), 255 end.  Reply: the output bytes.  op 253 runs the library's own key schedule
  * (-DKEY_SCHEDULE=<cipher>_neon_key_schedule): data bytes = the key (any length), no round-key words; reply: its status as
  * a little-endian int32, then KEY_WORDS round-key words (zero when it refused the key).
  *
@@ -94,6 +94,93 @@ static void ctr(const uint8_t *kt, const uint8_t *iv0, const uint8_t *in, uint8_
 }
 #endif
 
+#ifdef HAS_MODES
+/* The library's modes (<prefix>_modes.h), ops 16..: header op, data bytes, key bytes, tag bytes; then four
+ * uint32 (IV/nonce/tweak bytes, AAD bytes, isa bytes, chunk bytes for the incremental ops), the key, the
+ * IV, the AAD, the isa string (0 bytes: NULL, the CPU's own choice), the data, and for decryption the tag.
+ * Reply: the int32 status, the data-sized output (0xA5-filled before the call: a failed decryption must
+ * leave zeros; none for CMAC), then for tagging ops the tag.  op 26 (info) answers "<kernel variant> <GHASH variant>". */
+#define MK(x) CAT(PREFIX, x)
+enum { GCM_ENC = 16, GCM_DEC, GMAC, CCM_ENC, CCM_DEC, XTS_ENC, XTS_DEC, CMAC, GCM_STREAM_ENC, GCM_STREAM_DEC, INFO, CMAC_STREAM };
+
+static void modes_op(uint32_t op, uint32_t n, uint32_t key_len, uint32_t tag_len) {
+    static MK(_key) ks;
+    uint32_t iv_len = u32(), aad_len = u32(), isa_len = u32(), chunk = u32();
+    const uint8_t *key = take(key_len), *iv = take(iv_len), *aad = take(aad_len);
+    char isa_buf[64];
+    const char *isa = NULL;
+    if (isa_len) {
+        if (isa_len >= sizeof isa_buf) die("isa too long");
+        memcpy(isa_buf, take(isa_len), isa_len);
+        isa_buf[isa_len] = 0;
+        isa = isa_buf;
+    }
+    const uint8_t *in = take(n);
+    const int decrypting = op == GCM_DEC || op == CCM_DEC || op == GCM_STREAM_DEC;
+    const uint8_t *want = decrypting ? take(tag_len) : NULL;
+    uint8_t *out = malloc(n + 1), tag[32];
+    if (tag_len > sizeof tag) die("tag too long");
+    memset(out, 0xA5, n + 1);
+    memset(tag, 0xA5, sizeof tag);
+    int32_t rc = 0;
+    if (op != XTS_ENC && op != XTS_DEC) rc = MK(_set_key_isa)(&ks, key, key_len, isa);
+    if (chunk == 0) chunk = 1;
+    if (rc == 0) switch (op) {
+#if BLOCK == 16
+    case GCM_ENC: rc = MK(_gcm_encrypt)(&ks, iv, iv_len, aad, aad_len, in, out, n, tag, tag_len); break;
+    case GCM_DEC: rc = MK(_gcm_decrypt)(&ks, iv, iv_len, aad, aad_len, in, out, n, want, tag_len); break;
+    case GMAC: rc = MK(_gmac)(&ks, iv, iv_len, aad, aad_len, tag, tag_len); break;
+    case CCM_ENC: rc = MK(_ccm_encrypt)(&ks, iv, iv_len, aad, aad_len, in, out, n, tag, tag_len); break;
+    case CCM_DEC: rc = MK(_ccm_decrypt)(&ks, iv, iv_len, aad, aad_len, in, out, n, want, tag_len); break;
+    case XTS_ENC: case XTS_DEC: {
+        static MK(_xts_key) xk;
+        rc = MK(_xts_set_key_isa)(&xk, key, key_len, isa);
+        if (rc == 0) rc = (op == XTS_ENC ? MK(_xts_encrypt) : MK(_xts_decrypt))(&xk, iv, in, out, n);
+        break;
+    }
+    case GCM_STREAM_ENC: case GCM_STREAM_DEC: {  /* AAD in two calls, the data in chunk-byte updates */
+        MK(_gcm) g;
+        rc = MK(_gcm_init)(&g, &ks, iv, iv_len);
+        if (rc == 0) rc = MK(_gcm_aad)(&g, aad, aad_len / 2);
+        if (rc == 0) rc = MK(_gcm_aad)(&g, aad + aad_len / 2, aad_len - aad_len / 2);
+        for (uint32_t i = 0; rc == 0 && i < n; i += chunk) {
+            uint32_t m = n - i < chunk ? n - i : chunk;
+            rc = (op == GCM_STREAM_ENC ? MK(_gcm_encrypt_update) : MK(_gcm_decrypt_update))(&g, in + i, out + i, m);
+        }
+        if (rc == 0) rc = op == GCM_STREAM_ENC ? MK(_gcm_finish)(&g, tag, tag_len) : MK(_gcm_verify)(&g, want, tag_len);
+        break;
+    }
+    case INFO: {
+        const char *kv = MK(_key_variant)(&ks), *gv = MK(_key_ghash)(&ks);
+        memset(out, 0, n);
+        snprintf((char *)out, n, "%s %s", kv ? kv : "-", gv ? gv : "-");
+        break;
+    }
+#else
+    case INFO: {
+        const char *kv = MK(_key_variant)(&ks);
+        memset(out, 0, n);
+        snprintf((char *)out, n, "%s -", kv ? kv : "-");
+        break;
+    }
+#endif
+    case CMAC: rc = MK(_cmac)(&ks, in, n, tag, tag_len); break;
+    case CMAC_STREAM: {
+        MK(_cmac_ctx) m;
+        rc = MK(_cmac_init)(&m, &ks);
+        for (uint32_t i = 0; rc == 0 && i < n; i += chunk) rc = MK(_cmac_update)(&m, in + i, n - i < chunk ? n - i : chunk);
+        if (rc == 0) rc = MK(_cmac_final)(&m, tag, tag_len);
+        break;
+    }
+    default: die("unknown modes op");
+    }
+    fwrite(&rc, 4, 1, stdout);  /* aarch64: little-endian */
+    fwrite(out, 1, op == CMAC || op == CMAC_STREAM ? 0 : n, stdout);  /* a MAC answers its tag only */
+    if (!decrypting && op != XTS_ENC && op != XTS_DEC && op != INFO) fwrite(tag, 1, tag_len, stdout);
+    free(out);
+}
+#endif
+
 int main(void) {
     size_t cap = 1 << 20;
     buf = malloc(cap);
@@ -108,9 +195,15 @@ int main(void) {
     static uint8_t kt_ctr[16 * N(MAP_CTR) + 16];
 #endif
     for (;;) {
-        uint32_t op = u32(), n = u32(), nw = u32();
-        (void)u32();
+        uint32_t op = u32(), n = u32(), nw = u32(), aux = u32();
+        (void)aux;
         if (op == 255) break;
+#ifdef HAS_MODES
+        if (op >= 16 && op < 32) {
+            modes_op(op, n, nw, aux);
+            continue;
+        }
+#endif
         if (op == 253) {
             rkword rk[KEY_WORDS + 1];
             memset(rk, 0, sizeof rk);

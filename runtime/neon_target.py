@@ -16,6 +16,9 @@ environment, and variant() says which kernels the dispatcher picked:
 
     c = BACKENDS["neon"].load(Registry(), "aria128", None, "aria128_neon"); c.qemu_cpu = "max"
     c.variant() -> "aria128_neon_b16_crypto_il1";  c.qemu_env = {"CIPHERSPEC_NEON_NO_CRYPTO": "1"} -> portable
+
+The built library also carries the modes (GCM, CCM, XTS, CMAC: runtime/neon_modes.py, the mixin):
+c.gcm_encrypt(rk, iv, aad, data) runs <prefix>_gcm_encrypt under QEMU.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ import numpy as np
 from cipherspec.blockcipher import RefCipher, as_blocks
 from cipherspec.errors import UsageError
 from toolchain.aarch64 import build_static, cached_object, find_tools, run_qemu
+
+from .neon_modes import NeonModes
 
 HARNESS = Path(__file__).with_name("neon_harness.c")
 OPS = {
@@ -44,15 +49,16 @@ OPS = {
 class RoundKeys:
     """Flat round-key words (uint32, or uint64 for ciphers with 64-bit words) for one key, or one row per lane."""
 
-    def __init__(self, words: np.ndarray, dtype=np.uint32):
+    def __init__(self, words: np.ndarray, dtype=np.uint32, key: bytes | None = None):
         self.words = np.atleast_2d(words).astype(dtype)
+        self.key = key  # the key bytes (one key): the library's modes set their own key up from them
 
     @property
     def lanes(self) -> int:
         return self.words.shape[0]
 
 
-class NeonCipher:
+class NeonCipher(NeonModes):
     target = "neon"
     lane_keys = True
 
@@ -97,7 +103,9 @@ class NeonCipher:
             objects = tuple(cached_object(tools, f, files.pop(f)) for f in keys)
             flags.append(f"-DKEY_SCHEDULE={keys[0].removesuffix('.c')}_schedule")  # <cipher>_neon_key_schedule
             sources = ["main.c"] + sorted(f for f in files if f.endswith((".S", ".c")))
-            files |= {"harness.c": HARNESS.read_text(), "main.c": f'#include "{n}.h"\n#include "harness.c"\n'}
+            modes = f'#include "{n}_modes.h"\n' if self.has_modes else ""
+            flags += ["-DHAS_MODES"] if self.has_modes else []
+            files |= {"harness.c": HARNESS.read_text(), "main.c": f'#include "{n}.h"\n{modes}#include "harness.c"\n'}
             self._exe = build_static(tools, files, sources, flags, n, objects)
             self._tools = tools
         return self._exe
@@ -106,7 +114,6 @@ class NeonCipher:
         """Runs (op, round keys of ONE key, data, iv) requests in one QEMU process; returns outputs."""
         if not requests:
             return []
-        exe = self.exe
         parts = []
         for op, rk, data, iv in requests:
             if rk.lanes != 1:
@@ -126,7 +133,7 @@ class NeonCipher:
                 parts.append(bytes(iv))
             parts.append(bytes(data))
         parts.append(struct.pack("<4I", 255, 0, 0, 0))
-        out = run_qemu(self._tools, exe, b"".join(parts), cpu=self.qemu_cpu, env=self.qemu_env)
+        out = self._run(b"".join(parts))
         results, pos = [], 0
         for _, _, data, _ in requests:
             results.append(out[pos : pos + len(data)])
@@ -134,6 +141,11 @@ class NeonCipher:
         if pos != len(out):
             raise UsageError(f"harness answered {len(out)} bytes, expected {pos}")
         return results
+
+    def _run(self, data: bytes) -> bytes:
+        """The harness's stdout for a request stream (one QEMU run on this cipher's cpu and environment)."""
+        exe = self.exe
+        return run_qemu(self._tools, exe, data, cpu=self.qemu_cpu, env=self.qemu_env)
 
     def library_key_schedule(self, keys: list[bytes]) -> list[tuple[int, RoundKeys]]:
         """(status, round keys) of the library's own <prefix>_key_schedule for each key, in one QEMU run:
@@ -173,7 +185,8 @@ class NeonCipher:
             for ka in self.module.key_arrays
             for n in ka.flat_names()
         ]
-        return RoundKeys(np.stack(cols, axis=1) if cols else np.zeros((lanes, 0)), self.key_dtype)
+        one = bytes(key) if isinstance(key, (bytes, bytearray)) else None
+        return RoundKeys(np.stack(cols, axis=1) if cols else np.zeros((lanes, 0)), self.key_dtype, one)
 
     def _blocks(self, op: str, rk: RoundKeys, blocks) -> np.ndarray:
         blocks = as_blocks(blocks, self.block_bytes)

@@ -19,45 +19,9 @@ import numpy as np
 from cipherspec.blockcipher import as_blocks
 from cipherspec.errors import UsageError
 from cipherspec.modes import MODES
-from toolchain.openssl import libcrypto_name
 
-_P = ctypes.c_void_p
-_INT = ctypes.c_int
-CHUNK = 1 << 30  # EVP_CipherUpdate takes an int length
-
-_SIGNATURES = {
-    "OSSL_LIB_CTX_new": ([], _P),
-    "OSSL_LIB_CTX_free": ([_P], None),
-    "OSSL_PROVIDER_load": ([_P, ctypes.c_char_p], _P),
-    "OSSL_PROVIDER_unload": ([_P], _INT),
-    "EVP_CIPHER_fetch": ([_P, ctypes.c_char_p, ctypes.c_char_p], _P),
-    "EVP_CIPHER_free": ([_P], None),
-    "EVP_CIPHER_CTX_new": ([], _P),
-    "EVP_CIPHER_CTX_free": ([_P], None),
-    "EVP_CipherInit_ex2": ([_P, _P, _P, _P, _INT, _P], _INT),
-    "EVP_CIPHER_CTX_set_padding": ([_P, _INT], _INT),
-    "EVP_CipherUpdate": ([_P, _P, ctypes.POINTER(_INT), _P, _INT], _INT),
-    "EVP_CipherFinal_ex": ([_P, _P, ctypes.POINTER(_INT)], _INT),
-    "ERR_get_error": ([], ctypes.c_ulong),
-    "ERR_error_string_n": ([ctypes.c_ulong, ctypes.c_char_p, ctypes.c_size_t], None),
-}
-
-
-def libcrypto() -> ctypes.CDLL:
-    lib = ctypes.CDLL(libcrypto_name())
-    for fn, (args, res) in _SIGNATURES.items():
-        f = getattr(lib, fn)
-        f.argtypes, f.restype = args, res
-    return lib
-
-
-def _errors(lib) -> str:
-    texts = []
-    while code := lib.ERR_get_error():
-        buf = ctypes.create_string_buffer(256)
-        lib.ERR_error_string_n(code, buf, len(buf))
-        texts.append(buf.value.decode(errors="replace"))
-    return "; ".join(texts) or "no error queued"
+from .libcrypto import CHUNK, errors, libcrypto
+from .openssl_aead import aead_evp
 
 
 class OsslCipher:
@@ -76,12 +40,12 @@ class OsslCipher:
         # an absolute path is taken as the module's file name
         self._provider = lib.OSSL_PROVIDER_load(self._libctx, str(provider_path).encode())
         if not self._provider:
-            raise RuntimeError(f"OpenSSL cannot load the provider {provider_path}: {_errors(lib)}")
+            raise RuntimeError(f"OpenSSL cannot load the provider {provider_path}: {errors(lib)}")
         self._ciphers = {}
         for mode, alg in self.algorithms.items():
             c = lib.EVP_CIPHER_fetch(self._libctx, alg.encode(), b"provider=cipherspec")
             if not c:
-                raise RuntimeError(f"the provider {provider_path} has no {alg}: {_errors(lib)}")
+                raise RuntimeError(f"the provider {provider_path} has no {alg}: {errors(lib)}")
             self._ciphers[mode] = c
 
     def __del__(self):
@@ -120,18 +84,18 @@ class OsslCipher:
             if not lib.EVP_CipherInit_ex2(
                 ctx, self._ciphers[mode], kb, ivb, int(encrypt), None
             ) or not lib.EVP_CIPHER_CTX_set_padding(ctx, int(pad)):
-                raise UsageError(f"{self.algorithms[mode]}: init failed: {_errors(lib)}")
+                raise UsageError(f"{self.algorithms[mode]}: init failed: {errors(lib)}")
             out = bytearray()
-            n = _INT(0)
+            n = ctypes.c_int(0)
             for i in range(0, len(data), CHUNK):
                 part = bytes(data[i : i + CHUNK])
                 buf = ctypes.create_string_buffer(len(part) + self.block_bytes)
                 if not lib.EVP_CipherUpdate(ctx, buf, ctypes.byref(n), part, len(part)):
-                    raise UsageError(f"{self.algorithms[mode]}: update failed: {_errors(lib)}")
+                    raise UsageError(f"{self.algorithms[mode]}: update failed: {errors(lib)}")
                 out += buf.raw[: n.value]
             buf = ctypes.create_string_buffer(self.block_bytes)
             if not lib.EVP_CipherFinal_ex(ctx, buf, ctypes.byref(n)):
-                raise UsageError(f"{self.algorithms[mode]}: final failed: {_errors(lib)}")
+                raise UsageError(f"{self.algorithms[mode]}: final failed: {errors(lib)}")
             return bytes(out + buf.raw[: n.value])
         finally:
             lib.EVP_CIPHER_CTX_free(ctx)
@@ -166,3 +130,28 @@ class OsslCipher:
                 f"{self.block_bytes}-byte block (ECB and CBC take whole blocks; pad first or use CTR)"
             )
         return self.evp(mode, direction == "encrypt", rk, None if mode == "ecb" else self._iv(iv), data)
+
+    # ---- GCM, CCM, XTS (128-bit blocks): the names and signatures of cipherspec.aead, through EVP
+
+    def _aead(self, mode: str, encrypt: bool, key: bytes, iv: bytes, **kw) -> tuple[bytes, bytes]:
+        if mode not in self._ciphers:
+            raise UsageError(f"{mode.upper()} needs a 128-bit block; {self.name} has {8 * self.block_bytes} bits")
+        return aead_evp(self.lib, self._ciphers[mode], mode, encrypt, key, iv, name=self.algorithms[mode], **kw)
+
+    def gcm_encrypt(self, rk, iv: bytes, aad: bytes, data: bytes, tag_len: int = 16) -> tuple[bytes, bytes]:
+        return self._aead("gcm", True, rk, iv, aad=aad, data=data, tag_len=tag_len)
+
+    def gcm_decrypt(self, rk, iv: bytes, aad: bytes, data: bytes, tag: bytes) -> bytes:
+        return self._aead("gcm", False, rk, iv, aad=aad, data=data, tag=tag)[0]
+
+    def ccm_encrypt(self, rk, nonce: bytes, aad: bytes, data: bytes, tag_len: int = 16) -> tuple[bytes, bytes]:
+        return self._aead("ccm", True, rk, nonce, aad=aad, data=data, tag_len=tag_len)
+
+    def ccm_decrypt(self, rk, nonce: bytes, aad: bytes, data: bytes, tag: bytes) -> bytes:
+        return self._aead("ccm", False, rk, nonce, aad=aad, data=data, tag=tag)[0]
+
+    def xts_encrypt(self, key: bytes, tweak: bytes, data: bytes) -> bytes:
+        return self._aead("xts", True, key, tweak, data=data)[0]
+
+    def xts_decrypt(self, key: bytes, tweak: bytes, data: bytes) -> bytes:
+        return self._aead("xts", False, key, tweak, data=data)[0]

@@ -9,8 +9,10 @@ APT_PACKAGES=(
   libssl-dev                               # OpenSSL 3 headers and libcrypto: --target openssl-provider
   clang lld llvm                           # clang for aarch64 cross builds, llvm-mca
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # NEON kernels built and run under QEMU
+  gcc-s390x-linux-gnu libc6-dev-s390x-cross                # big-endian: the C libraries under qemu-s390x (cipherspec test)
   llvm-19                                  # llvm-mca with neoverse-v2/n1 models (bench/neon)
   valgrind                                 # memcheck proves the C libraries constant-time (tests/differential/test_c_constant_time.py)
+  libclang-rt-14-dev libcrypto++-dev libgcrypt20-dev   # the AEAD fuzzer: libFuzzer, and the peers it compares with
 )
 
 missing=()

@@ -5,7 +5,8 @@ what a portable reference implementation compiles to; clang -O3 for aarch64 then
 
     c_source(module, "encrypt", "ref_encrypt") ->
         void ref_encrypt(const uint32_t *rk, const uint8_t *in, uint8_t *out) { uint32_t v0 = ...; ... }
-Round keys come in as the flat word array of the key schedule (uint32 per word).
+Round keys come in as the flat word array of the key schedule (uint32 per word; uint64 where a key array
+has 64-bit words: rk_ctype).
 """
 
 from __future__ import annotations
@@ -14,6 +15,11 @@ from cipherspec.ir import Module
 
 OPS = {"xor": "^", "and": "&", "or": "|", "add": "+", "sub": "-"}
 CT = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t"}
+
+
+def rk_ctype(module: Module) -> str:
+    """The C type of one flat round-key word: uint64_t for 64-bit key arrays, else uint32_t."""
+    return CT[64] if any(ka.width == 64 for ka in module.key_arrays) else CT[32]
 
 
 def c_source(module: Module, fname: str, symbol: str) -> str:
@@ -31,7 +37,7 @@ def c_source(module: Module, fname: str, symbol: str) -> str:
             + ",".join(str(v) for v in tab.values)
             + "};"
         )
-    lines.append(f"void {symbol}(const uint32_t *rk, const uint8_t *in, uint8_t *out) {{")
+    lines.append(f"void {symbol}(const {rk_ctype(module)} *rk, const uint8_t *in, uint8_t *out) {{")
     states = [n for n, _, _ in fn.inputs() if n not in kidx]
     for k, _name in enumerate(states):
         bytes_ = [

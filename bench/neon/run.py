@@ -28,7 +28,7 @@ from generator.neon.emit import emit
 from generator.neon.schedules import default, parse
 
 from .measure import count, link, loop_body, mca, mca_tool
-from .refc import c_source
+from .refc import c_source, rk_ctype
 
 ROOT = Path(__file__).resolve().parents[2]
 CPUS = ("neoverse-v2", "neoverse-n1")
@@ -106,7 +106,8 @@ def measure(reg: Registry, s: Schedule, work: Path) -> dict:
     key = rng.integers(0, 256, m.key.nbytes, dtype=np.uint8).tobytes()
     rk = ref.expand_key(key)
     flat = np.array(
-        [int(np.asarray(rk[n]).reshape(-1)[0]) for ka in m.key_arrays for n in ka.flat_names()], dtype="<u4"
+        [int(np.asarray(rk[n]).reshape(-1)[0]) for ka in m.key_arrays for n in ka.flat_names()],
+        dtype="<u8" if rk_ctype(m) == "uint64_t" else "<u4",
     )
     k = e.kernels[0]
     names = [n for ka in m.key_arrays for n in ka.flat_names()]

@@ -15,7 +15,7 @@ from generator.common.bitslice import PlaneAlgebra, circuit_kind, gmul_rows, liv
 
 from .body import COMMENT_COLUMN
 
-__all__ = ["Planes", "gmul_rows", "live_bits", "lower", "sbox_function", "two_sided"]
+__all__ = ["Planes", "circuit_gates", "gmul_rows", "live_bits", "lower", "sbox_function", "two_sided"]
 
 Plane = "str | int"  # a C variable name, or 0 / 1 (all-zero / all-one plane)
 _MACRO = {"^": "XOR", "&": "AND", "|": "OR", "~": "NOT"}
@@ -92,3 +92,11 @@ def sbox_function(table: Table, ctype: str, prefix: str, name: str) -> list[str]
     lines = [f"static void {name}(const {ctype} x[{nin}], {ctype} y[{max(len(live), 1)}])", "{"] + planes.lines
     lines += [f"    y[{k}] = {planes.literal(outs[j])};" for k, j in enumerate(live)]
     return lines + ["}"]
+
+
+def circuit_gates(table: Table) -> int:
+    """The number of gates (plane statements) of a table's circuit as sbox_function prints it."""
+    planes = Planes("cs_p")
+    ins = [planes.value(("x", i), f"x[{i}]") for i in range(table.in_width)]
+    planes.sbox_inline(ins, table)
+    return len(planes.lines) - table.in_width

@@ -17,19 +17,28 @@ import re
 
 from cipherspec.ir import Module, WordLayout
 
-from .bitslice import Planes, lower, sbox_function
+from .bitslice import Planes, circuit_gates, lower, sbox_function
 from .body import COMMENT_COLUMN
 from .prepare import Prepared
 from .split import Stmt, split
 
+INLINE_GATES = 64  # a core's circuit of at most this many gates is inlined at every lookup (4-bit S-boxes)
+
 
 def sbox_functions(tables, masks: bool = False) -> list[str]:
     """Each table's circuit as a C function: on plane vectors (cs_sbox_T, the cores) or, with ``masks``,
-    on uint64_t masks, one lookup per bit (cs_ksbox_T: the library's constant-time key-schedule lookups)."""
+    on uint64_t masks, one lookup per bit (cs_ksbox_T: the library's constant-time key-schedule lookups).
+    A core's small circuit (INLINE_GATES) is inlined where it is called: its inputs and outputs stay in
+    registers instead of going through the argument arrays; big ones (8-bit S-boxes) stay out of line,
+    which keeps the cores small enough for the C compiler."""
     lines: list[str] = []
     for name, table in tables.items():
         ctype, prefix, fn = ("uint64_t", "CS_M", f"cs_ksbox_{name}") if masks else ("cs_p", "CS_P", f"cs_sbox_{name}")
-        lines += ["", "CS_NOINLINE"] + sbox_function(table, ctype, prefix, fn)
+        body = sbox_function(table, ctype, prefix, fn)
+        inline = not masks and circuit_gates(table) <= INLINE_GATES
+        lines += ["", "CS_INLINE" if inline else "CS_NOINLINE"] + (
+            [body[0].replace("static void", "void", 1)] + body[1:] if inline else body
+        )
     return lines
 
 
@@ -103,7 +112,7 @@ def core(module: Module, prep: Prepared, kind: str) -> dict:
         for b, (q, p) in enumerate(zip(byte_planes(module.block, _word_index(name)), outs[name])):
             stmt = f"{ind}o[{q}] = {planes.literal(p)};"
             lines.append(f"{stmt.ljust(COMMENT_COLUMN)} /* block word {name}, bit {b} */")
-    pieces = split([_stmt(line) for line in lines], PIECE, "cs_p", ind, KEY_PLANE)
+    pieces = split([_stmt(line) for line in lines], PIECE, "cs_p", ind, KEY_PLANE, order=True)
     name = f"cs_{kind}_n"
     sections = []
     for k, body in enumerate(pieces.functions):
@@ -113,9 +122,9 @@ def core(module: Module, prep: Prepared, kind: str) -> dict:
                 [
                     f"/* {kind}: piece {k} ({uses} call{'s' * (uses > 1)}; kb: its round-key planes) */",
                     "CS_NOINLINE",
-                    f"static void {name}_{k}(const uint64_t *kb, const cs_p *s, cs_p *o, cs_p *v)",
+                    f"static void {name}_{k}(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_p *v, cs_p *w)",
                     "{",
-                    f"{ind}(void)kb; (void)s; (void)o; (void)v;",
+                    f"{ind}(void)kb; (void)s; (void)o; (void)v; (void)w;",
                 ]
                 + body
                 + ["}"]
@@ -123,10 +132,13 @@ def core(module: Module, prep: Prepared, kind: str) -> dict:
         )
     body = [
         f"{ind}cs_p s[CS_BLOCK * 8], o[CS_BLOCK * 8];  /* s[j*8+b]: bit b of byte j, all blocks */",
-        f"{ind}cs_p v[{pieces.slots}];  /* planes handed from one piece to the next */",
+        f"{ind}cs_p v[2][{pieces.slots}];  /* planes handed from one piece to the next (read one, write the other) */",
         f"{ind}cs_bs_load(s, in);",
     ]
-    body += [f"{ind}{name}_{c.function}(ks->bs + {c.key_base}, s, o, v);" for c in pieces.calls]
+    body += [
+        f"{ind}{name}_{c.function}(ks->bs + {c.key_base}, s, o, v[{k % 2}], v[{(k + 1) % 2}]);"
+        for k, c in enumerate(pieces.calls)
+    ]
     body.append(f"{ind}cs_bs_store(out, o);")
     return {
         "name": name,

@@ -1,7 +1,8 @@
 """An IR function as straight-line C statements, each with its IR origin as a trailing comment.
 
 The caller says where inputs come from (``bind``: input name -> C expression) and gets back the
-statements and, per output name, the C variable that holds it.  ``order`` (lutbatch.batched_order) prints
+statements and, per output name, the C variable that holds it (named ``prefix`` + value id: one prefix
+per interleaved stream, portable.sliced_core).  ``order`` (lutbatch.batched_order) prints
 the ops in another valid order, with batches of lookups printed by the dialect as one call.
 
     before: %0 = input.u32 "X[0]"   %1 = input.u32 "rk[0][0]"   %2 = xor.u32 %0, %1   out "X[0]" = %2
@@ -10,14 +11,37 @@ the ops in another valid order, with batches of lookups printed by the dialect a
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 
 from cipherspec.ir import Function, Table
 
 from .lutbatch import LookupBatch
 
 COMMENT_COLUMN = 56
+
+# A deliberate miscompilation, for the tests that prove `cipherspec test` catches one and locates it:
+# inside ``injected_fault("encrypt", 57)`` op 57 of every ``encrypt`` emitted here is printed as another op
+# (xor as or, add as sub, ...).  Nothing outside a test sets it.
+_FAULT: ContextVar[tuple[str, int] | None] = ContextVar("cipherspec_c_fault", default=None)
+FLIPPED = {"xor": "or", "or": "xor", "and": "or", "add": "sub", "sub": "add"}
+
+
+def injected() -> tuple[str, int] | None:
+    """The fault injected_fault set, if any (what a cache of emitted text must key on)."""
+    return _FAULT.get()
+
+
+@contextmanager
+def injected_fault(function: str, index: int) -> Iterator[None]:
+    """Within the block, op ``index`` of IR function ``function`` is emitted as FLIPPED[its opcode]."""
+    token = _FAULT.set((function, index))
+    try:
+        yield
+    finally:
+        _FAULT.reset(token)
 
 
 @dataclass(frozen=True)
@@ -38,9 +62,11 @@ def emit_body(
     bind: Callable[[str, int], str],
     indent: str = "    ",
     order: list[int | LookupBatch] | None = None,
+    prefix: str = "v",
 ) -> Body:
-    names = [f"v{vid}" for vid in range(len(fn.ops))]
+    names = [f"{prefix}{vid}" for vid in range(len(fn.ops))]
     lines: list[str] = []
+    fault = _FAULT.get()
     for item in range(len(fn.ops)) if order is None else order:
         if isinstance(item, LookupBatch):
             ops = [fn.ops[i] for i in item.ops]
@@ -51,6 +77,8 @@ def emit_body(
                 lines.append(f"{stmt.ljust(COMMENT_COLUMN)} {_comment(op)}")
             continue
         vid, op = item, fn.ops[item]
+        if fault == (fn.name, vid):
+            op = replace(op, code=FLIPPED[op.code])
         var = names[vid]
         if op.code == "input":
             expr = bind(op.imm[0], op.width)

@@ -35,10 +35,11 @@ from cipherspec.registry import Registry
 from cipherspec.schedule import Schedule
 from toolchain.cc import Toolchain, compile_cached, link_cached, target_machine
 
+from . import techniques
 from .schedules import resolve
 from .source import ct_note, generate, is_constant_time, library_sources
 from .text import kernel_tag
-from .variants import Variant, compiler_supports, is_x86_64, portable, variants
+from .variants import Variant, compiler_supports, is_x86_64, layout_notes, portable, variants
 
 LIB_FLAGS = ("-std=c99", "-O3", "-fPIC")
 
@@ -218,5 +219,10 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
                     f"WARNING: {sched.name} is NOT CONSTANT-TIME: {ct_note(module, sched)[len('NOT constant-time: ') :]} "
                     f"Omit --schedule for the constant-time default ({resolve(module, None).name})."
                 )
-            notes += [note, *p.notes]
+            notes += [
+                note,
+                *techniques.notes(module, sched),
+                *p.notes,
+                *layout_notes(module, sched, is_x86_64(target_machine(tc.cc))),
+            ]
     return notes

@@ -5,7 +5,10 @@ Layouts:
     sliced          N blocks per call: state word i of all N blocks in the lanes of one vector
                     (GCC/Clang ``vector_size``; a plain-array fallback elsewhere); param ``v`` = the
                     vector size in bytes for the block's word width (v32 on u32 words = 8 blocks,
-                    on u8 words = 32 blocks)
+                    on u8 words = 32 blocks); param ``i`` = independent lane groups per call, interleaved
+                    statement by statement to hide latency (i2 on v64 u64 words = 16 blocks); without ``i``
+                    the x86 variants of a 64-bit-word ARX spec get their width and interleave from the cost
+                    model of lanes64.py (per ISA level)
     bitsliced       N = 8·v blocks per call (128 or 256): bit b of byte j of all N blocks in one bit-plane
                     vector, every op as plane logic (words of any width: add/sub as ripple-carry adders,
                     shifts, rotations, byte extraction and bit permutations as renaming), every table as
@@ -33,7 +36,9 @@ from cipherspec.schedule import Schedule
 
 LAYOUTS = ("scalar", "sliced", "bitsliced", "aesni")
 CONSTANT_TIME = ("bitsliced", "aesni")  # layouts that never index memory with secrets
-VECTOR_BYTES = (16, 32)
+VECTOR_BYTES = (16, 32)  # what a schedule's v may be (and what the tests enumerate)
+WIDE_VECTOR_BYTES = VECTOR_BYTES + (64,)  # v64: AVX-512 registers (lanes64.py; pairs of v32 elsewhere)
+MAX_INTERLEAVE = 8
 
 
 def has_fusable_tables(module: Module) -> bool:
@@ -52,6 +57,11 @@ def lanes(module: Module, schedule: Schedule) -> int:
         from .aesni import lanes as aesni_lanes
 
         return aesni_lanes(module, 128)
+    return schedule.get("i", 1) * schedule.get("v") * 8 // module.block.width
+
+
+def vector_lanes(module: Module, schedule: Schedule) -> int:
+    """Blocks per vector of a sliced schedule: lanes() / i."""
     return schedule.get("v") * 8 // module.block.width
 
 
@@ -69,9 +79,14 @@ def _make(module: Module, layout: str, params: dict, rounds: int | None) -> Sche
             raise UsageError(f"schedule param t must be 'bytes' or 'fused', got {full['t']!r}")
     if layout in ("sliced", "bitsliced"):
         v = params.pop("v", "32")
-        if not str(v).isdigit() or int(v) not in VECTOR_BYTES:
-            raise UsageError(f"schedule param v must be one of {', '.join(map(str, VECTOR_BYTES))}, got {v!r}")
+        if not str(v).isdigit() or int(v) not in WIDE_VECTOR_BYTES:
+            raise UsageError(f"schedule param v must be one of {', '.join(map(str, WIDE_VECTOR_BYTES))}, got {v!r}")
         full["v"] = int(v)
+    if layout == "sliced" and "i" in params:
+        i = params.pop("i")
+        if not str(i).isdigit() or not 1 <= int(i) <= MAX_INTERLEAVE:
+            raise UsageError(f"schedule param i must be 1..{MAX_INTERLEAVE}, got {i!r}")
+        full["i"] = int(i)
     if params:
         raise UsageError(f"unknown schedule params for {module.cipher} {layout}: {', '.join(sorted(params))}")
     return Schedule(module.cipher, "c", layout, tuple(full.items()), rounds)
@@ -89,8 +104,8 @@ def parse_schedule(module: Module, text: str, rounds: int | None = None) -> Sche
     layout, *parts = body.split("_")
     params: dict[str, str] = {}
     for p in parts:
-        if len(p) < 2 or p[0] not in "tv":
-            raise UsageError(f"bad schedule part '{p}' in '{text}' (params: t<bytes|fused>, v<16|32>)")
+        if len(p) < 2 or p[0] not in "tvi":
+            raise UsageError(f"bad schedule part '{p}' in '{text}' (params: t<bytes|fused>, v<16|32|64>, i<1..8>)")
         params[p[0]] = p[1:]
     return _make(module, layout, params, rounds)
 
@@ -140,10 +155,12 @@ def aesni_support(module: Module) -> str:
     return support(module)
 
 
-def with_vector_bytes(module: Module, schedule: Schedule, v: int) -> Schedule:
-    """The same schedule on v-byte vectors (sliced, bitsliced)."""
+def with_vector_bytes(module: Module, schedule: Schedule, v: int, interleave: int | None = None) -> Schedule:
+    """The same schedule on v-byte vectors (sliced, bitsliced), and with ``interleave`` lane groups (sliced)."""
     params = {k: str(val) for k, val in schedule.params}
     params["v"] = str(v)
+    if interleave is not None:
+        params["i"] = str(interleave)
     return _make(module, schedule.layout, params, schedule.rounds)
 
 

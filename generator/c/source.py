@@ -22,6 +22,7 @@ from runtime.c_abi import CIPHER_CODES, define_lines
 from ..common.templates import render
 from ..drbg.emit import drbg_sources, emit_drbg
 from . import bitsliced as bs
+from .body import injected
 from .library import CMAC_RB, library_source
 from .portable import kernel_source
 from .prepare import prepare
@@ -68,6 +69,16 @@ def _kernel_source(module: Module, kernel: Schedule) -> str:
 
 
 def generate(module: Module, schedule: Schedule) -> dict[str, str]:
+    """The files of one library; remembered on the module (a lowered module is never changed), since the
+    targets of one run (the host library, cross builds, the provider, harnesses) ask for the same text."""
+    memo = module.__dict__.setdefault("_c_sources", {})
+    key = (schedule, injected())
+    if key not in memo:
+        memo[key] = _generate(module, schedule)
+    return dict(memo[key])
+
+
+def _generate(module: Module, schedule: Schedule) -> dict[str, str]:
     P = module.cipher
     note = ct_note(module, schedule)
     ks = compiled_kernels(module, schedule)

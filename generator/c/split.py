@@ -86,12 +86,17 @@ def _live_counts(stmts: list[Stmt]) -> list[int]:
     return live
 
 
-def split(stmts: list[Stmt], size: int, ctype: str, indent: str = "    ", key: re.Pattern | None = None) -> Pieces:
+def split(
+    stmts: list[Stmt], size: int, ctype: str, indent: str = "    ", key: re.Pattern | None = None, order: bool = False
+) -> Pieces:
     """Pieces of ``stmts``; values crossing a cut go through ``v`` (of ``ctype``).  At each cut the live
     values take the slots 0, 1, ... in the order the following statements first use them (canonical, so
     that repeated rounds read and write the same slots); a value live across several cuts is carried
     from slot to slot.  ``key``: a pattern whose group 1 indexes the key array (``ks->bs\\[(\\d+)\\]``):
-    pieces equal up to names and a key offset become one function over kb = key + offset."""
+    pieces equal up to names and a key offset become one function over kb = key + offset.  ``order``: each
+    piece's statements, loads and stores in demand order (_ordered) rather than loads first, stores last,
+    and the values handed on written to a second slot array ``w`` (the caller alternates the two arrays
+    between calls), so that no store waits for the read of the slot it overwrites."""
     bounds = cuts(stmts, size) + [len(stmts)]
     pieces = [stmts[a:b] for a, b in zip(bounds, bounds[1:])]
     owner: dict[str, int] = {}
@@ -119,11 +124,65 @@ def split(stmts: list[Stmt], size: int, ctype: str, indent: str = "    ", key: r
         used = {u for s in piece for u in s.uses}
         keep = set(live[k + 1])
         slot_in = {u: i for i, u in enumerate(live[k])}
-        lines = _loads([u for u in live[k] if u in used or u in keep], slot_in, ctype, indent)
+        ins = [u for u in live[k] if u in used or u in keep]
+        if order:
+            bodies.append(_ordered(ins, slot_in, piece, live[k + 1], ctype, indent))
+            continue
+        lines = _loads(ins, slot_in, ctype, indent)
         lines += [s.text for s in piece]
         lines += [f"{indent}v[{i}] = {u};" for i, u in enumerate(live[k + 1])]
         bodies.append(lines)
     return _dedup(bodies, key, max([len(x) for x in live] + [1]))
+
+
+def _ordered(ins: list[str], slot: dict[str, int], piece: list[Stmt], outs: list[str], ctype: str, indent: str):
+    """A piece's lines in demand order: from each statement no other one reads (in their order), the
+    statements it depends on, depth first, then itself; values read from ``v`` loaded just before
+    their first use, each value handed on stored (into ``w``) as soon as it exists.  The C compiler
+    keeps the order it is given for the most part, so short live ranges here are what keeps the
+    values in registers rather than on the stack.
+
+        before: p0 = v[0]; p1 = v[1]; a = f(p0); b = f(p1); v[0] = a; v[1] = b;
+        after:  p0 = v[0]; a = f(p0); w[0] = a; p1 = v[1]; b = f(p1); w[1] = b;
+    """
+    decls, items = _load_items(ins, slot, ctype, indent)
+    producer = {d: i for i, (_, defs, _, _) in enumerate(items) for d in defs}
+    for s in piece:
+        items.append((s.text, s.defs, s.uses, None))
+        producer.update({d: len(items) - 1 for d in s.defs})
+    stores: dict[str, list[str]] = {}
+    for i, u in enumerate(outs):
+        stores.setdefault(u, []).append(f"{indent}w[{i}] = {u};")
+    done = [False] * len(items)
+    out = list(decls)
+
+    def emit(root: int) -> None:
+        stack = [(root, False)]
+        while stack:
+            i, expanded = stack.pop()
+            if done[i]:
+                continue
+            if not expanded:
+                stack.append((i, True))
+                stack += [(producer[u], False) for u in reversed(items[i][2]) if u in producer]
+                continue
+            done[i] = True
+            out.append(items[i][0])
+            for d in items[i][1]:
+                out.extend(stores.pop(d, []))
+
+    consumed = {u for s in piece for u in s.uses}
+    first = len(items) - len(piece)
+    for i in range(first, len(items)):  # roots: statements no later statement of the piece reads
+        if not any(d in consumed for d in items[i][1]):
+            emit(i)
+    for i in range(first, len(items)):
+        emit(i)
+    for u in list(stores):  # values passed through (loaded, not used here), in slot order
+        if u in producer:
+            emit(producer[u])
+    assert not stores, stores
+    return out
 
 
 _NAME = re.compile(r"\b([a-z])(\d+)\b")
@@ -170,6 +229,22 @@ def _canonical(body: list[str]) -> list[str]:
 def _order(value: str):
     m = _ELEMENT.match(value)
     return (m.group(1), int(m.group(2))) if m else (value, -1)
+
+
+def _load_items(values: list[str], slot: dict[str, int], ctype: str, indent: str):
+    """Live-ins as (declarations, [(line, defs, uses, slot read)]), one item per value (see _loads)."""
+    decls: list[str] = []
+    items: list[tuple[str, tuple[str, ...], tuple[str, ...], int | None]] = []
+    sizes: dict[str, int] = {}
+    for value in values:
+        m = _ELEMENT.match(value)
+        if m:
+            sizes[m.group(1)] = max(sizes.get(m.group(1), 0), int(m.group(2)) + 1)
+            items.append((f"{indent}{value} = v[{slot[value]}];", (value,), (), slot[value]))
+        else:
+            items.append((f"{indent}const {ctype} {value} = v[{slot[value]}];", (value,), (), slot[value]))
+    decls += [f"{indent}{ctype} {name}[{size}];" for name, size in sizes.items()]
+    return decls, items
 
 
 def _loads(values: list[str], slot: dict[str, int], ctype: str, indent: str) -> list[str]:

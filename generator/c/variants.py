@@ -15,6 +15,8 @@ the ``aesni`` kernels, one source whose vector width follows the level); the lib
     variants(module, schedule)  (x86-64 targets, best first)
         aes128_c_aesni      -> vaes_avx512, vaes_avx2, aesni (kernel aesni);  avx2, sse2 (bitsliced_v32)
         lea128_c_sliced_v32 -> avx512, avx2, sse2 (kernel sliced_v32)
+        speck128_128_c_sliced_v32 -> avx512 (sliced_v64_i4), avx2 (sliced_v32_i4), sse2 (sliced_v16_i4):
+                               64-bit ARX words, width and interleave per level from lanes64.py's cost model
     portable(module, schedule)  (any other target: one variant, no ISA flags)
         aes128_c_aesni      -> portable (bitsliced_v32)
 
@@ -121,19 +123,48 @@ def variants(module: Module, schedule: Schedule) -> list[Variant]:
     out = []
     for k in ks:
         names = AESNI_LEVELS if k.layout == "aesni" else FALLBACK_LEVELS if len(ks) > 1 else PORTABLE_LEVELS
-        out += [Variant(n, _narrow(module, k) if n == "sse2" else k, BY_NAME[n]) for n in names]
+        out += [Variant(n, _level_kernel(module, k, n), BY_NAME[n]) for n in names]
     return out
 
 
 def portable(module: Module, schedule: Schedule) -> Variant:
     """The one variant of a library on a target that is not x86-64: the last (portable) kernel, on 16-byte
     vectors (what SSE2, NEON and most other SIMD units have)."""
-    return Variant("portable", _narrow(module, kernels(module, schedule)[-1]), None)
+    return Variant("portable", _level_kernel(module, kernels(module, schedule)[-1], "portable"), None)
 
 
 def compiled_kernels(module: Module, schedule: Schedule) -> list[Schedule]:
     """Every kernel schedule some variant compiles (one source file each), in first-use order."""
     return list(dict.fromkeys([v.kernel for v in variants(module, schedule)] + [portable(module, schedule).kernel]))
+
+
+def _level_kernel(module: Module, kernel: Schedule, level: str) -> Schedule:
+    """The kernel a level compiles: a sliced kernel of a 64-bit-word ARX spec (no ``i`` given) on the width
+    and interleave lanes64's cost model picks for the level; else the kernel itself, narrowed on sse2 and
+    the portable variant."""
+    from . import lanes64
+    from .schedules import with_vector_bytes
+
+    p = lanes64.plan(module, level) if kernel.layout == "sliced" and kernel.get("i") is None else None
+    if p is not None:
+        return with_vector_bytes(module, kernel, p.vector_bytes, p.interleave)
+    return _narrow(module, kernel) if level in ("sse2", "portable") else kernel
+
+
+def layout_notes(module: Module, schedule: Schedule, x86: bool = True) -> list[str]:
+    """The build notes on a 64-bit-word spec's lane layout: per variant, what lanes64 chose and its
+    estimate; or why the model does not apply (nothing for specs on narrower words)."""
+    from . import lanes64
+
+    if module.block.width != 64 or schedule.layout != "sliced":
+        return []
+    if schedule.get("i") is not None:
+        return [f"{schedule.name}: interleave i{schedule.get('i')} given: every variant uses it (no cost model)"]
+    why = lanes64.why_not(module)
+    if why:
+        return [f"{schedule.name}: 64-bit lanes, no interleave ({why}: lanes64's cost model does not apply)"]
+    levels = [v.name for v in variants(module, schedule)] if x86 else ["portable"]
+    return [f"{schedule.name}: {p.note()}" for lv in levels if (p := lanes64.plan(module, lv)) is not None]
 
 
 def _narrow(module: Module, kernel: Schedule) -> Schedule:

@@ -2,7 +2,9 @@
 that decides it.
 
     scalar      block by block through the one-block core cs_<kind>_1
-    sliced      runs of CS_LANES blocks through cs_<kind>_n, then the rest block by block
+    sliced      runs of CS_LANES blocks through cs_<kind>_n, then the rest block by block; CTR on 64-bit block
+                words: runs through cs_ctr_n, which builds the counter blocks in its lanes (no counter
+                bytes in memory, no transposition), where the counter's low 64 bits do not carry
     bitsliced   runs of CS_LANES blocks, then the rest as one zero-padded run (cs_<kind>_part)
 
     walk(lanes=8, padded=False)["ecb_encrypt"]
@@ -28,6 +30,18 @@ _CTR_RUNS = """\
         cs_encrypt_n(ks, stream, stream);
         cs_xor_bytes(out + i * CS_BLOCK, in + i * CS_BLOCK, stream, sizeof stream);
     }"""
+_CTR_COUNTER_RUNS = """\
+    for (; i + CS_LANES <= n; i += CS_LANES) {
+        const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+        if (lo <= UINT64_MAX - CS_LANES) {  /* no carry out of the low 64 bits: the core makes the blocks */
+            cs_ctr_n(ks, ctr, stream);
+            cs_store64be(ctr + CS_BLOCK - 8, lo + CS_LANES);
+        } else {
+            cs_ctr_fill(stream, ctr, CS_LANES);
+            cs_encrypt_n(ks, stream, stream);
+        }
+        cs_xor_bytes(out + i * CS_BLOCK, in + i * CS_BLOCK, stream, sizeof stream);
+    }"""
 _CTR_PADDED = """\
     if (i < n) {  /* the rest: its counter blocks in one padded run of the core */
         cs_ctr_fill(stream, ctr, n - i);
@@ -42,9 +56,10 @@ _CTR_SINGLE = """\
     }"""
 
 
-def walk(lanes: int, padded: bool) -> dict[str, str]:
+def walk(lanes: int, padded: bool, counter_core: bool = False) -> dict[str, str]:
     """The loop slots of the entry points: ``lanes`` blocks per run of the core (0: no runs, a scalar
-    core), ``padded``: the tail as one zero-padded run (a bitsliced core has no one-block form)."""
+    core), ``padded``: the tail as one zero-padded run (a bitsliced core has no one-block form),
+    ``counter_core``: CTR runs through cs_ctr_n (portable.counter_load)."""
 
     def pick(runs: str, tail_padded: str, tail_single: str) -> str:
         return "\n".join(([runs] if lanes else []) + [tail_padded if padded else tail_single])
@@ -52,13 +67,15 @@ def walk(lanes: int, padded: bool) -> dict[str, str]:
     return {
         "ecb_encrypt": pick(_ECB_RUNS, _ECB_PADDED, _ECB_SINGLE).format(kind="encrypt"),
         "ecb_decrypt": pick(_ECB_RUNS, _ECB_PADDED, _ECB_SINGLE).format(kind="decrypt"),
-        "ctr": pick(_CTR_RUNS, _CTR_PADDED, _CTR_SINGLE),
+        "ctr": pick(_CTR_COUNTER_RUNS if counter_core else _CTR_RUNS, _CTR_PADDED, _CTR_SINGLE),
         "buffer": "CS_LANES * CS_BLOCK" if lanes else "CS_BLOCK",
     }
 
 
-def entry_points(P: str, lanes: int, padded: bool, kinds=("encrypt", "decrypt"), ctr: bool = True) -> list[str]:
+def entry_points(
+    P: str, lanes: int, padded: bool, kinds=("encrypt", "decrypt"), ctr: bool = True, counter_core: bool = False
+) -> list[str]:
     """The kernel's entry points (ECB of each kind, CTR) over its cores, as C sections."""
-    w = walk(lanes, padded)
+    w = walk(lanes, padded, counter_core)
     out = [fragment("kernel_ecb.c", P=P, kind=kind, loops=w[f"ecb_{kind}"]) for kind in kinds]
     return out + ([fragment("kernel_ctr.c", P=P, buffer=w["buffer"], loops=w["ctr"])] if ctr else [])

@@ -7,6 +7,7 @@ one aarch64 static library per cipher.
          out/aria128_neon_b16_il1.S/.h         (portable)
          out/aria128_neon.h, aria128_neon.c    (aria128_neon_ecb_encrypt ... pick a variant at run time)
          out/aria128_neon_key.c                (aria128_neon_key_schedule: constant-time, keysched.py)
+         out/aria128_neon_modes.h/.c           (GCM, CCM, XTS, CMAC over the kernels: modes.py)
          + out/libaria128_neon.a when aarch64-linux-gnu-gcc is installed
 A --schedule names one cipher's single schedule: then only that variant, its library lib<schedule>.a.
 """
@@ -19,9 +20,10 @@ from pathlib import Path
 from cipherspec.errors import UsageError
 from toolchain.aarch64 import static_library
 
-from . import dispatch
+from . import dispatch, techniques
 from .emit import emit
 from .keysched import ct_note, key_files
+from .modes import mode_files
 from .schedules import parse
 
 
@@ -38,14 +40,15 @@ def build(
         module = registry.module(name)
         if schedule:
             e = emit(module, parse(schedule, name, None))
-            files, lib = single_files(module, e), e.schedule.name
+            files, lib, emitted = single_files(module, e), e.schedule.name, [e]
         else:
-            files, lib = dispatched_files(module)[:2]
+            files, lib, _, emitted = dispatched_files(module)
         for fname, text in files.items():
             (out_dir / fname).write_text(text)
         if cc:
             static_library(cc, out_dir, [f for f in files if f.endswith((".S", ".c"))], f"lib{lib}.a")
         notes.append(f"{lib}: {ct_note(module)}")
+        notes += techniques.notes(module, emitted)
         if task is not None:
             progress.advance(task)
     if library and not cc:
@@ -64,8 +67,8 @@ def single_files(module, e) -> dict[str, str]:
 
 
 def dispatched_files(module, rounds: int | None = None):
-    """The built library's files (every variant's kernels, the dispatcher and one key schedule), its prefix,
-    the variants, their kernels."""
+    """The built library's files (every variant's kernels, the dispatcher, one key schedule and the modes),
+    its prefix, the variants, their kernels."""
     vs = dispatch.variants(module, rounds)
     emitted = [emit(module, v.schedule) for v in vs]
     files: dict[str, str] = {}
@@ -75,4 +78,6 @@ def dispatched_files(module, rounds: int | None = None):
     files.update(rendered)
     prefix = next(f for f in rendered if f.endswith(".h"))[:-2]
     files.update(key_files(module, rounds))
+    variants = [(e.schedule.name, v.features) for v, e in zip(vs, emitted)]
+    files.update(mode_files(module, emitted[-1], variants, prefix, f"{prefix}.h", prefix))
     return files, prefix, vs, emitted

@@ -2,7 +2,9 @@
 
 In the sliced layout an IR word op becomes one vector op over L blocks.  Rules:
 
-    xor/and/or/not       eor/and/orr/mvn .16b      and(a, not b) -> bic, or(a, not b) -> orn
+    xor/and/or/not       eor/and/orr/mvn .16b      and(a, not b) -> bic, or(a, not b) -> orn;
+                         or(a, and(t, m)) with a's bits under the constant m known zero -> bit (insert t
+                         under m: a bit permutation's masked terms; cipherspec/bitlinear.known_zero)
     add/sub              add/sub .<w>               sub(0, x) -> neg;  sub(0, shr(x, w-1)) -> sshr (mask)
     rotl r               shl t,x,#r + sri t,x,#(w-r);  rev32 .8h (u32, 16);  rev16 .16b (u16, 8);
                          rev64 .4s (u64, 32); tbl with a byte permutation (other multiples of 8)
@@ -27,6 +29,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from cipherspec.bitlinear import known_zero
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Op, Table
 from generator.common.affine import SHIFT_ROWS
@@ -114,6 +117,8 @@ class Selector:
     subword: bool = False  # values narrower than the lanes: views (subword.py)
     views: dict[int, tuple] = field(default_factory=dict)  # value id -> its bytes (subword.py)
     _placed: dict[tuple, VReg] = field(default_factory=dict)
+    _kz: list[int] | None = None  # known-zero bits per value id (cipherspec/bitlinear.known_zero), on first or
+    _or_uses: Counter[int] = field(default_factory=Counter)
 
     # ----------------------------------------------------------- materialised values
     def const(self, value: int, width: int | None = None) -> VReg:
@@ -365,6 +370,10 @@ class Selector:
             fused = SHA3.fuse(self, i, op, val, self._uses)
             if fused is not None:
                 return fused
+        if code == "or" and not self.subword:
+            inserted = self._insert(i, op, val)
+            if inserted is not None:
+                return inserted
         if code in ("and", "or"):
             for k in (0, 1):
                 if args[k].code == "not":
@@ -389,8 +398,29 @@ class Selector:
         if code == "shr":
             return self.unop("ushr", arr, val[op.args[0]], i, op.imm[0])
         if code == "rotl":
-            return self.rotl(i, val[op.args[0]], op.imm[0], w)
+            fused = SHA3.fuse_rotate(self, i, op, val, self._uses) if self.sha3 and w == self.width == 64 else None
+            return fused if fused is not None else self.rotl(i, val[op.args[0]], op.imm[0], w)
         raise not_supported(op)
+
+    def _insert(self, i: int, op: Op, val) -> VReg | None:
+        """or(a, and(t, m)) where a is 0 under the constant mask m and the and has no other use: BIT (a tied),
+        which inserts t's bits under m -- one instruction for the and and the orr (the and's is left dead)."""
+        fn = self.fn
+        if self._kz is None:
+            self._kz = known_zero(fn, self.tables)
+            self._or_uses = Counter(a for o in fn.ops for a in o.args)
+        for k in (0, 1):
+            acc, term = op.args[k], fn.ops[op.args[1 - k]]
+            if term.code != "and" or self._or_uses[op.args[1 - k]] != 1:
+                continue
+            for j in (0, 1):
+                c = fn.ops[term.args[j]]
+                if c.code == "const" and self._kz[acc] & c.imm[0] == c.imm[0]:
+                    t, m, a = val[term.args[1 - j]], val[term.args[j]], val[acc]
+                    d = self.vf.new()
+                    self.emit("bit", (Vec(d, "16b"), Vec(t, "16b"), Vec(m, "16b")), (d,), (a, t, m), i, tied=a)
+                    return d
+        return None
 
     def complement_of(self, vid: int) -> int | None:
         """The id of an already selected op computing not(vid), if any."""

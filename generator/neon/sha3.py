@@ -11,6 +11,10 @@ elimination), so it never adds instructions; generic over any spec (PIPO's S-lay
         e.g. AES xtime  shl t,x,#1; sshr m,x,#7; and m,m,#0x1b; eor   ->   shl; sshr; bcax d, t, m, #0xe4
     not(xor(a, b))               eor ; mvn            ->  eor3 d, a, b, ones   (ones: movi #0xff, rematerialised)
     xor(x, not(y))               mvn ; eor            ->  eor3 d, x, y, ones
+    rotl.u64(xor(a, b), r)       eor ; shl ; sri      ->  xar d.2d, a.2d, b.2d, #(64 - r)
+        (XAR: rotate right of an XOR; also where the xor has other uses, when r is not a byte multiple:
+        xar replaces shl + sri, and the eor stays for the other uses.  SPECK's y' = (y <<< 3) ^ x' then
+        (y' <<< 3) of the next round: eor + xar instead of eor + shl + sri)
 
     uses = use_counts(fn);  fuse(sel, i, op, val, uses) -> VReg or None (None: the ordinary rules apply)
 """
@@ -21,7 +25,7 @@ from collections import Counter
 
 from cipherspec.ir import Function, Op
 
-from ..mir.mir import Vec
+from ..mir.mir import Text, Vec
 
 
 def use_counts(fn: Function) -> Counter:
@@ -77,6 +81,31 @@ def fuse(sel, i: int, op: Op, val, uses: Counter):
     return None
 
 
+def xar_saves(fn: Function, i: int, uses: Counter) -> int:
+    """Instructions XAR saves on op i (a 64-bit rotation of an xor), 0 where the rule does not fire."""
+    op = fn.ops[i]
+    if op.code != "rotl" or op.width != 64 or fn.ops[op.args[0]].code != "xor" or op.imm[0] == 32:
+        return 0
+    plain = 1 if op.imm[0] % 8 == 0 else 2  # tbl, or shl + sri
+    return plain if uses[op.args[0]] == 1 else plain - 1  # the eor dies only with a single use
+
+
+def fuse_rotate(sel, i: int, op: Op, val, uses: Counter):
+    """XAR for op i (a rotl.u64 of an xor) where it saves an instruction, else None."""
+    if not xar_saves(sel.fn, i, uses):
+        return None
+    a, b = sel.fn.ops[op.args[0]].args
+    d = sel.vf.new()
+    sel.emit(
+        "xar",
+        (Vec(d, "2d"), Vec(val[a], "2d"), Vec(val[b], "2d"), Text(f"#{64 - op.imm[0]}")),
+        (d,),
+        (val[a], val[b]),
+        i,
+    )
+    return d
+
+
 def savings(fn: Function) -> int:
     """How many IR ops the rules fuse away (a static count: the not(b) availability rule left out).
 
@@ -87,7 +116,8 @@ def savings(fn: Function) -> int:
         return ops[v].code == code and uses[v] == 1
 
     n = 0
-    for op in ops:
+    for i, op in enumerate(ops):
+        n += xar_saves(fn, i, uses)
         if op.code == "not":
             n += single(op.args[0], "xor")
         elif op.code == "xor":

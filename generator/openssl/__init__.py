@@ -20,7 +20,7 @@ from ..c import BACKEND as C
 from ..c.schedules import resolve
 from ..c.source import generate as c_generate
 from . import build as _build
-from .names import MODES, algorithm_name
+from .names import algorithm_name, modes_of
 from .source import provider_files
 
 NAME = "openssl-provider"
@@ -52,7 +52,7 @@ class OpenSSLProviderBackend(Backend):
         entries = _build.provider_entries(registry, [name], schedule, rounds)
         module, sched = entries[0]
         path = _build.build_provider(entries, toolchain)
-        return OsslCipher(module, sched, path, {mode: algorithm_name(module, mode) for mode in MODES})
+        return OsslCipher(module, sched, path, {mode: algorithm_name(module, mode) for mode in modes_of(module)})
 
 
 BACKEND = OpenSSLProviderBackend()

@@ -32,7 +32,7 @@ from toolchain.openssl import find_dev
 from ..c import build as c_build
 from ..c.schedules import resolve
 from ..c.source import ct_note, generate
-from .names import MODES, algorithm_name
+from .names import algorithm_name, modes_of
 from .source import GLUE, provider_files
 
 MODULE_PATH = "lib/ossl-modules/cipherspec.so"
@@ -126,7 +126,9 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
         path.write_text(text)
     (out_dir / MODULE_PATH).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(module, out_dir / MODULE_PATH)
-    notes = [f"{s.name}: {', '.join(algorithm_name(m, mode) for mode in MODES)}; {ct_note(m, s)}" for m, s in entries]
+    notes = [
+        f"{s.name}: {', '.join(algorithm_name(m, mode) for mode in modes_of(m))}; {ct_note(m, s)}" for m, s in entries
+    ]
     notes.append(
         f"provider: DIR/{MODULE_PATH}; load it with `-provider-path DIR/{Path(MODULE_PATH).parent} "
         "-provider cipherspec -provider default`, or with DIR/openssl.cnf (see its header)"

@@ -4,7 +4,7 @@ The rule, for every shipped cipher and for a researcher's ``--spec`` cipher alik
 the variant's name with its family name split off, upper-cased, every ``_`` a ``-``:
 
     family aes,   variant aes128       -> AES-128-ECB, AES-128-CBC, AES-128-CTR   (as OpenSSL names AES)
-    family lea,   variant lea192       -> LEA-192-CTR
+    family lea,   variant lea192       -> LEA-192-CTR, LEA-192-GCM, LEA-192-CCM, LEA-192-XTS (128-bit blocks)
     family cham,  variant cham128_256  -> CHAM-128-256-CTR      (block-key: the family has two block sizes)
     family pipo,  variant pipo64_128   -> PIPO-64-128-CBC
     family hight, variant hight        -> HIGHT-ECB             (a variant named as its family: no numbers)
@@ -28,6 +28,7 @@ from cipherspec.errors import UsageError
 from cipherspec.ir import Module
 
 MODES = ("ecb", "cbc", "ctr")
+AEAD_MODES = ("gcm", "ccm", "xts")  # 128-bit blocks only (the C libraries have them only there)
 _OK = re.compile(r"^[A-Z0-9][A-Z0-9-]*$")
 
 
@@ -47,9 +48,14 @@ def cipher_part(module: Module) -> str:
     return text
 
 
+def modes_of(module: Module) -> tuple[str, ...]:
+    """The EVP modes a cipher gets: ECB, CBC, CTR; and GCM, CCM, XTS for a 128-bit block."""
+    return MODES + AEAD_MODES if module.block.nbytes == 16 else MODES
+
+
 def algorithm_name(module: Module, mode: str) -> str:
-    if mode not in MODES:
-        raise UsageError(f"unknown mode '{mode}' (modes: {', '.join(MODES)})")
+    if mode not in modes_of(module):
+        raise UsageError(f"unknown mode '{mode}' for {module.cipher} (modes: {', '.join(modes_of(module))})")
     return f"{cipher_part(module)}-{mode.upper()}"
 
 

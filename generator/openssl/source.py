@@ -14,12 +14,26 @@ from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
 from ..common.templates import render
-from .names import MODES, algorithm_name, check_unique
+from .names import AEAD_MODES, algorithm_name, check_unique, modes_of
 
 GLUE = "src/cipherspec_provider.c"
 CONFIG = "openssl.cnf"
-EVP_MODES = {"ecb": "EVP_CIPH_ECB_MODE", "cbc": "EVP_CIPH_CBC_MODE", "ctr": "EVP_CIPH_CTR_MODE"}
-MODE_TEXT = {"ecb": "ECB", "cbc": "CBC with PKCS#7 padding", "ctr": "CTR (counter = IV + i, big-endian)"}
+EVP_MODES = {
+    "ecb": "EVP_CIPH_ECB_MODE",
+    "cbc": "EVP_CIPH_CBC_MODE",
+    "ctr": "EVP_CIPH_CTR_MODE",
+    "gcm": "EVP_CIPH_GCM_MODE",
+    "ccm": "EVP_CIPH_CCM_MODE",
+    "xts": "EVP_CIPH_XTS_MODE",
+}
+MODE_TEXT = {
+    "ecb": "ECB",
+    "cbc": "CBC with PKCS#7 padding",
+    "ctr": "CTR (counter = IV + i, big-endian)",
+    "gcm": "GCM (SP 800-38D; TLS 1.2 records)",
+    "ccm": "CCM (SP 800-38C)",
+    "xts": "XTS (IEEE 1619, two keys)",
+}
 
 
 def _cipher(module: Module, schedule: Schedule) -> dict:
@@ -40,6 +54,7 @@ def _algorithm(module: Module, schedule: Schedule, mode: str) -> dict:
         "library": module.cipher,
         "library_upper": module.cipher.upper(),
         "evp_mode": EVP_MODES[mode],
+        "prefix": "aead_" if mode in AEAD_MODES else "",  # the glue family: cs_newctx or cs_aead_newctx, ...
         "mode_text": MODE_TEXT[mode],
         "schedule": schedule.name,
         "description": f"{module.cipher} in {mode.upper()} mode (cipherspec, schedule {schedule.name})",
@@ -67,12 +82,13 @@ def provider_files(entries: list[tuple[Module, Schedule]]) -> dict[str, str]:
     if len(set(libraries)) != len(libraries):
         raise UsageError(f"a cipher appears twice in one provider: {', '.join(libraries)}")
     check_unique([m for m, _ in entries])
-    algorithms = [_algorithm(m, s, mode) for m, s in entries for mode in MODES]
+    algorithms = [_algorithm(m, s, mode) for m, s in entries for mode in modes_of(m)]
     data = {
         "version": __version__,
         "cipher_list": ", ".join(libraries),
         "schedule_lines": _wrap([s.name for _, s in entries], 80),
         "ciphers": [_cipher(m, s) for m, s in entries],
+        "aead_ciphers": [_cipher(m, s) for m, s in entries if AEAD_MODES[0] in modes_of(m)],
         "algorithms": algorithms,
         "name_width": max(len(a["name"]) for a in algorithms),
         "max_block": max(m.block.nbytes for m, _ in entries),

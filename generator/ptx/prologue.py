@@ -37,8 +37,10 @@ class Direction:
     args: str  # the core's round-key and table arguments
 
 
-def table_fills(module: Module, n: int, threads: int) -> TableFills:
-    """Shared-memory fills of the tables in ``n`` bank-aware copies by ``threads`` threads."""
+def table_fills(module: Module, n: int, threads: int, stride: str | None = None) -> TableFills:
+    """Shared-memory fills of the tables in ``n`` bank-aware copies by ``threads`` threads (``stride``: a
+    run-time expression for the thread count instead, e.g. "blockDim.x", for kernels launched narrower)."""
+    step = stride if stride is not None else f"{threads}u"
     lines: list[str] = []
     args: list[str] = []
     off = 0
@@ -51,7 +53,7 @@ def table_fills(module: Module, n: int, threads: int) -> TableFills:
     for t in module.tables.values():
         L = len(t.values)
         lines.append(
-            f"    for (uint32_t i = threadIdx.x; i < {L * n}u; i += {threads}u) "
+            f"    for (uint32_t i = threadIdx.x; i < {L * n}u; i += {step}) "
             f"cs_smem[{off} + i] = g_{t.name}[i >> {n.bit_length() - 1}];"
         )
         args.append(f"cs_smem + {off}" + (" + cs_copy" if n > 1 else ""))

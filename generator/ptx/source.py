@@ -22,7 +22,7 @@ from cipherspec.passes import dce, key_hoist, lower_gmul, prune_tables, split_u6
 from cipherspec.pipeline import Pass, run_passes
 
 from ..common.templates import render
-from . import cores, ctr, hostapi, layout, multikey
+from . import cores, ctr, gcm, hostapi, layout, multikey
 from .blockio import block_io
 from .host import host_parts
 from .keysched import KeySection
@@ -109,15 +109,25 @@ def _summary(module: Module, sched: CudaSchedule, name: str, hoisted_ops: int, l
     )
 
 
-def generate(module: Module, sched: CudaSchedule, rounds: int | None = None) -> Source:
-    """``module``: the cipher after the shared pipeline; ``rounds``: the override it was made with (names)."""
+def _gcm_context(parts: gcm.GcmParts, long_prologue: str, smem: int) -> dict:
+    """gcm.cu.j2's data: the parts, the long-message kernel's prologue (the CTR kernel's) and the shared
+    words its cores use (the GHASH scratch follows them)."""
+    return dict(
+        vars(parts), long_prologue=long_prologue, sm_long=smem // 4, FT=gcm.FINISH_THREADS, NHOT=gcm.hot_powers(parts.G)
+    )
+
+
+def generate(module: Module, sched: CudaSchedule, rounds: int | None = None, with_gcm: bool = True) -> Source:
+    """``module``: the cipher after the shared pipeline; ``rounds``: the override it was made with (names);
+    ``with_gcm``: the GCM kernels and API too, where the block is 128 bits (CI's compile checks leave them
+    out of all but one cipher, to bound nvcc time)."""
     module = prepared(module, sched)
     sched.validate(module)
     layout.check(module.block)
     name = sched.name(module, rounds)
     P = symbol(name)
     if sched.lanes:
-        return _generate_lanes(module, sched, name, P)
+        return _generate_lanes(module, sched, name, P, with_gcm)
     dirs = directions(module, sched)
     ct = ctr.ctr_parts(module, sched, dirs["enc"])
     smem = sched.shared_bytes(module)
@@ -148,6 +158,25 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None) -> 
         host=host_parts(module, P),
     )
     ctx["mg"] = hostapi.context(module, P)  # every GPU of the host: multigpu.cu.j2
+    ctx["gcm"] = (
+        _gcm_context(
+            gcm.gcm_parts(
+                module,
+                sched,
+                P,
+                group=1,
+                nrk=len(rk_index(module)),
+                enc_args=dirs["enc"].args,
+                scalar_ctr=ct,
+                io=ctx["io"],
+                nx=module.block.count,
+            ),
+            ct.prologue[sched.flavour],
+            smem,
+        )
+        if with_gcm and gcm.supported(module)
+        else None
+    )
     return Source(
         name,
         P,
@@ -159,7 +188,7 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None) -> 
     )
 
 
-def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str) -> Source:
+def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str, with_gcm: bool = True) -> Source:
     """A lane layout's kernels (lanes_source.py, templates/lanes.cu.j2); the host API is the same."""
     lanes = lanes_context(module, sched, P)
     ctx = dict(
@@ -178,6 +207,24 @@ def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str) -> S
         memword={f: layout.counter_memword(f, "lo") for f in FLAVOURS},
         host=host_parts(module, P, lanes["derive"]),
         mg=hostapi.context(module, P),
+    )
+    ctx["gcm"] = (
+        _gcm_context(
+            gcm.gcm_parts(
+                module,
+                sched,
+                P,
+                group=lanes["G"],
+                nrk=lanes["NRK"],
+                enc_args=lanes["enc"].args,
+                lane_uniform=lanes["counter_uniform"],
+                nx=lanes["NX"],
+            ),
+            lanes["enc"].prologue,
+            lanes["smem"],
+        )
+        if with_gcm and gcm.supported(module)
+        else None
     )
     return Source(
         name, P, render("ptx/lanes.cu.j2", **ctx), render("ptx/kernel.h.j2", **ctx), 0, ctx["enc_ops"], ctx["host"].key

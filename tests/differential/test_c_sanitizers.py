@@ -1,6 +1,6 @@
 """The full generated C of every cipher (default schedule, and scalar) under AddressSanitizer and
 UndefinedBehaviorSanitizer (-fno-sanitize-recover: any report fails; -O0: the huge straight-line
-functions take minutes at -O1 under ASan), driven by tests/data/c_harness.c and compared with the
+functions take minutes at -O1 under ASan), driven by runtime/c_harness.c and compared with the
 interpreter, once per kernel variant this CPU runs (CIPHERSPEC_X86_ISA).  The CI flavour of the C build."""
 
 from __future__ import annotations
@@ -73,22 +73,14 @@ def test_asan_ubsan(registry, make_ref, name, layout):
     require("cc")
     if not _sanitizer_works():
         pytest.fail("cc cannot build with -fsanitize=address,undefined")
-    from generator.c.build import build_program
+    from generator.c.harness import harness_program
     from generator.c.schedules import resolve
     from generator.c.variants import portable, variants
     from toolchain.cc import Toolchain
 
     module = registry.module(name)
     sched = resolve(module, None if layout == "default" else layout)
-    harness = {"harness.c": (ROOT / "tests" / "data" / "c_harness.c").read_text()}
-    defs = [
-        f"-DCS_CIPHER={name}",
-        f"-DCS_KEY_BYTES={module.key.nbytes}",
-        f"-DCS_BLOCK_BYTES={module.block.nbytes}",
-        "-include",
-        f"{name}.h",
-    ]
-    exe = build_program(module, sched, harness, Toolchain(cc="cc", flags=SAN_FLAGS), defs)
+    exe = harness_program(module, sched, "c_harness.c", Toolchain(cc="cc", flags=SAN_FLAGS))
     ref = make_ref(name)
     B = module.block.nbytes
     rng = np.random.default_rng(len(name))

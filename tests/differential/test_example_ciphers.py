@@ -1,23 +1,25 @@
-"""The example ciphers (examples/ciphers/, through --spec only) on every target against the interpreter:
-their designers' vectors and random blocks on every C schedule and on NEON (QEMU), the CUDA kernels
+"""The example ciphers (examples/ciphers/, through their spec files only) on every target against the
+interpreter, through `cipherspec test` (the command CI pipelines run): every C schedule with every ISA
+variant this CPU runs, NEON under QEMU, the default C library cross-built for AArch64 and big-endian s390x
+under QEMU and under valgrind memcheck; their designers' vectors through `cipherspec kat`; the CUDA kernels
 compiled for sm_90 (0 spills) with their cores emulated on the CPU.  Every example runs on every target
 (64-bit words included): a refusal is a failure."""
 
 from __future__ import annotations
 
 import io
+import xml.etree.ElementTree as ET
 
 import conformance
-import numpy as np
 import pytest
 from ci_scope import full_matrix
+from memcheck import require_memcheck
 from paths import ROOT
 from tools import require, require_nvcc
 
 from cipherspec.parse import parse_file
 from cipherspec.registry import Registry
-from driver import cli
-from driver.targets import make_cipher
+from driver import cli, testcmd
 from generator.backends import BACKENDS
 
 EXAMPLES = ROOT / "examples" / "ciphers"
@@ -36,15 +38,19 @@ C_CASES = [
 CUDA_CASES = [n for n in sorted(SPECS) if full_matrix() or n != "present80"]
 
 
-def _same(cipher, name: str, seed: int = 3) -> None:
-    ref = make_cipher(REG, name, None, "ref")
-    rng = np.random.default_rng(seed)
-    key = rng.integers(0, 256, ref.key_bytes, dtype=np.uint8).tobytes()
-    blocks = rng.integers(0, 256, (300, ref.block_bytes), dtype=np.uint8)
-    rk, rrk = cipher.expand_key(key), ref.expand_key(key)
-    ct = ref.encrypt_blocks(rrk, blocks)
-    assert (np.asarray(cipher.encrypt_blocks(rk, blocks)) == ct).all()
-    assert (np.asarray(cipher.decrypt_blocks(rk, ct)) == blocks).all()
+def _command(tmp_path, name: str, targets: list[str], *extra: str) -> None:
+    """`cipherspec test SPEC --cipher NAME --target T... --require T...`: exit 0, and a JUnit report with
+    at least one passed test case per target and no failure.  The command's parser and handler, with the
+    module's registry (each example parsed and optimized once for the whole file)."""
+    junit = tmp_path / "junit.xml"
+    args = ["test", str(SPECS[name]), "--cipher", name, "--target", *targets, "--require", *targets]
+    out = io.StringIO()
+    parsed = cli.build_parser("test").parse_args([*args, *extra, "--junit", str(junit)])
+    assert testcmd.cmd_test(parsed, out, REG) == 0, out.getvalue()
+    cases = ET.parse(junit).getroot().findall(".//testcase")
+    assert not [c for c in cases if c.find("failure") is not None], out.getvalue()
+    ran = {c.get("classname", "").split(".", 1)[1].split("[")[0] for c in cases if c.find("skipped") is None}
+    assert ran == set(targets), out.getvalue()
 
 
 def _kat(name: str, target: str, schedule: str | None = None) -> None:
@@ -55,21 +61,28 @@ def _kat(name: str, target: str, schedule: str | None = None) -> None:
 
 
 @pytest.mark.parametrize("name,schedule", C_CASES, ids=[s for _, s in C_CASES])
-def test_c_schedules(name, schedule):
-    _same(make_cipher(REG, name, None, "c", schedule), name)
+def test_c_schedules(tmp_path, name, schedule):
+    _command(tmp_path, name, ["c"], "--schedule", schedule)
     _kat(name, "c", schedule)
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))
-def test_neon(name):
+def test_neon(tmp_path, name):
     require("aarch64-linux-gnu-gcc", "qemu-aarch64")
-    _same(make_cipher(REG, name, None, "neon"), name)
+    _command(tmp_path, name, ["neon"])
     _kat(name, "neon")
 
 
-def test_present_neon_packed():
+def test_present_neon_packed(tmp_path):
     require("aarch64-linux-gnu-gcc", "qemu-aarch64")
-    _same(make_cipher(REG, "present80", None, "neon", "present80_neon_packed_il1"), "present80")
+    _command(tmp_path, "present80", ["neon"], "--schedule", "present80_neon_packed_il1")
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_default_library_on_aarch64_s390x_and_under_memcheck(tmp_path, name):
+    require("aarch64-linux-gnu-gcc", "qemu-aarch64", "s390x-linux-gnu-gcc", "qemu-s390x")
+    require_memcheck()
+    _command(tmp_path, name, ["c-aarch64", "c-s390x", "c-memcheck"])
 
 
 @pytest.mark.parametrize("name", CUDA_CASES)

@@ -12,12 +12,11 @@ import subprocess
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from neon_support import batches
+from neon_support import batches, dispatched
 from shipped import shipped_registry
 from tools import require
 
 from cipherspec import modes
-from driver.targets import make_cipher
 from generator.neon import dispatch
 from generator.neon.build import build
 
@@ -29,13 +28,10 @@ PATHS = {
     "nosha3": ("max", {"CIPHERSPEC_NEON_NO_SHA3": "1"}, 1),
     "portable": ("max", {"CIPHERSPEC_NEON_NO_CRYPTO": "1"}, -1),
 }
-_made: dict = {}
 
 
 def cipher(name: str):
-    if name not in _made:
-        _made[name] = (make_cipher(REG, name, None, "neon", f"{name}_neon"), make_cipher(REG, name, None, "ref"))
-    return _made[name]
+    return dispatched(name)  # shared with test_neon_modes.py: one generation per session
 
 
 def test_variants_prefer_crypto_where_an_sbox_is_affine_equivalent():
@@ -102,6 +98,8 @@ def test_build_writes_one_library_with_every_variant(tmp_path):
         "aria128_neon_b16_il1.S",
         "aria128_neon_b16_il1.h",
         "aria128_neon_key.c",
+        "aria128_neon_modes.c",
+        "aria128_neon_modes.h",
         "libaria128_neon.a",
     ]
     syms = subprocess.run(
@@ -114,6 +112,10 @@ def test_build_writes_one_library_with_every_variant(tmp_path):
         "aria128_neon_b16_crypto_il1_ctr",
         "aria128_neon_b16_il1_ecb_decrypt",
         "aria128_neon_key_schedule",
+        "aria128_neon_set_key",
+        "aria128_neon_gcm_encrypt",
+        "aria128_neon_xts_decrypt",
+        "aria128_neon_cmac",
     ):
         assert f" T {s}\n" in syms
     header = (tmp_path / "aria128_neon.h").read_text()

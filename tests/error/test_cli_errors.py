@@ -8,11 +8,11 @@ status itself, and that nothing escapes as a traceback)."""
 from __future__ import annotations
 
 import io
-import os
 import subprocess
 import sys
 
 import pytest
+from fd0 import on_fd0
 
 from driver import cli
 
@@ -36,14 +36,8 @@ def run(capsysbinary, monkeypatch, tmp_path):
     def run(args, stdin=b""):
         (tmp_path / "stdin").write_bytes(stdin)
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
-        saved = os.dup(0)
-        with open(tmp_path / "stdin", "rb") as f:
-            os.dup2(f.fileno(), 0)
-        try:
+        with on_fd0(tmp_path / "stdin"):
             rc = cli.run(list(args))
-        finally:
-            os.dup2(saved, 0)
-            os.close(saved)
         cap = capsysbinary.readouterr()
         return rc, cap.out, cap.err.decode()
 
@@ -55,6 +49,99 @@ def _kat(tmp_path, text):
     f.write_text(text)
     return str(f)
 
+
+NONCE = "cafebabefacedbaddecaf888"
+XTS_KEY = LEA_KEY + "00" * 16
+AEAD_CASES = [  # refused before the full cipher object is made (quick to run on the C target)
+    (
+        ["encrypt", "lea128", "--mode", "ctr", "--key", LEA_KEY, "--iv", "00" * 16, "--aad", "00"],
+        b"",
+        "CTR takes no --aad",
+    ),
+    (
+        ["encrypt", "lea128", "--mode", "gcm", "--key", LEA_KEY, "--iv", NONCE, "--sector-size", "512"],
+        b"",
+        "GCM takes no --sector-size (XTS only)",
+    ),
+    (["encrypt", "lea128", "--mode", "gcm", "--key", LEA_KEY, "--iv", NONCE, "--no-pad"], b"", "GCM takes no padding"),
+    (
+        ["encrypt", "lea128", "--mode", "xts", "--key", XTS_KEY, "--iv", "00" * 16, "--tag-len", "8"],
+        b"",
+        "XTS takes no --tag-len",
+    ),
+    (
+        ["encrypt", "hight", "--mode", "gcm", "--key", LEA_KEY, "--iv", NONCE],
+        b"",
+        "GCM needs a 128-bit block; hight has a 64-bit block",
+    ),
+    (["encrypt", "lea128", "--mode", "gcm", "--key", LEA_KEY], b"x", "GCM needs a nonce: --iv HEX (12 bytes is usual)"),
+    (["encrypt", "lea128", "--mode", "gcm", "--key", LEA_KEY, "--iv", ""], b"x", "GCM: the IV is empty"),
+    (
+        ["encrypt", "lea128", "--mode", "gcm", "--key", LEA_KEY, "--iv", NONCE, "--tag-len", "10"],
+        b"x",
+        "GCM: a tag is 16, 15, 14, 13, 12, 8 or 4 bytes, got 10",
+    ),
+    (
+        ["decrypt", "lea128", "--mode", "gcm", "--key", LEA_KEY, "--iv", NONCE],
+        b"x" * 15,
+        "GCM: the input is 15 bytes, shorter than the 16-byte tag",
+    ),
+    (
+        ["encrypt", "lea128", "--mode", "gcm", "--key", LEA_KEY, "--iv", NONCE, "--aad", "0", "--aad-file", "f"],
+        b"",
+        "give the AAD once: --aad and --aad-file were both given",
+    ),
+    (["encrypt", "lea128", "--mode", "gcm", "--key", LEA_KEY, "--iv", NONCE, "--aad", "0"], b"", "--aad: odd number"),
+    (
+        ["encrypt", "lea128", "--mode", "ccm", "--key", LEA_KEY, "--iv", "00" * 6],
+        b"x",
+        "CCM: the nonce is 7 to 13 bytes, got 6",
+    ),
+    (
+        ["encrypt", "lea128", "--mode", "ccm", "--key", LEA_KEY, "--iv", "00" * 13],
+        bytes(70000),
+        "CCM: a 13-byte nonce allows at most 65535 bytes of data, got 70000",
+    ),
+    (
+        ["encrypt", "lea128", "--mode", "ccm", "--key", LEA_KEY, "--iv", NONCE, "--tag-len", "5"],
+        b"x",
+        "CCM: a tag is 4, 6, 8, 10, 12, 14 or 16 bytes, got 5",
+    ),
+    (
+        ["encrypt", "lea128", "--mode", "xts", "--key", LEA_KEY * 2, "--iv", "00" * 16],
+        b"x" * 16,
+        "XTS: the two key halves are equal",
+    ),
+    (
+        ["encrypt", "lea128", "--mode", "xts", "--key", LEA_KEY, "--iv", "00" * 16],
+        b"x" * 16,
+        "XTS: the key is two lea128 keys, 32 bytes (key1 || key2), got 16",
+    ),
+    (["encrypt", "lea128", "--mode", "xts", "--key", XTS_KEY], b"x" * 16, "XTS needs the first sector's 16-byte tweak"),
+    (["encrypt", "lea128", "--mode", "xts", "--key", XTS_KEY, "--iv", "00" * 16], b"", "XTS: the input is empty"),
+    (
+        ["encrypt", "lea128", "--mode", "xts", "--key", XTS_KEY, "--iv", "00" * 16],
+        b"x" * 15,
+        "its last sector would be 15 bytes",
+    ),
+    (
+        ["encrypt", "lea128", "--mode", "xts", "--key", XTS_KEY, "--iv", "00" * 16, "--sector-size", "8"],
+        b"x" * 16,
+        "--sector-size: XTS data units are 16 to 16777216 bytes, got 8",
+    ),
+    (["mac", "lea128", "--mode", "hmac", "--key", LEA_KEY], b"", "unknown MAC mode 'hmac' (modes: cmac)"),
+    (
+        ["mac", "lea128", "--mode", "cmac", "--key", LEA_KEY, "--tag-len", "17"],
+        b"",
+        "CMAC: a tag is 1 to 16 bytes, got 17",
+    ),
+    (
+        ["mac", "lea128", "--mode", "cmac", "--key", LEA_KEY, "--verify", "0011", "--tag-len", "4"],
+        b"",
+        "--verify has 2 bytes but --tag-len is 4",
+    ),
+    (["mac", "lea128", "--mode", "cmac"], b"", "no key"),
+]
 
 CRYPT_CASES = [
     (["encrypt", "lea128", "--mode", "ecb", "--key", "0011"], b"", "lea128 needs a 16-byte key, got 2 bytes"),
@@ -76,7 +163,11 @@ CRYPT_CASES = [
         b"x" * 9,
         "input is 9 bytes, not a multiple of the 8-byte block",
     ),
-    (["encrypt", "lea128", "--mode", "xts", "--key", LEA_KEY], b"", "unknown mode 'xts'"),
+    (
+        ["encrypt", "lea128", "--mode", "ofb", "--key", LEA_KEY],
+        b"",
+        "unknown mode 'ofb' (modes: ecb, cbc, ctr, gcm, ccm, xts)",
+    ),
     (["encrypt", "nosuch", "--mode", "ecb", "--key", LEA_KEY], b"", "unknown cipher 'nosuch'"),
     (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--target", "fpga"], b"", "unknown target 'fpga'"),
     (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--rounds", "0"], b"", "--rounds must be at least 1"),
@@ -86,6 +177,7 @@ CRYPT_CASES = [
         "hex input from standard input: not hex at digit 2",
     ),
     (["encrypt", "lea128", "--mode", "ecb", "--key", LEA_KEY, "--iv", "00" * 16], b"", "ECB takes no IV"),
+    *AEAD_CASES,
     (["dump", "lea128", "--after", "frobnicate"], b"", "unknown pass 'frobnicate'"),
     (["dump", "lea128", "--function", "mac"], b"", "unknown function 'mac'"),
     (["frobnicate"], b"", "invalid choice: 'frobnicate'"),

@@ -159,6 +159,7 @@ static inline cudaError_t cudaFreeHost(void *p) { cs_unlock_range(p); free(p); r
 static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, int) { memmove(d, s, n); return cudaSuccess; }
 static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, int, cudaStream_t) { memmove(d, s, n); return cudaSuccess; }
 static inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t) { memset(d, v, n); return cudaSuccess; }
+static inline cudaError_t cudaMemset(void *d, int v, size_t n) { memset(d, v, n); return cudaSuccess; }
 static inline cudaError_t cudaHostRegister(void *p, size_t n, int) { cs_lock_range(p, n); return cudaSuccess; }
 static inline cudaError_t cudaHostUnregister(void *p) { return cs_unlock_range(p) ? cudaSuccess : cudaErrorInvalidValue; }
 static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, int) { *s = (void *)1; return cudaSuccess; }

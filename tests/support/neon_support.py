@@ -53,3 +53,20 @@ def check_modes(c, ref, cases, schedule: str) -> None:
     got = c.run_batch(requests)
     for (op, _, d, iv), g, e in zip(requests, got, expected):
         assert g == e, f"{schedule} {op} of {len(d)} bytes (iv {iv.hex() if iv else None}) differs"
+
+
+_DISPATCHED: dict = {}
+
+
+def dispatched(name: str):
+    """(the built NEON library of a shipped cipher: every variant, the dispatcher and the modes; the
+    interpreter), made once per session and shared by the tests that run it (generating AES-128's three
+    variants takes ~10 s).  Callers set ``qemu_cpu`` / ``qemu_env`` before each use."""
+    if name not in _DISPATCHED:
+        from shipped import shipped_registry
+
+        from driver.targets import make_cipher
+
+        reg = shipped_registry()
+        _DISPATCHED[name] = (make_cipher(reg, name, None, "neon", f"{name}_neon"), make_cipher(reg, name, None, "ref"))
+    return _DISPATCHED[name]

@@ -21,20 +21,7 @@ from typing import NoReturn
 
 import pytest
 
-# the Debian package that provides each tool (scripts/setup.sh installs them all)
-PACKAGES = {
-    "cc": "build-essential",
-    "gcc": "build-essential",
-    "pkg-config": "pkg-config",
-    "clang": "clang",
-    "aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu",
-    "qemu-aarch64": "qemu-user",
-    "llvm-mca": "llvm",
-    "aarch64-linux-gnu-nm": "binutils-aarch64-linux-gnu",
-    "openssl": "openssl",
-    "valgrind": "valgrind",
-    "g++": "g++",
-}
+from toolchain.tools import install_hint
 
 
 def missing(what: str, hint: str, env: str = "CIPHERSPEC_REQUIRE_TOOLS") -> NoReturn:
@@ -50,8 +37,7 @@ def require(*tools: str) -> dict[str, str]:
     found = {t: shutil.which(t) for t in tools}
     absent = [t for t, path in found.items() if path is None]
     if absent:
-        packages = " ".join(dict.fromkeys(PACKAGES.get(t, t) for t in absent))
-        missing(", ".join(absent), f"Debian: {packages}; bash scripts/setup.sh installs them")
+        missing(", ".join(absent), install_hint(absent))
     return found  # type: ignore[return-value]
 
 

@@ -127,7 +127,9 @@ def test_compiles_without_spills(tmp_path, name, sched):
     """Every default schedule and the non-default ones the GPU test runs (test_cuda_wordshapes_gpu.py)."""
     require_nvcc()
     module = prepared(REG.module(name))
-    src = generate(REG.module(name), CudaSchedule.parse(sched, module) if sched else default_for(module))
+    src = generate(
+        REG.module(name), CudaSchedule.parse(sched, module) if sched else default_for(module), with_gcm=False
+    )
     cu = tmp_path / f"{src.name}.cu"
     cu.write_text(src.cu)
     (tmp_path / f"{src.name}.h").write_text(src.h)

@@ -31,7 +31,8 @@ SKIP = ("bench/results", "tests/golden/data")
 FILE_EXT = re.compile(r"\.(S|h|c|cu|so|a|o)$")
 SYMBOL = re.compile(
     r"_(ecb_encrypt|ecb_decrypt|cbc_encrypt|cbc_decrypt|ctr|variant|key_schedule|key|prepare_keys"
-    r"|(ecb_encrypt|ecb_decrypt|ctr)_keymap)$"
+    r"|(ecb_encrypt|ecb_decrypt|ctr)_keymap|modes|set_key|set_key_isa|gcm_encrypt|gcm_decrypt|gmac"
+    r"|ccm_encrypt|ccm_decrypt|xts_encrypt|xts_decrypt|cmac|key_variant|key_ghash)$"
 )
 
 

@@ -328,6 +328,21 @@ def test_sha3_selects_eor3_and_fewer_instructions(name, schedule, tmp_path):
     assert_assembles(e.asm, tmp_path)
 
 
+def test_xar_rotates_an_xor_of_64_bit_words(tmp_path):
+    """rotl.u64(xor(a, b), r) -> XAR .2d (SPECK-128's y' <<< 3 of the next round: the eor stays for y',
+    XAR replaces shl + sri); the byte rotation of the multi-use x' stays one TBL."""
+    from paths import ROOT
+
+    reg = Registry(extra=[ROOT / "examples" / "ciphers" / "speck.cs"])
+    m = reg.module("speck128_128")
+    e = emit(m, parse("speck128_128_neon_b2_il4_sha3", "speck128_128", None))
+    plain = emit(m, parse("speck128_128_neon_b2_il4", "speck128_128", None))
+    assert re.search(r"xar v\d+\.2d, v\d+\.2d, v\d+\.2d, #61", e.asm) and ".arch armv8.2-a+sha3" in e.asm
+    for k, p in zip(e.kernels, plain.kernels):
+        assert k.stats["instructions"] < 0.9 * p.stats["instructions"]
+    assert_assembles(e.asm, tmp_path)
+
+
 def test_bcax_from_and_not():
     """x ^ (a & ~c) -> one BCAX (a spec with the pattern: HIGHT has none, so a tiny IR function)."""
     from cipherspec.ir import Function, Op

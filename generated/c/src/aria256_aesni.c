@@ -252,8 +252,10 @@ static void cs_slice_store(uint8_t *out, const cs_x *s, const uint8_t *order)
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__)
 #define CS_NOINLINE __attribute__((noinline))
+#define CS_INLINE static inline __attribute__((always_inline))
 #else  /* (CUDA device code: inlined, since a call would pass the circuit's arrays through local memory) */
 #define CS_NOINLINE
+#define CS_INLINE static inline
 #endif
 
 static const uint8_t cs_ek0[16] = {0x88, 0x0d, 0x37, 0xb2, 0x00, 0x85, 0xbf, 0x3a, 0xa8, 0x2d, 0x17, 0x92, 0x20, 0xa5, 0x9f, 0x1a};

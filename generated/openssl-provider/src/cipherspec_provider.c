@@ -5,27 +5,51 @@
  *     AES-128-ECB       aes128 ECB (aes128_c_aesni)
  *     AES-128-CBC       aes128 CBC with PKCS#7 padding (aes128_c_aesni)
  *     AES-128-CTR       aes128 CTR (counter = IV + i, big-endian) (aes128_c_aesni)
+ *     AES-128-GCM       aes128 GCM (SP 800-38D; TLS 1.2 records) (aes128_c_aesni)
+ *     AES-128-CCM       aes128 CCM (SP 800-38C) (aes128_c_aesni)
+ *     AES-128-XTS       aes128 XTS (IEEE 1619, two keys) (aes128_c_aesni)
  *     AES-192-ECB       aes192 ECB (aes192_c_aesni)
  *     AES-192-CBC       aes192 CBC with PKCS#7 padding (aes192_c_aesni)
  *     AES-192-CTR       aes192 CTR (counter = IV + i, big-endian) (aes192_c_aesni)
+ *     AES-192-GCM       aes192 GCM (SP 800-38D; TLS 1.2 records) (aes192_c_aesni)
+ *     AES-192-CCM       aes192 CCM (SP 800-38C) (aes192_c_aesni)
+ *     AES-192-XTS       aes192 XTS (IEEE 1619, two keys) (aes192_c_aesni)
  *     AES-256-ECB       aes256 ECB (aes256_c_aesni)
  *     AES-256-CBC       aes256 CBC with PKCS#7 padding (aes256_c_aesni)
  *     AES-256-CTR       aes256 CTR (counter = IV + i, big-endian) (aes256_c_aesni)
+ *     AES-256-GCM       aes256 GCM (SP 800-38D; TLS 1.2 records) (aes256_c_aesni)
+ *     AES-256-CCM       aes256 CCM (SP 800-38C) (aes256_c_aesni)
+ *     AES-256-XTS       aes256 XTS (IEEE 1619, two keys) (aes256_c_aesni)
  *     ARIA-128-ECB      aria128 ECB (aria128_c_aesni)
  *     ARIA-128-CBC      aria128 CBC with PKCS#7 padding (aria128_c_aesni)
  *     ARIA-128-CTR      aria128 CTR (counter = IV + i, big-endian) (aria128_c_aesni)
+ *     ARIA-128-GCM      aria128 GCM (SP 800-38D; TLS 1.2 records) (aria128_c_aesni)
+ *     ARIA-128-CCM      aria128 CCM (SP 800-38C) (aria128_c_aesni)
+ *     ARIA-128-XTS      aria128 XTS (IEEE 1619, two keys) (aria128_c_aesni)
  *     ARIA-192-ECB      aria192 ECB (aria192_c_aesni)
  *     ARIA-192-CBC      aria192 CBC with PKCS#7 padding (aria192_c_aesni)
  *     ARIA-192-CTR      aria192 CTR (counter = IV + i, big-endian) (aria192_c_aesni)
+ *     ARIA-192-GCM      aria192 GCM (SP 800-38D; TLS 1.2 records) (aria192_c_aesni)
+ *     ARIA-192-CCM      aria192 CCM (SP 800-38C) (aria192_c_aesni)
+ *     ARIA-192-XTS      aria192 XTS (IEEE 1619, two keys) (aria192_c_aesni)
  *     ARIA-256-ECB      aria256 ECB (aria256_c_aesni)
  *     ARIA-256-CBC      aria256 CBC with PKCS#7 padding (aria256_c_aesni)
  *     ARIA-256-CTR      aria256 CTR (counter = IV + i, big-endian) (aria256_c_aesni)
+ *     ARIA-256-GCM      aria256 GCM (SP 800-38D; TLS 1.2 records) (aria256_c_aesni)
+ *     ARIA-256-CCM      aria256 CCM (SP 800-38C) (aria256_c_aesni)
+ *     ARIA-256-XTS      aria256 XTS (IEEE 1619, two keys) (aria256_c_aesni)
  *     CHAM-128-128-ECB  cham128_128 ECB (cham128_128_c_sliced_v32)
  *     CHAM-128-128-CBC  cham128_128 CBC with PKCS#7 padding (cham128_128_c_sliced_v32)
  *     CHAM-128-128-CTR  cham128_128 CTR (counter = IV + i, big-endian) (cham128_128_c_sliced_v32)
+ *     CHAM-128-128-GCM  cham128_128 GCM (SP 800-38D; TLS 1.2 records) (cham128_128_c_sliced_v32)
+ *     CHAM-128-128-CCM  cham128_128 CCM (SP 800-38C) (cham128_128_c_sliced_v32)
+ *     CHAM-128-128-XTS  cham128_128 XTS (IEEE 1619, two keys) (cham128_128_c_sliced_v32)
  *     CHAM-128-256-ECB  cham128_256 ECB (cham128_256_c_sliced_v32)
  *     CHAM-128-256-CBC  cham128_256 CBC with PKCS#7 padding (cham128_256_c_sliced_v32)
  *     CHAM-128-256-CTR  cham128_256 CTR (counter = IV + i, big-endian) (cham128_256_c_sliced_v32)
+ *     CHAM-128-256-GCM  cham128_256 GCM (SP 800-38D; TLS 1.2 records) (cham128_256_c_sliced_v32)
+ *     CHAM-128-256-CCM  cham128_256 CCM (SP 800-38C) (cham128_256_c_sliced_v32)
+ *     CHAM-128-256-XTS  cham128_256 XTS (IEEE 1619, two keys) (cham128_256_c_sliced_v32)
  *     CHAM-64-128-ECB   cham64_128 ECB (cham64_128_c_sliced_v32)
  *     CHAM-64-128-CBC   cham64_128 CBC with PKCS#7 padding (cham64_128_c_sliced_v32)
  *     CHAM-64-128-CTR   cham64_128 CTR (counter = IV + i, big-endian) (cham64_128_c_sliced_v32)
@@ -35,12 +59,21 @@
  *     LEA-128-ECB       lea128 ECB (lea128_c_sliced_v32)
  *     LEA-128-CBC       lea128 CBC with PKCS#7 padding (lea128_c_sliced_v32)
  *     LEA-128-CTR       lea128 CTR (counter = IV + i, big-endian) (lea128_c_sliced_v32)
+ *     LEA-128-GCM       lea128 GCM (SP 800-38D; TLS 1.2 records) (lea128_c_sliced_v32)
+ *     LEA-128-CCM       lea128 CCM (SP 800-38C) (lea128_c_sliced_v32)
+ *     LEA-128-XTS       lea128 XTS (IEEE 1619, two keys) (lea128_c_sliced_v32)
  *     LEA-192-ECB       lea192 ECB (lea192_c_sliced_v32)
  *     LEA-192-CBC       lea192 CBC with PKCS#7 padding (lea192_c_sliced_v32)
  *     LEA-192-CTR       lea192 CTR (counter = IV + i, big-endian) (lea192_c_sliced_v32)
+ *     LEA-192-GCM       lea192 GCM (SP 800-38D; TLS 1.2 records) (lea192_c_sliced_v32)
+ *     LEA-192-CCM       lea192 CCM (SP 800-38C) (lea192_c_sliced_v32)
+ *     LEA-192-XTS       lea192 XTS (IEEE 1619, two keys) (lea192_c_sliced_v32)
  *     LEA-256-ECB       lea256 ECB (lea256_c_sliced_v32)
  *     LEA-256-CBC       lea256 CBC with PKCS#7 padding (lea256_c_sliced_v32)
  *     LEA-256-CTR       lea256 CTR (counter = IV + i, big-endian) (lea256_c_sliced_v32)
+ *     LEA-256-GCM       lea256 GCM (SP 800-38D; TLS 1.2 records) (lea256_c_sliced_v32)
+ *     LEA-256-CCM       lea256 CCM (SP 800-38C) (lea256_c_sliced_v32)
+ *     LEA-256-XTS       lea256 XTS (IEEE 1619, two keys) (lea256_c_sliced_v32)
  *     PIPO-64-128-ECB   pipo64_128 ECB (pipo64_128_c_sliced_v32)
  *     PIPO-64-128-CBC   pipo64_128 CBC with PKCS#7 padding (pipo64_128_c_sliced_v32)
  *     PIPO-64-128-CTR   pipo64_128 CTR (counter = IV + i, big-endian) (pipo64_128_c_sliced_v32)
@@ -67,6 +100,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/proverr.h>
+#include <openssl/rand.h>
 
 #include "aes128.h"
 #include "aes192.h"
@@ -1020,6 +1054,1202 @@ static int cs_cipher_oneshot(void *vctx, unsigned char *out, size_t *outl, size_
     return 1;
 }
 
+/* ------------------------------------------------------------------ AEAD and XTS: 128-bit-block ciphers */
+
+/* The GCM, CCM and XTS algorithms of the ciphers with a 16-byte block, through their libraries' public
+ * API only (<cipher>_gcm_*, _ccm_*, _xts_*).  The EVP behaviour follows OpenSSL's own GCM/CCM/XTS ciphers:
+ *   GCM  the IV (any length, 12 bytes by default) at init, AAD as updates with out == NULL, data as updates,
+ *        final computes the tag ("tag" param, 1..16 bytes) or checks the one set before; the TLS 1.2 record
+ *        layer's "tlsaad" / "tlsivfixed" / "tlsivgen" / "tlsivinv" parameters, one whole record per update
+ *        (explicit nonce || payload || tag, in place), as libssl drives OpenSSL's own AES-GCM.
+ *   CCM  nonce 7..13 bytes ("ivlen"; 12 by default), tag 4..16 even ("tag" with no data sets its length),
+ *        the total length first (update with in == out == NULL), then AAD once, then the payload in one update;
+ *        a failed decryption returns no plaintext (the output is zeroed).
+ *   XTS  key = two keys (equal halves refused), 16-byte tweak as the IV, one data unit (>= 16 bytes) per update.
+ * Decryption under GCM returns plaintext from each update before the tag is checked at final (EVP's
+ * streaming contract); a failed final means: discard it.  TLS records and CCM are checked before any
+ * plaintext is returned. */
+
+#define CS_AEAD_UNSET ((size_t)-1)
+#define CS_GCM_MAX_IV 128            /* as OpenSSL's GCM: IVs of 1..128 bytes */
+#define CS_TLS_AAD_LEN 13            /* EVP_AEAD_TLS1_AAD_LEN */
+#define CS_TLS_FIXED_IV 4            /* EVP_GCM_TLS_FIXED_IV_LEN */
+#define CS_TLS_EXPLICIT_IV 8         /* EVP_GCM_TLS_EXPLICIT_IV_LEN */
+#define CS_TLS_TAG 16                /* EVP_GCM_TLS_TAG_LEN */
+#define CS_XTS_MAX_BLOCKS (1u << 20) /* IEEE 1619: a data unit of at most 2^20 blocks */
+
+typedef union cs_gcm_state {
+    aes128_gcm aes128;
+    aes192_gcm aes192;
+    aes256_gcm aes256;
+    aria128_gcm aria128;
+    aria192_gcm aria192;
+    aria256_gcm aria256;
+    cham128_128_gcm cham128_128;
+    cham128_256_gcm cham128_256;
+    lea128_gcm lea128;
+    lea192_gcm lea192;
+    lea256_gcm lea256;
+} cs_gcm_state;
+
+typedef union cs_xts_keys {
+    aes128_xts_key aes128;
+    aes192_xts_key aes192;
+    aes256_xts_key aes256;
+    aria128_xts_key aria128;
+    aria192_xts_key aria192;
+    aria256_xts_key aria256;
+    cham128_128_xts_key cham128_128;
+    cham128_256_xts_key cham128_256;
+    lea128_xts_key lea128;
+    lea192_xts_key lea192;
+    lea256_xts_key lea256;
+} cs_xts_keys;
+
+typedef struct cs_aead_cipher {
+    const cs_cipher *base;
+    void (*gcm_bind)(cs_gcm_state *g, const cs_keys *ks);  /* re-points a copied GCM state at its key */
+    int (*gcm_init)(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen);
+    int (*gcm_aad)(cs_gcm_state *g, const unsigned char *aad, size_t len);
+    int (*gcm_encrypt)(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len);
+    int (*gcm_decrypt)(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len);
+    int (*gcm_finish)(cs_gcm_state *g, unsigned char *tag, size_t taglen);
+    int (*gcm_verify)(cs_gcm_state *g, const unsigned char *tag, size_t taglen);
+    int (*ccm_encrypt)(const cs_keys *ks, const unsigned char *nonce, size_t nlen, const unsigned char *aad,
+                       size_t alen, const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+                       size_t taglen);
+    int (*ccm_decrypt)(const cs_keys *ks, const unsigned char *nonce, size_t nlen, const unsigned char *aad,
+                       size_t alen, const unsigned char *in, unsigned char *out, size_t len, const unsigned char *tag,
+                       size_t taglen);
+    int (*xts_set_key)(cs_xts_keys *xk, const unsigned char *key, size_t len);
+    int (*xts_encrypt)(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in, unsigned char *out,
+                       size_t len);
+    int (*xts_decrypt)(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in, unsigned char *out,
+                       size_t len);
+} cs_aead_cipher;
+
+/* aes128: GCM, CCM, XTS */
+static void aes128_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
+{ g->aes128.ks = &ks->aes128; }
+static int aes128_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
+{ return aes128_gcm_init(&g->aes128, &ks->aes128, iv, ivlen); }
+static int aes128_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
+{ return aes128_gcm_aad(&g->aes128, aad, len); }
+static int aes128_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return aes128_gcm_encrypt_update(&g->aes128, in, out, len); }
+static int aes128_w_gcm_decrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return aes128_gcm_decrypt_update(&g->aes128, in, out, len); }
+static int aes128_w_gcm_finish(cs_gcm_state *g, unsigned char *tag, size_t taglen)
+{ return aes128_gcm_finish(&g->aes128, tag, taglen); }
+static int aes128_w_gcm_verify(cs_gcm_state *g, const unsigned char *tag, size_t taglen)
+{ return aes128_gcm_verify(&g->aes128, tag, taglen); }
+static int aes128_w_ccm_encrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+    size_t taglen)
+{ return aes128_ccm_encrypt(&ks->aes128, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int aes128_w_ccm_decrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len,
+    const unsigned char *tag, size_t taglen)
+{ return aes128_ccm_decrypt(&ks->aes128, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int aes128_w_xts_set_key(cs_xts_keys *xk, const unsigned char *key, size_t len)
+{ return aes128_xts_set_key(&xk->aes128, key, len); }
+static int aes128_w_xts_encrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return aes128_xts_encrypt(&xk->aes128, tweak, in, out, len); }
+static int aes128_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return aes128_xts_decrypt(&xk->aes128, tweak, in, out, len); }
+static const cs_aead_cipher CS_AEAD_AES128 = {
+    &CS_AES128, aes128_w_gcm_bind, aes128_w_gcm_init, aes128_w_gcm_aad,
+    aes128_w_gcm_encrypt, aes128_w_gcm_decrypt, aes128_w_gcm_finish,
+    aes128_w_gcm_verify, aes128_w_ccm_encrypt, aes128_w_ccm_decrypt,
+    aes128_w_xts_set_key, aes128_w_xts_encrypt, aes128_w_xts_decrypt
+};
+
+/* aes192: GCM, CCM, XTS */
+static void aes192_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
+{ g->aes192.ks = &ks->aes192; }
+static int aes192_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
+{ return aes192_gcm_init(&g->aes192, &ks->aes192, iv, ivlen); }
+static int aes192_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
+{ return aes192_gcm_aad(&g->aes192, aad, len); }
+static int aes192_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return aes192_gcm_encrypt_update(&g->aes192, in, out, len); }
+static int aes192_w_gcm_decrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return aes192_gcm_decrypt_update(&g->aes192, in, out, len); }
+static int aes192_w_gcm_finish(cs_gcm_state *g, unsigned char *tag, size_t taglen)
+{ return aes192_gcm_finish(&g->aes192, tag, taglen); }
+static int aes192_w_gcm_verify(cs_gcm_state *g, const unsigned char *tag, size_t taglen)
+{ return aes192_gcm_verify(&g->aes192, tag, taglen); }
+static int aes192_w_ccm_encrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+    size_t taglen)
+{ return aes192_ccm_encrypt(&ks->aes192, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int aes192_w_ccm_decrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len,
+    const unsigned char *tag, size_t taglen)
+{ return aes192_ccm_decrypt(&ks->aes192, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int aes192_w_xts_set_key(cs_xts_keys *xk, const unsigned char *key, size_t len)
+{ return aes192_xts_set_key(&xk->aes192, key, len); }
+static int aes192_w_xts_encrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return aes192_xts_encrypt(&xk->aes192, tweak, in, out, len); }
+static int aes192_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return aes192_xts_decrypt(&xk->aes192, tweak, in, out, len); }
+static const cs_aead_cipher CS_AEAD_AES192 = {
+    &CS_AES192, aes192_w_gcm_bind, aes192_w_gcm_init, aes192_w_gcm_aad,
+    aes192_w_gcm_encrypt, aes192_w_gcm_decrypt, aes192_w_gcm_finish,
+    aes192_w_gcm_verify, aes192_w_ccm_encrypt, aes192_w_ccm_decrypt,
+    aes192_w_xts_set_key, aes192_w_xts_encrypt, aes192_w_xts_decrypt
+};
+
+/* aes256: GCM, CCM, XTS */
+static void aes256_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
+{ g->aes256.ks = &ks->aes256; }
+static int aes256_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
+{ return aes256_gcm_init(&g->aes256, &ks->aes256, iv, ivlen); }
+static int aes256_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
+{ return aes256_gcm_aad(&g->aes256, aad, len); }
+static int aes256_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return aes256_gcm_encrypt_update(&g->aes256, in, out, len); }
+static int aes256_w_gcm_decrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return aes256_gcm_decrypt_update(&g->aes256, in, out, len); }
+static int aes256_w_gcm_finish(cs_gcm_state *g, unsigned char *tag, size_t taglen)
+{ return aes256_gcm_finish(&g->aes256, tag, taglen); }
+static int aes256_w_gcm_verify(cs_gcm_state *g, const unsigned char *tag, size_t taglen)
+{ return aes256_gcm_verify(&g->aes256, tag, taglen); }
+static int aes256_w_ccm_encrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+    size_t taglen)
+{ return aes256_ccm_encrypt(&ks->aes256, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int aes256_w_ccm_decrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len,
+    const unsigned char *tag, size_t taglen)
+{ return aes256_ccm_decrypt(&ks->aes256, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int aes256_w_xts_set_key(cs_xts_keys *xk, const unsigned char *key, size_t len)
+{ return aes256_xts_set_key(&xk->aes256, key, len); }
+static int aes256_w_xts_encrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return aes256_xts_encrypt(&xk->aes256, tweak, in, out, len); }
+static int aes256_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return aes256_xts_decrypt(&xk->aes256, tweak, in, out, len); }
+static const cs_aead_cipher CS_AEAD_AES256 = {
+    &CS_AES256, aes256_w_gcm_bind, aes256_w_gcm_init, aes256_w_gcm_aad,
+    aes256_w_gcm_encrypt, aes256_w_gcm_decrypt, aes256_w_gcm_finish,
+    aes256_w_gcm_verify, aes256_w_ccm_encrypt, aes256_w_ccm_decrypt,
+    aes256_w_xts_set_key, aes256_w_xts_encrypt, aes256_w_xts_decrypt
+};
+
+/* aria128: GCM, CCM, XTS */
+static void aria128_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
+{ g->aria128.ks = &ks->aria128; }
+static int aria128_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
+{ return aria128_gcm_init(&g->aria128, &ks->aria128, iv, ivlen); }
+static int aria128_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
+{ return aria128_gcm_aad(&g->aria128, aad, len); }
+static int aria128_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return aria128_gcm_encrypt_update(&g->aria128, in, out, len); }
+static int aria128_w_gcm_decrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return aria128_gcm_decrypt_update(&g->aria128, in, out, len); }
+static int aria128_w_gcm_finish(cs_gcm_state *g, unsigned char *tag, size_t taglen)
+{ return aria128_gcm_finish(&g->aria128, tag, taglen); }
+static int aria128_w_gcm_verify(cs_gcm_state *g, const unsigned char *tag, size_t taglen)
+{ return aria128_gcm_verify(&g->aria128, tag, taglen); }
+static int aria128_w_ccm_encrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+    size_t taglen)
+{ return aria128_ccm_encrypt(&ks->aria128, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int aria128_w_ccm_decrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len,
+    const unsigned char *tag, size_t taglen)
+{ return aria128_ccm_decrypt(&ks->aria128, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int aria128_w_xts_set_key(cs_xts_keys *xk, const unsigned char *key, size_t len)
+{ return aria128_xts_set_key(&xk->aria128, key, len); }
+static int aria128_w_xts_encrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return aria128_xts_encrypt(&xk->aria128, tweak, in, out, len); }
+static int aria128_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return aria128_xts_decrypt(&xk->aria128, tweak, in, out, len); }
+static const cs_aead_cipher CS_AEAD_ARIA128 = {
+    &CS_ARIA128, aria128_w_gcm_bind, aria128_w_gcm_init, aria128_w_gcm_aad,
+    aria128_w_gcm_encrypt, aria128_w_gcm_decrypt, aria128_w_gcm_finish,
+    aria128_w_gcm_verify, aria128_w_ccm_encrypt, aria128_w_ccm_decrypt,
+    aria128_w_xts_set_key, aria128_w_xts_encrypt, aria128_w_xts_decrypt
+};
+
+/* aria192: GCM, CCM, XTS */
+static void aria192_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
+{ g->aria192.ks = &ks->aria192; }
+static int aria192_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
+{ return aria192_gcm_init(&g->aria192, &ks->aria192, iv, ivlen); }
+static int aria192_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
+{ return aria192_gcm_aad(&g->aria192, aad, len); }
+static int aria192_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return aria192_gcm_encrypt_update(&g->aria192, in, out, len); }
+static int aria192_w_gcm_decrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return aria192_gcm_decrypt_update(&g->aria192, in, out, len); }
+static int aria192_w_gcm_finish(cs_gcm_state *g, unsigned char *tag, size_t taglen)
+{ return aria192_gcm_finish(&g->aria192, tag, taglen); }
+static int aria192_w_gcm_verify(cs_gcm_state *g, const unsigned char *tag, size_t taglen)
+{ return aria192_gcm_verify(&g->aria192, tag, taglen); }
+static int aria192_w_ccm_encrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+    size_t taglen)
+{ return aria192_ccm_encrypt(&ks->aria192, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int aria192_w_ccm_decrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len,
+    const unsigned char *tag, size_t taglen)
+{ return aria192_ccm_decrypt(&ks->aria192, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int aria192_w_xts_set_key(cs_xts_keys *xk, const unsigned char *key, size_t len)
+{ return aria192_xts_set_key(&xk->aria192, key, len); }
+static int aria192_w_xts_encrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return aria192_xts_encrypt(&xk->aria192, tweak, in, out, len); }
+static int aria192_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return aria192_xts_decrypt(&xk->aria192, tweak, in, out, len); }
+static const cs_aead_cipher CS_AEAD_ARIA192 = {
+    &CS_ARIA192, aria192_w_gcm_bind, aria192_w_gcm_init, aria192_w_gcm_aad,
+    aria192_w_gcm_encrypt, aria192_w_gcm_decrypt, aria192_w_gcm_finish,
+    aria192_w_gcm_verify, aria192_w_ccm_encrypt, aria192_w_ccm_decrypt,
+    aria192_w_xts_set_key, aria192_w_xts_encrypt, aria192_w_xts_decrypt
+};
+
+/* aria256: GCM, CCM, XTS */
+static void aria256_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
+{ g->aria256.ks = &ks->aria256; }
+static int aria256_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
+{ return aria256_gcm_init(&g->aria256, &ks->aria256, iv, ivlen); }
+static int aria256_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
+{ return aria256_gcm_aad(&g->aria256, aad, len); }
+static int aria256_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return aria256_gcm_encrypt_update(&g->aria256, in, out, len); }
+static int aria256_w_gcm_decrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return aria256_gcm_decrypt_update(&g->aria256, in, out, len); }
+static int aria256_w_gcm_finish(cs_gcm_state *g, unsigned char *tag, size_t taglen)
+{ return aria256_gcm_finish(&g->aria256, tag, taglen); }
+static int aria256_w_gcm_verify(cs_gcm_state *g, const unsigned char *tag, size_t taglen)
+{ return aria256_gcm_verify(&g->aria256, tag, taglen); }
+static int aria256_w_ccm_encrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+    size_t taglen)
+{ return aria256_ccm_encrypt(&ks->aria256, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int aria256_w_ccm_decrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len,
+    const unsigned char *tag, size_t taglen)
+{ return aria256_ccm_decrypt(&ks->aria256, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int aria256_w_xts_set_key(cs_xts_keys *xk, const unsigned char *key, size_t len)
+{ return aria256_xts_set_key(&xk->aria256, key, len); }
+static int aria256_w_xts_encrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return aria256_xts_encrypt(&xk->aria256, tweak, in, out, len); }
+static int aria256_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return aria256_xts_decrypt(&xk->aria256, tweak, in, out, len); }
+static const cs_aead_cipher CS_AEAD_ARIA256 = {
+    &CS_ARIA256, aria256_w_gcm_bind, aria256_w_gcm_init, aria256_w_gcm_aad,
+    aria256_w_gcm_encrypt, aria256_w_gcm_decrypt, aria256_w_gcm_finish,
+    aria256_w_gcm_verify, aria256_w_ccm_encrypt, aria256_w_ccm_decrypt,
+    aria256_w_xts_set_key, aria256_w_xts_encrypt, aria256_w_xts_decrypt
+};
+
+/* cham128_128: GCM, CCM, XTS */
+static void cham128_128_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
+{ g->cham128_128.ks = &ks->cham128_128; }
+static int cham128_128_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
+{ return cham128_128_gcm_init(&g->cham128_128, &ks->cham128_128, iv, ivlen); }
+static int cham128_128_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
+{ return cham128_128_gcm_aad(&g->cham128_128, aad, len); }
+static int cham128_128_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return cham128_128_gcm_encrypt_update(&g->cham128_128, in, out, len); }
+static int cham128_128_w_gcm_decrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return cham128_128_gcm_decrypt_update(&g->cham128_128, in, out, len); }
+static int cham128_128_w_gcm_finish(cs_gcm_state *g, unsigned char *tag, size_t taglen)
+{ return cham128_128_gcm_finish(&g->cham128_128, tag, taglen); }
+static int cham128_128_w_gcm_verify(cs_gcm_state *g, const unsigned char *tag, size_t taglen)
+{ return cham128_128_gcm_verify(&g->cham128_128, tag, taglen); }
+static int cham128_128_w_ccm_encrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+    size_t taglen)
+{ return cham128_128_ccm_encrypt(&ks->cham128_128, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int cham128_128_w_ccm_decrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len,
+    const unsigned char *tag, size_t taglen)
+{ return cham128_128_ccm_decrypt(&ks->cham128_128, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int cham128_128_w_xts_set_key(cs_xts_keys *xk, const unsigned char *key, size_t len)
+{ return cham128_128_xts_set_key(&xk->cham128_128, key, len); }
+static int cham128_128_w_xts_encrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return cham128_128_xts_encrypt(&xk->cham128_128, tweak, in, out, len); }
+static int cham128_128_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return cham128_128_xts_decrypt(&xk->cham128_128, tweak, in, out, len); }
+static const cs_aead_cipher CS_AEAD_CHAM128_128 = {
+    &CS_CHAM128_128, cham128_128_w_gcm_bind, cham128_128_w_gcm_init, cham128_128_w_gcm_aad,
+    cham128_128_w_gcm_encrypt, cham128_128_w_gcm_decrypt, cham128_128_w_gcm_finish,
+    cham128_128_w_gcm_verify, cham128_128_w_ccm_encrypt, cham128_128_w_ccm_decrypt,
+    cham128_128_w_xts_set_key, cham128_128_w_xts_encrypt, cham128_128_w_xts_decrypt
+};
+
+/* cham128_256: GCM, CCM, XTS */
+static void cham128_256_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
+{ g->cham128_256.ks = &ks->cham128_256; }
+static int cham128_256_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
+{ return cham128_256_gcm_init(&g->cham128_256, &ks->cham128_256, iv, ivlen); }
+static int cham128_256_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
+{ return cham128_256_gcm_aad(&g->cham128_256, aad, len); }
+static int cham128_256_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return cham128_256_gcm_encrypt_update(&g->cham128_256, in, out, len); }
+static int cham128_256_w_gcm_decrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return cham128_256_gcm_decrypt_update(&g->cham128_256, in, out, len); }
+static int cham128_256_w_gcm_finish(cs_gcm_state *g, unsigned char *tag, size_t taglen)
+{ return cham128_256_gcm_finish(&g->cham128_256, tag, taglen); }
+static int cham128_256_w_gcm_verify(cs_gcm_state *g, const unsigned char *tag, size_t taglen)
+{ return cham128_256_gcm_verify(&g->cham128_256, tag, taglen); }
+static int cham128_256_w_ccm_encrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+    size_t taglen)
+{ return cham128_256_ccm_encrypt(&ks->cham128_256, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int cham128_256_w_ccm_decrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len,
+    const unsigned char *tag, size_t taglen)
+{ return cham128_256_ccm_decrypt(&ks->cham128_256, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int cham128_256_w_xts_set_key(cs_xts_keys *xk, const unsigned char *key, size_t len)
+{ return cham128_256_xts_set_key(&xk->cham128_256, key, len); }
+static int cham128_256_w_xts_encrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return cham128_256_xts_encrypt(&xk->cham128_256, tweak, in, out, len); }
+static int cham128_256_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return cham128_256_xts_decrypt(&xk->cham128_256, tweak, in, out, len); }
+static const cs_aead_cipher CS_AEAD_CHAM128_256 = {
+    &CS_CHAM128_256, cham128_256_w_gcm_bind, cham128_256_w_gcm_init, cham128_256_w_gcm_aad,
+    cham128_256_w_gcm_encrypt, cham128_256_w_gcm_decrypt, cham128_256_w_gcm_finish,
+    cham128_256_w_gcm_verify, cham128_256_w_ccm_encrypt, cham128_256_w_ccm_decrypt,
+    cham128_256_w_xts_set_key, cham128_256_w_xts_encrypt, cham128_256_w_xts_decrypt
+};
+
+/* lea128: GCM, CCM, XTS */
+static void lea128_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
+{ g->lea128.ks = &ks->lea128; }
+static int lea128_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
+{ return lea128_gcm_init(&g->lea128, &ks->lea128, iv, ivlen); }
+static int lea128_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
+{ return lea128_gcm_aad(&g->lea128, aad, len); }
+static int lea128_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return lea128_gcm_encrypt_update(&g->lea128, in, out, len); }
+static int lea128_w_gcm_decrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return lea128_gcm_decrypt_update(&g->lea128, in, out, len); }
+static int lea128_w_gcm_finish(cs_gcm_state *g, unsigned char *tag, size_t taglen)
+{ return lea128_gcm_finish(&g->lea128, tag, taglen); }
+static int lea128_w_gcm_verify(cs_gcm_state *g, const unsigned char *tag, size_t taglen)
+{ return lea128_gcm_verify(&g->lea128, tag, taglen); }
+static int lea128_w_ccm_encrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+    size_t taglen)
+{ return lea128_ccm_encrypt(&ks->lea128, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int lea128_w_ccm_decrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len,
+    const unsigned char *tag, size_t taglen)
+{ return lea128_ccm_decrypt(&ks->lea128, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int lea128_w_xts_set_key(cs_xts_keys *xk, const unsigned char *key, size_t len)
+{ return lea128_xts_set_key(&xk->lea128, key, len); }
+static int lea128_w_xts_encrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return lea128_xts_encrypt(&xk->lea128, tweak, in, out, len); }
+static int lea128_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return lea128_xts_decrypt(&xk->lea128, tweak, in, out, len); }
+static const cs_aead_cipher CS_AEAD_LEA128 = {
+    &CS_LEA128, lea128_w_gcm_bind, lea128_w_gcm_init, lea128_w_gcm_aad,
+    lea128_w_gcm_encrypt, lea128_w_gcm_decrypt, lea128_w_gcm_finish,
+    lea128_w_gcm_verify, lea128_w_ccm_encrypt, lea128_w_ccm_decrypt,
+    lea128_w_xts_set_key, lea128_w_xts_encrypt, lea128_w_xts_decrypt
+};
+
+/* lea192: GCM, CCM, XTS */
+static void lea192_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
+{ g->lea192.ks = &ks->lea192; }
+static int lea192_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
+{ return lea192_gcm_init(&g->lea192, &ks->lea192, iv, ivlen); }
+static int lea192_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
+{ return lea192_gcm_aad(&g->lea192, aad, len); }
+static int lea192_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return lea192_gcm_encrypt_update(&g->lea192, in, out, len); }
+static int lea192_w_gcm_decrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return lea192_gcm_decrypt_update(&g->lea192, in, out, len); }
+static int lea192_w_gcm_finish(cs_gcm_state *g, unsigned char *tag, size_t taglen)
+{ return lea192_gcm_finish(&g->lea192, tag, taglen); }
+static int lea192_w_gcm_verify(cs_gcm_state *g, const unsigned char *tag, size_t taglen)
+{ return lea192_gcm_verify(&g->lea192, tag, taglen); }
+static int lea192_w_ccm_encrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+    size_t taglen)
+{ return lea192_ccm_encrypt(&ks->lea192, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int lea192_w_ccm_decrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len,
+    const unsigned char *tag, size_t taglen)
+{ return lea192_ccm_decrypt(&ks->lea192, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int lea192_w_xts_set_key(cs_xts_keys *xk, const unsigned char *key, size_t len)
+{ return lea192_xts_set_key(&xk->lea192, key, len); }
+static int lea192_w_xts_encrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return lea192_xts_encrypt(&xk->lea192, tweak, in, out, len); }
+static int lea192_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return lea192_xts_decrypt(&xk->lea192, tweak, in, out, len); }
+static const cs_aead_cipher CS_AEAD_LEA192 = {
+    &CS_LEA192, lea192_w_gcm_bind, lea192_w_gcm_init, lea192_w_gcm_aad,
+    lea192_w_gcm_encrypt, lea192_w_gcm_decrypt, lea192_w_gcm_finish,
+    lea192_w_gcm_verify, lea192_w_ccm_encrypt, lea192_w_ccm_decrypt,
+    lea192_w_xts_set_key, lea192_w_xts_encrypt, lea192_w_xts_decrypt
+};
+
+/* lea256: GCM, CCM, XTS */
+static void lea256_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
+{ g->lea256.ks = &ks->lea256; }
+static int lea256_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
+{ return lea256_gcm_init(&g->lea256, &ks->lea256, iv, ivlen); }
+static int lea256_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
+{ return lea256_gcm_aad(&g->lea256, aad, len); }
+static int lea256_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return lea256_gcm_encrypt_update(&g->lea256, in, out, len); }
+static int lea256_w_gcm_decrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
+{ return lea256_gcm_decrypt_update(&g->lea256, in, out, len); }
+static int lea256_w_gcm_finish(cs_gcm_state *g, unsigned char *tag, size_t taglen)
+{ return lea256_gcm_finish(&g->lea256, tag, taglen); }
+static int lea256_w_gcm_verify(cs_gcm_state *g, const unsigned char *tag, size_t taglen)
+{ return lea256_gcm_verify(&g->lea256, tag, taglen); }
+static int lea256_w_ccm_encrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len, unsigned char *tag,
+    size_t taglen)
+{ return lea256_ccm_encrypt(&ks->lea256, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int lea256_w_ccm_decrypt(const cs_keys *ks, const unsigned char *nonce, size_t nlen,
+    const unsigned char *aad, size_t alen, const unsigned char *in, unsigned char *out, size_t len,
+    const unsigned char *tag, size_t taglen)
+{ return lea256_ccm_decrypt(&ks->lea256, nonce, nlen, aad, alen, in, out, len, tag, taglen); }
+static int lea256_w_xts_set_key(cs_xts_keys *xk, const unsigned char *key, size_t len)
+{ return lea256_xts_set_key(&xk->lea256, key, len); }
+static int lea256_w_xts_encrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return lea256_xts_encrypt(&xk->lea256, tweak, in, out, len); }
+static int lea256_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *tweak, const unsigned char *in,
+    unsigned char *out, size_t len)
+{ return lea256_xts_decrypt(&xk->lea256, tweak, in, out, len); }
+static const cs_aead_cipher CS_AEAD_LEA256 = {
+    &CS_LEA256, lea256_w_gcm_bind, lea256_w_gcm_init, lea256_w_gcm_aad,
+    lea256_w_gcm_encrypt, lea256_w_gcm_decrypt, lea256_w_gcm_finish,
+    lea256_w_gcm_verify, lea256_w_ccm_encrypt, lea256_w_ccm_decrypt,
+    lea256_w_xts_set_key, lea256_w_xts_encrypt, lea256_w_xts_decrypt
+};
+
+/* One EVP_CIPHER_CTX of a GCM, CCM or XTS algorithm.  Plain data only (dupctx copies it and re-points
+ * the GCM state at the copy's key). */
+typedef struct cs_aead_ctx {
+    const cs_aead_cipher *cipher;
+    unsigned int mode;                   /* EVP_CIPH_GCM_MODE, EVP_CIPH_CCM_MODE or EVP_CIPH_XTS_MODE */
+    int enc;
+    int key_set;
+    int started;                         /* GCM: the library's state holds this IV (set up at the first update) */
+    int finished;                        /* GCM: final ran: the IV may not be used again */
+    int iv_set;
+    int iv_gen;                          /* TLS: a fixed IV part was given ("tlsivfixed") */
+    size_t ivlen;
+    size_t taglen;                       /* CS_AEAD_UNSET until set ("tag"; CCM: its length) or computed */
+    int tag_ready;                       /* encrypting: tag holds the finished message's tag */
+    size_t tls_aad_len;                  /* CS_AEAD_UNSET unless a TLS record's AAD is pending ("tlsaad") */
+    size_t tls_pad;                      /* "tlsaadpad": the bytes a record grows by (the tag) */
+    uint64_t tls_records;                /* records encrypted under this key: refused past 2^64 - 1 */
+    size_t ccm_len;                      /* CCM: the payload length given first (CS_AEAD_UNSET: not given) */
+    size_t ccm_aad_len;
+    int ccm_aad_set;
+    int ccm_done;                        /* CCM: the payload was processed (one per init) */
+    unsigned char iv[CS_GCM_MAX_IV];
+    unsigned char tag[16];
+    unsigned char tls_aad[CS_TLS_AAD_LEN];
+    unsigned char *ccm_aad;              /* CCM: the AAD, held until the payload comes (OPENSSL_malloc'd) */
+    cs_keys ks;
+    cs_xts_keys xk;
+    cs_gcm_state g;
+} cs_aead_ctx;
+
+static void *cs_aead_newctx(const cs_aead_cipher *cipher, unsigned int mode)
+{
+    cs_aead_ctx *ctx = OPENSSL_zalloc(sizeof(*ctx));
+
+    if (ctx == NULL)
+        return NULL;
+    ctx->cipher = cipher;
+    ctx->mode = mode;
+    ctx->ivlen = mode == EVP_CIPH_XTS_MODE ? 16 : 12;
+    ctx->taglen = CS_AEAD_UNSET;
+    ctx->tls_aad_len = CS_AEAD_UNSET;
+    ctx->ccm_len = CS_AEAD_UNSET;
+    return ctx;
+}
+
+static void cs_aead_drop_aad(cs_aead_ctx *ctx)
+{
+    if (ctx->ccm_aad != NULL)
+        OPENSSL_clear_free(ctx->ccm_aad, ctx->ccm_aad_len);
+    ctx->ccm_aad = NULL;
+    ctx->ccm_aad_len = 0;
+    ctx->ccm_aad_set = 0;
+}
+
+static void cs_aead_freectx(void *vctx)
+{
+    cs_aead_ctx *ctx = vctx;
+
+    if (ctx == NULL)
+        return;
+    cs_aead_drop_aad(ctx);
+    OPENSSL_clear_free(ctx, sizeof(*ctx));  /* keys, H powers, IVs, tags */
+}
+
+static void *cs_aead_dupctx(void *vctx)
+{
+    cs_aead_ctx *in = vctx, *out;
+
+    if (in == NULL)
+        return NULL;
+    out = OPENSSL_malloc(sizeof(*out));
+    if (out == NULL)
+        return NULL;
+    memcpy(out, in, sizeof(*out));
+    out->ccm_aad = NULL;
+    if (in->ccm_aad != NULL && (out->ccm_aad = OPENSSL_memdup(in->ccm_aad, in->ccm_aad_len)) == NULL) {
+        OPENSSL_clear_free(out, sizeof(*out));
+        return NULL;
+    }
+    if (in->started)
+        in->cipher->gcm_bind(&out->g, &out->ks);
+    return out;
+}
+
+static size_t cs_aead_keylen(const cs_aead_ctx *ctx)
+{
+    return ctx->mode == EVP_CIPH_XTS_MODE ? 2 * ctx->cipher->base->keylen : ctx->cipher->base->keylen;
+}
+
+/* ---- parameters */
+
+static int cs_aead_get_algorithm_params(OSSL_PARAM params[], const cs_aead_cipher *cipher, unsigned int mode)
+{
+    OSSL_PARAM *p;
+    size_t keylen = mode == EVP_CIPH_XTS_MODE ? 2 * cipher->base->keylen : cipher->base->keylen;
+    size_t ivlen = mode == EVP_CIPH_XTS_MODE ? 16 : 12;
+    int aead = mode != EVP_CIPH_XTS_MODE;
+
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL && !OSSL_PARAM_set_uint(p, mode))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD)) != NULL && !OSSL_PARAM_set_int(p, aead))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) != NULL && !OSSL_PARAM_set_int(p, 1))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS)) != NULL && !OSSL_PARAM_set_int(p, 0))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK)) != NULL && !OSSL_PARAM_set_int(p, 0))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY)) != NULL && !OSSL_PARAM_set_int(p, 0))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL && !OSSL_PARAM_set_size_t(p, keylen))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL && !OSSL_PARAM_set_size_t(p, 1))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL && !OSSL_PARAM_set_size_t(p, ivlen))
+        goto bad;
+    return 1;
+bad:
+    ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
+    return 0;
+}
+
+/* The TLS 1.2 record's AAD: its length field loses the explicit nonce, and (decrypting) the tag. */
+static size_t cs_tls_aad(cs_aead_ctx *ctx, const unsigned char *aad, size_t len)
+{
+    size_t n;
+
+    if (len != CS_TLS_AAD_LEN)
+        return 0;
+    memcpy(ctx->tls_aad, aad, len);
+    n = (size_t)aad[len - 2] << 8 | aad[len - 1];
+    if (n < CS_TLS_EXPLICIT_IV)
+        return 0;
+    n -= CS_TLS_EXPLICIT_IV;
+    if (!ctx->enc) {
+        if (n < CS_TLS_TAG)
+            return 0;
+        n -= CS_TLS_TAG;
+    }
+    ctx->tls_aad[len - 2] = (unsigned char)(n >> 8);
+    ctx->tls_aad[len - 1] = (unsigned char)n;
+    ctx->tls_aad_len = len;
+    return CS_TLS_TAG;
+}
+
+/* "tlsivfixed": the record layer's fixed IV part (the rest, the invocation field, random when encrypting);
+ * length -1: the whole IV. */
+static int cs_tls_iv_fixed(cs_aead_ctx *ctx, const unsigned char *iv, size_t len)
+{
+    if (len == (size_t)-1) {
+        memcpy(ctx->iv, iv, ctx->ivlen);
+    } else {
+        if (len < CS_TLS_FIXED_IV || len > ctx->ivlen || ctx->ivlen - len < CS_TLS_EXPLICIT_IV)
+            return 0;
+        memcpy(ctx->iv, iv, len);
+        if (ctx->enc && RAND_bytes(ctx->iv + len, (int)(ctx->ivlen - len)) <= 0)
+            return 0;
+    }
+    ctx->iv_gen = 1;
+    ctx->iv_set = 1;
+    ctx->started = 0;
+    ctx->finished = 0;
+    return 1;
+}
+
+/* The invocation field (the IV's last 8 bytes) counts records. */
+static void cs_tls_next_invocation(unsigned char *field)
+{
+    int i;
+
+    for (i = 7; i >= 0; i--)
+        if (++field[i] != 0)
+            break;
+}
+
+static int cs_aead_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    cs_aead_ctx *ctx = vctx;
+    OSSL_PARAM *p;
+    size_t n;
+
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL && !OSSL_PARAM_set_size_t(p, ctx->ivlen))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
+        && !OSSL_PARAM_set_size_t(p, cs_aead_keylen(ctx)))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL && ctx->iv_set
+        && !cs_set_octets(p, ctx->iv, ctx->ivlen))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL && ctx->iv_set
+        && !cs_set_octets(p, ctx->iv, ctx->ivlen))
+        goto bad;
+    if (ctx->mode == EVP_CIPH_XTS_MODE)
+        return 1;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL
+        && !OSSL_PARAM_set_size_t(p, ctx->taglen != CS_AEAD_UNSET ? ctx->taglen : 16))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL
+        && !OSSL_PARAM_set_size_t(p, ctx->tls_pad))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+        /* the tag of a finished encryption: GCM after final, CCM after the payload */
+        if (!ctx->enc || !ctx->tag_ready) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_SET);
+            return 0;
+        }
+        n = p->data == NULL ? ctx->taglen : p->data_size;
+        if (n == 0 || n > ctx->taglen) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_TAG);
+            return 0;
+        }
+        if (!OSSL_PARAM_set_octet_string(p, ctx->tag, n))
+            goto bad;
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN)) != NULL) {
+        /* the explicit part of the next IV (and the invocation field moves on) */
+        if (p->data == NULL || p->data_type != OSSL_PARAM_OCTET_STRING || !ctx->iv_gen || !ctx->key_set)
+            goto bad;
+        n = p->data_size == 0 || p->data_size > ctx->ivlen ? ctx->ivlen : p->data_size;
+        memcpy(p->data, ctx->iv + ctx->ivlen - n, n);
+        p->return_size = n;
+        cs_tls_next_invocation(ctx->iv + ctx->ivlen - 8);
+        ctx->started = 0;
+        ctx->finished = 0;
+    }
+    return 1;
+bad:
+    ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
+    return 0;
+}
+
+static int cs_aead_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    cs_aead_ctx *ctx = vctx;
+    const OSSL_PARAM *p;
+    size_t n;
+    void *vp;
+
+    if (params == NULL)
+        return 1;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
+        if (!OSSL_PARAM_get_size_t(p, &n))
+            goto bad_get;
+        if (n != cs_aead_keylen(ctx)) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH);
+            return 0;
+        }
+    }
+    if (ctx->mode == EVP_CIPH_XTS_MODE)
+        return 1;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL) {
+        if (!OSSL_PARAM_get_size_t(p, &n))
+            goto bad_get;
+        if (ctx->mode == EVP_CIPH_GCM_MODE ? n == 0 || n > CS_GCM_MAX_IV : n < 7 || n > 13) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_IV_LENGTH);
+            return 0;
+        }
+        if (n != ctx->ivlen) {
+            ctx->ivlen = n;
+            ctx->iv_set = 0;          /* an IV of the old length is no IV */
+            ctx->started = 0;
+        }
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+        if (p->data_type != OSSL_PARAM_OCTET_STRING)
+            goto bad_get;
+        n = p->data_size;
+        if (n == 0 || n > 16 || (ctx->mode == EVP_CIPH_CCM_MODE && (n < 4 || n % 2 != 0))) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_TAG);
+            return 0;
+        }
+        if (p->data != NULL) {
+            if (ctx->enc) {
+                ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_NEEDED);
+                return 0;
+            }
+            vp = ctx->tag;
+            if (!OSSL_PARAM_get_octet_string(p, &vp, sizeof(ctx->tag), &n))
+                goto bad_get;
+        } else if (ctx->mode == EVP_CIPH_GCM_MODE) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_TAG);   /* GCM: a tag length alone means nothing */
+            return 0;
+        }
+        ctx->taglen = n;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL) {
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || ctx->mode != EVP_CIPH_GCM_MODE)
+            goto bad_get;
+        if ((n = cs_tls_aad(ctx, p->data, p->data_size)) == 0) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_AAD);
+            return 0;
+        }
+        ctx->tls_pad = n;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || ctx->mode != EVP_CIPH_GCM_MODE
+            || !cs_tls_iv_fixed(ctx, p->data, p->data_size))
+            goto bad_get;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV)) != NULL) {
+        if (p->data == NULL || p->data_type != OSSL_PARAM_OCTET_STRING || !ctx->iv_gen || !ctx->key_set || ctx->enc
+            || p->data_size > ctx->ivlen)
+            goto bad_get;
+        memcpy(ctx->iv + ctx->ivlen - p->data_size, p->data, p->data_size);
+        ctx->started = 0;
+        ctx->finished = 0;
+    }
+    return 1;
+bad_get:
+    ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_GET_PARAMETER);
+    return 0;
+}
+
+static const OSSL_PARAM cs_aead_gettable_ctx_params_list[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, NULL, 0),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM cs_aead_settable_ctx_params_list[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, NULL, 0),
+    OSSL_PARAM_END
+};
+
+static const OSSL_PARAM *cs_aead_gettable_ctx_params(void *vctx, void *provctx)
+{
+    (void)vctx, (void)provctx;
+    return cs_aead_gettable_ctx_params_list;
+}
+
+static const OSSL_PARAM *cs_aead_settable_ctx_params(void *vctx, void *provctx)
+{
+    (void)vctx, (void)provctx;
+    return cs_aead_settable_ctx_params_list;
+}
+
+/* ---- init */
+
+static int cs_aead_init(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv, size_t ivlen,
+                        const OSSL_PARAM params[], int enc)
+{
+    cs_aead_ctx *ctx = vctx;
+    int rc;
+
+    ctx->enc = enc;
+    ctx->started = 0;
+    ctx->finished = 0;
+    ctx->tls_aad_len = CS_AEAD_UNSET;
+    ctx->ccm_len = CS_AEAD_UNSET;
+    ctx->ccm_done = 0;
+    cs_aead_drop_aad(ctx);
+    ctx->tag_ready = 0;
+    if (enc && ctx->mode == EVP_CIPH_GCM_MODE)
+        ctx->taglen = CS_AEAD_UNSET;                     /* computed at final; CCM keeps its configured length */
+    if (iv != NULL) {
+        if (ctx->mode == EVP_CIPH_XTS_MODE ? ivlen != 16
+            : ctx->mode == EVP_CIPH_GCM_MODE ? ivlen == 0 || ivlen > CS_GCM_MAX_IV : ivlen < 7 || ivlen > 13) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_IV_LENGTH);
+            return 0;
+        }
+        ctx->ivlen = ivlen;
+        memcpy(ctx->iv, iv, ivlen);
+        ctx->iv_set = 1;
+        ctx->iv_gen = 0;
+    }
+    if (key != NULL) {
+        if (keylen != cs_aead_keylen(ctx)) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH);
+            return 0;
+        }
+        rc = ctx->mode == EVP_CIPH_XTS_MODE ? ctx->cipher->xts_set_key(&ctx->xk, key, keylen)
+                                            : ctx->cipher->base->set_key(&ctx->ks, key, keylen);
+        if (rc != CIPHERSPEC_OK) {
+            OPENSSL_cleanse(&ctx->ks, sizeof(ctx->ks));
+            OPENSSL_cleanse(&ctx->xk, sizeof(ctx->xk));
+            ctx->key_set = 0;
+            if (rc == CIPHERSPEC_ERR_PARAM)
+                ERR_raise_data(ERR_LIB_PROV, PROV_R_XTS_DUPLICATED_KEYS, "the two XTS key halves are equal");
+            else
+                ERR_raise(ERR_LIB_PROV, PROV_R_KEY_SETUP_FAILED);
+            return 0;
+        }
+        ctx->key_set = 1;
+        ctx->tls_records = 0;
+    }
+    return cs_aead_set_ctx_params(ctx, params);
+}
+
+static int cs_aead_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv, size_t ivlen,
+                         const OSSL_PARAM params[])
+{
+    return cs_aead_init(vctx, key, keylen, iv, ivlen, params, 1);
+}
+
+static int cs_aead_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv, size_t ivlen,
+                         const OSSL_PARAM params[])
+{
+    return cs_aead_init(vctx, key, keylen, iv, ivlen, params, 0);
+}
+
+/* ---- GCM */
+
+static int cs_gcm_start(cs_aead_ctx *ctx)
+{
+    if (!ctx->key_set || !ctx->iv_set || ctx->finished) {
+        if (!ctx->key_set)
+            ERR_raise(ERR_LIB_PROV, PROV_R_NO_KEY_SET);
+        else
+            ERR_raise_data(ERR_LIB_PROV, PROV_R_INVALID_IV_LENGTH, ctx->finished ? "the IV was used: set a new one" : "no IV set");
+        return 0;
+    }
+    if (!ctx->started) {
+        if (ctx->cipher->gcm_init(&ctx->g, &ctx->ks, ctx->iv, ctx->ivlen) != CIPHERSPEC_OK) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_CIPHER_OPERATION_FAILED);
+            return 0;
+        }
+        ctx->started = 1;
+    }
+    return 1;
+}
+
+/* One TLS 1.2 record, in place: explicit nonce (8) || payload || tag (16).  Encrypting writes the nonce
+ * and the tag; decrypting checks the tag before anything is returned (a bad record leaves zeros). */
+static int cs_gcm_tls_record(cs_aead_ctx *ctx, unsigned char *out, size_t *outl, const unsigned char *in, size_t len)
+{
+    size_t plen;
+    int ok = 0;
+
+    ctx->tls_aad_len = CS_AEAD_UNSET;
+    if (!ctx->key_set || !ctx->iv_gen || out != in || len < CS_TLS_EXPLICIT_IV + CS_TLS_TAG)
+        goto done;
+    if (ctx->enc && ++ctx->tls_records == 0) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_TOO_MANY_RECORDS);
+        goto done;
+    }
+    if (ctx->enc) {
+        memcpy(out, ctx->iv + ctx->ivlen - CS_TLS_EXPLICIT_IV, CS_TLS_EXPLICIT_IV);
+    } else {
+        memcpy(ctx->iv + ctx->ivlen - CS_TLS_EXPLICIT_IV, in, CS_TLS_EXPLICIT_IV);
+    }
+    plen = len - CS_TLS_EXPLICIT_IV - CS_TLS_TAG;
+    out += CS_TLS_EXPLICIT_IV;
+    in += CS_TLS_EXPLICIT_IV;
+    if (ctx->enc) {
+        ok = ctx->cipher->gcm_init(&ctx->g, &ctx->ks, ctx->iv, ctx->ivlen) == CIPHERSPEC_OK
+             && ctx->cipher->gcm_aad(&ctx->g, ctx->tls_aad, CS_TLS_AAD_LEN) == CIPHERSPEC_OK
+             && ctx->cipher->gcm_encrypt(&ctx->g, in, out, plen) == CIPHERSPEC_OK
+             && ctx->cipher->gcm_finish(&ctx->g, out + plen, CS_TLS_TAG) == CIPHERSPEC_OK;
+        cs_tls_next_invocation(ctx->iv + ctx->ivlen - 8);
+        *outl = ok ? len : 0;
+    } else {
+        ok = ctx->cipher->gcm_init(&ctx->g, &ctx->ks, ctx->iv, ctx->ivlen) == CIPHERSPEC_OK
+             && ctx->cipher->gcm_aad(&ctx->g, ctx->tls_aad, CS_TLS_AAD_LEN) == CIPHERSPEC_OK
+             && ctx->cipher->gcm_decrypt(&ctx->g, in, out, plen) == CIPHERSPEC_OK
+             && ctx->cipher->gcm_verify(&ctx->g, in + plen, CS_TLS_TAG) == CIPHERSPEC_OK;
+        if (!ok)
+            OPENSSL_cleanse(out, plen);
+        *outl = ok ? plen : 0;
+    }
+done:
+    OPENSSL_cleanse(&ctx->g, sizeof(ctx->g));
+    ctx->started = 0;
+    if (!ok)
+        ERR_raise(ERR_LIB_PROV, PROV_R_CIPHER_OPERATION_FAILED);
+    return ok;
+}
+
+static int cs_gcm_update(cs_aead_ctx *ctx, unsigned char *out, size_t *outl, const unsigned char *in, size_t inl)
+{
+    int rc;
+
+    if (ctx->tls_aad_len != CS_AEAD_UNSET)
+        return cs_gcm_tls_record(ctx, out, outl, in, inl);
+    *outl = 0;
+    if (!cs_gcm_start(ctx))
+        return 0;
+    if (inl == 0)
+        return 1;
+    if (in == NULL) {
+        ERR_raise(ERR_LIB_PROV, ERR_R_PASSED_NULL_PARAMETER);
+        return 0;
+    }
+    if (out == NULL) {                                   /* AAD */
+        rc = ctx->cipher->gcm_aad(&ctx->g, in, inl);
+    } else {
+        if (in != out && cs_overlap(in, inl, out, inl)) {
+            memmove(out, in, inl);
+            in = out;
+        }
+        rc = ctx->enc ? ctx->cipher->gcm_encrypt(&ctx->g, in, out, inl) : ctx->cipher->gcm_decrypt(&ctx->g, in, out, inl);
+        if (rc == CIPHERSPEC_OK)
+            *outl = inl;
+    }
+    if (rc != CIPHERSPEC_OK) {
+        ERR_raise(ERR_LIB_PROV, rc == CIPHERSPEC_ERR_PARAM ? PROV_R_LENGTH_TOO_LARGE : PROV_R_CIPHER_OPERATION_FAILED);
+        return 0;
+    }
+    return 1;
+}
+
+static int cs_gcm_final(cs_aead_ctx *ctx)
+{
+    int rc;
+
+    if (!cs_gcm_start(ctx))
+        return 0;
+    if (ctx->enc) {
+        rc = ctx->cipher->gcm_finish(&ctx->g, ctx->tag, 16);
+        if (rc == CIPHERSPEC_OK) {
+            ctx->taglen = 16;
+            ctx->tag_ready = 1;
+        }
+    } else {
+        if (ctx->taglen == CS_AEAD_UNSET) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_SET);
+            return 0;
+        }
+        rc = ctx->cipher->gcm_verify(&ctx->g, ctx->tag, ctx->taglen);
+    }
+    OPENSSL_cleanse(&ctx->g, sizeof(ctx->g));
+    ctx->started = 0;
+    ctx->finished = 1;                                   /* as OpenSSL: the IV is not used twice */
+    if (rc != CIPHERSPEC_OK) {
+        if (rc != CIPHERSPEC_ERR_AUTH)
+            ERR_raise(ERR_LIB_PROV, PROV_R_CIPHER_OPERATION_FAILED);
+        return 0;                                        /* a wrong tag: final fails, as OpenSSL's does */
+    }
+    return 1;
+}
+
+/* ---- CCM: the length first, AAD once, the payload in one update (checked before it is returned) */
+
+static int cs_ccm_update(cs_aead_ctx *ctx, unsigned char *out, size_t *outl, const unsigned char *in, size_t inl)
+{
+    const size_t taglen = ctx->taglen != CS_AEAD_UNSET ? ctx->taglen : 16;
+    const unsigned char *aad;
+    int rc;
+
+    *outl = 0;
+    if (!ctx->key_set || !ctx->iv_set) {
+        ERR_raise_data(ERR_LIB_PROV, ctx->key_set ? PROV_R_INVALID_IV_LENGTH : PROV_R_NO_KEY_SET,
+                       ctx->key_set ? "no IV set" : "no key set");
+        return 0;
+    }
+    if (in == NULL && out == NULL) {                     /* the payload's length */
+        ctx->ccm_len = inl;
+        return 1;
+    }
+    if (out == NULL) {                                   /* AAD: once */
+        if (ctx->ccm_aad_set || in == NULL) {
+            ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_AAD);
+            return 0;
+        }
+        if (inl > 0 && (ctx->ccm_aad = OPENSSL_memdup(in, inl)) == NULL)
+            return 0;
+        ctx->ccm_aad_len = inl;
+        ctx->ccm_aad_set = 1;
+        return 1;
+    }
+    if (ctx->ccm_done || (ctx->ccm_len != CS_AEAD_UNSET && ctx->ccm_len != inl) || (inl > 0 && in == NULL)) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_INPUT_LENGTH);
+        return 0;
+    }
+    if (!ctx->enc && ctx->taglen == CS_AEAD_UNSET) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_TAG_NOT_SET);
+        return 0;
+    }
+    if (in != out && inl > 0 && cs_overlap(in, inl, out, inl)) {
+        memmove(out, in, inl);
+        in = out;
+    }
+    aad = ctx->ccm_aad != NULL ? ctx->ccm_aad : ctx->tag;   /* the library takes a valid address for empty input */
+    rc = ctx->enc ? ctx->cipher->ccm_encrypt(&ctx->ks, ctx->iv, ctx->ivlen, aad, ctx->ccm_aad_len, in, out, inl,
+                                              ctx->tag, taglen)
+                  : ctx->cipher->ccm_decrypt(&ctx->ks, ctx->iv, ctx->ivlen, aad, ctx->ccm_aad_len, in, out, inl,
+                                              ctx->tag, taglen);
+    ctx->ccm_done = 1;
+    cs_aead_drop_aad(ctx);
+    if (rc != CIPHERSPEC_OK) {
+        if (rc != CIPHERSPEC_ERR_AUTH)
+            ERR_raise(ERR_LIB_PROV, rc == CIPHERSPEC_ERR_PARAM ? PROV_R_INVALID_INPUT_LENGTH
+                                                               : PROV_R_CIPHER_OPERATION_FAILED);
+        return 0;
+    }
+    if (ctx->enc) {
+        ctx->taglen = taglen;
+        ctx->tag_ready = 1;
+    }
+    *outl = inl;
+    return 1;
+}
+
+/* ---- XTS: one data unit per update */
+
+static int cs_xts_update(cs_aead_ctx *ctx, unsigned char *out, size_t *outl, const unsigned char *in, size_t inl)
+{
+    int rc;
+
+    *outl = 0;
+    if (!ctx->key_set || !ctx->iv_set) {
+        ERR_raise_data(ERR_LIB_PROV, ctx->key_set ? PROV_R_INVALID_IV_LENGTH : PROV_R_NO_KEY_SET,
+                       ctx->key_set ? "no IV set" : "no key set");
+        return 0;
+    }
+    if (in == NULL || out == NULL || inl < 16) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_INPUT_LENGTH);
+        return 0;
+    }
+    if (inl > (size_t)CS_XTS_MAX_BLOCKS * 16) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_XTS_DATA_UNIT_IS_TOO_LARGE);
+        return 0;
+    }
+    if (in != out && cs_overlap(in, inl, out, inl)) {
+        memmove(out, in, inl);
+        in = out;
+    }
+    rc = ctx->enc ? ctx->cipher->xts_encrypt(&ctx->xk, ctx->iv, in, out, inl)
+                  : ctx->cipher->xts_decrypt(&ctx->xk, ctx->iv, in, out, inl);
+    if (rc != CIPHERSPEC_OK) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_CIPHER_OPERATION_FAILED);
+        return 0;
+    }
+    *outl = inl;
+    return 1;
+}
+
+/* ---- the EVP entry points */
+
+static int cs_aead_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize, const unsigned char *in,
+                          size_t inl)
+{
+    cs_aead_ctx *ctx = vctx;
+
+    if (out != NULL && outsize < inl) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_OUTPUT_BUFFER_TOO_SMALL);
+        return 0;
+    }
+    switch (ctx->mode) {
+    case EVP_CIPH_GCM_MODE:
+        return cs_gcm_update(ctx, out, outl, in, inl);
+    case EVP_CIPH_CCM_MODE:
+        return cs_ccm_update(ctx, out, outl, in, inl);
+    default:
+        return cs_xts_update(ctx, out, outl, in, inl);
+    }
+}
+
+static int cs_aead_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    cs_aead_ctx *ctx = vctx;
+
+    (void)out, (void)outsize;
+    *outl = 0;
+    if (ctx->mode == EVP_CIPH_GCM_MODE)
+        return cs_gcm_final(ctx);
+    if (!ctx->key_set) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_NO_KEY_SET);
+        return 0;
+    }
+    return 1;                                            /* CCM and XTS finished in their update */
+}
+
+static int cs_aead_cipher_oneshot(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                                  const unsigned char *in, size_t inl)
+{
+    cs_aead_ctx *ctx = vctx;
+
+    if (outsize < inl) {
+        ERR_raise(ERR_LIB_PROV, PROV_R_OUTPUT_BUFFER_TOO_SMALL);
+        return 0;
+    }
+    if (ctx->mode == EVP_CIPH_GCM_MODE && ctx->tls_aad_len == CS_AEAD_UNSET && in == NULL)
+        return cs_gcm_final(ctx) ? (*outl = 0, 1) : 0;   /* EVP_Cipher(ctx, NULL, NULL, 0): the final */
+    return cs_aead_update(vctx, out, outl, outsize, in, inl);
+}
+
+#define CS_AEAD_FUNCTIONS(newctx, get_params)                                                  \
+    { OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))(newctx) },                                     \
+    { OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))cs_aead_freectx },                             \
+    { OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))cs_aead_dupctx },                               \
+    { OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))cs_aead_einit },                          \
+    { OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))cs_aead_dinit },                          \
+    { OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))cs_aead_update },                               \
+    { OSSL_FUNC_CIPHER_FINAL, (void (*)(void))cs_aead_final },                                 \
+    { OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))cs_aead_cipher_oneshot },                       \
+    { OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))(get_params) },                             \
+    { OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))cs_gettable_params },                  \
+    { OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))cs_aead_get_ctx_params },               \
+    { OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))cs_aead_set_ctx_params },               \
+    { OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))cs_aead_gettable_ctx_params },     \
+    { OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))cs_aead_settable_ctx_params },     \
+    { 0, NULL }
+
 /* ------------------------------------------------------------------ the algorithms */
 
 #define CS_FUNCTIONS(newctx, get_params)                                                       \
@@ -1066,6 +2296,33 @@ static const OSSL_DISPATCH cs_aes128_ctr_functions[] = {
     CS_FUNCTIONS(cs_aes128_ctr_newctx, cs_aes128_ctr_get_params)
 };
 
+/* AES-128-GCM */
+static void *cs_aes128_gcm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_AES128, EVP_CIPH_GCM_MODE); }
+static int cs_aes128_gcm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_AES128, EVP_CIPH_GCM_MODE); }
+static const OSSL_DISPATCH cs_aes128_gcm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aes128_gcm_newctx, cs_aes128_gcm_get_params)
+};
+
+/* AES-128-CCM */
+static void *cs_aes128_ccm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_AES128, EVP_CIPH_CCM_MODE); }
+static int cs_aes128_ccm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_AES128, EVP_CIPH_CCM_MODE); }
+static const OSSL_DISPATCH cs_aes128_ccm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aes128_ccm_newctx, cs_aes128_ccm_get_params)
+};
+
+/* AES-128-XTS */
+static void *cs_aes128_xts_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_AES128, EVP_CIPH_XTS_MODE); }
+static int cs_aes128_xts_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_AES128, EVP_CIPH_XTS_MODE); }
+static const OSSL_DISPATCH cs_aes128_xts_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aes128_xts_newctx, cs_aes128_xts_get_params)
+};
+
 /* AES-192-ECB */
 static void *cs_aes192_ecb_newctx(void *provctx)
 { (void)provctx; return cs_newctx(&CS_AES192, EVP_CIPH_ECB_MODE); }
@@ -1091,6 +2348,33 @@ static int cs_aes192_ctr_get_params(OSSL_PARAM params[])
 { return cs_get_algorithm_params(params, &CS_AES192, EVP_CIPH_CTR_MODE); }
 static const OSSL_DISPATCH cs_aes192_ctr_functions[] = {
     CS_FUNCTIONS(cs_aes192_ctr_newctx, cs_aes192_ctr_get_params)
+};
+
+/* AES-192-GCM */
+static void *cs_aes192_gcm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_AES192, EVP_CIPH_GCM_MODE); }
+static int cs_aes192_gcm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_AES192, EVP_CIPH_GCM_MODE); }
+static const OSSL_DISPATCH cs_aes192_gcm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aes192_gcm_newctx, cs_aes192_gcm_get_params)
+};
+
+/* AES-192-CCM */
+static void *cs_aes192_ccm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_AES192, EVP_CIPH_CCM_MODE); }
+static int cs_aes192_ccm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_AES192, EVP_CIPH_CCM_MODE); }
+static const OSSL_DISPATCH cs_aes192_ccm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aes192_ccm_newctx, cs_aes192_ccm_get_params)
+};
+
+/* AES-192-XTS */
+static void *cs_aes192_xts_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_AES192, EVP_CIPH_XTS_MODE); }
+static int cs_aes192_xts_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_AES192, EVP_CIPH_XTS_MODE); }
+static const OSSL_DISPATCH cs_aes192_xts_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aes192_xts_newctx, cs_aes192_xts_get_params)
 };
 
 /* AES-256-ECB */
@@ -1120,6 +2404,33 @@ static const OSSL_DISPATCH cs_aes256_ctr_functions[] = {
     CS_FUNCTIONS(cs_aes256_ctr_newctx, cs_aes256_ctr_get_params)
 };
 
+/* AES-256-GCM */
+static void *cs_aes256_gcm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_AES256, EVP_CIPH_GCM_MODE); }
+static int cs_aes256_gcm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_AES256, EVP_CIPH_GCM_MODE); }
+static const OSSL_DISPATCH cs_aes256_gcm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aes256_gcm_newctx, cs_aes256_gcm_get_params)
+};
+
+/* AES-256-CCM */
+static void *cs_aes256_ccm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_AES256, EVP_CIPH_CCM_MODE); }
+static int cs_aes256_ccm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_AES256, EVP_CIPH_CCM_MODE); }
+static const OSSL_DISPATCH cs_aes256_ccm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aes256_ccm_newctx, cs_aes256_ccm_get_params)
+};
+
+/* AES-256-XTS */
+static void *cs_aes256_xts_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_AES256, EVP_CIPH_XTS_MODE); }
+static int cs_aes256_xts_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_AES256, EVP_CIPH_XTS_MODE); }
+static const OSSL_DISPATCH cs_aes256_xts_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aes256_xts_newctx, cs_aes256_xts_get_params)
+};
+
 /* ARIA-128-ECB */
 static void *cs_aria128_ecb_newctx(void *provctx)
 { (void)provctx; return cs_newctx(&CS_ARIA128, EVP_CIPH_ECB_MODE); }
@@ -1145,6 +2456,33 @@ static int cs_aria128_ctr_get_params(OSSL_PARAM params[])
 { return cs_get_algorithm_params(params, &CS_ARIA128, EVP_CIPH_CTR_MODE); }
 static const OSSL_DISPATCH cs_aria128_ctr_functions[] = {
     CS_FUNCTIONS(cs_aria128_ctr_newctx, cs_aria128_ctr_get_params)
+};
+
+/* ARIA-128-GCM */
+static void *cs_aria128_gcm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_ARIA128, EVP_CIPH_GCM_MODE); }
+static int cs_aria128_gcm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_ARIA128, EVP_CIPH_GCM_MODE); }
+static const OSSL_DISPATCH cs_aria128_gcm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aria128_gcm_newctx, cs_aria128_gcm_get_params)
+};
+
+/* ARIA-128-CCM */
+static void *cs_aria128_ccm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_ARIA128, EVP_CIPH_CCM_MODE); }
+static int cs_aria128_ccm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_ARIA128, EVP_CIPH_CCM_MODE); }
+static const OSSL_DISPATCH cs_aria128_ccm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aria128_ccm_newctx, cs_aria128_ccm_get_params)
+};
+
+/* ARIA-128-XTS */
+static void *cs_aria128_xts_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_ARIA128, EVP_CIPH_XTS_MODE); }
+static int cs_aria128_xts_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_ARIA128, EVP_CIPH_XTS_MODE); }
+static const OSSL_DISPATCH cs_aria128_xts_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aria128_xts_newctx, cs_aria128_xts_get_params)
 };
 
 /* ARIA-192-ECB */
@@ -1174,6 +2512,33 @@ static const OSSL_DISPATCH cs_aria192_ctr_functions[] = {
     CS_FUNCTIONS(cs_aria192_ctr_newctx, cs_aria192_ctr_get_params)
 };
 
+/* ARIA-192-GCM */
+static void *cs_aria192_gcm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_ARIA192, EVP_CIPH_GCM_MODE); }
+static int cs_aria192_gcm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_ARIA192, EVP_CIPH_GCM_MODE); }
+static const OSSL_DISPATCH cs_aria192_gcm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aria192_gcm_newctx, cs_aria192_gcm_get_params)
+};
+
+/* ARIA-192-CCM */
+static void *cs_aria192_ccm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_ARIA192, EVP_CIPH_CCM_MODE); }
+static int cs_aria192_ccm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_ARIA192, EVP_CIPH_CCM_MODE); }
+static const OSSL_DISPATCH cs_aria192_ccm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aria192_ccm_newctx, cs_aria192_ccm_get_params)
+};
+
+/* ARIA-192-XTS */
+static void *cs_aria192_xts_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_ARIA192, EVP_CIPH_XTS_MODE); }
+static int cs_aria192_xts_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_ARIA192, EVP_CIPH_XTS_MODE); }
+static const OSSL_DISPATCH cs_aria192_xts_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aria192_xts_newctx, cs_aria192_xts_get_params)
+};
+
 /* ARIA-256-ECB */
 static void *cs_aria256_ecb_newctx(void *provctx)
 { (void)provctx; return cs_newctx(&CS_ARIA256, EVP_CIPH_ECB_MODE); }
@@ -1199,6 +2564,33 @@ static int cs_aria256_ctr_get_params(OSSL_PARAM params[])
 { return cs_get_algorithm_params(params, &CS_ARIA256, EVP_CIPH_CTR_MODE); }
 static const OSSL_DISPATCH cs_aria256_ctr_functions[] = {
     CS_FUNCTIONS(cs_aria256_ctr_newctx, cs_aria256_ctr_get_params)
+};
+
+/* ARIA-256-GCM */
+static void *cs_aria256_gcm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_ARIA256, EVP_CIPH_GCM_MODE); }
+static int cs_aria256_gcm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_ARIA256, EVP_CIPH_GCM_MODE); }
+static const OSSL_DISPATCH cs_aria256_gcm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aria256_gcm_newctx, cs_aria256_gcm_get_params)
+};
+
+/* ARIA-256-CCM */
+static void *cs_aria256_ccm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_ARIA256, EVP_CIPH_CCM_MODE); }
+static int cs_aria256_ccm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_ARIA256, EVP_CIPH_CCM_MODE); }
+static const OSSL_DISPATCH cs_aria256_ccm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aria256_ccm_newctx, cs_aria256_ccm_get_params)
+};
+
+/* ARIA-256-XTS */
+static void *cs_aria256_xts_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_ARIA256, EVP_CIPH_XTS_MODE); }
+static int cs_aria256_xts_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_ARIA256, EVP_CIPH_XTS_MODE); }
+static const OSSL_DISPATCH cs_aria256_xts_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_aria256_xts_newctx, cs_aria256_xts_get_params)
 };
 
 /* CHAM-128-128-ECB */
@@ -1228,6 +2620,33 @@ static const OSSL_DISPATCH cs_cham128_128_ctr_functions[] = {
     CS_FUNCTIONS(cs_cham128_128_ctr_newctx, cs_cham128_128_ctr_get_params)
 };
 
+/* CHAM-128-128-GCM */
+static void *cs_cham128_128_gcm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_CHAM128_128, EVP_CIPH_GCM_MODE); }
+static int cs_cham128_128_gcm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_CHAM128_128, EVP_CIPH_GCM_MODE); }
+static const OSSL_DISPATCH cs_cham128_128_gcm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_cham128_128_gcm_newctx, cs_cham128_128_gcm_get_params)
+};
+
+/* CHAM-128-128-CCM */
+static void *cs_cham128_128_ccm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_CHAM128_128, EVP_CIPH_CCM_MODE); }
+static int cs_cham128_128_ccm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_CHAM128_128, EVP_CIPH_CCM_MODE); }
+static const OSSL_DISPATCH cs_cham128_128_ccm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_cham128_128_ccm_newctx, cs_cham128_128_ccm_get_params)
+};
+
+/* CHAM-128-128-XTS */
+static void *cs_cham128_128_xts_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_CHAM128_128, EVP_CIPH_XTS_MODE); }
+static int cs_cham128_128_xts_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_CHAM128_128, EVP_CIPH_XTS_MODE); }
+static const OSSL_DISPATCH cs_cham128_128_xts_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_cham128_128_xts_newctx, cs_cham128_128_xts_get_params)
+};
+
 /* CHAM-128-256-ECB */
 static void *cs_cham128_256_ecb_newctx(void *provctx)
 { (void)provctx; return cs_newctx(&CS_CHAM128_256, EVP_CIPH_ECB_MODE); }
@@ -1253,6 +2672,33 @@ static int cs_cham128_256_ctr_get_params(OSSL_PARAM params[])
 { return cs_get_algorithm_params(params, &CS_CHAM128_256, EVP_CIPH_CTR_MODE); }
 static const OSSL_DISPATCH cs_cham128_256_ctr_functions[] = {
     CS_FUNCTIONS(cs_cham128_256_ctr_newctx, cs_cham128_256_ctr_get_params)
+};
+
+/* CHAM-128-256-GCM */
+static void *cs_cham128_256_gcm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_CHAM128_256, EVP_CIPH_GCM_MODE); }
+static int cs_cham128_256_gcm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_CHAM128_256, EVP_CIPH_GCM_MODE); }
+static const OSSL_DISPATCH cs_cham128_256_gcm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_cham128_256_gcm_newctx, cs_cham128_256_gcm_get_params)
+};
+
+/* CHAM-128-256-CCM */
+static void *cs_cham128_256_ccm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_CHAM128_256, EVP_CIPH_CCM_MODE); }
+static int cs_cham128_256_ccm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_CHAM128_256, EVP_CIPH_CCM_MODE); }
+static const OSSL_DISPATCH cs_cham128_256_ccm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_cham128_256_ccm_newctx, cs_cham128_256_ccm_get_params)
+};
+
+/* CHAM-128-256-XTS */
+static void *cs_cham128_256_xts_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_CHAM128_256, EVP_CIPH_XTS_MODE); }
+static int cs_cham128_256_xts_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_CHAM128_256, EVP_CIPH_XTS_MODE); }
+static const OSSL_DISPATCH cs_cham128_256_xts_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_cham128_256_xts_newctx, cs_cham128_256_xts_get_params)
 };
 
 /* CHAM-64-128-ECB */
@@ -1336,6 +2782,33 @@ static const OSSL_DISPATCH cs_lea128_ctr_functions[] = {
     CS_FUNCTIONS(cs_lea128_ctr_newctx, cs_lea128_ctr_get_params)
 };
 
+/* LEA-128-GCM */
+static void *cs_lea128_gcm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_LEA128, EVP_CIPH_GCM_MODE); }
+static int cs_lea128_gcm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_LEA128, EVP_CIPH_GCM_MODE); }
+static const OSSL_DISPATCH cs_lea128_gcm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_lea128_gcm_newctx, cs_lea128_gcm_get_params)
+};
+
+/* LEA-128-CCM */
+static void *cs_lea128_ccm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_LEA128, EVP_CIPH_CCM_MODE); }
+static int cs_lea128_ccm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_LEA128, EVP_CIPH_CCM_MODE); }
+static const OSSL_DISPATCH cs_lea128_ccm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_lea128_ccm_newctx, cs_lea128_ccm_get_params)
+};
+
+/* LEA-128-XTS */
+static void *cs_lea128_xts_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_LEA128, EVP_CIPH_XTS_MODE); }
+static int cs_lea128_xts_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_LEA128, EVP_CIPH_XTS_MODE); }
+static const OSSL_DISPATCH cs_lea128_xts_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_lea128_xts_newctx, cs_lea128_xts_get_params)
+};
+
 /* LEA-192-ECB */
 static void *cs_lea192_ecb_newctx(void *provctx)
 { (void)provctx; return cs_newctx(&CS_LEA192, EVP_CIPH_ECB_MODE); }
@@ -1363,6 +2836,33 @@ static const OSSL_DISPATCH cs_lea192_ctr_functions[] = {
     CS_FUNCTIONS(cs_lea192_ctr_newctx, cs_lea192_ctr_get_params)
 };
 
+/* LEA-192-GCM */
+static void *cs_lea192_gcm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_LEA192, EVP_CIPH_GCM_MODE); }
+static int cs_lea192_gcm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_LEA192, EVP_CIPH_GCM_MODE); }
+static const OSSL_DISPATCH cs_lea192_gcm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_lea192_gcm_newctx, cs_lea192_gcm_get_params)
+};
+
+/* LEA-192-CCM */
+static void *cs_lea192_ccm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_LEA192, EVP_CIPH_CCM_MODE); }
+static int cs_lea192_ccm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_LEA192, EVP_CIPH_CCM_MODE); }
+static const OSSL_DISPATCH cs_lea192_ccm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_lea192_ccm_newctx, cs_lea192_ccm_get_params)
+};
+
+/* LEA-192-XTS */
+static void *cs_lea192_xts_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_LEA192, EVP_CIPH_XTS_MODE); }
+static int cs_lea192_xts_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_LEA192, EVP_CIPH_XTS_MODE); }
+static const OSSL_DISPATCH cs_lea192_xts_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_lea192_xts_newctx, cs_lea192_xts_get_params)
+};
+
 /* LEA-256-ECB */
 static void *cs_lea256_ecb_newctx(void *provctx)
 { (void)provctx; return cs_newctx(&CS_LEA256, EVP_CIPH_ECB_MODE); }
@@ -1388,6 +2888,33 @@ static int cs_lea256_ctr_get_params(OSSL_PARAM params[])
 { return cs_get_algorithm_params(params, &CS_LEA256, EVP_CIPH_CTR_MODE); }
 static const OSSL_DISPATCH cs_lea256_ctr_functions[] = {
     CS_FUNCTIONS(cs_lea256_ctr_newctx, cs_lea256_ctr_get_params)
+};
+
+/* LEA-256-GCM */
+static void *cs_lea256_gcm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_LEA256, EVP_CIPH_GCM_MODE); }
+static int cs_lea256_gcm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_LEA256, EVP_CIPH_GCM_MODE); }
+static const OSSL_DISPATCH cs_lea256_gcm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_lea256_gcm_newctx, cs_lea256_gcm_get_params)
+};
+
+/* LEA-256-CCM */
+static void *cs_lea256_ccm_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_LEA256, EVP_CIPH_CCM_MODE); }
+static int cs_lea256_ccm_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_LEA256, EVP_CIPH_CCM_MODE); }
+static const OSSL_DISPATCH cs_lea256_ccm_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_lea256_ccm_newctx, cs_lea256_ccm_get_params)
+};
+
+/* LEA-256-XTS */
+static void *cs_lea256_xts_newctx(void *provctx)
+{ (void)provctx; return cs_aead_newctx(&CS_AEAD_LEA256, EVP_CIPH_XTS_MODE); }
+static int cs_lea256_xts_get_params(OSSL_PARAM params[])
+{ return cs_aead_get_algorithm_params(params, &CS_AEAD_LEA256, EVP_CIPH_XTS_MODE); }
+static const OSSL_DISPATCH cs_lea256_xts_functions[] = {
+    CS_AEAD_FUNCTIONS(cs_lea256_xts_newctx, cs_lea256_xts_get_params)
 };
 
 /* PIPO-64-128-ECB */
@@ -1451,48 +2978,96 @@ static const OSSL_ALGORITHM cs_ciphers[] = {
       "aes128 in CBC mode (cipherspec, schedule aes128_c_aesni)" },
     { "AES-128-CTR", "provider=cipherspec", cs_aes128_ctr_functions,
       "aes128 in CTR mode (cipherspec, schedule aes128_c_aesni)" },
+    { "AES-128-GCM", "provider=cipherspec", cs_aes128_gcm_functions,
+      "aes128 in GCM mode (cipherspec, schedule aes128_c_aesni)" },
+    { "AES-128-CCM", "provider=cipherspec", cs_aes128_ccm_functions,
+      "aes128 in CCM mode (cipherspec, schedule aes128_c_aesni)" },
+    { "AES-128-XTS", "provider=cipherspec", cs_aes128_xts_functions,
+      "aes128 in XTS mode (cipherspec, schedule aes128_c_aesni)" },
     { "AES-192-ECB", "provider=cipherspec", cs_aes192_ecb_functions,
       "aes192 in ECB mode (cipherspec, schedule aes192_c_aesni)" },
     { "AES-192-CBC", "provider=cipherspec", cs_aes192_cbc_functions,
       "aes192 in CBC mode (cipherspec, schedule aes192_c_aesni)" },
     { "AES-192-CTR", "provider=cipherspec", cs_aes192_ctr_functions,
       "aes192 in CTR mode (cipherspec, schedule aes192_c_aesni)" },
+    { "AES-192-GCM", "provider=cipherspec", cs_aes192_gcm_functions,
+      "aes192 in GCM mode (cipherspec, schedule aes192_c_aesni)" },
+    { "AES-192-CCM", "provider=cipherspec", cs_aes192_ccm_functions,
+      "aes192 in CCM mode (cipherspec, schedule aes192_c_aesni)" },
+    { "AES-192-XTS", "provider=cipherspec", cs_aes192_xts_functions,
+      "aes192 in XTS mode (cipherspec, schedule aes192_c_aesni)" },
     { "AES-256-ECB", "provider=cipherspec", cs_aes256_ecb_functions,
       "aes256 in ECB mode (cipherspec, schedule aes256_c_aesni)" },
     { "AES-256-CBC", "provider=cipherspec", cs_aes256_cbc_functions,
       "aes256 in CBC mode (cipherspec, schedule aes256_c_aesni)" },
     { "AES-256-CTR", "provider=cipherspec", cs_aes256_ctr_functions,
       "aes256 in CTR mode (cipherspec, schedule aes256_c_aesni)" },
+    { "AES-256-GCM", "provider=cipherspec", cs_aes256_gcm_functions,
+      "aes256 in GCM mode (cipherspec, schedule aes256_c_aesni)" },
+    { "AES-256-CCM", "provider=cipherspec", cs_aes256_ccm_functions,
+      "aes256 in CCM mode (cipherspec, schedule aes256_c_aesni)" },
+    { "AES-256-XTS", "provider=cipherspec", cs_aes256_xts_functions,
+      "aes256 in XTS mode (cipherspec, schedule aes256_c_aesni)" },
     { "ARIA-128-ECB", "provider=cipherspec", cs_aria128_ecb_functions,
       "aria128 in ECB mode (cipherspec, schedule aria128_c_aesni)" },
     { "ARIA-128-CBC", "provider=cipherspec", cs_aria128_cbc_functions,
       "aria128 in CBC mode (cipherspec, schedule aria128_c_aesni)" },
     { "ARIA-128-CTR", "provider=cipherspec", cs_aria128_ctr_functions,
       "aria128 in CTR mode (cipherspec, schedule aria128_c_aesni)" },
+    { "ARIA-128-GCM", "provider=cipherspec", cs_aria128_gcm_functions,
+      "aria128 in GCM mode (cipherspec, schedule aria128_c_aesni)" },
+    { "ARIA-128-CCM", "provider=cipherspec", cs_aria128_ccm_functions,
+      "aria128 in CCM mode (cipherspec, schedule aria128_c_aesni)" },
+    { "ARIA-128-XTS", "provider=cipherspec", cs_aria128_xts_functions,
+      "aria128 in XTS mode (cipherspec, schedule aria128_c_aesni)" },
     { "ARIA-192-ECB", "provider=cipherspec", cs_aria192_ecb_functions,
       "aria192 in ECB mode (cipherspec, schedule aria192_c_aesni)" },
     { "ARIA-192-CBC", "provider=cipherspec", cs_aria192_cbc_functions,
       "aria192 in CBC mode (cipherspec, schedule aria192_c_aesni)" },
     { "ARIA-192-CTR", "provider=cipherspec", cs_aria192_ctr_functions,
       "aria192 in CTR mode (cipherspec, schedule aria192_c_aesni)" },
+    { "ARIA-192-GCM", "provider=cipherspec", cs_aria192_gcm_functions,
+      "aria192 in GCM mode (cipherspec, schedule aria192_c_aesni)" },
+    { "ARIA-192-CCM", "provider=cipherspec", cs_aria192_ccm_functions,
+      "aria192 in CCM mode (cipherspec, schedule aria192_c_aesni)" },
+    { "ARIA-192-XTS", "provider=cipherspec", cs_aria192_xts_functions,
+      "aria192 in XTS mode (cipherspec, schedule aria192_c_aesni)" },
     { "ARIA-256-ECB", "provider=cipherspec", cs_aria256_ecb_functions,
       "aria256 in ECB mode (cipherspec, schedule aria256_c_aesni)" },
     { "ARIA-256-CBC", "provider=cipherspec", cs_aria256_cbc_functions,
       "aria256 in CBC mode (cipherspec, schedule aria256_c_aesni)" },
     { "ARIA-256-CTR", "provider=cipherspec", cs_aria256_ctr_functions,
       "aria256 in CTR mode (cipherspec, schedule aria256_c_aesni)" },
+    { "ARIA-256-GCM", "provider=cipherspec", cs_aria256_gcm_functions,
+      "aria256 in GCM mode (cipherspec, schedule aria256_c_aesni)" },
+    { "ARIA-256-CCM", "provider=cipherspec", cs_aria256_ccm_functions,
+      "aria256 in CCM mode (cipherspec, schedule aria256_c_aesni)" },
+    { "ARIA-256-XTS", "provider=cipherspec", cs_aria256_xts_functions,
+      "aria256 in XTS mode (cipherspec, schedule aria256_c_aesni)" },
     { "CHAM-128-128-ECB", "provider=cipherspec", cs_cham128_128_ecb_functions,
       "cham128_128 in ECB mode (cipherspec, schedule cham128_128_c_sliced_v32)" },
     { "CHAM-128-128-CBC", "provider=cipherspec", cs_cham128_128_cbc_functions,
       "cham128_128 in CBC mode (cipherspec, schedule cham128_128_c_sliced_v32)" },
     { "CHAM-128-128-CTR", "provider=cipherspec", cs_cham128_128_ctr_functions,
       "cham128_128 in CTR mode (cipherspec, schedule cham128_128_c_sliced_v32)" },
+    { "CHAM-128-128-GCM", "provider=cipherspec", cs_cham128_128_gcm_functions,
+      "cham128_128 in GCM mode (cipherspec, schedule cham128_128_c_sliced_v32)" },
+    { "CHAM-128-128-CCM", "provider=cipherspec", cs_cham128_128_ccm_functions,
+      "cham128_128 in CCM mode (cipherspec, schedule cham128_128_c_sliced_v32)" },
+    { "CHAM-128-128-XTS", "provider=cipherspec", cs_cham128_128_xts_functions,
+      "cham128_128 in XTS mode (cipherspec, schedule cham128_128_c_sliced_v32)" },
     { "CHAM-128-256-ECB", "provider=cipherspec", cs_cham128_256_ecb_functions,
       "cham128_256 in ECB mode (cipherspec, schedule cham128_256_c_sliced_v32)" },
     { "CHAM-128-256-CBC", "provider=cipherspec", cs_cham128_256_cbc_functions,
       "cham128_256 in CBC mode (cipherspec, schedule cham128_256_c_sliced_v32)" },
     { "CHAM-128-256-CTR", "provider=cipherspec", cs_cham128_256_ctr_functions,
       "cham128_256 in CTR mode (cipherspec, schedule cham128_256_c_sliced_v32)" },
+    { "CHAM-128-256-GCM", "provider=cipherspec", cs_cham128_256_gcm_functions,
+      "cham128_256 in GCM mode (cipherspec, schedule cham128_256_c_sliced_v32)" },
+    { "CHAM-128-256-CCM", "provider=cipherspec", cs_cham128_256_ccm_functions,
+      "cham128_256 in CCM mode (cipherspec, schedule cham128_256_c_sliced_v32)" },
+    { "CHAM-128-256-XTS", "provider=cipherspec", cs_cham128_256_xts_functions,
+      "cham128_256 in XTS mode (cipherspec, schedule cham128_256_c_sliced_v32)" },
     { "CHAM-64-128-ECB", "provider=cipherspec", cs_cham64_128_ecb_functions,
       "cham64_128 in ECB mode (cipherspec, schedule cham64_128_c_sliced_v32)" },
     { "CHAM-64-128-CBC", "provider=cipherspec", cs_cham64_128_cbc_functions,
@@ -1511,18 +3086,36 @@ static const OSSL_ALGORITHM cs_ciphers[] = {
       "lea128 in CBC mode (cipherspec, schedule lea128_c_sliced_v32)" },
     { "LEA-128-CTR", "provider=cipherspec", cs_lea128_ctr_functions,
       "lea128 in CTR mode (cipherspec, schedule lea128_c_sliced_v32)" },
+    { "LEA-128-GCM", "provider=cipherspec", cs_lea128_gcm_functions,
+      "lea128 in GCM mode (cipherspec, schedule lea128_c_sliced_v32)" },
+    { "LEA-128-CCM", "provider=cipherspec", cs_lea128_ccm_functions,
+      "lea128 in CCM mode (cipherspec, schedule lea128_c_sliced_v32)" },
+    { "LEA-128-XTS", "provider=cipherspec", cs_lea128_xts_functions,
+      "lea128 in XTS mode (cipherspec, schedule lea128_c_sliced_v32)" },
     { "LEA-192-ECB", "provider=cipherspec", cs_lea192_ecb_functions,
       "lea192 in ECB mode (cipherspec, schedule lea192_c_sliced_v32)" },
     { "LEA-192-CBC", "provider=cipherspec", cs_lea192_cbc_functions,
       "lea192 in CBC mode (cipherspec, schedule lea192_c_sliced_v32)" },
     { "LEA-192-CTR", "provider=cipherspec", cs_lea192_ctr_functions,
       "lea192 in CTR mode (cipherspec, schedule lea192_c_sliced_v32)" },
+    { "LEA-192-GCM", "provider=cipherspec", cs_lea192_gcm_functions,
+      "lea192 in GCM mode (cipherspec, schedule lea192_c_sliced_v32)" },
+    { "LEA-192-CCM", "provider=cipherspec", cs_lea192_ccm_functions,
+      "lea192 in CCM mode (cipherspec, schedule lea192_c_sliced_v32)" },
+    { "LEA-192-XTS", "provider=cipherspec", cs_lea192_xts_functions,
+      "lea192 in XTS mode (cipherspec, schedule lea192_c_sliced_v32)" },
     { "LEA-256-ECB", "provider=cipherspec", cs_lea256_ecb_functions,
       "lea256 in ECB mode (cipherspec, schedule lea256_c_sliced_v32)" },
     { "LEA-256-CBC", "provider=cipherspec", cs_lea256_cbc_functions,
       "lea256 in CBC mode (cipherspec, schedule lea256_c_sliced_v32)" },
     { "LEA-256-CTR", "provider=cipherspec", cs_lea256_ctr_functions,
       "lea256 in CTR mode (cipherspec, schedule lea256_c_sliced_v32)" },
+    { "LEA-256-GCM", "provider=cipherspec", cs_lea256_gcm_functions,
+      "lea256 in GCM mode (cipherspec, schedule lea256_c_sliced_v32)" },
+    { "LEA-256-CCM", "provider=cipherspec", cs_lea256_ccm_functions,
+      "lea256 in CCM mode (cipherspec, schedule lea256_c_sliced_v32)" },
+    { "LEA-256-XTS", "provider=cipherspec", cs_lea256_xts_functions,
+      "lea256 in XTS mode (cipherspec, schedule lea256_c_sliced_v32)" },
     { "PIPO-64-128-ECB", "provider=cipherspec", cs_pipo64_128_ecb_functions,
       "pipo64_128 in ECB mode (cipherspec, schedule pipo64_128_c_sliced_v32)" },
     { "PIPO-64-128-CBC", "provider=cipherspec", cs_pipo64_128_cbc_functions,

@@ -606,7 +606,7 @@ int {{ P }}_xts_decrypt(const {{ P }}_xts_key *xk, const uint8_t *tweak, const u
 
 const char *{{ P }}_ghash_variant(void)
 {
-    return {{ P }}_ghash_variant_for(getenv("CIPHERSPEC_X86_ISA"));
+    return {{ P }}_ghash_variant_for({{ default_isa | default('getenv("CIPHERSPEC_X86_ISA")') }});
 }
 
 const char *{{ P }}_ghash_variant_for(const char *isa)

@@ -12,6 +12,9 @@
  *     vpclmul_avx512  VPCLMULQDQ on zmm (4 blocks per instruction), 32 blocks per reduction
  *     vpclmul_avx2    VPCLMULQDQ on ymm (2 blocks per instruction), 16 blocks per reduction
  *     pclmul          PCLMULQDQ, 8 blocks per reduction
+{% if pmull | default(false) %}
+ *     pmull           AArch64 PMULL/PMULL2 (ghash_pmull.c), 8 blocks per reduction
+{% endif %}
  *     portable        C: 64x64 carry-less products from integer multiplies on bits 4 apart (the
  *                     "holes" take the carries), no tables, no secret-dependent branches or addresses */
 #define CS_GH_POWERS 32  /* the powers of H a context holds (the most blocks per reduction) */
@@ -184,6 +187,10 @@ CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmu
     if (blocks) cs_ghash_pclmul(x, h, data, blocks);
 }
 #endif
+{% if pmull | default(false) %}
+
+{% include "c/fragments/ghash_pmull.c" %}
+{% endif %}
 
 /* The GHASH variants, best first: what each needs (CS_F_*), and how many powers of H it reads */
 static const struct {
@@ -197,6 +204,11 @@ static const struct {
     {"vpclmul_avx2", CS_F_V3 | CS_F_VCLMUL, 16, cs_ghash_vpclmul256},
     {"pclmul", CS_F_V2 | CS_F_CLMUL, 8, cs_ghash_pclmul},
 #endif
+{% if pmull | default(false) %}
+#ifdef CS_PMULL
+    {"pmull", CS_F_PMULL, 8, cs_ghash_pmull},  /* AArch64: ghash_pmull.c (the NEON libraries' modes) */
+#endif
+{% endif %}
     {"portable", 0, 1, cs_ghash_portable},
 };
 #define CS_NGHASH ((uint32_t)(sizeof cs_ghash_variants / sizeof cs_ghash_variants[0]))

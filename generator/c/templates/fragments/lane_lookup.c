@@ -5,12 +5,12 @@ __attribute__((noinline))
 #endif
 static cs_v{{ b }} cs_lut_{{ a }}_{{ b }}(const uint{{ b }}_t *t, cs_v{{ a }} x)
 {
-    uint{{ a }}_t in[CS_LANES];
-    uint{{ b }}_t res[CS_LANES];
+    uint{{ a }}_t in[{{ vl }}];
+    uint{{ b }}_t res[{{ vl }}];
     cs_v{{ b }} r;
     int i;
     memcpy(in, &x, sizeof in);
-    for (i = 0; i < CS_LANES; i++) res[i] = t[in[i]];
+    for (i = 0; i < {{ vl }}; i++) res[i] = t[in[i]];
     memcpy(&r, res, sizeof r);
     return r;
 }

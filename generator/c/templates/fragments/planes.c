@@ -80,46 +80,77 @@ static inline cs_p cs_p_splat(uint64_t c)
 
 /* Six SWAR swap stages exchange the 6 bit-in-word index bits (byte j mod 8, bit b) with the 6 low
    plane-index bits (block l mod 64): s[(8h+jl)*8+b] lane k bit t = bit b of byte 8h+jl of block 64k+t.
-   Each stage swaps, between s[r] and s[r | d], the bits at positions with bit v = 1 of the first and
-   bit v = 0 of the second (d = 1 << v).  The stages are involutions: store runs them in reverse. */
+   Stage v swaps, between planes r and r | d (d = 1 << v), the bits at positions with bit v = 1 of the
+   first and bit v = 0 of the second.  The stages act on distinct index bits, so they commute, and each
+   is an involution: they run in two register-sized passes -- stages 0..3 within each 16 consecutive
+   planes (fused with the gather from the blocks, or the scatter to them), stages 4 and 5 within each
+   4 planes r, r + 16, r + 32, r + 48 -- and store runs the same passes in the other order. */
 static const uint64_t cs_bs_mask[6] = {
     UINT64_C(0x5555555555555555), UINT64_C(0x3333333333333333), UINT64_C(0x0f0f0f0f0f0f0f0f),
     UINT64_C(0x00ff00ff00ff00ff), UINT64_C(0x0000ffff0000ffff), UINT64_C(0x00000000ffffffff)
 };
 
-static void cs_bs_stage(cs_p *s, int v)
+static inline void cs_bs_swap(cs_p *a, cs_p *b, int v)
 {
     const int d = 1 << v;
-    const cs_p m = CS_P_SPLAT(cs_bs_mask[v]);
-    int r;
-    for (r = 0; r < CS_BLOCK * 8; r++) {
-        if (r & d) continue;
-        {
-            const cs_p t = CS_P_AND(CS_P_XOR(CS_P_SHR(s[r], d), s[r | d]), m);
-            s[r | d] = CS_P_XOR(s[r | d], t);
-            s[r] = CS_P_XOR(s[r], CS_P_SHL(t, d));
+    const cs_p t = CS_P_AND(CS_P_XOR(CS_P_SHR(*a, d), *b), CS_P_SPLAT(cs_bs_mask[v]));
+    *b = CS_P_XOR(*b, t);
+    *a = CS_P_XOR(*a, CS_P_SHL(t, d));
+}
+
+/* stages 0..3 on 16 consecutive planes (unrolled: constant shifts) */
+static inline void cs_bs_low(cs_p x[16])
+{
+{% for v in range(4) %}
+{{ "    " }}{% for r in range(16) if not r // 2 ** v % 2 %}cs_bs_swap(&x[{{ r }}], &x[{{ r + 2 ** v }}], {{ v }});{{ " " if not loop.last }}{% endfor %}
+
+{% endfor %}
+}
+
+/* stages 4 and 5 on the planes r, r + 16, r + 32, r + 48 of each 64 */
+static void cs_bs_high(cs_p *s)
+{
+    int h, r;
+    for (h = 0; h < CS_BLOCK / 8; h++)
+        for (r = 0; r < 16; r++) {
+            cs_p *q = s + h * 64 + r;
+            cs_p x0 = q[0], x1 = q[16], x2 = q[32], x3 = q[48];
+            cs_bs_swap(&x0, &x1, 4);
+            cs_bs_swap(&x2, &x3, 4);
+            cs_bs_swap(&x0, &x2, 5);
+            cs_bs_swap(&x1, &x3, 5);
+            q[0] = x0; q[16] = x1; q[32] = x2; q[48] = x3;
         }
-    }
 }
 
 /* in: CS_LANES blocks -> s: CS_BLOCK * 8 planes */
 static void cs_bs_load(cs_p *s, const uint8_t *in)
 {
-    int h, m, k, v;
+    int h, g, i, k;
     for (h = 0; h < CS_BLOCK / 8; h++)
-        for (m = 0; m < 64; m++)
-            for (k = 0; k < CS_PW; k++)
-                CS_P_SET(s[h * 64 + m], k, cs_load64le(in + (64 * k + m) * CS_BLOCK + 8 * h));
-    for (v = 0; v < 6; v++) cs_bs_stage(s, v);
+        for (g = 0; g < 64; g += 16) {
+            cs_p x[16];
+            for (i = 0; i < 16; i++)
+                for (k = 0; k < CS_PW; k++)
+                    CS_P_SET(x[i], k, cs_load64le(in + (64 * k + g + i) * CS_BLOCK + 8 * h));
+            cs_bs_low(x);
+            for (i = 0; i < 16; i++) s[h * 64 + g + i] = x[i];
+        }
+    cs_bs_high(s);
 }
 
 /* s: CS_BLOCK * 8 planes (clobbered) -> out: CS_LANES blocks */
 static void cs_bs_store(uint8_t *out, cs_p *s)
 {
-    int h, m, k, v;
-    for (v = 5; v >= 0; v--) cs_bs_stage(s, v);
+    int h, g, i, k;
+    cs_bs_high(s);
     for (h = 0; h < CS_BLOCK / 8; h++)
-        for (m = 0; m < 64; m++)
-            for (k = 0; k < CS_PW; k++)
-                cs_store64le(out + (64 * k + m) * CS_BLOCK + 8 * h, CS_P_GET(s[h * 64 + m], k));
+        for (g = 0; g < 64; g += 16) {
+            cs_p x[16];
+            for (i = 0; i < 16; i++) x[i] = s[h * 64 + g + i];
+            cs_bs_low(x);
+            for (i = 0; i < 16; i++)
+                for (k = 0; k < CS_PW; k++)
+                    cs_store64le(out + (64 * k + g + i) * CS_BLOCK + 8 * h, CS_P_GET(x[i], k));
+        }
 }

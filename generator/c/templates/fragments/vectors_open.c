@@ -1,6 +1,7 @@
-/* ---- {{ lanes }}-lane vectors: one lane per block ---- */
+/* ---- {{ vlanes or lanes }}-lane vectors: one lane per block ---- */
 #define CS_LANES {{ lanes }}
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(CS_NO_VECTOR_EXT)
+{% if vlanes %}#define CS_VLANES {{ vlanes }}  /* blocks per vector: a core call runs CS_LANES / CS_VLANES interleaved groups */
+{% endif %}#if (defined(__GNUC__) || defined(__clang__)) && !defined(CS_NO_VECTOR_EXT)
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif

@@ -1,0 +1,179 @@
+"""GCM on the GPU (templates/gcm.cu.j2): what the GCM kernels of a 128-bit-block schedule need from it.
+
+The GCM kernels reuse the schedule's own keystream core -- the CTR core (with its hoisting) for one long
+message, the multi-key core (round keys staged in shared memory) for a batch and for E(K, J0) -- and add
+GHASH as a parallel reduction over powers of H.  Per schedule this module makes the statements that turn
+a unit's first counter into the keystream memory words m[s][*] of its G blocks (G = 1 for the scalar
+layout, the lane group otherwise), the batch and finish prologues (tables into shared memory, strided by
+the launch's real thread count), and the shared-memory offsets of the GHASH scratch.
+
+    before: the CTR kernel only ({P}_ctr_ptx<XOR>)
+    after:  gcm_parts(module, sched, ...) -> GcmParts(G=1, long_ks="{ const uint32_t ml = cs_prmt(lo, ...",
+            batch_ks="{ m[s][0] = j0[0]; ... cs_menc_ptx(x, y, cs_smem + 0); ...", ...)
+            rendered by gcm.cu.j2 into {P}_gcm_long<DEC>, {P}_gcm_batch<DEC>, {P}_gcm_finish<DEC>, host API
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cipherspec.ir import Module
+
+from . import layout, multikey
+from .placement import CudaSchedule, rk_index
+from .prologue import table_fills
+
+GCM_BLOCK_BYTES = 16
+FINISH_THREADS = 64  # the finish kernel: one thread per message
+
+
+@dataclass(frozen=True)
+class GcmParts:
+    G: int  # blocks per unit (one core call of one thread)
+    log2g: int
+    T: int  # threads of the long-message kernel (the schedule's)
+    TB: int  # most threads of a batch CTA (the multi-key kernel's)
+    ILP: int  # units per thread per row
+    long_ks: str  # slot s's keystream m[s][*] from `lo` (its first block's counter bits 0..31), `seg` in scope
+    batch_ks: str  # the same from `lo` and the J0 memory words `j0[4]`, round keys staged in shared memory
+    batch_prologue: str  # tables and the message's round keys into shared memory, one barrier
+    fin_prologue: str  # tables into shared memory, one barrier (nothing when no table is staged)
+    fin_ks: str  # E(K, J0) into m[0][0..3] from `j0[4]`, round keys read at `rkg` (global memory)
+    sm_batch: int  # shared words the batch kernel's cores use (its GHASH scratch follows)
+    sm_fin: int  # the same for the finish kernel
+    nrk: int
+
+
+def hot_powers(G: int) -> int:
+    """Prepared powers of H the hashing loop reads: H and a row's power.  (Four blocks a reduction with
+    H^2..H^4 as well was measured: the lane kernels spilled, the batch gained 2%; not kept.)"""
+    return 2
+
+
+def supported(module: Module) -> bool:
+    """GCM is defined for 128-bit blocks (SP 800-38D)."""
+    return module.block.nbytes == GCM_BLOCK_BYTES
+
+
+def _fills(module: Module, sched: CudaSchedule, T: int):
+    return table_fills(module, sched.copies, T, stride="blockDim.x")
+
+
+def _batch_prologue(fills, nrk: int) -> str:
+    lines = ["    extern __shared__ uint32_t cs_smem[];"] + fills.lines
+    lines += [
+        f"    for (uint32_t i = threadIdx.x; i < {nrk}u; i += blockDim.x) cs_smem[{fills.words} + i] = gk->rk.w[i];",
+        "    __syncthreads();  // tables and this message's round keys are in place before any thread reads",
+    ]
+    return "\n".join(lines)
+
+
+def _fin_prologue(fills) -> str:
+    if not fills.lines:
+        return ""
+    lines = ["    extern __shared__ uint32_t cs_smem[];"] + fills.lines
+    lines.append("    __syncthreads();  // tables in place")
+    return "\n".join(lines)
+
+
+def _scalar_ks(unpack: str, call: str, pack: str, memword: str, j0: bool) -> str:
+    """One block per unit: x from the counter, the core, m[s][*] from y."""
+    if j0:
+        head = [f"m[s][{k}] = j0[{k}];" for k in range(3)] + [f"m[s][3] = {memword};  // counter bits 0..31"]
+        head.append("uint32_t x[NWORDS], y[NWORDS];")
+    else:
+        head = [f"const uint32_t ml = {memword};", "uint32_t x[NWORDS], y[NWORDS];"]
+    return "{\n" + "\n".join(["    " + h for h in head + unpack.splitlines() + [call] + pack.splitlines()]) + "\n}"
+
+
+def _lanes_ks(f: str, G: int, uniform: list[str], core_call: str) -> str:
+    """G blocks per unit: block b's counter is lo + b (inc32), the other words J0's."""
+    word = layout.counter_memword(f, "(lo + (uint32_t)b)")
+    lines = ["{"] + ["    " + u for u in uniform]
+    lines += [
+        "#pragma unroll",
+        f"    for (int b = 0; b < {G}; ++b) {{",
+        "        m[s][b * 4 + 0] = um[0]; m[s][b * 4 + 1] = um[1]; m[s][b * 4 + 2] = um[2];",
+        f"        m[s][b * 4 + 3] = {word};  // counter bits 0..31 of block b",
+        "    }",
+        "    uint32_t x[NWORDS], y[NWORDS];",
+        f"    cs_lanes_in_{f}(m[s], x);",
+        f"    {core_call}",
+        f"    cs_lanes_out_{f}(y, m[s]);",
+        "}",
+    ]
+    return "\n".join(lines)
+
+
+def gcm_parts(
+    module: Module,
+    sched: CudaSchedule,
+    P: str,
+    *,
+    group: int,
+    nrk: int,
+    enc_args: str,
+    scalar_ctr=None,
+    io=None,
+    lane_uniform: list[str] | None = None,
+    nx: int,
+) -> GcmParts:
+    """``group``: blocks per core call; ``enc_args``: the CTR core's round-key/table arguments; the scalar
+    layout passes its CTR parts (``scalar_ctr``: ctr.CtrParts) and block I/O, a lane layout the lines that
+    make the counter's uniform memory words um[0..2] from seg.u (``lane_uniform``); ``nx``: the words a
+    core takes (x[nx], y[nx])."""
+    f = sched.flavour
+    G = group
+    if G & (G - 1):
+        raise ValueError(f"GCM needs a power-of-two lane group, got {G}")  # lanes.py makes 1, 4 or 32
+    mk = multikey.kernel_parts(module, sched, P, nrk=nrk, group=G)
+    fills = _fills(module, sched, mk["T"])
+    menc = f"cs_menc_{f}(x, y, {mk['args']});"
+    fin_args = ", ".join(["rkg"] + fills.args)
+    fin_menc = f"cs_menc_{f}(x, y, {fin_args});"
+    j0_uniform = ["uint32_t um[3] = {j0[0], j0[1], j0[2]};  // J0's words 0..2 (uniform)"]
+    if G == 1:
+        assert scalar_ctr is not None and io is not None
+        memword = layout.counter_memword(f, "lo")
+        long_ks = _scalar_ks(scalar_ctr.unpack[f], scalar_ctr.call[f], io.pack[f], scalar_ctr.memword[f], False)
+        batch_ks = _scalar_ks(io.unpack[f], menc, io.pack[f], memword, True)
+        fin_ks = (
+            "{\n    const int s = 0;\n"
+            + "\n".join(f"    m[0][{k}] = j0[{k}];" for k in range(4))
+            + "\n    uint32_t x[NWORDS], y[NWORDS];\n"
+            + "\n".join("    " + ln for ln in io.unpack[f].splitlines() + [fin_menc] + io.pack[f].splitlines())
+            + "\n}"
+        )
+    else:
+        assert lane_uniform is not None
+        uni = ["uint32_t um[3];"] + [ln for ln in lane_uniform]
+        long_ks = _lanes_ks(f, G, uni, f"cs_enc_{f}(x, y, {enc_args});")
+        batch_ks = _lanes_ks(f, G, j0_uniform, menc)
+        fin_ks = "\n".join(
+            [
+                "{",
+                "#pragma unroll",
+                f"    for (int k = 0; k < {4 * G}; ++k) m[0][k] = k < 4 ? j0[k] : 0u;  // block 0: J0",
+                "    uint32_t x[NWORDS], y[NWORDS];",
+                f"    cs_lanes_in_{f}(m[0], x);",
+                f"    {fin_menc}",
+                f"    cs_lanes_out_{f}(y, m[0]);",
+                "}",
+            ]
+        )
+    long_ks, batch_ks, fin_ks = (t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks))
+    return GcmParts(
+        G=G,
+        log2g=G.bit_length() - 1,
+        T=sched.threads,
+        TB=mk["T"],
+        ILP=sched.ilp,
+        long_ks=long_ks,
+        batch_ks=batch_ks,
+        batch_prologue=_batch_prologue(fills, nrk),
+        fin_prologue=_fin_prologue(fills),
+        fin_ks=fin_ks,
+        sm_batch=fills.words + nrk,
+        sm_fin=fills.words,
+        nrk=nrk if nrk else len(rk_index(module)),
+    )

@@ -1,0 +1,51 @@
+"""CUDA GCM on a real GPU against the C library's GCM, byte for byte (tests/support/gcm_checks.py): one long
+message (device-pointer and host-buffer entries; lengths up to 64 MiB, so hundreds of slices are joined;
+IVs of 12 and other lengths; truncated tags), a batch of TLS-sized records under several keys in one launch,
+tampered ciphertext, AAD, IV and tags -> authentication failure with the output zeroed, error codes.
+AES-128 and ARIA-128 (the bitsliced constant-time defaults: 32 blocks per thread), LEA-128 (one block per
+thread, CTR hoisting), and two other placements (round keys in shared memory; AES T-tables in shared memory,
+whose fills the batch and finish kernels repeat).  Skipped without a GPU (CI); run on the device by
+bench/gpu/gcm.sh."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gcm_checks import check_batch, check_errors, check_long
+
+from generator.c import BACKEND as C_BACKEND
+from generator.ptx import BACKEND as CUDA_BACKEND
+
+pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: require_gpu)
+
+SCHEDULES = [("aes128", None), ("aria128", None), ("lea128", None), ("lea128", "rk-shared_t128"), ("aes128", "tt_t256")]
+IDS = [f"{n}-{s or 'default'}" for n, s in SCHEDULES]
+LONG = [0, 1, 15, 16, 17, 511, 4096, 65536 + 3, 1 << 20, (16 << 20) + 7, 64 << 20]
+BATCH = [0, 1, 13, 16, 17, 255, 16384, 16384 + 13, 16384 + 16, 100000, 16384, 3000] * 3
+_CACHE: dict = {}
+
+
+def libs(registry, name, sched):
+    if (name, sched) not in _CACHE:
+        _CACHE[(name, sched)] = (
+            CUDA_BACKEND.load(registry, name, None, sched),
+            C_BACKEND.load(registry, name, None, None),
+        )
+    return _CACHE[(name, sched)]
+
+
+@pytest.mark.parametrize("name,sched", SCHEDULES, ids=IDS)
+def test_gcm_long_message(registry, name, sched):
+    g, c = libs(registry, name, sched)
+    check_long(g, c, np.random.default_rng(31), LONG)
+
+
+@pytest.mark.parametrize("name,sched", SCHEDULES, ids=IDS)
+def test_gcm_batch(registry, name, sched):
+    g, c = libs(registry, name, sched)
+    check_batch(g, c, np.random.default_rng(32), BATCH, nkeys=5)
+
+
+def test_gcm_errors(registry):
+    g, _ = libs(registry, "lea128", None)
+    check_errors(g)
