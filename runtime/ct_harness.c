@@ -42,7 +42,9 @@ int main(void)
     rc |= F(cbc_encrypt)(&ks, iv, pt, out, whole);
     rc |= F(cbc_decrypt)(&ks, iv, pt, out, whole);
     rc |= F(ctr)(&ks, iv, pt, out, LEN);
+#if CS_BLOCK_BYTES == 8 || CS_BLOCK_BYTES == 16  /* the blocks CMAC is defined for */
     rc |= F(cmac)(&ks, pt, LEN, tag, CS_BLOCK_BYTES);
+#endif
 #if CS_BLOCK_BYTES == 16
     rc |= F(gcm_encrypt)(&ks, iv, 12, pt, 20, pt, out, LEN, tag, 16);
     rc |= F(gmac)(&ks, iv, 12, pt, LEN, tag, 16);

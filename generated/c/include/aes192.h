@@ -14,7 +14,7 @@
  *     CIPHERSPEC_ERR_ISA         set_key: CIPHERSPEC_X86_ISA (or set_key_isa's isa) names an ISA level this
  *                                CPU lacks, or no level (aes192_dispatch_error() says which); the modes: the
  *                                key was not set up by a successful set_key
- *     CIPHERSPEC_ERR_AUTH        GCM/CCM decrypt, gcm_verify: the tag does not match (the output is zeroed)
+ *     CIPHERSPEC_ERR_AUTH        GCM/CCM decrypt, gcm_verify: the tag does not match (decrypt zeroes its output)
  *     CIPHERSPEC_ERR_PARAM       a nonce/IV, tag or data length outside the mode's range, equal XTS key halves,
  *                                a context used out of order (see each mode)
  * in and out may be the same buffer (in place); other overlaps are not supported.

@@ -14,9 +14,7 @@
  *     CIPHERSPEC_ERR_ISA         set_key: CIPHERSPEC_X86_ISA (or set_key_isa's isa) names an ISA level this
  *                                CPU lacks, or no level (pipo64_128_dispatch_error() says which); the modes: the
  *                                key was not set up by a successful set_key
- *     CIPHERSPEC_ERR_AUTH        : the tag does not match (the output is zeroed)
- *     CIPHERSPEC_ERR_PARAM       a nonce/IV, tag or data length outside the mode's range, equal XTS key halves,
- *                                a context used out of order (see each mode)
+ *     CIPHERSPEC_ERR_PARAM       CMAC: a tag length outside 1..8, a context used out of order
  * in and out may be the same buffer (in place); other overlaps are not supported.
  * CTR: block i uses counter IV + i, the IV read as one big-endian integer over the whole block,
  * wrapping modulo 2^64; a partial last block uses the first bytes of its keystream.
