@@ -18,6 +18,7 @@ from cipherspec.passes import constfold, cse, dce, lower_gmul, split_wide
 from cipherspec.pipeline import Pass, run_passes
 
 from ..mir import dce as mir_dce
+from ..mir import reorder
 from ..mir.interleave import interleave, stream_name
 from ..mir.mir import Instr, Text, Vec, VRegFactory
 from ..mir.regalloc import TargetHooks, allocate
@@ -27,6 +28,7 @@ from . import sliced as SL
 from .isel import Selector
 from .pool import Pool, lut_tables
 
+REORDER_REGISTERS = 28  # the list scheduler's budget: the 32 q registers less room for reloaded keys and constants
 VREG_ORDER = list(range(16, 32)) + list(range(0, 8)) + list(range(8, 16))  # caller-saved first
 SLICE_GPRS = [
     "x10",
@@ -104,18 +106,33 @@ def build_kernel(
     """layout: a sliced.Sliced, or "packed" (packed.py); crypto: AESE/AESD S-boxes, sha3: EOR3/BCAX (sliced only).
 
     A sliced, non-interleaved kernel that spills is also built in demand-driven op order (common/sink.py: e.g. AES's
-    MixColumns column by column); the one with fewer instructions is kept (stats["order"])."""
+    MixColumns column by column); the one with fewer instructions is kept (stats["order"]).  Every sliced kernel is
+    then also built with its machine code list-scheduled for latency within the register file (mir/reorder.py),
+    kept unless that costs instructions (reloads, copies): stats["schedule"] says which."""
     module = prepare(module)
     k = _build(module, layout, il, mode, pool, symbol, crypto, sha3, False)
     if k.stats["spills"] and layout != "packed" and il == 1:  # sinking would undo an interleave's weave
         s = _build(module, layout, il, mode, pool, symbol, crypto, sha3, True)
         if s.stats["instructions"] < k.stats["instructions"]:
-            return s
+            k = s
+    if layout != "packed":  # the same code in latency order within the register budget (mir/reorder.py)
+        r = _build(module, layout, il, mode, pool, symbol, crypto, sha3, k.stats["order"] == "sink", "latency")
+        if r.stats["instructions"] <= k.stats["instructions"]:
+            return r
     return k
 
 
 def _build(
-    module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, crypto: bool, sha3: bool, sink: bool
+    module: Module,
+    layout,
+    il: int,
+    mode: str,
+    pool: Pool,
+    symbol: str,
+    crypto: bool,
+    sha3: bool,
+    sink: bool,
+    order: str = "selection",
 ) -> Kernel:
     fn_name = "decrypt" if mode == "ecb_decrypt" else "encrypt"
     fn = module.functions[fn_name]  # prepared by build_kernel
@@ -157,6 +174,8 @@ def _build(
         key_table = keys
         _sliced_body(module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto, sha3, sink)
     code = mir_dce.run(code)
+    if order == "latency":
+        code = reorder.run(code, REORDER_REGISTERS, latency)
     hooks = TargetHooks(
         spill=lambda v, s: Instr(
             "str", (Vec(v, "q"), Text(f"[sp, #{scratch + 16 * s}]")), uses=(v,), kind="spill", origin="spill"
@@ -180,6 +199,7 @@ def _build(
         "moves": alloc.moves,
         "slots": alloc.slots,
         "order": "sink" if sink else "spec",
+        "schedule": order,
     }
     return Kernel(symbol, mode, body, frame, saved_d, saved_x, setup, step, stats, key_table, blocks, bb)
 
@@ -287,6 +307,15 @@ def _counter(bb: int, t: int) -> list[Instr]:
             else [f"str x15, [x7, #{16 * t}]", f"str x9, [x7, #{16 * t + 8}]"]
         )
     return [Instr(line, (), kind="raw", origin=o) for line in lines]
+
+
+def latency(ins: Instr) -> int:
+    """Result latency in cycles (Neoverse-V2-like: loads 6, AES and table lookups 2-3, other vector ops 2)."""
+    if ins.mnemonic.startswith("ld"):
+        return 6
+    if ins.mnemonic in ("aese", "aesd", "tbx"):
+        return 3
+    return 2
 
 
 def _render(ins: Instr, regs: dict) -> str:
