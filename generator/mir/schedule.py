@@ -65,54 +65,54 @@ def order(
         takes = 1 if n in registers and remaining.get(n, 0) else 0
         return freed - takes
 
-    def key(n: int) -> tuple:
-        if limit is not None and live < limit - margin:
-            return (-h.get(n, 0), -score(n), pos[n])
-        return (-score(n), pos[n])
+    def pressure_key(n: int) -> tuple:
+        return (-score(n), pos[n], n)
+
+    def height_key(n: int) -> tuple:
+        return (-h.get(n, 0), -score(n), pos[n], n)
+
+    # two lazy heaps over the ready nodes: by pressure, and (with a budget) by height while there is room;
+    # an entry whose key went stale (an operand lost readers) is pushed again with its current key
+    heaps: list[tuple[list, object]] = [([], pressure_key)] + ([([], height_key)] if limit is not None else [])
+
+    def push(n: int) -> None:
+        for heap, k in heaps:
+            heapq.heappush(heap, k(n))  # type: ignore[operator]
 
     done: set[int] = set()
     out: list[int] = []
-    ready = [n for n in nodes if not waiting[n]]
-    if limit is None:  # the pressure-only regime keeps a heap (scores change only through last readers)
-        heap = [(-score(n), pos[n], n) for n in ready]
-        heapq.heapify(heap)
-        while heap:
-            s, _, n = heapq.heappop(heap)
-            if n in done:
-                continue
-            now = -score(n)
-            if now != s:  # stale: an operand lost readers since it was pushed
-                heapq.heappush(heap, (now, pos[n], n))
-                continue
-            _retire(n, operands, users, remaining, waiting, done, out)
-            for v in set(operands[n]):
-                if remaining[v] == 1:  # its last reader now frees it: worth more
-                    for u in users[v]:
-                        if u not in done and not waiting[u]:
-                            heapq.heappush(heap, (-score(u), pos[u], u))
-            for u in users.get(n, ()):
-                if not waiting[u]:
-                    heapq.heappush(heap, (-score(u), pos[u], u))
-    else:  # with a register budget the regime flips with the live count: a plain scan of the ready set
-        ready_set = set(ready)
-        while ready_set:
-            n = min(ready_set, key=key)
-            ready_set.discard(n)
-            live -= score(n)  # operands it last reads die, its result is born
-            _retire(n, operands, users, remaining, waiting, done, out)
-            ready_set.update(u for u in users.get(n, ()) if not waiting[u] and u not in done)
+    for n in nodes:
+        if not waiting[n]:
+            push(n)
+    while len(out) < len(nodes):
+        room = limit is not None and live < limit - margin
+        heap, k = heaps[1] if room else heaps[0]
+        if not heap:
+            break
+        entry = heapq.heappop(heap)
+        n = entry[-1]
+        if n in done:
+            continue
+        now = k(n)  # type: ignore[operator]
+        if now != entry:
+            heapq.heappush(heap, now)
+            continue
+        live -= score(n)  # operands it last reads die, its result is born
+        done.add(n)
+        out.append(n)
+        for v in set(operands[n]):
+            remaining[v] -= 1
+            if remaining[v] == 1:  # its last reader now frees it: worth more
+                for u in users[v]:
+                    if u not in done and not waiting[u]:
+                        push(u)
+        for u in users.get(n, ()):
+            waiting[u] -= 1
+            if not waiting[u]:
+                push(u)
     if len(out) != len(nodes):
         raise AssertionError("schedule order: the graph has a cycle (internal)")
     return out
-
-
-def _retire(n, operands, users, remaining, waiting, done, out) -> None:
-    done.add(n)
-    out.append(n)
-    for v in set(operands[n]):
-        remaining[v] -= 1
-    for u in users.get(n, ()):
-        waiting[u] -= 1
 
 
 def live_peak(seq: list[int], operands: dict[int, tuple[int, ...]], registers: set[int], keep: Iterable[int]) -> int:

@@ -114,11 +114,7 @@ def build_kernel(
     if k.stats["spills"] and layout != "packed" and il == 1:  # sinking would undo an interleave's weave
         s = _build(module, layout, il, mode, pool, symbol, crypto, sha3, True)
         if s.stats["instructions"] < k.stats["instructions"]:
-            k = s
-    if layout != "packed":  # the same code in latency order within the register budget (mir/reorder.py)
-        r = _build(module, layout, il, mode, pool, symbol, crypto, sha3, k.stats["order"] == "sink", "latency")
-        if r.stats["instructions"] <= k.stats["instructions"]:
-            return r
+            return s
     return k
 
 
@@ -132,7 +128,6 @@ def _build(
     crypto: bool,
     sha3: bool,
     sink: bool,
-    order: str = "selection",
 ) -> Kernel:
     fn_name = "decrypt" if mode == "ecb_decrypt" else "encrypt"
     fn = module.functions[fn_name]  # prepared by build_kernel
@@ -174,8 +169,6 @@ def _build(
         key_table = keys
         _sliced_body(module, fn, keys, layout, il, mode, pool, vf, slice_ptr, code, src, crypto, sha3, sink)
     code = mir_dce.run(code)
-    if order == "latency":
-        code = reorder.run(code, REORDER_REGISTERS, latency)
     hooks = TargetHooks(
         spill=lambda v, s: Instr(
             "str", (Vec(v, "q"), Text(f"[sp, #{scratch + 16 * s}]")), uses=(v,), kind="spill", origin="spill"
@@ -186,7 +179,11 @@ def _build(
         move=lambda d, s: Instr("mov", (Vec("dst", "16b"), Vec(s, "16b")), kind="move", origin="copy"),
         new_vreg=lambda name: vf.new(name),
     )
-    alloc = allocate(code, VREG_ORDER, hooks)
+    order, alloc = "selection", allocate(code, VREG_ORDER, hooks)
+    if not packed:  # the same code in latency order within the register budget (mir/reorder.py)
+        alt = allocate(reorder.run(code, REORDER_REGISTERS, latency), VREG_ORDER, hooks)
+        if len(alt.code) <= len(alloc.code):
+            order, alloc = "latency", alt
     body = LDP.pair([_render(ins, regs) for ins, regs in alloc.code])
     saved_d = [f"d{r}" for r in range(8, 16) if r in alloc.used]
     saved_x = sorted({r for r in slice_ptr.values() if int(r[1:]) >= 19}, key=lambda r: int(r[1:]))
