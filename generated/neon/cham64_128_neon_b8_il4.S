@@ -2179,7 +2179,7 @@ cham64_128_neon_b8_il4_ecb_encrypt:
 //   x1  input, 256 bytes per group (post-incremented)     x2  output (post-incremented)
 //   x3  number of groups of 32 blocks (0: returns at once)
 //   x8  constant pool (tables, vector constants)   x9 scratch
-//   v0-v31 allocated (2091 instructions per group: 0 spills, 0 reloads, 115 rematerialised loads)
+//   v0-v31 allocated (2096 instructions per group: 0 spills, 0 reloads, 120 rematerialised loads)
 //   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 64 bytes
     .global cham64_128_neon_b8_il4_ecb_decrypt
     .type cham64_128_neon_b8_il4_ecb_decrypt, %function
@@ -2195,2095 +2195,2092 @@ cham64_128_neon_b8_il4_ecb_decrypt:
     add x8, x8, :lo12:.Lcham64_128_neon_b8_il4_pool
 1:
     ld4 {v16.8h-v19.8h}, [x1], #64                  // load blocks 0..7
-     ld4 {v20.8h-v23.8h}, [x1], #64                 // load blocks 8..15
-      ld4 {v24.8h-v27.8h}, [x1], #64                // load blocks 16..23
     rev16 v16.16b, v16.16b                          // load blocks 0..7 (big-endian words)
+    rev16 v17.16b, v17.16b                          // load blocks 0..7 (big-endian words)
+    rev16 v18.16b, v18.16b                          // load blocks 0..7 (big-endian words)
     rev16 v19.16b, v19.16b                          // load blocks 0..7 (big-endian words)
-       ld4 {v28.8h-v31.8h}, [x1], #64               // load blocks 24..31
-    rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r0
+     ld4 {v20.8h-v23.8h}, [x1], #64                 // load blocks 8..15
      rev16 v20.16b, v20.16b                         // load blocks 8..15 (big-endian words)
+     rev16 v21.16b, v21.16b                         // load blocks 8..15 (big-endian words)
+     rev16 v22.16b, v22.16b                         // load blocks 8..15 (big-endian words)
      rev16 v23.16b, v23.16b                         // load blocks 8..15 (big-endian words)
+      ld4 {v24.8h-v27.8h}, [x1], #64                // load blocks 16..23
+      rev16 v24.16b, v24.16b                        // load blocks 16..23 (big-endian words)
+      rev16 v25.16b, v25.16b                        // load blocks 16..23 (big-endian words)
+      rev16 v26.16b, v26.16b                        // load blocks 16..23 (big-endian words)
+      rev16 v27.16b, v27.16b                        // load blocks 16..23 (big-endian words)
+       ld4 {v28.8h-v31.8h}, [x1], #64               // load blocks 24..31
+       rev16 v28.16b, v28.16b                       // load blocks 24..31 (big-endian words)
+       rev16 v29.16b, v29.16b                       // load blocks 24..31 (big-endian words)
+       rev16 v30.16b, v30.16b                       // load blocks 24..31 (big-endian words)
+       rev16 v31.16b, v31.16b                       // load blocks 24..31 (big-endian words)
     shl v0.8h, v19.8h, #15                          // cham.cs:32:35 decrypt r0
     sri v0.8h, v19.8h, #1                           // cham.cs:32:35 decrypt r0
-     rev16 v19.16b, v20.16b                         // cham.cs:32:51 decrypt r0
-      rev16 v20.16b, v24.16b                        // load blocks 16..23 (big-endian words)
-      rev16 v24.16b, v27.16b                        // load blocks 16..23 (big-endian words)
-     shl v27.8h, v23.8h, #15                        // cham.cs:32:35 decrypt r0
-    ldr q1, [x0, #112]                              // round key rk[7]
-    eor v2.16b, v1.16b, v16.16b                     // cham.cs:32:58 decrypt r0
-     sri v27.8h, v23.8h, #1                         // cham.cs:32:35 decrypt r0
-    sub v23.8h, v0.8h, v2.8h                        // cham.cs:32:42 decrypt r0
-      rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r0
-       rev16 v28.16b, v28.16b                       // load blocks 24..31 (big-endian words)
-       rev16 v31.16b, v31.16b                       // load blocks 24..31 (big-endian words)
-      shl v0.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r0
-     eor v2.16b, v1.16b, v19.16b                    // cham.cs:32:58 decrypt r0
-      sri v0.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r0
-     sub v24.8h, v27.8h, v2.8h                      // cham.cs:32:42 decrypt r0
-       rev16 v27.16b, v28.16b                       // cham.cs:32:51 decrypt r0
-    movi v28.8h, #0x57, lsl #0                      // const
-    eor v23.16b, v23.16b, v28.16b                   // cham.cs:32:64 decrypt r0
-       shl v2.8h, v31.8h, #15                       // cham.cs:32:35 decrypt r0
-      eor v3.16b, v1.16b, v20.16b                   // cham.cs:32:58 decrypt r0
-       sri v2.8h, v31.8h, #1                        // cham.cs:32:35 decrypt r0
-      sub v31.8h, v0.8h, v3.8h                      // cham.cs:32:42 decrypt r0
-     eor v24.16b, v24.16b, v28.16b                  // cham.cs:32:64 decrypt r0
-       eor v0.16b, v1.16b, v27.16b                  // cham.cs:32:58 decrypt r0
-    shl v3.8h, v23.8h, #1                           // cham.cs:31:51 decrypt r1
-       sub v0.8h, v2.8h, v0.8h                      // cham.cs:32:42 decrypt r0
-      eor v31.16b, v31.16b, v28.16b                 // cham.cs:32:64 decrypt r0
-    sri v3.8h, v23.8h, #15                          // cham.cs:31:51 decrypt r1
-    rev16 v18.16b, v18.16b                          // load blocks 0..7 (big-endian words)
-     shl v2.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r1
-       eor v28.16b, v0.16b, v28.16b                 // cham.cs:32:64 decrypt r0
+     shl v19.8h, v23.8h, #15                        // cham.cs:32:35 decrypt r0
+     sri v19.8h, v23.8h, #1                         // cham.cs:32:35 decrypt r0
+      shl v23.8h, v27.8h, #15                       // cham.cs:32:35 decrypt r0
+      sri v23.8h, v27.8h, #1                        // cham.cs:32:35 decrypt r0
+       shl v27.8h, v31.8h, #15                      // cham.cs:32:35 decrypt r0
+       sri v27.8h, v31.8h, #1                       // cham.cs:32:35 decrypt r0
+    rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r0
+     rev16 v20.16b, v20.16b                         // cham.cs:32:51 decrypt r0
+      rev16 v24.16b, v24.16b                        // cham.cs:32:51 decrypt r0
+       rev16 v28.16b, v28.16b                       // cham.cs:32:51 decrypt r0
+    ldp q5, q31, [x0, #96]                          // round key rk[7] + round key rk[6]
+    eor v1.16b, v31.16b, v16.16b                    // cham.cs:32:58 decrypt r0
+     eor v2.16b, v31.16b, v20.16b                   // cham.cs:32:58 decrypt r0
+      eor v3.16b, v31.16b, v24.16b                  // cham.cs:32:58 decrypt r0
+       eor v4.16b, v31.16b, v28.16b                 // cham.cs:32:58 decrypt r0
+    sub v0.8h, v0.8h, v1.8h                         // cham.cs:32:42 decrypt r0
+     sub v19.8h, v19.8h, v2.8h                      // cham.cs:32:42 decrypt r0
+      sub v23.8h, v23.8h, v3.8h                     // cham.cs:32:42 decrypt r0
+       sub v27.8h, v27.8h, v4.8h                    // cham.cs:32:42 decrypt r0
+    movi v1.8h, #0x57, lsl #0                       // const
+    eor v0.16b, v0.16b, v1.16b                      // cham.cs:32:64 decrypt r0
+     eor v19.16b, v19.16b, v1.16b                   // cham.cs:32:64 decrypt r0
+      eor v23.16b, v23.16b, v1.16b                  // cham.cs:32:64 decrypt r0
+       eor v27.16b, v27.16b, v1.16b                 // cham.cs:32:64 decrypt r0
     rev16 v18.16b, v18.16b                          // cham.cs:31:35 decrypt r1
-     sri v2.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r1
-    ldr q0, [x0, #96]                               // round key rk[6]
-    eor v3.16b, v0.16b, v3.16b                      // cham.cs:31:58 decrypt r1
-     rev16 v22.16b, v22.16b                         // load blocks 8..15 (big-endian words)
-      shl v4.8h, v31.8h, #1                         // cham.cs:31:51 decrypt r1
-    sub v18.8h, v18.8h, v3.8h                       // cham.cs:31:42 decrypt r1
      rev16 v22.16b, v22.16b                         // cham.cs:31:35 decrypt r1
-      sri v4.8h, v31.8h, #15                        // cham.cs:31:51 decrypt r1
-     eor v2.16b, v0.16b, v2.16b                     // cham.cs:31:58 decrypt r1
-      rev16 v26.16b, v26.16b                        // load blocks 16..23 (big-endian words)
-       shl v3.8h, v28.8h, #1                        // cham.cs:31:51 decrypt r1
-     sub v22.8h, v22.8h, v2.8h                      // cham.cs:31:42 decrypt r1
-    rev16 v17.16b, v17.16b                          // load blocks 0..7 (big-endian words)
       rev16 v26.16b, v26.16b                        // cham.cs:31:35 decrypt r1
-       sri v3.8h, v28.8h, #15                       // cham.cs:31:51 decrypt r1
-      eor v2.16b, v0.16b, v4.16b                    // cham.cs:31:58 decrypt r1
-    movi v4.8h, #0x56, lsl #0                       // const
-    eor v18.16b, v18.16b, v4.16b                    // cham.cs:31:64 decrypt r1
-       rev16 v30.16b, v30.16b                       // load blocks 24..31 (big-endian words)
-      sub v26.8h, v26.8h, v2.8h                     // cham.cs:31:42 decrypt r1
-     rev16 v21.16b, v21.16b                         // load blocks 8..15 (big-endian words)
        rev16 v30.16b, v30.16b                       // cham.cs:31:35 decrypt r1
-       eor v2.16b, v0.16b, v3.16b                   // cham.cs:31:58 decrypt r1
-     eor v22.16b, v22.16b, v4.16b                   // cham.cs:31:64 decrypt r1
+    shl v1.8h, v0.8h, #1                            // cham.cs:31:51 decrypt r1
+    sri v1.8h, v0.8h, #15                           // cham.cs:31:51 decrypt r1
+     shl v2.8h, v19.8h, #1                          // cham.cs:31:51 decrypt r1
+     sri v2.8h, v19.8h, #15                         // cham.cs:31:51 decrypt r1
+      shl v3.8h, v23.8h, #1                         // cham.cs:31:51 decrypt r1
+      sri v3.8h, v23.8h, #15                        // cham.cs:31:51 decrypt r1
+       shl v4.8h, v27.8h, #1                        // cham.cs:31:51 decrypt r1
+       sri v4.8h, v27.8h, #15                       // cham.cs:31:51 decrypt r1
+    eor v1.16b, v5.16b, v1.16b                      // cham.cs:31:58 decrypt r1
+     eor v2.16b, v5.16b, v2.16b                     // cham.cs:31:58 decrypt r1
+      eor v3.16b, v5.16b, v3.16b                    // cham.cs:31:58 decrypt r1
+       eor v4.16b, v5.16b, v4.16b                   // cham.cs:31:58 decrypt r1
+    sub v18.8h, v18.8h, v1.8h                       // cham.cs:31:42 decrypt r1
+     sub v22.8h, v22.8h, v2.8h                      // cham.cs:31:42 decrypt r1
+      sub v26.8h, v26.8h, v3.8h                     // cham.cs:31:42 decrypt r1
+       sub v30.8h, v30.8h, v4.8h                    // cham.cs:31:42 decrypt r1
+    movi v1.8h, #0x56, lsl #0                       // const
+    eor v18.16b, v18.16b, v1.16b                    // cham.cs:31:64 decrypt r1
+     eor v22.16b, v22.16b, v1.16b                   // cham.cs:31:64 decrypt r1
+      eor v26.16b, v26.16b, v1.16b                  // cham.cs:31:64 decrypt r1
+       eor v30.16b, v30.16b, v1.16b                 // cham.cs:31:64 decrypt r1
+    shl v1.8h, v17.8h, #15                          // cham.cs:32:35 decrypt r2
+    sri v1.8h, v17.8h, #1                           // cham.cs:32:35 decrypt r2
+     shl v17.8h, v21.8h, #15                        // cham.cs:32:35 decrypt r2
+     sri v17.8h, v21.8h, #1                         // cham.cs:32:35 decrypt r2
+      shl v21.8h, v25.8h, #15                       // cham.cs:32:35 decrypt r2
+      sri v21.8h, v25.8h, #1                        // cham.cs:32:35 decrypt r2
+       shl v25.8h, v29.8h, #15                      // cham.cs:32:35 decrypt r2
+       sri v25.8h, v29.8h, #1                       // cham.cs:32:35 decrypt r2
     rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r2
-    shl v3.8h, v17.8h, #15                          // cham.cs:32:35 decrypt r2
-       sub v30.8h, v30.8h, v2.8h                    // cham.cs:31:42 decrypt r1
-    sri v3.8h, v17.8h, #1                           // cham.cs:32:35 decrypt r2
-      rev16 v17.16b, v25.16b                        // load blocks 16..23 (big-endian words)
-      eor v25.16b, v26.16b, v4.16b                  // cham.cs:31:64 decrypt r1
      rev16 v22.16b, v22.16b                         // cham.cs:32:51 decrypt r2
-     shl v26.8h, v21.8h, #15                        // cham.cs:32:35 decrypt r2
-    ldr q2, [x0, #80]                               // round key rk[5]
-    eor v5.16b, v2.16b, v18.16b                     // cham.cs:32:58 decrypt r2
-     sri v26.8h, v21.8h, #1                         // cham.cs:32:35 decrypt r2
-    sub v21.8h, v3.8h, v5.8h                        // cham.cs:32:42 decrypt r2
-       rev16 v29.16b, v29.16b                       // load blocks 24..31 (big-endian words)
-       eor v30.16b, v30.16b, v4.16b                 // cham.cs:31:64 decrypt r1
-      rev16 v25.16b, v25.16b                        // cham.cs:32:51 decrypt r2
-      shl v3.8h, v17.8h, #15                        // cham.cs:32:35 decrypt r2
-     eor v4.16b, v2.16b, v22.16b                    // cham.cs:32:58 decrypt r2
-      sri v3.8h, v17.8h, #1                         // cham.cs:32:35 decrypt r2
-     sub v17.8h, v26.8h, v4.8h                      // cham.cs:32:42 decrypt r2
-       rev16 v26.16b, v30.16b                       // cham.cs:32:51 decrypt r2
-    movi v30.8h, #0x55, lsl #0                      // const
-    eor v21.16b, v21.16b, v30.16b                   // cham.cs:32:64 decrypt r2
-       shl v4.8h, v29.8h, #15                       // cham.cs:32:35 decrypt r2
-      eor v5.16b, v2.16b, v25.16b                   // cham.cs:32:58 decrypt r2
-       sri v4.8h, v29.8h, #1                        // cham.cs:32:35 decrypt r2
-      sub v29.8h, v3.8h, v5.8h                      // cham.cs:32:42 decrypt r2
-     eor v17.16b, v17.16b, v30.16b                  // cham.cs:32:64 decrypt r2
-       eor v3.16b, v2.16b, v26.16b                  // cham.cs:32:58 decrypt r2
-    shl v5.8h, v21.8h, #1                           // cham.cs:31:51 decrypt r3
-       sub v3.8h, v4.8h, v3.8h                      // cham.cs:32:42 decrypt r2
-      eor v29.16b, v29.16b, v30.16b                 // cham.cs:32:64 decrypt r2
-    sri v5.8h, v21.8h, #15                          // cham.cs:31:51 decrypt r3
-     shl v4.8h, v17.8h, #1                          // cham.cs:31:51 decrypt r3
-       eor v30.16b, v3.16b, v30.16b                 // cham.cs:32:64 decrypt r2
-     sri v4.8h, v17.8h, #15                         // cham.cs:31:51 decrypt r3
-    ldr q3, [x0, #64]                               // round key rk[4]
-    eor v5.16b, v3.16b, v5.16b                      // cham.cs:31:58 decrypt r3
-      shl v6.8h, v29.8h, #1                         // cham.cs:31:51 decrypt r3
-    sub v16.8h, v16.8h, v5.8h                       // cham.cs:31:42 decrypt r3
-      sri v6.8h, v29.8h, #15                        // cham.cs:31:51 decrypt r3
-     eor v4.16b, v3.16b, v4.16b                     // cham.cs:31:58 decrypt r3
-       shl v5.8h, v30.8h, #1                        // cham.cs:31:51 decrypt r3
-     sub v19.8h, v19.8h, v4.8h                      // cham.cs:31:42 decrypt r3
-       sri v5.8h, v30.8h, #15                       // cham.cs:31:51 decrypt r3
-      eor v4.16b, v3.16b, v6.16b                    // cham.cs:31:58 decrypt r3
-    movi v6.8h, #0x54, lsl #0                       // const
-    eor v16.16b, v16.16b, v6.16b                    // cham.cs:31:64 decrypt r3
-      sub v20.8h, v20.8h, v4.8h                     // cham.cs:31:42 decrypt r3
-       eor v4.16b, v3.16b, v5.16b                   // cham.cs:31:58 decrypt r3
-     eor v19.16b, v19.16b, v6.16b                   // cham.cs:31:64 decrypt r3
+      rev16 v26.16b, v26.16b                        // cham.cs:32:51 decrypt r2
+       rev16 v29.16b, v30.16b                       // cham.cs:32:51 decrypt r2
+    ldp q7, q30, [x0, #64]                          // round key rk[5] + round key rk[4]
+    eor v2.16b, v30.16b, v18.16b                    // cham.cs:32:58 decrypt r2
+     eor v3.16b, v30.16b, v22.16b                   // cham.cs:32:58 decrypt r2
+      eor v4.16b, v30.16b, v26.16b                  // cham.cs:32:58 decrypt r2
+       eor v6.16b, v30.16b, v29.16b                 // cham.cs:32:58 decrypt r2
+    sub v1.8h, v1.8h, v2.8h                         // cham.cs:32:42 decrypt r2
+     sub v17.8h, v17.8h, v3.8h                      // cham.cs:32:42 decrypt r2
+      sub v21.8h, v21.8h, v4.8h                     // cham.cs:32:42 decrypt r2
+       sub v25.8h, v25.8h, v6.8h                    // cham.cs:32:42 decrypt r2
+    movi v2.8h, #0x55, lsl #0                       // const
+    eor v1.16b, v1.16b, v2.16b                      // cham.cs:32:64 decrypt r2
+     eor v17.16b, v17.16b, v2.16b                   // cham.cs:32:64 decrypt r2
+      eor v21.16b, v21.16b, v2.16b                  // cham.cs:32:64 decrypt r2
+       eor v25.16b, v25.16b, v2.16b                 // cham.cs:32:64 decrypt r2
+    shl v2.8h, v1.8h, #1                            // cham.cs:31:51 decrypt r3
+    sri v2.8h, v1.8h, #15                           // cham.cs:31:51 decrypt r3
+     shl v3.8h, v17.8h, #1                          // cham.cs:31:51 decrypt r3
+     sri v3.8h, v17.8h, #15                         // cham.cs:31:51 decrypt r3
+      shl v4.8h, v21.8h, #1                         // cham.cs:31:51 decrypt r3
+      sri v4.8h, v21.8h, #15                        // cham.cs:31:51 decrypt r3
+       shl v6.8h, v25.8h, #1                        // cham.cs:31:51 decrypt r3
+       sri v6.8h, v25.8h, #15                       // cham.cs:31:51 decrypt r3
+    eor v2.16b, v7.16b, v2.16b                      // cham.cs:31:58 decrypt r3
+     eor v3.16b, v7.16b, v3.16b                     // cham.cs:31:58 decrypt r3
+      eor v4.16b, v7.16b, v4.16b                    // cham.cs:31:58 decrypt r3
+       eor v6.16b, v7.16b, v6.16b                   // cham.cs:31:58 decrypt r3
+    sub v16.8h, v16.8h, v2.8h                       // cham.cs:31:42 decrypt r3
+     sub v20.8h, v20.8h, v3.8h                      // cham.cs:31:42 decrypt r3
+      sub v24.8h, v24.8h, v4.8h                     // cham.cs:31:42 decrypt r3
+       sub v28.8h, v28.8h, v6.8h                    // cham.cs:31:42 decrypt r3
+    movi v2.8h, #0x54, lsl #0                       // const
+    eor v16.16b, v16.16b, v2.16b                    // cham.cs:31:64 decrypt r3
+     eor v20.16b, v20.16b, v2.16b                   // cham.cs:31:64 decrypt r3
+      eor v24.16b, v24.16b, v2.16b                  // cham.cs:31:64 decrypt r3
+       eor v28.16b, v28.16b, v2.16b                 // cham.cs:31:64 decrypt r3
+    shl v2.8h, v0.8h, #15                           // cham.cs:32:35 decrypt r4
+    sri v2.8h, v0.8h, #1                            // cham.cs:32:35 decrypt r4
+     shl v0.8h, v19.8h, #15                         // cham.cs:32:35 decrypt r4
+     sri v0.8h, v19.8h, #1                          // cham.cs:32:35 decrypt r4
+      shl v19.8h, v23.8h, #15                       // cham.cs:32:35 decrypt r4
+      sri v19.8h, v23.8h, #1                        // cham.cs:32:35 decrypt r4
+       shl v23.8h, v27.8h, #15                      // cham.cs:32:35 decrypt r4
+       sri v23.8h, v27.8h, #1                       // cham.cs:32:35 decrypt r4
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r4
-    shl v5.8h, v23.8h, #15                          // cham.cs:32:35 decrypt r4
-       sub v27.8h, v27.8h, v4.8h                    // cham.cs:31:42 decrypt r3
-    sri v5.8h, v23.8h, #1                           // cham.cs:32:35 decrypt r4
-      eor v20.16b, v20.16b, v6.16b                  // cham.cs:31:64 decrypt r3
-     rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r4
-     shl v23.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r4
-    ldr q4, [x0, #48]                               // round key rk[3]
-    eor v7.16b, v4.16b, v16.16b                     // cham.cs:32:58 decrypt r4
-     sri v23.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r4
-    sub v24.8h, v5.8h, v7.8h                        // cham.cs:32:42 decrypt r4
-       eor v27.16b, v27.16b, v6.16b                 // cham.cs:31:64 decrypt r3
-      rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r4
-      shl v5.8h, v31.8h, #15                        // cham.cs:32:35 decrypt r4
-     eor v6.16b, v4.16b, v19.16b                    // cham.cs:32:58 decrypt r4
-      sri v5.8h, v31.8h, #1                         // cham.cs:32:35 decrypt r4
-     sub v23.8h, v23.8h, v6.8h                      // cham.cs:32:42 decrypt r4
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r4
-    movi v31.8h, #0x53, lsl #0                      // const
-    eor v24.16b, v24.16b, v31.16b                   // cham.cs:32:64 decrypt r4
-       shl v6.8h, v28.8h, #15                       // cham.cs:32:35 decrypt r4
-      eor v7.16b, v4.16b, v20.16b                   // cham.cs:32:58 decrypt r4
-       sri v6.8h, v28.8h, #1                        // cham.cs:32:35 decrypt r4
-      sub v28.8h, v5.8h, v7.8h                      // cham.cs:32:42 decrypt r4
-     eor v23.16b, v23.16b, v31.16b                  // cham.cs:32:64 decrypt r4
-       eor v5.16b, v4.16b, v27.16b                  // cham.cs:32:58 decrypt r4
-    shl v7.8h, v24.8h, #1                           // cham.cs:31:51 decrypt r5
-       sub v5.8h, v6.8h, v5.8h                      // cham.cs:32:42 decrypt r4
-      eor v28.16b, v28.16b, v31.16b                 // cham.cs:32:64 decrypt r4
-    sri v7.8h, v24.8h, #15                          // cham.cs:31:51 decrypt r5
-     shl v6.8h, v23.8h, #1                          // cham.cs:31:51 decrypt r5
-       eor v31.16b, v5.16b, v31.16b                 // cham.cs:32:64 decrypt r4
-     sri v6.8h, v23.8h, #15                         // cham.cs:31:51 decrypt r5
-    ldr q5, [x0, #32]                               // round key rk[2]
-    eor v7.16b, v5.16b, v7.16b                      // cham.cs:31:58 decrypt r5
-      shl v8.8h, v28.8h, #1                         // cham.cs:31:51 decrypt r5
-    sub v18.8h, v18.8h, v7.8h                       // cham.cs:31:42 decrypt r5
-      sri v8.8h, v28.8h, #15                        // cham.cs:31:51 decrypt r5
-     eor v6.16b, v5.16b, v6.16b                     // cham.cs:31:58 decrypt r5
-       shl v7.8h, v31.8h, #1                        // cham.cs:31:51 decrypt r5
-     sub v22.8h, v22.8h, v6.8h                      // cham.cs:31:42 decrypt r5
-       sri v7.8h, v31.8h, #15                       // cham.cs:31:51 decrypt r5
-      eor v6.16b, v5.16b, v8.16b                    // cham.cs:31:58 decrypt r5
-    movi v8.8h, #0x52, lsl #0                       // const
-    eor v18.16b, v18.16b, v8.16b                    // cham.cs:31:64 decrypt r5
-      sub v25.8h, v25.8h, v6.8h                     // cham.cs:31:42 decrypt r5
-       eor v6.16b, v5.16b, v7.16b                   // cham.cs:31:58 decrypt r5
-     eor v22.16b, v22.16b, v8.16b                   // cham.cs:31:64 decrypt r5
+     rev16 v20.16b, v20.16b                         // cham.cs:32:51 decrypt r4
+      rev16 v24.16b, v24.16b                        // cham.cs:32:51 decrypt r4
+       rev16 v27.16b, v28.16b                       // cham.cs:32:51 decrypt r4
+    ldp q9, q28, [x0, #32]                          // round key rk[3] + round key rk[2]
+    eor v3.16b, v28.16b, v16.16b                    // cham.cs:32:58 decrypt r4
+     eor v4.16b, v28.16b, v20.16b                   // cham.cs:32:58 decrypt r4
+      eor v6.16b, v28.16b, v24.16b                  // cham.cs:32:58 decrypt r4
+       eor v8.16b, v28.16b, v27.16b                 // cham.cs:32:58 decrypt r4
+    sub v2.8h, v2.8h, v3.8h                         // cham.cs:32:42 decrypt r4
+     sub v0.8h, v0.8h, v4.8h                        // cham.cs:32:42 decrypt r4
+      sub v19.8h, v19.8h, v6.8h                     // cham.cs:32:42 decrypt r4
+       sub v23.8h, v23.8h, v8.8h                    // cham.cs:32:42 decrypt r4
+    movi v3.8h, #0x53, lsl #0                       // const
+    eor v2.16b, v2.16b, v3.16b                      // cham.cs:32:64 decrypt r4
+     eor v0.16b, v0.16b, v3.16b                     // cham.cs:32:64 decrypt r4
+      eor v19.16b, v19.16b, v3.16b                  // cham.cs:32:64 decrypt r4
+       eor v23.16b, v23.16b, v3.16b                 // cham.cs:32:64 decrypt r4
+    shl v3.8h, v2.8h, #1                            // cham.cs:31:51 decrypt r5
+    sri v3.8h, v2.8h, #15                           // cham.cs:31:51 decrypt r5
+     shl v4.8h, v0.8h, #1                           // cham.cs:31:51 decrypt r5
+     sri v4.8h, v0.8h, #15                          // cham.cs:31:51 decrypt r5
+      shl v6.8h, v19.8h, #1                         // cham.cs:31:51 decrypt r5
+      sri v6.8h, v19.8h, #15                        // cham.cs:31:51 decrypt r5
+       shl v8.8h, v23.8h, #1                        // cham.cs:31:51 decrypt r5
+       sri v8.8h, v23.8h, #15                       // cham.cs:31:51 decrypt r5
+    eor v3.16b, v9.16b, v3.16b                      // cham.cs:31:58 decrypt r5
+     eor v4.16b, v9.16b, v4.16b                     // cham.cs:31:58 decrypt r5
+      eor v6.16b, v9.16b, v6.16b                    // cham.cs:31:58 decrypt r5
+       eor v8.16b, v9.16b, v8.16b                   // cham.cs:31:58 decrypt r5
+    sub v18.8h, v18.8h, v3.8h                       // cham.cs:31:42 decrypt r5
+     sub v22.8h, v22.8h, v4.8h                      // cham.cs:31:42 decrypt r5
+      sub v26.8h, v26.8h, v6.8h                     // cham.cs:31:42 decrypt r5
+       sub v29.8h, v29.8h, v8.8h                    // cham.cs:31:42 decrypt r5
+    movi v3.8h, #0x52, lsl #0                       // const
+    eor v18.16b, v18.16b, v3.16b                    // cham.cs:31:64 decrypt r5
+     eor v22.16b, v22.16b, v3.16b                   // cham.cs:31:64 decrypt r5
+      eor v26.16b, v26.16b, v3.16b                  // cham.cs:31:64 decrypt r5
+       eor v29.16b, v29.16b, v3.16b                 // cham.cs:31:64 decrypt r5
+    shl v3.8h, v1.8h, #15                           // cham.cs:32:35 decrypt r6
+    sri v3.8h, v1.8h, #1                            // cham.cs:32:35 decrypt r6
+     shl v1.8h, v17.8h, #15                         // cham.cs:32:35 decrypt r6
+     sri v1.8h, v17.8h, #1                          // cham.cs:32:35 decrypt r6
+      shl v17.8h, v21.8h, #15                       // cham.cs:32:35 decrypt r6
+      sri v17.8h, v21.8h, #1                        // cham.cs:32:35 decrypt r6
+       shl v21.8h, v25.8h, #15                      // cham.cs:32:35 decrypt r6
+       sri v21.8h, v25.8h, #1                       // cham.cs:32:35 decrypt r6
     rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r6
-    shl v7.8h, v21.8h, #15                          // cham.cs:32:35 decrypt r6
-       sub v26.8h, v26.8h, v6.8h                    // cham.cs:31:42 decrypt r5
-    sri v7.8h, v21.8h, #1                           // cham.cs:32:35 decrypt r6
-      eor v21.16b, v25.16b, v8.16b                  // cham.cs:31:64 decrypt r5
      rev16 v22.16b, v22.16b                         // cham.cs:32:51 decrypt r6
-     shl v25.8h, v17.8h, #15                        // cham.cs:32:35 decrypt r6
-    ldr q6, [x0, #16]                               // round key rk[1]
-    eor v9.16b, v6.16b, v18.16b                     // cham.cs:32:58 decrypt r6
-     sri v25.8h, v17.8h, #1                         // cham.cs:32:35 decrypt r6
-    sub v17.8h, v7.8h, v9.8h                        // cham.cs:32:42 decrypt r6
-       eor v26.16b, v26.16b, v8.16b                 // cham.cs:31:64 decrypt r5
-      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r6
-      shl v7.8h, v29.8h, #15                        // cham.cs:32:35 decrypt r6
-     eor v8.16b, v6.16b, v22.16b                    // cham.cs:32:58 decrypt r6
-      sri v7.8h, v29.8h, #1                         // cham.cs:32:35 decrypt r6
-     sub v25.8h, v25.8h, v8.8h                      // cham.cs:32:42 decrypt r6
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r6
-    movi v29.8h, #0x51, lsl #0                      // const
-    eor v17.16b, v17.16b, v29.16b                   // cham.cs:32:64 decrypt r6
-       shl v8.8h, v30.8h, #15                       // cham.cs:32:35 decrypt r6
-      eor v9.16b, v6.16b, v21.16b                   // cham.cs:32:58 decrypt r6
-       sri v8.8h, v30.8h, #1                        // cham.cs:32:35 decrypt r6
-      sub v30.8h, v7.8h, v9.8h                      // cham.cs:32:42 decrypt r6
-     eor v25.16b, v25.16b, v29.16b                  // cham.cs:32:64 decrypt r6
-       eor v7.16b, v6.16b, v26.16b                  // cham.cs:32:58 decrypt r6
-    shl v9.8h, v17.8h, #1                           // cham.cs:31:51 decrypt r7
-       sub v7.8h, v8.8h, v7.8h                      // cham.cs:32:42 decrypt r6
-      eor v30.16b, v30.16b, v29.16b                 // cham.cs:32:64 decrypt r6
-    sri v9.8h, v17.8h, #15                          // cham.cs:31:51 decrypt r7
-     shl v8.8h, v25.8h, #1                          // cham.cs:31:51 decrypt r7
-       eor v29.16b, v7.16b, v29.16b                 // cham.cs:32:64 decrypt r6
-     sri v8.8h, v25.8h, #15                         // cham.cs:31:51 decrypt r7
-    ldr q7, [x0, #0]                                // round key rk[0]
-    eor v9.16b, v7.16b, v9.16b                      // cham.cs:31:58 decrypt r7
-      shl v10.8h, v30.8h, #1                        // cham.cs:31:51 decrypt r7
-    sub v16.8h, v16.8h, v9.8h                       // cham.cs:31:42 decrypt r7
-      sri v10.8h, v30.8h, #15                       // cham.cs:31:51 decrypt r7
-     eor v8.16b, v7.16b, v8.16b                     // cham.cs:31:58 decrypt r7
-       shl v9.8h, v29.8h, #1                        // cham.cs:31:51 decrypt r7
-     sub v19.8h, v19.8h, v8.8h                      // cham.cs:31:42 decrypt r7
-       sri v9.8h, v29.8h, #15                       // cham.cs:31:51 decrypt r7
-      eor v8.16b, v7.16b, v10.16b                   // cham.cs:31:58 decrypt r7
-    movi v10.8h, #0x50, lsl #0                      // const
-    eor v16.16b, v16.16b, v10.16b                   // cham.cs:31:64 decrypt r7
-      sub v20.8h, v20.8h, v8.8h                     // cham.cs:31:42 decrypt r7
-       eor v8.16b, v7.16b, v9.16b                   // cham.cs:31:58 decrypt r7
-     eor v19.16b, v19.16b, v10.16b                  // cham.cs:31:64 decrypt r7
+      rev16 v25.16b, v26.16b                        // cham.cs:32:51 decrypt r6
+       rev16 v26.16b, v29.16b                       // cham.cs:32:51 decrypt r6
+    ldp q11, q29, [x0, #0]                          // round key rk[1] + round key rk[0]
+    eor v4.16b, v29.16b, v18.16b                    // cham.cs:32:58 decrypt r6
+     eor v6.16b, v29.16b, v22.16b                   // cham.cs:32:58 decrypt r6
+      eor v8.16b, v29.16b, v25.16b                  // cham.cs:32:58 decrypt r6
+       eor v10.16b, v29.16b, v26.16b                // cham.cs:32:58 decrypt r6
+    sub v3.8h, v3.8h, v4.8h                         // cham.cs:32:42 decrypt r6
+     sub v1.8h, v1.8h, v6.8h                        // cham.cs:32:42 decrypt r6
+      sub v17.8h, v17.8h, v8.8h                     // cham.cs:32:42 decrypt r6
+       sub v21.8h, v21.8h, v10.8h                   // cham.cs:32:42 decrypt r6
+    movi v4.8h, #0x51, lsl #0                       // const
+    eor v3.16b, v3.16b, v4.16b                      // cham.cs:32:64 decrypt r6
+     eor v1.16b, v1.16b, v4.16b                     // cham.cs:32:64 decrypt r6
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:32:64 decrypt r6
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:32:64 decrypt r6
+    shl v4.8h, v3.8h, #1                            // cham.cs:31:51 decrypt r7
+    sri v4.8h, v3.8h, #15                           // cham.cs:31:51 decrypt r7
+     shl v6.8h, v1.8h, #1                           // cham.cs:31:51 decrypt r7
+     sri v6.8h, v1.8h, #15                          // cham.cs:31:51 decrypt r7
+      shl v8.8h, v17.8h, #1                         // cham.cs:31:51 decrypt r7
+      sri v8.8h, v17.8h, #15                        // cham.cs:31:51 decrypt r7
+       shl v10.8h, v21.8h, #1                       // cham.cs:31:51 decrypt r7
+       sri v10.8h, v21.8h, #15                      // cham.cs:31:51 decrypt r7
+    eor v4.16b, v11.16b, v4.16b                     // cham.cs:31:58 decrypt r7
+     eor v6.16b, v11.16b, v6.16b                    // cham.cs:31:58 decrypt r7
+      eor v8.16b, v11.16b, v8.16b                   // cham.cs:31:58 decrypt r7
+       eor v10.16b, v11.16b, v10.16b                // cham.cs:31:58 decrypt r7
+    sub v16.8h, v16.8h, v4.8h                       // cham.cs:31:42 decrypt r7
+     sub v20.8h, v20.8h, v6.8h                      // cham.cs:31:42 decrypt r7
+      sub v24.8h, v24.8h, v8.8h                     // cham.cs:31:42 decrypt r7
+       sub v27.8h, v27.8h, v10.8h                   // cham.cs:31:42 decrypt r7
+    movi v4.8h, #0x50, lsl #0                       // const
+    eor v16.16b, v16.16b, v4.16b                    // cham.cs:31:64 decrypt r7
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:31:64 decrypt r7
+      eor v24.16b, v24.16b, v4.16b                  // cham.cs:31:64 decrypt r7
+       eor v27.16b, v27.16b, v4.16b                 // cham.cs:31:64 decrypt r7
+    shl v4.8h, v2.8h, #15                           // cham.cs:32:35 decrypt r8
+    sri v4.8h, v2.8h, #1                            // cham.cs:32:35 decrypt r8
+     shl v2.8h, v0.8h, #15                          // cham.cs:32:35 decrypt r8
+     sri v2.8h, v0.8h, #1                           // cham.cs:32:35 decrypt r8
+      shl v0.8h, v19.8h, #15                        // cham.cs:32:35 decrypt r8
+      sri v0.8h, v19.8h, #1                         // cham.cs:32:35 decrypt r8
+       shl v19.8h, v23.8h, #15                      // cham.cs:32:35 decrypt r8
+       sri v19.8h, v23.8h, #1                       // cham.cs:32:35 decrypt r8
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r8
-    shl v9.8h, v24.8h, #15                          // cham.cs:32:35 decrypt r8
-       sub v27.8h, v27.8h, v8.8h                    // cham.cs:31:42 decrypt r7
-    sri v9.8h, v24.8h, #1                           // cham.cs:32:35 decrypt r8
-      eor v20.16b, v20.16b, v10.16b                 // cham.cs:31:64 decrypt r7
-     rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r8
-     shl v24.8h, v23.8h, #15                        // cham.cs:32:35 decrypt r8
-    ldr q8, [x0, #240]                              // round key rk[15]
-    eor v11.16b, v8.16b, v16.16b                    // cham.cs:32:58 decrypt r8
-     sri v24.8h, v23.8h, #1                         // cham.cs:32:35 decrypt r8
-    sub v23.8h, v9.8h, v11.8h                       // cham.cs:32:42 decrypt r8
-       eor v27.16b, v27.16b, v10.16b                // cham.cs:31:64 decrypt r7
-      rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r8
-      shl v9.8h, v28.8h, #15                        // cham.cs:32:35 decrypt r8
-     eor v10.16b, v8.16b, v19.16b                   // cham.cs:32:58 decrypt r8
-      sri v9.8h, v28.8h, #1                         // cham.cs:32:35 decrypt r8
-     sub v24.8h, v24.8h, v10.8h                     // cham.cs:32:42 decrypt r8
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r8
-    movi v28.8h, #0x4f, lsl #0                      // const
-    eor v23.16b, v23.16b, v28.16b                   // cham.cs:32:64 decrypt r8
-       shl v10.8h, v31.8h, #15                      // cham.cs:32:35 decrypt r8
-      eor v11.16b, v8.16b, v20.16b                  // cham.cs:32:58 decrypt r8
-       sri v10.8h, v31.8h, #1                       // cham.cs:32:35 decrypt r8
-      sub v31.8h, v9.8h, v11.8h                     // cham.cs:32:42 decrypt r8
-     eor v24.16b, v24.16b, v28.16b                  // cham.cs:32:64 decrypt r8
-       eor v9.16b, v8.16b, v27.16b                  // cham.cs:32:58 decrypt r8
-    shl v11.8h, v23.8h, #1                          // cham.cs:31:51 decrypt r9
-       sub v9.8h, v10.8h, v9.8h                     // cham.cs:32:42 decrypt r8
-      eor v31.16b, v31.16b, v28.16b                 // cham.cs:32:64 decrypt r8
-    sri v11.8h, v23.8h, #15                         // cham.cs:31:51 decrypt r9
-     shl v10.8h, v24.8h, #1                         // cham.cs:31:51 decrypt r9
-       eor v28.16b, v9.16b, v28.16b                 // cham.cs:32:64 decrypt r8
-     sri v10.8h, v24.8h, #15                        // cham.cs:31:51 decrypt r9
-    ldr q9, [x0, #224]                              // round key rk[14]
-    eor v11.16b, v9.16b, v11.16b                    // cham.cs:31:58 decrypt r9
-      shl v12.8h, v31.8h, #1                        // cham.cs:31:51 decrypt r9
-    sub v18.8h, v18.8h, v11.8h                      // cham.cs:31:42 decrypt r9
-      sri v12.8h, v31.8h, #15                       // cham.cs:31:51 decrypt r9
-     eor v10.16b, v9.16b, v10.16b                   // cham.cs:31:58 decrypt r9
-       shl v11.8h, v28.8h, #1                       // cham.cs:31:51 decrypt r9
-     sub v22.8h, v22.8h, v10.8h                     // cham.cs:31:42 decrypt r9
-       sri v11.8h, v28.8h, #15                      // cham.cs:31:51 decrypt r9
-      eor v10.16b, v9.16b, v12.16b                  // cham.cs:31:58 decrypt r9
-    movi v12.8h, #0x4e, lsl #0                      // const
-    eor v18.16b, v18.16b, v12.16b                   // cham.cs:31:64 decrypt r9
-      sub v21.8h, v21.8h, v10.8h                    // cham.cs:31:42 decrypt r9
-       eor v10.16b, v9.16b, v11.16b                 // cham.cs:31:58 decrypt r9
-     eor v22.16b, v22.16b, v12.16b                  // cham.cs:31:64 decrypt r9
+     rev16 v20.16b, v20.16b                         // cham.cs:32:51 decrypt r8
+      rev16 v23.16b, v24.16b                        // cham.cs:32:51 decrypt r8
+       rev16 v24.16b, v27.16b                       // cham.cs:32:51 decrypt r8
+    ldp q13, q27, [x0, #224]                        // round key rk[15] + round key rk[14]
+    eor v6.16b, v27.16b, v16.16b                    // cham.cs:32:58 decrypt r8
+     eor v8.16b, v27.16b, v20.16b                   // cham.cs:32:58 decrypt r8
+      eor v10.16b, v27.16b, v23.16b                 // cham.cs:32:58 decrypt r8
+       eor v12.16b, v27.16b, v24.16b                // cham.cs:32:58 decrypt r8
+    sub v4.8h, v4.8h, v6.8h                         // cham.cs:32:42 decrypt r8
+     sub v2.8h, v2.8h, v8.8h                        // cham.cs:32:42 decrypt r8
+      sub v0.8h, v0.8h, v10.8h                      // cham.cs:32:42 decrypt r8
+       sub v19.8h, v19.8h, v12.8h                   // cham.cs:32:42 decrypt r8
+    movi v6.8h, #0x4f, lsl #0                       // const
+    eor v4.16b, v4.16b, v6.16b                      // cham.cs:32:64 decrypt r8
+     eor v2.16b, v2.16b, v6.16b                     // cham.cs:32:64 decrypt r8
+      eor v0.16b, v0.16b, v6.16b                    // cham.cs:32:64 decrypt r8
+       eor v19.16b, v19.16b, v6.16b                 // cham.cs:32:64 decrypt r8
+    shl v6.8h, v4.8h, #1                            // cham.cs:31:51 decrypt r9
+    sri v6.8h, v4.8h, #15                           // cham.cs:31:51 decrypt r9
+     shl v8.8h, v2.8h, #1                           // cham.cs:31:51 decrypt r9
+     sri v8.8h, v2.8h, #15                          // cham.cs:31:51 decrypt r9
+      shl v10.8h, v0.8h, #1                         // cham.cs:31:51 decrypt r9
+      sri v10.8h, v0.8h, #15                        // cham.cs:31:51 decrypt r9
+       shl v12.8h, v19.8h, #1                       // cham.cs:31:51 decrypt r9
+       sri v12.8h, v19.8h, #15                      // cham.cs:31:51 decrypt r9
+    eor v6.16b, v13.16b, v6.16b                     // cham.cs:31:58 decrypt r9
+     eor v8.16b, v13.16b, v8.16b                    // cham.cs:31:58 decrypt r9
+      eor v10.16b, v13.16b, v10.16b                 // cham.cs:31:58 decrypt r9
+       eor v12.16b, v13.16b, v12.16b                // cham.cs:31:58 decrypt r9
+    sub v18.8h, v18.8h, v6.8h                       // cham.cs:31:42 decrypt r9
+     sub v22.8h, v22.8h, v8.8h                      // cham.cs:31:42 decrypt r9
+      sub v25.8h, v25.8h, v10.8h                    // cham.cs:31:42 decrypt r9
+       sub v26.8h, v26.8h, v12.8h                   // cham.cs:31:42 decrypt r9
+    movi v6.8h, #0x4e, lsl #0                       // const
+    eor v18.16b, v18.16b, v6.16b                    // cham.cs:31:64 decrypt r9
+     eor v22.16b, v22.16b, v6.16b                   // cham.cs:31:64 decrypt r9
+      eor v25.16b, v25.16b, v6.16b                  // cham.cs:31:64 decrypt r9
+       eor v26.16b, v26.16b, v6.16b                 // cham.cs:31:64 decrypt r9
+    shl v6.8h, v3.8h, #15                           // cham.cs:32:35 decrypt r10
+    sri v6.8h, v3.8h, #1                            // cham.cs:32:35 decrypt r10
+     shl v3.8h, v1.8h, #15                          // cham.cs:32:35 decrypt r10
+     sri v3.8h, v1.8h, #1                           // cham.cs:32:35 decrypt r10
+      shl v1.8h, v17.8h, #15                        // cham.cs:32:35 decrypt r10
+      sri v1.8h, v17.8h, #1                         // cham.cs:32:35 decrypt r10
+       shl v17.8h, v21.8h, #15                      // cham.cs:32:35 decrypt r10
+       sri v17.8h, v21.8h, #1                       // cham.cs:32:35 decrypt r10
     rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r10
-    shl v11.8h, v17.8h, #15                         // cham.cs:32:35 decrypt r10
-       sub v26.8h, v26.8h, v10.8h                   // cham.cs:31:42 decrypt r9
-    sri v11.8h, v17.8h, #1                          // cham.cs:32:35 decrypt r10
-      eor v17.16b, v21.16b, v12.16b                 // cham.cs:31:64 decrypt r9
      rev16 v21.16b, v22.16b                         // cham.cs:32:51 decrypt r10
-     shl v22.8h, v25.8h, #15                        // cham.cs:32:35 decrypt r10
-    ldr q10, [x0, #208]                             // round key rk[13]
-    eor v13.16b, v10.16b, v18.16b                   // cham.cs:32:58 decrypt r10
-     sri v22.8h, v25.8h, #1                         // cham.cs:32:35 decrypt r10
-    sub v25.8h, v11.8h, v13.8h                      // cham.cs:32:42 decrypt r10
-       eor v26.16b, v26.16b, v12.16b                // cham.cs:31:64 decrypt r9
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r10
-      shl v11.8h, v30.8h, #15                       // cham.cs:32:35 decrypt r10
-     eor v12.16b, v10.16b, v21.16b                  // cham.cs:32:58 decrypt r10
-      sri v11.8h, v30.8h, #1                        // cham.cs:32:35 decrypt r10
-     sub v22.8h, v22.8h, v12.8h                     // cham.cs:32:42 decrypt r10
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r10
-    movi v30.8h, #0x4d, lsl #0                      // const
-    eor v25.16b, v25.16b, v30.16b                   // cham.cs:32:64 decrypt r10
-       shl v12.8h, v29.8h, #15                      // cham.cs:32:35 decrypt r10
-      eor v13.16b, v10.16b, v17.16b                 // cham.cs:32:58 decrypt r10
-       sri v12.8h, v29.8h, #1                       // cham.cs:32:35 decrypt r10
-      sub v29.8h, v11.8h, v13.8h                    // cham.cs:32:42 decrypt r10
-     eor v22.16b, v22.16b, v30.16b                  // cham.cs:32:64 decrypt r10
-       eor v11.16b, v10.16b, v26.16b                // cham.cs:32:58 decrypt r10
-    shl v13.8h, v25.8h, #1                          // cham.cs:31:51 decrypt r11
-       sub v11.8h, v12.8h, v11.8h                   // cham.cs:32:42 decrypt r10
-      eor v29.16b, v29.16b, v30.16b                 // cham.cs:32:64 decrypt r10
-    sri v13.8h, v25.8h, #15                         // cham.cs:31:51 decrypt r11
-     shl v12.8h, v22.8h, #1                         // cham.cs:31:51 decrypt r11
-       eor v30.16b, v11.16b, v30.16b                // cham.cs:32:64 decrypt r10
-     sri v12.8h, v22.8h, #15                        // cham.cs:31:51 decrypt r11
-    ldr q11, [x0, #192]                             // round key rk[12]
-    eor v13.16b, v11.16b, v13.16b                   // cham.cs:31:58 decrypt r11
-      shl v14.8h, v29.8h, #1                        // cham.cs:31:51 decrypt r11
-    sub v16.8h, v16.8h, v13.8h                      // cham.cs:31:42 decrypt r11
-      sri v14.8h, v29.8h, #15                       // cham.cs:31:51 decrypt r11
-     eor v12.16b, v11.16b, v12.16b                  // cham.cs:31:58 decrypt r11
-       shl v13.8h, v30.8h, #1                       // cham.cs:31:51 decrypt r11
-     sub v19.8h, v19.8h, v12.8h                     // cham.cs:31:42 decrypt r11
-       sri v13.8h, v30.8h, #15                      // cham.cs:31:51 decrypt r11
-      eor v12.16b, v11.16b, v14.16b                 // cham.cs:31:58 decrypt r11
-    movi v14.8h, #0x4c, lsl #0                      // const
-    eor v16.16b, v16.16b, v14.16b                   // cham.cs:31:64 decrypt r11
-      sub v20.8h, v20.8h, v12.8h                    // cham.cs:31:42 decrypt r11
-       eor v12.16b, v11.16b, v13.16b                // cham.cs:31:58 decrypt r11
-     eor v19.16b, v19.16b, v14.16b                  // cham.cs:31:64 decrypt r11
+      rev16 v22.16b, v25.16b                        // cham.cs:32:51 decrypt r10
+       rev16 v25.16b, v26.16b                       // cham.cs:32:51 decrypt r10
+    ldp q15, q26, [x0, #192]                        // round key rk[13] + round key rk[12]
+    eor v8.16b, v26.16b, v18.16b                    // cham.cs:32:58 decrypt r10
+     eor v10.16b, v26.16b, v21.16b                  // cham.cs:32:58 decrypt r10
+      eor v12.16b, v26.16b, v22.16b                 // cham.cs:32:58 decrypt r10
+       eor v14.16b, v26.16b, v25.16b                // cham.cs:32:58 decrypt r10
+    sub v6.8h, v6.8h, v8.8h                         // cham.cs:32:42 decrypt r10
+     sub v3.8h, v3.8h, v10.8h                       // cham.cs:32:42 decrypt r10
+      sub v1.8h, v1.8h, v12.8h                      // cham.cs:32:42 decrypt r10
+       sub v17.8h, v17.8h, v14.8h                   // cham.cs:32:42 decrypt r10
+    movi v8.8h, #0x4d, lsl #0                       // const
+    eor v6.16b, v6.16b, v8.16b                      // cham.cs:32:64 decrypt r10
+     eor v3.16b, v3.16b, v8.16b                     // cham.cs:32:64 decrypt r10
+      eor v1.16b, v1.16b, v8.16b                    // cham.cs:32:64 decrypt r10
+       eor v17.16b, v17.16b, v8.16b                 // cham.cs:32:64 decrypt r10
+    shl v8.8h, v6.8h, #1                            // cham.cs:31:51 decrypt r11
+    sri v8.8h, v6.8h, #15                           // cham.cs:31:51 decrypt r11
+     shl v10.8h, v3.8h, #1                          // cham.cs:31:51 decrypt r11
+     sri v10.8h, v3.8h, #15                         // cham.cs:31:51 decrypt r11
+      shl v12.8h, v1.8h, #1                         // cham.cs:31:51 decrypt r11
+      sri v12.8h, v1.8h, #15                        // cham.cs:31:51 decrypt r11
+       shl v14.8h, v17.8h, #1                       // cham.cs:31:51 decrypt r11
+       sri v14.8h, v17.8h, #15                      // cham.cs:31:51 decrypt r11
+    eor v8.16b, v15.16b, v8.16b                     // cham.cs:31:58 decrypt r11
+     eor v10.16b, v15.16b, v10.16b                  // cham.cs:31:58 decrypt r11
+      eor v12.16b, v15.16b, v12.16b                 // cham.cs:31:58 decrypt r11
+       eor v14.16b, v15.16b, v14.16b                // cham.cs:31:58 decrypt r11
+    sub v16.8h, v16.8h, v8.8h                       // cham.cs:31:42 decrypt r11
+     sub v20.8h, v20.8h, v10.8h                     // cham.cs:31:42 decrypt r11
+      sub v23.8h, v23.8h, v12.8h                    // cham.cs:31:42 decrypt r11
+       sub v24.8h, v24.8h, v14.8h                   // cham.cs:31:42 decrypt r11
+    movi v8.8h, #0x4c, lsl #0                       // const
+    eor v16.16b, v16.16b, v8.16b                    // cham.cs:31:64 decrypt r11
+     eor v20.16b, v20.16b, v8.16b                   // cham.cs:31:64 decrypt r11
+      eor v23.16b, v23.16b, v8.16b                  // cham.cs:31:64 decrypt r11
+       eor v24.16b, v24.16b, v8.16b                 // cham.cs:31:64 decrypt r11
+    shl v8.8h, v4.8h, #15                           // cham.cs:32:35 decrypt r12
+    sri v8.8h, v4.8h, #1                            // cham.cs:32:35 decrypt r12
+     shl v4.8h, v2.8h, #15                          // cham.cs:32:35 decrypt r12
+     sri v4.8h, v2.8h, #1                           // cham.cs:32:35 decrypt r12
+      shl v2.8h, v0.8h, #15                         // cham.cs:32:35 decrypt r12
+      sri v2.8h, v0.8h, #1                          // cham.cs:32:35 decrypt r12
+       shl v0.8h, v19.8h, #15                       // cham.cs:32:35 decrypt r12
+       sri v0.8h, v19.8h, #1                        // cham.cs:32:35 decrypt r12
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r12
-    shl v13.8h, v23.8h, #15                         // cham.cs:32:35 decrypt r12
-       sub v27.8h, v27.8h, v12.8h                   // cham.cs:31:42 decrypt r11
-    sri v13.8h, v23.8h, #1                          // cham.cs:32:35 decrypt r12
-      eor v20.16b, v20.16b, v14.16b                 // cham.cs:31:64 decrypt r11
-     rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r12
-     shl v23.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r12
-    ldr q12, [x0, #176]                             // round key rk[11]
-    eor v15.16b, v12.16b, v16.16b                   // cham.cs:32:58 decrypt r12
-     sri v23.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r12
-    sub v24.8h, v13.8h, v15.8h                      // cham.cs:32:42 decrypt r12
-       eor v27.16b, v27.16b, v14.16b                // cham.cs:31:64 decrypt r11
-      rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r12
-      shl v13.8h, v31.8h, #15                       // cham.cs:32:35 decrypt r12
-     eor v14.16b, v12.16b, v19.16b                  // cham.cs:32:58 decrypt r12
-      sri v13.8h, v31.8h, #1                        // cham.cs:32:35 decrypt r12
-     sub v23.8h, v23.8h, v14.8h                     // cham.cs:32:42 decrypt r12
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r12
-    movi v31.8h, #0x4b, lsl #0                      // const
-    eor v24.16b, v24.16b, v31.16b                   // cham.cs:32:64 decrypt r12
-       shl v14.8h, v28.8h, #15                      // cham.cs:32:35 decrypt r12
-      eor v15.16b, v12.16b, v20.16b                 // cham.cs:32:58 decrypt r12
-       sri v14.8h, v28.8h, #1                       // cham.cs:32:35 decrypt r12
-      sub v28.8h, v13.8h, v15.8h                    // cham.cs:32:42 decrypt r12
-     eor v23.16b, v23.16b, v31.16b                  // cham.cs:32:64 decrypt r12
-       eor v13.16b, v12.16b, v27.16b                // cham.cs:32:58 decrypt r12
-    shl v15.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r13
-       sub v13.8h, v14.8h, v13.8h                   // cham.cs:32:42 decrypt r12
-      eor v28.16b, v28.16b, v31.16b                 // cham.cs:32:64 decrypt r12
-    sri v15.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r13
-     shl v14.8h, v23.8h, #1                         // cham.cs:31:51 decrypt r13
-       eor v31.16b, v13.16b, v31.16b                // cham.cs:32:64 decrypt r12
-     sri v14.8h, v23.8h, #15                        // cham.cs:31:51 decrypt r13
-    ldr q13, [x0, #160]                             // round key rk[10]
-    eor v15.16b, v13.16b, v15.16b                   // cham.cs:31:58 decrypt r13
-      shl v12.8h, v28.8h, #1                        // cham.cs:31:51 decrypt r13
-    sub v18.8h, v18.8h, v15.8h                      // cham.cs:31:42 decrypt r13
-      sri v12.8h, v28.8h, #15                       // cham.cs:31:51 decrypt r13
-     eor v14.16b, v13.16b, v14.16b                  // cham.cs:31:58 decrypt r13
-       shl v15.8h, v31.8h, #1                       // cham.cs:31:51 decrypt r13
-     sub v21.8h, v21.8h, v14.8h                     // cham.cs:31:42 decrypt r13
-       sri v15.8h, v31.8h, #15                      // cham.cs:31:51 decrypt r13
-      eor v12.16b, v13.16b, v12.16b                 // cham.cs:31:58 decrypt r13
-    movi v14.8h, #0x4a, lsl #0                      // const
-    eor v18.16b, v18.16b, v14.16b                   // cham.cs:31:64 decrypt r13
-      sub v17.8h, v17.8h, v12.8h                    // cham.cs:31:42 decrypt r13
-       eor v12.16b, v13.16b, v15.16b                // cham.cs:31:58 decrypt r13
-     eor v21.16b, v21.16b, v14.16b                  // cham.cs:31:64 decrypt r13
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r14
-    shl v15.8h, v25.8h, #15                         // cham.cs:32:35 decrypt r14
-       sub v26.8h, v26.8h, v12.8h                   // cham.cs:31:42 decrypt r13
-    sri v15.8h, v25.8h, #1                          // cham.cs:32:35 decrypt r14
-      eor v17.16b, v17.16b, v14.16b                 // cham.cs:31:64 decrypt r13
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r14
-     shl v25.8h, v22.8h, #15                        // cham.cs:32:35 decrypt r14
-    ldr q12, [x0, #144]                             // round key rk[9]
-    eor v13.16b, v12.16b, v18.16b                   // cham.cs:32:58 decrypt r14
-     sri v25.8h, v22.8h, #1                         // cham.cs:32:35 decrypt r14
-    sub v22.8h, v15.8h, v13.8h                      // cham.cs:32:42 decrypt r14
-       eor v26.16b, v26.16b, v14.16b                // cham.cs:31:64 decrypt r13
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r14
-      shl v13.8h, v29.8h, #15                       // cham.cs:32:35 decrypt r14
-     eor v14.16b, v12.16b, v21.16b                  // cham.cs:32:58 decrypt r14
-      sri v13.8h, v29.8h, #1                        // cham.cs:32:35 decrypt r14
-     sub v25.8h, v25.8h, v14.8h                     // cham.cs:32:42 decrypt r14
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r14
-    movi v29.8h, #0x49, lsl #0                      // const
-    eor v22.16b, v22.16b, v29.16b                   // cham.cs:32:64 decrypt r14
-       shl v14.8h, v30.8h, #15                      // cham.cs:32:35 decrypt r14
-      eor v15.16b, v12.16b, v17.16b                 // cham.cs:32:58 decrypt r14
-       sri v14.8h, v30.8h, #1                       // cham.cs:32:35 decrypt r14
-      sub v30.8h, v13.8h, v15.8h                    // cham.cs:32:42 decrypt r14
-     eor v25.16b, v25.16b, v29.16b                  // cham.cs:32:64 decrypt r14
-       eor v13.16b, v12.16b, v26.16b                // cham.cs:32:58 decrypt r14
-    shl v15.8h, v22.8h, #1                          // cham.cs:31:51 decrypt r15
-       sub v13.8h, v14.8h, v13.8h                   // cham.cs:32:42 decrypt r14
-      eor v30.16b, v30.16b, v29.16b                 // cham.cs:32:64 decrypt r14
-    sri v15.8h, v22.8h, #15                         // cham.cs:31:51 decrypt r15
-     shl v14.8h, v25.8h, #1                         // cham.cs:31:51 decrypt r15
-       eor v29.16b, v13.16b, v29.16b                // cham.cs:32:64 decrypt r14
-     sri v14.8h, v25.8h, #15                        // cham.cs:31:51 decrypt r15
-    ldr q13, [x0, #128]                             // round key rk[8]
-    eor v15.16b, v13.16b, v15.16b                   // cham.cs:31:58 decrypt r15
-      shl v12.8h, v30.8h, #1                        // cham.cs:31:51 decrypt r15
-    sub v16.8h, v16.8h, v15.8h                      // cham.cs:31:42 decrypt r15
-      sri v12.8h, v30.8h, #15                       // cham.cs:31:51 decrypt r15
-     eor v14.16b, v13.16b, v14.16b                  // cham.cs:31:58 decrypt r15
-       shl v15.8h, v29.8h, #1                       // cham.cs:31:51 decrypt r15
-     sub v19.8h, v19.8h, v14.8h                     // cham.cs:31:42 decrypt r15
-       sri v15.8h, v29.8h, #15                      // cham.cs:31:51 decrypt r15
-      eor v12.16b, v13.16b, v12.16b                 // cham.cs:31:58 decrypt r15
-    movi v14.8h, #0x48, lsl #0                      // const
-    eor v16.16b, v16.16b, v14.16b                   // cham.cs:31:64 decrypt r15
-      sub v20.8h, v20.8h, v12.8h                    // cham.cs:31:42 decrypt r15
-       eor v12.16b, v13.16b, v15.16b                // cham.cs:31:58 decrypt r15
-     eor v19.16b, v19.16b, v14.16b                  // cham.cs:31:64 decrypt r15
+     rev16 v19.16b, v20.16b                         // cham.cs:32:51 decrypt r12
+      rev16 v20.16b, v23.16b                        // cham.cs:32:51 decrypt r12
+       rev16 v23.16b, v24.16b                       // cham.cs:32:51 decrypt r12
+    ldr q24, [x0, #176]                             // round key rk[11]
+    eor v10.16b, v24.16b, v16.16b                   // cham.cs:32:58 decrypt r12
+     eor v12.16b, v24.16b, v19.16b                  // cham.cs:32:58 decrypt r12
+      eor v14.16b, v24.16b, v20.16b                 // cham.cs:32:58 decrypt r12
+       eor v15.16b, v24.16b, v23.16b                // cham.cs:32:58 decrypt r12
+    sub v8.8h, v8.8h, v10.8h                        // cham.cs:32:42 decrypt r12
+     sub v4.8h, v4.8h, v12.8h                       // cham.cs:32:42 decrypt r12
+      sub v2.8h, v2.8h, v14.8h                      // cham.cs:32:42 decrypt r12
+       sub v0.8h, v0.8h, v15.8h                     // cham.cs:32:42 decrypt r12
+    movi v10.8h, #0x4b, lsl #0                      // const
+    eor v8.16b, v8.16b, v10.16b                     // cham.cs:32:64 decrypt r12
+     eor v4.16b, v4.16b, v10.16b                    // cham.cs:32:64 decrypt r12
+      eor v2.16b, v2.16b, v10.16b                   // cham.cs:32:64 decrypt r12
+       eor v0.16b, v0.16b, v10.16b                  // cham.cs:32:64 decrypt r12
+    shl v10.8h, v8.8h, #1                           // cham.cs:31:51 decrypt r13
+    sri v10.8h, v8.8h, #15                          // cham.cs:31:51 decrypt r13
+     shl v12.8h, v4.8h, #1                          // cham.cs:31:51 decrypt r13
+     sri v12.8h, v4.8h, #15                         // cham.cs:31:51 decrypt r13
+      shl v14.8h, v2.8h, #1                         // cham.cs:31:51 decrypt r13
+      sri v14.8h, v2.8h, #15                        // cham.cs:31:51 decrypt r13
+       shl v15.8h, v0.8h, #1                        // cham.cs:31:51 decrypt r13
+       sri v15.8h, v0.8h, #15                       // cham.cs:31:51 decrypt r13
+    ldr q24, [x0, #160]                             // round key rk[10]
+    eor v10.16b, v24.16b, v10.16b                   // cham.cs:31:58 decrypt r13
+     eor v12.16b, v24.16b, v12.16b                  // cham.cs:31:58 decrypt r13
+      eor v14.16b, v24.16b, v14.16b                 // cham.cs:31:58 decrypt r13
+       eor v15.16b, v24.16b, v15.16b                // cham.cs:31:58 decrypt r13
+    sub v18.8h, v18.8h, v10.8h                      // cham.cs:31:42 decrypt r13
+     sub v21.8h, v21.8h, v12.8h                     // cham.cs:31:42 decrypt r13
+      sub v22.8h, v22.8h, v14.8h                    // cham.cs:31:42 decrypt r13
+       sub v25.8h, v25.8h, v15.8h                   // cham.cs:31:42 decrypt r13
+    movi v10.8h, #0x4a, lsl #0                      // const
+    eor v18.16b, v18.16b, v10.16b                   // cham.cs:31:64 decrypt r13
+     eor v21.16b, v21.16b, v10.16b                  // cham.cs:31:64 decrypt r13
+      eor v22.16b, v22.16b, v10.16b                 // cham.cs:31:64 decrypt r13
+       eor v25.16b, v25.16b, v10.16b                // cham.cs:31:64 decrypt r13
+    shl v10.8h, v6.8h, #15                          // cham.cs:32:35 decrypt r14
+    sri v10.8h, v6.8h, #1                           // cham.cs:32:35 decrypt r14
+     shl v6.8h, v3.8h, #15                          // cham.cs:32:35 decrypt r14
+     sri v6.8h, v3.8h, #1                           // cham.cs:32:35 decrypt r14
+      shl v3.8h, v1.8h, #15                         // cham.cs:32:35 decrypt r14
+      sri v3.8h, v1.8h, #1                          // cham.cs:32:35 decrypt r14
+       shl v1.8h, v17.8h, #15                       // cham.cs:32:35 decrypt r14
+       sri v1.8h, v17.8h, #1                        // cham.cs:32:35 decrypt r14
+    rev16 v17.16b, v18.16b                          // cham.cs:32:51 decrypt r14
+     rev16 v18.16b, v21.16b                         // cham.cs:32:51 decrypt r14
+      rev16 v21.16b, v22.16b                        // cham.cs:32:51 decrypt r14
+       rev16 v22.16b, v25.16b                       // cham.cs:32:51 decrypt r14
+    ldr q25, [x0, #144]                             // round key rk[9]
+    eor v12.16b, v25.16b, v17.16b                   // cham.cs:32:58 decrypt r14
+     eor v14.16b, v25.16b, v18.16b                  // cham.cs:32:58 decrypt r14
+      eor v15.16b, v25.16b, v21.16b                 // cham.cs:32:58 decrypt r14
+       eor v24.16b, v25.16b, v22.16b                // cham.cs:32:58 decrypt r14
+    sub v10.8h, v10.8h, v12.8h                      // cham.cs:32:42 decrypt r14
+     sub v6.8h, v6.8h, v14.8h                       // cham.cs:32:42 decrypt r14
+      sub v3.8h, v3.8h, v15.8h                      // cham.cs:32:42 decrypt r14
+       sub v24.8h, v1.8h, v24.8h                    // cham.cs:32:42 decrypt r14
+    movi v1.8h, #0x49, lsl #0                       // const
+    eor v10.16b, v10.16b, v1.16b                    // cham.cs:32:64 decrypt r14
+     eor v6.16b, v6.16b, v1.16b                     // cham.cs:32:64 decrypt r14
+      eor v3.16b, v3.16b, v1.16b                    // cham.cs:32:64 decrypt r14
+       eor v24.16b, v24.16b, v1.16b                 // cham.cs:32:64 decrypt r14
+    shl v1.8h, v10.8h, #1                           // cham.cs:31:51 decrypt r15
+    sri v1.8h, v10.8h, #15                          // cham.cs:31:51 decrypt r15
+     shl v12.8h, v6.8h, #1                          // cham.cs:31:51 decrypt r15
+     sri v12.8h, v6.8h, #15                         // cham.cs:31:51 decrypt r15
+      shl v14.8h, v3.8h, #1                         // cham.cs:31:51 decrypt r15
+      sri v14.8h, v3.8h, #15                        // cham.cs:31:51 decrypt r15
+       shl v15.8h, v24.8h, #1                       // cham.cs:31:51 decrypt r15
+       sri v15.8h, v24.8h, #15                      // cham.cs:31:51 decrypt r15
+    ldr q25, [x0, #128]                             // round key rk[8]
+    eor v1.16b, v25.16b, v1.16b                     // cham.cs:31:58 decrypt r15
+     eor v12.16b, v25.16b, v12.16b                  // cham.cs:31:58 decrypt r15
+      eor v14.16b, v25.16b, v14.16b                 // cham.cs:31:58 decrypt r15
+       eor v15.16b, v25.16b, v15.16b                // cham.cs:31:58 decrypt r15
+    sub v16.8h, v16.8h, v1.8h                       // cham.cs:31:42 decrypt r15
+     sub v19.8h, v19.8h, v12.8h                     // cham.cs:31:42 decrypt r15
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r15
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r15
+    movi v1.8h, #0x48, lsl #0                       // const
+    eor v16.16b, v16.16b, v1.16b                    // cham.cs:31:64 decrypt r15
+     eor v19.16b, v19.16b, v1.16b                   // cham.cs:31:64 decrypt r15
+      eor v20.16b, v20.16b, v1.16b                  // cham.cs:31:64 decrypt r15
+       eor v23.16b, v23.16b, v1.16b                 // cham.cs:31:64 decrypt r15
+    shl v1.8h, v8.8h, #15                           // cham.cs:32:35 decrypt r16
+    sri v1.8h, v8.8h, #1                            // cham.cs:32:35 decrypt r16
+     shl v8.8h, v4.8h, #15                          // cham.cs:32:35 decrypt r16
+     sri v8.8h, v4.8h, #1                           // cham.cs:32:35 decrypt r16
+      shl v4.8h, v2.8h, #15                         // cham.cs:32:35 decrypt r16
+      sri v4.8h, v2.8h, #1                          // cham.cs:32:35 decrypt r16
+       shl v2.8h, v0.8h, #15                        // cham.cs:32:35 decrypt r16
+       sri v2.8h, v0.8h, #1                         // cham.cs:32:35 decrypt r16
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r16
-    shl v15.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r16
-       sub v27.8h, v27.8h, v12.8h                   // cham.cs:31:42 decrypt r15
-    sri v15.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r16
-      eor v20.16b, v20.16b, v14.16b                 // cham.cs:31:64 decrypt r15
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r16
-     shl v24.8h, v23.8h, #15                        // cham.cs:32:35 decrypt r16
-    eor v12.16b, v1.16b, v16.16b                    // cham.cs:32:58 decrypt r16
-     sri v24.8h, v23.8h, #1                         // cham.cs:32:35 decrypt r16
-    sub v23.8h, v15.8h, v12.8h                      // cham.cs:32:42 decrypt r16
-       eor v27.16b, v27.16b, v14.16b                // cham.cs:31:64 decrypt r15
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r16
-      shl v12.8h, v28.8h, #15                       // cham.cs:32:35 decrypt r16
-     eor v14.16b, v1.16b, v19.16b                   // cham.cs:32:58 decrypt r16
-      sri v12.8h, v28.8h, #1                        // cham.cs:32:35 decrypt r16
-     sub v24.8h, v24.8h, v14.8h                     // cham.cs:32:42 decrypt r16
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r16
-    movi v28.8h, #0x47, lsl #0                      // const
-    eor v23.16b, v23.16b, v28.16b                   // cham.cs:32:64 decrypt r16
-       shl v14.8h, v31.8h, #15                      // cham.cs:32:35 decrypt r16
-      eor v15.16b, v1.16b, v20.16b                  // cham.cs:32:58 decrypt r16
-       sri v14.8h, v31.8h, #1                       // cham.cs:32:35 decrypt r16
-      sub v31.8h, v12.8h, v15.8h                    // cham.cs:32:42 decrypt r16
-     eor v24.16b, v24.16b, v28.16b                  // cham.cs:32:64 decrypt r16
-       eor v12.16b, v1.16b, v27.16b                 // cham.cs:32:58 decrypt r16
-    shl v15.8h, v23.8h, #1                          // cham.cs:31:51 decrypt r17
-       sub v12.8h, v14.8h, v12.8h                   // cham.cs:32:42 decrypt r16
-      eor v31.16b, v31.16b, v28.16b                 // cham.cs:32:64 decrypt r16
-    sri v15.8h, v23.8h, #15                         // cham.cs:31:51 decrypt r17
-     shl v14.8h, v24.8h, #1                         // cham.cs:31:51 decrypt r17
-       eor v28.16b, v12.16b, v28.16b                // cham.cs:32:64 decrypt r16
-     sri v14.8h, v24.8h, #15                        // cham.cs:31:51 decrypt r17
-    eor v12.16b, v0.16b, v15.16b                    // cham.cs:31:58 decrypt r17
-      shl v15.8h, v31.8h, #1                        // cham.cs:31:51 decrypt r17
-    sub v18.8h, v18.8h, v12.8h                      // cham.cs:31:42 decrypt r17
-      sri v15.8h, v31.8h, #15                       // cham.cs:31:51 decrypt r17
-     eor v12.16b, v0.16b, v14.16b                   // cham.cs:31:58 decrypt r17
-       shl v14.8h, v28.8h, #1                       // cham.cs:31:51 decrypt r17
-     sub v21.8h, v21.8h, v12.8h                     // cham.cs:31:42 decrypt r17
-       sri v14.8h, v28.8h, #15                      // cham.cs:31:51 decrypt r17
-      eor v12.16b, v0.16b, v15.16b                  // cham.cs:31:58 decrypt r17
-    movi v15.8h, #0x46, lsl #0                      // const
-    eor v18.16b, v18.16b, v15.16b                   // cham.cs:31:64 decrypt r17
-      sub v17.8h, v17.8h, v12.8h                    // cham.cs:31:42 decrypt r17
-       eor v12.16b, v0.16b, v14.16b                 // cham.cs:31:58 decrypt r17
-     eor v21.16b, v21.16b, v15.16b                  // cham.cs:31:64 decrypt r17
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r18
-    shl v14.8h, v22.8h, #15                         // cham.cs:32:35 decrypt r18
-       sub v26.8h, v26.8h, v12.8h                   // cham.cs:31:42 decrypt r17
-    sri v14.8h, v22.8h, #1                          // cham.cs:32:35 decrypt r18
-      eor v17.16b, v17.16b, v15.16b                 // cham.cs:31:64 decrypt r17
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r18
-     shl v22.8h, v25.8h, #15                        // cham.cs:32:35 decrypt r18
-    eor v12.16b, v2.16b, v18.16b                    // cham.cs:32:58 decrypt r18
-     sri v22.8h, v25.8h, #1                         // cham.cs:32:35 decrypt r18
-    sub v25.8h, v14.8h, v12.8h                      // cham.cs:32:42 decrypt r18
-       eor v26.16b, v26.16b, v15.16b                // cham.cs:31:64 decrypt r17
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r18
-      shl v12.8h, v30.8h, #15                       // cham.cs:32:35 decrypt r18
-     eor v14.16b, v2.16b, v21.16b                   // cham.cs:32:58 decrypt r18
-      sri v12.8h, v30.8h, #1                        // cham.cs:32:35 decrypt r18
-     sub v22.8h, v22.8h, v14.8h                     // cham.cs:32:42 decrypt r18
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r18
-    movi v30.8h, #0x45, lsl #0                      // const
-    eor v25.16b, v25.16b, v30.16b                   // cham.cs:32:64 decrypt r18
-       shl v14.8h, v29.8h, #15                      // cham.cs:32:35 decrypt r18
-      eor v15.16b, v2.16b, v17.16b                  // cham.cs:32:58 decrypt r18
-       sri v14.8h, v29.8h, #1                       // cham.cs:32:35 decrypt r18
-      sub v29.8h, v12.8h, v15.8h                    // cham.cs:32:42 decrypt r18
-     eor v22.16b, v22.16b, v30.16b                  // cham.cs:32:64 decrypt r18
-       eor v12.16b, v2.16b, v26.16b                 // cham.cs:32:58 decrypt r18
-    shl v15.8h, v25.8h, #1                          // cham.cs:31:51 decrypt r19
-       sub v12.8h, v14.8h, v12.8h                   // cham.cs:32:42 decrypt r18
-      eor v29.16b, v29.16b, v30.16b                 // cham.cs:32:64 decrypt r18
-    sri v15.8h, v25.8h, #15                         // cham.cs:31:51 decrypt r19
-     shl v14.8h, v22.8h, #1                         // cham.cs:31:51 decrypt r19
-       eor v30.16b, v12.16b, v30.16b                // cham.cs:32:64 decrypt r18
-     sri v14.8h, v22.8h, #15                        // cham.cs:31:51 decrypt r19
-    eor v12.16b, v3.16b, v15.16b                    // cham.cs:31:58 decrypt r19
-      shl v15.8h, v29.8h, #1                        // cham.cs:31:51 decrypt r19
-    sub v16.8h, v16.8h, v12.8h                      // cham.cs:31:42 decrypt r19
-      sri v15.8h, v29.8h, #15                       // cham.cs:31:51 decrypt r19
-     eor v12.16b, v3.16b, v14.16b                   // cham.cs:31:58 decrypt r19
-       shl v14.8h, v30.8h, #1                       // cham.cs:31:51 decrypt r19
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r16
+    eor v0.16b, v31.16b, v16.16b                    // cham.cs:32:58 decrypt r16
+     eor v12.16b, v31.16b, v19.16b                  // cham.cs:32:58 decrypt r16
+      eor v14.16b, v31.16b, v20.16b                 // cham.cs:32:58 decrypt r16
+       eor v15.16b, v31.16b, v23.16b                // cham.cs:32:58 decrypt r16
+    sub v0.8h, v1.8h, v0.8h                         // cham.cs:32:42 decrypt r16
+     sub v1.8h, v8.8h, v12.8h                       // cham.cs:32:42 decrypt r16
+      sub v4.8h, v4.8h, v14.8h                      // cham.cs:32:42 decrypt r16
+       sub v2.8h, v2.8h, v15.8h                     // cham.cs:32:42 decrypt r16
+    movi v8.8h, #0x47, lsl #0                       // const
+    eor v0.16b, v0.16b, v8.16b                      // cham.cs:32:64 decrypt r16
+     eor v1.16b, v1.16b, v8.16b                     // cham.cs:32:64 decrypt r16
+      eor v4.16b, v4.16b, v8.16b                    // cham.cs:32:64 decrypt r16
+       eor v2.16b, v2.16b, v8.16b                   // cham.cs:32:64 decrypt r16
+    shl v8.8h, v0.8h, #1                            // cham.cs:31:51 decrypt r17
+    sri v8.8h, v0.8h, #15                           // cham.cs:31:51 decrypt r17
+     shl v12.8h, v1.8h, #1                          // cham.cs:31:51 decrypt r17
+     sri v12.8h, v1.8h, #15                         // cham.cs:31:51 decrypt r17
+      shl v14.8h, v4.8h, #1                         // cham.cs:31:51 decrypt r17
+      sri v14.8h, v4.8h, #15                        // cham.cs:31:51 decrypt r17
+       shl v15.8h, v2.8h, #1                        // cham.cs:31:51 decrypt r17
+       sri v15.8h, v2.8h, #15                       // cham.cs:31:51 decrypt r17
+    eor v8.16b, v5.16b, v8.16b                      // cham.cs:31:58 decrypt r17
+     eor v12.16b, v5.16b, v12.16b                   // cham.cs:31:58 decrypt r17
+      eor v14.16b, v5.16b, v14.16b                  // cham.cs:31:58 decrypt r17
+       eor v15.16b, v5.16b, v15.16b                 // cham.cs:31:58 decrypt r17
+    sub v17.8h, v17.8h, v8.8h                       // cham.cs:31:42 decrypt r17
+     sub v18.8h, v18.8h, v12.8h                     // cham.cs:31:42 decrypt r17
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r17
+       sub v22.8h, v22.8h, v15.8h                   // cham.cs:31:42 decrypt r17
+    movi v8.8h, #0x46, lsl #0                       // const
+    eor v17.16b, v17.16b, v8.16b                    // cham.cs:31:64 decrypt r17
+     eor v18.16b, v18.16b, v8.16b                   // cham.cs:31:64 decrypt r17
+      eor v21.16b, v21.16b, v8.16b                  // cham.cs:31:64 decrypt r17
+       eor v22.16b, v22.16b, v8.16b                 // cham.cs:31:64 decrypt r17
+    shl v8.8h, v10.8h, #15                          // cham.cs:32:35 decrypt r18
+    sri v8.8h, v10.8h, #1                           // cham.cs:32:35 decrypt r18
+     shl v10.8h, v6.8h, #15                         // cham.cs:32:35 decrypt r18
+     sri v10.8h, v6.8h, #1                          // cham.cs:32:35 decrypt r18
+      shl v6.8h, v3.8h, #15                         // cham.cs:32:35 decrypt r18
+      sri v6.8h, v3.8h, #1                          // cham.cs:32:35 decrypt r18
+       shl v3.8h, v24.8h, #15                       // cham.cs:32:35 decrypt r18
+       sri v3.8h, v24.8h, #1                        // cham.cs:32:35 decrypt r18
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r18
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r18
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r18
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r18
+    eor v24.16b, v30.16b, v17.16b                   // cham.cs:32:58 decrypt r18
+     eor v12.16b, v30.16b, v18.16b                  // cham.cs:32:58 decrypt r18
+      eor v14.16b, v30.16b, v21.16b                 // cham.cs:32:58 decrypt r18
+       eor v15.16b, v30.16b, v22.16b                // cham.cs:32:58 decrypt r18
+    sub v24.8h, v8.8h, v24.8h                       // cham.cs:32:42 decrypt r18
+     sub v8.8h, v10.8h, v12.8h                      // cham.cs:32:42 decrypt r18
+      sub v6.8h, v6.8h, v14.8h                      // cham.cs:32:42 decrypt r18
+       sub v3.8h, v3.8h, v15.8h                     // cham.cs:32:42 decrypt r18
+    movi v10.8h, #0x45, lsl #0                      // const
+    eor v24.16b, v24.16b, v10.16b                   // cham.cs:32:64 decrypt r18
+     eor v8.16b, v8.16b, v10.16b                    // cham.cs:32:64 decrypt r18
+      eor v6.16b, v6.16b, v10.16b                   // cham.cs:32:64 decrypt r18
+       eor v3.16b, v3.16b, v10.16b                  // cham.cs:32:64 decrypt r18
+    shl v10.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r19
+    sri v10.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r19
+     shl v12.8h, v8.8h, #1                          // cham.cs:31:51 decrypt r19
+     sri v12.8h, v8.8h, #15                         // cham.cs:31:51 decrypt r19
+      shl v14.8h, v6.8h, #1                         // cham.cs:31:51 decrypt r19
+      sri v14.8h, v6.8h, #15                        // cham.cs:31:51 decrypt r19
+       shl v15.8h, v3.8h, #1                        // cham.cs:31:51 decrypt r19
+       sri v15.8h, v3.8h, #15                       // cham.cs:31:51 decrypt r19
+    eor v10.16b, v7.16b, v10.16b                    // cham.cs:31:58 decrypt r19
+     eor v12.16b, v7.16b, v12.16b                   // cham.cs:31:58 decrypt r19
+      eor v14.16b, v7.16b, v14.16b                  // cham.cs:31:58 decrypt r19
+       eor v15.16b, v7.16b, v15.16b                 // cham.cs:31:58 decrypt r19
+    sub v16.8h, v16.8h, v10.8h                      // cham.cs:31:42 decrypt r19
      sub v19.8h, v19.8h, v12.8h                     // cham.cs:31:42 decrypt r19
-       sri v14.8h, v30.8h, #15                      // cham.cs:31:51 decrypt r19
-      eor v12.16b, v3.16b, v15.16b                  // cham.cs:31:58 decrypt r19
-    movi v15.8h, #0x44, lsl #0                      // const
-    eor v16.16b, v16.16b, v15.16b                   // cham.cs:31:64 decrypt r19
-      sub v20.8h, v20.8h, v12.8h                    // cham.cs:31:42 decrypt r19
-       eor v12.16b, v3.16b, v14.16b                 // cham.cs:31:58 decrypt r19
-     eor v19.16b, v19.16b, v15.16b                  // cham.cs:31:64 decrypt r19
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r19
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r19
+    movi v10.8h, #0x44, lsl #0                      // const
+    eor v16.16b, v16.16b, v10.16b                   // cham.cs:31:64 decrypt r19
+     eor v19.16b, v19.16b, v10.16b                  // cham.cs:31:64 decrypt r19
+      eor v20.16b, v20.16b, v10.16b                 // cham.cs:31:64 decrypt r19
+       eor v23.16b, v23.16b, v10.16b                // cham.cs:31:64 decrypt r19
+    shl v10.8h, v0.8h, #15                          // cham.cs:32:35 decrypt r20
+    sri v10.8h, v0.8h, #1                           // cham.cs:32:35 decrypt r20
+     shl v0.8h, v1.8h, #15                          // cham.cs:32:35 decrypt r20
+     sri v0.8h, v1.8h, #1                           // cham.cs:32:35 decrypt r20
+      shl v1.8h, v4.8h, #15                         // cham.cs:32:35 decrypt r20
+      sri v1.8h, v4.8h, #1                          // cham.cs:32:35 decrypt r20
+       shl v4.8h, v2.8h, #15                        // cham.cs:32:35 decrypt r20
+       sri v4.8h, v2.8h, #1                         // cham.cs:32:35 decrypt r20
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r20
-    shl v14.8h, v23.8h, #15                         // cham.cs:32:35 decrypt r20
-       sub v27.8h, v27.8h, v12.8h                   // cham.cs:31:42 decrypt r19
-    sri v14.8h, v23.8h, #1                          // cham.cs:32:35 decrypt r20
-      eor v20.16b, v20.16b, v15.16b                 // cham.cs:31:64 decrypt r19
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r20
-     shl v23.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r20
-    eor v12.16b, v4.16b, v16.16b                    // cham.cs:32:58 decrypt r20
-     sri v23.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r20
-    sub v24.8h, v14.8h, v12.8h                      // cham.cs:32:42 decrypt r20
-       eor v27.16b, v27.16b, v15.16b                // cham.cs:31:64 decrypt r19
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r20
-      shl v12.8h, v31.8h, #15                       // cham.cs:32:35 decrypt r20
-     eor v14.16b, v4.16b, v19.16b                   // cham.cs:32:58 decrypt r20
-      sri v12.8h, v31.8h, #1                        // cham.cs:32:35 decrypt r20
-     sub v23.8h, v23.8h, v14.8h                     // cham.cs:32:42 decrypt r20
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r20
-    movi v31.8h, #0x43, lsl #0                      // const
-    eor v24.16b, v24.16b, v31.16b                   // cham.cs:32:64 decrypt r20
-       shl v14.8h, v28.8h, #15                      // cham.cs:32:35 decrypt r20
-      eor v15.16b, v4.16b, v20.16b                  // cham.cs:32:58 decrypt r20
-       sri v14.8h, v28.8h, #1                       // cham.cs:32:35 decrypt r20
-      sub v28.8h, v12.8h, v15.8h                    // cham.cs:32:42 decrypt r20
-     eor v23.16b, v23.16b, v31.16b                  // cham.cs:32:64 decrypt r20
-       eor v12.16b, v4.16b, v27.16b                 // cham.cs:32:58 decrypt r20
-    shl v15.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r21
-       sub v12.8h, v14.8h, v12.8h                   // cham.cs:32:42 decrypt r20
-      eor v28.16b, v28.16b, v31.16b                 // cham.cs:32:64 decrypt r20
-    sri v15.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r21
-     shl v14.8h, v23.8h, #1                         // cham.cs:31:51 decrypt r21
-       eor v31.16b, v12.16b, v31.16b                // cham.cs:32:64 decrypt r20
-     sri v14.8h, v23.8h, #15                        // cham.cs:31:51 decrypt r21
-    eor v12.16b, v5.16b, v15.16b                    // cham.cs:31:58 decrypt r21
-      shl v15.8h, v28.8h, #1                        // cham.cs:31:51 decrypt r21
-    sub v18.8h, v18.8h, v12.8h                      // cham.cs:31:42 decrypt r21
-      sri v15.8h, v28.8h, #15                       // cham.cs:31:51 decrypt r21
-     eor v12.16b, v5.16b, v14.16b                   // cham.cs:31:58 decrypt r21
-       shl v14.8h, v31.8h, #1                       // cham.cs:31:51 decrypt r21
-     sub v21.8h, v21.8h, v12.8h                     // cham.cs:31:42 decrypt r21
-       sri v14.8h, v31.8h, #15                      // cham.cs:31:51 decrypt r21
-      eor v12.16b, v5.16b, v15.16b                  // cham.cs:31:58 decrypt r21
-    movi v15.8h, #0x42, lsl #0                      // const
-    eor v18.16b, v18.16b, v15.16b                   // cham.cs:31:64 decrypt r21
-      sub v17.8h, v17.8h, v12.8h                    // cham.cs:31:42 decrypt r21
-       eor v12.16b, v5.16b, v14.16b                 // cham.cs:31:58 decrypt r21
-     eor v21.16b, v21.16b, v15.16b                  // cham.cs:31:64 decrypt r21
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r22
-    shl v14.8h, v25.8h, #15                         // cham.cs:32:35 decrypt r22
-       sub v26.8h, v26.8h, v12.8h                   // cham.cs:31:42 decrypt r21
-    sri v14.8h, v25.8h, #1                          // cham.cs:32:35 decrypt r22
-      eor v17.16b, v17.16b, v15.16b                 // cham.cs:31:64 decrypt r21
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r22
-     shl v25.8h, v22.8h, #15                        // cham.cs:32:35 decrypt r22
-    eor v12.16b, v6.16b, v18.16b                    // cham.cs:32:58 decrypt r22
-     sri v25.8h, v22.8h, #1                         // cham.cs:32:35 decrypt r22
-    sub v22.8h, v14.8h, v12.8h                      // cham.cs:32:42 decrypt r22
-       eor v26.16b, v26.16b, v15.16b                // cham.cs:31:64 decrypt r21
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r22
-      shl v12.8h, v29.8h, #15                       // cham.cs:32:35 decrypt r22
-     eor v14.16b, v6.16b, v21.16b                   // cham.cs:32:58 decrypt r22
-      sri v12.8h, v29.8h, #1                        // cham.cs:32:35 decrypt r22
-     sub v25.8h, v25.8h, v14.8h                     // cham.cs:32:42 decrypt r22
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r22
-    movi v29.8h, #0x41, lsl #0                      // const
-    eor v22.16b, v22.16b, v29.16b                   // cham.cs:32:64 decrypt r22
-       shl v14.8h, v30.8h, #15                      // cham.cs:32:35 decrypt r22
-      eor v15.16b, v6.16b, v17.16b                  // cham.cs:32:58 decrypt r22
-       sri v14.8h, v30.8h, #1                       // cham.cs:32:35 decrypt r22
-      sub v30.8h, v12.8h, v15.8h                    // cham.cs:32:42 decrypt r22
-     eor v25.16b, v25.16b, v29.16b                  // cham.cs:32:64 decrypt r22
-       eor v12.16b, v6.16b, v26.16b                 // cham.cs:32:58 decrypt r22
-    shl v15.8h, v22.8h, #1                          // cham.cs:31:51 decrypt r23
-       sub v12.8h, v14.8h, v12.8h                   // cham.cs:32:42 decrypt r22
-      eor v30.16b, v30.16b, v29.16b                 // cham.cs:32:64 decrypt r22
-    sri v15.8h, v22.8h, #15                         // cham.cs:31:51 decrypt r23
-     shl v14.8h, v25.8h, #1                         // cham.cs:31:51 decrypt r23
-       eor v29.16b, v12.16b, v29.16b                // cham.cs:32:64 decrypt r22
-     sri v14.8h, v25.8h, #15                        // cham.cs:31:51 decrypt r23
-    eor v12.16b, v7.16b, v15.16b                    // cham.cs:31:58 decrypt r23
-      shl v15.8h, v30.8h, #1                        // cham.cs:31:51 decrypt r23
-    sub v16.8h, v16.8h, v12.8h                      // cham.cs:31:42 decrypt r23
-      sri v15.8h, v30.8h, #15                       // cham.cs:31:51 decrypt r23
-     eor v12.16b, v7.16b, v14.16b                   // cham.cs:31:58 decrypt r23
-       shl v14.8h, v29.8h, #1                       // cham.cs:31:51 decrypt r23
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r20
+    eor v2.16b, v28.16b, v16.16b                    // cham.cs:32:58 decrypt r20
+     eor v12.16b, v28.16b, v19.16b                  // cham.cs:32:58 decrypt r20
+      eor v14.16b, v28.16b, v20.16b                 // cham.cs:32:58 decrypt r20
+       eor v15.16b, v28.16b, v23.16b                // cham.cs:32:58 decrypt r20
+    sub v2.8h, v10.8h, v2.8h                        // cham.cs:32:42 decrypt r20
+     sub v0.8h, v0.8h, v12.8h                       // cham.cs:32:42 decrypt r20
+      sub v1.8h, v1.8h, v14.8h                      // cham.cs:32:42 decrypt r20
+       sub v4.8h, v4.8h, v15.8h                     // cham.cs:32:42 decrypt r20
+    movi v10.8h, #0x43, lsl #0                      // const
+    eor v2.16b, v2.16b, v10.16b                     // cham.cs:32:64 decrypt r20
+     eor v0.16b, v0.16b, v10.16b                    // cham.cs:32:64 decrypt r20
+      eor v1.16b, v1.16b, v10.16b                   // cham.cs:32:64 decrypt r20
+       eor v4.16b, v4.16b, v10.16b                  // cham.cs:32:64 decrypt r20
+    shl v10.8h, v2.8h, #1                           // cham.cs:31:51 decrypt r21
+    sri v10.8h, v2.8h, #15                          // cham.cs:31:51 decrypt r21
+     shl v12.8h, v0.8h, #1                          // cham.cs:31:51 decrypt r21
+     sri v12.8h, v0.8h, #15                         // cham.cs:31:51 decrypt r21
+      shl v14.8h, v1.8h, #1                         // cham.cs:31:51 decrypt r21
+      sri v14.8h, v1.8h, #15                        // cham.cs:31:51 decrypt r21
+       shl v15.8h, v4.8h, #1                        // cham.cs:31:51 decrypt r21
+       sri v15.8h, v4.8h, #15                       // cham.cs:31:51 decrypt r21
+    eor v10.16b, v9.16b, v10.16b                    // cham.cs:31:58 decrypt r21
+     eor v12.16b, v9.16b, v12.16b                   // cham.cs:31:58 decrypt r21
+      eor v14.16b, v9.16b, v14.16b                  // cham.cs:31:58 decrypt r21
+       eor v15.16b, v9.16b, v15.16b                 // cham.cs:31:58 decrypt r21
+    sub v17.8h, v17.8h, v10.8h                      // cham.cs:31:42 decrypt r21
+     sub v18.8h, v18.8h, v12.8h                     // cham.cs:31:42 decrypt r21
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r21
+       sub v22.8h, v22.8h, v15.8h                   // cham.cs:31:42 decrypt r21
+    movi v10.8h, #0x42, lsl #0                      // const
+    eor v17.16b, v17.16b, v10.16b                   // cham.cs:31:64 decrypt r21
+     eor v18.16b, v18.16b, v10.16b                  // cham.cs:31:64 decrypt r21
+      eor v21.16b, v21.16b, v10.16b                 // cham.cs:31:64 decrypt r21
+       eor v22.16b, v22.16b, v10.16b                // cham.cs:31:64 decrypt r21
+    shl v10.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r22
+    sri v10.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r22
+     shl v24.8h, v8.8h, #15                         // cham.cs:32:35 decrypt r22
+     sri v24.8h, v8.8h, #1                          // cham.cs:32:35 decrypt r22
+      shl v8.8h, v6.8h, #15                         // cham.cs:32:35 decrypt r22
+      sri v8.8h, v6.8h, #1                          // cham.cs:32:35 decrypt r22
+       shl v6.8h, v3.8h, #15                        // cham.cs:32:35 decrypt r22
+       sri v6.8h, v3.8h, #1                         // cham.cs:32:35 decrypt r22
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r22
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r22
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r22
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r22
+    eor v3.16b, v29.16b, v17.16b                    // cham.cs:32:58 decrypt r22
+     eor v12.16b, v29.16b, v18.16b                  // cham.cs:32:58 decrypt r22
+      eor v14.16b, v29.16b, v21.16b                 // cham.cs:32:58 decrypt r22
+       eor v15.16b, v29.16b, v22.16b                // cham.cs:32:58 decrypt r22
+    sub v3.8h, v10.8h, v3.8h                        // cham.cs:32:42 decrypt r22
+     sub v24.8h, v24.8h, v12.8h                     // cham.cs:32:42 decrypt r22
+      sub v8.8h, v8.8h, v14.8h                      // cham.cs:32:42 decrypt r22
+       sub v6.8h, v6.8h, v15.8h                     // cham.cs:32:42 decrypt r22
+    movi v10.8h, #0x41, lsl #0                      // const
+    eor v3.16b, v3.16b, v10.16b                     // cham.cs:32:64 decrypt r22
+     eor v24.16b, v24.16b, v10.16b                  // cham.cs:32:64 decrypt r22
+      eor v8.16b, v8.16b, v10.16b                   // cham.cs:32:64 decrypt r22
+       eor v6.16b, v6.16b, v10.16b                  // cham.cs:32:64 decrypt r22
+    shl v10.8h, v3.8h, #1                           // cham.cs:31:51 decrypt r23
+    sri v10.8h, v3.8h, #15                          // cham.cs:31:51 decrypt r23
+     shl v12.8h, v24.8h, #1                         // cham.cs:31:51 decrypt r23
+     sri v12.8h, v24.8h, #15                        // cham.cs:31:51 decrypt r23
+      shl v14.8h, v8.8h, #1                         // cham.cs:31:51 decrypt r23
+      sri v14.8h, v8.8h, #15                        // cham.cs:31:51 decrypt r23
+       shl v15.8h, v6.8h, #1                        // cham.cs:31:51 decrypt r23
+       sri v15.8h, v6.8h, #15                       // cham.cs:31:51 decrypt r23
+    eor v10.16b, v11.16b, v10.16b                   // cham.cs:31:58 decrypt r23
+     eor v12.16b, v11.16b, v12.16b                  // cham.cs:31:58 decrypt r23
+      eor v14.16b, v11.16b, v14.16b                 // cham.cs:31:58 decrypt r23
+       eor v15.16b, v11.16b, v15.16b                // cham.cs:31:58 decrypt r23
+    sub v16.8h, v16.8h, v10.8h                      // cham.cs:31:42 decrypt r23
      sub v19.8h, v19.8h, v12.8h                     // cham.cs:31:42 decrypt r23
-       sri v14.8h, v29.8h, #15                      // cham.cs:31:51 decrypt r23
-      eor v12.16b, v7.16b, v15.16b                  // cham.cs:31:58 decrypt r23
-    movi v15.8h, #0x40, lsl #0                      // const
-    eor v16.16b, v16.16b, v15.16b                   // cham.cs:31:64 decrypt r23
-      sub v20.8h, v20.8h, v12.8h                    // cham.cs:31:42 decrypt r23
-       eor v12.16b, v7.16b, v14.16b                 // cham.cs:31:58 decrypt r23
-     eor v19.16b, v19.16b, v15.16b                  // cham.cs:31:64 decrypt r23
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r23
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r23
+    movi v10.8h, #0x40, lsl #0                      // const
+    eor v16.16b, v16.16b, v10.16b                   // cham.cs:31:64 decrypt r23
+     eor v19.16b, v19.16b, v10.16b                  // cham.cs:31:64 decrypt r23
+      eor v20.16b, v20.16b, v10.16b                 // cham.cs:31:64 decrypt r23
+       eor v23.16b, v23.16b, v10.16b                // cham.cs:31:64 decrypt r23
+    shl v10.8h, v2.8h, #15                          // cham.cs:32:35 decrypt r24
+    sri v10.8h, v2.8h, #1                           // cham.cs:32:35 decrypt r24
+     shl v2.8h, v0.8h, #15                          // cham.cs:32:35 decrypt r24
+     sri v2.8h, v0.8h, #1                           // cham.cs:32:35 decrypt r24
+      shl v0.8h, v1.8h, #15                         // cham.cs:32:35 decrypt r24
+      sri v0.8h, v1.8h, #1                          // cham.cs:32:35 decrypt r24
+       shl v1.8h, v4.8h, #15                        // cham.cs:32:35 decrypt r24
+       sri v1.8h, v4.8h, #1                         // cham.cs:32:35 decrypt r24
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r24
-    shl v14.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r24
-       sub v27.8h, v27.8h, v12.8h                   // cham.cs:31:42 decrypt r23
-    sri v14.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r24
-      eor v20.16b, v20.16b, v15.16b                 // cham.cs:31:64 decrypt r23
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r24
-     shl v24.8h, v23.8h, #15                        // cham.cs:32:35 decrypt r24
-    eor v12.16b, v8.16b, v16.16b                    // cham.cs:32:58 decrypt r24
-     sri v24.8h, v23.8h, #1                         // cham.cs:32:35 decrypt r24
-    sub v23.8h, v14.8h, v12.8h                      // cham.cs:32:42 decrypt r24
-       eor v27.16b, v27.16b, v15.16b                // cham.cs:31:64 decrypt r23
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r24
-      shl v12.8h, v28.8h, #15                       // cham.cs:32:35 decrypt r24
-     eor v14.16b, v8.16b, v19.16b                   // cham.cs:32:58 decrypt r24
-      sri v12.8h, v28.8h, #1                        // cham.cs:32:35 decrypt r24
-     sub v24.8h, v24.8h, v14.8h                     // cham.cs:32:42 decrypt r24
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r24
-    movi v28.8h, #0x3f, lsl #0                      // const
-    eor v23.16b, v23.16b, v28.16b                   // cham.cs:32:64 decrypt r24
-       shl v14.8h, v31.8h, #15                      // cham.cs:32:35 decrypt r24
-      eor v15.16b, v8.16b, v20.16b                  // cham.cs:32:58 decrypt r24
-       sri v14.8h, v31.8h, #1                       // cham.cs:32:35 decrypt r24
-      sub v31.8h, v12.8h, v15.8h                    // cham.cs:32:42 decrypt r24
-     eor v24.16b, v24.16b, v28.16b                  // cham.cs:32:64 decrypt r24
-       eor v12.16b, v8.16b, v27.16b                 // cham.cs:32:58 decrypt r24
-    shl v15.8h, v23.8h, #1                          // cham.cs:31:51 decrypt r25
-       sub v12.8h, v14.8h, v12.8h                   // cham.cs:32:42 decrypt r24
-      eor v31.16b, v31.16b, v28.16b                 // cham.cs:32:64 decrypt r24
-    sri v15.8h, v23.8h, #15                         // cham.cs:31:51 decrypt r25
-     shl v14.8h, v24.8h, #1                         // cham.cs:31:51 decrypt r25
-       eor v28.16b, v12.16b, v28.16b                // cham.cs:32:64 decrypt r24
-     sri v14.8h, v24.8h, #15                        // cham.cs:31:51 decrypt r25
-    eor v12.16b, v9.16b, v15.16b                    // cham.cs:31:58 decrypt r25
-      shl v15.8h, v31.8h, #1                        // cham.cs:31:51 decrypt r25
-    sub v18.8h, v18.8h, v12.8h                      // cham.cs:31:42 decrypt r25
-      sri v15.8h, v31.8h, #15                       // cham.cs:31:51 decrypt r25
-     eor v12.16b, v9.16b, v14.16b                   // cham.cs:31:58 decrypt r25
-       shl v14.8h, v28.8h, #1                       // cham.cs:31:51 decrypt r25
-     sub v21.8h, v21.8h, v12.8h                     // cham.cs:31:42 decrypt r25
-       sri v14.8h, v28.8h, #15                      // cham.cs:31:51 decrypt r25
-      eor v12.16b, v9.16b, v15.16b                  // cham.cs:31:58 decrypt r25
-    movi v15.8h, #0x3e, lsl #0                      // const
-    eor v18.16b, v18.16b, v15.16b                   // cham.cs:31:64 decrypt r25
-      sub v17.8h, v17.8h, v12.8h                    // cham.cs:31:42 decrypt r25
-       eor v12.16b, v9.16b, v14.16b                 // cham.cs:31:58 decrypt r25
-     eor v21.16b, v21.16b, v15.16b                  // cham.cs:31:64 decrypt r25
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r26
-    shl v14.8h, v22.8h, #15                         // cham.cs:32:35 decrypt r26
-       sub v26.8h, v26.8h, v12.8h                   // cham.cs:31:42 decrypt r25
-    sri v14.8h, v22.8h, #1                          // cham.cs:32:35 decrypt r26
-      eor v17.16b, v17.16b, v15.16b                 // cham.cs:31:64 decrypt r25
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r26
-     shl v22.8h, v25.8h, #15                        // cham.cs:32:35 decrypt r26
-    eor v12.16b, v10.16b, v18.16b                   // cham.cs:32:58 decrypt r26
-     sri v22.8h, v25.8h, #1                         // cham.cs:32:35 decrypt r26
-    sub v25.8h, v14.8h, v12.8h                      // cham.cs:32:42 decrypt r26
-       eor v26.16b, v26.16b, v15.16b                // cham.cs:31:64 decrypt r25
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r26
-      shl v12.8h, v30.8h, #15                       // cham.cs:32:35 decrypt r26
-     eor v14.16b, v10.16b, v21.16b                  // cham.cs:32:58 decrypt r26
-      sri v12.8h, v30.8h, #1                        // cham.cs:32:35 decrypt r26
-     sub v22.8h, v22.8h, v14.8h                     // cham.cs:32:42 decrypt r26
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r26
-    movi v30.8h, #0x3d, lsl #0                      // const
-    eor v25.16b, v25.16b, v30.16b                   // cham.cs:32:64 decrypt r26
-       shl v14.8h, v29.8h, #15                      // cham.cs:32:35 decrypt r26
-      eor v15.16b, v10.16b, v17.16b                 // cham.cs:32:58 decrypt r26
-       sri v14.8h, v29.8h, #1                       // cham.cs:32:35 decrypt r26
-      sub v29.8h, v12.8h, v15.8h                    // cham.cs:32:42 decrypt r26
-     eor v22.16b, v22.16b, v30.16b                  // cham.cs:32:64 decrypt r26
-       eor v12.16b, v10.16b, v26.16b                // cham.cs:32:58 decrypt r26
-    shl v15.8h, v25.8h, #1                          // cham.cs:31:51 decrypt r27
-       sub v12.8h, v14.8h, v12.8h                   // cham.cs:32:42 decrypt r26
-      eor v29.16b, v29.16b, v30.16b                 // cham.cs:32:64 decrypt r26
-    sri v15.8h, v25.8h, #15                         // cham.cs:31:51 decrypt r27
-     shl v14.8h, v22.8h, #1                         // cham.cs:31:51 decrypt r27
-       eor v30.16b, v12.16b, v30.16b                // cham.cs:32:64 decrypt r26
-     sri v14.8h, v22.8h, #15                        // cham.cs:31:51 decrypt r27
-    eor v12.16b, v11.16b, v15.16b                   // cham.cs:31:58 decrypt r27
-      shl v15.8h, v29.8h, #1                        // cham.cs:31:51 decrypt r27
-    sub v16.8h, v16.8h, v12.8h                      // cham.cs:31:42 decrypt r27
-      sri v15.8h, v29.8h, #15                       // cham.cs:31:51 decrypt r27
-     eor v12.16b, v11.16b, v14.16b                  // cham.cs:31:58 decrypt r27
-       shl v14.8h, v30.8h, #1                       // cham.cs:31:51 decrypt r27
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r24
+    eor v4.16b, v27.16b, v16.16b                    // cham.cs:32:58 decrypt r24
+     eor v12.16b, v27.16b, v19.16b                  // cham.cs:32:58 decrypt r24
+      eor v14.16b, v27.16b, v20.16b                 // cham.cs:32:58 decrypt r24
+       eor v15.16b, v27.16b, v23.16b                // cham.cs:32:58 decrypt r24
+    sub v4.8h, v10.8h, v4.8h                        // cham.cs:32:42 decrypt r24
+     sub v2.8h, v2.8h, v12.8h                       // cham.cs:32:42 decrypt r24
+      sub v0.8h, v0.8h, v14.8h                      // cham.cs:32:42 decrypt r24
+       sub v1.8h, v1.8h, v15.8h                     // cham.cs:32:42 decrypt r24
+    movi v10.8h, #0x3f, lsl #0                      // const
+    eor v4.16b, v4.16b, v10.16b                     // cham.cs:32:64 decrypt r24
+     eor v2.16b, v2.16b, v10.16b                    // cham.cs:32:64 decrypt r24
+      eor v0.16b, v0.16b, v10.16b                   // cham.cs:32:64 decrypt r24
+       eor v1.16b, v1.16b, v10.16b                  // cham.cs:32:64 decrypt r24
+    shl v10.8h, v4.8h, #1                           // cham.cs:31:51 decrypt r25
+    sri v10.8h, v4.8h, #15                          // cham.cs:31:51 decrypt r25
+     shl v12.8h, v2.8h, #1                          // cham.cs:31:51 decrypt r25
+     sri v12.8h, v2.8h, #15                         // cham.cs:31:51 decrypt r25
+      shl v14.8h, v0.8h, #1                         // cham.cs:31:51 decrypt r25
+      sri v14.8h, v0.8h, #15                        // cham.cs:31:51 decrypt r25
+       shl v15.8h, v1.8h, #1                        // cham.cs:31:51 decrypt r25
+       sri v15.8h, v1.8h, #15                       // cham.cs:31:51 decrypt r25
+    eor v10.16b, v13.16b, v10.16b                   // cham.cs:31:58 decrypt r25
+     eor v12.16b, v13.16b, v12.16b                  // cham.cs:31:58 decrypt r25
+      eor v14.16b, v13.16b, v14.16b                 // cham.cs:31:58 decrypt r25
+       eor v15.16b, v13.16b, v15.16b                // cham.cs:31:58 decrypt r25
+    sub v17.8h, v17.8h, v10.8h                      // cham.cs:31:42 decrypt r25
+     sub v18.8h, v18.8h, v12.8h                     // cham.cs:31:42 decrypt r25
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r25
+       sub v22.8h, v22.8h, v15.8h                   // cham.cs:31:42 decrypt r25
+    movi v10.8h, #0x3e, lsl #0                      // const
+    eor v17.16b, v17.16b, v10.16b                   // cham.cs:31:64 decrypt r25
+     eor v18.16b, v18.16b, v10.16b                  // cham.cs:31:64 decrypt r25
+      eor v21.16b, v21.16b, v10.16b                 // cham.cs:31:64 decrypt r25
+       eor v22.16b, v22.16b, v10.16b                // cham.cs:31:64 decrypt r25
+    shl v10.8h, v3.8h, #15                          // cham.cs:32:35 decrypt r26
+    sri v10.8h, v3.8h, #1                           // cham.cs:32:35 decrypt r26
+     shl v3.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r26
+     sri v3.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r26
+      shl v24.8h, v8.8h, #15                        // cham.cs:32:35 decrypt r26
+      sri v24.8h, v8.8h, #1                         // cham.cs:32:35 decrypt r26
+       shl v8.8h, v6.8h, #15                        // cham.cs:32:35 decrypt r26
+       sri v8.8h, v6.8h, #1                         // cham.cs:32:35 decrypt r26
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r26
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r26
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r26
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r26
+    eor v6.16b, v26.16b, v17.16b                    // cham.cs:32:58 decrypt r26
+     eor v12.16b, v26.16b, v18.16b                  // cham.cs:32:58 decrypt r26
+      eor v14.16b, v26.16b, v21.16b                 // cham.cs:32:58 decrypt r26
+       eor v15.16b, v26.16b, v22.16b                // cham.cs:32:58 decrypt r26
+    sub v6.8h, v10.8h, v6.8h                        // cham.cs:32:42 decrypt r26
+     sub v3.8h, v3.8h, v12.8h                       // cham.cs:32:42 decrypt r26
+      sub v24.8h, v24.8h, v14.8h                    // cham.cs:32:42 decrypt r26
+       sub v8.8h, v8.8h, v15.8h                     // cham.cs:32:42 decrypt r26
+    movi v10.8h, #0x3d, lsl #0                      // const
+    eor v6.16b, v6.16b, v10.16b                     // cham.cs:32:64 decrypt r26
+     eor v3.16b, v3.16b, v10.16b                    // cham.cs:32:64 decrypt r26
+      eor v24.16b, v24.16b, v10.16b                 // cham.cs:32:64 decrypt r26
+       eor v8.16b, v8.16b, v10.16b                  // cham.cs:32:64 decrypt r26
+    shl v10.8h, v6.8h, #1                           // cham.cs:31:51 decrypt r27
+    sri v10.8h, v6.8h, #15                          // cham.cs:31:51 decrypt r27
+     shl v12.8h, v3.8h, #1                          // cham.cs:31:51 decrypt r27
+     sri v12.8h, v3.8h, #15                         // cham.cs:31:51 decrypt r27
+      shl v14.8h, v24.8h, #1                        // cham.cs:31:51 decrypt r27
+      sri v14.8h, v24.8h, #15                       // cham.cs:31:51 decrypt r27
+       shl v15.8h, v8.8h, #1                        // cham.cs:31:51 decrypt r27
+       sri v15.8h, v8.8h, #15                       // cham.cs:31:51 decrypt r27
+    ldr q26, [x0, #192]                             // round key rk[12]
+    eor v10.16b, v26.16b, v10.16b                   // cham.cs:31:58 decrypt r27
+     eor v12.16b, v26.16b, v12.16b                  // cham.cs:31:58 decrypt r27
+      eor v14.16b, v26.16b, v14.16b                 // cham.cs:31:58 decrypt r27
+       eor v15.16b, v26.16b, v15.16b                // cham.cs:31:58 decrypt r27
+    sub v16.8h, v16.8h, v10.8h                      // cham.cs:31:42 decrypt r27
      sub v19.8h, v19.8h, v12.8h                     // cham.cs:31:42 decrypt r27
-       sri v14.8h, v30.8h, #15                      // cham.cs:31:51 decrypt r27
-      eor v12.16b, v11.16b, v15.16b                 // cham.cs:31:58 decrypt r27
-    movi v15.8h, #0x3c, lsl #0                      // const
-    eor v16.16b, v16.16b, v15.16b                   // cham.cs:31:64 decrypt r27
-      sub v20.8h, v20.8h, v12.8h                    // cham.cs:31:42 decrypt r27
-       eor v12.16b, v11.16b, v14.16b                // cham.cs:31:58 decrypt r27
-     eor v19.16b, v19.16b, v15.16b                  // cham.cs:31:64 decrypt r27
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r27
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r27
+    movi v10.8h, #0x3c, lsl #0                      // const
+    eor v16.16b, v16.16b, v10.16b                   // cham.cs:31:64 decrypt r27
+     eor v19.16b, v19.16b, v10.16b                  // cham.cs:31:64 decrypt r27
+      eor v20.16b, v20.16b, v10.16b                 // cham.cs:31:64 decrypt r27
+       eor v23.16b, v23.16b, v10.16b                // cham.cs:31:64 decrypt r27
+    shl v10.8h, v4.8h, #15                          // cham.cs:32:35 decrypt r28
+    sri v10.8h, v4.8h, #1                           // cham.cs:32:35 decrypt r28
+     shl v4.8h, v2.8h, #15                          // cham.cs:32:35 decrypt r28
+     sri v4.8h, v2.8h, #1                           // cham.cs:32:35 decrypt r28
+      shl v2.8h, v0.8h, #15                         // cham.cs:32:35 decrypt r28
+      sri v2.8h, v0.8h, #1                          // cham.cs:32:35 decrypt r28
+       shl v0.8h, v1.8h, #15                        // cham.cs:32:35 decrypt r28
+       sri v0.8h, v1.8h, #1                         // cham.cs:32:35 decrypt r28
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r28
-    shl v14.8h, v23.8h, #15                         // cham.cs:32:35 decrypt r28
-       sub v27.8h, v27.8h, v12.8h                   // cham.cs:31:42 decrypt r27
-    sri v14.8h, v23.8h, #1                          // cham.cs:32:35 decrypt r28
-      eor v20.16b, v20.16b, v15.16b                 // cham.cs:31:64 decrypt r27
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r28
-     shl v23.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r28
-    ldr q12, [x0, #176]                             // round key rk[11]
-    eor v11.16b, v12.16b, v16.16b                   // cham.cs:32:58 decrypt r28
-     sri v23.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r28
-    sub v24.8h, v14.8h, v11.8h                      // cham.cs:32:42 decrypt r28
-       eor v27.16b, v27.16b, v15.16b                // cham.cs:31:64 decrypt r27
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r28
-      shl v11.8h, v31.8h, #15                       // cham.cs:32:35 decrypt r28
-     eor v14.16b, v12.16b, v19.16b                  // cham.cs:32:58 decrypt r28
-      sri v11.8h, v31.8h, #1                        // cham.cs:32:35 decrypt r28
-     sub v23.8h, v23.8h, v14.8h                     // cham.cs:32:42 decrypt r28
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r28
-    movi v31.8h, #0x3b, lsl #0                      // const
-    eor v24.16b, v24.16b, v31.16b                   // cham.cs:32:64 decrypt r28
-       shl v14.8h, v28.8h, #15                      // cham.cs:32:35 decrypt r28
-      eor v15.16b, v12.16b, v20.16b                 // cham.cs:32:58 decrypt r28
-       sri v14.8h, v28.8h, #1                       // cham.cs:32:35 decrypt r28
-      sub v28.8h, v11.8h, v15.8h                    // cham.cs:32:42 decrypt r28
-     eor v23.16b, v23.16b, v31.16b                  // cham.cs:32:64 decrypt r28
-       eor v11.16b, v12.16b, v27.16b                // cham.cs:32:58 decrypt r28
-    shl v15.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r29
-       sub v11.8h, v14.8h, v11.8h                   // cham.cs:32:42 decrypt r28
-      eor v28.16b, v28.16b, v31.16b                 // cham.cs:32:64 decrypt r28
-    sri v15.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r29
-     shl v14.8h, v23.8h, #1                         // cham.cs:31:51 decrypt r29
-       eor v31.16b, v11.16b, v31.16b                // cham.cs:32:64 decrypt r28
-     sri v14.8h, v23.8h, #15                        // cham.cs:31:51 decrypt r29
-    ldr q11, [x0, #160]                             // round key rk[10]
-    eor v15.16b, v11.16b, v15.16b                   // cham.cs:31:58 decrypt r29
-      shl v12.8h, v28.8h, #1                        // cham.cs:31:51 decrypt r29
-    sub v18.8h, v18.8h, v15.8h                      // cham.cs:31:42 decrypt r29
-      sri v12.8h, v28.8h, #15                       // cham.cs:31:51 decrypt r29
-     eor v14.16b, v11.16b, v14.16b                  // cham.cs:31:58 decrypt r29
-       shl v15.8h, v31.8h, #1                       // cham.cs:31:51 decrypt r29
-     sub v21.8h, v21.8h, v14.8h                     // cham.cs:31:42 decrypt r29
-       sri v15.8h, v31.8h, #15                      // cham.cs:31:51 decrypt r29
-      eor v12.16b, v11.16b, v12.16b                 // cham.cs:31:58 decrypt r29
-    movi v14.8h, #0x3a, lsl #0                      // const
-    eor v18.16b, v18.16b, v14.16b                   // cham.cs:31:64 decrypt r29
-      sub v17.8h, v17.8h, v12.8h                    // cham.cs:31:42 decrypt r29
-       eor v12.16b, v11.16b, v15.16b                // cham.cs:31:58 decrypt r29
-     eor v21.16b, v21.16b, v14.16b                  // cham.cs:31:64 decrypt r29
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r30
-    shl v15.8h, v25.8h, #15                         // cham.cs:32:35 decrypt r30
-       sub v26.8h, v26.8h, v12.8h                   // cham.cs:31:42 decrypt r29
-    sri v15.8h, v25.8h, #1                          // cham.cs:32:35 decrypt r30
-      eor v17.16b, v17.16b, v14.16b                 // cham.cs:31:64 decrypt r29
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r30
-     shl v25.8h, v22.8h, #15                        // cham.cs:32:35 decrypt r30
-    ldr q12, [x0, #144]                             // round key rk[9]
-    eor v11.16b, v12.16b, v18.16b                   // cham.cs:32:58 decrypt r30
-     sri v25.8h, v22.8h, #1                         // cham.cs:32:35 decrypt r30
-    sub v22.8h, v15.8h, v11.8h                      // cham.cs:32:42 decrypt r30
-       eor v26.16b, v26.16b, v14.16b                // cham.cs:31:64 decrypt r29
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r30
-      shl v11.8h, v29.8h, #15                       // cham.cs:32:35 decrypt r30
-     eor v14.16b, v12.16b, v21.16b                  // cham.cs:32:58 decrypt r30
-      sri v11.8h, v29.8h, #1                        // cham.cs:32:35 decrypt r30
-     sub v25.8h, v25.8h, v14.8h                     // cham.cs:32:42 decrypt r30
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r30
-    movi v29.8h, #0x39, lsl #0                      // const
-    eor v22.16b, v22.16b, v29.16b                   // cham.cs:32:64 decrypt r30
-       shl v14.8h, v30.8h, #15                      // cham.cs:32:35 decrypt r30
-      eor v15.16b, v12.16b, v17.16b                 // cham.cs:32:58 decrypt r30
-       sri v14.8h, v30.8h, #1                       // cham.cs:32:35 decrypt r30
-      sub v30.8h, v11.8h, v15.8h                    // cham.cs:32:42 decrypt r30
-     eor v25.16b, v25.16b, v29.16b                  // cham.cs:32:64 decrypt r30
-       eor v11.16b, v12.16b, v26.16b                // cham.cs:32:58 decrypt r30
-    shl v15.8h, v22.8h, #1                          // cham.cs:31:51 decrypt r31
-       sub v11.8h, v14.8h, v11.8h                   // cham.cs:32:42 decrypt r30
-      eor v30.16b, v30.16b, v29.16b                 // cham.cs:32:64 decrypt r30
-    sri v15.8h, v22.8h, #15                         // cham.cs:31:51 decrypt r31
-     shl v14.8h, v25.8h, #1                         // cham.cs:31:51 decrypt r31
-       eor v29.16b, v11.16b, v29.16b                // cham.cs:32:64 decrypt r30
-     sri v14.8h, v25.8h, #15                        // cham.cs:31:51 decrypt r31
-    eor v11.16b, v13.16b, v15.16b                   // cham.cs:31:58 decrypt r31
-      shl v15.8h, v30.8h, #1                        // cham.cs:31:51 decrypt r31
-    sub v16.8h, v16.8h, v11.8h                      // cham.cs:31:42 decrypt r31
-      sri v15.8h, v30.8h, #15                       // cham.cs:31:51 decrypt r31
-     eor v11.16b, v13.16b, v14.16b                  // cham.cs:31:58 decrypt r31
-       shl v14.8h, v29.8h, #1                       // cham.cs:31:51 decrypt r31
-     sub v19.8h, v19.8h, v11.8h                     // cham.cs:31:42 decrypt r31
-       sri v14.8h, v29.8h, #15                      // cham.cs:31:51 decrypt r31
-      eor v11.16b, v13.16b, v15.16b                 // cham.cs:31:58 decrypt r31
-    movi v15.8h, #0x38, lsl #0                      // const
-    eor v16.16b, v16.16b, v15.16b                   // cham.cs:31:64 decrypt r31
-      sub v20.8h, v20.8h, v11.8h                    // cham.cs:31:42 decrypt r31
-       eor v11.16b, v13.16b, v14.16b                // cham.cs:31:58 decrypt r31
-     eor v19.16b, v19.16b, v15.16b                  // cham.cs:31:64 decrypt r31
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r28
+    ldr q1, [x0, #176]                              // round key rk[11]
+    eor v12.16b, v1.16b, v16.16b                    // cham.cs:32:58 decrypt r28
+     eor v14.16b, v1.16b, v19.16b                   // cham.cs:32:58 decrypt r28
+      eor v15.16b, v1.16b, v20.16b                  // cham.cs:32:58 decrypt r28
+       eor v26.16b, v1.16b, v23.16b                 // cham.cs:32:58 decrypt r28
+    sub v10.8h, v10.8h, v12.8h                      // cham.cs:32:42 decrypt r28
+     sub v4.8h, v4.8h, v14.8h                       // cham.cs:32:42 decrypt r28
+      sub v2.8h, v2.8h, v15.8h                      // cham.cs:32:42 decrypt r28
+       sub v26.8h, v0.8h, v26.8h                    // cham.cs:32:42 decrypt r28
+    movi v0.8h, #0x3b, lsl #0                       // const
+    eor v10.16b, v10.16b, v0.16b                    // cham.cs:32:64 decrypt r28
+     eor v4.16b, v4.16b, v0.16b                     // cham.cs:32:64 decrypt r28
+      eor v2.16b, v2.16b, v0.16b                    // cham.cs:32:64 decrypt r28
+       eor v26.16b, v26.16b, v0.16b                 // cham.cs:32:64 decrypt r28
+    shl v0.8h, v10.8h, #1                           // cham.cs:31:51 decrypt r29
+    sri v0.8h, v10.8h, #15                          // cham.cs:31:51 decrypt r29
+     shl v12.8h, v4.8h, #1                          // cham.cs:31:51 decrypt r29
+     sri v12.8h, v4.8h, #15                         // cham.cs:31:51 decrypt r29
+      shl v14.8h, v2.8h, #1                         // cham.cs:31:51 decrypt r29
+      sri v14.8h, v2.8h, #15                        // cham.cs:31:51 decrypt r29
+       shl v15.8h, v26.8h, #1                       // cham.cs:31:51 decrypt r29
+       sri v15.8h, v26.8h, #15                      // cham.cs:31:51 decrypt r29
+    ldr q1, [x0, #160]                              // round key rk[10]
+    eor v0.16b, v1.16b, v0.16b                      // cham.cs:31:58 decrypt r29
+     eor v12.16b, v1.16b, v12.16b                   // cham.cs:31:58 decrypt r29
+      eor v14.16b, v1.16b, v14.16b                  // cham.cs:31:58 decrypt r29
+       eor v15.16b, v1.16b, v15.16b                 // cham.cs:31:58 decrypt r29
+    sub v17.8h, v17.8h, v0.8h                       // cham.cs:31:42 decrypt r29
+     sub v18.8h, v18.8h, v12.8h                     // cham.cs:31:42 decrypt r29
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r29
+       sub v22.8h, v22.8h, v15.8h                   // cham.cs:31:42 decrypt r29
+    movi v0.8h, #0x3a, lsl #0                       // const
+    eor v17.16b, v17.16b, v0.16b                    // cham.cs:31:64 decrypt r29
+     eor v18.16b, v18.16b, v0.16b                   // cham.cs:31:64 decrypt r29
+      eor v21.16b, v21.16b, v0.16b                  // cham.cs:31:64 decrypt r29
+       eor v22.16b, v22.16b, v0.16b                 // cham.cs:31:64 decrypt r29
+    shl v0.8h, v6.8h, #15                           // cham.cs:32:35 decrypt r30
+    sri v0.8h, v6.8h, #1                            // cham.cs:32:35 decrypt r30
+     shl v6.8h, v3.8h, #15                          // cham.cs:32:35 decrypt r30
+     sri v6.8h, v3.8h, #1                           // cham.cs:32:35 decrypt r30
+      shl v3.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r30
+      sri v3.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r30
+       shl v24.8h, v8.8h, #15                       // cham.cs:32:35 decrypt r30
+       sri v24.8h, v8.8h, #1                        // cham.cs:32:35 decrypt r30
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r30
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r30
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r30
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r30
+    ldr q8, [x0, #144]                              // round key rk[9]
+    eor v12.16b, v8.16b, v17.16b                    // cham.cs:32:58 decrypt r30
+     eor v14.16b, v8.16b, v18.16b                   // cham.cs:32:58 decrypt r30
+      eor v15.16b, v8.16b, v21.16b                  // cham.cs:32:58 decrypt r30
+       eor v1.16b, v8.16b, v22.16b                  // cham.cs:32:58 decrypt r30
+    sub v0.8h, v0.8h, v12.8h                        // cham.cs:32:42 decrypt r30
+     sub v6.8h, v6.8h, v14.8h                       // cham.cs:32:42 decrypt r30
+      sub v3.8h, v3.8h, v15.8h                      // cham.cs:32:42 decrypt r30
+       sub v24.8h, v24.8h, v1.8h                    // cham.cs:32:42 decrypt r30
+    movi v1.8h, #0x39, lsl #0                       // const
+    eor v0.16b, v0.16b, v1.16b                      // cham.cs:32:64 decrypt r30
+     eor v6.16b, v6.16b, v1.16b                     // cham.cs:32:64 decrypt r30
+      eor v3.16b, v3.16b, v1.16b                    // cham.cs:32:64 decrypt r30
+       eor v24.16b, v24.16b, v1.16b                 // cham.cs:32:64 decrypt r30
+    shl v1.8h, v0.8h, #1                            // cham.cs:31:51 decrypt r31
+    sri v1.8h, v0.8h, #15                           // cham.cs:31:51 decrypt r31
+     shl v12.8h, v6.8h, #1                          // cham.cs:31:51 decrypt r31
+     sri v12.8h, v6.8h, #15                         // cham.cs:31:51 decrypt r31
+      shl v14.8h, v3.8h, #1                         // cham.cs:31:51 decrypt r31
+      sri v14.8h, v3.8h, #15                        // cham.cs:31:51 decrypt r31
+       shl v15.8h, v24.8h, #1                       // cham.cs:31:51 decrypt r31
+       sri v15.8h, v24.8h, #15                      // cham.cs:31:51 decrypt r31
+    eor v1.16b, v25.16b, v1.16b                     // cham.cs:31:58 decrypt r31
+     eor v12.16b, v25.16b, v12.16b                  // cham.cs:31:58 decrypt r31
+      eor v14.16b, v25.16b, v14.16b                 // cham.cs:31:58 decrypt r31
+       eor v15.16b, v25.16b, v15.16b                // cham.cs:31:58 decrypt r31
+    sub v16.8h, v16.8h, v1.8h                       // cham.cs:31:42 decrypt r31
+     sub v19.8h, v19.8h, v12.8h                     // cham.cs:31:42 decrypt r31
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r31
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r31
+    movi v1.8h, #0x38, lsl #0                       // const
+    eor v16.16b, v16.16b, v1.16b                    // cham.cs:31:64 decrypt r31
+     eor v19.16b, v19.16b, v1.16b                   // cham.cs:31:64 decrypt r31
+      eor v20.16b, v20.16b, v1.16b                  // cham.cs:31:64 decrypt r31
+       eor v23.16b, v23.16b, v1.16b                 // cham.cs:31:64 decrypt r31
+    shl v1.8h, v10.8h, #15                          // cham.cs:32:35 decrypt r32
+    sri v1.8h, v10.8h, #1                           // cham.cs:32:35 decrypt r32
+     shl v10.8h, v4.8h, #15                         // cham.cs:32:35 decrypt r32
+     sri v10.8h, v4.8h, #1                          // cham.cs:32:35 decrypt r32
+      shl v4.8h, v2.8h, #15                         // cham.cs:32:35 decrypt r32
+      sri v4.8h, v2.8h, #1                          // cham.cs:32:35 decrypt r32
+       shl v2.8h, v26.8h, #15                       // cham.cs:32:35 decrypt r32
+       sri v2.8h, v26.8h, #1                        // cham.cs:32:35 decrypt r32
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r32
-    shl v14.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r32
-       sub v27.8h, v27.8h, v11.8h                   // cham.cs:31:42 decrypt r31
-    sri v14.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r32
-      eor v20.16b, v20.16b, v15.16b                 // cham.cs:31:64 decrypt r31
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r32
-     shl v24.8h, v23.8h, #15                        // cham.cs:32:35 decrypt r32
-    eor v11.16b, v1.16b, v16.16b                    // cham.cs:32:58 decrypt r32
-     sri v24.8h, v23.8h, #1                         // cham.cs:32:35 decrypt r32
-    sub v23.8h, v14.8h, v11.8h                      // cham.cs:32:42 decrypt r32
-       eor v27.16b, v27.16b, v15.16b                // cham.cs:31:64 decrypt r31
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r32
-      shl v11.8h, v28.8h, #15                       // cham.cs:32:35 decrypt r32
-     eor v14.16b, v1.16b, v19.16b                   // cham.cs:32:58 decrypt r32
-      sri v11.8h, v28.8h, #1                        // cham.cs:32:35 decrypt r32
-     sub v24.8h, v24.8h, v14.8h                     // cham.cs:32:42 decrypt r32
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r32
-    movi v28.8h, #0x37, lsl #0                      // const
-    eor v23.16b, v23.16b, v28.16b                   // cham.cs:32:64 decrypt r32
-       shl v14.8h, v31.8h, #15                      // cham.cs:32:35 decrypt r32
-      eor v15.16b, v1.16b, v20.16b                  // cham.cs:32:58 decrypt r32
-       sri v14.8h, v31.8h, #1                       // cham.cs:32:35 decrypt r32
-      sub v31.8h, v11.8h, v15.8h                    // cham.cs:32:42 decrypt r32
-     eor v24.16b, v24.16b, v28.16b                  // cham.cs:32:64 decrypt r32
-       eor v11.16b, v1.16b, v27.16b                 // cham.cs:32:58 decrypt r32
-    shl v15.8h, v23.8h, #1                          // cham.cs:31:51 decrypt r33
-       sub v11.8h, v14.8h, v11.8h                   // cham.cs:32:42 decrypt r32
-      eor v31.16b, v31.16b, v28.16b                 // cham.cs:32:64 decrypt r32
-    sri v15.8h, v23.8h, #15                         // cham.cs:31:51 decrypt r33
-     shl v14.8h, v24.8h, #1                         // cham.cs:31:51 decrypt r33
-       eor v28.16b, v11.16b, v28.16b                // cham.cs:32:64 decrypt r32
-     sri v14.8h, v24.8h, #15                        // cham.cs:31:51 decrypt r33
-    eor v11.16b, v0.16b, v15.16b                    // cham.cs:31:58 decrypt r33
-      shl v15.8h, v31.8h, #1                        // cham.cs:31:51 decrypt r33
-    sub v18.8h, v18.8h, v11.8h                      // cham.cs:31:42 decrypt r33
-      sri v15.8h, v31.8h, #15                       // cham.cs:31:51 decrypt r33
-     eor v11.16b, v0.16b, v14.16b                   // cham.cs:31:58 decrypt r33
-       shl v14.8h, v28.8h, #1                       // cham.cs:31:51 decrypt r33
-     sub v21.8h, v21.8h, v11.8h                     // cham.cs:31:42 decrypt r33
-       sri v14.8h, v28.8h, #15                      // cham.cs:31:51 decrypt r33
-      eor v11.16b, v0.16b, v15.16b                  // cham.cs:31:58 decrypt r33
-    movi v15.8h, #0x36, lsl #0                      // const
-    eor v18.16b, v18.16b, v15.16b                   // cham.cs:31:64 decrypt r33
-      sub v17.8h, v17.8h, v11.8h                    // cham.cs:31:42 decrypt r33
-       eor v11.16b, v0.16b, v14.16b                 // cham.cs:31:58 decrypt r33
-     eor v21.16b, v21.16b, v15.16b                  // cham.cs:31:64 decrypt r33
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r34
-    shl v14.8h, v22.8h, #15                         // cham.cs:32:35 decrypt r34
-       sub v26.8h, v26.8h, v11.8h                   // cham.cs:31:42 decrypt r33
-    sri v14.8h, v22.8h, #1                          // cham.cs:32:35 decrypt r34
-      eor v17.16b, v17.16b, v15.16b                 // cham.cs:31:64 decrypt r33
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r34
-     shl v22.8h, v25.8h, #15                        // cham.cs:32:35 decrypt r34
-    eor v11.16b, v2.16b, v18.16b                    // cham.cs:32:58 decrypt r34
-     sri v22.8h, v25.8h, #1                         // cham.cs:32:35 decrypt r34
-    sub v25.8h, v14.8h, v11.8h                      // cham.cs:32:42 decrypt r34
-       eor v26.16b, v26.16b, v15.16b                // cham.cs:31:64 decrypt r33
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r34
-      shl v11.8h, v30.8h, #15                       // cham.cs:32:35 decrypt r34
-     eor v14.16b, v2.16b, v21.16b                   // cham.cs:32:58 decrypt r34
-      sri v11.8h, v30.8h, #1                        // cham.cs:32:35 decrypt r34
-     sub v22.8h, v22.8h, v14.8h                     // cham.cs:32:42 decrypt r34
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r34
-    movi v30.8h, #0x35, lsl #0                      // const
-    eor v25.16b, v25.16b, v30.16b                   // cham.cs:32:64 decrypt r34
-       shl v14.8h, v29.8h, #15                      // cham.cs:32:35 decrypt r34
-      eor v15.16b, v2.16b, v17.16b                  // cham.cs:32:58 decrypt r34
-       sri v14.8h, v29.8h, #1                       // cham.cs:32:35 decrypt r34
-      sub v29.8h, v11.8h, v15.8h                    // cham.cs:32:42 decrypt r34
-     eor v22.16b, v22.16b, v30.16b                  // cham.cs:32:64 decrypt r34
-       eor v11.16b, v2.16b, v26.16b                 // cham.cs:32:58 decrypt r34
-    shl v15.8h, v25.8h, #1                          // cham.cs:31:51 decrypt r35
-       sub v11.8h, v14.8h, v11.8h                   // cham.cs:32:42 decrypt r34
-      eor v29.16b, v29.16b, v30.16b                 // cham.cs:32:64 decrypt r34
-    sri v15.8h, v25.8h, #15                         // cham.cs:31:51 decrypt r35
-     shl v14.8h, v22.8h, #1                         // cham.cs:31:51 decrypt r35
-       eor v30.16b, v11.16b, v30.16b                // cham.cs:32:64 decrypt r34
-     sri v14.8h, v22.8h, #15                        // cham.cs:31:51 decrypt r35
-    eor v11.16b, v3.16b, v15.16b                    // cham.cs:31:58 decrypt r35
-      shl v15.8h, v29.8h, #1                        // cham.cs:31:51 decrypt r35
-    sub v16.8h, v16.8h, v11.8h                      // cham.cs:31:42 decrypt r35
-      sri v15.8h, v29.8h, #15                       // cham.cs:31:51 decrypt r35
-     eor v11.16b, v3.16b, v14.16b                   // cham.cs:31:58 decrypt r35
-       shl v14.8h, v30.8h, #1                       // cham.cs:31:51 decrypt r35
-     sub v19.8h, v19.8h, v11.8h                     // cham.cs:31:42 decrypt r35
-       sri v14.8h, v30.8h, #15                      // cham.cs:31:51 decrypt r35
-      eor v11.16b, v3.16b, v15.16b                  // cham.cs:31:58 decrypt r35
-    movi v15.8h, #0x34, lsl #0                      // const
-    eor v16.16b, v16.16b, v15.16b                   // cham.cs:31:64 decrypt r35
-      sub v20.8h, v20.8h, v11.8h                    // cham.cs:31:42 decrypt r35
-       eor v11.16b, v3.16b, v14.16b                 // cham.cs:31:58 decrypt r35
-     eor v19.16b, v19.16b, v15.16b                  // cham.cs:31:64 decrypt r35
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r32
+    eor v26.16b, v31.16b, v16.16b                   // cham.cs:32:58 decrypt r32
+     eor v12.16b, v31.16b, v19.16b                  // cham.cs:32:58 decrypt r32
+      eor v14.16b, v31.16b, v20.16b                 // cham.cs:32:58 decrypt r32
+       eor v15.16b, v31.16b, v23.16b                // cham.cs:32:58 decrypt r32
+    sub v26.8h, v1.8h, v26.8h                       // cham.cs:32:42 decrypt r32
+     sub v1.8h, v10.8h, v12.8h                      // cham.cs:32:42 decrypt r32
+      sub v4.8h, v4.8h, v14.8h                      // cham.cs:32:42 decrypt r32
+       sub v2.8h, v2.8h, v15.8h                     // cham.cs:32:42 decrypt r32
+    movi v10.8h, #0x37, lsl #0                      // const
+    eor v26.16b, v26.16b, v10.16b                   // cham.cs:32:64 decrypt r32
+     eor v1.16b, v1.16b, v10.16b                    // cham.cs:32:64 decrypt r32
+      eor v4.16b, v4.16b, v10.16b                   // cham.cs:32:64 decrypt r32
+       eor v2.16b, v2.16b, v10.16b                  // cham.cs:32:64 decrypt r32
+    shl v10.8h, v26.8h, #1                          // cham.cs:31:51 decrypt r33
+    sri v10.8h, v26.8h, #15                         // cham.cs:31:51 decrypt r33
+     shl v12.8h, v1.8h, #1                          // cham.cs:31:51 decrypt r33
+     sri v12.8h, v1.8h, #15                         // cham.cs:31:51 decrypt r33
+      shl v14.8h, v4.8h, #1                         // cham.cs:31:51 decrypt r33
+      sri v14.8h, v4.8h, #15                        // cham.cs:31:51 decrypt r33
+       shl v15.8h, v2.8h, #1                        // cham.cs:31:51 decrypt r33
+       sri v15.8h, v2.8h, #15                       // cham.cs:31:51 decrypt r33
+    eor v10.16b, v5.16b, v10.16b                    // cham.cs:31:58 decrypt r33
+     eor v12.16b, v5.16b, v12.16b                   // cham.cs:31:58 decrypt r33
+      eor v14.16b, v5.16b, v14.16b                  // cham.cs:31:58 decrypt r33
+       eor v15.16b, v5.16b, v15.16b                 // cham.cs:31:58 decrypt r33
+    sub v17.8h, v17.8h, v10.8h                      // cham.cs:31:42 decrypt r33
+     sub v18.8h, v18.8h, v12.8h                     // cham.cs:31:42 decrypt r33
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r33
+       sub v22.8h, v22.8h, v15.8h                   // cham.cs:31:42 decrypt r33
+    movi v10.8h, #0x36, lsl #0                      // const
+    eor v17.16b, v17.16b, v10.16b                   // cham.cs:31:64 decrypt r33
+     eor v18.16b, v18.16b, v10.16b                  // cham.cs:31:64 decrypt r33
+      eor v21.16b, v21.16b, v10.16b                 // cham.cs:31:64 decrypt r33
+       eor v22.16b, v22.16b, v10.16b                // cham.cs:31:64 decrypt r33
+    shl v10.8h, v0.8h, #15                          // cham.cs:32:35 decrypt r34
+    sri v10.8h, v0.8h, #1                           // cham.cs:32:35 decrypt r34
+     shl v0.8h, v6.8h, #15                          // cham.cs:32:35 decrypt r34
+     sri v0.8h, v6.8h, #1                           // cham.cs:32:35 decrypt r34
+      shl v6.8h, v3.8h, #15                         // cham.cs:32:35 decrypt r34
+      sri v6.8h, v3.8h, #1                          // cham.cs:32:35 decrypt r34
+       shl v3.8h, v24.8h, #15                       // cham.cs:32:35 decrypt r34
+       sri v3.8h, v24.8h, #1                        // cham.cs:32:35 decrypt r34
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r34
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r34
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r34
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r34
+    eor v24.16b, v30.16b, v17.16b                   // cham.cs:32:58 decrypt r34
+     eor v12.16b, v30.16b, v18.16b                  // cham.cs:32:58 decrypt r34
+      eor v14.16b, v30.16b, v21.16b                 // cham.cs:32:58 decrypt r34
+       eor v15.16b, v30.16b, v22.16b                // cham.cs:32:58 decrypt r34
+    sub v24.8h, v10.8h, v24.8h                      // cham.cs:32:42 decrypt r34
+     sub v0.8h, v0.8h, v12.8h                       // cham.cs:32:42 decrypt r34
+      sub v6.8h, v6.8h, v14.8h                      // cham.cs:32:42 decrypt r34
+       sub v3.8h, v3.8h, v15.8h                     // cham.cs:32:42 decrypt r34
+    movi v10.8h, #0x35, lsl #0                      // const
+    eor v24.16b, v24.16b, v10.16b                   // cham.cs:32:64 decrypt r34
+     eor v0.16b, v0.16b, v10.16b                    // cham.cs:32:64 decrypt r34
+      eor v6.16b, v6.16b, v10.16b                   // cham.cs:32:64 decrypt r34
+       eor v3.16b, v3.16b, v10.16b                  // cham.cs:32:64 decrypt r34
+    shl v10.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r35
+    sri v10.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r35
+     shl v12.8h, v0.8h, #1                          // cham.cs:31:51 decrypt r35
+     sri v12.8h, v0.8h, #15                         // cham.cs:31:51 decrypt r35
+      shl v14.8h, v6.8h, #1                         // cham.cs:31:51 decrypt r35
+      sri v14.8h, v6.8h, #15                        // cham.cs:31:51 decrypt r35
+       shl v15.8h, v3.8h, #1                        // cham.cs:31:51 decrypt r35
+       sri v15.8h, v3.8h, #15                       // cham.cs:31:51 decrypt r35
+    eor v10.16b, v7.16b, v10.16b                    // cham.cs:31:58 decrypt r35
+     eor v12.16b, v7.16b, v12.16b                   // cham.cs:31:58 decrypt r35
+      eor v14.16b, v7.16b, v14.16b                  // cham.cs:31:58 decrypt r35
+       eor v15.16b, v7.16b, v15.16b                 // cham.cs:31:58 decrypt r35
+    sub v16.8h, v16.8h, v10.8h                      // cham.cs:31:42 decrypt r35
+     sub v19.8h, v19.8h, v12.8h                     // cham.cs:31:42 decrypt r35
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r35
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r35
+    movi v10.8h, #0x34, lsl #0                      // const
+    eor v16.16b, v16.16b, v10.16b                   // cham.cs:31:64 decrypt r35
+     eor v19.16b, v19.16b, v10.16b                  // cham.cs:31:64 decrypt r35
+      eor v20.16b, v20.16b, v10.16b                 // cham.cs:31:64 decrypt r35
+       eor v23.16b, v23.16b, v10.16b                // cham.cs:31:64 decrypt r35
+    shl v10.8h, v26.8h, #15                         // cham.cs:32:35 decrypt r36
+    sri v10.8h, v26.8h, #1                          // cham.cs:32:35 decrypt r36
+     shl v26.8h, v1.8h, #15                         // cham.cs:32:35 decrypt r36
+     sri v26.8h, v1.8h, #1                          // cham.cs:32:35 decrypt r36
+      shl v1.8h, v4.8h, #15                         // cham.cs:32:35 decrypt r36
+      sri v1.8h, v4.8h, #1                          // cham.cs:32:35 decrypt r36
+       shl v4.8h, v2.8h, #15                        // cham.cs:32:35 decrypt r36
+       sri v4.8h, v2.8h, #1                         // cham.cs:32:35 decrypt r36
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r36
-    shl v14.8h, v23.8h, #15                         // cham.cs:32:35 decrypt r36
-       sub v27.8h, v27.8h, v11.8h                   // cham.cs:31:42 decrypt r35
-    sri v14.8h, v23.8h, #1                          // cham.cs:32:35 decrypt r36
-      eor v20.16b, v20.16b, v15.16b                 // cham.cs:31:64 decrypt r35
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r36
-     shl v23.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r36
-    eor v11.16b, v4.16b, v16.16b                    // cham.cs:32:58 decrypt r36
-     sri v23.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r36
-    sub v24.8h, v14.8h, v11.8h                      // cham.cs:32:42 decrypt r36
-       eor v27.16b, v27.16b, v15.16b                // cham.cs:31:64 decrypt r35
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r36
-      shl v11.8h, v31.8h, #15                       // cham.cs:32:35 decrypt r36
-     eor v14.16b, v4.16b, v19.16b                   // cham.cs:32:58 decrypt r36
-      sri v11.8h, v31.8h, #1                        // cham.cs:32:35 decrypt r36
-     sub v23.8h, v23.8h, v14.8h                     // cham.cs:32:42 decrypt r36
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r36
-    movi v31.8h, #0x33, lsl #0                      // const
-    eor v24.16b, v24.16b, v31.16b                   // cham.cs:32:64 decrypt r36
-       shl v14.8h, v28.8h, #15                      // cham.cs:32:35 decrypt r36
-      eor v15.16b, v4.16b, v20.16b                  // cham.cs:32:58 decrypt r36
-       sri v14.8h, v28.8h, #1                       // cham.cs:32:35 decrypt r36
-      sub v28.8h, v11.8h, v15.8h                    // cham.cs:32:42 decrypt r36
-     eor v23.16b, v23.16b, v31.16b                  // cham.cs:32:64 decrypt r36
-       eor v11.16b, v4.16b, v27.16b                 // cham.cs:32:58 decrypt r36
-    shl v15.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r37
-       sub v11.8h, v14.8h, v11.8h                   // cham.cs:32:42 decrypt r36
-      eor v28.16b, v28.16b, v31.16b                 // cham.cs:32:64 decrypt r36
-    sri v15.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r37
-     shl v14.8h, v23.8h, #1                         // cham.cs:31:51 decrypt r37
-       eor v31.16b, v11.16b, v31.16b                // cham.cs:32:64 decrypt r36
-     sri v14.8h, v23.8h, #15                        // cham.cs:31:51 decrypt r37
-    eor v11.16b, v5.16b, v15.16b                    // cham.cs:31:58 decrypt r37
-      shl v15.8h, v28.8h, #1                        // cham.cs:31:51 decrypt r37
-    sub v18.8h, v18.8h, v11.8h                      // cham.cs:31:42 decrypt r37
-      sri v15.8h, v28.8h, #15                       // cham.cs:31:51 decrypt r37
-     eor v11.16b, v5.16b, v14.16b                   // cham.cs:31:58 decrypt r37
-       shl v14.8h, v31.8h, #1                       // cham.cs:31:51 decrypt r37
-     sub v21.8h, v21.8h, v11.8h                     // cham.cs:31:42 decrypt r37
-       sri v14.8h, v31.8h, #15                      // cham.cs:31:51 decrypt r37
-      eor v11.16b, v5.16b, v15.16b                  // cham.cs:31:58 decrypt r37
-    movi v15.8h, #0x32, lsl #0                      // const
-    eor v18.16b, v18.16b, v15.16b                   // cham.cs:31:64 decrypt r37
-      sub v17.8h, v17.8h, v11.8h                    // cham.cs:31:42 decrypt r37
-       eor v11.16b, v5.16b, v14.16b                 // cham.cs:31:58 decrypt r37
-     eor v21.16b, v21.16b, v15.16b                  // cham.cs:31:64 decrypt r37
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r38
-    shl v14.8h, v25.8h, #15                         // cham.cs:32:35 decrypt r38
-       sub v26.8h, v26.8h, v11.8h                   // cham.cs:31:42 decrypt r37
-    sri v14.8h, v25.8h, #1                          // cham.cs:32:35 decrypt r38
-      eor v17.16b, v17.16b, v15.16b                 // cham.cs:31:64 decrypt r37
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r38
-     shl v25.8h, v22.8h, #15                        // cham.cs:32:35 decrypt r38
-    eor v11.16b, v6.16b, v18.16b                    // cham.cs:32:58 decrypt r38
-     sri v25.8h, v22.8h, #1                         // cham.cs:32:35 decrypt r38
-    sub v22.8h, v14.8h, v11.8h                      // cham.cs:32:42 decrypt r38
-       eor v26.16b, v26.16b, v15.16b                // cham.cs:31:64 decrypt r37
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r38
-      shl v11.8h, v29.8h, #15                       // cham.cs:32:35 decrypt r38
-     eor v14.16b, v6.16b, v21.16b                   // cham.cs:32:58 decrypt r38
-      sri v11.8h, v29.8h, #1                        // cham.cs:32:35 decrypt r38
-     sub v25.8h, v25.8h, v14.8h                     // cham.cs:32:42 decrypt r38
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r38
-    movi v29.8h, #0x31, lsl #0                      // const
-    eor v22.16b, v22.16b, v29.16b                   // cham.cs:32:64 decrypt r38
-       shl v14.8h, v30.8h, #15                      // cham.cs:32:35 decrypt r38
-      eor v15.16b, v6.16b, v17.16b                  // cham.cs:32:58 decrypt r38
-       sri v14.8h, v30.8h, #1                       // cham.cs:32:35 decrypt r38
-      sub v30.8h, v11.8h, v15.8h                    // cham.cs:32:42 decrypt r38
-     eor v25.16b, v25.16b, v29.16b                  // cham.cs:32:64 decrypt r38
-       eor v11.16b, v6.16b, v26.16b                 // cham.cs:32:58 decrypt r38
-    shl v15.8h, v22.8h, #1                          // cham.cs:31:51 decrypt r39
-       sub v11.8h, v14.8h, v11.8h                   // cham.cs:32:42 decrypt r38
-      eor v30.16b, v30.16b, v29.16b                 // cham.cs:32:64 decrypt r38
-    sri v15.8h, v22.8h, #15                         // cham.cs:31:51 decrypt r39
-     shl v14.8h, v25.8h, #1                         // cham.cs:31:51 decrypt r39
-       eor v29.16b, v11.16b, v29.16b                // cham.cs:32:64 decrypt r38
-     sri v14.8h, v25.8h, #15                        // cham.cs:31:51 decrypt r39
-    eor v11.16b, v7.16b, v15.16b                    // cham.cs:31:58 decrypt r39
-      shl v15.8h, v30.8h, #1                        // cham.cs:31:51 decrypt r39
-    sub v16.8h, v16.8h, v11.8h                      // cham.cs:31:42 decrypt r39
-      sri v15.8h, v30.8h, #15                       // cham.cs:31:51 decrypt r39
-     eor v11.16b, v7.16b, v14.16b                   // cham.cs:31:58 decrypt r39
-       shl v14.8h, v29.8h, #1                       // cham.cs:31:51 decrypt r39
-     sub v19.8h, v19.8h, v11.8h                     // cham.cs:31:42 decrypt r39
-       sri v14.8h, v29.8h, #15                      // cham.cs:31:51 decrypt r39
-      eor v11.16b, v7.16b, v15.16b                  // cham.cs:31:58 decrypt r39
-    movi v15.8h, #0x30, lsl #0                      // const
-    eor v16.16b, v16.16b, v15.16b                   // cham.cs:31:64 decrypt r39
-      sub v20.8h, v20.8h, v11.8h                    // cham.cs:31:42 decrypt r39
-       eor v11.16b, v7.16b, v14.16b                 // cham.cs:31:58 decrypt r39
-     eor v19.16b, v19.16b, v15.16b                  // cham.cs:31:64 decrypt r39
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r36
+    eor v2.16b, v28.16b, v16.16b                    // cham.cs:32:58 decrypt r36
+     eor v12.16b, v28.16b, v19.16b                  // cham.cs:32:58 decrypt r36
+      eor v14.16b, v28.16b, v20.16b                 // cham.cs:32:58 decrypt r36
+       eor v15.16b, v28.16b, v23.16b                // cham.cs:32:58 decrypt r36
+    sub v2.8h, v10.8h, v2.8h                        // cham.cs:32:42 decrypt r36
+     sub v26.8h, v26.8h, v12.8h                     // cham.cs:32:42 decrypt r36
+      sub v1.8h, v1.8h, v14.8h                      // cham.cs:32:42 decrypt r36
+       sub v4.8h, v4.8h, v15.8h                     // cham.cs:32:42 decrypt r36
+    movi v10.8h, #0x33, lsl #0                      // const
+    eor v2.16b, v2.16b, v10.16b                     // cham.cs:32:64 decrypt r36
+     eor v26.16b, v26.16b, v10.16b                  // cham.cs:32:64 decrypt r36
+      eor v1.16b, v1.16b, v10.16b                   // cham.cs:32:64 decrypt r36
+       eor v4.16b, v4.16b, v10.16b                  // cham.cs:32:64 decrypt r36
+    shl v10.8h, v2.8h, #1                           // cham.cs:31:51 decrypt r37
+    sri v10.8h, v2.8h, #15                          // cham.cs:31:51 decrypt r37
+     shl v12.8h, v26.8h, #1                         // cham.cs:31:51 decrypt r37
+     sri v12.8h, v26.8h, #15                        // cham.cs:31:51 decrypt r37
+      shl v14.8h, v1.8h, #1                         // cham.cs:31:51 decrypt r37
+      sri v14.8h, v1.8h, #15                        // cham.cs:31:51 decrypt r37
+       shl v15.8h, v4.8h, #1                        // cham.cs:31:51 decrypt r37
+       sri v15.8h, v4.8h, #15                       // cham.cs:31:51 decrypt r37
+    eor v10.16b, v9.16b, v10.16b                    // cham.cs:31:58 decrypt r37
+     eor v12.16b, v9.16b, v12.16b                   // cham.cs:31:58 decrypt r37
+      eor v14.16b, v9.16b, v14.16b                  // cham.cs:31:58 decrypt r37
+       eor v15.16b, v9.16b, v15.16b                 // cham.cs:31:58 decrypt r37
+    sub v17.8h, v17.8h, v10.8h                      // cham.cs:31:42 decrypt r37
+     sub v18.8h, v18.8h, v12.8h                     // cham.cs:31:42 decrypt r37
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r37
+       sub v22.8h, v22.8h, v15.8h                   // cham.cs:31:42 decrypt r37
+    movi v10.8h, #0x32, lsl #0                      // const
+    eor v17.16b, v17.16b, v10.16b                   // cham.cs:31:64 decrypt r37
+     eor v18.16b, v18.16b, v10.16b                  // cham.cs:31:64 decrypt r37
+      eor v21.16b, v21.16b, v10.16b                 // cham.cs:31:64 decrypt r37
+       eor v22.16b, v22.16b, v10.16b                // cham.cs:31:64 decrypt r37
+    shl v10.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r38
+    sri v10.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r38
+     shl v24.8h, v0.8h, #15                         // cham.cs:32:35 decrypt r38
+     sri v24.8h, v0.8h, #1                          // cham.cs:32:35 decrypt r38
+      shl v0.8h, v6.8h, #15                         // cham.cs:32:35 decrypt r38
+      sri v0.8h, v6.8h, #1                          // cham.cs:32:35 decrypt r38
+       shl v6.8h, v3.8h, #15                        // cham.cs:32:35 decrypt r38
+       sri v6.8h, v3.8h, #1                         // cham.cs:32:35 decrypt r38
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r38
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r38
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r38
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r38
+    eor v3.16b, v29.16b, v17.16b                    // cham.cs:32:58 decrypt r38
+     eor v12.16b, v29.16b, v18.16b                  // cham.cs:32:58 decrypt r38
+      eor v14.16b, v29.16b, v21.16b                 // cham.cs:32:58 decrypt r38
+       eor v15.16b, v29.16b, v22.16b                // cham.cs:32:58 decrypt r38
+    sub v3.8h, v10.8h, v3.8h                        // cham.cs:32:42 decrypt r38
+     sub v24.8h, v24.8h, v12.8h                     // cham.cs:32:42 decrypt r38
+      sub v0.8h, v0.8h, v14.8h                      // cham.cs:32:42 decrypt r38
+       sub v6.8h, v6.8h, v15.8h                     // cham.cs:32:42 decrypt r38
+    movi v10.8h, #0x31, lsl #0                      // const
+    eor v3.16b, v3.16b, v10.16b                     // cham.cs:32:64 decrypt r38
+     eor v24.16b, v24.16b, v10.16b                  // cham.cs:32:64 decrypt r38
+      eor v0.16b, v0.16b, v10.16b                   // cham.cs:32:64 decrypt r38
+       eor v6.16b, v6.16b, v10.16b                  // cham.cs:32:64 decrypt r38
+    shl v10.8h, v3.8h, #1                           // cham.cs:31:51 decrypt r39
+    sri v10.8h, v3.8h, #15                          // cham.cs:31:51 decrypt r39
+     shl v12.8h, v24.8h, #1                         // cham.cs:31:51 decrypt r39
+     sri v12.8h, v24.8h, #15                        // cham.cs:31:51 decrypt r39
+      shl v14.8h, v0.8h, #1                         // cham.cs:31:51 decrypt r39
+      sri v14.8h, v0.8h, #15                        // cham.cs:31:51 decrypt r39
+       shl v15.8h, v6.8h, #1                        // cham.cs:31:51 decrypt r39
+       sri v15.8h, v6.8h, #15                       // cham.cs:31:51 decrypt r39
+    eor v10.16b, v11.16b, v10.16b                   // cham.cs:31:58 decrypt r39
+     eor v12.16b, v11.16b, v12.16b                  // cham.cs:31:58 decrypt r39
+      eor v14.16b, v11.16b, v14.16b                 // cham.cs:31:58 decrypt r39
+       eor v15.16b, v11.16b, v15.16b                // cham.cs:31:58 decrypt r39
+    sub v16.8h, v16.8h, v10.8h                      // cham.cs:31:42 decrypt r39
+     sub v19.8h, v19.8h, v12.8h                     // cham.cs:31:42 decrypt r39
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r39
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r39
+    movi v10.8h, #0x30, lsl #0                      // const
+    eor v16.16b, v16.16b, v10.16b                   // cham.cs:31:64 decrypt r39
+     eor v19.16b, v19.16b, v10.16b                  // cham.cs:31:64 decrypt r39
+      eor v20.16b, v20.16b, v10.16b                 // cham.cs:31:64 decrypt r39
+       eor v23.16b, v23.16b, v10.16b                // cham.cs:31:64 decrypt r39
+    shl v10.8h, v2.8h, #15                          // cham.cs:32:35 decrypt r40
+    sri v10.8h, v2.8h, #1                           // cham.cs:32:35 decrypt r40
+     shl v2.8h, v26.8h, #15                         // cham.cs:32:35 decrypt r40
+     sri v2.8h, v26.8h, #1                          // cham.cs:32:35 decrypt r40
+      shl v26.8h, v1.8h, #15                        // cham.cs:32:35 decrypt r40
+      sri v26.8h, v1.8h, #1                         // cham.cs:32:35 decrypt r40
+       shl v1.8h, v4.8h, #15                        // cham.cs:32:35 decrypt r40
+       sri v1.8h, v4.8h, #1                         // cham.cs:32:35 decrypt r40
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r40
-    shl v14.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r40
-       sub v27.8h, v27.8h, v11.8h                   // cham.cs:31:42 decrypt r39
-    sri v14.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r40
-      eor v20.16b, v20.16b, v15.16b                 // cham.cs:31:64 decrypt r39
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r40
-     shl v24.8h, v23.8h, #15                        // cham.cs:32:35 decrypt r40
-    eor v11.16b, v8.16b, v16.16b                    // cham.cs:32:58 decrypt r40
-     sri v24.8h, v23.8h, #1                         // cham.cs:32:35 decrypt r40
-    sub v23.8h, v14.8h, v11.8h                      // cham.cs:32:42 decrypt r40
-       eor v27.16b, v27.16b, v15.16b                // cham.cs:31:64 decrypt r39
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r40
-      shl v11.8h, v28.8h, #15                       // cham.cs:32:35 decrypt r40
-     eor v14.16b, v8.16b, v19.16b                   // cham.cs:32:58 decrypt r40
-      sri v11.8h, v28.8h, #1                        // cham.cs:32:35 decrypt r40
-     sub v24.8h, v24.8h, v14.8h                     // cham.cs:32:42 decrypt r40
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r40
-    movi v28.8h, #0x2f, lsl #0                      // const
-    eor v23.16b, v23.16b, v28.16b                   // cham.cs:32:64 decrypt r40
-       shl v14.8h, v31.8h, #15                      // cham.cs:32:35 decrypt r40
-      eor v15.16b, v8.16b, v20.16b                  // cham.cs:32:58 decrypt r40
-       sri v14.8h, v31.8h, #1                       // cham.cs:32:35 decrypt r40
-      sub v31.8h, v11.8h, v15.8h                    // cham.cs:32:42 decrypt r40
-     eor v24.16b, v24.16b, v28.16b                  // cham.cs:32:64 decrypt r40
-       eor v11.16b, v8.16b, v27.16b                 // cham.cs:32:58 decrypt r40
-    shl v15.8h, v23.8h, #1                          // cham.cs:31:51 decrypt r41
-       sub v11.8h, v14.8h, v11.8h                   // cham.cs:32:42 decrypt r40
-      eor v31.16b, v31.16b, v28.16b                 // cham.cs:32:64 decrypt r40
-    sri v15.8h, v23.8h, #15                         // cham.cs:31:51 decrypt r41
-     shl v14.8h, v24.8h, #1                         // cham.cs:31:51 decrypt r41
-       eor v28.16b, v11.16b, v28.16b                // cham.cs:32:64 decrypt r40
-     sri v14.8h, v24.8h, #15                        // cham.cs:31:51 decrypt r41
-    eor v11.16b, v9.16b, v15.16b                    // cham.cs:31:58 decrypt r41
-      shl v15.8h, v31.8h, #1                        // cham.cs:31:51 decrypt r41
-    sub v18.8h, v18.8h, v11.8h                      // cham.cs:31:42 decrypt r41
-      sri v15.8h, v31.8h, #15                       // cham.cs:31:51 decrypt r41
-     eor v11.16b, v9.16b, v14.16b                   // cham.cs:31:58 decrypt r41
-       shl v14.8h, v28.8h, #1                       // cham.cs:31:51 decrypt r41
-     sub v21.8h, v21.8h, v11.8h                     // cham.cs:31:42 decrypt r41
-       sri v14.8h, v28.8h, #15                      // cham.cs:31:51 decrypt r41
-      eor v11.16b, v9.16b, v15.16b                  // cham.cs:31:58 decrypt r41
-    movi v15.8h, #0x2e, lsl #0                      // const
-    eor v18.16b, v18.16b, v15.16b                   // cham.cs:31:64 decrypt r41
-      sub v17.8h, v17.8h, v11.8h                    // cham.cs:31:42 decrypt r41
-       eor v11.16b, v9.16b, v14.16b                 // cham.cs:31:58 decrypt r41
-     eor v21.16b, v21.16b, v15.16b                  // cham.cs:31:64 decrypt r41
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r42
-    shl v14.8h, v22.8h, #15                         // cham.cs:32:35 decrypt r42
-       sub v26.8h, v26.8h, v11.8h                   // cham.cs:31:42 decrypt r41
-    sri v14.8h, v22.8h, #1                          // cham.cs:32:35 decrypt r42
-      eor v17.16b, v17.16b, v15.16b                 // cham.cs:31:64 decrypt r41
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r42
-     shl v22.8h, v25.8h, #15                        // cham.cs:32:35 decrypt r42
-    eor v11.16b, v10.16b, v18.16b                   // cham.cs:32:58 decrypt r42
-     sri v22.8h, v25.8h, #1                         // cham.cs:32:35 decrypt r42
-    sub v25.8h, v14.8h, v11.8h                      // cham.cs:32:42 decrypt r42
-       eor v26.16b, v26.16b, v15.16b                // cham.cs:31:64 decrypt r41
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r42
-      shl v11.8h, v30.8h, #15                       // cham.cs:32:35 decrypt r42
-     eor v14.16b, v10.16b, v21.16b                  // cham.cs:32:58 decrypt r42
-      sri v11.8h, v30.8h, #1                        // cham.cs:32:35 decrypt r42
-     sub v22.8h, v22.8h, v14.8h                     // cham.cs:32:42 decrypt r42
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r42
-    movi v30.8h, #0x2d, lsl #0                      // const
-    eor v25.16b, v25.16b, v30.16b                   // cham.cs:32:64 decrypt r42
-       shl v14.8h, v29.8h, #15                      // cham.cs:32:35 decrypt r42
-      eor v15.16b, v10.16b, v17.16b                 // cham.cs:32:58 decrypt r42
-       sri v14.8h, v29.8h, #1                       // cham.cs:32:35 decrypt r42
-      sub v29.8h, v11.8h, v15.8h                    // cham.cs:32:42 decrypt r42
-     eor v22.16b, v22.16b, v30.16b                  // cham.cs:32:64 decrypt r42
-       eor v11.16b, v10.16b, v26.16b                // cham.cs:32:58 decrypt r42
-    shl v15.8h, v25.8h, #1                          // cham.cs:31:51 decrypt r43
-       sub v11.8h, v14.8h, v11.8h                   // cham.cs:32:42 decrypt r42
-      eor v29.16b, v29.16b, v30.16b                 // cham.cs:32:64 decrypt r42
-    sri v15.8h, v25.8h, #15                         // cham.cs:31:51 decrypt r43
-     shl v14.8h, v22.8h, #1                         // cham.cs:31:51 decrypt r43
-       eor v30.16b, v11.16b, v30.16b                // cham.cs:32:64 decrypt r42
-     sri v14.8h, v22.8h, #15                        // cham.cs:31:51 decrypt r43
-    ldr q11, [x0, #192]                             // round key rk[12]
-    eor v15.16b, v11.16b, v15.16b                   // cham.cs:31:58 decrypt r43
-      shl v10.8h, v29.8h, #1                        // cham.cs:31:51 decrypt r43
-    sub v16.8h, v16.8h, v15.8h                      // cham.cs:31:42 decrypt r43
-      sri v10.8h, v29.8h, #15                       // cham.cs:31:51 decrypt r43
-     eor v14.16b, v11.16b, v14.16b                  // cham.cs:31:58 decrypt r43
-       shl v15.8h, v30.8h, #1                       // cham.cs:31:51 decrypt r43
-     sub v19.8h, v19.8h, v14.8h                     // cham.cs:31:42 decrypt r43
-       sri v15.8h, v30.8h, #15                      // cham.cs:31:51 decrypt r43
-      eor v10.16b, v11.16b, v10.16b                 // cham.cs:31:58 decrypt r43
-    movi v14.8h, #0x2c, lsl #0                      // const
-    eor v16.16b, v16.16b, v14.16b                   // cham.cs:31:64 decrypt r43
-      sub v20.8h, v20.8h, v10.8h                    // cham.cs:31:42 decrypt r43
-       eor v10.16b, v11.16b, v15.16b                // cham.cs:31:58 decrypt r43
-     eor v19.16b, v19.16b, v14.16b                  // cham.cs:31:64 decrypt r43
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r40
+    eor v4.16b, v27.16b, v16.16b                    // cham.cs:32:58 decrypt r40
+     eor v12.16b, v27.16b, v19.16b                  // cham.cs:32:58 decrypt r40
+      eor v14.16b, v27.16b, v20.16b                 // cham.cs:32:58 decrypt r40
+       eor v15.16b, v27.16b, v23.16b                // cham.cs:32:58 decrypt r40
+    sub v4.8h, v10.8h, v4.8h                        // cham.cs:32:42 decrypt r40
+     sub v2.8h, v2.8h, v12.8h                       // cham.cs:32:42 decrypt r40
+      sub v26.8h, v26.8h, v14.8h                    // cham.cs:32:42 decrypt r40
+       sub v1.8h, v1.8h, v15.8h                     // cham.cs:32:42 decrypt r40
+    movi v10.8h, #0x2f, lsl #0                      // const
+    eor v4.16b, v4.16b, v10.16b                     // cham.cs:32:64 decrypt r40
+     eor v2.16b, v2.16b, v10.16b                    // cham.cs:32:64 decrypt r40
+      eor v26.16b, v26.16b, v10.16b                 // cham.cs:32:64 decrypt r40
+       eor v1.16b, v1.16b, v10.16b                  // cham.cs:32:64 decrypt r40
+    shl v10.8h, v4.8h, #1                           // cham.cs:31:51 decrypt r41
+    sri v10.8h, v4.8h, #15                          // cham.cs:31:51 decrypt r41
+     shl v12.8h, v2.8h, #1                          // cham.cs:31:51 decrypt r41
+     sri v12.8h, v2.8h, #15                         // cham.cs:31:51 decrypt r41
+      shl v14.8h, v26.8h, #1                        // cham.cs:31:51 decrypt r41
+      sri v14.8h, v26.8h, #15                       // cham.cs:31:51 decrypt r41
+       shl v15.8h, v1.8h, #1                        // cham.cs:31:51 decrypt r41
+       sri v15.8h, v1.8h, #15                       // cham.cs:31:51 decrypt r41
+    eor v10.16b, v13.16b, v10.16b                   // cham.cs:31:58 decrypt r41
+     eor v12.16b, v13.16b, v12.16b                  // cham.cs:31:58 decrypt r41
+      eor v14.16b, v13.16b, v14.16b                 // cham.cs:31:58 decrypt r41
+       eor v15.16b, v13.16b, v15.16b                // cham.cs:31:58 decrypt r41
+    sub v17.8h, v17.8h, v10.8h                      // cham.cs:31:42 decrypt r41
+     sub v18.8h, v18.8h, v12.8h                     // cham.cs:31:42 decrypt r41
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r41
+       sub v22.8h, v22.8h, v15.8h                   // cham.cs:31:42 decrypt r41
+    movi v10.8h, #0x2e, lsl #0                      // const
+    eor v17.16b, v17.16b, v10.16b                   // cham.cs:31:64 decrypt r41
+     eor v18.16b, v18.16b, v10.16b                  // cham.cs:31:64 decrypt r41
+      eor v21.16b, v21.16b, v10.16b                 // cham.cs:31:64 decrypt r41
+       eor v22.16b, v22.16b, v10.16b                // cham.cs:31:64 decrypt r41
+    shl v10.8h, v3.8h, #15                          // cham.cs:32:35 decrypt r42
+    sri v10.8h, v3.8h, #1                           // cham.cs:32:35 decrypt r42
+     shl v3.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r42
+     sri v3.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r42
+      shl v24.8h, v0.8h, #15                        // cham.cs:32:35 decrypt r42
+      sri v24.8h, v0.8h, #1                         // cham.cs:32:35 decrypt r42
+       shl v0.8h, v6.8h, #15                        // cham.cs:32:35 decrypt r42
+       sri v0.8h, v6.8h, #1                         // cham.cs:32:35 decrypt r42
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r42
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r42
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r42
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r42
+    ldr q6, [x0, #208]                              // round key rk[13]
+    eor v12.16b, v6.16b, v17.16b                    // cham.cs:32:58 decrypt r42
+     eor v14.16b, v6.16b, v18.16b                   // cham.cs:32:58 decrypt r42
+      eor v15.16b, v6.16b, v21.16b                  // cham.cs:32:58 decrypt r42
+       eor v13.16b, v6.16b, v22.16b                 // cham.cs:32:58 decrypt r42
+    sub v10.8h, v10.8h, v12.8h                      // cham.cs:32:42 decrypt r42
+     sub v3.8h, v3.8h, v14.8h                       // cham.cs:32:42 decrypt r42
+      sub v24.8h, v24.8h, v15.8h                    // cham.cs:32:42 decrypt r42
+       sub v0.8h, v0.8h, v13.8h                     // cham.cs:32:42 decrypt r42
+    movi v12.8h, #0x2d, lsl #0                      // const
+    eor v10.16b, v10.16b, v12.16b                   // cham.cs:32:64 decrypt r42
+     eor v3.16b, v3.16b, v12.16b                    // cham.cs:32:64 decrypt r42
+      eor v24.16b, v24.16b, v12.16b                 // cham.cs:32:64 decrypt r42
+       eor v0.16b, v0.16b, v12.16b                  // cham.cs:32:64 decrypt r42
+    shl v12.8h, v10.8h, #1                          // cham.cs:31:51 decrypt r43
+    sri v12.8h, v10.8h, #15                         // cham.cs:31:51 decrypt r43
+     shl v13.8h, v3.8h, #1                          // cham.cs:31:51 decrypt r43
+     sri v13.8h, v3.8h, #15                         // cham.cs:31:51 decrypt r43
+      shl v14.8h, v24.8h, #1                        // cham.cs:31:51 decrypt r43
+      sri v14.8h, v24.8h, #15                       // cham.cs:31:51 decrypt r43
+       shl v15.8h, v0.8h, #1                        // cham.cs:31:51 decrypt r43
+       sri v15.8h, v0.8h, #15                       // cham.cs:31:51 decrypt r43
+    ldr q6, [x0, #192]                              // round key rk[12]
+    eor v12.16b, v6.16b, v12.16b                    // cham.cs:31:58 decrypt r43
+     eor v13.16b, v6.16b, v13.16b                   // cham.cs:31:58 decrypt r43
+      eor v14.16b, v6.16b, v14.16b                  // cham.cs:31:58 decrypt r43
+       eor v15.16b, v6.16b, v15.16b                 // cham.cs:31:58 decrypt r43
+    sub v16.8h, v16.8h, v12.8h                      // cham.cs:31:42 decrypt r43
+     sub v19.8h, v19.8h, v13.8h                     // cham.cs:31:42 decrypt r43
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r43
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r43
+    movi v12.8h, #0x2c, lsl #0                      // const
+    eor v16.16b, v16.16b, v12.16b                   // cham.cs:31:64 decrypt r43
+     eor v19.16b, v19.16b, v12.16b                  // cham.cs:31:64 decrypt r43
+      eor v20.16b, v20.16b, v12.16b                 // cham.cs:31:64 decrypt r43
+       eor v23.16b, v23.16b, v12.16b                // cham.cs:31:64 decrypt r43
+    shl v12.8h, v4.8h, #15                          // cham.cs:32:35 decrypt r44
+    sri v12.8h, v4.8h, #1                           // cham.cs:32:35 decrypt r44
+     shl v4.8h, v2.8h, #15                          // cham.cs:32:35 decrypt r44
+     sri v4.8h, v2.8h, #1                           // cham.cs:32:35 decrypt r44
+      shl v2.8h, v26.8h, #15                        // cham.cs:32:35 decrypt r44
+      sri v2.8h, v26.8h, #1                         // cham.cs:32:35 decrypt r44
+       shl v26.8h, v1.8h, #15                       // cham.cs:32:35 decrypt r44
+       sri v26.8h, v1.8h, #1                        // cham.cs:32:35 decrypt r44
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r44
-    shl v15.8h, v23.8h, #15                         // cham.cs:32:35 decrypt r44
-       sub v27.8h, v27.8h, v10.8h                   // cham.cs:31:42 decrypt r43
-    sri v15.8h, v23.8h, #1                          // cham.cs:32:35 decrypt r44
-      eor v20.16b, v20.16b, v14.16b                 // cham.cs:31:64 decrypt r43
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r44
-     shl v23.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r44
-    ldr q10, [x0, #176]                             // round key rk[11]
-    eor v11.16b, v10.16b, v16.16b                   // cham.cs:32:58 decrypt r44
-     sri v23.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r44
-    sub v24.8h, v15.8h, v11.8h                      // cham.cs:32:42 decrypt r44
-       eor v27.16b, v27.16b, v14.16b                // cham.cs:31:64 decrypt r43
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r44
-      shl v11.8h, v31.8h, #15                       // cham.cs:32:35 decrypt r44
-     eor v14.16b, v10.16b, v19.16b                  // cham.cs:32:58 decrypt r44
-      sri v11.8h, v31.8h, #1                        // cham.cs:32:35 decrypt r44
-     sub v23.8h, v23.8h, v14.8h                     // cham.cs:32:42 decrypt r44
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r44
-    movi v31.8h, #0x2b, lsl #0                      // const
-    eor v24.16b, v24.16b, v31.16b                   // cham.cs:32:64 decrypt r44
-       shl v14.8h, v28.8h, #15                      // cham.cs:32:35 decrypt r44
-      eor v15.16b, v10.16b, v20.16b                 // cham.cs:32:58 decrypt r44
-       sri v14.8h, v28.8h, #1                       // cham.cs:32:35 decrypt r44
-      sub v28.8h, v11.8h, v15.8h                    // cham.cs:32:42 decrypt r44
-     eor v23.16b, v23.16b, v31.16b                  // cham.cs:32:64 decrypt r44
-       eor v11.16b, v10.16b, v27.16b                // cham.cs:32:58 decrypt r44
-    shl v15.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r45
-       sub v11.8h, v14.8h, v11.8h                   // cham.cs:32:42 decrypt r44
-      eor v28.16b, v28.16b, v31.16b                 // cham.cs:32:64 decrypt r44
-    sri v15.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r45
-     shl v14.8h, v23.8h, #1                         // cham.cs:31:51 decrypt r45
-       eor v31.16b, v11.16b, v31.16b                // cham.cs:32:64 decrypt r44
-     sri v14.8h, v23.8h, #15                        // cham.cs:31:51 decrypt r45
-    ldr q11, [x0, #160]                             // round key rk[10]
-    eor v15.16b, v11.16b, v15.16b                   // cham.cs:31:58 decrypt r45
-      shl v10.8h, v28.8h, #1                        // cham.cs:31:51 decrypt r45
-    sub v18.8h, v18.8h, v15.8h                      // cham.cs:31:42 decrypt r45
-      sri v10.8h, v28.8h, #15                       // cham.cs:31:51 decrypt r45
-     eor v14.16b, v11.16b, v14.16b                  // cham.cs:31:58 decrypt r45
-       shl v15.8h, v31.8h, #1                       // cham.cs:31:51 decrypt r45
-     sub v21.8h, v21.8h, v14.8h                     // cham.cs:31:42 decrypt r45
-       sri v15.8h, v31.8h, #15                      // cham.cs:31:51 decrypt r45
-      eor v10.16b, v11.16b, v10.16b                 // cham.cs:31:58 decrypt r45
-    movi v14.8h, #0x2a, lsl #0                      // const
-    eor v18.16b, v18.16b, v14.16b                   // cham.cs:31:64 decrypt r45
-      sub v17.8h, v17.8h, v10.8h                    // cham.cs:31:42 decrypt r45
-       eor v10.16b, v11.16b, v15.16b                // cham.cs:31:58 decrypt r45
-     eor v21.16b, v21.16b, v14.16b                  // cham.cs:31:64 decrypt r45
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r46
-    shl v15.8h, v25.8h, #15                         // cham.cs:32:35 decrypt r46
-       sub v26.8h, v26.8h, v10.8h                   // cham.cs:31:42 decrypt r45
-    sri v15.8h, v25.8h, #1                          // cham.cs:32:35 decrypt r46
-      eor v17.16b, v17.16b, v14.16b                 // cham.cs:31:64 decrypt r45
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r46
-     shl v25.8h, v22.8h, #15                        // cham.cs:32:35 decrypt r46
-    eor v10.16b, v12.16b, v18.16b                   // cham.cs:32:58 decrypt r46
-     sri v25.8h, v22.8h, #1                         // cham.cs:32:35 decrypt r46
-    sub v22.8h, v15.8h, v10.8h                      // cham.cs:32:42 decrypt r46
-       eor v26.16b, v26.16b, v14.16b                // cham.cs:31:64 decrypt r45
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r46
-      shl v10.8h, v29.8h, #15                       // cham.cs:32:35 decrypt r46
-     eor v14.16b, v12.16b, v21.16b                  // cham.cs:32:58 decrypt r46
-      sri v10.8h, v29.8h, #1                        // cham.cs:32:35 decrypt r46
-     sub v25.8h, v25.8h, v14.8h                     // cham.cs:32:42 decrypt r46
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r46
-    movi v29.8h, #0x29, lsl #0                      // const
-    eor v22.16b, v22.16b, v29.16b                   // cham.cs:32:64 decrypt r46
-       shl v14.8h, v30.8h, #15                      // cham.cs:32:35 decrypt r46
-      eor v15.16b, v12.16b, v17.16b                 // cham.cs:32:58 decrypt r46
-       sri v14.8h, v30.8h, #1                       // cham.cs:32:35 decrypt r46
-      sub v30.8h, v10.8h, v15.8h                    // cham.cs:32:42 decrypt r46
-     eor v25.16b, v25.16b, v29.16b                  // cham.cs:32:64 decrypt r46
-       eor v10.16b, v12.16b, v26.16b                // cham.cs:32:58 decrypt r46
-    shl v15.8h, v22.8h, #1                          // cham.cs:31:51 decrypt r47
-       sub v10.8h, v14.8h, v10.8h                   // cham.cs:32:42 decrypt r46
-      eor v30.16b, v30.16b, v29.16b                 // cham.cs:32:64 decrypt r46
-    sri v15.8h, v22.8h, #15                         // cham.cs:31:51 decrypt r47
-     shl v14.8h, v25.8h, #1                         // cham.cs:31:51 decrypt r47
-       eor v29.16b, v10.16b, v29.16b                // cham.cs:32:64 decrypt r46
-     sri v14.8h, v25.8h, #15                        // cham.cs:31:51 decrypt r47
-    eor v10.16b, v13.16b, v15.16b                   // cham.cs:31:58 decrypt r47
-      shl v15.8h, v30.8h, #1                        // cham.cs:31:51 decrypt r47
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r44
+    ldr q1, [x0, #176]                              // round key rk[11]
+    eor v13.16b, v1.16b, v16.16b                    // cham.cs:32:58 decrypt r44
+     eor v14.16b, v1.16b, v19.16b                   // cham.cs:32:58 decrypt r44
+      eor v15.16b, v1.16b, v20.16b                  // cham.cs:32:58 decrypt r44
+       eor v6.16b, v1.16b, v23.16b                  // cham.cs:32:58 decrypt r44
+    sub v12.8h, v12.8h, v13.8h                      // cham.cs:32:42 decrypt r44
+     sub v4.8h, v4.8h, v14.8h                       // cham.cs:32:42 decrypt r44
+      sub v2.8h, v2.8h, v15.8h                      // cham.cs:32:42 decrypt r44
+       sub v26.8h, v26.8h, v6.8h                    // cham.cs:32:42 decrypt r44
+    movi v6.8h, #0x2b, lsl #0                       // const
+    eor v12.16b, v12.16b, v6.16b                    // cham.cs:32:64 decrypt r44
+     eor v4.16b, v4.16b, v6.16b                     // cham.cs:32:64 decrypt r44
+      eor v2.16b, v2.16b, v6.16b                    // cham.cs:32:64 decrypt r44
+       eor v26.16b, v26.16b, v6.16b                 // cham.cs:32:64 decrypt r44
+    shl v6.8h, v12.8h, #1                           // cham.cs:31:51 decrypt r45
+    sri v6.8h, v12.8h, #15                          // cham.cs:31:51 decrypt r45
+     shl v13.8h, v4.8h, #1                          // cham.cs:31:51 decrypt r45
+     sri v13.8h, v4.8h, #15                         // cham.cs:31:51 decrypt r45
+      shl v14.8h, v2.8h, #1                         // cham.cs:31:51 decrypt r45
+      sri v14.8h, v2.8h, #15                        // cham.cs:31:51 decrypt r45
+       shl v15.8h, v26.8h, #1                       // cham.cs:31:51 decrypt r45
+       sri v15.8h, v26.8h, #15                      // cham.cs:31:51 decrypt r45
+    ldr q1, [x0, #160]                              // round key rk[10]
+    eor v6.16b, v1.16b, v6.16b                      // cham.cs:31:58 decrypt r45
+     eor v13.16b, v1.16b, v13.16b                   // cham.cs:31:58 decrypt r45
+      eor v14.16b, v1.16b, v14.16b                  // cham.cs:31:58 decrypt r45
+       eor v15.16b, v1.16b, v15.16b                 // cham.cs:31:58 decrypt r45
+    sub v17.8h, v17.8h, v6.8h                       // cham.cs:31:42 decrypt r45
+     sub v18.8h, v18.8h, v13.8h                     // cham.cs:31:42 decrypt r45
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r45
+       sub v22.8h, v22.8h, v15.8h                   // cham.cs:31:42 decrypt r45
+    movi v6.8h, #0x2a, lsl #0                       // const
+    eor v17.16b, v17.16b, v6.16b                    // cham.cs:31:64 decrypt r45
+     eor v18.16b, v18.16b, v6.16b                   // cham.cs:31:64 decrypt r45
+      eor v21.16b, v21.16b, v6.16b                  // cham.cs:31:64 decrypt r45
+       eor v22.16b, v22.16b, v6.16b                 // cham.cs:31:64 decrypt r45
+    shl v6.8h, v10.8h, #15                          // cham.cs:32:35 decrypt r46
+    sri v6.8h, v10.8h, #1                           // cham.cs:32:35 decrypt r46
+     shl v10.8h, v3.8h, #15                         // cham.cs:32:35 decrypt r46
+     sri v10.8h, v3.8h, #1                          // cham.cs:32:35 decrypt r46
+      shl v3.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r46
+      sri v3.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r46
+       shl v24.8h, v0.8h, #15                       // cham.cs:32:35 decrypt r46
+       sri v24.8h, v0.8h, #1                        // cham.cs:32:35 decrypt r46
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r46
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r46
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r46
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r46
+    eor v0.16b, v8.16b, v17.16b                     // cham.cs:32:58 decrypt r46
+     eor v13.16b, v8.16b, v18.16b                   // cham.cs:32:58 decrypt r46
+      eor v14.16b, v8.16b, v21.16b                  // cham.cs:32:58 decrypt r46
+       eor v15.16b, v8.16b, v22.16b                 // cham.cs:32:58 decrypt r46
+    sub v0.8h, v6.8h, v0.8h                         // cham.cs:32:42 decrypt r46
+     sub v6.8h, v10.8h, v13.8h                      // cham.cs:32:42 decrypt r46
+      sub v3.8h, v3.8h, v14.8h                      // cham.cs:32:42 decrypt r46
+       sub v24.8h, v24.8h, v15.8h                   // cham.cs:32:42 decrypt r46
+    movi v10.8h, #0x29, lsl #0                      // const
+    eor v0.16b, v0.16b, v10.16b                     // cham.cs:32:64 decrypt r46
+     eor v6.16b, v6.16b, v10.16b                    // cham.cs:32:64 decrypt r46
+      eor v3.16b, v3.16b, v10.16b                   // cham.cs:32:64 decrypt r46
+       eor v24.16b, v24.16b, v10.16b                // cham.cs:32:64 decrypt r46
+    shl v10.8h, v0.8h, #1                           // cham.cs:31:51 decrypt r47
+    sri v10.8h, v0.8h, #15                          // cham.cs:31:51 decrypt r47
+     shl v13.8h, v6.8h, #1                          // cham.cs:31:51 decrypt r47
+     sri v13.8h, v6.8h, #15                         // cham.cs:31:51 decrypt r47
+      shl v14.8h, v3.8h, #1                         // cham.cs:31:51 decrypt r47
+      sri v14.8h, v3.8h, #15                        // cham.cs:31:51 decrypt r47
+       shl v15.8h, v24.8h, #1                       // cham.cs:31:51 decrypt r47
+       sri v15.8h, v24.8h, #15                      // cham.cs:31:51 decrypt r47
+    eor v10.16b, v25.16b, v10.16b                   // cham.cs:31:58 decrypt r47
+     eor v13.16b, v25.16b, v13.16b                  // cham.cs:31:58 decrypt r47
+      eor v14.16b, v25.16b, v14.16b                 // cham.cs:31:58 decrypt r47
+       eor v15.16b, v25.16b, v15.16b                // cham.cs:31:58 decrypt r47
     sub v16.8h, v16.8h, v10.8h                      // cham.cs:31:42 decrypt r47
-      sri v15.8h, v30.8h, #15                       // cham.cs:31:51 decrypt r47
-     eor v10.16b, v13.16b, v14.16b                  // cham.cs:31:58 decrypt r47
-       shl v14.8h, v29.8h, #1                       // cham.cs:31:51 decrypt r47
-     sub v19.8h, v19.8h, v10.8h                     // cham.cs:31:42 decrypt r47
-       sri v14.8h, v29.8h, #15                      // cham.cs:31:51 decrypt r47
-      eor v10.16b, v13.16b, v15.16b                 // cham.cs:31:58 decrypt r47
-    movi v15.8h, #0x28, lsl #0                      // const
-    eor v16.16b, v16.16b, v15.16b                   // cham.cs:31:64 decrypt r47
-      sub v20.8h, v20.8h, v10.8h                    // cham.cs:31:42 decrypt r47
-       eor v10.16b, v13.16b, v14.16b                // cham.cs:31:58 decrypt r47
-     eor v19.16b, v19.16b, v15.16b                  // cham.cs:31:64 decrypt r47
+     sub v19.8h, v19.8h, v13.8h                     // cham.cs:31:42 decrypt r47
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r47
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r47
+    movi v10.8h, #0x28, lsl #0                      // const
+    eor v16.16b, v16.16b, v10.16b                   // cham.cs:31:64 decrypt r47
+     eor v19.16b, v19.16b, v10.16b                  // cham.cs:31:64 decrypt r47
+      eor v20.16b, v20.16b, v10.16b                 // cham.cs:31:64 decrypt r47
+       eor v23.16b, v23.16b, v10.16b                // cham.cs:31:64 decrypt r47
+    shl v10.8h, v12.8h, #15                         // cham.cs:32:35 decrypt r48
+    sri v10.8h, v12.8h, #1                          // cham.cs:32:35 decrypt r48
+     shl v12.8h, v4.8h, #15                         // cham.cs:32:35 decrypt r48
+     sri v12.8h, v4.8h, #1                          // cham.cs:32:35 decrypt r48
+      shl v4.8h, v2.8h, #15                         // cham.cs:32:35 decrypt r48
+      sri v4.8h, v2.8h, #1                          // cham.cs:32:35 decrypt r48
+       shl v2.8h, v26.8h, #15                       // cham.cs:32:35 decrypt r48
+       sri v2.8h, v26.8h, #1                        // cham.cs:32:35 decrypt r48
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r48
-    shl v14.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r48
-       sub v27.8h, v27.8h, v10.8h                   // cham.cs:31:42 decrypt r47
-    sri v14.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r48
-      eor v20.16b, v20.16b, v15.16b                 // cham.cs:31:64 decrypt r47
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r48
-     shl v24.8h, v23.8h, #15                        // cham.cs:32:35 decrypt r48
-    eor v10.16b, v1.16b, v16.16b                    // cham.cs:32:58 decrypt r48
-     sri v24.8h, v23.8h, #1                         // cham.cs:32:35 decrypt r48
-    sub v23.8h, v14.8h, v10.8h                      // cham.cs:32:42 decrypt r48
-       eor v27.16b, v27.16b, v15.16b                // cham.cs:31:64 decrypt r47
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r48
-      shl v10.8h, v28.8h, #15                       // cham.cs:32:35 decrypt r48
-     eor v14.16b, v1.16b, v19.16b                   // cham.cs:32:58 decrypt r48
-      sri v10.8h, v28.8h, #1                        // cham.cs:32:35 decrypt r48
-     sub v24.8h, v24.8h, v14.8h                     // cham.cs:32:42 decrypt r48
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r48
-    movi v28.8h, #0x27, lsl #0                      // const
-    eor v23.16b, v23.16b, v28.16b                   // cham.cs:32:64 decrypt r48
-       shl v14.8h, v31.8h, #15                      // cham.cs:32:35 decrypt r48
-      eor v15.16b, v1.16b, v20.16b                  // cham.cs:32:58 decrypt r48
-       sri v14.8h, v31.8h, #1                       // cham.cs:32:35 decrypt r48
-      sub v31.8h, v10.8h, v15.8h                    // cham.cs:32:42 decrypt r48
-     eor v24.16b, v24.16b, v28.16b                  // cham.cs:32:64 decrypt r48
-       eor v10.16b, v1.16b, v27.16b                 // cham.cs:32:58 decrypt r48
-    shl v15.8h, v23.8h, #1                          // cham.cs:31:51 decrypt r49
-       sub v10.8h, v14.8h, v10.8h                   // cham.cs:32:42 decrypt r48
-      eor v31.16b, v31.16b, v28.16b                 // cham.cs:32:64 decrypt r48
-    sri v15.8h, v23.8h, #15                         // cham.cs:31:51 decrypt r49
-     shl v14.8h, v24.8h, #1                         // cham.cs:31:51 decrypt r49
-       eor v28.16b, v10.16b, v28.16b                // cham.cs:32:64 decrypt r48
-     sri v14.8h, v24.8h, #15                        // cham.cs:31:51 decrypt r49
-    eor v10.16b, v0.16b, v15.16b                    // cham.cs:31:58 decrypt r49
-      shl v15.8h, v31.8h, #1                        // cham.cs:31:51 decrypt r49
-    sub v18.8h, v18.8h, v10.8h                      // cham.cs:31:42 decrypt r49
-      sri v15.8h, v31.8h, #15                       // cham.cs:31:51 decrypt r49
-     eor v10.16b, v0.16b, v14.16b                   // cham.cs:31:58 decrypt r49
-       shl v14.8h, v28.8h, #1                       // cham.cs:31:51 decrypt r49
-     sub v21.8h, v21.8h, v10.8h                     // cham.cs:31:42 decrypt r49
-       sri v14.8h, v28.8h, #15                      // cham.cs:31:51 decrypt r49
-      eor v10.16b, v0.16b, v15.16b                  // cham.cs:31:58 decrypt r49
-    movi v15.8h, #0x26, lsl #0                      // const
-    eor v18.16b, v18.16b, v15.16b                   // cham.cs:31:64 decrypt r49
-      sub v17.8h, v17.8h, v10.8h                    // cham.cs:31:42 decrypt r49
-       eor v10.16b, v0.16b, v14.16b                 // cham.cs:31:58 decrypt r49
-     eor v21.16b, v21.16b, v15.16b                  // cham.cs:31:64 decrypt r49
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r50
-    shl v14.8h, v22.8h, #15                         // cham.cs:32:35 decrypt r50
-       sub v26.8h, v26.8h, v10.8h                   // cham.cs:31:42 decrypt r49
-    sri v14.8h, v22.8h, #1                          // cham.cs:32:35 decrypt r50
-      eor v17.16b, v17.16b, v15.16b                 // cham.cs:31:64 decrypt r49
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r50
-     shl v22.8h, v25.8h, #15                        // cham.cs:32:35 decrypt r50
-    eor v10.16b, v2.16b, v18.16b                    // cham.cs:32:58 decrypt r50
-     sri v22.8h, v25.8h, #1                         // cham.cs:32:35 decrypt r50
-    sub v25.8h, v14.8h, v10.8h                      // cham.cs:32:42 decrypt r50
-       eor v26.16b, v26.16b, v15.16b                // cham.cs:31:64 decrypt r49
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r50
-      shl v10.8h, v30.8h, #15                       // cham.cs:32:35 decrypt r50
-     eor v14.16b, v2.16b, v21.16b                   // cham.cs:32:58 decrypt r50
-      sri v10.8h, v30.8h, #1                        // cham.cs:32:35 decrypt r50
-     sub v22.8h, v22.8h, v14.8h                     // cham.cs:32:42 decrypt r50
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r50
-    movi v30.8h, #0x25, lsl #0                      // const
-    eor v25.16b, v25.16b, v30.16b                   // cham.cs:32:64 decrypt r50
-       shl v14.8h, v29.8h, #15                      // cham.cs:32:35 decrypt r50
-      eor v15.16b, v2.16b, v17.16b                  // cham.cs:32:58 decrypt r50
-       sri v14.8h, v29.8h, #1                       // cham.cs:32:35 decrypt r50
-      sub v29.8h, v10.8h, v15.8h                    // cham.cs:32:42 decrypt r50
-     eor v22.16b, v22.16b, v30.16b                  // cham.cs:32:64 decrypt r50
-       eor v10.16b, v2.16b, v26.16b                 // cham.cs:32:58 decrypt r50
-    shl v15.8h, v25.8h, #1                          // cham.cs:31:51 decrypt r51
-       sub v10.8h, v14.8h, v10.8h                   // cham.cs:32:42 decrypt r50
-      eor v29.16b, v29.16b, v30.16b                 // cham.cs:32:64 decrypt r50
-    sri v15.8h, v25.8h, #15                         // cham.cs:31:51 decrypt r51
-     shl v14.8h, v22.8h, #1                         // cham.cs:31:51 decrypt r51
-       eor v30.16b, v10.16b, v30.16b                // cham.cs:32:64 decrypt r50
-     sri v14.8h, v22.8h, #15                        // cham.cs:31:51 decrypt r51
-    eor v10.16b, v3.16b, v15.16b                    // cham.cs:31:58 decrypt r51
-      shl v15.8h, v29.8h, #1                        // cham.cs:31:51 decrypt r51
-    sub v16.8h, v16.8h, v10.8h                      // cham.cs:31:42 decrypt r51
-      sri v15.8h, v29.8h, #15                       // cham.cs:31:51 decrypt r51
-     eor v10.16b, v3.16b, v14.16b                   // cham.cs:31:58 decrypt r51
-       shl v14.8h, v30.8h, #1                       // cham.cs:31:51 decrypt r51
-     sub v19.8h, v19.8h, v10.8h                     // cham.cs:31:42 decrypt r51
-       sri v14.8h, v30.8h, #15                      // cham.cs:31:51 decrypt r51
-      eor v10.16b, v3.16b, v15.16b                  // cham.cs:31:58 decrypt r51
-    movi v15.8h, #0x24, lsl #0                      // const
-    eor v16.16b, v16.16b, v15.16b                   // cham.cs:31:64 decrypt r51
-      sub v20.8h, v20.8h, v10.8h                    // cham.cs:31:42 decrypt r51
-       eor v10.16b, v3.16b, v14.16b                 // cham.cs:31:58 decrypt r51
-     eor v19.16b, v19.16b, v15.16b                  // cham.cs:31:64 decrypt r51
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r48
+    eor v26.16b, v31.16b, v16.16b                   // cham.cs:32:58 decrypt r48
+     eor v13.16b, v31.16b, v19.16b                  // cham.cs:32:58 decrypt r48
+      eor v14.16b, v31.16b, v20.16b                 // cham.cs:32:58 decrypt r48
+       eor v15.16b, v31.16b, v23.16b                // cham.cs:32:58 decrypt r48
+    sub v26.8h, v10.8h, v26.8h                      // cham.cs:32:42 decrypt r48
+     sub v10.8h, v12.8h, v13.8h                     // cham.cs:32:42 decrypt r48
+      sub v4.8h, v4.8h, v14.8h                      // cham.cs:32:42 decrypt r48
+       sub v2.8h, v2.8h, v15.8h                     // cham.cs:32:42 decrypt r48
+    movi v12.8h, #0x27, lsl #0                      // const
+    eor v26.16b, v26.16b, v12.16b                   // cham.cs:32:64 decrypt r48
+     eor v10.16b, v10.16b, v12.16b                  // cham.cs:32:64 decrypt r48
+      eor v4.16b, v4.16b, v12.16b                   // cham.cs:32:64 decrypt r48
+       eor v2.16b, v2.16b, v12.16b                  // cham.cs:32:64 decrypt r48
+    shl v12.8h, v26.8h, #1                          // cham.cs:31:51 decrypt r49
+    sri v12.8h, v26.8h, #15                         // cham.cs:31:51 decrypt r49
+     shl v13.8h, v10.8h, #1                         // cham.cs:31:51 decrypt r49
+     sri v13.8h, v10.8h, #15                        // cham.cs:31:51 decrypt r49
+      shl v14.8h, v4.8h, #1                         // cham.cs:31:51 decrypt r49
+      sri v14.8h, v4.8h, #15                        // cham.cs:31:51 decrypt r49
+       shl v15.8h, v2.8h, #1                        // cham.cs:31:51 decrypt r49
+       sri v15.8h, v2.8h, #15                       // cham.cs:31:51 decrypt r49
+    eor v12.16b, v5.16b, v12.16b                    // cham.cs:31:58 decrypt r49
+     eor v13.16b, v5.16b, v13.16b                   // cham.cs:31:58 decrypt r49
+      eor v14.16b, v5.16b, v14.16b                  // cham.cs:31:58 decrypt r49
+       eor v15.16b, v5.16b, v15.16b                 // cham.cs:31:58 decrypt r49
+    sub v17.8h, v17.8h, v12.8h                      // cham.cs:31:42 decrypt r49
+     sub v18.8h, v18.8h, v13.8h                     // cham.cs:31:42 decrypt r49
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r49
+       sub v22.8h, v22.8h, v15.8h                   // cham.cs:31:42 decrypt r49
+    movi v12.8h, #0x26, lsl #0                      // const
+    eor v17.16b, v17.16b, v12.16b                   // cham.cs:31:64 decrypt r49
+     eor v18.16b, v18.16b, v12.16b                  // cham.cs:31:64 decrypt r49
+      eor v21.16b, v21.16b, v12.16b                 // cham.cs:31:64 decrypt r49
+       eor v22.16b, v22.16b, v12.16b                // cham.cs:31:64 decrypt r49
+    shl v12.8h, v0.8h, #15                          // cham.cs:32:35 decrypt r50
+    sri v12.8h, v0.8h, #1                           // cham.cs:32:35 decrypt r50
+     shl v0.8h, v6.8h, #15                          // cham.cs:32:35 decrypt r50
+     sri v0.8h, v6.8h, #1                           // cham.cs:32:35 decrypt r50
+      shl v6.8h, v3.8h, #15                         // cham.cs:32:35 decrypt r50
+      sri v6.8h, v3.8h, #1                          // cham.cs:32:35 decrypt r50
+       shl v3.8h, v24.8h, #15                       // cham.cs:32:35 decrypt r50
+       sri v3.8h, v24.8h, #1                        // cham.cs:32:35 decrypt r50
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r50
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r50
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r50
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r50
+    eor v24.16b, v30.16b, v17.16b                   // cham.cs:32:58 decrypt r50
+     eor v13.16b, v30.16b, v18.16b                  // cham.cs:32:58 decrypt r50
+      eor v14.16b, v30.16b, v21.16b                 // cham.cs:32:58 decrypt r50
+       eor v15.16b, v30.16b, v22.16b                // cham.cs:32:58 decrypt r50
+    sub v24.8h, v12.8h, v24.8h                      // cham.cs:32:42 decrypt r50
+     sub v0.8h, v0.8h, v13.8h                       // cham.cs:32:42 decrypt r50
+      sub v6.8h, v6.8h, v14.8h                      // cham.cs:32:42 decrypt r50
+       sub v3.8h, v3.8h, v15.8h                     // cham.cs:32:42 decrypt r50
+    movi v12.8h, #0x25, lsl #0                      // const
+    eor v24.16b, v24.16b, v12.16b                   // cham.cs:32:64 decrypt r50
+     eor v0.16b, v0.16b, v12.16b                    // cham.cs:32:64 decrypt r50
+      eor v6.16b, v6.16b, v12.16b                   // cham.cs:32:64 decrypt r50
+       eor v3.16b, v3.16b, v12.16b                  // cham.cs:32:64 decrypt r50
+    shl v12.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r51
+    sri v12.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r51
+     shl v13.8h, v0.8h, #1                          // cham.cs:31:51 decrypt r51
+     sri v13.8h, v0.8h, #15                         // cham.cs:31:51 decrypt r51
+      shl v14.8h, v6.8h, #1                         // cham.cs:31:51 decrypt r51
+      sri v14.8h, v6.8h, #15                        // cham.cs:31:51 decrypt r51
+       shl v15.8h, v3.8h, #1                        // cham.cs:31:51 decrypt r51
+       sri v15.8h, v3.8h, #15                       // cham.cs:31:51 decrypt r51
+    eor v12.16b, v7.16b, v12.16b                    // cham.cs:31:58 decrypt r51
+     eor v13.16b, v7.16b, v13.16b                   // cham.cs:31:58 decrypt r51
+      eor v14.16b, v7.16b, v14.16b                  // cham.cs:31:58 decrypt r51
+       eor v15.16b, v7.16b, v15.16b                 // cham.cs:31:58 decrypt r51
+    sub v16.8h, v16.8h, v12.8h                      // cham.cs:31:42 decrypt r51
+     sub v19.8h, v19.8h, v13.8h                     // cham.cs:31:42 decrypt r51
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r51
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r51
+    movi v12.8h, #0x24, lsl #0                      // const
+    eor v16.16b, v16.16b, v12.16b                   // cham.cs:31:64 decrypt r51
+     eor v19.16b, v19.16b, v12.16b                  // cham.cs:31:64 decrypt r51
+      eor v20.16b, v20.16b, v12.16b                 // cham.cs:31:64 decrypt r51
+       eor v23.16b, v23.16b, v12.16b                // cham.cs:31:64 decrypt r51
+    shl v12.8h, v26.8h, #15                         // cham.cs:32:35 decrypt r52
+    sri v12.8h, v26.8h, #1                          // cham.cs:32:35 decrypt r52
+     shl v26.8h, v10.8h, #15                        // cham.cs:32:35 decrypt r52
+     sri v26.8h, v10.8h, #1                         // cham.cs:32:35 decrypt r52
+      shl v10.8h, v4.8h, #15                        // cham.cs:32:35 decrypt r52
+      sri v10.8h, v4.8h, #1                         // cham.cs:32:35 decrypt r52
+       shl v4.8h, v2.8h, #15                        // cham.cs:32:35 decrypt r52
+       sri v4.8h, v2.8h, #1                         // cham.cs:32:35 decrypt r52
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r52
-    shl v14.8h, v23.8h, #15                         // cham.cs:32:35 decrypt r52
-       sub v27.8h, v27.8h, v10.8h                   // cham.cs:31:42 decrypt r51
-    sri v14.8h, v23.8h, #1                          // cham.cs:32:35 decrypt r52
-      eor v20.16b, v20.16b, v15.16b                 // cham.cs:31:64 decrypt r51
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r52
-     shl v23.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r52
-    eor v10.16b, v4.16b, v16.16b                    // cham.cs:32:58 decrypt r52
-     sri v23.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r52
-    sub v24.8h, v14.8h, v10.8h                      // cham.cs:32:42 decrypt r52
-       eor v27.16b, v27.16b, v15.16b                // cham.cs:31:64 decrypt r51
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r52
-      shl v10.8h, v31.8h, #15                       // cham.cs:32:35 decrypt r52
-     eor v14.16b, v4.16b, v19.16b                   // cham.cs:32:58 decrypt r52
-      sri v10.8h, v31.8h, #1                        // cham.cs:32:35 decrypt r52
-     sub v23.8h, v23.8h, v14.8h                     // cham.cs:32:42 decrypt r52
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r52
-    movi v31.8h, #0x23, lsl #0                      // const
-    eor v24.16b, v24.16b, v31.16b                   // cham.cs:32:64 decrypt r52
-       shl v14.8h, v28.8h, #15                      // cham.cs:32:35 decrypt r52
-      eor v15.16b, v4.16b, v20.16b                  // cham.cs:32:58 decrypt r52
-       sri v14.8h, v28.8h, #1                       // cham.cs:32:35 decrypt r52
-      sub v28.8h, v10.8h, v15.8h                    // cham.cs:32:42 decrypt r52
-     eor v23.16b, v23.16b, v31.16b                  // cham.cs:32:64 decrypt r52
-       eor v10.16b, v4.16b, v27.16b                 // cham.cs:32:58 decrypt r52
-    shl v15.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r53
-       sub v10.8h, v14.8h, v10.8h                   // cham.cs:32:42 decrypt r52
-      eor v28.16b, v28.16b, v31.16b                 // cham.cs:32:64 decrypt r52
-    sri v15.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r53
-     shl v14.8h, v23.8h, #1                         // cham.cs:31:51 decrypt r53
-       eor v31.16b, v10.16b, v31.16b                // cham.cs:32:64 decrypt r52
-     sri v14.8h, v23.8h, #15                        // cham.cs:31:51 decrypt r53
-    eor v10.16b, v5.16b, v15.16b                    // cham.cs:31:58 decrypt r53
-      shl v15.8h, v28.8h, #1                        // cham.cs:31:51 decrypt r53
-    sub v18.8h, v18.8h, v10.8h                      // cham.cs:31:42 decrypt r53
-      sri v15.8h, v28.8h, #15                       // cham.cs:31:51 decrypt r53
-     eor v10.16b, v5.16b, v14.16b                   // cham.cs:31:58 decrypt r53
-       shl v14.8h, v31.8h, #1                       // cham.cs:31:51 decrypt r53
-     sub v21.8h, v21.8h, v10.8h                     // cham.cs:31:42 decrypt r53
-       sri v14.8h, v31.8h, #15                      // cham.cs:31:51 decrypt r53
-      eor v10.16b, v5.16b, v15.16b                  // cham.cs:31:58 decrypt r53
-    movi v15.8h, #0x22, lsl #0                      // const
-    eor v18.16b, v18.16b, v15.16b                   // cham.cs:31:64 decrypt r53
-      sub v17.8h, v17.8h, v10.8h                    // cham.cs:31:42 decrypt r53
-       eor v10.16b, v5.16b, v14.16b                 // cham.cs:31:58 decrypt r53
-     eor v21.16b, v21.16b, v15.16b                  // cham.cs:31:64 decrypt r53
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r54
-    shl v14.8h, v25.8h, #15                         // cham.cs:32:35 decrypt r54
-       sub v26.8h, v26.8h, v10.8h                   // cham.cs:31:42 decrypt r53
-    sri v14.8h, v25.8h, #1                          // cham.cs:32:35 decrypt r54
-      eor v17.16b, v17.16b, v15.16b                 // cham.cs:31:64 decrypt r53
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r54
-     shl v25.8h, v22.8h, #15                        // cham.cs:32:35 decrypt r54
-    eor v10.16b, v6.16b, v18.16b                    // cham.cs:32:58 decrypt r54
-     sri v25.8h, v22.8h, #1                         // cham.cs:32:35 decrypt r54
-    sub v22.8h, v14.8h, v10.8h                      // cham.cs:32:42 decrypt r54
-       eor v26.16b, v26.16b, v15.16b                // cham.cs:31:64 decrypt r53
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r54
-      shl v10.8h, v29.8h, #15                       // cham.cs:32:35 decrypt r54
-     eor v14.16b, v6.16b, v21.16b                   // cham.cs:32:58 decrypt r54
-      sri v10.8h, v29.8h, #1                        // cham.cs:32:35 decrypt r54
-     sub v25.8h, v25.8h, v14.8h                     // cham.cs:32:42 decrypt r54
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r54
-    movi v29.8h, #0x21, lsl #0                      // const
-    eor v22.16b, v22.16b, v29.16b                   // cham.cs:32:64 decrypt r54
-       shl v14.8h, v30.8h, #15                      // cham.cs:32:35 decrypt r54
-      eor v15.16b, v6.16b, v17.16b                  // cham.cs:32:58 decrypt r54
-       sri v14.8h, v30.8h, #1                       // cham.cs:32:35 decrypt r54
-      sub v30.8h, v10.8h, v15.8h                    // cham.cs:32:42 decrypt r54
-     eor v25.16b, v25.16b, v29.16b                  // cham.cs:32:64 decrypt r54
-       eor v10.16b, v6.16b, v26.16b                 // cham.cs:32:58 decrypt r54
-    shl v15.8h, v22.8h, #1                          // cham.cs:31:51 decrypt r55
-       sub v10.8h, v14.8h, v10.8h                   // cham.cs:32:42 decrypt r54
-      eor v30.16b, v30.16b, v29.16b                 // cham.cs:32:64 decrypt r54
-    sri v15.8h, v22.8h, #15                         // cham.cs:31:51 decrypt r55
-     shl v14.8h, v25.8h, #1                         // cham.cs:31:51 decrypt r55
-       eor v29.16b, v10.16b, v29.16b                // cham.cs:32:64 decrypt r54
-     sri v14.8h, v25.8h, #15                        // cham.cs:31:51 decrypt r55
-    eor v10.16b, v7.16b, v15.16b                    // cham.cs:31:58 decrypt r55
-      shl v15.8h, v30.8h, #1                        // cham.cs:31:51 decrypt r55
-    sub v16.8h, v16.8h, v10.8h                      // cham.cs:31:42 decrypt r55
-      sri v15.8h, v30.8h, #15                       // cham.cs:31:51 decrypt r55
-     eor v10.16b, v7.16b, v14.16b                   // cham.cs:31:58 decrypt r55
-       shl v14.8h, v29.8h, #1                       // cham.cs:31:51 decrypt r55
-     sub v19.8h, v19.8h, v10.8h                     // cham.cs:31:42 decrypt r55
-       sri v14.8h, v29.8h, #15                      // cham.cs:31:51 decrypt r55
-      eor v10.16b, v7.16b, v15.16b                  // cham.cs:31:58 decrypt r55
-    movi v15.8h, #0x20, lsl #0                      // const
-    eor v16.16b, v16.16b, v15.16b                   // cham.cs:31:64 decrypt r55
-      sub v20.8h, v20.8h, v10.8h                    // cham.cs:31:42 decrypt r55
-       eor v10.16b, v7.16b, v14.16b                 // cham.cs:31:58 decrypt r55
-     eor v19.16b, v19.16b, v15.16b                  // cham.cs:31:64 decrypt r55
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r52
+    eor v2.16b, v28.16b, v16.16b                    // cham.cs:32:58 decrypt r52
+     eor v13.16b, v28.16b, v19.16b                  // cham.cs:32:58 decrypt r52
+      eor v14.16b, v28.16b, v20.16b                 // cham.cs:32:58 decrypt r52
+       eor v15.16b, v28.16b, v23.16b                // cham.cs:32:58 decrypt r52
+    sub v2.8h, v12.8h, v2.8h                        // cham.cs:32:42 decrypt r52
+     sub v26.8h, v26.8h, v13.8h                     // cham.cs:32:42 decrypt r52
+      sub v10.8h, v10.8h, v14.8h                    // cham.cs:32:42 decrypt r52
+       sub v4.8h, v4.8h, v15.8h                     // cham.cs:32:42 decrypt r52
+    movi v12.8h, #0x23, lsl #0                      // const
+    eor v2.16b, v2.16b, v12.16b                     // cham.cs:32:64 decrypt r52
+     eor v26.16b, v26.16b, v12.16b                  // cham.cs:32:64 decrypt r52
+      eor v10.16b, v10.16b, v12.16b                 // cham.cs:32:64 decrypt r52
+       eor v4.16b, v4.16b, v12.16b                  // cham.cs:32:64 decrypt r52
+    shl v12.8h, v2.8h, #1                           // cham.cs:31:51 decrypt r53
+    sri v12.8h, v2.8h, #15                          // cham.cs:31:51 decrypt r53
+     shl v13.8h, v26.8h, #1                         // cham.cs:31:51 decrypt r53
+     sri v13.8h, v26.8h, #15                        // cham.cs:31:51 decrypt r53
+      shl v14.8h, v10.8h, #1                        // cham.cs:31:51 decrypt r53
+      sri v14.8h, v10.8h, #15                       // cham.cs:31:51 decrypt r53
+       shl v15.8h, v4.8h, #1                        // cham.cs:31:51 decrypt r53
+       sri v15.8h, v4.8h, #15                       // cham.cs:31:51 decrypt r53
+    eor v12.16b, v9.16b, v12.16b                    // cham.cs:31:58 decrypt r53
+     eor v13.16b, v9.16b, v13.16b                   // cham.cs:31:58 decrypt r53
+      eor v14.16b, v9.16b, v14.16b                  // cham.cs:31:58 decrypt r53
+       eor v15.16b, v9.16b, v15.16b                 // cham.cs:31:58 decrypt r53
+    sub v17.8h, v17.8h, v12.8h                      // cham.cs:31:42 decrypt r53
+     sub v18.8h, v18.8h, v13.8h                     // cham.cs:31:42 decrypt r53
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r53
+       sub v22.8h, v22.8h, v15.8h                   // cham.cs:31:42 decrypt r53
+    movi v12.8h, #0x22, lsl #0                      // const
+    eor v17.16b, v17.16b, v12.16b                   // cham.cs:31:64 decrypt r53
+     eor v18.16b, v18.16b, v12.16b                  // cham.cs:31:64 decrypt r53
+      eor v21.16b, v21.16b, v12.16b                 // cham.cs:31:64 decrypt r53
+       eor v22.16b, v22.16b, v12.16b                // cham.cs:31:64 decrypt r53
+    shl v12.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r54
+    sri v12.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r54
+     shl v24.8h, v0.8h, #15                         // cham.cs:32:35 decrypt r54
+     sri v24.8h, v0.8h, #1                          // cham.cs:32:35 decrypt r54
+      shl v0.8h, v6.8h, #15                         // cham.cs:32:35 decrypt r54
+      sri v0.8h, v6.8h, #1                          // cham.cs:32:35 decrypt r54
+       shl v6.8h, v3.8h, #15                        // cham.cs:32:35 decrypt r54
+       sri v6.8h, v3.8h, #1                         // cham.cs:32:35 decrypt r54
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r54
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r54
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r54
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r54
+    eor v3.16b, v29.16b, v17.16b                    // cham.cs:32:58 decrypt r54
+     eor v13.16b, v29.16b, v18.16b                  // cham.cs:32:58 decrypt r54
+      eor v14.16b, v29.16b, v21.16b                 // cham.cs:32:58 decrypt r54
+       eor v15.16b, v29.16b, v22.16b                // cham.cs:32:58 decrypt r54
+    sub v3.8h, v12.8h, v3.8h                        // cham.cs:32:42 decrypt r54
+     sub v24.8h, v24.8h, v13.8h                     // cham.cs:32:42 decrypt r54
+      sub v0.8h, v0.8h, v14.8h                      // cham.cs:32:42 decrypt r54
+       sub v6.8h, v6.8h, v15.8h                     // cham.cs:32:42 decrypt r54
+    movi v12.8h, #0x21, lsl #0                      // const
+    eor v3.16b, v3.16b, v12.16b                     // cham.cs:32:64 decrypt r54
+     eor v24.16b, v24.16b, v12.16b                  // cham.cs:32:64 decrypt r54
+      eor v0.16b, v0.16b, v12.16b                   // cham.cs:32:64 decrypt r54
+       eor v6.16b, v6.16b, v12.16b                  // cham.cs:32:64 decrypt r54
+    shl v12.8h, v3.8h, #1                           // cham.cs:31:51 decrypt r55
+    sri v12.8h, v3.8h, #15                          // cham.cs:31:51 decrypt r55
+     shl v13.8h, v24.8h, #1                         // cham.cs:31:51 decrypt r55
+     sri v13.8h, v24.8h, #15                        // cham.cs:31:51 decrypt r55
+      shl v14.8h, v0.8h, #1                         // cham.cs:31:51 decrypt r55
+      sri v14.8h, v0.8h, #15                        // cham.cs:31:51 decrypt r55
+       shl v15.8h, v6.8h, #1                        // cham.cs:31:51 decrypt r55
+       sri v15.8h, v6.8h, #15                       // cham.cs:31:51 decrypt r55
+    eor v12.16b, v11.16b, v12.16b                   // cham.cs:31:58 decrypt r55
+     eor v13.16b, v11.16b, v13.16b                  // cham.cs:31:58 decrypt r55
+      eor v14.16b, v11.16b, v14.16b                 // cham.cs:31:58 decrypt r55
+       eor v15.16b, v11.16b, v15.16b                // cham.cs:31:58 decrypt r55
+    sub v16.8h, v16.8h, v12.8h                      // cham.cs:31:42 decrypt r55
+     sub v19.8h, v19.8h, v13.8h                     // cham.cs:31:42 decrypt r55
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r55
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r55
+    movi v12.8h, #0x20, lsl #0                      // const
+    eor v16.16b, v16.16b, v12.16b                   // cham.cs:31:64 decrypt r55
+     eor v19.16b, v19.16b, v12.16b                  // cham.cs:31:64 decrypt r55
+      eor v20.16b, v20.16b, v12.16b                 // cham.cs:31:64 decrypt r55
+       eor v23.16b, v23.16b, v12.16b                // cham.cs:31:64 decrypt r55
+    shl v12.8h, v2.8h, #15                          // cham.cs:32:35 decrypt r56
+    sri v12.8h, v2.8h, #1                           // cham.cs:32:35 decrypt r56
+     shl v2.8h, v26.8h, #15                         // cham.cs:32:35 decrypt r56
+     sri v2.8h, v26.8h, #1                          // cham.cs:32:35 decrypt r56
+      shl v26.8h, v10.8h, #15                       // cham.cs:32:35 decrypt r56
+      sri v26.8h, v10.8h, #1                        // cham.cs:32:35 decrypt r56
+       shl v10.8h, v4.8h, #15                       // cham.cs:32:35 decrypt r56
+       sri v10.8h, v4.8h, #1                        // cham.cs:32:35 decrypt r56
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r56
-    shl v14.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r56
-       sub v27.8h, v27.8h, v10.8h                   // cham.cs:31:42 decrypt r55
-    sri v14.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r56
-      eor v20.16b, v20.16b, v15.16b                 // cham.cs:31:64 decrypt r55
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r56
-     shl v24.8h, v23.8h, #15                        // cham.cs:32:35 decrypt r56
-    eor v10.16b, v8.16b, v16.16b                    // cham.cs:32:58 decrypt r56
-     sri v24.8h, v23.8h, #1                         // cham.cs:32:35 decrypt r56
-    sub v23.8h, v14.8h, v10.8h                      // cham.cs:32:42 decrypt r56
-       eor v27.16b, v27.16b, v15.16b                // cham.cs:31:64 decrypt r55
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r56
-      shl v10.8h, v28.8h, #15                       // cham.cs:32:35 decrypt r56
-     eor v14.16b, v8.16b, v19.16b                   // cham.cs:32:58 decrypt r56
-      sri v10.8h, v28.8h, #1                        // cham.cs:32:35 decrypt r56
-     sub v24.8h, v24.8h, v14.8h                     // cham.cs:32:42 decrypt r56
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r56
-    movi v28.8h, #0x1f, lsl #0                      // const
-    eor v23.16b, v23.16b, v28.16b                   // cham.cs:32:64 decrypt r56
-       shl v14.8h, v31.8h, #15                      // cham.cs:32:35 decrypt r56
-      eor v15.16b, v8.16b, v20.16b                  // cham.cs:32:58 decrypt r56
-       sri v14.8h, v31.8h, #1                       // cham.cs:32:35 decrypt r56
-      sub v31.8h, v10.8h, v15.8h                    // cham.cs:32:42 decrypt r56
-     eor v24.16b, v24.16b, v28.16b                  // cham.cs:32:64 decrypt r56
-       eor v10.16b, v8.16b, v27.16b                 // cham.cs:32:58 decrypt r56
-    shl v15.8h, v23.8h, #1                          // cham.cs:31:51 decrypt r57
-       sub v10.8h, v14.8h, v10.8h                   // cham.cs:32:42 decrypt r56
-      eor v31.16b, v31.16b, v28.16b                 // cham.cs:32:64 decrypt r56
-    sri v15.8h, v23.8h, #15                         // cham.cs:31:51 decrypt r57
-     shl v14.8h, v24.8h, #1                         // cham.cs:31:51 decrypt r57
-       eor v28.16b, v10.16b, v28.16b                // cham.cs:32:64 decrypt r56
-     sri v14.8h, v24.8h, #15                        // cham.cs:31:51 decrypt r57
-    eor v10.16b, v9.16b, v15.16b                    // cham.cs:31:58 decrypt r57
-      shl v15.8h, v31.8h, #1                        // cham.cs:31:51 decrypt r57
-    sub v18.8h, v18.8h, v10.8h                      // cham.cs:31:42 decrypt r57
-      sri v15.8h, v31.8h, #15                       // cham.cs:31:51 decrypt r57
-     eor v10.16b, v9.16b, v14.16b                   // cham.cs:31:58 decrypt r57
-       shl v14.8h, v28.8h, #1                       // cham.cs:31:51 decrypt r57
-     sub v21.8h, v21.8h, v10.8h                     // cham.cs:31:42 decrypt r57
-       sri v14.8h, v28.8h, #15                      // cham.cs:31:51 decrypt r57
-      eor v10.16b, v9.16b, v15.16b                  // cham.cs:31:58 decrypt r57
-    movi v15.8h, #0x1e, lsl #0                      // const
-    eor v18.16b, v18.16b, v15.16b                   // cham.cs:31:64 decrypt r57
-      sub v17.8h, v17.8h, v10.8h                    // cham.cs:31:42 decrypt r57
-       eor v10.16b, v9.16b, v14.16b                 // cham.cs:31:58 decrypt r57
-     eor v21.16b, v21.16b, v15.16b                  // cham.cs:31:64 decrypt r57
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r58
-    shl v14.8h, v22.8h, #15                         // cham.cs:32:35 decrypt r58
-       sub v26.8h, v26.8h, v10.8h                   // cham.cs:31:42 decrypt r57
-    sri v14.8h, v22.8h, #1                          // cham.cs:32:35 decrypt r58
-      eor v17.16b, v17.16b, v15.16b                 // cham.cs:31:64 decrypt r57
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r58
-     shl v22.8h, v25.8h, #15                        // cham.cs:32:35 decrypt r58
-    ldr q10, [x0, #208]                             // round key rk[13]
-    eor v9.16b, v10.16b, v18.16b                    // cham.cs:32:58 decrypt r58
-     sri v22.8h, v25.8h, #1                         // cham.cs:32:35 decrypt r58
-    sub v25.8h, v14.8h, v9.8h                       // cham.cs:32:42 decrypt r58
-       eor v26.16b, v26.16b, v15.16b                // cham.cs:31:64 decrypt r57
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r58
-      shl v9.8h, v30.8h, #15                        // cham.cs:32:35 decrypt r58
-     eor v14.16b, v10.16b, v21.16b                  // cham.cs:32:58 decrypt r58
-      sri v9.8h, v30.8h, #1                         // cham.cs:32:35 decrypt r58
-     sub v22.8h, v22.8h, v14.8h                     // cham.cs:32:42 decrypt r58
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r58
-    movi v30.8h, #0x1d, lsl #0                      // const
-    eor v25.16b, v25.16b, v30.16b                   // cham.cs:32:64 decrypt r58
-       shl v14.8h, v29.8h, #15                      // cham.cs:32:35 decrypt r58
-      eor v15.16b, v10.16b, v17.16b                 // cham.cs:32:58 decrypt r58
-       sri v14.8h, v29.8h, #1                       // cham.cs:32:35 decrypt r58
-      sub v29.8h, v9.8h, v15.8h                     // cham.cs:32:42 decrypt r58
-     eor v22.16b, v22.16b, v30.16b                  // cham.cs:32:64 decrypt r58
-       eor v9.16b, v10.16b, v26.16b                 // cham.cs:32:58 decrypt r58
-    shl v15.8h, v25.8h, #1                          // cham.cs:31:51 decrypt r59
-       sub v9.8h, v14.8h, v9.8h                     // cham.cs:32:42 decrypt r58
-      eor v29.16b, v29.16b, v30.16b                 // cham.cs:32:64 decrypt r58
-    sri v15.8h, v25.8h, #15                         // cham.cs:31:51 decrypt r59
-     shl v14.8h, v22.8h, #1                         // cham.cs:31:51 decrypt r59
-       eor v30.16b, v9.16b, v30.16b                 // cham.cs:32:64 decrypt r58
-     sri v14.8h, v22.8h, #15                        // cham.cs:31:51 decrypt r59
-    ldr q9, [x0, #192]                              // round key rk[12]
-    eor v15.16b, v9.16b, v15.16b                    // cham.cs:31:58 decrypt r59
-      shl v10.8h, v29.8h, #1                        // cham.cs:31:51 decrypt r59
-    sub v16.8h, v16.8h, v15.8h                      // cham.cs:31:42 decrypt r59
-      sri v10.8h, v29.8h, #15                       // cham.cs:31:51 decrypt r59
-     eor v14.16b, v9.16b, v14.16b                   // cham.cs:31:58 decrypt r59
-       shl v15.8h, v30.8h, #1                       // cham.cs:31:51 decrypt r59
-     sub v19.8h, v19.8h, v14.8h                     // cham.cs:31:42 decrypt r59
-       sri v15.8h, v30.8h, #15                      // cham.cs:31:51 decrypt r59
-      eor v10.16b, v9.16b, v10.16b                  // cham.cs:31:58 decrypt r59
-    movi v14.8h, #0x1c, lsl #0                      // const
-    eor v16.16b, v16.16b, v14.16b                   // cham.cs:31:64 decrypt r59
-      sub v20.8h, v20.8h, v10.8h                    // cham.cs:31:42 decrypt r59
-       eor v10.16b, v9.16b, v15.16b                 // cham.cs:31:58 decrypt r59
-     eor v19.16b, v19.16b, v14.16b                  // cham.cs:31:64 decrypt r59
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r56
+    eor v4.16b, v27.16b, v16.16b                    // cham.cs:32:58 decrypt r56
+     eor v13.16b, v27.16b, v19.16b                  // cham.cs:32:58 decrypt r56
+      eor v14.16b, v27.16b, v20.16b                 // cham.cs:32:58 decrypt r56
+       eor v15.16b, v27.16b, v23.16b                // cham.cs:32:58 decrypt r56
+    sub v4.8h, v12.8h, v4.8h                        // cham.cs:32:42 decrypt r56
+     sub v2.8h, v2.8h, v13.8h                       // cham.cs:32:42 decrypt r56
+      sub v26.8h, v26.8h, v14.8h                    // cham.cs:32:42 decrypt r56
+       sub v10.8h, v10.8h, v15.8h                   // cham.cs:32:42 decrypt r56
+    movi v12.8h, #0x1f, lsl #0                      // const
+    eor v4.16b, v4.16b, v12.16b                     // cham.cs:32:64 decrypt r56
+     eor v2.16b, v2.16b, v12.16b                    // cham.cs:32:64 decrypt r56
+      eor v26.16b, v26.16b, v12.16b                 // cham.cs:32:64 decrypt r56
+       eor v10.16b, v10.16b, v12.16b                // cham.cs:32:64 decrypt r56
+    shl v12.8h, v4.8h, #1                           // cham.cs:31:51 decrypt r57
+    sri v12.8h, v4.8h, #15                          // cham.cs:31:51 decrypt r57
+     shl v13.8h, v2.8h, #1                          // cham.cs:31:51 decrypt r57
+     sri v13.8h, v2.8h, #15                         // cham.cs:31:51 decrypt r57
+      shl v14.8h, v26.8h, #1                        // cham.cs:31:51 decrypt r57
+      sri v14.8h, v26.8h, #15                       // cham.cs:31:51 decrypt r57
+       shl v15.8h, v10.8h, #1                       // cham.cs:31:51 decrypt r57
+       sri v15.8h, v10.8h, #15                      // cham.cs:31:51 decrypt r57
+    ldr q27, [x0, #224]                             // round key rk[14]
+    eor v12.16b, v27.16b, v12.16b                   // cham.cs:31:58 decrypt r57
+     eor v13.16b, v27.16b, v13.16b                  // cham.cs:31:58 decrypt r57
+      eor v14.16b, v27.16b, v14.16b                 // cham.cs:31:58 decrypt r57
+       eor v15.16b, v27.16b, v15.16b                // cham.cs:31:58 decrypt r57
+    sub v17.8h, v17.8h, v12.8h                      // cham.cs:31:42 decrypt r57
+     sub v18.8h, v18.8h, v13.8h                     // cham.cs:31:42 decrypt r57
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r57
+       sub v22.8h, v22.8h, v15.8h                   // cham.cs:31:42 decrypt r57
+    movi v12.8h, #0x1e, lsl #0                      // const
+    eor v17.16b, v17.16b, v12.16b                   // cham.cs:31:64 decrypt r57
+     eor v18.16b, v18.16b, v12.16b                  // cham.cs:31:64 decrypt r57
+      eor v21.16b, v21.16b, v12.16b                 // cham.cs:31:64 decrypt r57
+       eor v22.16b, v22.16b, v12.16b                // cham.cs:31:64 decrypt r57
+    shl v12.8h, v3.8h, #15                          // cham.cs:32:35 decrypt r58
+    sri v12.8h, v3.8h, #1                           // cham.cs:32:35 decrypt r58
+     shl v3.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r58
+     sri v3.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r58
+      shl v24.8h, v0.8h, #15                        // cham.cs:32:35 decrypt r58
+      sri v24.8h, v0.8h, #1                         // cham.cs:32:35 decrypt r58
+       shl v0.8h, v6.8h, #15                        // cham.cs:32:35 decrypt r58
+       sri v0.8h, v6.8h, #1                         // cham.cs:32:35 decrypt r58
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r58
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r58
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r58
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r58
+    ldr q6, [x0, #208]                              // round key rk[13]
+    eor v13.16b, v6.16b, v17.16b                    // cham.cs:32:58 decrypt r58
+     eor v14.16b, v6.16b, v18.16b                   // cham.cs:32:58 decrypt r58
+      eor v15.16b, v6.16b, v21.16b                  // cham.cs:32:58 decrypt r58
+       eor v27.16b, v6.16b, v22.16b                 // cham.cs:32:58 decrypt r58
+    sub v12.8h, v12.8h, v13.8h                      // cham.cs:32:42 decrypt r58
+     sub v3.8h, v3.8h, v14.8h                       // cham.cs:32:42 decrypt r58
+      sub v24.8h, v24.8h, v15.8h                    // cham.cs:32:42 decrypt r58
+       sub v27.8h, v0.8h, v27.8h                    // cham.cs:32:42 decrypt r58
+    movi v0.8h, #0x1d, lsl #0                       // const
+    eor v12.16b, v12.16b, v0.16b                    // cham.cs:32:64 decrypt r58
+     eor v3.16b, v3.16b, v0.16b                     // cham.cs:32:64 decrypt r58
+      eor v24.16b, v24.16b, v0.16b                  // cham.cs:32:64 decrypt r58
+       eor v27.16b, v27.16b, v0.16b                 // cham.cs:32:64 decrypt r58
+    shl v0.8h, v12.8h, #1                           // cham.cs:31:51 decrypt r59
+    sri v0.8h, v12.8h, #15                          // cham.cs:31:51 decrypt r59
+     shl v13.8h, v3.8h, #1                          // cham.cs:31:51 decrypt r59
+     sri v13.8h, v3.8h, #15                         // cham.cs:31:51 decrypt r59
+      shl v14.8h, v24.8h, #1                        // cham.cs:31:51 decrypt r59
+      sri v14.8h, v24.8h, #15                       // cham.cs:31:51 decrypt r59
+       shl v15.8h, v27.8h, #1                       // cham.cs:31:51 decrypt r59
+       sri v15.8h, v27.8h, #15                      // cham.cs:31:51 decrypt r59
+    ldr q6, [x0, #192]                              // round key rk[12]
+    eor v0.16b, v6.16b, v0.16b                      // cham.cs:31:58 decrypt r59
+     eor v13.16b, v6.16b, v13.16b                   // cham.cs:31:58 decrypt r59
+      eor v14.16b, v6.16b, v14.16b                  // cham.cs:31:58 decrypt r59
+       eor v15.16b, v6.16b, v15.16b                 // cham.cs:31:58 decrypt r59
+    sub v16.8h, v16.8h, v0.8h                       // cham.cs:31:42 decrypt r59
+     sub v19.8h, v19.8h, v13.8h                     // cham.cs:31:42 decrypt r59
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r59
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r59
+    movi v0.8h, #0x1c, lsl #0                       // const
+    eor v16.16b, v16.16b, v0.16b                    // cham.cs:31:64 decrypt r59
+     eor v19.16b, v19.16b, v0.16b                   // cham.cs:31:64 decrypt r59
+      eor v20.16b, v20.16b, v0.16b                  // cham.cs:31:64 decrypt r59
+       eor v23.16b, v23.16b, v0.16b                 // cham.cs:31:64 decrypt r59
+    shl v0.8h, v4.8h, #15                           // cham.cs:32:35 decrypt r60
+    sri v0.8h, v4.8h, #1                            // cham.cs:32:35 decrypt r60
+     shl v4.8h, v2.8h, #15                          // cham.cs:32:35 decrypt r60
+     sri v4.8h, v2.8h, #1                           // cham.cs:32:35 decrypt r60
+      shl v2.8h, v26.8h, #15                        // cham.cs:32:35 decrypt r60
+      sri v2.8h, v26.8h, #1                         // cham.cs:32:35 decrypt r60
+       shl v26.8h, v10.8h, #15                      // cham.cs:32:35 decrypt r60
+       sri v26.8h, v10.8h, #1                       // cham.cs:32:35 decrypt r60
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r60
-    shl v15.8h, v23.8h, #15                         // cham.cs:32:35 decrypt r60
-       sub v27.8h, v27.8h, v10.8h                   // cham.cs:31:42 decrypt r59
-    sri v15.8h, v23.8h, #1                          // cham.cs:32:35 decrypt r60
-      eor v20.16b, v20.16b, v14.16b                 // cham.cs:31:64 decrypt r59
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r60
-     shl v23.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r60
-    ldr q10, [x0, #176]                             // round key rk[11]
-    eor v9.16b, v10.16b, v16.16b                    // cham.cs:32:58 decrypt r60
-     sri v23.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r60
-    sub v24.8h, v15.8h, v9.8h                       // cham.cs:32:42 decrypt r60
-       eor v27.16b, v27.16b, v14.16b                // cham.cs:31:64 decrypt r59
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r60
-      shl v9.8h, v31.8h, #15                        // cham.cs:32:35 decrypt r60
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r60
+    ldr q10, [x0, #176]                             // round key rk[11]
+    eor v13.16b, v10.16b, v16.16b                   // cham.cs:32:58 decrypt r60
      eor v14.16b, v10.16b, v19.16b                  // cham.cs:32:58 decrypt r60
-      sri v9.8h, v31.8h, #1                         // cham.cs:32:35 decrypt r60
-     sub v23.8h, v23.8h, v14.8h                     // cham.cs:32:42 decrypt r60
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r60
-    movi v31.8h, #0x1b, lsl #0                      // const
-    eor v24.16b, v24.16b, v31.16b                   // cham.cs:32:64 decrypt r60
-       shl v14.8h, v28.8h, #15                      // cham.cs:32:35 decrypt r60
       eor v15.16b, v10.16b, v20.16b                 // cham.cs:32:58 decrypt r60
-       sri v14.8h, v28.8h, #1                       // cham.cs:32:35 decrypt r60
-      sub v28.8h, v9.8h, v15.8h                     // cham.cs:32:42 decrypt r60
-     eor v23.16b, v23.16b, v31.16b                  // cham.cs:32:64 decrypt r60
-       eor v9.16b, v10.16b, v27.16b                 // cham.cs:32:58 decrypt r60
-    shl v15.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r61
-       sub v9.8h, v14.8h, v9.8h                     // cham.cs:32:42 decrypt r60
-      eor v28.16b, v28.16b, v31.16b                 // cham.cs:32:64 decrypt r60
-    sri v15.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r61
-     shl v14.8h, v23.8h, #1                         // cham.cs:31:51 decrypt r61
-       eor v31.16b, v9.16b, v31.16b                 // cham.cs:32:64 decrypt r60
-     sri v14.8h, v23.8h, #15                        // cham.cs:31:51 decrypt r61
-    eor v9.16b, v11.16b, v15.16b                    // cham.cs:31:58 decrypt r61
-      shl v15.8h, v28.8h, #1                        // cham.cs:31:51 decrypt r61
-    sub v18.8h, v18.8h, v9.8h                       // cham.cs:31:42 decrypt r61
-      sri v15.8h, v28.8h, #15                       // cham.cs:31:51 decrypt r61
-     eor v9.16b, v11.16b, v14.16b                   // cham.cs:31:58 decrypt r61
-       shl v14.8h, v31.8h, #1                       // cham.cs:31:51 decrypt r61
-     sub v21.8h, v21.8h, v9.8h                      // cham.cs:31:42 decrypt r61
-       sri v14.8h, v31.8h, #15                      // cham.cs:31:51 decrypt r61
-      eor v9.16b, v11.16b, v15.16b                  // cham.cs:31:58 decrypt r61
-    movi v15.8h, #0x1a, lsl #0                      // const
-    eor v18.16b, v18.16b, v15.16b                   // cham.cs:31:64 decrypt r61
-      sub v17.8h, v17.8h, v9.8h                     // cham.cs:31:42 decrypt r61
-       eor v9.16b, v11.16b, v14.16b                 // cham.cs:31:58 decrypt r61
-     eor v21.16b, v21.16b, v15.16b                  // cham.cs:31:64 decrypt r61
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r62
-    shl v14.8h, v25.8h, #15                         // cham.cs:32:35 decrypt r62
-       sub v26.8h, v26.8h, v9.8h                    // cham.cs:31:42 decrypt r61
-    sri v14.8h, v25.8h, #1                          // cham.cs:32:35 decrypt r62
-      eor v17.16b, v17.16b, v15.16b                 // cham.cs:31:64 decrypt r61
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r62
-     shl v25.8h, v22.8h, #15                        // cham.cs:32:35 decrypt r62
-    eor v9.16b, v12.16b, v18.16b                    // cham.cs:32:58 decrypt r62
-     sri v25.8h, v22.8h, #1                         // cham.cs:32:35 decrypt r62
-    sub v22.8h, v14.8h, v9.8h                       // cham.cs:32:42 decrypt r62
-       eor v26.16b, v26.16b, v15.16b                // cham.cs:31:64 decrypt r61
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r62
-      shl v9.8h, v29.8h, #15                        // cham.cs:32:35 decrypt r62
-     eor v14.16b, v12.16b, v21.16b                  // cham.cs:32:58 decrypt r62
-      sri v9.8h, v29.8h, #1                         // cham.cs:32:35 decrypt r62
-     sub v25.8h, v25.8h, v14.8h                     // cham.cs:32:42 decrypt r62
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r62
-    movi v29.8h, #0x19, lsl #0                      // const
-    eor v22.16b, v22.16b, v29.16b                   // cham.cs:32:64 decrypt r62
-       shl v14.8h, v30.8h, #15                      // cham.cs:32:35 decrypt r62
-      eor v15.16b, v12.16b, v17.16b                 // cham.cs:32:58 decrypt r62
-       sri v14.8h, v30.8h, #1                       // cham.cs:32:35 decrypt r62
-      sub v30.8h, v9.8h, v15.8h                     // cham.cs:32:42 decrypt r62
-     eor v25.16b, v25.16b, v29.16b                  // cham.cs:32:64 decrypt r62
-       eor v9.16b, v12.16b, v26.16b                 // cham.cs:32:58 decrypt r62
-    shl v15.8h, v22.8h, #1                          // cham.cs:31:51 decrypt r63
-       sub v9.8h, v14.8h, v9.8h                     // cham.cs:32:42 decrypt r62
-      eor v30.16b, v30.16b, v29.16b                 // cham.cs:32:64 decrypt r62
-    sri v15.8h, v22.8h, #15                         // cham.cs:31:51 decrypt r63
-     shl v14.8h, v25.8h, #1                         // cham.cs:31:51 decrypt r63
-       eor v29.16b, v9.16b, v29.16b                 // cham.cs:32:64 decrypt r62
-     sri v14.8h, v25.8h, #15                        // cham.cs:31:51 decrypt r63
-    eor v9.16b, v13.16b, v15.16b                    // cham.cs:31:58 decrypt r63
-      shl v15.8h, v30.8h, #1                        // cham.cs:31:51 decrypt r63
-    sub v16.8h, v16.8h, v9.8h                       // cham.cs:31:42 decrypt r63
-      sri v15.8h, v30.8h, #15                       // cham.cs:31:51 decrypt r63
-     eor v9.16b, v13.16b, v14.16b                   // cham.cs:31:58 decrypt r63
-       shl v14.8h, v29.8h, #1                       // cham.cs:31:51 decrypt r63
-     sub v19.8h, v19.8h, v9.8h                      // cham.cs:31:42 decrypt r63
-       sri v14.8h, v29.8h, #15                      // cham.cs:31:51 decrypt r63
-      eor v9.16b, v13.16b, v15.16b                  // cham.cs:31:58 decrypt r63
-    movi v15.8h, #0x18, lsl #0                      // const
-    eor v16.16b, v16.16b, v15.16b                   // cham.cs:31:64 decrypt r63
-      sub v20.8h, v20.8h, v9.8h                     // cham.cs:31:42 decrypt r63
-       eor v9.16b, v13.16b, v14.16b                 // cham.cs:31:58 decrypt r63
-     eor v19.16b, v19.16b, v15.16b                  // cham.cs:31:64 decrypt r63
+       eor v6.16b, v10.16b, v23.16b                 // cham.cs:32:58 decrypt r60
+    sub v0.8h, v0.8h, v13.8h                        // cham.cs:32:42 decrypt r60
+     sub v4.8h, v4.8h, v14.8h                       // cham.cs:32:42 decrypt r60
+      sub v2.8h, v2.8h, v15.8h                      // cham.cs:32:42 decrypt r60
+       sub v26.8h, v26.8h, v6.8h                    // cham.cs:32:42 decrypt r60
+    movi v6.8h, #0x1b, lsl #0                       // const
+    eor v0.16b, v0.16b, v6.16b                      // cham.cs:32:64 decrypt r60
+     eor v4.16b, v4.16b, v6.16b                     // cham.cs:32:64 decrypt r60
+      eor v2.16b, v2.16b, v6.16b                    // cham.cs:32:64 decrypt r60
+       eor v26.16b, v26.16b, v6.16b                 // cham.cs:32:64 decrypt r60
+    shl v6.8h, v0.8h, #1                            // cham.cs:31:51 decrypt r61
+    sri v6.8h, v0.8h, #15                           // cham.cs:31:51 decrypt r61
+     shl v13.8h, v4.8h, #1                          // cham.cs:31:51 decrypt r61
+     sri v13.8h, v4.8h, #15                         // cham.cs:31:51 decrypt r61
+      shl v14.8h, v2.8h, #1                         // cham.cs:31:51 decrypt r61
+      sri v14.8h, v2.8h, #15                        // cham.cs:31:51 decrypt r61
+       shl v15.8h, v26.8h, #1                       // cham.cs:31:51 decrypt r61
+       sri v15.8h, v26.8h, #15                      // cham.cs:31:51 decrypt r61
+    eor v6.16b, v1.16b, v6.16b                      // cham.cs:31:58 decrypt r61
+     eor v13.16b, v1.16b, v13.16b                   // cham.cs:31:58 decrypt r61
+      eor v14.16b, v1.16b, v14.16b                  // cham.cs:31:58 decrypt r61
+       eor v15.16b, v1.16b, v15.16b                 // cham.cs:31:58 decrypt r61
+    sub v17.8h, v17.8h, v6.8h                       // cham.cs:31:42 decrypt r61
+     sub v18.8h, v18.8h, v13.8h                     // cham.cs:31:42 decrypt r61
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r61
+       sub v22.8h, v22.8h, v15.8h                   // cham.cs:31:42 decrypt r61
+    movi v6.8h, #0x1a, lsl #0                       // const
+    eor v17.16b, v17.16b, v6.16b                    // cham.cs:31:64 decrypt r61
+     eor v18.16b, v18.16b, v6.16b                   // cham.cs:31:64 decrypt r61
+      eor v21.16b, v21.16b, v6.16b                  // cham.cs:31:64 decrypt r61
+       eor v22.16b, v22.16b, v6.16b                 // cham.cs:31:64 decrypt r61
+    shl v6.8h, v12.8h, #15                          // cham.cs:32:35 decrypt r62
+    sri v6.8h, v12.8h, #1                           // cham.cs:32:35 decrypt r62
+     shl v12.8h, v3.8h, #15                         // cham.cs:32:35 decrypt r62
+     sri v12.8h, v3.8h, #1                          // cham.cs:32:35 decrypt r62
+      shl v3.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r62
+      sri v3.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r62
+       shl v24.8h, v27.8h, #15                      // cham.cs:32:35 decrypt r62
+       sri v24.8h, v27.8h, #1                       // cham.cs:32:35 decrypt r62
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r62
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r62
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r62
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r62
+    eor v27.16b, v8.16b, v17.16b                    // cham.cs:32:58 decrypt r62
+     eor v13.16b, v8.16b, v18.16b                   // cham.cs:32:58 decrypt r62
+      eor v14.16b, v8.16b, v21.16b                  // cham.cs:32:58 decrypt r62
+       eor v15.16b, v8.16b, v22.16b                 // cham.cs:32:58 decrypt r62
+    sub v27.8h, v6.8h, v27.8h                       // cham.cs:32:42 decrypt r62
+     sub v6.8h, v12.8h, v13.8h                      // cham.cs:32:42 decrypt r62
+      sub v3.8h, v3.8h, v14.8h                      // cham.cs:32:42 decrypt r62
+       sub v24.8h, v24.8h, v15.8h                   // cham.cs:32:42 decrypt r62
+    movi v12.8h, #0x19, lsl #0                      // const
+    eor v27.16b, v27.16b, v12.16b                   // cham.cs:32:64 decrypt r62
+     eor v6.16b, v6.16b, v12.16b                    // cham.cs:32:64 decrypt r62
+      eor v3.16b, v3.16b, v12.16b                   // cham.cs:32:64 decrypt r62
+       eor v24.16b, v24.16b, v12.16b                // cham.cs:32:64 decrypt r62
+    shl v12.8h, v27.8h, #1                          // cham.cs:31:51 decrypt r63
+    sri v12.8h, v27.8h, #15                         // cham.cs:31:51 decrypt r63
+     shl v13.8h, v6.8h, #1                          // cham.cs:31:51 decrypt r63
+     sri v13.8h, v6.8h, #15                         // cham.cs:31:51 decrypt r63
+      shl v14.8h, v3.8h, #1                         // cham.cs:31:51 decrypt r63
+      sri v14.8h, v3.8h, #15                        // cham.cs:31:51 decrypt r63
+       shl v15.8h, v24.8h, #1                       // cham.cs:31:51 decrypt r63
+       sri v15.8h, v24.8h, #15                      // cham.cs:31:51 decrypt r63
+    eor v12.16b, v25.16b, v12.16b                   // cham.cs:31:58 decrypt r63
+     eor v13.16b, v25.16b, v13.16b                  // cham.cs:31:58 decrypt r63
+      eor v14.16b, v25.16b, v14.16b                 // cham.cs:31:58 decrypt r63
+       eor v15.16b, v25.16b, v15.16b                // cham.cs:31:58 decrypt r63
+    sub v16.8h, v16.8h, v12.8h                      // cham.cs:31:42 decrypt r63
+     sub v19.8h, v19.8h, v13.8h                     // cham.cs:31:42 decrypt r63
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r63
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r63
+    movi v12.8h, #0x18, lsl #0                      // const
+    eor v16.16b, v16.16b, v12.16b                   // cham.cs:31:64 decrypt r63
+     eor v19.16b, v19.16b, v12.16b                  // cham.cs:31:64 decrypt r63
+      eor v20.16b, v20.16b, v12.16b                 // cham.cs:31:64 decrypt r63
+       eor v23.16b, v23.16b, v12.16b                // cham.cs:31:64 decrypt r63
+    shl v12.8h, v0.8h, #15                          // cham.cs:32:35 decrypt r64
+    sri v12.8h, v0.8h, #1                           // cham.cs:32:35 decrypt r64
+     shl v0.8h, v4.8h, #15                          // cham.cs:32:35 decrypt r64
+     sri v0.8h, v4.8h, #1                           // cham.cs:32:35 decrypt r64
+      shl v4.8h, v2.8h, #15                         // cham.cs:32:35 decrypt r64
+      sri v4.8h, v2.8h, #1                          // cham.cs:32:35 decrypt r64
+       shl v2.8h, v26.8h, #15                       // cham.cs:32:35 decrypt r64
+       sri v2.8h, v26.8h, #1                        // cham.cs:32:35 decrypt r64
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r64
-    shl v14.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r64
-       sub v27.8h, v27.8h, v9.8h                    // cham.cs:31:42 decrypt r63
-    sri v14.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r64
-      eor v20.16b, v20.16b, v15.16b                 // cham.cs:31:64 decrypt r63
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r64
-     shl v24.8h, v23.8h, #15                        // cham.cs:32:35 decrypt r64
-    eor v9.16b, v1.16b, v16.16b                     // cham.cs:32:58 decrypt r64
-     sri v24.8h, v23.8h, #1                         // cham.cs:32:35 decrypt r64
-    sub v23.8h, v14.8h, v9.8h                       // cham.cs:32:42 decrypt r64
-       eor v27.16b, v27.16b, v15.16b                // cham.cs:31:64 decrypt r63
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r64
-      shl v9.8h, v28.8h, #15                        // cham.cs:32:35 decrypt r64
-     eor v14.16b, v1.16b, v19.16b                   // cham.cs:32:58 decrypt r64
-      sri v9.8h, v28.8h, #1                         // cham.cs:32:35 decrypt r64
-     sub v24.8h, v24.8h, v14.8h                     // cham.cs:32:42 decrypt r64
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r64
-    movi v28.8h, #0x17, lsl #0                      // const
-    eor v23.16b, v23.16b, v28.16b                   // cham.cs:32:64 decrypt r64
-       shl v14.8h, v31.8h, #15                      // cham.cs:32:35 decrypt r64
-      eor v15.16b, v1.16b, v20.16b                  // cham.cs:32:58 decrypt r64
-       sri v14.8h, v31.8h, #1                       // cham.cs:32:35 decrypt r64
-      sub v31.8h, v9.8h, v15.8h                     // cham.cs:32:42 decrypt r64
-     eor v24.16b, v24.16b, v28.16b                  // cham.cs:32:64 decrypt r64
-       eor v9.16b, v1.16b, v27.16b                  // cham.cs:32:58 decrypt r64
-    shl v15.8h, v23.8h, #1                          // cham.cs:31:51 decrypt r65
-       sub v9.8h, v14.8h, v9.8h                     // cham.cs:32:42 decrypt r64
-      eor v31.16b, v31.16b, v28.16b                 // cham.cs:32:64 decrypt r64
-    sri v15.8h, v23.8h, #15                         // cham.cs:31:51 decrypt r65
-     shl v14.8h, v24.8h, #1                         // cham.cs:31:51 decrypt r65
-       eor v28.16b, v9.16b, v28.16b                 // cham.cs:32:64 decrypt r64
-     sri v14.8h, v24.8h, #15                        // cham.cs:31:51 decrypt r65
-    eor v9.16b, v0.16b, v15.16b                     // cham.cs:31:58 decrypt r65
-      shl v15.8h, v31.8h, #1                        // cham.cs:31:51 decrypt r65
-    sub v18.8h, v18.8h, v9.8h                       // cham.cs:31:42 decrypt r65
-      sri v15.8h, v31.8h, #15                       // cham.cs:31:51 decrypt r65
-     eor v9.16b, v0.16b, v14.16b                    // cham.cs:31:58 decrypt r65
-       shl v14.8h, v28.8h, #1                       // cham.cs:31:51 decrypt r65
-     sub v21.8h, v21.8h, v9.8h                      // cham.cs:31:42 decrypt r65
-       sri v14.8h, v28.8h, #15                      // cham.cs:31:51 decrypt r65
-      eor v9.16b, v0.16b, v15.16b                   // cham.cs:31:58 decrypt r65
-    movi v15.8h, #0x16, lsl #0                      // const
-    eor v18.16b, v18.16b, v15.16b                   // cham.cs:31:64 decrypt r65
-      sub v17.8h, v17.8h, v9.8h                     // cham.cs:31:42 decrypt r65
-       eor v9.16b, v0.16b, v14.16b                  // cham.cs:31:58 decrypt r65
-     eor v21.16b, v21.16b, v15.16b                  // cham.cs:31:64 decrypt r65
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r66
-    shl v14.8h, v22.8h, #15                         // cham.cs:32:35 decrypt r66
-       sub v26.8h, v26.8h, v9.8h                    // cham.cs:31:42 decrypt r65
-    sri v14.8h, v22.8h, #1                          // cham.cs:32:35 decrypt r66
-      eor v17.16b, v17.16b, v15.16b                 // cham.cs:31:64 decrypt r65
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r66
-     shl v22.8h, v25.8h, #15                        // cham.cs:32:35 decrypt r66
-    eor v9.16b, v2.16b, v18.16b                     // cham.cs:32:58 decrypt r66
-     sri v22.8h, v25.8h, #1                         // cham.cs:32:35 decrypt r66
-    sub v25.8h, v14.8h, v9.8h                       // cham.cs:32:42 decrypt r66
-       eor v26.16b, v26.16b, v15.16b                // cham.cs:31:64 decrypt r65
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r66
-      shl v9.8h, v30.8h, #15                        // cham.cs:32:35 decrypt r66
-     eor v14.16b, v2.16b, v21.16b                   // cham.cs:32:58 decrypt r66
-      sri v9.8h, v30.8h, #1                         // cham.cs:32:35 decrypt r66
-     sub v22.8h, v22.8h, v14.8h                     // cham.cs:32:42 decrypt r66
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r66
-    movi v30.8h, #0x15, lsl #0                      // const
-    eor v25.16b, v25.16b, v30.16b                   // cham.cs:32:64 decrypt r66
-       shl v14.8h, v29.8h, #15                      // cham.cs:32:35 decrypt r66
-      eor v15.16b, v2.16b, v17.16b                  // cham.cs:32:58 decrypt r66
-       sri v14.8h, v29.8h, #1                       // cham.cs:32:35 decrypt r66
-      sub v29.8h, v9.8h, v15.8h                     // cham.cs:32:42 decrypt r66
-     eor v22.16b, v22.16b, v30.16b                  // cham.cs:32:64 decrypt r66
-       eor v9.16b, v2.16b, v26.16b                  // cham.cs:32:58 decrypt r66
-    shl v15.8h, v25.8h, #1                          // cham.cs:31:51 decrypt r67
-       sub v9.8h, v14.8h, v9.8h                     // cham.cs:32:42 decrypt r66
-      eor v29.16b, v29.16b, v30.16b                 // cham.cs:32:64 decrypt r66
-    sri v15.8h, v25.8h, #15                         // cham.cs:31:51 decrypt r67
-     shl v14.8h, v22.8h, #1                         // cham.cs:31:51 decrypt r67
-       eor v30.16b, v9.16b, v30.16b                 // cham.cs:32:64 decrypt r66
-     sri v14.8h, v22.8h, #15                        // cham.cs:31:51 decrypt r67
-    eor v9.16b, v3.16b, v15.16b                     // cham.cs:31:58 decrypt r67
-      shl v15.8h, v29.8h, #1                        // cham.cs:31:51 decrypt r67
-    sub v16.8h, v16.8h, v9.8h                       // cham.cs:31:42 decrypt r67
-      sri v15.8h, v29.8h, #15                       // cham.cs:31:51 decrypt r67
-     eor v9.16b, v3.16b, v14.16b                    // cham.cs:31:58 decrypt r67
-       shl v14.8h, v30.8h, #1                       // cham.cs:31:51 decrypt r67
-     sub v19.8h, v19.8h, v9.8h                      // cham.cs:31:42 decrypt r67
-       sri v14.8h, v30.8h, #15                      // cham.cs:31:51 decrypt r67
-      eor v9.16b, v3.16b, v15.16b                   // cham.cs:31:58 decrypt r67
-    movi v15.8h, #0x14, lsl #0                      // const
-    eor v16.16b, v16.16b, v15.16b                   // cham.cs:31:64 decrypt r67
-      sub v20.8h, v20.8h, v9.8h                     // cham.cs:31:42 decrypt r67
-       eor v9.16b, v3.16b, v14.16b                  // cham.cs:31:58 decrypt r67
-     eor v19.16b, v19.16b, v15.16b                  // cham.cs:31:64 decrypt r67
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r64
+    eor v26.16b, v31.16b, v16.16b                   // cham.cs:32:58 decrypt r64
+     eor v13.16b, v31.16b, v19.16b                  // cham.cs:32:58 decrypt r64
+      eor v14.16b, v31.16b, v20.16b                 // cham.cs:32:58 decrypt r64
+       eor v15.16b, v31.16b, v23.16b                // cham.cs:32:58 decrypt r64
+    sub v26.8h, v12.8h, v26.8h                      // cham.cs:32:42 decrypt r64
+     sub v0.8h, v0.8h, v13.8h                       // cham.cs:32:42 decrypt r64
+      sub v4.8h, v4.8h, v14.8h                      // cham.cs:32:42 decrypt r64
+       sub v2.8h, v2.8h, v15.8h                     // cham.cs:32:42 decrypt r64
+    movi v12.8h, #0x17, lsl #0                      // const
+    eor v26.16b, v26.16b, v12.16b                   // cham.cs:32:64 decrypt r64
+     eor v0.16b, v0.16b, v12.16b                    // cham.cs:32:64 decrypt r64
+      eor v4.16b, v4.16b, v12.16b                   // cham.cs:32:64 decrypt r64
+       eor v2.16b, v2.16b, v12.16b                  // cham.cs:32:64 decrypt r64
+    shl v12.8h, v26.8h, #1                          // cham.cs:31:51 decrypt r65
+    sri v12.8h, v26.8h, #15                         // cham.cs:31:51 decrypt r65
+     shl v13.8h, v0.8h, #1                          // cham.cs:31:51 decrypt r65
+     sri v13.8h, v0.8h, #15                         // cham.cs:31:51 decrypt r65
+      shl v14.8h, v4.8h, #1                         // cham.cs:31:51 decrypt r65
+      sri v14.8h, v4.8h, #15                        // cham.cs:31:51 decrypt r65
+       shl v15.8h, v2.8h, #1                        // cham.cs:31:51 decrypt r65
+       sri v15.8h, v2.8h, #15                       // cham.cs:31:51 decrypt r65
+    eor v12.16b, v5.16b, v12.16b                    // cham.cs:31:58 decrypt r65
+     eor v13.16b, v5.16b, v13.16b                   // cham.cs:31:58 decrypt r65
+      eor v14.16b, v5.16b, v14.16b                  // cham.cs:31:58 decrypt r65
+       eor v15.16b, v5.16b, v15.16b                 // cham.cs:31:58 decrypt r65
+    sub v17.8h, v17.8h, v12.8h                      // cham.cs:31:42 decrypt r65
+     sub v18.8h, v18.8h, v13.8h                     // cham.cs:31:42 decrypt r65
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r65
+       sub v22.8h, v22.8h, v15.8h                   // cham.cs:31:42 decrypt r65
+    movi v12.8h, #0x16, lsl #0                      // const
+    eor v17.16b, v17.16b, v12.16b                   // cham.cs:31:64 decrypt r65
+     eor v18.16b, v18.16b, v12.16b                  // cham.cs:31:64 decrypt r65
+      eor v21.16b, v21.16b, v12.16b                 // cham.cs:31:64 decrypt r65
+       eor v22.16b, v22.16b, v12.16b                // cham.cs:31:64 decrypt r65
+    shl v12.8h, v27.8h, #15                         // cham.cs:32:35 decrypt r66
+    sri v12.8h, v27.8h, #1                          // cham.cs:32:35 decrypt r66
+     shl v27.8h, v6.8h, #15                         // cham.cs:32:35 decrypt r66
+     sri v27.8h, v6.8h, #1                          // cham.cs:32:35 decrypt r66
+      shl v6.8h, v3.8h, #15                         // cham.cs:32:35 decrypt r66
+      sri v6.8h, v3.8h, #1                          // cham.cs:32:35 decrypt r66
+       shl v3.8h, v24.8h, #15                       // cham.cs:32:35 decrypt r66
+       sri v3.8h, v24.8h, #1                        // cham.cs:32:35 decrypt r66
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r66
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r66
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r66
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r66
+    eor v24.16b, v30.16b, v17.16b                   // cham.cs:32:58 decrypt r66
+     eor v13.16b, v30.16b, v18.16b                  // cham.cs:32:58 decrypt r66
+      eor v14.16b, v30.16b, v21.16b                 // cham.cs:32:58 decrypt r66
+       eor v15.16b, v30.16b, v22.16b                // cham.cs:32:58 decrypt r66
+    sub v24.8h, v12.8h, v24.8h                      // cham.cs:32:42 decrypt r66
+     sub v27.8h, v27.8h, v13.8h                     // cham.cs:32:42 decrypt r66
+      sub v6.8h, v6.8h, v14.8h                      // cham.cs:32:42 decrypt r66
+       sub v3.8h, v3.8h, v15.8h                     // cham.cs:32:42 decrypt r66
+    movi v12.8h, #0x15, lsl #0                      // const
+    eor v24.16b, v24.16b, v12.16b                   // cham.cs:32:64 decrypt r66
+     eor v27.16b, v27.16b, v12.16b                  // cham.cs:32:64 decrypt r66
+      eor v6.16b, v6.16b, v12.16b                   // cham.cs:32:64 decrypt r66
+       eor v3.16b, v3.16b, v12.16b                  // cham.cs:32:64 decrypt r66
+    shl v12.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r67
+    sri v12.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r67
+     shl v13.8h, v27.8h, #1                         // cham.cs:31:51 decrypt r67
+     sri v13.8h, v27.8h, #15                        // cham.cs:31:51 decrypt r67
+      shl v14.8h, v6.8h, #1                         // cham.cs:31:51 decrypt r67
+      sri v14.8h, v6.8h, #15                        // cham.cs:31:51 decrypt r67
+       shl v15.8h, v3.8h, #1                        // cham.cs:31:51 decrypt r67
+       sri v15.8h, v3.8h, #15                       // cham.cs:31:51 decrypt r67
+    eor v12.16b, v7.16b, v12.16b                    // cham.cs:31:58 decrypt r67
+     eor v13.16b, v7.16b, v13.16b                   // cham.cs:31:58 decrypt r67
+      eor v14.16b, v7.16b, v14.16b                  // cham.cs:31:58 decrypt r67
+       eor v15.16b, v7.16b, v15.16b                 // cham.cs:31:58 decrypt r67
+    sub v16.8h, v16.8h, v12.8h                      // cham.cs:31:42 decrypt r67
+     sub v19.8h, v19.8h, v13.8h                     // cham.cs:31:42 decrypt r67
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r67
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r67
+    movi v12.8h, #0x14, lsl #0                      // const
+    eor v16.16b, v16.16b, v12.16b                   // cham.cs:31:64 decrypt r67
+     eor v19.16b, v19.16b, v12.16b                  // cham.cs:31:64 decrypt r67
+      eor v20.16b, v20.16b, v12.16b                 // cham.cs:31:64 decrypt r67
+       eor v23.16b, v23.16b, v12.16b                // cham.cs:31:64 decrypt r67
+    shl v12.8h, v26.8h, #15                         // cham.cs:32:35 decrypt r68
+    sri v12.8h, v26.8h, #1                          // cham.cs:32:35 decrypt r68
+     shl v26.8h, v0.8h, #15                         // cham.cs:32:35 decrypt r68
+     sri v26.8h, v0.8h, #1                          // cham.cs:32:35 decrypt r68
+      shl v0.8h, v4.8h, #15                         // cham.cs:32:35 decrypt r68
+      sri v0.8h, v4.8h, #1                          // cham.cs:32:35 decrypt r68
+       shl v4.8h, v2.8h, #15                        // cham.cs:32:35 decrypt r68
+       sri v4.8h, v2.8h, #1                         // cham.cs:32:35 decrypt r68
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r68
-    shl v14.8h, v23.8h, #15                         // cham.cs:32:35 decrypt r68
-       sub v27.8h, v27.8h, v9.8h                    // cham.cs:31:42 decrypt r67
-    sri v14.8h, v23.8h, #1                          // cham.cs:32:35 decrypt r68
-      eor v20.16b, v20.16b, v15.16b                 // cham.cs:31:64 decrypt r67
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r68
-     shl v23.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r68
-    eor v9.16b, v4.16b, v16.16b                     // cham.cs:32:58 decrypt r68
-     sri v23.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r68
-    sub v24.8h, v14.8h, v9.8h                       // cham.cs:32:42 decrypt r68
-       eor v27.16b, v27.16b, v15.16b                // cham.cs:31:64 decrypt r67
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r68
-      shl v9.8h, v31.8h, #15                        // cham.cs:32:35 decrypt r68
-     eor v14.16b, v4.16b, v19.16b                   // cham.cs:32:58 decrypt r68
-      sri v9.8h, v31.8h, #1                         // cham.cs:32:35 decrypt r68
-     sub v23.8h, v23.8h, v14.8h                     // cham.cs:32:42 decrypt r68
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r68
-    movi v31.8h, #0x13, lsl #0                      // const
-    eor v24.16b, v24.16b, v31.16b                   // cham.cs:32:64 decrypt r68
-       shl v14.8h, v28.8h, #15                      // cham.cs:32:35 decrypt r68
-      eor v15.16b, v4.16b, v20.16b                  // cham.cs:32:58 decrypt r68
-       sri v14.8h, v28.8h, #1                       // cham.cs:32:35 decrypt r68
-      sub v28.8h, v9.8h, v15.8h                     // cham.cs:32:42 decrypt r68
-     eor v23.16b, v23.16b, v31.16b                  // cham.cs:32:64 decrypt r68
-       eor v9.16b, v4.16b, v27.16b                  // cham.cs:32:58 decrypt r68
-    shl v15.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r69
-       sub v9.8h, v14.8h, v9.8h                     // cham.cs:32:42 decrypt r68
-      eor v28.16b, v28.16b, v31.16b                 // cham.cs:32:64 decrypt r68
-    sri v15.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r69
-     shl v14.8h, v23.8h, #1                         // cham.cs:31:51 decrypt r69
-       eor v31.16b, v9.16b, v31.16b                 // cham.cs:32:64 decrypt r68
-     sri v14.8h, v23.8h, #15                        // cham.cs:31:51 decrypt r69
-    eor v9.16b, v5.16b, v15.16b                     // cham.cs:31:58 decrypt r69
-      shl v15.8h, v28.8h, #1                        // cham.cs:31:51 decrypt r69
-    sub v18.8h, v18.8h, v9.8h                       // cham.cs:31:42 decrypt r69
-      sri v15.8h, v28.8h, #15                       // cham.cs:31:51 decrypt r69
-     eor v9.16b, v5.16b, v14.16b                    // cham.cs:31:58 decrypt r69
-       shl v14.8h, v31.8h, #1                       // cham.cs:31:51 decrypt r69
-     sub v21.8h, v21.8h, v9.8h                      // cham.cs:31:42 decrypt r69
-       sri v14.8h, v31.8h, #15                      // cham.cs:31:51 decrypt r69
-      eor v9.16b, v5.16b, v15.16b                   // cham.cs:31:58 decrypt r69
-    movi v15.8h, #0x12, lsl #0                      // const
-    eor v18.16b, v18.16b, v15.16b                   // cham.cs:31:64 decrypt r69
-      sub v17.8h, v17.8h, v9.8h                     // cham.cs:31:42 decrypt r69
-       eor v9.16b, v5.16b, v14.16b                  // cham.cs:31:58 decrypt r69
-     eor v21.16b, v21.16b, v15.16b                  // cham.cs:31:64 decrypt r69
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r70
-    shl v14.8h, v25.8h, #15                         // cham.cs:32:35 decrypt r70
-       sub v26.8h, v26.8h, v9.8h                    // cham.cs:31:42 decrypt r69
-    sri v14.8h, v25.8h, #1                          // cham.cs:32:35 decrypt r70
-      eor v17.16b, v17.16b, v15.16b                 // cham.cs:31:64 decrypt r69
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r70
-     shl v25.8h, v22.8h, #15                        // cham.cs:32:35 decrypt r70
-    eor v9.16b, v6.16b, v18.16b                     // cham.cs:32:58 decrypt r70
-     sri v25.8h, v22.8h, #1                         // cham.cs:32:35 decrypt r70
-    sub v22.8h, v14.8h, v9.8h                       // cham.cs:32:42 decrypt r70
-       eor v26.16b, v26.16b, v15.16b                // cham.cs:31:64 decrypt r69
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r70
-      shl v9.8h, v29.8h, #15                        // cham.cs:32:35 decrypt r70
-     eor v14.16b, v6.16b, v21.16b                   // cham.cs:32:58 decrypt r70
-      sri v9.8h, v29.8h, #1                         // cham.cs:32:35 decrypt r70
-     sub v25.8h, v25.8h, v14.8h                     // cham.cs:32:42 decrypt r70
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r70
-    movi v29.8h, #0x11, lsl #0                      // const
-    eor v22.16b, v22.16b, v29.16b                   // cham.cs:32:64 decrypt r70
-       shl v14.8h, v30.8h, #15                      // cham.cs:32:35 decrypt r70
-      eor v15.16b, v6.16b, v17.16b                  // cham.cs:32:58 decrypt r70
-       sri v14.8h, v30.8h, #1                       // cham.cs:32:35 decrypt r70
-      sub v30.8h, v9.8h, v15.8h                     // cham.cs:32:42 decrypt r70
-     eor v25.16b, v25.16b, v29.16b                  // cham.cs:32:64 decrypt r70
-       eor v9.16b, v6.16b, v26.16b                  // cham.cs:32:58 decrypt r70
-    shl v15.8h, v22.8h, #1                          // cham.cs:31:51 decrypt r71
-       sub v9.8h, v14.8h, v9.8h                     // cham.cs:32:42 decrypt r70
-      eor v30.16b, v30.16b, v29.16b                 // cham.cs:32:64 decrypt r70
-    sri v15.8h, v22.8h, #15                         // cham.cs:31:51 decrypt r71
-     shl v14.8h, v25.8h, #1                         // cham.cs:31:51 decrypt r71
-       eor v29.16b, v9.16b, v29.16b                 // cham.cs:32:64 decrypt r70
-     sri v14.8h, v25.8h, #15                        // cham.cs:31:51 decrypt r71
-    eor v9.16b, v7.16b, v15.16b                     // cham.cs:31:58 decrypt r71
-      shl v15.8h, v30.8h, #1                        // cham.cs:31:51 decrypt r71
-    sub v16.8h, v16.8h, v9.8h                       // cham.cs:31:42 decrypt r71
-      sri v15.8h, v30.8h, #15                       // cham.cs:31:51 decrypt r71
-     eor v9.16b, v7.16b, v14.16b                    // cham.cs:31:58 decrypt r71
-       shl v14.8h, v29.8h, #1                       // cham.cs:31:51 decrypt r71
-     sub v19.8h, v19.8h, v9.8h                      // cham.cs:31:42 decrypt r71
-       sri v14.8h, v29.8h, #15                      // cham.cs:31:51 decrypt r71
-      eor v9.16b, v7.16b, v15.16b                   // cham.cs:31:58 decrypt r71
-    movi v15.8h, #0x10, lsl #0                      // const
-    eor v16.16b, v16.16b, v15.16b                   // cham.cs:31:64 decrypt r71
-      sub v20.8h, v20.8h, v9.8h                     // cham.cs:31:42 decrypt r71
-       eor v9.16b, v7.16b, v14.16b                  // cham.cs:31:58 decrypt r71
-     eor v19.16b, v19.16b, v15.16b                  // cham.cs:31:64 decrypt r71
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r68
+    eor v2.16b, v28.16b, v16.16b                    // cham.cs:32:58 decrypt r68
+     eor v13.16b, v28.16b, v19.16b                  // cham.cs:32:58 decrypt r68
+      eor v14.16b, v28.16b, v20.16b                 // cham.cs:32:58 decrypt r68
+       eor v15.16b, v28.16b, v23.16b                // cham.cs:32:58 decrypt r68
+    sub v2.8h, v12.8h, v2.8h                        // cham.cs:32:42 decrypt r68
+     sub v26.8h, v26.8h, v13.8h                     // cham.cs:32:42 decrypt r68
+      sub v0.8h, v0.8h, v14.8h                      // cham.cs:32:42 decrypt r68
+       sub v4.8h, v4.8h, v15.8h                     // cham.cs:32:42 decrypt r68
+    movi v12.8h, #0x13, lsl #0                      // const
+    eor v2.16b, v2.16b, v12.16b                     // cham.cs:32:64 decrypt r68
+     eor v26.16b, v26.16b, v12.16b                  // cham.cs:32:64 decrypt r68
+      eor v0.16b, v0.16b, v12.16b                   // cham.cs:32:64 decrypt r68
+       eor v4.16b, v4.16b, v12.16b                  // cham.cs:32:64 decrypt r68
+    shl v12.8h, v2.8h, #1                           // cham.cs:31:51 decrypt r69
+    sri v12.8h, v2.8h, #15                          // cham.cs:31:51 decrypt r69
+     shl v13.8h, v26.8h, #1                         // cham.cs:31:51 decrypt r69
+     sri v13.8h, v26.8h, #15                        // cham.cs:31:51 decrypt r69
+      shl v14.8h, v0.8h, #1                         // cham.cs:31:51 decrypt r69
+      sri v14.8h, v0.8h, #15                        // cham.cs:31:51 decrypt r69
+       shl v15.8h, v4.8h, #1                        // cham.cs:31:51 decrypt r69
+       sri v15.8h, v4.8h, #15                       // cham.cs:31:51 decrypt r69
+    eor v12.16b, v9.16b, v12.16b                    // cham.cs:31:58 decrypt r69
+     eor v13.16b, v9.16b, v13.16b                   // cham.cs:31:58 decrypt r69
+      eor v14.16b, v9.16b, v14.16b                  // cham.cs:31:58 decrypt r69
+       eor v15.16b, v9.16b, v15.16b                 // cham.cs:31:58 decrypt r69
+    sub v17.8h, v17.8h, v12.8h                      // cham.cs:31:42 decrypt r69
+     sub v18.8h, v18.8h, v13.8h                     // cham.cs:31:42 decrypt r69
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r69
+       sub v22.8h, v22.8h, v15.8h                   // cham.cs:31:42 decrypt r69
+    movi v12.8h, #0x12, lsl #0                      // const
+    eor v17.16b, v17.16b, v12.16b                   // cham.cs:31:64 decrypt r69
+     eor v18.16b, v18.16b, v12.16b                  // cham.cs:31:64 decrypt r69
+      eor v21.16b, v21.16b, v12.16b                 // cham.cs:31:64 decrypt r69
+       eor v22.16b, v22.16b, v12.16b                // cham.cs:31:64 decrypt r69
+    shl v12.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r70
+    sri v12.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r70
+     shl v24.8h, v27.8h, #15                        // cham.cs:32:35 decrypt r70
+     sri v24.8h, v27.8h, #1                         // cham.cs:32:35 decrypt r70
+      shl v27.8h, v6.8h, #15                        // cham.cs:32:35 decrypt r70
+      sri v27.8h, v6.8h, #1                         // cham.cs:32:35 decrypt r70
+       shl v6.8h, v3.8h, #15                        // cham.cs:32:35 decrypt r70
+       sri v6.8h, v3.8h, #1                         // cham.cs:32:35 decrypt r70
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r70
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r70
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r70
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r70
+    eor v3.16b, v29.16b, v17.16b                    // cham.cs:32:58 decrypt r70
+     eor v13.16b, v29.16b, v18.16b                  // cham.cs:32:58 decrypt r70
+      eor v14.16b, v29.16b, v21.16b                 // cham.cs:32:58 decrypt r70
+       eor v15.16b, v29.16b, v22.16b                // cham.cs:32:58 decrypt r70
+    sub v3.8h, v12.8h, v3.8h                        // cham.cs:32:42 decrypt r70
+     sub v24.8h, v24.8h, v13.8h                     // cham.cs:32:42 decrypt r70
+      sub v27.8h, v27.8h, v14.8h                    // cham.cs:32:42 decrypt r70
+       sub v6.8h, v6.8h, v15.8h                     // cham.cs:32:42 decrypt r70
+    movi v12.8h, #0x11, lsl #0                      // const
+    eor v3.16b, v3.16b, v12.16b                     // cham.cs:32:64 decrypt r70
+     eor v24.16b, v24.16b, v12.16b                  // cham.cs:32:64 decrypt r70
+      eor v27.16b, v27.16b, v12.16b                 // cham.cs:32:64 decrypt r70
+       eor v6.16b, v6.16b, v12.16b                  // cham.cs:32:64 decrypt r70
+    shl v12.8h, v3.8h, #1                           // cham.cs:31:51 decrypt r71
+    sri v12.8h, v3.8h, #15                          // cham.cs:31:51 decrypt r71
+     shl v13.8h, v24.8h, #1                         // cham.cs:31:51 decrypt r71
+     sri v13.8h, v24.8h, #15                        // cham.cs:31:51 decrypt r71
+      shl v14.8h, v27.8h, #1                        // cham.cs:31:51 decrypt r71
+      sri v14.8h, v27.8h, #15                       // cham.cs:31:51 decrypt r71
+       shl v15.8h, v6.8h, #1                        // cham.cs:31:51 decrypt r71
+       sri v15.8h, v6.8h, #15                       // cham.cs:31:51 decrypt r71
+    eor v12.16b, v11.16b, v12.16b                   // cham.cs:31:58 decrypt r71
+     eor v13.16b, v11.16b, v13.16b                  // cham.cs:31:58 decrypt r71
+      eor v14.16b, v11.16b, v14.16b                 // cham.cs:31:58 decrypt r71
+       eor v15.16b, v11.16b, v15.16b                // cham.cs:31:58 decrypt r71
+    sub v16.8h, v16.8h, v12.8h                      // cham.cs:31:42 decrypt r71
+     sub v19.8h, v19.8h, v13.8h                     // cham.cs:31:42 decrypt r71
+      sub v20.8h, v20.8h, v14.8h                    // cham.cs:31:42 decrypt r71
+       sub v23.8h, v23.8h, v15.8h                   // cham.cs:31:42 decrypt r71
+    movi v12.8h, #0x10, lsl #0                      // const
+    eor v16.16b, v16.16b, v12.16b                   // cham.cs:31:64 decrypt r71
+     eor v19.16b, v19.16b, v12.16b                  // cham.cs:31:64 decrypt r71
+      eor v20.16b, v20.16b, v12.16b                 // cham.cs:31:64 decrypt r71
+       eor v23.16b, v23.16b, v12.16b                // cham.cs:31:64 decrypt r71
+    shl v12.8h, v2.8h, #15                          // cham.cs:32:35 decrypt r72
+    sri v12.8h, v2.8h, #1                           // cham.cs:32:35 decrypt r72
+     shl v2.8h, v26.8h, #15                         // cham.cs:32:35 decrypt r72
+     sri v2.8h, v26.8h, #1                          // cham.cs:32:35 decrypt r72
+      shl v26.8h, v0.8h, #15                        // cham.cs:32:35 decrypt r72
+      sri v26.8h, v0.8h, #1                         // cham.cs:32:35 decrypt r72
+       shl v0.8h, v4.8h, #15                        // cham.cs:32:35 decrypt r72
+       sri v0.8h, v4.8h, #1                         // cham.cs:32:35 decrypt r72
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r72
-    shl v14.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r72
-       sub v27.8h, v27.8h, v9.8h                    // cham.cs:31:42 decrypt r71
-    sri v14.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r72
-      eor v20.16b, v20.16b, v15.16b                 // cham.cs:31:64 decrypt r71
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r72
-     shl v24.8h, v23.8h, #15                        // cham.cs:32:35 decrypt r72
-    eor v9.16b, v8.16b, v16.16b                     // cham.cs:32:58 decrypt r72
-     sri v24.8h, v23.8h, #1                         // cham.cs:32:35 decrypt r72
-    sub v23.8h, v14.8h, v9.8h                       // cham.cs:32:42 decrypt r72
-       eor v27.16b, v27.16b, v15.16b                // cham.cs:31:64 decrypt r71
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r72
-      shl v9.8h, v28.8h, #15                        // cham.cs:32:35 decrypt r72
-     eor v14.16b, v8.16b, v19.16b                   // cham.cs:32:58 decrypt r72
-      sri v9.8h, v28.8h, #1                         // cham.cs:32:35 decrypt r72
-     sub v24.8h, v24.8h, v14.8h                     // cham.cs:32:42 decrypt r72
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r72
-    movi v28.8h, #0xf, lsl #0                       // const
-    eor v23.16b, v23.16b, v28.16b                   // cham.cs:32:64 decrypt r72
-       shl v14.8h, v31.8h, #15                      // cham.cs:32:35 decrypt r72
-      eor v15.16b, v8.16b, v20.16b                  // cham.cs:32:58 decrypt r72
-       sri v14.8h, v31.8h, #1                       // cham.cs:32:35 decrypt r72
-      sub v31.8h, v9.8h, v15.8h                     // cham.cs:32:42 decrypt r72
-     eor v24.16b, v24.16b, v28.16b                  // cham.cs:32:64 decrypt r72
-       eor v8.16b, v8.16b, v27.16b                  // cham.cs:32:58 decrypt r72
-    shl v9.8h, v23.8h, #1                           // cham.cs:31:51 decrypt r73
-       sub v8.8h, v14.8h, v8.8h                     // cham.cs:32:42 decrypt r72
-      eor v31.16b, v31.16b, v28.16b                 // cham.cs:32:64 decrypt r72
-    sri v9.8h, v23.8h, #15                          // cham.cs:31:51 decrypt r73
-     shl v14.8h, v24.8h, #1                         // cham.cs:31:51 decrypt r73
-       eor v28.16b, v8.16b, v28.16b                 // cham.cs:32:64 decrypt r72
-     sri v14.8h, v24.8h, #15                        // cham.cs:31:51 decrypt r73
-    ldr q8, [x0, #224]                              // round key rk[14]
-    eor v9.16b, v8.16b, v9.16b                      // cham.cs:31:58 decrypt r73
-      shl v15.8h, v31.8h, #1                        // cham.cs:31:51 decrypt r73
-    sub v18.8h, v18.8h, v9.8h                       // cham.cs:31:42 decrypt r73
-      sri v15.8h, v31.8h, #15                       // cham.cs:31:51 decrypt r73
-     eor v9.16b, v8.16b, v14.16b                    // cham.cs:31:58 decrypt r73
-       shl v14.8h, v28.8h, #1                       // cham.cs:31:51 decrypt r73
-     sub v21.8h, v21.8h, v9.8h                      // cham.cs:31:42 decrypt r73
-       sri v14.8h, v28.8h, #15                      // cham.cs:31:51 decrypt r73
-      eor v9.16b, v8.16b, v15.16b                   // cham.cs:31:58 decrypt r73
-    movi v15.8h, #0xe, lsl #0                       // const
-    eor v18.16b, v18.16b, v15.16b                   // cham.cs:31:64 decrypt r73
-      sub v17.8h, v17.8h, v9.8h                     // cham.cs:31:42 decrypt r73
-       eor v8.16b, v8.16b, v14.16b                  // cham.cs:31:58 decrypt r73
-     eor v21.16b, v21.16b, v15.16b                  // cham.cs:31:64 decrypt r73
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r74
-    shl v9.8h, v22.8h, #15                          // cham.cs:32:35 decrypt r74
-       sub v26.8h, v26.8h, v8.8h                    // cham.cs:31:42 decrypt r73
-    sri v9.8h, v22.8h, #1                           // cham.cs:32:35 decrypt r74
-      eor v17.16b, v17.16b, v15.16b                 // cham.cs:31:64 decrypt r73
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r74
-     shl v22.8h, v25.8h, #15                        // cham.cs:32:35 decrypt r74
-    ldr q8, [x0, #208]                              // round key rk[13]
-    eor v14.16b, v8.16b, v18.16b                    // cham.cs:32:58 decrypt r74
-     sri v22.8h, v25.8h, #1                         // cham.cs:32:35 decrypt r74
-    sub v25.8h, v9.8h, v14.8h                       // cham.cs:32:42 decrypt r74
-       eor v26.16b, v26.16b, v15.16b                // cham.cs:31:64 decrypt r73
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r74
-      shl v9.8h, v30.8h, #15                        // cham.cs:32:35 decrypt r74
-     eor v14.16b, v8.16b, v21.16b                   // cham.cs:32:58 decrypt r74
-      sri v9.8h, v30.8h, #1                         // cham.cs:32:35 decrypt r74
-     sub v22.8h, v22.8h, v14.8h                     // cham.cs:32:42 decrypt r74
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r74
-    movi v30.8h, #0xd, lsl #0                       // const
-    eor v25.16b, v25.16b, v30.16b                   // cham.cs:32:64 decrypt r74
-       shl v14.8h, v29.8h, #15                      // cham.cs:32:35 decrypt r74
-      eor v15.16b, v8.16b, v17.16b                  // cham.cs:32:58 decrypt r74
-       sri v14.8h, v29.8h, #1                       // cham.cs:32:35 decrypt r74
-      sub v29.8h, v9.8h, v15.8h                     // cham.cs:32:42 decrypt r74
-     eor v22.16b, v22.16b, v30.16b                  // cham.cs:32:64 decrypt r74
-       eor v8.16b, v8.16b, v26.16b                  // cham.cs:32:58 decrypt r74
-    shl v9.8h, v25.8h, #1                           // cham.cs:31:51 decrypt r75
-       sub v8.8h, v14.8h, v8.8h                     // cham.cs:32:42 decrypt r74
-      eor v29.16b, v29.16b, v30.16b                 // cham.cs:32:64 decrypt r74
-    sri v9.8h, v25.8h, #15                          // cham.cs:31:51 decrypt r75
-     shl v14.8h, v22.8h, #1                         // cham.cs:31:51 decrypt r75
-       eor v30.16b, v8.16b, v30.16b                 // cham.cs:32:64 decrypt r74
-     sri v14.8h, v22.8h, #15                        // cham.cs:31:51 decrypt r75
-    ldr q8, [x0, #192]                              // round key rk[12]
-    eor v9.16b, v8.16b, v9.16b                      // cham.cs:31:58 decrypt r75
-      shl v15.8h, v29.8h, #1                        // cham.cs:31:51 decrypt r75
-    sub v16.8h, v16.8h, v9.8h                       // cham.cs:31:42 decrypt r75
-      sri v15.8h, v29.8h, #15                       // cham.cs:31:51 decrypt r75
-     eor v9.16b, v8.16b, v14.16b                    // cham.cs:31:58 decrypt r75
-       shl v14.8h, v30.8h, #1                       // cham.cs:31:51 decrypt r75
-     sub v19.8h, v19.8h, v9.8h                      // cham.cs:31:42 decrypt r75
-       sri v14.8h, v30.8h, #15                      // cham.cs:31:51 decrypt r75
-      eor v9.16b, v8.16b, v15.16b                   // cham.cs:31:58 decrypt r75
-    movi v15.8h, #0xc, lsl #0                       // const
-    eor v16.16b, v16.16b, v15.16b                   // cham.cs:31:64 decrypt r75
-      sub v20.8h, v20.8h, v9.8h                     // cham.cs:31:42 decrypt r75
-       eor v8.16b, v8.16b, v14.16b                  // cham.cs:31:58 decrypt r75
-     eor v19.16b, v19.16b, v15.16b                  // cham.cs:31:64 decrypt r75
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r72
+    ldp q11, q4, [x0, #224]                         // round key rk[15] + round key rk[14]
+    eor v13.16b, v4.16b, v16.16b                    // cham.cs:32:58 decrypt r72
+     eor v14.16b, v4.16b, v19.16b                   // cham.cs:32:58 decrypt r72
+      eor v15.16b, v4.16b, v20.16b                  // cham.cs:32:58 decrypt r72
+       eor v4.16b, v4.16b, v23.16b                  // cham.cs:32:58 decrypt r72
+    sub v12.8h, v12.8h, v13.8h                      // cham.cs:32:42 decrypt r72
+     sub v2.8h, v2.8h, v14.8h                       // cham.cs:32:42 decrypt r72
+      sub v26.8h, v26.8h, v15.8h                    // cham.cs:32:42 decrypt r72
+       sub v0.8h, v0.8h, v4.8h                      // cham.cs:32:42 decrypt r72
+    movi v4.8h, #0xf, lsl #0                        // const
+    eor v12.16b, v12.16b, v4.16b                    // cham.cs:32:64 decrypt r72
+     eor v2.16b, v2.16b, v4.16b                     // cham.cs:32:64 decrypt r72
+      eor v26.16b, v26.16b, v4.16b                  // cham.cs:32:64 decrypt r72
+       eor v0.16b, v0.16b, v4.16b                   // cham.cs:32:64 decrypt r72
+    shl v4.8h, v12.8h, #1                           // cham.cs:31:51 decrypt r73
+    sri v4.8h, v12.8h, #15                          // cham.cs:31:51 decrypt r73
+     shl v13.8h, v2.8h, #1                          // cham.cs:31:51 decrypt r73
+     sri v13.8h, v2.8h, #15                         // cham.cs:31:51 decrypt r73
+      shl v14.8h, v26.8h, #1                        // cham.cs:31:51 decrypt r73
+      sri v14.8h, v26.8h, #15                       // cham.cs:31:51 decrypt r73
+       shl v15.8h, v0.8h, #1                        // cham.cs:31:51 decrypt r73
+       sri v15.8h, v0.8h, #15                       // cham.cs:31:51 decrypt r73
+    eor v4.16b, v11.16b, v4.16b                     // cham.cs:31:58 decrypt r73
+     eor v13.16b, v11.16b, v13.16b                  // cham.cs:31:58 decrypt r73
+      eor v14.16b, v11.16b, v14.16b                 // cham.cs:31:58 decrypt r73
+       eor v11.16b, v11.16b, v15.16b                // cham.cs:31:58 decrypt r73
+    sub v17.8h, v17.8h, v4.8h                       // cham.cs:31:42 decrypt r73
+     sub v18.8h, v18.8h, v13.8h                     // cham.cs:31:42 decrypt r73
+      sub v21.8h, v21.8h, v14.8h                    // cham.cs:31:42 decrypt r73
+       sub v22.8h, v22.8h, v11.8h                   // cham.cs:31:42 decrypt r73
+    movi v4.8h, #0xe, lsl #0                        // const
+    eor v17.16b, v17.16b, v4.16b                    // cham.cs:31:64 decrypt r73
+     eor v18.16b, v18.16b, v4.16b                   // cham.cs:31:64 decrypt r73
+      eor v21.16b, v21.16b, v4.16b                  // cham.cs:31:64 decrypt r73
+       eor v22.16b, v22.16b, v4.16b                 // cham.cs:31:64 decrypt r73
+    shl v4.8h, v3.8h, #15                           // cham.cs:32:35 decrypt r74
+    sri v4.8h, v3.8h, #1                            // cham.cs:32:35 decrypt r74
+     shl v3.8h, v24.8h, #15                         // cham.cs:32:35 decrypt r74
+     sri v3.8h, v24.8h, #1                          // cham.cs:32:35 decrypt r74
+      shl v24.8h, v27.8h, #15                       // cham.cs:32:35 decrypt r74
+      sri v24.8h, v27.8h, #1                        // cham.cs:32:35 decrypt r74
+       shl v27.8h, v6.8h, #15                       // cham.cs:32:35 decrypt r74
+       sri v27.8h, v6.8h, #1                        // cham.cs:32:35 decrypt r74
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r74
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r74
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r74
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r74
+    ldp q15, q6, [x0, #192]                         // round key rk[13] + round key rk[12]
+    eor v11.16b, v6.16b, v17.16b                    // cham.cs:32:58 decrypt r74
+     eor v13.16b, v6.16b, v18.16b                   // cham.cs:32:58 decrypt r74
+      eor v14.16b, v6.16b, v21.16b                  // cham.cs:32:58 decrypt r74
+       eor v6.16b, v6.16b, v22.16b                  // cham.cs:32:58 decrypt r74
+    sub v4.8h, v4.8h, v11.8h                        // cham.cs:32:42 decrypt r74
+     sub v3.8h, v3.8h, v13.8h                       // cham.cs:32:42 decrypt r74
+      sub v24.8h, v24.8h, v14.8h                    // cham.cs:32:42 decrypt r74
+       sub v27.8h, v27.8h, v6.8h                    // cham.cs:32:42 decrypt r74
+    movi v6.8h, #0xd, lsl #0                        // const
+    eor v4.16b, v4.16b, v6.16b                      // cham.cs:32:64 decrypt r74
+     eor v3.16b, v3.16b, v6.16b                     // cham.cs:32:64 decrypt r74
+      eor v24.16b, v24.16b, v6.16b                  // cham.cs:32:64 decrypt r74
+       eor v27.16b, v27.16b, v6.16b                 // cham.cs:32:64 decrypt r74
+    shl v6.8h, v4.8h, #1                            // cham.cs:31:51 decrypt r75
+    sri v6.8h, v4.8h, #15                           // cham.cs:31:51 decrypt r75
+     shl v11.8h, v3.8h, #1                          // cham.cs:31:51 decrypt r75
+     sri v11.8h, v3.8h, #15                         // cham.cs:31:51 decrypt r75
+      shl v13.8h, v24.8h, #1                        // cham.cs:31:51 decrypt r75
+      sri v13.8h, v24.8h, #15                       // cham.cs:31:51 decrypt r75
+       shl v14.8h, v27.8h, #1                       // cham.cs:31:51 decrypt r75
+       sri v14.8h, v27.8h, #15                      // cham.cs:31:51 decrypt r75
+    eor v6.16b, v15.16b, v6.16b                     // cham.cs:31:58 decrypt r75
+     eor v11.16b, v15.16b, v11.16b                  // cham.cs:31:58 decrypt r75
+      eor v13.16b, v15.16b, v13.16b                 // cham.cs:31:58 decrypt r75
+       eor v14.16b, v15.16b, v14.16b                // cham.cs:31:58 decrypt r75
+    sub v16.8h, v16.8h, v6.8h                       // cham.cs:31:42 decrypt r75
+     sub v19.8h, v19.8h, v11.8h                     // cham.cs:31:42 decrypt r75
+      sub v20.8h, v20.8h, v13.8h                    // cham.cs:31:42 decrypt r75
+       sub v23.8h, v23.8h, v14.8h                   // cham.cs:31:42 decrypt r75
+    movi v6.8h, #0xc, lsl #0                        // const
+    eor v16.16b, v16.16b, v6.16b                    // cham.cs:31:64 decrypt r75
+     eor v19.16b, v19.16b, v6.16b                   // cham.cs:31:64 decrypt r75
+      eor v20.16b, v20.16b, v6.16b                  // cham.cs:31:64 decrypt r75
+       eor v23.16b, v23.16b, v6.16b                 // cham.cs:31:64 decrypt r75
+    shl v6.8h, v12.8h, #15                          // cham.cs:32:35 decrypt r76
+    sri v6.8h, v12.8h, #1                           // cham.cs:32:35 decrypt r76
+     shl v11.8h, v2.8h, #15                         // cham.cs:32:35 decrypt r76
+     sri v11.8h, v2.8h, #1                          // cham.cs:32:35 decrypt r76
+      shl v2.8h, v26.8h, #15                        // cham.cs:32:35 decrypt r76
+      sri v2.8h, v26.8h, #1                         // cham.cs:32:35 decrypt r76
+       shl v26.8h, v0.8h, #15                       // cham.cs:32:35 decrypt r76
+       sri v26.8h, v0.8h, #1                        // cham.cs:32:35 decrypt r76
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r76
-    shl v9.8h, v23.8h, #15                          // cham.cs:32:35 decrypt r76
-       sub v27.8h, v27.8h, v8.8h                    // cham.cs:31:42 decrypt r75
-    sri v9.8h, v23.8h, #1                           // cham.cs:32:35 decrypt r76
-      eor v20.16b, v20.16b, v15.16b                 // cham.cs:31:64 decrypt r75
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r76
-     shl v23.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r76
-    eor v8.16b, v10.16b, v16.16b                    // cham.cs:32:58 decrypt r76
-     sri v23.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r76
-    sub v24.8h, v9.8h, v8.8h                        // cham.cs:32:42 decrypt r76
-       eor v27.16b, v27.16b, v15.16b                // cham.cs:31:64 decrypt r75
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r76
-      shl v8.8h, v31.8h, #15                        // cham.cs:32:35 decrypt r76
-     eor v9.16b, v10.16b, v19.16b                   // cham.cs:32:58 decrypt r76
-      sri v8.8h, v31.8h, #1                         // cham.cs:32:35 decrypt r76
-     sub v23.8h, v23.8h, v9.8h                      // cham.cs:32:42 decrypt r76
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r76
-    movi v31.8h, #0xb, lsl #0                       // const
-    eor v24.16b, v24.16b, v31.16b                   // cham.cs:32:64 decrypt r76
-       shl v9.8h, v28.8h, #15                       // cham.cs:32:35 decrypt r76
-      eor v14.16b, v10.16b, v20.16b                 // cham.cs:32:58 decrypt r76
-       sri v9.8h, v28.8h, #1                        // cham.cs:32:35 decrypt r76
-      sub v28.8h, v8.8h, v14.8h                     // cham.cs:32:42 decrypt r76
-     eor v23.16b, v23.16b, v31.16b                  // cham.cs:32:64 decrypt r76
-       eor v8.16b, v10.16b, v27.16b                 // cham.cs:32:58 decrypt r76
-    shl v10.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r77
-       sub v8.8h, v9.8h, v8.8h                      // cham.cs:32:42 decrypt r76
-      eor v28.16b, v28.16b, v31.16b                 // cham.cs:32:64 decrypt r76
-    sri v10.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r77
-     shl v9.8h, v23.8h, #1                          // cham.cs:31:51 decrypt r77
-       eor v31.16b, v8.16b, v31.16b                 // cham.cs:32:64 decrypt r76
-     sri v9.8h, v23.8h, #15                         // cham.cs:31:51 decrypt r77
-    eor v8.16b, v11.16b, v10.16b                    // cham.cs:31:58 decrypt r77
-      shl v10.8h, v28.8h, #1                        // cham.cs:31:51 decrypt r77
-    sub v18.8h, v18.8h, v8.8h                       // cham.cs:31:42 decrypt r77
-      sri v10.8h, v28.8h, #15                       // cham.cs:31:51 decrypt r77
-     eor v8.16b, v11.16b, v9.16b                    // cham.cs:31:58 decrypt r77
-       shl v9.8h, v31.8h, #1                        // cham.cs:31:51 decrypt r77
-     sub v21.8h, v21.8h, v8.8h                      // cham.cs:31:42 decrypt r77
-       sri v9.8h, v31.8h, #15                       // cham.cs:31:51 decrypt r77
-      eor v8.16b, v11.16b, v10.16b                  // cham.cs:31:58 decrypt r77
-    movi v10.8h, #0xa, lsl #0                       // const
-    eor v18.16b, v18.16b, v10.16b                   // cham.cs:31:64 decrypt r77
-      sub v17.8h, v17.8h, v8.8h                     // cham.cs:31:42 decrypt r77
-       eor v8.16b, v11.16b, v9.16b                  // cham.cs:31:58 decrypt r77
-     eor v21.16b, v21.16b, v10.16b                  // cham.cs:31:64 decrypt r77
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r78
-    shl v9.8h, v25.8h, #15                          // cham.cs:32:35 decrypt r78
-       sub v26.8h, v26.8h, v8.8h                    // cham.cs:31:42 decrypt r77
-    sri v9.8h, v25.8h, #1                           // cham.cs:32:35 decrypt r78
-      eor v17.16b, v17.16b, v10.16b                 // cham.cs:31:64 decrypt r77
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r78
-     shl v25.8h, v22.8h, #15                        // cham.cs:32:35 decrypt r78
-    eor v8.16b, v12.16b, v18.16b                    // cham.cs:32:58 decrypt r78
-     sri v25.8h, v22.8h, #1                         // cham.cs:32:35 decrypt r78
-    sub v22.8h, v9.8h, v8.8h                        // cham.cs:32:42 decrypt r78
-       eor v26.16b, v26.16b, v10.16b                // cham.cs:31:64 decrypt r77
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r78
-      shl v8.8h, v29.8h, #15                        // cham.cs:32:35 decrypt r78
-     eor v9.16b, v12.16b, v21.16b                   // cham.cs:32:58 decrypt r78
-      sri v8.8h, v29.8h, #1                         // cham.cs:32:35 decrypt r78
-     sub v25.8h, v25.8h, v9.8h                      // cham.cs:32:42 decrypt r78
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r78
-    movi v29.8h, #0x9, lsl #0                       // const
-    eor v22.16b, v22.16b, v29.16b                   // cham.cs:32:64 decrypt r78
-       shl v9.8h, v30.8h, #15                       // cham.cs:32:35 decrypt r78
-      eor v10.16b, v12.16b, v17.16b                 // cham.cs:32:58 decrypt r78
-       sri v9.8h, v30.8h, #1                        // cham.cs:32:35 decrypt r78
-      sub v30.8h, v8.8h, v10.8h                     // cham.cs:32:42 decrypt r78
-     eor v25.16b, v25.16b, v29.16b                  // cham.cs:32:64 decrypt r78
-       eor v8.16b, v12.16b, v26.16b                 // cham.cs:32:58 decrypt r78
-    shl v10.8h, v22.8h, #1                          // cham.cs:31:51 decrypt r79
-       sub v8.8h, v9.8h, v8.8h                      // cham.cs:32:42 decrypt r78
-      eor v30.16b, v30.16b, v29.16b                 // cham.cs:32:64 decrypt r78
-    sri v10.8h, v22.8h, #15                         // cham.cs:31:51 decrypt r79
-     shl v9.8h, v25.8h, #1                          // cham.cs:31:51 decrypt r79
-       eor v29.16b, v8.16b, v29.16b                 // cham.cs:32:64 decrypt r78
-     sri v9.8h, v25.8h, #15                         // cham.cs:31:51 decrypt r79
-    eor v8.16b, v13.16b, v10.16b                    // cham.cs:31:58 decrypt r79
-      shl v10.8h, v30.8h, #1                        // cham.cs:31:51 decrypt r79
-    sub v16.8h, v16.8h, v8.8h                       // cham.cs:31:42 decrypt r79
-      sri v10.8h, v30.8h, #15                       // cham.cs:31:51 decrypt r79
-     eor v8.16b, v13.16b, v9.16b                    // cham.cs:31:58 decrypt r79
-       shl v9.8h, v29.8h, #1                        // cham.cs:31:51 decrypt r79
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r76
+    eor v0.16b, v10.16b, v16.16b                    // cham.cs:32:58 decrypt r76
+     eor v12.16b, v10.16b, v19.16b                  // cham.cs:32:58 decrypt r76
+      eor v13.16b, v10.16b, v20.16b                 // cham.cs:32:58 decrypt r76
+       eor v10.16b, v10.16b, v23.16b                // cham.cs:32:58 decrypt r76
+    sub v0.8h, v6.8h, v0.8h                         // cham.cs:32:42 decrypt r76
+     sub v6.8h, v11.8h, v12.8h                      // cham.cs:32:42 decrypt r76
+      sub v2.8h, v2.8h, v13.8h                      // cham.cs:32:42 decrypt r76
+       sub v26.8h, v26.8h, v10.8h                   // cham.cs:32:42 decrypt r76
+    movi v10.8h, #0xb, lsl #0                       // const
+    eor v0.16b, v0.16b, v10.16b                     // cham.cs:32:64 decrypt r76
+     eor v6.16b, v6.16b, v10.16b                    // cham.cs:32:64 decrypt r76
+      eor v2.16b, v2.16b, v10.16b                   // cham.cs:32:64 decrypt r76
+       eor v26.16b, v26.16b, v10.16b                // cham.cs:32:64 decrypt r76
+    shl v10.8h, v0.8h, #1                           // cham.cs:31:51 decrypt r77
+    sri v10.8h, v0.8h, #15                          // cham.cs:31:51 decrypt r77
+     shl v11.8h, v6.8h, #1                          // cham.cs:31:51 decrypt r77
+     sri v11.8h, v6.8h, #15                         // cham.cs:31:51 decrypt r77
+      shl v12.8h, v2.8h, #1                         // cham.cs:31:51 decrypt r77
+      sri v12.8h, v2.8h, #15                        // cham.cs:31:51 decrypt r77
+       shl v13.8h, v26.8h, #1                       // cham.cs:31:51 decrypt r77
+       sri v13.8h, v26.8h, #15                      // cham.cs:31:51 decrypt r77
+    eor v10.16b, v1.16b, v10.16b                    // cham.cs:31:58 decrypt r77
+     eor v11.16b, v1.16b, v11.16b                   // cham.cs:31:58 decrypt r77
+      eor v12.16b, v1.16b, v12.16b                  // cham.cs:31:58 decrypt r77
+       eor v1.16b, v1.16b, v13.16b                  // cham.cs:31:58 decrypt r77
+    sub v17.8h, v17.8h, v10.8h                      // cham.cs:31:42 decrypt r77
+     sub v18.8h, v18.8h, v11.8h                     // cham.cs:31:42 decrypt r77
+      sub v21.8h, v21.8h, v12.8h                    // cham.cs:31:42 decrypt r77
+       sub v22.8h, v22.8h, v1.8h                    // cham.cs:31:42 decrypt r77
+    movi v1.8h, #0xa, lsl #0                        // const
+    eor v17.16b, v17.16b, v1.16b                    // cham.cs:31:64 decrypt r77
+     eor v18.16b, v18.16b, v1.16b                   // cham.cs:31:64 decrypt r77
+      eor v21.16b, v21.16b, v1.16b                  // cham.cs:31:64 decrypt r77
+       eor v22.16b, v22.16b, v1.16b                 // cham.cs:31:64 decrypt r77
+    shl v1.8h, v4.8h, #15                           // cham.cs:32:35 decrypt r78
+    sri v1.8h, v4.8h, #1                            // cham.cs:32:35 decrypt r78
+     shl v4.8h, v3.8h, #15                          // cham.cs:32:35 decrypt r78
+     sri v4.8h, v3.8h, #1                           // cham.cs:32:35 decrypt r78
+      shl v3.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r78
+      sri v3.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r78
+       shl v24.8h, v27.8h, #15                      // cham.cs:32:35 decrypt r78
+       sri v24.8h, v27.8h, #1                       // cham.cs:32:35 decrypt r78
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r78
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r78
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r78
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r78
+    eor v27.16b, v8.16b, v17.16b                    // cham.cs:32:58 decrypt r78
+     eor v10.16b, v8.16b, v18.16b                   // cham.cs:32:58 decrypt r78
+      eor v11.16b, v8.16b, v21.16b                  // cham.cs:32:58 decrypt r78
+       eor v8.16b, v8.16b, v22.16b                  // cham.cs:32:58 decrypt r78
+    sub v27.8h, v1.8h, v27.8h                       // cham.cs:32:42 decrypt r78
+     sub v1.8h, v4.8h, v10.8h                       // cham.cs:32:42 decrypt r78
+      sub v3.8h, v3.8h, v11.8h                      // cham.cs:32:42 decrypt r78
+       sub v24.8h, v24.8h, v8.8h                    // cham.cs:32:42 decrypt r78
+    movi v4.8h, #0x9, lsl #0                        // const
+    eor v27.16b, v27.16b, v4.16b                    // cham.cs:32:64 decrypt r78
+     eor v1.16b, v1.16b, v4.16b                     // cham.cs:32:64 decrypt r78
+      eor v3.16b, v3.16b, v4.16b                    // cham.cs:32:64 decrypt r78
+       eor v24.16b, v24.16b, v4.16b                 // cham.cs:32:64 decrypt r78
+    shl v4.8h, v27.8h, #1                           // cham.cs:31:51 decrypt r79
+    sri v4.8h, v27.8h, #15                          // cham.cs:31:51 decrypt r79
+     shl v8.8h, v1.8h, #1                           // cham.cs:31:51 decrypt r79
+     sri v8.8h, v1.8h, #15                          // cham.cs:31:51 decrypt r79
+      shl v10.8h, v3.8h, #1                         // cham.cs:31:51 decrypt r79
+      sri v10.8h, v3.8h, #15                        // cham.cs:31:51 decrypt r79
+       shl v11.8h, v24.8h, #1                       // cham.cs:31:51 decrypt r79
+       sri v11.8h, v24.8h, #15                      // cham.cs:31:51 decrypt r79
+    eor v4.16b, v25.16b, v4.16b                     // cham.cs:31:58 decrypt r79
+     eor v8.16b, v25.16b, v8.16b                    // cham.cs:31:58 decrypt r79
+      eor v10.16b, v25.16b, v10.16b                 // cham.cs:31:58 decrypt r79
+       eor v25.16b, v25.16b, v11.16b                // cham.cs:31:58 decrypt r79
+    sub v16.8h, v16.8h, v4.8h                       // cham.cs:31:42 decrypt r79
      sub v19.8h, v19.8h, v8.8h                      // cham.cs:31:42 decrypt r79
-       sri v9.8h, v29.8h, #15                       // cham.cs:31:51 decrypt r79
-      eor v8.16b, v13.16b, v10.16b                  // cham.cs:31:58 decrypt r79
-    movi v10.8h, #0x8, lsl #0                       // const
-    eor v16.16b, v16.16b, v10.16b                   // cham.cs:31:64 decrypt r79
-      sub v20.8h, v20.8h, v8.8h                     // cham.cs:31:42 decrypt r79
-       eor v8.16b, v13.16b, v9.16b                  // cham.cs:31:58 decrypt r79
-     eor v19.16b, v19.16b, v10.16b                  // cham.cs:31:64 decrypt r79
+      sub v20.8h, v20.8h, v10.8h                    // cham.cs:31:42 decrypt r79
+       sub v23.8h, v23.8h, v25.8h                   // cham.cs:31:42 decrypt r79
+    movi v25.8h, #0x8, lsl #0                       // const
+    eor v16.16b, v16.16b, v25.16b                   // cham.cs:31:64 decrypt r79
+     eor v19.16b, v19.16b, v25.16b                  // cham.cs:31:64 decrypt r79
+      eor v20.16b, v20.16b, v25.16b                 // cham.cs:31:64 decrypt r79
+       eor v23.16b, v23.16b, v25.16b                // cham.cs:31:64 decrypt r79
+    shl v25.8h, v0.8h, #15                          // cham.cs:32:35 decrypt r80
+    sri v25.8h, v0.8h, #1                           // cham.cs:32:35 decrypt r80
+     shl v0.8h, v6.8h, #15                          // cham.cs:32:35 decrypt r80
+     sri v0.8h, v6.8h, #1                           // cham.cs:32:35 decrypt r80
+      shl v4.8h, v2.8h, #15                         // cham.cs:32:35 decrypt r80
+      sri v4.8h, v2.8h, #1                          // cham.cs:32:35 decrypt r80
+       shl v2.8h, v26.8h, #15                       // cham.cs:32:35 decrypt r80
+       sri v2.8h, v26.8h, #1                        // cham.cs:32:35 decrypt r80
     rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r80
-    shl v9.8h, v24.8h, #15                          // cham.cs:32:35 decrypt r80
-       sub v27.8h, v27.8h, v8.8h                    // cham.cs:31:42 decrypt r79
-    sri v9.8h, v24.8h, #1                           // cham.cs:32:35 decrypt r80
-      eor v20.16b, v20.16b, v10.16b                 // cham.cs:31:64 decrypt r79
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r80
-     shl v24.8h, v23.8h, #15                        // cham.cs:32:35 decrypt r80
-    eor v8.16b, v1.16b, v16.16b                     // cham.cs:32:58 decrypt r80
-     sri v24.8h, v23.8h, #1                         // cham.cs:32:35 decrypt r80
-    sub v23.8h, v9.8h, v8.8h                        // cham.cs:32:42 decrypt r80
-       eor v27.16b, v27.16b, v10.16b                // cham.cs:31:64 decrypt r79
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r80
-      shl v8.8h, v28.8h, #15                        // cham.cs:32:35 decrypt r80
-     eor v9.16b, v1.16b, v19.16b                    // cham.cs:32:58 decrypt r80
-      sri v8.8h, v28.8h, #1                         // cham.cs:32:35 decrypt r80
-     sub v24.8h, v24.8h, v9.8h                      // cham.cs:32:42 decrypt r80
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r80
-    movi v28.8h, #0x7, lsl #0                       // const
-    eor v23.16b, v23.16b, v28.16b                   // cham.cs:32:64 decrypt r80
-       shl v9.8h, v31.8h, #15                       // cham.cs:32:35 decrypt r80
-      eor v10.16b, v1.16b, v20.16b                  // cham.cs:32:58 decrypt r80
-       sri v9.8h, v31.8h, #1                        // cham.cs:32:35 decrypt r80
-      sub v31.8h, v8.8h, v10.8h                     // cham.cs:32:42 decrypt r80
-     eor v24.16b, v24.16b, v28.16b                  // cham.cs:32:64 decrypt r80
-       eor v1.16b, v1.16b, v27.16b                  // cham.cs:32:58 decrypt r80
-    shl v8.8h, v23.8h, #1                           // cham.cs:31:51 decrypt r81
-       sub v1.8h, v9.8h, v1.8h                      // cham.cs:32:42 decrypt r80
-      eor v31.16b, v31.16b, v28.16b                 // cham.cs:32:64 decrypt r80
-    sri v8.8h, v23.8h, #15                          // cham.cs:31:51 decrypt r81
-     shl v9.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r81
-       eor v28.16b, v1.16b, v28.16b                 // cham.cs:32:64 decrypt r80
-     sri v9.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r81
-    eor v1.16b, v0.16b, v8.16b                      // cham.cs:31:58 decrypt r81
-      shl v8.8h, v31.8h, #1                         // cham.cs:31:51 decrypt r81
-    sub v18.8h, v18.8h, v1.8h                       // cham.cs:31:42 decrypt r81
-      sri v8.8h, v31.8h, #15                        // cham.cs:31:51 decrypt r81
-     eor v1.16b, v0.16b, v9.16b                     // cham.cs:31:58 decrypt r81
-       shl v9.8h, v28.8h, #1                        // cham.cs:31:51 decrypt r81
-     sub v21.8h, v21.8h, v1.8h                      // cham.cs:31:42 decrypt r81
-       sri v9.8h, v28.8h, #15                       // cham.cs:31:51 decrypt r81
-      eor v1.16b, v0.16b, v8.16b                    // cham.cs:31:58 decrypt r81
-    movi v8.8h, #0x6, lsl #0                        // const
-    eor v18.16b, v18.16b, v8.16b                    // cham.cs:31:64 decrypt r81
-      sub v17.8h, v17.8h, v1.8h                     // cham.cs:31:42 decrypt r81
-       eor v0.16b, v0.16b, v9.16b                   // cham.cs:31:58 decrypt r81
-     eor v21.16b, v21.16b, v8.16b                   // cham.cs:31:64 decrypt r81
-    rev16 v18.16b, v18.16b                          // cham.cs:32:51 decrypt r82
-    shl v1.8h, v22.8h, #15                          // cham.cs:32:35 decrypt r82
-       sub v26.8h, v26.8h, v0.8h                    // cham.cs:31:42 decrypt r81
-    sri v1.8h, v22.8h, #1                           // cham.cs:32:35 decrypt r82
-      eor v17.16b, v17.16b, v8.16b                  // cham.cs:31:64 decrypt r81
-     rev16 v21.16b, v21.16b                         // cham.cs:32:51 decrypt r82
-     shl v22.8h, v25.8h, #15                        // cham.cs:32:35 decrypt r82
-    eor v0.16b, v2.16b, v18.16b                     // cham.cs:32:58 decrypt r82
-     sri v22.8h, v25.8h, #1                         // cham.cs:32:35 decrypt r82
-    sub v25.8h, v1.8h, v0.8h                        // cham.cs:32:42 decrypt r82
-       eor v26.16b, v26.16b, v8.16b                 // cham.cs:31:64 decrypt r81
-      rev16 v17.16b, v17.16b                        // cham.cs:32:51 decrypt r82
-      shl v0.8h, v30.8h, #15                        // cham.cs:32:35 decrypt r82
-     eor v1.16b, v2.16b, v21.16b                    // cham.cs:32:58 decrypt r82
-      sri v0.8h, v30.8h, #1                         // cham.cs:32:35 decrypt r82
-     sub v22.8h, v22.8h, v1.8h                      // cham.cs:32:42 decrypt r82
-       rev16 v26.16b, v26.16b                       // cham.cs:32:51 decrypt r82
-    movi v30.8h, #0x5, lsl #0                       // const
-    eor v25.16b, v25.16b, v30.16b                   // cham.cs:32:64 decrypt r82
-       shl v1.8h, v29.8h, #15                       // cham.cs:32:35 decrypt r82
-      eor v8.16b, v2.16b, v17.16b                   // cham.cs:32:58 decrypt r82
-       sri v1.8h, v29.8h, #1                        // cham.cs:32:35 decrypt r82
-      sub v29.8h, v0.8h, v8.8h                      // cham.cs:32:42 decrypt r82
-     eor v22.16b, v22.16b, v30.16b                  // cham.cs:32:64 decrypt r82
-       eor v0.16b, v2.16b, v26.16b                  // cham.cs:32:58 decrypt r82
-    shl v2.8h, v25.8h, #1                           // cham.cs:31:51 decrypt r83
-       sub v0.8h, v1.8h, v0.8h                      // cham.cs:32:42 decrypt r82
-      eor v29.16b, v29.16b, v30.16b                 // cham.cs:32:64 decrypt r82
-    sri v2.8h, v25.8h, #15                          // cham.cs:31:51 decrypt r83
-     shl v1.8h, v22.8h, #1                          // cham.cs:31:51 decrypt r83
-       eor v30.16b, v0.16b, v30.16b                 // cham.cs:32:64 decrypt r82
-     sri v1.8h, v22.8h, #15                         // cham.cs:31:51 decrypt r83
-    eor v0.16b, v3.16b, v2.16b                      // cham.cs:31:58 decrypt r83
-      shl v2.8h, v29.8h, #1                         // cham.cs:31:51 decrypt r83
-    sub v16.8h, v16.8h, v0.8h                       // cham.cs:31:42 decrypt r83
-      sri v2.8h, v29.8h, #15                        // cham.cs:31:51 decrypt r83
-     eor v0.16b, v3.16b, v1.16b                     // cham.cs:31:58 decrypt r83
-       shl v1.8h, v30.8h, #1                        // cham.cs:31:51 decrypt r83
-     sub v19.8h, v19.8h, v0.8h                      // cham.cs:31:42 decrypt r83
-       sri v1.8h, v30.8h, #15                       // cham.cs:31:51 decrypt r83
-      eor v0.16b, v3.16b, v2.16b                    // cham.cs:31:58 decrypt r83
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r80
+    eor v26.16b, v31.16b, v16.16b                   // cham.cs:32:58 decrypt r80
+     eor v6.16b, v31.16b, v19.16b                   // cham.cs:32:58 decrypt r80
+      eor v8.16b, v31.16b, v20.16b                  // cham.cs:32:58 decrypt r80
+       eor v31.16b, v31.16b, v23.16b                // cham.cs:32:58 decrypt r80
+    sub v25.8h, v25.8h, v26.8h                      // cham.cs:32:42 decrypt r80
+     sub v26.8h, v0.8h, v6.8h                       // cham.cs:32:42 decrypt r80
+      sub v0.8h, v4.8h, v8.8h                       // cham.cs:32:42 decrypt r80
+       sub v31.8h, v2.8h, v31.8h                    // cham.cs:32:42 decrypt r80
+    movi v2.8h, #0x7, lsl #0                        // const
+    eor v25.16b, v25.16b, v2.16b                    // cham.cs:32:64 decrypt r80
+     eor v26.16b, v26.16b, v2.16b                   // cham.cs:32:64 decrypt r80
+      eor v0.16b, v0.16b, v2.16b                    // cham.cs:32:64 decrypt r80
+       eor v31.16b, v31.16b, v2.16b                 // cham.cs:32:64 decrypt r80
+    shl v2.8h, v25.8h, #1                           // cham.cs:31:51 decrypt r81
+    sri v2.8h, v25.8h, #15                          // cham.cs:31:51 decrypt r81
+     shl v4.8h, v26.8h, #1                          // cham.cs:31:51 decrypt r81
+     sri v4.8h, v26.8h, #15                         // cham.cs:31:51 decrypt r81
+      shl v6.8h, v0.8h, #1                          // cham.cs:31:51 decrypt r81
+      sri v6.8h, v0.8h, #15                         // cham.cs:31:51 decrypt r81
+       shl v8.8h, v31.8h, #1                        // cham.cs:31:51 decrypt r81
+       sri v8.8h, v31.8h, #15                       // cham.cs:31:51 decrypt r81
+    eor v2.16b, v5.16b, v2.16b                      // cham.cs:31:58 decrypt r81
+     eor v4.16b, v5.16b, v4.16b                     // cham.cs:31:58 decrypt r81
+      eor v6.16b, v5.16b, v6.16b                    // cham.cs:31:58 decrypt r81
+       eor v5.16b, v5.16b, v8.16b                   // cham.cs:31:58 decrypt r81
+    sub v17.8h, v17.8h, v2.8h                       // cham.cs:31:42 decrypt r81
+     sub v18.8h, v18.8h, v4.8h                      // cham.cs:31:42 decrypt r81
+      sub v21.8h, v21.8h, v6.8h                     // cham.cs:31:42 decrypt r81
+       sub v22.8h, v22.8h, v5.8h                    // cham.cs:31:42 decrypt r81
+    movi v2.8h, #0x6, lsl #0                        // const
+    eor v17.16b, v17.16b, v2.16b                    // cham.cs:31:64 decrypt r81
+     eor v18.16b, v18.16b, v2.16b                   // cham.cs:31:64 decrypt r81
+      eor v21.16b, v21.16b, v2.16b                  // cham.cs:31:64 decrypt r81
+       eor v22.16b, v22.16b, v2.16b                 // cham.cs:31:64 decrypt r81
+    shl v2.8h, v27.8h, #15                          // cham.cs:32:35 decrypt r82
+    sri v2.8h, v27.8h, #1                           // cham.cs:32:35 decrypt r82
+     shl v27.8h, v1.8h, #15                         // cham.cs:32:35 decrypt r82
+     sri v27.8h, v1.8h, #1                          // cham.cs:32:35 decrypt r82
+      shl v1.8h, v3.8h, #15                         // cham.cs:32:35 decrypt r82
+      sri v1.8h, v3.8h, #1                          // cham.cs:32:35 decrypt r82
+       shl v3.8h, v24.8h, #15                       // cham.cs:32:35 decrypt r82
+       sri v3.8h, v24.8h, #1                        // cham.cs:32:35 decrypt r82
+    rev16 v17.16b, v17.16b                          // cham.cs:32:51 decrypt r82
+     rev16 v18.16b, v18.16b                         // cham.cs:32:51 decrypt r82
+      rev16 v21.16b, v21.16b                        // cham.cs:32:51 decrypt r82
+       rev16 v22.16b, v22.16b                       // cham.cs:32:51 decrypt r82
+    eor v24.16b, v30.16b, v17.16b                   // cham.cs:32:58 decrypt r82
+     eor v4.16b, v30.16b, v18.16b                   // cham.cs:32:58 decrypt r82
+      eor v5.16b, v30.16b, v21.16b                  // cham.cs:32:58 decrypt r82
+       eor v30.16b, v30.16b, v22.16b                // cham.cs:32:58 decrypt r82
+    sub v24.8h, v2.8h, v24.8h                       // cham.cs:32:42 decrypt r82
+     sub v27.8h, v27.8h, v4.8h                      // cham.cs:32:42 decrypt r82
+      sub v1.8h, v1.8h, v5.8h                       // cham.cs:32:42 decrypt r82
+       sub v30.8h, v3.8h, v30.8h                    // cham.cs:32:42 decrypt r82
+    movi v2.8h, #0x5, lsl #0                        // const
+    eor v24.16b, v24.16b, v2.16b                    // cham.cs:32:64 decrypt r82
+     eor v27.16b, v27.16b, v2.16b                   // cham.cs:32:64 decrypt r82
+      eor v1.16b, v1.16b, v2.16b                    // cham.cs:32:64 decrypt r82
+       eor v30.16b, v30.16b, v2.16b                 // cham.cs:32:64 decrypt r82
+    shl v2.8h, v24.8h, #1                           // cham.cs:31:51 decrypt r83
+    sri v2.8h, v24.8h, #15                          // cham.cs:31:51 decrypt r83
+     shl v3.8h, v27.8h, #1                          // cham.cs:31:51 decrypt r83
+     sri v3.8h, v27.8h, #15                         // cham.cs:31:51 decrypt r83
+      shl v4.8h, v1.8h, #1                          // cham.cs:31:51 decrypt r83
+      sri v4.8h, v1.8h, #15                         // cham.cs:31:51 decrypt r83
+       shl v5.8h, v30.8h, #1                        // cham.cs:31:51 decrypt r83
+       sri v5.8h, v30.8h, #15                       // cham.cs:31:51 decrypt r83
+    eor v2.16b, v7.16b, v2.16b                      // cham.cs:31:58 decrypt r83
+     eor v3.16b, v7.16b, v3.16b                     // cham.cs:31:58 decrypt r83
+      eor v4.16b, v7.16b, v4.16b                    // cham.cs:31:58 decrypt r83
+       eor v5.16b, v7.16b, v5.16b                   // cham.cs:31:58 decrypt r83
+    sub v16.8h, v16.8h, v2.8h                       // cham.cs:31:42 decrypt r83
+     sub v19.8h, v19.8h, v3.8h                      // cham.cs:31:42 decrypt r83
+      sub v20.8h, v20.8h, v4.8h                     // cham.cs:31:42 decrypt r83
+       sub v23.8h, v23.8h, v5.8h                    // cham.cs:31:42 decrypt r83
     movi v2.8h, #0x4, lsl #0                        // const
     eor v16.16b, v16.16b, v2.16b                    // cham.cs:31:64 decrypt r83
-      sub v20.8h, v20.8h, v0.8h                     // cham.cs:31:42 decrypt r83
-       eor v0.16b, v3.16b, v1.16b                   // cham.cs:31:58 decrypt r83
      eor v19.16b, v19.16b, v2.16b                   // cham.cs:31:64 decrypt r83
-    rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r84
-    shl v1.8h, v23.8h, #15                          // cham.cs:32:35 decrypt r84
-       sub v27.8h, v27.8h, v0.8h                    // cham.cs:31:42 decrypt r83
-    sri v1.8h, v23.8h, #1                           // cham.cs:32:35 decrypt r84
       eor v20.16b, v20.16b, v2.16b                  // cham.cs:31:64 decrypt r83
+       eor v23.16b, v23.16b, v2.16b                 // cham.cs:31:64 decrypt r83
+    shl v2.8h, v25.8h, #15                          // cham.cs:32:35 decrypt r84
+    sri v2.8h, v25.8h, #1                           // cham.cs:32:35 decrypt r84
+     shl v25.8h, v26.8h, #15                        // cham.cs:32:35 decrypt r84
+     sri v25.8h, v26.8h, #1                         // cham.cs:32:35 decrypt r84
+      shl v26.8h, v0.8h, #15                        // cham.cs:32:35 decrypt r84
+      sri v26.8h, v0.8h, #1                         // cham.cs:32:35 decrypt r84
+       shl v0.8h, v31.8h, #15                       // cham.cs:32:35 decrypt r84
+       sri v0.8h, v31.8h, #1                        // cham.cs:32:35 decrypt r84
+    rev16 v16.16b, v16.16b                          // cham.cs:32:51 decrypt r84
      rev16 v19.16b, v19.16b                         // cham.cs:32:51 decrypt r84
-     shl v23.8h, v24.8h, #15                        // cham.cs:32:35 decrypt r84
-    eor v0.16b, v4.16b, v16.16b                     // cham.cs:32:58 decrypt r84
-     sri v23.8h, v24.8h, #1                         // cham.cs:32:35 decrypt r84
-    sub v24.8h, v1.8h, v0.8h                        // cham.cs:32:42 decrypt r84
-       eor v27.16b, v27.16b, v2.16b                 // cham.cs:31:64 decrypt r83
       rev16 v20.16b, v20.16b                        // cham.cs:32:51 decrypt r84
-      shl v0.8h, v31.8h, #15                        // cham.cs:32:35 decrypt r84
-     eor v1.16b, v4.16b, v19.16b                    // cham.cs:32:58 decrypt r84
-      sri v0.8h, v31.8h, #1                         // cham.cs:32:35 decrypt r84
-     sub v23.8h, v23.8h, v1.8h                      // cham.cs:32:42 decrypt r84
-       rev16 v27.16b, v27.16b                       // cham.cs:32:51 decrypt r84
-    movi v31.8h, #0x3, lsl #0                       // const
-    eor v24.16b, v24.16b, v31.16b                   // cham.cs:32:64 decrypt r84
-       shl v1.8h, v28.8h, #15                       // cham.cs:32:35 decrypt r84
-      eor v2.16b, v4.16b, v20.16b                   // cham.cs:32:58 decrypt r84
-       sri v1.8h, v28.8h, #1                        // cham.cs:32:35 decrypt r84
-      sub v28.8h, v0.8h, v2.8h                      // cham.cs:32:42 decrypt r84
-     eor v23.16b, v23.16b, v31.16b                  // cham.cs:32:64 decrypt r84
-       eor v0.16b, v4.16b, v27.16b                  // cham.cs:32:58 decrypt r84
-    shl v2.8h, v24.8h, #1                           // cham.cs:31:51 decrypt r85
-       sub v0.8h, v1.8h, v0.8h                      // cham.cs:32:42 decrypt r84
-      eor v28.16b, v28.16b, v31.16b                 // cham.cs:32:64 decrypt r84
-    sri v2.8h, v24.8h, #15                          // cham.cs:31:51 decrypt r85
-     shl v1.8h, v23.8h, #1                          // cham.cs:31:51 decrypt r85
-       eor v31.16b, v0.16b, v31.16b                 // cham.cs:32:64 decrypt r84
-     sri v1.8h, v23.8h, #15                         // cham.cs:31:51 decrypt r85
-    eor v0.16b, v5.16b, v2.16b                      // cham.cs:31:58 decrypt r85
-      shl v2.8h, v28.8h, #1                         // cham.cs:31:51 decrypt r85
-    sub v18.8h, v18.8h, v0.8h                       // cham.cs:31:42 decrypt r85
-      sri v2.8h, v28.8h, #15                        // cham.cs:31:51 decrypt r85
-     eor v0.16b, v5.16b, v1.16b                     // cham.cs:31:58 decrypt r85
-       shl v1.8h, v31.8h, #1                        // cham.cs:31:51 decrypt r85
-     sub v21.8h, v21.8h, v0.8h                      // cham.cs:31:42 decrypt r85
-       sri v1.8h, v31.8h, #15                       // cham.cs:31:51 decrypt r85
-      eor v0.16b, v5.16b, v2.16b                    // cham.cs:31:58 decrypt r85
-    movi v2.8h, #0x2, lsl #0                        // const
-    eor v18.16b, v18.16b, v2.16b                    // cham.cs:31:64 decrypt r85
-      sub v17.8h, v17.8h, v0.8h                     // cham.cs:31:42 decrypt r85
-       eor v0.16b, v5.16b, v1.16b                   // cham.cs:31:58 decrypt r85
-     eor v21.16b, v21.16b, v2.16b                   // cham.cs:31:64 decrypt r85
-    shl v1.8h, v25.8h, #15                          // cham.cs:32:35 decrypt r86
-    rev16 v3.16b, v18.16b                           // cham.cs:32:51 decrypt r86
-       sub v26.8h, v26.8h, v0.8h                    // cham.cs:31:42 decrypt r85
-    sri v1.8h, v25.8h, #1                           // cham.cs:32:35 decrypt r86
-      eor v17.16b, v17.16b, v2.16b                  // cham.cs:31:64 decrypt r85
-    eor v25.16b, v6.16b, v3.16b                     // cham.cs:32:58 decrypt r86
-     shl v0.8h, v22.8h, #15                         // cham.cs:32:35 decrypt r86
-     rev16 v3.16b, v21.16b                          // cham.cs:32:51 decrypt r86
-     sri v0.8h, v22.8h, #1                          // cham.cs:32:35 decrypt r86
-    sub v22.8h, v1.8h, v25.8h                       // cham.cs:32:42 decrypt r86
-       eor v25.16b, v26.16b, v2.16b                 // cham.cs:31:64 decrypt r85
-     eor v26.16b, v6.16b, v3.16b                    // cham.cs:32:58 decrypt r86
-      shl v1.8h, v29.8h, #15                        // cham.cs:32:35 decrypt r86
-      rev16 v2.16b, v17.16b                         // cham.cs:32:51 decrypt r86
-      sri v1.8h, v29.8h, #1                         // cham.cs:32:35 decrypt r86
-     sub v26.8h, v0.8h, v26.8h                      // cham.cs:32:42 decrypt r86
-      eor v29.16b, v6.16b, v2.16b                   // cham.cs:32:58 decrypt r86
+       rev16 v23.16b, v23.16b                       // cham.cs:32:51 decrypt r84
+    eor v31.16b, v28.16b, v16.16b                   // cham.cs:32:58 decrypt r84
+     eor v3.16b, v28.16b, v19.16b                   // cham.cs:32:58 decrypt r84
+      eor v4.16b, v28.16b, v20.16b                  // cham.cs:32:58 decrypt r84
+       eor v28.16b, v28.16b, v23.16b                // cham.cs:32:58 decrypt r84
+    sub v31.8h, v2.8h, v31.8h                       // cham.cs:32:42 decrypt r84
+     sub v25.8h, v25.8h, v3.8h                      // cham.cs:32:42 decrypt r84
+      sub v26.8h, v26.8h, v4.8h                     // cham.cs:32:42 decrypt r84
+       sub v28.8h, v0.8h, v28.8h                    // cham.cs:32:42 decrypt r84
+    movi v0.8h, #0x3, lsl #0                        // const
+    eor v31.16b, v31.16b, v0.16b                    // cham.cs:32:64 decrypt r84
+     eor v25.16b, v25.16b, v0.16b                   // cham.cs:32:64 decrypt r84
+      eor v26.16b, v26.16b, v0.16b                  // cham.cs:32:64 decrypt r84
+       eor v28.16b, v28.16b, v0.16b                 // cham.cs:32:64 decrypt r84
+    shl v0.8h, v31.8h, #1                           // cham.cs:31:51 decrypt r85
+    sri v0.8h, v31.8h, #15                          // cham.cs:31:51 decrypt r85
+     shl v2.8h, v25.8h, #1                          // cham.cs:31:51 decrypt r85
+     sri v2.8h, v25.8h, #15                         // cham.cs:31:51 decrypt r85
+      shl v3.8h, v26.8h, #1                         // cham.cs:31:51 decrypt r85
+      sri v3.8h, v26.8h, #15                        // cham.cs:31:51 decrypt r85
+       shl v4.8h, v28.8h, #1                        // cham.cs:31:51 decrypt r85
+       sri v4.8h, v28.8h, #15                       // cham.cs:31:51 decrypt r85
+    eor v0.16b, v9.16b, v0.16b                      // cham.cs:31:58 decrypt r85
+     eor v2.16b, v9.16b, v2.16b                     // cham.cs:31:58 decrypt r85
+      eor v3.16b, v9.16b, v3.16b                    // cham.cs:31:58 decrypt r85
+       eor v4.16b, v9.16b, v4.16b                   // cham.cs:31:58 decrypt r85
+    sub v17.8h, v17.8h, v0.8h                       // cham.cs:31:42 decrypt r85
+     sub v18.8h, v18.8h, v2.8h                      // cham.cs:31:42 decrypt r85
+      sub v21.8h, v21.8h, v3.8h                     // cham.cs:31:42 decrypt r85
+       sub v22.8h, v22.8h, v4.8h                    // cham.cs:31:42 decrypt r85
+    movi v0.8h, #0x2, lsl #0                        // const
+    eor v17.16b, v17.16b, v0.16b                    // cham.cs:31:64 decrypt r85
+     eor v18.16b, v18.16b, v0.16b                   // cham.cs:31:64 decrypt r85
+      eor v21.16b, v21.16b, v0.16b                  // cham.cs:31:64 decrypt r85
+       eor v22.16b, v22.16b, v0.16b                 // cham.cs:31:64 decrypt r85
+    shl v0.8h, v24.8h, #15                          // cham.cs:32:35 decrypt r86
+    sri v0.8h, v24.8h, #1                           // cham.cs:32:35 decrypt r86
+     shl v24.8h, v27.8h, #15                        // cham.cs:32:35 decrypt r86
+     sri v24.8h, v27.8h, #1                         // cham.cs:32:35 decrypt r86
+      shl v27.8h, v1.8h, #15                        // cham.cs:32:35 decrypt r86
+      sri v27.8h, v1.8h, #1                         // cham.cs:32:35 decrypt r86
+       shl v1.8h, v30.8h, #15                       // cham.cs:32:35 decrypt r86
+       sri v1.8h, v30.8h, #1                        // cham.cs:32:35 decrypt r86
+    rev16 v30.16b, v17.16b                          // cham.cs:32:51 decrypt r86
+     rev16 v2.16b, v18.16b                          // cham.cs:32:51 decrypt r86
+      rev16 v3.16b, v21.16b                         // cham.cs:32:51 decrypt r86
+       rev16 v4.16b, v22.16b                        // cham.cs:32:51 decrypt r86
+    eor v30.16b, v29.16b, v30.16b                   // cham.cs:32:58 decrypt r86
+     eor v2.16b, v29.16b, v2.16b                    // cham.cs:32:58 decrypt r86
+      eor v3.16b, v29.16b, v3.16b                   // cham.cs:32:58 decrypt r86
+       eor v29.16b, v29.16b, v4.16b                 // cham.cs:32:58 decrypt r86
+    sub v30.8h, v0.8h, v30.8h                       // cham.cs:32:42 decrypt r86
+     sub v24.8h, v24.8h, v2.8h                      // cham.cs:32:42 decrypt r86
+      sub v27.8h, v27.8h, v3.8h                     // cham.cs:32:42 decrypt r86
+       sub v29.8h, v1.8h, v29.8h                    // cham.cs:32:42 decrypt r86
     movi v0.8h, #0x1, lsl #0                        // const
-    eor v22.16b, v22.16b, v0.16b                    // cham.cs:32:64 decrypt r86
-       shl v2.8h, v30.8h, #15                       // cham.cs:32:35 decrypt r86
-       rev16 v3.16b, v25.16b                        // cham.cs:32:51 decrypt r86
-       sri v2.8h, v30.8h, #1                        // cham.cs:32:35 decrypt r86
-      sub v29.8h, v1.8h, v29.8h                     // cham.cs:32:42 decrypt r86
-       eor v30.16b, v6.16b, v3.16b                  // cham.cs:32:58 decrypt r86
-     eor v26.16b, v26.16b, v0.16b                   // cham.cs:32:64 decrypt r86
-    shl v1.8h, v22.8h, #1                           // cham.cs:31:51 decrypt r87
-       sub v30.8h, v2.8h, v30.8h                    // cham.cs:32:42 decrypt r86
-      eor v29.16b, v29.16b, v0.16b                  // cham.cs:32:64 decrypt r86
-    sri v1.8h, v22.8h, #15                          // cham.cs:31:51 decrypt r87
-     shl v2.8h, v26.8h, #1                          // cham.cs:31:51 decrypt r87
-       eor v30.16b, v30.16b, v0.16b                 // cham.cs:32:64 decrypt r86
-     sri v2.8h, v26.8h, #15                         // cham.cs:31:51 decrypt r87
-    eor v0.16b, v7.16b, v1.16b                      // cham.cs:31:58 decrypt r87
-      shl v1.8h, v29.8h, #1                         // cham.cs:31:51 decrypt r87
+    eor v30.16b, v30.16b, v0.16b                    // cham.cs:32:64 decrypt r86
+     eor v24.16b, v24.16b, v0.16b                   // cham.cs:32:64 decrypt r86
+      eor v27.16b, v27.16b, v0.16b                  // cham.cs:32:64 decrypt r86
+       eor v29.16b, v29.16b, v0.16b                 // cham.cs:32:64 decrypt r86
+    shl v0.8h, v30.8h, #1                           // cham.cs:31:51 decrypt r87
+    sri v0.8h, v30.8h, #15                          // cham.cs:31:51 decrypt r87
+     shl v1.8h, v24.8h, #1                          // cham.cs:31:51 decrypt r87
+     sri v1.8h, v24.8h, #15                         // cham.cs:31:51 decrypt r87
+      shl v2.8h, v27.8h, #1                         // cham.cs:31:51 decrypt r87
+      sri v2.8h, v27.8h, #15                        // cham.cs:31:51 decrypt r87
+       shl v3.8h, v29.8h, #1                        // cham.cs:31:51 decrypt r87
+       sri v3.8h, v29.8h, #15                       // cham.cs:31:51 decrypt r87
+    ldr q4, [x0, #0]                                // round key rk[0]
+    eor v0.16b, v4.16b, v0.16b                      // cham.cs:31:58 decrypt r87
+     eor v1.16b, v4.16b, v1.16b                     // cham.cs:31:58 decrypt r87
+      eor v2.16b, v4.16b, v2.16b                    // cham.cs:31:58 decrypt r87
+       eor v3.16b, v4.16b, v3.16b                   // cham.cs:31:58 decrypt r87
     sub v16.8h, v16.8h, v0.8h                       // cham.cs:31:42 decrypt r87
-      sri v1.8h, v29.8h, #15                        // cham.cs:31:51 decrypt r87
-     eor v0.16b, v7.16b, v2.16b                     // cham.cs:31:58 decrypt r87
-       shl v2.8h, v30.8h, #1                        // cham.cs:31:51 decrypt r87
-     sub v19.8h, v19.8h, v0.8h                      // cham.cs:31:42 decrypt r87
-       sri v2.8h, v30.8h, #15                       // cham.cs:31:51 decrypt r87
-      eor v0.16b, v7.16b, v1.16b                    // cham.cs:31:58 decrypt r87
-    rev16 v3.16b, v16.16b                           // store blocks 0..7 (big-endian words)
-    rev16 v4.16b, v22.16b                           // store blocks 0..7 (big-endian words)
-    rev16 v5.16b, v18.16b                           // store blocks 0..7 (big-endian words)
-    rev16 v6.16b, v24.16b                           // store blocks 0..7 (big-endian words)
-    st4 {v3.8h-v6.8h}, [x2], #64                    // store blocks 0..7
-      sub v16.8h, v20.8h, v0.8h                     // cham.cs:31:42 decrypt r87
-       eor v18.16b, v7.16b, v2.16b                  // cham.cs:31:58 decrypt r87
+     sub v19.8h, v19.8h, v1.8h                      // cham.cs:31:42 decrypt r87
+      sub v20.8h, v20.8h, v2.8h                     // cham.cs:31:42 decrypt r87
+       sub v23.8h, v23.8h, v3.8h                    // cham.cs:31:42 decrypt r87
+    rev16 v0.16b, v16.16b                           // store blocks 0..7 (big-endian words)
+    rev16 v1.16b, v30.16b                           // store blocks 0..7 (big-endian words)
+    rev16 v2.16b, v17.16b                           // store blocks 0..7 (big-endian words)
+    rev16 v3.16b, v31.16b                           // store blocks 0..7 (big-endian words)
+    st4 {v0.8h-v3.8h}, [x2], #64                    // store blocks 0..7
      rev16 v0.16b, v19.16b                          // store blocks 8..15 (big-endian words)
-     rev16 v1.16b, v26.16b                          // store blocks 8..15 (big-endian words)
-     rev16 v2.16b, v21.16b                          // store blocks 8..15 (big-endian words)
-     rev16 v3.16b, v23.16b                          // store blocks 8..15 (big-endian words)
+     rev16 v1.16b, v24.16b                          // store blocks 8..15 (big-endian words)
+     rev16 v2.16b, v18.16b                          // store blocks 8..15 (big-endian words)
+     rev16 v3.16b, v25.16b                          // store blocks 8..15 (big-endian words)
      st4 {v0.8h-v3.8h}, [x2], #64                   // store blocks 8..15
-       sub v18.8h, v27.8h, v18.8h                   // cham.cs:31:42 decrypt r87
-      rev16 v0.16b, v16.16b                         // store blocks 16..23 (big-endian words)
-      rev16 v1.16b, v29.16b                         // store blocks 16..23 (big-endian words)
-      rev16 v2.16b, v17.16b                         // store blocks 16..23 (big-endian words)
-      rev16 v3.16b, v28.16b                         // store blocks 16..23 (big-endian words)
+      rev16 v0.16b, v20.16b                         // store blocks 16..23 (big-endian words)
+      rev16 v1.16b, v27.16b                         // store blocks 16..23 (big-endian words)
+      rev16 v2.16b, v21.16b                         // store blocks 16..23 (big-endian words)
+      rev16 v3.16b, v26.16b                         // store blocks 16..23 (big-endian words)
       st4 {v0.8h-v3.8h}, [x2], #64                  // store blocks 16..23
-       rev16 v0.16b, v18.16b                        // store blocks 24..31 (big-endian words)
-       rev16 v1.16b, v30.16b                        // store blocks 24..31 (big-endian words)
-       rev16 v2.16b, v25.16b                        // store blocks 24..31 (big-endian words)
-       rev16 v3.16b, v31.16b                        // store blocks 24..31 (big-endian words)
+       rev16 v0.16b, v23.16b                        // store blocks 24..31 (big-endian words)
+       rev16 v1.16b, v29.16b                        // store blocks 24..31 (big-endian words)
+       rev16 v2.16b, v22.16b                        // store blocks 24..31 (big-endian words)
+       rev16 v3.16b, v28.16b                        // store blocks 24..31 (big-endian words)
        st4 {v0.8h-v3.8h}, [x2], #64                 // store blocks 24..31
     subs x3, x3, #1
     b.ne 1b

@@ -107,8 +107,9 @@ def build_kernel(
 
     A sliced, non-interleaved kernel that spills is also built in demand-driven op order (common/sink.py: e.g. AES's
     MixColumns column by column); the one with fewer instructions is kept (stats["order"]).  Every sliced kernel is
-    then also built with its machine code list-scheduled for latency within the register file (mir/reorder.py),
-    kept unless that costs instructions (reloads, copies): stats["schedule"] says which."""
+    then also allocated with its machine code list-scheduled for latency within the register file (mir/reorder.py)
+    where it has one block group (an interleave already weaves independent streams) or spills, and that order is
+    kept unless it costs instructions (reloads, copies, lost LDP pairs): stats["schedule"] says which."""
     module = prepare(module)
     k = _build(module, layout, il, mode, pool, symbol, crypto, sha3, False)
     if k.stats["spills"] and layout != "packed" and il == 1:  # sinking would undo an interleave's weave
@@ -180,11 +181,12 @@ def _build(
         new_vreg=lambda name: vf.new(name),
     )
     order, alloc = "selection", allocate(code, VREG_ORDER, hooks)
-    if not packed:  # the same code in latency order within the register budget (mir/reorder.py)
-        alt = allocate(reorder.run(code, REORDER_REGISTERS, latency), VREG_ORDER, hooks)
-        if len(alt.code) <= len(alloc.code):
-            order, alloc = "latency", alt
     body = LDP.pair([_render(ins, regs) for ins, regs in alloc.code])
+    if not packed and (il == 1 or alloc.spills):  # latency order within the register budget (mir/reorder.py)
+        alt = allocate(reorder.run(code, REORDER_REGISTERS, latency), VREG_ORDER, hooks)
+        alt_body = LDP.pair([_render(ins, regs) for ins, regs in alt.code])
+        if len(alt_body) <= len(body):
+            order, alloc, body = "latency", alt, alt_body
     saved_d = [f"d{r}" for r in range(8, 16) if r in alloc.used]
     saved_x = sorted({r for r in slice_ptr.values() if int(r[1:]) >= 19}, key=lambda r: int(r[1:]))
     frame = scratch + 16 * alloc.slots
