@@ -13,7 +13,7 @@
 //   x1  input, 256 bytes per group (post-incremented)     x2  output (post-incremented)
 //   x3  number of groups of 16 blocks (0: returns at once)
 //   x8  constant pool (tables, vector constants)   x9 scratch   x10, x11, x12, x13, x14, x16, x17, x19, x20, x21, x22, x23, x24, x25, x26, x27 table-slice addresses
-//   v0-v31 allocated (1939 instructions per group: 0 spills, 0 reloads, 299 rematerialised loads)
+//   v0-v31 allocated (1798 instructions per group: 0 spills, 0 reloads, 264 rematerialised loads)
 //   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15, x19, x20, x21, x22, x23, x24, x25, x26, x27; stack frame 144 bytes
     .global aria192_neon_b16_crypto_il1_sha3_ecb_encrypt
     .type aria192_neon_b16_crypto_il1_sha3_ecb_encrypt, %function
@@ -53,1932 +53,1798 @@ aria192_neon_b16_crypto_il1_sha3_ecb_encrypt:
     ld4 {v20.16b-v23.16b}, [x1], #64                // load blocks 0..15
     ld4 {v24.16b-v27.16b}, [x1], #64                // load blocks 0..15
     ld4 {v28.16b-v31.16b}, [x1], #64                // load blocks 0..15
-    uzp1 v0.16b, v16.16b, v20.16b                   // load blocks 0..15
-    uzp2 v16.16b, v16.16b, v20.16b                  // load blocks 0..15
-    uzp1 v20.16b, v17.16b, v21.16b                  // load blocks 0..15
+    uzp1 v0.16b, v19.16b, v23.16b                   // load blocks 0..15
+    uzp1 v1.16b, v27.16b, v31.16b                   // load blocks 0..15
+    uzp2 v2.16b, v0.16b, v1.16b                     // load blocks 0..15
+    ldr q3, [x0, #176]                              // round key ek[0][11]
+    eor v2.16b, v2.16b, v3.16b                      // aria.cs:86:52 encrypt>FO r0
+    uzp1 v3.16b, v17.16b, v21.16b                   // load blocks 0..15
     uzp2 v17.16b, v17.16b, v21.16b                  // load blocks 0..15
-    uzp1 v21.16b, v18.16b, v22.16b                  // load blocks 0..15
-    uzp2 v18.16b, v18.16b, v22.16b                  // load blocks 0..15
-    uzp1 v22.16b, v19.16b, v23.16b                  // load blocks 0..15
-    uzp2 v19.16b, v19.16b, v23.16b                  // load blocks 0..15
-    uzp1 v23.16b, v24.16b, v28.16b                  // load blocks 0..15
-    uzp2 v24.16b, v24.16b, v28.16b                  // load blocks 0..15
-    uzp1 v28.16b, v25.16b, v29.16b                  // load blocks 0..15
+    uzp1 v21.16b, v25.16b, v29.16b                  // load blocks 0..15
     uzp2 v25.16b, v25.16b, v29.16b                  // load blocks 0..15
-    uzp1 v29.16b, v26.16b, v30.16b                  // load blocks 0..15
-    uzp2 v26.16b, v26.16b, v30.16b                  // load blocks 0..15
-    uzp1 v30.16b, v27.16b, v31.16b                  // load blocks 0..15
-    uzp2 v27.16b, v27.16b, v31.16b                  // load blocks 0..15
-    uzp1 v31.16b, v0.16b, v23.16b                   // load blocks 0..15
-    uzp2 v23.16b, v0.16b, v23.16b                   // load blocks 0..15
-    uzp1 v0.16b, v16.16b, v24.16b                   // load blocks 0..15
-    uzp2 v16.16b, v16.16b, v24.16b                  // load blocks 0..15
-    uzp1 v24.16b, v20.16b, v28.16b                  // load blocks 0..15
-    uzp2 v20.16b, v20.16b, v28.16b                  // load blocks 0..15
-    uzp1 v28.16b, v17.16b, v25.16b                  // load blocks 0..15
+    movi v29.16b, #0xf                              // const
+    and v4.16b, v2.16b, v29.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
+    ushr v2.16b, v2.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q5, [x8, #1072]                             // const affine map, low nibble
+    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q6, [x8, #1088]                             // const affine map, high nibble
+    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    uzp2 v19.16b, v19.16b, v23.16b                  // load blocks 0..15
+    uzp2 v23.16b, v27.16b, v31.16b                  // load blocks 0..15
+    uzp1 v27.16b, v3.16b, v21.16b                   // load blocks 0..15
+    uzp1 v31.16b, v17.16b, v25.16b                  // load blocks 0..15
+    eor v2.16b, v4.16b, v2.16b                      // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q4, [x0, #16]                               // round key ek[0][1]
+    aese v27.16b, v4.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q4, [x0, #80]                               // round key ek[0][5]
+    aese v31.16b, v4.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    uzp2 v4.16b, v16.16b, v20.16b                   // load blocks 0..15
+    uzp2 v7.16b, v18.16b, v22.16b                   // load blocks 0..15
+    uzp2 v8.16b, v24.16b, v28.16b                   // load blocks 0..15
+    uzp2 v9.16b, v26.16b, v30.16b                   // load blocks 0..15
+    uzp1 v10.16b, v19.16b, v23.16b                  // load blocks 0..15
     uzp2 v17.16b, v17.16b, v25.16b                  // load blocks 0..15
-    uzp1 v25.16b, v21.16b, v29.16b                  // load blocks 0..15
-    uzp2 v21.16b, v21.16b, v29.16b                  // load blocks 0..15
-    uzp1 v29.16b, v18.16b, v26.16b                  // load blocks 0..15
-    uzp2 v18.16b, v18.16b, v26.16b                  // load blocks 0..15
-    uzp1 v26.16b, v22.16b, v30.16b                  // load blocks 0..15
-    uzp2 v22.16b, v22.16b, v30.16b                  // load blocks 0..15
-    uzp1 v30.16b, v19.16b, v27.16b                  // load blocks 0..15
-    uzp2 v19.16b, v19.16b, v27.16b                  // load blocks 0..15
-    ldr q27, [x0, #0]                               // round key ek[0][0]
-    eor v27.16b, v31.16b, v27.16b                   // aria.cs:86:52 encrypt>FO r0
-    ldr q31, [x0, #16]                              // round key ek[0][1]
-    eor v24.16b, v24.16b, v31.16b                   // aria.cs:86:52 encrypt>FO r0
-    ldr q31, [x0, #32]                              // round key ek[0][2]
-    eor v25.16b, v25.16b, v31.16b                   // aria.cs:86:52 encrypt>FO r0
-    ldr q31, [x0, #48]                              // round key ek[0][3]
-    eor v26.16b, v26.16b, v31.16b                   // aria.cs:86:52 encrypt>FO r0
-    ldr q31, [x0, #64]                              // round key ek[0][4]
-    eor v31.16b, v0.16b, v31.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #80]                               // round key ek[0][5]
-    eor v28.16b, v28.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #96]                               // round key ek[0][6]
-    eor v29.16b, v29.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #112]                              // round key ek[0][7]
-    eor v30.16b, v30.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #128]                              // round key ek[0][8]
-    eor v23.16b, v23.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #144]                              // round key ek[0][9]
-    eor v20.16b, v20.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #160]                              // round key ek[0][10]
-    eor v21.16b, v21.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #176]                              // round key ek[0][11]
-    eor v22.16b, v22.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #192]                              // round key ek[0][12]
-    eor v16.16b, v16.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #208]                              // round key ek[0][13]
-    eor v17.16b, v17.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #224]                              // round key ek[0][14]
-    eor v18.16b, v18.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #240]                              // round key ek[0][15]
-    eor v19.16b, v19.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
+    uzp1 v25.16b, v0.16b, v1.16b                    // load blocks 0..15
+    uzp2 v19.16b, v19.16b, v23.16b                  // load blocks 0..15
+    ldr q23, [x0, #112]                             // round key ek[0][7]
+    eor v23.16b, v10.16b, v23.16b                   // aria.cs:86:52 encrypt>FO r0
     movi v0.16b, #0x0                               // const
-    aese v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    aese v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    aese v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    aese v16.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    aese v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    movi v1.16b, #0xf                               // const
-    and v2.16b, v24.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
+    aesd v2.16b, v0.16b                             // aria.cs:53:13 encrypt>FO>SL1 r0
+    uzp1 v16.16b, v16.16b, v20.16b                  // load blocks 0..15
+    uzp1 v20.16b, v24.16b, v28.16b                  // load blocks 0..15
+    uzp2 v24.16b, v4.16b, v8.16b                    // load blocks 0..15
+    uzp1 v28.16b, v7.16b, v9.16b                    // load blocks 0..15
+    and v1.16b, v27.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
+    and v10.16b, v31.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    ushr v31.16b, v31.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
+    uzp1 v18.16b, v18.16b, v22.16b                  // load blocks 0..15
+    uzp1 v22.16b, v26.16b, v30.16b                  // load blocks 0..15
+    uzp2 v21.16b, v3.16b, v21.16b                   // load blocks 0..15
+    ldr q26, [x0, #48]                              // round key ek[0][3]
+    eor v25.16b, v25.16b, v26.16b                   // aria.cs:86:52 encrypt>FO r0
+    ldr q26, [x0, #240]                             // round key ek[0][15]
+    eor v19.16b, v19.16b, v26.16b                   // aria.cs:86:52 encrypt>FO r0
+    ldr q26, [x0, #192]                             // round key ek[0][12]
+    aese v24.16b, v26.16b                           // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q26, [x0, #208]                             // round key ek[0][13]
+    aese v17.16b, v26.16b                           // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q26, [x0, #96]                              // round key ek[0][6]
+    aesd v28.16b, v26.16b                           // aria.cs:53:13 encrypt>FO>SL1 r0
+    uzp1 v26.16b, v16.16b, v20.16b                  // load blocks 0..15
+    and v30.16b, v23.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    ushr v23.16b, v23.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
     ldr q3, [x8, #1024]                             // const affine map, low nibble
-    tbl v2.16b, {v3.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    ldr q4, [x8, #1040]                             // const affine map, high nibble
-    tbl v24.16b, {v4.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v24.16b, v2.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    aese v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    and v2.16b, v28.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v2.16b, {v3.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v28.16b, {v4.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v28.16b, v2.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    aese v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    and v2.16b, v20.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v2.16b, {v3.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v20.16b, {v4.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v20.16b, v2.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    aese v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    and v2.16b, v17.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
-    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v2.16b, {v3.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v17.16b, {v4.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    aesd v29.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    aesd v21.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    aesd v18.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    and v5.16b, v26.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
-    ldr q6, [x8, #1072]                             // const affine map, low nibble
-    tbl v5.16b, {v6.16b}, v5.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v26.16b, v5.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    aesd v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    and v5.16b, v30.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v5.16b, {v6.16b}, v5.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v30.16b, v5.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    aesd v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    and v5.16b, v22.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v5.16b, {v6.16b}, v5.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v22.16b, {v7.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v22.16b, v5.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    aesd v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    and v5.16b, v19.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v1.16b, {v3.16b}, v1.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q11, [x8, #1040]                            // const affine map, high nibble
+    tbl v27.16b, {v11.16b}, v27.16b                 // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v10.16b, {v3.16b}, v10.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v31.16b, {v11.16b}, v31.16b                 // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q12, [x8, #1056]                            // const ShiftRows^2 lanes
+    tbl v2.16b, {v2.16b}, v12.16b                   // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    uzp2 v7.16b, v7.16b, v9.16b                     // load blocks 0..15
+    ldr q9, [x0, #0]                                // round key ek[0][0]
+    aese v26.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q9, [x0, #144]                              // round key ek[0][9]
+    aese v21.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v23.16b, {v6.16b}, v23.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    uzp2 v9.16b, v18.16b, v22.16b                   // load blocks 0..15
+    and v13.16b, v25.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
+    and v14.16b, v19.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
     ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v5.16b, {v6.16b}, v5.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v19.16b, {v7.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v19.16b, v5.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    eor v27.16b, v1.16b, v27.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    eor v31.16b, v10.16b, v31.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v28.16b, {v28.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    and v1.16b, v17.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
+    eor v10.16b, v2.16b, v24.16b                    // aria.cs:65:34 encrypt>FO>A r0
+    eor v23.16b, v30.16b, v23.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q30, [x0, #160]                             // round key ek[0][10]
+    aesd v9.16b, v30.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q30, [x0, #224]                             // round key ek[0][14]
+    aesd v7.16b, v30.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v30.16b, {v5.16b}, v13.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v25.16b, {v6.16b}, v25.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v13.16b, {v5.16b}, v14.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v19.16b, {v6.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v1.16b, {v3.16b}, v1.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v17.16b, {v11.16b}, v17.16b                 // aria.cs:53:13 encrypt>FO>SL1 r0
+    eor3 v10.16b, v27.16b, v28.16b, v10.16b         // aria.cs:65:34 encrypt>FO>A r0
+    and v14.16b, v21.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    ushr v21.16b, v21.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
+    eor v15.16b, v26.16b, v31.16b                   // aria.cs:76:18 encrypt>FO>A r0
+    uzp2 v16.16b, v16.16b, v20.16b                  // load blocks 0..15
+    eor v20.16b, v30.16b, v25.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    eor v19.16b, v13.16b, v19.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    aesd v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    eor v17.16b, v1.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v25.16b, {v3.16b}, v14.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v21.16b, {v11.16b}, v21.16b                 // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v30.16b, {v9.16b}, v12.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    tbl v1.16b, {v7.16b}, v12.16b                   // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    eor v7.16b, v10.16b, v15.16b                    // aria.cs:87:52 encrypt>FE r1
+    uzp1 v4.16b, v4.16b, v8.16b                     // load blocks 0..15
+    uzp1 v18.16b, v18.16b, v22.16b                  // load blocks 0..15
+    ldr q22, [x0, #128]                             // round key ek[0][8]
+    aese v16.16b, v22.16b                           // aria.cs:53:13 encrypt>FO>SL1 r0
+    aesd v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
     aesd v19.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    eor v5.16b, v20.16b, v18.16b                    // aria.cs:63:33 encrypt>FO>A r0
-    eor3 v5.16b, v26.16b, v31.16b, v5.16b           // aria.cs:63:33 encrypt>FO>A r0
-    eor v8.16b, v23.16b, v19.16b                    // aria.cs:64:33 encrypt>FO>A r0
-    eor3 v8.16b, v25.16b, v28.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r0
-    eor v9.16b, v22.16b, v16.16b                    // aria.cs:65:34 encrypt>FO>A r0
-    eor3 v9.16b, v24.16b, v29.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r0
-    eor v10.16b, v21.16b, v17.16b                   // aria.cs:66:34 encrypt>FO>A r0
-    eor3 v10.16b, v27.16b, v30.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r0
-    eor v11.16b, v24.16b, v31.16b                   // aria.cs:75:18 encrypt>FO>A r0
-    eor v12.16b, v27.16b, v28.16b                   // aria.cs:76:18 encrypt>FO>A r0
-    eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 encrypt>FO>A r0
-    eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 encrypt>FO>A r0
-    eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 encrypt>FE r1
-    eor v29.16b, v29.16b, v5.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldp q4, q3, [x0, #256]                          // round key ek[1][0] + round key ek[1][1]
-    eor3 v29.16b, v15.16b, v4.16b, v29.16b          // aria.cs:87:52 encrypt>FE r1
-    eor v4.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r1
-    eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r1
-    eor3 v30.16b, v4.16b, v3.16b, v30.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v21.16b, v19.16b                    // aria.cs:87:52 encrypt>FE r1
-    eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldp q7, q6, [x0, #288]                          // round key ek[1][2] + round key ek[1][3]
-    eor3 v31.16b, v3.16b, v7.16b, v31.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r1
-    eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r1
-    eor3 v28.16b, v7.16b, v6.16b, v28.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v27.16b, v27.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q6, [x0, #320]                              // round key ek[1][4]
-    eor3 v27.16b, v7.16b, v6.16b, v27.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v24.16b, v24.16b, v5.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q6, [x0, #336]                              // round key ek[1][5]
-    eor3 v24.16b, v3.16b, v6.16b, v24.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v25.16b, v25.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r1
-    ldr q3, [x0, #352]                              // round key ek[1][6]
-    eor3 v25.16b, v4.16b, v3.16b, v25.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v26.16b, v26.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldp q3, q4, [x0, #368]                          // round key ek[1][7] + round key ek[1][8]
-    eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r1
-    eor3 v19.16b, v4.16b, v19.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #400]                              // round key ek[1][9]
-    eor3 v18.16b, v4.16b, v18.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #416]                              // round key ek[1][10]
-    eor3 v17.16b, v4.16b, v17.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v5.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #432]                              // round key ek[1][11]
-    eor3 v16.16b, v4.16b, v16.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #448]                              // round key ek[1][12]
-    eor3 v20.16b, v4.16b, v20.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #464]                              // round key ek[1][13]
-    eor3 v23.16b, v4.16b, v23.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v5.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #480]                              // round key ek[1][14]
-    eor3 v22.16b, v4.16b, v22.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #496]                              // round key ek[1][15]
-    eor3 v21.16b, v4.16b, v21.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    aesd v29.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    aesd v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    aesd v19.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    aesd v20.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    aesd v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
-    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v24.16b, {v5.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    aesd v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v18.16b, {v5.16b}, v18.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    aesd v18.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v21.16b, v25.16b, v21.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v22.16b, {v23.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    ldr q23, [x0, #400]                             // round key ek[1][9]
+    eor3 v23.16b, v23.16b, v1.16b, v7.16b           // aria.cs:87:52 encrypt>FE r1
+    eor v25.16b, v30.16b, v17.16b                   // aria.cs:66:34 encrypt>FO>A r0
+    ldr q7, [x0, #64]                               // round key ek[0][4]
+    aese v4.16b, v7.16b                             // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q7, [x0, #32]                               // round key ek[0][2]
+    aesd v18.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v20.16b, {v20.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    tbl v19.16b, {v19.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    eor3 v25.16b, v26.16b, v22.16b, v25.16b         // aria.cs:66:34 encrypt>FO>A r0
+    eor v7.16b, v21.16b, v1.16b                     // aria.cs:63:33 encrypt>FO>A r0
+    eor v1.16b, v2.16b, v1.16b                      // aria.cs:87:52 encrypt>FE r1
+    eor v8.16b, v16.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r1
+    and v9.16b, v23.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
     ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v23.16b, {v5.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v18.16b, {v18.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    eor3 v7.16b, v20.16b, v4.16b, v7.16b            // aria.cs:63:33 encrypt>FO>A r0
+    tbl v9.16b, {v5.16b}, v9.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v23.16b, {v6.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v13.16b, v16.16b, v19.16b                   // aria.cs:64:33 encrypt>FO>A r0
+    eor v14.16b, v20.16b, v28.16b                   // aria.cs:77:18 encrypt>FO>A r0
+    eor3 v20.16b, v8.16b, v20.16b, v10.16b          // aria.cs:87:52 encrypt>FE r1
+    eor3 v6.16b, v1.16b, v31.16b, v25.16b           // aria.cs:87:52 encrypt>FE r1
+    eor3 v31.16b, v18.16b, v31.16b, v13.16b         // aria.cs:64:33 encrypt>FO>A r0
+    eor v23.16b, v9.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q9, [x0, #304]                              // round key ek[1][3]
+    aese v6.16b, v9.16b                             // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q9, [x0, #368]                              // round key ek[1][7]
+    aese v20.16b, v9.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v9.16b, v27.16b, v4.16b                     // aria.cs:75:18 encrypt>FO>A r0
+    eor v27.16b, v27.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r1
+    eor v13.16b, v30.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r1
+    eor3 v28.16b, v8.16b, v28.16b, v7.16b           // aria.cs:87:52 encrypt>FE r1
+    eor v8.16b, v25.16b, v14.16b                    // aria.cs:87:52 encrypt>FE r1
+    eor3 v26.16b, v1.16b, v26.16b, v31.16b          // aria.cs:87:52 encrypt>FE r1
+    ldr q1, [x0, #464]                              // round key ek[1][13]
+    eor3 v16.16b, v1.16b, v16.16b, v8.16b           // aria.cs:87:52 encrypt>FE r1
+    eor3 v1.16b, v2.16b, v7.16b, v15.16b            // aria.cs:87:52 encrypt>FE r1
+    ldr q2, [x0, #336]                              // round key ek[1][5]
+    eor3 v27.16b, v13.16b, v2.16b, v27.16b          // aria.cs:87:52 encrypt>FE r1
+    eor3 v30.16b, v30.16b, v31.16b, v9.16b          // aria.cs:87:52 encrypt>FE r1
     aesd v23.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    aese v31.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    aese v25.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    aese v17.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    aese v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    aese v28.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    aese v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    aese v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v2.16b, v18.16b, v22.16b                    // aria.cs:78:18 encrypt>FO>A r0
+    eor v22.16b, v22.16b, v31.16b                   // aria.cs:87:52 encrypt>FE r1
+    eor v8.16b, v21.16b, v24.16b                    // aria.cs:87:52 encrypt>FE r1
+    and v15.16b, v6.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor3 v17.16b, v17.16b, v31.16b, v14.16b         // aria.cs:87:52 encrypt>FE r1
+    ushr v31.16b, v6.16b, #4                        // aria.cs:57:13 encrypt>FE>SL2 r1
+    and v6.16b, v20.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    ushr v20.16b, v20.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor3 v4.16b, v13.16b, v4.16b, v10.16b           // aria.cs:87:52 encrypt>FE r1
+    eor3 v24.16b, v24.16b, v7.16b, v2.16b           // aria.cs:87:52 encrypt>FE r1
+    eor3 v21.16b, v21.16b, v10.16b, v2.16b          // aria.cs:87:52 encrypt>FE r1
+    ldp q2, q13, [x0, #272]                         // round key ek[1][1] + round key ek[1][2]
+    eor3 v22.16b, v8.16b, v2.16b, v22.16b           // aria.cs:87:52 encrypt>FE r1
+    ldr q2, [x0, #320]                              // round key ek[1][4]
+    aesd v26.16b, v2.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q2, [x0, #480]                              // round key ek[1][14]
+    aese v1.16b, v2.16b                             // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q2, [x0, #496]                              // round key ek[1][15]
+    aese v30.16b, v2.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    and v2.16b, v27.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    ushr v27.16b, v27.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
+    and v7.16b, v16.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
     ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v16.16b, {v7.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    aese v21.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v21.16b, {v7.16b}, v21.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v3.16b, v18.16b, v22.16b                    // aria.cs:63:33 encrypt>FE>A r1
-    eor3 v3.16b, v28.16b, v27.16b, v3.16b           // aria.cs:63:33 encrypt>FE>A r1
-    eor v8.16b, v19.16b, v21.16b                    // aria.cs:64:33 encrypt>FE>A r1
-    eor3 v8.16b, v31.16b, v24.16b, v8.16b           // aria.cs:64:33 encrypt>FE>A r1
-    eor v9.16b, v16.16b, v20.16b                    // aria.cs:65:34 encrypt>FE>A r1
-    eor3 v9.16b, v30.16b, v25.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r1
-    eor v10.16b, v17.16b, v23.16b                   // aria.cs:66:34 encrypt>FE>A r1
-    eor3 v10.16b, v29.16b, v26.16b, v10.16b         // aria.cs:66:34 encrypt>FE>A r1
-    eor v11.16b, v30.16b, v27.16b                   // aria.cs:75:18 encrypt>FE>A r1
-    eor v12.16b, v29.16b, v24.16b                   // aria.cs:76:18 encrypt>FE>A r1
-    eor v13.16b, v28.16b, v25.16b                   // aria.cs:77:18 encrypt>FE>A r1
-    eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 encrypt>FE>A r1
-    eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 encrypt>FO r2
-    eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldp q5, q4, [x0, #512]                          // round key ek[2][0] + round key ek[2][1]
-    eor3 v25.16b, v15.16b, v5.16b, v25.16b          // aria.cs:86:52 encrypt>FO r2
-    eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r2
-    eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r2
-    eor3 v26.16b, v5.16b, v4.16b, v26.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 encrypt>FO r2
-    eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldp q2, q7, [x0, #544]                          // round key ek[2][2] + round key ek[2][3]
-    eor3 v27.16b, v4.16b, v2.16b, v27.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r2
-    eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r2
-    eor3 v24.16b, v2.16b, v7.16b, v24.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v29.16b, v29.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q7, [x0, #576]                              // round key ek[2][4]
-    eor3 v29.16b, v2.16b, v7.16b, v29.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v30.16b, v30.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q2, [x0, #592]                              // round key ek[2][5]
-    eor3 v30.16b, v4.16b, v2.16b, v30.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v31.16b, v31.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r2
-    ldr q2, [x0, #608]                              // round key ek[2][6]
-    eor3 v31.16b, v5.16b, v2.16b, v31.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v28.16b, v28.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldp q2, q4, [x0, #624]                          // round key ek[2][7] + round key ek[2][8]
-    eor3 v28.16b, v15.16b, v2.16b, v28.16b          // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 encrypt>FO r2
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #656]                              // round key ek[2][9]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #672]                              // round key ek[2][10]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #688]                              // round key ek[2][11]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #704]                              // round key ek[2][12]
-    eor3 v18.16b, v4.16b, v18.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #720]                              // round key ek[2][13]
-    eor3 v19.16b, v4.16b, v19.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q3, [x0, #736]                              // round key ek[2][14]
-    eor3 v16.16b, v3.16b, v16.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q3, [x0, #752]                              // round key ek[2][15]
-    eor3 v17.16b, v3.16b, v17.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    aese v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    aese v29.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    aese v21.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    aese v18.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    aese v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    and v2.16b, v26.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v26.16b, {v3.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v26.16b, v2.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    aese v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    and v2.16b, v30.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v30.16b, {v3.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v30.16b, v2.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    aese v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    and v2.16b, v22.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v22.16b, {v3.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v22.16b, v2.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    aese v19.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    and v2.16b, v19.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
-    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v19.16b, {v3.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v19.16b, v2.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    aesd v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    aesd v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    aesd v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    aesd v16.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    and v4.16b, v24.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v24.16b, v4.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    aesd v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    and v4.16b, v28.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v28.16b, v4.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    aesd v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    and v4.16b, v20.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v23.16b, {v23.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    tbl v10.16b, {v3.16b}, v15.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v31.16b, {v11.16b}, v31.16b                 // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v6.16b, {v3.16b}, v6.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v20.16b, {v11.16b}, v20.16b                 // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor3 v19.16b, v19.16b, v25.16b, v9.16b          // aria.cs:87:52 encrypt>FE r1
+    ldr q9, [x0, #448]                              // round key ek[1][12]
+    aesd v21.16b, v9.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v2.16b, {v5.16b}, v2.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q9, [x8, #1088]                             // const affine map, high nibble
+    tbl v27.16b, {v9.16b}, v27.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v7.16b, {v5.16b}, v7.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v16.16b, {v9.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
+    aese v4.16b, v13.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q13, [x0, #432]                             // round key ek[1][11]
+    aese v24.16b, v13.16b                           // aria.cs:57:13 encrypt>FE>SL2 r1
+    and v13.16b, v22.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
+    ushr v22.16b, v22.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v31.16b, v10.16b, v31.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v20.16b, v6.16b, v20.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v26.16b, {v26.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    and v6.16b, v30.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v10.16b, v23.16b, v1.16b                    // aria.cs:63:33 encrypt>FE>A r1
+    eor v27.16b, v2.16b, v27.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v16.16b, v7.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q2, [x0, #384]                              // round key ek[1][8]
+    aesd v19.16b, v2.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v2.16b, {v5.16b}, v13.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v22.16b, {v9.16b}, v22.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v21.16b, {v21.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    tbl v6.16b, {v3.16b}, v6.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v30.16b, {v11.16b}, v30.16b                 // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor3 v7.16b, v31.16b, v26.16b, v10.16b          // aria.cs:63:33 encrypt>FE>A r1
+    and v10.16b, v24.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
+    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v13.16b, v4.16b, v20.16b                    // aria.cs:78:18 encrypt>FE>A r1
+    eor v22.16b, v2.16b, v22.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    aesd v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    aesd v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v30.16b, v6.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v19.16b, {v19.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    tbl v2.16b, {v3.16b}, v10.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v24.16b, {v11.16b}, v24.16b                 // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q6, [x0, #688]                              // round key ek[2][11]
+    eor v6.16b, v6.16b, v21.16b                     // aria.cs:86:52 encrypt>FO r2
+    eor v10.16b, v7.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r2
+    eor3 v18.16b, v8.16b, v18.16b, v25.16b          // aria.cs:87:52 encrypt>FE r1
+    ldr q25, [x0, #256]                             // round key ek[1][0]
+    aesd v28.16b, v25.16b                           // aria.cs:57:13 encrypt>FE>SL2 r1
+    aesd v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q25, [x0, #416]                             // round key ek[1][10]
+    aese v17.16b, v25.16b                           // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v24.16b, v2.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v25.16b, v6.16b, v10.16b                    // aria.cs:86:52 encrypt>FO r2
+    tbl v27.16b, {v27.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    tbl v16.16b, {v16.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    eor v2.16b, v19.16b, v30.16b                    // aria.cs:64:33 encrypt>FE>A r1
+    ldr q6, [x0, #352]                              // round key ek[1][6]
+    aese v18.16b, v6.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v28.16b, {v28.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    tbl v22.16b, {v22.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    eor3 v2.16b, v4.16b, v27.16b, v2.16b            // aria.cs:64:33 encrypt>FE>A r1
+    eor v6.16b, v24.16b, v21.16b                    // aria.cs:65:34 encrypt>FE>A r1
+    eor v21.16b, v23.16b, v21.16b                   // aria.cs:86:52 encrypt>FO r2
+    eor v8.16b, v17.16b, v16.16b                    // aria.cs:66:34 encrypt>FE>A r1
+    eor v10.16b, v17.16b, v30.16b                   // aria.cs:86:52 encrypt>FO r2
+    and v14.16b, v25.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor3 v6.16b, v22.16b, v18.16b, v6.16b           // aria.cs:65:34 encrypt>FE>A r1
+    eor3 v8.16b, v28.16b, v20.16b, v8.16b           // aria.cs:66:34 encrypt>FE>A r1
+    eor3 v20.16b, v21.16b, v20.16b, v2.16b          // aria.cs:86:52 encrypt>FO r2
+    tbl v14.16b, {v5.16b}, v14.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v25.16b, {v9.16b}, v25.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor3 v15.16b, v10.16b, v22.16b, v7.16b          // aria.cs:86:52 encrypt>FO r2
+    eor v25.16b, v14.16b, v25.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v22.16b, v22.16b, v26.16b                   // aria.cs:75:18 encrypt>FE>A r1
+    ldr q14, [x0, #528]                             // round key ek[2][1]
+    aese v20.16b, v14.16b                           // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q14, [x0, #592]                             // round key ek[2][5]
+    aese v15.16b, v14.16b                           // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v14.16b, v31.16b, v18.16b                   // aria.cs:77:18 encrypt>FE>A r1
+    eor v31.16b, v31.16b, v6.16b                    // aria.cs:86:52 encrypt>FO r2
+    eor v9.16b, v19.16b, v16.16b                    // aria.cs:86:52 encrypt>FO r2
+    eor3 v26.16b, v10.16b, v26.16b, v6.16b          // aria.cs:86:52 encrypt>FO r2
+    eor v19.16b, v19.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r2
+    eor v10.16b, v24.16b, v1.16b                    // aria.cs:86:52 encrypt>FO r2
+    eor3 v21.16b, v21.16b, v4.16b, v8.16b           // aria.cs:86:52 encrypt>FO r2
+    eor v4.16b, v27.16b, v8.16b                     // aria.cs:86:52 encrypt>FO r2
+    eor3 v30.16b, v30.16b, v8.16b, v22.16b          // aria.cs:86:52 encrypt>FO r2
+    eor3 v23.16b, v23.16b, v6.16b, v13.16b          // aria.cs:86:52 encrypt>FO r2
+    eor v27.16b, v28.16b, v27.16b                   // aria.cs:76:18 encrypt>FE>A r1
+    ldr q8, [x0, #560]                              // round key ek[2][3]
+    eor3 v4.16b, v10.16b, v8.16b, v4.16b            // aria.cs:86:52 encrypt>FO r2
+    ldr q8, [x0, #624]                              // round key ek[2][7]
+    eor3 v31.16b, v9.16b, v8.16b, v31.16b           // aria.cs:86:52 encrypt>FO r2
+    eor v19.16b, v19.16b, v14.16b                   // aria.cs:86:52 encrypt>FO r2
+    ldr q8, [x0, #752]                              // round key ek[2][15]
+    eor v17.16b, v8.16b, v17.16b                    // aria.cs:86:52 encrypt>FO r2
+    eor v22.16b, v2.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r2
+    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    and v8.16b, v20.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
     ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
+    and v13.16b, v15.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor3 v18.16b, v9.16b, v18.16b, v7.16b           // aria.cs:86:52 encrypt>FO r2
+    ushr v9.16b, v15.16b, #4                        // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor3 v1.16b, v1.16b, v6.16b, v27.16b            // aria.cs:86:52 encrypt>FO r2
+    eor3 v24.16b, v24.16b, v7.16b, v27.16b          // aria.cs:86:52 encrypt>FO r2
+    eor v17.16b, v17.16b, v22.16b                   // aria.cs:86:52 encrypt>FO r2
+    ldr q22, [x0, #704]                             // round key ek[2][12]
+    aese v23.16b, v22.16b                           // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q22, [x0, #720]                             // round key ek[2][13]
+    aese v19.16b, v22.16b                           // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q22, [x0, #608]                             // round key ek[2][6]
+    aesd v21.16b, v22.16b                           // aria.cs:53:13 encrypt>FO>SL1 r2
+    and v22.16b, v4.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    ushr v27.16b, v4.16b, #4                        // aria.cs:53:13 encrypt>FO>SL1 r2
+    and v4.16b, v31.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    ushr v31.16b, v31.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v6.16b, {v3.16b}, v8.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v20.16b, {v11.16b}, v20.16b                 // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v7.16b, {v3.16b}, v13.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v8.16b, {v11.16b}, v9.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v25.16b, {v25.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    eor3 v16.16b, v16.16b, v2.16b, v14.16b          // aria.cs:86:52 encrypt>FO r2
+    ldr q9, [x0, #512]                              // round key ek[2][0]
+    aese v18.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q9, [x0, #656]                              // round key ek[2][9]
+    aese v1.16b, v9.16b                             // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q9, [x0, #736]                              // round key ek[2][14]
+    aesd v24.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v22.16b, {v5.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q9, [x8, #1088]                             // const affine map, high nibble
+    tbl v27.16b, {v9.16b}, v27.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
     tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v20.16b, {v7.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v20.16b, v4.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    aesd v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    and v4.16b, v17.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v31.16b, {v9.16b}, v31.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
+    and v13.16b, v17.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
     ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v17.16b, {v7.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v17.16b, v4.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v20.16b, v6.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v6.16b, v7.16b, v8.16b                      // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v21.16b, {v21.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    and v7.16b, v19.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v8.16b, v25.16b, v23.16b                    // aria.cs:65:34 encrypt>FO>A r2
+    eor v22.16b, v22.16b, v27.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v27.16b, v4.16b, v31.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q31, [x0, #672]                             // round key ek[2][10]
+    aesd v16.16b, v31.16b                           // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v31.16b, {v5.16b}, v13.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v17.16b, {v9.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v4.16b, {v3.16b}, v7.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v19.16b, {v11.16b}, v19.16b                 // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v24.16b, {v24.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    eor3 v7.16b, v20.16b, v21.16b, v8.16b           // aria.cs:65:34 encrypt>FO>A r2
+    and v8.16b, v1.16b, v29.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
+    ushr v1.16b, v1.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v13.16b, v18.16b, v6.16b                    // aria.cs:76:18 encrypt>FO>A r2
+    eor v17.16b, v31.16b, v17.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q31, [x0, #640]                             // round key ek[2][8]
+    aese v30.16b, v31.16b                           // aria.cs:53:13 encrypt>FO>SL1 r2
+    aesd v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    aesd v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v19.16b, v4.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v31.16b, {v3.16b}, v8.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v1.16b, {v11.16b}, v1.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v16.16b, {v16.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    ldr q4, [x0, #912]                              // round key ek[3][9]
+    eor v4.16b, v4.16b, v24.16b                     // aria.cs:87:52 encrypt>FE r3
+    eor v8.16b, v7.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r3
+    eor3 v28.16b, v10.16b, v28.16b, v2.16b          // aria.cs:86:52 encrypt>FO r2
     aesd v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    eor v4.16b, v22.16b, v16.16b                    // aria.cs:63:33 encrypt>FO>A r2
-    eor3 v4.16b, v24.16b, v29.16b, v4.16b           // aria.cs:63:33 encrypt>FO>A r2
-    eor v8.16b, v21.16b, v17.16b                    // aria.cs:64:33 encrypt>FO>A r2
-    eor3 v8.16b, v27.16b, v30.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r2
-    eor v9.16b, v20.16b, v18.16b                    // aria.cs:65:34 encrypt>FO>A r2
-    eor3 v9.16b, v26.16b, v31.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r2
-    eor v10.16b, v23.16b, v19.16b                   // aria.cs:66:34 encrypt>FO>A r2
-    eor3 v10.16b, v25.16b, v28.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r2
-    eor v11.16b, v26.16b, v29.16b                   // aria.cs:75:18 encrypt>FO>A r2
-    eor v12.16b, v25.16b, v30.16b                   // aria.cs:76:18 encrypt>FO>A r2
-    eor v13.16b, v24.16b, v31.16b                   // aria.cs:77:18 encrypt>FO>A r2
-    eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 encrypt>FO>A r2
-    eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r3
-    eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldp q3, q6, [x0, #768]                          // round key ek[3][0] + round key ek[3][1]
-    eor3 v31.16b, v15.16b, v3.16b, v31.16b          // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r3
-    eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r3
-    eor3 v28.16b, v3.16b, v6.16b, v28.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r3
-    eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldp q7, q5, [x0, #800]                          // round key ek[3][2] + round key ek[3][3]
-    eor3 v29.16b, v6.16b, v7.16b, v29.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r3
-    eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r3
-    eor3 v30.16b, v7.16b, v5.16b, v30.16b           // aria.cs:87:52 encrypt>FE r3
+    eor v31.16b, v31.16b, v1.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v1.16b, v4.16b, v8.16b                      // aria.cs:87:52 encrypt>FE r3
+    tbl v22.16b, {v22.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    tbl v27.16b, {v27.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    eor v2.16b, v16.16b, v19.16b                    // aria.cs:66:34 encrypt>FO>A r2
+    eor v4.16b, v30.16b, v19.16b                    // aria.cs:87:52 encrypt>FE r3
+    ldr q8, [x0, #576]                              // round key ek[2][4]
+    aese v28.16b, v8.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q8, [x0, #544]                              // round key ek[2][2]
+    aesd v26.16b, v8.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v17.16b, {v17.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    eor3 v2.16b, v18.16b, v27.16b, v2.16b           // aria.cs:66:34 encrypt>FO>A r2
+    eor v8.16b, v31.16b, v24.16b                    // aria.cs:63:33 encrypt>FO>A r2
+    eor v24.16b, v25.16b, v24.16b                   // aria.cs:87:52 encrypt>FE r3
+    eor v10.16b, v4.16b, v22.16b                    // aria.cs:87:52 encrypt>FE r3
+    and v14.16b, v1.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    ushr v1.16b, v1.16b, #4                         // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v26.16b, {v26.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    eor3 v8.16b, v22.16b, v28.16b, v8.16b           // aria.cs:63:33 encrypt>FO>A r2
+    eor v22.16b, v22.16b, v21.16b                   // aria.cs:77:18 encrypt>FO>A r2
+    eor v10.16b, v10.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r3
+    tbl v14.16b, {v5.16b}, v14.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v1.16b, {v9.16b}, v1.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v15.16b, v30.16b, v17.16b                   // aria.cs:64:33 encrypt>FO>A r2
+    eor v9.16b, v16.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r3
+    eor3 v21.16b, v4.16b, v21.16b, v8.16b           // aria.cs:87:52 encrypt>FE r3
+    eor3 v4.16b, v24.16b, v6.16b, v2.16b            // aria.cs:87:52 encrypt>FE r3
+    eor3 v6.16b, v26.16b, v6.16b, v15.16b           // aria.cs:64:33 encrypt>FO>A r2
+    eor v1.16b, v14.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
     eor v25.16b, v25.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #832]                              // round key ek[3][4]
-    eor3 v25.16b, v7.16b, v5.16b, v25.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v26.16b, v26.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #848]                              // round key ek[3][5]
-    eor3 v26.16b, v6.16b, v5.16b, v26.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v27.16b, v27.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #864]                              // round key ek[3][6]
-    eor3 v27.16b, v3.16b, v5.16b, v27.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v24.16b, v24.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldp q3, q5, [x0, #880]                          // round key ek[3][7] + round key ek[3][8]
-    eor3 v24.16b, v15.16b, v3.16b, v24.16b          // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r3
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #912]                              // round key ek[3][9]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #928]                              // round key ek[3][10]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #944]                              // round key ek[3][11]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #960]                              // round key ek[3][12]
-    eor3 v22.16b, v5.16b, v22.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #976]                              // round key ek[3][13]
-    eor3 v21.16b, v5.16b, v21.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r3
-    ldr q4, [x0, #992]                              // round key ek[3][14]
-    eor3 v20.16b, v4.16b, v20.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 encrypt>FE r3
-    ldr q4, [x0, #1008]                             // round key ek[3][15]
-    eor3 v23.16b, v4.16b, v23.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    aesd v31.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    aesd v25.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    aesd v17.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    aesd v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v28.16b, {v5.16b}, v28.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    aesd v28.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v26.16b, {v5.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    aesd v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
-    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v16.16b, {v5.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    aesd v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v21.16b, {v5.16b}, v21.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    aesd v21.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    aese v29.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    aese v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    aese v19.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    aese v20.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    aese v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    aese v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q14, [x0, #816]                             // round key ek[3][3]
+    aese v4.16b, v14.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q14, [x0, #880]                             // round key ek[3][7]
+    aese v10.16b, v14.16b                           // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v14.16b, v20.16b, v28.16b                   // aria.cs:75:18 encrypt>FO>A r2
+    eor v20.16b, v20.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r3
+    ldr q15, [x0, #848]                             // round key ek[3][5]
+    eor v15.16b, v9.16b, v15.16b                    // aria.cs:87:52 encrypt>FE r3
+    eor3 v28.16b, v9.16b, v28.16b, v7.16b           // aria.cs:87:52 encrypt>FE r3
+    eor v9.16b, v2.16b, v22.16b                     // aria.cs:87:52 encrypt>FE r3
+    eor3 v18.16b, v24.16b, v18.16b, v6.16b          // aria.cs:87:52 encrypt>FE r3
+    eor v20.16b, v15.16b, v20.16b                   // aria.cs:87:52 encrypt>FE r3
+    ldr q24, [x0, #976]                             // round key ek[3][13]
+    eor3 v24.16b, v24.16b, v30.16b, v9.16b          // aria.cs:87:52 encrypt>FE r3
+    eor v25.16b, v25.16b, v13.16b                   // aria.cs:87:52 encrypt>FE r3
+    eor v30.16b, v23.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r3
+    eor v23.16b, v31.16b, v23.16b                   // aria.cs:87:52 encrypt>FE r3
+    eor3 v16.16b, v16.16b, v6.16b, v14.16b          // aria.cs:87:52 encrypt>FE r3
+    aesd v1.16b, v0.16b                             // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v8.16b, v26.16b, v27.16b                    // aria.cs:78:18 encrypt>FO>A r2
+    eor v27.16b, v27.16b, v6.16b                    // aria.cs:87:52 encrypt>FE r3
+    and v9.16b, v4.16b, v29.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
+    ushr v4.16b, v4.16b, #4                         // aria.cs:57:13 encrypt>FE>SL2 r3
+    and v13.16b, v10.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r3
+    ushr v10.16b, v10.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor3 v31.16b, v31.16b, v7.16b, v8.16b           // aria.cs:87:52 encrypt>FE r3
+    eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r3
+    ldp q7, q15, [x0, #784]                         // round key ek[3][1] + round key ek[3][2]
+    eor3 v27.16b, v23.16b, v7.16b, v27.16b          // aria.cs:87:52 encrypt>FE r3
+    ldr q7, [x0, #832]                              // round key ek[3][4]
+    aesd v18.16b, v7.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q7, [x0, #992]                              // round key ek[3][14]
+    aese v25.16b, v7.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q7, [x0, #1008]                             // round key ek[3][15]
+    aese v16.16b, v7.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    and v7.16b, v20.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    ushr v20.16b, v20.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
+    and v8.16b, v24.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
     ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    aese v18.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v18.16b, {v7.16b}, v18.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    aese v23.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
-    ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v23.16b, {v7.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v3.16b, v16.16b, v20.16b                    // aria.cs:63:33 encrypt>FE>A r3
-    eor3 v3.16b, v30.16b, v25.16b, v3.16b           // aria.cs:63:33 encrypt>FE>A r3
-    eor v8.16b, v17.16b, v23.16b                    // aria.cs:64:33 encrypt>FE>A r3
-    eor3 v8.16b, v29.16b, v26.16b, v8.16b           // aria.cs:64:33 encrypt>FE>A r3
-    eor v9.16b, v18.16b, v22.16b                    // aria.cs:65:34 encrypt>FE>A r3
-    eor3 v9.16b, v28.16b, v27.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r3
-    eor v10.16b, v19.16b, v21.16b                   // aria.cs:66:34 encrypt>FE>A r3
-    eor3 v10.16b, v31.16b, v24.16b, v10.16b         // aria.cs:66:34 encrypt>FE>A r3
-    eor v11.16b, v28.16b, v25.16b                   // aria.cs:75:18 encrypt>FE>A r3
-    eor v12.16b, v31.16b, v26.16b                   // aria.cs:76:18 encrypt>FE>A r3
-    eor v13.16b, v30.16b, v27.16b                   // aria.cs:77:18 encrypt>FE>A r3
-    eor v14.16b, v29.16b, v24.16b                   // aria.cs:78:18 encrypt>FE>A r3
-    eor v15.16b, v17.16b, v21.16b                   // aria.cs:86:52 encrypt>FO r4
-    eor v27.16b, v27.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q5, [x0, #1024]                             // round key ek[4][0]
-    eor3 v27.16b, v15.16b, v5.16b, v27.16b          // aria.cs:86:52 encrypt>FO r4
-    eor v5.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r4
-    eor v24.16b, v24.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q4, [x0, #1040]                             // round key ek[4][1]
-    eor3 v24.16b, v5.16b, v4.16b, v24.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v4.16b, v19.16b, v23.16b                    // aria.cs:86:52 encrypt>FO r4
-    eor v25.16b, v25.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q2, [x0, #1056]                             // round key ek[4][2]
-    eor3 v25.16b, v4.16b, v2.16b, v25.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r4
-    eor v26.16b, v26.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r4
-    ldr q7, [x0, #1072]                             // round key ek[4][3]
-    eor3 v26.16b, v2.16b, v7.16b, v26.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v31.16b, v31.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q7, [x0, #1088]                             // round key ek[4][4]
-    eor3 v31.16b, v2.16b, v7.16b, v31.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v28.16b, v28.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q2, [x0, #1104]                             // round key ek[4][5]
-    eor3 v28.16b, v4.16b, v2.16b, v28.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v29.16b, v29.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r4
-    ldr q2, [x0, #1120]                             // round key ek[4][6]
-    eor3 v29.16b, v5.16b, v2.16b, v29.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v30.16b, v30.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q2, [x0, #1136]                             // round key ek[4][7]
-    eor3 v30.16b, v15.16b, v2.16b, v30.16b          // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q4, [x0, #1152]                             // round key ek[4][8]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r4
-    ldr q4, [x0, #1168]                             // round key ek[4][9]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 encrypt>FO r4
-    ldr q4, [x0, #1184]                             // round key ek[4][10]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r4
-    ldr q4, [x0, #1200]                             // round key ek[4][11]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r4
-    ldr q4, [x0, #1216]                             // round key ek[4][12]
-    eor3 v16.16b, v4.16b, v16.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q4, [x0, #1232]                             // round key ek[4][13]
-    eor3 v17.16b, v4.16b, v17.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r4
-    ldr q3, [x0, #1248]                             // round key ek[4][14]
-    eor3 v18.16b, v3.16b, v18.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r4
-    ldr q3, [x0, #1264]                             // round key ek[4][15]
-    eor3 v19.16b, v3.16b, v19.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    aese v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    aese v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    aese v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    aese v16.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    aese v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    and v2.16b, v24.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v24.16b, {v3.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v24.16b, v2.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    aese v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    and v2.16b, v28.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v28.16b, {v3.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v28.16b, v2.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    aese v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    and v2.16b, v20.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v20.16b, {v3.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v20.16b, v2.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    aese v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    and v2.16b, v17.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
-    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v17.16b, {v3.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    aesd v29.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    aesd v21.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    aesd v18.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    and v4.16b, v26.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v26.16b, v4.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    aesd v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    and v4.16b, v30.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v30.16b, v4.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    aesd v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    and v4.16b, v22.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v1.16b, {v1.16b}, v12.16b                   // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    tbl v9.16b, {v3.16b}, v9.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v4.16b, {v11.16b}, v4.16b                   // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v13.16b, {v3.16b}, v13.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v10.16b, {v11.16b}, v10.16b                 // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor3 v17.16b, v17.16b, v2.16b, v14.16b          // aria.cs:87:52 encrypt>FE r3
+    ldr q14, [x0, #960]                             // round key ek[3][12]
+    aesd v31.16b, v14.16b                           // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v7.16b, {v5.16b}, v7.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q14, [x8, #1088]                            // const affine map, high nibble
+    tbl v20.16b, {v14.16b}, v20.16b                 // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v8.16b, {v5.16b}, v8.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v24.16b, {v14.16b}, v24.16b                 // aria.cs:57:13 encrypt>FE>SL2 r3
+    aese v28.16b, v15.16b                           // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q15, [x0, #944]                             // round key ek[3][11]
+    aese v30.16b, v15.16b                           // aria.cs:57:13 encrypt>FE>SL2 r3
+    and v15.16b, v27.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r3
+    ushr v27.16b, v27.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v4.16b, v9.16b, v4.16b                      // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v9.16b, v13.16b, v10.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v18.16b, {v18.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    and v10.16b, v16.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r3
+    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v13.16b, v1.16b, v25.16b                    // aria.cs:63:33 encrypt>FE>A r3
+    eor v20.16b, v7.16b, v20.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v24.16b, v8.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q7, [x0, #896]                              // round key ek[3][8]
+    aesd v17.16b, v7.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v7.16b, {v5.16b}, v15.16b                   // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v27.16b, {v14.16b}, v27.16b                 // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v31.16b, {v31.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    tbl v8.16b, {v3.16b}, v10.16b                   // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v16.16b, {v11.16b}, v16.16b                 // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor3 v10.16b, v4.16b, v18.16b, v13.16b          // aria.cs:63:33 encrypt>FE>A r3
+    and v13.16b, v30.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r3
+    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v15.16b, v28.16b, v9.16b                    // aria.cs:78:18 encrypt>FE>A r3
+    eor3 v19.16b, v19.16b, v6.16b, v22.16b          // aria.cs:87:52 encrypt>FE r3
+    eor v22.16b, v7.16b, v27.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    aesd v20.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    aesd v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v16.16b, v8.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v17.16b, {v17.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    tbl v27.16b, {v3.16b}, v13.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v30.16b, {v11.16b}, v30.16b                 // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q6, [x0, #1200]                             // round key ek[4][11]
+    eor v6.16b, v6.16b, v31.16b                     // aria.cs:86:52 encrypt>FO r4
+    eor v7.16b, v10.16b, v15.16b                    // aria.cs:86:52 encrypt>FO r4
+    eor3 v23.16b, v23.16b, v26.16b, v2.16b          // aria.cs:87:52 encrypt>FE r3
+    ldr q26, [x0, #768]                             // round key ek[3][0]
+    aesd v21.16b, v26.16b                           // aria.cs:57:13 encrypt>FE>SL2 r3
+    aesd v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q26, [x0, #928]                             // round key ek[3][10]
+    aese v19.16b, v26.16b                           // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v26.16b, v27.16b, v30.16b                   // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v27.16b, v6.16b, v7.16b                     // aria.cs:86:52 encrypt>FO r4
+    tbl v20.16b, {v20.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    tbl v24.16b, {v24.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    eor v30.16b, v17.16b, v16.16b                   // aria.cs:64:33 encrypt>FE>A r3
+    ldr q2, [x0, #864]                              // round key ek[3][6]
+    aese v23.16b, v2.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v21.16b, {v21.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    tbl v22.16b, {v22.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    eor3 v30.16b, v28.16b, v20.16b, v30.16b         // aria.cs:64:33 encrypt>FE>A r3
+    eor v2.16b, v26.16b, v31.16b                    // aria.cs:65:34 encrypt>FE>A r3
+    eor v31.16b, v1.16b, v31.16b                    // aria.cs:86:52 encrypt>FO r4
+    eor v6.16b, v19.16b, v24.16b                    // aria.cs:66:34 encrypt>FE>A r3
+    eor v7.16b, v19.16b, v16.16b                    // aria.cs:86:52 encrypt>FO r4
+    and v8.16b, v27.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor3 v2.16b, v22.16b, v23.16b, v2.16b           // aria.cs:65:34 encrypt>FE>A r3
+    eor3 v6.16b, v21.16b, v9.16b, v6.16b            // aria.cs:66:34 encrypt>FE>A r3
+    eor3 v9.16b, v31.16b, v9.16b, v30.16b           // aria.cs:86:52 encrypt>FO r4
+    tbl v8.16b, {v5.16b}, v8.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v27.16b, {v14.16b}, v27.16b                 // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v13.16b, v22.16b, v18.16b                   // aria.cs:75:18 encrypt>FE>A r3
+    eor3 v22.16b, v7.16b, v22.16b, v10.16b          // aria.cs:86:52 encrypt>FO r4
+    eor v28.16b, v31.16b, v28.16b                   // aria.cs:86:52 encrypt>FO r4
+    eor v27.16b, v8.16b, v27.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q31, [x0, #1264]                            // round key ek[4][15]
+    eor v19.16b, v31.16b, v19.16b                   // aria.cs:86:52 encrypt>FO r4
+    ldr q31, [x0, #1040]                            // round key ek[4][1]
+    aese v9.16b, v31.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q31, [x0, #1104]                            // round key ek[4][5]
+    aese v22.16b, v31.16b                           // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v31.16b, v4.16b, v23.16b                    // aria.cs:77:18 encrypt>FE>A r3
+    eor v4.16b, v4.16b, v2.16b                      // aria.cs:86:52 encrypt>FO r4
+    eor v8.16b, v17.16b, v24.16b                    // aria.cs:86:52 encrypt>FO r4
+    eor v17.16b, v17.16b, v6.16b                    // aria.cs:86:52 encrypt>FO r4
+    eor v14.16b, v26.16b, v25.16b                   // aria.cs:86:52 encrypt>FO r4
+    eor3 v18.16b, v7.16b, v18.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
+    eor v7.16b, v20.16b, v6.16b                     // aria.cs:86:52 encrypt>FO r4
+    eor3 v1.16b, v1.16b, v2.16b, v15.16b            // aria.cs:86:52 encrypt>FO r4
+    eor v15.16b, v30.16b, v13.16b                   // aria.cs:86:52 encrypt>FO r4
+    eor3 v16.16b, v16.16b, v6.16b, v13.16b          // aria.cs:86:52 encrypt>FO r4
+    eor v28.16b, v28.16b, v6.16b                    // aria.cs:86:52 encrypt>FO r4
+    eor v25.16b, v25.16b, v2.16b                    // aria.cs:86:52 encrypt>FO r4
+    eor v19.16b, v19.16b, v15.16b                   // aria.cs:86:52 encrypt>FO r4
+    eor v20.16b, v21.16b, v20.16b                   // aria.cs:76:18 encrypt>FE>A r3
+    ldr q2, [x0, #1072]                             // round key ek[4][3]
+    eor3 v2.16b, v14.16b, v2.16b, v7.16b            // aria.cs:86:52 encrypt>FO r4
+    ldr q6, [x0, #1136]                             // round key ek[4][7]
+    eor3 v4.16b, v8.16b, v6.16b, v4.16b             // aria.cs:86:52 encrypt>FO r4
+    eor v17.16b, v17.16b, v31.16b                   // aria.cs:86:52 encrypt>FO r4
+    aesd v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
+    and v6.16b, v9.16b, v29.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
+    ushr v7.16b, v9.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r4
+    and v9.16b, v22.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
     ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v22.16b, {v7.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v22.16b, v4.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    aesd v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    and v4.16b, v19.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor3 v23.16b, v8.16b, v23.16b, v10.16b          // aria.cs:86:52 encrypt>FO r4
+    eor v25.16b, v25.16b, v20.16b                   // aria.cs:86:52 encrypt>FO r4
+    ldr q8, [x0, #1216]                             // round key ek[4][12]
+    aese v1.16b, v8.16b                             // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q8, [x0, #1232]                             // round key ek[4][13]
+    aese v17.16b, v8.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q8, [x0, #1120]                             // round key ek[4][6]
+    aesd v28.16b, v8.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
+    and v8.16b, v2.16b, v29.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
+    ushr v2.16b, v2.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r4
+    and v13.16b, v4.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    ushr v4.16b, v4.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r4
+    and v15.16b, v19.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor3 v20.16b, v26.16b, v10.16b, v20.16b         // aria.cs:86:52 encrypt>FO r4
     ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v19.16b, {v7.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v19.16b, v4.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v26.16b, {v3.16b}, v6.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v6.16b, {v11.16b}, v7.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v7.16b, {v3.16b}, v9.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v22.16b, {v11.16b}, v22.16b                 // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v27.16b, {v27.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    eor3 v24.16b, v24.16b, v30.16b, v31.16b         // aria.cs:86:52 encrypt>FO r4
+    ldr q31, [x0, #1024]                            // round key ek[4][0]
+    aese v23.16b, v31.16b                           // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q31, [x0, #1168]                            // round key ek[4][9]
+    aese v25.16b, v31.16b                           // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v31.16b, {v5.16b}, v8.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q8, [x8, #1088]                             // const affine map, high nibble
+    tbl v2.16b, {v8.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v9.16b, {v5.16b}, v13.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v4.16b, {v8.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v10.16b, {v5.16b}, v15.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v19.16b, {v8.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v26.16b, v26.16b, v6.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v22.16b, v7.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v28.16b, {v28.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    and v6.16b, v17.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v7.16b, v27.16b, v1.16b                     // aria.cs:65:34 encrypt>FO>A r4
+    eor v31.16b, v31.16b, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v2.16b, v9.16b, v4.16b                      // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v19.16b, v10.16b, v19.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q4, [x0, #1184]                             // round key ek[4][10]
+    aesd v24.16b, v4.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q4, [x0, #1248]                             // round key ek[4][14]
+    aesd v20.16b, v4.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v4.16b, {v3.16b}, v6.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v17.16b, {v11.16b}, v17.16b                 // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor3 v6.16b, v26.16b, v28.16b, v7.16b           // aria.cs:65:34 encrypt>FO>A r4
+    and v7.16b, v25.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v9.16b, v23.16b, v22.16b                    // aria.cs:76:18 encrypt>FO>A r4
+    eor v21.16b, v14.16b, v21.16b                   // aria.cs:86:52 encrypt>FO r4
+    ldr q10, [x0, #1152]                            // round key ek[4][8]
+    aese v16.16b, v10.16b                           // aria.cs:53:13 encrypt>FO>SL1 r4
+    aesd v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
+    aesd v2.16b, v0.16b                             // aria.cs:53:13 encrypt>FO>SL1 r4
     aesd v19.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    eor v4.16b, v20.16b, v18.16b                    // aria.cs:63:33 encrypt>FO>A r4
-    eor3 v4.16b, v26.16b, v31.16b, v4.16b           // aria.cs:63:33 encrypt>FO>A r4
-    eor v8.16b, v23.16b, v19.16b                    // aria.cs:64:33 encrypt>FO>A r4
-    eor3 v8.16b, v25.16b, v28.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r4
-    eor v9.16b, v22.16b, v16.16b                    // aria.cs:65:34 encrypt>FO>A r4
-    eor3 v9.16b, v24.16b, v29.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r4
-    eor v10.16b, v21.16b, v17.16b                   // aria.cs:66:34 encrypt>FO>A r4
-    eor3 v10.16b, v27.16b, v30.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r4
-    eor v11.16b, v24.16b, v31.16b                   // aria.cs:75:18 encrypt>FO>A r4
-    eor v12.16b, v27.16b, v28.16b                   // aria.cs:76:18 encrypt>FO>A r4
-    eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 encrypt>FO>A r4
-    eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 encrypt>FO>A r4
-    eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 encrypt>FE r5
-    eor v29.16b, v29.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q3, [x0, #1280]                             // round key ek[5][0]
-    eor3 v29.16b, v15.16b, v3.16b, v29.16b          // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r5
-    eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r5
+    eor v17.16b, v4.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v4.16b, {v3.16b}, v7.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v25.16b, {v11.16b}, v25.16b                 // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v24.16b, {v24.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    tbl v20.16b, {v20.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    eor v7.16b, v6.16b, v9.16b                      // aria.cs:87:52 encrypt>FE r5
+    eor v21.16b, v21.16b, v30.16b                   // aria.cs:86:52 encrypt>FO r4
+    ldr q30, [x0, #1056]                            // round key ek[4][2]
+    aesd v18.16b, v30.16b                           // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v25.16b, v4.16b, v25.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v30.16b, {v31.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    tbl v31.16b, {v2.16b}, v12.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    tbl v19.16b, {v19.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    ldr q2, [x0, #1424]                             // round key ek[5][9]
+    eor3 v2.16b, v2.16b, v20.16b, v7.16b            // aria.cs:87:52 encrypt>FE r5
+    eor v4.16b, v24.16b, v17.16b                    // aria.cs:66:34 encrypt>FO>A r4
+    eor v7.16b, v16.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r5
+    ldr q10, [x0, #1088]                            // round key ek[4][4]
+    aese v21.16b, v10.16b                           // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v18.16b, {v18.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    eor3 v4.16b, v23.16b, v31.16b, v4.16b           // aria.cs:66:34 encrypt>FO>A r4
+    eor v10.16b, v25.16b, v20.16b                   // aria.cs:63:33 encrypt>FO>A r4
+    eor v20.16b, v27.16b, v20.16b                   // aria.cs:87:52 encrypt>FE r5
+    eor v13.16b, v16.16b, v19.16b                   // aria.cs:64:33 encrypt>FO>A r4
+    eor v14.16b, v7.16b, v30.16b                    // aria.cs:87:52 encrypt>FE r5
+    and v15.16b, v2.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    ushr v2.16b, v2.16b, #4                         // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor3 v10.16b, v30.16b, v21.16b, v10.16b         // aria.cs:63:33 encrypt>FO>A r4
+    eor3 v13.16b, v18.16b, v22.16b, v13.16b         // aria.cs:64:33 encrypt>FO>A r4
+    eor v30.16b, v30.16b, v28.16b                   // aria.cs:77:18 encrypt>FO>A r4
+    eor3 v22.16b, v20.16b, v22.16b, v4.16b          // aria.cs:87:52 encrypt>FE r5
+    eor v14.16b, v14.16b, v6.16b                    // aria.cs:87:52 encrypt>FE r5
+    tbl v15.16b, {v5.16b}, v15.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v2.16b, {v8.16b}, v2.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v8.16b, v24.16b, v19.16b                    // aria.cs:87:52 encrypt>FE r5
+    eor3 v28.16b, v7.16b, v28.16b, v10.16b          // aria.cs:87:52 encrypt>FE r5
+    eor v2.16b, v15.16b, v2.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v27.16b, v27.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r5
+    ldr q7, [x0, #1328]                             // round key ek[5][3]
+    aese v22.16b, v7.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q7, [x0, #1392]                             // round key ek[5][7]
+    aese v14.16b, v7.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v7.16b, v26.16b, v21.16b                    // aria.cs:75:18 encrypt>FO>A r4
+    eor v26.16b, v26.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r5
+    eor v15.16b, v25.16b, v1.16b                    // aria.cs:87:52 encrypt>FE r5
+    eor3 v20.16b, v20.16b, v23.16b, v13.16b         // aria.cs:87:52 encrypt>FE r5
+    eor v23.16b, v31.16b, v13.16b                   // aria.cs:87:52 encrypt>FE r5
+    eor v27.16b, v27.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r5
+    ldr q9, [x0, #1360]                             // round key ek[5][5]
+    eor v9.16b, v8.16b, v9.16b                      // aria.cs:87:52 encrypt>FE r5
+    eor3 v21.16b, v8.16b, v21.16b, v6.16b           // aria.cs:87:52 encrypt>FE r5
+    eor v8.16b, v4.16b, v30.16b                     // aria.cs:87:52 encrypt>FE r5
+    eor v26.16b, v9.16b, v26.16b                    // aria.cs:87:52 encrypt>FE r5
+    eor v25.16b, v25.16b, v6.16b                    // aria.cs:87:52 encrypt>FE r5
+    ldr q6, [x0, #1488]                             // round key ek[5][13]
+    eor3 v16.16b, v6.16b, v16.16b, v8.16b           // aria.cs:87:52 encrypt>FE r5
+    eor v31.16b, v18.16b, v31.16b                   // aria.cs:78:18 encrypt>FO>A r4
     ldr q6, [x0, #1296]                             // round key ek[5][1]
-    eor3 v30.16b, v3.16b, v6.16b, v30.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v6.16b, v21.16b, v19.16b                    // aria.cs:87:52 encrypt>FE r5
-    eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q7, [x0, #1312]                             // round key ek[5][2]
-    eor3 v31.16b, v6.16b, v7.16b, v31.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r5
-    eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1328]                             // round key ek[5][3]
-    eor3 v28.16b, v7.16b, v5.16b, v28.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v27.16b, v27.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1344]                             // round key ek[5][4]
-    eor3 v27.16b, v7.16b, v5.16b, v27.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v24.16b, v24.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1360]                             // round key ek[5][5]
-    eor3 v24.16b, v6.16b, v5.16b, v24.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v25.16b, v25.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1376]                             // round key ek[5][6]
-    eor3 v25.16b, v3.16b, v5.16b, v25.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v26.16b, v26.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q3, [x0, #1392]                             // round key ek[5][7]
-    eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1408]                             // round key ek[5][8]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1424]                             // round key ek[5][9]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1440]                             // round key ek[5][10]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1456]                             // round key ek[5][11]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1472]                             // round key ek[5][12]
-    eor3 v20.16b, v5.16b, v20.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1488]                             // round key ek[5][13]
-    eor3 v23.16b, v5.16b, v23.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r5
-    ldr q4, [x0, #1504]                             // round key ek[5][14]
-    eor3 v22.16b, v4.16b, v22.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 encrypt>FE r5
-    ldr q4, [x0, #1520]                             // round key ek[5][15]
-    eor3 v21.16b, v4.16b, v21.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    aesd v29.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    aesd v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    aesd v19.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    aesd v20.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    aesd v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
-    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v24.16b, {v5.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    aesd v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v18.16b, {v5.16b}, v18.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    aesd v18.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor3 v23.16b, v15.16b, v6.16b, v23.16b          // aria.cs:87:52 encrypt>FE r5
+    eor3 v24.16b, v24.16b, v13.16b, v7.16b          // aria.cs:87:52 encrypt>FE r5
+    aesd v2.16b, v0.16b                             // aria.cs:57:13 encrypt>FE>SL2 r5
+    and v6.16b, v22.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    ushr v22.16b, v22.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
+    and v8.16b, v14.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    ushr v9.16b, v14.16b, #4                        // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor3 v1.16b, v1.16b, v10.16b, v31.16b           // aria.cs:87:52 encrypt>FE r5
+    eor v25.16b, v25.16b, v31.16b                   // aria.cs:87:52 encrypt>FE r5
+    ldr q31, [x0, #1344]                            // round key ek[5][4]
+    aesd v20.16b, v31.16b                           // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q31, [x0, #1504]                            // round key ek[5][14]
+    aese v27.16b, v31.16b                           // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q31, [x0, #1520]                            // round key ek[5][15]
+    aese v24.16b, v31.16b                           // aria.cs:57:13 encrypt>FE>SL2 r5
+    and v31.16b, v23.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
     ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v23.16b, {v5.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    aesd v23.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    aese v31.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    aese v25.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    aese v17.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    aese v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    aese v28.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    aese v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
+    and v10.16b, v26.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
     ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    aese v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
+    and v14.16b, v16.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor3 v18.16b, v15.16b, v18.16b, v4.16b          // aria.cs:87:52 encrypt>FE r5
     ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v16.16b, {v7.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    aese v21.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v21.16b, {v7.16b}, v21.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v3.16b, v18.16b, v22.16b                    // aria.cs:63:33 encrypt>FE>A r5
-    eor3 v3.16b, v28.16b, v27.16b, v3.16b           // aria.cs:63:33 encrypt>FE>A r5
-    eor v8.16b, v19.16b, v21.16b                    // aria.cs:64:33 encrypt>FE>A r5
-    eor3 v8.16b, v31.16b, v24.16b, v8.16b           // aria.cs:64:33 encrypt>FE>A r5
-    eor v9.16b, v16.16b, v20.16b                    // aria.cs:65:34 encrypt>FE>A r5
-    eor3 v9.16b, v30.16b, v25.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r5
-    eor v10.16b, v17.16b, v23.16b                   // aria.cs:66:34 encrypt>FE>A r5
-    eor3 v10.16b, v29.16b, v26.16b, v10.16b         // aria.cs:66:34 encrypt>FE>A r5
-    eor v11.16b, v30.16b, v27.16b                   // aria.cs:75:18 encrypt>FE>A r5
-    eor v12.16b, v29.16b, v24.16b                   // aria.cs:76:18 encrypt>FE>A r5
-    eor v13.16b, v28.16b, v25.16b                   // aria.cs:77:18 encrypt>FE>A r5
-    eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 encrypt>FE>A r5
-    eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 encrypt>FO r6
-    eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q5, [x0, #1536]                             // round key ek[6][0]
-    eor3 v25.16b, v15.16b, v5.16b, v25.16b          // aria.cs:86:52 encrypt>FO r6
-    eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r6
-    eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q4, [x0, #1552]                             // round key ek[6][1]
-    eor3 v26.16b, v5.16b, v4.16b, v26.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 encrypt>FO r6
-    eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q2, [x0, #1568]                             // round key ek[6][2]
-    eor3 v27.16b, v4.16b, v2.16b, v27.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r6
-    eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r6
-    ldr q7, [x0, #1584]                             // round key ek[6][3]
-    eor3 v24.16b, v2.16b, v7.16b, v24.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v29.16b, v29.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q7, [x0, #1600]                             // round key ek[6][4]
-    eor3 v29.16b, v2.16b, v7.16b, v29.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v30.16b, v30.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q2, [x0, #1616]                             // round key ek[6][5]
-    eor3 v30.16b, v4.16b, v2.16b, v30.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v31.16b, v31.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r6
-    ldr q2, [x0, #1632]                             // round key ek[6][6]
-    eor3 v31.16b, v5.16b, v2.16b, v31.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v28.16b, v28.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q2, [x0, #1648]                             // round key ek[6][7]
-    eor3 v28.16b, v15.16b, v2.16b, v28.16b          // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q4, [x0, #1664]                             // round key ek[6][8]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r6
-    ldr q4, [x0, #1680]                             // round key ek[6][9]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 encrypt>FO r6
-    ldr q4, [x0, #1696]                             // round key ek[6][10]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r6
-    ldr q4, [x0, #1712]                             // round key ek[6][11]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r6
-    ldr q4, [x0, #1728]                             // round key ek[6][12]
-    eor3 v18.16b, v4.16b, v18.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q4, [x0, #1744]                             // round key ek[6][13]
-    eor3 v19.16b, v4.16b, v19.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r6
-    ldr q3, [x0, #1760]                             // round key ek[6][14]
-    eor3 v16.16b, v3.16b, v16.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r6
-    ldr q3, [x0, #1776]                             // round key ek[6][15]
-    eor3 v17.16b, v3.16b, v17.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    aese v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    aese v29.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    aese v21.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    aese v18.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    aese v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    and v2.16b, v26.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v26.16b, {v3.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v26.16b, v2.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    aese v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    and v2.16b, v30.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v30.16b, {v3.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v30.16b, v2.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    aese v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    and v2.16b, v22.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v22.16b, {v3.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v22.16b, v2.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    aese v19.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    and v2.16b, v19.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
-    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v19.16b, {v3.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v19.16b, v2.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    aesd v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    aesd v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    aesd v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    aesd v16.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    and v4.16b, v24.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v24.16b, v4.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    aesd v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    and v4.16b, v28.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v28.16b, v4.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    aesd v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    and v4.16b, v20.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v20.16b, {v7.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v20.16b, v4.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    aesd v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    and v4.16b, v17.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v2.16b, {v2.16b}, v12.16b                   // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    tbl v6.16b, {v3.16b}, v6.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v22.16b, {v11.16b}, v22.16b                 // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v8.16b, {v3.16b}, v8.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v9.16b, {v11.16b}, v9.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor3 v19.16b, v19.16b, v4.16b, v7.16b           // aria.cs:87:52 encrypt>FE r5
+    eor v17.16b, v17.16b, v13.16b                   // aria.cs:87:52 encrypt>FE r5
+    ldr q4, [x0, #1472]                             // round key ek[5][12]
+    aesd v25.16b, v4.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v31.16b, {v5.16b}, v31.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q4, [x8, #1088]                             // const affine map, high nibble
+    tbl v23.16b, {v4.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v7.16b, {v5.16b}, v10.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v26.16b, {v4.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v10.16b, {v5.16b}, v14.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v16.16b, {v4.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q13, [x0, #1312]                            // round key ek[5][2]
+    aese v21.16b, v13.16b                           // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q13, [x0, #1456]                            // round key ek[5][11]
+    aese v1.16b, v13.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v22.16b, v6.16b, v22.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v6.16b, v8.16b, v9.16b                      // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v20.16b, {v20.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    and v8.16b, v24.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v9.16b, v2.16b, v27.16b                     // aria.cs:63:33 encrypt>FE>A r5
+    eor v17.16b, v17.16b, v30.16b                   // aria.cs:87:52 encrypt>FE r5
+    eor v23.16b, v31.16b, v23.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v26.16b, v7.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v16.16b, v10.16b, v16.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q30, [x0, #1408]                            // round key ek[5][8]
+    aesd v19.16b, v30.16b                           // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v25.16b, {v25.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    tbl v30.16b, {v3.16b}, v8.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v24.16b, {v11.16b}, v24.16b                 // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor3 v31.16b, v22.16b, v20.16b, v9.16b          // aria.cs:63:33 encrypt>FE>A r5
+    and v7.16b, v1.16b, v29.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
+    ushr v1.16b, v1.16b, #4                         // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v8.16b, v21.16b, v6.16b                     // aria.cs:78:18 encrypt>FE>A r5
+    aesd v23.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    aesd v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    aesd v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q9, [x0, #1440]                             // round key ek[5][10]
+    aese v17.16b, v9.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v24.16b, v30.16b, v24.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v19.16b, {v19.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    tbl v30.16b, {v3.16b}, v7.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v1.16b, {v11.16b}, v1.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q7, [x0, #1712]                             // round key ek[6][11]
+    eor v7.16b, v7.16b, v25.16b                     // aria.cs:86:52 encrypt>FO r6
+    eor v9.16b, v31.16b, v8.16b                     // aria.cs:86:52 encrypt>FO r6
+    ldr q10, [x0, #1280]                            // round key ek[5][0]
+    aesd v28.16b, v10.16b                           // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v30.16b, v30.16b, v1.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v1.16b, v7.16b, v9.16b                      // aria.cs:86:52 encrypt>FO r6
+    tbl v23.16b, {v23.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    tbl v26.16b, {v26.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    tbl v16.16b, {v16.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    eor v7.16b, v19.16b, v24.16b                    // aria.cs:64:33 encrypt>FE>A r5
+    eor v9.16b, v17.16b, v24.16b                    // aria.cs:86:52 encrypt>FO r6
+    ldr q10, [x0, #1376]                            // round key ek[5][6]
+    aese v18.16b, v10.16b                           // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v28.16b, {v28.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    eor3 v7.16b, v21.16b, v26.16b, v7.16b           // aria.cs:64:33 encrypt>FE>A r5
+    eor v10.16b, v30.16b, v25.16b                   // aria.cs:65:34 encrypt>FE>A r5
+    eor v25.16b, v2.16b, v25.16b                    // aria.cs:86:52 encrypt>FO r6
+    eor v13.16b, v17.16b, v16.16b                   // aria.cs:66:34 encrypt>FE>A r5
+    eor v14.16b, v23.16b, v20.16b                   // aria.cs:75:18 encrypt>FE>A r5
+    eor v15.16b, v9.16b, v23.16b                    // aria.cs:86:52 encrypt>FO r6
+    and v12.16b, v1.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor3 v23.16b, v23.16b, v18.16b, v10.16b         // aria.cs:65:34 encrypt>FE>A r5
+    ushr v1.16b, v1.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor3 v10.16b, v28.16b, v6.16b, v13.16b          // aria.cs:66:34 encrypt>FE>A r5
+    eor3 v6.16b, v25.16b, v6.16b, v7.16b            // aria.cs:86:52 encrypt>FO r6
+    eor v13.16b, v15.16b, v31.16b                   // aria.cs:86:52 encrypt>FO r6
+    tbl v12.16b, {v5.16b}, v12.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v1.16b, {v4.16b}, v1.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v15.16b, v19.16b, v16.16b                   // aria.cs:86:52 encrypt>FO r6
+    eor3 v20.16b, v9.16b, v20.16b, v23.16b          // aria.cs:86:52 encrypt>FO r6
+    eor v9.16b, v7.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r6
+    eor3 v21.16b, v25.16b, v21.16b, v10.16b         // aria.cs:86:52 encrypt>FO r6
+    ldr q25, [x0, #1776]                            // round key ek[6][15]
+    eor3 v17.16b, v25.16b, v17.16b, v9.16b          // aria.cs:86:52 encrypt>FO r6
+    eor v25.16b, v12.16b, v1.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v19.16b, v19.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r6
+    ldr q1, [x0, #1552]                             // round key ek[6][1]
+    aese v6.16b, v1.16b                             // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q1, [x0, #1616]                             // round key ek[6][5]
+    aese v13.16b, v1.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v1.16b, v28.16b, v26.16b                    // aria.cs:76:18 encrypt>FE>A r5
+    eor v26.16b, v26.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r6
+    eor v9.16b, v22.16b, v18.16b                    // aria.cs:77:18 encrypt>FE>A r5
+    eor v22.16b, v22.16b, v23.16b                   // aria.cs:86:52 encrypt>FO r6
+    eor v12.16b, v30.16b, v27.16b                   // aria.cs:86:52 encrypt>FO r6
+    eor3 v24.16b, v24.16b, v10.16b, v14.16b         // aria.cs:86:52 encrypt>FO r6
+    eor v27.16b, v27.16b, v23.16b                   // aria.cs:86:52 encrypt>FO r6
+    ldr q10, [x0, #1648]                            // round key ek[6][7]
+    eor v10.16b, v15.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r6
+    eor3 v23.16b, v2.16b, v23.16b, v8.16b           // aria.cs:86:52 encrypt>FO r6
+    eor v22.16b, v10.16b, v22.16b                   // aria.cs:86:52 encrypt>FO r6
+    ldr q2, [x0, #1584]                             // round key ek[6][3]
+    eor3 v26.16b, v12.16b, v2.16b, v26.16b          // aria.cs:86:52 encrypt>FO r6
+    eor v27.16b, v27.16b, v1.16b                    // aria.cs:86:52 encrypt>FO r6
+    eor v19.16b, v19.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r6
+    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
+    and v2.16b, v17.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
     ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v17.16b, {v7.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v17.16b, v4.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    and v8.16b, v6.16b, v29.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
+    ushr v6.16b, v6.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r6
+    and v10.16b, v13.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    ushr v13.16b, v13.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor3 v18.16b, v15.16b, v18.16b, v31.16b         // aria.cs:86:52 encrypt>FO r6
+    ldr q14, [x0, #1728]                            // round key ek[6][12]
+    aese v23.16b, v14.16b                           // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q14, [x0, #1680]                            // round key ek[6][9]
+    aese v27.16b, v14.16b                           // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q14, [x0, #1744]                            // round key ek[6][13]
+    aese v19.16b, v14.16b                           // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q14, [x0, #1632]                            // round key ek[6][6]
+    aesd v21.16b, v14.16b                           // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v2.16b, {v5.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v17.16b, {v4.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
+    and v14.16b, v26.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
+    and v15.16b, v22.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor3 v30.16b, v30.16b, v31.16b, v1.16b          // aria.cs:86:52 encrypt>FO r6
+    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v31.16b, {v3.16b}, v8.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v1.16b, {v11.16b}, v6.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v6.16b, {v3.16b}, v10.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v8.16b, {v11.16b}, v13.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q10, [x8, #1056]                            // const ShiftRows^2 lanes
+    tbl v25.16b, {v25.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    eor3 v16.16b, v16.16b, v7.16b, v9.16b           // aria.cs:86:52 encrypt>FO r6
+    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q2, [x0, #1536]                             // round key ek[6][0]
+    aese v18.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v2.16b, {v5.16b}, v14.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v26.16b, {v4.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v9.16b, {v5.16b}, v15.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v22.16b, {v4.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v31.16b, v31.16b, v1.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v1.16b, v6.16b, v8.16b                      // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v21.16b, {v21.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    and v6.16b, v27.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
+    and v8.16b, v19.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v13.16b, v25.16b, v23.16b                   // aria.cs:65:34 encrypt>FO>A r6
+    eor v26.16b, v2.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v22.16b, v9.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q2, [x0, #1696]                             // round key ek[6][10]
+    aesd v16.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q2, [x0, #1760]                             // round key ek[6][14]
+    aesd v30.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
     aesd v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    eor v4.16b, v22.16b, v16.16b                    // aria.cs:63:33 encrypt>FO>A r6
-    eor3 v4.16b, v24.16b, v29.16b, v4.16b           // aria.cs:63:33 encrypt>FO>A r6
-    eor v8.16b, v21.16b, v17.16b                    // aria.cs:64:33 encrypt>FO>A r6
-    eor3 v8.16b, v27.16b, v30.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r6
-    eor v9.16b, v20.16b, v18.16b                    // aria.cs:65:34 encrypt>FO>A r6
-    eor3 v9.16b, v26.16b, v31.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r6
-    eor v10.16b, v23.16b, v19.16b                   // aria.cs:66:34 encrypt>FO>A r6
-    eor3 v10.16b, v25.16b, v28.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r6
-    eor v11.16b, v26.16b, v29.16b                   // aria.cs:75:18 encrypt>FO>A r6
-    eor v12.16b, v25.16b, v30.16b                   // aria.cs:76:18 encrypt>FO>A r6
-    eor v13.16b, v24.16b, v31.16b                   // aria.cs:77:18 encrypt>FO>A r6
-    eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 encrypt>FO>A r6
-    eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r7
-    eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q3, [x0, #1792]                             // round key ek[7][0]
-    eor3 v31.16b, v15.16b, v3.16b, v31.16b          // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r7
-    eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r7
+    tbl v2.16b, {v3.16b}, v6.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v27.16b, {v11.16b}, v27.16b                 // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v6.16b, {v3.16b}, v8.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v19.16b, {v11.16b}, v19.16b                 // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor3 v8.16b, v31.16b, v21.16b, v13.16b          // aria.cs:65:34 encrypt>FO>A r6
+    eor v9.16b, v18.16b, v1.16b                     // aria.cs:76:18 encrypt>FO>A r6
+    eor3 v28.16b, v12.16b, v28.16b, v7.16b          // aria.cs:86:52 encrypt>FO r6
+    ldr q7, [x0, #1664]                             // round key ek[6][8]
+    aese v24.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q7, [x0, #1568]                             // round key ek[6][2]
+    aesd v20.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
+    aesd v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
+    aesd v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v27.16b, v2.16b, v27.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v19.16b, v6.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v16.16b, {v16.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    tbl v30.16b, {v30.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    tbl v17.16b, {v17.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    eor v2.16b, v8.16b, v9.16b                      // aria.cs:87:52 encrypt>FE r7
+    ldr q6, [x0, #1600]                             // round key ek[6][4]
+    aese v28.16b, v6.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v20.16b, {v20.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    tbl v26.16b, {v26.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    tbl v22.16b, {v22.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    ldr q6, [x0, #1936]                             // round key ek[7][9]
+    eor3 v2.16b, v6.16b, v30.16b, v2.16b            // aria.cs:87:52 encrypt>FE r7
+    eor v6.16b, v27.16b, v30.16b                    // aria.cs:63:33 encrypt>FO>A r6
+    eor v7.16b, v24.16b, v17.16b                    // aria.cs:64:33 encrypt>FO>A r6
+    eor v12.16b, v16.16b, v19.16b                   // aria.cs:66:34 encrypt>FO>A r6
+    eor3 v6.16b, v26.16b, v28.16b, v6.16b           // aria.cs:63:33 encrypt>FO>A r6
+    eor3 v7.16b, v20.16b, v1.16b, v7.16b            // aria.cs:64:33 encrypt>FO>A r6
+    eor3 v12.16b, v18.16b, v22.16b, v12.16b         // aria.cs:66:34 encrypt>FO>A r6
+    eor v30.16b, v25.16b, v30.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor v13.16b, v26.16b, v21.16b                   // aria.cs:77:18 encrypt>FO>A r6
+    eor v14.16b, v24.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r7
+    and v15.16b, v2.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    ushr v2.16b, v2.16b, #4                         // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor3 v1.16b, v30.16b, v1.16b, v12.16b           // aria.cs:87:52 encrypt>FE r7
+    eor3 v26.16b, v14.16b, v26.16b, v8.16b          // aria.cs:87:52 encrypt>FE r7
+    ldr q11, [x0, #2000]                            // round key ek[7][13]
+    eor v24.16b, v11.16b, v24.16b                   // aria.cs:87:52 encrypt>FE r7
+    tbl v11.16b, {v5.16b}, v15.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v2.16b, {v4.16b}, v2.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v15.16b, v31.16b, v28.16b                   // aria.cs:75:18 encrypt>FO>A r6
+    eor3 v21.16b, v14.16b, v21.16b, v6.16b          // aria.cs:87:52 encrypt>FE r7
+    eor v31.16b, v31.16b, v6.16b                    // aria.cs:87:52 encrypt>FE r7
+    eor v14.16b, v27.16b, v23.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor v18.16b, v30.16b, v18.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor v30.16b, v22.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r7
+    eor3 v25.16b, v25.16b, v6.16b, v9.16b           // aria.cs:87:52 encrypt>FE r7
+    eor v9.16b, v16.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r7
+    eor v23.16b, v23.16b, v6.16b                    // aria.cs:87:52 encrypt>FE r7
+    eor v16.16b, v16.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r7
+    eor v6.16b, v12.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r7
+    eor3 v19.16b, v19.16b, v7.16b, v13.16b          // aria.cs:87:52 encrypt>FE r7
+    eor v24.16b, v24.16b, v6.16b                    // aria.cs:87:52 encrypt>FE r7
+    eor v2.16b, v11.16b, v2.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v22.16b, v20.16b, v22.16b                   // aria.cs:78:18 encrypt>FO>A r6
     ldr q6, [x0, #1808]                             // round key ek[7][1]
-    eor3 v28.16b, v3.16b, v6.16b, v28.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r7
-    eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q7, [x0, #1824]                             // round key ek[7][2]
-    eor3 v29.16b, v6.16b, v7.16b, v29.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r7
-    eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1840]                             // round key ek[7][3]
-    eor3 v30.16b, v7.16b, v5.16b, v30.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v25.16b, v25.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1856]                             // round key ek[7][4]
-    eor3 v25.16b, v7.16b, v5.16b, v25.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v26.16b, v26.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1872]                             // round key ek[7][5]
-    eor3 v26.16b, v6.16b, v5.16b, v26.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v27.16b, v27.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1888]                             // round key ek[7][6]
-    eor3 v27.16b, v3.16b, v5.16b, v27.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v24.16b, v24.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q3, [x0, #1904]                             // round key ek[7][7]
-    eor3 v24.16b, v15.16b, v3.16b, v24.16b          // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1920]                             // round key ek[7][8]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1936]                             // round key ek[7][9]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1952]                             // round key ek[7][10]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1968]                             // round key ek[7][11]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1984]                             // round key ek[7][12]
-    eor3 v22.16b, v5.16b, v22.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #2000]                             // round key ek[7][13]
-    eor3 v21.16b, v5.16b, v21.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r7
-    ldr q4, [x0, #2016]                             // round key ek[7][14]
-    eor3 v20.16b, v4.16b, v20.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 encrypt>FE r7
-    ldr q4, [x0, #2032]                             // round key ek[7][15]
-    eor3 v23.16b, v4.16b, v23.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    aesd v31.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    aesd v25.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    aesd v17.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    aesd v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v28.16b, {v5.16b}, v28.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    aesd v28.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v26.16b, {v5.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    aesd v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
-    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v16.16b, {v5.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    aesd v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v21.16b, {v5.16b}, v21.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    aesd v21.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    aese v29.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    aese v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    aese v19.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    aese v20.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    aese v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor3 v30.16b, v14.16b, v6.16b, v30.16b          // aria.cs:87:52 encrypt>FE r7
+    ldr q6, [x0, #1872]                             // round key ek[7][5]
+    eor3 v31.16b, v9.16b, v6.16b, v31.16b           // aria.cs:87:52 encrypt>FE r7
+    eor v16.16b, v16.16b, v15.16b                   // aria.cs:87:52 encrypt>FE r7
+    ldr q6, [x0, #1840]                             // round key ek[7][3]
+    aese v1.16b, v6.16b                             // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q6, [x0, #1904]                             // round key ek[7][7]
+    aese v26.16b, v6.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v18.16b, v18.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r7
+    eor v17.16b, v17.16b, v12.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor v23.16b, v23.16b, v22.16b                   // aria.cs:87:52 encrypt>FE r7
+    aesd v2.16b, v0.16b                             // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q6, [x0, #2032]                             // round key ek[7][15]
+    aese v16.16b, v6.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    and v6.16b, v30.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
     ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    aese v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
+    and v7.16b, v31.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    ushr v31.16b, v31.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
+    and v11.16b, v24.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
     ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    aese v18.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v18.16b, {v7.16b}, v18.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    aese v23.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
+    and v13.16b, v1.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor3 v28.16b, v9.16b, v28.16b, v8.16b           // aria.cs:87:52 encrypt>FE r7
+    ushr v1.16b, v1.16b, #4                         // aria.cs:57:13 encrypt>FE>SL2 r7
+    and v9.16b, v26.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor3 v22.16b, v27.16b, v8.16b, v22.16b          // aria.cs:87:52 encrypt>FE r7
+    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v17.16b, v17.16b, v15.16b                   // aria.cs:87:52 encrypt>FE r7
+    ldr q27, [x0, #1856]                            // round key ek[7][4]
+    aesd v18.16b, v27.16b                           // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v27.16b, {v5.16b}, v6.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v30.16b, {v4.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v6.16b, {v5.16b}, v7.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v31.16b, {v4.16b}, v31.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v7.16b, {v5.16b}, v11.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v24.16b, {v4.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q8, [x0, #2016]                             // round key ek[7][14]
+    aese v25.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q8, [x0, #1968]                             // round key ek[7][11]
+    aese v23.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v2.16b, {v2.16b}, v10.16b                   // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    tbl v8.16b, {v3.16b}, v13.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q11, [x8, #1040]                            // const affine map, high nibble
+    tbl v1.16b, {v11.16b}, v1.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v9.16b, {v3.16b}, v9.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v26.16b, {v11.16b}, v26.16b                 // aria.cs:57:13 encrypt>FE>SL2 r7
+    and v13.16b, v16.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v27.16b, v27.16b, v30.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v30.16b, v6.16b, v31.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v24.16b, v7.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q31, [x0, #1920]                            // round key ek[7][8]
+    aesd v17.16b, v31.16b                           // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q31, [x0, #1824]                            // round key ek[7][2]
+    aese v28.16b, v31.16b                           // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v31.16b, v8.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v26.16b, v9.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v18.16b, {v18.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    tbl v1.16b, {v3.16b}, v13.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v16.16b, {v11.16b}, v16.16b                 // aria.cs:57:13 encrypt>FE>SL2 r7
+    and v6.16b, v23.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
     ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v23.16b, {v7.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v3.16b, v16.16b, v20.16b                    // aria.cs:63:33 encrypt>FE>A r7
-    eor3 v3.16b, v30.16b, v25.16b, v3.16b           // aria.cs:63:33 encrypt>FE>A r7
-    eor v8.16b, v17.16b, v23.16b                    // aria.cs:64:33 encrypt>FE>A r7
-    eor3 v8.16b, v29.16b, v26.16b, v8.16b           // aria.cs:64:33 encrypt>FE>A r7
-    eor v9.16b, v18.16b, v22.16b                    // aria.cs:65:34 encrypt>FE>A r7
-    eor3 v9.16b, v28.16b, v27.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r7
-    eor v10.16b, v19.16b, v21.16b                   // aria.cs:66:34 encrypt>FE>A r7
-    eor3 v10.16b, v31.16b, v24.16b, v10.16b         // aria.cs:66:34 encrypt>FE>A r7
-    eor v11.16b, v28.16b, v25.16b                   // aria.cs:75:18 encrypt>FE>A r7
-    eor v12.16b, v31.16b, v26.16b                   // aria.cs:76:18 encrypt>FE>A r7
-    eor v13.16b, v30.16b, v27.16b                   // aria.cs:77:18 encrypt>FE>A r7
-    eor v14.16b, v29.16b, v24.16b                   // aria.cs:78:18 encrypt>FE>A r7
-    eor v15.16b, v17.16b, v21.16b                   // aria.cs:86:52 encrypt>FO r8
-    eor v27.16b, v27.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q5, [x0, #2048]                             // round key ek[8][0]
-    eor3 v27.16b, v15.16b, v5.16b, v27.16b          // aria.cs:86:52 encrypt>FO r8
-    eor v5.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r8
-    eor v24.16b, v24.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q4, [x0, #2064]                             // round key ek[8][1]
-    eor3 v24.16b, v5.16b, v4.16b, v24.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v4.16b, v19.16b, v23.16b                    // aria.cs:86:52 encrypt>FO r8
-    eor v25.16b, v25.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q2, [x0, #2080]                             // round key ek[8][2]
-    eor3 v25.16b, v4.16b, v2.16b, v25.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r8
-    eor v26.16b, v26.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r8
-    ldr q7, [x0, #2096]                             // round key ek[8][3]
-    eor3 v26.16b, v2.16b, v7.16b, v26.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v31.16b, v31.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q7, [x0, #2112]                             // round key ek[8][4]
-    eor3 v31.16b, v2.16b, v7.16b, v31.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v28.16b, v28.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r8
+    eor v7.16b, v2.16b, v25.16b                     // aria.cs:63:33 encrypt>FE>A r7
+    eor v20.16b, v14.16b, v20.16b                   // aria.cs:87:52 encrypt>FE r7
+    ldr q8, [x0, #1984]                             // round key ek[7][12]
+    aesd v22.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    aesd v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    aesd v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    aesd v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v16.16b, v1.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v17.16b, {v17.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    tbl v1.16b, {v3.16b}, v6.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v23.16b, {v11.16b}, v23.16b                 // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor3 v6.16b, v31.16b, v18.16b, v7.16b           // aria.cs:63:33 encrypt>FE>A r7
+    eor v7.16b, v28.16b, v26.16b                    // aria.cs:78:18 encrypt>FE>A r7
+    eor v20.16b, v20.16b, v12.16b                   // aria.cs:87:52 encrypt>FE r7
+    ldr q8, [x0, #1792]                             // round key ek[7][0]
+    aesd v21.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q8, [x0, #1952]                             // round key ek[7][10]
+    aese v19.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v23.16b, v1.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v22.16b, {v22.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    tbl v27.16b, {v27.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    tbl v30.16b, {v30.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    tbl v24.16b, {v24.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    eor v1.16b, v17.16b, v16.16b                    // aria.cs:64:33 encrypt>FE>A r7
+    eor v8.16b, v6.16b, v7.16b                      // aria.cs:86:52 encrypt>FO r8
+    ldr q9, [x0, #1888]                             // round key ek[7][6]
+    aese v20.16b, v9.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v21.16b, {v21.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    eor3 v1.16b, v28.16b, v30.16b, v1.16b           // aria.cs:64:33 encrypt>FE>A r7
+    ldr q9, [x0, #2224]                             // round key ek[8][11]
+    eor3 v8.16b, v9.16b, v22.16b, v8.16b            // aria.cs:86:52 encrypt>FO r8
+    eor v9.16b, v23.16b, v22.16b                    // aria.cs:65:34 encrypt>FE>A r7
+    eor v12.16b, v19.16b, v24.16b                   // aria.cs:66:34 encrypt>FE>A r7
+    eor v13.16b, v27.16b, v18.16b                   // aria.cs:75:18 encrypt>FE>A r7
+    eor v14.16b, v19.16b, v16.16b                   // aria.cs:86:52 encrypt>FO r8
+    eor3 v9.16b, v27.16b, v20.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r7
+    eor3 v12.16b, v21.16b, v26.16b, v12.16b         // aria.cs:66:34 encrypt>FE>A r7
+    eor v22.16b, v2.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r8
+    eor v27.16b, v14.16b, v27.16b                   // aria.cs:86:52 encrypt>FO r8
+    ldr q15, [x0, #2288]                            // round key ek[8][15]
+    eor v19.16b, v15.16b, v19.16b                   // aria.cs:86:52 encrypt>FO r8
+    eor v15.16b, v1.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r8
+    and v10.16b, v8.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor3 v18.16b, v14.16b, v18.16b, v9.16b          // aria.cs:86:52 encrypt>FO r8
+    ushr v8.16b, v8.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v19.16b, v19.16b, v15.16b                   // aria.cs:86:52 encrypt>FO r8
+    eor3 v26.16b, v22.16b, v26.16b, v1.16b          // aria.cs:86:52 encrypt>FO r8
+    eor v27.16b, v27.16b, v6.16b                    // aria.cs:86:52 encrypt>FO r8
+    tbl v10.16b, {v5.16b}, v10.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v8.16b, {v4.16b}, v8.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v14.16b, v21.16b, v30.16b                   // aria.cs:76:18 encrypt>FE>A r7
+    eor v30.16b, v30.16b, v12.16b                   // aria.cs:86:52 encrypt>FO r8
+    eor v15.16b, v31.16b, v20.16b                   // aria.cs:77:18 encrypt>FE>A r7
+    eor3 v22.16b, v22.16b, v28.16b, v12.16b         // aria.cs:86:52 encrypt>FO r8
+    eor v28.16b, v31.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r8
+    eor v31.16b, v17.16b, v24.16b                   // aria.cs:86:52 encrypt>FO r8
+    eor v8.16b, v10.16b, v8.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v10.16b, v23.16b, v25.16b                   // aria.cs:86:52 encrypt>FO r8
+    eor3 v20.16b, v31.16b, v20.16b, v6.16b          // aria.cs:86:52 encrypt>FO r8
+    ldr q11, [x0, #2160]                            // round key ek[8][7]
+    eor3 v28.16b, v31.16b, v11.16b, v28.16b         // aria.cs:86:52 encrypt>FO r8
+    ldr q31, [x0, #2096]                            // round key ek[8][3]
+    eor3 v30.16b, v10.16b, v31.16b, v30.16b         // aria.cs:86:52 encrypt>FO r8
+    eor3 v25.16b, v25.16b, v9.16b, v14.16b          // aria.cs:86:52 encrypt>FO r8
+    eor v31.16b, v2.16b, v9.16b                     // aria.cs:86:52 encrypt>FO r8
+    eor3 v17.16b, v17.16b, v12.16b, v15.16b         // aria.cs:86:52 encrypt>FO r8
+    ldr q2, [x0, #2064]                             // round key ek[8][1]
+    aese v26.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
     ldr q2, [x0, #2128]                             // round key ek[8][5]
-    eor3 v28.16b, v4.16b, v2.16b, v28.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v29.16b, v29.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r8
-    ldr q2, [x0, #2144]                             // round key ek[8][6]
-    eor3 v29.16b, v5.16b, v2.16b, v29.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v30.16b, v30.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q2, [x0, #2160]                             // round key ek[8][7]
-    eor3 v30.16b, v15.16b, v2.16b, v30.16b          // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q4, [x0, #2176]                             // round key ek[8][8]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r8
-    ldr q4, [x0, #2192]                             // round key ek[8][9]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 encrypt>FO r8
-    ldr q4, [x0, #2208]                             // round key ek[8][10]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r8
-    ldr q4, [x0, #2224]                             // round key ek[8][11]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r8
-    ldr q4, [x0, #2240]                             // round key ek[8][12]
-    eor3 v16.16b, v4.16b, v16.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q4, [x0, #2256]                             // round key ek[8][13]
-    eor3 v17.16b, v4.16b, v17.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r8
-    ldr q3, [x0, #2272]                             // round key ek[8][14]
-    eor3 v18.16b, v3.16b, v18.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r8
-    ldr q3, [x0, #2288]                             // round key ek[8][15]
-    eor3 v19.16b, v3.16b, v19.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    aese v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    aese v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    aese v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    aese v16.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    aese v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    and v2.16b, v24.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v24.16b, {v3.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v24.16b, v2.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    aese v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    and v2.16b, v28.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v28.16b, {v3.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v28.16b, v2.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    aese v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    and v2.16b, v20.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v20.16b, {v3.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v20.16b, v2.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    aese v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    and v2.16b, v17.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
-    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v17.16b, {v3.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    aesd v29.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    aesd v21.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    aesd v18.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    and v4.16b, v26.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v26.16b, v4.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    aesd v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    and v4.16b, v30.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v30.16b, v4.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    aesd v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    and v4.16b, v22.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v22.16b, {v7.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v22.16b, v4.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    aesd v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    and v4.16b, v19.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
+    aese v27.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    and v2.16b, v19.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
     ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v19.16b, {v7.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v19.16b, v4.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v31.16b, v31.16b, v7.16b                    // aria.cs:86:52 encrypt>FO r8
+    eor v24.16b, v24.16b, v1.16b                    // aria.cs:86:52 encrypt>FO r8
+    ldr q7, [x0, #2192]                             // round key ek[8][9]
+    aese v25.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q7, [x0, #2256]                             // round key ek[8][13]
+    aese v17.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    aesd v8.16b, v0.16b                             // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v2.16b, {v5.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v19.16b, {v4.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
+    and v7.16b, v30.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
+    and v9.16b, v28.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor3 v21.16b, v10.16b, v21.16b, v1.16b          // aria.cs:86:52 encrypt>FO r8
+    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
+    and v1.16b, v26.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
+    and v10.16b, v27.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor3 v23.16b, v23.16b, v6.16b, v14.16b          // aria.cs:86:52 encrypt>FO r8
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v16.16b, v16.16b, v12.16b                   // aria.cs:86:52 encrypt>FO r8
+    eor v24.16b, v24.16b, v15.16b                   // aria.cs:86:52 encrypt>FO r8
+    eor v19.16b, v2.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q2, [x0, #2240]                             // round key ek[8][12]
+    aese v31.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q2, [x0, #2144]                             // round key ek[8][6]
+    aesd v22.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v2.16b, {v5.16b}, v7.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v30.16b, {v4.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v6.16b, {v5.16b}, v9.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v28.16b, {v4.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v1.16b, {v3.16b}, v1.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q7, [x8, #1040]                             // const affine map, high nibble
+    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v9.16b, {v3.16b}, v10.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v27.16b, {v7.16b}, v27.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q10, [x8, #1056]                            // const ShiftRows^2 lanes
+    tbl v8.16b, {v8.16b}, v10.16b                   // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    and v11.16b, v25.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
+    and v12.16b, v17.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v16.16b, v16.16b, v13.16b                   // aria.cs:86:52 encrypt>FO r8
+    eor v30.16b, v2.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v28.16b, v6.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q2, [x0, #2048]                             // round key ek[8][0]
+    aese v20.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q2, [x0, #2208]                             // round key ek[8][10]
+    aesd v24.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q2, [x0, #2272]                             // round key ek[8][14]
+    aesd v23.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
     aesd v19.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    eor v4.16b, v20.16b, v18.16b                    // aria.cs:63:33 encrypt>FO>A r8
-    eor3 v4.16b, v26.16b, v31.16b, v4.16b           // aria.cs:63:33 encrypt>FO>A r8
-    eor v8.16b, v23.16b, v19.16b                    // aria.cs:64:33 encrypt>FO>A r8
-    eor3 v8.16b, v25.16b, v28.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r8
-    eor v9.16b, v22.16b, v16.16b                    // aria.cs:65:34 encrypt>FO>A r8
-    eor3 v9.16b, v24.16b, v29.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r8
-    eor v10.16b, v21.16b, v17.16b                   // aria.cs:66:34 encrypt>FO>A r8
-    eor3 v10.16b, v27.16b, v30.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r8
-    eor v11.16b, v24.16b, v31.16b                   // aria.cs:75:18 encrypt>FO>A r8
-    eor v12.16b, v27.16b, v28.16b                   // aria.cs:76:18 encrypt>FO>A r8
-    eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 encrypt>FO>A r8
-    eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 encrypt>FO>A r8
-    eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 encrypt>FE r9
-    eor v29.16b, v29.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q3, [x0, #2304]                             // round key ek[9][0]
-    eor3 v29.16b, v15.16b, v3.16b, v29.16b          // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r9
-    eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q6, [x0, #2320]                             // round key ek[9][1]
-    eor3 v30.16b, v3.16b, v6.16b, v30.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v6.16b, v21.16b, v19.16b                    // aria.cs:87:52 encrypt>FE r9
-    eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q7, [x0, #2336]                             // round key ek[9][2]
-    eor3 v31.16b, v6.16b, v7.16b, v31.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r9
-    eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2352]                             // round key ek[9][3]
-    eor3 v28.16b, v7.16b, v5.16b, v28.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v27.16b, v27.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2368]                             // round key ek[9][4]
-    eor3 v27.16b, v7.16b, v5.16b, v27.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v24.16b, v24.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2384]                             // round key ek[9][5]
-    eor3 v24.16b, v6.16b, v5.16b, v24.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v25.16b, v25.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2400]                             // round key ek[9][6]
-    eor3 v25.16b, v3.16b, v5.16b, v25.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v26.16b, v26.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q3, [x0, #2416]                             // round key ek[9][7]
-    eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2432]                             // round key ek[9][8]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2448]                             // round key ek[9][9]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2464]                             // round key ek[9][10]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2480]                             // round key ek[9][11]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2496]                             // round key ek[9][12]
-    eor3 v20.16b, v5.16b, v20.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2512]                             // round key ek[9][13]
-    eor3 v23.16b, v5.16b, v23.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r9
-    ldr q4, [x0, #2528]                             // round key ek[9][14]
-    eor3 v22.16b, v4.16b, v22.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 encrypt>FE r9
-    ldr q4, [x0, #2544]                             // round key ek[9][15]
-    eor3 v21.16b, v4.16b, v21.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    aesd v29.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    aesd v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    aesd v19.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    aesd v20.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    aesd v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
-    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v24.16b, {v5.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    aesd v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v18.16b, {v5.16b}, v18.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    aesd v18.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
-    ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v23.16b, {v5.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    aesd v23.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    aese v31.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    aese v25.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    aese v17.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    aese v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    aese v28.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    aese v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v26.16b, v1.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v27.16b, v9.16b, v27.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v1.16b, {v3.16b}, v11.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v25.16b, {v7.16b}, v25.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v2.16b, {v3.16b}, v12.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v17.16b, {v7.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v22.16b, {v22.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    eor v6.16b, v8.16b, v31.16b                     // aria.cs:65:34 encrypt>FO>A r8
+    ldr q9, [x0, #2176]                             // round key ek[8][8]
+    aese v16.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q9, [x0, #2080]                             // round key ek[8][2]
+    aesd v18.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    aesd v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    aesd v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v25.16b, v1.16b, v25.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v24.16b, {v24.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    tbl v23.16b, {v23.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    tbl v19.16b, {v19.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    eor3 v1.16b, v26.16b, v22.16b, v6.16b           // aria.cs:65:34 encrypt>FO>A r8
+    eor v2.16b, v20.16b, v27.16b                    // aria.cs:76:18 encrypt>FO>A r8
+    ldr q6, [x0, #2112]                             // round key ek[8][4]
+    aese v21.16b, v6.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v18.16b, {v18.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    tbl v30.16b, {v30.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    tbl v28.16b, {v28.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    eor v6.16b, v25.16b, v23.16b                    // aria.cs:63:33 encrypt>FO>A r8
+    eor v9.16b, v16.16b, v19.16b                    // aria.cs:64:33 encrypt>FO>A r8
+    eor v11.16b, v24.16b, v17.16b                   // aria.cs:66:34 encrypt>FO>A r8
+    ldr q12, [x0, #2448]                            // round key ek[9][9]
+    eor v12.16b, v12.16b, v23.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor v13.16b, v1.16b, v2.16b                     // aria.cs:87:52 encrypt>FE r9
+    eor v12.16b, v12.16b, v13.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor3 v6.16b, v30.16b, v21.16b, v6.16b           // aria.cs:63:33 encrypt>FO>A r8
+    eor3 v9.16b, v18.16b, v27.16b, v9.16b           // aria.cs:64:33 encrypt>FO>A r8
+    eor3 v11.16b, v20.16b, v28.16b, v11.16b         // aria.cs:66:34 encrypt>FO>A r8
+    eor v13.16b, v30.16b, v22.16b                   // aria.cs:77:18 encrypt>FO>A r8
+    eor v14.16b, v16.16b, v17.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor v15.16b, v24.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor v23.16b, v8.16b, v23.16b                    // aria.cs:87:52 encrypt>FE r9
+    eor v30.16b, v14.16b, v30.16b                   // aria.cs:87:52 encrypt>FE r9
+    ldr q7, [x0, #2512]                             // round key ek[9][13]
+    eor v16.16b, v7.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r9
+    eor v24.16b, v24.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r9
+    eor v7.16b, v26.16b, v21.16b                    // aria.cs:75:18 encrypt>FO>A r8
+    eor3 v22.16b, v14.16b, v22.16b, v6.16b          // aria.cs:87:52 encrypt>FE r9
+    eor v26.16b, v26.16b, v6.16b                    // aria.cs:87:52 encrypt>FE r9
+    eor v14.16b, v25.16b, v31.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor3 v2.16b, v8.16b, v6.16b, v2.16b             // aria.cs:87:52 encrypt>FE r9
+    eor v8.16b, v28.16b, v9.16b                     // aria.cs:87:52 encrypt>FE r9
+    eor v31.16b, v31.16b, v6.16b                    // aria.cs:87:52 encrypt>FE r9
+    ldr q6, [x0, #2384]                             // round key ek[9][5]
+    eor v6.16b, v15.16b, v6.16b                     // aria.cs:87:52 encrypt>FE r9
+    eor3 v21.16b, v15.16b, v21.16b, v1.16b          // aria.cs:87:52 encrypt>FE r9
+    eor v15.16b, v11.16b, v13.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor v26.16b, v6.16b, v26.16b                    // aria.cs:87:52 encrypt>FE r9
+    and v6.16b, v12.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor3 v17.16b, v17.16b, v9.16b, v13.16b          // aria.cs:87:52 encrypt>FE r9
+    ushr v12.16b, v12.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v16.16b, v16.16b, v15.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor v28.16b, v18.16b, v28.16b                   // aria.cs:78:18 encrypt>FO>A r8
+    ldr q13, [x0, #2320]                            // round key ek[9][1]
+    eor3 v8.16b, v14.16b, v13.16b, v8.16b           // aria.cs:87:52 encrypt>FE r9
+    eor3 v27.16b, v23.16b, v27.16b, v11.16b         // aria.cs:87:52 encrypt>FE r9
+    eor v30.16b, v30.16b, v1.16b                    // aria.cs:87:52 encrypt>FE r9
+    eor v24.16b, v24.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r9
+    tbl v6.16b, {v5.16b}, v6.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v12.16b, {v4.16b}, v12.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v6.16b, v6.16b, v12.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v31.16b, v31.16b, v28.16b                   // aria.cs:87:52 encrypt>FE r9
+    ldr q12, [x0, #2352]                            // round key ek[9][3]
+    aese v27.16b, v12.16b                           // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q12, [x0, #2416]                            // round key ek[9][7]
+    aese v30.16b, v12.16b                           // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q12, [x0, #2544]                            // round key ek[9][15]
+    aese v24.16b, v12.16b                           // aria.cs:57:13 encrypt>FE>SL2 r9
+    and v12.16b, v8.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    ushr v8.16b, v8.16b, #4                         // aria.cs:57:13 encrypt>FE>SL2 r9
+    and v13.16b, v26.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
     ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    aese v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
+    and v15.16b, v16.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor3 v20.16b, v23.16b, v20.16b, v9.16b          // aria.cs:87:52 encrypt>FE r9
     ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v16.16b, {v7.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    aese v21.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v21.16b, {v7.16b}, v21.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v3.16b, v18.16b, v22.16b                    // aria.cs:63:33 encrypt>FE>A r9
-    eor3 v3.16b, v28.16b, v27.16b, v3.16b           // aria.cs:63:33 encrypt>FE>A r9
-    eor v8.16b, v19.16b, v21.16b                    // aria.cs:64:33 encrypt>FE>A r9
-    eor3 v8.16b, v31.16b, v24.16b, v8.16b           // aria.cs:64:33 encrypt>FE>A r9
-    eor v9.16b, v16.16b, v20.16b                    // aria.cs:65:34 encrypt>FE>A r9
-    eor3 v9.16b, v30.16b, v25.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r9
-    eor v10.16b, v17.16b, v23.16b                   // aria.cs:66:34 encrypt>FE>A r9
-    eor3 v10.16b, v29.16b, v26.16b, v10.16b         // aria.cs:66:34 encrypt>FE>A r9
-    eor v11.16b, v30.16b, v27.16b                   // aria.cs:75:18 encrypt>FE>A r9
-    eor v12.16b, v29.16b, v24.16b                   // aria.cs:76:18 encrypt>FE>A r9
-    eor v13.16b, v28.16b, v25.16b                   // aria.cs:77:18 encrypt>FE>A r9
-    eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 encrypt>FE>A r9
-    eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 encrypt>FO r10
-    eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q5, [x0, #2560]                             // round key ek[10][0]
-    eor3 v25.16b, v15.16b, v5.16b, v25.16b          // aria.cs:86:52 encrypt>FO r10
-    eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r10
-    eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q4, [x0, #2576]                             // round key ek[10][1]
-    eor3 v26.16b, v5.16b, v4.16b, v26.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 encrypt>FO r10
+    eor3 v19.16b, v19.16b, v11.16b, v7.16b          // aria.cs:87:52 encrypt>FE r9
+    tbl v23.16b, {v5.16b}, v12.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v7.16b, {v4.16b}, v8.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v8.16b, {v5.16b}, v13.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v26.16b, {v4.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    aesd v6.16b, v0.16b                             // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v9.16b, {v5.16b}, v15.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v16.16b, {v4.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q12, [x0, #2480]                            // round key ek[9][11]
+    aese v31.16b, v12.16b                           // aria.cs:57:13 encrypt>FE>SL2 r9
+    and v12.16b, v27.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    ushr v27.16b, v27.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
+    and v13.16b, v30.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
+    and v15.16b, v24.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor3 v18.16b, v14.16b, v18.16b, v11.16b         // aria.cs:87:52 encrypt>FE r9
+    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor3 v25.16b, v25.16b, v1.16b, v28.16b          // aria.cs:87:52 encrypt>FE r9
+    eor v23.16b, v23.16b, v7.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v26.16b, v8.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v16.16b, v9.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q28, [x0, #2368]                            // round key ek[9][4]
+    aesd v20.16b, v28.16b                           // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q28, [x0, #2432]                            // round key ek[9][8]
+    aesd v19.16b, v28.16b                           // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q28, [x0, #2528]                            // round key ek[9][14]
+    aese v2.16b, v28.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v28.16b, {v6.16b}, v10.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    tbl v1.16b, {v3.16b}, v12.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q6, [x8, #1040]                             // const affine map, high nibble
+    tbl v27.16b, {v6.16b}, v27.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v7.16b, {v3.16b}, v13.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v30.16b, {v6.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v8.16b, {v3.16b}, v15.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v24.16b, {v6.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    and v9.16b, v31.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    ushr v31.16b, v31.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q11, [x0, #2496]                            // round key ek[9][12]
+    aesd v25.16b, v11.16b                           // aria.cs:57:13 encrypt>FE>SL2 r9
+    aesd v23.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    aesd v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    aesd v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q11, [x0, #2336]                            // round key ek[9][2]
+    aese v21.16b, v11.16b                           // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v27.16b, v1.16b, v27.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v30.16b, v7.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v24.16b, v8.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v20.16b, {v20.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    tbl v19.16b, {v19.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    tbl v1.16b, {v3.16b}, v9.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v31.16b, {v6.16b}, v31.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v7.16b, v28.16b, v2.16b                     // aria.cs:63:33 encrypt>FE>A r9
+    ldr q8, [x0, #2304]                             // round key ek[9][0]
+    aesd v22.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q8, [x0, #2464]                             // round key ek[9][10]
+    aese v17.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v31.16b, v1.16b, v31.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v25.16b, {v25.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    tbl v23.16b, {v23.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    tbl v26.16b, {v26.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    tbl v16.16b, {v16.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    eor3 v1.16b, v27.16b, v20.16b, v7.16b           // aria.cs:63:33 encrypt>FE>A r9
+    eor v7.16b, v19.16b, v24.16b                    // aria.cs:64:33 encrypt>FE>A r9
+    eor v8.16b, v21.16b, v30.16b                    // aria.cs:78:18 encrypt>FE>A r9
+    ldr q9, [x0, #2400]                             // round key ek[9][6]
+    aese v18.16b, v9.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v22.16b, {v22.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    eor3 v7.16b, v21.16b, v26.16b, v7.16b           // aria.cs:64:33 encrypt>FE>A r9
+    eor v9.16b, v31.16b, v25.16b                    // aria.cs:65:34 encrypt>FE>A r9
+    eor v11.16b, v17.16b, v16.16b                   // aria.cs:66:34 encrypt>FE>A r9
+    eor v12.16b, v23.16b, v20.16b                   // aria.cs:75:18 encrypt>FE>A r9
+    eor v13.16b, v1.16b, v8.16b                     // aria.cs:86:52 encrypt>FO r10
+    eor3 v9.16b, v23.16b, v18.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r9
+    eor3 v11.16b, v22.16b, v30.16b, v11.16b         // aria.cs:66:34 encrypt>FE>A r9
+    ldr q14, [x0, #2736]                            // round key ek[10][11]
+    eor3 v13.16b, v14.16b, v25.16b, v13.16b         // aria.cs:86:52 encrypt>FO r10
+    ldr q14, [x0, #2800]                            // round key ek[10][15]
+    eor v14.16b, v14.16b, v17.16b                   // aria.cs:86:52 encrypt>FO r10
+    eor v15.16b, v7.16b, v12.16b                    // aria.cs:86:52 encrypt>FO r10
+    eor v14.16b, v14.16b, v15.16b                   // aria.cs:86:52 encrypt>FO r10
+    eor v25.16b, v28.16b, v25.16b                   // aria.cs:86:52 encrypt>FO r10
+    eor v17.16b, v17.16b, v24.16b                   // aria.cs:86:52 encrypt>FO r10
+    eor v15.16b, v22.16b, v26.16b                   // aria.cs:76:18 encrypt>FE>A r9
+    eor v26.16b, v26.16b, v11.16b                   // aria.cs:86:52 encrypt>FO r10
+    eor v10.16b, v27.16b, v18.16b                   // aria.cs:77:18 encrypt>FE>A r9
+    eor3 v28.16b, v28.16b, v9.16b, v8.16b           // aria.cs:86:52 encrypt>FO r10
     eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q2, [x0, #2592]                             // round key ek[10][2]
-    eor3 v27.16b, v4.16b, v2.16b, v27.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r10
-    eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r10
-    ldr q7, [x0, #2608]                             // round key ek[10][3]
-    eor3 v24.16b, v2.16b, v7.16b, v24.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v29.16b, v29.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q7, [x0, #2624]                             // round key ek[10][4]
-    eor3 v29.16b, v2.16b, v7.16b, v29.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v30.16b, v30.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q2, [x0, #2640]                             // round key ek[10][5]
-    eor3 v30.16b, v4.16b, v2.16b, v30.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v31.16b, v31.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r10
-    ldr q2, [x0, #2656]                             // round key ek[10][6]
-    eor3 v31.16b, v5.16b, v2.16b, v31.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v28.16b, v28.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q2, [x0, #2672]                             // round key ek[10][7]
-    eor3 v28.16b, v15.16b, v2.16b, v28.16b          // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q4, [x0, #2688]                             // round key ek[10][8]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r10
-    ldr q4, [x0, #2704]                             // round key ek[10][9]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 encrypt>FO r10
-    ldr q4, [x0, #2720]                             // round key ek[10][10]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r10
-    ldr q4, [x0, #2736]                             // round key ek[10][11]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r10
-    ldr q4, [x0, #2752]                             // round key ek[10][12]
-    eor3 v18.16b, v4.16b, v18.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q4, [x0, #2768]                             // round key ek[10][13]
-    eor3 v19.16b, v4.16b, v19.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r10
-    ldr q3, [x0, #2784]                             // round key ek[10][14]
-    eor3 v16.16b, v3.16b, v16.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r10
-    ldr q3, [x0, #2800]                             // round key ek[10][15]
-    eor3 v17.16b, v3.16b, v17.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    aese v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    aese v29.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    aese v21.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    aese v18.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    aese v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    and v2.16b, v26.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v8.16b, v19.16b, v16.16b                    // aria.cs:86:52 encrypt>FO r10
+    eor3 v18.16b, v8.16b, v18.16b, v1.16b           // aria.cs:86:52 encrypt>FO r10
+    ldr q6, [x0, #2672]                             // round key ek[10][7]
+    eor3 v27.16b, v8.16b, v6.16b, v27.16b           // aria.cs:86:52 encrypt>FO r10
+    eor v19.16b, v19.16b, v11.16b                   // aria.cs:86:52 encrypt>FO r10
+    eor v6.16b, v31.16b, v2.16b                     // aria.cs:86:52 encrypt>FO r10
+    eor3 v30.16b, v25.16b, v30.16b, v7.16b          // aria.cs:86:52 encrypt>FO r10
+    eor v21.16b, v25.16b, v21.16b                   // aria.cs:86:52 encrypt>FO r10
+    and v25.16b, v13.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor3 v20.16b, v17.16b, v20.16b, v9.16b          // aria.cs:86:52 encrypt>FO r10
+    eor3 v17.16b, v17.16b, v23.16b, v1.16b          // aria.cs:86:52 encrypt>FO r10
+    ushr v23.16b, v13.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor3 v2.16b, v2.16b, v9.16b, v15.16b            // aria.cs:86:52 encrypt>FO r10
+    ldr q8, [x0, #2608]                             // round key ek[10][3]
+    eor3 v26.16b, v6.16b, v8.16b, v26.16b           // aria.cs:86:52 encrypt>FO r10
+    eor v19.16b, v19.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r10
+    tbl v25.16b, {v5.16b}, v25.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v23.16b, {v4.16b}, v23.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
+    and v8.16b, v14.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    ushr v9.16b, v14.16b, #4                        // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v23.16b, v25.16b, v23.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v16.16b, v16.16b, v7.16b                    // aria.cs:86:52 encrypt>FO r10
+    ldr q25, [x0, #2576]                            // round key ek[10][1]
+    aese v30.16b, v25.16b                           // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q25, [x0, #2640]                            // round key ek[10][5]
+    aese v17.16b, v25.16b                           // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q25, [x0, #2704]                            // round key ek[10][9]
+    aese v2.16b, v25.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q25, [x0, #2768]                            // round key ek[10][13]
+    aese v19.16b, v25.16b                           // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v25.16b, {v5.16b}, v8.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v8.16b, {v4.16b}, v9.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    and v9.16b, v26.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
     ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v26.16b, {v3.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v26.16b, v2.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aese v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    and v2.16b, v30.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v30.16b, {v3.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v30.16b, v2.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aese v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    and v2.16b, v22.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v22.16b, {v3.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v22.16b, v2.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aese v19.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    and v2.16b, v19.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
-    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v19.16b, {v3.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v19.16b, v2.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aesd v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    aesd v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    and v13.16b, v27.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor3 v22.16b, v6.16b, v22.16b, v7.16b           // aria.cs:86:52 encrypt>FO r10
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor3 v31.16b, v31.16b, v1.16b, v15.16b          // aria.cs:86:52 encrypt>FO r10
+    eor v16.16b, v16.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r10
+    eor v25.16b, v25.16b, v8.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v21.16b, v21.16b, v11.16b                   // aria.cs:86:52 encrypt>FO r10
+    eor v24.16b, v24.16b, v11.16b                   // aria.cs:86:52 encrypt>FO r10
+    tbl v1.16b, {v5.16b}, v9.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v26.16b, {v4.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v6.16b, {v5.16b}, v13.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v27.16b, {v4.16b}, v27.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
     aesd v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    aesd v16.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    and v4.16b, v24.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v24.16b, v4.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aesd v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    and v4.16b, v28.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v28.16b, v4.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aesd v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    and v4.16b, v20.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v20.16b, {v7.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v20.16b, v4.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aesd v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    and v4.16b, v17.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
+    and v7.16b, v30.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
+    and v8.16b, v17.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
     ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v17.16b, {v7.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v17.16b, v4.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aesd v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    eor v4.16b, v22.16b, v16.16b                    // aria.cs:63:33 encrypt>FO>A r10
-    eor3 v4.16b, v24.16b, v29.16b, v4.16b           // aria.cs:63:33 encrypt>FO>A r10
-    eor v8.16b, v21.16b, v17.16b                    // aria.cs:64:33 encrypt>FO>A r10
-    eor3 v8.16b, v27.16b, v30.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r10
-    eor v9.16b, v20.16b, v18.16b                    // aria.cs:65:34 encrypt>FO>A r10
-    eor3 v9.16b, v26.16b, v31.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r10
-    eor v10.16b, v23.16b, v19.16b                   // aria.cs:66:34 encrypt>FO>A r10
-    eor3 v10.16b, v25.16b, v28.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r10
-    eor v11.16b, v26.16b, v29.16b                   // aria.cs:75:18 encrypt>FO>A r10
-    eor v12.16b, v25.16b, v30.16b                   // aria.cs:76:18 encrypt>FO>A r10
-    eor v13.16b, v24.16b, v31.16b                   // aria.cs:77:18 encrypt>FO>A r10
-    eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 encrypt>FO>A r10
-    eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r11
-    eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q3, [x0, #2816]                             // round key ek[11][0]
-    eor3 v31.16b, v15.16b, v3.16b, v31.16b          // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r11
-    eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q6, [x0, #2832]                             // round key ek[11][1]
-    eor3 v28.16b, v3.16b, v6.16b, v28.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r11
-    eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q7, [x0, #2848]                             // round key ek[11][2]
-    eor3 v29.16b, v6.16b, v7.16b, v29.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r11
-    eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2864]                             // round key ek[11][3]
-    eor3 v30.16b, v7.16b, v5.16b, v30.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v25.16b, v25.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2880]                             // round key ek[11][4]
-    eor3 v25.16b, v7.16b, v5.16b, v25.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v26.16b, v26.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2896]                             // round key ek[11][5]
-    eor3 v26.16b, v6.16b, v5.16b, v26.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v27.16b, v27.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2912]                             // round key ek[11][6]
-    eor3 v27.16b, v3.16b, v5.16b, v27.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v24.16b, v24.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q3, [x0, #2928]                             // round key ek[11][7]
-    eor3 v24.16b, v15.16b, v3.16b, v24.16b          // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2944]                             // round key ek[11][8]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2960]                             // round key ek[11][9]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2976]                             // round key ek[11][10]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2992]                             // round key ek[11][11]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #3008]                             // round key ek[11][12]
-    eor3 v22.16b, v5.16b, v22.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #3024]                             // round key ek[11][13]
-    eor3 v21.16b, v5.16b, v21.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r11
-    ldr q4, [x0, #3040]                             // round key ek[11][14]
-    eor3 v20.16b, v4.16b, v20.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 encrypt>FE r11
-    ldr q4, [x0, #3056]                             // round key ek[11][15]
-    eor3 v23.16b, v4.16b, v23.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    aesd v31.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    aesd v25.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    aesd v17.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    aesd v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v28.16b, {v5.16b}, v28.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    aesd v28.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v26.16b, {v5.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    aesd v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
-    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v16.16b, {v5.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    aesd v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v21.16b, {v5.16b}, v21.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    aesd v21.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    aese v29.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    aese v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    aese v19.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    aese v20.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    aese v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v9.16b, v2.16b, v29.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
+    ushr v2.16b, v2.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r10
+    and v10.16b, v19.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v24.16b, v24.16b, v12.16b                   // aria.cs:86:52 encrypt>FO r10
+    eor v26.16b, v1.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v27.16b, v6.16b, v27.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q1, [x0, #2752]                             // round key ek[10][12]
+    aese v28.16b, v1.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q1, [x0, #2656]                             // round key ek[10][6]
+    aesd v21.16b, v1.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q1, [x0, #2720]                             // round key ek[10][10]
+    aesd v16.16b, v1.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q1, [x0, #2784]                             // round key ek[10][14]
+    aesd v31.16b, v1.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v1.16b, {v3.16b}, v7.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q6, [x8, #1040]                             // const affine map, high nibble
+    tbl v30.16b, {v6.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v7.16b, {v3.16b}, v8.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v17.16b, {v6.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v8.16b, {v3.16b}, v9.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v9.16b, {v3.16b}, v10.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v19.16b, {v6.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q10, [x8, #1056]                            // const ShiftRows^2 lanes
+    tbl v23.16b, {v23.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    ldr q11, [x0, #2560]                            // round key ek[10][0]
+    aese v18.16b, v11.16b                           // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q11, [x0, #2688]                            // round key ek[10][8]
+    aese v24.16b, v11.16b                           // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q11, [x0, #2592]                            // round key ek[10][2]
+    aesd v20.16b, v11.16b                           // aria.cs:53:13 encrypt>FO>SL1 r10
+    aesd v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    aesd v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v30.16b, v1.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v17.16b, v7.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v1.16b, v8.16b, v2.16b                      // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v19.16b, v9.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v21.16b, {v21.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    tbl v16.16b, {v16.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    tbl v31.16b, {v31.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    tbl v25.16b, {v25.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    eor v2.16b, v23.16b, v28.16b                    // aria.cs:65:34 encrypt>FO>A r10
+    ldr q7, [x0, #2624]                             // round key ek[10][4]
+    aese v22.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v20.16b, {v20.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    tbl v26.16b, {v26.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    tbl v27.16b, {v27.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    eor3 v2.16b, v30.16b, v21.16b, v2.16b           // aria.cs:65:34 encrypt>FO>A r10
+    eor v7.16b, v1.16b, v31.16b                     // aria.cs:63:33 encrypt>FO>A r10
+    eor v8.16b, v24.16b, v25.16b                    // aria.cs:64:33 encrypt>FO>A r10
+    eor v9.16b, v16.16b, v19.16b                    // aria.cs:66:34 encrypt>FO>A r10
+    eor v11.16b, v18.16b, v17.16b                   // aria.cs:76:18 encrypt>FO>A r10
+    eor3 v7.16b, v26.16b, v22.16b, v7.16b           // aria.cs:63:33 encrypt>FO>A r10
+    eor3 v8.16b, v20.16b, v17.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r10
+    eor3 v9.16b, v18.16b, v27.16b, v9.16b           // aria.cs:66:34 encrypt>FO>A r10
+    eor v12.16b, v26.16b, v21.16b                   // aria.cs:77:18 encrypt>FO>A r10
+    eor v13.16b, v16.16b, v25.16b                   // aria.cs:87:52 encrypt>FE r11
+    ldr q14, [x0, #2960]                            // round key ek[11][9]
+    eor v14.16b, v14.16b, v31.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor v15.16b, v2.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r11
+    eor v14.16b, v14.16b, v15.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor v15.16b, v30.16b, v22.16b                   // aria.cs:75:18 encrypt>FO>A r10
+    eor v30.16b, v30.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r11
+    eor v10.16b, v24.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor3 v21.16b, v10.16b, v21.16b, v7.16b          // aria.cs:87:52 encrypt>FE r11
+    eor v26.16b, v10.16b, v26.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor v10.16b, v1.16b, v28.16b                    // aria.cs:87:52 encrypt>FE r11
+    eor3 v22.16b, v13.16b, v22.16b, v2.16b          // aria.cs:87:52 encrypt>FE r11
+    eor v31.16b, v23.16b, v31.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor3 v17.16b, v31.16b, v17.16b, v9.16b          // aria.cs:87:52 encrypt>FE r11
+    eor3 v18.16b, v31.16b, v18.16b, v8.16b          // aria.cs:87:52 encrypt>FE r11
+    ldr q31, [x0, #2896]                            // round key ek[11][5]
+    eor v31.16b, v13.16b, v31.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor v13.16b, v27.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r11
+    eor v30.16b, v31.16b, v30.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor v31.16b, v9.16b, v12.16b                    // aria.cs:87:52 encrypt>FE r11
+    eor3 v19.16b, v19.16b, v8.16b, v12.16b          // aria.cs:87:52 encrypt>FE r11
+    ldr q12, [x0, #3024]                            // round key ek[11][13]
+    eor3 v24.16b, v12.16b, v24.16b, v31.16b         // aria.cs:87:52 encrypt>FE r11
+    eor3 v16.16b, v16.16b, v8.16b, v15.16b          // aria.cs:87:52 encrypt>FE r11
+    eor v27.16b, v20.16b, v27.16b                   // aria.cs:78:18 encrypt>FO>A r10
+    ldr q31, [x0, #2832]                            // round key ek[11][1]
+    eor3 v31.16b, v10.16b, v31.16b, v13.16b         // aria.cs:87:52 encrypt>FE r11
+    eor v28.16b, v28.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r11
+    and v8.16b, v14.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    ushr v12.16b, v14.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v26.16b, v26.16b, v2.16b                    // aria.cs:87:52 encrypt>FE r11
+    eor v28.16b, v28.16b, v27.16b                   // aria.cs:87:52 encrypt>FE r11
+    tbl v8.16b, {v5.16b}, v8.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v12.16b, {v4.16b}, v12.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q13, [x0, #3056]                            // round key ek[11][15]
+    aese v16.16b, v13.16b                           // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v13.16b, v31.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    ushr v31.16b, v31.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v14.16b, v30.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor3 v27.16b, v1.16b, v2.16b, v27.16b           // aria.cs:87:52 encrypt>FE r11
     ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    aese v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v1.16b, v24.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
     ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    aese v18.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v18.16b, {v7.16b}, v18.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    aese v23.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
-    ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v23.16b, {v7.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v3.16b, v16.16b, v20.16b                    // aria.cs:63:33 encrypt>FE>A r11
-    eor3 v3.16b, v30.16b, v25.16b, v3.16b           // aria.cs:63:33 encrypt>FE>A r11
-    eor v8.16b, v17.16b, v23.16b                    // aria.cs:64:33 encrypt>FE>A r11
-    eor3 v8.16b, v29.16b, v26.16b, v8.16b           // aria.cs:64:33 encrypt>FE>A r11
-    eor v9.16b, v18.16b, v22.16b                    // aria.cs:65:34 encrypt>FE>A r11
-    eor3 v9.16b, v28.16b, v27.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r11
-    eor v10.16b, v19.16b, v21.16b                   // aria.cs:66:34 encrypt>FE>A r11
-    eor3 v10.16b, v31.16b, v24.16b, v10.16b         // aria.cs:66:34 encrypt>FE>A r11
-    eor v11.16b, v28.16b, v25.16b                   // aria.cs:75:18 encrypt>FE>A r11
-    eor v12.16b, v31.16b, v26.16b                   // aria.cs:76:18 encrypt>FE>A r11
-    eor v13.16b, v30.16b, v27.16b                   // aria.cs:77:18 encrypt>FE>A r11
-    eor v14.16b, v29.16b, v24.16b                   // aria.cs:78:18 encrypt>FE>A r11
-    eor v15.16b, v17.16b, v21.16b                   // aria.cs:86:52 encrypt>FO r12
-    eor v27.16b, v27.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q5, [x0, #3072]                             // round key ek[12][0]
-    eor3 v27.16b, v15.16b, v5.16b, v27.16b          // aria.cs:86:52 encrypt>FO r12
-    eor v5.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r12
-    eor v24.16b, v24.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q4, [x0, #3088]                             // round key ek[12][1]
-    eor3 v24.16b, v5.16b, v4.16b, v24.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v4.16b, v19.16b, v23.16b                    // aria.cs:86:52 encrypt>FO r12
-    eor v25.16b, v25.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q2, [x0, #3104]                             // round key ek[12][2]
-    eor3 v25.16b, v4.16b, v2.16b, v25.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r12
-    eor v26.16b, v26.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r12
-    ldr q7, [x0, #3120]                             // round key ek[12][3]
-    eor3 v26.16b, v2.16b, v7.16b, v26.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v31.16b, v31.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q7, [x0, #3136]                             // round key ek[12][4]
-    eor3 v31.16b, v2.16b, v7.16b, v31.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v28.16b, v28.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q2, [x0, #3152]                             // round key ek[12][5]
-    eor3 v28.16b, v4.16b, v2.16b, v28.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v29.16b, v29.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r12
-    ldr q2, [x0, #3168]                             // round key ek[12][6]
-    eor3 v29.16b, v5.16b, v2.16b, v29.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v30.16b, v30.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q2, [x0, #3184]                             // round key ek[12][7]
-    eor3 v30.16b, v15.16b, v2.16b, v30.16b          // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q4, [x0, #3200]                             // round key ek[12][8]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r12
-    ldr q4, [x0, #3216]                             // round key ek[12][9]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 encrypt>FO r12
-    ldr q4, [x0, #3232]                             // round key ek[12][10]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r12
-    ldr q4, [x0, #3248]                             // round key ek[12][11]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r12
-    ldr q4, [x0, #3264]                             // round key ek[12][12]
-    eor3 v16.16b, v4.16b, v16.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q4, [x0, #3280]                             // round key ek[12][13]
-    eor3 v17.16b, v4.16b, v17.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r12
-    ldr q3, [x0, #3296]                             // round key ek[12][14]
-    eor3 v18.16b, v3.16b, v18.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r12
-    ldr q3, [x0, #3312]                             // round key ek[12][15]
-    eor3 v19.16b, v3.16b, v19.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    aese v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    aese v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    aese v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    aese v16.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    aese v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    and v2.16b, v24.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v24.16b, {v3.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v24.16b, v2.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    aese v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    and v2.16b, v28.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v28.16b, {v3.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v28.16b, v2.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    aese v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    and v2.16b, v20.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v20.16b, {v3.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v20.16b, v2.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    aese v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    and v2.16b, v17.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor3 v25.16b, v25.16b, v9.16b, v15.16b          // aria.cs:87:52 encrypt>FE r11
+    eor v23.16b, v23.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r11
+    eor v2.16b, v8.16b, v12.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v7.16b, {v5.16b}, v13.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v31.16b, {v4.16b}, v31.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v8.16b, {v5.16b}, v14.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v30.16b, {v4.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v1.16b, {v5.16b}, v1.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v24.16b, {v4.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q12, [x0, #2864]                            // round key ek[11][3]
+    aese v17.16b, v12.16b                           // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q12, [x0, #2928]                            // round key ek[11][7]
+    aese v26.16b, v12.16b                           // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q12, [x0, #2992]                            // round key ek[11][11]
+    aese v28.16b, v12.16b                           // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v12.16b, v16.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v23.16b, v23.16b, v11.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor v31.16b, v7.16b, v31.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v30.16b, v8.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v24.16b, v1.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q1, [x0, #2944]                             // round key ek[11][8]
+    aesd v25.16b, v1.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    aesd v2.16b, v0.16b                             // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v1.16b, {v3.16b}, v12.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v16.16b, {v6.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v7.16b, v17.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    ushr v17.16b, v17.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v8.16b, v26.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v11.16b, v28.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q12, [x0, #2880]                            // round key ek[11][4]
+    aesd v18.16b, v12.16b                           // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q12, [x0, #3008]                            // round key ek[11][12]
+    aesd v27.16b, v12.16b                           // aria.cs:57:13 encrypt>FE>SL2 r11
+    aesd v31.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    aesd v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    aesd v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q12, [x0, #3040]                            // round key ek[11][14]
+    aese v23.16b, v12.16b                           // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v16.16b, v1.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q1, [x8, #1056]                             // const ShiftRows^2 lanes
+    tbl v25.16b, {v25.16b}, v1.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    tbl v2.16b, {v2.16b}, v1.16b                    // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    tbl v7.16b, {v3.16b}, v7.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v17.16b, {v6.16b}, v17.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v8.16b, {v3.16b}, v8.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v26.16b, {v6.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v11.16b, {v3.16b}, v11.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v28.16b, {v6.16b}, v28.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor3 v20.16b, v10.16b, v20.16b, v9.16b          // aria.cs:87:52 encrypt>FE r11
+    ldr q9, [x0, #2816]                             // round key ek[11][0]
+    aesd v21.16b, v9.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q9, [x0, #2848]                             // round key ek[11][2]
+    aese v22.16b, v9.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q9, [x0, #2976]                             // round key ek[11][10]
+    aese v19.16b, v9.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v17.16b, v7.16b, v17.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v26.16b, v8.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v28.16b, v11.16b, v28.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v18.16b, {v18.16b}, v1.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    tbl v27.16b, {v27.16b}, v1.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    tbl v31.16b, {v31.16b}, v1.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    tbl v30.16b, {v30.16b}, v1.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    tbl v24.16b, {v24.16b}, v1.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    eor v7.16b, v2.16b, v23.16b                     // aria.cs:63:33 encrypt>FE>A r11
+    eor v8.16b, v25.16b, v16.16b                    // aria.cs:64:33 encrypt>FE>A r11
+    ldr q9, [x0, #2912]                             // round key ek[11][6]
+    aese v20.16b, v9.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v21.16b, {v21.16b}, v1.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    eor3 v7.16b, v17.16b, v18.16b, v7.16b           // aria.cs:63:33 encrypt>FE>A r11
+    eor3 v8.16b, v22.16b, v30.16b, v8.16b           // aria.cs:64:33 encrypt>FE>A r11
+    eor v9.16b, v28.16b, v27.16b                    // aria.cs:65:34 encrypt>FE>A r11
+    eor v10.16b, v19.16b, v24.16b                   // aria.cs:66:34 encrypt>FE>A r11
+    eor v11.16b, v31.16b, v18.16b                   // aria.cs:75:18 encrypt>FE>A r11
+    eor v12.16b, v22.16b, v26.16b                   // aria.cs:78:18 encrypt>FE>A r11
+    eor3 v9.16b, v31.16b, v20.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r11
+    eor3 v10.16b, v21.16b, v26.16b, v10.16b         // aria.cs:66:34 encrypt>FE>A r11
+    ldr q13, [x0, #3248]                            // round key ek[12][11]
+    eor v13.16b, v13.16b, v27.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor v14.16b, v7.16b, v12.16b                    // aria.cs:86:52 encrypt>FO r12
+    ldr q15, [x0, #3312]                            // round key ek[12][15]
+    eor v15.16b, v15.16b, v19.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor v1.16b, v8.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r12
+    eor v13.16b, v13.16b, v14.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor v1.16b, v15.16b, v1.16b                     // aria.cs:86:52 encrypt>FO r12
+    eor v14.16b, v21.16b, v30.16b                   // aria.cs:76:18 encrypt>FE>A r11
+    eor v30.16b, v30.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor v15.16b, v17.16b, v20.16b                   // aria.cs:77:18 encrypt>FE>A r11
+    eor v27.16b, v2.16b, v27.16b                    // aria.cs:86:52 encrypt>FO r12
+    eor3 v2.16b, v2.16b, v9.16b, v12.16b            // aria.cs:86:52 encrypt>FO r12
+    eor v17.16b, v17.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r12
+    eor v12.16b, v25.16b, v24.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor3 v20.16b, v12.16b, v20.16b, v7.16b          // aria.cs:86:52 encrypt>FO r12
+    ldr q6, [x0, #3184]                             // round key ek[12][7]
+    eor3 v17.16b, v12.16b, v6.16b, v17.16b          // aria.cs:86:52 encrypt>FO r12
+    eor v25.16b, v25.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor v6.16b, v28.16b, v23.16b                    // aria.cs:86:52 encrypt>FO r12
+    eor3 v26.16b, v27.16b, v26.16b, v8.16b          // aria.cs:86:52 encrypt>FO r12
+    eor v22.16b, v27.16b, v22.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor v23.16b, v23.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r12
+    eor v19.16b, v19.16b, v16.16b                   // aria.cs:86:52 encrypt>FO r12
+    ldr q27, [x0, #3120]                            // round key ek[12][3]
+    eor3 v27.16b, v6.16b, v27.16b, v30.16b          // aria.cs:86:52 encrypt>FO r12
+    eor v23.16b, v23.16b, v14.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor v25.16b, v25.16b, v15.16b                   // aria.cs:86:52 encrypt>FO r12
+    and v30.16b, v13.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor3 v18.16b, v19.16b, v18.16b, v9.16b          // aria.cs:86:52 encrypt>FO r12
+    ushr v9.16b, v13.16b, #4                        // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v12.16b, v1.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor v21.16b, v6.16b, v21.16b                    // aria.cs:86:52 encrypt>FO r12
+    ushr v1.16b, v1.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor3 v19.16b, v19.16b, v31.16b, v7.16b          // aria.cs:86:52 encrypt>FO r12
+    ldr q31, [x0, #3216]                            // round key ek[12][9]
+    aese v23.16b, v31.16b                           // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q31, [x0, #3280]                            // round key ek[12][13]
+    aese v25.16b, v31.16b                           // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v31.16b, {v4.16b}, v9.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v6.16b, {v5.16b}, v12.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v1.16b, {v4.16b}, v1.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v9.16b, v27.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v12.16b, v17.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor3 v28.16b, v28.16b, v7.16b, v14.16b          // aria.cs:86:52 encrypt>FO r12
     ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v17.16b, {v3.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    aesd v29.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    aesd v21.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    aesd v18.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    and v4.16b, v26.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v26.16b, v4.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    aesd v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    and v4.16b, v30.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v30.16b, v4.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor3 v24.16b, v24.16b, v8.16b, v15.16b          // aria.cs:86:52 encrypt>FO r12
+    eor v30.16b, v30.16b, v31.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor v31.16b, v6.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q1, [x0, #3088]                             // round key ek[12][1]
+    aese v26.16b, v1.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q1, [x0, #3152]                             // round key ek[12][5]
+    aese v19.16b, v1.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v1.16b, {v5.16b}, v9.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v27.16b, {v4.16b}, v27.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v6.16b, {v5.16b}, v12.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v17.16b, {v4.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v7.16b, v23.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    ushr v23.16b, v23.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v9.16b, v25.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor3 v16.16b, v16.16b, v10.16b, v11.16b         // aria.cs:86:52 encrypt>FO r12
+    eor v22.16b, v22.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor v27.16b, v1.16b, v27.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor v17.16b, v6.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q1, [x0, #3232]                             // round key ek[12][10]
+    aesd v24.16b, v1.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q1, [x0, #3296]                             // round key ek[12][14]
+    aesd v28.16b, v1.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
     aesd v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    and v4.16b, v22.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v22.16b, {v7.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v22.16b, v4.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    aesd v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    and v4.16b, v19.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
+    aesd v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v1.16b, {v3.16b}, v7.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q6, [x8, #1040]                             // const affine map, high nibble
+    tbl v23.16b, {v6.16b}, v23.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v7.16b, {v3.16b}, v9.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v25.16b, {v6.16b}, v25.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v9.16b, v26.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v10.16b, v19.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
     ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v19.16b, {v7.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v19.16b, v4.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    aesd v19.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    eor v4.16b, v20.16b, v18.16b                    // aria.cs:63:33 encrypt>FO>A r12
-    eor3 v4.16b, v26.16b, v31.16b, v4.16b           // aria.cs:63:33 encrypt>FO>A r12
-    eor v8.16b, v23.16b, v19.16b                    // aria.cs:64:33 encrypt>FO>A r12
-    eor3 v8.16b, v25.16b, v28.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r12
-    eor v9.16b, v22.16b, v16.16b                    // aria.cs:65:34 encrypt>FO>A r12
-    eor3 v9.16b, v24.16b, v29.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r12
-    eor v10.16b, v21.16b, v17.16b                   // aria.cs:66:34 encrypt>FO>A r12
-    eor3 v10.16b, v27.16b, v30.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r12
-    eor v11.16b, v24.16b, v31.16b                   // aria.cs:75:18 encrypt>FO>A r12
-    eor v12.16b, v27.16b, v28.16b                   // aria.cs:76:18 encrypt>FO>A r12
-    eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 encrypt>FO>A r12
-    eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 encrypt>FO>A r12
-    eor v15.16b, v23.16b, v17.16b                   // aria.cs:121:36 encrypt
-    eor v29.16b, v29.16b, v4.16b                    // aria.cs:121:36 encrypt
-    ldr q3, [x0, #3328]                             // round key ek[13][0]
-    eor3 v29.16b, v15.16b, v3.16b, v29.16b          // aria.cs:121:36 encrypt
-    eor v3.16b, v20.16b, v16.16b                    // aria.cs:121:36 encrypt
-    eor v30.16b, v30.16b, v8.16b                    // aria.cs:121:36 encrypt
+    eor v21.16b, v21.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r12
+    ldr q8, [x0, #3200]                             // round key ek[12][8]
+    aese v16.16b, v8.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q8, [x0, #3264]                             // round key ek[12][12]
+    aese v2.16b, v8.16b                             // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q8, [x0, #3104]                             // round key ek[12][2]
+    aesd v18.16b, v8.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q8, [x0, #3168]                             // round key ek[12][6]
+    aesd v22.16b, v8.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    aesd v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    aesd v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor v23.16b, v1.16b, v23.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor v25.16b, v7.16b, v25.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v1.16b, {v3.16b}, v9.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v26.16b, {v6.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v7.16b, {v3.16b}, v10.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v19.16b, {v6.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q8, [x8, #1056]                             // const ShiftRows^2 lanes
+    tbl v24.16b, {v24.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    tbl v28.16b, {v28.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    tbl v30.16b, {v30.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    tbl v31.16b, {v31.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    ldr q9, [x0, #3072]                             // round key ek[12][0]
+    aese v20.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q9, [x0, #3136]                             // round key ek[12][4]
+    aese v21.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor v26.16b, v1.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor v19.16b, v7.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v18.16b, {v18.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    tbl v22.16b, {v22.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    tbl v27.16b, {v27.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    tbl v17.16b, {v17.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    eor v1.16b, v23.16b, v28.16b                    // aria.cs:63:33 encrypt>FO>A r12
+    eor v7.16b, v16.16b, v31.16b                    // aria.cs:64:33 encrypt>FO>A r12
+    eor v9.16b, v30.16b, v2.16b                     // aria.cs:65:34 encrypt>FO>A r12
+    eor v10.16b, v24.16b, v25.16b                   // aria.cs:66:34 encrypt>FO>A r12
+    eor3 v1.16b, v27.16b, v21.16b, v1.16b           // aria.cs:63:33 encrypt>FO>A r12
+    eor3 v7.16b, v18.16b, v19.16b, v7.16b           // aria.cs:64:33 encrypt>FO>A r12
+    eor3 v9.16b, v26.16b, v22.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r12
+    eor3 v10.16b, v20.16b, v17.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r12
+    eor v11.16b, v20.16b, v19.16b                   // aria.cs:76:18 encrypt>FO>A r12
+    eor v12.16b, v27.16b, v22.16b                   // aria.cs:77:18 encrypt>FO>A r12
+    eor v13.16b, v24.16b, v31.16b                   // aria.cs:121:36 encrypt
+    eor v14.16b, v16.16b, v25.16b                   // aria.cs:121:36 encrypt
+    eor v15.16b, v23.16b, v2.16b                    // aria.cs:121:36 encrypt
+    eor v8.16b, v17.16b, v7.16b                     // aria.cs:121:36 encrypt
+    eor v17.16b, v18.16b, v17.16b                   // aria.cs:78:18 encrypt>FO>A r12
+    eor3 v22.16b, v14.16b, v22.16b, v1.16b          // aria.cs:121:36 encrypt
+    eor v27.16b, v14.16b, v27.16b                   // aria.cs:121:36 encrypt
+    ldr q14, [x0, #3408]                            // round key ek[13][5]
+    eor v14.16b, v13.16b, v14.16b                   // aria.cs:121:36 encrypt
     ldr q6, [x0, #3344]                             // round key ek[13][1]
-    eor3 v30.16b, v3.16b, v6.16b, v30.16b           // aria.cs:121:36 encrypt
-    eor v6.16b, v21.16b, v19.16b                    // aria.cs:121:36 encrypt
-    eor v31.16b, v31.16b, v9.16b                    // aria.cs:121:36 encrypt
-    ldr q7, [x0, #3360]                             // round key ek[13][2]
-    eor3 v31.16b, v6.16b, v7.16b, v31.16b           // aria.cs:121:36 encrypt
-    eor v7.16b, v22.16b, v18.16b                    // aria.cs:121:36 encrypt
-    eor v28.16b, v28.16b, v10.16b                   // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3376]                             // round key ek[13][3]
-    eor3 v28.16b, v7.16b, v5.16b, v28.16b           // aria.cs:121:36 encrypt
-    eor v27.16b, v27.16b, v8.16b                    // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3392]                             // round key ek[13][4]
-    eor3 v27.16b, v7.16b, v5.16b, v27.16b           // aria.cs:121:36 encrypt
-    eor v24.16b, v24.16b, v4.16b                    // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3408]                             // round key ek[13][5]
-    eor3 v24.16b, v6.16b, v5.16b, v24.16b           // aria.cs:121:36 encrypt
-    eor v25.16b, v25.16b, v10.16b                   // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3424]                             // round key ek[13][6]
-    eor3 v25.16b, v3.16b, v5.16b, v25.16b           // aria.cs:121:36 encrypt
-    eor v26.16b, v26.16b, v9.16b                    // aria.cs:121:36 encrypt
-    ldr q3, [x0, #3440]                             // round key ek[13][7]
-    eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:121:36 encrypt
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3456]                             // round key ek[13][8]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:121:36 encrypt
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3472]                             // round key ek[13][9]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:121:36 encrypt
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3488]                             // round key ek[13][10]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:121:36 encrypt
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3504]                             // round key ek[13][11]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:121:36 encrypt
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3520]                             // round key ek[13][12]
-    eor3 v20.16b, v5.16b, v20.16b, v3.16b           // aria.cs:121:36 encrypt
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3536]                             // round key ek[13][13]
-    eor3 v23.16b, v5.16b, v23.16b, v3.16b           // aria.cs:121:36 encrypt
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:121:36 encrypt
-    ldr q4, [x0, #3552]                             // round key ek[13][14]
-    eor3 v22.16b, v4.16b, v22.16b, v3.16b           // aria.cs:121:36 encrypt
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:121:36 encrypt
-    ldr q4, [x0, #3568]                             // round key ek[13][15]
-    eor3 v21.16b, v4.16b, v21.16b, v3.16b           // aria.cs:121:36 encrypt
-    aesd v29.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    aesd v27.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    aesd v19.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    aesd v20.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>SL2
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 encrypt>SL2
-    aesd v30.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>SL2
-    tbl v24.16b, {v5.16b}, v24.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 encrypt>SL2
-    aesd v24.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>SL2
-    tbl v18.16b, {v5.16b}, v18.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 encrypt>SL2
-    aesd v18.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>SL2
-    tbl v23.16b, {v5.16b}, v23.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 encrypt>SL2
-    aesd v23.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    aese v31.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    aese v25.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    aese v17.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    aese v22.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    aese v28.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    ldr q4, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>SL2
-    ldr q5, [x8, #1040]                             // const affine map, high nibble
-    tbl v28.16b, {v5.16b}, v28.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 encrypt>SL2
-    aese v26.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>SL2
-    tbl v26.16b, {v5.16b}, v26.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 encrypt>SL2
-    aese v16.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
+    eor3 v6.16b, v15.16b, v6.16b, v8.16b            // aria.cs:121:36 encrypt
+    eor3 v18.16b, v15.16b, v18.16b, v10.16b         // aria.cs:121:36 encrypt
+    eor v8.16b, v26.16b, v1.16b                     // aria.cs:121:36 encrypt
+    eor v8.16b, v14.16b, v8.16b                     // aria.cs:121:36 encrypt
+    eor v14.16b, v9.16b, v11.16b                    // aria.cs:121:36 encrypt
+    eor v26.16b, v26.16b, v21.16b                   // aria.cs:75:18 encrypt>FO>A r12
+    eor3 v21.16b, v13.16b, v21.16b, v9.16b          // aria.cs:121:36 encrypt
+    eor v13.16b, v10.16b, v12.16b                   // aria.cs:121:36 encrypt
+    ldr q15, [x0, #3536]                            // round key ek[13][13]
+    eor3 v16.16b, v15.16b, v16.16b, v13.16b         // aria.cs:121:36 encrypt
+    ldr q13, [x0, #3472]                            // round key ek[13][9]
+    eor3 v13.16b, v13.16b, v28.16b, v14.16b         // aria.cs:121:36 encrypt
+    eor v28.16b, v30.16b, v28.16b                   // aria.cs:121:36 encrypt
+    eor3 v19.16b, v28.16b, v19.16b, v10.16b         // aria.cs:121:36 encrypt
+    eor v27.16b, v27.16b, v9.16b                    // aria.cs:121:36 encrypt
+    eor3 v2.16b, v2.16b, v1.16b, v17.16b            // aria.cs:121:36 encrypt
+    eor3 v24.16b, v24.16b, v7.16b, v26.16b          // aria.cs:121:36 encrypt
+    and v14.16b, v6.16b, v29.16b                    // aria.cs:57:13 encrypt>SL2
+    eor3 v26.16b, v31.16b, v10.16b, v26.16b         // aria.cs:121:36 encrypt
+    ushr v31.16b, v6.16b, #4                        // aria.cs:57:13 encrypt>SL2
+    and v6.16b, v8.16b, v29.16b                     // aria.cs:57:13 encrypt>SL2
+    ushr v8.16b, v8.16b, #4                         // aria.cs:57:13 encrypt>SL2
+    and v10.16b, v13.16b, v29.16b                   // aria.cs:57:13 encrypt>SL2
+    eor3 v20.16b, v28.16b, v20.16b, v7.16b          // aria.cs:121:36 encrypt
+    ushr v28.16b, v13.16b, #4                       // aria.cs:57:13 encrypt>SL2
+    and v13.16b, v16.16b, v29.16b                   // aria.cs:57:13 encrypt>SL2
+    eor v25.16b, v25.16b, v7.16b                    // aria.cs:121:36 encrypt
     ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>SL2
-    tbl v16.16b, {v5.16b}, v16.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 encrypt>SL2
-    aese v21.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    and v0.16b, v21.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    tbl v0.16b, {v4.16b}, v0.16b                    // aria.cs:57:13 encrypt>SL2
-    tbl v21.16b, {v5.16b}, v21.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v21.16b, v0.16b, v21.16b                    // aria.cs:57:13 encrypt>SL2
-    ldr q0, [x0, #3584]                             // round key ek[14][0]
-    eor v29.16b, v0.16b, v29.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3600]                             // round key ek[14][1]
-    eor v30.16b, v0.16b, v30.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3616]                             // round key ek[14][2]
-    eor v31.16b, v0.16b, v31.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3632]                             // round key ek[14][3]
-    eor v28.16b, v0.16b, v28.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3648]                             // round key ek[14][4]
-    eor v27.16b, v0.16b, v27.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3664]                             // round key ek[14][5]
-    eor v24.16b, v0.16b, v24.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3680]                             // round key ek[14][6]
-    eor v25.16b, v0.16b, v25.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3696]                             // round key ek[14][7]
-    eor v26.16b, v0.16b, v26.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3712]                             // round key ek[14][8]
-    eor v19.16b, v0.16b, v19.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3728]                             // round key ek[14][9]
-    eor v18.16b, v0.16b, v18.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3744]                             // round key ek[14][10]
-    eor v17.16b, v0.16b, v17.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3760]                             // round key ek[14][11]
-    eor v16.16b, v0.16b, v16.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3776]                             // round key ek[14][12]
-    eor v20.16b, v0.16b, v20.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3792]                             // round key ek[14][13]
-    eor v23.16b, v0.16b, v23.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3808]                             // round key ek[14][14]
-    eor v22.16b, v0.16b, v22.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3824]                             // round key ek[14][15]
-    eor v21.16b, v0.16b, v21.16b                    // aria.cs:121:54 encrypt
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    zip1 v0.16b, v26.16b, v21.16b                   // store blocks 0..15
-    zip2 v21.16b, v26.16b, v21.16b                  // store blocks 0..15
-    zip1 v26.16b, v28.16b, v16.16b                  // store blocks 0..15
-    zip2 v16.16b, v28.16b, v16.16b                  // store blocks 0..15
-    zip1 v28.16b, v25.16b, v22.16b                  // store blocks 0..15
-    zip2 v22.16b, v25.16b, v22.16b                  // store blocks 0..15
-    zip1 v25.16b, v31.16b, v17.16b                  // store blocks 0..15
-    zip2 v17.16b, v31.16b, v17.16b                  // store blocks 0..15
-    zip1 v31.16b, v24.16b, v23.16b                  // store blocks 0..15
-    zip2 v23.16b, v24.16b, v23.16b                  // store blocks 0..15
-    zip1 v24.16b, v30.16b, v18.16b                  // store blocks 0..15
-    zip2 v18.16b, v30.16b, v18.16b                  // store blocks 0..15
-    zip1 v30.16b, v27.16b, v20.16b                  // store blocks 0..15
-    zip2 v20.16b, v27.16b, v20.16b                  // store blocks 0..15
-    zip1 v27.16b, v29.16b, v19.16b                  // store blocks 0..15
-    zip2 v19.16b, v29.16b, v19.16b                  // store blocks 0..15
-    zip1 v4.16b, v16.16b, v21.16b                   // store blocks 0..15
-    zip2 v8.16b, v16.16b, v21.16b                   // store blocks 0..15
-    zip1 v3.16b, v17.16b, v22.16b                   // store blocks 0..15
-    zip2 v7.16b, v17.16b, v22.16b                   // store blocks 0..15
+    eor v23.16b, v23.16b, v9.16b                    // aria.cs:121:36 encrypt
+    tbl v7.16b, {v5.16b}, v14.16b                   // aria.cs:57:13 encrypt>SL2
+    tbl v31.16b, {v4.16b}, v31.16b                  // aria.cs:57:13 encrypt>SL2
+    tbl v6.16b, {v5.16b}, v6.16b                    // aria.cs:57:13 encrypt>SL2
+    tbl v8.16b, {v4.16b}, v8.16b                    // aria.cs:57:13 encrypt>SL2
+    tbl v9.16b, {v5.16b}, v10.16b                   // aria.cs:57:13 encrypt>SL2
+    tbl v28.16b, {v4.16b}, v28.16b                  // aria.cs:57:13 encrypt>SL2
+    tbl v5.16b, {v5.16b}, v13.16b                   // aria.cs:57:13 encrypt>SL2
+    tbl v16.16b, {v4.16b}, v16.16b                  // aria.cs:57:13 encrypt>SL2
+    ldr q4, [x0, #3376]                             // round key ek[13][3]
+    aese v19.16b, v4.16b                            // aria.cs:57:13 encrypt>SL2
+    ldr q4, [x0, #3440]                             // round key ek[13][7]
+    aese v27.16b, v4.16b                            // aria.cs:57:13 encrypt>SL2
+    ldr q4, [x0, #3504]                             // round key ek[13][11]
+    aese v2.16b, v4.16b                             // aria.cs:57:13 encrypt>SL2
+    ldr q4, [x0, #3568]                             // round key ek[13][15]
+    aese v24.16b, v4.16b                            // aria.cs:57:13 encrypt>SL2
+    eor v17.16b, v23.16b, v17.16b                   // aria.cs:121:36 encrypt
+    eor v23.16b, v30.16b, v1.16b                    // aria.cs:121:36 encrypt
+    eor v30.16b, v7.16b, v31.16b                    // aria.cs:57:13 encrypt>SL2
+    eor v31.16b, v6.16b, v8.16b                     // aria.cs:57:13 encrypt>SL2
+    eor v28.16b, v9.16b, v28.16b                    // aria.cs:57:13 encrypt>SL2
+    eor v16.16b, v5.16b, v16.16b                    // aria.cs:57:13 encrypt>SL2
+    and v1.16b, v19.16b, v29.16b                    // aria.cs:57:13 encrypt>SL2
+    ushr v19.16b, v19.16b, #4                       // aria.cs:57:13 encrypt>SL2
+    and v4.16b, v27.16b, v29.16b                    // aria.cs:57:13 encrypt>SL2
+    ushr v27.16b, v27.16b, #4                       // aria.cs:57:13 encrypt>SL2
+    and v5.16b, v2.16b, v29.16b                     // aria.cs:57:13 encrypt>SL2
+    ushr v2.16b, v2.16b, #4                         // aria.cs:57:13 encrypt>SL2
+    and v29.16b, v24.16b, v29.16b                   // aria.cs:57:13 encrypt>SL2
+    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>SL2
+    eor v25.16b, v25.16b, v12.16b                   // aria.cs:121:36 encrypt
+    eor v23.16b, v23.16b, v11.16b                   // aria.cs:121:36 encrypt
+    ldr q6, [x0, #3328]                             // round key ek[13][0]
+    aesd v22.16b, v6.16b                            // aria.cs:57:13 encrypt>SL2
+    ldr q6, [x0, #3392]                             // round key ek[13][4]
+    aesd v20.16b, v6.16b                            // aria.cs:57:13 encrypt>SL2
+    ldr q6, [x0, #3456]                             // round key ek[13][8]
+    aesd v26.16b, v6.16b                            // aria.cs:57:13 encrypt>SL2
+    ldr q6, [x0, #3520]                             // round key ek[13][12]
+    aesd v17.16b, v6.16b                            // aria.cs:57:13 encrypt>SL2
+    aesd v30.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
+    aesd v31.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
+    aesd v28.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
+    aesd v16.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
+    tbl v0.16b, {v3.16b}, v1.16b                    // aria.cs:57:13 encrypt>SL2
+    ldr q1, [x8, #1040]                             // const affine map, high nibble
+    tbl v19.16b, {v1.16b}, v19.16b                  // aria.cs:57:13 encrypt>SL2
+    tbl v4.16b, {v3.16b}, v4.16b                    // aria.cs:57:13 encrypt>SL2
+    tbl v27.16b, {v1.16b}, v27.16b                  // aria.cs:57:13 encrypt>SL2
+    tbl v5.16b, {v3.16b}, v5.16b                    // aria.cs:57:13 encrypt>SL2
+    tbl v2.16b, {v1.16b}, v2.16b                    // aria.cs:57:13 encrypt>SL2
+    tbl v29.16b, {v3.16b}, v29.16b                  // aria.cs:57:13 encrypt>SL2
+    tbl v24.16b, {v1.16b}, v24.16b                  // aria.cs:57:13 encrypt>SL2
+    ldr q1, [x0, #3360]                             // round key ek[13][2]
+    aese v21.16b, v1.16b                            // aria.cs:57:13 encrypt>SL2
+    ldr q1, [x0, #3424]                             // round key ek[13][6]
+    aese v18.16b, v1.16b                            // aria.cs:57:13 encrypt>SL2
+    ldr q1, [x0, #3488]                             // round key ek[13][10]
+    aese v25.16b, v1.16b                            // aria.cs:57:13 encrypt>SL2
+    ldr q1, [x0, #3552]                             // round key ek[13][14]
+    aese v23.16b, v1.16b                            // aria.cs:57:13 encrypt>SL2
+    eor v19.16b, v0.16b, v19.16b                    // aria.cs:57:13 encrypt>SL2
+    eor v27.16b, v4.16b, v27.16b                    // aria.cs:57:13 encrypt>SL2
+    eor v0.16b, v5.16b, v2.16b                      // aria.cs:57:13 encrypt>SL2
+    eor v24.16b, v29.16b, v24.16b                   // aria.cs:57:13 encrypt>SL2
+    ldr q29, [x8, #1056]                            // const ShiftRows^2 lanes
+    tbl v22.16b, {v22.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    tbl v20.16b, {v20.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    tbl v26.16b, {v26.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    tbl v17.16b, {v17.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    tbl v30.16b, {v30.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    tbl v31.16b, {v31.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    tbl v28.16b, {v28.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    tbl v16.16b, {v16.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    ldr q1, [x0, #3584]                             // round key ek[14][0]
+    eor v22.16b, v1.16b, v22.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3600]                             // round key ek[14][1]
+    eor v30.16b, v1.16b, v30.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3616]                             // round key ek[14][2]
+    eor v21.16b, v1.16b, v21.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3632]                             // round key ek[14][3]
+    eor v19.16b, v1.16b, v19.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3648]                             // round key ek[14][4]
+    eor v20.16b, v1.16b, v20.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3664]                             // round key ek[14][5]
+    eor v31.16b, v1.16b, v31.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3680]                             // round key ek[14][6]
+    eor v18.16b, v1.16b, v18.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3696]                             // round key ek[14][7]
+    eor v27.16b, v1.16b, v27.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3712]                             // round key ek[14][8]
+    eor v26.16b, v1.16b, v26.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3728]                             // round key ek[14][9]
+    eor v28.16b, v1.16b, v28.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3744]                             // round key ek[14][10]
+    eor v25.16b, v1.16b, v25.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3760]                             // round key ek[14][11]
+    eor v0.16b, v1.16b, v0.16b                      // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3776]                             // round key ek[14][12]
+    eor v17.16b, v1.16b, v17.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3792]                             // round key ek[14][13]
+    eor v16.16b, v1.16b, v16.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3808]                             // round key ek[14][14]
+    eor v23.16b, v1.16b, v23.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3824]                             // round key ek[14][15]
+    eor v24.16b, v1.16b, v24.16b                    // aria.cs:121:54 encrypt
+    tbl v22.16b, {v22.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v30.16b, {v30.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v21.16b, {v21.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v19.16b, {v19.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v20.16b, {v20.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v31.16b, {v31.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v18.16b, {v18.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v27.16b, {v27.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v26.16b, {v26.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v28.16b, {v28.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v25.16b, {v25.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v0.16b, {v0.16b}, v29.16b                   // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v17.16b, {v17.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v16.16b, {v16.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v23.16b, {v23.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v24.16b, {v24.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    zip1 v29.16b, v27.16b, v24.16b                  // store blocks 0..15
+    zip1 v1.16b, v19.16b, v0.16b                    // store blocks 0..15
     zip1 v2.16b, v18.16b, v23.16b                   // store blocks 0..15
-    zip2 v6.16b, v18.16b, v23.16b                   // store blocks 0..15
-    zip1 v1.16b, v19.16b, v20.16b                   // store blocks 0..15
-    zip2 v5.16b, v19.16b, v20.16b                   // store blocks 0..15
-    zip1 v12.16b, v26.16b, v0.16b                   // store blocks 0..15
-    zip2 v16.16b, v26.16b, v0.16b                   // store blocks 0..15
-    zip1 v11.16b, v25.16b, v28.16b                  // store blocks 0..15
-    zip2 v15.16b, v25.16b, v28.16b                  // store blocks 0..15
-    zip1 v10.16b, v24.16b, v31.16b                  // store blocks 0..15
-    zip2 v14.16b, v24.16b, v31.16b                  // store blocks 0..15
-    zip1 v9.16b, v27.16b, v30.16b                   // store blocks 0..15
-    zip2 v13.16b, v27.16b, v30.16b                  // store blocks 0..15
-    st4 {v9.16b-v12.16b}, [x2], #64                 // store blocks 0..15
-    st4 {v13.16b-v16.16b}, [x2], #64                // store blocks 0..15
-    st4 {v1.16b-v4.16b}, [x2], #64                  // store blocks 0..15
-    st4 {v5.16b-v8.16b}, [x2], #64                  // store blocks 0..15
+    zip1 v3.16b, v21.16b, v25.16b                   // store blocks 0..15
+    zip1 v4.16b, v31.16b, v16.16b                   // store blocks 0..15
+    zip1 v5.16b, v30.16b, v28.16b                   // store blocks 0..15
+    zip1 v6.16b, v20.16b, v17.16b                   // store blocks 0..15
+    zip1 v7.16b, v22.16b, v26.16b                   // store blocks 0..15
+    zip1 v11.16b, v1.16b, v29.16b                   // store blocks 0..15
+    zip1 v10.16b, v3.16b, v2.16b                    // store blocks 0..15
+    zip2 v24.16b, v27.16b, v24.16b                  // store blocks 0..15
+    zip1 v9.16b, v5.16b, v4.16b                     // store blocks 0..15
+    zip2 v19.16b, v19.16b, v0.16b                   // store blocks 0..15
+    zip1 v8.16b, v7.16b, v6.16b                     // store blocks 0..15
+    st4 {v8.16b-v11.16b}, [x2], #64                 // store blocks 0..15
+    zip2 v18.16b, v18.16b, v23.16b                  // store blocks 0..15
+    zip2 v21.16b, v21.16b, v25.16b                  // store blocks 0..15
+    zip2 v16.16b, v31.16b, v16.16b                  // store blocks 0..15
+    zip2 v23.16b, v30.16b, v28.16b                  // store blocks 0..15
+    zip2 v17.16b, v20.16b, v17.16b                  // store blocks 0..15
+    zip2 v20.16b, v22.16b, v26.16b                  // store blocks 0..15
+    zip2 v11.16b, v1.16b, v29.16b                   // store blocks 0..15
+    zip2 v10.16b, v3.16b, v2.16b                    // store blocks 0..15
+    zip2 v9.16b, v5.16b, v4.16b                     // store blocks 0..15
+    zip2 v8.16b, v7.16b, v6.16b                     // store blocks 0..15
+    st4 {v8.16b-v11.16b}, [x2], #64                 // store blocks 0..15
+    zip1 v3.16b, v19.16b, v24.16b                   // store blocks 0..15
+    zip1 v2.16b, v21.16b, v18.16b                   // store blocks 0..15
+    zip1 v1.16b, v23.16b, v16.16b                   // store blocks 0..15
+    zip1 v0.16b, v20.16b, v17.16b                   // store blocks 0..15
+    st4 {v0.16b-v3.16b}, [x2], #64                  // store blocks 0..15
+    zip2 v3.16b, v19.16b, v24.16b                   // store blocks 0..15
+    zip2 v2.16b, v21.16b, v18.16b                   // store blocks 0..15
+    zip2 v1.16b, v23.16b, v16.16b                   // store blocks 0..15
+    zip2 v0.16b, v20.16b, v17.16b                   // store blocks 0..15
+    st4 {v0.16b-v3.16b}, [x2], #64                  // store blocks 0..15
     subs x3, x3, #1
     b.ne 1b
     ldp d8, d9, [sp, #0]
@@ -2001,7 +1867,7 @@ aria192_neon_b16_crypto_il1_sha3_ecb_encrypt:
 //   x1  input, 256 bytes per group (post-incremented)     x2  output (post-incremented)
 //   x3  number of groups of 16 blocks (0: returns at once)
 //   x8  constant pool (tables, vector constants)   x9 scratch   x10, x11, x12, x13, x14, x16, x17, x19, x20, x21, x22, x23, x24, x25, x26, x27 table-slice addresses
-//   v0-v31 allocated (1939 instructions per group: 0 spills, 0 reloads, 299 rematerialised loads)
+//   v0-v31 allocated (1798 instructions per group: 0 spills, 0 reloads, 264 rematerialised loads)
 //   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15, x19, x20, x21, x22, x23, x24, x25, x26, x27; stack frame 144 bytes
     .global aria192_neon_b16_crypto_il1_sha3_ecb_decrypt
     .type aria192_neon_b16_crypto_il1_sha3_ecb_decrypt, %function
@@ -2041,1932 +1907,1798 @@ aria192_neon_b16_crypto_il1_sha3_ecb_decrypt:
     ld4 {v20.16b-v23.16b}, [x1], #64                // load blocks 0..15
     ld4 {v24.16b-v27.16b}, [x1], #64                // load blocks 0..15
     ld4 {v28.16b-v31.16b}, [x1], #64                // load blocks 0..15
-    uzp1 v0.16b, v16.16b, v20.16b                   // load blocks 0..15
-    uzp2 v16.16b, v16.16b, v20.16b                  // load blocks 0..15
-    uzp1 v20.16b, v17.16b, v21.16b                  // load blocks 0..15
+    uzp1 v0.16b, v19.16b, v23.16b                   // load blocks 0..15
+    uzp1 v1.16b, v27.16b, v31.16b                   // load blocks 0..15
+    uzp2 v2.16b, v0.16b, v1.16b                     // load blocks 0..15
+    ldr q3, [x0, #176]                              // round key dk[0][11]
+    eor v2.16b, v2.16b, v3.16b                      // aria.cs:86:52 decrypt>FO r0
+    uzp1 v3.16b, v17.16b, v21.16b                   // load blocks 0..15
     uzp2 v17.16b, v17.16b, v21.16b                  // load blocks 0..15
-    uzp1 v21.16b, v18.16b, v22.16b                  // load blocks 0..15
-    uzp2 v18.16b, v18.16b, v22.16b                  // load blocks 0..15
-    uzp1 v22.16b, v19.16b, v23.16b                  // load blocks 0..15
-    uzp2 v19.16b, v19.16b, v23.16b                  // load blocks 0..15
-    uzp1 v23.16b, v24.16b, v28.16b                  // load blocks 0..15
-    uzp2 v24.16b, v24.16b, v28.16b                  // load blocks 0..15
-    uzp1 v28.16b, v25.16b, v29.16b                  // load blocks 0..15
+    uzp1 v21.16b, v25.16b, v29.16b                  // load blocks 0..15
     uzp2 v25.16b, v25.16b, v29.16b                  // load blocks 0..15
-    uzp1 v29.16b, v26.16b, v30.16b                  // load blocks 0..15
-    uzp2 v26.16b, v26.16b, v30.16b                  // load blocks 0..15
-    uzp1 v30.16b, v27.16b, v31.16b                  // load blocks 0..15
-    uzp2 v27.16b, v27.16b, v31.16b                  // load blocks 0..15
-    uzp1 v31.16b, v0.16b, v23.16b                   // load blocks 0..15
-    uzp2 v23.16b, v0.16b, v23.16b                   // load blocks 0..15
-    uzp1 v0.16b, v16.16b, v24.16b                   // load blocks 0..15
-    uzp2 v16.16b, v16.16b, v24.16b                  // load blocks 0..15
-    uzp1 v24.16b, v20.16b, v28.16b                  // load blocks 0..15
-    uzp2 v20.16b, v20.16b, v28.16b                  // load blocks 0..15
-    uzp1 v28.16b, v17.16b, v25.16b                  // load blocks 0..15
+    movi v29.16b, #0xf                              // const
+    and v4.16b, v2.16b, v29.16b                     // aria.cs:53:13 decrypt>FO>SL1 r0
+    ushr v2.16b, v2.16b, #4                         // aria.cs:53:13 decrypt>FO>SL1 r0
+    ldr q5, [x8, #1072]                             // const affine map, low nibble
+    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
+    ldr q6, [x8, #1088]                             // const affine map, high nibble
+    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
+    uzp2 v19.16b, v19.16b, v23.16b                  // load blocks 0..15
+    uzp2 v23.16b, v27.16b, v31.16b                  // load blocks 0..15
+    uzp1 v27.16b, v3.16b, v21.16b                   // load blocks 0..15
+    uzp1 v31.16b, v17.16b, v25.16b                  // load blocks 0..15
+    eor v2.16b, v4.16b, v2.16b                      // aria.cs:53:13 decrypt>FO>SL1 r0
+    ldr q4, [x0, #16]                               // round key dk[0][1]
+    aese v27.16b, v4.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
+    ldr q4, [x0, #80]                               // round key dk[0][5]
+    aese v31.16b, v4.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
+    uzp2 v4.16b, v16.16b, v20.16b                   // load blocks 0..15
+    uzp2 v7.16b, v18.16b, v22.16b                   // load blocks 0..15
+    uzp2 v8.16b, v24.16b, v28.16b                   // load blocks 0..15
+    uzp2 v9.16b, v26.16b, v30.16b                   // load blocks 0..15
+    uzp1 v10.16b, v19.16b, v23.16b                  // load blocks 0..15
     uzp2 v17.16b, v17.16b, v25.16b                  // load blocks 0..15
-    uzp1 v25.16b, v21.16b, v29.16b                  // load blocks 0..15
-    uzp2 v21.16b, v21.16b, v29.16b                  // load blocks 0..15
-    uzp1 v29.16b, v18.16b, v26.16b                  // load blocks 0..15
-    uzp2 v18.16b, v18.16b, v26.16b                  // load blocks 0..15
-    uzp1 v26.16b, v22.16b, v30.16b                  // load blocks 0..15
-    uzp2 v22.16b, v22.16b, v30.16b                  // load blocks 0..15
-    uzp1 v30.16b, v19.16b, v27.16b                  // load blocks 0..15
-    uzp2 v19.16b, v19.16b, v27.16b                  // load blocks 0..15
-    ldr q27, [x0, #0]                               // round key dk[0][0]
-    eor v27.16b, v31.16b, v27.16b                   // aria.cs:86:52 decrypt>FO r0
-    ldr q31, [x0, #16]                              // round key dk[0][1]
-    eor v24.16b, v24.16b, v31.16b                   // aria.cs:86:52 decrypt>FO r0
-    ldr q31, [x0, #32]                              // round key dk[0][2]
-    eor v25.16b, v25.16b, v31.16b                   // aria.cs:86:52 decrypt>FO r0
-    ldr q31, [x0, #48]                              // round key dk[0][3]
-    eor v26.16b, v26.16b, v31.16b                   // aria.cs:86:52 decrypt>FO r0
-    ldr q31, [x0, #64]                              // round key dk[0][4]
-    eor v31.16b, v0.16b, v31.16b                    // aria.cs:86:52 decrypt>FO r0
-    ldr q0, [x0, #80]                               // round key dk[0][5]
-    eor v28.16b, v28.16b, v0.16b                    // aria.cs:86:52 decrypt>FO r0
-    ldr q0, [x0, #96]                               // round key dk[0][6]
-    eor v29.16b, v29.16b, v0.16b                    // aria.cs:86:52 decrypt>FO r0
-    ldr q0, [x0, #112]                              // round key dk[0][7]
-    eor v30.16b, v30.16b, v0.16b                    // aria.cs:86:52 decrypt>FO r0
-    ldr q0, [x0, #128]                              // round key dk[0][8]
-    eor v23.16b, v23.16b, v0.16b                    // aria.cs:86:52 decrypt>FO r0
-    ldr q0, [x0, #144]                              // round key dk[0][9]
-    eor v20.16b, v20.16b, v0.16b                    // aria.cs:86:52 decrypt>FO r0
-    ldr q0, [x0, #160]                              // round key dk[0][10]
-    eor v21.16b, v21.16b, v0.16b                    // aria.cs:86:52 decrypt>FO r0
-    ldr q0, [x0, #176]                              // round key dk[0][11]
-    eor v22.16b, v22.16b, v0.16b                    // aria.cs:86:52 decrypt>FO r0
-    ldr q0, [x0, #192]                              // round key dk[0][12]
-    eor v16.16b, v16.16b, v0.16b                    // aria.cs:86:52 decrypt>FO r0
-    ldr q0, [x0, #208]                              // round key dk[0][13]
-    eor v17.16b, v17.16b, v0.16b                    // aria.cs:86:52 decrypt>FO r0
-    ldr q0, [x0, #224]                              // round key dk[0][14]
-    eor v18.16b, v18.16b, v0.16b                    // aria.cs:86:52 decrypt>FO r0
-    ldr q0, [x0, #240]                              // round key dk[0][15]
-    eor v19.16b, v19.16b, v0.16b                    // aria.cs:86:52 decrypt>FO r0
+    uzp1 v25.16b, v0.16b, v1.16b                    // load blocks 0..15
+    uzp2 v19.16b, v19.16b, v23.16b                  // load blocks 0..15
+    ldr q23, [x0, #112]                             // round key dk[0][7]
+    eor v23.16b, v10.16b, v23.16b                   // aria.cs:86:52 decrypt>FO r0
     movi v0.16b, #0x0                               // const
-    aese v27.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    aese v31.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    aese v23.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    aese v16.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    aese v24.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    movi v1.16b, #0xf                               // const
-    and v2.16b, v24.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r0
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r0
+    aesd v2.16b, v0.16b                             // aria.cs:53:13 decrypt>FO>SL1 r0
+    uzp1 v16.16b, v16.16b, v20.16b                  // load blocks 0..15
+    uzp1 v20.16b, v24.16b, v28.16b                  // load blocks 0..15
+    uzp2 v24.16b, v4.16b, v8.16b                    // load blocks 0..15
+    uzp1 v28.16b, v7.16b, v9.16b                    // load blocks 0..15
+    and v1.16b, v27.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r0
+    and v10.16b, v31.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r0
+    ushr v31.16b, v31.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r0
+    uzp1 v18.16b, v18.16b, v22.16b                  // load blocks 0..15
+    uzp1 v22.16b, v26.16b, v30.16b                  // load blocks 0..15
+    uzp2 v21.16b, v3.16b, v21.16b                   // load blocks 0..15
+    ldr q26, [x0, #48]                              // round key dk[0][3]
+    eor v25.16b, v25.16b, v26.16b                   // aria.cs:86:52 decrypt>FO r0
+    ldr q26, [x0, #240]                             // round key dk[0][15]
+    eor v19.16b, v19.16b, v26.16b                   // aria.cs:86:52 decrypt>FO r0
+    ldr q26, [x0, #192]                             // round key dk[0][12]
+    aese v24.16b, v26.16b                           // aria.cs:53:13 decrypt>FO>SL1 r0
+    ldr q26, [x0, #208]                             // round key dk[0][13]
+    aese v17.16b, v26.16b                           // aria.cs:53:13 decrypt>FO>SL1 r0
+    ldr q26, [x0, #96]                              // round key dk[0][6]
+    aesd v28.16b, v26.16b                           // aria.cs:53:13 decrypt>FO>SL1 r0
+    uzp1 v26.16b, v16.16b, v20.16b                  // load blocks 0..15
+    and v30.16b, v23.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r0
+    ushr v23.16b, v23.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r0
     ldr q3, [x8, #1024]                             // const affine map, low nibble
-    tbl v2.16b, {v3.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    ldr q4, [x8, #1040]                             // const affine map, high nibble
-    tbl v24.16b, {v4.16b}, v24.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
-    eor v24.16b, v2.16b, v24.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    aese v28.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    and v2.16b, v28.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r0
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v2.16b, {v3.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v28.16b, {v4.16b}, v28.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
-    eor v28.16b, v2.16b, v28.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    aese v20.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    and v2.16b, v20.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r0
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v2.16b, {v3.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v20.16b, {v4.16b}, v20.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
-    eor v20.16b, v2.16b, v20.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    aese v17.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    and v2.16b, v17.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r0
-    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v2.16b, {v3.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v17.16b, {v4.16b}, v17.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
-    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    aesd v25.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
-    aesd v29.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
-    aesd v21.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
-    aesd v18.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
-    and v5.16b, v26.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r0
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r0
-    ldr q6, [x8, #1072]                             // const affine map, low nibble
-    tbl v5.16b, {v6.16b}, v5.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
-    eor v26.16b, v5.16b, v26.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    aesd v26.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
-    and v5.16b, v30.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r0
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v5.16b, {v6.16b}, v5.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
-    eor v30.16b, v5.16b, v30.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    aesd v30.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
-    and v5.16b, v22.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r0
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v5.16b, {v6.16b}, v5.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v22.16b, {v7.16b}, v22.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
-    eor v22.16b, v5.16b, v22.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    aesd v22.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
-    and v5.16b, v19.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v1.16b, {v3.16b}, v1.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
+    ldr q11, [x8, #1040]                            // const affine map, high nibble
+    tbl v27.16b, {v11.16b}, v27.16b                 // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v10.16b, {v3.16b}, v10.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v31.16b, {v11.16b}, v31.16b                 // aria.cs:53:13 decrypt>FO>SL1 r0
+    ldr q12, [x8, #1056]                            // const ShiftRows^2 lanes
+    tbl v2.16b, {v2.16b}, v12.16b                   // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
+    uzp2 v7.16b, v7.16b, v9.16b                     // load blocks 0..15
+    ldr q9, [x0, #0]                                // round key dk[0][0]
+    aese v26.16b, v9.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
+    ldr q9, [x0, #144]                              // round key dk[0][9]
+    aese v21.16b, v9.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v23.16b, {v6.16b}, v23.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
+    uzp2 v9.16b, v18.16b, v22.16b                   // load blocks 0..15
+    and v13.16b, v25.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r0
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r0
+    and v14.16b, v19.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r0
     ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v5.16b, {v6.16b}, v5.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v19.16b, {v7.16b}, v19.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
-    eor v19.16b, v5.16b, v19.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
+    eor v27.16b, v1.16b, v27.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
+    eor v31.16b, v10.16b, v31.16b                   // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v28.16b, {v28.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
+    and v1.16b, v17.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
+    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r0
+    eor v10.16b, v2.16b, v24.16b                    // aria.cs:65:34 decrypt>FO>A r0
+    eor v23.16b, v30.16b, v23.16b                   // aria.cs:53:13 decrypt>FO>SL1 r0
+    ldr q30, [x0, #160]                             // round key dk[0][10]
+    aesd v9.16b, v30.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
+    ldr q30, [x0, #224]                             // round key dk[0][14]
+    aesd v7.16b, v30.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v30.16b, {v5.16b}, v13.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v25.16b, {v6.16b}, v25.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v13.16b, {v5.16b}, v14.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v19.16b, {v6.16b}, v19.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v1.16b, {v3.16b}, v1.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v17.16b, {v11.16b}, v17.16b                 // aria.cs:53:13 decrypt>FO>SL1 r0
+    eor3 v10.16b, v27.16b, v28.16b, v10.16b         // aria.cs:65:34 decrypt>FO>A r0
+    and v14.16b, v21.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r0
+    ushr v21.16b, v21.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r0
+    eor v15.16b, v26.16b, v31.16b                   // aria.cs:76:18 decrypt>FO>A r0
+    uzp2 v16.16b, v16.16b, v20.16b                  // load blocks 0..15
+    eor v20.16b, v30.16b, v25.16b                   // aria.cs:53:13 decrypt>FO>SL1 r0
+    eor v19.16b, v13.16b, v19.16b                   // aria.cs:53:13 decrypt>FO>SL1 r0
+    aesd v23.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
+    eor v17.16b, v1.16b, v17.16b                    // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v25.16b, {v3.16b}, v14.16b                  // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v21.16b, {v11.16b}, v21.16b                 // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v30.16b, {v9.16b}, v12.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
+    tbl v1.16b, {v7.16b}, v12.16b                   // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
+    eor v7.16b, v10.16b, v15.16b                    // aria.cs:87:52 decrypt>FE r1
+    uzp1 v4.16b, v4.16b, v8.16b                     // load blocks 0..15
+    uzp1 v18.16b, v18.16b, v22.16b                  // load blocks 0..15
+    ldr q22, [x0, #128]                             // round key dk[0][8]
+    aese v16.16b, v22.16b                           // aria.cs:53:13 decrypt>FO>SL1 r0
+    aesd v20.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
     aesd v19.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
-    eor v5.16b, v20.16b, v18.16b                    // aria.cs:63:33 decrypt>FO>A r0
-    eor3 v5.16b, v26.16b, v31.16b, v5.16b           // aria.cs:63:33 decrypt>FO>A r0
-    eor v8.16b, v23.16b, v19.16b                    // aria.cs:64:33 decrypt>FO>A r0
-    eor3 v8.16b, v25.16b, v28.16b, v8.16b           // aria.cs:64:33 decrypt>FO>A r0
-    eor v9.16b, v22.16b, v16.16b                    // aria.cs:65:34 decrypt>FO>A r0
-    eor3 v9.16b, v24.16b, v29.16b, v9.16b           // aria.cs:65:34 decrypt>FO>A r0
-    eor v10.16b, v21.16b, v17.16b                   // aria.cs:66:34 decrypt>FO>A r0
-    eor3 v10.16b, v27.16b, v30.16b, v10.16b         // aria.cs:66:34 decrypt>FO>A r0
-    eor v11.16b, v24.16b, v31.16b                   // aria.cs:75:18 decrypt>FO>A r0
-    eor v12.16b, v27.16b, v28.16b                   // aria.cs:76:18 decrypt>FO>A r0
-    eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 decrypt>FO>A r0
-    eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 decrypt>FO>A r0
-    eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 decrypt>FE r1
-    eor v29.16b, v29.16b, v5.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldp q4, q3, [x0, #256]                          // round key dk[1][0] + round key dk[1][1]
-    eor3 v29.16b, v15.16b, v4.16b, v29.16b          // aria.cs:87:52 decrypt>FE r1
-    eor v4.16b, v20.16b, v16.16b                    // aria.cs:87:52 decrypt>FE r1
-    eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r1
-    eor3 v30.16b, v4.16b, v3.16b, v30.16b           // aria.cs:87:52 decrypt>FE r1
-    eor v3.16b, v21.16b, v19.16b                    // aria.cs:87:52 decrypt>FE r1
-    eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldp q7, q6, [x0, #288]                          // round key dk[1][2] + round key dk[1][3]
-    eor3 v31.16b, v3.16b, v7.16b, v31.16b           // aria.cs:87:52 decrypt>FE r1
-    eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 decrypt>FE r1
-    eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r1
-    eor3 v28.16b, v7.16b, v6.16b, v28.16b           // aria.cs:87:52 decrypt>FE r1
-    eor v27.16b, v27.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldr q6, [x0, #320]                              // round key dk[1][4]
-    eor3 v27.16b, v7.16b, v6.16b, v27.16b           // aria.cs:87:52 decrypt>FE r1
-    eor v24.16b, v24.16b, v5.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldr q6, [x0, #336]                              // round key dk[1][5]
-    eor3 v24.16b, v3.16b, v6.16b, v24.16b           // aria.cs:87:52 decrypt>FE r1
-    eor v25.16b, v25.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r1
-    ldr q3, [x0, #352]                              // round key dk[1][6]
-    eor3 v25.16b, v4.16b, v3.16b, v25.16b           // aria.cs:87:52 decrypt>FE r1
-    eor v26.16b, v26.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldp q3, q4, [x0, #368]                          // round key dk[1][7] + round key dk[1][8]
-    eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:87:52 decrypt>FE r1
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 decrypt>FE r1
-    eor3 v19.16b, v4.16b, v19.16b, v3.16b           // aria.cs:87:52 decrypt>FE r1
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 decrypt>FE r1
-    ldr q4, [x0, #400]                              // round key dk[1][9]
-    eor3 v18.16b, v4.16b, v18.16b, v3.16b           // aria.cs:87:52 decrypt>FE r1
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 decrypt>FE r1
-    ldr q4, [x0, #416]                              // round key dk[1][10]
-    eor3 v17.16b, v4.16b, v17.16b, v3.16b           // aria.cs:87:52 decrypt>FE r1
-    eor v3.16b, v5.16b, v14.16b                     // aria.cs:87:52 decrypt>FE r1
-    ldr q4, [x0, #432]                              // round key dk[1][11]
-    eor3 v16.16b, v4.16b, v16.16b, v3.16b           // aria.cs:87:52 decrypt>FE r1
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 decrypt>FE r1
-    ldr q4, [x0, #448]                              // round key dk[1][12]
-    eor3 v20.16b, v4.16b, v20.16b, v3.16b           // aria.cs:87:52 decrypt>FE r1
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 decrypt>FE r1
-    ldr q4, [x0, #464]                              // round key dk[1][13]
-    eor3 v23.16b, v4.16b, v23.16b, v3.16b           // aria.cs:87:52 decrypt>FE r1
-    eor v3.16b, v5.16b, v12.16b                     // aria.cs:87:52 decrypt>FE r1
-    ldr q4, [x0, #480]                              // round key dk[1][14]
-    eor3 v22.16b, v4.16b, v22.16b, v3.16b           // aria.cs:87:52 decrypt>FE r1
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 decrypt>FE r1
-    ldr q4, [x0, #496]                              // round key dk[1][15]
-    eor3 v21.16b, v4.16b, v21.16b, v3.16b           // aria.cs:87:52 decrypt>FE r1
-    aesd v29.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
-    aesd v27.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
-    aesd v19.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
-    aesd v20.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r1
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r1
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:57:13 decrypt>FE>SL2 r1
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    aesd v30.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r1
-    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v24.16b, {v5.16b}, v24.16b                  // aria.cs:57:13 decrypt>FE>SL2 r1
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    aesd v24.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r1
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v18.16b, {v5.16b}, v18.16b                  // aria.cs:57:13 decrypt>FE>SL2 r1
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    aesd v18.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor v21.16b, v25.16b, v21.16b                   // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v22.16b, {v23.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
+    ldr q23, [x0, #400]                             // round key dk[1][9]
+    eor3 v23.16b, v23.16b, v1.16b, v7.16b           // aria.cs:87:52 decrypt>FE r1
+    eor v25.16b, v30.16b, v17.16b                   // aria.cs:66:34 decrypt>FO>A r0
+    ldr q7, [x0, #64]                               // round key dk[0][4]
+    aese v4.16b, v7.16b                             // aria.cs:53:13 decrypt>FO>SL1 r0
+    ldr q7, [x0, #32]                               // round key dk[0][2]
+    aesd v18.16b, v7.16b                            // aria.cs:53:13 decrypt>FO>SL1 r0
+    tbl v20.16b, {v20.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
+    tbl v19.16b, {v19.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
+    eor3 v25.16b, v26.16b, v22.16b, v25.16b         // aria.cs:66:34 decrypt>FO>A r0
+    eor v7.16b, v21.16b, v1.16b                     // aria.cs:63:33 decrypt>FO>A r0
+    eor v1.16b, v2.16b, v1.16b                      // aria.cs:87:52 decrypt>FE r1
+    eor v8.16b, v16.16b, v17.16b                    // aria.cs:87:52 decrypt>FE r1
+    and v9.16b, v23.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
     ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v23.16b, {v5.16b}, v23.16b                  // aria.cs:57:13 decrypt>FE>SL2 r1
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v18.16b, {v18.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r0)
+    eor3 v7.16b, v20.16b, v4.16b, v7.16b            // aria.cs:63:33 decrypt>FO>A r0
+    tbl v9.16b, {v5.16b}, v9.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v23.16b, {v6.16b}, v23.16b                  // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor v13.16b, v16.16b, v19.16b                   // aria.cs:64:33 decrypt>FO>A r0
+    eor v14.16b, v20.16b, v28.16b                   // aria.cs:77:18 decrypt>FO>A r0
+    eor3 v20.16b, v8.16b, v20.16b, v10.16b          // aria.cs:87:52 decrypt>FE r1
+    eor3 v6.16b, v1.16b, v31.16b, v25.16b           // aria.cs:87:52 decrypt>FE r1
+    eor3 v31.16b, v18.16b, v31.16b, v13.16b         // aria.cs:64:33 decrypt>FO>A r0
+    eor v23.16b, v9.16b, v23.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    ldr q9, [x0, #304]                              // round key dk[1][3]
+    aese v6.16b, v9.16b                             // aria.cs:57:13 decrypt>FE>SL2 r1
+    ldr q9, [x0, #368]                              // round key dk[1][7]
+    aese v20.16b, v9.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor v9.16b, v27.16b, v4.16b                     // aria.cs:75:18 decrypt>FO>A r0
+    eor v27.16b, v27.16b, v7.16b                    // aria.cs:87:52 decrypt>FE r1
+    eor v13.16b, v30.16b, v19.16b                   // aria.cs:87:52 decrypt>FE r1
+    eor3 v28.16b, v8.16b, v28.16b, v7.16b           // aria.cs:87:52 decrypt>FE r1
+    eor v8.16b, v25.16b, v14.16b                    // aria.cs:87:52 decrypt>FE r1
+    eor3 v26.16b, v1.16b, v26.16b, v31.16b          // aria.cs:87:52 decrypt>FE r1
+    ldr q1, [x0, #464]                              // round key dk[1][13]
+    eor3 v16.16b, v1.16b, v16.16b, v8.16b           // aria.cs:87:52 decrypt>FE r1
+    eor3 v1.16b, v2.16b, v7.16b, v15.16b            // aria.cs:87:52 decrypt>FE r1
+    ldr q2, [x0, #336]                              // round key dk[1][5]
+    eor3 v27.16b, v13.16b, v2.16b, v27.16b          // aria.cs:87:52 decrypt>FE r1
+    eor3 v30.16b, v30.16b, v31.16b, v9.16b          // aria.cs:87:52 decrypt>FE r1
     aesd v23.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
-    aese v31.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    aese v25.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    aese v17.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    aese v22.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    aese v28.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r1
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r1
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:57:13 decrypt>FE>SL2 r1
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    aese v26.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r1
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:57:13 decrypt>FE>SL2 r1
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    aese v16.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor v2.16b, v18.16b, v22.16b                    // aria.cs:78:18 decrypt>FO>A r0
+    eor v22.16b, v22.16b, v31.16b                   // aria.cs:87:52 decrypt>FE r1
+    eor v8.16b, v21.16b, v24.16b                    // aria.cs:87:52 decrypt>FE r1
+    and v15.16b, v6.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor3 v17.16b, v17.16b, v31.16b, v14.16b         // aria.cs:87:52 decrypt>FE r1
+    ushr v31.16b, v6.16b, #4                        // aria.cs:57:13 decrypt>FE>SL2 r1
+    and v6.16b, v20.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    ushr v20.16b, v20.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor3 v4.16b, v13.16b, v4.16b, v10.16b           // aria.cs:87:52 decrypt>FE r1
+    eor3 v24.16b, v24.16b, v7.16b, v2.16b           // aria.cs:87:52 decrypt>FE r1
+    eor3 v21.16b, v21.16b, v10.16b, v2.16b          // aria.cs:87:52 decrypt>FE r1
+    ldp q2, q13, [x0, #272]                         // round key dk[1][1] + round key dk[1][2]
+    eor3 v22.16b, v8.16b, v2.16b, v22.16b           // aria.cs:87:52 decrypt>FE r1
+    ldr q2, [x0, #320]                              // round key dk[1][4]
+    aesd v26.16b, v2.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
+    ldr q2, [x0, #480]                              // round key dk[1][14]
+    aese v1.16b, v2.16b                             // aria.cs:57:13 decrypt>FE>SL2 r1
+    ldr q2, [x0, #496]                              // round key dk[1][15]
+    aese v30.16b, v2.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
+    and v2.16b, v27.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    ushr v27.16b, v27.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r1
+    and v7.16b, v16.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
     ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v16.16b, {v7.16b}, v16.16b                  // aria.cs:57:13 decrypt>FE>SL2 r1
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    aese v21.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r1
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    tbl v21.16b, {v7.16b}, v21.16b                  // aria.cs:57:13 decrypt>FE>SL2 r1
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
-    eor v3.16b, v18.16b, v22.16b                    // aria.cs:63:33 decrypt>FE>A r1
-    eor3 v3.16b, v28.16b, v27.16b, v3.16b           // aria.cs:63:33 decrypt>FE>A r1
-    eor v8.16b, v19.16b, v21.16b                    // aria.cs:64:33 decrypt>FE>A r1
-    eor3 v8.16b, v31.16b, v24.16b, v8.16b           // aria.cs:64:33 decrypt>FE>A r1
-    eor v9.16b, v16.16b, v20.16b                    // aria.cs:65:34 decrypt>FE>A r1
-    eor3 v9.16b, v30.16b, v25.16b, v9.16b           // aria.cs:65:34 decrypt>FE>A r1
-    eor v10.16b, v17.16b, v23.16b                   // aria.cs:66:34 decrypt>FE>A r1
-    eor3 v10.16b, v29.16b, v26.16b, v10.16b         // aria.cs:66:34 decrypt>FE>A r1
-    eor v11.16b, v30.16b, v27.16b                   // aria.cs:75:18 decrypt>FE>A r1
-    eor v12.16b, v29.16b, v24.16b                   // aria.cs:76:18 decrypt>FE>A r1
-    eor v13.16b, v28.16b, v25.16b                   // aria.cs:77:18 decrypt>FE>A r1
-    eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 decrypt>FE>A r1
-    eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 decrypt>FO r2
-    eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldp q5, q4, [x0, #512]                          // round key dk[2][0] + round key dk[2][1]
-    eor3 v25.16b, v15.16b, v5.16b, v25.16b          // aria.cs:86:52 decrypt>FO r2
-    eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 decrypt>FO r2
-    eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r2
-    eor3 v26.16b, v5.16b, v4.16b, v26.16b           // aria.cs:86:52 decrypt>FO r2
-    eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 decrypt>FO r2
-    eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldp q2, q7, [x0, #544]                          // round key dk[2][2] + round key dk[2][3]
-    eor3 v27.16b, v4.16b, v2.16b, v27.16b           // aria.cs:86:52 decrypt>FO r2
-    eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 decrypt>FO r2
-    eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r2
-    eor3 v24.16b, v2.16b, v7.16b, v24.16b           // aria.cs:86:52 decrypt>FO r2
-    eor v29.16b, v29.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldr q7, [x0, #576]                              // round key dk[2][4]
-    eor3 v29.16b, v2.16b, v7.16b, v29.16b           // aria.cs:86:52 decrypt>FO r2
-    eor v30.16b, v30.16b, v3.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldr q2, [x0, #592]                              // round key dk[2][5]
-    eor3 v30.16b, v4.16b, v2.16b, v30.16b           // aria.cs:86:52 decrypt>FO r2
-    eor v31.16b, v31.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r2
-    ldr q2, [x0, #608]                              // round key dk[2][6]
-    eor3 v31.16b, v5.16b, v2.16b, v31.16b           // aria.cs:86:52 decrypt>FO r2
-    eor v28.16b, v28.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldp q2, q4, [x0, #624]                          // round key dk[2][7] + round key dk[2][8]
-    eor3 v28.16b, v15.16b, v2.16b, v28.16b          // aria.cs:86:52 decrypt>FO r2
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 decrypt>FO r2
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 decrypt>FO r2
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 decrypt>FO r2
-    ldr q4, [x0, #656]                              // round key dk[2][9]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 decrypt>FO r2
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 decrypt>FO r2
-    ldr q4, [x0, #672]                              // round key dk[2][10]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 decrypt>FO r2
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 decrypt>FO r2
-    ldr q4, [x0, #688]                              // round key dk[2][11]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 decrypt>FO r2
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 decrypt>FO r2
-    ldr q4, [x0, #704]                              // round key dk[2][12]
-    eor3 v18.16b, v4.16b, v18.16b, v2.16b           // aria.cs:86:52 decrypt>FO r2
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 decrypt>FO r2
-    ldr q4, [x0, #720]                              // round key dk[2][13]
-    eor3 v19.16b, v4.16b, v19.16b, v2.16b           // aria.cs:86:52 decrypt>FO r2
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 decrypt>FO r2
-    ldr q3, [x0, #736]                              // round key dk[2][14]
-    eor3 v16.16b, v3.16b, v16.16b, v2.16b           // aria.cs:86:52 decrypt>FO r2
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 decrypt>FO r2
-    ldr q3, [x0, #752]                              // round key dk[2][15]
-    eor3 v17.16b, v3.16b, v17.16b, v2.16b           // aria.cs:86:52 decrypt>FO r2
-    aese v25.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    aese v29.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    aese v21.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    aese v18.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    aese v26.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    and v2.16b, v26.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r2
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v26.16b, {v3.16b}, v26.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
-    eor v26.16b, v2.16b, v26.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    aese v30.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    and v2.16b, v30.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r2
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v30.16b, {v3.16b}, v30.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
-    eor v30.16b, v2.16b, v30.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    aese v22.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    and v2.16b, v22.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r2
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v22.16b, {v3.16b}, v22.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
-    eor v22.16b, v2.16b, v22.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    aese v19.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    and v2.16b, v19.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r2
-    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v19.16b, {v3.16b}, v19.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
-    eor v19.16b, v2.16b, v19.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    aesd v27.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
-    aesd v31.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
-    aesd v23.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
-    aesd v16.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
-    and v4.16b, v24.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r2
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r2
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
-    eor v24.16b, v4.16b, v24.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    aesd v24.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
-    and v4.16b, v28.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r2
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
-    eor v28.16b, v4.16b, v28.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    aesd v28.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
-    and v4.16b, v20.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v23.16b, {v23.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
+    tbl v10.16b, {v3.16b}, v15.16b                  // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v31.16b, {v11.16b}, v31.16b                 // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v6.16b, {v3.16b}, v6.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v20.16b, {v11.16b}, v20.16b                 // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor3 v19.16b, v19.16b, v25.16b, v9.16b          // aria.cs:87:52 decrypt>FE r1
+    ldr q9, [x0, #448]                              // round key dk[1][12]
+    aesd v21.16b, v9.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v2.16b, {v5.16b}, v2.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    ldr q9, [x8, #1088]                             // const affine map, high nibble
+    tbl v27.16b, {v9.16b}, v27.16b                  // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v7.16b, {v5.16b}, v7.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v16.16b, {v9.16b}, v16.16b                  // aria.cs:57:13 decrypt>FE>SL2 r1
+    aese v4.16b, v13.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
+    ldr q13, [x0, #432]                             // round key dk[1][11]
+    aese v24.16b, v13.16b                           // aria.cs:57:13 decrypt>FE>SL2 r1
+    and v13.16b, v22.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r1
+    ushr v22.16b, v22.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor v31.16b, v10.16b, v31.16b                   // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor v20.16b, v6.16b, v20.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v26.16b, {v26.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
+    and v6.16b, v30.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor v10.16b, v23.16b, v1.16b                    // aria.cs:63:33 decrypt>FE>A r1
+    eor v27.16b, v2.16b, v27.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor v16.16b, v7.16b, v16.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    ldr q2, [x0, #384]                              // round key dk[1][8]
+    aesd v19.16b, v2.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v2.16b, {v5.16b}, v13.16b                   // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v22.16b, {v9.16b}, v22.16b                  // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v21.16b, {v21.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
+    tbl v6.16b, {v3.16b}, v6.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v30.16b, {v11.16b}, v30.16b                 // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor3 v7.16b, v31.16b, v26.16b, v10.16b          // aria.cs:63:33 decrypt>FE>A r1
+    and v10.16b, v24.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r1
+    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor v13.16b, v4.16b, v20.16b                    // aria.cs:78:18 decrypt>FE>A r1
+    eor v22.16b, v2.16b, v22.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    aesd v27.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
+    aesd v16.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor v30.16b, v6.16b, v30.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v19.16b, {v19.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
+    tbl v2.16b, {v3.16b}, v10.16b                   // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v24.16b, {v11.16b}, v24.16b                 // aria.cs:57:13 decrypt>FE>SL2 r1
+    ldr q6, [x0, #688]                              // round key dk[2][11]
+    eor v6.16b, v6.16b, v21.16b                     // aria.cs:86:52 decrypt>FO r2
+    eor v10.16b, v7.16b, v13.16b                    // aria.cs:86:52 decrypt>FO r2
+    eor3 v18.16b, v8.16b, v18.16b, v25.16b          // aria.cs:87:52 decrypt>FE r1
+    ldr q25, [x0, #256]                             // round key dk[1][0]
+    aesd v28.16b, v25.16b                           // aria.cs:57:13 decrypt>FE>SL2 r1
+    aesd v22.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
+    ldr q25, [x0, #416]                             // round key dk[1][10]
+    aese v17.16b, v25.16b                           // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor v24.16b, v2.16b, v24.16b                    // aria.cs:57:13 decrypt>FE>SL2 r1
+    eor v25.16b, v6.16b, v10.16b                    // aria.cs:86:52 decrypt>FO r2
+    tbl v27.16b, {v27.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
+    tbl v16.16b, {v16.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
+    eor v2.16b, v19.16b, v30.16b                    // aria.cs:64:33 decrypt>FE>A r1
+    ldr q6, [x0, #352]                              // round key dk[1][6]
+    aese v18.16b, v6.16b                            // aria.cs:57:13 decrypt>FE>SL2 r1
+    tbl v28.16b, {v28.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
+    tbl v22.16b, {v22.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r1)
+    eor3 v2.16b, v4.16b, v27.16b, v2.16b            // aria.cs:64:33 decrypt>FE>A r1
+    eor v6.16b, v24.16b, v21.16b                    // aria.cs:65:34 decrypt>FE>A r1
+    eor v21.16b, v23.16b, v21.16b                   // aria.cs:86:52 decrypt>FO r2
+    eor v8.16b, v17.16b, v16.16b                    // aria.cs:66:34 decrypt>FE>A r1
+    eor v10.16b, v17.16b, v30.16b                   // aria.cs:86:52 decrypt>FO r2
+    and v14.16b, v25.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r2
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r2
+    eor3 v6.16b, v22.16b, v18.16b, v6.16b           // aria.cs:65:34 decrypt>FE>A r1
+    eor3 v8.16b, v28.16b, v20.16b, v8.16b           // aria.cs:66:34 decrypt>FE>A r1
+    eor3 v20.16b, v21.16b, v20.16b, v2.16b          // aria.cs:86:52 decrypt>FO r2
+    tbl v14.16b, {v5.16b}, v14.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v25.16b, {v9.16b}, v25.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
+    eor3 v15.16b, v10.16b, v22.16b, v7.16b          // aria.cs:86:52 decrypt>FO r2
+    eor v25.16b, v14.16b, v25.16b                   // aria.cs:53:13 decrypt>FO>SL1 r2
+    eor v22.16b, v22.16b, v26.16b                   // aria.cs:75:18 decrypt>FE>A r1
+    ldr q14, [x0, #528]                             // round key dk[2][1]
+    aese v20.16b, v14.16b                           // aria.cs:53:13 decrypt>FO>SL1 r2
+    ldr q14, [x0, #592]                             // round key dk[2][5]
+    aese v15.16b, v14.16b                           // aria.cs:53:13 decrypt>FO>SL1 r2
+    eor v14.16b, v31.16b, v18.16b                   // aria.cs:77:18 decrypt>FE>A r1
+    eor v31.16b, v31.16b, v6.16b                    // aria.cs:86:52 decrypt>FO r2
+    eor v9.16b, v19.16b, v16.16b                    // aria.cs:86:52 decrypt>FO r2
+    eor3 v26.16b, v10.16b, v26.16b, v6.16b          // aria.cs:86:52 decrypt>FO r2
+    eor v19.16b, v19.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r2
+    eor v10.16b, v24.16b, v1.16b                    // aria.cs:86:52 decrypt>FO r2
+    eor3 v21.16b, v21.16b, v4.16b, v8.16b           // aria.cs:86:52 decrypt>FO r2
+    eor v4.16b, v27.16b, v8.16b                     // aria.cs:86:52 decrypt>FO r2
+    eor3 v30.16b, v30.16b, v8.16b, v22.16b          // aria.cs:86:52 decrypt>FO r2
+    eor3 v23.16b, v23.16b, v6.16b, v13.16b          // aria.cs:86:52 decrypt>FO r2
+    eor v27.16b, v28.16b, v27.16b                   // aria.cs:76:18 decrypt>FE>A r1
+    ldr q8, [x0, #560]                              // round key dk[2][3]
+    eor3 v4.16b, v10.16b, v8.16b, v4.16b            // aria.cs:86:52 decrypt>FO r2
+    ldr q8, [x0, #624]                              // round key dk[2][7]
+    eor3 v31.16b, v9.16b, v8.16b, v31.16b           // aria.cs:86:52 decrypt>FO r2
+    eor v19.16b, v19.16b, v14.16b                   // aria.cs:86:52 decrypt>FO r2
+    ldr q8, [x0, #752]                              // round key dk[2][15]
+    eor v17.16b, v8.16b, v17.16b                    // aria.cs:86:52 decrypt>FO r2
+    eor v22.16b, v2.16b, v22.16b                    // aria.cs:86:52 decrypt>FO r2
+    aesd v25.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
+    and v8.16b, v20.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
     ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r2
+    and v13.16b, v15.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r2
+    eor3 v18.16b, v9.16b, v18.16b, v7.16b           // aria.cs:86:52 decrypt>FO r2
+    ushr v9.16b, v15.16b, #4                        // aria.cs:53:13 decrypt>FO>SL1 r2
+    eor3 v1.16b, v1.16b, v6.16b, v27.16b            // aria.cs:86:52 decrypt>FO r2
+    eor3 v24.16b, v24.16b, v7.16b, v27.16b          // aria.cs:86:52 decrypt>FO r2
+    eor v17.16b, v17.16b, v22.16b                   // aria.cs:86:52 decrypt>FO r2
+    ldr q22, [x0, #704]                             // round key dk[2][12]
+    aese v23.16b, v22.16b                           // aria.cs:53:13 decrypt>FO>SL1 r2
+    ldr q22, [x0, #720]                             // round key dk[2][13]
+    aese v19.16b, v22.16b                           // aria.cs:53:13 decrypt>FO>SL1 r2
+    ldr q22, [x0, #608]                             // round key dk[2][6]
+    aesd v21.16b, v22.16b                           // aria.cs:53:13 decrypt>FO>SL1 r2
+    and v22.16b, v4.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
+    ushr v27.16b, v4.16b, #4                        // aria.cs:53:13 decrypt>FO>SL1 r2
+    and v4.16b, v31.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
+    ushr v31.16b, v31.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v6.16b, {v3.16b}, v8.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v20.16b, {v11.16b}, v20.16b                 // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v7.16b, {v3.16b}, v13.16b                   // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v8.16b, {v11.16b}, v9.16b                   // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v25.16b, {v25.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
+    eor3 v16.16b, v16.16b, v2.16b, v14.16b          // aria.cs:86:52 decrypt>FO r2
+    ldr q9, [x0, #512]                              // round key dk[2][0]
+    aese v18.16b, v9.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
+    ldr q9, [x0, #656]                              // round key dk[2][9]
+    aese v1.16b, v9.16b                             // aria.cs:53:13 decrypt>FO>SL1 r2
+    ldr q9, [x0, #736]                              // round key dk[2][14]
+    aesd v24.16b, v9.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v22.16b, {v5.16b}, v22.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
+    ldr q9, [x8, #1088]                             // const affine map, high nibble
+    tbl v27.16b, {v9.16b}, v27.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
     tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v20.16b, {v7.16b}, v20.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
-    eor v20.16b, v4.16b, v20.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    aesd v20.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
-    and v4.16b, v17.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v31.16b, {v9.16b}, v31.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
+    and v13.16b, v17.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r2
     ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v17.16b, {v7.16b}, v17.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
-    eor v17.16b, v4.16b, v17.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
+    eor v20.16b, v6.16b, v20.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
+    eor v6.16b, v7.16b, v8.16b                      // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v21.16b, {v21.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
+    and v7.16b, v19.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
+    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r2
+    eor v8.16b, v25.16b, v23.16b                    // aria.cs:65:34 decrypt>FO>A r2
+    eor v22.16b, v22.16b, v27.16b                   // aria.cs:53:13 decrypt>FO>SL1 r2
+    eor v27.16b, v4.16b, v31.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
+    ldr q31, [x0, #672]                             // round key dk[2][10]
+    aesd v16.16b, v31.16b                           // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v31.16b, {v5.16b}, v13.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v17.16b, {v9.16b}, v17.16b                  // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v4.16b, {v3.16b}, v7.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v19.16b, {v11.16b}, v19.16b                 // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v24.16b, {v24.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
+    eor3 v7.16b, v20.16b, v21.16b, v8.16b           // aria.cs:65:34 decrypt>FO>A r2
+    and v8.16b, v1.16b, v29.16b                     // aria.cs:53:13 decrypt>FO>SL1 r2
+    ushr v1.16b, v1.16b, #4                         // aria.cs:53:13 decrypt>FO>SL1 r2
+    eor v13.16b, v18.16b, v6.16b                    // aria.cs:76:18 decrypt>FO>A r2
+    eor v17.16b, v31.16b, v17.16b                   // aria.cs:53:13 decrypt>FO>SL1 r2
+    ldr q31, [x0, #640]                             // round key dk[2][8]
+    aese v30.16b, v31.16b                           // aria.cs:53:13 decrypt>FO>SL1 r2
+    aesd v22.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
+    aesd v27.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
+    eor v19.16b, v4.16b, v19.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v31.16b, {v3.16b}, v8.16b                   // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v1.16b, {v11.16b}, v1.16b                   // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v16.16b, {v16.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
+    ldr q4, [x0, #912]                              // round key dk[3][9]
+    eor v4.16b, v4.16b, v24.16b                     // aria.cs:87:52 decrypt>FE r3
+    eor v8.16b, v7.16b, v13.16b                     // aria.cs:87:52 decrypt>FE r3
+    eor3 v28.16b, v10.16b, v28.16b, v2.16b          // aria.cs:86:52 decrypt>FO r2
     aesd v17.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
-    eor v4.16b, v22.16b, v16.16b                    // aria.cs:63:33 decrypt>FO>A r2
-    eor3 v4.16b, v24.16b, v29.16b, v4.16b           // aria.cs:63:33 decrypt>FO>A r2
-    eor v8.16b, v21.16b, v17.16b                    // aria.cs:64:33 decrypt>FO>A r2
-    eor3 v8.16b, v27.16b, v30.16b, v8.16b           // aria.cs:64:33 decrypt>FO>A r2
-    eor v9.16b, v20.16b, v18.16b                    // aria.cs:65:34 decrypt>FO>A r2
-    eor3 v9.16b, v26.16b, v31.16b, v9.16b           // aria.cs:65:34 decrypt>FO>A r2
-    eor v10.16b, v23.16b, v19.16b                   // aria.cs:66:34 decrypt>FO>A r2
-    eor3 v10.16b, v25.16b, v28.16b, v10.16b         // aria.cs:66:34 decrypt>FO>A r2
-    eor v11.16b, v26.16b, v29.16b                   // aria.cs:75:18 decrypt>FO>A r2
-    eor v12.16b, v25.16b, v30.16b                   // aria.cs:76:18 decrypt>FO>A r2
-    eor v13.16b, v24.16b, v31.16b                   // aria.cs:77:18 decrypt>FO>A r2
-    eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 decrypt>FO>A r2
-    eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 decrypt>FE r3
-    eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldp q3, q6, [x0, #768]                          // round key dk[3][0] + round key dk[3][1]
-    eor3 v31.16b, v15.16b, v3.16b, v31.16b          // aria.cs:87:52 decrypt>FE r3
-    eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 decrypt>FE r3
-    eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r3
-    eor3 v28.16b, v3.16b, v6.16b, v28.16b           // aria.cs:87:52 decrypt>FE r3
-    eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 decrypt>FE r3
-    eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldp q7, q5, [x0, #800]                          // round key dk[3][2] + round key dk[3][3]
-    eor3 v29.16b, v6.16b, v7.16b, v29.16b           // aria.cs:87:52 decrypt>FE r3
-    eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 decrypt>FE r3
-    eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r3
-    eor3 v30.16b, v7.16b, v5.16b, v30.16b           // aria.cs:87:52 decrypt>FE r3
+    eor v31.16b, v31.16b, v1.16b                    // aria.cs:53:13 decrypt>FO>SL1 r2
+    eor v1.16b, v4.16b, v8.16b                      // aria.cs:87:52 decrypt>FE r3
+    tbl v22.16b, {v22.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
+    tbl v27.16b, {v27.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
+    eor v2.16b, v16.16b, v19.16b                    // aria.cs:66:34 decrypt>FO>A r2
+    eor v4.16b, v30.16b, v19.16b                    // aria.cs:87:52 decrypt>FE r3
+    ldr q8, [x0, #576]                              // round key dk[2][4]
+    aese v28.16b, v8.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
+    ldr q8, [x0, #544]                              // round key dk[2][2]
+    aesd v26.16b, v8.16b                            // aria.cs:53:13 decrypt>FO>SL1 r2
+    tbl v17.16b, {v17.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
+    eor3 v2.16b, v18.16b, v27.16b, v2.16b           // aria.cs:66:34 decrypt>FO>A r2
+    eor v8.16b, v31.16b, v24.16b                    // aria.cs:63:33 decrypt>FO>A r2
+    eor v24.16b, v25.16b, v24.16b                   // aria.cs:87:52 decrypt>FE r3
+    eor v10.16b, v4.16b, v22.16b                    // aria.cs:87:52 decrypt>FE r3
+    and v14.16b, v1.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
+    ushr v1.16b, v1.16b, #4                         // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v26.16b, {v26.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r2)
+    eor3 v8.16b, v22.16b, v28.16b, v8.16b           // aria.cs:63:33 decrypt>FO>A r2
+    eor v22.16b, v22.16b, v21.16b                   // aria.cs:77:18 decrypt>FO>A r2
+    eor v10.16b, v10.16b, v7.16b                    // aria.cs:87:52 decrypt>FE r3
+    tbl v14.16b, {v5.16b}, v14.16b                  // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v1.16b, {v9.16b}, v1.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
+    eor v15.16b, v30.16b, v17.16b                   // aria.cs:64:33 decrypt>FO>A r2
+    eor v9.16b, v16.16b, v17.16b                    // aria.cs:87:52 decrypt>FE r3
+    eor3 v21.16b, v4.16b, v21.16b, v8.16b           // aria.cs:87:52 decrypt>FE r3
+    eor3 v4.16b, v24.16b, v6.16b, v2.16b            // aria.cs:87:52 decrypt>FE r3
+    eor3 v6.16b, v26.16b, v6.16b, v15.16b           // aria.cs:64:33 decrypt>FO>A r2
+    eor v1.16b, v14.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r3
     eor v25.16b, v25.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldr q5, [x0, #832]                              // round key dk[3][4]
-    eor3 v25.16b, v7.16b, v5.16b, v25.16b           // aria.cs:87:52 decrypt>FE r3
-    eor v26.16b, v26.16b, v4.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldr q5, [x0, #848]                              // round key dk[3][5]
-    eor3 v26.16b, v6.16b, v5.16b, v26.16b           // aria.cs:87:52 decrypt>FE r3
-    eor v27.16b, v27.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r3
-    ldr q5, [x0, #864]                              // round key dk[3][6]
-    eor3 v27.16b, v3.16b, v5.16b, v27.16b           // aria.cs:87:52 decrypt>FE r3
-    eor v24.16b, v24.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldp q3, q5, [x0, #880]                          // round key dk[3][7] + round key dk[3][8]
-    eor3 v24.16b, v15.16b, v3.16b, v24.16b          // aria.cs:87:52 decrypt>FE r3
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 decrypt>FE r3
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 decrypt>FE r3
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 decrypt>FE r3
-    ldr q5, [x0, #912]                              // round key dk[3][9]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 decrypt>FE r3
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 decrypt>FE r3
-    ldr q5, [x0, #928]                              // round key dk[3][10]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 decrypt>FE r3
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 decrypt>FE r3
-    ldr q5, [x0, #944]                              // round key dk[3][11]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 decrypt>FE r3
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 decrypt>FE r3
-    ldr q5, [x0, #960]                              // round key dk[3][12]
-    eor3 v22.16b, v5.16b, v22.16b, v3.16b           // aria.cs:87:52 decrypt>FE r3
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 decrypt>FE r3
-    ldr q5, [x0, #976]                              // round key dk[3][13]
-    eor3 v21.16b, v5.16b, v21.16b, v3.16b           // aria.cs:87:52 decrypt>FE r3
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 decrypt>FE r3
-    ldr q4, [x0, #992]                              // round key dk[3][14]
-    eor3 v20.16b, v4.16b, v20.16b, v3.16b           // aria.cs:87:52 decrypt>FE r3
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 decrypt>FE r3
-    ldr q4, [x0, #1008]                             // round key dk[3][15]
-    eor3 v23.16b, v4.16b, v23.16b, v3.16b           // aria.cs:87:52 decrypt>FE r3
-    aesd v31.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
-    aesd v25.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
-    aesd v17.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
-    aesd v22.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r3
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r3
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v28.16b, {v5.16b}, v28.16b                  // aria.cs:57:13 decrypt>FE>SL2 r3
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    aesd v28.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r3
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v26.16b, {v5.16b}, v26.16b                  // aria.cs:57:13 decrypt>FE>SL2 r3
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    aesd v26.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r3
-    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v16.16b, {v5.16b}, v16.16b                  // aria.cs:57:13 decrypt>FE>SL2 r3
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    aesd v16.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r3
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v21.16b, {v5.16b}, v21.16b                  // aria.cs:57:13 decrypt>FE>SL2 r3
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    aesd v21.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
-    aese v29.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    aese v27.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    aese v19.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    aese v20.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    aese v30.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r3
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r3
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:57:13 decrypt>FE>SL2 r3
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    aese v24.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r3
+    ldr q14, [x0, #816]                             // round key dk[3][3]
+    aese v4.16b, v14.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
+    ldr q14, [x0, #880]                             // round key dk[3][7]
+    aese v10.16b, v14.16b                           // aria.cs:57:13 decrypt>FE>SL2 r3
+    eor v14.16b, v20.16b, v28.16b                   // aria.cs:75:18 decrypt>FO>A r2
+    eor v20.16b, v20.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r3
+    ldr q15, [x0, #848]                             // round key dk[3][5]
+    eor v15.16b, v9.16b, v15.16b                    // aria.cs:87:52 decrypt>FE r3
+    eor3 v28.16b, v9.16b, v28.16b, v7.16b           // aria.cs:87:52 decrypt>FE r3
+    eor v9.16b, v2.16b, v22.16b                     // aria.cs:87:52 decrypt>FE r3
+    eor3 v18.16b, v24.16b, v18.16b, v6.16b          // aria.cs:87:52 decrypt>FE r3
+    eor v20.16b, v15.16b, v20.16b                   // aria.cs:87:52 decrypt>FE r3
+    ldr q24, [x0, #976]                             // round key dk[3][13]
+    eor3 v24.16b, v24.16b, v30.16b, v9.16b          // aria.cs:87:52 decrypt>FE r3
+    eor v25.16b, v25.16b, v13.16b                   // aria.cs:87:52 decrypt>FE r3
+    eor v30.16b, v23.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r3
+    eor v23.16b, v31.16b, v23.16b                   // aria.cs:87:52 decrypt>FE r3
+    eor3 v16.16b, v16.16b, v6.16b, v14.16b          // aria.cs:87:52 decrypt>FE r3
+    aesd v1.16b, v0.16b                             // aria.cs:57:13 decrypt>FE>SL2 r3
+    eor v8.16b, v26.16b, v27.16b                    // aria.cs:78:18 decrypt>FO>A r2
+    eor v27.16b, v27.16b, v6.16b                    // aria.cs:87:52 decrypt>FE r3
+    and v9.16b, v4.16b, v29.16b                     // aria.cs:57:13 decrypt>FE>SL2 r3
+    ushr v4.16b, v4.16b, #4                         // aria.cs:57:13 decrypt>FE>SL2 r3
+    and v13.16b, v10.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r3
+    ushr v10.16b, v10.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r3
+    eor3 v31.16b, v31.16b, v7.16b, v8.16b           // aria.cs:87:52 decrypt>FE r3
+    eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r3
+    ldp q7, q15, [x0, #784]                         // round key dk[3][1] + round key dk[3][2]
+    eor3 v27.16b, v23.16b, v7.16b, v27.16b          // aria.cs:87:52 decrypt>FE r3
+    ldr q7, [x0, #832]                              // round key dk[3][4]
+    aesd v18.16b, v7.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
+    ldr q7, [x0, #992]                              // round key dk[3][14]
+    aese v25.16b, v7.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
+    ldr q7, [x0, #1008]                             // round key dk[3][15]
+    aese v16.16b, v7.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
+    and v7.16b, v20.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
+    ushr v20.16b, v20.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r3
+    and v8.16b, v24.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
     ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:57:13 decrypt>FE>SL2 r3
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    aese v18.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r3
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v18.16b, {v7.16b}, v18.16b                  // aria.cs:57:13 decrypt>FE>SL2 r3
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    aese v23.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r3
-    ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    tbl v23.16b, {v7.16b}, v23.16b                  // aria.cs:57:13 decrypt>FE>SL2 r3
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
-    eor v3.16b, v16.16b, v20.16b                    // aria.cs:63:33 decrypt>FE>A r3
-    eor3 v3.16b, v30.16b, v25.16b, v3.16b           // aria.cs:63:33 decrypt>FE>A r3
-    eor v8.16b, v17.16b, v23.16b                    // aria.cs:64:33 decrypt>FE>A r3
-    eor3 v8.16b, v29.16b, v26.16b, v8.16b           // aria.cs:64:33 decrypt>FE>A r3
-    eor v9.16b, v18.16b, v22.16b                    // aria.cs:65:34 decrypt>FE>A r3
-    eor3 v9.16b, v28.16b, v27.16b, v9.16b           // aria.cs:65:34 decrypt>FE>A r3
-    eor v10.16b, v19.16b, v21.16b                   // aria.cs:66:34 decrypt>FE>A r3
-    eor3 v10.16b, v31.16b, v24.16b, v10.16b         // aria.cs:66:34 decrypt>FE>A r3
-    eor v11.16b, v28.16b, v25.16b                   // aria.cs:75:18 decrypt>FE>A r3
-    eor v12.16b, v31.16b, v26.16b                   // aria.cs:76:18 decrypt>FE>A r3
-    eor v13.16b, v30.16b, v27.16b                   // aria.cs:77:18 decrypt>FE>A r3
-    eor v14.16b, v29.16b, v24.16b                   // aria.cs:78:18 decrypt>FE>A r3
-    eor v15.16b, v17.16b, v21.16b                   // aria.cs:86:52 decrypt>FO r4
-    eor v27.16b, v27.16b, v3.16b                    // aria.cs:86:52 decrypt>FO r4
-    ldr q5, [x0, #1024]                             // round key dk[4][0]
-    eor3 v27.16b, v15.16b, v5.16b, v27.16b          // aria.cs:86:52 decrypt>FO r4
-    eor v5.16b, v16.16b, v22.16b                    // aria.cs:86:52 decrypt>FO r4
-    eor v24.16b, v24.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r4
-    ldr q4, [x0, #1040]                             // round key dk[4][1]
-    eor3 v24.16b, v5.16b, v4.16b, v24.16b           // aria.cs:86:52 decrypt>FO r4
-    eor v4.16b, v19.16b, v23.16b                    // aria.cs:86:52 decrypt>FO r4
-    eor v25.16b, v25.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r4
-    ldr q2, [x0, #1056]                             // round key dk[4][2]
-    eor3 v25.16b, v4.16b, v2.16b, v25.16b           // aria.cs:86:52 decrypt>FO r4
-    eor v2.16b, v18.16b, v20.16b                    // aria.cs:86:52 decrypt>FO r4
-    eor v26.16b, v26.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r4
-    ldr q7, [x0, #1072]                             // round key dk[4][3]
-    eor3 v26.16b, v2.16b, v7.16b, v26.16b           // aria.cs:86:52 decrypt>FO r4
-    eor v31.16b, v31.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r4
-    ldr q7, [x0, #1088]                             // round key dk[4][4]
-    eor3 v31.16b, v2.16b, v7.16b, v31.16b           // aria.cs:86:52 decrypt>FO r4
-    eor v28.16b, v28.16b, v3.16b                    // aria.cs:86:52 decrypt>FO r4
-    ldr q2, [x0, #1104]                             // round key dk[4][5]
-    eor3 v28.16b, v4.16b, v2.16b, v28.16b           // aria.cs:86:52 decrypt>FO r4
-    eor v29.16b, v29.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r4
-    ldr q2, [x0, #1120]                             // round key dk[4][6]
-    eor3 v29.16b, v5.16b, v2.16b, v29.16b           // aria.cs:86:52 decrypt>FO r4
-    eor v30.16b, v30.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r4
-    ldr q2, [x0, #1136]                             // round key dk[4][7]
-    eor3 v30.16b, v15.16b, v2.16b, v30.16b          // aria.cs:86:52 decrypt>FO r4
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 decrypt>FO r4
-    ldr q4, [x0, #1152]                             // round key dk[4][8]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 decrypt>FO r4
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 decrypt>FO r4
-    ldr q4, [x0, #1168]                             // round key dk[4][9]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 decrypt>FO r4
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 decrypt>FO r4
-    ldr q4, [x0, #1184]                             // round key dk[4][10]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 decrypt>FO r4
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 decrypt>FO r4
-    ldr q4, [x0, #1200]                             // round key dk[4][11]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 decrypt>FO r4
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 decrypt>FO r4
-    ldr q4, [x0, #1216]                             // round key dk[4][12]
-    eor3 v16.16b, v4.16b, v16.16b, v2.16b           // aria.cs:86:52 decrypt>FO r4
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 decrypt>FO r4
-    ldr q4, [x0, #1232]                             // round key dk[4][13]
-    eor3 v17.16b, v4.16b, v17.16b, v2.16b           // aria.cs:86:52 decrypt>FO r4
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 decrypt>FO r4
-    ldr q3, [x0, #1248]                             // round key dk[4][14]
-    eor3 v18.16b, v3.16b, v18.16b, v2.16b           // aria.cs:86:52 decrypt>FO r4
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 decrypt>FO r4
-    ldr q3, [x0, #1264]                             // round key dk[4][15]
-    eor3 v19.16b, v3.16b, v19.16b, v2.16b           // aria.cs:86:52 decrypt>FO r4
-    aese v27.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    aese v31.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    aese v23.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    aese v16.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    aese v24.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    and v2.16b, v24.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r4
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v24.16b, {v3.16b}, v24.16b                  // aria.cs:53:13 decrypt>FO>SL1 r4
-    eor v24.16b, v2.16b, v24.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    aese v28.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    and v2.16b, v28.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r4
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v28.16b, {v3.16b}, v28.16b                  // aria.cs:53:13 decrypt>FO>SL1 r4
-    eor v28.16b, v2.16b, v28.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    aese v20.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    and v2.16b, v20.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r4
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v20.16b, {v3.16b}, v20.16b                  // aria.cs:53:13 decrypt>FO>SL1 r4
-    eor v20.16b, v2.16b, v20.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    aese v17.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    and v2.16b, v17.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r4
-    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v17.16b, {v3.16b}, v17.16b                  // aria.cs:53:13 decrypt>FO>SL1 r4
-    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    aesd v25.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
-    aesd v29.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
-    aesd v21.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
-    aesd v18.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
-    and v4.16b, v26.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r4
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r4
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:53:13 decrypt>FO>SL1 r4
-    eor v26.16b, v4.16b, v26.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    aesd v26.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
-    and v4.16b, v30.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r4
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:53:13 decrypt>FO>SL1 r4
-    eor v30.16b, v4.16b, v30.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    aesd v30.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
-    and v4.16b, v22.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v1.16b, {v1.16b}, v12.16b                   // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
+    tbl v9.16b, {v3.16b}, v9.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v4.16b, {v11.16b}, v4.16b                   // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v13.16b, {v3.16b}, v13.16b                  // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v10.16b, {v11.16b}, v10.16b                 // aria.cs:57:13 decrypt>FE>SL2 r3
+    eor3 v17.16b, v17.16b, v2.16b, v14.16b          // aria.cs:87:52 decrypt>FE r3
+    ldr q14, [x0, #960]                             // round key dk[3][12]
+    aesd v31.16b, v14.16b                           // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v7.16b, {v5.16b}, v7.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
+    ldr q14, [x8, #1088]                            // const affine map, high nibble
+    tbl v20.16b, {v14.16b}, v20.16b                 // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v8.16b, {v5.16b}, v8.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v24.16b, {v14.16b}, v24.16b                 // aria.cs:57:13 decrypt>FE>SL2 r3
+    aese v28.16b, v15.16b                           // aria.cs:57:13 decrypt>FE>SL2 r3
+    ldr q15, [x0, #944]                             // round key dk[3][11]
+    aese v30.16b, v15.16b                           // aria.cs:57:13 decrypt>FE>SL2 r3
+    and v15.16b, v27.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r3
+    ushr v27.16b, v27.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r3
+    eor v4.16b, v9.16b, v4.16b                      // aria.cs:57:13 decrypt>FE>SL2 r3
+    eor v9.16b, v13.16b, v10.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v18.16b, {v18.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
+    and v10.16b, v16.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r3
+    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r3
+    eor v13.16b, v1.16b, v25.16b                    // aria.cs:63:33 decrypt>FE>A r3
+    eor v20.16b, v7.16b, v20.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
+    eor v24.16b, v8.16b, v24.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
+    ldr q7, [x0, #896]                              // round key dk[3][8]
+    aesd v17.16b, v7.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v7.16b, {v5.16b}, v15.16b                   // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v27.16b, {v14.16b}, v27.16b                 // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v31.16b, {v31.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
+    tbl v8.16b, {v3.16b}, v10.16b                   // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v16.16b, {v11.16b}, v16.16b                 // aria.cs:57:13 decrypt>FE>SL2 r3
+    eor3 v10.16b, v4.16b, v18.16b, v13.16b          // aria.cs:63:33 decrypt>FE>A r3
+    and v13.16b, v30.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r3
+    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r3
+    eor v15.16b, v28.16b, v9.16b                    // aria.cs:78:18 decrypt>FE>A r3
+    eor3 v19.16b, v19.16b, v6.16b, v22.16b          // aria.cs:87:52 decrypt>FE r3
+    eor v22.16b, v7.16b, v27.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
+    aesd v20.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
+    aesd v24.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
+    eor v16.16b, v8.16b, v16.16b                    // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v17.16b, {v17.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
+    tbl v27.16b, {v3.16b}, v13.16b                  // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v30.16b, {v11.16b}, v30.16b                 // aria.cs:57:13 decrypt>FE>SL2 r3
+    ldr q6, [x0, #1200]                             // round key dk[4][11]
+    eor v6.16b, v6.16b, v31.16b                     // aria.cs:86:52 decrypt>FO r4
+    eor v7.16b, v10.16b, v15.16b                    // aria.cs:86:52 decrypt>FO r4
+    eor3 v23.16b, v23.16b, v26.16b, v2.16b          // aria.cs:87:52 decrypt>FE r3
+    ldr q26, [x0, #768]                             // round key dk[3][0]
+    aesd v21.16b, v26.16b                           // aria.cs:57:13 decrypt>FE>SL2 r3
+    aesd v22.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
+    ldr q26, [x0, #928]                             // round key dk[3][10]
+    aese v19.16b, v26.16b                           // aria.cs:57:13 decrypt>FE>SL2 r3
+    eor v26.16b, v27.16b, v30.16b                   // aria.cs:57:13 decrypt>FE>SL2 r3
+    eor v27.16b, v6.16b, v7.16b                     // aria.cs:86:52 decrypt>FO r4
+    tbl v20.16b, {v20.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
+    tbl v24.16b, {v24.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
+    eor v30.16b, v17.16b, v16.16b                   // aria.cs:64:33 decrypt>FE>A r3
+    ldr q2, [x0, #864]                              // round key dk[3][6]
+    aese v23.16b, v2.16b                            // aria.cs:57:13 decrypt>FE>SL2 r3
+    tbl v21.16b, {v21.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
+    tbl v22.16b, {v22.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r3)
+    eor3 v30.16b, v28.16b, v20.16b, v30.16b         // aria.cs:64:33 decrypt>FE>A r3
+    eor v2.16b, v26.16b, v31.16b                    // aria.cs:65:34 decrypt>FE>A r3
+    eor v31.16b, v1.16b, v31.16b                    // aria.cs:86:52 decrypt>FO r4
+    eor v6.16b, v19.16b, v24.16b                    // aria.cs:66:34 decrypt>FE>A r3
+    eor v7.16b, v19.16b, v16.16b                    // aria.cs:86:52 decrypt>FO r4
+    and v8.16b, v27.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r4
+    eor3 v2.16b, v22.16b, v23.16b, v2.16b           // aria.cs:65:34 decrypt>FE>A r3
+    eor3 v6.16b, v21.16b, v9.16b, v6.16b            // aria.cs:66:34 decrypt>FE>A r3
+    eor3 v9.16b, v31.16b, v9.16b, v30.16b           // aria.cs:86:52 decrypt>FO r4
+    tbl v8.16b, {v5.16b}, v8.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v27.16b, {v14.16b}, v27.16b                 // aria.cs:53:13 decrypt>FO>SL1 r4
+    eor v13.16b, v22.16b, v18.16b                   // aria.cs:75:18 decrypt>FE>A r3
+    eor3 v22.16b, v7.16b, v22.16b, v10.16b          // aria.cs:86:52 decrypt>FO r4
+    eor v28.16b, v31.16b, v28.16b                   // aria.cs:86:52 decrypt>FO r4
+    eor v27.16b, v8.16b, v27.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    ldr q31, [x0, #1264]                            // round key dk[4][15]
+    eor v19.16b, v31.16b, v19.16b                   // aria.cs:86:52 decrypt>FO r4
+    ldr q31, [x0, #1040]                            // round key dk[4][1]
+    aese v9.16b, v31.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
+    ldr q31, [x0, #1104]                            // round key dk[4][5]
+    aese v22.16b, v31.16b                           // aria.cs:53:13 decrypt>FO>SL1 r4
+    eor v31.16b, v4.16b, v23.16b                    // aria.cs:77:18 decrypt>FE>A r3
+    eor v4.16b, v4.16b, v2.16b                      // aria.cs:86:52 decrypt>FO r4
+    eor v8.16b, v17.16b, v24.16b                    // aria.cs:86:52 decrypt>FO r4
+    eor v17.16b, v17.16b, v6.16b                    // aria.cs:86:52 decrypt>FO r4
+    eor v14.16b, v26.16b, v25.16b                   // aria.cs:86:52 decrypt>FO r4
+    eor3 v18.16b, v7.16b, v18.16b, v2.16b           // aria.cs:86:52 decrypt>FO r4
+    eor v7.16b, v20.16b, v6.16b                     // aria.cs:86:52 decrypt>FO r4
+    eor3 v1.16b, v1.16b, v2.16b, v15.16b            // aria.cs:86:52 decrypt>FO r4
+    eor v15.16b, v30.16b, v13.16b                   // aria.cs:86:52 decrypt>FO r4
+    eor3 v16.16b, v16.16b, v6.16b, v13.16b          // aria.cs:86:52 decrypt>FO r4
+    eor v28.16b, v28.16b, v6.16b                    // aria.cs:86:52 decrypt>FO r4
+    eor v25.16b, v25.16b, v2.16b                    // aria.cs:86:52 decrypt>FO r4
+    eor v19.16b, v19.16b, v15.16b                   // aria.cs:86:52 decrypt>FO r4
+    eor v20.16b, v21.16b, v20.16b                   // aria.cs:76:18 decrypt>FE>A r3
+    ldr q2, [x0, #1072]                             // round key dk[4][3]
+    eor3 v2.16b, v14.16b, v2.16b, v7.16b            // aria.cs:86:52 decrypt>FO r4
+    ldr q6, [x0, #1136]                             // round key dk[4][7]
+    eor3 v4.16b, v8.16b, v6.16b, v4.16b             // aria.cs:86:52 decrypt>FO r4
+    eor v17.16b, v17.16b, v31.16b                   // aria.cs:86:52 decrypt>FO r4
+    aesd v27.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
+    and v6.16b, v9.16b, v29.16b                     // aria.cs:53:13 decrypt>FO>SL1 r4
+    ushr v7.16b, v9.16b, #4                         // aria.cs:53:13 decrypt>FO>SL1 r4
+    and v9.16b, v22.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
     ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v22.16b, {v7.16b}, v22.16b                  // aria.cs:53:13 decrypt>FO>SL1 r4
-    eor v22.16b, v4.16b, v22.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    aesd v22.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
-    and v4.16b, v19.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r4
+    eor3 v23.16b, v8.16b, v23.16b, v10.16b          // aria.cs:86:52 decrypt>FO r4
+    eor v25.16b, v25.16b, v20.16b                   // aria.cs:86:52 decrypt>FO r4
+    ldr q8, [x0, #1216]                             // round key dk[4][12]
+    aese v1.16b, v8.16b                             // aria.cs:53:13 decrypt>FO>SL1 r4
+    ldr q8, [x0, #1232]                             // round key dk[4][13]
+    aese v17.16b, v8.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
+    ldr q8, [x0, #1120]                             // round key dk[4][6]
+    aesd v28.16b, v8.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
+    and v8.16b, v2.16b, v29.16b                     // aria.cs:53:13 decrypt>FO>SL1 r4
+    ushr v2.16b, v2.16b, #4                         // aria.cs:53:13 decrypt>FO>SL1 r4
+    and v13.16b, v4.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    ushr v4.16b, v4.16b, #4                         // aria.cs:53:13 decrypt>FO>SL1 r4
+    and v15.16b, v19.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r4
+    eor3 v20.16b, v26.16b, v10.16b, v20.16b         // aria.cs:86:52 decrypt>FO r4
     ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v19.16b, {v7.16b}, v19.16b                  // aria.cs:53:13 decrypt>FO>SL1 r4
-    eor v19.16b, v4.16b, v19.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v26.16b, {v3.16b}, v6.16b                   // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v6.16b, {v11.16b}, v7.16b                   // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v7.16b, {v3.16b}, v9.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v22.16b, {v11.16b}, v22.16b                 // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v27.16b, {v27.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
+    eor3 v24.16b, v24.16b, v30.16b, v31.16b         // aria.cs:86:52 decrypt>FO r4
+    ldr q31, [x0, #1024]                            // round key dk[4][0]
+    aese v23.16b, v31.16b                           // aria.cs:53:13 decrypt>FO>SL1 r4
+    ldr q31, [x0, #1168]                            // round key dk[4][9]
+    aese v25.16b, v31.16b                           // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v31.16b, {v5.16b}, v8.16b                   // aria.cs:53:13 decrypt>FO>SL1 r4
+    ldr q8, [x8, #1088]                             // const affine map, high nibble
+    tbl v2.16b, {v8.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v9.16b, {v5.16b}, v13.16b                   // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v4.16b, {v8.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v10.16b, {v5.16b}, v15.16b                  // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v19.16b, {v8.16b}, v19.16b                  // aria.cs:53:13 decrypt>FO>SL1 r4
+    eor v26.16b, v26.16b, v6.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    eor v22.16b, v7.16b, v22.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v28.16b, {v28.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
+    and v6.16b, v17.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r4
+    eor v7.16b, v27.16b, v1.16b                     // aria.cs:65:34 decrypt>FO>A r4
+    eor v31.16b, v31.16b, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    eor v2.16b, v9.16b, v4.16b                      // aria.cs:53:13 decrypt>FO>SL1 r4
+    eor v19.16b, v10.16b, v19.16b                   // aria.cs:53:13 decrypt>FO>SL1 r4
+    ldr q4, [x0, #1184]                             // round key dk[4][10]
+    aesd v24.16b, v4.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
+    ldr q4, [x0, #1248]                             // round key dk[4][14]
+    aesd v20.16b, v4.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v4.16b, {v3.16b}, v6.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v17.16b, {v11.16b}, v17.16b                 // aria.cs:53:13 decrypt>FO>SL1 r4
+    eor3 v6.16b, v26.16b, v28.16b, v7.16b           // aria.cs:65:34 decrypt>FO>A r4
+    and v7.16b, v25.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r4
+    eor v9.16b, v23.16b, v22.16b                    // aria.cs:76:18 decrypt>FO>A r4
+    eor v21.16b, v14.16b, v21.16b                   // aria.cs:86:52 decrypt>FO r4
+    ldr q10, [x0, #1152]                            // round key dk[4][8]
+    aese v16.16b, v10.16b                           // aria.cs:53:13 decrypt>FO>SL1 r4
+    aesd v31.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
+    aesd v2.16b, v0.16b                             // aria.cs:53:13 decrypt>FO>SL1 r4
     aesd v19.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r4
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
-    eor v4.16b, v20.16b, v18.16b                    // aria.cs:63:33 decrypt>FO>A r4
-    eor3 v4.16b, v26.16b, v31.16b, v4.16b           // aria.cs:63:33 decrypt>FO>A r4
-    eor v8.16b, v23.16b, v19.16b                    // aria.cs:64:33 decrypt>FO>A r4
-    eor3 v8.16b, v25.16b, v28.16b, v8.16b           // aria.cs:64:33 decrypt>FO>A r4
-    eor v9.16b, v22.16b, v16.16b                    // aria.cs:65:34 decrypt>FO>A r4
-    eor3 v9.16b, v24.16b, v29.16b, v9.16b           // aria.cs:65:34 decrypt>FO>A r4
-    eor v10.16b, v21.16b, v17.16b                   // aria.cs:66:34 decrypt>FO>A r4
-    eor3 v10.16b, v27.16b, v30.16b, v10.16b         // aria.cs:66:34 decrypt>FO>A r4
-    eor v11.16b, v24.16b, v31.16b                   // aria.cs:75:18 decrypt>FO>A r4
-    eor v12.16b, v27.16b, v28.16b                   // aria.cs:76:18 decrypt>FO>A r4
-    eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 decrypt>FO>A r4
-    eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 decrypt>FO>A r4
-    eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 decrypt>FE r5
-    eor v29.16b, v29.16b, v4.16b                    // aria.cs:87:52 decrypt>FE r5
-    ldr q3, [x0, #1280]                             // round key dk[5][0]
-    eor3 v29.16b, v15.16b, v3.16b, v29.16b          // aria.cs:87:52 decrypt>FE r5
-    eor v3.16b, v20.16b, v16.16b                    // aria.cs:87:52 decrypt>FE r5
-    eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r5
+    eor v17.16b, v4.16b, v17.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v4.16b, {v3.16b}, v7.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v25.16b, {v11.16b}, v25.16b                 // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v24.16b, {v24.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
+    tbl v20.16b, {v20.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
+    eor v7.16b, v6.16b, v9.16b                      // aria.cs:87:52 decrypt>FE r5
+    eor v21.16b, v21.16b, v30.16b                   // aria.cs:86:52 decrypt>FO r4
+    ldr q30, [x0, #1056]                            // round key dk[4][2]
+    aesd v18.16b, v30.16b                           // aria.cs:53:13 decrypt>FO>SL1 r4
+    eor v25.16b, v4.16b, v25.16b                    // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v30.16b, {v31.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
+    tbl v31.16b, {v2.16b}, v12.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
+    tbl v19.16b, {v19.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
+    ldr q2, [x0, #1424]                             // round key dk[5][9]
+    eor3 v2.16b, v2.16b, v20.16b, v7.16b            // aria.cs:87:52 decrypt>FE r5
+    eor v4.16b, v24.16b, v17.16b                    // aria.cs:66:34 decrypt>FO>A r4
+    eor v7.16b, v16.16b, v17.16b                    // aria.cs:87:52 decrypt>FE r5
+    ldr q10, [x0, #1088]                            // round key dk[4][4]
+    aese v21.16b, v10.16b                           // aria.cs:53:13 decrypt>FO>SL1 r4
+    tbl v18.16b, {v18.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r4)
+    eor3 v4.16b, v23.16b, v31.16b, v4.16b           // aria.cs:66:34 decrypt>FO>A r4
+    eor v10.16b, v25.16b, v20.16b                   // aria.cs:63:33 decrypt>FO>A r4
+    eor v20.16b, v27.16b, v20.16b                   // aria.cs:87:52 decrypt>FE r5
+    eor v13.16b, v16.16b, v19.16b                   // aria.cs:64:33 decrypt>FO>A r4
+    eor v14.16b, v7.16b, v30.16b                    // aria.cs:87:52 decrypt>FE r5
+    and v15.16b, v2.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
+    ushr v2.16b, v2.16b, #4                         // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor3 v10.16b, v30.16b, v21.16b, v10.16b         // aria.cs:63:33 decrypt>FO>A r4
+    eor3 v13.16b, v18.16b, v22.16b, v13.16b         // aria.cs:64:33 decrypt>FO>A r4
+    eor v30.16b, v30.16b, v28.16b                   // aria.cs:77:18 decrypt>FO>A r4
+    eor3 v22.16b, v20.16b, v22.16b, v4.16b          // aria.cs:87:52 decrypt>FE r5
+    eor v14.16b, v14.16b, v6.16b                    // aria.cs:87:52 decrypt>FE r5
+    tbl v15.16b, {v5.16b}, v15.16b                  // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v2.16b, {v8.16b}, v2.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor v8.16b, v24.16b, v19.16b                    // aria.cs:87:52 decrypt>FE r5
+    eor3 v28.16b, v7.16b, v28.16b, v10.16b          // aria.cs:87:52 decrypt>FE r5
+    eor v2.16b, v15.16b, v2.16b                     // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor v27.16b, v27.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r5
+    ldr q7, [x0, #1328]                             // round key dk[5][3]
+    aese v22.16b, v7.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
+    ldr q7, [x0, #1392]                             // round key dk[5][7]
+    aese v14.16b, v7.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor v7.16b, v26.16b, v21.16b                    // aria.cs:75:18 decrypt>FO>A r4
+    eor v26.16b, v26.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r5
+    eor v15.16b, v25.16b, v1.16b                    // aria.cs:87:52 decrypt>FE r5
+    eor3 v20.16b, v20.16b, v23.16b, v13.16b         // aria.cs:87:52 decrypt>FE r5
+    eor v23.16b, v31.16b, v13.16b                   // aria.cs:87:52 decrypt>FE r5
+    eor v27.16b, v27.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r5
+    ldr q9, [x0, #1360]                             // round key dk[5][5]
+    eor v9.16b, v8.16b, v9.16b                      // aria.cs:87:52 decrypt>FE r5
+    eor3 v21.16b, v8.16b, v21.16b, v6.16b           // aria.cs:87:52 decrypt>FE r5
+    eor v8.16b, v4.16b, v30.16b                     // aria.cs:87:52 decrypt>FE r5
+    eor v26.16b, v9.16b, v26.16b                    // aria.cs:87:52 decrypt>FE r5
+    eor v25.16b, v25.16b, v6.16b                    // aria.cs:87:52 decrypt>FE r5
+    ldr q6, [x0, #1488]                             // round key dk[5][13]
+    eor3 v16.16b, v6.16b, v16.16b, v8.16b           // aria.cs:87:52 decrypt>FE r5
+    eor v31.16b, v18.16b, v31.16b                   // aria.cs:78:18 decrypt>FO>A r4
     ldr q6, [x0, #1296]                             // round key dk[5][1]
-    eor3 v30.16b, v3.16b, v6.16b, v30.16b           // aria.cs:87:52 decrypt>FE r5
-    eor v6.16b, v21.16b, v19.16b                    // aria.cs:87:52 decrypt>FE r5
-    eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r5
-    ldr q7, [x0, #1312]                             // round key dk[5][2]
-    eor3 v31.16b, v6.16b, v7.16b, v31.16b           // aria.cs:87:52 decrypt>FE r5
-    eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 decrypt>FE r5
-    eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r5
-    ldr q5, [x0, #1328]                             // round key dk[5][3]
-    eor3 v28.16b, v7.16b, v5.16b, v28.16b           // aria.cs:87:52 decrypt>FE r5
-    eor v27.16b, v27.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r5
-    ldr q5, [x0, #1344]                             // round key dk[5][4]
-    eor3 v27.16b, v7.16b, v5.16b, v27.16b           // aria.cs:87:52 decrypt>FE r5
-    eor v24.16b, v24.16b, v4.16b                    // aria.cs:87:52 decrypt>FE r5
-    ldr q5, [x0, #1360]                             // round key dk[5][5]
-    eor3 v24.16b, v6.16b, v5.16b, v24.16b           // aria.cs:87:52 decrypt>FE r5
-    eor v25.16b, v25.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r5
-    ldr q5, [x0, #1376]                             // round key dk[5][6]
-    eor3 v25.16b, v3.16b, v5.16b, v25.16b           // aria.cs:87:52 decrypt>FE r5
-    eor v26.16b, v26.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r5
-    ldr q3, [x0, #1392]                             // round key dk[5][7]
-    eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:87:52 decrypt>FE r5
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 decrypt>FE r5
-    ldr q5, [x0, #1408]                             // round key dk[5][8]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 decrypt>FE r5
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 decrypt>FE r5
-    ldr q5, [x0, #1424]                             // round key dk[5][9]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 decrypt>FE r5
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 decrypt>FE r5
-    ldr q5, [x0, #1440]                             // round key dk[5][10]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 decrypt>FE r5
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 decrypt>FE r5
-    ldr q5, [x0, #1456]                             // round key dk[5][11]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 decrypt>FE r5
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 decrypt>FE r5
-    ldr q5, [x0, #1472]                             // round key dk[5][12]
-    eor3 v20.16b, v5.16b, v20.16b, v3.16b           // aria.cs:87:52 decrypt>FE r5
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 decrypt>FE r5
-    ldr q5, [x0, #1488]                             // round key dk[5][13]
-    eor3 v23.16b, v5.16b, v23.16b, v3.16b           // aria.cs:87:52 decrypt>FE r5
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 decrypt>FE r5
-    ldr q4, [x0, #1504]                             // round key dk[5][14]
-    eor3 v22.16b, v4.16b, v22.16b, v3.16b           // aria.cs:87:52 decrypt>FE r5
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 decrypt>FE r5
-    ldr q4, [x0, #1520]                             // round key dk[5][15]
-    eor3 v21.16b, v4.16b, v21.16b, v3.16b           // aria.cs:87:52 decrypt>FE r5
-    aesd v29.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
-    aesd v27.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
-    aesd v19.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
-    aesd v20.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r5
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r5
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:57:13 decrypt>FE>SL2 r5
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    aesd v30.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r5
-    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v24.16b, {v5.16b}, v24.16b                  // aria.cs:57:13 decrypt>FE>SL2 r5
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    aesd v24.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r5
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v18.16b, {v5.16b}, v18.16b                  // aria.cs:57:13 decrypt>FE>SL2 r5
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    aesd v18.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor3 v23.16b, v15.16b, v6.16b, v23.16b          // aria.cs:87:52 decrypt>FE r5
+    eor3 v24.16b, v24.16b, v13.16b, v7.16b          // aria.cs:87:52 decrypt>FE r5
+    aesd v2.16b, v0.16b                             // aria.cs:57:13 decrypt>FE>SL2 r5
+    and v6.16b, v22.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
+    ushr v22.16b, v22.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r5
+    and v8.16b, v14.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
+    ushr v9.16b, v14.16b, #4                        // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor3 v1.16b, v1.16b, v10.16b, v31.16b           // aria.cs:87:52 decrypt>FE r5
+    eor v25.16b, v25.16b, v31.16b                   // aria.cs:87:52 decrypt>FE r5
+    ldr q31, [x0, #1344]                            // round key dk[5][4]
+    aesd v20.16b, v31.16b                           // aria.cs:57:13 decrypt>FE>SL2 r5
+    ldr q31, [x0, #1504]                            // round key dk[5][14]
+    aese v27.16b, v31.16b                           // aria.cs:57:13 decrypt>FE>SL2 r5
+    ldr q31, [x0, #1520]                            // round key dk[5][15]
+    aese v24.16b, v31.16b                           // aria.cs:57:13 decrypt>FE>SL2 r5
+    and v31.16b, v23.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r5
     ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v23.16b, {v5.16b}, v23.16b                  // aria.cs:57:13 decrypt>FE>SL2 r5
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    aesd v23.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
-    aese v31.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    aese v25.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    aese v17.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    aese v22.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    aese v28.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r5
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r5
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:57:13 decrypt>FE>SL2 r5
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    aese v26.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r5
+    and v10.16b, v26.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r5
     ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:57:13 decrypt>FE>SL2 r5
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    aese v16.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r5
+    and v14.16b, v16.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor3 v18.16b, v15.16b, v18.16b, v4.16b          // aria.cs:87:52 decrypt>FE r5
     ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v16.16b, {v7.16b}, v16.16b                  // aria.cs:57:13 decrypt>FE>SL2 r5
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    aese v21.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r5
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    tbl v21.16b, {v7.16b}, v21.16b                  // aria.cs:57:13 decrypt>FE>SL2 r5
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
-    eor v3.16b, v18.16b, v22.16b                    // aria.cs:63:33 decrypt>FE>A r5
-    eor3 v3.16b, v28.16b, v27.16b, v3.16b           // aria.cs:63:33 decrypt>FE>A r5
-    eor v8.16b, v19.16b, v21.16b                    // aria.cs:64:33 decrypt>FE>A r5
-    eor3 v8.16b, v31.16b, v24.16b, v8.16b           // aria.cs:64:33 decrypt>FE>A r5
-    eor v9.16b, v16.16b, v20.16b                    // aria.cs:65:34 decrypt>FE>A r5
-    eor3 v9.16b, v30.16b, v25.16b, v9.16b           // aria.cs:65:34 decrypt>FE>A r5
-    eor v10.16b, v17.16b, v23.16b                   // aria.cs:66:34 decrypt>FE>A r5
-    eor3 v10.16b, v29.16b, v26.16b, v10.16b         // aria.cs:66:34 decrypt>FE>A r5
-    eor v11.16b, v30.16b, v27.16b                   // aria.cs:75:18 decrypt>FE>A r5
-    eor v12.16b, v29.16b, v24.16b                   // aria.cs:76:18 decrypt>FE>A r5
-    eor v13.16b, v28.16b, v25.16b                   // aria.cs:77:18 decrypt>FE>A r5
-    eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 decrypt>FE>A r5
-    eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 decrypt>FO r6
-    eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 decrypt>FO r6
-    ldr q5, [x0, #1536]                             // round key dk[6][0]
-    eor3 v25.16b, v15.16b, v5.16b, v25.16b          // aria.cs:86:52 decrypt>FO r6
-    eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 decrypt>FO r6
-    eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r6
-    ldr q4, [x0, #1552]                             // round key dk[6][1]
-    eor3 v26.16b, v5.16b, v4.16b, v26.16b           // aria.cs:86:52 decrypt>FO r6
-    eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 decrypt>FO r6
-    eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r6
-    ldr q2, [x0, #1568]                             // round key dk[6][2]
-    eor3 v27.16b, v4.16b, v2.16b, v27.16b           // aria.cs:86:52 decrypt>FO r6
-    eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 decrypt>FO r6
-    eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r6
-    ldr q7, [x0, #1584]                             // round key dk[6][3]
-    eor3 v24.16b, v2.16b, v7.16b, v24.16b           // aria.cs:86:52 decrypt>FO r6
-    eor v29.16b, v29.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r6
-    ldr q7, [x0, #1600]                             // round key dk[6][4]
-    eor3 v29.16b, v2.16b, v7.16b, v29.16b           // aria.cs:86:52 decrypt>FO r6
-    eor v30.16b, v30.16b, v3.16b                    // aria.cs:86:52 decrypt>FO r6
-    ldr q2, [x0, #1616]                             // round key dk[6][5]
-    eor3 v30.16b, v4.16b, v2.16b, v30.16b           // aria.cs:86:52 decrypt>FO r6
-    eor v31.16b, v31.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r6
-    ldr q2, [x0, #1632]                             // round key dk[6][6]
-    eor3 v31.16b, v5.16b, v2.16b, v31.16b           // aria.cs:86:52 decrypt>FO r6
-    eor v28.16b, v28.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r6
-    ldr q2, [x0, #1648]                             // round key dk[6][7]
-    eor3 v28.16b, v15.16b, v2.16b, v28.16b          // aria.cs:86:52 decrypt>FO r6
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 decrypt>FO r6
-    ldr q4, [x0, #1664]                             // round key dk[6][8]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 decrypt>FO r6
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 decrypt>FO r6
-    ldr q4, [x0, #1680]                             // round key dk[6][9]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 decrypt>FO r6
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 decrypt>FO r6
-    ldr q4, [x0, #1696]                             // round key dk[6][10]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 decrypt>FO r6
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 decrypt>FO r6
-    ldr q4, [x0, #1712]                             // round key dk[6][11]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 decrypt>FO r6
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 decrypt>FO r6
-    ldr q4, [x0, #1728]                             // round key dk[6][12]
-    eor3 v18.16b, v4.16b, v18.16b, v2.16b           // aria.cs:86:52 decrypt>FO r6
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 decrypt>FO r6
-    ldr q4, [x0, #1744]                             // round key dk[6][13]
-    eor3 v19.16b, v4.16b, v19.16b, v2.16b           // aria.cs:86:52 decrypt>FO r6
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 decrypt>FO r6
-    ldr q3, [x0, #1760]                             // round key dk[6][14]
-    eor3 v16.16b, v3.16b, v16.16b, v2.16b           // aria.cs:86:52 decrypt>FO r6
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 decrypt>FO r6
-    ldr q3, [x0, #1776]                             // round key dk[6][15]
-    eor3 v17.16b, v3.16b, v17.16b, v2.16b           // aria.cs:86:52 decrypt>FO r6
-    aese v25.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    aese v29.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    aese v21.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    aese v18.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    aese v26.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    and v2.16b, v26.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r6
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v26.16b, {v3.16b}, v26.16b                  // aria.cs:53:13 decrypt>FO>SL1 r6
-    eor v26.16b, v2.16b, v26.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    aese v30.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    and v2.16b, v30.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r6
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v30.16b, {v3.16b}, v30.16b                  // aria.cs:53:13 decrypt>FO>SL1 r6
-    eor v30.16b, v2.16b, v30.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    aese v22.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    and v2.16b, v22.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r6
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v22.16b, {v3.16b}, v22.16b                  // aria.cs:53:13 decrypt>FO>SL1 r6
-    eor v22.16b, v2.16b, v22.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    aese v19.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    and v2.16b, v19.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r6
-    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v19.16b, {v3.16b}, v19.16b                  // aria.cs:53:13 decrypt>FO>SL1 r6
-    eor v19.16b, v2.16b, v19.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    aesd v27.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
-    aesd v31.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
-    aesd v23.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
-    aesd v16.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
-    and v4.16b, v24.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r6
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r6
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:53:13 decrypt>FO>SL1 r6
-    eor v24.16b, v4.16b, v24.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    aesd v24.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
-    and v4.16b, v28.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r6
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:53:13 decrypt>FO>SL1 r6
-    eor v28.16b, v4.16b, v28.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    aesd v28.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
-    and v4.16b, v20.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r6
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v20.16b, {v7.16b}, v20.16b                  // aria.cs:53:13 decrypt>FO>SL1 r6
-    eor v20.16b, v4.16b, v20.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    aesd v20.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
-    and v4.16b, v17.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v2.16b, {v2.16b}, v12.16b                   // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
+    tbl v6.16b, {v3.16b}, v6.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v22.16b, {v11.16b}, v22.16b                 // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v8.16b, {v3.16b}, v8.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v9.16b, {v11.16b}, v9.16b                   // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor3 v19.16b, v19.16b, v4.16b, v7.16b           // aria.cs:87:52 decrypt>FE r5
+    eor v17.16b, v17.16b, v13.16b                   // aria.cs:87:52 decrypt>FE r5
+    ldr q4, [x0, #1472]                             // round key dk[5][12]
+    aesd v25.16b, v4.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v31.16b, {v5.16b}, v31.16b                  // aria.cs:57:13 decrypt>FE>SL2 r5
+    ldr q4, [x8, #1088]                             // const affine map, high nibble
+    tbl v23.16b, {v4.16b}, v23.16b                  // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v7.16b, {v5.16b}, v10.16b                   // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v26.16b, {v4.16b}, v26.16b                  // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v10.16b, {v5.16b}, v14.16b                  // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v16.16b, {v4.16b}, v16.16b                  // aria.cs:57:13 decrypt>FE>SL2 r5
+    ldr q13, [x0, #1312]                            // round key dk[5][2]
+    aese v21.16b, v13.16b                           // aria.cs:57:13 decrypt>FE>SL2 r5
+    ldr q13, [x0, #1456]                            // round key dk[5][11]
+    aese v1.16b, v13.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor v22.16b, v6.16b, v22.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor v6.16b, v8.16b, v9.16b                      // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v20.16b, {v20.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
+    and v8.16b, v24.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
+    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor v9.16b, v2.16b, v27.16b                     // aria.cs:63:33 decrypt>FE>A r5
+    eor v17.16b, v17.16b, v30.16b                   // aria.cs:87:52 decrypt>FE r5
+    eor v23.16b, v31.16b, v23.16b                   // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor v26.16b, v7.16b, v26.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor v16.16b, v10.16b, v16.16b                   // aria.cs:57:13 decrypt>FE>SL2 r5
+    ldr q30, [x0, #1408]                            // round key dk[5][8]
+    aesd v19.16b, v30.16b                           // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v25.16b, {v25.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
+    tbl v30.16b, {v3.16b}, v8.16b                   // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v24.16b, {v11.16b}, v24.16b                 // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor3 v31.16b, v22.16b, v20.16b, v9.16b          // aria.cs:63:33 decrypt>FE>A r5
+    and v7.16b, v1.16b, v29.16b                     // aria.cs:57:13 decrypt>FE>SL2 r5
+    ushr v1.16b, v1.16b, #4                         // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor v8.16b, v21.16b, v6.16b                     // aria.cs:78:18 decrypt>FE>A r5
+    aesd v23.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
+    aesd v26.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
+    aesd v16.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
+    ldr q9, [x0, #1440]                             // round key dk[5][10]
+    aese v17.16b, v9.16b                            // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor v24.16b, v30.16b, v24.16b                   // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v19.16b, {v19.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
+    tbl v30.16b, {v3.16b}, v7.16b                   // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v1.16b, {v11.16b}, v1.16b                   // aria.cs:57:13 decrypt>FE>SL2 r5
+    ldr q7, [x0, #1712]                             // round key dk[6][11]
+    eor v7.16b, v7.16b, v25.16b                     // aria.cs:86:52 decrypt>FO r6
+    eor v9.16b, v31.16b, v8.16b                     // aria.cs:86:52 decrypt>FO r6
+    ldr q10, [x0, #1280]                            // round key dk[5][0]
+    aesd v28.16b, v10.16b                           // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor v30.16b, v30.16b, v1.16b                    // aria.cs:57:13 decrypt>FE>SL2 r5
+    eor v1.16b, v7.16b, v9.16b                      // aria.cs:86:52 decrypt>FO r6
+    tbl v23.16b, {v23.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
+    tbl v26.16b, {v26.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
+    tbl v16.16b, {v16.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
+    eor v7.16b, v19.16b, v24.16b                    // aria.cs:64:33 decrypt>FE>A r5
+    eor v9.16b, v17.16b, v24.16b                    // aria.cs:86:52 decrypt>FO r6
+    ldr q10, [x0, #1376]                            // round key dk[5][6]
+    aese v18.16b, v10.16b                           // aria.cs:57:13 decrypt>FE>SL2 r5
+    tbl v28.16b, {v28.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r5)
+    eor3 v7.16b, v21.16b, v26.16b, v7.16b           // aria.cs:64:33 decrypt>FE>A r5
+    eor v10.16b, v30.16b, v25.16b                   // aria.cs:65:34 decrypt>FE>A r5
+    eor v25.16b, v2.16b, v25.16b                    // aria.cs:86:52 decrypt>FO r6
+    eor v13.16b, v17.16b, v16.16b                   // aria.cs:66:34 decrypt>FE>A r5
+    eor v14.16b, v23.16b, v20.16b                   // aria.cs:75:18 decrypt>FE>A r5
+    eor v15.16b, v9.16b, v23.16b                    // aria.cs:86:52 decrypt>FO r6
+    and v12.16b, v1.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    eor3 v23.16b, v23.16b, v18.16b, v10.16b         // aria.cs:65:34 decrypt>FE>A r5
+    ushr v1.16b, v1.16b, #4                         // aria.cs:53:13 decrypt>FO>SL1 r6
+    eor3 v10.16b, v28.16b, v6.16b, v13.16b          // aria.cs:66:34 decrypt>FE>A r5
+    eor3 v6.16b, v25.16b, v6.16b, v7.16b            // aria.cs:86:52 decrypt>FO r6
+    eor v13.16b, v15.16b, v31.16b                   // aria.cs:86:52 decrypt>FO r6
+    tbl v12.16b, {v5.16b}, v12.16b                  // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v1.16b, {v4.16b}, v1.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    eor v15.16b, v19.16b, v16.16b                   // aria.cs:86:52 decrypt>FO r6
+    eor3 v20.16b, v9.16b, v20.16b, v23.16b          // aria.cs:86:52 decrypt>FO r6
+    eor v9.16b, v7.16b, v14.16b                     // aria.cs:86:52 decrypt>FO r6
+    eor3 v21.16b, v25.16b, v21.16b, v10.16b         // aria.cs:86:52 decrypt>FO r6
+    ldr q25, [x0, #1776]                            // round key dk[6][15]
+    eor3 v17.16b, v25.16b, v17.16b, v9.16b          // aria.cs:86:52 decrypt>FO r6
+    eor v25.16b, v12.16b, v1.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    eor v19.16b, v19.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r6
+    ldr q1, [x0, #1552]                             // round key dk[6][1]
+    aese v6.16b, v1.16b                             // aria.cs:53:13 decrypt>FO>SL1 r6
+    ldr q1, [x0, #1616]                             // round key dk[6][5]
+    aese v13.16b, v1.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
+    eor v1.16b, v28.16b, v26.16b                    // aria.cs:76:18 decrypt>FE>A r5
+    eor v26.16b, v26.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r6
+    eor v9.16b, v22.16b, v18.16b                    // aria.cs:77:18 decrypt>FE>A r5
+    eor v22.16b, v22.16b, v23.16b                   // aria.cs:86:52 decrypt>FO r6
+    eor v12.16b, v30.16b, v27.16b                   // aria.cs:86:52 decrypt>FO r6
+    eor3 v24.16b, v24.16b, v10.16b, v14.16b         // aria.cs:86:52 decrypt>FO r6
+    eor v27.16b, v27.16b, v23.16b                   // aria.cs:86:52 decrypt>FO r6
+    ldr q10, [x0, #1648]                            // round key dk[6][7]
+    eor v10.16b, v15.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r6
+    eor3 v23.16b, v2.16b, v23.16b, v8.16b           // aria.cs:86:52 decrypt>FO r6
+    eor v22.16b, v10.16b, v22.16b                   // aria.cs:86:52 decrypt>FO r6
+    ldr q2, [x0, #1584]                             // round key dk[6][3]
+    eor3 v26.16b, v12.16b, v2.16b, v26.16b          // aria.cs:86:52 decrypt>FO r6
+    eor v27.16b, v27.16b, v1.16b                    // aria.cs:86:52 decrypt>FO r6
+    eor v19.16b, v19.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r6
+    aesd v25.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
+    and v2.16b, v17.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
     ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v17.16b, {v7.16b}, v17.16b                  // aria.cs:53:13 decrypt>FO>SL1 r6
-    eor v17.16b, v4.16b, v17.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    and v8.16b, v6.16b, v29.16b                     // aria.cs:53:13 decrypt>FO>SL1 r6
+    ushr v6.16b, v6.16b, #4                         // aria.cs:53:13 decrypt>FO>SL1 r6
+    and v10.16b, v13.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r6
+    ushr v13.16b, v13.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r6
+    eor3 v18.16b, v15.16b, v18.16b, v31.16b         // aria.cs:86:52 decrypt>FO r6
+    ldr q14, [x0, #1728]                            // round key dk[6][12]
+    aese v23.16b, v14.16b                           // aria.cs:53:13 decrypt>FO>SL1 r6
+    ldr q14, [x0, #1680]                            // round key dk[6][9]
+    aese v27.16b, v14.16b                           // aria.cs:53:13 decrypt>FO>SL1 r6
+    ldr q14, [x0, #1744]                            // round key dk[6][13]
+    aese v19.16b, v14.16b                           // aria.cs:53:13 decrypt>FO>SL1 r6
+    ldr q14, [x0, #1632]                            // round key dk[6][6]
+    aesd v21.16b, v14.16b                           // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v2.16b, {v5.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v17.16b, {v4.16b}, v17.16b                  // aria.cs:53:13 decrypt>FO>SL1 r6
+    and v14.16b, v26.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r6
+    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r6
+    and v15.16b, v22.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r6
+    eor3 v30.16b, v30.16b, v31.16b, v1.16b          // aria.cs:86:52 decrypt>FO r6
+    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v31.16b, {v3.16b}, v8.16b                   // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v1.16b, {v11.16b}, v6.16b                   // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v6.16b, {v3.16b}, v10.16b                   // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v8.16b, {v11.16b}, v13.16b                  // aria.cs:53:13 decrypt>FO>SL1 r6
+    ldr q10, [x8, #1056]                            // const ShiftRows^2 lanes
+    tbl v25.16b, {v25.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
+    eor3 v16.16b, v16.16b, v7.16b, v9.16b           // aria.cs:86:52 decrypt>FO r6
+    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    ldr q2, [x0, #1536]                             // round key dk[6][0]
+    aese v18.16b, v2.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v2.16b, {v5.16b}, v14.16b                   // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v26.16b, {v4.16b}, v26.16b                  // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v9.16b, {v5.16b}, v15.16b                   // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v22.16b, {v4.16b}, v22.16b                  // aria.cs:53:13 decrypt>FO>SL1 r6
+    eor v31.16b, v31.16b, v1.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    eor v1.16b, v6.16b, v8.16b                      // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v21.16b, {v21.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
+    and v6.16b, v27.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r6
+    and v8.16b, v19.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r6
+    eor v13.16b, v25.16b, v23.16b                   // aria.cs:65:34 decrypt>FO>A r6
+    eor v26.16b, v2.16b, v26.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    eor v22.16b, v9.16b, v22.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    ldr q2, [x0, #1696]                             // round key dk[6][10]
+    aesd v16.16b, v2.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
+    ldr q2, [x0, #1760]                             // round key dk[6][14]
+    aesd v30.16b, v2.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
     aesd v17.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
-    eor v4.16b, v22.16b, v16.16b                    // aria.cs:63:33 decrypt>FO>A r6
-    eor3 v4.16b, v24.16b, v29.16b, v4.16b           // aria.cs:63:33 decrypt>FO>A r6
-    eor v8.16b, v21.16b, v17.16b                    // aria.cs:64:33 decrypt>FO>A r6
-    eor3 v8.16b, v27.16b, v30.16b, v8.16b           // aria.cs:64:33 decrypt>FO>A r6
-    eor v9.16b, v20.16b, v18.16b                    // aria.cs:65:34 decrypt>FO>A r6
-    eor3 v9.16b, v26.16b, v31.16b, v9.16b           // aria.cs:65:34 decrypt>FO>A r6
-    eor v10.16b, v23.16b, v19.16b                   // aria.cs:66:34 decrypt>FO>A r6
-    eor3 v10.16b, v25.16b, v28.16b, v10.16b         // aria.cs:66:34 decrypt>FO>A r6
-    eor v11.16b, v26.16b, v29.16b                   // aria.cs:75:18 decrypt>FO>A r6
-    eor v12.16b, v25.16b, v30.16b                   // aria.cs:76:18 decrypt>FO>A r6
-    eor v13.16b, v24.16b, v31.16b                   // aria.cs:77:18 decrypt>FO>A r6
-    eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 decrypt>FO>A r6
-    eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 decrypt>FE r7
-    eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 decrypt>FE r7
-    ldr q3, [x0, #1792]                             // round key dk[7][0]
-    eor3 v31.16b, v15.16b, v3.16b, v31.16b          // aria.cs:87:52 decrypt>FE r7
-    eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 decrypt>FE r7
-    eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r7
+    tbl v2.16b, {v3.16b}, v6.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v27.16b, {v11.16b}, v27.16b                 // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v6.16b, {v3.16b}, v8.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v19.16b, {v11.16b}, v19.16b                 // aria.cs:53:13 decrypt>FO>SL1 r6
+    eor3 v8.16b, v31.16b, v21.16b, v13.16b          // aria.cs:65:34 decrypt>FO>A r6
+    eor v9.16b, v18.16b, v1.16b                     // aria.cs:76:18 decrypt>FO>A r6
+    eor3 v28.16b, v12.16b, v28.16b, v7.16b          // aria.cs:86:52 decrypt>FO r6
+    ldr q7, [x0, #1664]                             // round key dk[6][8]
+    aese v24.16b, v7.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
+    ldr q7, [x0, #1568]                             // round key dk[6][2]
+    aesd v20.16b, v7.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
+    aesd v26.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
+    aesd v22.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
+    eor v27.16b, v2.16b, v27.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    eor v19.16b, v6.16b, v19.16b                    // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v16.16b, {v16.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
+    tbl v30.16b, {v30.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
+    tbl v17.16b, {v17.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
+    eor v2.16b, v8.16b, v9.16b                      // aria.cs:87:52 decrypt>FE r7
+    ldr q6, [x0, #1600]                             // round key dk[6][4]
+    aese v28.16b, v6.16b                            // aria.cs:53:13 decrypt>FO>SL1 r6
+    tbl v20.16b, {v20.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
+    tbl v26.16b, {v26.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
+    tbl v22.16b, {v22.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r6)
+    ldr q6, [x0, #1936]                             // round key dk[7][9]
+    eor3 v2.16b, v6.16b, v30.16b, v2.16b            // aria.cs:87:52 decrypt>FE r7
+    eor v6.16b, v27.16b, v30.16b                    // aria.cs:63:33 decrypt>FO>A r6
+    eor v7.16b, v24.16b, v17.16b                    // aria.cs:64:33 decrypt>FO>A r6
+    eor v12.16b, v16.16b, v19.16b                   // aria.cs:66:34 decrypt>FO>A r6
+    eor3 v6.16b, v26.16b, v28.16b, v6.16b           // aria.cs:63:33 decrypt>FO>A r6
+    eor3 v7.16b, v20.16b, v1.16b, v7.16b            // aria.cs:64:33 decrypt>FO>A r6
+    eor3 v12.16b, v18.16b, v22.16b, v12.16b         // aria.cs:66:34 decrypt>FO>A r6
+    eor v30.16b, v25.16b, v30.16b                   // aria.cs:87:52 decrypt>FE r7
+    eor v13.16b, v26.16b, v21.16b                   // aria.cs:77:18 decrypt>FO>A r6
+    eor v14.16b, v24.16b, v19.16b                   // aria.cs:87:52 decrypt>FE r7
+    and v15.16b, v2.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
+    ushr v2.16b, v2.16b, #4                         // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor3 v1.16b, v30.16b, v1.16b, v12.16b           // aria.cs:87:52 decrypt>FE r7
+    eor3 v26.16b, v14.16b, v26.16b, v8.16b          // aria.cs:87:52 decrypt>FE r7
+    ldr q11, [x0, #2000]                            // round key dk[7][13]
+    eor v24.16b, v11.16b, v24.16b                   // aria.cs:87:52 decrypt>FE r7
+    tbl v11.16b, {v5.16b}, v15.16b                  // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v2.16b, {v4.16b}, v2.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor v15.16b, v31.16b, v28.16b                   // aria.cs:75:18 decrypt>FO>A r6
+    eor3 v21.16b, v14.16b, v21.16b, v6.16b          // aria.cs:87:52 decrypt>FE r7
+    eor v31.16b, v31.16b, v6.16b                    // aria.cs:87:52 decrypt>FE r7
+    eor v14.16b, v27.16b, v23.16b                   // aria.cs:87:52 decrypt>FE r7
+    eor v18.16b, v30.16b, v18.16b                   // aria.cs:87:52 decrypt>FE r7
+    eor v30.16b, v22.16b, v7.16b                    // aria.cs:87:52 decrypt>FE r7
+    eor3 v25.16b, v25.16b, v6.16b, v9.16b           // aria.cs:87:52 decrypt>FE r7
+    eor v9.16b, v16.16b, v17.16b                    // aria.cs:87:52 decrypt>FE r7
+    eor v23.16b, v23.16b, v6.16b                    // aria.cs:87:52 decrypt>FE r7
+    eor v16.16b, v16.16b, v7.16b                    // aria.cs:87:52 decrypt>FE r7
+    eor v6.16b, v12.16b, v13.16b                    // aria.cs:87:52 decrypt>FE r7
+    eor3 v19.16b, v19.16b, v7.16b, v13.16b          // aria.cs:87:52 decrypt>FE r7
+    eor v24.16b, v24.16b, v6.16b                    // aria.cs:87:52 decrypt>FE r7
+    eor v2.16b, v11.16b, v2.16b                     // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor v22.16b, v20.16b, v22.16b                   // aria.cs:78:18 decrypt>FO>A r6
     ldr q6, [x0, #1808]                             // round key dk[7][1]
-    eor3 v28.16b, v3.16b, v6.16b, v28.16b           // aria.cs:87:52 decrypt>FE r7
-    eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 decrypt>FE r7
-    eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r7
-    ldr q7, [x0, #1824]                             // round key dk[7][2]
-    eor3 v29.16b, v6.16b, v7.16b, v29.16b           // aria.cs:87:52 decrypt>FE r7
-    eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 decrypt>FE r7
-    eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r7
-    ldr q5, [x0, #1840]                             // round key dk[7][3]
-    eor3 v30.16b, v7.16b, v5.16b, v30.16b           // aria.cs:87:52 decrypt>FE r7
-    eor v25.16b, v25.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r7
-    ldr q5, [x0, #1856]                             // round key dk[7][4]
-    eor3 v25.16b, v7.16b, v5.16b, v25.16b           // aria.cs:87:52 decrypt>FE r7
-    eor v26.16b, v26.16b, v4.16b                    // aria.cs:87:52 decrypt>FE r7
-    ldr q5, [x0, #1872]                             // round key dk[7][5]
-    eor3 v26.16b, v6.16b, v5.16b, v26.16b           // aria.cs:87:52 decrypt>FE r7
-    eor v27.16b, v27.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r7
-    ldr q5, [x0, #1888]                             // round key dk[7][6]
-    eor3 v27.16b, v3.16b, v5.16b, v27.16b           // aria.cs:87:52 decrypt>FE r7
-    eor v24.16b, v24.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r7
-    ldr q3, [x0, #1904]                             // round key dk[7][7]
-    eor3 v24.16b, v15.16b, v3.16b, v24.16b          // aria.cs:87:52 decrypt>FE r7
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 decrypt>FE r7
-    ldr q5, [x0, #1920]                             // round key dk[7][8]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 decrypt>FE r7
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 decrypt>FE r7
-    ldr q5, [x0, #1936]                             // round key dk[7][9]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 decrypt>FE r7
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 decrypt>FE r7
-    ldr q5, [x0, #1952]                             // round key dk[7][10]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 decrypt>FE r7
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 decrypt>FE r7
-    ldr q5, [x0, #1968]                             // round key dk[7][11]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 decrypt>FE r7
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 decrypt>FE r7
-    ldr q5, [x0, #1984]                             // round key dk[7][12]
-    eor3 v22.16b, v5.16b, v22.16b, v3.16b           // aria.cs:87:52 decrypt>FE r7
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 decrypt>FE r7
-    ldr q5, [x0, #2000]                             // round key dk[7][13]
-    eor3 v21.16b, v5.16b, v21.16b, v3.16b           // aria.cs:87:52 decrypt>FE r7
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 decrypt>FE r7
-    ldr q4, [x0, #2016]                             // round key dk[7][14]
-    eor3 v20.16b, v4.16b, v20.16b, v3.16b           // aria.cs:87:52 decrypt>FE r7
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 decrypt>FE r7
-    ldr q4, [x0, #2032]                             // round key dk[7][15]
-    eor3 v23.16b, v4.16b, v23.16b, v3.16b           // aria.cs:87:52 decrypt>FE r7
-    aesd v31.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
-    aesd v25.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
-    aesd v17.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
-    aesd v22.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r7
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r7
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v28.16b, {v5.16b}, v28.16b                  // aria.cs:57:13 decrypt>FE>SL2 r7
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    aesd v28.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r7
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v26.16b, {v5.16b}, v26.16b                  // aria.cs:57:13 decrypt>FE>SL2 r7
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    aesd v26.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r7
-    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v16.16b, {v5.16b}, v16.16b                  // aria.cs:57:13 decrypt>FE>SL2 r7
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    aesd v16.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r7
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v21.16b, {v5.16b}, v21.16b                  // aria.cs:57:13 decrypt>FE>SL2 r7
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    aesd v21.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
-    aese v29.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    aese v27.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    aese v19.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    aese v20.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    aese v30.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor3 v30.16b, v14.16b, v6.16b, v30.16b          // aria.cs:87:52 decrypt>FE r7
+    ldr q6, [x0, #1872]                             // round key dk[7][5]
+    eor3 v31.16b, v9.16b, v6.16b, v31.16b           // aria.cs:87:52 decrypt>FE r7
+    eor v16.16b, v16.16b, v15.16b                   // aria.cs:87:52 decrypt>FE r7
+    ldr q6, [x0, #1840]                             // round key dk[7][3]
+    aese v1.16b, v6.16b                             // aria.cs:57:13 decrypt>FE>SL2 r7
+    ldr q6, [x0, #1904]                             // round key dk[7][7]
+    aese v26.16b, v6.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor v18.16b, v18.16b, v7.16b                    // aria.cs:87:52 decrypt>FE r7
+    eor v17.16b, v17.16b, v12.16b                   // aria.cs:87:52 decrypt>FE r7
+    eor v23.16b, v23.16b, v22.16b                   // aria.cs:87:52 decrypt>FE r7
+    aesd v2.16b, v0.16b                             // aria.cs:57:13 decrypt>FE>SL2 r7
+    ldr q6, [x0, #2032]                             // round key dk[7][15]
+    aese v16.16b, v6.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
+    and v6.16b, v30.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
     ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r7
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:57:13 decrypt>FE>SL2 r7
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    aese v24.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r7
+    and v7.16b, v31.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
+    ushr v31.16b, v31.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r7
+    and v11.16b, v24.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r7
     ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:57:13 decrypt>FE>SL2 r7
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    aese v18.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r7
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v18.16b, {v7.16b}, v18.16b                  // aria.cs:57:13 decrypt>FE>SL2 r7
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    aese v23.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r7
+    and v13.16b, v1.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor3 v28.16b, v9.16b, v28.16b, v8.16b           // aria.cs:87:52 decrypt>FE r7
+    ushr v1.16b, v1.16b, #4                         // aria.cs:57:13 decrypt>FE>SL2 r7
+    and v9.16b, v26.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor3 v22.16b, v27.16b, v8.16b, v22.16b          // aria.cs:87:52 decrypt>FE r7
+    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor v17.16b, v17.16b, v15.16b                   // aria.cs:87:52 decrypt>FE r7
+    ldr q27, [x0, #1856]                            // round key dk[7][4]
+    aesd v18.16b, v27.16b                           // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v27.16b, {v5.16b}, v6.16b                   // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v30.16b, {v4.16b}, v30.16b                  // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v6.16b, {v5.16b}, v7.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v31.16b, {v4.16b}, v31.16b                  // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v7.16b, {v5.16b}, v11.16b                   // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v24.16b, {v4.16b}, v24.16b                  // aria.cs:57:13 decrypt>FE>SL2 r7
+    ldr q8, [x0, #2016]                             // round key dk[7][14]
+    aese v25.16b, v8.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
+    ldr q8, [x0, #1968]                             // round key dk[7][11]
+    aese v23.16b, v8.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v2.16b, {v2.16b}, v10.16b                   // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
+    tbl v8.16b, {v3.16b}, v13.16b                   // aria.cs:57:13 decrypt>FE>SL2 r7
+    ldr q11, [x8, #1040]                            // const affine map, high nibble
+    tbl v1.16b, {v11.16b}, v1.16b                   // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v9.16b, {v3.16b}, v9.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v26.16b, {v11.16b}, v26.16b                 // aria.cs:57:13 decrypt>FE>SL2 r7
+    and v13.16b, v16.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r7
+    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor v27.16b, v27.16b, v30.16b                   // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor v30.16b, v6.16b, v31.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor v24.16b, v7.16b, v24.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
+    ldr q31, [x0, #1920]                            // round key dk[7][8]
+    aesd v17.16b, v31.16b                           // aria.cs:57:13 decrypt>FE>SL2 r7
+    ldr q31, [x0, #1824]                            // round key dk[7][2]
+    aese v28.16b, v31.16b                           // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor v31.16b, v8.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor v26.16b, v9.16b, v26.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v18.16b, {v18.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
+    tbl v1.16b, {v3.16b}, v13.16b                   // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v16.16b, {v11.16b}, v16.16b                 // aria.cs:57:13 decrypt>FE>SL2 r7
+    and v6.16b, v23.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
     ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    tbl v23.16b, {v7.16b}, v23.16b                  // aria.cs:57:13 decrypt>FE>SL2 r7
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
-    eor v3.16b, v16.16b, v20.16b                    // aria.cs:63:33 decrypt>FE>A r7
-    eor3 v3.16b, v30.16b, v25.16b, v3.16b           // aria.cs:63:33 decrypt>FE>A r7
-    eor v8.16b, v17.16b, v23.16b                    // aria.cs:64:33 decrypt>FE>A r7
-    eor3 v8.16b, v29.16b, v26.16b, v8.16b           // aria.cs:64:33 decrypt>FE>A r7
-    eor v9.16b, v18.16b, v22.16b                    // aria.cs:65:34 decrypt>FE>A r7
-    eor3 v9.16b, v28.16b, v27.16b, v9.16b           // aria.cs:65:34 decrypt>FE>A r7
-    eor v10.16b, v19.16b, v21.16b                   // aria.cs:66:34 decrypt>FE>A r7
-    eor3 v10.16b, v31.16b, v24.16b, v10.16b         // aria.cs:66:34 decrypt>FE>A r7
-    eor v11.16b, v28.16b, v25.16b                   // aria.cs:75:18 decrypt>FE>A r7
-    eor v12.16b, v31.16b, v26.16b                   // aria.cs:76:18 decrypt>FE>A r7
-    eor v13.16b, v30.16b, v27.16b                   // aria.cs:77:18 decrypt>FE>A r7
-    eor v14.16b, v29.16b, v24.16b                   // aria.cs:78:18 decrypt>FE>A r7
-    eor v15.16b, v17.16b, v21.16b                   // aria.cs:86:52 decrypt>FO r8
-    eor v27.16b, v27.16b, v3.16b                    // aria.cs:86:52 decrypt>FO r8
-    ldr q5, [x0, #2048]                             // round key dk[8][0]
-    eor3 v27.16b, v15.16b, v5.16b, v27.16b          // aria.cs:86:52 decrypt>FO r8
-    eor v5.16b, v16.16b, v22.16b                    // aria.cs:86:52 decrypt>FO r8
-    eor v24.16b, v24.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r8
-    ldr q4, [x0, #2064]                             // round key dk[8][1]
-    eor3 v24.16b, v5.16b, v4.16b, v24.16b           // aria.cs:86:52 decrypt>FO r8
-    eor v4.16b, v19.16b, v23.16b                    // aria.cs:86:52 decrypt>FO r8
-    eor v25.16b, v25.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r8
-    ldr q2, [x0, #2080]                             // round key dk[8][2]
-    eor3 v25.16b, v4.16b, v2.16b, v25.16b           // aria.cs:86:52 decrypt>FO r8
-    eor v2.16b, v18.16b, v20.16b                    // aria.cs:86:52 decrypt>FO r8
-    eor v26.16b, v26.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r8
-    ldr q7, [x0, #2096]                             // round key dk[8][3]
-    eor3 v26.16b, v2.16b, v7.16b, v26.16b           // aria.cs:86:52 decrypt>FO r8
-    eor v31.16b, v31.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r8
-    ldr q7, [x0, #2112]                             // round key dk[8][4]
-    eor3 v31.16b, v2.16b, v7.16b, v31.16b           // aria.cs:86:52 decrypt>FO r8
-    eor v28.16b, v28.16b, v3.16b                    // aria.cs:86:52 decrypt>FO r8
+    eor v7.16b, v2.16b, v25.16b                     // aria.cs:63:33 decrypt>FE>A r7
+    eor v20.16b, v14.16b, v20.16b                   // aria.cs:87:52 decrypt>FE r7
+    ldr q8, [x0, #1984]                             // round key dk[7][12]
+    aesd v22.16b, v8.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
+    aesd v27.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
+    aesd v30.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
+    aesd v24.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor v16.16b, v1.16b, v16.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v17.16b, {v17.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
+    tbl v1.16b, {v3.16b}, v6.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v23.16b, {v11.16b}, v23.16b                 // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor3 v6.16b, v31.16b, v18.16b, v7.16b           // aria.cs:63:33 decrypt>FE>A r7
+    eor v7.16b, v28.16b, v26.16b                    // aria.cs:78:18 decrypt>FE>A r7
+    eor v20.16b, v20.16b, v12.16b                   // aria.cs:87:52 decrypt>FE r7
+    ldr q8, [x0, #1792]                             // round key dk[7][0]
+    aesd v21.16b, v8.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
+    ldr q8, [x0, #1952]                             // round key dk[7][10]
+    aese v19.16b, v8.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
+    eor v23.16b, v1.16b, v23.16b                    // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v22.16b, {v22.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
+    tbl v27.16b, {v27.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
+    tbl v30.16b, {v30.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
+    tbl v24.16b, {v24.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
+    eor v1.16b, v17.16b, v16.16b                    // aria.cs:64:33 decrypt>FE>A r7
+    eor v8.16b, v6.16b, v7.16b                      // aria.cs:86:52 decrypt>FO r8
+    ldr q9, [x0, #1888]                             // round key dk[7][6]
+    aese v20.16b, v9.16b                            // aria.cs:57:13 decrypt>FE>SL2 r7
+    tbl v21.16b, {v21.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r7)
+    eor3 v1.16b, v28.16b, v30.16b, v1.16b           // aria.cs:64:33 decrypt>FE>A r7
+    ldr q9, [x0, #2224]                             // round key dk[8][11]
+    eor3 v8.16b, v9.16b, v22.16b, v8.16b            // aria.cs:86:52 decrypt>FO r8
+    eor v9.16b, v23.16b, v22.16b                    // aria.cs:65:34 decrypt>FE>A r7
+    eor v12.16b, v19.16b, v24.16b                   // aria.cs:66:34 decrypt>FE>A r7
+    eor v13.16b, v27.16b, v18.16b                   // aria.cs:75:18 decrypt>FE>A r7
+    eor v14.16b, v19.16b, v16.16b                   // aria.cs:86:52 decrypt>FO r8
+    eor3 v9.16b, v27.16b, v20.16b, v9.16b           // aria.cs:65:34 decrypt>FE>A r7
+    eor3 v12.16b, v21.16b, v26.16b, v12.16b         // aria.cs:66:34 decrypt>FE>A r7
+    eor v22.16b, v2.16b, v22.16b                    // aria.cs:86:52 decrypt>FO r8
+    eor v27.16b, v14.16b, v27.16b                   // aria.cs:86:52 decrypt>FO r8
+    ldr q15, [x0, #2288]                            // round key dk[8][15]
+    eor v19.16b, v15.16b, v19.16b                   // aria.cs:86:52 decrypt>FO r8
+    eor v15.16b, v1.16b, v13.16b                    // aria.cs:86:52 decrypt>FO r8
+    and v10.16b, v8.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    eor3 v18.16b, v14.16b, v18.16b, v9.16b          // aria.cs:86:52 decrypt>FO r8
+    ushr v8.16b, v8.16b, #4                         // aria.cs:53:13 decrypt>FO>SL1 r8
+    eor v19.16b, v19.16b, v15.16b                   // aria.cs:86:52 decrypt>FO r8
+    eor3 v26.16b, v22.16b, v26.16b, v1.16b          // aria.cs:86:52 decrypt>FO r8
+    eor v27.16b, v27.16b, v6.16b                    // aria.cs:86:52 decrypt>FO r8
+    tbl v10.16b, {v5.16b}, v10.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v8.16b, {v4.16b}, v8.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    eor v14.16b, v21.16b, v30.16b                   // aria.cs:76:18 decrypt>FE>A r7
+    eor v30.16b, v30.16b, v12.16b                   // aria.cs:86:52 decrypt>FO r8
+    eor v15.16b, v31.16b, v20.16b                   // aria.cs:77:18 decrypt>FE>A r7
+    eor3 v22.16b, v22.16b, v28.16b, v12.16b         // aria.cs:86:52 decrypt>FO r8
+    eor v28.16b, v31.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r8
+    eor v31.16b, v17.16b, v24.16b                   // aria.cs:86:52 decrypt>FO r8
+    eor v8.16b, v10.16b, v8.16b                     // aria.cs:53:13 decrypt>FO>SL1 r8
+    eor v10.16b, v23.16b, v25.16b                   // aria.cs:86:52 decrypt>FO r8
+    eor3 v20.16b, v31.16b, v20.16b, v6.16b          // aria.cs:86:52 decrypt>FO r8
+    ldr q11, [x0, #2160]                            // round key dk[8][7]
+    eor3 v28.16b, v31.16b, v11.16b, v28.16b         // aria.cs:86:52 decrypt>FO r8
+    ldr q31, [x0, #2096]                            // round key dk[8][3]
+    eor3 v30.16b, v10.16b, v31.16b, v30.16b         // aria.cs:86:52 decrypt>FO r8
+    eor3 v25.16b, v25.16b, v9.16b, v14.16b          // aria.cs:86:52 decrypt>FO r8
+    eor v31.16b, v2.16b, v9.16b                     // aria.cs:86:52 decrypt>FO r8
+    eor3 v17.16b, v17.16b, v12.16b, v15.16b         // aria.cs:86:52 decrypt>FO r8
+    ldr q2, [x0, #2064]                             // round key dk[8][1]
+    aese v26.16b, v2.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
     ldr q2, [x0, #2128]                             // round key dk[8][5]
-    eor3 v28.16b, v4.16b, v2.16b, v28.16b           // aria.cs:86:52 decrypt>FO r8
-    eor v29.16b, v29.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r8
-    ldr q2, [x0, #2144]                             // round key dk[8][6]
-    eor3 v29.16b, v5.16b, v2.16b, v29.16b           // aria.cs:86:52 decrypt>FO r8
-    eor v30.16b, v30.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r8
-    ldr q2, [x0, #2160]                             // round key dk[8][7]
-    eor3 v30.16b, v15.16b, v2.16b, v30.16b          // aria.cs:86:52 decrypt>FO r8
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 decrypt>FO r8
-    ldr q4, [x0, #2176]                             // round key dk[8][8]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 decrypt>FO r8
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 decrypt>FO r8
-    ldr q4, [x0, #2192]                             // round key dk[8][9]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 decrypt>FO r8
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 decrypt>FO r8
-    ldr q4, [x0, #2208]                             // round key dk[8][10]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 decrypt>FO r8
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 decrypt>FO r8
-    ldr q4, [x0, #2224]                             // round key dk[8][11]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 decrypt>FO r8
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 decrypt>FO r8
-    ldr q4, [x0, #2240]                             // round key dk[8][12]
-    eor3 v16.16b, v4.16b, v16.16b, v2.16b           // aria.cs:86:52 decrypt>FO r8
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 decrypt>FO r8
-    ldr q4, [x0, #2256]                             // round key dk[8][13]
-    eor3 v17.16b, v4.16b, v17.16b, v2.16b           // aria.cs:86:52 decrypt>FO r8
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 decrypt>FO r8
-    ldr q3, [x0, #2272]                             // round key dk[8][14]
-    eor3 v18.16b, v3.16b, v18.16b, v2.16b           // aria.cs:86:52 decrypt>FO r8
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 decrypt>FO r8
-    ldr q3, [x0, #2288]                             // round key dk[8][15]
-    eor3 v19.16b, v3.16b, v19.16b, v2.16b           // aria.cs:86:52 decrypt>FO r8
-    aese v27.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    aese v31.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    aese v23.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    aese v16.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    aese v24.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    and v2.16b, v24.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r8
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v24.16b, {v3.16b}, v24.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
-    eor v24.16b, v2.16b, v24.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    aese v28.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    and v2.16b, v28.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r8
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v28.16b, {v3.16b}, v28.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
-    eor v28.16b, v2.16b, v28.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    aese v20.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    and v2.16b, v20.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r8
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v20.16b, {v3.16b}, v20.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
-    eor v20.16b, v2.16b, v20.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    aese v17.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    and v2.16b, v17.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r8
-    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v17.16b, {v3.16b}, v17.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
-    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    aesd v25.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
-    aesd v29.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
-    aesd v21.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
-    aesd v18.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
-    and v4.16b, v26.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r8
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r8
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
-    eor v26.16b, v4.16b, v26.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    aesd v26.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
-    and v4.16b, v30.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r8
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
-    eor v30.16b, v4.16b, v30.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    aesd v30.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
-    and v4.16b, v22.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r8
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v22.16b, {v7.16b}, v22.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
-    eor v22.16b, v4.16b, v22.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    aesd v22.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
-    and v4.16b, v19.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r8
+    aese v27.16b, v2.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
+    and v2.16b, v19.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
     ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v19.16b, {v7.16b}, v19.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
-    eor v19.16b, v4.16b, v19.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    eor v31.16b, v31.16b, v7.16b                    // aria.cs:86:52 decrypt>FO r8
+    eor v24.16b, v24.16b, v1.16b                    // aria.cs:86:52 decrypt>FO r8
+    ldr q7, [x0, #2192]                             // round key dk[8][9]
+    aese v25.16b, v7.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
+    ldr q7, [x0, #2256]                             // round key dk[8][13]
+    aese v17.16b, v7.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
+    aesd v8.16b, v0.16b                             // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v2.16b, {v5.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v19.16b, {v4.16b}, v19.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
+    and v7.16b, v30.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r8
+    and v9.16b, v28.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    eor3 v21.16b, v10.16b, v21.16b, v1.16b          // aria.cs:86:52 decrypt>FO r8
+    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r8
+    and v1.16b, v26.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r8
+    and v10.16b, v27.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r8
+    eor3 v23.16b, v23.16b, v6.16b, v14.16b          // aria.cs:86:52 decrypt>FO r8
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r8
+    eor v16.16b, v16.16b, v12.16b                   // aria.cs:86:52 decrypt>FO r8
+    eor v24.16b, v24.16b, v15.16b                   // aria.cs:86:52 decrypt>FO r8
+    eor v19.16b, v2.16b, v19.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    ldr q2, [x0, #2240]                             // round key dk[8][12]
+    aese v31.16b, v2.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
+    ldr q2, [x0, #2144]                             // round key dk[8][6]
+    aesd v22.16b, v2.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v2.16b, {v5.16b}, v7.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v30.16b, {v4.16b}, v30.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v6.16b, {v5.16b}, v9.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v28.16b, {v4.16b}, v28.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v1.16b, {v3.16b}, v1.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    ldr q7, [x8, #1040]                             // const affine map, high nibble
+    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v9.16b, {v3.16b}, v10.16b                   // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v27.16b, {v7.16b}, v27.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
+    ldr q10, [x8, #1056]                            // const ShiftRows^2 lanes
+    tbl v8.16b, {v8.16b}, v10.16b                   // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
+    and v11.16b, v25.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r8
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r8
+    and v12.16b, v17.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r8
+    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r8
+    eor v16.16b, v16.16b, v13.16b                   // aria.cs:86:52 decrypt>FO r8
+    eor v30.16b, v2.16b, v30.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    eor v28.16b, v6.16b, v28.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    ldr q2, [x0, #2048]                             // round key dk[8][0]
+    aese v20.16b, v2.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
+    ldr q2, [x0, #2208]                             // round key dk[8][10]
+    aesd v24.16b, v2.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
+    ldr q2, [x0, #2272]                             // round key dk[8][14]
+    aesd v23.16b, v2.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
     aesd v19.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
-    eor v4.16b, v20.16b, v18.16b                    // aria.cs:63:33 decrypt>FO>A r8
-    eor3 v4.16b, v26.16b, v31.16b, v4.16b           // aria.cs:63:33 decrypt>FO>A r8
-    eor v8.16b, v23.16b, v19.16b                    // aria.cs:64:33 decrypt>FO>A r8
-    eor3 v8.16b, v25.16b, v28.16b, v8.16b           // aria.cs:64:33 decrypt>FO>A r8
-    eor v9.16b, v22.16b, v16.16b                    // aria.cs:65:34 decrypt>FO>A r8
-    eor3 v9.16b, v24.16b, v29.16b, v9.16b           // aria.cs:65:34 decrypt>FO>A r8
-    eor v10.16b, v21.16b, v17.16b                   // aria.cs:66:34 decrypt>FO>A r8
-    eor3 v10.16b, v27.16b, v30.16b, v10.16b         // aria.cs:66:34 decrypt>FO>A r8
-    eor v11.16b, v24.16b, v31.16b                   // aria.cs:75:18 decrypt>FO>A r8
-    eor v12.16b, v27.16b, v28.16b                   // aria.cs:76:18 decrypt>FO>A r8
-    eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 decrypt>FO>A r8
-    eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 decrypt>FO>A r8
-    eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 decrypt>FE r9
-    eor v29.16b, v29.16b, v4.16b                    // aria.cs:87:52 decrypt>FE r9
-    ldr q3, [x0, #2304]                             // round key dk[9][0]
-    eor3 v29.16b, v15.16b, v3.16b, v29.16b          // aria.cs:87:52 decrypt>FE r9
-    eor v3.16b, v20.16b, v16.16b                    // aria.cs:87:52 decrypt>FE r9
-    eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r9
-    ldr q6, [x0, #2320]                             // round key dk[9][1]
-    eor3 v30.16b, v3.16b, v6.16b, v30.16b           // aria.cs:87:52 decrypt>FE r9
-    eor v6.16b, v21.16b, v19.16b                    // aria.cs:87:52 decrypt>FE r9
-    eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r9
-    ldr q7, [x0, #2336]                             // round key dk[9][2]
-    eor3 v31.16b, v6.16b, v7.16b, v31.16b           // aria.cs:87:52 decrypt>FE r9
-    eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 decrypt>FE r9
-    eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r9
-    ldr q5, [x0, #2352]                             // round key dk[9][3]
-    eor3 v28.16b, v7.16b, v5.16b, v28.16b           // aria.cs:87:52 decrypt>FE r9
-    eor v27.16b, v27.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r9
-    ldr q5, [x0, #2368]                             // round key dk[9][4]
-    eor3 v27.16b, v7.16b, v5.16b, v27.16b           // aria.cs:87:52 decrypt>FE r9
-    eor v24.16b, v24.16b, v4.16b                    // aria.cs:87:52 decrypt>FE r9
-    ldr q5, [x0, #2384]                             // round key dk[9][5]
-    eor3 v24.16b, v6.16b, v5.16b, v24.16b           // aria.cs:87:52 decrypt>FE r9
-    eor v25.16b, v25.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r9
-    ldr q5, [x0, #2400]                             // round key dk[9][6]
-    eor3 v25.16b, v3.16b, v5.16b, v25.16b           // aria.cs:87:52 decrypt>FE r9
-    eor v26.16b, v26.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r9
-    ldr q3, [x0, #2416]                             // round key dk[9][7]
-    eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:87:52 decrypt>FE r9
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 decrypt>FE r9
-    ldr q5, [x0, #2432]                             // round key dk[9][8]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 decrypt>FE r9
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 decrypt>FE r9
-    ldr q5, [x0, #2448]                             // round key dk[9][9]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 decrypt>FE r9
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 decrypt>FE r9
-    ldr q5, [x0, #2464]                             // round key dk[9][10]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 decrypt>FE r9
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 decrypt>FE r9
-    ldr q5, [x0, #2480]                             // round key dk[9][11]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 decrypt>FE r9
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 decrypt>FE r9
-    ldr q5, [x0, #2496]                             // round key dk[9][12]
-    eor3 v20.16b, v5.16b, v20.16b, v3.16b           // aria.cs:87:52 decrypt>FE r9
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 decrypt>FE r9
-    ldr q5, [x0, #2512]                             // round key dk[9][13]
-    eor3 v23.16b, v5.16b, v23.16b, v3.16b           // aria.cs:87:52 decrypt>FE r9
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 decrypt>FE r9
-    ldr q4, [x0, #2528]                             // round key dk[9][14]
-    eor3 v22.16b, v4.16b, v22.16b, v3.16b           // aria.cs:87:52 decrypt>FE r9
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 decrypt>FE r9
-    ldr q4, [x0, #2544]                             // round key dk[9][15]
-    eor3 v21.16b, v4.16b, v21.16b, v3.16b           // aria.cs:87:52 decrypt>FE r9
-    aesd v29.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
-    aesd v27.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
-    aesd v19.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
-    aesd v20.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r9
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r9
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    aesd v30.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r9
-    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v24.16b, {v5.16b}, v24.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    aesd v24.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r9
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v18.16b, {v5.16b}, v18.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    aesd v18.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r9
-    ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v23.16b, {v5.16b}, v23.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    aesd v23.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
-    aese v31.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    aese v25.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    aese v17.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    aese v22.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    aese v28.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r9
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r9
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    aese v26.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor v26.16b, v1.16b, v26.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    eor v27.16b, v9.16b, v27.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v1.16b, {v3.16b}, v11.16b                   // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v25.16b, {v7.16b}, v25.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v2.16b, {v3.16b}, v12.16b                   // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v17.16b, {v7.16b}, v17.16b                  // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v22.16b, {v22.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
+    eor v6.16b, v8.16b, v31.16b                     // aria.cs:65:34 decrypt>FO>A r8
+    ldr q9, [x0, #2176]                             // round key dk[8][8]
+    aese v16.16b, v9.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
+    ldr q9, [x0, #2080]                             // round key dk[8][2]
+    aesd v18.16b, v9.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
+    aesd v30.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
+    aesd v28.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
+    eor v25.16b, v1.16b, v25.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v24.16b, {v24.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
+    tbl v23.16b, {v23.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
+    tbl v19.16b, {v19.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
+    eor3 v1.16b, v26.16b, v22.16b, v6.16b           // aria.cs:65:34 decrypt>FO>A r8
+    eor v2.16b, v20.16b, v27.16b                    // aria.cs:76:18 decrypt>FO>A r8
+    ldr q6, [x0, #2112]                             // round key dk[8][4]
+    aese v21.16b, v6.16b                            // aria.cs:53:13 decrypt>FO>SL1 r8
+    tbl v18.16b, {v18.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
+    tbl v30.16b, {v30.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
+    tbl v28.16b, {v28.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r8)
+    eor v6.16b, v25.16b, v23.16b                    // aria.cs:63:33 decrypt>FO>A r8
+    eor v9.16b, v16.16b, v19.16b                    // aria.cs:64:33 decrypt>FO>A r8
+    eor v11.16b, v24.16b, v17.16b                   // aria.cs:66:34 decrypt>FO>A r8
+    ldr q12, [x0, #2448]                            // round key dk[9][9]
+    eor v12.16b, v12.16b, v23.16b                   // aria.cs:87:52 decrypt>FE r9
+    eor v13.16b, v1.16b, v2.16b                     // aria.cs:87:52 decrypt>FE r9
+    eor v12.16b, v12.16b, v13.16b                   // aria.cs:87:52 decrypt>FE r9
+    eor3 v6.16b, v30.16b, v21.16b, v6.16b           // aria.cs:63:33 decrypt>FO>A r8
+    eor3 v9.16b, v18.16b, v27.16b, v9.16b           // aria.cs:64:33 decrypt>FO>A r8
+    eor3 v11.16b, v20.16b, v28.16b, v11.16b         // aria.cs:66:34 decrypt>FO>A r8
+    eor v13.16b, v30.16b, v22.16b                   // aria.cs:77:18 decrypt>FO>A r8
+    eor v14.16b, v16.16b, v17.16b                   // aria.cs:87:52 decrypt>FE r9
+    eor v15.16b, v24.16b, v19.16b                   // aria.cs:87:52 decrypt>FE r9
+    eor v23.16b, v8.16b, v23.16b                    // aria.cs:87:52 decrypt>FE r9
+    eor v30.16b, v14.16b, v30.16b                   // aria.cs:87:52 decrypt>FE r9
+    ldr q7, [x0, #2512]                             // round key dk[9][13]
+    eor v16.16b, v7.16b, v16.16b                    // aria.cs:87:52 decrypt>FE r9
+    eor v24.16b, v24.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r9
+    eor v7.16b, v26.16b, v21.16b                    // aria.cs:75:18 decrypt>FO>A r8
+    eor3 v22.16b, v14.16b, v22.16b, v6.16b          // aria.cs:87:52 decrypt>FE r9
+    eor v26.16b, v26.16b, v6.16b                    // aria.cs:87:52 decrypt>FE r9
+    eor v14.16b, v25.16b, v31.16b                   // aria.cs:87:52 decrypt>FE r9
+    eor3 v2.16b, v8.16b, v6.16b, v2.16b             // aria.cs:87:52 decrypt>FE r9
+    eor v8.16b, v28.16b, v9.16b                     // aria.cs:87:52 decrypt>FE r9
+    eor v31.16b, v31.16b, v6.16b                    // aria.cs:87:52 decrypt>FE r9
+    ldr q6, [x0, #2384]                             // round key dk[9][5]
+    eor v6.16b, v15.16b, v6.16b                     // aria.cs:87:52 decrypt>FE r9
+    eor3 v21.16b, v15.16b, v21.16b, v1.16b          // aria.cs:87:52 decrypt>FE r9
+    eor v15.16b, v11.16b, v13.16b                   // aria.cs:87:52 decrypt>FE r9
+    eor v26.16b, v6.16b, v26.16b                    // aria.cs:87:52 decrypt>FE r9
+    and v6.16b, v12.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor3 v17.16b, v17.16b, v9.16b, v13.16b          // aria.cs:87:52 decrypt>FE r9
+    ushr v12.16b, v12.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor v16.16b, v16.16b, v15.16b                   // aria.cs:87:52 decrypt>FE r9
+    eor v28.16b, v18.16b, v28.16b                   // aria.cs:78:18 decrypt>FO>A r8
+    ldr q13, [x0, #2320]                            // round key dk[9][1]
+    eor3 v8.16b, v14.16b, v13.16b, v8.16b           // aria.cs:87:52 decrypt>FE r9
+    eor3 v27.16b, v23.16b, v27.16b, v11.16b         // aria.cs:87:52 decrypt>FE r9
+    eor v30.16b, v30.16b, v1.16b                    // aria.cs:87:52 decrypt>FE r9
+    eor v24.16b, v24.16b, v7.16b                    // aria.cs:87:52 decrypt>FE r9
+    tbl v6.16b, {v5.16b}, v6.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v12.16b, {v4.16b}, v12.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor v6.16b, v6.16b, v12.16b                     // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor v31.16b, v31.16b, v28.16b                   // aria.cs:87:52 decrypt>FE r9
+    ldr q12, [x0, #2352]                            // round key dk[9][3]
+    aese v27.16b, v12.16b                           // aria.cs:57:13 decrypt>FE>SL2 r9
+    ldr q12, [x0, #2416]                            // round key dk[9][7]
+    aese v30.16b, v12.16b                           // aria.cs:57:13 decrypt>FE>SL2 r9
+    ldr q12, [x0, #2544]                            // round key dk[9][15]
+    aese v24.16b, v12.16b                           // aria.cs:57:13 decrypt>FE>SL2 r9
+    and v12.16b, v8.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
+    ushr v8.16b, v8.16b, #4                         // aria.cs:57:13 decrypt>FE>SL2 r9
+    and v13.16b, v26.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r9
     ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    aese v16.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r9
+    and v15.16b, v16.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor3 v20.16b, v23.16b, v20.16b, v9.16b          // aria.cs:87:52 decrypt>FE r9
     ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v16.16b, {v7.16b}, v16.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    aese v21.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r9
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    tbl v21.16b, {v7.16b}, v21.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
-    eor v3.16b, v18.16b, v22.16b                    // aria.cs:63:33 decrypt>FE>A r9
-    eor3 v3.16b, v28.16b, v27.16b, v3.16b           // aria.cs:63:33 decrypt>FE>A r9
-    eor v8.16b, v19.16b, v21.16b                    // aria.cs:64:33 decrypt>FE>A r9
-    eor3 v8.16b, v31.16b, v24.16b, v8.16b           // aria.cs:64:33 decrypt>FE>A r9
-    eor v9.16b, v16.16b, v20.16b                    // aria.cs:65:34 decrypt>FE>A r9
-    eor3 v9.16b, v30.16b, v25.16b, v9.16b           // aria.cs:65:34 decrypt>FE>A r9
-    eor v10.16b, v17.16b, v23.16b                   // aria.cs:66:34 decrypt>FE>A r9
-    eor3 v10.16b, v29.16b, v26.16b, v10.16b         // aria.cs:66:34 decrypt>FE>A r9
-    eor v11.16b, v30.16b, v27.16b                   // aria.cs:75:18 decrypt>FE>A r9
-    eor v12.16b, v29.16b, v24.16b                   // aria.cs:76:18 decrypt>FE>A r9
-    eor v13.16b, v28.16b, v25.16b                   // aria.cs:77:18 decrypt>FE>A r9
-    eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 decrypt>FE>A r9
-    eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 decrypt>FO r10
-    eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 decrypt>FO r10
-    ldr q5, [x0, #2560]                             // round key dk[10][0]
-    eor3 v25.16b, v15.16b, v5.16b, v25.16b          // aria.cs:86:52 decrypt>FO r10
-    eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 decrypt>FO r10
-    eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r10
-    ldr q4, [x0, #2576]                             // round key dk[10][1]
-    eor3 v26.16b, v5.16b, v4.16b, v26.16b           // aria.cs:86:52 decrypt>FO r10
-    eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 decrypt>FO r10
+    eor3 v19.16b, v19.16b, v11.16b, v7.16b          // aria.cs:87:52 decrypt>FE r9
+    tbl v23.16b, {v5.16b}, v12.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v7.16b, {v4.16b}, v8.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v8.16b, {v5.16b}, v13.16b                   // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v26.16b, {v4.16b}, v26.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
+    aesd v6.16b, v0.16b                             // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v9.16b, {v5.16b}, v15.16b                   // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v16.16b, {v4.16b}, v16.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
+    ldr q12, [x0, #2480]                            // round key dk[9][11]
+    aese v31.16b, v12.16b                           // aria.cs:57:13 decrypt>FE>SL2 r9
+    and v12.16b, v27.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r9
+    ushr v27.16b, v27.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r9
+    and v13.16b, v30.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r9
+    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r9
+    and v15.16b, v24.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor3 v18.16b, v14.16b, v18.16b, v11.16b         // aria.cs:87:52 decrypt>FE r9
+    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor3 v25.16b, v25.16b, v1.16b, v28.16b          // aria.cs:87:52 decrypt>FE r9
+    eor v23.16b, v23.16b, v7.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor v26.16b, v8.16b, v26.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor v16.16b, v9.16b, v16.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
+    ldr q28, [x0, #2368]                            // round key dk[9][4]
+    aesd v20.16b, v28.16b                           // aria.cs:57:13 decrypt>FE>SL2 r9
+    ldr q28, [x0, #2432]                            // round key dk[9][8]
+    aesd v19.16b, v28.16b                           // aria.cs:57:13 decrypt>FE>SL2 r9
+    ldr q28, [x0, #2528]                            // round key dk[9][14]
+    aese v2.16b, v28.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v28.16b, {v6.16b}, v10.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
+    tbl v1.16b, {v3.16b}, v12.16b                   // aria.cs:57:13 decrypt>FE>SL2 r9
+    ldr q6, [x8, #1040]                             // const affine map, high nibble
+    tbl v27.16b, {v6.16b}, v27.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v7.16b, {v3.16b}, v13.16b                   // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v30.16b, {v6.16b}, v30.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v8.16b, {v3.16b}, v15.16b                   // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v24.16b, {v6.16b}, v24.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
+    and v9.16b, v31.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
+    ushr v31.16b, v31.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r9
+    ldr q11, [x0, #2496]                            // round key dk[9][12]
+    aesd v25.16b, v11.16b                           // aria.cs:57:13 decrypt>FE>SL2 r9
+    aesd v23.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
+    aesd v26.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
+    aesd v16.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
+    ldr q11, [x0, #2336]                            // round key dk[9][2]
+    aese v21.16b, v11.16b                           // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor v27.16b, v1.16b, v27.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor v30.16b, v7.16b, v30.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor v24.16b, v8.16b, v24.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v20.16b, {v20.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
+    tbl v19.16b, {v19.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
+    tbl v1.16b, {v3.16b}, v9.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v31.16b, {v6.16b}, v31.16b                  // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor v7.16b, v28.16b, v2.16b                     // aria.cs:63:33 decrypt>FE>A r9
+    ldr q8, [x0, #2304]                             // round key dk[9][0]
+    aesd v22.16b, v8.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
+    ldr q8, [x0, #2464]                             // round key dk[9][10]
+    aese v17.16b, v8.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
+    eor v31.16b, v1.16b, v31.16b                    // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v25.16b, {v25.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
+    tbl v23.16b, {v23.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
+    tbl v26.16b, {v26.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
+    tbl v16.16b, {v16.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
+    eor3 v1.16b, v27.16b, v20.16b, v7.16b           // aria.cs:63:33 decrypt>FE>A r9
+    eor v7.16b, v19.16b, v24.16b                    // aria.cs:64:33 decrypt>FE>A r9
+    eor v8.16b, v21.16b, v30.16b                    // aria.cs:78:18 decrypt>FE>A r9
+    ldr q9, [x0, #2400]                             // round key dk[9][6]
+    aese v18.16b, v9.16b                            // aria.cs:57:13 decrypt>FE>SL2 r9
+    tbl v22.16b, {v22.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r9)
+    eor3 v7.16b, v21.16b, v26.16b, v7.16b           // aria.cs:64:33 decrypt>FE>A r9
+    eor v9.16b, v31.16b, v25.16b                    // aria.cs:65:34 decrypt>FE>A r9
+    eor v11.16b, v17.16b, v16.16b                   // aria.cs:66:34 decrypt>FE>A r9
+    eor v12.16b, v23.16b, v20.16b                   // aria.cs:75:18 decrypt>FE>A r9
+    eor v13.16b, v1.16b, v8.16b                     // aria.cs:86:52 decrypt>FO r10
+    eor3 v9.16b, v23.16b, v18.16b, v9.16b           // aria.cs:65:34 decrypt>FE>A r9
+    eor3 v11.16b, v22.16b, v30.16b, v11.16b         // aria.cs:66:34 decrypt>FE>A r9
+    ldr q14, [x0, #2736]                            // round key dk[10][11]
+    eor3 v13.16b, v14.16b, v25.16b, v13.16b         // aria.cs:86:52 decrypt>FO r10
+    ldr q14, [x0, #2800]                            // round key dk[10][15]
+    eor v14.16b, v14.16b, v17.16b                   // aria.cs:86:52 decrypt>FO r10
+    eor v15.16b, v7.16b, v12.16b                    // aria.cs:86:52 decrypt>FO r10
+    eor v14.16b, v14.16b, v15.16b                   // aria.cs:86:52 decrypt>FO r10
+    eor v25.16b, v28.16b, v25.16b                   // aria.cs:86:52 decrypt>FO r10
+    eor v17.16b, v17.16b, v24.16b                   // aria.cs:86:52 decrypt>FO r10
+    eor v15.16b, v22.16b, v26.16b                   // aria.cs:76:18 decrypt>FE>A r9
+    eor v26.16b, v26.16b, v11.16b                   // aria.cs:86:52 decrypt>FO r10
+    eor v10.16b, v27.16b, v18.16b                   // aria.cs:77:18 decrypt>FE>A r9
+    eor3 v28.16b, v28.16b, v9.16b, v8.16b           // aria.cs:86:52 decrypt>FO r10
     eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r10
-    ldr q2, [x0, #2592]                             // round key dk[10][2]
-    eor3 v27.16b, v4.16b, v2.16b, v27.16b           // aria.cs:86:52 decrypt>FO r10
-    eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 decrypt>FO r10
-    eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r10
-    ldr q7, [x0, #2608]                             // round key dk[10][3]
-    eor3 v24.16b, v2.16b, v7.16b, v24.16b           // aria.cs:86:52 decrypt>FO r10
-    eor v29.16b, v29.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r10
-    ldr q7, [x0, #2624]                             // round key dk[10][4]
-    eor3 v29.16b, v2.16b, v7.16b, v29.16b           // aria.cs:86:52 decrypt>FO r10
-    eor v30.16b, v30.16b, v3.16b                    // aria.cs:86:52 decrypt>FO r10
-    ldr q2, [x0, #2640]                             // round key dk[10][5]
-    eor3 v30.16b, v4.16b, v2.16b, v30.16b           // aria.cs:86:52 decrypt>FO r10
-    eor v31.16b, v31.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r10
-    ldr q2, [x0, #2656]                             // round key dk[10][6]
-    eor3 v31.16b, v5.16b, v2.16b, v31.16b           // aria.cs:86:52 decrypt>FO r10
-    eor v28.16b, v28.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r10
-    ldr q2, [x0, #2672]                             // round key dk[10][7]
-    eor3 v28.16b, v15.16b, v2.16b, v28.16b          // aria.cs:86:52 decrypt>FO r10
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 decrypt>FO r10
-    ldr q4, [x0, #2688]                             // round key dk[10][8]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 decrypt>FO r10
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 decrypt>FO r10
-    ldr q4, [x0, #2704]                             // round key dk[10][9]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 decrypt>FO r10
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 decrypt>FO r10
-    ldr q4, [x0, #2720]                             // round key dk[10][10]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 decrypt>FO r10
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 decrypt>FO r10
-    ldr q4, [x0, #2736]                             // round key dk[10][11]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 decrypt>FO r10
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 decrypt>FO r10
-    ldr q4, [x0, #2752]                             // round key dk[10][12]
-    eor3 v18.16b, v4.16b, v18.16b, v2.16b           // aria.cs:86:52 decrypt>FO r10
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 decrypt>FO r10
-    ldr q4, [x0, #2768]                             // round key dk[10][13]
-    eor3 v19.16b, v4.16b, v19.16b, v2.16b           // aria.cs:86:52 decrypt>FO r10
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 decrypt>FO r10
-    ldr q3, [x0, #2784]                             // round key dk[10][14]
-    eor3 v16.16b, v3.16b, v16.16b, v2.16b           // aria.cs:86:52 decrypt>FO r10
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 decrypt>FO r10
-    ldr q3, [x0, #2800]                             // round key dk[10][15]
-    eor3 v17.16b, v3.16b, v17.16b, v2.16b           // aria.cs:86:52 decrypt>FO r10
-    aese v25.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    aese v29.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    aese v21.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    aese v18.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    aese v26.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    and v2.16b, v26.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r10
+    eor v8.16b, v19.16b, v16.16b                    // aria.cs:86:52 decrypt>FO r10
+    eor3 v18.16b, v8.16b, v18.16b, v1.16b           // aria.cs:86:52 decrypt>FO r10
+    ldr q6, [x0, #2672]                             // round key dk[10][7]
+    eor3 v27.16b, v8.16b, v6.16b, v27.16b           // aria.cs:86:52 decrypt>FO r10
+    eor v19.16b, v19.16b, v11.16b                   // aria.cs:86:52 decrypt>FO r10
+    eor v6.16b, v31.16b, v2.16b                     // aria.cs:86:52 decrypt>FO r10
+    eor3 v30.16b, v25.16b, v30.16b, v7.16b          // aria.cs:86:52 decrypt>FO r10
+    eor v21.16b, v25.16b, v21.16b                   // aria.cs:86:52 decrypt>FO r10
+    and v25.16b, v13.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r10
+    eor3 v20.16b, v17.16b, v20.16b, v9.16b          // aria.cs:86:52 decrypt>FO r10
+    eor3 v17.16b, v17.16b, v23.16b, v1.16b          // aria.cs:86:52 decrypt>FO r10
+    ushr v23.16b, v13.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r10
+    eor3 v2.16b, v2.16b, v9.16b, v15.16b            // aria.cs:86:52 decrypt>FO r10
+    ldr q8, [x0, #2608]                             // round key dk[10][3]
+    eor3 v26.16b, v6.16b, v8.16b, v26.16b           // aria.cs:86:52 decrypt>FO r10
+    eor v19.16b, v19.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r10
+    tbl v25.16b, {v5.16b}, v25.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v23.16b, {v4.16b}, v23.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
+    and v8.16b, v14.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
+    ushr v9.16b, v14.16b, #4                        // aria.cs:53:13 decrypt>FO>SL1 r10
+    eor v23.16b, v25.16b, v23.16b                   // aria.cs:53:13 decrypt>FO>SL1 r10
+    eor v16.16b, v16.16b, v7.16b                    // aria.cs:86:52 decrypt>FO r10
+    ldr q25, [x0, #2576]                            // round key dk[10][1]
+    aese v30.16b, v25.16b                           // aria.cs:53:13 decrypt>FO>SL1 r10
+    ldr q25, [x0, #2640]                            // round key dk[10][5]
+    aese v17.16b, v25.16b                           // aria.cs:53:13 decrypt>FO>SL1 r10
+    ldr q25, [x0, #2704]                            // round key dk[10][9]
+    aese v2.16b, v25.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
+    ldr q25, [x0, #2768]                            // round key dk[10][13]
+    aese v19.16b, v25.16b                           // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v25.16b, {v5.16b}, v8.16b                   // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v8.16b, {v4.16b}, v9.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
+    and v9.16b, v26.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
     ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v26.16b, {v3.16b}, v26.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
-    eor v26.16b, v2.16b, v26.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    aese v30.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    and v2.16b, v30.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r10
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v30.16b, {v3.16b}, v30.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
-    eor v30.16b, v2.16b, v30.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    aese v22.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    and v2.16b, v22.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r10
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v22.16b, {v3.16b}, v22.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
-    eor v22.16b, v2.16b, v22.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    aese v19.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    and v2.16b, v19.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r10
-    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v19.16b, {v3.16b}, v19.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
-    eor v19.16b, v2.16b, v19.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    aesd v27.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
-    aesd v31.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
+    and v13.16b, v27.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r10
+    eor3 v22.16b, v6.16b, v22.16b, v7.16b           // aria.cs:86:52 decrypt>FO r10
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r10
+    eor3 v31.16b, v31.16b, v1.16b, v15.16b          // aria.cs:86:52 decrypt>FO r10
+    eor v16.16b, v16.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r10
+    eor v25.16b, v25.16b, v8.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
+    eor v21.16b, v21.16b, v11.16b                   // aria.cs:86:52 decrypt>FO r10
+    eor v24.16b, v24.16b, v11.16b                   // aria.cs:86:52 decrypt>FO r10
+    tbl v1.16b, {v5.16b}, v9.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v26.16b, {v4.16b}, v26.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v6.16b, {v5.16b}, v13.16b                   // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v27.16b, {v4.16b}, v27.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
     aesd v23.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
-    aesd v16.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
-    and v4.16b, v24.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r10
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r10
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
-    eor v24.16b, v4.16b, v24.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    aesd v24.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
-    and v4.16b, v28.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r10
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
-    eor v28.16b, v4.16b, v28.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    aesd v28.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
-    and v4.16b, v20.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r10
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v20.16b, {v7.16b}, v20.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
-    eor v20.16b, v4.16b, v20.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    aesd v20.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
-    and v4.16b, v17.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r10
+    and v7.16b, v30.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
+    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r10
+    and v8.16b, v17.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
     ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v17.16b, {v7.16b}, v17.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
-    eor v17.16b, v4.16b, v17.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
-    aesd v17.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
-    eor v4.16b, v22.16b, v16.16b                    // aria.cs:63:33 decrypt>FO>A r10
-    eor3 v4.16b, v24.16b, v29.16b, v4.16b           // aria.cs:63:33 decrypt>FO>A r10
-    eor v8.16b, v21.16b, v17.16b                    // aria.cs:64:33 decrypt>FO>A r10
-    eor3 v8.16b, v27.16b, v30.16b, v8.16b           // aria.cs:64:33 decrypt>FO>A r10
-    eor v9.16b, v20.16b, v18.16b                    // aria.cs:65:34 decrypt>FO>A r10
-    eor3 v9.16b, v26.16b, v31.16b, v9.16b           // aria.cs:65:34 decrypt>FO>A r10
-    eor v10.16b, v23.16b, v19.16b                   // aria.cs:66:34 decrypt>FO>A r10
-    eor3 v10.16b, v25.16b, v28.16b, v10.16b         // aria.cs:66:34 decrypt>FO>A r10
-    eor v11.16b, v26.16b, v29.16b                   // aria.cs:75:18 decrypt>FO>A r10
-    eor v12.16b, v25.16b, v30.16b                   // aria.cs:76:18 decrypt>FO>A r10
-    eor v13.16b, v24.16b, v31.16b                   // aria.cs:77:18 decrypt>FO>A r10
-    eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 decrypt>FO>A r10
-    eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 decrypt>FE r11
-    eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 decrypt>FE r11
-    ldr q3, [x0, #2816]                             // round key dk[11][0]
-    eor3 v31.16b, v15.16b, v3.16b, v31.16b          // aria.cs:87:52 decrypt>FE r11
-    eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 decrypt>FE r11
-    eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r11
-    ldr q6, [x0, #2832]                             // round key dk[11][1]
-    eor3 v28.16b, v3.16b, v6.16b, v28.16b           // aria.cs:87:52 decrypt>FE r11
-    eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 decrypt>FE r11
-    eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r11
-    ldr q7, [x0, #2848]                             // round key dk[11][2]
-    eor3 v29.16b, v6.16b, v7.16b, v29.16b           // aria.cs:87:52 decrypt>FE r11
-    eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 decrypt>FE r11
-    eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r11
-    ldr q5, [x0, #2864]                             // round key dk[11][3]
-    eor3 v30.16b, v7.16b, v5.16b, v30.16b           // aria.cs:87:52 decrypt>FE r11
-    eor v25.16b, v25.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r11
-    ldr q5, [x0, #2880]                             // round key dk[11][4]
-    eor3 v25.16b, v7.16b, v5.16b, v25.16b           // aria.cs:87:52 decrypt>FE r11
-    eor v26.16b, v26.16b, v4.16b                    // aria.cs:87:52 decrypt>FE r11
-    ldr q5, [x0, #2896]                             // round key dk[11][5]
-    eor3 v26.16b, v6.16b, v5.16b, v26.16b           // aria.cs:87:52 decrypt>FE r11
-    eor v27.16b, v27.16b, v10.16b                   // aria.cs:87:52 decrypt>FE r11
-    ldr q5, [x0, #2912]                             // round key dk[11][6]
-    eor3 v27.16b, v3.16b, v5.16b, v27.16b           // aria.cs:87:52 decrypt>FE r11
-    eor v24.16b, v24.16b, v9.16b                    // aria.cs:87:52 decrypt>FE r11
-    ldr q3, [x0, #2928]                             // round key dk[11][7]
-    eor3 v24.16b, v15.16b, v3.16b, v24.16b          // aria.cs:87:52 decrypt>FE r11
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 decrypt>FE r11
-    ldr q5, [x0, #2944]                             // round key dk[11][8]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 decrypt>FE r11
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 decrypt>FE r11
-    ldr q5, [x0, #2960]                             // round key dk[11][9]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 decrypt>FE r11
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 decrypt>FE r11
-    ldr q5, [x0, #2976]                             // round key dk[11][10]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 decrypt>FE r11
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 decrypt>FE r11
-    ldr q5, [x0, #2992]                             // round key dk[11][11]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 decrypt>FE r11
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 decrypt>FE r11
-    ldr q5, [x0, #3008]                             // round key dk[11][12]
-    eor3 v22.16b, v5.16b, v22.16b, v3.16b           // aria.cs:87:52 decrypt>FE r11
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 decrypt>FE r11
-    ldr q5, [x0, #3024]                             // round key dk[11][13]
-    eor3 v21.16b, v5.16b, v21.16b, v3.16b           // aria.cs:87:52 decrypt>FE r11
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 decrypt>FE r11
-    ldr q4, [x0, #3040]                             // round key dk[11][14]
-    eor3 v20.16b, v4.16b, v20.16b, v3.16b           // aria.cs:87:52 decrypt>FE r11
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 decrypt>FE r11
-    ldr q4, [x0, #3056]                             // round key dk[11][15]
-    eor3 v23.16b, v4.16b, v23.16b, v3.16b           // aria.cs:87:52 decrypt>FE r11
-    aesd v31.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
-    aesd v25.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
-    aesd v17.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
-    aesd v22.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r11
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r11
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v28.16b, {v5.16b}, v28.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    aesd v28.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r11
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v26.16b, {v5.16b}, v26.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    aesd v26.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r11
-    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v16.16b, {v5.16b}, v16.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    aesd v16.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r11
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v21.16b, {v5.16b}, v21.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    aesd v21.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
-    aese v29.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    aese v27.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    aese v19.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    aese v20.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    aese v30.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r11
+    and v9.16b, v2.16b, v29.16b                     // aria.cs:53:13 decrypt>FO>SL1 r10
+    ushr v2.16b, v2.16b, #4                         // aria.cs:53:13 decrypt>FO>SL1 r10
+    and v10.16b, v19.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r10
+    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r10
+    eor v24.16b, v24.16b, v12.16b                   // aria.cs:86:52 decrypt>FO r10
+    eor v26.16b, v1.16b, v26.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
+    eor v27.16b, v6.16b, v27.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
+    ldr q1, [x0, #2752]                             // round key dk[10][12]
+    aese v28.16b, v1.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
+    ldr q1, [x0, #2656]                             // round key dk[10][6]
+    aesd v21.16b, v1.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
+    ldr q1, [x0, #2720]                             // round key dk[10][10]
+    aesd v16.16b, v1.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
+    ldr q1, [x0, #2784]                             // round key dk[10][14]
+    aesd v31.16b, v1.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
+    aesd v25.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v1.16b, {v3.16b}, v7.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
+    ldr q6, [x8, #1040]                             // const affine map, high nibble
+    tbl v30.16b, {v6.16b}, v30.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v7.16b, {v3.16b}, v8.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v17.16b, {v6.16b}, v17.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v8.16b, {v3.16b}, v9.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v9.16b, {v3.16b}, v10.16b                   // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v19.16b, {v6.16b}, v19.16b                  // aria.cs:53:13 decrypt>FO>SL1 r10
+    ldr q10, [x8, #1056]                            // const ShiftRows^2 lanes
+    tbl v23.16b, {v23.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
+    ldr q11, [x0, #2560]                            // round key dk[10][0]
+    aese v18.16b, v11.16b                           // aria.cs:53:13 decrypt>FO>SL1 r10
+    ldr q11, [x0, #2688]                            // round key dk[10][8]
+    aese v24.16b, v11.16b                           // aria.cs:53:13 decrypt>FO>SL1 r10
+    ldr q11, [x0, #2592]                            // round key dk[10][2]
+    aesd v20.16b, v11.16b                           // aria.cs:53:13 decrypt>FO>SL1 r10
+    aesd v26.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
+    aesd v27.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
+    eor v30.16b, v1.16b, v30.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
+    eor v17.16b, v7.16b, v17.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
+    eor v1.16b, v8.16b, v2.16b                      // aria.cs:53:13 decrypt>FO>SL1 r10
+    eor v19.16b, v9.16b, v19.16b                    // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v21.16b, {v21.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
+    tbl v16.16b, {v16.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
+    tbl v31.16b, {v31.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
+    tbl v25.16b, {v25.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
+    eor v2.16b, v23.16b, v28.16b                    // aria.cs:65:34 decrypt>FO>A r10
+    ldr q7, [x0, #2624]                             // round key dk[10][4]
+    aese v22.16b, v7.16b                            // aria.cs:53:13 decrypt>FO>SL1 r10
+    tbl v20.16b, {v20.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
+    tbl v26.16b, {v26.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
+    tbl v27.16b, {v27.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r10)
+    eor3 v2.16b, v30.16b, v21.16b, v2.16b           // aria.cs:65:34 decrypt>FO>A r10
+    eor v7.16b, v1.16b, v31.16b                     // aria.cs:63:33 decrypt>FO>A r10
+    eor v8.16b, v24.16b, v25.16b                    // aria.cs:64:33 decrypt>FO>A r10
+    eor v9.16b, v16.16b, v19.16b                    // aria.cs:66:34 decrypt>FO>A r10
+    eor v11.16b, v18.16b, v17.16b                   // aria.cs:76:18 decrypt>FO>A r10
+    eor3 v7.16b, v26.16b, v22.16b, v7.16b           // aria.cs:63:33 decrypt>FO>A r10
+    eor3 v8.16b, v20.16b, v17.16b, v8.16b           // aria.cs:64:33 decrypt>FO>A r10
+    eor3 v9.16b, v18.16b, v27.16b, v9.16b           // aria.cs:66:34 decrypt>FO>A r10
+    eor v12.16b, v26.16b, v21.16b                   // aria.cs:77:18 decrypt>FO>A r10
+    eor v13.16b, v16.16b, v25.16b                   // aria.cs:87:52 decrypt>FE r11
+    ldr q14, [x0, #2960]                            // round key dk[11][9]
+    eor v14.16b, v14.16b, v31.16b                   // aria.cs:87:52 decrypt>FE r11
+    eor v15.16b, v2.16b, v11.16b                    // aria.cs:87:52 decrypt>FE r11
+    eor v14.16b, v14.16b, v15.16b                   // aria.cs:87:52 decrypt>FE r11
+    eor v15.16b, v30.16b, v22.16b                   // aria.cs:75:18 decrypt>FO>A r10
+    eor v30.16b, v30.16b, v7.16b                    // aria.cs:87:52 decrypt>FE r11
+    eor v10.16b, v24.16b, v19.16b                   // aria.cs:87:52 decrypt>FE r11
+    eor3 v21.16b, v10.16b, v21.16b, v7.16b          // aria.cs:87:52 decrypt>FE r11
+    eor v26.16b, v10.16b, v26.16b                   // aria.cs:87:52 decrypt>FE r11
+    eor v10.16b, v1.16b, v28.16b                    // aria.cs:87:52 decrypt>FE r11
+    eor3 v22.16b, v13.16b, v22.16b, v2.16b          // aria.cs:87:52 decrypt>FE r11
+    eor v31.16b, v23.16b, v31.16b                   // aria.cs:87:52 decrypt>FE r11
+    eor3 v17.16b, v31.16b, v17.16b, v9.16b          // aria.cs:87:52 decrypt>FE r11
+    eor3 v18.16b, v31.16b, v18.16b, v8.16b          // aria.cs:87:52 decrypt>FE r11
+    ldr q31, [x0, #2896]                            // round key dk[11][5]
+    eor v31.16b, v13.16b, v31.16b                   // aria.cs:87:52 decrypt>FE r11
+    eor v13.16b, v27.16b, v8.16b                    // aria.cs:87:52 decrypt>FE r11
+    eor v30.16b, v31.16b, v30.16b                   // aria.cs:87:52 decrypt>FE r11
+    eor v31.16b, v9.16b, v12.16b                    // aria.cs:87:52 decrypt>FE r11
+    eor3 v19.16b, v19.16b, v8.16b, v12.16b          // aria.cs:87:52 decrypt>FE r11
+    ldr q12, [x0, #3024]                            // round key dk[11][13]
+    eor3 v24.16b, v12.16b, v24.16b, v31.16b         // aria.cs:87:52 decrypt>FE r11
+    eor3 v16.16b, v16.16b, v8.16b, v15.16b          // aria.cs:87:52 decrypt>FE r11
+    eor v27.16b, v20.16b, v27.16b                   // aria.cs:78:18 decrypt>FO>A r10
+    ldr q31, [x0, #2832]                            // round key dk[11][1]
+    eor3 v31.16b, v10.16b, v31.16b, v13.16b         // aria.cs:87:52 decrypt>FE r11
+    eor v28.16b, v28.16b, v7.16b                    // aria.cs:87:52 decrypt>FE r11
+    and v8.16b, v14.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
+    ushr v12.16b, v14.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r11
+    eor v26.16b, v26.16b, v2.16b                    // aria.cs:87:52 decrypt>FE r11
+    eor v28.16b, v28.16b, v27.16b                   // aria.cs:87:52 decrypt>FE r11
+    tbl v8.16b, {v5.16b}, v8.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v12.16b, {v4.16b}, v12.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
+    ldr q13, [x0, #3056]                            // round key dk[11][15]
+    aese v16.16b, v13.16b                           // aria.cs:57:13 decrypt>FE>SL2 r11
+    and v13.16b, v31.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r11
+    ushr v31.16b, v31.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r11
+    and v14.16b, v30.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r11
+    eor3 v27.16b, v1.16b, v2.16b, v27.16b           // aria.cs:87:52 decrypt>FE r11
     ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r11
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    aese v24.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r11
+    and v1.16b, v24.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
     ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    aese v18.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r11
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v18.16b, {v7.16b}, v18.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    aese v23.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 decrypt>FE>SL2 r11
-    ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    tbl v23.16b, {v7.16b}, v23.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
-    eor v3.16b, v16.16b, v20.16b                    // aria.cs:63:33 decrypt>FE>A r11
-    eor3 v3.16b, v30.16b, v25.16b, v3.16b           // aria.cs:63:33 decrypt>FE>A r11
-    eor v8.16b, v17.16b, v23.16b                    // aria.cs:64:33 decrypt>FE>A r11
-    eor3 v8.16b, v29.16b, v26.16b, v8.16b           // aria.cs:64:33 decrypt>FE>A r11
-    eor v9.16b, v18.16b, v22.16b                    // aria.cs:65:34 decrypt>FE>A r11
-    eor3 v9.16b, v28.16b, v27.16b, v9.16b           // aria.cs:65:34 decrypt>FE>A r11
-    eor v10.16b, v19.16b, v21.16b                   // aria.cs:66:34 decrypt>FE>A r11
-    eor3 v10.16b, v31.16b, v24.16b, v10.16b         // aria.cs:66:34 decrypt>FE>A r11
-    eor v11.16b, v28.16b, v25.16b                   // aria.cs:75:18 decrypt>FE>A r11
-    eor v12.16b, v31.16b, v26.16b                   // aria.cs:76:18 decrypt>FE>A r11
-    eor v13.16b, v30.16b, v27.16b                   // aria.cs:77:18 decrypt>FE>A r11
-    eor v14.16b, v29.16b, v24.16b                   // aria.cs:78:18 decrypt>FE>A r11
-    eor v15.16b, v17.16b, v21.16b                   // aria.cs:86:52 decrypt>FO r12
-    eor v27.16b, v27.16b, v3.16b                    // aria.cs:86:52 decrypt>FO r12
-    ldr q5, [x0, #3072]                             // round key dk[12][0]
-    eor3 v27.16b, v15.16b, v5.16b, v27.16b          // aria.cs:86:52 decrypt>FO r12
-    eor v5.16b, v16.16b, v22.16b                    // aria.cs:86:52 decrypt>FO r12
-    eor v24.16b, v24.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r12
-    ldr q4, [x0, #3088]                             // round key dk[12][1]
-    eor3 v24.16b, v5.16b, v4.16b, v24.16b           // aria.cs:86:52 decrypt>FO r12
-    eor v4.16b, v19.16b, v23.16b                    // aria.cs:86:52 decrypt>FO r12
-    eor v25.16b, v25.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r12
-    ldr q2, [x0, #3104]                             // round key dk[12][2]
-    eor3 v25.16b, v4.16b, v2.16b, v25.16b           // aria.cs:86:52 decrypt>FO r12
-    eor v2.16b, v18.16b, v20.16b                    // aria.cs:86:52 decrypt>FO r12
-    eor v26.16b, v26.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r12
-    ldr q7, [x0, #3120]                             // round key dk[12][3]
-    eor3 v26.16b, v2.16b, v7.16b, v26.16b           // aria.cs:86:52 decrypt>FO r12
-    eor v31.16b, v31.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r12
-    ldr q7, [x0, #3136]                             // round key dk[12][4]
-    eor3 v31.16b, v2.16b, v7.16b, v31.16b           // aria.cs:86:52 decrypt>FO r12
-    eor v28.16b, v28.16b, v3.16b                    // aria.cs:86:52 decrypt>FO r12
-    ldr q2, [x0, #3152]                             // round key dk[12][5]
-    eor3 v28.16b, v4.16b, v2.16b, v28.16b           // aria.cs:86:52 decrypt>FO r12
-    eor v29.16b, v29.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r12
-    ldr q2, [x0, #3168]                             // round key dk[12][6]
-    eor3 v29.16b, v5.16b, v2.16b, v29.16b           // aria.cs:86:52 decrypt>FO r12
-    eor v30.16b, v30.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r12
-    ldr q2, [x0, #3184]                             // round key dk[12][7]
-    eor3 v30.16b, v15.16b, v2.16b, v30.16b          // aria.cs:86:52 decrypt>FO r12
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 decrypt>FO r12
-    ldr q4, [x0, #3200]                             // round key dk[12][8]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 decrypt>FO r12
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 decrypt>FO r12
-    ldr q4, [x0, #3216]                             // round key dk[12][9]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 decrypt>FO r12
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 decrypt>FO r12
-    ldr q4, [x0, #3232]                             // round key dk[12][10]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 decrypt>FO r12
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 decrypt>FO r12
-    ldr q4, [x0, #3248]                             // round key dk[12][11]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 decrypt>FO r12
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 decrypt>FO r12
-    ldr q4, [x0, #3264]                             // round key dk[12][12]
-    eor3 v16.16b, v4.16b, v16.16b, v2.16b           // aria.cs:86:52 decrypt>FO r12
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 decrypt>FO r12
-    ldr q4, [x0, #3280]                             // round key dk[12][13]
-    eor3 v17.16b, v4.16b, v17.16b, v2.16b           // aria.cs:86:52 decrypt>FO r12
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 decrypt>FO r12
-    ldr q3, [x0, #3296]                             // round key dk[12][14]
-    eor3 v18.16b, v3.16b, v18.16b, v2.16b           // aria.cs:86:52 decrypt>FO r12
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 decrypt>FO r12
-    ldr q3, [x0, #3312]                             // round key dk[12][15]
-    eor3 v19.16b, v3.16b, v19.16b, v2.16b           // aria.cs:86:52 decrypt>FO r12
-    aese v27.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    aese v31.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    aese v23.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    aese v16.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    aese v24.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    and v2.16b, v24.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r12
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v24.16b, {v3.16b}, v24.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
-    eor v24.16b, v2.16b, v24.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    aese v28.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    and v2.16b, v28.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r12
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v28.16b, {v3.16b}, v28.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
-    eor v28.16b, v2.16b, v28.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    aese v20.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    and v2.16b, v20.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r12
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v20.16b, {v3.16b}, v20.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
-    eor v20.16b, v2.16b, v20.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    aese v17.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    and v2.16b, v17.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r12
+    eor3 v25.16b, v25.16b, v9.16b, v15.16b          // aria.cs:87:52 decrypt>FE r11
+    eor v23.16b, v23.16b, v7.16b                    // aria.cs:87:52 decrypt>FE r11
+    eor v2.16b, v8.16b, v12.16b                     // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v7.16b, {v5.16b}, v13.16b                   // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v31.16b, {v4.16b}, v31.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v8.16b, {v5.16b}, v14.16b                   // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v30.16b, {v4.16b}, v30.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v1.16b, {v5.16b}, v1.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v24.16b, {v4.16b}, v24.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
+    ldr q12, [x0, #2864]                            // round key dk[11][3]
+    aese v17.16b, v12.16b                           // aria.cs:57:13 decrypt>FE>SL2 r11
+    ldr q12, [x0, #2928]                            // round key dk[11][7]
+    aese v26.16b, v12.16b                           // aria.cs:57:13 decrypt>FE>SL2 r11
+    ldr q12, [x0, #2992]                            // round key dk[11][11]
+    aese v28.16b, v12.16b                           // aria.cs:57:13 decrypt>FE>SL2 r11
+    and v12.16b, v16.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r11
+    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r11
+    eor v23.16b, v23.16b, v11.16b                   // aria.cs:87:52 decrypt>FE r11
+    eor v31.16b, v7.16b, v31.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
+    eor v30.16b, v8.16b, v30.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
+    eor v24.16b, v1.16b, v24.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
+    ldr q1, [x0, #2944]                             // round key dk[11][8]
+    aesd v25.16b, v1.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
+    aesd v2.16b, v0.16b                             // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v1.16b, {v3.16b}, v12.16b                   // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v16.16b, {v6.16b}, v16.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
+    and v7.16b, v17.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
+    ushr v17.16b, v17.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r11
+    and v8.16b, v26.16b, v29.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
+    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r11
+    and v11.16b, v28.16b, v29.16b                   // aria.cs:57:13 decrypt>FE>SL2 r11
+    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 decrypt>FE>SL2 r11
+    ldr q12, [x0, #2880]                            // round key dk[11][4]
+    aesd v18.16b, v12.16b                           // aria.cs:57:13 decrypt>FE>SL2 r11
+    ldr q12, [x0, #3008]                            // round key dk[11][12]
+    aesd v27.16b, v12.16b                           // aria.cs:57:13 decrypt>FE>SL2 r11
+    aesd v31.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
+    aesd v30.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
+    aesd v24.16b, v0.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
+    ldr q12, [x0, #3040]                            // round key dk[11][14]
+    aese v23.16b, v12.16b                           // aria.cs:57:13 decrypt>FE>SL2 r11
+    eor v16.16b, v1.16b, v16.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
+    ldr q1, [x8, #1056]                             // const ShiftRows^2 lanes
+    tbl v25.16b, {v25.16b}, v1.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
+    tbl v2.16b, {v2.16b}, v1.16b                    // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
+    tbl v7.16b, {v3.16b}, v7.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v17.16b, {v6.16b}, v17.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v8.16b, {v3.16b}, v8.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v26.16b, {v6.16b}, v26.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v11.16b, {v3.16b}, v11.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v28.16b, {v6.16b}, v28.16b                  // aria.cs:57:13 decrypt>FE>SL2 r11
+    eor3 v20.16b, v10.16b, v20.16b, v9.16b          // aria.cs:87:52 decrypt>FE r11
+    ldr q9, [x0, #2816]                             // round key dk[11][0]
+    aesd v21.16b, v9.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
+    ldr q9, [x0, #2848]                             // round key dk[11][2]
+    aese v22.16b, v9.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
+    ldr q9, [x0, #2976]                             // round key dk[11][10]
+    aese v19.16b, v9.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
+    eor v17.16b, v7.16b, v17.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
+    eor v26.16b, v8.16b, v26.16b                    // aria.cs:57:13 decrypt>FE>SL2 r11
+    eor v28.16b, v11.16b, v28.16b                   // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v18.16b, {v18.16b}, v1.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
+    tbl v27.16b, {v27.16b}, v1.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
+    tbl v31.16b, {v31.16b}, v1.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
+    tbl v30.16b, {v30.16b}, v1.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
+    tbl v24.16b, {v24.16b}, v1.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
+    eor v7.16b, v2.16b, v23.16b                     // aria.cs:63:33 decrypt>FE>A r11
+    eor v8.16b, v25.16b, v16.16b                    // aria.cs:64:33 decrypt>FE>A r11
+    ldr q9, [x0, #2912]                             // round key dk[11][6]
+    aese v20.16b, v9.16b                            // aria.cs:57:13 decrypt>FE>SL2 r11
+    tbl v21.16b, {v21.16b}, v1.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>FE>SL2 r11)
+    eor3 v7.16b, v17.16b, v18.16b, v7.16b           // aria.cs:63:33 decrypt>FE>A r11
+    eor3 v8.16b, v22.16b, v30.16b, v8.16b           // aria.cs:64:33 decrypt>FE>A r11
+    eor v9.16b, v28.16b, v27.16b                    // aria.cs:65:34 decrypt>FE>A r11
+    eor v10.16b, v19.16b, v24.16b                   // aria.cs:66:34 decrypt>FE>A r11
+    eor v11.16b, v31.16b, v18.16b                   // aria.cs:75:18 decrypt>FE>A r11
+    eor v12.16b, v22.16b, v26.16b                   // aria.cs:78:18 decrypt>FE>A r11
+    eor3 v9.16b, v31.16b, v20.16b, v9.16b           // aria.cs:65:34 decrypt>FE>A r11
+    eor3 v10.16b, v21.16b, v26.16b, v10.16b         // aria.cs:66:34 decrypt>FE>A r11
+    ldr q13, [x0, #3248]                            // round key dk[12][11]
+    eor v13.16b, v13.16b, v27.16b                   // aria.cs:86:52 decrypt>FO r12
+    eor v14.16b, v7.16b, v12.16b                    // aria.cs:86:52 decrypt>FO r12
+    ldr q15, [x0, #3312]                            // round key dk[12][15]
+    eor v15.16b, v15.16b, v19.16b                   // aria.cs:86:52 decrypt>FO r12
+    eor v1.16b, v8.16b, v11.16b                     // aria.cs:86:52 decrypt>FO r12
+    eor v13.16b, v13.16b, v14.16b                   // aria.cs:86:52 decrypt>FO r12
+    eor v1.16b, v15.16b, v1.16b                     // aria.cs:86:52 decrypt>FO r12
+    eor v14.16b, v21.16b, v30.16b                   // aria.cs:76:18 decrypt>FE>A r11
+    eor v30.16b, v30.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r12
+    eor v15.16b, v17.16b, v20.16b                   // aria.cs:77:18 decrypt>FE>A r11
+    eor v27.16b, v2.16b, v27.16b                    // aria.cs:86:52 decrypt>FO r12
+    eor3 v2.16b, v2.16b, v9.16b, v12.16b            // aria.cs:86:52 decrypt>FO r12
+    eor v17.16b, v17.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r12
+    eor v12.16b, v25.16b, v24.16b                   // aria.cs:86:52 decrypt>FO r12
+    eor3 v20.16b, v12.16b, v20.16b, v7.16b          // aria.cs:86:52 decrypt>FO r12
+    ldr q6, [x0, #3184]                             // round key dk[12][7]
+    eor3 v17.16b, v12.16b, v6.16b, v17.16b          // aria.cs:86:52 decrypt>FO r12
+    eor v25.16b, v25.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r12
+    eor v6.16b, v28.16b, v23.16b                    // aria.cs:86:52 decrypt>FO r12
+    eor3 v26.16b, v27.16b, v26.16b, v8.16b          // aria.cs:86:52 decrypt>FO r12
+    eor v22.16b, v27.16b, v22.16b                   // aria.cs:86:52 decrypt>FO r12
+    eor v23.16b, v23.16b, v9.16b                    // aria.cs:86:52 decrypt>FO r12
+    eor v19.16b, v19.16b, v16.16b                   // aria.cs:86:52 decrypt>FO r12
+    ldr q27, [x0, #3120]                            // round key dk[12][3]
+    eor3 v27.16b, v6.16b, v27.16b, v30.16b          // aria.cs:86:52 decrypt>FO r12
+    eor v23.16b, v23.16b, v14.16b                   // aria.cs:86:52 decrypt>FO r12
+    eor v25.16b, v25.16b, v15.16b                   // aria.cs:86:52 decrypt>FO r12
+    and v30.16b, v13.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r12
+    eor3 v18.16b, v19.16b, v18.16b, v9.16b          // aria.cs:86:52 decrypt>FO r12
+    ushr v9.16b, v13.16b, #4                        // aria.cs:53:13 decrypt>FO>SL1 r12
+    and v12.16b, v1.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    eor v21.16b, v6.16b, v21.16b                    // aria.cs:86:52 decrypt>FO r12
+    ushr v1.16b, v1.16b, #4                         // aria.cs:53:13 decrypt>FO>SL1 r12
+    eor3 v19.16b, v19.16b, v31.16b, v7.16b          // aria.cs:86:52 decrypt>FO r12
+    ldr q31, [x0, #3216]                            // round key dk[12][9]
+    aese v23.16b, v31.16b                           // aria.cs:53:13 decrypt>FO>SL1 r12
+    ldr q31, [x0, #3280]                            // round key dk[12][13]
+    aese v25.16b, v31.16b                           // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v31.16b, {v4.16b}, v9.16b                   // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v6.16b, {v5.16b}, v12.16b                   // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v1.16b, {v4.16b}, v1.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    and v9.16b, v27.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r12
+    and v12.16b, v17.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r12
+    eor3 v28.16b, v28.16b, v7.16b, v14.16b          // aria.cs:86:52 decrypt>FO r12
     ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v17.16b, {v3.16b}, v17.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
-    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    aesd v25.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
-    aesd v29.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
-    aesd v21.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
-    aesd v18.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
-    and v4.16b, v26.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r12
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r12
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
-    eor v26.16b, v4.16b, v26.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    aesd v26.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
-    and v4.16b, v30.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r12
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
-    eor v30.16b, v4.16b, v30.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    eor3 v24.16b, v24.16b, v8.16b, v15.16b          // aria.cs:86:52 decrypt>FO r12
+    eor v30.16b, v30.16b, v31.16b                   // aria.cs:53:13 decrypt>FO>SL1 r12
+    eor v31.16b, v6.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r12
+    ldr q1, [x0, #3088]                             // round key dk[12][1]
+    aese v26.16b, v1.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
+    ldr q1, [x0, #3152]                             // round key dk[12][5]
+    aese v19.16b, v1.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v1.16b, {v5.16b}, v9.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v27.16b, {v4.16b}, v27.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v6.16b, {v5.16b}, v12.16b                   // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v17.16b, {v4.16b}, v17.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
+    and v7.16b, v23.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    ushr v23.16b, v23.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r12
+    and v9.16b, v25.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r12
+    eor3 v16.16b, v16.16b, v10.16b, v11.16b         // aria.cs:86:52 decrypt>FO r12
+    eor v22.16b, v22.16b, v10.16b                   // aria.cs:86:52 decrypt>FO r12
+    eor v27.16b, v1.16b, v27.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    eor v17.16b, v6.16b, v17.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    ldr q1, [x0, #3232]                             // round key dk[12][10]
+    aesd v24.16b, v1.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
+    ldr q1, [x0, #3296]                             // round key dk[12][14]
+    aesd v28.16b, v1.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
     aesd v30.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
-    and v4.16b, v22.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r12
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v22.16b, {v7.16b}, v22.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
-    eor v22.16b, v4.16b, v22.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    aesd v22.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
-    and v4.16b, v19.16b, v1.16b                     // aria.cs:53:13 decrypt>FO>SL1 r12
+    aesd v31.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v1.16b, {v3.16b}, v7.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    ldr q6, [x8, #1040]                             // const affine map, high nibble
+    tbl v23.16b, {v6.16b}, v23.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v7.16b, {v3.16b}, v9.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v25.16b, {v6.16b}, v25.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
+    and v9.16b, v26.16b, v29.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r12
+    and v10.16b, v19.16b, v29.16b                   // aria.cs:53:13 decrypt>FO>SL1 r12
     ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v19.16b, {v7.16b}, v19.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
-    eor v19.16b, v4.16b, v19.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
-    aesd v19.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
-    eor v4.16b, v20.16b, v18.16b                    // aria.cs:63:33 decrypt>FO>A r12
-    eor3 v4.16b, v26.16b, v31.16b, v4.16b           // aria.cs:63:33 decrypt>FO>A r12
-    eor v8.16b, v23.16b, v19.16b                    // aria.cs:64:33 decrypt>FO>A r12
-    eor3 v8.16b, v25.16b, v28.16b, v8.16b           // aria.cs:64:33 decrypt>FO>A r12
-    eor v9.16b, v22.16b, v16.16b                    // aria.cs:65:34 decrypt>FO>A r12
-    eor3 v9.16b, v24.16b, v29.16b, v9.16b           // aria.cs:65:34 decrypt>FO>A r12
-    eor v10.16b, v21.16b, v17.16b                   // aria.cs:66:34 decrypt>FO>A r12
-    eor3 v10.16b, v27.16b, v30.16b, v10.16b         // aria.cs:66:34 decrypt>FO>A r12
-    eor v11.16b, v24.16b, v31.16b                   // aria.cs:75:18 decrypt>FO>A r12
-    eor v12.16b, v27.16b, v28.16b                   // aria.cs:76:18 decrypt>FO>A r12
-    eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 decrypt>FO>A r12
-    eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 decrypt>FO>A r12
-    eor v15.16b, v23.16b, v17.16b                   // aria.cs:131:15 decrypt
-    eor v29.16b, v29.16b, v4.16b                    // aria.cs:131:15 decrypt
-    ldr q3, [x0, #3328]                             // round key dk[13][0]
-    eor3 v29.16b, v15.16b, v3.16b, v29.16b          // aria.cs:131:15 decrypt
-    eor v3.16b, v20.16b, v16.16b                    // aria.cs:131:15 decrypt
-    eor v30.16b, v30.16b, v8.16b                    // aria.cs:131:15 decrypt
+    eor v21.16b, v21.16b, v8.16b                    // aria.cs:86:52 decrypt>FO r12
+    ldr q8, [x0, #3200]                             // round key dk[12][8]
+    aese v16.16b, v8.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
+    ldr q8, [x0, #3264]                             // round key dk[12][12]
+    aese v2.16b, v8.16b                             // aria.cs:53:13 decrypt>FO>SL1 r12
+    ldr q8, [x0, #3104]                             // round key dk[12][2]
+    aesd v18.16b, v8.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
+    ldr q8, [x0, #3168]                             // round key dk[12][6]
+    aesd v22.16b, v8.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
+    aesd v27.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
+    aesd v17.16b, v0.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
+    eor v23.16b, v1.16b, v23.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    eor v25.16b, v7.16b, v25.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v1.16b, {v3.16b}, v9.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v26.16b, {v6.16b}, v26.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v7.16b, {v3.16b}, v10.16b                   // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v19.16b, {v6.16b}, v19.16b                  // aria.cs:53:13 decrypt>FO>SL1 r12
+    ldr q8, [x8, #1056]                             // const ShiftRows^2 lanes
+    tbl v24.16b, {v24.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
+    tbl v28.16b, {v28.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
+    tbl v30.16b, {v30.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
+    tbl v31.16b, {v31.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
+    ldr q9, [x0, #3072]                             // round key dk[12][0]
+    aese v20.16b, v9.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
+    ldr q9, [x0, #3136]                             // round key dk[12][4]
+    aese v21.16b, v9.16b                            // aria.cs:53:13 decrypt>FO>SL1 r12
+    eor v26.16b, v1.16b, v26.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    eor v19.16b, v7.16b, v19.16b                    // aria.cs:53:13 decrypt>FO>SL1 r12
+    tbl v18.16b, {v18.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
+    tbl v22.16b, {v22.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
+    tbl v27.16b, {v27.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
+    tbl v17.16b, {v17.16b}, v8.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 decrypt>FO>SL1 r12)
+    eor v1.16b, v23.16b, v28.16b                    // aria.cs:63:33 decrypt>FO>A r12
+    eor v7.16b, v16.16b, v31.16b                    // aria.cs:64:33 decrypt>FO>A r12
+    eor v9.16b, v30.16b, v2.16b                     // aria.cs:65:34 decrypt>FO>A r12
+    eor v10.16b, v24.16b, v25.16b                   // aria.cs:66:34 decrypt>FO>A r12
+    eor3 v1.16b, v27.16b, v21.16b, v1.16b           // aria.cs:63:33 decrypt>FO>A r12
+    eor3 v7.16b, v18.16b, v19.16b, v7.16b           // aria.cs:64:33 decrypt>FO>A r12
+    eor3 v9.16b, v26.16b, v22.16b, v9.16b           // aria.cs:65:34 decrypt>FO>A r12
+    eor3 v10.16b, v20.16b, v17.16b, v10.16b         // aria.cs:66:34 decrypt>FO>A r12
+    eor v11.16b, v20.16b, v19.16b                   // aria.cs:76:18 decrypt>FO>A r12
+    eor v12.16b, v27.16b, v22.16b                   // aria.cs:77:18 decrypt>FO>A r12
+    eor v13.16b, v24.16b, v31.16b                   // aria.cs:131:15 decrypt
+    eor v14.16b, v16.16b, v25.16b                   // aria.cs:131:15 decrypt
+    eor v15.16b, v23.16b, v2.16b                    // aria.cs:131:15 decrypt
+    eor v8.16b, v17.16b, v7.16b                     // aria.cs:131:15 decrypt
+    eor v17.16b, v18.16b, v17.16b                   // aria.cs:78:18 decrypt>FO>A r12
+    eor3 v22.16b, v14.16b, v22.16b, v1.16b          // aria.cs:131:15 decrypt
+    eor v27.16b, v14.16b, v27.16b                   // aria.cs:131:15 decrypt
+    ldr q14, [x0, #3408]                            // round key dk[13][5]
+    eor v14.16b, v13.16b, v14.16b                   // aria.cs:131:15 decrypt
     ldr q6, [x0, #3344]                             // round key dk[13][1]
-    eor3 v30.16b, v3.16b, v6.16b, v30.16b           // aria.cs:131:15 decrypt
-    eor v6.16b, v21.16b, v19.16b                    // aria.cs:131:15 decrypt
-    eor v31.16b, v31.16b, v9.16b                    // aria.cs:131:15 decrypt
-    ldr q7, [x0, #3360]                             // round key dk[13][2]
-    eor3 v31.16b, v6.16b, v7.16b, v31.16b           // aria.cs:131:15 decrypt
-    eor v7.16b, v22.16b, v18.16b                    // aria.cs:131:15 decrypt
-    eor v28.16b, v28.16b, v10.16b                   // aria.cs:131:15 decrypt
-    ldr q5, [x0, #3376]                             // round key dk[13][3]
-    eor3 v28.16b, v7.16b, v5.16b, v28.16b           // aria.cs:131:15 decrypt
-    eor v27.16b, v27.16b, v8.16b                    // aria.cs:131:15 decrypt
-    ldr q5, [x0, #3392]                             // round key dk[13][4]
-    eor3 v27.16b, v7.16b, v5.16b, v27.16b           // aria.cs:131:15 decrypt
-    eor v24.16b, v24.16b, v4.16b                    // aria.cs:131:15 decrypt
-    ldr q5, [x0, #3408]                             // round key dk[13][5]
-    eor3 v24.16b, v6.16b, v5.16b, v24.16b           // aria.cs:131:15 decrypt
-    eor v25.16b, v25.16b, v10.16b                   // aria.cs:131:15 decrypt
-    ldr q5, [x0, #3424]                             // round key dk[13][6]
-    eor3 v25.16b, v3.16b, v5.16b, v25.16b           // aria.cs:131:15 decrypt
-    eor v26.16b, v26.16b, v9.16b                    // aria.cs:131:15 decrypt
-    ldr q3, [x0, #3440]                             // round key dk[13][7]
-    eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:131:15 decrypt
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:131:15 decrypt
-    ldr q5, [x0, #3456]                             // round key dk[13][8]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:131:15 decrypt
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:131:15 decrypt
-    ldr q5, [x0, #3472]                             // round key dk[13][9]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:131:15 decrypt
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:131:15 decrypt
-    ldr q5, [x0, #3488]                             // round key dk[13][10]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:131:15 decrypt
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:131:15 decrypt
-    ldr q5, [x0, #3504]                             // round key dk[13][11]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:131:15 decrypt
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:131:15 decrypt
-    ldr q5, [x0, #3520]                             // round key dk[13][12]
-    eor3 v20.16b, v5.16b, v20.16b, v3.16b           // aria.cs:131:15 decrypt
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:131:15 decrypt
-    ldr q5, [x0, #3536]                             // round key dk[13][13]
-    eor3 v23.16b, v5.16b, v23.16b, v3.16b           // aria.cs:131:15 decrypt
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:131:15 decrypt
-    ldr q4, [x0, #3552]                             // round key dk[13][14]
-    eor3 v22.16b, v4.16b, v22.16b, v3.16b           // aria.cs:131:15 decrypt
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:131:15 decrypt
-    ldr q4, [x0, #3568]                             // round key dk[13][15]
-    eor3 v21.16b, v4.16b, v21.16b, v3.16b           // aria.cs:131:15 decrypt
-    aesd v29.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
-    aesd v27.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
-    aesd v19.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
-    aesd v20.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 decrypt>SL2
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 decrypt>SL2
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>SL2
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:57:13 decrypt>SL2
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 decrypt>SL2
-    aesd v30.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 decrypt>SL2
-    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 decrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>SL2
-    tbl v24.16b, {v5.16b}, v24.16b                  // aria.cs:57:13 decrypt>SL2
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 decrypt>SL2
-    aesd v24.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 decrypt>SL2
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 decrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>SL2
-    tbl v18.16b, {v5.16b}, v18.16b                  // aria.cs:57:13 decrypt>SL2
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 decrypt>SL2
-    aesd v18.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 decrypt>SL2
-    ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 decrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>SL2
-    tbl v23.16b, {v5.16b}, v23.16b                  // aria.cs:57:13 decrypt>SL2
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 decrypt>SL2
-    aesd v23.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
-    aese v31.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    aese v25.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    aese v17.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    aese v22.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    aese v28.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 decrypt>SL2
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 decrypt>SL2
-    ldr q4, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>SL2
-    ldr q5, [x8, #1040]                             // const affine map, high nibble
-    tbl v28.16b, {v5.16b}, v28.16b                  // aria.cs:57:13 decrypt>SL2
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 decrypt>SL2
-    aese v26.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 decrypt>SL2
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 decrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>SL2
-    tbl v26.16b, {v5.16b}, v26.16b                  // aria.cs:57:13 decrypt>SL2
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 decrypt>SL2
-    aese v16.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 decrypt>SL2
+    eor3 v6.16b, v15.16b, v6.16b, v8.16b            // aria.cs:131:15 decrypt
+    eor3 v18.16b, v15.16b, v18.16b, v10.16b         // aria.cs:131:15 decrypt
+    eor v8.16b, v26.16b, v1.16b                     // aria.cs:131:15 decrypt
+    eor v8.16b, v14.16b, v8.16b                     // aria.cs:131:15 decrypt
+    eor v14.16b, v9.16b, v11.16b                    // aria.cs:131:15 decrypt
+    eor v26.16b, v26.16b, v21.16b                   // aria.cs:75:18 decrypt>FO>A r12
+    eor3 v21.16b, v13.16b, v21.16b, v9.16b          // aria.cs:131:15 decrypt
+    eor v13.16b, v10.16b, v12.16b                   // aria.cs:131:15 decrypt
+    ldr q15, [x0, #3536]                            // round key dk[13][13]
+    eor3 v16.16b, v15.16b, v16.16b, v13.16b         // aria.cs:131:15 decrypt
+    ldr q13, [x0, #3472]                            // round key dk[13][9]
+    eor3 v13.16b, v13.16b, v28.16b, v14.16b         // aria.cs:131:15 decrypt
+    eor v28.16b, v30.16b, v28.16b                   // aria.cs:131:15 decrypt
+    eor3 v19.16b, v28.16b, v19.16b, v10.16b         // aria.cs:131:15 decrypt
+    eor v27.16b, v27.16b, v9.16b                    // aria.cs:131:15 decrypt
+    eor3 v2.16b, v2.16b, v1.16b, v17.16b            // aria.cs:131:15 decrypt
+    eor3 v24.16b, v24.16b, v7.16b, v26.16b          // aria.cs:131:15 decrypt
+    and v14.16b, v6.16b, v29.16b                    // aria.cs:57:13 decrypt>SL2
+    eor3 v26.16b, v31.16b, v10.16b, v26.16b         // aria.cs:131:15 decrypt
+    ushr v31.16b, v6.16b, #4                        // aria.cs:57:13 decrypt>SL2
+    and v6.16b, v8.16b, v29.16b                     // aria.cs:57:13 decrypt>SL2
+    ushr v8.16b, v8.16b, #4                         // aria.cs:57:13 decrypt>SL2
+    and v10.16b, v13.16b, v29.16b                   // aria.cs:57:13 decrypt>SL2
+    eor3 v20.16b, v28.16b, v20.16b, v7.16b          // aria.cs:131:15 decrypt
+    ushr v28.16b, v13.16b, #4                       // aria.cs:57:13 decrypt>SL2
+    and v13.16b, v16.16b, v29.16b                   // aria.cs:57:13 decrypt>SL2
+    eor v25.16b, v25.16b, v7.16b                    // aria.cs:131:15 decrypt
     ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 decrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 decrypt>SL2
-    tbl v16.16b, {v5.16b}, v16.16b                  // aria.cs:57:13 decrypt>SL2
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 decrypt>SL2
-    aese v21.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
-    and v0.16b, v21.16b, v1.16b                     // aria.cs:57:13 decrypt>SL2
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 decrypt>SL2
-    tbl v0.16b, {v4.16b}, v0.16b                    // aria.cs:57:13 decrypt>SL2
-    tbl v21.16b, {v5.16b}, v21.16b                  // aria.cs:57:13 decrypt>SL2
-    eor v21.16b, v0.16b, v21.16b                    // aria.cs:57:13 decrypt>SL2
-    ldr q0, [x0, #3584]                             // round key dk[14][0]
-    eor v29.16b, v0.16b, v29.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3600]                             // round key dk[14][1]
-    eor v30.16b, v0.16b, v30.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3616]                             // round key dk[14][2]
-    eor v31.16b, v0.16b, v31.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3632]                             // round key dk[14][3]
-    eor v28.16b, v0.16b, v28.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3648]                             // round key dk[14][4]
-    eor v27.16b, v0.16b, v27.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3664]                             // round key dk[14][5]
-    eor v24.16b, v0.16b, v24.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3680]                             // round key dk[14][6]
-    eor v25.16b, v0.16b, v25.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3696]                             // round key dk[14][7]
-    eor v26.16b, v0.16b, v26.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3712]                             // round key dk[14][8]
-    eor v19.16b, v0.16b, v19.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3728]                             // round key dk[14][9]
-    eor v18.16b, v0.16b, v18.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3744]                             // round key dk[14][10]
-    eor v17.16b, v0.16b, v17.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3760]                             // round key dk[14][11]
-    eor v16.16b, v0.16b, v16.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3776]                             // round key dk[14][12]
-    eor v20.16b, v0.16b, v20.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3792]                             // round key dk[14][13]
-    eor v23.16b, v0.16b, v23.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3808]                             // round key dk[14][14]
-    eor v22.16b, v0.16b, v22.16b                    // aria.cs:131:33 decrypt
-    ldr q0, [x0, #3824]                             // round key dk[14][15]
-    eor v21.16b, v0.16b, v21.16b                    // aria.cs:131:33 decrypt
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
-    zip1 v0.16b, v26.16b, v21.16b                   // store blocks 0..15
-    zip2 v21.16b, v26.16b, v21.16b                  // store blocks 0..15
-    zip1 v26.16b, v28.16b, v16.16b                  // store blocks 0..15
-    zip2 v16.16b, v28.16b, v16.16b                  // store blocks 0..15
-    zip1 v28.16b, v25.16b, v22.16b                  // store blocks 0..15
-    zip2 v22.16b, v25.16b, v22.16b                  // store blocks 0..15
-    zip1 v25.16b, v31.16b, v17.16b                  // store blocks 0..15
-    zip2 v17.16b, v31.16b, v17.16b                  // store blocks 0..15
-    zip1 v31.16b, v24.16b, v23.16b                  // store blocks 0..15
-    zip2 v23.16b, v24.16b, v23.16b                  // store blocks 0..15
-    zip1 v24.16b, v30.16b, v18.16b                  // store blocks 0..15
-    zip2 v18.16b, v30.16b, v18.16b                  // store blocks 0..15
-    zip1 v30.16b, v27.16b, v20.16b                  // store blocks 0..15
-    zip2 v20.16b, v27.16b, v20.16b                  // store blocks 0..15
-    zip1 v27.16b, v29.16b, v19.16b                  // store blocks 0..15
-    zip2 v19.16b, v29.16b, v19.16b                  // store blocks 0..15
-    zip1 v4.16b, v16.16b, v21.16b                   // store blocks 0..15
-    zip2 v8.16b, v16.16b, v21.16b                   // store blocks 0..15
-    zip1 v3.16b, v17.16b, v22.16b                   // store blocks 0..15
-    zip2 v7.16b, v17.16b, v22.16b                   // store blocks 0..15
+    eor v23.16b, v23.16b, v9.16b                    // aria.cs:131:15 decrypt
+    tbl v7.16b, {v5.16b}, v14.16b                   // aria.cs:57:13 decrypt>SL2
+    tbl v31.16b, {v4.16b}, v31.16b                  // aria.cs:57:13 decrypt>SL2
+    tbl v6.16b, {v5.16b}, v6.16b                    // aria.cs:57:13 decrypt>SL2
+    tbl v8.16b, {v4.16b}, v8.16b                    // aria.cs:57:13 decrypt>SL2
+    tbl v9.16b, {v5.16b}, v10.16b                   // aria.cs:57:13 decrypt>SL2
+    tbl v28.16b, {v4.16b}, v28.16b                  // aria.cs:57:13 decrypt>SL2
+    tbl v5.16b, {v5.16b}, v13.16b                   // aria.cs:57:13 decrypt>SL2
+    tbl v16.16b, {v4.16b}, v16.16b                  // aria.cs:57:13 decrypt>SL2
+    ldr q4, [x0, #3376]                             // round key dk[13][3]
+    aese v19.16b, v4.16b                            // aria.cs:57:13 decrypt>SL2
+    ldr q4, [x0, #3440]                             // round key dk[13][7]
+    aese v27.16b, v4.16b                            // aria.cs:57:13 decrypt>SL2
+    ldr q4, [x0, #3504]                             // round key dk[13][11]
+    aese v2.16b, v4.16b                             // aria.cs:57:13 decrypt>SL2
+    ldr q4, [x0, #3568]                             // round key dk[13][15]
+    aese v24.16b, v4.16b                            // aria.cs:57:13 decrypt>SL2
+    eor v17.16b, v23.16b, v17.16b                   // aria.cs:131:15 decrypt
+    eor v23.16b, v30.16b, v1.16b                    // aria.cs:131:15 decrypt
+    eor v30.16b, v7.16b, v31.16b                    // aria.cs:57:13 decrypt>SL2
+    eor v31.16b, v6.16b, v8.16b                     // aria.cs:57:13 decrypt>SL2
+    eor v28.16b, v9.16b, v28.16b                    // aria.cs:57:13 decrypt>SL2
+    eor v16.16b, v5.16b, v16.16b                    // aria.cs:57:13 decrypt>SL2
+    and v1.16b, v19.16b, v29.16b                    // aria.cs:57:13 decrypt>SL2
+    ushr v19.16b, v19.16b, #4                       // aria.cs:57:13 decrypt>SL2
+    and v4.16b, v27.16b, v29.16b                    // aria.cs:57:13 decrypt>SL2
+    ushr v27.16b, v27.16b, #4                       // aria.cs:57:13 decrypt>SL2
+    and v5.16b, v2.16b, v29.16b                     // aria.cs:57:13 decrypt>SL2
+    ushr v2.16b, v2.16b, #4                         // aria.cs:57:13 decrypt>SL2
+    and v29.16b, v24.16b, v29.16b                   // aria.cs:57:13 decrypt>SL2
+    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 decrypt>SL2
+    eor v25.16b, v25.16b, v12.16b                   // aria.cs:131:15 decrypt
+    eor v23.16b, v23.16b, v11.16b                   // aria.cs:131:15 decrypt
+    ldr q6, [x0, #3328]                             // round key dk[13][0]
+    aesd v22.16b, v6.16b                            // aria.cs:57:13 decrypt>SL2
+    ldr q6, [x0, #3392]                             // round key dk[13][4]
+    aesd v20.16b, v6.16b                            // aria.cs:57:13 decrypt>SL2
+    ldr q6, [x0, #3456]                             // round key dk[13][8]
+    aesd v26.16b, v6.16b                            // aria.cs:57:13 decrypt>SL2
+    ldr q6, [x0, #3520]                             // round key dk[13][12]
+    aesd v17.16b, v6.16b                            // aria.cs:57:13 decrypt>SL2
+    aesd v30.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
+    aesd v31.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
+    aesd v28.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
+    aesd v16.16b, v0.16b                            // aria.cs:57:13 decrypt>SL2
+    tbl v0.16b, {v3.16b}, v1.16b                    // aria.cs:57:13 decrypt>SL2
+    ldr q1, [x8, #1040]                             // const affine map, high nibble
+    tbl v19.16b, {v1.16b}, v19.16b                  // aria.cs:57:13 decrypt>SL2
+    tbl v4.16b, {v3.16b}, v4.16b                    // aria.cs:57:13 decrypt>SL2
+    tbl v27.16b, {v1.16b}, v27.16b                  // aria.cs:57:13 decrypt>SL2
+    tbl v5.16b, {v3.16b}, v5.16b                    // aria.cs:57:13 decrypt>SL2
+    tbl v2.16b, {v1.16b}, v2.16b                    // aria.cs:57:13 decrypt>SL2
+    tbl v29.16b, {v3.16b}, v29.16b                  // aria.cs:57:13 decrypt>SL2
+    tbl v24.16b, {v1.16b}, v24.16b                  // aria.cs:57:13 decrypt>SL2
+    ldr q1, [x0, #3360]                             // round key dk[13][2]
+    aese v21.16b, v1.16b                            // aria.cs:57:13 decrypt>SL2
+    ldr q1, [x0, #3424]                             // round key dk[13][6]
+    aese v18.16b, v1.16b                            // aria.cs:57:13 decrypt>SL2
+    ldr q1, [x0, #3488]                             // round key dk[13][10]
+    aese v25.16b, v1.16b                            // aria.cs:57:13 decrypt>SL2
+    ldr q1, [x0, #3552]                             // round key dk[13][14]
+    aese v23.16b, v1.16b                            // aria.cs:57:13 decrypt>SL2
+    eor v19.16b, v0.16b, v19.16b                    // aria.cs:57:13 decrypt>SL2
+    eor v27.16b, v4.16b, v27.16b                    // aria.cs:57:13 decrypt>SL2
+    eor v0.16b, v5.16b, v2.16b                      // aria.cs:57:13 decrypt>SL2
+    eor v24.16b, v29.16b, v24.16b                   // aria.cs:57:13 decrypt>SL2
+    ldr q29, [x8, #1056]                            // const ShiftRows^2 lanes
+    tbl v22.16b, {v22.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
+    tbl v20.16b, {v20.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
+    tbl v26.16b, {v26.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
+    tbl v17.16b, {v17.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
+    tbl v30.16b, {v30.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
+    tbl v31.16b, {v31.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
+    tbl v28.16b, {v28.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
+    tbl v16.16b, {v16.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 decrypt>SL2)
+    ldr q1, [x0, #3584]                             // round key dk[14][0]
+    eor v22.16b, v1.16b, v22.16b                    // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3600]                             // round key dk[14][1]
+    eor v30.16b, v1.16b, v30.16b                    // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3616]                             // round key dk[14][2]
+    eor v21.16b, v1.16b, v21.16b                    // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3632]                             // round key dk[14][3]
+    eor v19.16b, v1.16b, v19.16b                    // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3648]                             // round key dk[14][4]
+    eor v20.16b, v1.16b, v20.16b                    // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3664]                             // round key dk[14][5]
+    eor v31.16b, v1.16b, v31.16b                    // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3680]                             // round key dk[14][6]
+    eor v18.16b, v1.16b, v18.16b                    // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3696]                             // round key dk[14][7]
+    eor v27.16b, v1.16b, v27.16b                    // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3712]                             // round key dk[14][8]
+    eor v26.16b, v1.16b, v26.16b                    // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3728]                             // round key dk[14][9]
+    eor v28.16b, v1.16b, v28.16b                    // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3744]                             // round key dk[14][10]
+    eor v25.16b, v1.16b, v25.16b                    // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3760]                             // round key dk[14][11]
+    eor v0.16b, v1.16b, v0.16b                      // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3776]                             // round key dk[14][12]
+    eor v17.16b, v1.16b, v17.16b                    // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3792]                             // round key dk[14][13]
+    eor v16.16b, v1.16b, v16.16b                    // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3808]                             // round key dk[14][14]
+    eor v23.16b, v1.16b, v23.16b                    // aria.cs:131:33 decrypt
+    ldr q1, [x0, #3824]                             // round key dk[14][15]
+    eor v24.16b, v1.16b, v24.16b                    // aria.cs:131:33 decrypt
+    tbl v22.16b, {v22.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v30.16b, {v30.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v21.16b, {v21.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v19.16b, {v19.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v20.16b, {v20.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v31.16b, {v31.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v18.16b, {v18.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v27.16b, {v27.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v26.16b, {v26.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v28.16b, {v28.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v25.16b, {v25.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v0.16b, {v0.16b}, v29.16b                   // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v17.16b, {v17.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v16.16b, {v16.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v23.16b, {v23.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    tbl v24.16b, {v24.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:131:33 decrypt)
+    zip1 v29.16b, v27.16b, v24.16b                  // store blocks 0..15
+    zip1 v1.16b, v19.16b, v0.16b                    // store blocks 0..15
     zip1 v2.16b, v18.16b, v23.16b                   // store blocks 0..15
-    zip2 v6.16b, v18.16b, v23.16b                   // store blocks 0..15
-    zip1 v1.16b, v19.16b, v20.16b                   // store blocks 0..15
-    zip2 v5.16b, v19.16b, v20.16b                   // store blocks 0..15
-    zip1 v12.16b, v26.16b, v0.16b                   // store blocks 0..15
-    zip2 v16.16b, v26.16b, v0.16b                   // store blocks 0..15
-    zip1 v11.16b, v25.16b, v28.16b                  // store blocks 0..15
-    zip2 v15.16b, v25.16b, v28.16b                  // store blocks 0..15
-    zip1 v10.16b, v24.16b, v31.16b                  // store blocks 0..15
-    zip2 v14.16b, v24.16b, v31.16b                  // store blocks 0..15
-    zip1 v9.16b, v27.16b, v30.16b                   // store blocks 0..15
-    zip2 v13.16b, v27.16b, v30.16b                  // store blocks 0..15
-    st4 {v9.16b-v12.16b}, [x2], #64                 // store blocks 0..15
-    st4 {v13.16b-v16.16b}, [x2], #64                // store blocks 0..15
-    st4 {v1.16b-v4.16b}, [x2], #64                  // store blocks 0..15
-    st4 {v5.16b-v8.16b}, [x2], #64                  // store blocks 0..15
+    zip1 v3.16b, v21.16b, v25.16b                   // store blocks 0..15
+    zip1 v4.16b, v31.16b, v16.16b                   // store blocks 0..15
+    zip1 v5.16b, v30.16b, v28.16b                   // store blocks 0..15
+    zip1 v6.16b, v20.16b, v17.16b                   // store blocks 0..15
+    zip1 v7.16b, v22.16b, v26.16b                   // store blocks 0..15
+    zip1 v11.16b, v1.16b, v29.16b                   // store blocks 0..15
+    zip1 v10.16b, v3.16b, v2.16b                    // store blocks 0..15
+    zip2 v24.16b, v27.16b, v24.16b                  // store blocks 0..15
+    zip1 v9.16b, v5.16b, v4.16b                     // store blocks 0..15
+    zip2 v19.16b, v19.16b, v0.16b                   // store blocks 0..15
+    zip1 v8.16b, v7.16b, v6.16b                     // store blocks 0..15
+    st4 {v8.16b-v11.16b}, [x2], #64                 // store blocks 0..15
+    zip2 v18.16b, v18.16b, v23.16b                  // store blocks 0..15
+    zip2 v21.16b, v21.16b, v25.16b                  // store blocks 0..15
+    zip2 v16.16b, v31.16b, v16.16b                  // store blocks 0..15
+    zip2 v23.16b, v30.16b, v28.16b                  // store blocks 0..15
+    zip2 v17.16b, v20.16b, v17.16b                  // store blocks 0..15
+    zip2 v20.16b, v22.16b, v26.16b                  // store blocks 0..15
+    zip2 v11.16b, v1.16b, v29.16b                   // store blocks 0..15
+    zip2 v10.16b, v3.16b, v2.16b                    // store blocks 0..15
+    zip2 v9.16b, v5.16b, v4.16b                     // store blocks 0..15
+    zip2 v8.16b, v7.16b, v6.16b                     // store blocks 0..15
+    st4 {v8.16b-v11.16b}, [x2], #64                 // store blocks 0..15
+    zip1 v3.16b, v19.16b, v24.16b                   // store blocks 0..15
+    zip1 v2.16b, v21.16b, v18.16b                   // store blocks 0..15
+    zip1 v1.16b, v23.16b, v16.16b                   // store blocks 0..15
+    zip1 v0.16b, v20.16b, v17.16b                   // store blocks 0..15
+    st4 {v0.16b-v3.16b}, [x2], #64                  // store blocks 0..15
+    zip2 v3.16b, v19.16b, v24.16b                   // store blocks 0..15
+    zip2 v2.16b, v21.16b, v18.16b                   // store blocks 0..15
+    zip2 v1.16b, v23.16b, v16.16b                   // store blocks 0..15
+    zip2 v0.16b, v20.16b, v17.16b                   // store blocks 0..15
+    st4 {v0.16b-v3.16b}, [x2], #64                  // store blocks 0..15
     subs x3, x3, #1
     b.ne 1b
     ldp d8, d9, [sp, #0]
@@ -3991,23 +3723,23 @@ aria192_neon_b16_crypto_il1_sha3_ecb_decrypt:
 //   x4  IV (16 bytes; counter of block i = IV + i, big-endian over the whole block, wrapping)
 //   x5:x6 counter (hi:lo, native order)   x7 counter scratch on the stack   x9, x15 scratch
 //   x8  constant pool (tables, vector constants)   x9 scratch   x10, x11, x12, x13, x14, x16, x17, x19, x20, x21, x22, x23, x24, x25, x26, x27 table-slice addresses
-//   v0-v31 allocated (2074 instructions per group: 1 spills, 1 reloads, 299 rematerialised loads)
-//   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15, x19, x20, x21, x22, x23, x24, x25, x26, x27; stack frame 416 bytes
+//   v0-v31 allocated (1948 instructions per group: 7 spills, 7 reloads, 267 rematerialised loads)
+//   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15, x19, x20, x21, x22, x23, x24, x25, x26, x27; stack frame 496 bytes
     .global aria192_neon_b16_crypto_il1_sha3_ctr
     .type aria192_neon_b16_crypto_il1_sha3_ctr, %function
     .p2align 4
 aria192_neon_b16_crypto_il1_sha3_ctr:
     cbz x3, 9f
-    sub sp, sp, #416
-    stp d8, d9, [sp, #272]
-    stp d10, d11, [sp, #288]
-    stp d12, d13, [sp, #304]
-    stp d14, d15, [sp, #320]
-    stp x19, x20, [sp, #336]
-    stp x21, x22, [sp, #352]
-    stp x23, x24, [sp, #368]
-    stp x25, x26, [sp, #384]
-    str x27, [sp, #400]
+    sub sp, sp, #496
+    stp d8, d9, [sp, #352]
+    stp d10, d11, [sp, #368]
+    stp d12, d13, [sp, #384]
+    stp d14, d15, [sp, #400]
+    stp x19, x20, [sp, #416]
+    stp x21, x22, [sp, #432]
+    stp x23, x24, [sp, #448]
+    stp x25, x26, [sp, #464]
+    str x27, [sp, #480]
     adrp x8, .Laria192_neon_b16_crypto_il1_sha3_pool
     add x8, x8, :lo12:.Laria192_neon_b16_crypto_il1_sha3_pool
     add x10, x8, #0
@@ -4116,2000 +3848,1883 @@ aria192_neon_b16_crypto_il1_sha3_ctr:
     ld4 {v20.16b-v23.16b}, [x9], #64                // counter blocks 0..15
     ld4 {v24.16b-v27.16b}, [x9], #64                // counter blocks 0..15
     ld4 {v28.16b-v31.16b}, [x9], #64                // counter blocks 0..15
-    uzp1 v0.16b, v16.16b, v20.16b                   // counter blocks 0..15
-    uzp2 v16.16b, v16.16b, v20.16b                  // counter blocks 0..15
-    uzp1 v20.16b, v17.16b, v21.16b                  // counter blocks 0..15
+    uzp1 v0.16b, v19.16b, v23.16b                   // counter blocks 0..15
+    uzp1 v1.16b, v27.16b, v31.16b                   // counter blocks 0..15
+    uzp2 v2.16b, v0.16b, v1.16b                     // counter blocks 0..15
+    ldr q3, [x0, #176]                              // round key ek[0][11]
+    eor v2.16b, v2.16b, v3.16b                      // aria.cs:86:52 encrypt>FO r0
+    uzp1 v3.16b, v17.16b, v21.16b                   // counter blocks 0..15
     uzp2 v17.16b, v17.16b, v21.16b                  // counter blocks 0..15
-    uzp1 v21.16b, v18.16b, v22.16b                  // counter blocks 0..15
-    uzp2 v18.16b, v18.16b, v22.16b                  // counter blocks 0..15
-    uzp1 v22.16b, v19.16b, v23.16b                  // counter blocks 0..15
-    uzp2 v19.16b, v19.16b, v23.16b                  // counter blocks 0..15
-    uzp1 v23.16b, v24.16b, v28.16b                  // counter blocks 0..15
-    uzp2 v24.16b, v24.16b, v28.16b                  // counter blocks 0..15
-    uzp1 v28.16b, v25.16b, v29.16b                  // counter blocks 0..15
+    uzp1 v21.16b, v25.16b, v29.16b                  // counter blocks 0..15
     uzp2 v25.16b, v25.16b, v29.16b                  // counter blocks 0..15
-    uzp1 v29.16b, v26.16b, v30.16b                  // counter blocks 0..15
-    uzp2 v26.16b, v26.16b, v30.16b                  // counter blocks 0..15
-    uzp1 v30.16b, v27.16b, v31.16b                  // counter blocks 0..15
-    uzp2 v27.16b, v27.16b, v31.16b                  // counter blocks 0..15
-    uzp1 v31.16b, v0.16b, v23.16b                   // counter blocks 0..15
-    uzp2 v23.16b, v0.16b, v23.16b                   // counter blocks 0..15
-    uzp1 v0.16b, v16.16b, v24.16b                   // counter blocks 0..15
-    uzp2 v16.16b, v16.16b, v24.16b                  // counter blocks 0..15
-    uzp1 v24.16b, v20.16b, v28.16b                  // counter blocks 0..15
-    uzp2 v20.16b, v20.16b, v28.16b                  // counter blocks 0..15
-    uzp1 v28.16b, v17.16b, v25.16b                  // counter blocks 0..15
+    movi v29.16b, #0xf                              // const
+    and v4.16b, v2.16b, v29.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
+    ushr v2.16b, v2.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q5, [x8, #1072]                             // const affine map, low nibble
+    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q6, [x8, #1088]                             // const affine map, high nibble
+    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    uzp2 v19.16b, v19.16b, v23.16b                  // counter blocks 0..15
+    uzp2 v23.16b, v27.16b, v31.16b                  // counter blocks 0..15
+    uzp1 v27.16b, v3.16b, v21.16b                   // counter blocks 0..15
+    uzp1 v31.16b, v17.16b, v25.16b                  // counter blocks 0..15
+    eor v2.16b, v4.16b, v2.16b                      // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q4, [x0, #16]                               // round key ek[0][1]
+    aese v27.16b, v4.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q4, [x0, #80]                               // round key ek[0][5]
+    aese v31.16b, v4.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    uzp2 v4.16b, v16.16b, v20.16b                   // counter blocks 0..15
+    uzp2 v7.16b, v18.16b, v22.16b                   // counter blocks 0..15
+    uzp2 v8.16b, v24.16b, v28.16b                   // counter blocks 0..15
+    uzp2 v9.16b, v26.16b, v30.16b                   // counter blocks 0..15
+    uzp1 v10.16b, v19.16b, v23.16b                  // counter blocks 0..15
     uzp2 v17.16b, v17.16b, v25.16b                  // counter blocks 0..15
-    uzp1 v25.16b, v21.16b, v29.16b                  // counter blocks 0..15
-    uzp2 v21.16b, v21.16b, v29.16b                  // counter blocks 0..15
-    uzp1 v29.16b, v18.16b, v26.16b                  // counter blocks 0..15
-    uzp2 v18.16b, v18.16b, v26.16b                  // counter blocks 0..15
-    uzp1 v26.16b, v22.16b, v30.16b                  // counter blocks 0..15
-    uzp2 v22.16b, v22.16b, v30.16b                  // counter blocks 0..15
-    uzp1 v30.16b, v19.16b, v27.16b                  // counter blocks 0..15
-    uzp2 v19.16b, v19.16b, v27.16b                  // counter blocks 0..15
-    ldr q27, [x0, #0]                               // round key ek[0][0]
-    eor v27.16b, v31.16b, v27.16b                   // aria.cs:86:52 encrypt>FO r0
-    ldr q31, [x0, #16]                              // round key ek[0][1]
-    eor v24.16b, v24.16b, v31.16b                   // aria.cs:86:52 encrypt>FO r0
-    ldr q31, [x0, #32]                              // round key ek[0][2]
-    eor v25.16b, v25.16b, v31.16b                   // aria.cs:86:52 encrypt>FO r0
-    ldr q31, [x0, #48]                              // round key ek[0][3]
-    eor v26.16b, v26.16b, v31.16b                   // aria.cs:86:52 encrypt>FO r0
-    ldr q31, [x0, #64]                              // round key ek[0][4]
-    eor v31.16b, v0.16b, v31.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #80]                               // round key ek[0][5]
-    eor v28.16b, v28.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #96]                               // round key ek[0][6]
-    eor v29.16b, v29.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #112]                              // round key ek[0][7]
-    eor v30.16b, v30.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #128]                              // round key ek[0][8]
-    eor v23.16b, v23.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #144]                              // round key ek[0][9]
-    eor v20.16b, v20.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #160]                              // round key ek[0][10]
-    eor v21.16b, v21.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #176]                              // round key ek[0][11]
-    eor v22.16b, v22.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #192]                              // round key ek[0][12]
-    eor v16.16b, v16.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #208]                              // round key ek[0][13]
-    eor v17.16b, v17.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #224]                              // round key ek[0][14]
-    eor v18.16b, v18.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
-    ldr q0, [x0, #240]                              // round key ek[0][15]
-    eor v19.16b, v19.16b, v0.16b                    // aria.cs:86:52 encrypt>FO r0
+    uzp1 v25.16b, v0.16b, v1.16b                    // counter blocks 0..15
+    uzp2 v19.16b, v19.16b, v23.16b                  // counter blocks 0..15
+    ldr q23, [x0, #112]                             // round key ek[0][7]
+    eor v23.16b, v10.16b, v23.16b                   // aria.cs:86:52 encrypt>FO r0
     movi v0.16b, #0x0                               // const
-    aese v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    aese v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    aese v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    aese v16.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    aese v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    movi v1.16b, #0xf                               // const
-    and v2.16b, v24.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
+    aesd v2.16b, v0.16b                             // aria.cs:53:13 encrypt>FO>SL1 r0
+    uzp1 v16.16b, v16.16b, v20.16b                  // counter blocks 0..15
+    uzp1 v20.16b, v24.16b, v28.16b                  // counter blocks 0..15
+    uzp2 v24.16b, v4.16b, v8.16b                    // counter blocks 0..15
+    uzp1 v28.16b, v7.16b, v9.16b                    // counter blocks 0..15
+    and v1.16b, v27.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
+    and v10.16b, v31.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    ushr v31.16b, v31.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
+    uzp1 v18.16b, v18.16b, v22.16b                  // counter blocks 0..15
+    uzp1 v22.16b, v26.16b, v30.16b                  // counter blocks 0..15
+    uzp2 v21.16b, v3.16b, v21.16b                   // counter blocks 0..15
+    ldr q26, [x0, #192]                             // round key ek[0][12]
+    aese v24.16b, v26.16b                           // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q26, [x0, #208]                             // round key ek[0][13]
+    aese v17.16b, v26.16b                           // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q26, [x0, #96]                              // round key ek[0][6]
+    aesd v28.16b, v26.16b                           // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q26, [x0, #48]                              // round key ek[0][3]
+    eor v25.16b, v25.16b, v26.16b                   // aria.cs:86:52 encrypt>FO r0
+    ldr q26, [x0, #240]                             // round key ek[0][15]
+    eor v19.16b, v19.16b, v26.16b                   // aria.cs:86:52 encrypt>FO r0
+    uzp1 v26.16b, v16.16b, v20.16b                  // counter blocks 0..15
+    and v30.16b, v23.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    ushr v23.16b, v23.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
     ldr q3, [x8, #1024]                             // const affine map, low nibble
-    tbl v2.16b, {v3.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    ldr q4, [x8, #1040]                             // const affine map, high nibble
-    tbl v24.16b, {v4.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v24.16b, v2.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    aese v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    and v2.16b, v28.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v2.16b, {v3.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v28.16b, {v4.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v28.16b, v2.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    aese v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    and v2.16b, v20.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v2.16b, {v3.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v20.16b, {v4.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v20.16b, v2.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    aese v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    and v2.16b, v17.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
-    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v2.16b, {v3.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v17.16b, {v4.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    aesd v29.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    aesd v21.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    aesd v18.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    and v5.16b, v26.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
-    ldr q6, [x8, #1072]                             // const affine map, low nibble
-    tbl v5.16b, {v6.16b}, v5.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v26.16b, v5.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    aesd v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    and v5.16b, v30.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v5.16b, {v6.16b}, v5.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v30.16b, v5.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    aesd v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    and v5.16b, v22.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v5.16b, {v6.16b}, v5.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v22.16b, {v7.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v22.16b, v5.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    aesd v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    and v5.16b, v19.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v1.16b, {v3.16b}, v1.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q11, [x8, #1040]                            // const affine map, high nibble
+    tbl v27.16b, {v11.16b}, v27.16b                 // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v10.16b, {v3.16b}, v10.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v31.16b, {v11.16b}, v31.16b                 // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q12, [x8, #1056]                            // const ShiftRows^2 lanes
+    tbl v2.16b, {v2.16b}, v12.16b                   // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    uzp2 v7.16b, v7.16b, v9.16b                     // counter blocks 0..15
+    ldr q9, [x0, #0]                                // round key ek[0][0]
+    aese v26.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q9, [x0, #144]                              // round key ek[0][9]
+    aese v21.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v23.16b, {v6.16b}, v23.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    uzp2 v9.16b, v18.16b, v22.16b                   // counter blocks 0..15
+    and v13.16b, v25.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
+    and v14.16b, v19.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
     ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v5.16b, {v6.16b}, v5.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v19.16b, {v7.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
-    eor v19.16b, v5.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    eor v27.16b, v1.16b, v27.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    eor v31.16b, v10.16b, v31.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v28.16b, {v28.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    and v1.16b, v17.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
+    eor v10.16b, v2.16b, v24.16b                    // aria.cs:65:34 encrypt>FO>A r0
+    eor v23.16b, v30.16b, v23.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q30, [x0, #160]                             // round key ek[0][10]
+    aesd v9.16b, v30.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q30, [x0, #224]                             // round key ek[0][14]
+    aesd v7.16b, v30.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v30.16b, {v5.16b}, v13.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v25.16b, {v6.16b}, v25.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v13.16b, {v5.16b}, v14.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v19.16b, {v6.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v1.16b, {v3.16b}, v1.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v17.16b, {v11.16b}, v17.16b                 // aria.cs:53:13 encrypt>FO>SL1 r0
+    eor3 v10.16b, v27.16b, v28.16b, v10.16b         // aria.cs:65:34 encrypt>FO>A r0
+    and v14.16b, v21.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    ushr v21.16b, v21.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r0
+    eor v15.16b, v26.16b, v31.16b                   // aria.cs:76:18 encrypt>FO>A r0
+    uzp2 v16.16b, v16.16b, v20.16b                  // counter blocks 0..15
+    eor v20.16b, v30.16b, v25.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    eor v19.16b, v13.16b, v19.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    aesd v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    eor v17.16b, v1.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v25.16b, {v3.16b}, v14.16b                  // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v21.16b, {v11.16b}, v21.16b                 // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v30.16b, {v9.16b}, v12.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    tbl v1.16b, {v7.16b}, v12.16b                   // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    eor v7.16b, v10.16b, v15.16b                    // aria.cs:87:52 encrypt>FE r1
+    uzp1 v4.16b, v4.16b, v8.16b                     // counter blocks 0..15
+    uzp1 v18.16b, v18.16b, v22.16b                  // counter blocks 0..15
+    ldr q22, [x0, #128]                             // round key ek[0][8]
+    aese v16.16b, v22.16b                           // aria.cs:53:13 encrypt>FO>SL1 r0
+    aesd v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
     aesd v19.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
-    eor v5.16b, v20.16b, v18.16b                    // aria.cs:63:33 encrypt>FO>A r0
-    eor3 v5.16b, v26.16b, v31.16b, v5.16b           // aria.cs:63:33 encrypt>FO>A r0
-    eor v8.16b, v23.16b, v19.16b                    // aria.cs:64:33 encrypt>FO>A r0
-    eor3 v8.16b, v25.16b, v28.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r0
-    eor v9.16b, v22.16b, v16.16b                    // aria.cs:65:34 encrypt>FO>A r0
-    eor3 v9.16b, v24.16b, v29.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r0
-    eor v10.16b, v21.16b, v17.16b                   // aria.cs:66:34 encrypt>FO>A r0
-    eor3 v10.16b, v27.16b, v30.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r0
-    eor v11.16b, v24.16b, v31.16b                   // aria.cs:75:18 encrypt>FO>A r0
-    eor v12.16b, v27.16b, v28.16b                   // aria.cs:76:18 encrypt>FO>A r0
-    eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 encrypt>FO>A r0
-    eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 encrypt>FO>A r0
-    eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 encrypt>FE r1
-    eor v29.16b, v29.16b, v5.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldp q4, q3, [x0, #256]                          // round key ek[1][0] + round key ek[1][1]
-    eor3 v29.16b, v15.16b, v4.16b, v29.16b          // aria.cs:87:52 encrypt>FE r1
-    eor v4.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r1
-    eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r1
-    eor3 v30.16b, v4.16b, v3.16b, v30.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v21.16b, v19.16b                    // aria.cs:87:52 encrypt>FE r1
-    eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldp q7, q6, [x0, #288]                          // round key ek[1][2] + round key ek[1][3]
-    eor3 v31.16b, v3.16b, v7.16b, v31.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r1
-    eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r1
-    eor3 v28.16b, v7.16b, v6.16b, v28.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v27.16b, v27.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q6, [x0, #320]                              // round key ek[1][4]
-    eor3 v27.16b, v7.16b, v6.16b, v27.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v24.16b, v24.16b, v5.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q6, [x0, #336]                              // round key ek[1][5]
-    eor3 v24.16b, v3.16b, v6.16b, v24.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v25.16b, v25.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r1
-    ldr q3, [x0, #352]                              // round key ek[1][6]
-    eor3 v25.16b, v4.16b, v3.16b, v25.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v26.16b, v26.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldp q3, q4, [x0, #368]                          // round key ek[1][7] + round key ek[1][8]
-    eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r1
-    eor3 v19.16b, v4.16b, v19.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #400]                              // round key ek[1][9]
-    eor3 v18.16b, v4.16b, v18.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #416]                              // round key ek[1][10]
-    eor3 v17.16b, v4.16b, v17.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v5.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #432]                              // round key ek[1][11]
-    eor3 v16.16b, v4.16b, v16.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #448]                              // round key ek[1][12]
-    eor3 v20.16b, v4.16b, v20.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #464]                              // round key ek[1][13]
-    eor3 v23.16b, v4.16b, v23.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v5.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #480]                              // round key ek[1][14]
-    eor3 v22.16b, v4.16b, v22.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 encrypt>FE r1
-    ldr q4, [x0, #496]                              // round key ek[1][15]
-    eor3 v21.16b, v4.16b, v21.16b, v3.16b           // aria.cs:87:52 encrypt>FE r1
-    aesd v29.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    aesd v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    aesd v19.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    aesd v20.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    aesd v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
-    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v24.16b, {v5.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    aesd v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v18.16b, {v5.16b}, v18.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    aesd v18.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v21.16b, v25.16b, v21.16b                   // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v22.16b, {v23.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    ldr q23, [x0, #400]                             // round key ek[1][9]
+    eor3 v23.16b, v23.16b, v1.16b, v7.16b           // aria.cs:87:52 encrypt>FE r1
+    eor v25.16b, v30.16b, v17.16b                   // aria.cs:66:34 encrypt>FO>A r0
+    ldr q7, [x0, #64]                               // round key ek[0][4]
+    aese v4.16b, v7.16b                             // aria.cs:53:13 encrypt>FO>SL1 r0
+    ldr q7, [x0, #32]                               // round key ek[0][2]
+    aesd v18.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r0
+    tbl v20.16b, {v20.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    tbl v19.16b, {v19.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    eor3 v25.16b, v26.16b, v22.16b, v25.16b         // aria.cs:66:34 encrypt>FO>A r0
+    eor v7.16b, v16.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r1
+    eor v8.16b, v21.16b, v1.16b                     // aria.cs:63:33 encrypt>FO>A r0
+    eor v1.16b, v2.16b, v1.16b                      // aria.cs:87:52 encrypt>FE r1
+    and v9.16b, v23.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
     ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v23.16b, {v5.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v18.16b, {v18.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r0)
+    eor3 v8.16b, v20.16b, v4.16b, v8.16b            // aria.cs:63:33 encrypt>FO>A r0
+    tbl v9.16b, {v5.16b}, v9.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v23.16b, {v6.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v13.16b, v16.16b, v19.16b                   // aria.cs:64:33 encrypt>FO>A r0
+    eor3 v14.16b, v1.16b, v31.16b, v25.16b          // aria.cs:87:52 encrypt>FE r1
+    eor3 v6.16b, v7.16b, v20.16b, v10.16b           // aria.cs:87:52 encrypt>FE r1
+    eor3 v31.16b, v18.16b, v31.16b, v13.16b         // aria.cs:64:33 encrypt>FO>A r0
+    eor v23.16b, v9.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v20.16b, v20.16b, v28.16b                   // aria.cs:77:18 encrypt>FO>A r0
+    ldr q9, [x0, #304]                              // round key ek[1][3]
+    aese v14.16b, v9.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q9, [x0, #368]                              // round key ek[1][7]
+    aese v6.16b, v9.16b                             // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v9.16b, v27.16b, v4.16b                     // aria.cs:75:18 encrypt>FO>A r0
+    eor v27.16b, v27.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r1
+    eor v13.16b, v30.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r1
+    eor3 v28.16b, v7.16b, v28.16b, v8.16b           // aria.cs:87:52 encrypt>FE r1
+    eor3 v26.16b, v1.16b, v26.16b, v31.16b          // aria.cs:87:52 encrypt>FE r1
+    eor3 v1.16b, v2.16b, v8.16b, v15.16b            // aria.cs:87:52 encrypt>FE r1
+    ldr q2, [x0, #336]                              // round key ek[1][5]
+    eor3 v27.16b, v13.16b, v2.16b, v27.16b          // aria.cs:87:52 encrypt>FE r1
     aesd v23.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
-    aese v31.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    aese v25.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    aese v17.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    aese v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    aese v28.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    aese v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    aese v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor3 v30.16b, v30.16b, v31.16b, v9.16b          // aria.cs:87:52 encrypt>FE r1
+    eor v2.16b, v18.16b, v22.16b                    // aria.cs:78:18 encrypt>FO>A r0
+    eor v22.16b, v22.16b, v31.16b                   // aria.cs:87:52 encrypt>FE r1
+    eor v7.16b, v21.16b, v24.16b                    // aria.cs:87:52 encrypt>FE r1
+    eor v15.16b, v25.16b, v20.16b                   // aria.cs:87:52 encrypt>FE r1
+    eor3 v17.16b, v17.16b, v31.16b, v20.16b         // aria.cs:87:52 encrypt>FE r1
+    and v20.16b, v14.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
+    ushr v31.16b, v14.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
+    and v14.16b, v6.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor3 v19.16b, v19.16b, v25.16b, v9.16b          // aria.cs:87:52 encrypt>FE r1
+    ushr v6.16b, v6.16b, #4                         // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q9, [x0, #464]                              // round key ek[1][13]
+    eor3 v16.16b, v9.16b, v16.16b, v15.16b          // aria.cs:87:52 encrypt>FE r1
+    eor3 v4.16b, v13.16b, v4.16b, v10.16b           // aria.cs:87:52 encrypt>FE r1
+    eor3 v24.16b, v24.16b, v8.16b, v2.16b           // aria.cs:87:52 encrypt>FE r1
+    ldr q8, [x0, #320]                              // round key ek[1][4]
+    aesd v26.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q8, [x0, #272]                              // round key ek[1][1]
+    eor3 v22.16b, v7.16b, v8.16b, v22.16b           // aria.cs:87:52 encrypt>FE r1
+    ldr q8, [x0, #480]                              // round key ek[1][14]
+    aese v1.16b, v8.16b                             // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q8, [x0, #496]                              // round key ek[1][15]
+    aese v30.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    and v8.16b, v27.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    ushr v27.16b, v27.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v23.16b, {v23.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    tbl v20.16b, {v3.16b}, v20.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v31.16b, {v11.16b}, v31.16b                 // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v9.16b, {v3.16b}, v14.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v6.16b, {v11.16b}, v6.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor3 v21.16b, v21.16b, v10.16b, v2.16b          // aria.cs:87:52 encrypt>FE r1
+    tbl v2.16b, {v5.16b}, v8.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q8, [x8, #1088]                             // const affine map, high nibble
+    tbl v27.16b, {v8.16b}, v27.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q10, [x0, #288]                             // round key ek[1][2]
+    aese v4.16b, v10.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q10, [x0, #432]                             // round key ek[1][11]
+    aese v24.16b, v10.16b                           // aria.cs:57:13 encrypt>FE>SL2 r1
+    and v10.16b, v22.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
+    ushr v22.16b, v22.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
+    and v13.16b, v16.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
     ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v16.16b, {v7.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    aese v21.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    tbl v21.16b, {v7.16b}, v21.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
-    eor v3.16b, v18.16b, v22.16b                    // aria.cs:63:33 encrypt>FE>A r1
-    eor3 v3.16b, v28.16b, v27.16b, v3.16b           // aria.cs:63:33 encrypt>FE>A r1
-    eor v8.16b, v19.16b, v21.16b                    // aria.cs:64:33 encrypt>FE>A r1
-    eor3 v8.16b, v31.16b, v24.16b, v8.16b           // aria.cs:64:33 encrypt>FE>A r1
-    eor v9.16b, v16.16b, v20.16b                    // aria.cs:65:34 encrypt>FE>A r1
-    eor3 v9.16b, v30.16b, v25.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r1
-    eor v10.16b, v17.16b, v23.16b                   // aria.cs:66:34 encrypt>FE>A r1
-    eor3 v10.16b, v29.16b, v26.16b, v10.16b         // aria.cs:66:34 encrypt>FE>A r1
-    eor v11.16b, v30.16b, v27.16b                   // aria.cs:75:18 encrypt>FE>A r1
-    eor v12.16b, v29.16b, v24.16b                   // aria.cs:76:18 encrypt>FE>A r1
-    eor v13.16b, v28.16b, v25.16b                   // aria.cs:77:18 encrypt>FE>A r1
-    eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 encrypt>FE>A r1
-    eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 encrypt>FO r2
-    eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldp q5, q4, [x0, #512]                          // round key ek[2][0] + round key ek[2][1]
-    eor3 v25.16b, v15.16b, v5.16b, v25.16b          // aria.cs:86:52 encrypt>FO r2
-    eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r2
-    eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r2
-    eor3 v26.16b, v5.16b, v4.16b, v26.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 encrypt>FO r2
-    eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldp q2, q7, [x0, #544]                          // round key ek[2][2] + round key ek[2][3]
-    eor3 v27.16b, v4.16b, v2.16b, v27.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r2
-    eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r2
-    eor3 v24.16b, v2.16b, v7.16b, v24.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v29.16b, v29.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q7, [x0, #576]                              // round key ek[2][4]
-    eor3 v29.16b, v2.16b, v7.16b, v29.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v30.16b, v30.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q2, [x0, #592]                              // round key ek[2][5]
-    eor3 v30.16b, v4.16b, v2.16b, v30.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v31.16b, v31.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r2
-    ldr q2, [x0, #608]                              // round key ek[2][6]
-    eor3 v31.16b, v5.16b, v2.16b, v31.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v28.16b, v28.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldp q2, q4, [x0, #624]                          // round key ek[2][7] + round key ek[2][8]
-    eor3 v28.16b, v15.16b, v2.16b, v28.16b          // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 encrypt>FO r2
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #656]                              // round key ek[2][9]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #672]                              // round key ek[2][10]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #688]                              // round key ek[2][11]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #704]                              // round key ek[2][12]
-    eor3 v18.16b, v4.16b, v18.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r2
-    ldr q4, [x0, #720]                              // round key ek[2][13]
-    eor3 v19.16b, v4.16b, v19.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q3, [x0, #736]                              // round key ek[2][14]
-    eor3 v16.16b, v3.16b, v16.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r2
-    ldr q3, [x0, #752]                              // round key ek[2][15]
-    eor3 v17.16b, v3.16b, v17.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
-    aese v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    aese v29.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    aese v21.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    aese v18.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    aese v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    and v2.16b, v26.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v26.16b, {v3.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v26.16b, v2.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    aese v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    and v2.16b, v30.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v30.16b, {v3.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v30.16b, v2.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    aese v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    and v2.16b, v22.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v22.16b, {v3.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v22.16b, v2.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    aese v19.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    and v2.16b, v19.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
-    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v19.16b, {v3.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v19.16b, v2.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v20.16b, v20.16b, v31.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v31.16b, v9.16b, v6.16b                     // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v26.16b, {v26.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    and v6.16b, v30.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v9.16b, v23.16b, v1.16b                     // aria.cs:63:33 encrypt>FE>A r1
+    eor v27.16b, v2.16b, v27.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q2, [x0, #384]                              // round key ek[1][8]
+    aesd v19.16b, v2.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q2, [x0, #448]                              // round key ek[1][12]
+    aesd v21.16b, v2.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v2.16b, {v5.16b}, v10.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v22.16b, {v8.16b}, v22.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v10.16b, {v5.16b}, v13.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v16.16b, {v8.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v6.16b, {v3.16b}, v6.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v30.16b, {v11.16b}, v30.16b                 // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor3 v9.16b, v20.16b, v26.16b, v9.16b           // aria.cs:63:33 encrypt>FE>A r1
+    and v13.16b, v24.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
+    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v14.16b, v4.16b, v31.16b                    // aria.cs:78:18 encrypt>FE>A r1
+    eor v22.16b, v2.16b, v22.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v16.16b, v10.16b, v16.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
+    aesd v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v30.16b, v6.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v19.16b, {v19.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    tbl v21.16b, {v21.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    tbl v2.16b, {v3.16b}, v13.16b                   // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v24.16b, {v11.16b}, v24.16b                 // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v6.16b, v9.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r2
+    eor3 v18.16b, v7.16b, v18.16b, v25.16b          // aria.cs:87:52 encrypt>FE r1
+    aesd v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    aesd v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q25, [x0, #416]                             // round key ek[1][10]
+    aese v17.16b, v25.16b                           // aria.cs:57:13 encrypt>FE>SL2 r1
+    eor v24.16b, v2.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v25.16b, {v27.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    ldr q27, [x0, #688]                             // round key ek[2][11]
+    eor3 v27.16b, v27.16b, v21.16b, v6.16b          // aria.cs:86:52 encrypt>FO r2
+    eor v2.16b, v19.16b, v30.16b                    // aria.cs:64:33 encrypt>FE>A r1
+    ldr q6, [x0, #256]                              // round key ek[1][0]
+    aesd v28.16b, v6.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    ldr q6, [x0, #352]                              // round key ek[1][6]
+    aese v18.16b, v6.16b                            // aria.cs:57:13 encrypt>FE>SL2 r1
+    tbl v22.16b, {v22.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    tbl v16.16b, {v16.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    eor3 v2.16b, v4.16b, v25.16b, v2.16b            // aria.cs:64:33 encrypt>FE>A r1
+    eor v6.16b, v24.16b, v21.16b                    // aria.cs:65:34 encrypt>FE>A r1
+    eor v21.16b, v23.16b, v21.16b                   // aria.cs:86:52 encrypt>FO r2
+    eor v7.16b, v17.16b, v30.16b                    // aria.cs:86:52 encrypt>FO r2
+    and v10.16b, v27.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v28.16b, {v28.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r1)
+    eor3 v6.16b, v22.16b, v18.16b, v6.16b           // aria.cs:65:34 encrypt>FE>A r1
+    tbl v10.16b, {v5.16b}, v10.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v27.16b, {v8.16b}, v27.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v13.16b, v17.16b, v16.16b                   // aria.cs:66:34 encrypt>FE>A r1
+    eor3 v15.16b, v21.16b, v31.16b, v2.16b          // aria.cs:86:52 encrypt>FO r2
+    eor3 v8.16b, v7.16b, v22.16b, v9.16b            // aria.cs:86:52 encrypt>FO r2
+    eor3 v31.16b, v28.16b, v31.16b, v13.16b         // aria.cs:66:34 encrypt>FE>A r1
+    eor v27.16b, v10.16b, v27.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v22.16b, v22.16b, v26.16b                   // aria.cs:75:18 encrypt>FE>A r1
+    ldr q10, [x0, #528]                             // round key ek[2][1]
+    aese v15.16b, v10.16b                           // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q10, [x0, #592]                             // round key ek[2][5]
+    aese v8.16b, v10.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v10.16b, v19.16b, v16.16b                   // aria.cs:86:52 encrypt>FO r2
+    eor v13.16b, v20.16b, v18.16b                   // aria.cs:77:18 encrypt>FE>A r1
+    eor3 v23.16b, v23.16b, v6.16b, v14.16b          // aria.cs:86:52 encrypt>FO r2
+    eor v20.16b, v20.16b, v6.16b                    // aria.cs:86:52 encrypt>FO r2
+    eor3 v21.16b, v21.16b, v4.16b, v31.16b          // aria.cs:86:52 encrypt>FO r2
+    eor3 v19.16b, v19.16b, v31.16b, v13.16b         // aria.cs:86:52 encrypt>FO r2
+    ldr q4, [x0, #624]                              // round key ek[2][7]
+    eor3 v20.16b, v10.16b, v4.16b, v20.16b          // aria.cs:86:52 encrypt>FO r2
+    ldr q4, [x0, #752]                              // round key ek[2][15]
+    eor v17.16b, v4.16b, v17.16b                    // aria.cs:86:52 encrypt>FO r2
     aesd v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    aesd v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    aesd v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    aesd v16.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    and v4.16b, v24.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v24.16b, v4.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    aesd v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    and v4.16b, v28.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v28.16b, v4.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    aesd v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    and v4.16b, v20.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v4.16b, v24.16b, v1.16b                     // aria.cs:86:52 encrypt>FO r2
+    eor v14.16b, v28.16b, v25.16b                   // aria.cs:76:18 encrypt>FE>A r1
+    eor3 v18.16b, v10.16b, v18.16b, v9.16b          // aria.cs:86:52 encrypt>FO r2
+    eor v25.16b, v25.16b, v31.16b                   // aria.cs:86:52 encrypt>FO r2
+    eor v10.16b, v2.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r2
+    eor3 v22.16b, v30.16b, v31.16b, v22.16b         // aria.cs:86:52 encrypt>FO r2
+    and v30.16b, v15.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    ushr v31.16b, v15.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
+    and v15.16b, v8.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor3 v26.16b, v7.16b, v26.16b, v6.16b           // aria.cs:86:52 encrypt>FO r2
+    ushr v7.16b, v8.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor3 v1.16b, v1.16b, v6.16b, v14.16b            // aria.cs:86:52 encrypt>FO r2
+    eor v17.16b, v17.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r2
+    ldr q6, [x0, #704]                              // round key ek[2][12]
+    aese v23.16b, v6.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q6, [x0, #720]                              // round key ek[2][13]
+    aese v19.16b, v6.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q6, [x0, #608]                              // round key ek[2][6]
+    aesd v21.16b, v6.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q6, [x0, #560]                              // round key ek[2][3]
+    eor3 v25.16b, v4.16b, v6.16b, v25.16b           // aria.cs:86:52 encrypt>FO r2
+    and v6.16b, v20.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
     ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v20.16b, {v7.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v20.16b, v4.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    aesd v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    and v4.16b, v17.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v30.16b, {v3.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v31.16b, {v11.16b}, v31.16b                 // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v8.16b, {v3.16b}, v15.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v7.16b, {v11.16b}, v7.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v27.16b, {v27.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    eor3 v24.16b, v24.16b, v9.16b, v14.16b          // aria.cs:86:52 encrypt>FO r2
+    eor3 v16.16b, v16.16b, v2.16b, v13.16b          // aria.cs:86:52 encrypt>FO r2
+    ldr q9, [x0, #512]                              // round key ek[2][0]
+    aese v18.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q9, [x0, #656]                              // round key ek[2][9]
+    aese v1.16b, v9.16b                             // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v6.16b, {v5.16b}, v6.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q9, [x8, #1088]                             // const affine map, high nibble
+    tbl v20.16b, {v9.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
+    and v10.16b, v25.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
+    and v13.16b, v17.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
     ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v17.16b, {v7.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
-    eor v17.16b, v4.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v30.16b, v30.16b, v31.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v31.16b, v8.16b, v7.16b                     // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v21.16b, {v21.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    and v7.16b, v19.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v8.16b, v27.16b, v23.16b                    // aria.cs:65:34 encrypt>FO>A r2
+    eor v20.16b, v6.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q6, [x0, #672]                              // round key ek[2][10]
+    aesd v16.16b, v6.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q6, [x0, #736]                              // round key ek[2][14]
+    aesd v24.16b, v6.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v6.16b, {v5.16b}, v10.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v25.16b, {v9.16b}, v25.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v10.16b, {v5.16b}, v13.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v17.16b, {v9.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v7.16b, {v3.16b}, v7.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v19.16b, {v11.16b}, v19.16b                 // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor3 v8.16b, v30.16b, v21.16b, v8.16b           // aria.cs:65:34 encrypt>FO>A r2
+    and v13.16b, v1.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    ushr v1.16b, v1.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v14.16b, v18.16b, v31.16b                   // aria.cs:76:18 encrypt>FO>A r2
+    eor v25.16b, v6.16b, v25.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v17.16b, v10.16b, v17.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    aesd v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    eor v19.16b, v7.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v6.16b, {v3.16b}, v13.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v1.16b, {v11.16b}, v1.16b                   // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v16.16b, {v16.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    tbl v24.16b, {v24.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    eor v7.16b, v8.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r3
+    eor3 v28.16b, v4.16b, v28.16b, v2.16b           // aria.cs:86:52 encrypt>FO r2
+    ldr q2, [x0, #640]                              // round key ek[2][8]
+    aese v22.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
     aesd v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
-    eor v4.16b, v22.16b, v16.16b                    // aria.cs:63:33 encrypt>FO>A r2
-    eor3 v4.16b, v24.16b, v29.16b, v4.16b           // aria.cs:63:33 encrypt>FO>A r2
-    eor v8.16b, v21.16b, v17.16b                    // aria.cs:64:33 encrypt>FO>A r2
-    eor3 v8.16b, v27.16b, v30.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r2
-    eor v9.16b, v20.16b, v18.16b                    // aria.cs:65:34 encrypt>FO>A r2
-    eor3 v9.16b, v26.16b, v31.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r2
-    eor v10.16b, v23.16b, v19.16b                   // aria.cs:66:34 encrypt>FO>A r2
-    eor3 v10.16b, v25.16b, v28.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r2
-    eor v11.16b, v26.16b, v29.16b                   // aria.cs:75:18 encrypt>FO>A r2
-    eor v12.16b, v25.16b, v30.16b                   // aria.cs:76:18 encrypt>FO>A r2
-    eor v13.16b, v24.16b, v31.16b                   // aria.cs:77:18 encrypt>FO>A r2
-    eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 encrypt>FO>A r2
-    eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r3
-    eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldp q3, q6, [x0, #768]                          // round key ek[3][0] + round key ek[3][1]
-    eor3 v31.16b, v15.16b, v3.16b, v31.16b          // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r3
-    eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r3
-    eor3 v28.16b, v3.16b, v6.16b, v28.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r3
-    eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldp q7, q5, [x0, #800]                          // round key ek[3][2] + round key ek[3][3]
-    eor3 v29.16b, v6.16b, v7.16b, v29.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r3
-    eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r3
-    eor3 v30.16b, v7.16b, v5.16b, v30.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v25.16b, v25.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #832]                              // round key ek[3][4]
-    eor3 v25.16b, v7.16b, v5.16b, v25.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v26.16b, v26.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #848]                              // round key ek[3][5]
-    eor3 v26.16b, v6.16b, v5.16b, v26.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v27.16b, v27.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #864]                              // round key ek[3][6]
-    eor3 v27.16b, v3.16b, v5.16b, v27.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v24.16b, v24.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldp q3, q5, [x0, #880]                          // round key ek[3][7] + round key ek[3][8]
-    eor3 v24.16b, v15.16b, v3.16b, v24.16b          // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r3
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #912]                              // round key ek[3][9]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #928]                              // round key ek[3][10]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #944]                              // round key ek[3][11]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #960]                              // round key ek[3][12]
-    eor3 v22.16b, v5.16b, v22.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r3
-    ldr q5, [x0, #976]                              // round key ek[3][13]
-    eor3 v21.16b, v5.16b, v21.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r3
-    ldr q4, [x0, #992]                              // round key ek[3][14]
-    eor3 v20.16b, v4.16b, v20.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 encrypt>FE r3
-    ldr q4, [x0, #1008]                             // round key ek[3][15]
-    eor3 v23.16b, v4.16b, v23.16b, v3.16b           // aria.cs:87:52 encrypt>FE r3
-    aesd v31.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    aesd v25.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    aesd v17.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    aesd v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v28.16b, {v5.16b}, v28.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    aesd v28.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v26.16b, {v5.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    aesd v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
-    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v16.16b, {v5.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    aesd v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v21.16b, {v5.16b}, v21.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    aesd v21.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
-    aese v29.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    aese v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    aese v19.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    aese v20.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    aese v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v1.16b, v6.16b, v1.16b                      // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v20.16b, {v20.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    ldr q2, [x0, #912]                              // round key ek[3][9]
+    eor3 v2.16b, v2.16b, v24.16b, v7.16b            // aria.cs:87:52 encrypt>FE r3
+    eor v4.16b, v16.16b, v19.16b                    // aria.cs:66:34 encrypt>FO>A r2
+    ldr q6, [x0, #576]                              // round key ek[2][4]
+    aese v28.16b, v6.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    ldr q6, [x0, #544]                              // round key ek[2][2]
+    aesd v26.16b, v6.16b                            // aria.cs:53:13 encrypt>FO>SL1 r2
+    tbl v25.16b, {v25.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    tbl v17.16b, {v17.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    eor3 v4.16b, v18.16b, v20.16b, v4.16b           // aria.cs:66:34 encrypt>FO>A r2
+    eor v6.16b, v22.16b, v19.16b                    // aria.cs:87:52 encrypt>FE r3
+    eor v7.16b, v1.16b, v24.16b                     // aria.cs:63:33 encrypt>FO>A r2
+    eor v24.16b, v27.16b, v24.16b                   // aria.cs:87:52 encrypt>FE r3
+    and v10.16b, v2.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    ushr v2.16b, v2.16b, #4                         // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v26.16b, {v26.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r2)
+    eor3 v7.16b, v25.16b, v28.16b, v7.16b           // aria.cs:63:33 encrypt>FO>A r2
+    tbl v10.16b, {v5.16b}, v10.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v2.16b, {v9.16b}, v2.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v13.16b, v22.16b, v17.16b                   // aria.cs:64:33 encrypt>FO>A r2
+    eor3 v15.16b, v24.16b, v31.16b, v4.16b          // aria.cs:87:52 encrypt>FE r3
+    eor3 v9.16b, v6.16b, v25.16b, v8.16b            // aria.cs:87:52 encrypt>FE r3
+    eor3 v31.16b, v26.16b, v31.16b, v13.16b         // aria.cs:64:33 encrypt>FO>A r2
+    eor v18.16b, v24.16b, v18.16b                   // aria.cs:87:52 encrypt>FE r3
+    eor v24.16b, v10.16b, v2.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v25.16b, v25.16b, v21.16b                   // aria.cs:77:18 encrypt>FO>A r2
+    eor v27.16b, v27.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r3
+    ldr q2, [x0, #816]                              // round key ek[3][3]
+    aese v15.16b, v2.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q2, [x0, #880]                              // round key ek[3][7]
+    aese v9.16b, v2.16b                             // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v2.16b, v30.16b, v28.16b                    // aria.cs:75:18 encrypt>FO>A r2
+    eor v30.16b, v30.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r3
+    eor v10.16b, v1.16b, v23.16b                    // aria.cs:87:52 encrypt>FE r3
+    eor v13.16b, v16.16b, v17.16b                   // aria.cs:87:52 encrypt>FE r3
+    eor3 v21.16b, v6.16b, v21.16b, v7.16b           // aria.cs:87:52 encrypt>FE r3
+    eor v27.16b, v27.16b, v14.16b                   // aria.cs:87:52 encrypt>FE r3
+    eor v23.16b, v23.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r3
+    eor v18.16b, v18.16b, v31.16b                   // aria.cs:87:52 encrypt>FE r3
+    ldr q6, [x0, #848]                              // round key ek[3][5]
+    eor3 v30.16b, v13.16b, v6.16b, v30.16b          // aria.cs:87:52 encrypt>FE r3
+    ldr q6, [x0, #976]                              // round key ek[3][13]
+    eor v22.16b, v6.16b, v22.16b                    // aria.cs:87:52 encrypt>FE r3
+    aesd v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor3 v16.16b, v16.16b, v31.16b, v2.16b          // aria.cs:87:52 encrypt>FE r3
+    eor v6.16b, v26.16b, v20.16b                    // aria.cs:78:18 encrypt>FO>A r2
+    eor v20.16b, v20.16b, v31.16b                   // aria.cs:87:52 encrypt>FE r3
+    ldr q7, [x0, #784]                              // round key ek[3][1]
+    eor v7.16b, v10.16b, v7.16b                     // aria.cs:87:52 encrypt>FE r3
+    eor v14.16b, v4.16b, v25.16b                    // aria.cs:87:52 encrypt>FE r3
+    eor3 v19.16b, v19.16b, v31.16b, v25.16b         // aria.cs:87:52 encrypt>FE r3
+    and v25.16b, v15.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r3
+    ushr v31.16b, v15.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
+    and v15.16b, v9.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v20.16b, v7.16b, v20.16b                    // aria.cs:87:52 encrypt>FE r3
+    ushr v7.16b, v9.16b, #4                         // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v22.16b, v22.16b, v14.16b                   // aria.cs:87:52 encrypt>FE r3
+    eor3 v28.16b, v13.16b, v28.16b, v8.16b          // aria.cs:87:52 encrypt>FE r3
+    eor v17.16b, v17.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r3
+    ldr q9, [x0, #832]                              // round key ek[3][4]
+    aesd v18.16b, v9.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q9, [x0, #992]                              // round key ek[3][14]
+    aese v27.16b, v9.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v23.16b, v23.16b, v6.16b                    // aria.cs:87:52 encrypt>FE r3
+    ldr q9, [x0, #1008]                             // round key ek[3][15]
+    aese v16.16b, v9.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    and v9.16b, v30.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
     ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    aese v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
-    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    aese v18.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v18.16b, {v7.16b}, v18.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    aese v23.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v24.16b, {v24.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    tbl v25.16b, {v3.16b}, v25.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v31.16b, {v11.16b}, v31.16b                 // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v13.16b, {v3.16b}, v15.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v7.16b, {v11.16b}, v7.16b                   // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor3 v1.16b, v1.16b, v8.16b, v6.16b             // aria.cs:87:52 encrypt>FE r3
+    eor v17.16b, v17.16b, v2.16b                    // aria.cs:87:52 encrypt>FE r3
+    tbl v2.16b, {v5.16b}, v9.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q6, [x8, #1088]                             // const affine map, high nibble
+    tbl v30.16b, {v6.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q8, [x0, #800]                              // round key ek[3][2]
+    aese v28.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q8, [x0, #944]                              // round key ek[3][11]
+    aese v23.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    and v8.16b, v20.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    ushr v20.16b, v20.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
+    and v9.16b, v22.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    ushr v22.16b, v22.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v25.16b, v25.16b, v31.16b                   // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v31.16b, v13.16b, v7.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v18.16b, {v18.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    and v7.16b, v16.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v13.16b, v24.16b, v27.16b                   // aria.cs:63:33 encrypt>FE>A r3
+    eor v30.16b, v2.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q2, [x0, #896]                              // round key ek[3][8]
+    aesd v17.16b, v2.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q2, [x0, #960]                              // round key ek[3][12]
+    aesd v1.16b, v2.16b                             // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v2.16b, {v5.16b}, v8.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v20.16b, {v6.16b}, v20.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v8.16b, {v5.16b}, v9.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v22.16b, {v6.16b}, v22.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v7.16b, {v3.16b}, v7.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v16.16b, {v11.16b}, v16.16b                 // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor3 v9.16b, v25.16b, v18.16b, v13.16b          // aria.cs:63:33 encrypt>FE>A r3
+    and v13.16b, v23.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r3
     ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    tbl v23.16b, {v7.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
-    eor v3.16b, v16.16b, v20.16b                    // aria.cs:63:33 encrypt>FE>A r3
-    eor3 v3.16b, v30.16b, v25.16b, v3.16b           // aria.cs:63:33 encrypt>FE>A r3
-    eor v8.16b, v17.16b, v23.16b                    // aria.cs:64:33 encrypt>FE>A r3
-    eor3 v8.16b, v29.16b, v26.16b, v8.16b           // aria.cs:64:33 encrypt>FE>A r3
-    eor v9.16b, v18.16b, v22.16b                    // aria.cs:65:34 encrypt>FE>A r3
-    eor3 v9.16b, v28.16b, v27.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r3
-    eor v10.16b, v19.16b, v21.16b                   // aria.cs:66:34 encrypt>FE>A r3
-    eor3 v10.16b, v31.16b, v24.16b, v10.16b         // aria.cs:66:34 encrypt>FE>A r3
-    eor v11.16b, v28.16b, v25.16b                   // aria.cs:75:18 encrypt>FE>A r3
-    eor v12.16b, v31.16b, v26.16b                   // aria.cs:76:18 encrypt>FE>A r3
-    eor v13.16b, v30.16b, v27.16b                   // aria.cs:77:18 encrypt>FE>A r3
-    eor v14.16b, v29.16b, v24.16b                   // aria.cs:78:18 encrypt>FE>A r3
-    eor v15.16b, v17.16b, v21.16b                   // aria.cs:86:52 encrypt>FO r4
-    eor v27.16b, v27.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q5, [x0, #1024]                             // round key ek[4][0]
-    eor3 v27.16b, v15.16b, v5.16b, v27.16b          // aria.cs:86:52 encrypt>FO r4
-    eor v5.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r4
-    eor v24.16b, v24.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q4, [x0, #1040]                             // round key ek[4][1]
-    eor3 v24.16b, v5.16b, v4.16b, v24.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v4.16b, v19.16b, v23.16b                    // aria.cs:86:52 encrypt>FO r4
-    eor v25.16b, v25.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q2, [x0, #1056]                             // round key ek[4][2]
-    eor3 v25.16b, v4.16b, v2.16b, v25.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r4
-    eor v26.16b, v26.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r4
-    ldr q7, [x0, #1072]                             // round key ek[4][3]
-    eor3 v26.16b, v2.16b, v7.16b, v26.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v31.16b, v31.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q7, [x0, #1088]                             // round key ek[4][4]
-    eor3 v31.16b, v2.16b, v7.16b, v31.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v28.16b, v28.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r4
+    eor v14.16b, v28.16b, v31.16b                   // aria.cs:78:18 encrypt>FE>A r3
+    eor v20.16b, v2.16b, v20.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v22.16b, v8.16b, v22.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    aesd v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v16.16b, v7.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v17.16b, {v17.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    tbl v1.16b, {v1.16b}, v12.16b                   // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    tbl v2.16b, {v3.16b}, v13.16b                   // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v23.16b, {v11.16b}, v23.16b                 // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v7.16b, v9.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r4
+    eor3 v26.16b, v10.16b, v26.16b, v4.16b          // aria.cs:87:52 encrypt>FE r3
+    ldr q4, [x0, #768]                              // round key ek[3][0]
+    aesd v21.16b, v4.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    aesd v20.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    aesd v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    ldr q4, [x0, #928]                              // round key ek[3][10]
+    aese v19.16b, v4.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    eor v23.16b, v2.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v30.16b, {v30.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    ldr q2, [x0, #1200]                             // round key ek[4][11]
+    eor3 v2.16b, v2.16b, v1.16b, v7.16b             // aria.cs:86:52 encrypt>FO r4
+    eor v4.16b, v17.16b, v16.16b                    // aria.cs:64:33 encrypt>FE>A r3
+    ldr q7, [x0, #864]                              // round key ek[3][6]
+    aese v26.16b, v7.16b                            // aria.cs:57:13 encrypt>FE>SL2 r3
+    tbl v21.16b, {v21.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    tbl v20.16b, {v20.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    tbl v22.16b, {v22.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r3)
+    eor3 v4.16b, v28.16b, v30.16b, v4.16b           // aria.cs:64:33 encrypt>FE>A r3
+    eor v7.16b, v23.16b, v1.16b                     // aria.cs:65:34 encrypt>FE>A r3
+    eor v1.16b, v24.16b, v1.16b                     // aria.cs:86:52 encrypt>FO r4
+    eor v8.16b, v19.16b, v16.16b                    // aria.cs:86:52 encrypt>FO r4
+    and v10.16b, v2.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    ushr v2.16b, v2.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor3 v7.16b, v20.16b, v26.16b, v7.16b           // aria.cs:65:34 encrypt>FE>A r3
+    tbl v10.16b, {v5.16b}, v10.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v13.16b, v17.16b, v22.16b                   // aria.cs:86:52 encrypt>FO r4
+    eor v15.16b, v21.16b, v31.16b                   // aria.cs:66:34 encrypt>FE>A r3
+    eor3 v31.16b, v1.16b, v31.16b, v4.16b           // aria.cs:86:52 encrypt>FO r4
+    eor v6.16b, v19.16b, v22.16b                    // aria.cs:66:34 encrypt>FE>A r3
+    eor v6.16b, v15.16b, v6.16b                     // aria.cs:66:34 encrypt>FE>A r3
+    eor v15.16b, v20.16b, v18.16b                   // aria.cs:75:18 encrypt>FE>A r3
+    eor3 v28.16b, v1.16b, v28.16b, v6.16b           // aria.cs:86:52 encrypt>FO r4
+    eor3 v20.16b, v8.16b, v20.16b, v9.16b           // aria.cs:86:52 encrypt>FO r4
+    eor v1.16b, v10.16b, v2.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v24.16b, v24.16b, v7.16b                    // aria.cs:86:52 encrypt>FO r4
+    ldr q2, [x0, #1040]                             // round key ek[4][1]
+    aese v31.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
     ldr q2, [x0, #1104]                             // round key ek[4][5]
-    eor3 v28.16b, v4.16b, v2.16b, v28.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v29.16b, v29.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r4
-    ldr q2, [x0, #1120]                             // round key ek[4][6]
-    eor3 v29.16b, v5.16b, v2.16b, v29.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v30.16b, v30.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q2, [x0, #1136]                             // round key ek[4][7]
-    eor3 v30.16b, v15.16b, v2.16b, v30.16b          // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q4, [x0, #1152]                             // round key ek[4][8]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r4
-    ldr q4, [x0, #1168]                             // round key ek[4][9]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 encrypt>FO r4
-    ldr q4, [x0, #1184]                             // round key ek[4][10]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r4
-    ldr q4, [x0, #1200]                             // round key ek[4][11]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r4
-    ldr q4, [x0, #1216]                             // round key ek[4][12]
-    eor3 v16.16b, v4.16b, v16.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r4
-    ldr q4, [x0, #1232]                             // round key ek[4][13]
-    eor3 v17.16b, v4.16b, v17.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r4
-    ldr q3, [x0, #1248]                             // round key ek[4][14]
-    eor3 v18.16b, v3.16b, v18.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r4
-    ldr q3, [x0, #1264]                             // round key ek[4][15]
-    eor3 v19.16b, v3.16b, v19.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
-    aese v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    aese v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    aese v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    aese v16.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    aese v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    and v2.16b, v24.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v24.16b, {v3.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v24.16b, v2.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    aese v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    and v2.16b, v28.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v28.16b, {v3.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v28.16b, v2.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    aese v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    and v2.16b, v20.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
+    aese v20.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q2, [x0, #1264]                             // round key ek[4][15]
+    eor v19.16b, v2.16b, v19.16b                    // aria.cs:86:52 encrypt>FO r4
+    eor v2.16b, v25.16b, v26.16b                    // aria.cs:77:18 encrypt>FE>A r3
+    eor v25.16b, v25.16b, v7.16b                    // aria.cs:86:52 encrypt>FO r4
+    ldr q10, [x0, #1136]                            // round key ek[4][7]
+    eor v10.16b, v13.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r4
+    eor3 v26.16b, v13.16b, v26.16b, v9.16b          // aria.cs:86:52 encrypt>FO r4
+    eor v13.16b, v4.16b, v15.16b                    // aria.cs:86:52 encrypt>FO r4
+    eor3 v16.16b, v16.16b, v6.16b, v15.16b          // aria.cs:86:52 encrypt>FO r4
+    eor v24.16b, v24.16b, v14.16b                   // aria.cs:86:52 encrypt>FO r4
+    eor v25.16b, v10.16b, v25.16b                   // aria.cs:86:52 encrypt>FO r4
+    eor v19.16b, v19.16b, v13.16b                   // aria.cs:86:52 encrypt>FO r4
+    eor3 v17.16b, v17.16b, v6.16b, v2.16b           // aria.cs:86:52 encrypt>FO r4
+    eor v6.16b, v30.16b, v6.16b                     // aria.cs:86:52 encrypt>FO r4
+    eor v30.16b, v21.16b, v30.16b                   // aria.cs:76:18 encrypt>FE>A r3
+    aesd v1.16b, v0.16b                             // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v10.16b, v23.16b, v27.16b                   // aria.cs:86:52 encrypt>FO r4
+    and v13.16b, v31.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    ushr v31.16b, v31.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
+    and v14.16b, v20.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
     ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v20.16b, {v3.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v20.16b, v2.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    aese v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    and v2.16b, v17.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
-    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v17.16b, {v3.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    aesd v29.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    aesd v21.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    aesd v18.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    and v4.16b, v26.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v26.16b, v4.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    aesd v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    and v4.16b, v30.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v30.16b, v4.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    aesd v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    and v4.16b, v22.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v22.16b, {v7.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
-    eor v22.16b, v4.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    aesd v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    and v4.16b, v19.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q15, [x0, #1216]                            // round key ek[4][12]
+    aese v24.16b, v15.16b                           // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor3 v27.16b, v27.16b, v7.16b, v30.16b          // aria.cs:86:52 encrypt>FO r4
+    ldr q15, [x0, #1232]                            // round key ek[4][13]
+    aese v17.16b, v15.16b                           // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v22.16b, v22.16b, v4.16b                    // aria.cs:86:52 encrypt>FO r4
+    ldr q15, [x0, #1120]                            // round key ek[4][6]
+    aesd v28.16b, v15.16b                           // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q15, [x0, #1072]                            // round key ek[4][3]
+    eor3 v6.16b, v10.16b, v15.16b, v6.16b           // aria.cs:86:52 encrypt>FO r4
+    and v15.16b, v25.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor3 v21.16b, v10.16b, v21.16b, v4.16b          // aria.cs:86:52 encrypt>FO r4
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
+    and v4.16b, v19.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
     ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v10.16b, {v3.16b}, v13.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v31.16b, {v11.16b}, v31.16b                 // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v13.16b, {v3.16b}, v14.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v20.16b, {v11.16b}, v20.16b                 // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v1.16b, {v1.16b}, v12.16b                   // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    eor3 v23.16b, v23.16b, v9.16b, v30.16b          // aria.cs:86:52 encrypt>FO r4
+    eor v22.16b, v22.16b, v2.16b                    // aria.cs:86:52 encrypt>FO r4
+    ldr q30, [x0, #1024]                            // round key ek[4][0]
+    aese v26.16b, v30.16b                           // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q30, [x0, #1168]                            // round key ek[4][9]
+    aese v27.16b, v30.16b                           // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v30.16b, {v5.16b}, v15.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q2, [x8, #1088]                             // const affine map, high nibble
+    tbl v25.16b, {v2.16b}, v25.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
     tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v19.16b, {v7.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v19.16b, {v2.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r4
+    and v9.16b, v6.16b, v29.16b                     // aria.cs:53:13 encrypt>FO>SL1 r4
+    ushr v6.16b, v6.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v31.16b, v10.16b, v31.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v20.16b, v13.16b, v20.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v28.16b, {v28.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    and v10.16b, v17.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v13.16b, v1.16b, v24.16b                    // aria.cs:65:34 encrypt>FO>A r4
+    eor v25.16b, v30.16b, v25.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
     eor v19.16b, v4.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q30, [x0, #1184]                            // round key ek[4][10]
+    aesd v22.16b, v30.16b                           // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q30, [x0, #1248]                            // round key ek[4][14]
+    aesd v23.16b, v30.16b                           // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v30.16b, {v5.16b}, v9.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v4.16b, {v2.16b}, v6.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v6.16b, {v3.16b}, v10.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v17.16b, {v11.16b}, v17.16b                 // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor3 v9.16b, v31.16b, v28.16b, v13.16b          // aria.cs:65:34 encrypt>FO>A r4
+    and v10.16b, v27.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v13.16b, v26.16b, v20.16b                   // aria.cs:76:18 encrypt>FO>A r4
+    eor3 v18.16b, v8.16b, v18.16b, v7.16b           // aria.cs:86:52 encrypt>FO r4
+    eor v30.16b, v30.16b, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
     aesd v19.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
-    eor v4.16b, v20.16b, v18.16b                    // aria.cs:63:33 encrypt>FO>A r4
-    eor3 v4.16b, v26.16b, v31.16b, v4.16b           // aria.cs:63:33 encrypt>FO>A r4
-    eor v8.16b, v23.16b, v19.16b                    // aria.cs:64:33 encrypt>FO>A r4
-    eor3 v8.16b, v25.16b, v28.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r4
-    eor v9.16b, v22.16b, v16.16b                    // aria.cs:65:34 encrypt>FO>A r4
-    eor3 v9.16b, v24.16b, v29.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r4
-    eor v10.16b, v21.16b, v17.16b                   // aria.cs:66:34 encrypt>FO>A r4
-    eor3 v10.16b, v27.16b, v30.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r4
-    eor v11.16b, v24.16b, v31.16b                   // aria.cs:75:18 encrypt>FO>A r4
-    eor v12.16b, v27.16b, v28.16b                   // aria.cs:76:18 encrypt>FO>A r4
-    eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 encrypt>FO>A r4
-    eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 encrypt>FO>A r4
-    eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 encrypt>FE r5
-    eor v29.16b, v29.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q3, [x0, #1280]                             // round key ek[5][0]
-    eor3 v29.16b, v15.16b, v3.16b, v29.16b          // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r5
-    eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q6, [x0, #1296]                             // round key ek[5][1]
-    eor3 v30.16b, v3.16b, v6.16b, v30.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v6.16b, v21.16b, v19.16b                    // aria.cs:87:52 encrypt>FE r5
-    eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q7, [x0, #1312]                             // round key ek[5][2]
-    eor3 v31.16b, v6.16b, v7.16b, v31.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r5
-    eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1328]                             // round key ek[5][3]
-    eor3 v28.16b, v7.16b, v5.16b, v28.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v27.16b, v27.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1344]                             // round key ek[5][4]
-    eor3 v27.16b, v7.16b, v5.16b, v27.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v24.16b, v24.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1360]                             // round key ek[5][5]
-    eor3 v24.16b, v6.16b, v5.16b, v24.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v25.16b, v25.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1376]                             // round key ek[5][6]
-    eor3 v25.16b, v3.16b, v5.16b, v25.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v26.16b, v26.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q3, [x0, #1392]                             // round key ek[5][7]
-    eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1408]                             // round key ek[5][8]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1424]                             // round key ek[5][9]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1440]                             // round key ek[5][10]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1456]                             // round key ek[5][11]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1472]                             // round key ek[5][12]
-    eor3 v20.16b, v5.16b, v20.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r5
-    ldr q5, [x0, #1488]                             // round key ek[5][13]
-    eor3 v23.16b, v5.16b, v23.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r5
-    ldr q4, [x0, #1504]                             // round key ek[5][14]
-    eor3 v22.16b, v4.16b, v22.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 encrypt>FE r5
-    ldr q4, [x0, #1520]                             // round key ek[5][15]
-    eor3 v21.16b, v4.16b, v21.16b, v3.16b           // aria.cs:87:52 encrypt>FE r5
-    aesd v29.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    aesd v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    aesd v19.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    aesd v20.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v17.16b, v6.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v4.16b, {v3.16b}, v10.16b                   // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v27.16b, {v11.16b}, v27.16b                 // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v22.16b, {v22.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    tbl v23.16b, {v23.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    eor v6.16b, v9.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r5
+    ldr q7, [x0, #1152]                             // round key ek[4][8]
+    aese v16.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
+    ldr q7, [x0, #1056]                             // round key ek[4][2]
+    aesd v18.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
+    aesd v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
+    eor v27.16b, v4.16b, v27.16b                    // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v25.16b, {v25.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    tbl v19.16b, {v19.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    ldr q4, [x0, #1424]                             // round key ek[5][9]
+    eor3 v4.16b, v4.16b, v23.16b, v6.16b            // aria.cs:87:52 encrypt>FE r5
+    eor v6.16b, v22.16b, v17.16b                    // aria.cs:66:34 encrypt>FO>A r4
+    ldr q7, [x0, #1088]                             // round key ek[4][4]
+    aese v21.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r4
+    tbl v18.16b, {v18.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    tbl v30.16b, {v30.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r4)
+    eor3 v6.16b, v26.16b, v25.16b, v6.16b           // aria.cs:66:34 encrypt>FO>A r4
+    eor v7.16b, v16.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r5
+    eor v8.16b, v27.16b, v23.16b                    // aria.cs:63:33 encrypt>FO>A r4
+    eor v23.16b, v1.16b, v23.16b                    // aria.cs:87:52 encrypt>FE r5
+    eor v10.16b, v16.16b, v19.16b                   // aria.cs:64:33 encrypt>FO>A r4
+    and v14.16b, v4.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    ushr v4.16b, v4.16b, #4                         // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor3 v8.16b, v30.16b, v21.16b, v8.16b           // aria.cs:63:33 encrypt>FO>A r4
+    eor3 v10.16b, v18.16b, v20.16b, v10.16b         // aria.cs:64:33 encrypt>FO>A r4
+    tbl v14.16b, {v5.16b}, v14.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v4.16b, {v2.16b}, v4.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor3 v20.16b, v23.16b, v20.16b, v6.16b          // aria.cs:87:52 encrypt>FE r5
+    eor v15.16b, v27.16b, v24.16b                   // aria.cs:87:52 encrypt>FE r5
+    eor v2.16b, v30.16b, v28.16b                    // aria.cs:77:18 encrypt>FO>A r4
+    eor v23.16b, v23.16b, v26.16b                   // aria.cs:87:52 encrypt>FE r5
+    eor3 v26.16b, v7.16b, v30.16b, v9.16b           // aria.cs:87:52 encrypt>FE r5
+    eor v30.16b, v14.16b, v4.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q4, [x0, #1488]                             // round key ek[5][13]
+    eor v16.16b, v4.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r5
+    eor v1.16b, v1.16b, v8.16b                      // aria.cs:87:52 encrypt>FE r5
+    ldr q4, [x0, #1328]                             // round key ek[5][3]
+    aese v20.16b, v4.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q4, [x0, #1392]                             // round key ek[5][7]
+    aese v26.16b, v4.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v4.16b, v31.16b, v21.16b                    // aria.cs:75:18 encrypt>FO>A r4
+    eor v31.16b, v31.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r5
+    ldr q14, [x0, #1296]                            // round key ek[5][1]
+    eor v14.16b, v15.16b, v14.16b                   // aria.cs:87:52 encrypt>FE r5
+    eor3 v28.16b, v7.16b, v28.16b, v8.16b           // aria.cs:87:52 encrypt>FE r5
+    eor v7.16b, v25.16b, v10.16b                    // aria.cs:87:52 encrypt>FE r5
+    eor v7.16b, v14.16b, v7.16b                     // aria.cs:87:52 encrypt>FE r5
+    eor v14.16b, v22.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r5
+    eor v1.16b, v1.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r5
+    eor v13.16b, v6.16b, v2.16b                     // aria.cs:87:52 encrypt>FE r5
+    eor v16.16b, v16.16b, v13.16b                   // aria.cs:87:52 encrypt>FE r5
+    eor v24.16b, v24.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r5
+    eor v23.16b, v23.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r5
+    eor v25.16b, v18.16b, v25.16b                   // aria.cs:78:18 encrypt>FO>A r4
+    ldr q8, [x0, #1360]                             // round key ek[5][5]
+    eor3 v31.16b, v14.16b, v8.16b, v31.16b          // aria.cs:87:52 encrypt>FE r5
     aesd v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
-    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v24.16b, {v5.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    aesd v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v18.16b, {v5.16b}, v18.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    aesd v18.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
-    ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v23.16b, {v5.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    aesd v23.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
-    aese v31.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    aese v25.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    aese v17.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    aese v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    aese v28.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    aese v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor3 v22.16b, v22.16b, v10.16b, v4.16b          // aria.cs:87:52 encrypt>FE r5
+    and v8.16b, v20.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    ushr v20.16b, v20.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
+    and v13.16b, v26.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor3 v17.16b, v17.16b, v10.16b, v2.16b          // aria.cs:87:52 encrypt>FE r5
     ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    aese v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor3 v21.16b, v14.16b, v21.16b, v9.16b          // aria.cs:87:52 encrypt>FE r5
+    eor v19.16b, v19.16b, v6.16b                    // aria.cs:87:52 encrypt>FE r5
+    ldr q2, [x0, #1344]                             // round key ek[5][4]
+    aesd v23.16b, v2.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q2, [x0, #1504]                             // round key ek[5][14]
+    aese v1.16b, v2.16b                             // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v24.16b, v24.16b, v25.16b                   // aria.cs:87:52 encrypt>FE r5
+    ldr q2, [x0, #1520]                             // round key ek[5][15]
+    aese v22.16b, v2.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    and v2.16b, v7.16b, v29.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
+    ushr v7.16b, v7.16b, #4                         // aria.cs:57:13 encrypt>FE>SL2 r5
+    and v10.16b, v31.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    ushr v31.16b, v31.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
+    and v14.16b, v16.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor3 v25.16b, v27.16b, v9.16b, v25.16b          // aria.cs:87:52 encrypt>FE r5
     ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v16.16b, {v7.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    aese v21.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r5
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    tbl v21.16b, {v7.16b}, v21.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
-    eor v3.16b, v18.16b, v22.16b                    // aria.cs:63:33 encrypt>FE>A r5
-    eor3 v3.16b, v28.16b, v27.16b, v3.16b           // aria.cs:63:33 encrypt>FE>A r5
-    eor v8.16b, v19.16b, v21.16b                    // aria.cs:64:33 encrypt>FE>A r5
-    eor3 v8.16b, v31.16b, v24.16b, v8.16b           // aria.cs:64:33 encrypt>FE>A r5
-    eor v9.16b, v16.16b, v20.16b                    // aria.cs:65:34 encrypt>FE>A r5
-    eor3 v9.16b, v30.16b, v25.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r5
-    eor v10.16b, v17.16b, v23.16b                   // aria.cs:66:34 encrypt>FE>A r5
-    eor3 v10.16b, v29.16b, v26.16b, v10.16b         // aria.cs:66:34 encrypt>FE>A r5
-    eor v11.16b, v30.16b, v27.16b                   // aria.cs:75:18 encrypt>FE>A r5
-    eor v12.16b, v29.16b, v24.16b                   // aria.cs:76:18 encrypt>FE>A r5
-    eor v13.16b, v28.16b, v25.16b                   // aria.cs:77:18 encrypt>FE>A r5
-    eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 encrypt>FE>A r5
-    eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 encrypt>FO r6
-    eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q5, [x0, #1536]                             // round key ek[6][0]
-    eor3 v25.16b, v15.16b, v5.16b, v25.16b          // aria.cs:86:52 encrypt>FO r6
-    eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r6
-    eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q4, [x0, #1552]                             // round key ek[6][1]
-    eor3 v26.16b, v5.16b, v4.16b, v26.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 encrypt>FO r6
+    tbl v27.16b, {v30.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    tbl v30.16b, {v3.16b}, v8.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v20.16b, {v11.16b}, v20.16b                 // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v8.16b, {v3.16b}, v13.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v26.16b, {v11.16b}, v26.16b                 // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v19.16b, v19.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r5
+    tbl v2.16b, {v5.16b}, v2.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q4, [x8, #1088]                             // const affine map, high nibble
+    tbl v7.16b, {v4.16b}, v7.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v9.16b, {v5.16b}, v10.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v31.16b, {v4.16b}, v31.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v10.16b, {v5.16b}, v14.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v16.16b, {v4.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q13, [x0, #1312]                            // round key ek[5][2]
+    aese v21.16b, v13.16b                           // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q13, [x0, #1456]                            // round key ek[5][11]
+    aese v24.16b, v13.16b                           // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v20.16b, v30.16b, v20.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v26.16b, v8.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v23.16b, {v23.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    and v30.16b, v22.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    ushr v22.16b, v22.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v8.16b, v27.16b, v1.16b                     // aria.cs:63:33 encrypt>FE>A r5
+    eor v2.16b, v2.16b, v7.16b                      // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v31.16b, v9.16b, v31.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v16.16b, v10.16b, v16.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q7, [x0, #1408]                             // round key ek[5][8]
+    aesd v19.16b, v7.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    ldr q7, [x0, #1472]                             // round key ek[5][12]
+    aesd v25.16b, v7.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v30.16b, {v3.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v22.16b, {v11.16b}, v22.16b                 // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor3 v7.16b, v20.16b, v23.16b, v8.16b           // aria.cs:63:33 encrypt>FE>A r5
+    and v8.16b, v24.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r5
+    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v9.16b, v21.16b, v26.16b                    // aria.cs:78:18 encrypt>FE>A r5
+    ldr q10, [x0, #1280]                            // round key ek[5][0]
+    aesd v28.16b, v10.16b                           // aria.cs:57:13 encrypt>FE>SL2 r5
+    aesd v2.16b, v0.16b                             // aria.cs:57:13 encrypt>FE>SL2 r5
+    aesd v31.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    aesd v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v22.16b, v30.16b, v22.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v19.16b, {v19.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    tbl v25.16b, {v25.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    tbl v30.16b, {v3.16b}, v8.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v24.16b, {v11.16b}, v24.16b                 // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v8.16b, v7.16b, v9.16b                      // aria.cs:86:52 encrypt>FO r6
+    eor3 v18.16b, v15.16b, v18.16b, v6.16b          // aria.cs:87:52 encrypt>FE r5
+    ldr q6, [x0, #1440]                             // round key ek[5][10]
+    aese v17.16b, v6.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor v24.16b, v30.16b, v24.16b                   // aria.cs:57:13 encrypt>FE>SL2 r5
+    tbl v28.16b, {v28.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    tbl v30.16b, {v2.16b}, v12.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    tbl v31.16b, {v31.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    tbl v16.16b, {v16.16b}, v12.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r5)
+    ldr q2, [x0, #1712]                             // round key ek[6][11]
+    eor3 v2.16b, v2.16b, v25.16b, v8.16b            // aria.cs:86:52 encrypt>FO r6
+    eor v6.16b, v19.16b, v22.16b                    // aria.cs:64:33 encrypt>FE>A r5
+    ldr q8, [x0, #1376]                             // round key ek[5][6]
+    aese v18.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r5
+    eor3 v6.16b, v21.16b, v31.16b, v6.16b           // aria.cs:64:33 encrypt>FE>A r5
+    eor v8.16b, v28.16b, v26.16b                    // aria.cs:66:34 encrypt>FE>A r5
+    eor v10.16b, v17.16b, v16.16b                   // aria.cs:66:34 encrypt>FE>A r5
+    eor v13.16b, v30.16b, v23.16b                   // aria.cs:75:18 encrypt>FE>A r5
+    eor v14.16b, v24.16b, v25.16b                   // aria.cs:65:34 encrypt>FE>A r5
+    eor v25.16b, v27.16b, v25.16b                   // aria.cs:86:52 encrypt>FO r6
+    eor v15.16b, v17.16b, v22.16b                   // aria.cs:86:52 encrypt>FO r6
+    and v12.16b, v2.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v8.16b, v8.16b, v10.16b                     // aria.cs:66:34 encrypt>FE>A r5
+    ushr v2.16b, v2.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor3 v10.16b, v30.16b, v18.16b, v14.16b         // aria.cs:65:34 encrypt>FE>A r5
+    eor3 v26.16b, v25.16b, v26.16b, v6.16b          // aria.cs:86:52 encrypt>FO r6
+    eor3 v30.16b, v15.16b, v30.16b, v7.16b          // aria.cs:86:52 encrypt>FO r6
+    ldr q14, [x0, #1776]                            // round key ek[6][15]
+    eor v17.16b, v14.16b, v17.16b                   // aria.cs:86:52 encrypt>FO r6
+    tbl v12.16b, {v5.16b}, v12.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v2.16b, {v4.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v14.16b, v19.16b, v16.16b                   // aria.cs:86:52 encrypt>FO r6
+    eor3 v23.16b, v15.16b, v23.16b, v10.16b         // aria.cs:86:52 encrypt>FO r6
+    eor v15.16b, v6.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r6
+    eor3 v22.16b, v22.16b, v8.16b, v13.16b          // aria.cs:86:52 encrypt>FO r6
+    eor v17.16b, v17.16b, v15.16b                   // aria.cs:86:52 encrypt>FO r6
+    eor v2.16b, v12.16b, v2.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v27.16b, v27.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r6
+    ldr q12, [x0, #1552]                            // round key ek[6][1]
+    aese v26.16b, v12.16b                           // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q12, [x0, #1616]                            // round key ek[6][5]
+    aese v30.16b, v12.16b                           // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v12.16b, v24.16b, v1.16b                    // aria.cs:86:52 encrypt>FO r6
+    eor v13.16b, v28.16b, v31.16b                   // aria.cs:76:18 encrypt>FE>A r5
+    eor v31.16b, v31.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r6
+    eor v15.16b, v20.16b, v18.16b                   // aria.cs:77:18 encrypt>FE>A r5
     eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q2, [x0, #1568]                             // round key ek[6][2]
-    eor3 v27.16b, v4.16b, v2.16b, v27.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r6
-    eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r6
-    ldr q7, [x0, #1584]                             // round key ek[6][3]
-    eor3 v24.16b, v2.16b, v7.16b, v24.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v29.16b, v29.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q7, [x0, #1600]                             // round key ek[6][4]
-    eor3 v29.16b, v2.16b, v7.16b, v29.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v30.16b, v30.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q2, [x0, #1616]                             // round key ek[6][5]
-    eor3 v30.16b, v4.16b, v2.16b, v30.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v31.16b, v31.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r6
-    ldr q2, [x0, #1632]                             // round key ek[6][6]
-    eor3 v31.16b, v5.16b, v2.16b, v31.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v28.16b, v28.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q2, [x0, #1648]                             // round key ek[6][7]
-    eor3 v28.16b, v15.16b, v2.16b, v28.16b          // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q4, [x0, #1664]                             // round key ek[6][8]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r6
-    ldr q4, [x0, #1680]                             // round key ek[6][9]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 encrypt>FO r6
-    ldr q4, [x0, #1696]                             // round key ek[6][10]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r6
-    ldr q4, [x0, #1712]                             // round key ek[6][11]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r6
-    ldr q4, [x0, #1728]                             // round key ek[6][12]
-    eor3 v18.16b, v4.16b, v18.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r6
-    ldr q4, [x0, #1744]                             // round key ek[6][13]
-    eor3 v19.16b, v4.16b, v19.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r6
-    ldr q3, [x0, #1760]                             // round key ek[6][14]
-    eor3 v16.16b, v3.16b, v16.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r6
-    ldr q3, [x0, #1776]                             // round key ek[6][15]
-    eor3 v17.16b, v3.16b, v17.16b, v2.16b           // aria.cs:86:52 encrypt>FO r6
-    aese v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    aese v29.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    aese v21.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    aese v18.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    aese v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    and v2.16b, v26.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v26.16b, {v3.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v26.16b, v2.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    aese v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    and v2.16b, v30.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v30.16b, {v3.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v30.16b, v2.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    aese v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    and v2.16b, v22.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v22.16b, {v3.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v22.16b, v2.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    aese v19.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    and v2.16b, v19.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
-    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v19.16b, {v3.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v19.16b, v2.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    aesd v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    aesd v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    aesd v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    aesd v16.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    and v4.16b, v24.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v24.16b, v4.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    aesd v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    and v4.16b, v28.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v28.16b, v4.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    aesd v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    and v4.16b, v20.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v20.16b, {v7.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v20.16b, v4.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    aesd v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    and v4.16b, v17.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v20.16b, v20.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r6
+    ldr q9, [x0, #1648]                             // round key ek[6][7]
+    eor v9.16b, v14.16b, v9.16b                     // aria.cs:86:52 encrypt>FO r6
+    eor3 v18.16b, v14.16b, v18.16b, v7.16b          // aria.cs:86:52 encrypt>FO r6
+    eor3 v1.16b, v1.16b, v10.16b, v13.16b           // aria.cs:86:52 encrypt>FO r6
+    eor3 v21.16b, v25.16b, v21.16b, v8.16b          // aria.cs:86:52 encrypt>FO r6
+    eor3 v19.16b, v19.16b, v8.16b, v15.16b          // aria.cs:86:52 encrypt>FO r6
+    eor v20.16b, v9.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r6
+    ldr q25, [x0, #1584]                            // round key ek[6][3]
+    eor3 v25.16b, v12.16b, v25.16b, v31.16b         // aria.cs:86:52 encrypt>FO r6
+    aesd v2.16b, v0.16b                             // aria.cs:53:13 encrypt>FO>SL1 r6
+    and v31.16b, v17.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
     ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v17.16b, {v7.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
-    eor v17.16b, v4.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    and v8.16b, v26.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
+    and v9.16b, v30.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q10, [x0, #1728]                            // round key ek[6][12]
+    aese v27.16b, v10.16b                           // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q10, [x0, #1680]                            // round key ek[6][9]
+    aese v1.16b, v10.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q10, [x0, #1744]                            // round key ek[6][13]
+    aese v19.16b, v10.16b                           // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v16.16b, v16.16b, v6.16b                    // aria.cs:86:52 encrypt>FO r6
+    ldr q10, [x0, #1632]                            // round key ek[6][6]
+    aesd v21.16b, v10.16b                           // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v31.16b, {v5.16b}, v31.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v17.16b, {v4.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
+    and v10.16b, v25.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
+    and v14.16b, v20.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor3 v28.16b, v12.16b, v28.16b, v6.16b          // aria.cs:86:52 encrypt>FO r6
+    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v6.16b, {v3.16b}, v8.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v26.16b, {v11.16b}, v26.16b                 // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v8.16b, {v3.16b}, v9.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v30.16b, {v11.16b}, v30.16b                 // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q9, [x8, #1056]                             // const ShiftRows^2 lanes
+    tbl v2.16b, {v2.16b}, v9.16b                    // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    eor3 v24.16b, v24.16b, v7.16b, v13.16b          // aria.cs:86:52 encrypt>FO r6
+    eor v16.16b, v16.16b, v15.16b                   // aria.cs:86:52 encrypt>FO r6
+    eor v17.16b, v31.16b, v17.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q31, [x0, #1536]                            // round key ek[6][0]
+    aese v18.16b, v31.16b                           // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v31.16b, {v5.16b}, v10.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v25.16b, {v4.16b}, v25.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v7.16b, {v5.16b}, v14.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v20.16b, {v4.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v26.16b, v6.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v30.16b, v8.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v21.16b, {v21.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    and v6.16b, v1.16b, v29.16b                     // aria.cs:53:13 encrypt>FO>SL1 r6
+    ushr v1.16b, v1.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r6
+    and v8.16b, v19.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v10.16b, v2.16b, v27.16b                    // aria.cs:65:34 encrypt>FO>A r6
+    eor v25.16b, v31.16b, v25.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v20.16b, v7.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q31, [x0, #1696]                            // round key ek[6][10]
+    aesd v16.16b, v31.16b                           // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q31, [x0, #1760]                            // round key ek[6][14]
+    aesd v24.16b, v31.16b                           // aria.cs:53:13 encrypt>FO>SL1 r6
     aesd v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
-    eor v4.16b, v22.16b, v16.16b                    // aria.cs:63:33 encrypt>FO>A r6
-    eor3 v4.16b, v24.16b, v29.16b, v4.16b           // aria.cs:63:33 encrypt>FO>A r6
-    eor v8.16b, v21.16b, v17.16b                    // aria.cs:64:33 encrypt>FO>A r6
-    eor3 v8.16b, v27.16b, v30.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r6
-    eor v9.16b, v20.16b, v18.16b                    // aria.cs:65:34 encrypt>FO>A r6
-    eor3 v9.16b, v26.16b, v31.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r6
-    eor v10.16b, v23.16b, v19.16b                   // aria.cs:66:34 encrypt>FO>A r6
-    eor3 v10.16b, v25.16b, v28.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r6
-    eor v11.16b, v26.16b, v29.16b                   // aria.cs:75:18 encrypt>FO>A r6
-    eor v12.16b, v25.16b, v30.16b                   // aria.cs:76:18 encrypt>FO>A r6
-    eor v13.16b, v24.16b, v31.16b                   // aria.cs:77:18 encrypt>FO>A r6
-    eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 encrypt>FO>A r6
-    eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r7
-    eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q3, [x0, #1792]                             // round key ek[7][0]
-    eor3 v31.16b, v15.16b, v3.16b, v31.16b          // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r7
-    eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q6, [x0, #1808]                             // round key ek[7][1]
-    eor3 v28.16b, v3.16b, v6.16b, v28.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r7
-    eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q7, [x0, #1824]                             // round key ek[7][2]
-    eor3 v29.16b, v6.16b, v7.16b, v29.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r7
-    eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1840]                             // round key ek[7][3]
-    eor3 v30.16b, v7.16b, v5.16b, v30.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v25.16b, v25.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1856]                             // round key ek[7][4]
-    eor3 v25.16b, v7.16b, v5.16b, v25.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v26.16b, v26.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1872]                             // round key ek[7][5]
-    eor3 v26.16b, v6.16b, v5.16b, v26.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v27.16b, v27.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1888]                             // round key ek[7][6]
-    eor3 v27.16b, v3.16b, v5.16b, v27.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v24.16b, v24.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q3, [x0, #1904]                             // round key ek[7][7]
-    eor3 v24.16b, v15.16b, v3.16b, v24.16b          // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1920]                             // round key ek[7][8]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1936]                             // round key ek[7][9]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1952]                             // round key ek[7][10]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1968]                             // round key ek[7][11]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #1984]                             // round key ek[7][12]
-    eor3 v22.16b, v5.16b, v22.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r7
-    ldr q5, [x0, #2000]                             // round key ek[7][13]
-    eor3 v21.16b, v5.16b, v21.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r7
-    ldr q4, [x0, #2016]                             // round key ek[7][14]
-    eor3 v20.16b, v4.16b, v20.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 encrypt>FE r7
-    ldr q4, [x0, #2032]                             // round key ek[7][15]
-    eor3 v23.16b, v4.16b, v23.16b, v3.16b           // aria.cs:87:52 encrypt>FE r7
-    aesd v31.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    aesd v25.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    aesd v17.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    aesd v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v28.16b, {v5.16b}, v28.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    aesd v28.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v31.16b, {v3.16b}, v6.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v1.16b, {v11.16b}, v1.16b                   // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v6.16b, {v3.16b}, v8.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v19.16b, {v11.16b}, v19.16b                 // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor3 v7.16b, v26.16b, v21.16b, v10.16b          // aria.cs:65:34 encrypt>FO>A r6
+    eor v8.16b, v18.16b, v30.16b                    // aria.cs:76:18 encrypt>FO>A r6
+    ldr q10, [x0, #1664]                            // round key ek[6][8]
+    aese v22.16b, v10.16b                           // aria.cs:53:13 encrypt>FO>SL1 r6
+    ldr q10, [x0, #1568]                            // round key ek[6][2]
+    aesd v23.16b, v10.16b                           // aria.cs:53:13 encrypt>FO>SL1 r6
+    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
+    aesd v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v31.16b, v31.16b, v1.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    eor v19.16b, v6.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v16.16b, {v16.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    tbl v24.16b, {v24.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    tbl v17.16b, {v17.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    eor v1.16b, v7.16b, v8.16b                      // aria.cs:87:52 encrypt>FE r7
+    ldr q6, [x0, #1600]                             // round key ek[6][4]
+    aese v28.16b, v6.16b                            // aria.cs:53:13 encrypt>FO>SL1 r6
+    tbl v23.16b, {v23.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    tbl v25.16b, {v25.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    tbl v20.16b, {v20.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r6)
+    ldr q6, [x0, #1936]                             // round key ek[7][9]
+    eor3 v1.16b, v6.16b, v24.16b, v1.16b            // aria.cs:87:52 encrypt>FE r7
+    eor v6.16b, v31.16b, v24.16b                    // aria.cs:63:33 encrypt>FO>A r6
+    eor v10.16b, v22.16b, v17.16b                   // aria.cs:64:33 encrypt>FO>A r6
+    eor v12.16b, v16.16b, v19.16b                   // aria.cs:66:34 encrypt>FO>A r6
+    eor3 v6.16b, v25.16b, v28.16b, v6.16b           // aria.cs:63:33 encrypt>FO>A r6
+    eor v24.16b, v2.16b, v24.16b                    // aria.cs:87:52 encrypt>FE r7
+    eor3 v10.16b, v23.16b, v30.16b, v10.16b         // aria.cs:64:33 encrypt>FO>A r6
+    eor3 v12.16b, v18.16b, v20.16b, v12.16b         // aria.cs:66:34 encrypt>FO>A r6
+    eor v13.16b, v22.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor v14.16b, v31.16b, v27.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor v15.16b, v25.16b, v21.16b                   // aria.cs:77:18 encrypt>FO>A r6
+    and v11.16b, v1.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor3 v21.16b, v13.16b, v21.16b, v6.16b          // aria.cs:87:52 encrypt>FE r7
+    eor3 v25.16b, v13.16b, v25.16b, v7.16b          // aria.cs:87:52 encrypt>FE r7
+    ushr v1.16b, v1.16b, #4                         // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q13, [x0, #2000]                            // round key ek[7][13]
+    eor v22.16b, v13.16b, v22.16b                   // aria.cs:87:52 encrypt>FE r7
+    tbl v11.16b, {v5.16b}, v11.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v1.16b, {v4.16b}, v1.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor3 v30.16b, v24.16b, v30.16b, v12.16b         // aria.cs:87:52 encrypt>FE r7
+    eor v13.16b, v26.16b, v28.16b                   // aria.cs:75:18 encrypt>FO>A r6
+    eor v18.16b, v24.16b, v18.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor v24.16b, v26.16b, v6.16b                    // aria.cs:87:52 encrypt>FE r7
+    ldr q26, [x0, #1808]                            // round key ek[7][1]
+    eor v26.16b, v14.16b, v26.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor v1.16b, v11.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v11.16b, v20.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor v26.16b, v26.16b, v11.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor v11.16b, v16.16b, v17.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor v18.16b, v18.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor v17.16b, v17.16b, v12.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor v17.16b, v17.16b, v13.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor3 v16.16b, v16.16b, v10.16b, v13.16b         // aria.cs:87:52 encrypt>FE r7
+    eor v13.16b, v12.16b, v15.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor3 v19.16b, v19.16b, v10.16b, v15.16b         // aria.cs:87:52 encrypt>FE r7
+    eor v22.16b, v22.16b, v13.16b                   // aria.cs:87:52 encrypt>FE r7
+    eor v20.16b, v23.16b, v20.16b                   // aria.cs:78:18 encrypt>FO>A r6
+    ldr q10, [x0, #1872]                            // round key ek[7][5]
+    eor3 v24.16b, v11.16b, v10.16b, v24.16b         // aria.cs:87:52 encrypt>FE r7
+    eor v2.16b, v2.16b, v6.16b                      // aria.cs:87:52 encrypt>FE r7
+    eor v27.16b, v27.16b, v6.16b                    // aria.cs:87:52 encrypt>FE r7
+    ldr q6, [x0, #1840]                             // round key ek[7][3]
+    aese v30.16b, v6.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q6, [x0, #1904]                             // round key ek[7][7]
+    aese v25.16b, v6.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v2.16b, v2.16b, v8.16b                      // aria.cs:87:52 encrypt>FE r7
+    aesd v1.16b, v0.16b                             // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v27.16b, v27.16b, v20.16b                   // aria.cs:87:52 encrypt>FE r7
+    ldr q6, [x0, #2032]                             // round key ek[7][15]
+    aese v16.16b, v6.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    and v6.16b, v26.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
     ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v26.16b, {v5.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    aesd v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
-    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v16.16b, {v5.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    aesd v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v21.16b, {v5.16b}, v21.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    aesd v21.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
-    aese v29.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    aese v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    aese v19.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    aese v20.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    aese v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    aese v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
+    and v8.16b, v24.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
     ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    aese v18.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v18.16b, {v7.16b}, v18.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    aese v23.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r7
-    ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    tbl v23.16b, {v7.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
-    eor v3.16b, v16.16b, v20.16b                    // aria.cs:63:33 encrypt>FE>A r7
-    eor3 v3.16b, v30.16b, v25.16b, v3.16b           // aria.cs:63:33 encrypt>FE>A r7
-    eor v8.16b, v17.16b, v23.16b                    // aria.cs:64:33 encrypt>FE>A r7
-    eor3 v8.16b, v29.16b, v26.16b, v8.16b           // aria.cs:64:33 encrypt>FE>A r7
-    eor v9.16b, v18.16b, v22.16b                    // aria.cs:65:34 encrypt>FE>A r7
-    eor3 v9.16b, v28.16b, v27.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r7
-    eor v10.16b, v19.16b, v21.16b                   // aria.cs:66:34 encrypt>FE>A r7
-    eor3 v10.16b, v31.16b, v24.16b, v10.16b         // aria.cs:66:34 encrypt>FE>A r7
-    eor v11.16b, v28.16b, v25.16b                   // aria.cs:75:18 encrypt>FE>A r7
-    eor v12.16b, v31.16b, v26.16b                   // aria.cs:76:18 encrypt>FE>A r7
-    eor v13.16b, v30.16b, v27.16b                   // aria.cs:77:18 encrypt>FE>A r7
-    eor v14.16b, v29.16b, v24.16b                   // aria.cs:78:18 encrypt>FE>A r7
-    eor v15.16b, v17.16b, v21.16b                   // aria.cs:86:52 encrypt>FO r8
-    eor v27.16b, v27.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q5, [x0, #2048]                             // round key ek[8][0]
-    eor3 v27.16b, v15.16b, v5.16b, v27.16b          // aria.cs:86:52 encrypt>FO r8
-    eor v5.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r8
-    eor v24.16b, v24.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q4, [x0, #2064]                             // round key ek[8][1]
-    eor3 v24.16b, v5.16b, v4.16b, v24.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v4.16b, v19.16b, v23.16b                    // aria.cs:86:52 encrypt>FO r8
-    eor v25.16b, v25.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q2, [x0, #2080]                             // round key ek[8][2]
-    eor3 v25.16b, v4.16b, v2.16b, v25.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r8
-    eor v26.16b, v26.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r8
-    ldr q7, [x0, #2096]                             // round key ek[8][3]
-    eor3 v26.16b, v2.16b, v7.16b, v26.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v31.16b, v31.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q7, [x0, #2112]                             // round key ek[8][4]
-    eor3 v31.16b, v2.16b, v7.16b, v31.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v28.16b, v28.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q2, [x0, #2128]                             // round key ek[8][5]
-    eor3 v28.16b, v4.16b, v2.16b, v28.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v29.16b, v29.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r8
-    ldr q2, [x0, #2144]                             // round key ek[8][6]
-    eor3 v29.16b, v5.16b, v2.16b, v29.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v30.16b, v30.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q2, [x0, #2160]                             // round key ek[8][7]
-    eor3 v30.16b, v15.16b, v2.16b, v30.16b          // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q4, [x0, #2176]                             // round key ek[8][8]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r8
-    ldr q4, [x0, #2192]                             // round key ek[8][9]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 encrypt>FO r8
-    ldr q4, [x0, #2208]                             // round key ek[8][10]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r8
-    ldr q4, [x0, #2224]                             // round key ek[8][11]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r8
-    ldr q4, [x0, #2240]                             // round key ek[8][12]
-    eor3 v16.16b, v4.16b, v16.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r8
-    ldr q4, [x0, #2256]                             // round key ek[8][13]
-    eor3 v17.16b, v4.16b, v17.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r8
-    ldr q3, [x0, #2272]                             // round key ek[8][14]
-    eor3 v18.16b, v3.16b, v18.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r8
-    ldr q3, [x0, #2288]                             // round key ek[8][15]
-    eor3 v19.16b, v3.16b, v19.16b, v2.16b           // aria.cs:86:52 encrypt>FO r8
-    aese v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    aese v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    aese v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    aese v16.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    aese v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    and v2.16b, v24.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v24.16b, {v3.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v24.16b, v2.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    aese v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    and v2.16b, v28.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v28.16b, {v3.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v28.16b, v2.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    aese v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    and v2.16b, v20.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v20.16b, {v3.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v20.16b, v2.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    aese v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    and v2.16b, v17.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
-    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v17.16b, {v3.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    aesd v29.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    aesd v21.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    aesd v18.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    and v4.16b, v26.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v26.16b, v4.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    aesd v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    and v4.16b, v30.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v30.16b, v4.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    aesd v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    and v4.16b, v22.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v22.16b, {v7.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v22.16b, v4.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    aesd v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    and v4.16b, v19.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r8
+    and v10.16b, v22.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    ushr v22.16b, v22.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
+    and v13.16b, v30.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
+    and v15.16b, v25.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor3 v23.16b, v14.16b, v23.16b, v12.16b         // aria.cs:87:52 encrypt>FE r7
+    ushr v25.16b, v25.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor3 v28.16b, v11.16b, v28.16b, v7.16b          // aria.cs:87:52 encrypt>FE r7
+    ldr q11, [x0, #1856]                            // round key ek[7][4]
+    aesd v18.16b, v11.16b                           // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v6.16b, {v5.16b}, v6.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v26.16b, {v4.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v8.16b, {v5.16b}, v8.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v24.16b, {v4.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v10.16b, {v5.16b}, v10.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v22.16b, {v4.16b}, v22.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q11, [x0, #2016]                            // round key ek[7][14]
+    aese v2.16b, v11.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q11, [x0, #1968]                            // round key ek[7][11]
+    aese v27.16b, v11.16b                           // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v1.16b, {v1.16b}, v9.16b                    // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    tbl v11.16b, {v3.16b}, v13.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q12, [x8, #1040]                            // const affine map, high nibble
+    tbl v30.16b, {v12.16b}, v30.16b                 // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v13.16b, {v3.16b}, v15.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v25.16b, {v12.16b}, v25.16b                 // aria.cs:57:13 encrypt>FE>SL2 r7
+    and v14.16b, v16.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor3 v20.16b, v31.16b, v7.16b, v20.16b          // aria.cs:87:52 encrypt>FE r7
+    eor v26.16b, v6.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v24.16b, v8.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v22.16b, v10.16b, v22.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q31, [x0, #1920]                            // round key ek[7][8]
+    aesd v17.16b, v31.16b                           // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q31, [x0, #1824]                            // round key ek[7][2]
+    aese v28.16b, v31.16b                           // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v30.16b, v11.16b, v30.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v25.16b, v13.16b, v25.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v18.16b, {v18.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    tbl v31.16b, {v3.16b}, v14.16b                  // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v16.16b, {v12.16b}, v16.16b                 // aria.cs:57:13 encrypt>FE>SL2 r7
+    and v6.16b, v27.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r7
+    ushr v27.16b, v27.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v7.16b, v1.16b, v2.16b                      // aria.cs:63:33 encrypt>FE>A r7
+    ldr q8, [x0, #1792]                             // round key ek[7][0]
+    aesd v21.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    ldr q8, [x0, #1984]                             // round key ek[7][12]
+    aesd v20.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    aesd v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    aesd v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    aesd v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v16.16b, v31.16b, v16.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v17.16b, {v17.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    tbl v31.16b, {v3.16b}, v6.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v27.16b, {v12.16b}, v27.16b                 // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor3 v6.16b, v30.16b, v18.16b, v7.16b           // aria.cs:63:33 encrypt>FE>A r7
+    eor v7.16b, v28.16b, v25.16b                    // aria.cs:78:18 encrypt>FE>A r7
+    ldr q8, [x0, #1952]                             // round key ek[7][10]
+    aese v19.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor v27.16b, v31.16b, v27.16b                   // aria.cs:57:13 encrypt>FE>SL2 r7
+    tbl v21.16b, {v21.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    tbl v20.16b, {v20.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    tbl v26.16b, {v26.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    tbl v24.16b, {v24.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    tbl v22.16b, {v22.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r7)
+    eor v31.16b, v17.16b, v16.16b                   // aria.cs:64:33 encrypt>FE>A r7
+    eor v8.16b, v6.16b, v7.16b                      // aria.cs:86:52 encrypt>FO r8
+    ldr q10, [x0, #1888]                            // round key ek[7][6]
+    aese v23.16b, v10.16b                           // aria.cs:57:13 encrypt>FE>SL2 r7
+    eor3 v31.16b, v28.16b, v24.16b, v31.16b         // aria.cs:64:33 encrypt>FE>A r7
+    ldr q10, [x0, #2224]                            // round key ek[8][11]
+    eor3 v8.16b, v10.16b, v20.16b, v8.16b           // aria.cs:86:52 encrypt>FO r8
+    eor v10.16b, v21.16b, v25.16b                   // aria.cs:66:34 encrypt>FE>A r7
+    eor v11.16b, v19.16b, v22.16b                   // aria.cs:66:34 encrypt>FE>A r7
+    eor v13.16b, v26.16b, v18.16b                   // aria.cs:75:18 encrypt>FE>A r7
+    eor v14.16b, v27.16b, v20.16b                   // aria.cs:65:34 encrypt>FE>A r7
+    eor v10.16b, v10.16b, v11.16b                   // aria.cs:66:34 encrypt>FE>A r7
+    eor3 v11.16b, v26.16b, v23.16b, v14.16b         // aria.cs:65:34 encrypt>FE>A r7
+    eor v20.16b, v1.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r8
+    eor v14.16b, v17.16b, v22.16b                   // aria.cs:86:52 encrypt>FO r8
+    eor v15.16b, v19.16b, v16.16b                   // aria.cs:86:52 encrypt>FO r8
+    ldr q9, [x0, #2288]                             // round key ek[8][15]
+    eor v19.16b, v9.16b, v19.16b                    // aria.cs:86:52 encrypt>FO r8
+    eor v9.16b, v31.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r8
+    eor3 v16.16b, v16.16b, v10.16b, v13.16b         // aria.cs:86:52 encrypt>FO r8
+    and v13.16b, v8.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v19.16b, v19.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r8
+    ushr v8.16b, v8.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor3 v25.16b, v20.16b, v25.16b, v31.16b         // aria.cs:86:52 encrypt>FO r8
+    eor3 v26.16b, v15.16b, v26.16b, v6.16b          // aria.cs:86:52 encrypt>FO r8
+    tbl v9.16b, {v5.16b}, v13.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v8.16b, {v4.16b}, v8.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v13.16b, v27.16b, v2.16b                    // aria.cs:86:52 encrypt>FO r8
+    eor3 v18.16b, v15.16b, v18.16b, v11.16b         // aria.cs:86:52 encrypt>FO r8
+    eor v15.16b, v21.16b, v24.16b                   // aria.cs:76:18 encrypt>FE>A r7
+    eor3 v20.16b, v20.16b, v28.16b, v10.16b         // aria.cs:86:52 encrypt>FO r8
+    eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r8
+    eor v28.16b, v30.16b, v23.16b                   // aria.cs:77:18 encrypt>FE>A r7
+    eor3 v17.16b, v17.16b, v10.16b, v28.16b         // aria.cs:86:52 encrypt>FO r8
+    eor v30.16b, v30.16b, v11.16b                   // aria.cs:86:52 encrypt>FO r8
+    ldr q10, [x0, #2160]                            // round key ek[8][7]
+    eor v10.16b, v14.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r8
+    eor3 v23.16b, v14.16b, v23.16b, v6.16b          // aria.cs:86:52 encrypt>FO r8
+    eor v30.16b, v10.16b, v30.16b                   // aria.cs:86:52 encrypt>FO r8
+    eor v8.16b, v9.16b, v8.16b                      // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v1.16b, v1.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r8
+    eor3 v2.16b, v2.16b, v11.16b, v15.16b           // aria.cs:86:52 encrypt>FO r8
+    ldr q9, [x0, #2064]                             // round key ek[8][1]
+    aese v25.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q9, [x0, #2128]                             // round key ek[8][5]
+    aese v26.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q9, [x0, #2096]                             // round key ek[8][3]
+    eor3 v24.16b, v13.16b, v9.16b, v24.16b          // aria.cs:86:52 encrypt>FO r8
+    and v9.16b, v19.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
     ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v19.16b, {v7.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
-    eor v19.16b, v4.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v1.16b, v1.16b, v7.16b                      // aria.cs:86:52 encrypt>FO r8
+    ldr q7, [x0, #2192]                             // round key ek[8][9]
+    aese v2.16b, v7.16b                             // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q7, [x0, #2256]                             // round key ek[8][13]
+    aese v17.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v22.16b, v22.16b, v31.16b                   // aria.cs:86:52 encrypt>FO r8
+    aesd v8.16b, v0.16b                             // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v7.16b, {v5.16b}, v9.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v19.16b, {v4.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
+    and v9.16b, v24.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
+    and v10.16b, v30.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
+    and v11.16b, v25.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
+    and v14.16b, v26.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor3 v21.16b, v13.16b, v21.16b, v31.16b         // aria.cs:86:52 encrypt>FO r8
+    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor3 v27.16b, v27.16b, v6.16b, v15.16b          // aria.cs:86:52 encrypt>FO r8
+    eor v22.16b, v22.16b, v28.16b                   // aria.cs:86:52 encrypt>FO r8
+    eor v19.16b, v7.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q28, [x0, #2240]                            // round key ek[8][12]
+    aese v1.16b, v28.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q28, [x0, #2144]                            // round key ek[8][6]
+    aesd v20.16b, v28.16b                           // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v28.16b, {v5.16b}, v9.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v24.16b, {v4.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v31.16b, {v5.16b}, v10.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v30.16b, {v4.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v6.16b, {v3.16b}, v11.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v25.16b, {v12.16b}, v25.16b                 // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v7.16b, {v3.16b}, v14.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v26.16b, {v12.16b}, v26.16b                 // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q9, [x8, #1056]                             // const ShiftRows^2 lanes
+    tbl v8.16b, {v8.16b}, v9.16b                    // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    and v10.16b, v2.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    ushr v2.16b, v2.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r8
+    and v11.16b, v17.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v24.16b, v28.16b, v24.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v28.16b, v31.16b, v30.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q30, [x0, #2048]                            // round key ek[8][0]
+    aese v23.16b, v30.16b                           // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q30, [x0, #2208]                            // round key ek[8][10]
+    aesd v22.16b, v30.16b                           // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q30, [x0, #2272]                            // round key ek[8][14]
+    aesd v27.16b, v30.16b                           // aria.cs:53:13 encrypt>FO>SL1 r8
     aesd v19.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
-    eor v4.16b, v20.16b, v18.16b                    // aria.cs:63:33 encrypt>FO>A r8
-    eor3 v4.16b, v26.16b, v31.16b, v4.16b           // aria.cs:63:33 encrypt>FO>A r8
-    eor v8.16b, v23.16b, v19.16b                    // aria.cs:64:33 encrypt>FO>A r8
-    eor3 v8.16b, v25.16b, v28.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r8
-    eor v9.16b, v22.16b, v16.16b                    // aria.cs:65:34 encrypt>FO>A r8
-    eor3 v9.16b, v24.16b, v29.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r8
-    eor v10.16b, v21.16b, v17.16b                   // aria.cs:66:34 encrypt>FO>A r8
-    eor3 v10.16b, v27.16b, v30.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r8
-    eor v11.16b, v24.16b, v31.16b                   // aria.cs:75:18 encrypt>FO>A r8
-    eor v12.16b, v27.16b, v28.16b                   // aria.cs:76:18 encrypt>FO>A r8
-    eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 encrypt>FO>A r8
-    eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 encrypt>FO>A r8
-    eor v15.16b, v23.16b, v17.16b                   // aria.cs:87:52 encrypt>FE r9
-    eor v29.16b, v29.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q3, [x0, #2304]                             // round key ek[9][0]
-    eor3 v29.16b, v15.16b, v3.16b, v29.16b          // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r9
-    eor v30.16b, v30.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q6, [x0, #2320]                             // round key ek[9][1]
-    eor3 v30.16b, v3.16b, v6.16b, v30.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v6.16b, v21.16b, v19.16b                    // aria.cs:87:52 encrypt>FE r9
-    eor v31.16b, v31.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q7, [x0, #2336]                             // round key ek[9][2]
-    eor3 v31.16b, v6.16b, v7.16b, v31.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v7.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r9
-    eor v28.16b, v28.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2352]                             // round key ek[9][3]
-    eor3 v28.16b, v7.16b, v5.16b, v28.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v27.16b, v27.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2368]                             // round key ek[9][4]
-    eor3 v27.16b, v7.16b, v5.16b, v27.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v24.16b, v24.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2384]                             // round key ek[9][5]
-    eor3 v24.16b, v6.16b, v5.16b, v24.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v25.16b, v25.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2400]                             // round key ek[9][6]
-    eor3 v25.16b, v3.16b, v5.16b, v25.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v26.16b, v26.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q3, [x0, #2416]                             // round key ek[9][7]
-    eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2432]                             // round key ek[9][8]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2448]                             // round key ek[9][9]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2464]                             // round key ek[9][10]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2480]                             // round key ek[9][11]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2496]                             // round key ek[9][12]
-    eor3 v20.16b, v5.16b, v20.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r9
-    ldr q5, [x0, #2512]                             // round key ek[9][13]
-    eor3 v23.16b, v5.16b, v23.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r9
-    ldr q4, [x0, #2528]                             // round key ek[9][14]
-    eor3 v22.16b, v4.16b, v22.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 encrypt>FE r9
-    ldr q4, [x0, #2544]                             // round key ek[9][15]
-    eor3 v21.16b, v4.16b, v21.16b, v3.16b           // aria.cs:87:52 encrypt>FE r9
-    aesd v29.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    aesd v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    aesd v19.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    aesd v20.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    aesd v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
-    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v24.16b, {v5.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    aesd v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v18.16b, {v5.16b}, v18.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    aesd v18.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
-    ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v23.16b, {v5.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    aesd v23.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
-    aese v31.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    aese v25.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    aese v17.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    aese v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    aese v28.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    aese v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    aese v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v25.16b, v6.16b, v25.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v26.16b, v7.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v30.16b, {v3.16b}, v10.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v31.16b, {v12.16b}, v2.16b                  // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v2.16b, {v3.16b}, v11.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v17.16b, {v12.16b}, v17.16b                 // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v20.16b, {v20.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    eor v6.16b, v8.16b, v1.16b                      // aria.cs:65:34 encrypt>FO>A r8
+    ldr q7, [x0, #2176]                             // round key ek[8][8]
+    aese v16.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    ldr q7, [x0, #2080]                             // round key ek[8][2]
+    aesd v18.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    aesd v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    aesd v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v30.16b, v30.16b, v31.16b                   // aria.cs:53:13 encrypt>FO>SL1 r8
+    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v22.16b, {v22.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    tbl v27.16b, {v27.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    tbl v19.16b, {v19.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    eor3 v31.16b, v25.16b, v20.16b, v6.16b          // aria.cs:65:34 encrypt>FO>A r8
+    eor v2.16b, v23.16b, v26.16b                    // aria.cs:76:18 encrypt>FO>A r8
+    ldr q6, [x0, #2112]                             // round key ek[8][4]
+    aese v21.16b, v6.16b                            // aria.cs:53:13 encrypt>FO>SL1 r8
+    tbl v18.16b, {v18.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    tbl v24.16b, {v24.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    tbl v28.16b, {v28.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r8)
+    eor v6.16b, v30.16b, v27.16b                    // aria.cs:63:33 encrypt>FO>A r8
+    eor v7.16b, v16.16b, v19.16b                    // aria.cs:64:33 encrypt>FO>A r8
+    eor v10.16b, v22.16b, v17.16b                   // aria.cs:66:34 encrypt>FO>A r8
+    eor v11.16b, v31.16b, v2.16b                    // aria.cs:87:52 encrypt>FE r9
+    eor3 v6.16b, v24.16b, v21.16b, v6.16b           // aria.cs:63:33 encrypt>FO>A r8
+    eor3 v7.16b, v18.16b, v26.16b, v7.16b           // aria.cs:64:33 encrypt>FO>A r8
+    eor3 v10.16b, v23.16b, v28.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r8
+    ldr q13, [x0, #2448]                            // round key ek[9][9]
+    eor3 v11.16b, v13.16b, v27.16b, v11.16b         // aria.cs:87:52 encrypt>FE r9
+    eor v13.16b, v30.16b, v1.16b                    // aria.cs:87:52 encrypt>FE r9
+    eor v14.16b, v24.16b, v20.16b                   // aria.cs:77:18 encrypt>FO>A r8
+    eor v27.16b, v8.16b, v27.16b                    // aria.cs:87:52 encrypt>FE r9
+    eor v15.16b, v16.16b, v17.16b                   // aria.cs:87:52 encrypt>FE r9
+    ldr q12, [x0, #2512]                            // round key ek[9][13]
+    eor v16.16b, v12.16b, v16.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor v12.16b, v25.16b, v21.16b                   // aria.cs:75:18 encrypt>FO>A r8
+    eor3 v20.16b, v15.16b, v20.16b, v6.16b          // aria.cs:87:52 encrypt>FE r9
+    eor3 v24.16b, v15.16b, v24.16b, v31.16b         // aria.cs:87:52 encrypt>FE r9
+    eor v25.16b, v25.16b, v6.16b                    // aria.cs:87:52 encrypt>FE r9
+    ldr q15, [x0, #2320]                            // round key ek[9][1]
+    eor v15.16b, v13.16b, v15.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor v23.16b, v27.16b, v23.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor3 v26.16b, v27.16b, v26.16b, v10.16b         // aria.cs:87:52 encrypt>FE r9
+    eor v27.16b, v28.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r9
+    eor v27.16b, v15.16b, v27.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor v15.16b, v22.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor v23.16b, v23.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r9
+    eor v19.16b, v19.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor v19.16b, v19.16b, v12.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor3 v22.16b, v22.16b, v7.16b, v12.16b          // aria.cs:87:52 encrypt>FE r9
+    eor v12.16b, v10.16b, v14.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor3 v17.16b, v17.16b, v7.16b, v14.16b          // aria.cs:87:52 encrypt>FE r9
+    and v7.16b, v11.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    ushr v11.16b, v11.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v16.16b, v16.16b, v12.16b                   // aria.cs:87:52 encrypt>FE r9
+    eor v28.16b, v18.16b, v28.16b                   // aria.cs:78:18 encrypt>FO>A r8
+    ldr q12, [x0, #2384]                            // round key ek[9][5]
+    eor3 v25.16b, v15.16b, v12.16b, v25.16b         // aria.cs:87:52 encrypt>FE r9
+    tbl v7.16b, {v5.16b}, v7.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v11.16b, {v4.16b}, v11.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v1.16b, v1.16b, v6.16b                      // aria.cs:87:52 encrypt>FE r9
+    eor v7.16b, v7.16b, v11.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v6.16b, v8.16b, v6.16b                      // aria.cs:87:52 encrypt>FE r9
+    eor v1.16b, v1.16b, v28.16b                     // aria.cs:87:52 encrypt>FE r9
+    ldr q8, [x0, #2352]                             // round key ek[9][3]
+    aese v26.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q8, [x0, #2416]                             // round key ek[9][7]
+    aese v24.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q8, [x0, #2544]                             // round key ek[9][15]
+    aese v22.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    and v8.16b, v27.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    ushr v27.16b, v27.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
+    and v11.16b, v25.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    ushr v25.16b, v25.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
+    and v12.16b, v16.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
     ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v16.16b, {v7.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    aese v21.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r9
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    tbl v21.16b, {v7.16b}, v21.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
-    eor v3.16b, v18.16b, v22.16b                    // aria.cs:63:33 encrypt>FE>A r9
-    eor3 v3.16b, v28.16b, v27.16b, v3.16b           // aria.cs:63:33 encrypt>FE>A r9
-    eor v8.16b, v19.16b, v21.16b                    // aria.cs:64:33 encrypt>FE>A r9
-    eor3 v8.16b, v31.16b, v24.16b, v8.16b           // aria.cs:64:33 encrypt>FE>A r9
-    eor v9.16b, v16.16b, v20.16b                    // aria.cs:65:34 encrypt>FE>A r9
-    eor3 v9.16b, v30.16b, v25.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r9
-    eor v10.16b, v17.16b, v23.16b                   // aria.cs:66:34 encrypt>FE>A r9
-    eor3 v10.16b, v29.16b, v26.16b, v10.16b         // aria.cs:66:34 encrypt>FE>A r9
-    eor v11.16b, v30.16b, v27.16b                   // aria.cs:75:18 encrypt>FE>A r9
-    eor v12.16b, v29.16b, v24.16b                   // aria.cs:76:18 encrypt>FE>A r9
-    eor v13.16b, v28.16b, v25.16b                   // aria.cs:77:18 encrypt>FE>A r9
-    eor v14.16b, v31.16b, v26.16b                   // aria.cs:78:18 encrypt>FE>A r9
-    eor v15.16b, v19.16b, v23.16b                   // aria.cs:86:52 encrypt>FO r10
-    eor v25.16b, v25.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q5, [x0, #2560]                             // round key ek[10][0]
-    eor3 v25.16b, v15.16b, v5.16b, v25.16b          // aria.cs:86:52 encrypt>FO r10
-    eor v5.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r10
-    eor v26.16b, v26.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q4, [x0, #2576]                             // round key ek[10][1]
-    eor3 v26.16b, v5.16b, v4.16b, v26.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v4.16b, v17.16b, v21.16b                    // aria.cs:86:52 encrypt>FO r10
-    eor v27.16b, v27.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q2, [x0, #2592]                             // round key ek[10][2]
-    eor3 v27.16b, v4.16b, v2.16b, v27.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r10
-    eor v24.16b, v24.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r10
-    ldr q7, [x0, #2608]                             // round key ek[10][3]
-    eor3 v24.16b, v2.16b, v7.16b, v24.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v29.16b, v29.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q7, [x0, #2624]                             // round key ek[10][4]
-    eor3 v29.16b, v2.16b, v7.16b, v29.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v30.16b, v30.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q2, [x0, #2640]                             // round key ek[10][5]
-    eor3 v30.16b, v4.16b, v2.16b, v30.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v31.16b, v31.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r10
-    ldr q2, [x0, #2656]                             // round key ek[10][6]
-    eor3 v31.16b, v5.16b, v2.16b, v31.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v28.16b, v28.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q2, [x0, #2672]                             // round key ek[10][7]
-    eor3 v28.16b, v15.16b, v2.16b, v28.16b          // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q4, [x0, #2688]                             // round key ek[10][8]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r10
-    ldr q4, [x0, #2704]                             // round key ek[10][9]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 encrypt>FO r10
-    ldr q4, [x0, #2720]                             // round key ek[10][10]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r10
-    ldr q4, [x0, #2736]                             // round key ek[10][11]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r10
-    ldr q4, [x0, #2752]                             // round key ek[10][12]
-    eor3 v18.16b, v4.16b, v18.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r10
-    ldr q4, [x0, #2768]                             // round key ek[10][13]
-    eor3 v19.16b, v4.16b, v19.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r10
-    ldr q3, [x0, #2784]                             // round key ek[10][14]
-    eor3 v16.16b, v3.16b, v16.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r10
-    ldr q3, [x0, #2800]                             // round key ek[10][15]
-    eor3 v17.16b, v3.16b, v17.16b, v2.16b           // aria.cs:86:52 encrypt>FO r10
-    aese v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    aese v29.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    aese v21.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    aese v18.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    aese v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    and v2.16b, v26.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v2.16b, v6.16b, v2.16b                      // aria.cs:87:52 encrypt>FE r9
+    tbl v6.16b, {v5.16b}, v8.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v27.16b, {v4.16b}, v27.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v8.16b, {v5.16b}, v11.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v25.16b, {v4.16b}, v25.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    aesd v7.16b, v0.16b                             // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v11.16b, {v5.16b}, v12.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v16.16b, {v4.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q12, [x0, #2480]                            // round key ek[9][11]
+    aese v1.16b, v12.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    and v12.16b, v26.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
+    and v14.16b, v24.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor3 v18.16b, v13.16b, v18.16b, v10.16b         // aria.cs:87:52 encrypt>FE r9
+    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
+    and v10.16b, v22.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    ushr v22.16b, v22.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor3 v28.16b, v30.16b, v31.16b, v28.16b         // aria.cs:87:52 encrypt>FE r9
+    eor3 v21.16b, v15.16b, v21.16b, v31.16b         // aria.cs:87:52 encrypt>FE r9
+    eor v27.16b, v6.16b, v27.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v25.16b, v8.16b, v25.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v16.16b, v11.16b, v16.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q30, [x0, #2368]                            // round key ek[9][4]
+    aesd v23.16b, v30.16b                           // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q30, [x0, #2432]                            // round key ek[9][8]
+    aesd v19.16b, v30.16b                           // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q30, [x0, #2528]                            // round key ek[9][14]
+    aese v2.16b, v30.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v30.16b, {v7.16b}, v9.16b                   // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    tbl v31.16b, {v3.16b}, v12.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q6, [x8, #1040]                             // const affine map, high nibble
+    tbl v26.16b, {v6.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v7.16b, {v3.16b}, v14.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v24.16b, {v6.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v8.16b, {v3.16b}, v10.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v22.16b, {v6.16b}, v22.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    and v10.16b, v1.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    ushr v1.16b, v1.16b, #4                         // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q11, [x0, #2304]                            // round key ek[9][0]
+    aesd v20.16b, v11.16b                           // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q11, [x0, #2496]                            // round key ek[9][12]
+    aesd v28.16b, v11.16b                           // aria.cs:57:13 encrypt>FE>SL2 r9
+    aesd v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    aesd v25.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    aesd v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    ldr q11, [x0, #2336]                            // round key ek[9][2]
+    aese v21.16b, v11.16b                           // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v26.16b, v31.16b, v26.16b                   // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v24.16b, v7.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v22.16b, v8.16b, v22.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v23.16b, {v23.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    tbl v19.16b, {v19.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    tbl v31.16b, {v3.16b}, v10.16b                  // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v1.16b, {v6.16b}, v1.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v7.16b, v30.16b, v2.16b                     // aria.cs:63:33 encrypt>FE>A r9
+    ldr q8, [x0, #2464]                             // round key ek[9][10]
+    aese v17.16b, v8.16b                            // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor v31.16b, v31.16b, v1.16b                    // aria.cs:57:13 encrypt>FE>SL2 r9
+    tbl v20.16b, {v20.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    tbl v28.16b, {v28.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    tbl v27.16b, {v27.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    tbl v25.16b, {v25.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    tbl v16.16b, {v16.16b}, v9.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r9)
+    eor3 v1.16b, v26.16b, v23.16b, v7.16b           // aria.cs:63:33 encrypt>FE>A r9
+    eor v7.16b, v19.16b, v22.16b                    // aria.cs:64:33 encrypt>FE>A r9
+    eor v8.16b, v21.16b, v24.16b                    // aria.cs:78:18 encrypt>FE>A r9
+    ldr q10, [x0, #2400]                            // round key ek[9][6]
+    aese v18.16b, v10.16b                           // aria.cs:57:13 encrypt>FE>SL2 r9
+    eor3 v7.16b, v21.16b, v25.16b, v7.16b           // aria.cs:64:33 encrypt>FE>A r9
+    eor v10.16b, v20.16b, v24.16b                   // aria.cs:66:34 encrypt>FE>A r9
+    eor v11.16b, v17.16b, v16.16b                   // aria.cs:66:34 encrypt>FE>A r9
+    eor v12.16b, v27.16b, v23.16b                   // aria.cs:75:18 encrypt>FE>A r9
+    eor v13.16b, v31.16b, v28.16b                   // aria.cs:65:34 encrypt>FE>A r9
+    eor v14.16b, v1.16b, v8.16b                     // aria.cs:86:52 encrypt>FO r10
+    eor v10.16b, v10.16b, v11.16b                   // aria.cs:66:34 encrypt>FE>A r9
+    eor3 v11.16b, v27.16b, v18.16b, v13.16b         // aria.cs:65:34 encrypt>FE>A r9
+    ldr q13, [x0, #2736]                            // round key ek[10][11]
+    eor3 v13.16b, v13.16b, v28.16b, v14.16b         // aria.cs:86:52 encrypt>FO r10
+    eor v14.16b, v19.16b, v16.16b                   // aria.cs:86:52 encrypt>FO r10
+    ldr q15, [x0, #2800]                            // round key ek[10][15]
+    eor v15.16b, v15.16b, v17.16b                   // aria.cs:86:52 encrypt>FO r10
+    eor v9.16b, v7.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r10
+    eor v9.16b, v15.16b, v9.16b                     // aria.cs:86:52 encrypt>FO r10
+    eor v28.16b, v30.16b, v28.16b                   // aria.cs:86:52 encrypt>FO r10
+    eor v17.16b, v17.16b, v22.16b                   // aria.cs:86:52 encrypt>FO r10
+    eor v15.16b, v31.16b, v2.16b                    // aria.cs:86:52 encrypt>FO r10
+    eor3 v22.16b, v22.16b, v10.16b, v12.16b         // aria.cs:86:52 encrypt>FO r10
+    eor v12.16b, v20.16b, v25.16b                   // aria.cs:76:18 encrypt>FE>A r9
+    eor3 v20.16b, v15.16b, v20.16b, v7.16b          // aria.cs:86:52 encrypt>FO r10
+    eor v30.16b, v30.16b, v11.16b                   // aria.cs:86:52 encrypt>FO r10
+    eor v30.16b, v30.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r10
+    eor v25.16b, v25.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r10
+    eor v8.16b, v26.16b, v18.16b                    // aria.cs:77:18 encrypt>FE>A r9
+    ldr q6, [x0, #2608]                             // round key ek[10][3]
+    eor3 v25.16b, v15.16b, v6.16b, v25.16b          // aria.cs:86:52 encrypt>FO r10
+    eor v26.16b, v26.16b, v11.16b                   // aria.cs:86:52 encrypt>FO r10
+    ldr q6, [x0, #2672]                             // round key ek[10][7]
+    eor v6.16b, v14.16b, v6.16b                     // aria.cs:86:52 encrypt>FO r10
+    eor3 v18.16b, v14.16b, v18.16b, v1.16b          // aria.cs:86:52 encrypt>FO r10
+    and v14.16b, v13.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v26.16b, v6.16b, v26.16b                    // aria.cs:86:52 encrypt>FO r10
+    ushr v6.16b, v13.16b, #4                        // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor3 v24.16b, v28.16b, v24.16b, v7.16b          // aria.cs:86:52 encrypt>FO r10
+    eor3 v27.16b, v17.16b, v27.16b, v1.16b          // aria.cs:86:52 encrypt>FO r10
+    eor3 v2.16b, v2.16b, v11.16b, v12.16b           // aria.cs:86:52 encrypt>FO r10
+    eor3 v19.16b, v19.16b, v10.16b, v8.16b          // aria.cs:86:52 encrypt>FO r10
+    tbl v13.16b, {v5.16b}, v14.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v6.16b, {v4.16b}, v6.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    and v14.16b, v9.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor3 v17.16b, v17.16b, v23.16b, v11.16b         // aria.cs:86:52 encrypt>FO r10
+    ushr v23.16b, v9.16b, #4                        // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v16.16b, v16.16b, v7.16b                    // aria.cs:86:52 encrypt>FO r10
+    eor v6.16b, v13.16b, v6.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q7, [x0, #2576]                             // round key ek[10][1]
+    aese v24.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q7, [x0, #2640]                             // round key ek[10][5]
+    aese v27.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q7, [x0, #2704]                             // round key ek[10][9]
+    aese v2.16b, v7.16b                             // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q7, [x0, #2768]                             // round key ek[10][13]
+    aese v19.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v7.16b, {v5.16b}, v14.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v23.16b, {v4.16b}, v23.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
+    and v9.16b, v25.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
+    and v11.16b, v26.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
     ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v26.16b, {v3.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v26.16b, v2.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aese v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    and v2.16b, v30.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v30.16b, {v3.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v30.16b, v2.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aese v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    and v2.16b, v22.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v22.16b, {v3.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v22.16b, v2.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aese v19.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    and v2.16b, v19.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
-    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v19.16b, {v3.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v19.16b, v2.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aesd v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    aesd v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    aesd v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    aesd v16.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    and v4.16b, v24.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor3 v21.16b, v28.16b, v21.16b, v10.16b         // aria.cs:86:52 encrypt>FO r10
+    eor3 v28.16b, v31.16b, v1.16b, v12.16b          // aria.cs:86:52 encrypt>FO r10
+    eor v16.16b, v16.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r10
+    eor v23.16b, v7.16b, v23.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v31.16b, {v5.16b}, v9.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v25.16b, {v4.16b}, v25.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v1.16b, {v5.16b}, v11.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v26.16b, {v4.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
+    aesd v6.16b, v0.16b                             // aria.cs:53:13 encrypt>FO>SL1 r10
+    and v7.16b, v24.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
     ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v24.16b, v4.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aesd v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    and v4.16b, v28.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v28.16b, {v7.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v28.16b, v4.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aesd v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    and v4.16b, v20.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v20.16b, {v7.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v20.16b, v4.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aesd v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    and v4.16b, v17.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
-    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v17.16b, {v7.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
-    eor v17.16b, v4.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
-    aesd v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
-    eor v4.16b, v22.16b, v16.16b                    // aria.cs:63:33 encrypt>FO>A r10
-    eor3 v4.16b, v24.16b, v29.16b, v4.16b           // aria.cs:63:33 encrypt>FO>A r10
-    eor v8.16b, v21.16b, v17.16b                    // aria.cs:64:33 encrypt>FO>A r10
-    eor3 v8.16b, v27.16b, v30.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r10
-    eor v9.16b, v20.16b, v18.16b                    // aria.cs:65:34 encrypt>FO>A r10
-    eor3 v9.16b, v26.16b, v31.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r10
-    eor v10.16b, v23.16b, v19.16b                   // aria.cs:66:34 encrypt>FO>A r10
-    eor3 v10.16b, v25.16b, v28.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r10
-    eor v11.16b, v26.16b, v29.16b                   // aria.cs:75:18 encrypt>FO>A r10
-    eor v12.16b, v25.16b, v30.16b                   // aria.cs:76:18 encrypt>FO>A r10
-    eor v13.16b, v24.16b, v31.16b                   // aria.cs:77:18 encrypt>FO>A r10
-    eor v14.16b, v27.16b, v28.16b                   // aria.cs:78:18 encrypt>FO>A r10
-    eor v15.16b, v21.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r11
-    eor v31.16b, v31.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q3, [x0, #2816]                             // round key ek[11][0]
-    eor3 v31.16b, v15.16b, v3.16b, v31.16b          // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v22.16b, v18.16b                    // aria.cs:87:52 encrypt>FE r11
-    eor v28.16b, v28.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q6, [x0, #2832]                             // round key ek[11][1]
-    eor3 v28.16b, v3.16b, v6.16b, v28.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v6.16b, v23.16b, v17.16b                    // aria.cs:87:52 encrypt>FE r11
-    eor v29.16b, v29.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q7, [x0, #2848]                             // round key ek[11][2]
-    eor3 v29.16b, v6.16b, v7.16b, v29.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v7.16b, v20.16b, v16.16b                    // aria.cs:87:52 encrypt>FE r11
-    eor v30.16b, v30.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2864]                             // round key ek[11][3]
-    eor3 v30.16b, v7.16b, v5.16b, v30.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v25.16b, v25.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2880]                             // round key ek[11][4]
-    eor3 v25.16b, v7.16b, v5.16b, v25.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v26.16b, v26.16b, v4.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2896]                             // round key ek[11][5]
-    eor3 v26.16b, v6.16b, v5.16b, v26.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v27.16b, v27.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2912]                             // round key ek[11][6]
-    eor3 v27.16b, v3.16b, v5.16b, v27.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v24.16b, v24.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q3, [x0, #2928]                             // round key ek[11][7]
-    eor3 v24.16b, v15.16b, v3.16b, v24.16b          // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2944]                             // round key ek[11][8]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2960]                             // round key ek[11][9]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2976]                             // round key ek[11][10]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #2992]                             // round key ek[11][11]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #3008]                             // round key ek[11][12]
-    eor3 v22.16b, v5.16b, v22.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:87:52 encrypt>FE r11
-    ldr q5, [x0, #3024]                             // round key ek[11][13]
-    eor3 v21.16b, v5.16b, v21.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:87:52 encrypt>FE r11
-    ldr q4, [x0, #3040]                             // round key ek[11][14]
-    eor3 v20.16b, v4.16b, v20.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:87:52 encrypt>FE r11
-    ldr q4, [x0, #3056]                             // round key ek[11][15]
-    eor3 v23.16b, v4.16b, v23.16b, v3.16b           // aria.cs:87:52 encrypt>FE r11
-    aesd v31.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    aesd v25.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    aesd v17.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    aesd v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v8.16b, v27.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
+    and v9.16b, v2.16b, v29.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
+    ushr v2.16b, v2.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r10
+    and v10.16b, v19.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v25.16b, v31.16b, v25.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v26.16b, v1.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q31, [x0, #2752]                            // round key ek[10][12]
+    aese v30.16b, v31.16b                           // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q31, [x0, #2656]                            // round key ek[10][6]
+    aesd v21.16b, v31.16b                           // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q31, [x0, #2720]                            // round key ek[10][10]
+    aesd v16.16b, v31.16b                           // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q31, [x0, #2784]                            // round key ek[10][14]
+    aesd v28.16b, v31.16b                           // aria.cs:53:13 encrypt>FO>SL1 r10
+    aesd v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v31.16b, {v3.16b}, v7.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q1, [x8, #1040]                             // const affine map, high nibble
+    tbl v24.16b, {v1.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v7.16b, {v3.16b}, v8.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v27.16b, {v1.16b}, v27.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v8.16b, {v3.16b}, v9.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v2.16b, {v1.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v9.16b, {v3.16b}, v10.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v19.16b, {v1.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q10, [x8, #1056]                            // const ShiftRows^2 lanes
+    tbl v6.16b, {v6.16b}, v10.16b                   // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    ldr q11, [x0, #2560]                            // round key ek[10][0]
+    aese v18.16b, v11.16b                           // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q11, [x0, #2688]                            // round key ek[10][8]
+    aese v22.16b, v11.16b                           // aria.cs:53:13 encrypt>FO>SL1 r10
+    ldr q11, [x0, #2592]                            // round key ek[10][2]
+    aesd v17.16b, v11.16b                           // aria.cs:53:13 encrypt>FO>SL1 r10
+    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    aesd v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v24.16b, v31.16b, v24.16b                   // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v27.16b, v7.16b, v27.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v31.16b, v8.16b, v2.16b                     // aria.cs:53:13 encrypt>FO>SL1 r10
+    eor v19.16b, v9.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v21.16b, {v21.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    tbl v16.16b, {v16.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    tbl v28.16b, {v28.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    tbl v23.16b, {v23.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    eor v2.16b, v6.16b, v30.16b                     // aria.cs:65:34 encrypt>FO>A r10
+    ldr q7, [x0, #2624]                             // round key ek[10][4]
+    aese v20.16b, v7.16b                            // aria.cs:53:13 encrypt>FO>SL1 r10
+    tbl v17.16b, {v17.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    tbl v25.16b, {v25.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    tbl v26.16b, {v26.16b}, v10.16b                 // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r10)
+    eor3 v2.16b, v24.16b, v21.16b, v2.16b           // aria.cs:65:34 encrypt>FO>A r10
+    eor v7.16b, v31.16b, v28.16b                    // aria.cs:63:33 encrypt>FO>A r10
+    eor v8.16b, v22.16b, v23.16b                    // aria.cs:64:33 encrypt>FO>A r10
+    eor v9.16b, v16.16b, v19.16b                    // aria.cs:66:34 encrypt>FO>A r10
+    eor v11.16b, v18.16b, v27.16b                   // aria.cs:76:18 encrypt>FO>A r10
+    eor3 v7.16b, v25.16b, v20.16b, v7.16b           // aria.cs:63:33 encrypt>FO>A r10
+    eor3 v8.16b, v17.16b, v27.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r10
+    eor3 v9.16b, v18.16b, v26.16b, v9.16b           // aria.cs:66:34 encrypt>FO>A r10
+    eor v12.16b, v31.16b, v30.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor v13.16b, v2.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r11
+    eor v14.16b, v25.16b, v21.16b                   // aria.cs:77:18 encrypt>FO>A r10
+    ldr q15, [x0, #2960]                            // round key ek[11][9]
+    eor3 v13.16b, v15.16b, v28.16b, v13.16b         // aria.cs:87:52 encrypt>FE r11
+    eor v15.16b, v24.16b, v20.16b                   // aria.cs:75:18 encrypt>FO>A r10
+    eor v24.16b, v24.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r11
+    ldr q10, [x0, #2832]                            // round key ek[11][1]
+    eor v10.16b, v12.16b, v10.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor v28.16b, v6.16b, v28.16b                    // aria.cs:87:52 encrypt>FE r11
+    eor v18.16b, v28.16b, v18.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor3 v27.16b, v28.16b, v27.16b, v9.16b          // aria.cs:87:52 encrypt>FE r11
+    eor v28.16b, v26.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r11
+    eor v28.16b, v10.16b, v28.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor v10.16b, v16.16b, v23.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor v18.16b, v18.16b, v8.16b                    // aria.cs:87:52 encrypt>FE r11
+    eor v23.16b, v23.16b, v9.16b                    // aria.cs:87:52 encrypt>FE r11
+    eor v23.16b, v23.16b, v15.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor3 v16.16b, v16.16b, v8.16b, v15.16b          // aria.cs:87:52 encrypt>FE r11
+    ldr q15, [x0, #3024]                            // round key ek[11][13]
+    eor v15.16b, v15.16b, v22.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor v22.16b, v22.16b, v19.16b                   // aria.cs:87:52 encrypt>FE r11
+    eor3 v19.16b, v19.16b, v8.16b, v14.16b          // aria.cs:87:52 encrypt>FE r11
+    eor v8.16b, v9.16b, v14.16b                     // aria.cs:87:52 encrypt>FE r11
+    eor v8.16b, v15.16b, v8.16b                     // aria.cs:87:52 encrypt>FE r11
+    eor v26.16b, v17.16b, v26.16b                   // aria.cs:78:18 encrypt>FO>A r10
+    ldr q14, [x0, #2896]                            // round key ek[11][5]
+    eor3 v24.16b, v10.16b, v14.16b, v24.16b         // aria.cs:87:52 encrypt>FE r11
+    eor v30.16b, v30.16b, v7.16b                    // aria.cs:87:52 encrypt>FE r11
+    and v14.16b, v13.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    ushr v13.16b, v13.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v14.16b, {v5.16b}, v14.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v13.16b, {v4.16b}, v13.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor3 v25.16b, v22.16b, v25.16b, v2.16b          // aria.cs:87:52 encrypt>FE r11
+    eor v30.16b, v30.16b, v26.16b                   // aria.cs:87:52 encrypt>FE r11
+    ldr q15, [x0, #3056]                            // round key ek[11][15]
+    aese v16.16b, v15.16b                           // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v15.16b, v28.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor3 v17.16b, v12.16b, v17.16b, v9.16b          // aria.cs:87:52 encrypt>FE r11
     ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v28.16b, {v5.16b}, v28.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    aesd v28.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v26.16b, {v5.16b}, v26.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    aesd v26.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
-    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v16.16b, {v5.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    aesd v16.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    and v3.16b, v21.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v21.16b, {v5.16b}, v21.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v21.16b, v3.16b, v21.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    aesd v21.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
-    aese v29.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    aese v27.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    aese v19.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    aese v20.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    aese v30.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    ldr q6, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    ldr q7, [x8, #1040]                             // const affine map, high nibble
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    aese v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v9.16b, v24.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
     ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v24.16b, {v7.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    aese v18.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v18.16b, {v7.16b}, v18.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    aese v23.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 encrypt>FE>SL2 r11
-    ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v3.16b, {v6.16b}, v3.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    tbl v23.16b, {v7.16b}, v23.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
-    eor v3.16b, v16.16b, v20.16b                    // aria.cs:63:33 encrypt>FE>A r11
-    eor3 v3.16b, v30.16b, v25.16b, v3.16b           // aria.cs:63:33 encrypt>FE>A r11
-    eor v8.16b, v17.16b, v23.16b                    // aria.cs:64:33 encrypt>FE>A r11
-    eor3 v8.16b, v29.16b, v26.16b, v8.16b           // aria.cs:64:33 encrypt>FE>A r11
-    eor v9.16b, v18.16b, v22.16b                    // aria.cs:65:34 encrypt>FE>A r11
-    eor3 v9.16b, v28.16b, v27.16b, v9.16b           // aria.cs:65:34 encrypt>FE>A r11
-    eor v10.16b, v19.16b, v21.16b                   // aria.cs:66:34 encrypt>FE>A r11
-    eor3 v10.16b, v31.16b, v24.16b, v10.16b         // aria.cs:66:34 encrypt>FE>A r11
-    eor v11.16b, v28.16b, v25.16b                   // aria.cs:75:18 encrypt>FE>A r11
-    eor v12.16b, v31.16b, v26.16b                   // aria.cs:76:18 encrypt>FE>A r11
-    eor v13.16b, v30.16b, v27.16b                   // aria.cs:77:18 encrypt>FE>A r11
-    eor v14.16b, v29.16b, v24.16b                   // aria.cs:78:18 encrypt>FE>A r11
-    eor v15.16b, v17.16b, v21.16b                   // aria.cs:86:52 encrypt>FO r12
-    eor v27.16b, v27.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q5, [x0, #3072]                             // round key ek[12][0]
-    eor3 v27.16b, v15.16b, v5.16b, v27.16b          // aria.cs:86:52 encrypt>FO r12
-    eor v5.16b, v16.16b, v22.16b                    // aria.cs:86:52 encrypt>FO r12
-    eor v24.16b, v24.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q4, [x0, #3088]                             // round key ek[12][1]
-    eor3 v24.16b, v5.16b, v4.16b, v24.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v4.16b, v19.16b, v23.16b                    // aria.cs:86:52 encrypt>FO r12
-    eor v25.16b, v25.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q2, [x0, #3104]                             // round key ek[12][2]
-    eor3 v25.16b, v4.16b, v2.16b, v25.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v18.16b, v20.16b                    // aria.cs:86:52 encrypt>FO r12
-    eor v26.16b, v26.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r12
-    ldr q7, [x0, #3120]                             // round key ek[12][3]
-    eor3 v26.16b, v2.16b, v7.16b, v26.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v31.16b, v31.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q7, [x0, #3136]                             // round key ek[12][4]
-    eor3 v31.16b, v2.16b, v7.16b, v31.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v28.16b, v28.16b, v3.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q2, [x0, #3152]                             // round key ek[12][5]
-    eor3 v28.16b, v4.16b, v2.16b, v28.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v29.16b, v29.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r12
-    ldr q2, [x0, #3168]                             // round key ek[12][6]
-    eor3 v29.16b, v5.16b, v2.16b, v29.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v30.16b, v30.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q2, [x0, #3184]                             // round key ek[12][7]
-    eor3 v30.16b, v15.16b, v2.16b, v30.16b          // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v10.16b, v11.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q4, [x0, #3200]                             // round key ek[12][8]
-    eor3 v23.16b, v4.16b, v23.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v9.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r12
-    ldr q4, [x0, #3216]                             // round key ek[12][9]
-    eor3 v20.16b, v4.16b, v20.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v8.16b, v13.16b                     // aria.cs:86:52 encrypt>FO r12
-    ldr q4, [x0, #3232]                             // round key ek[12][10]
-    eor3 v21.16b, v4.16b, v21.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v3.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r12
-    ldr q4, [x0, #3248]                             // round key ek[12][11]
-    eor3 v22.16b, v4.16b, v22.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v9.16b, v14.16b                     // aria.cs:86:52 encrypt>FO r12
-    ldr q4, [x0, #3264]                             // round key ek[12][12]
-    eor3 v16.16b, v4.16b, v16.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v10.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r12
-    ldr q4, [x0, #3280]                             // round key ek[12][13]
-    eor3 v17.16b, v4.16b, v17.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v3.16b, v12.16b                     // aria.cs:86:52 encrypt>FO r12
-    ldr q3, [x0, #3296]                             // round key ek[12][14]
-    eor3 v18.16b, v3.16b, v18.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r12
-    ldr q3, [x0, #3312]                             // round key ek[12][15]
-    eor3 v19.16b, v3.16b, v19.16b, v2.16b           // aria.cs:86:52 encrypt>FO r12
-    aese v27.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    aese v31.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    aese v23.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    aese v16.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    aese v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    and v2.16b, v24.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
-    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    ldr q3, [x8, #1040]                             // const affine map, high nibble
-    tbl v24.16b, {v3.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v24.16b, v2.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    aese v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    and v2.16b, v28.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
-    ushr v28.16b, v28.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v28.16b, {v3.16b}, v28.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v28.16b, v2.16b, v28.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    aese v20.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    and v2.16b, v20.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
-    ushr v20.16b, v20.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v20.16b, {v3.16b}, v20.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v20.16b, v2.16b, v20.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    aese v17.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    and v2.16b, v17.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
-    ushr v17.16b, v17.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v2.16b, {v6.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v17.16b, {v3.16b}, v17.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v17.16b, v2.16b, v17.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    aesd v25.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v12.16b, v8.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor3 v21.16b, v22.16b, v21.16b, v7.16b          // aria.cs:87:52 encrypt>FE r11
+    ushr v22.16b, v8.16b, #4                        // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v8.16b, v14.16b, v13.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v6.16b, v6.16b, v7.16b                      // aria.cs:87:52 encrypt>FE r11
+    tbl v7.16b, {v5.16b}, v15.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v28.16b, {v4.16b}, v28.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v9.16b, {v5.16b}, v9.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v24.16b, {v4.16b}, v24.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v12.16b, {v5.16b}, v12.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v22.16b, {v4.16b}, v22.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q13, [x0, #2864]                            // round key ek[11][3]
+    aese v27.16b, v13.16b                           // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q13, [x0, #2928]                            // round key ek[11][7]
+    aese v25.16b, v13.16b                           // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q13, [x0, #2992]                            // round key ek[11][11]
+    aese v30.16b, v13.16b                           // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v13.16b, v16.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor3 v26.16b, v31.16b, v2.16b, v26.16b          // aria.cs:87:52 encrypt>FE r11
+    eor v28.16b, v7.16b, v28.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v24.16b, v9.16b, v24.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v22.16b, v12.16b, v22.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v31.16b, v6.16b, v11.16b                    // aria.cs:87:52 encrypt>FE r11
+    ldr q6, [x0, #2944]                             // round key ek[11][8]
+    aesd v23.16b, v6.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    aesd v8.16b, v0.16b                             // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v6.16b, {v3.16b}, v13.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v16.16b, {v1.16b}, v16.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v7.16b, v27.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    ushr v27.16b, v27.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v9.16b, v25.16b, v29.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    ushr v25.16b, v25.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
+    and v11.16b, v30.16b, v29.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor3 v20.16b, v10.16b, v20.16b, v2.16b          // aria.cs:87:52 encrypt>FE r11
+    ldr q2, [x0, #2816]                             // round key ek[11][0]
+    aesd v21.16b, v2.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q2, [x0, #2880]                             // round key ek[11][4]
+    aesd v18.16b, v2.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q2, [x0, #3008]                             // round key ek[11][12]
+    aesd v26.16b, v2.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    aesd v28.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    aesd v24.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    aesd v22.16b, v0.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q2, [x0, #3040]                             // round key ek[11][14]
+    aese v31.16b, v2.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v16.16b, v6.16b, v16.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
     ldr q2, [x8, #1056]                             // const ShiftRows^2 lanes
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    aesd v29.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    aesd v21.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    aesd v18.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    and v4.16b, v26.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
-    ushr v26.16b, v26.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    ldr q5, [x8, #1072]                             // const affine map, low nibble
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    ldr q7, [x8, #1088]                             // const affine map, high nibble
-    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v26.16b, v4.16b, v26.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    aesd v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    and v4.16b, v30.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
-    ushr v30.16b, v30.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v30.16b, {v7.16b}, v30.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v30.16b, v4.16b, v30.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    tbl v6.16b, {v8.16b}, v2.16b                    // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    tbl v7.16b, {v3.16b}, v7.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v27.16b, {v1.16b}, v27.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v8.16b, {v3.16b}, v9.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v25.16b, {v1.16b}, v25.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v9.16b, {v3.16b}, v11.16b                   // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v30.16b, {v1.16b}, v30.16b                  // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q10, [x0, #2848]                            // round key ek[11][2]
+    aese v20.16b, v10.16b                           // aria.cs:57:13 encrypt>FE>SL2 r11
+    ldr q10, [x0, #2976]                            // round key ek[11][10]
+    aese v19.16b, v10.16b                           // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v27.16b, v7.16b, v27.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v25.16b, v8.16b, v25.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor v30.16b, v9.16b, v30.16b                    // aria.cs:57:13 encrypt>FE>SL2 r11
+    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>FE>SL2 r11)
+    eor v7.16b, v6.16b, v31.16b                     // aria.cs:63:33 encrypt>FE>A r11
+    eor v8.16b, v23.16b, v16.16b                    // aria.cs:64:33 encrypt>FE>A r11
+    ldr q9, [x0, #2912]                             // round key ek[11][6]
+    aese v17.16b, v9.16b                            // aria.cs:57:13 encrypt>FE>SL2 r11
+    eor3 v7.16b, v27.16b, v18.16b, v7.16b           // aria.cs:63:33 encrypt>FE>A r11
+    eor3 v8.16b, v20.16b, v24.16b, v8.16b           // aria.cs:64:33 encrypt>FE>A r11
+    eor v9.16b, v21.16b, v25.16b                    // aria.cs:66:34 encrypt>FE>A r11
+    eor v10.16b, v19.16b, v22.16b                   // aria.cs:66:34 encrypt>FE>A r11
+    eor v11.16b, v28.16b, v18.16b                   // aria.cs:75:18 encrypt>FE>A r11
+    eor v12.16b, v30.16b, v26.16b                   // aria.cs:65:34 encrypt>FE>A r11
+    eor v13.16b, v20.16b, v25.16b                   // aria.cs:78:18 encrypt>FE>A r11
+    eor v9.16b, v9.16b, v10.16b                     // aria.cs:66:34 encrypt>FE>A r11
+    eor3 v10.16b, v28.16b, v17.16b, v12.16b         // aria.cs:65:34 encrypt>FE>A r11
+    eor v12.16b, v23.16b, v22.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor v14.16b, v7.16b, v13.16b                    // aria.cs:86:52 encrypt>FO r12
+    ldr q15, [x0, #3312]                            // round key ek[12][15]
+    eor v15.16b, v15.16b, v19.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor v2.16b, v8.16b, v11.16b                     // aria.cs:86:52 encrypt>FO r12
+    eor v2.16b, v15.16b, v2.16b                     // aria.cs:86:52 encrypt>FO r12
+    ldr q15, [x0, #3248]                            // round key ek[12][11]
+    eor3 v14.16b, v15.16b, v26.16b, v14.16b         // aria.cs:86:52 encrypt>FO r12
+    eor v15.16b, v30.16b, v31.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor3 v11.16b, v16.16b, v9.16b, v11.16b          // aria.cs:86:52 encrypt>FO r12
+    eor v16.16b, v19.16b, v16.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor v19.16b, v21.16b, v24.16b                   // aria.cs:76:18 encrypt>FE>A r11
+    eor3 v21.16b, v15.16b, v21.16b, v8.16b          // aria.cs:86:52 encrypt>FO r12
+    ldr q1, [x0, #3136]                             // round key ek[12][4]
+    aese v21.16b, v1.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q1, [x0, #3200]                             // round key ek[12][8]
+    aese v11.16b, v1.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor v26.16b, v6.16b, v26.16b                    // aria.cs:86:52 encrypt>FO r12
+    eor v1.16b, v6.16b, v10.16b                     // aria.cs:86:52 encrypt>FO r12
+    eor v1.16b, v1.16b, v13.16b                     // aria.cs:86:52 encrypt>FO r12
+    eor v24.16b, v24.16b, v9.16b                    // aria.cs:86:52 encrypt>FO r12
+    eor v6.16b, v27.16b, v17.16b                    // aria.cs:77:18 encrypt>FE>A r11
+    ldr q13, [x0, #3120]                            // round key ek[12][3]
+    eor3 v24.16b, v15.16b, v13.16b, v24.16b         // aria.cs:86:52 encrypt>FO r12
+    eor v27.16b, v27.16b, v10.16b                   // aria.cs:86:52 encrypt>FO r12
+    ldr q13, [x0, #3184]                            // round key ek[12][7]
+    eor v13.16b, v12.16b, v13.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor3 v17.16b, v12.16b, v17.16b, v7.16b          // aria.cs:86:52 encrypt>FO r12
+    eor v27.16b, v13.16b, v27.16b                   // aria.cs:86:52 encrypt>FO r12
+    eor3 v31.16b, v31.16b, v10.16b, v19.16b         // aria.cs:86:52 encrypt>FO r12
+    eor3 v23.16b, v23.16b, v9.16b, v6.16b           // aria.cs:86:52 encrypt>FO r12
+    and v12.16b, v14.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    ushr v13.16b, v14.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v14.16b, v2.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor3 v18.16b, v16.16b, v18.16b, v10.16b         // aria.cs:86:52 encrypt>FO r12
+    ushr v2.16b, v2.16b, #4                         // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor3 v16.16b, v16.16b, v28.16b, v7.16b          // aria.cs:86:52 encrypt>FO r12
+    eor3 v25.16b, v26.16b, v25.16b, v8.16b          // aria.cs:86:52 encrypt>FO r12
+    eor v22.16b, v22.16b, v8.16b                    // aria.cs:86:52 encrypt>FO r12
+    ldr q28, [x0, #3216]                            // round key ek[12][9]
+    aese v31.16b, v28.16b                           // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q28, [x0, #3280]                            // round key ek[12][13]
+    aese v23.16b, v28.16b                           // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v28.16b, {v5.16b}, v12.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v8.16b, {v4.16b}, v13.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v10.16b, {v5.16b}, v14.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v2.16b, {v4.16b}, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v12.16b, v24.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    ushr v24.16b, v24.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v13.16b, v27.16b, v29.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    ushr v27.16b, v27.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor3 v19.16b, v30.16b, v7.16b, v19.16b          // aria.cs:86:52 encrypt>FO r12
+    eor v22.16b, v22.16b, v6.16b                    // aria.cs:86:52 encrypt>FO r12
+    eor v28.16b, v28.16b, v8.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor v30.16b, v10.16b, v2.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q2, [x0, #3088]                             // round key ek[12][1]
+    aese v25.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q2, [x0, #3152]                             // round key ek[12][5]
+    aese v16.16b, v2.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v2.16b, {v5.16b}, v12.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v24.16b, {v4.16b}, v24.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v6.16b, {v5.16b}, v13.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v27.16b, {v4.16b}, v27.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v7.16b, v31.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    ushr v31.16b, v31.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v8.16b, v23.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    ushr v23.16b, v23.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor3 v20.16b, v26.16b, v20.16b, v9.16b          // aria.cs:86:52 encrypt>FO r12
+    eor v24.16b, v2.16b, v24.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor v26.16b, v6.16b, v27.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q27, [x0, #3232]                            // round key ek[12][10]
+    aesd v22.16b, v27.16b                           // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q27, [x0, #3296]                            // round key ek[12][14]
+    aesd v19.16b, v27.16b                           // aria.cs:53:13 encrypt>FO>SL1 r12
+    aesd v28.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
     aesd v30.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    and v4.16b, v22.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
-    ushr v22.16b, v22.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v22.16b, {v7.16b}, v22.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v22.16b, v4.16b, v22.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    aesd v22.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    and v4.16b, v19.16b, v1.16b                     // aria.cs:53:13 encrypt>FO>SL1 r12
-    ushr v19.16b, v19.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v4.16b, {v5.16b}, v4.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v19.16b, {v7.16b}, v19.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
-    eor v19.16b, v4.16b, v19.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
-    aesd v19.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
-    eor v4.16b, v20.16b, v18.16b                    // aria.cs:63:33 encrypt>FO>A r12
-    eor3 v4.16b, v26.16b, v31.16b, v4.16b           // aria.cs:63:33 encrypt>FO>A r12
-    eor v8.16b, v23.16b, v19.16b                    // aria.cs:64:33 encrypt>FO>A r12
-    eor3 v8.16b, v25.16b, v28.16b, v8.16b           // aria.cs:64:33 encrypt>FO>A r12
-    eor v9.16b, v22.16b, v16.16b                    // aria.cs:65:34 encrypt>FO>A r12
-    eor3 v9.16b, v24.16b, v29.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r12
-    eor v10.16b, v21.16b, v17.16b                   // aria.cs:66:34 encrypt>FO>A r12
-    eor3 v10.16b, v27.16b, v30.16b, v10.16b         // aria.cs:66:34 encrypt>FO>A r12
-    eor v11.16b, v24.16b, v31.16b                   // aria.cs:75:18 encrypt>FO>A r12
-    eor v12.16b, v27.16b, v28.16b                   // aria.cs:76:18 encrypt>FO>A r12
-    eor v13.16b, v26.16b, v29.16b                   // aria.cs:77:18 encrypt>FO>A r12
-    eor v14.16b, v25.16b, v30.16b                   // aria.cs:78:18 encrypt>FO>A r12
-    eor v15.16b, v23.16b, v17.16b                   // aria.cs:121:36 encrypt
-    eor v29.16b, v29.16b, v4.16b                    // aria.cs:121:36 encrypt
-    ldr q3, [x0, #3328]                             // round key ek[13][0]
-    eor3 v29.16b, v15.16b, v3.16b, v29.16b          // aria.cs:121:36 encrypt
-    eor v3.16b, v20.16b, v16.16b                    // aria.cs:121:36 encrypt
-    eor v30.16b, v30.16b, v8.16b                    // aria.cs:121:36 encrypt
-    ldr q6, [x0, #3344]                             // round key ek[13][1]
-    eor3 v30.16b, v3.16b, v6.16b, v30.16b           // aria.cs:121:36 encrypt
-    eor v6.16b, v21.16b, v19.16b                    // aria.cs:121:36 encrypt
-    eor v31.16b, v31.16b, v9.16b                    // aria.cs:121:36 encrypt
-    ldr q7, [x0, #3360]                             // round key ek[13][2]
-    eor3 v31.16b, v6.16b, v7.16b, v31.16b           // aria.cs:121:36 encrypt
-    eor v7.16b, v22.16b, v18.16b                    // aria.cs:121:36 encrypt
-    eor v28.16b, v28.16b, v10.16b                   // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3376]                             // round key ek[13][3]
-    eor3 v28.16b, v7.16b, v5.16b, v28.16b           // aria.cs:121:36 encrypt
-    eor v27.16b, v27.16b, v8.16b                    // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3392]                             // round key ek[13][4]
-    eor3 v27.16b, v7.16b, v5.16b, v27.16b           // aria.cs:121:36 encrypt
-    eor v24.16b, v24.16b, v4.16b                    // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3408]                             // round key ek[13][5]
-    eor3 v24.16b, v6.16b, v5.16b, v24.16b           // aria.cs:121:36 encrypt
-    eor v25.16b, v25.16b, v10.16b                   // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3424]                             // round key ek[13][6]
-    eor3 v25.16b, v3.16b, v5.16b, v25.16b           // aria.cs:121:36 encrypt
-    eor v26.16b, v26.16b, v9.16b                    // aria.cs:121:36 encrypt
-    ldr q3, [x0, #3440]                             // round key ek[13][7]
-    eor3 v26.16b, v15.16b, v3.16b, v26.16b          // aria.cs:121:36 encrypt
-    eor v3.16b, v10.16b, v11.16b                    // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3456]                             // round key ek[13][8]
-    eor3 v19.16b, v5.16b, v19.16b, v3.16b           // aria.cs:121:36 encrypt
-    eor v3.16b, v9.16b, v12.16b                     // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3472]                             // round key ek[13][9]
-    eor3 v18.16b, v5.16b, v18.16b, v3.16b           // aria.cs:121:36 encrypt
-    eor v3.16b, v8.16b, v13.16b                     // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3488]                             // round key ek[13][10]
-    eor3 v17.16b, v5.16b, v17.16b, v3.16b           // aria.cs:121:36 encrypt
-    eor v3.16b, v4.16b, v14.16b                     // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3504]                             // round key ek[13][11]
-    eor3 v16.16b, v5.16b, v16.16b, v3.16b           // aria.cs:121:36 encrypt
-    eor v3.16b, v9.16b, v14.16b                     // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3520]                             // round key ek[13][12]
-    eor3 v20.16b, v5.16b, v20.16b, v3.16b           // aria.cs:121:36 encrypt
-    eor v3.16b, v10.16b, v13.16b                    // aria.cs:121:36 encrypt
-    ldr q5, [x0, #3536]                             // round key ek[13][13]
-    eor3 v23.16b, v5.16b, v23.16b, v3.16b           // aria.cs:121:36 encrypt
-    eor v3.16b, v4.16b, v12.16b                     // aria.cs:121:36 encrypt
-    ldr q4, [x0, #3552]                             // round key ek[13][14]
-    eor3 v22.16b, v4.16b, v22.16b, v3.16b           // aria.cs:121:36 encrypt
-    eor v3.16b, v8.16b, v11.16b                     // aria.cs:121:36 encrypt
-    ldr q4, [x0, #3568]                             // round key ek[13][15]
-    eor3 v21.16b, v4.16b, v21.16b, v3.16b           // aria.cs:121:36 encrypt
-    aesd v29.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    aesd v27.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    aesd v19.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    aesd v20.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    and v3.16b, v30.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v30.16b, v30.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    ldr q4, [x8, #1072]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>SL2
-    ldr q5, [x8, #1088]                             // const affine map, high nibble
-    tbl v30.16b, {v5.16b}, v30.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v30.16b, v3.16b, v30.16b                    // aria.cs:57:13 encrypt>SL2
-    aesd v30.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    and v3.16b, v24.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>SL2
-    tbl v24.16b, {v5.16b}, v24.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v24.16b, v3.16b, v24.16b                    // aria.cs:57:13 encrypt>SL2
-    aesd v24.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    and v3.16b, v18.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>SL2
-    tbl v18.16b, {v5.16b}, v18.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v18.16b, v3.16b, v18.16b                    // aria.cs:57:13 encrypt>SL2
-    aesd v18.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    and v3.16b, v23.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v23.16b, v23.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>SL2
-    tbl v23.16b, {v5.16b}, v23.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v23.16b, v3.16b, v23.16b                    // aria.cs:57:13 encrypt>SL2
-    aesd v23.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
-    aese v31.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    aese v25.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    aese v17.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    aese v22.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    aese v28.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    and v3.16b, v28.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v28.16b, v28.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    ldr q4, [x8, #1024]                             // const affine map, low nibble
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>SL2
-    ldr q5, [x8, #1040]                             // const affine map, high nibble
-    tbl v28.16b, {v5.16b}, v28.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v28.16b, v3.16b, v28.16b                    // aria.cs:57:13 encrypt>SL2
-    aese v26.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    and v3.16b, v26.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>SL2
-    tbl v26.16b, {v5.16b}, v26.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v26.16b, v3.16b, v26.16b                    // aria.cs:57:13 encrypt>SL2
-    aese v16.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    and v3.16b, v16.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    tbl v3.16b, {v4.16b}, v3.16b                    // aria.cs:57:13 encrypt>SL2
-    tbl v16.16b, {v5.16b}, v16.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v16.16b, v3.16b, v16.16b                    // aria.cs:57:13 encrypt>SL2
-    aese v21.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
-    and v0.16b, v21.16b, v1.16b                     // aria.cs:57:13 encrypt>SL2
-    ushr v21.16b, v21.16b, #4                       // aria.cs:57:13 encrypt>SL2
-    tbl v0.16b, {v4.16b}, v0.16b                    // aria.cs:57:13 encrypt>SL2
-    tbl v21.16b, {v5.16b}, v21.16b                  // aria.cs:57:13 encrypt>SL2
-    eor v21.16b, v0.16b, v21.16b                    // aria.cs:57:13 encrypt>SL2
-    ldr q0, [x0, #3584]                             // round key ek[14][0]
-    eor v29.16b, v0.16b, v29.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3600]                             // round key ek[14][1]
-    eor v30.16b, v0.16b, v30.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3616]                             // round key ek[14][2]
-    eor v31.16b, v0.16b, v31.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3632]                             // round key ek[14][3]
-    eor v28.16b, v0.16b, v28.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3648]                             // round key ek[14][4]
-    eor v27.16b, v0.16b, v27.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3664]                             // round key ek[14][5]
-    eor v24.16b, v0.16b, v24.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3680]                             // round key ek[14][6]
-    eor v25.16b, v0.16b, v25.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3696]                             // round key ek[14][7]
-    eor v26.16b, v0.16b, v26.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3712]                             // round key ek[14][8]
-    eor v19.16b, v0.16b, v19.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3728]                             // round key ek[14][9]
-    eor v18.16b, v0.16b, v18.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3744]                             // round key ek[14][10]
-    eor v17.16b, v0.16b, v17.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3760]                             // round key ek[14][11]
-    eor v16.16b, v0.16b, v16.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3776]                             // round key ek[14][12]
-    eor v20.16b, v0.16b, v20.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3792]                             // round key ek[14][13]
-    eor v23.16b, v0.16b, v23.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3808]                             // round key ek[14][14]
-    eor v22.16b, v0.16b, v22.16b                    // aria.cs:121:54 encrypt
-    ldr q0, [x0, #3824]                             // round key ek[14][15]
-    eor v21.16b, v0.16b, v21.16b                    // aria.cs:121:54 encrypt
-    tbl v29.16b, {v29.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v30.16b, {v30.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v31.16b, {v31.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v28.16b, {v28.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v27.16b, {v27.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v24.16b, {v24.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v25.16b, {v25.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v26.16b, {v26.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v19.16b, {v19.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v18.16b, {v18.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v17.16b, {v17.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v16.16b, {v16.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v20.16b, {v20.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v23.16b, {v23.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v22.16b, {v22.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    tbl v21.16b, {v21.16b}, v2.16b                  // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
-    ld4 {v0.16b-v3.16b}, [x1], #64                  // input blocks 0..15
-    ld4 {v4.16b-v7.16b}, [x1], #64                  // input blocks 0..15
-    ld4 {v8.16b-v11.16b}, [x1], #64                 // input blocks 0..15
     ld4 {v12.16b-v15.16b}, [x1], #64                // input blocks 0..15
-    str q21, [sp, #256]                             // spill
-    uzp1 v21.16b, v0.16b, v4.16b                    // input blocks 0..15
-    uzp2 v0.16b, v0.16b, v4.16b                     // input blocks 0..15
-    uzp1 v4.16b, v1.16b, v5.16b                     // input blocks 0..15
-    uzp2 v1.16b, v1.16b, v5.16b                     // input blocks 0..15
-    uzp1 v5.16b, v2.16b, v6.16b                     // input blocks 0..15
-    uzp2 v2.16b, v2.16b, v6.16b                     // input blocks 0..15
-    uzp1 v6.16b, v3.16b, v7.16b                     // input blocks 0..15
-    uzp2 v3.16b, v3.16b, v7.16b                     // input blocks 0..15
-    uzp1 v7.16b, v8.16b, v12.16b                    // input blocks 0..15
-    uzp2 v8.16b, v8.16b, v12.16b                    // input blocks 0..15
-    uzp1 v12.16b, v9.16b, v13.16b                   // input blocks 0..15
-    uzp2 v9.16b, v9.16b, v13.16b                    // input blocks 0..15
-    uzp1 v13.16b, v10.16b, v14.16b                  // input blocks 0..15
-    uzp2 v10.16b, v10.16b, v14.16b                  // input blocks 0..15
-    uzp1 v14.16b, v11.16b, v15.16b                  // input blocks 0..15
-    uzp2 v11.16b, v11.16b, v15.16b                  // input blocks 0..15
-    uzp1 v15.16b, v21.16b, v7.16b                   // input blocks 0..15
-    uzp2 v21.16b, v21.16b, v7.16b                   // input blocks 0..15
-    uzp1 v7.16b, v0.16b, v8.16b                     // input blocks 0..15
-    uzp2 v0.16b, v0.16b, v8.16b                     // input blocks 0..15
-    uzp1 v8.16b, v4.16b, v12.16b                    // input blocks 0..15
-    uzp2 v4.16b, v4.16b, v12.16b                    // input blocks 0..15
-    uzp1 v12.16b, v1.16b, v9.16b                    // input blocks 0..15
-    uzp2 v1.16b, v1.16b, v9.16b                     // input blocks 0..15
-    uzp1 v9.16b, v5.16b, v13.16b                    // input blocks 0..15
-    uzp2 v5.16b, v5.16b, v13.16b                    // input blocks 0..15
-    uzp1 v13.16b, v2.16b, v10.16b                   // input blocks 0..15
-    uzp2 v2.16b, v2.16b, v10.16b                    // input blocks 0..15
-    uzp1 v10.16b, v6.16b, v14.16b                   // input blocks 0..15
-    uzp2 v6.16b, v6.16b, v14.16b                    // input blocks 0..15
-    uzp1 v14.16b, v3.16b, v11.16b                   // input blocks 0..15
-    uzp2 v3.16b, v3.16b, v11.16b                    // input blocks 0..15
-    eor v29.16b, v29.16b, v15.16b                   // ctr: keystream ^ input
-    eor v30.16b, v30.16b, v8.16b                    // ctr: keystream ^ input
-    eor v31.16b, v31.16b, v9.16b                    // ctr: keystream ^ input
-    eor v28.16b, v28.16b, v10.16b                   // ctr: keystream ^ input
-    eor v27.16b, v27.16b, v7.16b                    // ctr: keystream ^ input
-    eor v24.16b, v24.16b, v12.16b                   // ctr: keystream ^ input
-    eor v25.16b, v25.16b, v13.16b                   // ctr: keystream ^ input
-    eor v26.16b, v26.16b, v14.16b                   // ctr: keystream ^ input
-    eor v19.16b, v19.16b, v21.16b                   // ctr: keystream ^ input
-    eor v18.16b, v18.16b, v4.16b                    // ctr: keystream ^ input
-    eor v17.16b, v17.16b, v5.16b                    // ctr: keystream ^ input
-    eor v16.16b, v16.16b, v6.16b                    // ctr: keystream ^ input
-    eor v20.16b, v20.16b, v0.16b                    // ctr: keystream ^ input
-    eor v21.16b, v23.16b, v1.16b                    // ctr: keystream ^ input
-    eor v22.16b, v22.16b, v2.16b                    // ctr: keystream ^ input
-    ldr q23, [sp, #256]                             // reload
-    eor v23.16b, v23.16b, v3.16b                    // ctr: keystream ^ input
-    zip1 v0.16b, v26.16b, v23.16b                   // store blocks 0..15
-    zip2 v23.16b, v26.16b, v23.16b                  // store blocks 0..15
-    zip1 v26.16b, v28.16b, v16.16b                  // store blocks 0..15
-    zip2 v16.16b, v28.16b, v16.16b                  // store blocks 0..15
-    zip1 v28.16b, v25.16b, v22.16b                  // store blocks 0..15
-    zip2 v22.16b, v25.16b, v22.16b                  // store blocks 0..15
-    zip1 v25.16b, v31.16b, v17.16b                  // store blocks 0..15
-    zip2 v17.16b, v31.16b, v17.16b                  // store blocks 0..15
-    zip1 v31.16b, v24.16b, v21.16b                  // store blocks 0..15
-    zip2 v21.16b, v24.16b, v21.16b                  // store blocks 0..15
-    zip1 v24.16b, v30.16b, v18.16b                  // store blocks 0..15
-    zip2 v18.16b, v30.16b, v18.16b                  // store blocks 0..15
-    zip1 v30.16b, v27.16b, v20.16b                  // store blocks 0..15
-    zip2 v20.16b, v27.16b, v20.16b                  // store blocks 0..15
-    zip1 v27.16b, v29.16b, v19.16b                  // store blocks 0..15
-    zip2 v19.16b, v29.16b, v19.16b                  // store blocks 0..15
-    zip1 v4.16b, v16.16b, v23.16b                   // store blocks 0..15
-    zip2 v8.16b, v16.16b, v23.16b                   // store blocks 0..15
-    zip1 v3.16b, v17.16b, v22.16b                   // store blocks 0..15
-    zip2 v7.16b, v17.16b, v22.16b                   // store blocks 0..15
-    zip1 v2.16b, v18.16b, v21.16b                   // store blocks 0..15
-    zip2 v6.16b, v18.16b, v21.16b                   // store blocks 0..15
-    zip1 v1.16b, v19.16b, v20.16b                   // store blocks 0..15
-    zip2 v5.16b, v19.16b, v20.16b                   // store blocks 0..15
-    zip1 v12.16b, v26.16b, v0.16b                   // store blocks 0..15
-    zip2 v16.16b, v26.16b, v0.16b                   // store blocks 0..15
-    zip1 v11.16b, v25.16b, v28.16b                  // store blocks 0..15
-    zip2 v15.16b, v25.16b, v28.16b                  // store blocks 0..15
-    zip1 v10.16b, v24.16b, v31.16b                  // store blocks 0..15
-    zip2 v14.16b, v24.16b, v31.16b                  // store blocks 0..15
-    zip1 v9.16b, v27.16b, v30.16b                   // store blocks 0..15
-    zip2 v13.16b, v27.16b, v30.16b                  // store blocks 0..15
-    st4 {v9.16b-v12.16b}, [x2], #64                 // store blocks 0..15
-    st4 {v13.16b-v16.16b}, [x2], #64                // store blocks 0..15
-    st4 {v1.16b-v4.16b}, [x2], #64                  // store blocks 0..15
-    st4 {v5.16b-v8.16b}, [x2], #64                  // store blocks 0..15
+    tbl v27.16b, {v3.16b}, v7.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q2, [x8, #1040]                             // const affine map, high nibble
+    tbl v31.16b, {v2.16b}, v31.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v6.16b, {v3.16b}, v8.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v23.16b, {v2.16b}, v23.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v7.16b, v25.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    ushr v25.16b, v25.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
+    and v8.16b, v16.16b, v29.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    ushr v16.16b, v16.16b, #4                       // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q9, [x0, #3264]                             // round key ek[12][12]
+    aese v1.16b, v9.16b                             // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q9, [x0, #3104]                             // round key ek[12][2]
+    aesd v18.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q9, [x0, #3168]                             // round key ek[12][6]
+    aesd v20.16b, v9.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    aesd v24.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    aesd v26.16b, v0.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor v27.16b, v27.16b, v31.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor v23.16b, v6.16b, v23.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v31.16b, {v3.16b}, v7.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v25.16b, {v2.16b}, v25.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v6.16b, {v3.16b}, v8.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v16.16b, {v2.16b}, v16.16b                  // aria.cs:53:13 encrypt>FO>SL1 r12
+    ldr q7, [x8, #1056]                             // const ShiftRows^2 lanes
+    tbl v22.16b, {v22.16b}, v7.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    tbl v19.16b, {v19.16b}, v7.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    tbl v28.16b, {v28.16b}, v7.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    tbl v30.16b, {v30.16b}, v7.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    ldr q8, [x0, #3072]                             // round key ek[12][0]
+    aese v17.16b, v8.16b                            // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor v25.16b, v31.16b, v25.16b                   // aria.cs:53:13 encrypt>FO>SL1 r12
+    eor v16.16b, v6.16b, v16.16b                    // aria.cs:53:13 encrypt>FO>SL1 r12
+    tbl v18.16b, {v18.16b}, v7.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    tbl v20.16b, {v20.16b}, v7.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    tbl v24.16b, {v24.16b}, v7.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    tbl v26.16b, {v26.16b}, v7.16b                  // realign lanes after AESE/AESD (aria.cs:53:13 encrypt>FO>SL1 r12)
+    eor v31.16b, v27.16b, v19.16b                   // aria.cs:63:33 encrypt>FO>A r12
+    eor v6.16b, v11.16b, v30.16b                    // aria.cs:64:33 encrypt>FO>A r12
+    eor v8.16b, v22.16b, v23.16b                    // aria.cs:66:34 encrypt>FO>A r12
+    eor v9.16b, v28.16b, v1.16b                     // aria.cs:65:34 encrypt>FO>A r12
+    ld4 {v2.16b-v5.16b}, [x1], #64                  // input blocks 0..15
+    eor3 v31.16b, v24.16b, v21.16b, v31.16b         // aria.cs:63:33 encrypt>FO>A r12
+    eor3 v6.16b, v18.16b, v16.16b, v6.16b           // aria.cs:64:33 encrypt>FO>A r12
+    eor3 v8.16b, v17.16b, v26.16b, v8.16b           // aria.cs:66:34 encrypt>FO>A r12
+    eor3 v9.16b, v25.16b, v20.16b, v9.16b           // aria.cs:65:34 encrypt>FO>A r12
+    eor v10.16b, v27.16b, v1.16b                    // aria.cs:121:36 encrypt
+    eor v0.16b, v17.16b, v16.16b                    // aria.cs:76:18 encrypt>FO>A r12
+    str q5, [sp, #256]                              // spill
+    eor v5.16b, v24.16b, v20.16b                    // aria.cs:77:18 encrypt>FO>A r12
+    str q15, [sp, #272]                             // spill
+    ldr q15, [x0, #3344]                            // round key ek[13][1]
+    eor v15.16b, v10.16b, v15.16b                   // aria.cs:121:36 encrypt
+    eor3 v10.16b, v10.16b, v18.16b, v8.16b          // aria.cs:121:36 encrypt
+    eor v18.16b, v18.16b, v26.16b                   // aria.cs:78:18 encrypt>FO>A r12
+    eor3 v27.16b, v27.16b, v9.16b, v18.16b          // aria.cs:121:36 encrypt
+    str q4, [sp, #288]                              // spill
+    ldr q4, [x0, #3520]                             // round key ek[13][12]
+    aesd v27.16b, v4.16b                            // aria.cs:57:13 encrypt>SL2
+    tbl v27.16b, {v27.16b}, v7.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    eor v26.16b, v26.16b, v6.16b                    // aria.cs:121:36 encrypt
+    eor v26.16b, v15.16b, v26.16b                   // aria.cs:121:36 encrypt
+    eor v4.16b, v22.16b, v30.16b                    // aria.cs:121:36 encrypt
+    eor v30.16b, v30.16b, v8.16b                    // aria.cs:121:36 encrypt
+    ldr q15, [x0, #3424]                            // round key ek[13][6]
+    aese v10.16b, v15.16b                           // aria.cs:57:13 encrypt>SL2
+    eor v1.16b, v1.16b, v31.16b                     // aria.cs:121:36 encrypt
+    eor v18.16b, v1.16b, v18.16b                    // aria.cs:121:36 encrypt
+    eor v1.16b, v25.16b, v31.16b                    // aria.cs:121:36 encrypt
+    eor v25.16b, v25.16b, v21.16b                   // aria.cs:75:18 encrypt>FO>A r12
+    eor v30.16b, v30.16b, v25.16b                   // aria.cs:121:36 encrypt
+    eor3 v22.16b, v22.16b, v6.16b, v25.16b          // aria.cs:121:36 encrypt
+    eor v25.16b, v9.16b, v0.16b                     // aria.cs:121:36 encrypt
+    ldr q15, [x0, #3456]                            // round key ek[13][8]
+    aesd v30.16b, v15.16b                           // aria.cs:57:13 encrypt>SL2
+    tbl v30.16b, {v30.16b}, v7.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    ldr q15, [x0, #3408]                            // round key ek[13][5]
+    eor3 v1.16b, v4.16b, v15.16b, v1.16b            // aria.cs:121:36 encrypt
+    eor3 v21.16b, v4.16b, v21.16b, v9.16b           // aria.cs:121:36 encrypt
+    ldr q4, [x0, #3536]                             // round key ek[13][13]
+    eor v4.16b, v4.16b, v11.16b                     // aria.cs:121:36 encrypt
+    eor v11.16b, v11.16b, v23.16b                   // aria.cs:121:36 encrypt
+    eor3 v24.16b, v11.16b, v24.16b, v9.16b          // aria.cs:121:36 encrypt
+    eor v9.16b, v8.16b, v5.16b                      // aria.cs:121:36 encrypt
+    eor3 v20.16b, v11.16b, v20.16b, v31.16b         // aria.cs:121:36 encrypt
+    eor v4.16b, v4.16b, v9.16b                      // aria.cs:121:36 encrypt
+    ldr q9, [x0, #3472]                             // round key ek[13][9]
+    eor3 v25.16b, v9.16b, v19.16b, v25.16b          // aria.cs:121:36 encrypt
+    eor v19.16b, v28.16b, v19.16b                   // aria.cs:121:36 encrypt
+    str q10, [sp, #304]                             // spill
+    str q12, [sp, #320]                             // spill
+    ld4 {v9.16b-v12.16b}, [x1], #64                 // input blocks 0..15
+    eor3 v16.16b, v19.16b, v16.16b, v8.16b          // aria.cs:121:36 encrypt
+    and v8.16b, v26.16b, v29.16b                    // aria.cs:57:13 encrypt>SL2
+    ushr v26.16b, v26.16b, #4                       // aria.cs:57:13 encrypt>SL2
+    and v15.16b, v1.16b, v29.16b                    // aria.cs:57:13 encrypt>SL2
+    eor v17.16b, v19.16b, v17.16b                   // aria.cs:121:36 encrypt
+    ushr v19.16b, v1.16b, #4                        // aria.cs:57:13 encrypt>SL2
+    and v1.16b, v25.16b, v29.16b                    // aria.cs:57:13 encrypt>SL2
+    eor3 v23.16b, v23.16b, v6.16b, v5.16b           // aria.cs:121:36 encrypt
+    ushr v25.16b, v25.16b, #4                       // aria.cs:57:13 encrypt>SL2
+    and v5.16b, v4.16b, v29.16b                     // aria.cs:57:13 encrypt>SL2
+    eor v17.16b, v17.16b, v6.16b                    // aria.cs:121:36 encrypt
+    ushr v4.16b, v4.16b, #4                         // aria.cs:57:13 encrypt>SL2
+    ldr q6, [x8, #1072]                             // const affine map, low nibble
+    tbl v8.16b, {v6.16b}, v8.16b                    // aria.cs:57:13 encrypt>SL2
+    ldr q7, [x8, #1088]                             // const affine map, high nibble
+    tbl v26.16b, {v7.16b}, v26.16b                  // aria.cs:57:13 encrypt>SL2
+    tbl v15.16b, {v6.16b}, v15.16b                  // aria.cs:57:13 encrypt>SL2
+    tbl v19.16b, {v7.16b}, v19.16b                  // aria.cs:57:13 encrypt>SL2
+    tbl v1.16b, {v6.16b}, v1.16b                    // aria.cs:57:13 encrypt>SL2
+    tbl v25.16b, {v7.16b}, v25.16b                  // aria.cs:57:13 encrypt>SL2
+    tbl v5.16b, {v6.16b}, v5.16b                    // aria.cs:57:13 encrypt>SL2
+    tbl v4.16b, {v7.16b}, v4.16b                    // aria.cs:57:13 encrypt>SL2
+    ldr q6, [x0, #3376]                             // round key ek[13][3]
+    aese v16.16b, v6.16b                            // aria.cs:57:13 encrypt>SL2
+    ldr q6, [x0, #3440]                             // round key ek[13][7]
+    aese v24.16b, v6.16b                            // aria.cs:57:13 encrypt>SL2
+    ldr q6, [x0, #3504]                             // round key ek[13][11]
+    aese v18.16b, v6.16b                            // aria.cs:57:13 encrypt>SL2
+    ldr q6, [x0, #3568]                             // round key ek[13][15]
+    aese v22.16b, v6.16b                            // aria.cs:57:13 encrypt>SL2
+    eor v26.16b, v8.16b, v26.16b                    // aria.cs:57:13 encrypt>SL2
+    eor v19.16b, v15.16b, v19.16b                   // aria.cs:57:13 encrypt>SL2
+    eor v25.16b, v1.16b, v25.16b                    // aria.cs:57:13 encrypt>SL2
+    eor v1.16b, v5.16b, v4.16b                      // aria.cs:57:13 encrypt>SL2
+    eor v28.16b, v28.16b, v31.16b                   // aria.cs:121:36 encrypt
+    and v31.16b, v16.16b, v29.16b                   // aria.cs:57:13 encrypt>SL2
+    ushr v16.16b, v16.16b, #4                       // aria.cs:57:13 encrypt>SL2
+    and v4.16b, v24.16b, v29.16b                    // aria.cs:57:13 encrypt>SL2
+    ushr v24.16b, v24.16b, #4                       // aria.cs:57:13 encrypt>SL2
+    and v5.16b, v18.16b, v29.16b                    // aria.cs:57:13 encrypt>SL2
+    ushr v18.16b, v18.16b, #4                       // aria.cs:57:13 encrypt>SL2
+    and v29.16b, v22.16b, v29.16b                   // aria.cs:57:13 encrypt>SL2
+    ushr v22.16b, v22.16b, #4                       // aria.cs:57:13 encrypt>SL2
+    str q9, [sp, #336]                              // spill
+    ld4 {v6.16b-v9.16b}, [x1], #64                  // input blocks 0..15
+    eor v28.16b, v28.16b, v0.16b                    // aria.cs:121:36 encrypt
+    ldr q0, [x0, #3328]                             // round key ek[13][0]
+    aesd v20.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
+    ldr q0, [x0, #3392]                             // round key ek[13][4]
+    aesd v17.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
+    movi v0.16b, #0x0                               // const
+    aesd v26.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
+    aesd v19.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
+    aesd v25.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
+    aesd v1.16b, v0.16b                             // aria.cs:57:13 encrypt>SL2
+    ldr q0, [x8, #1024]                             // const affine map, low nibble
+    tbl v31.16b, {v0.16b}, v31.16b                  // aria.cs:57:13 encrypt>SL2
+    ldr q15, [x8, #1040]                            // const affine map, high nibble
+    tbl v16.16b, {v15.16b}, v16.16b                 // aria.cs:57:13 encrypt>SL2
+    tbl v4.16b, {v0.16b}, v4.16b                    // aria.cs:57:13 encrypt>SL2
+    tbl v24.16b, {v15.16b}, v24.16b                 // aria.cs:57:13 encrypt>SL2
+    tbl v5.16b, {v0.16b}, v5.16b                    // aria.cs:57:13 encrypt>SL2
+    tbl v18.16b, {v15.16b}, v18.16b                 // aria.cs:57:13 encrypt>SL2
+    tbl v29.16b, {v0.16b}, v29.16b                  // aria.cs:57:13 encrypt>SL2
+    tbl v22.16b, {v15.16b}, v22.16b                 // aria.cs:57:13 encrypt>SL2
+    ldr q0, [x0, #3360]                             // round key ek[13][2]
+    aese v21.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
+    ldr q0, [x0, #3488]                             // round key ek[13][10]
+    aese v23.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
+    ldr q0, [x0, #3552]                             // round key ek[13][14]
+    aese v28.16b, v0.16b                            // aria.cs:57:13 encrypt>SL2
+    eor v16.16b, v31.16b, v16.16b                   // aria.cs:57:13 encrypt>SL2
+    eor v24.16b, v4.16b, v24.16b                    // aria.cs:57:13 encrypt>SL2
+    eor v18.16b, v5.16b, v18.16b                    // aria.cs:57:13 encrypt>SL2
+    eor v22.16b, v29.16b, v22.16b                   // aria.cs:57:13 encrypt>SL2
+    ldr q29, [x8, #1056]                            // const ShiftRows^2 lanes
+    tbl v20.16b, {v20.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    tbl v17.16b, {v17.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    tbl v26.16b, {v26.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    tbl v19.16b, {v19.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    tbl v25.16b, {v25.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    tbl v31.16b, {v1.16b}, v29.16b                  // realign lanes after AESE/AESD (aria.cs:57:13 encrypt>SL2)
+    ldr q0, [x0, #3584]                             // round key ek[14][0]
+    eor v20.16b, v0.16b, v20.16b                    // aria.cs:121:54 encrypt
+    ldr q0, [x0, #3600]                             // round key ek[14][1]
+    eor v26.16b, v0.16b, v26.16b                    // aria.cs:121:54 encrypt
+    ldr q0, [x0, #3616]                             // round key ek[14][2]
+    eor v21.16b, v0.16b, v21.16b                    // aria.cs:121:54 encrypt
+    ldr q0, [x0, #3632]                             // round key ek[14][3]
+    eor v16.16b, v0.16b, v16.16b                    // aria.cs:121:54 encrypt
+    ldr q0, [x0, #3648]                             // round key ek[14][4]
+    eor v17.16b, v0.16b, v17.16b                    // aria.cs:121:54 encrypt
+    ldr q0, [x0, #3664]                             // round key ek[14][5]
+    eor v19.16b, v0.16b, v19.16b                    // aria.cs:121:54 encrypt
+    ldr q0, [x0, #3680]                             // round key ek[14][6]
+    ldr q1, [sp, #304]                              // reload
+    eor v0.16b, v0.16b, v1.16b                      // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3696]                             // round key ek[14][7]
+    eor v24.16b, v1.16b, v24.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3712]                             // round key ek[14][8]
+    eor v30.16b, v1.16b, v30.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3728]                             // round key ek[14][9]
+    eor v25.16b, v1.16b, v25.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3744]                             // round key ek[14][10]
+    eor v23.16b, v1.16b, v23.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3760]                             // round key ek[14][11]
+    eor v18.16b, v1.16b, v18.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3776]                             // round key ek[14][12]
+    eor v27.16b, v1.16b, v27.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3792]                             // round key ek[14][13]
+    eor v31.16b, v1.16b, v31.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3808]                             // round key ek[14][14]
+    eor v28.16b, v1.16b, v28.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [x0, #3824]                             // round key ek[14][15]
+    eor v22.16b, v1.16b, v22.16b                    // aria.cs:121:54 encrypt
+    ldr q1, [sp, #320]                              // reload
+    uzp1 v4.16b, v1.16b, v2.16b                     // input blocks 0..15
+    uzp2 v1.16b, v1.16b, v2.16b                     // input blocks 0..15
+    uzp1 v2.16b, v13.16b, v3.16b                    // input blocks 0..15
+    uzp2 v3.16b, v13.16b, v3.16b                    // input blocks 0..15
+    ldr q5, [sp, #288]                              // reload
+    uzp1 v13.16b, v14.16b, v5.16b                   // input blocks 0..15
+    uzp2 v5.16b, v14.16b, v5.16b                    // input blocks 0..15
+    tbl v20.16b, {v20.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v26.16b, {v26.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v21.16b, {v21.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v16.16b, {v16.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v17.16b, {v17.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v19.16b, {v19.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v0.16b, {v0.16b}, v29.16b                   // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v24.16b, {v24.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v30.16b, {v30.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v25.16b, {v25.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v23.16b, {v23.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v18.16b, {v18.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v27.16b, {v27.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v31.16b, {v31.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v28.16b, {v28.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    tbl v22.16b, {v22.16b}, v29.16b                 // realign lanes after AESE/AESD (aria.cs:121:54 encrypt)
+    ldr q29, [sp, #272]                             // reload
+    ldr q14, [sp, #256]                             // reload
+    uzp1 v15.16b, v29.16b, v14.16b                  // input blocks 0..15
+    uzp2 v29.16b, v29.16b, v14.16b                  // input blocks 0..15
+    ldr q14, [sp, #336]                             // reload
+    str q22, [sp, #256]                             // spill
+    uzp1 v22.16b, v14.16b, v6.16b                   // input blocks 0..15
+    uzp2 v6.16b, v14.16b, v6.16b                    // input blocks 0..15
+    uzp1 v14.16b, v10.16b, v7.16b                   // input blocks 0..15
+    uzp2 v7.16b, v10.16b, v7.16b                    // input blocks 0..15
+    uzp1 v10.16b, v11.16b, v8.16b                   // input blocks 0..15
+    uzp2 v8.16b, v11.16b, v8.16b                    // input blocks 0..15
+    uzp1 v11.16b, v12.16b, v9.16b                   // input blocks 0..15
+    uzp2 v9.16b, v12.16b, v9.16b                    // input blocks 0..15
+    uzp1 v12.16b, v4.16b, v22.16b                   // input blocks 0..15
+    uzp2 v22.16b, v4.16b, v22.16b                   // input blocks 0..15
+    eor v20.16b, v20.16b, v12.16b                   // ctr: keystream ^ input
+    eor v22.16b, v30.16b, v22.16b                   // ctr: keystream ^ input
+    uzp1 v30.16b, v1.16b, v6.16b                    // input blocks 0..15
+    uzp2 v1.16b, v1.16b, v6.16b                     // input blocks 0..15
+    eor v17.16b, v17.16b, v30.16b                   // ctr: keystream ^ input
+    eor v27.16b, v27.16b, v1.16b                    // ctr: keystream ^ input
+    uzp1 v30.16b, v2.16b, v14.16b                   // input blocks 0..15
+    uzp2 v1.16b, v2.16b, v14.16b                    // input blocks 0..15
+    eor v26.16b, v26.16b, v30.16b                   // ctr: keystream ^ input
+    eor v25.16b, v25.16b, v1.16b                    // ctr: keystream ^ input
+    uzp1 v30.16b, v3.16b, v7.16b                    // input blocks 0..15
+    uzp2 v1.16b, v3.16b, v7.16b                     // input blocks 0..15
+    eor v19.16b, v19.16b, v30.16b                   // ctr: keystream ^ input
+    uzp1 v30.16b, v13.16b, v10.16b                  // input blocks 0..15
+    uzp2 v2.16b, v13.16b, v10.16b                   // input blocks 0..15
+    uzp1 v3.16b, v5.16b, v8.16b                     // input blocks 0..15
+    uzp2 v4.16b, v5.16b, v8.16b                     // input blocks 0..15
+    uzp1 v5.16b, v15.16b, v11.16b                   // input blocks 0..15
+    uzp2 v6.16b, v15.16b, v11.16b                   // input blocks 0..15
+    uzp1 v7.16b, v29.16b, v9.16b                    // input blocks 0..15
+    uzp2 v29.16b, v29.16b, v9.16b                   // input blocks 0..15
+    eor v21.16b, v21.16b, v30.16b                   // ctr: keystream ^ input
+    eor v16.16b, v16.16b, v5.16b                    // ctr: keystream ^ input
+    eor v30.16b, v0.16b, v3.16b                     // ctr: keystream ^ input
+    eor v24.16b, v24.16b, v7.16b                    // ctr: keystream ^ input
+    eor v23.16b, v23.16b, v2.16b                    // ctr: keystream ^ input
+    eor v18.16b, v18.16b, v6.16b                    // ctr: keystream ^ input
+    eor v31.16b, v31.16b, v1.16b                    // ctr: keystream ^ input
+    eor v28.16b, v28.16b, v4.16b                    // ctr: keystream ^ input
+    ldr q0, [sp, #256]                              // reload
+    eor v29.16b, v0.16b, v29.16b                    // ctr: keystream ^ input
+    zip1 v0.16b, v24.16b, v29.16b                   // store blocks 0..15
+    zip1 v1.16b, v16.16b, v18.16b                   // store blocks 0..15
+    zip1 v2.16b, v30.16b, v28.16b                   // store blocks 0..15
+    zip1 v3.16b, v21.16b, v23.16b                   // store blocks 0..15
+    zip1 v4.16b, v19.16b, v31.16b                   // store blocks 0..15
+    zip1 v5.16b, v26.16b, v25.16b                   // store blocks 0..15
+    zip1 v6.16b, v17.16b, v27.16b                   // store blocks 0..15
+    zip1 v7.16b, v20.16b, v22.16b                   // store blocks 0..15
+    zip1 v11.16b, v1.16b, v0.16b                    // store blocks 0..15
+    zip1 v10.16b, v3.16b, v2.16b                    // store blocks 0..15
+    zip2 v24.16b, v24.16b, v29.16b                  // store blocks 0..15
+    zip1 v9.16b, v5.16b, v4.16b                     // store blocks 0..15
+    zip2 v16.16b, v16.16b, v18.16b                  // store blocks 0..15
+    zip1 v8.16b, v7.16b, v6.16b                     // store blocks 0..15
+    st4 {v8.16b-v11.16b}, [x2], #64                 // store blocks 0..15
+    zip2 v18.16b, v30.16b, v28.16b                  // store blocks 0..15
+    zip2 v21.16b, v21.16b, v23.16b                  // store blocks 0..15
+    zip2 v19.16b, v19.16b, v31.16b                  // store blocks 0..15
+    zip2 v23.16b, v26.16b, v25.16b                  // store blocks 0..15
+    zip2 v17.16b, v17.16b, v27.16b                  // store blocks 0..15
+    zip2 v20.16b, v20.16b, v22.16b                  // store blocks 0..15
+    zip2 v11.16b, v1.16b, v0.16b                    // store blocks 0..15
+    zip2 v10.16b, v3.16b, v2.16b                    // store blocks 0..15
+    zip2 v9.16b, v5.16b, v4.16b                     // store blocks 0..15
+    zip2 v8.16b, v7.16b, v6.16b                     // store blocks 0..15
+    st4 {v8.16b-v11.16b}, [x2], #64                 // store blocks 0..15
+    zip1 v3.16b, v16.16b, v24.16b                   // store blocks 0..15
+    zip1 v2.16b, v21.16b, v18.16b                   // store blocks 0..15
+    zip1 v1.16b, v23.16b, v19.16b                   // store blocks 0..15
+    zip1 v0.16b, v20.16b, v17.16b                   // store blocks 0..15
+    st4 {v0.16b-v3.16b}, [x2], #64                  // store blocks 0..15
+    zip2 v3.16b, v16.16b, v24.16b                   // store blocks 0..15
+    zip2 v2.16b, v21.16b, v18.16b                   // store blocks 0..15
+    zip2 v1.16b, v23.16b, v19.16b                   // store blocks 0..15
+    zip2 v0.16b, v20.16b, v17.16b                   // store blocks 0..15
+    st4 {v0.16b-v3.16b}, [x2], #64                  // store blocks 0..15
     adds x6, x6, #16                                // ctr: next counter
     adc x5, x5, xzr                                 // ctr: next counter
     subs x3, x3, #1
     b.ne 1b
-    ldp d8, d9, [sp, #272]
-    ldp d10, d11, [sp, #288]
-    ldp d12, d13, [sp, #304]
-    ldp d14, d15, [sp, #320]
-    ldp x19, x20, [sp, #336]
-    ldp x21, x22, [sp, #352]
-    ldp x23, x24, [sp, #368]
-    ldp x25, x26, [sp, #384]
-    ldr x27, [sp, #400]
-    add sp, sp, #416
+    ldp d8, d9, [sp, #352]
+    ldp d10, d11, [sp, #368]
+    ldp d12, d13, [sp, #384]
+    ldp d14, d15, [sp, #400]
+    ldp x19, x20, [sp, #416]
+    ldp x21, x22, [sp, #432]
+    ldp x23, x24, [sp, #448]
+    ldp x25, x26, [sp, #464]
+    ldr x27, [sp, #480]
+    add sp, sp, #496
 9:  ret
     .size aria192_neon_b16_crypto_il1_sha3_ctr, .-aria192_neon_b16_crypto_il1_sha3_ctr
 

@@ -39,11 +39,14 @@ from ..mir.lutgroups import lookup_depth
 from ..mir.lutgroups import schedule as lut_schedule
 from ..mir.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
 from ..mir.sink import sink as sink_order
+from . import keyfold as KF
 from . import sha3 as SHA3
 from . import subword as SW
 from .pool import Pool
 from .sliced import ARR
 
+THREE_INPUT_SHARE = 6  # EOR3/BCAX (+ a third of the TBLs) at most 1/6 of the selected code (Selector._three_input_room)
+THREE_INPUT_SLACK = 48  # ... a burst this long (instructions) above the share is let through
 LUT_CHUNK = 8  # lookups served per table-slice load (bounded by registers: idx + result per lookup)
 
 
@@ -112,7 +115,9 @@ class Selector:
     _depth: list = field(default_factory=list)
     _consts: dict[tuple, VReg] = field(default_factory=dict)
     _slices: dict[tuple, tuple] = field(default_factory=dict)
-    _uses: Counter[int] = field(default_factory=Counter)  # uses per value id (sha3 schedules only)
+    _uses: Counter[int] = field(default_factory=Counter)  # uses per value id (sha3 and crypto schedules only)
+    _folded: dict[int, tuple] = field(default_factory=dict)  # lookup index id -> (leaves, key leaf) (keyfold.py)
+    _pipes: tuple = (0, 0, 0)  # (instructions counted, three-input ops, lookups) for _three_input_room
     _nots: dict[int, int] = field(default_factory=dict)  # value id -> id of an op not(value)
     subword: bool = False  # values narrower than the lanes: views (subword.py)
     views: dict[int, tuple] = field(default_factory=dict)  # value id -> its bytes (subword.py)
@@ -310,7 +315,10 @@ class Selector:
         return d
 
     def _target(self, op: Op) -> int | None:
-        ps = [self.power.get(a, 0) for a in op.args]
+        return self._target_of(op.args)
+
+    def _target_of(self, args) -> int | None:
+        ps = [self.power.get(a, 0) for a in args]
         known = [x for x in ps if x is not None]
         return min(known) if known else None
 
@@ -322,7 +330,7 @@ class Selector:
         order, batches = lut_schedule(fn)
         if self.sink:
             order = sink_order(fn, order, batches)
-        if self.sha3:
+        if self.sha3 or self.crypto:
             self._uses = SHA3.use_counts(fn)
             self._nots = {op.args[0]: i for i, op in enumerate(fn.ops) if op.code == "not"}
         if self.crypto:  # layers where AESE (ShiftRows) and AESD (InvShiftRows) results meet
@@ -333,6 +341,15 @@ class Selector:
                 if aff is not None:
                     boxes.setdefault(self._depth[b[0]], set()).add(aff.box)
             self._mixed = {d for d, bx in boxes.items() if len(bx) > 1}
+        if self.crypto and not self.subword:
+            uniform = {i for i, op in enumerate(fn.ops) if op.code == "const"}
+            uniform |= {i for i, op in enumerate(fn.ops) if op.code == "input" and op.imm[0] not in state_inputs}
+
+            def foldable(name: str) -> bool:
+                aff = affine_match(self.tables[name].values)
+                return aff is not None and (aff.after or aff.identity)
+
+            self._folded = KF.plan(fn, self._uses, self.width, uniform, foldable)
         first_of_batch = {b[0]: b for b in batches}
         in_batch = {m for b in batches for m in b}
         for i in order:
@@ -362,11 +379,16 @@ class Selector:
         if code == "const":
             self.power[i] = None
             return self.const(op.imm[0])
+        if i in self._folded:  # the index of an AESE/AESD without its uniform leaf (keyfold.py)
+            rest = self._folded[i][0]
+            p = self._target_of(rest)
+            self.power[i] = p
+            return self.xor_tree([self.at(v, p) for v in rest], i)
         p = self._target(op)
         self.power[i] = p
         val = _At(self, p) if val is None else val
         args = [fn.ops[a] for a in op.args]
-        if self.sha3 and code in ("xor", "not") and w == self.width:
+        if self.sha3 and code in ("xor", "not") and w == self.width and self._three_input_room():
             fused = SHA3.fuse(self, i, op, val, self._uses)
             if fused is not None:
                 return fused
@@ -421,6 +443,35 @@ class Selector:
                     self.emit("bit", (Vec(d, "16b"), Vec(t, "16b"), Vec(m, "16b")), (d,), (a, t, m), i, tied=a)
                     return d
         return None
+
+    def xor_tree(self, regs: list[VReg], i: int) -> VReg:
+        """The XOR of regs (two or more distinct registers; one is returned as it is): EOR3 three at a time
+        where the schedule has FEAT_SHA3, else EOR pairs (op i for origin and stream)."""
+        regs = list(regs)
+        while len(regs) > 1:
+            if self.sha3 and len(regs) >= 3 and self._three_input_room():
+                d = self.vf.new()
+                a, b, c = regs[:3]
+                self.emit("eor3", tuple(Vec(x, "16b") for x in (d, a, b, c)), (d,), (a, b, c), i)
+                regs = [d] + regs[3:]
+            else:
+                regs = [self.binop("eor", "16b", regs[0], regs[1], i)] + regs[2:]
+        return regs[0]
+
+    def _three_input_room(self) -> bool:
+        """Whether one more three-input op fits the pipe budget.  Neoverse-V2 (llvm's model) issues EOR3/BCAX
+        on V0 only and TBL/TBX on V0/V1, any other vector op on V0-V3: a kernel rich in both (ARIA, AES with
+        AESE) queues on V0 while V2/V3 idle.  The budget: three-input ops plus a third of the lookups selected
+        so far at most a sixth of all instructions so far (a quarter would be V0's fair share; the margin is
+        for the ordinary ops the round-robin puts there; sixth and third measured with llvm-mca on the crypto
+        kernels, bench/neon).  Past it, two EORs on free pipes beat one EOR3 behind the queue.  Kernels without
+        lookups whose EOR3/BCAX stay under a sixth of the code (PIPO's, HIGHT's) never reach it."""
+        seen, three, tables = self._pipes
+        for ins in self.code[seen:]:
+            three += ins.mnemonic in ("eor3", "bcax")
+            tables += ins.mnemonic in ("tbl", "tbx")
+        self._pipes = (len(self.code), three, tables)
+        return THREE_INPUT_SHARE * three + 2 * tables <= len(self.code) + THREE_INPUT_SLACK
 
     def complement_of(self, vid: int) -> int | None:
         """The id of an already selected op computing not(vid), if any."""
@@ -517,21 +568,26 @@ class Selector:
         """
         arg = self.fn.ops[m].args[0]
         q = self.power.get(arg, 0) or 0
-        d = self.aes_sub(self.values[arg], aff, m)
+        if arg in self._folded:  # the uniform XOR leaf rides in the AES instruction's key operand (keyfold.py)
+            d = self.aes_sub(self.values[arg], aff, m, key=self.values[self._folded[arg][1]])
+        else:
+            d = self.aes_sub(self.values[arg], aff, m)
         at = self.power[m] = (q + (1 if aff.box == "S" else -1)) % 4
         if aff.box == "S-1" and self._depth[m] in self._mixed:  # meet the AESE results of this layer
             d = self._realign(d, at, (q + 1) % 4, m)
             self.power[m] = (q + 1) % 4
         return d
 
-    def aes_sub(self, x: VReg, aff, m: int) -> VReg:
-        """T on every byte of x, the lanes left in (Inv)ShiftRows order: AESE/AESD with a zero round key and
+    def aes_sub(self, x: VReg, aff, m: int, key: VReg | None = None) -> VReg:
+        """T on every byte of x ^ key, the lanes left in (Inv)ShiftRows order: AESE/AESD with the round-key
+        operand ``key`` (a uniform value; zero when None; only without an affine map before the S-box) and
         the affine map L before or after it (op m for origin)."""
         if not aff.after and not aff.identity:
+            assert key is None
             x = self.affine_map(x, aff, m)
-        zero = self.const(0, 8)
+        k = self.const(0, 8) if key is None else key
         d = self.vf.new()
-        self.emit("aese" if aff.box == "S" else "aesd", (Vec(d, "16b"), Vec(zero, "16b")), (d,), (x, zero), m, tied=x)
+        self.emit("aese" if aff.box == "S" else "aesd", (Vec(d, "16b"), Vec(k, "16b")), (d,), (x, k), m, tied=x)
         if aff.after and not aff.identity:
             d = self.affine_map(d, aff, m)
         return d

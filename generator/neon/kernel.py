@@ -18,6 +18,7 @@ from cipherspec.passes import constfold, cse, dce, lower_gmul, mask_rotate, spli
 from cipherspec.pipeline import Pass, run_passes
 
 from ..mir import dce as mir_dce
+from ..mir import reorder
 from ..mir.interleave import interleave, stream_name
 from ..mir.mir import Instr, Text, Vec, VRegFactory
 from ..mir.regalloc import TargetHooks, allocate
@@ -27,6 +28,7 @@ from . import sliced as SL
 from .isel import Selector
 from .pool import Pool, lut_tables
 
+REORDER_REGISTERS = 28  # the list scheduler's budget: the 32 q registers less room for reloaded keys and constants
 VREG_ORDER = list(range(16, 32)) + list(range(0, 8)) + list(range(8, 16))  # caller-saved first
 SLICE_GPRS = [
     "x10",
@@ -108,7 +110,10 @@ def build_kernel(
     """layout: a sliced.Sliced, or "packed" (packed.py); crypto: AESE/AESD S-boxes, sha3: EOR3/BCAX (sliced only).
 
     A sliced, non-interleaved kernel that spills is also built in demand-driven op order (common/sink.py: e.g. AES's
-    MixColumns column by column); the one with fewer instructions is kept (stats["order"])."""
+    MixColumns column by column); the one with fewer instructions is kept (stats["order"]).  Every sliced kernel is
+    then also allocated with its machine code list-scheduled for latency within the register file (mir/reorder.py)
+    where it has one block group (an interleave already weaves independent streams) or spills, and that order is
+    kept unless it costs instructions (reloads, copies, lost LDP pairs): stats["schedule"] says which."""
     module = prepare(module)
     k = _build(module, layout, il, mode, pool, symbol, crypto, sha3, False)
     if k.stats["spills"] and layout != "packed" and il == 1:  # sinking would undo an interleave's weave
@@ -119,7 +124,15 @@ def build_kernel(
 
 
 def _build(
-    module: Module, layout, il: int, mode: str, pool: Pool, symbol: str, crypto: bool, sha3: bool, sink: bool
+    module: Module,
+    layout,
+    il: int,
+    mode: str,
+    pool: Pool,
+    symbol: str,
+    crypto: bool,
+    sha3: bool,
+    sink: bool,
 ) -> Kernel:
     fn_name = "decrypt" if mode == "ecb_decrypt" else "encrypt"
     fn = module.functions[fn_name]  # prepared by build_kernel
@@ -171,8 +184,13 @@ def _build(
         move=lambda d, s: Instr("mov", (Vec("dst", "16b"), Vec(s, "16b")), kind="move", origin="copy"),
         new_vreg=lambda name: vf.new(name),
     )
-    alloc = allocate(code, VREG_ORDER, hooks)
+    order, alloc = "selection", allocate(code, VREG_ORDER, hooks)
     body = LDP.pair([_render(ins, regs) for ins, regs in alloc.code])
+    if not packed and (il == 1 or alloc.spills):  # latency order within the register budget (mir/reorder.py)
+        alt = allocate(reorder.run(code, REORDER_REGISTERS, latency), VREG_ORDER, hooks)
+        alt_body = LDP.pair([_render(ins, regs) for ins, regs in alt.code])
+        if len(alt_body) <= len(body):
+            order, alloc, body = "latency", alt, alt_body
     saved_d = [f"d{r}" for r in range(8, 16) if r in alloc.used]
     saved_x = sorted({r for r in slice_ptr.values() if int(r[1:]) >= 19}, key=lambda r: int(r[1:]))
     frame = scratch + 16 * alloc.slots
@@ -184,6 +202,7 @@ def _build(
         "moves": alloc.moves,
         "slots": alloc.slots,
         "order": "sink" if sink else "spec",
+        "schedule": order,
     }
     return Kernel(symbol, mode, body, frame, saved_d, saved_x, setup, step, stats, key_table, blocks, bb)
 
@@ -291,6 +310,15 @@ def _counter(bb: int, t: int) -> list[Instr]:
             else [f"str x15, [x7, #{16 * t}]", f"str x9, [x7, #{16 * t + 8}]"]
         )
     return [Instr(line, (), kind="raw", origin=o) for line in lines]
+
+
+def latency(ins: Instr) -> int:
+    """Result latency in cycles (Neoverse-V2-like: loads 6, AES and table lookups 2-3, other vector ops 2)."""
+    if ins.mnemonic.startswith("ld"):
+        return 6
+    if ins.mnemonic in ("aese", "aesd", "tbx"):
+        return 3
+    return 2
 
 
 def _render(ins: Instr, regs: dict) -> str:

@@ -78,7 +78,7 @@ def core(
     ``balanced``: move rotations to the FMA pipe where that evens the pipes (balance.py);
     ``rk_idx``: round-key input name -> word in the struct (default: the key schedule's words), or an
     index expression over ``offset``, a parameter the function then takes (a round loop's key words);
-    ``pressure``: emit in register-pressure order (pressure.py; the bitsliced cores, ~128 live planes)."""
+    ``pressure``: emit in register-pressure order (generator/mir/schedule.py; the bitsliced cores, ~128 live planes)."""
     idx: dict[str, int | str] = dict(rk_index(module)) if rk_idx is None else rk_idx
     imad: frozenset[int] = frozenset()
     if balanced:

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, mask
 
-from . import lop3, pressure, wide
+from ..mir import schedule as pressure
+from . import lop3, wide
 
 FLAVOURS = ("ptx", "c")
 
@@ -50,7 +51,9 @@ class Env:
     lookup: Callable[[str, str], str]  # (table name, clean index expression) -> load expression
     prefix: str = "v"
     imad: frozenset = frozenset()  # shl/shr value ids to select as FMA-pipe multiplies (balance.py)
-    pressure: bool = False  # emit in register-pressure order (pressure.py), not the IR's
+    pressure: bool = (
+        False  # emit in register-pressure order (generator/mir/schedule.py, shared with NEON), not the IR's
+    )
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Round loops (generator/ptx/roundloop.py): the repeated rounds of a straight-line core found from the IR
 and re-rolled, checked on the interpreter (post(body^count(pre(x))) == core(x)), on small hand-made
 functions (a Feistel chain: values passed through a round and loop-invariant ones) and on the bitsliced
-AES and ARIA cores; and the register-pressure order (pressure.py) is a topological order that lowers
+AES and ARIA cores; and the register-pressure order (generator/mir/schedule.py) is a topological order that lowers
 the peak of live values."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 
 from cipherspec.interp import Interpreter
 from cipherspec.ir import Origin
-from generator.ptx import pressure, roundloop
+from generator.mir import schedule as pressure
+from generator.ptx import roundloop
 from generator.ptx.irbuild import Builder
 from generator.ptx.lanes import lanes_for
 from generator.ptx.placement import CudaSchedule
