@@ -244,6 +244,27 @@ def is_word_sliced(module: Module) -> bool:
     return plan(module).word
 
 
+def _render(module: Module, schedule: Schedule, ct_note: str, layout_doc: str, support, cores, after) -> str:
+    """The kernel file around the cores (both layouts, word- and byte-sliced, fill the same skeleton)."""
+    P = module.cipher
+    return render(
+        "c/kernel.c.j2",
+        P=P,
+        cipher=P,
+        tag=kernel_tag(schedule),
+        version=__version__,
+        spec_file=os.path.basename(module.source) if module.source else "?",
+        schedule=schedule.name,
+        ct_note=ct_note,
+        layout_doc=layout_doc,
+        block_bytes=module.block.nbytes,
+        words=fragment("words.c"),
+        support=support,
+        cores=cores,
+        after_cores=after,
+    )
+
+
 def _word_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     prep = prepare(module, schedule)
     P = module.cipher
@@ -264,22 +285,7 @@ def _word_source(module: Module, schedule: Schedule, ct_note: str) -> str:
             " * AESENCLAST.  CS_VBITS (128, 256, 512: the variant's -DCS_VBITS) sets the register width.",
         ]
     )
-    return render(
-        "c/kernel.c.j2",
-        P=P,
-        cipher=P,
-        tag=kernel_tag(schedule),
-        version=__version__,
-        spec_file=os.path.basename(module.source) if module.source else "?",
-        schedule=schedule.name,
-        ct_note=ct_note,
-        layout_doc=layout_doc,
-        block_bytes=module.block.nbytes,
-        words=fragment("words.c"),
-        support=support,
-        cores=cores,
-        after_cores=after,
-    )
+    return _render(module, schedule, ct_note, layout_doc, support, cores, after)
 
 
 def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
@@ -321,19 +327,4 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     if has_fused_xts(p):
         after.append(fragment("aes_rounds_xts.c", P=P))
     layout_doc = "\n".join(docs + [" * CS_VBITS (128, 256, 512: the variant's -DCS_VBITS) sets the register width."])
-    return render(
-        "c/kernel.c.j2",
-        P=P,
-        cipher=P,
-        tag=kernel_tag(schedule),
-        version=__version__,
-        spec_file=os.path.basename(module.source) if module.source else "?",
-        schedule=schedule.name,
-        ct_note=ct_note,
-        layout_doc=layout_doc,
-        block_bytes=module.block.nbytes,
-        words=fragment("words.c"),
-        support=support,
-        cores=cores,
-        after_cores=after,
-    )
+    return _render(module, schedule, ct_note, layout_doc, support, cores, after)
