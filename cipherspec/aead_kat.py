@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from . import aead
 from .errors import AuthenticationError, CipherspecError, KatError
-from .kat import FileReport, KatBlock
+from .kat_records import FileReport, KatBlock
 
 AEAD_MODES = {"GCM": "gcm", "CCM": "ccm", "XTS": "xts", "CMAC": "cmac"}
 FIELDS = {"Cipher", "Mode", "Key", "IV", "AAD", "Plaintext", "Ciphertext", "Tag", "Rounds"}

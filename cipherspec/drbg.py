@@ -22,7 +22,18 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .drbg_limits import MAX_BITS_PER_REQUEST, MAX_INPUT_BITS, MAX_RESEED_INTERVAL, BulkRequest, DrbgError, new_drbg
+from .drbg_limits import (
+    MAX_BITS_PER_REQUEST,
+    MAX_INPUT_BITS,
+    MAX_RESEED_INTERVAL,
+    BulkRequest,
+    DrbgError,
+    check_extra,
+    check_request,
+    check_reseed_interval,
+    check_seed,
+    security_bytes,
+)
 from .modes import counter_blocks, ctr_next_iv
 
 __all__ = [
@@ -32,7 +43,6 @@ __all__ = [
     "BulkRequest",
     "CtrDrbg",
     "DrbgError",
-    "new_drbg",
 ]
 
 
@@ -45,8 +55,7 @@ class CtrDrbg:
         prediction_resistance: bool = False,
         entropy_source: Callable[[int], bytes] | None = None,
     ):
-        if not 1 <= reseed_interval <= MAX_RESEED_INTERVAL:
-            raise DrbgError(f"reseed interval must be 1..2^48, got {reseed_interval}")
+        check_reseed_interval(reseed_interval)
         self.cipher = cipher
         self.keylen = cipher.key_bytes
         self.outlen = cipher.block_bytes
@@ -55,7 +64,7 @@ class CtrDrbg:
         self.reseed_interval = reseed_interval
         self.prediction_resistance = prediction_resistance
         self.entropy_source = entropy_source
-        self.security_bytes = min(self.keylen, 32)
+        self.security_bytes = security_bytes(self.keylen)
         self.key: bytes | None = None
         self.v: bytes | None = None
         self.reseed_counter = 0
@@ -107,24 +116,16 @@ class CtrDrbg:
             raise DrbgError(f"{what} must be {lo}..{hi} bytes, got {len(data)}")
 
     def _seed_material(self, entropy: bytes, extra: bytes, what: str) -> bytes:
+        check_seed(self.keylen, self.outlen, self.use_df, len(entropy), None, len(extra), what)
         if self.use_df:
-            self._check_len("entropy input", entropy, self.security_bytes)
-            self._check_len(what, extra)
             return self.block_cipher_df(entropy + extra, self.seedlen)
-        if len(entropy) != self.seedlen:
-            raise DrbgError(
-                f"without the derivation function the entropy input must be seedlen = "
-                f"{self.seedlen} bytes, got {len(entropy)}"
-            )
-        self._check_len(what, extra, 0, self.seedlen)
         padded = extra + bytes(self.seedlen - len(extra))
         return bytes(a ^ b for a, b in zip(entropy, padded))
 
     # ---------------------------------------------------------------- the DRBG functions
     def instantiate(self, entropy: bytes, nonce: bytes = b"", personalization: bytes = b"") -> None:
+        check_seed(self.keylen, self.outlen, self.use_df, len(entropy), len(nonce), len(personalization))
         if self.use_df:
-            self._check_len("entropy input", entropy, self.security_bytes)
-            self._check_len("nonce", nonce, self.security_bytes // 2)
             material = self._seed_material(entropy + nonce, personalization, "personalization string")
         else:
             material = self._seed_material(entropy, personalization, "personalization string")
@@ -152,11 +153,7 @@ class CtrDrbg:
         """One request.  ``entropy`` feeds a reseed that prediction resistance or the interval demands."""
         self._require_instantiated()
         assert self.key is not None and self.v is not None  # narrows for the type checker
-        if not 0 <= nbytes * 8 <= MAX_BITS_PER_REQUEST:
-            raise DrbgError(
-                f"a request is at most 2^19 bits ({MAX_BITS_PER_REQUEST // 8} bytes); got {nbytes} bytes "
-                "— split it into several requests (generate_bulk)"
-            )
+        check_request(nbytes)
         pr = self.prediction_resistance if prediction_resistance is None else prediction_resistance
         if pr and not self.prediction_resistance:
             raise DrbgError("prediction resistance was not requested at instantiation")
@@ -168,11 +165,10 @@ class CtrDrbg:
             self.reseed(entropy, additional_input)
             additional_input = b""
         if additional_input:
+            check_extra(self.keylen, self.outlen, self.use_df, len(additional_input))
             if self.use_df:
-                self._check_len("additional input", additional_input)
                 additional = self.block_cipher_df(additional_input, self.seedlen)
             else:
-                self._check_len("additional input", additional_input, 0, self.seedlen)
                 additional = additional_input + bytes(self.seedlen - len(additional_input))
             self.key, self.v = self._update(additional, self.key, self.v)
         else:

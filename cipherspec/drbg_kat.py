@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .drbg import MAX_RESEED_INTERVAL, new_drbg
+from .drbg_choice import new_drbg
+from .drbg_limits import MAX_RESEED_INTERVAL
 from .errors import KatError, UsageError
-from .kat import FileReport, KatBlock
+from .kat_records import FileReport, KatBlock
 
 NIST_FIELDS = {"EntropyInputReseed", "AdditionalInputReseed", "EntropyInputPR1", "EntropyInputPR2", "ReturnedBits"}
 KISA_FIELDS = {"ReseedInterval", "EntropyInputReseed1", "EntropyInputReseed2", "ReturnedBits1", "ReturnedBits2"}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,39 +22,13 @@ import numpy as np
 
 from . import modes
 from .errors import KatError
+from .kat_records import FileReport, KatBlock
 
 _LINE = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
 HEX_FIELDS = {"Key", "IV", "Plaintext", "Ciphertext"}
 MODE_NAMES = {"ECB": "ecb", "CBC": "cbc", "CTR": "ctr"}
 
-
-@dataclass
-class KatBlock:
-    path: str
-    line: int  # first line of the block
-    fields: dict[str, str] = field(default_factory=dict)
-    lines: dict[str, int] = field(default_factory=dict)
-
-    def where(self, name: str | None = None) -> str:
-        return f"{self.path}:{self.lines.get(name, self.line) if name else self.line}"
-
-    @property
-    def is_drbg(self) -> bool:
-        return "EntropyInput" in self.fields
-
-    def hex(self, name: str) -> bytes:
-        text = self.fields[name]
-        if len(text) % 2:
-            raise KatError(f"{self.where(name)}: {name} has an odd number of hex digits ({len(text)})")
-        try:
-            return bytes.fromhex(text)
-        except ValueError:
-            raise KatError(f"{self.where(name)}: {name} is not hex: {text[:40]!r}") from None
-
-    def require(self, *names: str) -> None:
-        for name in names:
-            if name not in self.fields:
-                raise KatError(f"{self.where()}: block has no {name} field")
+__all__ = ["FileReport", "KatBlock", "parse_kat_file", "parse_kat_text", "run_kat_file"]
 
 
 def parse_kat_text(text: str, path: str) -> list[KatBlock]:
@@ -129,16 +103,6 @@ def validate_block(b: KatBlock, known_ciphers: set[str]) -> BlockCase:
     if unknown:
         raise KatError(f"{b.where(sorted(unknown)[0])}: unknown field {sorted(unknown)[0]}")
     return BlockCase(b, cipher, rounds, mode, b.hex("Key"), iv, pt, ct)
-
-
-@dataclass
-class FileReport:
-    path: str
-    passed: int = 0
-    failed: int = 0
-    skipped: int = 0
-    failures: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 def _check_sizes(case: BlockCase, c) -> None:

@@ -229,8 +229,8 @@ def _check_size(mode: str, direction: str, size: int | None, tag_len: int, secto
 
 
 def cmd_aead(args, direction: str) -> int:
+    from .output import _chunk_bytes, _stream_to_output
     from .pump import pump
-    from .streaming import _chunk_bytes, _stream_to_output
 
     mode = args.mode
     c = load(args, mode)

@@ -9,78 +9,18 @@ GCM, CCM, XTS and CMAC run in driver/aeadcmd.py (imported only for them: it need
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import threading
 
 from cipherspec.errors import UsageError
 
 from . import keyinput
+from .output import _chunk_bytes, _stream_to_output
 
 EXIT_OK = 0  # cli.py's exit statuses: failures are exceptions that cli.run turns into 2 (or 130)
 
 
 def _hex_arg(name: str):
     return lambda text: keyinput.parse_hex(text.encode(), f"--{name}")
-
-
-CHUNK_BYTES = {"ref": 64 << 10, "cuda": 16 << 20}  # the interpreter's memory grows with its batch
-DEFAULT_CHUNK_BYTES = 4 << 20
-MAX_LANES = 256  # every schedule's lane count divides it (bitsliced v32: 256 blocks)
-
-
-def _chunk_bytes(cipher) -> int:
-    """Bytes per chunk: a few MiB, a multiple of the block and of any schedule's lane group, so every
-    chunk but the last runs whole lane groups.  $CIPHERSPEC_CHUNK_BYTES (tests) sets it, in whole blocks."""
-    block = cipher.block_bytes
-    text = os.environ.get("CIPHERSPEC_CHUNK_BYTES")
-    if text:
-        if not text.isdigit() or int(text) < 1:
-            raise UsageError(f"$CIPHERSPEC_CHUNK_BYTES must be a positive integer, got {text!r}")
-        return max(int(text) // block, 1) * block
-    unit = block * MAX_LANES
-    return max(CHUNK_BYTES.get(cipher.target, DEFAULT_CHUNK_BYTES) // unit, 1) * unit
-
-
-def _stream_to_output(args, label: str, total: int | None, work, hold: bool = False) -> None:
-    """Opens the output (-o FILE or stdout, hex with --hex), runs ``work(writer, progress)`` and commits;
-    on any failure the output is aborted: -o FILE is left as it was.  ``hold``: stdout too gets nothing
-    before the commit (fileio.HeldOutput)."""
-    from .fileio import HexWriter, open_output
-    from .progress import TransferProgress
-
-    sink = open_output(args.output, hold=hold)
-    writer = HexWriter(sink) if args.hex else sink
-    progress = TransferProgress(label, total)
-    try:
-        with _terminate_as_interrupt():
-            work(writer, progress)
-            if args.hex:
-                writer.end()
-            progress.close()
-            sink.commit()
-    except BaseException:
-        progress.close()
-        sink.abort()
-        raise
-
-
-@contextlib.contextmanager
-def _terminate_as_interrupt():
-    """SIGTERM (kill, a timeout) unwinds like Ctrl-C, so the temporary output file is removed."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def refuse_options(args, mode: str) -> None:
@@ -149,7 +89,8 @@ def cmd_crypt(args, out, direction: str) -> int:
 def cmd_drbg(args, out) -> int:
     """CTR_DRBG output: instantiate once, then as many <= 2^19-bit requests as --bytes needs, each
     written as soon as it is generated (memory: one request)."""
-    from cipherspec.drbg_limits import MAX_BITS_PER_REQUEST, MAX_RESEED_INTERVAL, new_drbg
+    from cipherspec.drbg_choice import new_drbg
+    from cipherspec.drbg_limits import MAX_BITS_PER_REQUEST, MAX_RESEED_INTERVAL, DrbgError, security_bytes
 
     from .quickload import load_cipher
 
@@ -170,24 +111,33 @@ def cmd_drbg(args, out) -> int:
             + ": give --system-entropy for the reseeds"
         )
     c = load_cipher(args.spec or [], args.cipher, args.rounds, args.target, args.schedule)
-    entropy = keyinput.read(args, keyinput.ENTROPY)
+    entropy, nonce = keyinput.read(args, keyinput.ENTROPY), args.nonce
+    if (
+        args.system_entropy
+    ):  # what is not given comes from the OS: seedlen bytes of entropy, a nonce of half the strength
+        entropy = os.urandom(c.key_bytes + c.block_bytes) if entropy is None else entropy
+        nonce = os.urandom(security_bytes(c.key_bytes) // 2) if nonce is None and not args.no_df else nonce
     if entropy is None:
         raise UsageError(
-            f"no entropy input: give --entropy-file PATH, --entropy-fd N, ${keyinput.ENTROPY.env} or --entropy HEX"
+            f"no entropy input: give --entropy-file PATH, --entropy-fd N, ${keyinput.ENTROPY.env}, --entropy HEX "
+            "or --system-entropy"
         )
     source = os.urandom if args.system_entropy else None
     # on GPUs: the host chain (the C DRBG's update and plan) beside one multi-key launch per piece, when the
     # requests need nothing between them (no additional input, no reseed)
     bulk = hasattr(c, "drbg_stream") and not args.prediction_resistance and not args.additional and requests < interval
     host = load_cipher(args.spec or [], args.cipher, args.rounds, "c", None) if bulk else c
-    d = new_drbg(
-        host,
-        use_df=not args.no_df,
-        reseed_interval=interval,
-        prediction_resistance=args.prediction_resistance,
-        entropy_source=source,
-    )
-    d.instantiate(entropy, args.nonce or b"", args.personalization or b"")
+    try:
+        d = new_drbg(
+            host,
+            use_df=not args.no_df,
+            reseed_interval=interval,
+            prediction_resistance=args.prediction_resistance,
+            entropy_source=source,
+        )
+        d.instantiate(entropy, nonce or b"", args.personalization or b"")
+    except DrbgError as e:  # the one limit broken, and the option that changes it
+        raise UsageError(f"{e}" + (f"; set it with {e.option}" if e.option else "")) from None
 
     def generate_bulk(writer, progress):
         done = 0
@@ -224,7 +174,11 @@ def add_drbg_parser(sub, common) -> None:
     g.add_argument("--no-df", action="store_true", help="no derivation function (entropy = seedlen bytes)")
     g.add_argument("--prediction-resistance", action="store_true", help="reseed before every request")
     g.add_argument("--reseed-interval", type=int, help="requests between reseeds (1..2^48)")
-    g.add_argument("--system-entropy", action="store_true", help="take reseed entropy from os.urandom")
+    g.add_argument(
+        "--system-entropy",
+        action="store_true",
+        help="take from os.urandom what is not given: the instantiation entropy, the nonce and every reseed's entropy",
+    )
     g.add_argument(
         "-o",
         "--output",

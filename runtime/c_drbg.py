@@ -11,7 +11,17 @@ from __future__ import annotations
 
 import ctypes
 
-from cipherspec.drbg_limits import MAX_BITS_PER_REQUEST, MAX_RESEED_INTERVAL, BulkRequest, DrbgError
+from cipherspec.drbg_limits import (
+    MAX_BITS_PER_REQUEST,
+    MAX_RESEED_INTERVAL,
+    BulkRequest,
+    DrbgError,
+    check_extra,
+    check_request,
+    check_reseed_interval,
+    check_seed,
+    security_bytes,
+)
 
 from .c_abi import ERR_DRBG_LIMIT, ERR_DRBG_STATE, ERR_NULL, ERR_RESEED_REQUIRED
 
@@ -39,14 +49,13 @@ class CDrbg:
         prediction_resistance: bool = False,
         entropy_source=None,
     ):
-        if not 1 <= reseed_interval <= MAX_RESEED_INTERVAL:
-            raise DrbgError(f"reseed interval must be 1..2^48, got {reseed_interval}")
+        check_reseed_interval(reseed_interval)
         self.cipher = cipher
         self.use_df, self.reseed_interval = use_df, reseed_interval
         self.prediction_resistance, self.entropy_source = prediction_resistance, entropy_source
         self.keylen, self.outlen = cipher.key_bytes, cipher.block_bytes
         self.seedlen = self.keylen + self.outlen
-        self.security_bytes = min(self.keylen, 32)
+        self.security_bytes = security_bytes(self.keylen)
         lib, p = cipher.lib, cipher.name
         self._fn = {}
         for short, args in {
@@ -78,6 +87,7 @@ class CDrbg:
         return rc
 
     def instantiate(self, entropy: bytes, nonce: bytes = b"", personalization: bytes = b"") -> None:
+        check_seed(self.keylen, self.outlen, self.use_df, len(entropy), len(nonce), len(personalization))
         e, el = _buf(entropy)
         n, nl = _buf(nonce)
         s, sl = _buf(personalization)
@@ -97,6 +107,7 @@ class CDrbg:
         )
 
     def reseed(self, entropy: bytes, additional_input: bytes = b"") -> None:
+        check_seed(self.keylen, self.outlen, self.use_df, len(entropy), None, len(additional_input), "additional input")
         e, el = _buf(entropy)
         a, al = _buf(additional_input)
         self._check(self._fn["reseed"](self._state, e, el, a, al))
@@ -110,8 +121,8 @@ class CDrbg:
     ) -> bytes:
         if prediction_resistance and not self.prediction_resistance:
             raise DrbgError("prediction resistance was not requested at instantiation")
-        if nbytes < 0 or nbytes * 8 > MAX_BITS_PER_REQUEST:
-            raise DrbgError(f"a request is at most 2^19 bits ({MAX_BITS_PER_REQUEST // 8} bytes); got {nbytes} bytes")
+        check_request(nbytes)
+        check_extra(self.keylen, self.outlen, self.use_df, len(additional_input))
         out = ctypes.create_string_buffer(max(nbytes, 1))
         a, al = _buf(additional_input)
         e, el = _buf(entropy)

@@ -31,16 +31,9 @@ from cipherspec.ir import Function, mask
 
 from ..mir import schedule as pressure
 from . import lop3, wide
+from .values import Val, _comment
 
 FLAVOURS = ("ptx", "c")
-
-
-@dataclass
-class Val:
-    expr: str  # a 64-bit value in the ptx flavour: its low half
-    clean: bool
-    hi: str | None = None  # ... and its high half (wide.py)
-    register: bool = True  # False: a memory operand (a round key in the constant bank), no register to free
 
 
 @dataclass
@@ -60,12 +53,6 @@ class Env:
 class Body:
     lines: list[str] = field(default_factory=list)
     outputs: list[tuple[str, str]] = field(default_factory=list)  # (output name, clean expression)
-
-
-def _comment(fn: Function, ids, what: str) -> str:
-    op = fn.ops[ids[0]] if isinstance(ids, (list, tuple)) else fn.ops[ids]
-    vals = ",".join(f"%{i}" for i in (ids if isinstance(ids, (list, tuple)) else [ids]))
-    return f"// {vals} {what} @ {op.origin}" if op.origin else f"// {vals} {what}"
 
 
 class Selector:

@@ -24,6 +24,7 @@ from cipherspec.ir import Function, Module
 
 from . import bitsliced, keysplit, roundloop, swar
 from .irbuild import Builder
+from .lane_support import why_not
 from .placement import rk_index
 from .roundloop import RoundLoop
 
@@ -46,10 +47,6 @@ class Lanes:
     @property
     def derived(self) -> int:
         return len(self.derive.outputs)
-
-
-def why_not(module: Module, name: str) -> str | None:
-    return swar.supports(module) if name == "swar" else bitsliced.supports(module)
 
 
 def mask_bits(s: int) -> int:

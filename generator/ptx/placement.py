@@ -35,6 +35,7 @@ from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
 from .isel import FLAVOURS  # inline PTX, plain CUDA C (index = the host API's flavour number)
+from .lane_support import why_not
 
 RK_PLACES = ("const", "shared", "reg")
 LAYOUTS = ("scalar", "swar", "bs")
@@ -186,8 +187,6 @@ class CudaSchedule:
                 )
 
     def _validate_lanes(self, module: Module) -> None:
-        from .lanes import why_not  # (lanes imports this module)
-
         why = why_not(module, self.layout)
         if why:
             raise UsageError(f"{self.layout}: {why}")

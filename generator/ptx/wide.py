@@ -20,6 +20,7 @@ pair those are free (a half that is a constant 0 or all ones is folded away).  S
 from __future__ import annotations
 
 from . import lop3
+from .values import Val, _comment
 
 M32 = 0xFFFFFFFF
 COLUMNS = lop3.COLUMNS
@@ -37,8 +38,6 @@ def literal(expr: str) -> int | None:
 
 def select(sel, v: int, op, d: str, cm: str):
     """The Val of 64-bit op v (isel.Selector ``sel``; ``d`` its name, ``cm`` its comment)."""
-    from .isel import Val
-
     code, args = op.code, op.args
     if sel.flavour == "c":
         return _c(sel, op, d, cm)
@@ -95,8 +94,6 @@ def pair(sel, d: str, template: str, srcs: list[str], cm: str) -> None:
 
 def _logic(sel, v: int, tree: lop3.Tree, d: str):
     """The tree once per half, each with its constant leaves folded into the truth table."""
-    from .isel import Val, _comment
-
     op = sel.fn.ops[v]
     cm = _comment(
         sel.fn, list(tree.members)[::-1] if len(tree.members) > 1 else v, f"lop3.u{op.width} {tree.table:#04x}"
@@ -156,8 +153,6 @@ def reduce(table: int, cols: list[int]) -> int:
 
 def _c(sel, op, d: str, cm: str):
     """The plain CUDA C flavour: uint64_t expressions."""
-    from .isel import Val
-
     code, args = op.code, op.args
     if code == "const":
         return Val(f"{op.imm[0]:#x}ull", True)

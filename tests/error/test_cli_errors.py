@@ -325,3 +325,36 @@ def test_the_process_reports_a_malformed_kat_file(tmp_path):
     rc, out, err = run_process(["kat", path])
     assert (rc, out) == (2, b"")
     assert f"{path}{message}" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (
+            ["--entropy", "00" * 16],
+            "the nonce is 0 bytes; with the derivation function it must be at least 8 (half the 128-bit security "
+            "strength); set it with --nonce HEX or --system-entropy",
+        ),
+        (
+            ["--entropy", "00" * 15, "--nonce", "00" * 8],
+            "the entropy input is 15 bytes; it must be at least the 128-bit security strength (16 bytes); "
+            "set it with --entropy-file, --entropy-fd, --entropy or --system-entropy",
+        ),
+        (
+            ["--entropy", "00" * 16, "--no-df"],
+            "the entropy input is 16 bytes; without the derivation function it must be exactly seedlen = 32 bytes; "
+            "set it with --entropy-file, --entropy-fd or --entropy (or drop --no-df)",
+        ),
+        (
+            ["--entropy", "00" * 32, "--no-df", "--personalization", "00" * 33],
+            "the personalization string is 33 bytes; without the derivation function it is at most seedlen = 32 "
+            "bytes; set it with --personalization (or drop --no-df)",
+        ),
+    ],
+)
+@pytest.mark.parametrize("target", ["c", "ref"])
+def test_drbg_names_the_one_limit_broken(run, args, message, target):
+    """Each SP 800-90A limit is its own message, with the option that changes the input (issue 23)."""
+    rc, out, err = run(["drbg", "lea128", *args, "--bytes", "16", "--hex", "--target", target])
+    assert (rc, out) == (2, b"")
+    assert err == f"cipherspec: error: {message}\n"

@@ -431,3 +431,23 @@ def test_memory_does_not_grow_with_the_input(command, lea, tmp_path):
     _, rss_empty = _child(args + (["0"] if command == "drbg" else []), feed, 0, tmp_path)
     assert got == want
     assert rss - rss_empty < 32 << 10, f"peak RSS {rss} KiB for 64 MiB vs {rss_empty} KiB for none"
+
+
+def test_drbg_system_entropy_seeds_from_the_os(tmp_path):
+    """--system-entropy with no entropy or nonce given: both drawn from the OS (two runs differ), 16 bytes out."""
+    outs = []
+    for n in range(2):
+        rc, err = cli_run(["drbg", "lea128", "--system-entropy", "--bytes", "16", "-o", str(tmp_path / f"o{n}")])
+        assert rc == 0, err
+        outs.append((tmp_path / f"o{n}").read_bytes())
+    assert len(outs[0]) == 16 and outs[0] != outs[1]
+    rc, err = cli_run(["drbg", "lea128", "--system-entropy", "--no-df", "--bytes", "16", "-o", str(tmp_path / "nodf")])
+    assert rc == 0, err
+
+
+def test_drbg_given_entropy_wins_over_the_os(tmp_path):
+    """With --entropy and --nonce given, --system-entropy feeds only reseeds: the output is the given seed's."""
+    seed = ["--entropy", "11" * 16, "--nonce", "22" * 8, "--bytes", "32"]
+    cli_run(["drbg", "lea128", *seed, "-o", str(tmp_path / "a")])
+    cli_run(["drbg", "lea128", *seed, "--system-entropy", "-o", str(tmp_path / "b")])
+    assert (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()

@@ -70,14 +70,21 @@ def test_bad_reseed_interval(make_ref, kwargs, message):
 
 def test_input_lengths(make_ref):
     c = make_ref("aes128")
-    with pytest.raises(DrbgError, match="entropy input must be 16"):
+    with pytest.raises(DrbgError, match=r"^the entropy input is 15 bytes; it must be at least .* \(16 bytes\)$"):
         CtrDrbg(c).instantiate(bytes(15), bytes(8))
-    with pytest.raises(DrbgError, match="nonce must be 8"):
+    with pytest.raises(
+        DrbgError, match=r"^the nonce is 7 bytes; .* at least 8 \(half the 128-bit security strength\)$"
+    ):
         CtrDrbg(c).instantiate(bytes(16), bytes(7))
-    with pytest.raises(DrbgError, match="must be seedlen = 32 bytes, got 16"):
+    with pytest.raises(DrbgError, match="entropy input is 16 bytes; .* exactly seedlen = 32 bytes$"):
         CtrDrbg(c, use_df=False).instantiate(bytes(16))
-    with pytest.raises(DrbgError, match="personalization string must be 0..32 bytes"):
+    with pytest.raises(DrbgError, match="personalization string is 33 bytes; .* at most seedlen = 32 bytes$"):
         CtrDrbg(c, use_df=False).instantiate(bytes(32), b"", bytes(33))
+    with pytest.raises(DrbgError, match="additional input is 33 bytes") as e:
+        d = CtrDrbg(c, use_df=False)
+        d.instantiate(bytes(32))
+        d.generate(16, bytes(33))
+    assert e.value.option == "--additional (or drop --no-df)"
     with pytest.raises(DrbgError, match="not instantiated"):
         CtrDrbg(c).generate(16)
 
