@@ -25,8 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-from cipherspec import __version__
 from cipherspec.errors import AuthenticationError, CipherspecError, UsageError
+from cipherspec.version import __version__
 from toolchain.errors import ToolError
 
 from .streaming import add_crypt_parser, add_drbg_parser, add_mac_parser, cmd_crypt, cmd_drbg, cmd_mac
@@ -178,25 +178,24 @@ def _peek(path):
     return parse_kat_file(path)
 
 
-def cmd_kat(args, out) -> int:
+def run_kat(reg, files: list[str], target: str, schedule: str | None):
+    """Every KAT file on one target: a FileReport per file (what `cipherspec kat` prints, and
+    cipherspec.kat() returns).  A malformed file stops before output for it."""
     from cipherspec.kat import run_kat_file
 
-    from .targets import make_cipher
+    from .targets import TARGETS, make_cipher
 
-    reg = _registry(args)
     cache: dict = {}
 
     def make(name, rounds):
         key = (name, rounds)
         if key not in cache:
-            cache[key] = make_cipher(reg, name, rounds, args.target, args.schedule)
+            cache[key] = make_cipher(reg, name, rounds, target, schedule)
         return cache[key]
 
-    from .targets import TARGETS
-
-    if args.target not in TARGETS:
-        raise UsageError(f"unknown target '{args.target}' (targets: {', '.join(TARGETS)})")
-    for name in sorted({b.fields.get("Cipher") for f in args.files for b in _peek(f)} - {None}):
+    if target not in TARGETS:
+        raise UsageError(f"unknown target '{target}' (targets: {', '.join(TARGETS)})")
+    for name in sorted({b.fields.get("Cipher") for f in files for b in _peek(f)} - {None}):
         if name in reg.defs:  # fail fast on a target that cannot run: before any output
             make(name, None)
             break
@@ -207,11 +206,13 @@ def cmd_kat(args, out) -> int:
         run_drbg = make_drbg_runner(make)
     except ImportError:
         pass
-    total_pass = total_fail = 0
+    return [run_kat_file(path, make, set(reg.names()), run_drbg) for path in files]
+
+
+def cmd_kat(args, out) -> int:
     t0 = time.perf_counter()
-    reports = []
-    for path in args.files:  # validate and run each file; a malformed file stops before output for it
-        reports.append(run_kat_file(path, make, set(reg.names()), run_drbg))
+    reports = run_kat(_registry(args), list(args.files), args.target, args.schedule)
+    total_pass = total_fail = 0
     for r in reports:
         status = "PASS" if r.failed == 0 else "FAIL"
         extra = f", {r.skipped} skipped" if r.skipped else ""
@@ -226,21 +227,20 @@ def cmd_kat(args, out) -> int:
     return EXIT_FAILED if total_fail else EXIT_OK
 
 
-def cmd_build(args, out) -> int:
-    """Builds into a staging directory beside the output and moves it in only when all of it succeeded."""
+def build_libraries(reg, names: list[str], target: str, schedule: str | None, output) -> list[str]:
+    """Builds into a staging directory beside ``output`` and moves it in only when all of it succeeded;
+    returns the backend's notes (what `cipherspec build` prints, and cipherspec.build() returns)."""
     import shutil
     import tempfile
 
     from .targets import builder
 
-    reg = _registry(args)
-    names = reg.names() if args.all else list(args.ciphers)
     if not names:
         raise UsageError("name the ciphers to build, or --all")
     for n in names:
         reg.definition(n)
-    backend = builder(args.target)
-    dest = Path(args.output)
+    backend = builder(target)
+    dest = Path(output)
     parent = dest.resolve().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -251,24 +251,31 @@ def cmd_build(args, out) -> int:
         from rich.progress import Progress
 
         with Progress(transient=True, disable=not sys.stderr.isatty()) as progress:
-            notes = backend.build(reg, names, args.schedule, staging, progress)
+            notes = backend.build(reg, names, schedule, staging, progress)
         dest.mkdir(parents=True, exist_ok=True)
         for item in sorted(staging.rglob("*")):
-            target = dest / item.relative_to(staging)
+            target_path = dest / item.relative_to(staging)
             if item.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
+                target_path.mkdir(parents=True, exist_ok=True)
             else:
-                shutil.copy2(item, target)
+                shutil.copy2(item, target_path)
     except OSError as e:
         raise UsageError(f"cannot write {dest}: {e.strerror}") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    for note in notes or []:
+    return list(notes or [])
+
+
+def cmd_build(args, out) -> int:
+    reg = _registry(args)
+    names = reg.names() if args.all else list(args.ciphers)
+    notes = build_libraries(reg, names, args.target, args.schedule, args.output)
+    for note in notes:
         if note.startswith("WARNING: "):  # e.g. a table schedule: loud, on stderr, still a successful build
             sys.stderr.write(f"{note}\n")
         else:
             out.write(f"note: {note}\n")
-    out.write(f"built {len(names)} cipher{'s' if len(names) != 1 else ''} for {args.target} into {dest}\n")
+    out.write(f"built {len(names)} cipher{'s' if len(names) != 1 else ''} for {args.target} into {Path(args.output)}\n")
     return EXIT_OK
 
 

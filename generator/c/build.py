@@ -29,10 +29,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from cipherspec import __version__
 from cipherspec.ir import Module
 from cipherspec.registry import Registry
 from cipherspec.schedule import Schedule
+from cipherspec.version import __version__
 from toolchain.cc import Toolchain, compile_cached, link_cached, target_machine
 
 from . import techniques

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import os
 
-from cipherspec import __version__
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
+from cipherspec.version import __version__
 
 from ..common.templates import render
 from .keysched import key_prep, key_schedule_lines, lookup_support, lookup_tables

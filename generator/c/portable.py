@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 
-from cipherspec import __version__
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
+from cipherspec.version import __version__
 
 from ..common.templates import render
 from . import bitsliced as bs

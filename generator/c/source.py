@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 
-from cipherspec import __version__
 from cipherspec.ir import KeyArray, Module
 from cipherspec.schedule import Schedule
+from cipherspec.version import __version__
 from runtime.c_abi import CIPHER_CODES, define_lines
 
 from ..common.templates import render

@@ -8,10 +8,10 @@ the C (templates/provider.c.j2) and the config (templates/openssl.cnf.j2).
 
 from __future__ import annotations
 
-from cipherspec import __version__
 from cipherspec.errors import UsageError
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
+from cipherspec.version import __version__
 
 from ..common.templates import render
 from .names import AEAD_MODES, algorithm_name, check_unique, modes_of

@@ -24,10 +24,10 @@ import os
 import re
 from dataclasses import dataclass
 
-from cipherspec import __version__
 from cipherspec.errors import UsageError
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
+from cipherspec.version import __version__
 
 from ...common.templates import render
 from ..prepare import Prepared, prepare
