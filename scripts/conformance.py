@@ -1,5 +1,5 @@
 """Runs the whole conformance matrix (tests/conformance/*.cs on every target) and prints it; with --write,
-records it in tests/conformance/matrix.json and the README's table.  Needs the tools CI has (the aarch64
+records it in tests/conformance/matrix.json and docs/language.md's table.  Needs the tools CI has (the aarch64
 cross compiler, qemu-aarch64, nvcc).
 
     PYTHONPATH=. python3 scripts/conformance.py [--write] [--only NAME_SUBSTRING]
@@ -18,7 +18,7 @@ import conformance as M
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--write", action="store_true", help="record the result in matrix.json and README.md")
+    ap.add_argument("--write", action="store_true", help="record the result in matrix.json and docs/language.md")
     ap.add_argument("--only", default="", help="run only variants whose name contains this")
     args = ap.parse_args()
     matrix = M.load_matrix()

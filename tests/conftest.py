@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).with_name("support")))
 from paths import VECTORS  # noqa: E402
 from tools import require_gpu  # noqa: E402
 
-LAYERS = ("unit", "golden", "error", "property", "differential")
+LAYERS = ("unit", "golden", "error", "property", "differential", "docs")
 TESTS = Path(__file__).parent
 
 

@@ -54,7 +54,7 @@ def not_supported(op: Op, what: str | None = None, why: str = "") -> UsageError:
     where = f"{op.origin.file}:{op.origin.line}" if op.origin else "an unknown location"
     return UsageError(
         f"not supported by neon: {what or op.code + '.u' + str(op.width)} at {where}"
-        + (f" ({why})" if why else "; use --target c (README.md's conformance matrix lists what each target runs)")
+        + (f" ({why})" if why else "; use --target c (docs/language.md's matrix lists what each target runs)")
     )
 
 

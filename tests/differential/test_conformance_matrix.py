@@ -5,7 +5,7 @@ cuda (nvcc sm_90 with 0 spills, cores emulated on the CPU), against the interpre
 The C bitsliced column runs for the widest variant of each spec file and byte order (its lowering is
 width-generic; CIPHERSPEC_FULL_MATRIX=1 runs every cell).  A cell recorded "ok" in matrix.json must stay ok; a cell recorded unsupported must still be refused with
 the same one-line error (so a newly working cell fails here until `python3 scripts/conformance.py
---write` records it: the README's table never claims less, or more, than is true); the README's table
+--write` records it: docs/language.md's table never claims less, or more, than is true); docs/language.md's table
 must be the one rendered from matrix.json.
 """
 
@@ -46,7 +46,7 @@ def test_cell(name, col):
 
 
 def test_unsupported_cells_name_target_and_construct():
-    """Every refusal is one line that names the target (and the README lists it, see below)."""
+    """Every refusal is one line that names the target (and docs/language.md lists it, see below)."""
     for name, row in MATRIX.items():
         for col, status in row.items():
             if status != "ok":
@@ -56,8 +56,8 @@ def test_unsupported_cells_name_target_and_construct():
 
 
 def test_readme_table_is_the_recorded_matrix():
-    assert M.readme_section() == M.render(MATRIX), (
-        "README.md's conformance table differs from tests/conformance/matrix.json: "
+    assert M.page_section() == M.render(MATRIX), (
+        "docs/language.md's conformance table differs from tests/conformance/matrix.json: "
         "PYTHONPATH=. python3 scripts/conformance.py --write"
     )
 

@@ -2,7 +2,7 @@
 
 A cell is (variant, target column).  Running it gives ``"ok"``, ``"unsupported: <the one-line error>"``
 (the backend refused the construct with a UsageError) or raises (a mismatch or a crash: a bug).
-tests/conformance/matrix.json records the expected status of every cell; the README's table is rendered
+tests/conformance/matrix.json records the expected status of every cell; docs/language.md's table is rendered
 from it (``python3 scripts/conformance.py --write`` re-runs every cell and rewrites both).
 
     columns()                         -> ["ref", "c scalar", "c sliced_v16", "c bitsliced_v16", "c aesni", "neon", "cuda"]
@@ -30,7 +30,7 @@ from driver.targets import make_cipher
 
 SPEC_DIR = ROOT / "tests" / "conformance"
 MATRIX = SPEC_DIR / "matrix.json"
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "language.md"  # the manual's page with the rendered matrix
 BEGIN, END = "<!-- conformance matrix: begin -->", "<!-- conformance matrix: end -->"
 C_SCHEDULES = ("scalar", "sliced_v16", "bitsliced_v16", "aesni")
 COLUMNS = ("ref",) + tuple(f"c {s}" for s in C_SCHEDULES) + ("neon", "cuda")
@@ -174,7 +174,7 @@ def load_matrix() -> dict[str, dict[str, str]]:
 
 
 def render(matrix: dict[str, dict[str, str]]) -> str:
-    """The README table: one row per variant, ✓ or the refusal's message."""
+    """The docs/language.md table: one row per variant, ✓ or the refusal's message."""
     notes: list[str] = []
 
     def cell(status: str, name: str = "", col: str = "") -> str:
@@ -198,8 +198,8 @@ def render(matrix: dict[str, dict[str, str]]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def readme_section() -> str:
-    text = README.read_text()
+def page_section() -> str:
+    text = PAGE.read_text()
     if BEGIN not in text or END not in text:
         return ""
     return text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n") + "\n"
@@ -207,7 +207,7 @@ def readme_section() -> str:
 
 def write(matrix: dict[str, dict[str, str]]) -> None:
     MATRIX.write_text(json.dumps(matrix, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    text = README.read_text()
+    text = PAGE.read_text()
     head, rest = text.split(BEGIN, 1)
     tail = rest.split(END, 1)[1]
-    README.write_text(f"{head}{BEGIN}\n{render(matrix)}{END}{tail}")
+    PAGE.write_text(f"{head}{BEGIN}\n{render(matrix)}{END}{tail}")
