@@ -34,7 +34,14 @@ if TYPE_CHECKING:
 PathLike: TypeAlias = "str | os.PathLike[str]"
 SpecFiles: TypeAlias = "str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None"
 
-__all__ = ["Cipher", "KatResult", "build", "kat", "load"]
+__all__ = ["Cipher", "KatResult", "build", "kat", "load", "main"]
+
+
+def main() -> None:
+    """The `cipherspec` command (and ``python -m cipherspec``)."""
+    from driver.cli import main as cli_main
+
+    cli_main()
 
 
 def _spec_list(spec: SpecFiles) -> list[str]:

@@ -45,10 +45,11 @@ def fingerprint(extra_specs, name: str, rounds: int | None, target: str, schedul
     def add(label: str, data: bytes) -> None:
         h.update(label.encode() + b"\0" + len(data).to_bytes(8, "little") + data)
 
-    root = str(ROOT)
     for pkg in PACKAGES:  # os.walk, not Path.rglob: this runs on every start
-        for folder, subdirs, files in os.walk(os.path.join(root, pkg)):
-            subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
+        top = _package_dir(pkg)
+        root = os.path.dirname(top)
+        for folder, subdirs, files in os.walk(top):
+            subdirs[:] = sorted(d for d in subdirs if d not in ("__pycache__", "_impl"))
             for file in sorted(f for f in files if f.endswith(SUFFIXES)):
                 path = os.path.join(folder, file)
                 with open(path, "rb") as f:
@@ -60,6 +61,14 @@ def fingerprint(extra_specs, name: str, rounds: int | None, target: str, schedul
         return None
     add("settings", json.dumps([ENTRY_VERSION, name, rounds, target, schedule, *_compiler()]).encode())
     return h.hexdigest()
+
+
+def _package_dir(pkg: str) -> str:
+    """Where a package's files are: beside driver/ in a checkout; in the wheel the core is the package that
+    holds them (cipherspec/_impl/driver -> cipherspec), so its own folder is walked without _impl."""
+    if pkg == "cipherspec" and not (ROOT / pkg).is_dir():
+        return str(ROOT.parent)
+    return str(ROOT / pkg)
 
 
 def _compiler() -> list:

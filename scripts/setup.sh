@@ -26,7 +26,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-python3 -m pip install -q --disable-pip-version-check -e '.[dev]'
+python3 -m pip install -q --disable-pip-version-check -e '.[dev]'   # dev extras: pytest, mypy, ruff, mkdocs (the manual), wheel (the wheel check)
 if ! command -v nvcc >/dev/null 2>&1; then    # CUDA kernels are compiled (not run) in CI: nvcc from PyPI
   python3 -m pip install -q --disable-pip-version-check nvidia-cuda-nvcc || echo "setup: no nvcc (CUDA compile tests will fail)"
 fi

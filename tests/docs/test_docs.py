@@ -5,6 +5,7 @@ links to repository files outside docs/)."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import sys
@@ -13,9 +14,16 @@ from pathlib import Path
 import pytest
 from docblocks import blocks, unmarked
 from paths import ROOT
+from tools import missing
 
 PAGES = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def require_module(name: str) -> None:
+    """Skips without it; fails under CIPHERSPEC_REQUIRE_TOOLS=1 (CI), as a missing tool does."""
+    if importlib.util.find_spec(name) is None:
+        missing(f"the Python package {name}", "bash scripts/setup.sh (pip install '.[dev]')")
 
 
 def test_readme_is_a_landing_page():
@@ -91,7 +99,7 @@ def test_the_checks_can_fail(tmp_path):
 
 
 def test_the_manual_builds(tmp_path):
-    pytest.importorskip("mkdocs", reason="pip install mkdocs (scripts/setup.sh installs it)")
+    require_module("mkdocs")
     p = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
         cwd=ROOT,
@@ -104,7 +112,7 @@ def test_the_manual_builds(tmp_path):
 
 
 def test_the_hook_fails_on_a_missing_repository_file(tmp_path):
-    pytest.importorskip("mkdocs", reason="pip install mkdocs (scripts/setup.sh installs it)")
+    require_module("mkdocs")
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "index.md").write_text("[x](../nothing/here.md)\n")

@@ -1,0 +1,5 @@
+"""``python -m cipherspec``: the `cipherspec` command."""
+
+from .api import main
+
+main()
