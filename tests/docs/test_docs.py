@@ -36,7 +36,7 @@ def test_readme_is_a_landing_page():
 
 def _slug(heading: str) -> str:
     text = re.sub(r"[`*]", "", heading.strip().lstrip("#").strip()).lower()
-    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\- ]", "", text)).strip("-")  # as Python-Markdown's toc
 
 
 def _anchors(page: Path) -> set[str]:
