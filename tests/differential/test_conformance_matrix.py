@@ -55,7 +55,7 @@ def test_unsupported_cells_name_target_and_construct():
                 assert target in status or col.startswith("c "), (name, col, status)
 
 
-def test_readme_table_is_the_recorded_matrix():
+def test_manual_table_is_the_recorded_matrix():
     assert M.page_section() == M.render(MATRIX), (
         "docs/language.md's conformance table differs from tests/conformance/matrix.json: "
         "PYTHONPATH=. python3 scripts/conformance.py --write"
