@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 
+import pytest
 from tools import missing
 from wheelcheck import check, rewrite_sample
 
@@ -16,6 +17,7 @@ def require_module(name: str) -> None:
         missing(f"the Python package {name}", "bash scripts/setup.sh (pip install '.[dev]')")
 
 
+@pytest.mark.slow  # a wheel build, a venv and README's blocks: started first under -n 2
 def test_the_wheel_installs_one_name_and_runs(tmp_path):
     require_module("wheel")
     log = "\n".join(check(tmp_path, readme=True))
