@@ -1,5 +1,5 @@
 """The driver: the top layer, above every backend.  The ``cipherspec`` command (cli.py), the registry
-of targets (targets.py), and the Python entry point ``load``.
+of targets (targets.py), and ``load``, which the public API ``cipherspec.load`` (cipherspec/api.py) wraps.
 
     import driver
     lea = driver.load("lea128", target="c")                 # default schedule; or schedule="sliced_v16"
