@@ -8,7 +8,7 @@ import importlib.util
 
 import pytest
 from tools import missing
-from wheelcheck import check, rewrite_sample
+from wheelcheck import check, setup_rewrite
 
 
 def require_module(name: str) -> None:
@@ -26,7 +26,12 @@ def test_the_wheel_installs_one_name_and_runs(tmp_path):
 
 
 def test_the_import_rewrite():
-    assert rewrite_sample() == (
+    rewrite = setup_rewrite()
+    source = (
+        "from generator.c import build\ndef f():\n    import driver\nimport toolchain.cache as c\n"
+        "from cipherspec.errors import UsageError\nimport generatorx\n"
+    )
+    assert rewrite(source, "sample.py") == (
         "from cipherspec._impl.generator.c import build\n"
         "def f():\n"
         "    from cipherspec._impl import driver\n"
@@ -34,3 +39,5 @@ def test_the_import_rewrite():
         "from cipherspec.errors import UsageError\n"
         "import generatorx\n"
     )
+    with pytest.raises(SystemExit, match="sample.py:1: cannot rewrite the import of driver.cli"):
+        rewrite("import driver.cli\n", "sample.py")  # binds `driver`: a form the build refuses
