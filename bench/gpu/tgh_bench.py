@@ -3,7 +3,7 @@ builds one cipher's CUDA source as `cipherspec build` makes it, compiles a harne
 variant (-D flags), and times cs_tgh_hash over a device-resident message (CUDA events, median of 5 batches of
 5 calls) beside the library's CTR pass on the same buffer.  Every variant must give the same hash.
 
-    python3 bench/gpu/tgh_bench.py [--cipher lea128] [--mib 1024] [--variants "" "-DCS_TGH_CHAINS=1" ...]
+    python3 bench/gpu/tgh_bench.py [--cipher lea128] [--mib 1024] [--variants "default;-DCS_TGH_CHAINS=1;..."]
 """
 
 from __future__ import annotations
@@ -80,8 +80,13 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cipher", default="lea128")
     ap.add_argument("--mib", type=int, default=1024)
-    ap.add_argument("--variants", nargs="*", default=["", "-DCS_TGH_CHAINS=1", "-DCS_TGH_STAGES=4", "-DCS_TGH_MINB=3"])
+    ap.add_argument(
+        "--variants",
+        default="default;-DCS_TGH_CHAINS=1;-DCS_TGH_STAGES=4;-DCS_TGH_MINB=3",
+        help="';'-separated nvcc flag sets ('default': none)",
+    )
     args = ap.parse_args()
+    args.variants = ["" if v.strip() == "default" else v.strip() for v in args.variants.split(";")]
     m = Registry().module(args.cipher)
     src = generate(m, schedule_for(m, None))
     d = Path(tempfile.mkdtemp())
