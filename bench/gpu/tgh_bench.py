@@ -63,6 +63,36 @@ int main(int argc, char **argv)
         cudaEventSynchronize(e1);
         cudaEventElapsedTime(&ct[b], e0, e1);
     }
+    {  // the pieces of cs_tgh_hash at this size: the powers' matrices, then the first (fused) kernel alone
+        const uint64_t n = nbytes / 16, ntiles = ((n + 3) / 4 + 15) / 16, target = (uint64_t)sms * 32;
+        uint64_t tw = 1;
+        while ((ntiles + tw - 1) / tw > target) tw *= 4;
+        const uint64_t nw = (ntiles + tw - 1) / tw;
+        const int levels = 20;
+        uint32_t *mat = NULL, *v = NULL;
+        uint4 *cols = NULL;
+        cudaMalloc(&mat, (size_t)(levels + 1) * CS_TGH_LEVEL_WORDS * 4);
+        cudaMalloc(&cols, (size_t)levels * 512 * 16);
+        cudaMalloc(&v, (22 * nw + 64) * 16);
+        float a = 0, f = 0;
+        cudaEventRecord(e0);
+        for (int r = 0; r < 5; ++r) {
+            cs_tgh_columns<<<levels, 512>>>(dh, cols);
+            cs_tgh_frags<<<dim3(levels + 1, 8), 256>>>(cols, mat);
+        }
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&a, e0, e1);
+        cs_tgh_first<<<(unsigned)((nw + 3) / 4), 128>>>(d, n, nbytes, tw, mat, mat + levels * CS_TGH_LEVEL_WORDS, v);
+        cudaEventRecord(e0);
+        for (int r = 0; r < 5; ++r)
+            cs_tgh_first<<<(unsigned)((nw + 3) / 4), 128>>>(d, n, nbytes, tw, mat, mat + levels * CS_TGH_LEVEL_WORDS, v);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&f, e0, e1);
+        printf("pieces: matrices %.3f ms, first kernel %.3f ms (tw %llu, %llu warps)\n", a / 5, f / 5,
+               (unsigned long long)tw, (unsigned long long)nw);
+    }
     std::sort(gh + 1, gh + 6);
     std::sort(ct + 1, ct + 6);
     uint32_t h[4];
@@ -113,7 +143,17 @@ def main() -> int:
             continue
         out = subprocess.run([str(exe), str(args.mib)], capture_output=True, text=True)
         print(f"[{v or 'default'}] {out.stdout.strip()} {out.stderr.strip()[-300:]} rc={out.returncode}", flush=True)
-        hashes.update(re.findall(r"hash (\w+)", out.stdout))
+        hashes.update(re.findall(r" hash ([0-9a-f]{32})", out.stdout))
+    if built and not built[0][1]:  # the first variant's SASS: instructions of the fused kernel, by opcode
+        sass = subprocess.run(
+            ["cuobjdump", "-sass", "-fun", "cs_tgh_first", str(built[0][0])], capture_output=True, text=True
+        ).stdout
+        ops = re.findall(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]+)", sass)
+        hist: dict[str, int] = {}
+        for o in ops:
+            hist[o.split(".")[0]] = hist.get(o.split(".")[0], 0) + 1
+        top = sorted(hist.items(), key=lambda kv: -kv[1])[:14]
+        print(f"cs_tgh_first SASS: {len(ops)} instructions; " + ", ".join(f"{k} {v}" for k, v in top))
     print("variants agree" if len(hashes) == 1 else f"VARIANTS DISAGREE: {sorted(hashes)}")
     return 0 if len(hashes) == 1 else 1
 
