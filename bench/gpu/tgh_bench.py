@@ -145,9 +145,9 @@ def main() -> int:
         print(f"[{v or 'default'}] {out.stdout.strip()} {out.stderr.strip()[-300:]} rc={out.returncode}", flush=True)
         hashes.update(re.findall(r" hash ([0-9a-f]{32})", out.stdout))
     if built and not built[0][1]:  # the first variant's SASS: instructions of the fused kernel, by opcode
-        sass = subprocess.run(
-            ["cuobjdump", "-sass", "-fun", "cs_tgh_first", str(built[0][0])], capture_output=True, text=True
-        ).stdout
+        dump = subprocess.run(["cuobjdump", "-sass", str(built[0][0])], capture_output=True, text=True).stdout
+        funcs = re.split(r"\n\s*Function : ", dump)
+        sass = next((f for f in funcs if "cs_tgh_first" in f.split("\n", 1)[0]), "")
         ops = re.findall(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]+)", sass)
         hist: dict[str, int] = {}
         for o in ops:
