@@ -9,6 +9,7 @@ variant (-D flags), and times cs_tgh_hash over a device-resident message (CUDA e
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -112,7 +113,7 @@ def main() -> int:
     ap.add_argument("--mib", type=int, default=1024)
     ap.add_argument(
         "--variants",
-        default="default;-DCS_TGH_CHAINS=1;-DCS_TGH_STAGES=4;-DCS_TGH_MINB=3",
+        default="default;-DCS_TGH_STAGES=4;-DCS_TGH_MINB=3",
         help="';'-separated nvcc flag sets ('default': none)",
     )
     args = ap.parse_args()
@@ -152,6 +153,8 @@ def main() -> int:
         hist: dict[str, int] = {}
         for o in ops:
             hist[o.split(".")[0]] = hist.get(o.split(".")[0], 0) + 1
+        if os.environ.get("OUT"):
+            Path(os.environ["OUT"], "tgh-first.sass").write_text(sass)
         top = sorted(hist.items(), key=lambda kv: -kv[1])[:14]
         print(f"cs_tgh_first SASS: {len(ops)} instructions; " + ", ".join(f"{k} {v}" for k, v in top))
     print("variants agree" if len(hashes) == 1 else f"VARIANTS DISAGREE: {sorted(hashes)}")
