@@ -79,7 +79,7 @@ int main(int argc, char **argv)
         cudaEventRecord(e0);
         for (int r = 0; r < 5; ++r) {
             cs_tgh_columns<<<levels, 512>>>(dh, cols);
-            cs_tgh_frags<<<dim3(levels + 1, 8), 256>>>(cols, mat);
+            cs_tgh_frags<<<(levels + 1) * 8, 256>>>(cols, mat);
         }
         cudaEventRecord(e1);
         cudaEventSynchronize(e1);
