@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from gcm_checks import check_batch, check_errors, check_long
+from gcm_iv import wrapping_iv
 
 from generator.c import BACKEND as C_BACKEND
 from generator.ptx import BACKEND as CUDA_BACKEND
@@ -49,3 +50,21 @@ def test_gcm_batch(registry, name, sched):
 def test_gcm_errors(registry):
     g, _ = libs(registry, "lea128", None)
     check_errors(g)
+
+
+# 16384 blocks and up take the tensor-core GHASH (templates/tgh.cu.j2); the wrap of inc32 splits its CTR pass in two
+@pytest.mark.parametrize("nbytes", [40 * 16 + 7, (16384 << 4) + 5, (1 << 22) + 16])
+@pytest.mark.parametrize("low", [0xFFFFFF00, 0xFFFFFFFF])
+def test_gcm_inc32_wraps_mid_message(registry, nbytes, low):
+    """J0's low 32 bits wrap to 0 inside the message (a 16-byte IV solved for J0): the high 96 bits stay."""
+    g, c = libs(registry, "lea128", None)
+    rng = np.random.default_rng(low ^ nbytes)
+    key = rng.integers(0, 256, g.key_bytes, dtype=np.uint8).tobytes()
+    rk = c.expand_key(key)
+    h = int.from_bytes(c.encrypt_blocks(rk, bytes(16)).tobytes(), "big")
+    iv = wrapping_iv(h, rng.integers(0, 256, 12, dtype=np.uint8).tobytes(), low)
+    data, aad = rng.integers(0, 256, nbytes, dtype=np.uint8).tobytes(), b"aad"
+    want = c.gcm_encrypt(rk, iv, aad, data, 16)
+    k = g.gcm_key(key)
+    assert g.gcm_encrypt(k, iv, aad, data, 16) == want
+    assert g.gcm_decrypt(k, iv, aad, want[0], want[1]) == data

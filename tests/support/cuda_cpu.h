@@ -88,7 +88,7 @@ enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2
 typedef void *cudaStream_t;
 typedef void *cudaEvent_t;
 enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2 };
-enum { cudaDevAttrMultiProcessorCount = 16, cudaDevAttrClockRate = 13 };
+enum { cudaDevAttrMultiProcessorCount = 16, cudaDevAttrClockRate = 13, cudaDevAttrComputeCapabilityMajor = 75 };
 enum { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
 enum { cudaStreamNonBlocking = 1, cudaHostRegisterDefault = 0, cudaHostRegisterPortable = 1, cudaHostAllocPortable = 1 };
 enum cudaMemoryType { cudaMemoryTypeUnregistered = 0, cudaMemoryTypeHost = 1, cudaMemoryTypeDevice = 2 };
@@ -129,7 +129,8 @@ static inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, con
 }
 static inline cudaError_t cudaDeviceGetAttribute(int *v, int attr, int)
 {
-    *v = attr == cudaDevAttrMultiProcessorCount ? CS_CPU_SMS : 1000000;
+    /* compute capability 7: no 1-bit MMA here, so GCM keeps its fused kernels (the tensor-core GHASH needs a GPU) */
+    *v = attr == cudaDevAttrMultiProcessorCount ? CS_CPU_SMS : attr == cudaDevAttrComputeCapabilityMajor ? 7 : 1000000;
     return cudaSuccess;
 }
 static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
