@@ -28,7 +28,7 @@ from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
 from ..common.templates import render
-from .keysched import key_prep, key_schedule_lines, lookup_support, lookup_tables
+from .keysched import aesni_lookup_support, aesni_tables, key_prep, key_schedule_lines, lookup_support, lookup_tables
 from .prepare import Prepared
 from .schedules import CONSTANT_TIME, lanes
 from .text import fragment, kernel_tag
@@ -91,6 +91,24 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
     return "\n".join(lines)
 
 
+def _key_finish(module: Module, vs: list[Variant]) -> str:
+    """cs_key_finish(ks, v): what set_key adds for the chosen variant v -- the round keys as bit planes when
+    its kernels are bitsliced; the other variants never read the planes, so their keys skip that work.
+
+        before: cs_key_schedule(ks, key) always ended in cs_key_planes(ks)   (AES-128: ~1 us of ~1.2)
+        after:  cs_key_finish(ks, v): cs_key_planes(ks) only for "bitsliced_v16", "bitsliced_v32", ..."""
+    P = module.cipher
+    names = sorted({v.name for v in vs if v.kernel.layout == "bitsliced"})
+    head = f"static void cs_key_finish({P}_key *ks, int v)\n{{"
+    if not names:
+        return f"{head}\n    (void)ks;\n    (void)v;\n}}"
+    test = " || ".join(f'strcmp(name, "{n}") == 0' for n in names)
+    return (
+        "/* the round keys as bit planes (ks->bs) for a variant whose kernels are bitsliced; no other reads them */\n"
+        f"{head}\n    const char *name = cs_variants[v].name;\n    if ({test}) cs_key_planes(ks);\n}}"
+    )
+
+
 def _fused(module: Module, v: Variant) -> tuple[bool, bool]:
     """Whether a variant's kernels carry GCM's stitched CTR+GHASH and their own XTS loop
     (fragments/aes_rounds_ctr.c, aes_rounds_xts.c): AES-round kernels (recognised in the IR) on 512-bit
@@ -137,11 +155,15 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     fns = ["key_schedule"] + (["encrypt", "decrypt"] if one_block else [])
     support = lookup_support(lookup_tables(prep, fns), ct)
     key_lines = key_schedule_lines(module, prep, ct)
+    # set_key's AES-NI route: the same statements, the inversion-equivalent S-boxes through AESENCLAST
+    ks_tables = lookup_tables(prep, ["key_schedule"])
+    fast = aesni_tables(ks_tables) if ct else frozenset()
+    key_lines_aesni = key_schedule_lines(module, prep, ct, aesni=fast) if fast else []
+    support += aesni_lookup_support({n: ks_tables[n] for n in fast})
     if one_block:
         support += [_one_block_core(module, prep, kind) for kind in ("encrypt", "decrypt")]
     if any(k.layout == "bitsliced" for k in kernels):
         support.append(fragment("key_planes.c", P=P, loops=_plane_loops(module)))
-        key_lines.append("    cs_key_planes(ks);")
     levels = ",\n".join(
         f'    {{"{lv.name}", {_features(lv.features)}, {_features(lv.features + lv.allows)}}}' for lv in LEVELS
     )
@@ -150,6 +172,7 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
             fragment("kernel_table.c", P=P),
             _variant_rows(module, variants(module, schedule), port),
             fragment("dispatch.c", P=P, levels=levels, level_names=" ".join(lv.name for lv in LEVELS)),
+            _key_finish(module, variants(module, schedule) + [port]),
         ]
         + ([fragment("ghash.c")] if module.block.nbytes == 16 else [])
     )
@@ -168,6 +191,7 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
         words=fragment("words.c"),
         support=support,
         key_schedule=key_lines,
+        key_schedule_aesni=key_lines_aesni,
         dispatch=dispatch,
         api=fragment("api.c", **modes)
         + "\n\n"

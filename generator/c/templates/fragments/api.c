@@ -16,7 +16,13 @@ int {{ P }}_set_key_isa({{ P }}_key *ks, const uint8_t *key, size_t key_len, con
         ks->variant = 0;
         return CIPHERSPEC_ERR_ISA;
     }
-    cs_key_schedule(ks, key);
+#ifdef CS_KS_AESNI
+    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2))  /* AES-NI and SSSE3 under the ceiling */
+        cs_key_schedule_aesni(ks, key);
+    else
+#endif
+        cs_key_schedule(ks, key);
+    cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
 {% if block_bytes == 16 %}
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */
