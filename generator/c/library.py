@@ -92,21 +92,50 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
 
 
 def _key_finish(module: Module, vs: list[Variant]) -> str:
-    """cs_key_finish(ks, v): what set_key adds for the chosen variant v -- the round keys as bit planes when
-    its kernels are bitsliced; the other variants never read the planes, so their keys skip that work.
+    """cs_variant_planes(i): whether variant i's kernels read the round keys as bit planes (bitsliced);
+    cs_key_finish(ks, v): what set_key adds for the chosen variant v -- the planes only when it reads them;
+    cs_kernels_short(ks, k, blocks): for a call shorter than k's run, a narrower variant the key also
+    serves (a subset of k's CPU features; planes only if the key has them), else k.
 
         before: cs_key_schedule(ks, key) always ended in cs_key_planes(ks)   (AES-128: ~1 us of ~1.2)
-        after:  cs_key_finish(ks, v): cs_key_planes(ks) only for "bitsliced_v16", "bitsliced_v32", ..."""
+                P_ctr of 2 blocks padded to one 64-block run of the widest byte-sliced kernel (ARIA)
+        after:  cs_key_finish(ks, v): cs_key_planes(ks) only for "bitsliced_v16", "bitsliced_v32", ...
+                P_ctr of 2 blocks on the 16-block run of the 128-bit variant"""
     P = module.cipher
     names = sorted({v.name for v in vs if v.kernel.layout == "bitsliced"})
-    head = f"static void cs_key_finish({P}_key *ks, int v)\n{{"
-    if not names:
-        return f"{head}\n    (void)ks;\n    (void)v;\n}}"
-    test = " || ".join(f'strcmp(name, "{n}") == 0' for n in names)
-    return (
-        "/* the round keys as bit planes (ks->bs) for a variant whose kernels are bitsliced; no other reads them */\n"
-        f"{head}\n    const char *name = cs_variants[v].name;\n    if ({test}) cs_key_planes(ks);\n}}"
-    )
+    test = " || ".join(f'strcmp(name, "{n}") == 0' for n in names) or "0"
+    planes = "(void)name;\n    return 0;" if not names else f"return {test};"
+    finish = "    if (cs_variant_planes(v)) cs_key_planes(ks);" if names else "    (void)ks;\n    (void)v;"
+    return f"""\
+/* 1 when variant i's kernels read the round keys as bit planes (ks->bs); no other variant reads them */
+static int cs_variant_planes(int i)
+{{
+    const char *name = cs_variants[i].name;
+    {planes}
+}}
+
+static void cs_key_finish({P}_key *ks, int v)
+{{
+{finish}
+}}
+
+/* a call of `blocks` blocks, fewer than k's run: the variant with the shortest run that still holds them
+   (else the shortest), among those after k (best first) whose features k's include and whose key format the
+   key has; k itself when none is shorter */
+static const cs_kernels *cs_kernels_short(const {P}_key *ks, const cs_kernels *k, size_t blocks)
+{{
+    const cs_kernels *best = k;
+    const int have_planes = cs_variant_planes((int)ks->variant - 1);
+    int i;
+    if (blocks >= k->lanes) return k;
+    for (i = (int)ks->variant; i < CS_NVARIANTS; i++) {{
+        const cs_kernels *c = &cs_variants[i];
+        if ((c->features & k->features) != c->features || (cs_variant_planes(i) && !have_planes)) continue;
+        if (c->lanes < best->lanes && (c->lanes >= blocks || best->lanes > blocks)) best = c;
+    }}
+    return best;
+}}
+"""
 
 
 def _fused(module: Module, v: Variant) -> tuple[bool, bool]:

@@ -50,7 +50,7 @@ int {{ P }}_ecb_encrypt(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, 
     if (ks == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
     if (len % CS_BLOCK != 0) return CIPHERSPEC_ERR_LENGTH;
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
-    if (len) k->ecb_encrypt(ks, in, out, len / CS_BLOCK);
+    if (len) cs_kernels_short(ks, k, len / CS_BLOCK)->ecb_encrypt(ks, in, out, len / CS_BLOCK);
     return CIPHERSPEC_OK;
 }
 
@@ -110,6 +110,7 @@ int {{ P }}_ctr(const {{ P }}_key *ks, uint8_t *iv, const uint8_t *in, uint8_t *
     const size_t whole = len / CS_BLOCK, rest = len % CS_BLOCK;
     if (ks == NULL || iv == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    k = cs_kernels_short(ks, k, whole + (rest != 0));  /* a short call: a narrower variant's run */
     memcpy(ctr, iv, CS_BLOCK);
     if (whole) k->ctr(ks, ctr, in, out, whole);
     if (rest) {  /* a partial last block: the first bytes of its keystream */
