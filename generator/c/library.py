@@ -94,8 +94,8 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
 def _key_finish(module: Module, vs: list[Variant]) -> str:
     """cs_variant_planes(i): whether variant i's kernels read the round keys as bit planes (bitsliced);
     cs_key_finish(ks, v): what set_key adds for the chosen variant v -- the planes only when it reads them;
-    cs_kernels_short(ks, k, blocks): for a call shorter than k's run, a narrower variant the key also
-    serves (a subset of k's CPU features; planes only if the key has them), else k.
+    cs_kernels_short(ks, k, blocks): for a call shorter than k's run, the variant the key also serves (a
+    subset of k's CPU features; planes only if the key has them) that pads it to the fewest blocks, else k.
 
         before: cs_key_schedule(ks, key) always ended in cs_key_planes(ks)   (AES-128: ~1 us of ~1.2)
                 P_ctr of 2 blocks padded to one 64-block run of the widest byte-sliced kernel (ARIA)
@@ -119,19 +119,22 @@ static void cs_key_finish({P}_key *ks, int v)
 {finish}
 }}
 
-/* a call of `blocks` blocks, fewer than k's run: the variant with the shortest run that still holds them
-   (else the shortest), among those after k (best first) whose features k's include and whose key format the
-   key has; k itself when none is shorter */
+/* a call of `blocks` blocks, fewer than k's run: the variant that computes the fewest padded blocks for it,
+   among those after k (best first) whose features k's include and whose key format the key has; k itself
+   when none computes fewer */
 static const cs_kernels *cs_kernels_short(const {P}_key *ks, const cs_kernels *k, size_t blocks)
 {{
     const cs_kernels *best = k;
-    const int have_planes = cs_variant_planes((int)ks->variant - 1);
+    size_t work = k->lanes;  /* blocks the chosen variant computes: one padded run */
     int i;
     if (blocks >= k->lanes) return k;
     for (i = (int)ks->variant; i < CS_NVARIANTS; i++) {{
         const cs_kernels *c = &cs_variants[i];
-        if ((c->features & k->features) != c->features || (cs_variant_planes(i) && !have_planes)) continue;
-        if (c->lanes < best->lanes && (c->lanes >= blocks || best->lanes > blocks)) best = c;
+        const size_t w = (blocks + c->lanes - 1) / c->lanes * c->lanes;
+        if ((c->features & k->features) != c->features || w >= work) continue;
+        if (cs_variant_planes(i) && !cs_variant_planes((int)ks->variant - 1)) continue;
+        best = c;
+        work = w;
     }}
     return best;
 }}
