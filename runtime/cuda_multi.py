@@ -375,7 +375,9 @@ class GpuSet:
     def parts_multi(self, lens: np.ndarray) -> list[int]:
         lens = np.ascontiguousarray(lens, np.uint64)
         first = (ctypes.c_uint64 * (len(self.devices) + 1))()
-        self.c.check(self.fn("mg_parts_multi")(self.handle, lens.ctypes.data, lens.size, first, None), "multi-GPU split")
+        self.c.check(
+            self.fn("mg_parts_multi")(self.handle, lens.ctypes.data, lens.size, first, None), "multi-GPU split"
+        )
         return list(first)
 
     def set_split_min(self, nbytes: int) -> None:

@@ -26,7 +26,7 @@ from cipherspec.schedule import Schedule
 
 from ..common.bitslice import live_bits
 from . import bitsliced as bs
-from .aesni.sboxes import INV_SHIFT_ROWS, nibbles, bytes16
+from .aesni.sboxes import INV_SHIFT_ROWS, bytes16, nibbles
 from .body import emit_body
 from .dialects import Scalar, narrowest
 from .lutbatch import batched_order
@@ -120,7 +120,12 @@ def aesni_lookup_support(tables: dict[str, Table]) -> list[str]:
     parts = [fragment("ks_aesni_head.c"), "#ifdef CS_KS_AESNI"]
     for name in sorted(names):
         out_aes, in_aes = facts(tables[name].values).inversion.via_aes()  # type: ignore[union-attr]
-        maps = [(tag, bytes16(lo), bytes16(hi)) for tag, mp in (("in", in_aes), ("out", out_aes)) if not mp.identity for lo, hi in [nibbles(mp)]]
+        maps = [
+            (tag, bytes16(lo), bytes16(hi))
+            for tag, mp in (("in", in_aes), ("out", out_aes))
+            if not mp.identity
+            for lo, hi in [nibbles(mp)]
+        ]
         parts.append(
             fragment(
                 "ct_lookup_aesni.c",

@@ -30,9 +30,9 @@ from runtime.cuda_multi import (
     MAX_STREAMS,
     MEMORY,
     MIN_PART,
-    SPLIT_MIN,
     MIN_PIECE,
     PAGEABLE_DEFAULT,
+    SPLIT_MIN,
     STREAMS,
     grain,
 )
