@@ -48,11 +48,11 @@ grep -v "^|\|^$\|^- " "$OUT/bench.log" | tail -30
 if [ "$ngpu" -gt 1 ] && command -v nsys > /dev/null; then
   stage "nsys: one 2-GPU 128 MiB LEA-128 call from a plan (summary only)"
   prof=$(mktemp -d)
-  timeout 90 nsys profile -q -t cuda,osrt -o "$prof/one" -f true python3 bench/gpu/drbg_multi.py --profile-one \
+  timeout 90 nsys profile -t cuda,osrt -o "$prof/one" -f true python3 bench/gpu/drbg_multi.py --profile-one \
     > "$OUT/nsys_run.txt" 2>&1 || true
-  [ -f "$prof/one.nsys-rep" ] && timeout 60 nsys stats -q -r cuda_api_sum,cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,osrt_sum \
+  [ -f "$prof/one.nsys-rep" ] && timeout 60 nsys stats -r cuda_api_sum,cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,osrt_sum \
     -f column "$prof/one.nsys-rep" > "$OUT/nsys_summary.txt" 2>&1
-  [ -f "$prof/one.nsys-rep" ] && timeout 60 nsys stats -q -r cuda_gpu_trace -f csv "$prof/one.nsys-rep" 2>/dev/null \
+  [ -f "$prof/one.nsys-rep" ] && timeout 60 nsys stats -r cuda_gpu_trace -f csv "$prof/one.nsys-rep" 2>/dev/null \
     | tail -40 > "$OUT/nsys_gpu_trace_tail.csv"
   rm -rf "$prof"
   head -60 "$OUT/nsys_summary.txt" 2>/dev/null
