@@ -19,7 +19,7 @@ rc=0; t0=$(date +%s)
 stage() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
 
 stage "build: lea128, aes128, aria128 (CUDA default schedules, C libraries, the C DRBG loop)"
-timeout 180 python3 - <<'PY' 2>&1 | tee "$OUT/build.log" | tail -3 || rc=1
+timeout 150 python3 - <<'PY' 2>&1 | tee "$OUT/build.log" | tail -3 || rc=1
 import os, sys
 sys.path.insert(0, "bench/gpu")
 from bench import build_all
@@ -34,10 +34,10 @@ print("c libraries built")
 PY
 
 stage "host chain (P_drbg_plan, ms per GiB; no GPU involved)"
-timeout 60 python3 bench/drbg/host_chain.py --ciphers lea128,aes128,aria128 2>&1 | tee "$OUT/host_chain.txt" || rc=1
+timeout 45 python3 bench/drbg/host_chain.py --ciphers lea128,aes128,aria128 2>&1 | tee "$OUT/host_chain.txt" || rc=1
 
 stage "GPU tests: DRBG bulk == the C DRBG (1 GPU; on 2 GPUs also split at every size and under the threshold)"
-timeout 150 python3 -m pytest tests/differential/test_cuda_drbg_gpu.py tests/differential/test_cuda_multigpu_gpu.py \
+timeout 120 python3 -m pytest tests/differential/test_cuda_drbg_gpu.py tests/differential/test_cuda_multigpu_gpu.py \
   -k "drbg and (lea128 or aes128 or aria128 or many_independent)" -q -p no:cacheprovider -n "$(( ngpu > 1 ? 4 : 2 ))" 2>&1 | tee "$OUT/tests.log" | tail -6
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 
@@ -48,11 +48,11 @@ grep -v "^|\|^$\|^- " "$OUT/bench.log" | tail -30
 if [ "$ngpu" -gt 1 ] && command -v nsys > /dev/null; then
   stage "nsys: one 2-GPU 128 MiB LEA-128 call from a plan (summary only)"
   prof=$(mktemp -d)
-  timeout 90 nsys profile -t cuda,osrt -o "$prof/one" -f true python3 bench/gpu/drbg_multi.py --profile-one \
+  timeout 60 nsys profile -t cuda,osrt -o "$prof/one" -f true python3 bench/gpu/drbg_multi.py --profile-one \
     > "$OUT/nsys_run.txt" 2>&1 || true
-  [ -f "$prof/one.nsys-rep" ] && timeout 60 nsys stats -r cuda_api_sum,cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,osrt_sum \
+  [ -f "$prof/one.nsys-rep" ] && timeout 40 nsys stats -r cuda_api_sum,cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,osrt_sum \
     -f column "$prof/one.nsys-rep" > "$OUT/nsys_summary.txt" 2>&1
-  [ -f "$prof/one.nsys-rep" ] && timeout 60 nsys stats -r cuda_gpu_trace -f csv "$prof/one.nsys-rep" 2>/dev/null \
+  [ -f "$prof/one.nsys-rep" ] && timeout 30 nsys stats -r cuda_gpu_trace -f csv "$prof/one.nsys-rep" 2>/dev/null \
     | tail -40 > "$OUT/nsys_gpu_trace_tail.csv"
   rm -rf "$prof"
   head -60 "$OUT/nsys_summary.txt" 2>/dev/null
