@@ -50,6 +50,10 @@ MAX_DEVICES = 64
 CHUNK = 16 << 20  # the largest piece one stream carries (device buffers: 2 x CHUNK per stream)
 MIN_PIECE = 1 << 20  # no smaller pieces: below it launches and copies cost more than the overlap gains
 MIN_PART = 8 << 20  # a host-buffer call gives each GPU at least this much (a small call uses fewer GPUs)
+# CTR_DRBG bulk output (P_mg_ctr_multi_dev, _parts_multi) under this many bytes stays on the first GPU: below it
+# a second GPU's fixed cost outweighs its half of the work.  A default until measured on the device
+# (bench/gpu/drbg_multi.sh sweeps it); CIPHERSPEC_MG_SPLIT_MIN=bytes overrides it when a context is made.
+SPLIT_MIN = 64 << 20
 PAGE = 4096
 
 _u8p = ctypes.POINTER(ctypes.c_uint8)
@@ -147,10 +151,11 @@ SIGNATURES: dict[str, tuple[type | None, list[type]]] = {  # function suffix: (r
     "mg_device_count": (_int, [_vp]),
     "mg_new": (_int, [_vp, _int, _int, _u64, _vp]),
     "mg_free": (None, [_vp]),
-    "mg_devices": (_int, [_vp, _vp]),
+    "mg_devices": (_int, [_vp, _vp, _vp]),
+    "mg_set_split_min": (_int, [_vp, _u64]),
     "mg_sync": (_int, [_vp]),
-    "mg_parts": (_int, [_vp, _u64, _vp]),
-    "mg_parts_multi": (_int, [_vp, _vp, _u64, _vp]),
+    "mg_parts": (_int, [_vp, _u64, _vp, _vp]),
+    "mg_parts_multi": (_int, [_vp, _vp, _u64, _vp, _vp]),
     "mg_ctr_dev": (_int, [_vp, _vp, _vp, _vp, _vp, _u64, _int, _int]),
     "mg_ecb_dev": (_int, [_vp, _vp, _int, _vp, _vp, _u64, _int, _int]),
     "mg_ctr_multi_dev": (_int, [_vp, _vp, _vp, _vp, _u64, _vp, _int, _int]),
@@ -158,10 +163,10 @@ SIGNATURES: dict[str, tuple[type | None, list[type]]] = {  # function suffix: (r
     "mg_ecb_host": (_int, [_vp, _vp, _int, _vp, _vp, _u64, _int, _int]),
     "mg_ctr_multi_host": (_int, [_vp, _vp, _vp, _vp, _u64, _vp, _int, _int]),
     "mg_device_info": (_int, [_int, ctypes.c_char_p, _int, _vp, _vp, _vp, _vp]),
-    "mg_malloc": (_vp, [_int, _u64]),
+    "mg_malloc": (_int, [_int, _u64, _vp]),
     "mg_free_device": (_int, [_int, _vp]),
     "mg_copy": (_int, [_int, _vp, _vp, _u64, _int]),
-    "mg_malloc_host": (_vp, [_u64]),
+    "mg_malloc_host": (_int, [_u64, _vp]),
     "mg_free_host": (_int, [_vp]),
     "mg_time": (_int, [_vp, _int, _vp, _vp, _vp, _vp, _u64, _int, _int, ctypes.POINTER(ctypes.c_double)]),
     "mg_bandwidth": (_int, [_vp, _u64, _int, _int, _int, ctypes.POINTER(ctypes.c_double)]),
@@ -186,9 +191,10 @@ def _memory(memory: str) -> int:
 
 def pinned_array(cipher, n: int) -> np.ndarray:
     """n bytes of page-locked host memory (every GPU's DMA reads and writes it), freed with the array."""
-    p = cipher.fn("mg_malloc_host")(n)
-    if not p:
+    ptr = ctypes.c_void_p()
+    if cipher.fn("mg_malloc_host")(n, ctypes.byref(ptr)) or not ptr.value:
         raise UsageError(f"cannot allocate {n} bytes of page-locked host memory")
+    p = ptr.value
     buf = (ctypes.c_uint8 * max(n, 1)).from_address(p)
     weakref.finalize(buf, cipher.fn("mg_free_host"), p)
     return np.frombuffer(buf, np.uint8)[:n]  # type: ignore[call-overload]  # a ctypes array is a buffer; numpy's stubs list only bytes-like types
@@ -229,11 +235,11 @@ class PartBuffers:
                 )
         self.ptrs: list[int] = []
         for d, size in zip(self.devices, self.sizes):
-            p = c.fn("mg_malloc")(d, max(size, 1))
-            if not p:
+            ptr = ctypes.c_void_p()
+            if c.fn("mg_malloc")(d, max(size, 1), ctypes.byref(ptr)) or not ptr.value:
                 self.close()
                 raise UsageError(f"cudaMalloc of {size} bytes on GPU {d} failed")
-            self.ptrs.append(p)
+            self.ptrs.append(ptr.value)
         self.array = (ctypes.c_void_p * len(self.ptrs))(*self.ptrs)
 
     def upload(self, data, first: list[int]) -> None:
@@ -363,14 +369,20 @@ class GpuSet:
     def parts(self, nbytes: int) -> list[int]:
         """first[0..N]: GPU d's part of an nbytes CTR/ECB call is bytes [first[d], first[d+1])."""
         first = (ctypes.c_uint64 * (len(self.devices) + 1))()
-        self.fn("mg_parts")(self.handle, nbytes, first)
+        self.c.check(self.fn("mg_parts")(self.handle, nbytes, first, None), "multi-GPU split")
         return list(first)
 
     def parts_multi(self, lens: np.ndarray) -> list[int]:
         lens = np.ascontiguousarray(lens, np.uint64)
         first = (ctypes.c_uint64 * (len(self.devices) + 1))()
-        self.fn("mg_parts_multi")(self.handle, lens.ctypes.data, lens.size, first)
+        self.c.check(
+            self.fn("mg_parts_multi")(self.handle, lens.ctypes.data, lens.size, first, None), "multi-GPU split"
+        )
         return list(first)
+
+    def set_split_min(self, nbytes: int) -> None:
+        """CTR_DRBG bulk output under ``nbytes`` stays on the first GPU (parts_multi and ctr_multi_dev agree)."""
+        self.c.check(self.fn("mg_set_split_min")(self.handle, nbytes), "multi-GPU split threshold")
 
     def alloc(self, first: list[int]) -> PartBuffers:
         """One buffer per GPU for the split ``first`` (from parts): refused if a part does not fit."""

@@ -44,8 +44,9 @@ class Scalar:
 
     vector = False
 
-    def __init__(self, ct_lookups: bool = False):
+    def __init__(self, ct_lookups: bool = False, aesni: frozenset[str] = frozenset()):
         self.ct_lookups = ct_lookups
+        self.aesni = aesni  # tables looked up through AESENCLAST (cs_ctn_aesni_<T>, keysched.aesni_tables)
 
     @staticmethod
     def ctype(width: int) -> str:
@@ -63,7 +64,7 @@ class Scalar:
         setup = [
             f"{tin} {tag}_in[{n}] = {{{', '.join(f'({tin}){a}' for a in args)}}};  /* {n} lookups of {name}, one circuit run */",
             f"{tout} {tag}_out[{n}];",
-            f"cs_ctn_{name}({tag}_in, {tag}_out, {n});",
+            f"cs_ctn_{'aesni_' if name in self.aesni else ''}{name}({tag}_in, {tag}_out, {n});",
         ]
         return BatchCall(setup, [f"{tag}_out[{k}]" for k in range(n)])
 

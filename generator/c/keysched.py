@@ -21,10 +21,12 @@ from collections.abc import Callable
 
 from cipherspec.ir import Module, Table
 from cipherspec.passes.split_u64 import interface_word
+from cipherspec.sbox import facts
 from cipherspec.schedule import Schedule
 
 from ..common.bitslice import live_bits
 from . import bitsliced as bs
+from .aesni.sboxes import INV_SHIFT_ROWS, bytes16, nibbles
 from .body import emit_body
 from .dialects import Scalar, narrowest
 from .lutbatch import batched_order
@@ -39,11 +41,16 @@ def key_prep(module: Module, schedule: Schedule) -> Prepared:
 
 
 def key_schedule_lines(
-    module: Module, prep: Prepared, ct: bool, store: Callable[[str], str] | None = None
+    module: Module,
+    prep: Prepared,
+    ct: bool,
+    store: Callable[[str], str] | None = None,
+    aesni: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The key schedule's statements: key words read from ``key`` (a byte pointer), each round key
     assigned to ``store(flat name)`` (default: the C library's ``ks-><array>[i]``); constant-time lookups
-    if ``ct``.  A key split into 32-bit halves (split_u64, the CUDA library) reads each half as its word."""
+    if ``ct``, those of the tables in ``aesni`` through AESENCLAST (cs_ctn_aesni_<T>, aesni_tables).
+    A key split into 32-bit halves (split_u64, the CUDA library) reads each half as its word."""
     fn = prep.functions["key_schedule"]
     ind = "    "
     lines = []
@@ -55,7 +62,7 @@ def key_schedule_lines(
         )
     body = emit_body(
         fn,
-        Scalar(ct_lookups=ct),
+        Scalar(ct_lookups=ct, aesni=aesni),
         prep.tables,
         lambda name, w: f"k{interface_word(name, module.key.endian)}",
         ind,
@@ -89,6 +96,48 @@ def lookup_support(tables: dict[str, Table], ct: bool) -> list[str]:
         return [table_section(list(tables.values()))]
     circuits = "\n".join([fragment("masks.c"), fragment("noinline.c")] + bs.sbox_functions(tables, masks=True))
     return [circuits] + [_ct_lookup(t) for t in tables.values()]
+
+
+def aesni_tables(tables: dict[str, Table]) -> frozenset[str]:
+    """The tables an AESENCLAST can evaluate: 8 bits in and out, affine-equivalent to GF(2^8) inversion
+    (cipherspec/sbox.py's facts; the AES S-box and its inverse, ARIA's, SM4's, Camellia's ...)."""
+    return frozenset(
+        name
+        for name, t in tables.items()
+        if t.in_width == 8 and t.out_width == 8 and (f := facts(t.values)) is not None and f.inversion is not None
+    )
+
+
+def aesni_lookup_support(tables: dict[str, Table]) -> list[str]:
+    """The C section for set_key's AES-NI route: cs_ctn_aesni_<T> of every table in aesni_tables, under
+    CS_KS_AESNI (x86-64 with GCC/Clang; the functions carry a target attribute).  Nothing when none fits.
+
+        before: cs_ctn_S(b5_in, b5_out, 4)          the S-box circuit on masks (113 gates, bits transposed)
+        after:  cs_ctn_aesni_S(b5_in, b5_out, 4)    PSHUFB (InvShiftRows) + AESENCLAST with a zero key"""
+    names = aesni_tables(tables)
+    if not names:
+        return []
+    parts = [fragment("ks_aesni_head.c"), "#ifdef CS_KS_AESNI"]
+    for name in sorted(names):
+        out_aes, in_aes = facts(tables[name].values).inversion.via_aes()  # type: ignore[union-attr]
+        maps = [
+            (tag, bytes16(lo), bytes16(hi))
+            for tag, mp in (("in", in_aes), ("out", out_aes))
+            if not mp.identity
+            for lo, hi in [nibbles(mp)]
+        ]
+        parts.append(
+            fragment(
+                "ct_lookup_aesni.c",
+                table=name,
+                isr=bytes16(INV_SHIFT_ROWS),
+                maps=maps,
+                has_in=not in_aes.identity,
+                has_out=not out_aes.identity,
+            )
+        )
+    parts.append("#endif")
+    return ["\n".join(parts)]
 
 
 def _ct_lookup(table: Table) -> str:

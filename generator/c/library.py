@@ -28,7 +28,7 @@ from cipherspec.schedule import Schedule
 from cipherspec.version import __version__
 
 from ..common.templates import render
-from .keysched import key_prep, key_schedule_lines, lookup_support, lookup_tables
+from .keysched import aesni_lookup_support, aesni_tables, key_prep, key_schedule_lines, lookup_support, lookup_tables
 from .prepare import Prepared
 from .schedules import CONSTANT_TIME, lanes
 from .text import fragment, kernel_tag
@@ -91,6 +91,56 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
     return "\n".join(lines)
 
 
+def _key_finish(module: Module, vs: list[Variant]) -> str:
+    """cs_variant_planes(i): whether variant i's kernels read the round keys as bit planes (bitsliced);
+    cs_key_finish(ks, v): what set_key adds for the chosen variant v -- the planes only when it reads them;
+    cs_kernels_short(ks, k, blocks): for a call shorter than k's run, the variant the key also serves (a
+    subset of k's CPU features; planes only if the key has them) that pads it to the fewest blocks, else k.
+
+        before: cs_key_schedule(ks, key) always ended in cs_key_planes(ks)   (AES-128: ~1 us of ~1.2)
+                P_ctr of 2 blocks padded to one 64-block run of the widest byte-sliced kernel (ARIA)
+        after:  cs_key_finish(ks, v): cs_key_planes(ks) only for "bitsliced_v16", "bitsliced_v32", ...
+                P_ctr of 2 blocks on the 16-block run of the 128-bit variant"""
+    P = module.cipher
+    names = sorted({v.name for v in vs if v.kernel.layout == "bitsliced"})
+    test = " || ".join(f'strcmp(name, "{n}") == 0' for n in names) or "0"
+    planes = "(void)name;\n    return 0;" if not names else f"return {test};"
+    finish = "    if (cs_variant_planes(v)) cs_key_planes(ks);" if names else "    (void)ks;\n    (void)v;"
+    return f"""\
+/* 1 when variant i's kernels read the round keys as bit planes (ks->bs); no other variant reads them */
+static int cs_variant_planes(int i)
+{{
+    const char *name = cs_variants[i].name;
+    {planes}
+}}
+
+static void cs_key_finish({P}_key *ks, int v)
+{{
+{finish}
+}}
+
+/* a call of `blocks` blocks, fewer than k's run: the variant that computes the fewest padded blocks for it,
+   among those after k (best first) whose features k's include and whose key format the key has; k itself
+   when none computes fewer */
+static const cs_kernels *cs_kernels_short(const {P}_key *ks, const cs_kernels *k, size_t blocks)
+{{
+    const cs_kernels *best = k;
+    size_t work = k->lanes;  /* blocks the chosen variant computes: one padded run */
+    int i;
+    if (blocks >= k->lanes) return k;
+    for (i = (int)ks->variant; i < CS_NVARIANTS; i++) {{
+        const cs_kernels *c = &cs_variants[i];
+        const size_t w = (blocks + c->lanes - 1) / c->lanes * c->lanes;
+        if ((c->features & k->features) != c->features || w >= work) continue;
+        if (cs_variant_planes(i) && !cs_variant_planes((int)ks->variant - 1)) continue;
+        best = c;
+        work = w;
+    }}
+    return best;
+}}
+"""
+
+
 def _fused(module: Module, v: Variant) -> tuple[bool, bool]:
     """Whether a variant's kernels carry GCM's stitched CTR+GHASH and their own XTS loop
     (fragments/aes_rounds_ctr.c, aes_rounds_xts.c): AES-round kernels (recognised in the IR) on 512-bit
@@ -137,11 +187,15 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     fns = ["key_schedule"] + (["encrypt", "decrypt"] if one_block else [])
     support = lookup_support(lookup_tables(prep, fns), ct)
     key_lines = key_schedule_lines(module, prep, ct)
+    # set_key's AES-NI route: the same statements, the inversion-equivalent S-boxes through AESENCLAST
+    ks_tables = lookup_tables(prep, ["key_schedule"])
+    fast = aesni_tables(ks_tables) if ct else frozenset()
+    key_lines_aesni = key_schedule_lines(module, prep, ct, aesni=fast) if fast else []
+    support += aesni_lookup_support({n: ks_tables[n] for n in fast})
     if one_block:
         support += [_one_block_core(module, prep, kind) for kind in ("encrypt", "decrypt")]
     if any(k.layout == "bitsliced" for k in kernels):
         support.append(fragment("key_planes.c", P=P, loops=_plane_loops(module)))
-        key_lines.append("    cs_key_planes(ks);")
     levels = ",\n".join(
         f'    {{"{lv.name}", {_features(lv.features)}, {_features(lv.features + lv.allows)}}}' for lv in LEVELS
     )
@@ -150,6 +204,7 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
             fragment("kernel_table.c", P=P),
             _variant_rows(module, variants(module, schedule), port),
             fragment("dispatch.c", P=P, levels=levels, level_names=" ".join(lv.name for lv in LEVELS)),
+            _key_finish(module, variants(module, schedule) + [port]),
         ]
         + ([fragment("ghash.c")] if module.block.nbytes == 16 else [])
     )
@@ -168,6 +223,7 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
         words=fragment("words.c"),
         support=support,
         key_schedule=key_lines,
+        key_schedule_aesni=key_lines_aesni,
         dispatch=dispatch,
         api=fragment("api.c", **modes)
         + "\n\n"

@@ -32,6 +32,7 @@ from runtime.cuda_multi import (
     MIN_PART,
     MIN_PIECE,
     PAGEABLE_DEFAULT,
+    SPLIT_MIN,
     STREAMS,
     grain,
 )
@@ -111,6 +112,8 @@ def context(module: Module, P: str) -> dict:
         "min_part": up(MIN_PART),
         "chunk_mib": up(CHUNK) >> 20,
         "min_part_mib": up(MIN_PART) >> 20,
+        "split_min": SPLIT_MIN,
+        "split_min_mib": SPLIT_MIN >> 20,
         "memory": [(f"CS_MEM_{name.upper()}", value) for name, value in MEMORY.items()],
         "pageable_default": f"CS_MEM_{PAGEABLE_DEFAULT.upper()}",
         "errors": [(name, value, text) for name, value, text in ERRORS],

@@ -1,10 +1,12 @@
 /* A toy block cipher standing in for the GPU kernels in host-only tests of the multi-GPU host code:
  * E(K, x)[b] = x[B-1-b] ^ K[b % KB] ^ (7b + 1) (K: the key bytes, the round-key words' little-endian bytes).
- * The fake single-device entries below (T_ctr_dev_flavour, T_ecb_dev_flavour, T_ctr_multi_dev_flavour) have
+ * The fake single-device entries below (T_ctr_dev_flavour, T_ecb_dev_flavour, T_ctr_multi_dev_flavour and the
+ * context's T_ctr_multi_dev_staged over its kept T_mk_scratch) have
  * the real entries' contracts, run E on the stream's queue, and check that their buffers and stream belong
  * to the current device (cuda_stub.h).  The flavour changes the output (CTR ^ 0x33, ECB ^ 0x55, multi-key
  * ^ 0x71), so a flavour that goes astray shows.  tests/unit/test_cuda_multigpu.py mirrors E in Python.
  * Needs: BB, KBB, T_rk, T_ctr_add, CS_* (mg_prelude.h) and cuda_stub.h. */
+#include <atomic>
 static uint8_t fake_key_byte(const T_rk *rk, int j)
 {
     return (uint8_t)(rk->w[j / 4] >> (8 * (j % 4)));
@@ -103,5 +105,42 @@ extern "C" int T_ctr_multi_dev_flavour(const uint8_t *keys, const uint8_t *vs, c
     std::vector<uint8_t> k(keys, keys + nreq * KBB), v(vs, vs + nreq * BB);
     std::vector<uint64_t> l(lens, lens + nreq);
     stub_enqueue(st, [=] { ref_multi(k.data(), v.data(), l.data(), nreq, d_out, flavour); });
+    return CS_OK;
+}
+
+/* the multi-GPU context's kept scratch (host.cu.j2's P_mk_scratch): the fake keeps only a count of the calls
+ * that staged keys, to check that every one is wiped (T_mk_wipe) by the time the context is freed */
+typedef struct {
+    long staged;  /* calls whose keys are staged and not yet wiped */
+} T_mk_scratch;
+
+static std::atomic<long> fake_unwiped(0);  /* over every scratch: staged and not yet wiped */
+
+static int T_mk_wipe(T_mk_scratch *s)
+{
+    fake_unwiped -= s->staged;
+    s->staged = 0;
+    return CS_OK;
+}
+
+static void T_mk_release(T_mk_scratch *s) { T_mk_wipe(s); }
+
+/* as the real entry, without waiting for the stream: the plan is staged for the copy the stream runs */
+static int T_ctr_multi_dev_staged(const uint8_t *keys, const uint8_t *vs, const uint64_t *lens, uint64_t nreq,
+                                  uint8_t *d_out, cudaStream_t st, int flavour, T_mk_scratch *s)
+{
+    if (!nreq) return CS_OK;
+    if (!keys || !vs || !lens || !d_out) return CS_ENULL;
+    uint64_t total = 0;
+    for (uint64_t r = 0; r < nreq; ++r) {
+        if (r + 1 < nreq && lens[r] % BB) return CS_ELEN;
+        total += lens[r];
+    }
+    if (total) stub_check_device(d_out, total);
+    std::vector<uint8_t> k(keys, keys + nreq * KBB), v(vs, vs + nreq * BB);
+    std::vector<uint64_t> l(lens, lens + nreq);
+    stub_enqueue(st, [=] { ref_multi(k.data(), v.data(), l.data(), nreq, d_out, flavour); });
+    s->staged += 1;
+    fake_unwiped += 1;
     return CS_OK;
 }

@@ -29,7 +29,11 @@ void *T_util_malloc(uint64_t n)
     return cudaMalloc(&p, n) == cudaSuccess ? p : NULL;
 }
 int T_util_free(void *p) { return cs_cuda(cudaFree(p)); }
-void *T_util_malloc_host(uint64_t n) { return T_mg_malloc_host(n); }
+void *T_util_malloc_host(uint64_t n)
+{
+    void *p = NULL;
+    return T_mg_malloc_host(n, &p) == CS_OK ? p : NULL;
+}
 int T_util_free_host(void *p) { return T_mg_free_host(p); }
 int T_util_sync(void) { return CS_OK; }
 int T_util_copy(void *dst, const void *src, uint64_t n, int to_device)

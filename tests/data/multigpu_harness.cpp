@@ -134,17 +134,23 @@ static void host_multi(T_mg *mg, const char *name)
             CHECK(rc == CS_OK && (!total || !memcmp(out.p, want.data(), total)), "%s multi t=%d mode %d rc %d", name, t,
                   mode, rc);
         }
-        /* device-resident: requests [first[d], first[d+1]) on device d */
-        const int nd = T_mg_devices(mg, NULL);
+        /* device-resident: requests [first[d], first[d+1]) on device d; split over every device (split_min 0),
+           then all on the first (split_min above the total) */
+        int nd = 0;
+        CHECK(T_mg_devices(mg, NULL, &nd) == CS_OK && nd > 0, "%s devices", name);
+        for (int whole = 0; whole < 2; ++whole) {
+        CHECK(T_mg_set_split_min(mg, whole ? total + 1 : 0) == CS_OK, "%s split_min", name);
         std::vector<uint64_t> first((size_t)nd + 1);
-        CHECK(T_mg_parts_multi(mg, lens.data(), nreq, first.data()) == nd, "%s parts_multi", name);
+        int np = 0;
+        CHECK(T_mg_parts_multi(mg, lens.data(), nreq, first.data(), &np) == CS_OK && np == nd, "%s parts_multi", name);
+        CHECK(!whole || first[1] == nreq, "%s under split_min: all on the first device", name);
         std::vector<uint8_t *> dout((size_t)nd);
         std::vector<uint64_t> bytes((size_t)nd, 0);
         std::vector<int> devs((size_t)nd);
-        T_mg_devices(mg, devs.data());
+        T_mg_devices(mg, devs.data(), NULL);
         for (int d = 0; d < nd; ++d) {
             for (uint64_t r = first[d]; r < first[d + 1]; ++r) bytes[d] += lens[r];
-            dout[d] = (uint8_t *)T_mg_malloc(devs[d], bytes[d] + 1);
+            CHECK(T_mg_malloc(devs[d], bytes[d] + 1, (void **)&dout[d]) == CS_OK && dout[d], "%s malloc", name);
         }
         for (int fl = 0; fl < 2; ++fl) {
             ref_multi(keys.data(), vs.data(), lens.data(), nreq, want.data(), fl);
@@ -160,6 +166,7 @@ static void host_multi(T_mg *mg, const char *name)
             }
         }
         for (int d = 0; d < nd; ++d) T_mg_free_device(devs[d], dout[d]);
+        }
     }
     /* a request larger than a piece, and a partial request before the last, are refused */
     std::vector<uint64_t> big = {BB, 1024 * 1024 * BB}, bad = {BB + 1, BB};
@@ -171,15 +178,18 @@ static void host_multi(T_mg *mg, const char *name)
 
 static void device_resident(T_mg *mg, const char *name)
 {
-    const int nd = T_mg_devices(mg, NULL);
+    int nd = 0;
+    CHECK(T_mg_devices(mg, NULL, &nd) == CS_OK, "%s devices", name);
     std::vector<int> devs((size_t)nd);
-    T_mg_devices(mg, devs.data());
+    T_mg_devices(mg, devs.data(), NULL);
     T_rk rk;
     for (auto &w : rk.w) w = (uint32_t)rnd();
     const uint64_t sizes[] = {0, 5, BB, 3 * TEST_GRAIN + 1, 17 * TEST_GRAIN + BB};
     for (uint64_t n : sizes) {
         std::vector<uint64_t> first((size_t)nd + 1);
-        CHECK(T_mg_parts(mg, n, first.data()) == nd && first[0] == 0 && first[nd] == n, "%s parts", name);
+        int np = 0;
+        CHECK(T_mg_parts(mg, n, first.data(), &np) == CS_OK && np == nd && first[0] == 0 && first[nd] == n, "%s parts",
+              name);
         std::vector<uint8_t *> din((size_t)nd), dout((size_t)nd);
         std::vector<uint8_t> in(n + 1), want(n + 1), iv(BB, 0xFF);
         fill(in.data(), n);
@@ -187,8 +197,8 @@ static void device_resident(T_mg *mg, const char *name)
         for (int d = 0; d < nd; ++d) {
             const uint64_t len = first[d + 1] - first[d];
             CHECK(len % BB == 0 || first[d + 1] == n, "%s part %d not whole blocks", name, d);
-            din[d] = (uint8_t *)T_mg_malloc(devs[d], len + 1);
-            dout[d] = (uint8_t *)T_mg_malloc(devs[d], len + 1);
+            CHECK(T_mg_malloc(devs[d], len + 1, (void **)&din[d]) == CS_OK, "%s malloc", name);
+            CHECK(T_mg_malloc(devs[d], len + 1, (void **)&dout[d]) == CS_OK, "%s malloc", name);
             T_mg_copy(devs[d], din[d], in.data() + first[d], len, 1);
         }
         for (int fl = 0; fl < 2; ++fl) {
@@ -336,6 +346,7 @@ int main(int argc, char **argv)
         std::lock_guard<std::mutex> g(stub_mu);
         CHECK(stub_mem.empty(), "%zu buffers leaked", stub_mem.size());
     }
+    CHECK(fake_unwiped.load() == 0, "%ld staged key copies never wiped", fake_unwiped.load());
     printf("ok %ld checks\n", checks);
     return 0;
 }

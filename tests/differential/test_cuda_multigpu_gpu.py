@@ -155,8 +155,12 @@ def test_drbg_bulk_multi_gpu_equals_c_generate(registry, name):
         d = fresh()
         plan = d.plan_bulk(nbytes, req)
         assert g.keystream_multi(plan, devices=devices) == want, devices
-        for flavour in ("ptx", "c"):
-            assert g.keystream_multi(plan, flavour=flavour, devices=devices) == want, (devices, flavour)
+        gs = g.gpus(devices)
+        for split_min in (0, cm.SPLIT_MIN):  # split over every GPU; under the threshold, on the first only
+            gs.set_split_min(split_min)
+            for flavour in ("ptx", "c"):
+                got = g.keystream_multi(plan, flavour=flavour, devices=devices)
+                assert got == want, (devices, flavour, split_min)
         d = fresh()
         out = io.BytesIO()
         assert g.drbg_stream(d, nbytes, devices=devices, chunk=16 * MIB).pipe(out) == nbytes

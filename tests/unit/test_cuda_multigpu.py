@@ -263,6 +263,19 @@ def test_source_has_the_multi_gpu_api(registry):
     assert "cudaDeviceEnablePeerAccess" not in src.cu and "Multicast" not in src.cu  # nothing crosses GPUs
 
 
+def test_host_api_has_one_return_convention(registry):
+    """Issue 23: every entry of the CUDA host API returns CS_OK or an error code (an int); counts and pointers
+    come back through out-parameters.  The exceptions: the error-message lookup and the context's free."""
+    module = prepared(registry.module("lea128"))
+    src = generate(registry.module("lea128"), default_for(module))
+    decls = re.findall(rf"^([A-Za-z_][\w \*]*?)\s*\*?\s*{src.symbol}_(\w+)\(", src.h, re.M)
+    assert len(decls) > 30
+    other = {name: ret for ret, name in decls if ret.strip() != "int"}
+    assert other == {"strerror": "const char", "mg_free": "void"}, other
+    for entry in ("mg_parts", "mg_parts_multi", "mg_devices", "mg_malloc", "mg_malloc_host", "mg_set_split_min"):
+        assert f"int {src.symbol}_{entry}(" in src.h, entry
+
+
 # ------------------------------------------------------------------------------ 3. bad device lists
 @pytest.mark.parametrize(
     "devices,count,message",

@@ -279,6 +279,36 @@ static void cs_ctn_S(const uint8_t *v, uint8_t *r, int n)
     }
 }
 
+/* set_key's AES-NI route (x86-64, GCC/Clang): S-boxes affine-equivalent to GF(2^8) inversion through
+   AESENCLAST; compiled here with a target attribute, taken only when the CPU has AES-NI and SSSE3 */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
+#define CS_KS_AESNI 1
+#define CS_KS_AESNI_TARGET __attribute__((target("aes,ssse3")))
+#include <immintrin.h>
+#endif
+#ifdef CS_KS_AESNI
+/* S[v[i]] for i < n through AESENCLAST, 16 lookups per run: S(x) = A·inv(B·x ^ b) ^ a
+   (cipherspec/sbox.py), B·x ^ b and the output map as PSHUFB nibble tables held in registers, so no memory
+   access depends on v; set_key takes this route when the CPU (under the ISA ceiling) has AES-NI */
+CS_KS_AESNI_TARGET static void cs_ctn_aesni_S(const uint8_t *v, uint8_t *r, int n)
+{
+    static const uint8_t isr[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
+    const __m128i m = _mm_set1_epi8(0x0f);
+    int i;
+    for (i = 0; i < n; i += 16) {
+        uint8_t buf[16] = {0};
+        const int k = n - i < 16 ? n - i : 16;
+        __m128i x;
+        memcpy(buf, v + i, (size_t)k);
+        x = _mm_loadu_si128((const __m128i *)buf);
+        x = _mm_shuffle_epi8(x, _mm_loadu_si128((const __m128i *)isr));  /* AESENCLAST's ShiftRows undone */
+        x = _mm_aesenclast_si128(x, _mm_setzero_si128());                /* the AES S-box on every byte */
+        _mm_storeu_si128((__m128i *)buf, x);
+        memcpy(r + i, buf, (size_t)k);
+    }
+}
+#endif
+
 /* the round keys as bit planes for the bitsliced kernels: bit b of key word k (of w bits) as a 0/all-ones mask in bs[first + k*w + b] */
 static void cs_key_planes(aes128_key *ks)
 {
@@ -749,8 +779,472 @@ static void cs_key_schedule(aes128_key *ks, const uint8_t *key)
     ks->rk[173] = v233;                                  /* round key rk[10][13] */
     ks->rk[174] = v234;                                  /* round key rk[10][14] */
     ks->rk[175] = v235;                                  /* round key rk[10][15] */
-    cs_key_planes(ks);
 }
+
+#ifdef CS_KS_AESNI
+/* the same key schedule, its inversion-equivalent S-boxes through AESENCLAST (set_key: CPUs with AES-NI) */
+CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8_t *key)
+{
+    const uint8_t k0 = (key + 0)[0];                     /* key word K[0] */
+    const uint8_t k1 = (key + 1)[0];                     /* key word K[1] */
+    const uint8_t k2 = (key + 2)[0];                     /* key word K[2] */
+    const uint8_t k3 = (key + 3)[0];                     /* key word K[3] */
+    const uint8_t k4 = (key + 4)[0];                     /* key word K[4] */
+    const uint8_t k5 = (key + 5)[0];                     /* key word K[5] */
+    const uint8_t k6 = (key + 6)[0];                     /* key word K[6] */
+    const uint8_t k7 = (key + 7)[0];                     /* key word K[7] */
+    const uint8_t k8 = (key + 8)[0];                     /* key word K[8] */
+    const uint8_t k9 = (key + 9)[0];                     /* key word K[9] */
+    const uint8_t k10 = (key + 10)[0];                   /* key word K[10] */
+    const uint8_t k11 = (key + 11)[0];                   /* key word K[11] */
+    const uint8_t k12 = (key + 12)[0];                   /* key word K[12] */
+    const uint8_t k13 = (key + 13)[0];                   /* key word K[13] */
+    const uint8_t k14 = (key + 14)[0];                   /* key word K[14] */
+    const uint8_t k15 = (key + 15)[0];                   /* key word K[15] */
+    const uint8_t v0 = k0;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v1 = k1;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v2 = k2;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v3 = k3;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v4 = k4;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v5 = k5;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v6 = k6;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v7 = k7;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v8 = k8;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v9 = k9;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v10 = k10;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v11 = k11;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v12 = k12;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v13 = k13;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v14 = k14;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v15 = k15;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v20 = 0x1u;                            /* aes.cs:56:11 key_schedule r4 */
+    const uint8_t v42 = 0x2u;                            /* aes.cs:56:11 key_schedule r8 */
+    const uint8_t v64 = 0x4u;                            /* aes.cs:56:11 key_schedule r12 */
+    const uint8_t v86 = 0x8u;                            /* aes.cs:56:11 key_schedule r16 */
+    const uint8_t v108 = 0x10u;                          /* aes.cs:56:11 key_schedule r20 */
+    const uint8_t v130 = 0x20u;                          /* aes.cs:56:11 key_schedule r24 */
+    const uint8_t v152 = 0x40u;                          /* aes.cs:56:11 key_schedule r28 */
+    const uint8_t v174 = 0x80u;                          /* aes.cs:56:11 key_schedule r32 */
+    const uint8_t v196 = 0x1bu;                          /* aes.cs:56:11 key_schedule r36 */
+    const uint8_t v218 = 0x36u;                          /* aes.cs:56:11 key_schedule r40 */
+    uint8_t b16_in[4] = {(uint8_t)v13, (uint8_t)v14, (uint8_t)v15, (uint8_t)v12};  /* 4 lookups of S, one circuit run */
+    uint8_t b16_out[4];
+    cs_ctn_aesni_S(b16_in, b16_out, 4);
+    const uint8_t v16 = b16_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r4 */
+    const uint8_t v17 = b16_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r4 */
+    const uint8_t v18 = b16_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r4 */
+    const uint8_t v19 = b16_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r4 */
+    const uint8_t v21 = (uint8_t)(v0 ^ v16);             /* aes.cs:61:31 key_schedule r4 */
+    const uint8_t v22 = (uint8_t)(v21 ^ v20);            /* aes.cs:61:31 key_schedule r4 */
+    const uint8_t v23 = (uint8_t)(v1 ^ v17);             /* aes.cs:61:31 key_schedule r4 */
+    const uint8_t v24 = (uint8_t)(v2 ^ v18);             /* aes.cs:61:31 key_schedule r4 */
+    const uint8_t v25 = (uint8_t)(v3 ^ v19);             /* aes.cs:61:31 key_schedule r4 */
+    const uint8_t v26 = (uint8_t)(v4 ^ v22);             /* aes.cs:61:31 key_schedule r5 */
+    const uint8_t v27 = (uint8_t)(v5 ^ v23);             /* aes.cs:61:31 key_schedule r5 */
+    const uint8_t v28 = (uint8_t)(v6 ^ v24);             /* aes.cs:61:31 key_schedule r5 */
+    const uint8_t v29 = (uint8_t)(v7 ^ v25);             /* aes.cs:61:31 key_schedule r5 */
+    const uint8_t v30 = (uint8_t)(v8 ^ v26);             /* aes.cs:61:31 key_schedule r6 */
+    const uint8_t v31 = (uint8_t)(v9 ^ v27);             /* aes.cs:61:31 key_schedule r6 */
+    const uint8_t v32 = (uint8_t)(v10 ^ v28);            /* aes.cs:61:31 key_schedule r6 */
+    const uint8_t v33 = (uint8_t)(v11 ^ v29);            /* aes.cs:61:31 key_schedule r6 */
+    const uint8_t v34 = (uint8_t)(v12 ^ v30);            /* aes.cs:61:31 key_schedule r7 */
+    const uint8_t v35 = (uint8_t)(v13 ^ v31);            /* aes.cs:61:31 key_schedule r7 */
+    const uint8_t v36 = (uint8_t)(v14 ^ v32);            /* aes.cs:61:31 key_schedule r7 */
+    const uint8_t v37 = (uint8_t)(v15 ^ v33);            /* aes.cs:61:31 key_schedule r7 */
+    uint8_t b38_in[4] = {(uint8_t)v35, (uint8_t)v36, (uint8_t)v37, (uint8_t)v34};  /* 4 lookups of S, one circuit run */
+    uint8_t b38_out[4];
+    cs_ctn_aesni_S(b38_in, b38_out, 4);
+    const uint8_t v38 = b38_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v39 = b38_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v40 = b38_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v41 = b38_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v43 = (uint8_t)(v22 ^ v38);            /* aes.cs:61:31 key_schedule r8 */
+    const uint8_t v44 = (uint8_t)(v43 ^ v42);            /* aes.cs:61:31 key_schedule r8 */
+    const uint8_t v45 = (uint8_t)(v23 ^ v39);            /* aes.cs:61:31 key_schedule r8 */
+    const uint8_t v46 = (uint8_t)(v24 ^ v40);            /* aes.cs:61:31 key_schedule r8 */
+    const uint8_t v47 = (uint8_t)(v25 ^ v41);            /* aes.cs:61:31 key_schedule r8 */
+    const uint8_t v48 = (uint8_t)(v26 ^ v44);            /* aes.cs:61:31 key_schedule r9 */
+    const uint8_t v49 = (uint8_t)(v27 ^ v45);            /* aes.cs:61:31 key_schedule r9 */
+    const uint8_t v50 = (uint8_t)(v28 ^ v46);            /* aes.cs:61:31 key_schedule r9 */
+    const uint8_t v51 = (uint8_t)(v29 ^ v47);            /* aes.cs:61:31 key_schedule r9 */
+    const uint8_t v52 = (uint8_t)(v30 ^ v48);            /* aes.cs:61:31 key_schedule r10 */
+    const uint8_t v53 = (uint8_t)(v31 ^ v49);            /* aes.cs:61:31 key_schedule r10 */
+    const uint8_t v54 = (uint8_t)(v32 ^ v50);            /* aes.cs:61:31 key_schedule r10 */
+    const uint8_t v55 = (uint8_t)(v33 ^ v51);            /* aes.cs:61:31 key_schedule r10 */
+    const uint8_t v56 = (uint8_t)(v34 ^ v52);            /* aes.cs:61:31 key_schedule r11 */
+    const uint8_t v57 = (uint8_t)(v35 ^ v53);            /* aes.cs:61:31 key_schedule r11 */
+    const uint8_t v58 = (uint8_t)(v36 ^ v54);            /* aes.cs:61:31 key_schedule r11 */
+    const uint8_t v59 = (uint8_t)(v37 ^ v55);            /* aes.cs:61:31 key_schedule r11 */
+    uint8_t b60_in[4] = {(uint8_t)v57, (uint8_t)v58, (uint8_t)v59, (uint8_t)v56};  /* 4 lookups of S, one circuit run */
+    uint8_t b60_out[4];
+    cs_ctn_aesni_S(b60_in, b60_out, 4);
+    const uint8_t v60 = b60_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v61 = b60_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v62 = b60_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v63 = b60_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v65 = (uint8_t)(v44 ^ v60);            /* aes.cs:61:31 key_schedule r12 */
+    const uint8_t v66 = (uint8_t)(v65 ^ v64);            /* aes.cs:61:31 key_schedule r12 */
+    const uint8_t v67 = (uint8_t)(v45 ^ v61);            /* aes.cs:61:31 key_schedule r12 */
+    const uint8_t v68 = (uint8_t)(v46 ^ v62);            /* aes.cs:61:31 key_schedule r12 */
+    const uint8_t v69 = (uint8_t)(v47 ^ v63);            /* aes.cs:61:31 key_schedule r12 */
+    const uint8_t v70 = (uint8_t)(v48 ^ v66);            /* aes.cs:61:31 key_schedule r13 */
+    const uint8_t v71 = (uint8_t)(v49 ^ v67);            /* aes.cs:61:31 key_schedule r13 */
+    const uint8_t v72 = (uint8_t)(v50 ^ v68);            /* aes.cs:61:31 key_schedule r13 */
+    const uint8_t v73 = (uint8_t)(v51 ^ v69);            /* aes.cs:61:31 key_schedule r13 */
+    const uint8_t v74 = (uint8_t)(v52 ^ v70);            /* aes.cs:61:31 key_schedule r14 */
+    const uint8_t v75 = (uint8_t)(v53 ^ v71);            /* aes.cs:61:31 key_schedule r14 */
+    const uint8_t v76 = (uint8_t)(v54 ^ v72);            /* aes.cs:61:31 key_schedule r14 */
+    const uint8_t v77 = (uint8_t)(v55 ^ v73);            /* aes.cs:61:31 key_schedule r14 */
+    const uint8_t v78 = (uint8_t)(v56 ^ v74);            /* aes.cs:61:31 key_schedule r15 */
+    const uint8_t v79 = (uint8_t)(v57 ^ v75);            /* aes.cs:61:31 key_schedule r15 */
+    const uint8_t v80 = (uint8_t)(v58 ^ v76);            /* aes.cs:61:31 key_schedule r15 */
+    const uint8_t v81 = (uint8_t)(v59 ^ v77);            /* aes.cs:61:31 key_schedule r15 */
+    uint8_t b82_in[4] = {(uint8_t)v79, (uint8_t)v80, (uint8_t)v81, (uint8_t)v78};  /* 4 lookups of S, one circuit run */
+    uint8_t b82_out[4];
+    cs_ctn_aesni_S(b82_in, b82_out, 4);
+    const uint8_t v82 = b82_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v83 = b82_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v84 = b82_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v85 = b82_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v87 = (uint8_t)(v66 ^ v82);            /* aes.cs:61:31 key_schedule r16 */
+    const uint8_t v88 = (uint8_t)(v87 ^ v86);            /* aes.cs:61:31 key_schedule r16 */
+    const uint8_t v89 = (uint8_t)(v67 ^ v83);            /* aes.cs:61:31 key_schedule r16 */
+    const uint8_t v90 = (uint8_t)(v68 ^ v84);            /* aes.cs:61:31 key_schedule r16 */
+    const uint8_t v91 = (uint8_t)(v69 ^ v85);            /* aes.cs:61:31 key_schedule r16 */
+    const uint8_t v92 = (uint8_t)(v70 ^ v88);            /* aes.cs:61:31 key_schedule r17 */
+    const uint8_t v93 = (uint8_t)(v71 ^ v89);            /* aes.cs:61:31 key_schedule r17 */
+    const uint8_t v94 = (uint8_t)(v72 ^ v90);            /* aes.cs:61:31 key_schedule r17 */
+    const uint8_t v95 = (uint8_t)(v73 ^ v91);            /* aes.cs:61:31 key_schedule r17 */
+    const uint8_t v96 = (uint8_t)(v74 ^ v92);            /* aes.cs:61:31 key_schedule r18 */
+    const uint8_t v97 = (uint8_t)(v75 ^ v93);            /* aes.cs:61:31 key_schedule r18 */
+    const uint8_t v98 = (uint8_t)(v76 ^ v94);            /* aes.cs:61:31 key_schedule r18 */
+    const uint8_t v99 = (uint8_t)(v77 ^ v95);            /* aes.cs:61:31 key_schedule r18 */
+    const uint8_t v100 = (uint8_t)(v78 ^ v96);           /* aes.cs:61:31 key_schedule r19 */
+    const uint8_t v101 = (uint8_t)(v79 ^ v97);           /* aes.cs:61:31 key_schedule r19 */
+    const uint8_t v102 = (uint8_t)(v80 ^ v98);           /* aes.cs:61:31 key_schedule r19 */
+    const uint8_t v103 = (uint8_t)(v81 ^ v99);           /* aes.cs:61:31 key_schedule r19 */
+    uint8_t b104_in[4] = {(uint8_t)v101, (uint8_t)v102, (uint8_t)v103, (uint8_t)v100};  /* 4 lookups of S, one circuit run */
+    uint8_t b104_out[4];
+    cs_ctn_aesni_S(b104_in, b104_out, 4);
+    const uint8_t v104 = b104_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v105 = b104_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v106 = b104_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v107 = b104_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v109 = (uint8_t)(v88 ^ v104);          /* aes.cs:61:31 key_schedule r20 */
+    const uint8_t v110 = (uint8_t)(v109 ^ v108);         /* aes.cs:61:31 key_schedule r20 */
+    const uint8_t v111 = (uint8_t)(v89 ^ v105);          /* aes.cs:61:31 key_schedule r20 */
+    const uint8_t v112 = (uint8_t)(v90 ^ v106);          /* aes.cs:61:31 key_schedule r20 */
+    const uint8_t v113 = (uint8_t)(v91 ^ v107);          /* aes.cs:61:31 key_schedule r20 */
+    const uint8_t v114 = (uint8_t)(v92 ^ v110);          /* aes.cs:61:31 key_schedule r21 */
+    const uint8_t v115 = (uint8_t)(v93 ^ v111);          /* aes.cs:61:31 key_schedule r21 */
+    const uint8_t v116 = (uint8_t)(v94 ^ v112);          /* aes.cs:61:31 key_schedule r21 */
+    const uint8_t v117 = (uint8_t)(v95 ^ v113);          /* aes.cs:61:31 key_schedule r21 */
+    const uint8_t v118 = (uint8_t)(v96 ^ v114);          /* aes.cs:61:31 key_schedule r22 */
+    const uint8_t v119 = (uint8_t)(v97 ^ v115);          /* aes.cs:61:31 key_schedule r22 */
+    const uint8_t v120 = (uint8_t)(v98 ^ v116);          /* aes.cs:61:31 key_schedule r22 */
+    const uint8_t v121 = (uint8_t)(v99 ^ v117);          /* aes.cs:61:31 key_schedule r22 */
+    const uint8_t v122 = (uint8_t)(v100 ^ v118);         /* aes.cs:61:31 key_schedule r23 */
+    const uint8_t v123 = (uint8_t)(v101 ^ v119);         /* aes.cs:61:31 key_schedule r23 */
+    const uint8_t v124 = (uint8_t)(v102 ^ v120);         /* aes.cs:61:31 key_schedule r23 */
+    const uint8_t v125 = (uint8_t)(v103 ^ v121);         /* aes.cs:61:31 key_schedule r23 */
+    uint8_t b126_in[4] = {(uint8_t)v123, (uint8_t)v124, (uint8_t)v125, (uint8_t)v122};  /* 4 lookups of S, one circuit run */
+    uint8_t b126_out[4];
+    cs_ctn_aesni_S(b126_in, b126_out, 4);
+    const uint8_t v126 = b126_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v127 = b126_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v128 = b126_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v129 = b126_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v131 = (uint8_t)(v110 ^ v126);         /* aes.cs:61:31 key_schedule r24 */
+    const uint8_t v132 = (uint8_t)(v131 ^ v130);         /* aes.cs:61:31 key_schedule r24 */
+    const uint8_t v133 = (uint8_t)(v111 ^ v127);         /* aes.cs:61:31 key_schedule r24 */
+    const uint8_t v134 = (uint8_t)(v112 ^ v128);         /* aes.cs:61:31 key_schedule r24 */
+    const uint8_t v135 = (uint8_t)(v113 ^ v129);         /* aes.cs:61:31 key_schedule r24 */
+    const uint8_t v136 = (uint8_t)(v114 ^ v132);         /* aes.cs:61:31 key_schedule r25 */
+    const uint8_t v137 = (uint8_t)(v115 ^ v133);         /* aes.cs:61:31 key_schedule r25 */
+    const uint8_t v138 = (uint8_t)(v116 ^ v134);         /* aes.cs:61:31 key_schedule r25 */
+    const uint8_t v139 = (uint8_t)(v117 ^ v135);         /* aes.cs:61:31 key_schedule r25 */
+    const uint8_t v140 = (uint8_t)(v118 ^ v136);         /* aes.cs:61:31 key_schedule r26 */
+    const uint8_t v141 = (uint8_t)(v119 ^ v137);         /* aes.cs:61:31 key_schedule r26 */
+    const uint8_t v142 = (uint8_t)(v120 ^ v138);         /* aes.cs:61:31 key_schedule r26 */
+    const uint8_t v143 = (uint8_t)(v121 ^ v139);         /* aes.cs:61:31 key_schedule r26 */
+    const uint8_t v144 = (uint8_t)(v122 ^ v140);         /* aes.cs:61:31 key_schedule r27 */
+    const uint8_t v145 = (uint8_t)(v123 ^ v141);         /* aes.cs:61:31 key_schedule r27 */
+    const uint8_t v146 = (uint8_t)(v124 ^ v142);         /* aes.cs:61:31 key_schedule r27 */
+    const uint8_t v147 = (uint8_t)(v125 ^ v143);         /* aes.cs:61:31 key_schedule r27 */
+    uint8_t b148_in[4] = {(uint8_t)v145, (uint8_t)v146, (uint8_t)v147, (uint8_t)v144};  /* 4 lookups of S, one circuit run */
+    uint8_t b148_out[4];
+    cs_ctn_aesni_S(b148_in, b148_out, 4);
+    const uint8_t v148 = b148_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v149 = b148_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v150 = b148_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v151 = b148_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v153 = (uint8_t)(v132 ^ v148);         /* aes.cs:61:31 key_schedule r28 */
+    const uint8_t v154 = (uint8_t)(v153 ^ v152);         /* aes.cs:61:31 key_schedule r28 */
+    const uint8_t v155 = (uint8_t)(v133 ^ v149);         /* aes.cs:61:31 key_schedule r28 */
+    const uint8_t v156 = (uint8_t)(v134 ^ v150);         /* aes.cs:61:31 key_schedule r28 */
+    const uint8_t v157 = (uint8_t)(v135 ^ v151);         /* aes.cs:61:31 key_schedule r28 */
+    const uint8_t v158 = (uint8_t)(v136 ^ v154);         /* aes.cs:61:31 key_schedule r29 */
+    const uint8_t v159 = (uint8_t)(v137 ^ v155);         /* aes.cs:61:31 key_schedule r29 */
+    const uint8_t v160 = (uint8_t)(v138 ^ v156);         /* aes.cs:61:31 key_schedule r29 */
+    const uint8_t v161 = (uint8_t)(v139 ^ v157);         /* aes.cs:61:31 key_schedule r29 */
+    const uint8_t v162 = (uint8_t)(v140 ^ v158);         /* aes.cs:61:31 key_schedule r30 */
+    const uint8_t v163 = (uint8_t)(v141 ^ v159);         /* aes.cs:61:31 key_schedule r30 */
+    const uint8_t v164 = (uint8_t)(v142 ^ v160);         /* aes.cs:61:31 key_schedule r30 */
+    const uint8_t v165 = (uint8_t)(v143 ^ v161);         /* aes.cs:61:31 key_schedule r30 */
+    const uint8_t v166 = (uint8_t)(v144 ^ v162);         /* aes.cs:61:31 key_schedule r31 */
+    const uint8_t v167 = (uint8_t)(v145 ^ v163);         /* aes.cs:61:31 key_schedule r31 */
+    const uint8_t v168 = (uint8_t)(v146 ^ v164);         /* aes.cs:61:31 key_schedule r31 */
+    const uint8_t v169 = (uint8_t)(v147 ^ v165);         /* aes.cs:61:31 key_schedule r31 */
+    uint8_t b170_in[4] = {(uint8_t)v167, (uint8_t)v168, (uint8_t)v169, (uint8_t)v166};  /* 4 lookups of S, one circuit run */
+    uint8_t b170_out[4];
+    cs_ctn_aesni_S(b170_in, b170_out, 4);
+    const uint8_t v170 = b170_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v171 = b170_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v172 = b170_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v173 = b170_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v175 = (uint8_t)(v154 ^ v170);         /* aes.cs:61:31 key_schedule r32 */
+    const uint8_t v176 = (uint8_t)(v175 ^ v174);         /* aes.cs:61:31 key_schedule r32 */
+    const uint8_t v177 = (uint8_t)(v155 ^ v171);         /* aes.cs:61:31 key_schedule r32 */
+    const uint8_t v178 = (uint8_t)(v156 ^ v172);         /* aes.cs:61:31 key_schedule r32 */
+    const uint8_t v179 = (uint8_t)(v157 ^ v173);         /* aes.cs:61:31 key_schedule r32 */
+    const uint8_t v180 = (uint8_t)(v158 ^ v176);         /* aes.cs:61:31 key_schedule r33 */
+    const uint8_t v181 = (uint8_t)(v159 ^ v177);         /* aes.cs:61:31 key_schedule r33 */
+    const uint8_t v182 = (uint8_t)(v160 ^ v178);         /* aes.cs:61:31 key_schedule r33 */
+    const uint8_t v183 = (uint8_t)(v161 ^ v179);         /* aes.cs:61:31 key_schedule r33 */
+    const uint8_t v184 = (uint8_t)(v162 ^ v180);         /* aes.cs:61:31 key_schedule r34 */
+    const uint8_t v185 = (uint8_t)(v163 ^ v181);         /* aes.cs:61:31 key_schedule r34 */
+    const uint8_t v186 = (uint8_t)(v164 ^ v182);         /* aes.cs:61:31 key_schedule r34 */
+    const uint8_t v187 = (uint8_t)(v165 ^ v183);         /* aes.cs:61:31 key_schedule r34 */
+    const uint8_t v188 = (uint8_t)(v166 ^ v184);         /* aes.cs:61:31 key_schedule r35 */
+    const uint8_t v189 = (uint8_t)(v167 ^ v185);         /* aes.cs:61:31 key_schedule r35 */
+    const uint8_t v190 = (uint8_t)(v168 ^ v186);         /* aes.cs:61:31 key_schedule r35 */
+    const uint8_t v191 = (uint8_t)(v169 ^ v187);         /* aes.cs:61:31 key_schedule r35 */
+    uint8_t b192_in[4] = {(uint8_t)v189, (uint8_t)v190, (uint8_t)v191, (uint8_t)v188};  /* 4 lookups of S, one circuit run */
+    uint8_t b192_out[4];
+    cs_ctn_aesni_S(b192_in, b192_out, 4);
+    const uint8_t v192 = b192_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v193 = b192_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v194 = b192_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v195 = b192_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v197 = (uint8_t)(v176 ^ v192);         /* aes.cs:61:31 key_schedule r36 */
+    const uint8_t v198 = (uint8_t)(v197 ^ v196);         /* aes.cs:61:31 key_schedule r36 */
+    const uint8_t v199 = (uint8_t)(v177 ^ v193);         /* aes.cs:61:31 key_schedule r36 */
+    const uint8_t v200 = (uint8_t)(v178 ^ v194);         /* aes.cs:61:31 key_schedule r36 */
+    const uint8_t v201 = (uint8_t)(v179 ^ v195);         /* aes.cs:61:31 key_schedule r36 */
+    const uint8_t v202 = (uint8_t)(v180 ^ v198);         /* aes.cs:61:31 key_schedule r37 */
+    const uint8_t v203 = (uint8_t)(v181 ^ v199);         /* aes.cs:61:31 key_schedule r37 */
+    const uint8_t v204 = (uint8_t)(v182 ^ v200);         /* aes.cs:61:31 key_schedule r37 */
+    const uint8_t v205 = (uint8_t)(v183 ^ v201);         /* aes.cs:61:31 key_schedule r37 */
+    const uint8_t v206 = (uint8_t)(v184 ^ v202);         /* aes.cs:61:31 key_schedule r38 */
+    const uint8_t v207 = (uint8_t)(v185 ^ v203);         /* aes.cs:61:31 key_schedule r38 */
+    const uint8_t v208 = (uint8_t)(v186 ^ v204);         /* aes.cs:61:31 key_schedule r38 */
+    const uint8_t v209 = (uint8_t)(v187 ^ v205);         /* aes.cs:61:31 key_schedule r38 */
+    const uint8_t v210 = (uint8_t)(v188 ^ v206);         /* aes.cs:61:31 key_schedule r39 */
+    const uint8_t v211 = (uint8_t)(v189 ^ v207);         /* aes.cs:61:31 key_schedule r39 */
+    const uint8_t v212 = (uint8_t)(v190 ^ v208);         /* aes.cs:61:31 key_schedule r39 */
+    const uint8_t v213 = (uint8_t)(v191 ^ v209);         /* aes.cs:61:31 key_schedule r39 */
+    uint8_t b214_in[4] = {(uint8_t)v211, (uint8_t)v212, (uint8_t)v213, (uint8_t)v210};  /* 4 lookups of S, one circuit run */
+    uint8_t b214_out[4];
+    cs_ctn_aesni_S(b214_in, b214_out, 4);
+    const uint8_t v214 = b214_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v215 = b214_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v216 = b214_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v217 = b214_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v219 = (uint8_t)(v198 ^ v214);         /* aes.cs:61:31 key_schedule r40 */
+    const uint8_t v220 = (uint8_t)(v219 ^ v218);         /* aes.cs:61:31 key_schedule r40 */
+    const uint8_t v221 = (uint8_t)(v199 ^ v215);         /* aes.cs:61:31 key_schedule r40 */
+    const uint8_t v222 = (uint8_t)(v200 ^ v216);         /* aes.cs:61:31 key_schedule r40 */
+    const uint8_t v223 = (uint8_t)(v201 ^ v217);         /* aes.cs:61:31 key_schedule r40 */
+    const uint8_t v224 = (uint8_t)(v202 ^ v220);         /* aes.cs:61:31 key_schedule r41 */
+    const uint8_t v225 = (uint8_t)(v203 ^ v221);         /* aes.cs:61:31 key_schedule r41 */
+    const uint8_t v226 = (uint8_t)(v204 ^ v222);         /* aes.cs:61:31 key_schedule r41 */
+    const uint8_t v227 = (uint8_t)(v205 ^ v223);         /* aes.cs:61:31 key_schedule r41 */
+    const uint8_t v228 = (uint8_t)(v206 ^ v224);         /* aes.cs:61:31 key_schedule r42 */
+    const uint8_t v229 = (uint8_t)(v207 ^ v225);         /* aes.cs:61:31 key_schedule r42 */
+    const uint8_t v230 = (uint8_t)(v208 ^ v226);         /* aes.cs:61:31 key_schedule r42 */
+    const uint8_t v231 = (uint8_t)(v209 ^ v227);         /* aes.cs:61:31 key_schedule r42 */
+    const uint8_t v232 = (uint8_t)(v210 ^ v228);         /* aes.cs:61:31 key_schedule r43 */
+    const uint8_t v233 = (uint8_t)(v211 ^ v229);         /* aes.cs:61:31 key_schedule r43 */
+    const uint8_t v234 = (uint8_t)(v212 ^ v230);         /* aes.cs:61:31 key_schedule r43 */
+    const uint8_t v235 = (uint8_t)(v213 ^ v231);         /* aes.cs:61:31 key_schedule r43 */
+    ks->rk[0] = v0;                                      /* round key rk[0][0] */
+    ks->rk[1] = v1;                                      /* round key rk[0][1] */
+    ks->rk[2] = v2;                                      /* round key rk[0][2] */
+    ks->rk[3] = v3;                                      /* round key rk[0][3] */
+    ks->rk[4] = v4;                                      /* round key rk[0][4] */
+    ks->rk[5] = v5;                                      /* round key rk[0][5] */
+    ks->rk[6] = v6;                                      /* round key rk[0][6] */
+    ks->rk[7] = v7;                                      /* round key rk[0][7] */
+    ks->rk[8] = v8;                                      /* round key rk[0][8] */
+    ks->rk[9] = v9;                                      /* round key rk[0][9] */
+    ks->rk[10] = v10;                                    /* round key rk[0][10] */
+    ks->rk[11] = v11;                                    /* round key rk[0][11] */
+    ks->rk[12] = v12;                                    /* round key rk[0][12] */
+    ks->rk[13] = v13;                                    /* round key rk[0][13] */
+    ks->rk[14] = v14;                                    /* round key rk[0][14] */
+    ks->rk[15] = v15;                                    /* round key rk[0][15] */
+    ks->rk[16] = v22;                                    /* round key rk[1][0] */
+    ks->rk[17] = v23;                                    /* round key rk[1][1] */
+    ks->rk[18] = v24;                                    /* round key rk[1][2] */
+    ks->rk[19] = v25;                                    /* round key rk[1][3] */
+    ks->rk[20] = v26;                                    /* round key rk[1][4] */
+    ks->rk[21] = v27;                                    /* round key rk[1][5] */
+    ks->rk[22] = v28;                                    /* round key rk[1][6] */
+    ks->rk[23] = v29;                                    /* round key rk[1][7] */
+    ks->rk[24] = v30;                                    /* round key rk[1][8] */
+    ks->rk[25] = v31;                                    /* round key rk[1][9] */
+    ks->rk[26] = v32;                                    /* round key rk[1][10] */
+    ks->rk[27] = v33;                                    /* round key rk[1][11] */
+    ks->rk[28] = v34;                                    /* round key rk[1][12] */
+    ks->rk[29] = v35;                                    /* round key rk[1][13] */
+    ks->rk[30] = v36;                                    /* round key rk[1][14] */
+    ks->rk[31] = v37;                                    /* round key rk[1][15] */
+    ks->rk[32] = v44;                                    /* round key rk[2][0] */
+    ks->rk[33] = v45;                                    /* round key rk[2][1] */
+    ks->rk[34] = v46;                                    /* round key rk[2][2] */
+    ks->rk[35] = v47;                                    /* round key rk[2][3] */
+    ks->rk[36] = v48;                                    /* round key rk[2][4] */
+    ks->rk[37] = v49;                                    /* round key rk[2][5] */
+    ks->rk[38] = v50;                                    /* round key rk[2][6] */
+    ks->rk[39] = v51;                                    /* round key rk[2][7] */
+    ks->rk[40] = v52;                                    /* round key rk[2][8] */
+    ks->rk[41] = v53;                                    /* round key rk[2][9] */
+    ks->rk[42] = v54;                                    /* round key rk[2][10] */
+    ks->rk[43] = v55;                                    /* round key rk[2][11] */
+    ks->rk[44] = v56;                                    /* round key rk[2][12] */
+    ks->rk[45] = v57;                                    /* round key rk[2][13] */
+    ks->rk[46] = v58;                                    /* round key rk[2][14] */
+    ks->rk[47] = v59;                                    /* round key rk[2][15] */
+    ks->rk[48] = v66;                                    /* round key rk[3][0] */
+    ks->rk[49] = v67;                                    /* round key rk[3][1] */
+    ks->rk[50] = v68;                                    /* round key rk[3][2] */
+    ks->rk[51] = v69;                                    /* round key rk[3][3] */
+    ks->rk[52] = v70;                                    /* round key rk[3][4] */
+    ks->rk[53] = v71;                                    /* round key rk[3][5] */
+    ks->rk[54] = v72;                                    /* round key rk[3][6] */
+    ks->rk[55] = v73;                                    /* round key rk[3][7] */
+    ks->rk[56] = v74;                                    /* round key rk[3][8] */
+    ks->rk[57] = v75;                                    /* round key rk[3][9] */
+    ks->rk[58] = v76;                                    /* round key rk[3][10] */
+    ks->rk[59] = v77;                                    /* round key rk[3][11] */
+    ks->rk[60] = v78;                                    /* round key rk[3][12] */
+    ks->rk[61] = v79;                                    /* round key rk[3][13] */
+    ks->rk[62] = v80;                                    /* round key rk[3][14] */
+    ks->rk[63] = v81;                                    /* round key rk[3][15] */
+    ks->rk[64] = v88;                                    /* round key rk[4][0] */
+    ks->rk[65] = v89;                                    /* round key rk[4][1] */
+    ks->rk[66] = v90;                                    /* round key rk[4][2] */
+    ks->rk[67] = v91;                                    /* round key rk[4][3] */
+    ks->rk[68] = v92;                                    /* round key rk[4][4] */
+    ks->rk[69] = v93;                                    /* round key rk[4][5] */
+    ks->rk[70] = v94;                                    /* round key rk[4][6] */
+    ks->rk[71] = v95;                                    /* round key rk[4][7] */
+    ks->rk[72] = v96;                                    /* round key rk[4][8] */
+    ks->rk[73] = v97;                                    /* round key rk[4][9] */
+    ks->rk[74] = v98;                                    /* round key rk[4][10] */
+    ks->rk[75] = v99;                                    /* round key rk[4][11] */
+    ks->rk[76] = v100;                                   /* round key rk[4][12] */
+    ks->rk[77] = v101;                                   /* round key rk[4][13] */
+    ks->rk[78] = v102;                                   /* round key rk[4][14] */
+    ks->rk[79] = v103;                                   /* round key rk[4][15] */
+    ks->rk[80] = v110;                                   /* round key rk[5][0] */
+    ks->rk[81] = v111;                                   /* round key rk[5][1] */
+    ks->rk[82] = v112;                                   /* round key rk[5][2] */
+    ks->rk[83] = v113;                                   /* round key rk[5][3] */
+    ks->rk[84] = v114;                                   /* round key rk[5][4] */
+    ks->rk[85] = v115;                                   /* round key rk[5][5] */
+    ks->rk[86] = v116;                                   /* round key rk[5][6] */
+    ks->rk[87] = v117;                                   /* round key rk[5][7] */
+    ks->rk[88] = v118;                                   /* round key rk[5][8] */
+    ks->rk[89] = v119;                                   /* round key rk[5][9] */
+    ks->rk[90] = v120;                                   /* round key rk[5][10] */
+    ks->rk[91] = v121;                                   /* round key rk[5][11] */
+    ks->rk[92] = v122;                                   /* round key rk[5][12] */
+    ks->rk[93] = v123;                                   /* round key rk[5][13] */
+    ks->rk[94] = v124;                                   /* round key rk[5][14] */
+    ks->rk[95] = v125;                                   /* round key rk[5][15] */
+    ks->rk[96] = v132;                                   /* round key rk[6][0] */
+    ks->rk[97] = v133;                                   /* round key rk[6][1] */
+    ks->rk[98] = v134;                                   /* round key rk[6][2] */
+    ks->rk[99] = v135;                                   /* round key rk[6][3] */
+    ks->rk[100] = v136;                                  /* round key rk[6][4] */
+    ks->rk[101] = v137;                                  /* round key rk[6][5] */
+    ks->rk[102] = v138;                                  /* round key rk[6][6] */
+    ks->rk[103] = v139;                                  /* round key rk[6][7] */
+    ks->rk[104] = v140;                                  /* round key rk[6][8] */
+    ks->rk[105] = v141;                                  /* round key rk[6][9] */
+    ks->rk[106] = v142;                                  /* round key rk[6][10] */
+    ks->rk[107] = v143;                                  /* round key rk[6][11] */
+    ks->rk[108] = v144;                                  /* round key rk[6][12] */
+    ks->rk[109] = v145;                                  /* round key rk[6][13] */
+    ks->rk[110] = v146;                                  /* round key rk[6][14] */
+    ks->rk[111] = v147;                                  /* round key rk[6][15] */
+    ks->rk[112] = v154;                                  /* round key rk[7][0] */
+    ks->rk[113] = v155;                                  /* round key rk[7][1] */
+    ks->rk[114] = v156;                                  /* round key rk[7][2] */
+    ks->rk[115] = v157;                                  /* round key rk[7][3] */
+    ks->rk[116] = v158;                                  /* round key rk[7][4] */
+    ks->rk[117] = v159;                                  /* round key rk[7][5] */
+    ks->rk[118] = v160;                                  /* round key rk[7][6] */
+    ks->rk[119] = v161;                                  /* round key rk[7][7] */
+    ks->rk[120] = v162;                                  /* round key rk[7][8] */
+    ks->rk[121] = v163;                                  /* round key rk[7][9] */
+    ks->rk[122] = v164;                                  /* round key rk[7][10] */
+    ks->rk[123] = v165;                                  /* round key rk[7][11] */
+    ks->rk[124] = v166;                                  /* round key rk[7][12] */
+    ks->rk[125] = v167;                                  /* round key rk[7][13] */
+    ks->rk[126] = v168;                                  /* round key rk[7][14] */
+    ks->rk[127] = v169;                                  /* round key rk[7][15] */
+    ks->rk[128] = v176;                                  /* round key rk[8][0] */
+    ks->rk[129] = v177;                                  /* round key rk[8][1] */
+    ks->rk[130] = v178;                                  /* round key rk[8][2] */
+    ks->rk[131] = v179;                                  /* round key rk[8][3] */
+    ks->rk[132] = v180;                                  /* round key rk[8][4] */
+    ks->rk[133] = v181;                                  /* round key rk[8][5] */
+    ks->rk[134] = v182;                                  /* round key rk[8][6] */
+    ks->rk[135] = v183;                                  /* round key rk[8][7] */
+    ks->rk[136] = v184;                                  /* round key rk[8][8] */
+    ks->rk[137] = v185;                                  /* round key rk[8][9] */
+    ks->rk[138] = v186;                                  /* round key rk[8][10] */
+    ks->rk[139] = v187;                                  /* round key rk[8][11] */
+    ks->rk[140] = v188;                                  /* round key rk[8][12] */
+    ks->rk[141] = v189;                                  /* round key rk[8][13] */
+    ks->rk[142] = v190;                                  /* round key rk[8][14] */
+    ks->rk[143] = v191;                                  /* round key rk[8][15] */
+    ks->rk[144] = v198;                                  /* round key rk[9][0] */
+    ks->rk[145] = v199;                                  /* round key rk[9][1] */
+    ks->rk[146] = v200;                                  /* round key rk[9][2] */
+    ks->rk[147] = v201;                                  /* round key rk[9][3] */
+    ks->rk[148] = v202;                                  /* round key rk[9][4] */
+    ks->rk[149] = v203;                                  /* round key rk[9][5] */
+    ks->rk[150] = v204;                                  /* round key rk[9][6] */
+    ks->rk[151] = v205;                                  /* round key rk[9][7] */
+    ks->rk[152] = v206;                                  /* round key rk[9][8] */
+    ks->rk[153] = v207;                                  /* round key rk[9][9] */
+    ks->rk[154] = v208;                                  /* round key rk[9][10] */
+    ks->rk[155] = v209;                                  /* round key rk[9][11] */
+    ks->rk[156] = v210;                                  /* round key rk[9][12] */
+    ks->rk[157] = v211;                                  /* round key rk[9][13] */
+    ks->rk[158] = v212;                                  /* round key rk[9][14] */
+    ks->rk[159] = v213;                                  /* round key rk[9][15] */
+    ks->rk[160] = v220;                                  /* round key rk[10][0] */
+    ks->rk[161] = v221;                                  /* round key rk[10][1] */
+    ks->rk[162] = v222;                                  /* round key rk[10][2] */
+    ks->rk[163] = v223;                                  /* round key rk[10][3] */
+    ks->rk[164] = v224;                                  /* round key rk[10][4] */
+    ks->rk[165] = v225;                                  /* round key rk[10][5] */
+    ks->rk[166] = v226;                                  /* round key rk[10][6] */
+    ks->rk[167] = v227;                                  /* round key rk[10][7] */
+    ks->rk[168] = v228;                                  /* round key rk[10][8] */
+    ks->rk[169] = v229;                                  /* round key rk[10][9] */
+    ks->rk[170] = v230;                                  /* round key rk[10][10] */
+    ks->rk[171] = v231;                                  /* round key rk[10][11] */
+    ks->rk[172] = v232;                                  /* round key rk[10][12] */
+    ks->rk[173] = v233;                                  /* round key rk[10][13] */
+    ks->rk[174] = v234;                                  /* round key rk[10][14] */
+    ks->rk[175] = v235;                                  /* round key rk[10][15] */
+}
+#endif
 
 /* ---- kernels: the variants this library carries, best first ---- */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
@@ -990,6 +1484,39 @@ const char *aes128_variant_name(int i)
 {
     return i >= 0 && i < CS_NVARIANTS ? cs_variants[i].name : NULL;
 }
+
+/* 1 when variant i's kernels read the round keys as bit planes (ks->bs); no other variant reads them */
+static int cs_variant_planes(int i)
+{
+    const char *name = cs_variants[i].name;
+    return strcmp(name, "avx2") == 0 || strcmp(name, "portable") == 0 || strcmp(name, "sse2") == 0;
+}
+
+static void cs_key_finish(aes128_key *ks, int v)
+{
+    if (cs_variant_planes(v)) cs_key_planes(ks);
+}
+
+/* a call of `blocks` blocks, fewer than k's run: the variant that computes the fewest padded blocks for it,
+   among those after k (best first) whose features k's include and whose key format the key has; k itself
+   when none computes fewer */
+static const cs_kernels *cs_kernels_short(const aes128_key *ks, const cs_kernels *k, size_t blocks)
+{
+    const cs_kernels *best = k;
+    size_t work = k->lanes;  /* blocks the chosen variant computes: one padded run */
+    int i;
+    if (blocks >= k->lanes) return k;
+    for (i = (int)ks->variant; i < CS_NVARIANTS; i++) {
+        const cs_kernels *c = &cs_variants[i];
+        const size_t w = (blocks + c->lanes - 1) / c->lanes * c->lanes;
+        if ((c->features & k->features) != c->features || w >= work) continue;
+        if (cs_variant_planes(i) && !cs_variant_planes((int)ks->variant - 1)) continue;
+        best = c;
+        work = w;
+    }
+    return best;
+}
+
 
 /* ---- GHASH (GCM's universal hash), run-time dispatched like the kernels ----
  * Representation: a block b0..b127 (b0 the top bit of byte 0, the coefficient of x^0) is held as the
@@ -1267,7 +1794,13 @@ int aes128_set_key_isa(aes128_key *ks, const uint8_t *key, size_t key_len, const
         ks->variant = 0;
         return CIPHERSPEC_ERR_ISA;
     }
-    cs_key_schedule(ks, key);
+#ifdef CS_KS_AESNI
+    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2))  /* AES-NI and SSSE3 under the ceiling */
+        cs_key_schedule_aesni(ks, key);
+    else
+#endif
+        cs_key_schedule(ks, key);
+    cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */
     return CIPHERSPEC_OK;
@@ -1291,7 +1824,7 @@ int aes128_ecb_encrypt(const aes128_key *ks, const uint8_t *in, uint8_t *out, si
     if (ks == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
     if (len % CS_BLOCK != 0) return CIPHERSPEC_ERR_LENGTH;
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
-    if (len) k->ecb_encrypt(ks, in, out, len / CS_BLOCK);
+    if (len) cs_kernels_short(ks, k, len / CS_BLOCK)->ecb_encrypt(ks, in, out, len / CS_BLOCK);
     return CIPHERSPEC_OK;
 }
 
@@ -1351,6 +1884,7 @@ int aes128_ctr(const aes128_key *ks, uint8_t *iv, const uint8_t *in, uint8_t *ou
     const size_t whole = len / CS_BLOCK, rest = len % CS_BLOCK;
     if (ks == NULL || iv == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    k = cs_kernels_short(ks, k, whole + (rest != 0));  /* a short call: a narrower variant's run */
     memcpy(ctr, iv, CS_BLOCK);
     if (whole) k->ctr(ks, ctr, in, out, whole);
     if (rest) {  /* a partial last block: the first bytes of its keystream */

@@ -279,6 +279,36 @@ static void cs_ctn_S(const uint8_t *v, uint8_t *r, int n)
     }
 }
 
+/* set_key's AES-NI route (x86-64, GCC/Clang): S-boxes affine-equivalent to GF(2^8) inversion through
+   AESENCLAST; compiled here with a target attribute, taken only when the CPU has AES-NI and SSSE3 */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
+#define CS_KS_AESNI 1
+#define CS_KS_AESNI_TARGET __attribute__((target("aes,ssse3")))
+#include <immintrin.h>
+#endif
+#ifdef CS_KS_AESNI
+/* S[v[i]] for i < n through AESENCLAST, 16 lookups per run: S(x) = A·inv(B·x ^ b) ^ a
+   (cipherspec/sbox.py), B·x ^ b and the output map as PSHUFB nibble tables held in registers, so no memory
+   access depends on v; set_key takes this route when the CPU (under the ISA ceiling) has AES-NI */
+CS_KS_AESNI_TARGET static void cs_ctn_aesni_S(const uint8_t *v, uint8_t *r, int n)
+{
+    static const uint8_t isr[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
+    const __m128i m = _mm_set1_epi8(0x0f);
+    int i;
+    for (i = 0; i < n; i += 16) {
+        uint8_t buf[16] = {0};
+        const int k = n - i < 16 ? n - i : 16;
+        __m128i x;
+        memcpy(buf, v + i, (size_t)k);
+        x = _mm_loadu_si128((const __m128i *)buf);
+        x = _mm_shuffle_epi8(x, _mm_loadu_si128((const __m128i *)isr));  /* AESENCLAST's ShiftRows undone */
+        x = _mm_aesenclast_si128(x, _mm_setzero_si128());                /* the AES S-box on every byte */
+        _mm_storeu_si128((__m128i *)buf, x);
+        memcpy(r + i, buf, (size_t)k);
+    }
+}
+#endif
+
 /* the round keys as bit planes for the bitsliced kernels: bit b of key word k (of w bits) as a 0/all-ones mask in bs[first + k*w + b] */
 static void cs_key_planes(aes256_key *ks)
 {
@@ -908,8 +938,631 @@ static void cs_key_schedule(aes256_key *ks, const uint8_t *key)
     ks->rk[237] = v303;                                  /* round key rk[14][13] */
     ks->rk[238] = v304;                                  /* round key rk[14][14] */
     ks->rk[239] = v305;                                  /* round key rk[14][15] */
-    cs_key_planes(ks);
 }
+
+#ifdef CS_KS_AESNI
+/* the same key schedule, its inversion-equivalent S-boxes through AESENCLAST (set_key: CPUs with AES-NI) */
+CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8_t *key)
+{
+    const uint8_t k0 = (key + 0)[0];                     /* key word K[0] */
+    const uint8_t k1 = (key + 1)[0];                     /* key word K[1] */
+    const uint8_t k2 = (key + 2)[0];                     /* key word K[2] */
+    const uint8_t k3 = (key + 3)[0];                     /* key word K[3] */
+    const uint8_t k4 = (key + 4)[0];                     /* key word K[4] */
+    const uint8_t k5 = (key + 5)[0];                     /* key word K[5] */
+    const uint8_t k6 = (key + 6)[0];                     /* key word K[6] */
+    const uint8_t k7 = (key + 7)[0];                     /* key word K[7] */
+    const uint8_t k8 = (key + 8)[0];                     /* key word K[8] */
+    const uint8_t k9 = (key + 9)[0];                     /* key word K[9] */
+    const uint8_t k10 = (key + 10)[0];                   /* key word K[10] */
+    const uint8_t k11 = (key + 11)[0];                   /* key word K[11] */
+    const uint8_t k12 = (key + 12)[0];                   /* key word K[12] */
+    const uint8_t k13 = (key + 13)[0];                   /* key word K[13] */
+    const uint8_t k14 = (key + 14)[0];                   /* key word K[14] */
+    const uint8_t k15 = (key + 15)[0];                   /* key word K[15] */
+    const uint8_t k16 = (key + 16)[0];                   /* key word K[16] */
+    const uint8_t k17 = (key + 17)[0];                   /* key word K[17] */
+    const uint8_t k18 = (key + 18)[0];                   /* key word K[18] */
+    const uint8_t k19 = (key + 19)[0];                   /* key word K[19] */
+    const uint8_t k20 = (key + 20)[0];                   /* key word K[20] */
+    const uint8_t k21 = (key + 21)[0];                   /* key word K[21] */
+    const uint8_t k22 = (key + 22)[0];                   /* key word K[22] */
+    const uint8_t k23 = (key + 23)[0];                   /* key word K[23] */
+    const uint8_t k24 = (key + 24)[0];                   /* key word K[24] */
+    const uint8_t k25 = (key + 25)[0];                   /* key word K[25] */
+    const uint8_t k26 = (key + 26)[0];                   /* key word K[26] */
+    const uint8_t k27 = (key + 27)[0];                   /* key word K[27] */
+    const uint8_t k28 = (key + 28)[0];                   /* key word K[28] */
+    const uint8_t k29 = (key + 29)[0];                   /* key word K[29] */
+    const uint8_t k30 = (key + 30)[0];                   /* key word K[30] */
+    const uint8_t k31 = (key + 31)[0];                   /* key word K[31] */
+    const uint8_t v0 = k0;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v1 = k1;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v2 = k2;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v3 = k3;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v4 = k4;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v5 = k5;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v6 = k6;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v7 = k7;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v8 = k8;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v9 = k9;                               /* aes.cs:48:3 key_schedule */
+    const uint8_t v10 = k10;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v11 = k11;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v12 = k12;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v13 = k13;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v14 = k14;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v15 = k15;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v16 = k16;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v17 = k17;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v18 = k18;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v19 = k19;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v20 = k20;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v21 = k21;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v22 = k22;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v23 = k23;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v24 = k24;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v25 = k25;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v26 = k26;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v27 = k27;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v28 = k28;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v29 = k29;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v30 = k30;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v31 = k31;                             /* aes.cs:48:3 key_schedule */
+    const uint8_t v36 = 0x1u;                            /* aes.cs:56:11 key_schedule r8 */
+    const uint8_t v78 = 0x2u;                            /* aes.cs:56:11 key_schedule r16 */
+    const uint8_t v120 = 0x4u;                           /* aes.cs:56:11 key_schedule r24 */
+    const uint8_t v162 = 0x8u;                           /* aes.cs:56:11 key_schedule r32 */
+    const uint8_t v204 = 0x10u;                          /* aes.cs:56:11 key_schedule r40 */
+    const uint8_t v246 = 0x20u;                          /* aes.cs:56:11 key_schedule r48 */
+    const uint8_t v288 = 0x40u;                          /* aes.cs:56:11 key_schedule r56 */
+    uint8_t b32_in[4] = {(uint8_t)v29, (uint8_t)v30, (uint8_t)v31, (uint8_t)v28};  /* 4 lookups of S, one circuit run */
+    uint8_t b32_out[4];
+    cs_ctn_aesni_S(b32_in, b32_out, 4);
+    const uint8_t v32 = b32_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v33 = b32_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v34 = b32_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v35 = b32_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v37 = (uint8_t)(v0 ^ v32);             /* aes.cs:61:31 key_schedule r8 */
+    const uint8_t v38 = (uint8_t)(v37 ^ v36);            /* aes.cs:61:31 key_schedule r8 */
+    const uint8_t v39 = (uint8_t)(v1 ^ v33);             /* aes.cs:61:31 key_schedule r8 */
+    const uint8_t v40 = (uint8_t)(v2 ^ v34);             /* aes.cs:61:31 key_schedule r8 */
+    const uint8_t v41 = (uint8_t)(v3 ^ v35);             /* aes.cs:61:31 key_schedule r8 */
+    const uint8_t v42 = (uint8_t)(v4 ^ v38);             /* aes.cs:61:31 key_schedule r9 */
+    const uint8_t v43 = (uint8_t)(v5 ^ v39);             /* aes.cs:61:31 key_schedule r9 */
+    const uint8_t v44 = (uint8_t)(v6 ^ v40);             /* aes.cs:61:31 key_schedule r9 */
+    const uint8_t v45 = (uint8_t)(v7 ^ v41);             /* aes.cs:61:31 key_schedule r9 */
+    const uint8_t v46 = (uint8_t)(v8 ^ v42);             /* aes.cs:61:31 key_schedule r10 */
+    const uint8_t v47 = (uint8_t)(v9 ^ v43);             /* aes.cs:61:31 key_schedule r10 */
+    const uint8_t v48 = (uint8_t)(v10 ^ v44);            /* aes.cs:61:31 key_schedule r10 */
+    const uint8_t v49 = (uint8_t)(v11 ^ v45);            /* aes.cs:61:31 key_schedule r10 */
+    const uint8_t v50 = (uint8_t)(v12 ^ v46);            /* aes.cs:61:31 key_schedule r11 */
+    const uint8_t v51 = (uint8_t)(v13 ^ v47);            /* aes.cs:61:31 key_schedule r11 */
+    const uint8_t v52 = (uint8_t)(v14 ^ v48);            /* aes.cs:61:31 key_schedule r11 */
+    const uint8_t v53 = (uint8_t)(v15 ^ v49);            /* aes.cs:61:31 key_schedule r11 */
+    uint8_t b54_in[4] = {(uint8_t)v50, (uint8_t)v51, (uint8_t)v52, (uint8_t)v53};  /* 4 lookups of S, one circuit run */
+    uint8_t b54_out[4];
+    cs_ctn_aesni_S(b54_in, b54_out, 4);
+    const uint8_t v54 = b54_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v55 = b54_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v56 = b54_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v57 = b54_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v58 = (uint8_t)(v16 ^ v54);            /* aes.cs:61:31 key_schedule r12 */
+    const uint8_t v59 = (uint8_t)(v17 ^ v55);            /* aes.cs:61:31 key_schedule r12 */
+    const uint8_t v60 = (uint8_t)(v18 ^ v56);            /* aes.cs:61:31 key_schedule r12 */
+    const uint8_t v61 = (uint8_t)(v19 ^ v57);            /* aes.cs:61:31 key_schedule r12 */
+    const uint8_t v62 = (uint8_t)(v20 ^ v58);            /* aes.cs:61:31 key_schedule r13 */
+    const uint8_t v63 = (uint8_t)(v21 ^ v59);            /* aes.cs:61:31 key_schedule r13 */
+    const uint8_t v64 = (uint8_t)(v22 ^ v60);            /* aes.cs:61:31 key_schedule r13 */
+    const uint8_t v65 = (uint8_t)(v23 ^ v61);            /* aes.cs:61:31 key_schedule r13 */
+    const uint8_t v66 = (uint8_t)(v24 ^ v62);            /* aes.cs:61:31 key_schedule r14 */
+    const uint8_t v67 = (uint8_t)(v25 ^ v63);            /* aes.cs:61:31 key_schedule r14 */
+    const uint8_t v68 = (uint8_t)(v26 ^ v64);            /* aes.cs:61:31 key_schedule r14 */
+    const uint8_t v69 = (uint8_t)(v27 ^ v65);            /* aes.cs:61:31 key_schedule r14 */
+    const uint8_t v70 = (uint8_t)(v28 ^ v66);            /* aes.cs:61:31 key_schedule r15 */
+    const uint8_t v71 = (uint8_t)(v29 ^ v67);            /* aes.cs:61:31 key_schedule r15 */
+    const uint8_t v72 = (uint8_t)(v30 ^ v68);            /* aes.cs:61:31 key_schedule r15 */
+    const uint8_t v73 = (uint8_t)(v31 ^ v69);            /* aes.cs:61:31 key_schedule r15 */
+    uint8_t b74_in[4] = {(uint8_t)v71, (uint8_t)v72, (uint8_t)v73, (uint8_t)v70};  /* 4 lookups of S, one circuit run */
+    uint8_t b74_out[4];
+    cs_ctn_aesni_S(b74_in, b74_out, 4);
+    const uint8_t v74 = b74_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v75 = b74_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v76 = b74_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v77 = b74_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v79 = (uint8_t)(v38 ^ v74);            /* aes.cs:61:31 key_schedule r16 */
+    const uint8_t v80 = (uint8_t)(v79 ^ v78);            /* aes.cs:61:31 key_schedule r16 */
+    const uint8_t v81 = (uint8_t)(v39 ^ v75);            /* aes.cs:61:31 key_schedule r16 */
+    const uint8_t v82 = (uint8_t)(v40 ^ v76);            /* aes.cs:61:31 key_schedule r16 */
+    const uint8_t v83 = (uint8_t)(v41 ^ v77);            /* aes.cs:61:31 key_schedule r16 */
+    const uint8_t v84 = (uint8_t)(v42 ^ v80);            /* aes.cs:61:31 key_schedule r17 */
+    const uint8_t v85 = (uint8_t)(v43 ^ v81);            /* aes.cs:61:31 key_schedule r17 */
+    const uint8_t v86 = (uint8_t)(v44 ^ v82);            /* aes.cs:61:31 key_schedule r17 */
+    const uint8_t v87 = (uint8_t)(v45 ^ v83);            /* aes.cs:61:31 key_schedule r17 */
+    const uint8_t v88 = (uint8_t)(v46 ^ v84);            /* aes.cs:61:31 key_schedule r18 */
+    const uint8_t v89 = (uint8_t)(v47 ^ v85);            /* aes.cs:61:31 key_schedule r18 */
+    const uint8_t v90 = (uint8_t)(v48 ^ v86);            /* aes.cs:61:31 key_schedule r18 */
+    const uint8_t v91 = (uint8_t)(v49 ^ v87);            /* aes.cs:61:31 key_schedule r18 */
+    const uint8_t v92 = (uint8_t)(v50 ^ v88);            /* aes.cs:61:31 key_schedule r19 */
+    const uint8_t v93 = (uint8_t)(v51 ^ v89);            /* aes.cs:61:31 key_schedule r19 */
+    const uint8_t v94 = (uint8_t)(v52 ^ v90);            /* aes.cs:61:31 key_schedule r19 */
+    const uint8_t v95 = (uint8_t)(v53 ^ v91);            /* aes.cs:61:31 key_schedule r19 */
+    uint8_t b96_in[4] = {(uint8_t)v92, (uint8_t)v93, (uint8_t)v94, (uint8_t)v95};  /* 4 lookups of S, one circuit run */
+    uint8_t b96_out[4];
+    cs_ctn_aesni_S(b96_in, b96_out, 4);
+    const uint8_t v96 = b96_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v97 = b96_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v98 = b96_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v99 = b96_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v100 = (uint8_t)(v58 ^ v96);           /* aes.cs:61:31 key_schedule r20 */
+    const uint8_t v101 = (uint8_t)(v59 ^ v97);           /* aes.cs:61:31 key_schedule r20 */
+    const uint8_t v102 = (uint8_t)(v60 ^ v98);           /* aes.cs:61:31 key_schedule r20 */
+    const uint8_t v103 = (uint8_t)(v61 ^ v99);           /* aes.cs:61:31 key_schedule r20 */
+    const uint8_t v104 = (uint8_t)(v62 ^ v100);          /* aes.cs:61:31 key_schedule r21 */
+    const uint8_t v105 = (uint8_t)(v63 ^ v101);          /* aes.cs:61:31 key_schedule r21 */
+    const uint8_t v106 = (uint8_t)(v64 ^ v102);          /* aes.cs:61:31 key_schedule r21 */
+    const uint8_t v107 = (uint8_t)(v65 ^ v103);          /* aes.cs:61:31 key_schedule r21 */
+    const uint8_t v108 = (uint8_t)(v66 ^ v104);          /* aes.cs:61:31 key_schedule r22 */
+    const uint8_t v109 = (uint8_t)(v67 ^ v105);          /* aes.cs:61:31 key_schedule r22 */
+    const uint8_t v110 = (uint8_t)(v68 ^ v106);          /* aes.cs:61:31 key_schedule r22 */
+    const uint8_t v111 = (uint8_t)(v69 ^ v107);          /* aes.cs:61:31 key_schedule r22 */
+    const uint8_t v112 = (uint8_t)(v70 ^ v108);          /* aes.cs:61:31 key_schedule r23 */
+    const uint8_t v113 = (uint8_t)(v71 ^ v109);          /* aes.cs:61:31 key_schedule r23 */
+    const uint8_t v114 = (uint8_t)(v72 ^ v110);          /* aes.cs:61:31 key_schedule r23 */
+    const uint8_t v115 = (uint8_t)(v73 ^ v111);          /* aes.cs:61:31 key_schedule r23 */
+    uint8_t b116_in[4] = {(uint8_t)v113, (uint8_t)v114, (uint8_t)v115, (uint8_t)v112};  /* 4 lookups of S, one circuit run */
+    uint8_t b116_out[4];
+    cs_ctn_aesni_S(b116_in, b116_out, 4);
+    const uint8_t v116 = b116_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v117 = b116_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v118 = b116_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v119 = b116_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v121 = (uint8_t)(v80 ^ v116);          /* aes.cs:61:31 key_schedule r24 */
+    const uint8_t v122 = (uint8_t)(v121 ^ v120);         /* aes.cs:61:31 key_schedule r24 */
+    const uint8_t v123 = (uint8_t)(v81 ^ v117);          /* aes.cs:61:31 key_schedule r24 */
+    const uint8_t v124 = (uint8_t)(v82 ^ v118);          /* aes.cs:61:31 key_schedule r24 */
+    const uint8_t v125 = (uint8_t)(v83 ^ v119);          /* aes.cs:61:31 key_schedule r24 */
+    const uint8_t v126 = (uint8_t)(v84 ^ v122);          /* aes.cs:61:31 key_schedule r25 */
+    const uint8_t v127 = (uint8_t)(v85 ^ v123);          /* aes.cs:61:31 key_schedule r25 */
+    const uint8_t v128 = (uint8_t)(v86 ^ v124);          /* aes.cs:61:31 key_schedule r25 */
+    const uint8_t v129 = (uint8_t)(v87 ^ v125);          /* aes.cs:61:31 key_schedule r25 */
+    const uint8_t v130 = (uint8_t)(v88 ^ v126);          /* aes.cs:61:31 key_schedule r26 */
+    const uint8_t v131 = (uint8_t)(v89 ^ v127);          /* aes.cs:61:31 key_schedule r26 */
+    const uint8_t v132 = (uint8_t)(v90 ^ v128);          /* aes.cs:61:31 key_schedule r26 */
+    const uint8_t v133 = (uint8_t)(v91 ^ v129);          /* aes.cs:61:31 key_schedule r26 */
+    const uint8_t v134 = (uint8_t)(v92 ^ v130);          /* aes.cs:61:31 key_schedule r27 */
+    const uint8_t v135 = (uint8_t)(v93 ^ v131);          /* aes.cs:61:31 key_schedule r27 */
+    const uint8_t v136 = (uint8_t)(v94 ^ v132);          /* aes.cs:61:31 key_schedule r27 */
+    const uint8_t v137 = (uint8_t)(v95 ^ v133);          /* aes.cs:61:31 key_schedule r27 */
+    uint8_t b138_in[4] = {(uint8_t)v134, (uint8_t)v135, (uint8_t)v136, (uint8_t)v137};  /* 4 lookups of S, one circuit run */
+    uint8_t b138_out[4];
+    cs_ctn_aesni_S(b138_in, b138_out, 4);
+    const uint8_t v138 = b138_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v139 = b138_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v140 = b138_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v141 = b138_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v142 = (uint8_t)(v100 ^ v138);         /* aes.cs:61:31 key_schedule r28 */
+    const uint8_t v143 = (uint8_t)(v101 ^ v139);         /* aes.cs:61:31 key_schedule r28 */
+    const uint8_t v144 = (uint8_t)(v102 ^ v140);         /* aes.cs:61:31 key_schedule r28 */
+    const uint8_t v145 = (uint8_t)(v103 ^ v141);         /* aes.cs:61:31 key_schedule r28 */
+    const uint8_t v146 = (uint8_t)(v104 ^ v142);         /* aes.cs:61:31 key_schedule r29 */
+    const uint8_t v147 = (uint8_t)(v105 ^ v143);         /* aes.cs:61:31 key_schedule r29 */
+    const uint8_t v148 = (uint8_t)(v106 ^ v144);         /* aes.cs:61:31 key_schedule r29 */
+    const uint8_t v149 = (uint8_t)(v107 ^ v145);         /* aes.cs:61:31 key_schedule r29 */
+    const uint8_t v150 = (uint8_t)(v108 ^ v146);         /* aes.cs:61:31 key_schedule r30 */
+    const uint8_t v151 = (uint8_t)(v109 ^ v147);         /* aes.cs:61:31 key_schedule r30 */
+    const uint8_t v152 = (uint8_t)(v110 ^ v148);         /* aes.cs:61:31 key_schedule r30 */
+    const uint8_t v153 = (uint8_t)(v111 ^ v149);         /* aes.cs:61:31 key_schedule r30 */
+    const uint8_t v154 = (uint8_t)(v112 ^ v150);         /* aes.cs:61:31 key_schedule r31 */
+    const uint8_t v155 = (uint8_t)(v113 ^ v151);         /* aes.cs:61:31 key_schedule r31 */
+    const uint8_t v156 = (uint8_t)(v114 ^ v152);         /* aes.cs:61:31 key_schedule r31 */
+    const uint8_t v157 = (uint8_t)(v115 ^ v153);         /* aes.cs:61:31 key_schedule r31 */
+    uint8_t b158_in[4] = {(uint8_t)v155, (uint8_t)v156, (uint8_t)v157, (uint8_t)v154};  /* 4 lookups of S, one circuit run */
+    uint8_t b158_out[4];
+    cs_ctn_aesni_S(b158_in, b158_out, 4);
+    const uint8_t v158 = b158_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v159 = b158_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v160 = b158_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v161 = b158_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v163 = (uint8_t)(v122 ^ v158);         /* aes.cs:61:31 key_schedule r32 */
+    const uint8_t v164 = (uint8_t)(v163 ^ v162);         /* aes.cs:61:31 key_schedule r32 */
+    const uint8_t v165 = (uint8_t)(v123 ^ v159);         /* aes.cs:61:31 key_schedule r32 */
+    const uint8_t v166 = (uint8_t)(v124 ^ v160);         /* aes.cs:61:31 key_schedule r32 */
+    const uint8_t v167 = (uint8_t)(v125 ^ v161);         /* aes.cs:61:31 key_schedule r32 */
+    const uint8_t v168 = (uint8_t)(v126 ^ v164);         /* aes.cs:61:31 key_schedule r33 */
+    const uint8_t v169 = (uint8_t)(v127 ^ v165);         /* aes.cs:61:31 key_schedule r33 */
+    const uint8_t v170 = (uint8_t)(v128 ^ v166);         /* aes.cs:61:31 key_schedule r33 */
+    const uint8_t v171 = (uint8_t)(v129 ^ v167);         /* aes.cs:61:31 key_schedule r33 */
+    const uint8_t v172 = (uint8_t)(v130 ^ v168);         /* aes.cs:61:31 key_schedule r34 */
+    const uint8_t v173 = (uint8_t)(v131 ^ v169);         /* aes.cs:61:31 key_schedule r34 */
+    const uint8_t v174 = (uint8_t)(v132 ^ v170);         /* aes.cs:61:31 key_schedule r34 */
+    const uint8_t v175 = (uint8_t)(v133 ^ v171);         /* aes.cs:61:31 key_schedule r34 */
+    const uint8_t v176 = (uint8_t)(v134 ^ v172);         /* aes.cs:61:31 key_schedule r35 */
+    const uint8_t v177 = (uint8_t)(v135 ^ v173);         /* aes.cs:61:31 key_schedule r35 */
+    const uint8_t v178 = (uint8_t)(v136 ^ v174);         /* aes.cs:61:31 key_schedule r35 */
+    const uint8_t v179 = (uint8_t)(v137 ^ v175);         /* aes.cs:61:31 key_schedule r35 */
+    uint8_t b180_in[4] = {(uint8_t)v176, (uint8_t)v177, (uint8_t)v178, (uint8_t)v179};  /* 4 lookups of S, one circuit run */
+    uint8_t b180_out[4];
+    cs_ctn_aesni_S(b180_in, b180_out, 4);
+    const uint8_t v180 = b180_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v181 = b180_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v182 = b180_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v183 = b180_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v184 = (uint8_t)(v142 ^ v180);         /* aes.cs:61:31 key_schedule r36 */
+    const uint8_t v185 = (uint8_t)(v143 ^ v181);         /* aes.cs:61:31 key_schedule r36 */
+    const uint8_t v186 = (uint8_t)(v144 ^ v182);         /* aes.cs:61:31 key_schedule r36 */
+    const uint8_t v187 = (uint8_t)(v145 ^ v183);         /* aes.cs:61:31 key_schedule r36 */
+    const uint8_t v188 = (uint8_t)(v146 ^ v184);         /* aes.cs:61:31 key_schedule r37 */
+    const uint8_t v189 = (uint8_t)(v147 ^ v185);         /* aes.cs:61:31 key_schedule r37 */
+    const uint8_t v190 = (uint8_t)(v148 ^ v186);         /* aes.cs:61:31 key_schedule r37 */
+    const uint8_t v191 = (uint8_t)(v149 ^ v187);         /* aes.cs:61:31 key_schedule r37 */
+    const uint8_t v192 = (uint8_t)(v150 ^ v188);         /* aes.cs:61:31 key_schedule r38 */
+    const uint8_t v193 = (uint8_t)(v151 ^ v189);         /* aes.cs:61:31 key_schedule r38 */
+    const uint8_t v194 = (uint8_t)(v152 ^ v190);         /* aes.cs:61:31 key_schedule r38 */
+    const uint8_t v195 = (uint8_t)(v153 ^ v191);         /* aes.cs:61:31 key_schedule r38 */
+    const uint8_t v196 = (uint8_t)(v154 ^ v192);         /* aes.cs:61:31 key_schedule r39 */
+    const uint8_t v197 = (uint8_t)(v155 ^ v193);         /* aes.cs:61:31 key_schedule r39 */
+    const uint8_t v198 = (uint8_t)(v156 ^ v194);         /* aes.cs:61:31 key_schedule r39 */
+    const uint8_t v199 = (uint8_t)(v157 ^ v195);         /* aes.cs:61:31 key_schedule r39 */
+    uint8_t b200_in[4] = {(uint8_t)v197, (uint8_t)v198, (uint8_t)v199, (uint8_t)v196};  /* 4 lookups of S, one circuit run */
+    uint8_t b200_out[4];
+    cs_ctn_aesni_S(b200_in, b200_out, 4);
+    const uint8_t v200 = b200_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v201 = b200_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v202 = b200_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v203 = b200_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v205 = (uint8_t)(v164 ^ v200);         /* aes.cs:61:31 key_schedule r40 */
+    const uint8_t v206 = (uint8_t)(v205 ^ v204);         /* aes.cs:61:31 key_schedule r40 */
+    const uint8_t v207 = (uint8_t)(v165 ^ v201);         /* aes.cs:61:31 key_schedule r40 */
+    const uint8_t v208 = (uint8_t)(v166 ^ v202);         /* aes.cs:61:31 key_schedule r40 */
+    const uint8_t v209 = (uint8_t)(v167 ^ v203);         /* aes.cs:61:31 key_schedule r40 */
+    const uint8_t v210 = (uint8_t)(v168 ^ v206);         /* aes.cs:61:31 key_schedule r41 */
+    const uint8_t v211 = (uint8_t)(v169 ^ v207);         /* aes.cs:61:31 key_schedule r41 */
+    const uint8_t v212 = (uint8_t)(v170 ^ v208);         /* aes.cs:61:31 key_schedule r41 */
+    const uint8_t v213 = (uint8_t)(v171 ^ v209);         /* aes.cs:61:31 key_schedule r41 */
+    const uint8_t v214 = (uint8_t)(v172 ^ v210);         /* aes.cs:61:31 key_schedule r42 */
+    const uint8_t v215 = (uint8_t)(v173 ^ v211);         /* aes.cs:61:31 key_schedule r42 */
+    const uint8_t v216 = (uint8_t)(v174 ^ v212);         /* aes.cs:61:31 key_schedule r42 */
+    const uint8_t v217 = (uint8_t)(v175 ^ v213);         /* aes.cs:61:31 key_schedule r42 */
+    const uint8_t v218 = (uint8_t)(v176 ^ v214);         /* aes.cs:61:31 key_schedule r43 */
+    const uint8_t v219 = (uint8_t)(v177 ^ v215);         /* aes.cs:61:31 key_schedule r43 */
+    const uint8_t v220 = (uint8_t)(v178 ^ v216);         /* aes.cs:61:31 key_schedule r43 */
+    const uint8_t v221 = (uint8_t)(v179 ^ v217);         /* aes.cs:61:31 key_schedule r43 */
+    uint8_t b222_in[4] = {(uint8_t)v218, (uint8_t)v219, (uint8_t)v220, (uint8_t)v221};  /* 4 lookups of S, one circuit run */
+    uint8_t b222_out[4];
+    cs_ctn_aesni_S(b222_in, b222_out, 4);
+    const uint8_t v222 = b222_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r44 */
+    const uint8_t v223 = b222_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r44 */
+    const uint8_t v224 = b222_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r44 */
+    const uint8_t v225 = b222_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r44 */
+    const uint8_t v226 = (uint8_t)(v184 ^ v222);         /* aes.cs:61:31 key_schedule r44 */
+    const uint8_t v227 = (uint8_t)(v185 ^ v223);         /* aes.cs:61:31 key_schedule r44 */
+    const uint8_t v228 = (uint8_t)(v186 ^ v224);         /* aes.cs:61:31 key_schedule r44 */
+    const uint8_t v229 = (uint8_t)(v187 ^ v225);         /* aes.cs:61:31 key_schedule r44 */
+    const uint8_t v230 = (uint8_t)(v188 ^ v226);         /* aes.cs:61:31 key_schedule r45 */
+    const uint8_t v231 = (uint8_t)(v189 ^ v227);         /* aes.cs:61:31 key_schedule r45 */
+    const uint8_t v232 = (uint8_t)(v190 ^ v228);         /* aes.cs:61:31 key_schedule r45 */
+    const uint8_t v233 = (uint8_t)(v191 ^ v229);         /* aes.cs:61:31 key_schedule r45 */
+    const uint8_t v234 = (uint8_t)(v192 ^ v230);         /* aes.cs:61:31 key_schedule r46 */
+    const uint8_t v235 = (uint8_t)(v193 ^ v231);         /* aes.cs:61:31 key_schedule r46 */
+    const uint8_t v236 = (uint8_t)(v194 ^ v232);         /* aes.cs:61:31 key_schedule r46 */
+    const uint8_t v237 = (uint8_t)(v195 ^ v233);         /* aes.cs:61:31 key_schedule r46 */
+    const uint8_t v238 = (uint8_t)(v196 ^ v234);         /* aes.cs:61:31 key_schedule r47 */
+    const uint8_t v239 = (uint8_t)(v197 ^ v235);         /* aes.cs:61:31 key_schedule r47 */
+    const uint8_t v240 = (uint8_t)(v198 ^ v236);         /* aes.cs:61:31 key_schedule r47 */
+    const uint8_t v241 = (uint8_t)(v199 ^ v237);         /* aes.cs:61:31 key_schedule r47 */
+    uint8_t b242_in[4] = {(uint8_t)v239, (uint8_t)v240, (uint8_t)v241, (uint8_t)v238};  /* 4 lookups of S, one circuit run */
+    uint8_t b242_out[4];
+    cs_ctn_aesni_S(b242_in, b242_out, 4);
+    const uint8_t v242 = b242_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v243 = b242_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v244 = b242_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v245 = b242_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v247 = (uint8_t)(v206 ^ v242);         /* aes.cs:61:31 key_schedule r48 */
+    const uint8_t v248 = (uint8_t)(v247 ^ v246);         /* aes.cs:61:31 key_schedule r48 */
+    const uint8_t v249 = (uint8_t)(v207 ^ v243);         /* aes.cs:61:31 key_schedule r48 */
+    const uint8_t v250 = (uint8_t)(v208 ^ v244);         /* aes.cs:61:31 key_schedule r48 */
+    const uint8_t v251 = (uint8_t)(v209 ^ v245);         /* aes.cs:61:31 key_schedule r48 */
+    const uint8_t v252 = (uint8_t)(v210 ^ v248);         /* aes.cs:61:31 key_schedule r49 */
+    const uint8_t v253 = (uint8_t)(v211 ^ v249);         /* aes.cs:61:31 key_schedule r49 */
+    const uint8_t v254 = (uint8_t)(v212 ^ v250);         /* aes.cs:61:31 key_schedule r49 */
+    const uint8_t v255 = (uint8_t)(v213 ^ v251);         /* aes.cs:61:31 key_schedule r49 */
+    const uint8_t v256 = (uint8_t)(v214 ^ v252);         /* aes.cs:61:31 key_schedule r50 */
+    const uint8_t v257 = (uint8_t)(v215 ^ v253);         /* aes.cs:61:31 key_schedule r50 */
+    const uint8_t v258 = (uint8_t)(v216 ^ v254);         /* aes.cs:61:31 key_schedule r50 */
+    const uint8_t v259 = (uint8_t)(v217 ^ v255);         /* aes.cs:61:31 key_schedule r50 */
+    const uint8_t v260 = (uint8_t)(v218 ^ v256);         /* aes.cs:61:31 key_schedule r51 */
+    const uint8_t v261 = (uint8_t)(v219 ^ v257);         /* aes.cs:61:31 key_schedule r51 */
+    const uint8_t v262 = (uint8_t)(v220 ^ v258);         /* aes.cs:61:31 key_schedule r51 */
+    const uint8_t v263 = (uint8_t)(v221 ^ v259);         /* aes.cs:61:31 key_schedule r51 */
+    uint8_t b264_in[4] = {(uint8_t)v260, (uint8_t)v261, (uint8_t)v262, (uint8_t)v263};  /* 4 lookups of S, one circuit run */
+    uint8_t b264_out[4];
+    cs_ctn_aesni_S(b264_in, b264_out, 4);
+    const uint8_t v264 = b264_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r52 */
+    const uint8_t v265 = b264_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r52 */
+    const uint8_t v266 = b264_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r52 */
+    const uint8_t v267 = b264_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r52 */
+    const uint8_t v268 = (uint8_t)(v226 ^ v264);         /* aes.cs:61:31 key_schedule r52 */
+    const uint8_t v269 = (uint8_t)(v227 ^ v265);         /* aes.cs:61:31 key_schedule r52 */
+    const uint8_t v270 = (uint8_t)(v228 ^ v266);         /* aes.cs:61:31 key_schedule r52 */
+    const uint8_t v271 = (uint8_t)(v229 ^ v267);         /* aes.cs:61:31 key_schedule r52 */
+    const uint8_t v272 = (uint8_t)(v230 ^ v268);         /* aes.cs:61:31 key_schedule r53 */
+    const uint8_t v273 = (uint8_t)(v231 ^ v269);         /* aes.cs:61:31 key_schedule r53 */
+    const uint8_t v274 = (uint8_t)(v232 ^ v270);         /* aes.cs:61:31 key_schedule r53 */
+    const uint8_t v275 = (uint8_t)(v233 ^ v271);         /* aes.cs:61:31 key_schedule r53 */
+    const uint8_t v276 = (uint8_t)(v234 ^ v272);         /* aes.cs:61:31 key_schedule r54 */
+    const uint8_t v277 = (uint8_t)(v235 ^ v273);         /* aes.cs:61:31 key_schedule r54 */
+    const uint8_t v278 = (uint8_t)(v236 ^ v274);         /* aes.cs:61:31 key_schedule r54 */
+    const uint8_t v279 = (uint8_t)(v237 ^ v275);         /* aes.cs:61:31 key_schedule r54 */
+    const uint8_t v280 = (uint8_t)(v238 ^ v276);         /* aes.cs:61:31 key_schedule r55 */
+    const uint8_t v281 = (uint8_t)(v239 ^ v277);         /* aes.cs:61:31 key_schedule r55 */
+    const uint8_t v282 = (uint8_t)(v240 ^ v278);         /* aes.cs:61:31 key_schedule r55 */
+    const uint8_t v283 = (uint8_t)(v241 ^ v279);         /* aes.cs:61:31 key_schedule r55 */
+    uint8_t b284_in[4] = {(uint8_t)v281, (uint8_t)v282, (uint8_t)v283, (uint8_t)v280};  /* 4 lookups of S, one circuit run */
+    uint8_t b284_out[4];
+    cs_ctn_aesni_S(b284_in, b284_out, 4);
+    const uint8_t v284 = b284_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r56 */
+    const uint8_t v285 = b284_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r56 */
+    const uint8_t v286 = b284_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r56 */
+    const uint8_t v287 = b284_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r56 */
+    const uint8_t v289 = (uint8_t)(v248 ^ v284);         /* aes.cs:61:31 key_schedule r56 */
+    const uint8_t v290 = (uint8_t)(v289 ^ v288);         /* aes.cs:61:31 key_schedule r56 */
+    const uint8_t v291 = (uint8_t)(v249 ^ v285);         /* aes.cs:61:31 key_schedule r56 */
+    const uint8_t v292 = (uint8_t)(v250 ^ v286);         /* aes.cs:61:31 key_schedule r56 */
+    const uint8_t v293 = (uint8_t)(v251 ^ v287);         /* aes.cs:61:31 key_schedule r56 */
+    const uint8_t v294 = (uint8_t)(v252 ^ v290);         /* aes.cs:61:31 key_schedule r57 */
+    const uint8_t v295 = (uint8_t)(v253 ^ v291);         /* aes.cs:61:31 key_schedule r57 */
+    const uint8_t v296 = (uint8_t)(v254 ^ v292);         /* aes.cs:61:31 key_schedule r57 */
+    const uint8_t v297 = (uint8_t)(v255 ^ v293);         /* aes.cs:61:31 key_schedule r57 */
+    const uint8_t v298 = (uint8_t)(v256 ^ v294);         /* aes.cs:61:31 key_schedule r58 */
+    const uint8_t v299 = (uint8_t)(v257 ^ v295);         /* aes.cs:61:31 key_schedule r58 */
+    const uint8_t v300 = (uint8_t)(v258 ^ v296);         /* aes.cs:61:31 key_schedule r58 */
+    const uint8_t v301 = (uint8_t)(v259 ^ v297);         /* aes.cs:61:31 key_schedule r58 */
+    const uint8_t v302 = (uint8_t)(v260 ^ v298);         /* aes.cs:61:31 key_schedule r59 */
+    const uint8_t v303 = (uint8_t)(v261 ^ v299);         /* aes.cs:61:31 key_schedule r59 */
+    const uint8_t v304 = (uint8_t)(v262 ^ v300);         /* aes.cs:61:31 key_schedule r59 */
+    const uint8_t v305 = (uint8_t)(v263 ^ v301);         /* aes.cs:61:31 key_schedule r59 */
+    ks->rk[0] = v0;                                      /* round key rk[0][0] */
+    ks->rk[1] = v1;                                      /* round key rk[0][1] */
+    ks->rk[2] = v2;                                      /* round key rk[0][2] */
+    ks->rk[3] = v3;                                      /* round key rk[0][3] */
+    ks->rk[4] = v4;                                      /* round key rk[0][4] */
+    ks->rk[5] = v5;                                      /* round key rk[0][5] */
+    ks->rk[6] = v6;                                      /* round key rk[0][6] */
+    ks->rk[7] = v7;                                      /* round key rk[0][7] */
+    ks->rk[8] = v8;                                      /* round key rk[0][8] */
+    ks->rk[9] = v9;                                      /* round key rk[0][9] */
+    ks->rk[10] = v10;                                    /* round key rk[0][10] */
+    ks->rk[11] = v11;                                    /* round key rk[0][11] */
+    ks->rk[12] = v12;                                    /* round key rk[0][12] */
+    ks->rk[13] = v13;                                    /* round key rk[0][13] */
+    ks->rk[14] = v14;                                    /* round key rk[0][14] */
+    ks->rk[15] = v15;                                    /* round key rk[0][15] */
+    ks->rk[16] = v16;                                    /* round key rk[1][0] */
+    ks->rk[17] = v17;                                    /* round key rk[1][1] */
+    ks->rk[18] = v18;                                    /* round key rk[1][2] */
+    ks->rk[19] = v19;                                    /* round key rk[1][3] */
+    ks->rk[20] = v20;                                    /* round key rk[1][4] */
+    ks->rk[21] = v21;                                    /* round key rk[1][5] */
+    ks->rk[22] = v22;                                    /* round key rk[1][6] */
+    ks->rk[23] = v23;                                    /* round key rk[1][7] */
+    ks->rk[24] = v24;                                    /* round key rk[1][8] */
+    ks->rk[25] = v25;                                    /* round key rk[1][9] */
+    ks->rk[26] = v26;                                    /* round key rk[1][10] */
+    ks->rk[27] = v27;                                    /* round key rk[1][11] */
+    ks->rk[28] = v28;                                    /* round key rk[1][12] */
+    ks->rk[29] = v29;                                    /* round key rk[1][13] */
+    ks->rk[30] = v30;                                    /* round key rk[1][14] */
+    ks->rk[31] = v31;                                    /* round key rk[1][15] */
+    ks->rk[32] = v38;                                    /* round key rk[2][0] */
+    ks->rk[33] = v39;                                    /* round key rk[2][1] */
+    ks->rk[34] = v40;                                    /* round key rk[2][2] */
+    ks->rk[35] = v41;                                    /* round key rk[2][3] */
+    ks->rk[36] = v42;                                    /* round key rk[2][4] */
+    ks->rk[37] = v43;                                    /* round key rk[2][5] */
+    ks->rk[38] = v44;                                    /* round key rk[2][6] */
+    ks->rk[39] = v45;                                    /* round key rk[2][7] */
+    ks->rk[40] = v46;                                    /* round key rk[2][8] */
+    ks->rk[41] = v47;                                    /* round key rk[2][9] */
+    ks->rk[42] = v48;                                    /* round key rk[2][10] */
+    ks->rk[43] = v49;                                    /* round key rk[2][11] */
+    ks->rk[44] = v50;                                    /* round key rk[2][12] */
+    ks->rk[45] = v51;                                    /* round key rk[2][13] */
+    ks->rk[46] = v52;                                    /* round key rk[2][14] */
+    ks->rk[47] = v53;                                    /* round key rk[2][15] */
+    ks->rk[48] = v58;                                    /* round key rk[3][0] */
+    ks->rk[49] = v59;                                    /* round key rk[3][1] */
+    ks->rk[50] = v60;                                    /* round key rk[3][2] */
+    ks->rk[51] = v61;                                    /* round key rk[3][3] */
+    ks->rk[52] = v62;                                    /* round key rk[3][4] */
+    ks->rk[53] = v63;                                    /* round key rk[3][5] */
+    ks->rk[54] = v64;                                    /* round key rk[3][6] */
+    ks->rk[55] = v65;                                    /* round key rk[3][7] */
+    ks->rk[56] = v66;                                    /* round key rk[3][8] */
+    ks->rk[57] = v67;                                    /* round key rk[3][9] */
+    ks->rk[58] = v68;                                    /* round key rk[3][10] */
+    ks->rk[59] = v69;                                    /* round key rk[3][11] */
+    ks->rk[60] = v70;                                    /* round key rk[3][12] */
+    ks->rk[61] = v71;                                    /* round key rk[3][13] */
+    ks->rk[62] = v72;                                    /* round key rk[3][14] */
+    ks->rk[63] = v73;                                    /* round key rk[3][15] */
+    ks->rk[64] = v80;                                    /* round key rk[4][0] */
+    ks->rk[65] = v81;                                    /* round key rk[4][1] */
+    ks->rk[66] = v82;                                    /* round key rk[4][2] */
+    ks->rk[67] = v83;                                    /* round key rk[4][3] */
+    ks->rk[68] = v84;                                    /* round key rk[4][4] */
+    ks->rk[69] = v85;                                    /* round key rk[4][5] */
+    ks->rk[70] = v86;                                    /* round key rk[4][6] */
+    ks->rk[71] = v87;                                    /* round key rk[4][7] */
+    ks->rk[72] = v88;                                    /* round key rk[4][8] */
+    ks->rk[73] = v89;                                    /* round key rk[4][9] */
+    ks->rk[74] = v90;                                    /* round key rk[4][10] */
+    ks->rk[75] = v91;                                    /* round key rk[4][11] */
+    ks->rk[76] = v92;                                    /* round key rk[4][12] */
+    ks->rk[77] = v93;                                    /* round key rk[4][13] */
+    ks->rk[78] = v94;                                    /* round key rk[4][14] */
+    ks->rk[79] = v95;                                    /* round key rk[4][15] */
+    ks->rk[80] = v100;                                   /* round key rk[5][0] */
+    ks->rk[81] = v101;                                   /* round key rk[5][1] */
+    ks->rk[82] = v102;                                   /* round key rk[5][2] */
+    ks->rk[83] = v103;                                   /* round key rk[5][3] */
+    ks->rk[84] = v104;                                   /* round key rk[5][4] */
+    ks->rk[85] = v105;                                   /* round key rk[5][5] */
+    ks->rk[86] = v106;                                   /* round key rk[5][6] */
+    ks->rk[87] = v107;                                   /* round key rk[5][7] */
+    ks->rk[88] = v108;                                   /* round key rk[5][8] */
+    ks->rk[89] = v109;                                   /* round key rk[5][9] */
+    ks->rk[90] = v110;                                   /* round key rk[5][10] */
+    ks->rk[91] = v111;                                   /* round key rk[5][11] */
+    ks->rk[92] = v112;                                   /* round key rk[5][12] */
+    ks->rk[93] = v113;                                   /* round key rk[5][13] */
+    ks->rk[94] = v114;                                   /* round key rk[5][14] */
+    ks->rk[95] = v115;                                   /* round key rk[5][15] */
+    ks->rk[96] = v122;                                   /* round key rk[6][0] */
+    ks->rk[97] = v123;                                   /* round key rk[6][1] */
+    ks->rk[98] = v124;                                   /* round key rk[6][2] */
+    ks->rk[99] = v125;                                   /* round key rk[6][3] */
+    ks->rk[100] = v126;                                  /* round key rk[6][4] */
+    ks->rk[101] = v127;                                  /* round key rk[6][5] */
+    ks->rk[102] = v128;                                  /* round key rk[6][6] */
+    ks->rk[103] = v129;                                  /* round key rk[6][7] */
+    ks->rk[104] = v130;                                  /* round key rk[6][8] */
+    ks->rk[105] = v131;                                  /* round key rk[6][9] */
+    ks->rk[106] = v132;                                  /* round key rk[6][10] */
+    ks->rk[107] = v133;                                  /* round key rk[6][11] */
+    ks->rk[108] = v134;                                  /* round key rk[6][12] */
+    ks->rk[109] = v135;                                  /* round key rk[6][13] */
+    ks->rk[110] = v136;                                  /* round key rk[6][14] */
+    ks->rk[111] = v137;                                  /* round key rk[6][15] */
+    ks->rk[112] = v142;                                  /* round key rk[7][0] */
+    ks->rk[113] = v143;                                  /* round key rk[7][1] */
+    ks->rk[114] = v144;                                  /* round key rk[7][2] */
+    ks->rk[115] = v145;                                  /* round key rk[7][3] */
+    ks->rk[116] = v146;                                  /* round key rk[7][4] */
+    ks->rk[117] = v147;                                  /* round key rk[7][5] */
+    ks->rk[118] = v148;                                  /* round key rk[7][6] */
+    ks->rk[119] = v149;                                  /* round key rk[7][7] */
+    ks->rk[120] = v150;                                  /* round key rk[7][8] */
+    ks->rk[121] = v151;                                  /* round key rk[7][9] */
+    ks->rk[122] = v152;                                  /* round key rk[7][10] */
+    ks->rk[123] = v153;                                  /* round key rk[7][11] */
+    ks->rk[124] = v154;                                  /* round key rk[7][12] */
+    ks->rk[125] = v155;                                  /* round key rk[7][13] */
+    ks->rk[126] = v156;                                  /* round key rk[7][14] */
+    ks->rk[127] = v157;                                  /* round key rk[7][15] */
+    ks->rk[128] = v164;                                  /* round key rk[8][0] */
+    ks->rk[129] = v165;                                  /* round key rk[8][1] */
+    ks->rk[130] = v166;                                  /* round key rk[8][2] */
+    ks->rk[131] = v167;                                  /* round key rk[8][3] */
+    ks->rk[132] = v168;                                  /* round key rk[8][4] */
+    ks->rk[133] = v169;                                  /* round key rk[8][5] */
+    ks->rk[134] = v170;                                  /* round key rk[8][6] */
+    ks->rk[135] = v171;                                  /* round key rk[8][7] */
+    ks->rk[136] = v172;                                  /* round key rk[8][8] */
+    ks->rk[137] = v173;                                  /* round key rk[8][9] */
+    ks->rk[138] = v174;                                  /* round key rk[8][10] */
+    ks->rk[139] = v175;                                  /* round key rk[8][11] */
+    ks->rk[140] = v176;                                  /* round key rk[8][12] */
+    ks->rk[141] = v177;                                  /* round key rk[8][13] */
+    ks->rk[142] = v178;                                  /* round key rk[8][14] */
+    ks->rk[143] = v179;                                  /* round key rk[8][15] */
+    ks->rk[144] = v184;                                  /* round key rk[9][0] */
+    ks->rk[145] = v185;                                  /* round key rk[9][1] */
+    ks->rk[146] = v186;                                  /* round key rk[9][2] */
+    ks->rk[147] = v187;                                  /* round key rk[9][3] */
+    ks->rk[148] = v188;                                  /* round key rk[9][4] */
+    ks->rk[149] = v189;                                  /* round key rk[9][5] */
+    ks->rk[150] = v190;                                  /* round key rk[9][6] */
+    ks->rk[151] = v191;                                  /* round key rk[9][7] */
+    ks->rk[152] = v192;                                  /* round key rk[9][8] */
+    ks->rk[153] = v193;                                  /* round key rk[9][9] */
+    ks->rk[154] = v194;                                  /* round key rk[9][10] */
+    ks->rk[155] = v195;                                  /* round key rk[9][11] */
+    ks->rk[156] = v196;                                  /* round key rk[9][12] */
+    ks->rk[157] = v197;                                  /* round key rk[9][13] */
+    ks->rk[158] = v198;                                  /* round key rk[9][14] */
+    ks->rk[159] = v199;                                  /* round key rk[9][15] */
+    ks->rk[160] = v206;                                  /* round key rk[10][0] */
+    ks->rk[161] = v207;                                  /* round key rk[10][1] */
+    ks->rk[162] = v208;                                  /* round key rk[10][2] */
+    ks->rk[163] = v209;                                  /* round key rk[10][3] */
+    ks->rk[164] = v210;                                  /* round key rk[10][4] */
+    ks->rk[165] = v211;                                  /* round key rk[10][5] */
+    ks->rk[166] = v212;                                  /* round key rk[10][6] */
+    ks->rk[167] = v213;                                  /* round key rk[10][7] */
+    ks->rk[168] = v214;                                  /* round key rk[10][8] */
+    ks->rk[169] = v215;                                  /* round key rk[10][9] */
+    ks->rk[170] = v216;                                  /* round key rk[10][10] */
+    ks->rk[171] = v217;                                  /* round key rk[10][11] */
+    ks->rk[172] = v218;                                  /* round key rk[10][12] */
+    ks->rk[173] = v219;                                  /* round key rk[10][13] */
+    ks->rk[174] = v220;                                  /* round key rk[10][14] */
+    ks->rk[175] = v221;                                  /* round key rk[10][15] */
+    ks->rk[176] = v226;                                  /* round key rk[11][0] */
+    ks->rk[177] = v227;                                  /* round key rk[11][1] */
+    ks->rk[178] = v228;                                  /* round key rk[11][2] */
+    ks->rk[179] = v229;                                  /* round key rk[11][3] */
+    ks->rk[180] = v230;                                  /* round key rk[11][4] */
+    ks->rk[181] = v231;                                  /* round key rk[11][5] */
+    ks->rk[182] = v232;                                  /* round key rk[11][6] */
+    ks->rk[183] = v233;                                  /* round key rk[11][7] */
+    ks->rk[184] = v234;                                  /* round key rk[11][8] */
+    ks->rk[185] = v235;                                  /* round key rk[11][9] */
+    ks->rk[186] = v236;                                  /* round key rk[11][10] */
+    ks->rk[187] = v237;                                  /* round key rk[11][11] */
+    ks->rk[188] = v238;                                  /* round key rk[11][12] */
+    ks->rk[189] = v239;                                  /* round key rk[11][13] */
+    ks->rk[190] = v240;                                  /* round key rk[11][14] */
+    ks->rk[191] = v241;                                  /* round key rk[11][15] */
+    ks->rk[192] = v248;                                  /* round key rk[12][0] */
+    ks->rk[193] = v249;                                  /* round key rk[12][1] */
+    ks->rk[194] = v250;                                  /* round key rk[12][2] */
+    ks->rk[195] = v251;                                  /* round key rk[12][3] */
+    ks->rk[196] = v252;                                  /* round key rk[12][4] */
+    ks->rk[197] = v253;                                  /* round key rk[12][5] */
+    ks->rk[198] = v254;                                  /* round key rk[12][6] */
+    ks->rk[199] = v255;                                  /* round key rk[12][7] */
+    ks->rk[200] = v256;                                  /* round key rk[12][8] */
+    ks->rk[201] = v257;                                  /* round key rk[12][9] */
+    ks->rk[202] = v258;                                  /* round key rk[12][10] */
+    ks->rk[203] = v259;                                  /* round key rk[12][11] */
+    ks->rk[204] = v260;                                  /* round key rk[12][12] */
+    ks->rk[205] = v261;                                  /* round key rk[12][13] */
+    ks->rk[206] = v262;                                  /* round key rk[12][14] */
+    ks->rk[207] = v263;                                  /* round key rk[12][15] */
+    ks->rk[208] = v268;                                  /* round key rk[13][0] */
+    ks->rk[209] = v269;                                  /* round key rk[13][1] */
+    ks->rk[210] = v270;                                  /* round key rk[13][2] */
+    ks->rk[211] = v271;                                  /* round key rk[13][3] */
+    ks->rk[212] = v272;                                  /* round key rk[13][4] */
+    ks->rk[213] = v273;                                  /* round key rk[13][5] */
+    ks->rk[214] = v274;                                  /* round key rk[13][6] */
+    ks->rk[215] = v275;                                  /* round key rk[13][7] */
+    ks->rk[216] = v276;                                  /* round key rk[13][8] */
+    ks->rk[217] = v277;                                  /* round key rk[13][9] */
+    ks->rk[218] = v278;                                  /* round key rk[13][10] */
+    ks->rk[219] = v279;                                  /* round key rk[13][11] */
+    ks->rk[220] = v280;                                  /* round key rk[13][12] */
+    ks->rk[221] = v281;                                  /* round key rk[13][13] */
+    ks->rk[222] = v282;                                  /* round key rk[13][14] */
+    ks->rk[223] = v283;                                  /* round key rk[13][15] */
+    ks->rk[224] = v290;                                  /* round key rk[14][0] */
+    ks->rk[225] = v291;                                  /* round key rk[14][1] */
+    ks->rk[226] = v292;                                  /* round key rk[14][2] */
+    ks->rk[227] = v293;                                  /* round key rk[14][3] */
+    ks->rk[228] = v294;                                  /* round key rk[14][4] */
+    ks->rk[229] = v295;                                  /* round key rk[14][5] */
+    ks->rk[230] = v296;                                  /* round key rk[14][6] */
+    ks->rk[231] = v297;                                  /* round key rk[14][7] */
+    ks->rk[232] = v298;                                  /* round key rk[14][8] */
+    ks->rk[233] = v299;                                  /* round key rk[14][9] */
+    ks->rk[234] = v300;                                  /* round key rk[14][10] */
+    ks->rk[235] = v301;                                  /* round key rk[14][11] */
+    ks->rk[236] = v302;                                  /* round key rk[14][12] */
+    ks->rk[237] = v303;                                  /* round key rk[14][13] */
+    ks->rk[238] = v304;                                  /* round key rk[14][14] */
+    ks->rk[239] = v305;                                  /* round key rk[14][15] */
+}
+#endif
 
 /* ---- kernels: the variants this library carries, best first ---- */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
@@ -1149,6 +1802,39 @@ const char *aes256_variant_name(int i)
 {
     return i >= 0 && i < CS_NVARIANTS ? cs_variants[i].name : NULL;
 }
+
+/* 1 when variant i's kernels read the round keys as bit planes (ks->bs); no other variant reads them */
+static int cs_variant_planes(int i)
+{
+    const char *name = cs_variants[i].name;
+    return strcmp(name, "avx2") == 0 || strcmp(name, "portable") == 0 || strcmp(name, "sse2") == 0;
+}
+
+static void cs_key_finish(aes256_key *ks, int v)
+{
+    if (cs_variant_planes(v)) cs_key_planes(ks);
+}
+
+/* a call of `blocks` blocks, fewer than k's run: the variant that computes the fewest padded blocks for it,
+   among those after k (best first) whose features k's include and whose key format the key has; k itself
+   when none computes fewer */
+static const cs_kernels *cs_kernels_short(const aes256_key *ks, const cs_kernels *k, size_t blocks)
+{
+    const cs_kernels *best = k;
+    size_t work = k->lanes;  /* blocks the chosen variant computes: one padded run */
+    int i;
+    if (blocks >= k->lanes) return k;
+    for (i = (int)ks->variant; i < CS_NVARIANTS; i++) {
+        const cs_kernels *c = &cs_variants[i];
+        const size_t w = (blocks + c->lanes - 1) / c->lanes * c->lanes;
+        if ((c->features & k->features) != c->features || w >= work) continue;
+        if (cs_variant_planes(i) && !cs_variant_planes((int)ks->variant - 1)) continue;
+        best = c;
+        work = w;
+    }
+    return best;
+}
+
 
 /* ---- GHASH (GCM's universal hash), run-time dispatched like the kernels ----
  * Representation: a block b0..b127 (b0 the top bit of byte 0, the coefficient of x^0) is held as the
@@ -1426,7 +2112,13 @@ int aes256_set_key_isa(aes256_key *ks, const uint8_t *key, size_t key_len, const
         ks->variant = 0;
         return CIPHERSPEC_ERR_ISA;
     }
-    cs_key_schedule(ks, key);
+#ifdef CS_KS_AESNI
+    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2))  /* AES-NI and SSSE3 under the ceiling */
+        cs_key_schedule_aesni(ks, key);
+    else
+#endif
+        cs_key_schedule(ks, key);
+    cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */
     return CIPHERSPEC_OK;
@@ -1450,7 +2142,7 @@ int aes256_ecb_encrypt(const aes256_key *ks, const uint8_t *in, uint8_t *out, si
     if (ks == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
     if (len % CS_BLOCK != 0) return CIPHERSPEC_ERR_LENGTH;
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
-    if (len) k->ecb_encrypt(ks, in, out, len / CS_BLOCK);
+    if (len) cs_kernels_short(ks, k, len / CS_BLOCK)->ecb_encrypt(ks, in, out, len / CS_BLOCK);
     return CIPHERSPEC_OK;
 }
 
@@ -1510,6 +2202,7 @@ int aes256_ctr(const aes256_key *ks, uint8_t *iv, const uint8_t *in, uint8_t *ou
     const size_t whole = len / CS_BLOCK, rest = len % CS_BLOCK;
     if (ks == NULL || iv == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    k = cs_kernels_short(ks, k, whole + (rest != 0));  /* a short call: a narrower variant's run */
     memcpy(ctr, iv, CS_BLOCK);
     if (whole) k->ctr(ks, ctr, in, out, whole);
     if (rest) {  /* a partial last block: the first bytes of its keystream */

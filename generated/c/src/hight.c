@@ -2881,6 +2881,41 @@ const char *hight_variant_name(int i)
     return i >= 0 && i < CS_NVARIANTS ? cs_variants[i].name : NULL;
 }
 
+/* 1 when variant i's kernels read the round keys as bit planes (ks->bs); no other variant reads them */
+static int cs_variant_planes(int i)
+{
+    const char *name = cs_variants[i].name;
+    (void)name;
+    return 0;
+}
+
+static void cs_key_finish(hight_key *ks, int v)
+{
+    (void)ks;
+    (void)v;
+}
+
+/* a call of `blocks` blocks, fewer than k's run: the variant that computes the fewest padded blocks for it,
+   among those after k (best first) whose features k's include and whose key format the key has; k itself
+   when none computes fewer */
+static const cs_kernels *cs_kernels_short(const hight_key *ks, const cs_kernels *k, size_t blocks)
+{
+    const cs_kernels *best = k;
+    size_t work = k->lanes;  /* blocks the chosen variant computes: one padded run */
+    int i;
+    if (blocks >= k->lanes) return k;
+    for (i = (int)ks->variant; i < CS_NVARIANTS; i++) {
+        const cs_kernels *c = &cs_variants[i];
+        const size_t w = (blocks + c->lanes - 1) / c->lanes * c->lanes;
+        if ((c->features & k->features) != c->features || w >= work) continue;
+        if (cs_variant_planes(i) && !cs_variant_planes((int)ks->variant - 1)) continue;
+        best = c;
+        work = w;
+    }
+    return best;
+}
+
+
 int hight_set_key_isa(hight_key *ks, const uint8_t *key, size_t key_len, const char *isa)
 {
     const char *why = "";
@@ -2899,7 +2934,13 @@ int hight_set_key_isa(hight_key *ks, const uint8_t *key, size_t key_len, const c
         ks->variant = 0;
         return CIPHERSPEC_ERR_ISA;
     }
-    cs_key_schedule(ks, key);
+#ifdef CS_KS_AESNI
+    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2))  /* AES-NI and SSSE3 under the ceiling */
+        cs_key_schedule_aesni(ks, key);
+    else
+#endif
+        cs_key_schedule(ks, key);
+    cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
     (void)allowed;
     return CIPHERSPEC_OK;
@@ -2923,7 +2964,7 @@ int hight_ecb_encrypt(const hight_key *ks, const uint8_t *in, uint8_t *out, size
     if (ks == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
     if (len % CS_BLOCK != 0) return CIPHERSPEC_ERR_LENGTH;
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
-    if (len) k->ecb_encrypt(ks, in, out, len / CS_BLOCK);
+    if (len) cs_kernels_short(ks, k, len / CS_BLOCK)->ecb_encrypt(ks, in, out, len / CS_BLOCK);
     return CIPHERSPEC_OK;
 }
 
@@ -2983,6 +3024,7 @@ int hight_ctr(const hight_key *ks, uint8_t *iv, const uint8_t *in, uint8_t *out,
     const size_t whole = len / CS_BLOCK, rest = len % CS_BLOCK;
     if (ks == NULL || iv == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    k = cs_kernels_short(ks, k, whole + (rest != 0));  /* a short call: a narrower variant's run */
     memcpy(ctr, iv, CS_BLOCK);
     if (whole) k->ctr(ks, ctr, in, out, whole);
     if (rest) {  /* a partial last block: the first bytes of its keystream */

@@ -24,7 +24,7 @@ def _gfni_matrix(m: AffineMap) -> int:
     return sum(r << (8 * (7 - i)) for i, r in enumerate(m.rows))
 
 
-def _nibbles(m: AffineMap) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def nibbles(m: AffineMap) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(lo, hi): m(x) = lo[x & 15] ^ hi[x >> 4], the constant in lo."""
     return tuple(m(n) for n in range(16)), tuple(m(n << 4) ^ m.const for n in range(16))
 
@@ -58,7 +58,7 @@ def sbox_routine(name: str, table: Table) -> list[str]:
     for tag, mp in (("in", in_aes), ("out", out_aes)):
         if mp.identity:
             continue
-        lo, hi = _nibbles(mp)
+        lo, hi = nibbles(mp)
         lines += [
             f"    static const uint8_t {tag}_lo[16] = {bytes16(lo)};",
             f"    static const uint8_t {tag}_hi[16] = {bytes16(hi)};",

@@ -16,7 +16,13 @@ int {{ P }}_set_key_isa({{ P }}_key *ks, const uint8_t *key, size_t key_len, con
         ks->variant = 0;
         return CIPHERSPEC_ERR_ISA;
     }
-    cs_key_schedule(ks, key);
+#ifdef CS_KS_AESNI
+    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2))  /* AES-NI and SSSE3 under the ceiling */
+        cs_key_schedule_aesni(ks, key);
+    else
+#endif
+        cs_key_schedule(ks, key);
+    cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
 {% if block_bytes == 16 %}
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */
@@ -44,7 +50,7 @@ int {{ P }}_ecb_encrypt(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, 
     if (ks == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
     if (len % CS_BLOCK != 0) return CIPHERSPEC_ERR_LENGTH;
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
-    if (len) k->ecb_encrypt(ks, in, out, len / CS_BLOCK);
+    if (len) cs_kernels_short(ks, k, len / CS_BLOCK)->ecb_encrypt(ks, in, out, len / CS_BLOCK);
     return CIPHERSPEC_OK;
 }
 
@@ -104,6 +110,7 @@ int {{ P }}_ctr(const {{ P }}_key *ks, uint8_t *iv, const uint8_t *in, uint8_t *
     const size_t whole = len / CS_BLOCK, rest = len % CS_BLOCK;
     if (ks == NULL || iv == NULL || in == NULL || out == NULL) return CIPHERSPEC_ERR_NULL;
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
+    k = cs_kernels_short(ks, k, whole + (rest != 0));  /* a short call: a narrower variant's run */
     memcpy(ctr, iv, CS_BLOCK);
     if (whole) k->ctr(ks, ctr, in, out, whole);
     if (rest) {  /* a partial last block: the first bytes of its keystream */

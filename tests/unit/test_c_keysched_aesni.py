@@ -1,0 +1,65 @@
+"""The C library's set_key routes (generator/c/keysched.py, library.py): an S-box the IR's facts call
+affine-equivalent to GF(2^8) inversion (cipherspec/sbox.py) is looked up through AESENCLAST on CPUs with
+AES-NI, the others keep their circuits; the bit planes are made only for bitsliced variants; a short
+CTR/ECB call takes the variant that pads it least.  Source-level checks (cheap); that both routes give the
+same keys is checked by every C test that runs a key under several ISA levels (test_c_modes: each variant
+against the reference, the portable ones on the circuit route)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from cipherspec.ir import Table
+from cipherspec.sbox import aes_sbox, facts
+from generator.c.keysched import aesni_tables, key_prep, lookup_tables
+from generator.c.library import library_source
+from generator.c.schedules import resolve
+
+
+def _tables(registry, name):
+    module = registry.module(name)
+    prep = key_prep(module, resolve(module, None))
+    return module, lookup_tables(prep, ["key_schedule"])
+
+
+@pytest.mark.parametrize("name,want", [("aes128", 1), ("aria128", 4)])
+def test_inversion_equivalent_key_schedule_sboxes_take_the_aes_route(registry, name, want):
+    _, tables = _tables(registry, name)
+    fast = aesni_tables(tables)
+    assert len(fast) == want
+    assert all(facts(tables[t].values).inversion is not None for t in fast)
+
+
+def test_other_sboxes_keep_their_circuits(registry):
+    s, _ = aes_sbox()
+    swapped = list(s)
+    swapped[1], swapped[2] = swapped[2], swapped[1]  # a bijection no longer affine-equivalent to inversion
+    odd = Table("T", 8, 8, tuple(swapped))
+    assert facts(odd.values).inversion is None and not aesni_tables({"T": odd})
+    assert aesni_tables({"S": Table("S", 8, 8, tuple(s))}) == {"S"}
+    four = Table("Q", 4, 4, tuple((7 * x + 3) % 16 for x in range(16)))  # a 4-bit S-box
+    assert not aesni_tables({"Q": four})
+    # no table in the key schedule (LEA): no AES-NI route emitted
+    lea = registry.module("lea128")
+    src = library_source(lea, resolve(lea, None), "")
+    assert "static void cs_key_schedule_aesni" not in src and "#define CS_KS_AESNI" not in src
+
+
+def test_library_source_routes(registry):
+    module = registry.module("aria128")
+    src = library_source(module, resolve(module, None), "")
+    aesni = src[src.index("static void cs_key_schedule_aesni") :]
+    aesni = aesni[: aesni.index("\n}\n")]
+    plain = src[src.index("static void cs_key_schedule(") :]
+    plain = plain[: plain.index("\n}\n")]
+    # the same statements; every lookup of the AES route goes through AESENCLAST, none of the plain one does
+    assert len(re.findall(r"cs_ctn_aesni_\w+\(", aesni)) == len(re.findall(r"cs_ctn_\w+\(", plain)) > 0
+    assert "cs_ctn_aesni_" not in plain
+    assert "_mm_aesenclast_si128" in src and "CS_KS_AESNI_TARGET" in src
+    # the AES route is taken only under a ceiling that allows AES-NI and SSSE3
+    assert "if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2))" in src
+    # bit planes: made for the bitsliced variants only, no longer at the end of every key schedule
+    assert "cs_key_planes(ks);" not in plain and "if (cs_variant_planes(v)) cs_key_planes(ks);" in src
+    assert "cs_kernels_short(ks, k, whole + (rest != 0))" in src
