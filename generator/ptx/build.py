@@ -20,7 +20,7 @@ from cipherspec.ir import Module
 from cipherspec.registry import Registry
 from toolchain import nvcc
 
-from .placement import CudaSchedule, constant_time, default_for, table_base
+from .placement import CudaSchedule, constant_time, default_for, load_tuned, table_base
 from .source import generate, prepared
 
 
@@ -56,14 +56,14 @@ def layout_notes(module: Module, sched: CudaSchedule, given: bool) -> list[str]:
     name = sched.name(prepared(module, sched))
     pick = choose(base)
     table = table_base(base).name(base)
+    if not given and module.cipher in load_tuned():  # measured on a GPU: no estimate needed
+        return [f"{name}: layout {sched.layout} (the autotuner's measured constant-time pick, tuned.json)"]
     if given:
         why = "given with --schedule"
-    elif sched.layout == "bs" and pick.sched == sched:
-        why = f"constant-time default ({pick.why})"
-    elif sched.layout == "bs" or sched == default_for(base):
-        why = "the autotuner's constant-time pick (tuned.json)" if sched.layout == "bs" else pick.why
+    elif pick.sched is None:
+        why = f"default: no constant-time layout takes it ({pick.why})"
     else:
-        why = "default"
+        why = f"constant-time default ({pick.why})"
     est = estimates(module)
     parts = [f"{k} ~{v:.0f}" for k, v in est.items() if k != "table"]
     cost = ", ".join(parts + [f"table layout {table} ~{est['table']:.0f} (not constant-time)"])
@@ -78,7 +78,7 @@ def ct_default_text(module: Module) -> str:
         return f"Omit --schedule for the constant-time default ({sched.name(prepared(module, sched))})."
     from .ctchoice import choose
 
-    return f"No constant-time CUDA layout takes {module.cipher} ({choose(base).why}); use the C target for secret data."
+    return f"No constant-time CUDA layout takes {module.cipher} ({choose(base).why}): use the C target for secret data."
 
 
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress=None) -> list[str]:
