@@ -15,11 +15,11 @@ bitsliced cores' ops / 32 plus the bit transposes per block; the table layout's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cipherspec.ir import Module
 
-from .placement import CudaSchedule
+from .placement import CudaSchedule, table_base
 
 LUT_COST = 3  # a table lookup on the one-block layout: index arithmetic + LDS
 BS_THREADS = 128  # the bitsliced cores use ~240 registers: 128 threads per block keeps them resident (sm_90)
@@ -43,7 +43,8 @@ def candidates(module: Module) -> dict[str, CudaSchedule | str]:
     wide = any(op.width > 32 for f in ("encrypt", "decrypt") for op in module.functions[f].ops)
     if not why and wide:  # (after split_u64 the interfaces are 32-bit; the bitsliced route does not split)
         why = f"the bitsliced layout takes words of up to 32 bits; {module.cipher} computes on 64-bit words"
-    return {"bs": why if why else CudaSchedule(rk="const", threads=BS_THREADS, layout="bs")}
+    bs = replace(table_base(module), rk="const", threads=BS_THREADS, layout="bs")  # = parse("bs_rk-const_t128")
+    return {"bs": why if why else bs}
 
 
 def choose(module: Module) -> Choice:
