@@ -347,6 +347,7 @@ def main() -> None:
         help="stage 1: exactly these, CIPHER:PARAMS,... (e.g. "
         "aes128:rk-const_t512_tab-shared32_tt4); --ciphers is then the set they belong to",
     )
+    ap.add_argument("--tune", default="1", help="0: no tuned.json (skips the picks' serial sm_90 compiles)")
     ap.add_argument("--spec", action="append", default=[], help="also load the ciphers of this spec file")
     args = ap.parse_args()
     if args.spec:
@@ -410,6 +411,9 @@ def main() -> None:
             rows.append(bench.run(*job))
         save()
     dev = bench.device
+    if args.tune != "1":
+        sys.stdout.flush()
+        os._exit(0)
     tuned = pick_tuned(rows, names, bench.reg, compiles_clean)
     (out / "tuned.json").write_text(
         json.dumps({"device": dev["name"], "defaults": tuned}, indent=1, sort_keys=True) + "\n"

@@ -4,7 +4,9 @@ ciphers (examples/ciphers/) and the conformance cells with tables or bit permuta
     python3 bench/gpu/ct_any.py specs        the spec files (for --spec), one a line
     python3 bench/gpu/ct_any.py nodeids      those ciphers' GPU tests (test_conformance_matrix_gpu.py), node ids
     python3 bench/gpu/ct_any.py prebuild     builds every default library in parallel (no GPU needed)
-    python3 bench/gpu/ct_any.py schedules    the benchmark's CIPHER:SCHEDULE list (the defaults, no --schedule)
+    python3 bench/gpu/ct_any.py schedules    the benchmark's CIPHER:SCHEDULE list: the examples' defaults (no --schedule),
+                                             then EXTRA (other thread counts; the opt-in table layouts, leaky)
+    python3 bench/gpu/ct_any.py schedules --all   every cell's default too
     python3 bench/gpu/ct_any.py memcheck N   one default run small against the interpreter (under compute-sanitizer)
     python3 bench/gpu/ct_any.py report DIR   DIR/results.json -> a table of Tbps per default beside the targets
 """
@@ -28,6 +30,12 @@ CONFORMANCE = [
     for s in ("sbox4", "sbox8", "sbox_inv", "sbox_words", "tables", "arx64", "bitperm", "bitlinear")
 ]
 TARGETS_TBPS = {"present80": 2.0, "sm4": 2.5}  # issue 25 (constant-time defaults)
+EXTRA = [
+    "sm4:bs_rk-const_t256",
+    "present80:bs_rk-const_t256",
+    "sm4:rk-const_t256_tab-shared32",  # the former (leaky) defaults, for the cost of constant time
+    "present80:rk-const_t256_tab-shared32",
+]
 
 
 def specs() -> list[Path]:
@@ -52,6 +60,12 @@ def names() -> list[str]:
     return out
 
 
+def example_names() -> list[str]:
+    from cipherspec.parse import parse_file
+
+    return [c.name for p in EXAMPLES for c in parse_file(p).ciphers]
+
+
 def default_name(reg: Registry, name: str) -> str:
     from generator.ptx.build import schedule_for
     from generator.ptx.source import prepared
@@ -70,11 +84,12 @@ def main(argv: list[str]) -> int:
         print("\n".join(f"tests/differential/test_conformance_matrix_gpu.py::test_on_the_gpu[{n}]" for n in names()))
     elif cmd == "schedules":
         reg = registry()
-        print(",".join(f"{n}:{default_name(reg, n).partition('_cuda_ctr_')[2]}" for n in names()))
+        which = names() if argv[1:] == ["--all"] else [n for n in names() if n in example_names()]
+        print(",".join([f"{n}:{default_name(reg, n).partition('_cuda_ctr_')[2]}" for n in which] + EXTRA))
     elif cmd == "prebuild":
         from bench import build_all
 
-        jobs = [(n, None) for n in names()]
+        jobs = [(n, None) for n in names()] + [tuple(e.split(":", 1)) for e in EXTRA]
         res = build_all(jobs, os.cpu_count() or 4)  # type: ignore[arg-type]
         bad = {k: v for k, v in res.items() if v != "ok"}
         print("prebuild:", len(jobs), "defaults; failures:", bad or "none")
