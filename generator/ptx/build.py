@@ -14,6 +14,8 @@ estimated instructions per block of the table layout beside it (ctchoice.estimat
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from cipherspec.ir import Module
@@ -82,11 +84,15 @@ def ct_default_text(module: Module) -> str:
 
 
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress=None) -> list[str]:
+    """Sources in order; the nvcc runs in parallel, one per CPU (nvcc is one process per library: --all spent
+    most of its time with one of the cores idle)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     compiler = nvcc.find_nvcc()
     task = progress.add_task("cuda", total=len(names)) if progress is not None else None
     notes = []
+    pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) if compiler is not None else None
+    jobs: list[Future] = []
     for name in names:
         module = registry.module(name)
         sched = schedule_for(module, schedule)
@@ -94,9 +100,11 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
         cu = out_dir / f"{src.name}.cu"
         cu.write_text(src.cu)
         (out_dir / f"{src.name}.h").write_text(src.h)
-        if compiler is not None:
-            nvcc.build_library(cu, out_dir / f"lib{src.name}.so")
-        if task is not None:
+        if pool is not None:
+            jobs.append(pool.submit(nvcc.build_library, cu, out_dir / f"lib{src.name}.so"))
+            if task is not None:
+                jobs[-1].add_done_callback(lambda _f: progress.advance(task))
+        elif task is not None:
             progress.advance(task)
         notes.append(f"{name}: {src.name} ({src.hoisted_ops} of {src.encrypt_ops} encrypt ops hoisted in CTR)")
         notes.append(f"{name}: {ct_note(module, sched)}")
@@ -106,6 +114,12 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
                 f"WARNING: {src.name} is NOT CONSTANT-TIME: its kernels index tables in memory with secret bytes "
                 f"(timing depends on the data). {ct_default_text(module)}"
             )
+    if pool is not None:
+        try:
+            for f in jobs:
+                f.result()  # a BuildError propagates as before
+        finally:
+            pool.shutdown(cancel_futures=True)
     if compiler is None:
         notes.append("nvcc not found: wrote .cu and .h only (no library)")
     return notes
