@@ -88,3 +88,35 @@ def test_bitsliced_estimate_beats_tables_for_present():
 
     est = estimates(REG.module("present80"))
     assert est["bs"] < est["table"] / 5, est
+
+
+@pytest.mark.parametrize(
+    "name", ["sm4", "present80", "sbox4_u16", "bytesub_u32_be", "tables_u32", "bitlinear_perm", "invmix_u32_le"]
+)
+def test_default_lane_route_equals_the_reference(name):
+    """The bitsliced default of specs outside the shipped set, on the interpreter (no GPU): u32 big-endian words
+    with byte S-boxes and rotations (SM4), a 4-bit S-box and a bit permutation on u8[8] (PRESENT), u16 words, tables
+    feeding column maps; the route of test_cuda_lanes.py (memory words -> lanes_in -> core -> lanes_out)."""
+    import numpy as np
+    from lane_route import blocks_of, derived, memory_words
+
+    from cipherspec.blockcipher import RefCipher
+    from cipherspec.interp import Interpreter
+    from generator.ptx.lanes import lanes_for
+
+    sched = schedule_for(REG.module(name), None)
+    assert sched.layout == "bs"
+    module = prepared(REG.module(name), sched)
+    lay = lanes_for(module, "bs")
+    ref = RefCipher(REG.module(name))
+    rng = np.random.default_rng(3)
+    rkd = ref.expand_key(rng.integers(0, 256, ref.key_bytes, dtype=np.uint8).tobytes())
+    keys = derived(lay, module, rkd)
+    G, B = lay.group, ref.block_bytes
+    blocks = rng.integers(0, 256, (2 * G, B), dtype=np.uint8)
+    it = Interpreter(module.tables)
+    for fname, want in (("encrypt", ref.encrypt_blocks(rkd, blocks)), ("decrypt", ref.decrypt_blocks(rkd, blocks))):
+        lw = it.run(lay.lanes_in, memory_words(blocks, G))
+        y = it.run(lay.cores[fname], {n: lw[m] for n, (m, _) in zip(lay.state[fname], lay.lanes_in.outputs)} | keys)
+        back = it.run(lay.lanes_out, {n: y[o] for n, (o, _) in zip(lay.state["encrypt"], lay.cores[fname].outputs)})
+        assert (blocks_of(back, G, B) == want).all(), fname
