@@ -1,8 +1,8 @@
 """A lane layout's whole route on the interpreter (generator/ptx/lanes.py), for tests without a GPU:
 
-    memory_words(blocks, G) -> {"M[i]": words}   lanes_in's inputs (group g = G consecutive blocks)
-    derived(lay, module, rkd) -> key words and set_key's derived words D[k]
-    blocks_of(out, G, B)   -> lanes_out's M[i] back to blocks
+memory_words(blocks, G) -> {"M[i]": words}   lanes_in's inputs (group g = G consecutive blocks)
+derived(lay, module, rkd) -> key words and set_key's derived words D[k]
+blocks_of(out, G, B)   -> lanes_out's M[i] back to blocks
 """
 
 from __future__ import annotations
