@@ -8,6 +8,7 @@ SASS (sass.py) and the device's SM count and clock.  Writes results.json, gpu-re
 tuned.json under --out.
 
     python3 bench/gpu/bench.py --out $OUT [--size-mib 1024] [--ciphers lea128,cham128_128]
+    python3 bench/gpu/bench.py --spec examples/ciphers/sm4.cs --schedules sm4:bs_rk-const_t128 --stage2 0
 """
 
 from __future__ import annotations
@@ -52,6 +53,14 @@ SEEDS = [
     ("aria128", "ARIA-128 (ARIA seed)", 147, "RTX 3060 Laptop", 30, 1.70),
     ("aes128", "AES-128 CTR keystream (Tezcan)", 878.6, "RTX 2070 Super", 40, 1.77),
 ]
+
+
+SPEC_ENV = "CIPHERSPEC_BENCH_SPECS"  # --spec files, os.pathsep-joined (the build workers inherit it)
+
+
+def registry() -> Registry:
+    """The shipped ciphers and those of the --spec files."""
+    return Registry(extra=[p for p in os.environ.get(SPEC_ENV, "").split(os.pathsep) if p])
 
 
 def placements(module) -> list[str]:
@@ -114,7 +123,7 @@ def _build(job: tuple[str, str]) -> tuple[str, str, str]:
     from toolchain import nvcc
 
     name, text = job
-    reg = Registry()
+    reg = registry()
     try:
         src = generate(reg.module(name), schedule_for(reg.module(name), text))
     except Exception as e:  # an unsupported placement is a result, not a crash
@@ -137,7 +146,7 @@ def build_all(jobs: list[tuple[str, str]], workers: int) -> dict:
 class Bench:
     def __init__(self, size: int, reps: int, batches: int):
         self.size, self.reps, self.batches = size, reps, batches
-        self.reg = Registry()
+        self.reg = registry()
         self.rng = np.random.default_rng(2024)
         self.host_in = self.rng.integers(0, 256, size, dtype=np.uint8)
         self.bufs = None
@@ -338,11 +347,15 @@ def main() -> None:
         help="stage 1: exactly these, CIPHER:PARAMS,... (e.g. "
         "aes128:rk-const_t512_tab-shared32_tt4); --ciphers is then the set they belong to",
     )
+    ap.add_argument("--tune", default="1", help="0: no tuned.json (skips the picks' serial sm_90 compiles)")
+    ap.add_argument("--spec", action="append", default=[], help="also load the ciphers of this spec file")
     args = ap.parse_args()
+    if args.spec:
+        os.environ[SPEC_ENV] = os.pathsep.join(str(Path(p).resolve()) for p in args.spec)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     names = args.ciphers.split(",")
-    reg = Registry()
+    reg = registry()
     if args.schedules:
         stage1 = [tuple(s.split(":", 1)) for s in args.schedules.split(",")]
         names = list(dict.fromkeys(n for n, _ in stage1))
@@ -398,6 +411,9 @@ def main() -> None:
             rows.append(bench.run(*job))
         save()
     dev = bench.device
+    if args.tune != "1":
+        sys.stdout.flush()
+        os._exit(0)
     tuned = pick_tuned(rows, names, bench.reg, compiles_clean)
     (out / "tuned.json").write_text(
         json.dumps({"device": dev["name"], "defaults": tuned}, indent=1, sort_keys=True) + "\n"

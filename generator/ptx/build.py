@@ -5,20 +5,24 @@ where nvcc exists.
     out_dir/lea128_cuda_ctr_rk-const_t256.cu / .h / .so
 
 The schedule is the default for the cipher unless one is given: the autotuner's constant-time pick
-(tuned.json; AES and ARIA: the bitsliced layout), else the built-in default (placement.default_for); a
-given one is a full name (``lea128_cuda_ctr_rk-shared_t512``) or its parameter part (``rk-shared_t512``), applied to
-every cipher named, and a table layout gets a NOT CONSTANT-TIME warning.
+(tuned.json), else for a spec with tables the constant-time layout ctchoice picks (the bitsliced one), else
+the built-in default (placement.default_for); a given one is a full name (``lea128_cuda_ctr_rk-shared_t512``)
+or its parameter part (``rk-shared_t512``), applied to every cipher named, and a table layout gets a NOT
+CONSTANT-TIME warning naming the constant-time default.  The notes say which layout and why, with the
+estimated instructions per block of the table layout beside it (ctchoice.estimates).
 """
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from cipherspec.ir import Module
 from cipherspec.registry import Registry
 from toolchain import nvcc
 
-from .placement import CudaSchedule, constant_time, default_for
+from .placement import CudaSchedule, constant_time, default_for, load_tuned, table_base
 from .source import generate, prepared
 
 
@@ -43,12 +47,52 @@ def ct_note(module: Module, sched: CudaSchedule) -> str:
     return f"{key}; kernels NOT constant-time (tables {', '.join(tables)} read at data-dependent addresses)"
 
 
+def layout_notes(module: Module, sched: CudaSchedule, given: bool) -> list[str]:
+    """Which layout the library uses and why, with the estimated cost of the table layout beside it (a spec
+    with tables; nothing for one without)."""
+    from .ctchoice import choose, estimates
+
+    base = prepared(module)
+    if not base.tables:
+        return []
+    name = sched.name(prepared(module, sched))
+    pick = choose(base)
+    table = table_base(base).name(base)
+    if not given and module.cipher in load_tuned():  # measured on a GPU: no estimate needed
+        return [f"{name}: layout {sched.layout} (the autotuner's measured constant-time pick, tuned.json)"]
+    if given:
+        why = "given with --schedule"
+    elif pick.sched is None:
+        why = f"default: no constant-time layout takes it ({pick.why})"
+    else:
+        why = f"constant-time default ({pick.why})"
+    est = estimates(module)
+    parts = [f"{k} ~{v:.0f}" for k, v in est.items() if k != "table"]
+    cost = ", ".join(parts + [f"table layout {table} ~{est['table']:.0f} (not constant-time)"])
+    return [f"{name}: layout {sched.layout} ({why}); estimated instructions per block: {cost}"]
+
+
+def ct_default_text(module: Module) -> str:
+    """What a build without --schedule gives: the constant-time default's name, or why there is none."""
+    base = prepared(module)
+    sched = default_for(base)
+    if constant_time(prepared(module, sched), sched):
+        return f"Omit --schedule for the constant-time default ({sched.name(prepared(module, sched))})."
+    from .ctchoice import choose
+
+    return f"No constant-time CUDA layout takes {module.cipher} ({choose(base).why}): use the C target for secret data."
+
+
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress=None) -> list[str]:
+    """Sources in order; the nvcc runs in parallel, one per CPU (nvcc is one process per library: --all spent
+    most of its time with one of the cores idle)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     compiler = nvcc.find_nvcc()
     task = progress.add_task("cuda", total=len(names)) if progress is not None else None
     notes = []
+    pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) if compiler is not None else None
+    jobs: list[Future] = []
     for name in names:
         module = registry.module(name)
         sched = schedule_for(module, schedule)
@@ -56,18 +100,26 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
         cu = out_dir / f"{src.name}.cu"
         cu.write_text(src.cu)
         (out_dir / f"{src.name}.h").write_text(src.h)
-        if compiler is not None:
-            nvcc.build_library(cu, out_dir / f"lib{src.name}.so")
-        if task is not None:
+        if pool is not None:
+            jobs.append(pool.submit(nvcc.build_library, cu, out_dir / f"lib{src.name}.so"))
+            if task is not None:
+                jobs[-1].add_done_callback(lambda _f: progress.advance(task))
+        elif task is not None:
             progress.advance(task)
         notes.append(f"{name}: {src.name} ({src.hoisted_ops} of {src.encrypt_ops} encrypt ops hoisted in CTR)")
         notes.append(f"{name}: {ct_note(module, sched)}")
+        notes += layout_notes(module, sched, given=bool(schedule))
         if not constant_time(prepared(module, sched), sched):
             notes.append(
                 f"WARNING: {src.name} is NOT CONSTANT-TIME: its kernels index tables in memory with secret bytes "
-                f"(timing depends on the data). Omit --schedule for the constant-time default "
-                f"({schedule_for(module, None).name(prepared(module))})."
+                f"(timing depends on the data). {ct_default_text(module)}"
             )
+    if pool is not None:
+        try:
+            for f in jobs:
+                f.result()  # a BuildError propagates as before
+        finally:
+            pool.shutdown(cancel_futures=True)
     if compiler is None:
         notes.append("nvcc not found: wrote .cu and .h only (no library)")
     return notes

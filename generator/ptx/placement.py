@@ -101,7 +101,7 @@ class CudaSchedule:
         """Parameters override ``base`` (default: the built-in default, not the tuned one, so that a
         schedule string names the same kernel whatever tuned.json says); ``validate``: check it against
         ``module`` (False: the caller checks it against the module prepared for its layout)."""
-        s = base or default_for(module, tuned={})
+        s = base or table_base(module)
         if "_cuda_" in text:  # a full name: cipher[rN]_cuda_layout_params
             head, _, rest = text.partition("_cuda_")
             if head != module.cipher and not (
@@ -248,11 +248,10 @@ def constant_time(module: Module, sched: CudaSchedule) -> bool:
     return sched.layout == "bs" or not module.tables
 
 
-def default_for(module: Module, tuned: dict[str, str] | None = None) -> CudaSchedule:
-    """The build default: the autotuner's pick (tuned.json) when there is one -- constant-time only (AES and
-    ARIA: the bitsliced layout; bench.py pick_tuned ranks constant-time schedules only) -- else rk-const,
-    t256, tables in 32 bank-aware shared copies when they fit (else fewer)."""
-    tuned = load_tuned() if tuned is None else tuned
+def table_base(module: Module) -> CudaSchedule:
+    """The built-in one-block-per-thread schedule (what a schedule string's parameters override): rk-const,
+    t256, tables in 32 bank-aware shared copies when they fit (else fewer).  Reads tables with secret
+    indices: a build takes it only when named with --schedule (or when no constant-time layout applies)."""
     base = CudaSchedule()
     if module.tables:
         per_copy = sum(4 * len(t.values) for t in module.tables.values())
@@ -260,9 +259,25 @@ def default_for(module: Module, tuned: dict[str, str] | None = None) -> CudaSche
         while n > 1 and per_copy * n > 96 * 1024:
             n //= 2
         base = replace(base, tab=f"shared{n}")
+    return base
+
+
+def default_for(module: Module, tuned: dict[str, str] | None = None) -> CudaSchedule:
+    """The build default, constant-time wherever a layout allows: the autotuner's pick (tuned.json) when there
+    is one (bench.py pick_tuned ranks constant-time schedules only); else, for a spec with tables, the
+    constant-time layout ctchoice.choose picks from the IR's structure (the bitsliced layout); else
+    table_base (no tables: constant-time as it is; tables and no constant-time layout: the notes say so)."""
+    tuned = load_tuned() if tuned is None else tuned
+    base = table_base(module)
     if module.cipher in tuned:
         try:
             return CudaSchedule.parse(tuned[module.cipher], module, base)
         except UsageError:
             pass
+    if module.tables:
+        from .ctchoice import choose  # (ctchoice imports this module)
+
+        pick = choose(module).sched
+        if pick is not None:
+            return pick
     return base

@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from cuda_checks import check_ctr, check_ecb
-from wordshape_specs import CUDA_OTHER, NARROW, REG, WIDE
+from wordshape_specs import CUDA_DEFAULTS, CUDA_OTHER, REG
 
 from driver.targets import make_cipher
 
 pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: require_gpu)
 
-SCHEDULES = [(n, None) for n in WIDE + NARROW] + CUDA_OTHER
+SCHEDULES = CUDA_DEFAULTS + CUDA_OTHER
 IDS = [f"{n}-{s or 'default'}" for n, s in SCHEDULES]
 _MADE: dict = {}
 

@@ -24,7 +24,11 @@ SPECS = [
 REG = Registry(SPECS)
 WIDE = ["speck128le", "speck128be", "rot64x4", "camlike6", "t64x4"]  # 64-bit words
 NARROW = ["sm4like8", "ttab6", "toy4", "rot16x6"]  # byte lookups on words, u16 rotations
-# non-default CUDA schedules: compiled in CI, run on the GPU
+# the CUDA schedules these cells run by default: the one-block-per-thread layout, whose word unpack/pack they test
+# ("rk-const" names its table placement where a spec has tables: the build default there is the bitsliced layout,
+# tests/unit/test_cuda_ct_default.py); then the non-default ones: compiled in CI, run on the GPU
+TABLE_LAYOUT = ("sm4like8", "ttab6", "toy4")
+CUDA_DEFAULTS = [(n, "rk-const" if n in TABLE_LAYOUT else None) for n in WIDE + NARROW]
 CUDA_OTHER = [
     ("speck128le", "rk-shared_ilp2"),
     ("speck128be", "rk-reg"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from lane_route import blocks_of, derived, memory_words
 from wordshape_specs import REG as WORDSHAPES
 
 from cipherspec.blockcipher import RefCipher
@@ -35,25 +36,6 @@ def _prepared(registry, name, layout):
     return prepared(registry.module(name), CudaSchedule(layout=layout))
 
 
-def _memory_words(blocks: np.ndarray, G: int) -> dict[str, np.ndarray]:
-    """Group g's M[b*MW + k] = little-endian word k of block g*G + b (one lane per group)."""
-    n, B = blocks.shape
-    words = blocks.reshape(n // G, G, B // 4, 4).astype(np.uint32)
-    words = words[..., 0] | words[..., 1] << 8 | words[..., 2] << 16 | words[..., 3] << 24
-    return {f"M[{b * (B // 4) + k}]": words[:, b, k] for b in range(G) for k in range(B // 4)}
-
-
-def _blocks(out: dict[str, np.ndarray], G: int, B: int) -> np.ndarray:
-    ng = len(next(iter(out.values())))
-    words = np.stack([np.broadcast_to(out[f"M[{i}]"], (ng,)) for i in range(G * B // 4)], 1).astype(np.uint32)
-    return words.reshape(ng * G, B // 4).view(np.uint8).reshape(ng * G, B) if words.dtype.byteorder in "=<|" else None
-
-
-def _derived(lay, module, rkd) -> dict[str, np.ndarray]:
-    keys = {n: np.uint32(int(np.asarray(rkd[n]).reshape(-1)[0])) for n in rk_index(module)}
-    return keys | Interpreter(module.tables).run(lay.derive, keys)
-
-
 @pytest.mark.parametrize("name,layout", CASES + [("sm4like8", "bs")])  # u32 big, byte S-box: trunc/zext renaming
 def test_lane_route_equals_the_reference(registry, name, layout):
     reg = WORDSHAPES if name == "sm4like8" else registry
@@ -63,16 +45,16 @@ def test_lane_route_equals_the_reference(registry, name, layout):
     rng = np.random.default_rng(5)
     key = rng.integers(0, 256, ref.key_bytes, dtype=np.uint8).tobytes()
     rkd = ref.expand_key(key)
-    keys = _derived(lay, module, rkd)
+    keys = derived(lay, module, rkd)
     G, B = lay.group, ref.block_bytes
     blocks = rng.integers(0, 256, (3 * G, B), dtype=np.uint8)
     it = Interpreter(module.tables)
     for fname, want in (("encrypt", ref.encrypt_blocks(rkd, blocks)), ("decrypt", ref.decrypt_blocks(rkd, blocks))):
-        lw = it.run(lay.lanes_in, _memory_words(blocks, G))
+        lw = it.run(lay.lanes_in, memory_words(blocks, G))
         x = {n: lw[m] for n, (m, _) in zip(lay.state[fname], lay.lanes_in.outputs)}
         y = it.run(lay.cores[fname], x | keys)
         back = it.run(lay.lanes_out, {n: y[o] for n, (o, _) in zip(lay.state["encrypt"], lay.cores[fname].outputs)})
-        assert (_blocks(back, G, B) == want).all(), fname
+        assert (blocks_of(back, G, B) == want).all(), fname
 
 
 def test_swar_inline_ptx_route_on_the_emulator(registry):
@@ -82,21 +64,21 @@ def test_swar_inline_ptx_route_on_the_emulator(registry):
     ref = RefCipher(registry.module("hight"))
     rng = np.random.default_rng(9)
     rkd = ref.expand_key(rng.integers(0, 256, 16, dtype=np.uint8).tobytes())
-    keys = _derived(lay, module, rkd)
+    keys = derived(lay, module, rkd)
     idx = dict(rk_index(module)) | {n: len(rk_index(module)) + k for k, (n, _) in enumerate(lay.derive.outputs)}
     rk = np.zeros(len(idx), np.uint64)
     for n, i in idx.items():
         rk[i] = int(np.asarray(keys[n]).reshape(-1)[0])
     acc = cores.access(module, CudaSchedule(layout="swar"), "RK")
     blocks = rng.integers(0, 256, (4 * 16, 8), dtype=np.uint8)
-    mem = _memory_words(blocks, 4)
+    mem = memory_words(blocks, 4)
     text_in = cores.core("i", lay.lanes_in, module, cores.NO_ACCESS, "ptx", list(mem))
     text = cores.core("e", lay.cores["encrypt"], module, acc, "ptx", lay.state["encrypt"], rk_idx=idx)
     text_out = cores.core("o", lay.lanes_out, module, cores.NO_ACCESS, "ptx", lay.state["encrypt"])
     x = emulate.run_core(text_in, [mem[f"M[{i}]"].astype(np.uint64) for i in range(len(mem))], rk, {})
     y = emulate.run_core(text, x, rk, {})
     m = emulate.run_core(text_out, y, rk, {})
-    got = _blocks({f"M[{i}]": v.astype(np.uint32) for i, v in enumerate(m)}, 4, 8)
+    got = blocks_of({f"M[{i}]": v.astype(np.uint32) for i, v in enumerate(m)}, 4, 8)
     assert (got == ref.encrypt_blocks(rkd, blocks)).all()
 
 

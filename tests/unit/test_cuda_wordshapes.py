@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from cuda_support import host_round_keys
 from tools import is_key_schedule_ok, require_nvcc
-from wordshape_specs import CUDA_OTHER, NARROW, REG, WIDE
+from wordshape_specs import CUDA_DEFAULTS, CUDA_OTHER, NARROW, REG, WIDE
 
 from cipherspec.blockcipher import RefCipher, bytes_to_words
 from cipherspec.passes import split_u64
@@ -122,7 +122,7 @@ def test_truth_table_reduction():
     assert wide.reduce(0x96, [0xF0, 0xCC, 0xFF]) == 0xC3  # a ^ b ^ ~0
 
 
-@pytest.mark.parametrize("name,sched", [(n, None) for n in WIDE + NARROW] + CUDA_OTHER)
+@pytest.mark.parametrize("name,sched", CUDA_DEFAULTS + CUDA_OTHER)
 def test_compiles_without_spills(tmp_path, name, sched):
     """Every default schedule and the non-default ones the GPU test runs (test_cuda_wordshapes_gpu.py)."""
     require_nvcc()

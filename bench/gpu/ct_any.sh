@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Constant-time CUDA defaults for any spec (issue 25), on the GPU machine, in one call (< 4 min on 16 cores):
+# builds the example specs (SM4, PRESENT-80, SPECK) and the conformance cells with tables or bit permutations
+# for --target cuda with NO --schedule (the build notes: layout, why, estimated cost of the table layout), runs
+# their GPU differential tests against the interpreter and the examples' KAT files, compute-sanitizer memcheck
+# on one default (PRESENT-80's bitsliced one), and benchmarks 1 GiB device-resident CTR per default through
+# bench/gpu/bench.py (targets: PRESENT-80 >= 2.0 Tbps, SM4 >= 2.5 Tbps).  Results in $OUT.
+#
+# Optional, to skip nvcc on the device: prebuild here with CIPHERSPEC_CACHE=$PWD/.cs-cache python3
+# bench/gpu/ct_any.py prebuild, and carry .cs-cache.        run(command="bash bench/gpu/ct_any.sh")
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/cipherspec-gpu}; mkdir -p "$OUT"
+. bench/gpu/device_env.sh
+export CIPHERSPEC_REQUIRE_GPU=1
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total,driver_version --format=csv | tee "$OUT/device.txt"
+rc=0
+t0=$(date +%s)
+echo "== prebuild every default in parallel (nvcc; cache hits when carried)"
+python3 bench/gpu/ct_any.py prebuild 2>&1 | tee "$OUT/prebuild.log" | tail -3
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+echo "== build notes: cipherspec build --target cuda, no --schedule (libraries from the cache)"
+for ex in present:present80 sm4:sm4 speck:speck128_128; do
+  python3 -m driver build --spec "examples/ciphers/${ex%%:*}.cs" --target cuda -o /tmp/ct-any-build "${ex#*:}" \
+    > "$OUT/build-notes-${ex#*:}.log" 2>&1 &
+done
+wait
+cat "$OUT"/build-notes-*.log | grep -E "layout|WARN|error" | cut -c1-300
+echo "build stage: $(( $(date +%s) - t0 )) s"
+echo "== differential tests on the GPU (ECB both ways, CTR) against the interpreter"
+python3 -m pytest $(python3 bench/gpu/ct_any.py nodeids) -q -n 8 -p no:cacheprovider -rx 2>&1 \
+  | tee "$OUT/tests-ct-any.log" | tail -15
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+echo "== KAT files on the defaults"
+for spec in examples/ciphers/*.cs; do
+  python3 -m driver kat "${spec%.cs}.txt" --spec "$spec" --target cuda 2>&1 | tee -a "$OUT/kat-ct-any.log" | tail -2
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+done
+echo "== compute-sanitizer memcheck on PRESENT-80's default"
+compute-sanitizer --tool memcheck --error-exitcode 3 python3 bench/gpu/ct_any.py memcheck present80 \
+  > "$OUT/sanitize-ct-any.log" 2>&1
+s=$?; echo "memcheck exit $s"; grep -E "ERROR SUMMARY|workload|Error" "$OUT/sanitize-ct-any.log" | tail -5
+[ $s = 0 ] || rc=1
+echo "check stage: $(( $(date +%s) - t0 )) s, rc=$rc"
+specs=$(python3 bench/gpu/ct_any.py specs | sed 's/^/--spec /' | tr '\n' ' ')
+echo "== benchmark: every default, CTR keystream, 1 GiB device-resident, verified windows"
+SCHEDS=${CT_ANY_SCHEDS:-$(python3 bench/gpu/ct_any.py schedules)}
+python3 bench/gpu/bench.py --out "$OUT" $specs --schedules "$SCHEDS" --reps 4 --batches 3 --workers 16 --stage2 0 --tune 0 2>&1 \
+  | tee "$OUT/bench-ct-any.log" | tail -8
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+python3 bench/gpu/ct_any.py report "$OUT" | tee "$OUT/ct-any-report.md"
+echo "total: $(( $(date +%s) - t0 )) s, rc=$rc"
+exit $rc

@@ -1,0 +1,86 @@
+"""The constant-time default for a spec the autotuner has not measured: among the layouts that read no table
+with a secret index and take the spec, the one with the fewest estimated instructions per block.
+
+    choose(prepared(sm4))      -> Choice(CudaSchedule(layout="bs", threads=128, ...),
+                                         why="bs: the only constant-time layout that takes it")
+    choose(prepared(u64_lut))  -> Choice(None, why="bs: the bitsliced layout takes words of up to 32 bits; ...")
+    estimates(sm4)             -> {"table": 1296.0, "bs": 996.0}   (instructions per block, estimated)
+
+Today the bitsliced layout is the only candidate for a spec with tables (the byte-packed one reads them), so
+the estimate only informs the build notes; a second candidate (an S-box circuit per lane) would be ranked by it.
+
+Candidates come from the IR's structure, never the cipher's name: the bitsliced layout (bitsliced.py: any
+4- or 8-bit table as a Boolean circuit, bit permutations, rotations and byte moves as renaming, so a
+PRESENT-style pLayer costs nothing) wherever its words are <= 32 bits; a spec without tables is constant-time
+on the one-block-per-thread layout already.  The estimate (no GPU here) counts IR ops after lowering: the
+bitsliced cores' ops / 32 plus the bit transposes per block; the table layout's ops with each lookup as 3
+(address arithmetic and a shared-memory load; bank conflicts not counted, so it flatters tables).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from cipherspec.ir import Module
+
+from .placement import CudaSchedule, table_base
+
+LUT_COST = 3  # a table lookup on the one-block layout: index arithmetic + LDS
+BS_THREADS = 128  # the bitsliced cores use ~240 registers: 128 threads per block keeps them resident (sm_90)
+
+
+@dataclass(frozen=True)
+class Choice:
+    sched: CudaSchedule | None  # None: no constant-time layout takes this spec
+    why: str
+
+
+def _ops(fn) -> int:
+    return sum(1 for op in fn.ops if op.code not in ("input", "const"))
+
+
+def candidates(module: Module) -> dict[str, CudaSchedule | str]:
+    """``module``: after the CUDA passes. Layout name -> a constant-time schedule, or why it does not apply."""
+    from .bitsliced import supports
+
+    why = supports(module)
+    wide = any(op.width > 32 for f in ("encrypt", "decrypt") for op in module.functions[f].ops)
+    if not why and wide:  # (after split_u64 the interfaces are 32-bit; the bitsliced route does not split)
+        why = f"the bitsliced layout takes words of up to 32 bits; {module.cipher} computes on 64-bit words"
+    bs = replace(table_base(module), rk="const", threads=BS_THREADS, layout="bs")  # = parse("bs_rk-const_t128")
+    return {"bs": why if why else bs}
+
+
+def choose(module: Module) -> Choice:
+    """``module``: after the CUDA passes (source.prepared). Cheap: estimates only when several candidates apply."""
+    cands = candidates(module)
+    ok = {k: v for k, v in cands.items() if isinstance(v, CudaSchedule)}
+    if not ok:
+        return Choice(None, "; ".join(f"{k}: {v}" for k, v in cands.items()))
+    if len(ok) == 1:
+        ((k, s),) = ok.items()
+        return Choice(s, f"{k}: the only constant-time layout that takes it")
+    est = estimates(module, list(ok), prepared_already=True)
+    best = min(ok, key=lambda k: est[k])
+    return Choice(ok[best], f"{best}: fewest estimated instructions per block among {', '.join(sorted(ok))}")
+
+
+def estimates(module: Module, layouts: list[str] | None = None, prepared_already: bool = False) -> dict[str, float]:
+    """Estimated instructions per block for each applicable constant-time layout and for the table layout
+    (``module``: after the shared pipeline, as build.schedule_for takes it; the bitsliced figure lowers the
+    cores, a few seconds)."""
+    from . import lanes
+    from .source import prepared
+
+    base = module if prepared_already else prepared(module)
+    out: dict[str, float] = {}
+    enc = base.functions["encrypt"]
+    luts = sum(1 for op in enc.ops if op.code == "lut")
+    out["table"] = float(_ops(enc) - luts + LUT_COST * luts)
+    for k, s in candidates(base).items():
+        if not isinstance(s, CudaSchedule) or (layouts is not None and k not in layouts):
+            continue
+        lay = lanes.lanes_for(prepared(module, s), k)
+        per = lay.group
+        out[k] = (_ops(lay.cores["encrypt"]) + _ops(lay.lanes_in) + _ops(lay.lanes_out)) / per
+    return out

@@ -1,0 +1,122 @@
+"""The CUDA default is constant-time for any spec with tables (issue 25): every example and conformance spec
+builds without --schedule into a layout that reads no table with a secret index (the bitsliced one), except
+the specs computing on 64-bit words, which no constant-time GPU layout takes yet (the notes and the warning
+say so); a table layout is only what --schedule names, and then the warning names the real constant-time
+default.  No GPU and no nvcc needed (the build writes .cu/.h only); the compiles with ptxas are in
+test_conformance_matrix.py (conformance.cuda_check) and test_example_ciphers.py."""
+
+from __future__ import annotations
+
+import conformance as M
+import pytest
+from paths import ROOT
+
+from cipherspec.registry import Registry
+from generator.ptx import build as cuda_build
+from generator.ptx.build import schedule_for
+from generator.ptx.ctchoice import choose
+from generator.ptx.placement import CudaSchedule, constant_time, table_base
+from generator.ptx.source import prepared
+
+EXAMPLES = sorted((ROOT / "examples" / "ciphers").glob("*.cs"))
+REG = Registry(extra=M.spec_files() + EXAMPLES)
+NO_CT_LAYOUT = {"arx64_lut_u64", "bytesub_u64_le", "sbox4_u64"}  # table lookups on 64-bit words
+
+
+def _with_tables() -> list[str]:
+    return [n for n in REG.names() if prepared(REG.module(n)).tables]
+
+
+def test_every_default_with_tables_is_constant_time():
+    names = _with_tables()
+    assert {"sm4", "present80", "sbox8_u8", "bitlinear_perm", "tables_u32"} <= set(names)
+    leaky = set()
+    for n in names:
+        m = REG.module(n)
+        s = schedule_for(m, None)
+        if not constant_time(prepared(m, s), s):
+            leaky.add(n)
+        else:
+            assert s.layout == "bs", (n, s)
+    assert leaky == NO_CT_LAYOUT  # a new leaky default, or a 64-bit spec that became constant-time, fails here
+
+
+def test_no_constant_time_layout_says_why():
+    why = choose(prepared(REG.module("sbox4_u64"))).why
+    assert "64-bit" in why and "\n" not in why
+
+
+def test_a_schedule_string_keeps_the_table_layout():
+    """parse's base is the table layout: a named table schedule stays one, whatever the default is."""
+    m = prepared(REG.module("sm4"))
+    s = CudaSchedule.parse("rk-const_t256_tab-shared32", m)
+    assert s.layout == "scalar" and s == table_base(m)
+    assert schedule_for(REG.module("sm4"), "bs_rk-const_t128") == schedule_for(REG.module("sm4"), None)
+
+
+def _notes(monkeypatch, tmp_path, name: str, schedule: str | None) -> list[str]:
+    monkeypatch.setenv("CIPHERSPEC_NVCC", str(tmp_path / "no-nvcc"))  # sources only
+    return cuda_build.build(REG, [name], schedule, tmp_path)
+
+
+@pytest.mark.parametrize("given", [None, "rk-const_t256_tab-shared32"])
+def test_notes_and_warning(monkeypatch, tmp_path, given):
+    notes = _notes(monkeypatch, tmp_path, "sbox4_u8", given)
+    layout = [n for n in notes if "estimated instructions per block" in n]
+    assert len(layout) == 1
+    assert "table layout sbox4_u8_cuda_ctr_rk-const_t256_tab-shared32 ~" in layout[0]
+    assert "bs ~" in layout[0]
+    warn = [n for n in notes if n.startswith("WARNING")]
+    if given is None:
+        assert "layout bs (constant-time default" in layout[0] and not warn
+    else:
+        assert "given with --schedule" in layout[0]
+        assert len(warn) == 1 and "(sbox4_u8_cuda_ctr_bs_rk-const_t128)" in warn[0], warn
+        assert "tab-shared32)." not in warn[0]  # (it used to name the leaky schedule itself)
+
+
+def test_warning_without_a_constant_time_layout(monkeypatch, tmp_path):
+    notes = _notes(monkeypatch, tmp_path, "arx64_lut_u64", None)
+    warn = [n for n in notes if n.startswith("WARNING")]
+    assert len(warn) == 1 and "No constant-time CUDA layout takes arx64_lut_u64" in warn[0]
+
+
+def test_bitsliced_estimate_beats_tables_for_present():
+    """The cost model on PRESENT's 4-bit S-boxes and pLayer: the bit permutation is free renaming in bitsliced
+    form, so the estimate is far below the table layout's (whose pLayer is shifts and masks per bit)."""
+    from generator.ptx.ctchoice import estimates
+
+    est = estimates(REG.module("present80"))
+    assert est["bs"] < est["table"] / 5, est
+
+
+@pytest.mark.parametrize(
+    "name", ["sm4", "present80", "sbox4_u16", "bytesub_u32_be", "tables_u32", "bitlinear_perm", "invmix_u32_le"]
+)
+def test_default_lane_route_equals_the_reference(name):
+    """The bitsliced default of specs outside the shipped set, on the interpreter (no GPU): u32 big-endian words
+    with byte S-boxes and rotations (SM4), a 4-bit S-box and a bit permutation on u8[8] (PRESENT), u16 words, tables
+    feeding column maps; the route of test_cuda_lanes.py (memory words -> lanes_in -> core -> lanes_out)."""
+    import numpy as np
+    from lane_route import blocks_of, derived, memory_words
+
+    from cipherspec.blockcipher import RefCipher
+    from cipherspec.interp import Interpreter
+    from generator.ptx.lanes import lanes_for
+
+    sched = schedule_for(REG.module(name), None)
+    assert sched.layout == "bs"
+    module = prepared(REG.module(name), sched)
+    lay = lanes_for(module, "bs")
+    ref = RefCipher(REG.module(name))
+    rng = np.random.default_rng(3)
+    rkd = ref.expand_key(rng.integers(0, 256, ref.key_bytes, dtype=np.uint8).tobytes())
+    keys = derived(lay, module, rkd)
+    G, B = lay.group, ref.block_bytes
+    blocks = rng.integers(0, 256, (2 * G, B), dtype=np.uint8)
+    it = Interpreter(module.tables)
+    for fname, want in (("encrypt", ref.encrypt_blocks(rkd, blocks)), ("decrypt", ref.decrypt_blocks(rkd, blocks))):
+        lw = it.run(lay.lanes_in, memory_words(blocks, G))
+        y = it.run(lay.cores[fname], {n: lw[m] for n, (m, _) in zip(lay.state[fname], lay.lanes_in.outputs)} | keys)
+        back = it.run(lay.lanes_out, {n: y[o] for n, (o, _) in zip(lay.state["encrypt"], lay.cores[fname].outputs)})
+        assert (blocks_of(back, G, B) == want).all(), fname
