@@ -9,7 +9,7 @@ from paths import ROOT
 from cipherspec.registry import Registry
 from cipherspec.sbox import aes_sbox
 from generator.c.aesni import is_word_sliced
-from generator.c.aesni.sboxes import _nibbles, sbox_routine
+from generator.c.aesni.sboxes import nibbles, sbox_routine
 from generator.c.aesni.substitution import groups
 from generator.c.prepare import prepare
 from generator.c.schedules import aesni_support, default_schedule
@@ -47,7 +47,7 @@ def test_the_aes_route_maps_reproduce_the_table():
     from cipherspec.sbox import facts
 
     out_map, in_map = facts(table.values).inversion.via_aes()
-    (ilo, ihi), (olo, ohi) = _nibbles(in_map), _nibbles(out_map)
+    (ilo, ihi), (olo, ohi) = nibbles(in_map), nibbles(out_map)
     s, _ = aes_sbox()
     for x in range(256):
         y = s[ilo[x & 15] ^ ihi[x >> 4]]
