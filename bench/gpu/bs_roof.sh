@@ -2,12 +2,13 @@
 # Bitsliced CUDA defaults at their roof (issue 25 item 3), on the GPU machine, from the repository root, in one
 # call (< 4 min): builds AES-128 and ARIA-128's constant-time defaults (bs_rk-const_t128) twice -- LOP3 cover
 # with shared cones (generator/ptx/lop3map.py, the default now) and the former single-reader tree cover
-# (CIPHERSPEC_PTX_LOP3=tree) -- plus any BS_EXTRA schedules, checks them
-# against the C library (differential GPU tests of the bs schedules), times 1 GiB device-resident CTR through
+# (CIPHERSPEC_PTX_LOP3=tree) -- and the same kernels at 3 resident CTAs per SM (ctas3: ptxas caps them at 168
+# registers, 12 warps per SM instead of 8, a few spills), plus any BS_EXTRA schedules; checks them against the
+# C library (bs_check.py) and runs the differential GPU tests of the defaults; times 1 GiB device-resident CTR through
 # bench/gpu/bench.py (Tbps, SASS instr/block and roof per kernel), then one Nsight Compute profile
 # (SpeedOfLight, Occupancy: achieved occupancy, issue slots) of each default.  Results under $OUT:
 #     shared/ (bench.py's results.json, gpu-report.md), tree/ (the A/B baseline), ncu-*.txt, ncu.json,
-#     tests-bs.log, ptxas-*.txt, summary.md
+#     check-c.log, tests-bs.log, summary.md
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/cipherspec-gpu}; mkdir -p "$OUT"
@@ -18,6 +19,8 @@ rc=0
 t0=$(date +%s)
 EXTRA=${BS_EXTRA:-}  # e.g. aes128:bs_t64,aria128:bs_t64 (more schedules: more build time)
 MAIN=aes128:bs_rk-const_t128,aria128:bs_rk-const_t128
+VARIANTS=${BS_VARIANTS:-aes128:bs_rk-const_t128_ctas3,aria128:bs_rk-const_t128_ctas3}
+[ -n "$EXTRA" ] && VARIANTS="$VARIANTS,$EXTRA"
 W=$(( $(nproc) / 2 )); [ "$W" -lt 1 ] && W=1
 build() {  # build(SCHEDULES): the libraries, in parallel, into the content-keyed cache
   python3 - "$1" "$W" <<'PY'
@@ -32,23 +35,23 @@ PY
 }
 echo "== build (shared-cone cover and the tree cover side by side)"
 TREE_CACHE=$CIPHERSPEC_CACHE-tree  # its own cache: the same schedule names, other sources
-build "$MAIN${EXTRA:+,$EXTRA},aes128:bs_t128_rk-shared,aria128:bs_t64" > "$OUT/build-shared.log" 2>&1 &
+build "$MAIN,$VARIANTS" > "$OUT/build-shared.log" 2>&1 &
 CIPHERSPEC_CACHE=$TREE_CACHE CIPHERSPEC_PTX_LOP3=tree build "$MAIN" > "$OUT/build-tree.log" 2>&1 &
 wait
 tail -2 "$OUT/build-shared.log" "$OUT/build-tree.log"
 echo "build: $(( $(date +%s) - t0 )) s"
 echo "== GPU vs the C library (CTR with a counter wrap, ECB both ways)"
-python3 bench/gpu/bs_check.py ${MAIN//,/ } ${EXTRA//,/ } 2>&1 | tee "$OUT/check-c.log"
+python3 bench/gpu/bs_check.py ${MAIN//,/ } ${VARIANTS//,/ } 2>&1 | tee "$OUT/check-c.log"
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 CIPHERSPEC_CACHE=$TREE_CACHE CIPHERSPEC_PTX_LOP3=tree python3 bench/gpu/bs_check.py ${MAIN//,/ } 2>&1 \
   | sed 's/^/tree cover: /' | tee -a "$OUT/check-c.log"
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-echo "== differential GPU tests (vs the interpreter): AES/ARIA defaults and bs schedules"
+echo "== differential GPU tests (vs the interpreter): the AES/ARIA defaults"
 python3 -m pytest tests/differential/test_cuda_gpu.py -q -n 8 -p no:cacheprovider \
-  -k "(aes128 or aria128) and (default or bs_)" 2>&1 | tee "$OUT/tests-bs.log" | tail -6
+  -k "(aes128 or aria128) and default" 2>&1 | tee "$OUT/tests-bs.log" | tail -6
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "== benchmark (1 GiB CTR in device memory; bench.py checks windows against the interpreter)"
-python3 bench/gpu/bench.py --out "$OUT/shared" --ciphers aes128,aria128 --schedules "$MAIN${EXTRA:+,$EXTRA}" \
+python3 bench/gpu/bench.py --out "$OUT/shared" --ciphers aes128,aria128 --schedules "$MAIN,$VARIANTS" \
   --reps 4 --batches 3 --workers "$W" --stage2 0 2>&1 | tee "$OUT/bench-shared.log" | tail -12
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 CIPHERSPEC_CACHE=$TREE_CACHE CIPHERSPEC_PTX_LOP3=tree python3 bench/gpu/bench.py --out "$OUT/tree" --ciphers aes128,aria128 --schedules "$MAIN" \
@@ -56,13 +59,13 @@ CIPHERSPEC_CACHE=$TREE_CACHE CIPHERSPEC_PTX_LOP3=tree python3 bench/gpu/bench.py
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "bench: $(( $(date +%s) - t0 )) s"
 if command -v ncu >/dev/null; then  # one 64 MiB keystream launch per default: occupancy, issue slots, pipes
-  for s in ${MAIN//,/ }; do
-    c=${s%%:*}; p=${s#*:}
-    timeout 60 ncu --section SpeedOfLight --section Occupancy --section ComputeWorkloadAnalysis \
+  for s in ${MAIN//,/ } ${VARIANTS//,/ }; do
+    c=${s%%:*}; p=${s#*:}; tag=$c-${p//[^a-z0-9]/}
+    timeout 45 ncu --section SpeedOfLight --section Occupancy --section ComputeWorkloadAnalysis \
       --metrics sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__issue_active.avg.pct_of_peak_sustained_active \
-      -k "regex:_ctr_ptx" -c 1 python3 bench/gpu/profile.py --launch "$c" "$p" > "$OUT/ncu-$c.txt" 2>&1
-    grep -E "Achieved Occupancy|Theoretical Occupancy|Registers Per|Issue Slots Busy|pipe_alu|issue_active|SM Busy|Compute \(SM\) Throughput|Block Limit Registers" \
-      "$OUT/ncu-$c.txt" | sed "s/^/$c: /"
+      --kernel-name "regex:_ctr_ptx$" --launch-count 1 python3 bench/gpu/profile.py --launch "$c" "$p" > "$OUT/ncu-$tag.txt" 2>&1
+    grep -E "Achieved Occupancy|Theoretical Occupancy|Registers Per|Issue Slots Busy|pipe_alu|issue_active|Executed Ipc Active|Compute \(SM\) Throughput|Block Limit Registers" \
+      "$OUT/ncu-$tag.txt" | sed "s/^/$tag: /"
   done
   python3 bench/gpu/profile.py --summary "$OUT" > "$OUT/ncu.json" 2>/dev/null || true
 fi
