@@ -9,12 +9,16 @@
 # (SpeedOfLight, Occupancy: achieved occupancy, issue slots) of each default.  Results under $OUT:
 #     shared/ (bench.py's results.json, gpu-report.md), tree/ (the A/B baseline), ncu-*.txt, ncu.json,
 #     check-c.log, tests-bs.log, summary.md
+# nvcc takes minutes per bitsliced library (ARIA the longest): to spend no device time on it, prebuild on the CPU
+# machine and carry both caches:
+#     CIPHERSPEC_CACHE=$PWD/.cs-cache BS_PREBUILD_ONLY=1 bash bench/gpu/bs_roof.sh
+#     run(command="bash bench/gpu/bs_roof.sh", carry=[".cs-cache", ".cs-cache-tree"])
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/cipherspec-gpu}; mkdir -p "$OUT"
 . bench/gpu/device_env.sh
 export CIPHERSPEC_REQUIRE_GPU=1
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total,driver_version --format=csv | tee "$OUT/device.txt"
+[ -z "${BS_PREBUILD_ONLY:-}" ] && nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total,driver_version --format=csv | tee "$OUT/device.txt"
 rc=0
 t0=$(date +%s)
 EXTRA=${BS_EXTRA:-}  # e.g. aes128:bs_t64,aria128:bs_t64 (more schedules: more build time)
@@ -40,6 +44,7 @@ CIPHERSPEC_CACHE=$TREE_CACHE CIPHERSPEC_PTX_LOP3=tree build "$MAIN" > "$OUT/buil
 wait
 tail -2 "$OUT/build-shared.log" "$OUT/build-tree.log"
 echo "build: $(( $(date +%s) - t0 )) s"
+[ -n "${BS_PREBUILD_ONLY:-}" ] && exit 0
 echo "== GPU vs the C library (CTR with a counter wrap, ECB both ways)"
 python3 bench/gpu/bs_check.py ${MAIN//,/ } ${VARIANTS//,/ } 2>&1 | tee "$OUT/check-c.log"
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
