@@ -23,6 +23,7 @@ Every emitted line ends with a comment naming the IR value(s) and their origin.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -30,7 +31,7 @@ from cipherspec.errors import UsageError
 from cipherspec.ir import Function, mask
 
 from ..mir import schedule as pressure
-from . import lop3, wide
+from . import lop3, lop3map, wide
 from .values import Val, _comment
 
 FLAVOURS = ("ptx", "c")
@@ -68,8 +69,10 @@ class Selector:
         self.vals: dict[int, Val] = {}
         self.masked: dict[int, str] = {}
         self.body = Body()
-        self.trees = lop3.cover(fn, 64) if flavour == "ptx" else {}  # 64-bit trees: once per half (wide.py)
-        self.members = {m for t in self.trees.values() for m in t.members if m != t.root}
+        # 64-bit trees: once per half (wide.py); shared cones (lop3map.py) unless the A/B switch names the old cover
+        tree_cover = lop3.cover if os.environ.get("CIPHERSPEC_PTX_LOP3") == "tree" else lop3map.cover
+        self.trees = tree_cover(fn, 64) if flavour == "ptx" else {}
+        self.members = {m for t in self.trees.values() for m in t.members} - self.trees.keys()
 
     # ----------------------------------------------------------------------------- emission helpers
     def name(self, v: int) -> str:
@@ -135,7 +138,7 @@ class Selector:
             return [v for v in range(len(fn.ops)) if v not in self.members]
         # the c flavour too is ordered as LOP3 trees (ptxas fuses them): a tree's members go right before its root
         trees = self.trees if self.flavour == "ptx" else lop3.cover(fn)
-        members = {m for t in trees.values() for m in t.members if m != t.root}
+        members = {m for t in trees.values() for m in t.members} - trees.keys()
         ops = [v for v in range(len(fn.ops)) if v not in members]
         leaves = [v for v in ops if fn.ops[v].code in ("input", "const")]
         nodes = [v for v in ops if fn.ops[v].code not in ("input", "const")]

@@ -11,6 +11,10 @@ IR so that instruction selection, the emulator and the interpreter check them li
     swar, u8[8] blocks: L[4k + j] = (byte j of M[k], M[MW + k], M[2MW + k], M[3MW + k])   (8 PRMT per k)
     bs,   u8[16]:       L[32k + c] = (bit c of M[k], M[MW + k], ..., M[31MW + k])        (256 ops per k)
 
+CTR's counter blocks share every memory word but the last (U[k], k < MW-1): lanes_in_ctr transposes only
+the last word; bitsliced, a shared word's plane c is bit c of U[k] in all 32 lanes, 0 - ((U[k] >> c) & 1)
+(3 ops a plane instead of a share of the 32x32 transpose).
+
     lay = lanes_for(module, "swar")
     lay.cores["encrypt"], lay.derive, lay.lanes_in, lay.lanes_out: Functions
 """
@@ -40,6 +44,7 @@ class Lanes:
     derive: Function  # round-key words -> D[k] (set_key, on the host)
     lanes_in: Function  # M[0 .. G*MW) -> the lane words, in the cores' input order
     lanes_out: Function  # the cores' outputs, in order -> M[0 .. G*MW)
+    lanes_in_ctr: Function  # lanes_in for CTR: words k < MW-1 the same U[k] in every block (the counter's)
     state: dict[str, list[str]]  # function -> its lane-word input names, in lane-word order (x[0], x[1], ...)
     constant_time: bool
     loops: dict[str, RoundLoop | None]  # function -> its rounds re-rolled (roundloop.py), or None: straight-line
@@ -74,20 +79,29 @@ def transpose(b: Builder, rows: list[int], e: int) -> list[int]:
     return rows
 
 
-def _transforms(module: Module, name: str, state: list[str]) -> tuple[Function, Function]:
-    """(memory words -> lane words, lane words -> memory words) of one group."""
+def _transforms(module: Module, name: str, state: list[str]) -> tuple[Function, Function, Function]:
+    """(memory words -> lane words, lane words -> memory words, CTR's memory words -> lane words) of one group."""
     G, MW = GROUP[name], module.block.nbytes // 4
     e = 8 if name == "swar" else 1
     per = 32 // e  # lane words per memory word index
-    fin, fout = Builder("lanes_in"), Builder("lanes_out")
-    outs_in, outs_out = [], []
+    fin, fout, fctr = Builder("lanes_in"), Builder("lanes_out"), Builder("lanes_in_ctr")
+    outs_in, outs_out, outs_ctr = [], [], []
     for k in range(MW):
         rows = transpose(fin, [fin.input(f"M[{b * MW + k}]") for b in range(G)], e)
         outs_in += [(state[per * k + c], rows[c]) for c in range(per)]
         back = transpose(fout, [fout.input(state[per * k + c]) for c in range(per)], e)
         outs_out += [(f"M[{b * MW + k}]", back[b]) for b in range(G)]
+        if k < MW - 1 and name == "bs":  # a word every block shares: its planes are its bits, broadcast
+            u, one, zero = fctr.input(f"U[{k}]"), fctr.const(1), fctr.const(0)
+            for c in range(per):
+                bit = fctr.op("and", fctr.op("shr", u, imm=c) if c else u, one)
+                outs_ctr.append((state[per * k + c], fctr.op("sub", zero, bit)))
+        else:
+            ins = [fctr.input(f"U[{k}]")] * G if k < MW - 1 else [fctr.input(f"M[{b * MW + k}]") for b in range(G)]
+            rows = transpose(fctr, ins, e)
+            outs_ctr += [(state[per * k + c], rows[c]) for c in range(per)]
     outs_out.sort(key=lambda t: int(t[0][2:-1]))
-    return fin.function(outs_in), fout.function(outs_out)
+    return fin.function(outs_in), fout.function(outs_out), fctr.function(outs_ctr)
 
 
 def _state(module: Module, fname: str, name: str) -> list[str]:
@@ -111,10 +125,10 @@ def lanes_for(module: Module, name: str, reroll: bool = False) -> Lanes:
         if keysplit.reads_keys_directly(fn, keys):
             raise UsageError(f"{name} layout: the {f} core reads round-key words directly (internal)")
     state = {f: _state(module, f, name) for f in lowered}
-    lin, lout = _transforms(module, name, state["encrypt"])
+    lin, lout, lctr = _transforms(module, name, state["encrypt"])
     ct = name == "bs" or not module.tables
     loops = _round_loops(split.cores, split.derive) if reroll else dict.fromkeys(split.cores)
-    return Lanes(name, GROUP[name], split.cores, split.derive, lin, lout, state, ct, loops)
+    return Lanes(name, GROUP[name], split.cores, split.derive, lin, lout, lctr, state, ct, loops)
 
 
 def _round_loops(cores: dict[str, Function], derive: Function) -> dict[str, RoundLoop | None]:

@@ -38,6 +38,8 @@ def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int) -> 
     out = []
     for f in FLAVOURS:
         out.append(cores.core(f"cs_lanes_in_{f}", lay.lanes_in, module, cores.NO_ACCESS, f, mem))
+        uniform = [f"U[{k}]" for k in range(MW)]  # (um[MW]: the last entry unused)
+        out.append(cores.core(f"cs_lanes_in_ctr_{f}", lay.lanes_in_ctr, module, cores.NO_ACCESS, f, mem, uniform))
         out.append(cores.core(f"cs_lanes_out_{f}", lay.lanes_out, module, cores.NO_ACCESS, f, lay.state["encrypt"]))
         for d, fname, a in (("enc", "encrypt", acc), ("dec", "decrypt", acc), ("menc", "encrypt", acc_multi)):
             loop = lay.loops[fname]

@@ -21,6 +21,8 @@ Parameters (a name's tokens after cipher_cuda_ctr, any order when parsing):
                                      no table read, so no tab- part); default: one block per thread
     unroll                           bs: straight-line cores (default: the repeated rounds run in a loop,
                                      roundloop.py, which ptxas compiles in seconds; shown when set)
+    ctasN                            the ECB/CTR kernels' __launch_bounds__ minimum of N resident blocks per SM
+                                     (ptxas caps registers at 64K / (N x threads)); default 1, shown when > 1
 Every schedule runs a grid-stride loop over a grid of (SMs x resident blocks per SM).
 """
 
@@ -60,6 +62,7 @@ class CudaSchedule:
     layout: str = "scalar"  # "scalar" (one block per thread), "swar" or "bs" (lanes.py)
     ttable: int = 0  # 32-bit T-tables (scalar layout): 0 off, 1 one table + rotations, 4 tables without
     unroll: bool = False  # bs: keep the cores straight-line (default: the repeated rounds in a loop, roundloop.py)
+    ctas: int = 1  # __launch_bounds__ minimum resident blocks per SM of the ECB/CTR kernels (a register cap)
 
     @property
     def lanes(self) -> bool:
@@ -89,6 +92,8 @@ class CudaSchedule:
             params.append(("bal", ""))
         if self.unroll:
             params.append(("unroll", ""))
+        if self.ctas != 1:
+            params.append(("ctas", self.ctas))
         if self.flavour != "ptx":
             params.append(("fl-", self.flavour))
         return Schedule(module.cipher, "cuda", "ctr", tuple(params), rounds)
@@ -117,6 +122,8 @@ class CudaSchedule:
                 s = replace(s, rk=t[3:])
             elif t.startswith("tab-"):
                 s = replace(s, tab=t[4:])
+            elif t.startswith("ctas") and t[4:].isdigit():
+                s = replace(s, ctas=int(t[4:]))
             elif t.startswith("ilp") and t[3:].isdigit():
                 s = replace(s, ilp=int(t[3:]))
             elif t.startswith("t") and t[1:].isdigit():
@@ -138,7 +145,7 @@ class CudaSchedule:
             else:
                 raise UsageError(
                     f"unknown cuda schedule part {t!r} (rk-const|rk-shared|rk-reg, "
-                    "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, tt|tt4, swar|bs, unroll)"
+                    "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, tt|tt4, swar|bs, unroll, ctasN)"
                 )
         if validate:
             s.validate(module)
@@ -159,6 +166,8 @@ class CudaSchedule:
             raise UsageError(f"t{self.threads}: threads per block must be a multiple of 32 from 32 to 1024")
         if not 1 <= self.ilp <= 8:
             raise UsageError(f"ilp{self.ilp}: blocks per thread must be 1..8")
+        if not 1 <= self.ctas or self.ctas * self.threads > 2048:
+            raise UsageError(f"ctas{self.ctas}: resident blocks per SM times threads must be at most 2048")
         need = self.shared_bytes(module)
         if need > SHARED_LIMIT:
             raise UsageError(

@@ -98,11 +98,19 @@ def test_lop3_truth_tables():
         ("t48", "multiple of 32"),
         ("rk-texture", "cannot be placed"),
         ("bogus", "unknown cuda schedule part"),
+        ("t512_ctas8", "at most 2048"),
     ],
 )
 def test_bad_schedules(registry, text, msg):
     with pytest.raises(UsageError, match=msg):
         _gen(registry, "aes128", text)
+
+
+def test_ctas_sets_the_launch_bounds_of_the_ecb_and_ctr_kernels(registry):
+    src = _gen(registry, "lea128", "rk-const_t256_ctas3")
+    assert src.name == "lea128_cuda_ctr_ctas3_rk-const_t256"
+    assert src.cu.count("__launch_bounds__(256, 3)") == 6  # ECB enc/dec and CTR (XOR template), both flavours
+    assert _gen(registry, "lea128", "rk-const_t256_ctas1").name == "lea128_cuda_ctr_rk-const_t256"  # 1: the default
 
 
 def test_too_many_copies_names_the_limit(registry):

@@ -103,3 +103,24 @@ def test_names_notes_and_refusals(registry):
         CudaSchedule.parse("bs", prepared(WORDSHAPES.module("speck128le"), CudaSchedule(layout="bs")))
     with pytest.raises(UsageError, match="rk-const or rk-shared"):
         CudaSchedule.parse("swar_rk-reg", prepared(registry.module("hight")))
+
+
+@pytest.mark.parametrize("name,layout", [("aes128", "bs"), ("pipo64_128", "bs"), ("hight", "swar")])
+def test_ctr_lanes_in_equals_lanes_in_on_counter_blocks(registry, name, layout):
+    """lanes_in_ctr (the words every counter block shares broadcast, the last one transposed) gives the
+    lane words lanes_in gives for G blocks that differ only in their last memory word."""
+    module = _prepared(registry, name, layout)
+    lay = lanes_for(module, layout)
+    G, B = lay.group, module.block.nbytes
+    rng = np.random.default_rng(3)
+    blocks = np.repeat(rng.integers(0, 256, (2, 1, B), dtype=np.uint8), G, axis=1).reshape(2 * G, B)
+    blocks[:, -4:] = rng.integers(0, 256, (2 * G, 4), dtype=np.uint8)  # the last word varies per block
+    mem = _memory_words(blocks, G)
+    shared = {f"U[{k}]": mem[f"M[{k}]"] for k in range(B // 4 - 1)}
+    it = Interpreter(module.tables)
+    want, got = it.run(lay.lanes_in, mem), it.run(lay.lanes_in_ctr, mem | shared)
+    assert [n for n, _ in lay.lanes_in.outputs] == [n for n, _ in lay.lanes_in_ctr.outputs]
+    for n, _ in lay.lanes_in.outputs:
+        assert (np.asarray(got[n]) == np.asarray(want[n])).all(), n
+    if layout == "bs":  # cheaper than the transpose
+        assert len(lay.lanes_in_ctr.ops) < len(lay.lanes_in.ops)
