@@ -142,8 +142,38 @@ def core(module: Module, prep: Prepared, kind: str) -> dict:
     body.append(f"{ind}cs_bs_store(out, o);")
     return {
         "name": name,
+        "key_type": f"const {module.cipher}_key",
         "doc": f"{kind}: N blocks at once (bitsliced core, {len(planes.lines)} plane ops; "
         f"{len(pieces.calls)} pieces, {len(pieces.functions)} distinct)",
         "lines": body,
         "pieces": sections,
+    }
+
+
+def has_counter_core(module: Module) -> bool:
+    """Whether the bitsliced kernel gets cs_ctr_n: blocks of whole 64-bit words (the counter's low 64
+    bits are the last one, transposed; the words above it are constant over a run, splatted)."""
+    return module.block.nbytes % 8 == 0
+
+
+def counter_core(encrypt: dict) -> dict:
+    """cs_ctr_n(ks, ctr, in, out): the encrypt core's pieces on the planes of the counter blocks ctr ..
+    ctr + N - 1 (cs_bs_load_ctr: only the counter's low word is transposed), the keystream XORed into
+    ``in`` as it is transposed back (cs_bs_store_xor): no counter blocks or keystream in memory.
+
+        before: cs_ctr_fill(stream, ctr, N); cs_encrypt_n(ks, stream, stream); cs_xor_bytes(out, in, stream)
+        after:  cs_ctr_n(ks, ctr, in, out)
+    """
+    lines = [
+        "    cs_bs_load_ctr(s, ctr);" if ln.strip() == "cs_bs_load(s, in);" else ln for ln in encrypt["lines"]
+    ]
+    lines = ["    cs_bs_store_xor(out, o, in);" if ln.strip() == "cs_bs_store(out, o);" else ln for ln in lines]
+    assert lines != encrypt["lines"], "bitsliced counter core: the encrypt core's load/store lines moved"
+    return {
+        "name": "cs_ctr_n",
+        "params": f"{encrypt['key_type']} *ks, const uint8_t *ctr, const uint8_t *in, uint8_t *out",
+        "doc": "CTR: N counter blocks ctr, ctr + 1, ... (no carry out of the low 64 bits) through the encrypt "
+        "core's pieces, XORed into in (bitsliced core)",
+        "lines": lines,
+        "pieces": [],
     }

@@ -107,20 +107,26 @@ static inline void cs_bs_low(cs_p x[16])
 {% endfor %}
 }
 
-/* stages 4 and 5 on the planes r, r + 16, r + 32, r + 48 of each 64 */
+/* stages 4 and 5 on the planes r, r + 16, r + 32, r + 48 of the 64 planes of block word h (bytes 8h..8h+7) */
+static void cs_bs_high_word(cs_p *s, int h)
+{
+    int r;
+    for (r = 0; r < 16; r++) {
+        cs_p *q = s + h * 64 + r;
+        cs_p x0 = q[0], x1 = q[16], x2 = q[32], x3 = q[48];
+        cs_bs_swap(&x0, &x1, 4);
+        cs_bs_swap(&x2, &x3, 4);
+        cs_bs_swap(&x0, &x2, 5);
+        cs_bs_swap(&x1, &x3, 5);
+        q[0] = x0; q[16] = x1; q[32] = x2; q[48] = x3;
+    }
+}
+
+/* stages 4 and 5 on every block word */
 static void cs_bs_high(cs_p *s)
 {
-    int h, r;
-    for (h = 0; h < CS_BLOCK / 8; h++)
-        for (r = 0; r < 16; r++) {
-            cs_p *q = s + h * 64 + r;
-            cs_p x0 = q[0], x1 = q[16], x2 = q[32], x3 = q[48];
-            cs_bs_swap(&x0, &x1, 4);
-            cs_bs_swap(&x2, &x3, 4);
-            cs_bs_swap(&x0, &x2, 5);
-            cs_bs_swap(&x1, &x3, 5);
-            q[0] = x0; q[16] = x1; q[32] = x2; q[48] = x3;
-        }
+    int h;
+    for (h = 0; h < CS_BLOCK / 8; h++) cs_bs_high_word(s, h);
 }
 
 /* in: CS_LANES blocks -> s: CS_BLOCK * 8 planes */
@@ -154,3 +160,51 @@ static void cs_bs_store(uint8_t *out, cs_p *s)
                     cs_store64le(out + (64 * k + g + i) * CS_BLOCK + 8 * h, CS_P_GET(x[i], k));
         }
 }
+
+{% if counter %}
+/* CTR without counter blocks in memory: s = the planes of the CS_LANES counter blocks ctr, ctr + 1, ...
+   (big-endian over the block; the caller checked that the low 64 bits do not carry in this run).  The
+   block words above the last are the same in every block: their planes are all-zero or all-one, set
+   directly; only the last word (the counter's low 64 bits) is transposed.
+       before: 256 counter blocks written, then 2 x 64 planes transposed
+       after:  64 planes splatted from the counter's bytes 0..7, 64 planes transposed */
+static void cs_bs_load_ctr(cs_p *s, const uint8_t *ctr)
+{
+    const int last = CS_BLOCK / 8 - 1;
+    const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+    int j, b, g, i, k;
+    for (j = 0; j < 8 * last; j++)
+        for (b = 0; b < 8; b++) s[j * 8 + b] = CS_P_SPLAT((uint64_t)0 - (uint64_t)(ctr[j] >> b & 1));
+    for (g = 0; g < 64; g += 16) {
+        cs_p x[16];
+        for (i = 0; i < 16; i++)
+            for (k = 0; k < CS_PW; k++) {  /* block 64k + g + i: its last word as the bytes in memory read it */
+                uint8_t w[8];
+                cs_store64be(w, lo + (uint64_t)(64 * k + g + i));
+                CS_P_SET(x[i], k, cs_load64le(w));
+            }
+        cs_bs_low(x);
+        for (i = 0; i < 16; i++) s[last * 64 + g + i] = x[i];
+    }
+    cs_bs_high_word(s, last);
+}
+
+/* out = in ^ the CS_LANES blocks of the planes s (clobbered): cs_bs_store with the keystream XORed into
+   the input on the way out (no keystream buffer; in == out allowed) */
+static void cs_bs_store_xor(uint8_t *out, cs_p *s, const uint8_t *in)
+{
+    int h, g, i, k;
+    cs_bs_high(s);
+    for (h = 0; h < CS_BLOCK / 8; h++)
+        for (g = 0; g < 64; g += 16) {
+            cs_p x[16];
+            for (i = 0; i < 16; i++) x[i] = s[h * 64 + g + i];
+            cs_bs_low(x);
+            for (i = 0; i < 16; i++)
+                for (k = 0; k < CS_PW; k++) {
+                    const size_t at = (size_t)(64 * k + g + i) * CS_BLOCK + 8 * (size_t)h;
+                    cs_store64le(out + at, CS_P_GET(x[i], k) ^ cs_load64le(in + at));
+                }
+        }
+}
+{% endif %}
