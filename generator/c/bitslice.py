@@ -64,15 +64,16 @@ class Planes(PlaneAlgebra):
         return self.sbox_inline(x, table)
 
     def _sbox_call(self, x: list, table: Table) -> list:
-        """before: planes x -> 200 inline statements;  after: cs_p a7[8] = {...}; fn(a7, r7); planes r7[0..7]
-        (output bits that are constant over the whole table stay constants, outside the call)"""
+        """before: planes x -> 200 inline statements;  after: cs_p r7[8]; fn(r7, p3, p9, ...); planes r7[0..7]
+        (the input planes by value: in vector registers, not copied through an array; output bits that are
+        constant over the whole table stay constants, outside the call)"""
         assert self.calls is not None
         fn = self.calls.setdefault(table.name, f"cs_sbox_{table.name}")
         n = self._count
         self._count += 1
         nin, live = table.in_width, live_bits(table)
         args = ", ".join(self.literal(p) for p in x[:nin])
-        stmt = f"{self.indent}{self.ctype} a{n}[{nin}] = {{{args}}}, r{n}[{max(len(live), 1)}]; {fn}(a{n}, r{n});"
+        stmt = f"{self.indent}{self.ctype} r{n}[{max(len(live), 1)}]; {fn}(r{n}, {args});"
         self.lines.append(f"{stmt.ljust(COMMENT_COLUMN)} /* {self.comment} */")
         out: list = [table.values[0] >> j & 1 for j in range(table.out_width)]
         for k, j in enumerate(live):
@@ -80,16 +81,23 @@ class Planes(PlaneAlgebra):
         return out
 
 
-def sbox_function(table: Table, ctype: str, prefix: str, name: str) -> list[str]:
+def sbox_function(table: Table, ctype: str, prefix: str, name: str, by_value: bool = False) -> list[str]:
     """One table's circuit as a C function ``name(const T x[in], T y[live])`` (kept out of line: the
     cores call it per lookup, which keeps them small enough for the C compiler); y holds the output
-    bits that vary over the table (live_bits), in order."""
+    bits that vary over the table (live_bits), in order.  ``by_value``: ``name(T y[live], T x0, T x1,
+    ...)``, the input planes passed in vector registers (the cores' calls, Planes._sbox_call)."""
     planes = Planes(ctype, prefix, "    ")
     planes.comment = circuit_kind(table)
     nin, live = table.in_width, live_bits(table)
-    ins = [planes.value(("x", i), f"x[{i}]") for i in range(nin)]
+    nout = max(len(live), 1)
+    if by_value:
+        ins = [f"x{i}" for i in range(nin)]
+        head = f"static void {name}({ctype} y[{nout}], {', '.join(f'const {ctype} x{i}' for i in range(nin))})"
+    else:
+        ins = [planes.value(("x", i), f"x[{i}]") for i in range(nin)]
+        head = f"static void {name}(const {ctype} x[{nin}], {ctype} y[{nout}])"
     outs = planes.sbox_inline(ins, table)
-    lines = [f"static void {name}(const {ctype} x[{nin}], {ctype} y[{max(len(live), 1)}])", "{"] + planes.lines
+    lines = [head, "{"] + planes.lines
     lines += [f"    y[{k}] = {planes.literal(outs[j])};" for k, j in enumerate(live)]
     return lines + ["}"]
 

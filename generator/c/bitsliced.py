@@ -34,7 +34,7 @@ def sbox_functions(tables, masks: bool = False) -> list[str]:
     lines: list[str] = []
     for name, table in tables.items():
         ctype, prefix, fn = ("uint64_t", "CS_M", f"cs_ksbox_{name}") if masks else ("cs_p", "CS_P", f"cs_sbox_{name}")
-        body = sbox_function(table, ctype, prefix, fn)
+        body = sbox_function(table, ctype, prefix, fn, by_value=not masks)
         inline = not masks and circuit_gates(table) <= INLINE_GATES
         lines += ["", "CS_INLINE" if inline else "CS_NOINLINE"] + (
             [body[0].replace("static void", "void", 1)] + body[1:] if inline else body
@@ -72,7 +72,7 @@ def byte_planes(layout: WordLayout, word: int) -> list[int]:
 
 PIECE = 600  # plane statements per out-of-line piece of a core (split.py: keeps gcc linear)
 _TOKEN = re.compile(r"\b(p\d+|r\d+\[\d+\])")
-_CALL = re.compile(r"\br(\d+)\[(\d+)\]; cs_sbox_")  # cs_p aN[in] = {...}, rN[live]; cs_sbox_T(aN, rN);
+_CALL = re.compile(r"\br(\d+)\[(\d+)\]; cs_sbox_")  # cs_p rN[live]; cs_sbox_T(rN, x planes);
 _ROUND = re.compile(r"\br(\d+) \*/$")
 KEY_PLANE = re.compile(r"ks->bs\[(\d+)\]")
 
@@ -84,9 +84,9 @@ def _stmt(line: str) -> Stmt:
     rnd = _ROUND.search(line)
     group = int(rnd.group(1)) if rnd else ("out" if code.lstrip().startswith("o[") else None)
     call = _CALL.search(code)
-    if call:  # cs_p aN[in] = {x planes}, rN[live]; cs_sbox_T(aN, rN);
+    if call:  # cs_p rN[live]; cs_sbox_T(rN, x planes);
         n, live = call.group(1), int(call.group(2))
-        return Stmt(line, tuple(f"r{n}[{i}]" for i in range(live)), tuple(_TOKEN.findall(code.split("=", 1)[1])), group)
+        return Stmt(line, tuple(f"r{n}[{i}]" for i in range(live)), tuple(_TOKEN.findall(code[call.end() :])), group)
     lhs, rhs = code.split("=", 1)
     defs = tuple(_TOKEN.findall(lhs)) if lhs.lstrip().startswith("const ") else ()
     return Stmt(line, defs, tuple(_TOKEN.findall(rhs)), group)
