@@ -1,7 +1,7 @@
 """The C ``bitsliced`` schedule's cores and key schedule as statement lines (source.py lays them out).
 
 Layout: N = 64·CS_PW blocks per call; s[j·8 + b] is the plane vector holding bit b of state byte j of
-every block (lane k, bit t <-> block 64k + t).  cs_bs_load / cs_bs_store (the skeleton) move N blocks
+every block (lane k, bit t <-> block CS_PW·t + k).  cs_bs_load / cs_bs_store (the skeleton) move N blocks
 in and out of that layout with six SWAR swap stages; the core reads the planes, runs the lowered
 IR (bitslice.py) and writes the output planes.  Round keys are bitsliced once, by the library's
 set_key: every round-key byte becomes 8 masks (0 or all ones, ks->bs), and set_key's own S-box

@@ -79,7 +79,8 @@ static inline cs_p cs_p_splat(uint64_t c)
 #endif
 
 /* Six SWAR swap stages exchange the 6 bit-in-word index bits (byte j mod 8, bit b) with the 6 low
-   plane-index bits (block l mod 64): s[(8h+jl)*8+b] lane k bit t = bit b of byte 8h+jl of block 64k+t.
+   plane-index bits (block l div CS_PW): s[(8h+jl)*8+b] lane k bit t = bit b of byte 8h+jl of block
+   CS_PW*t+k (the CS_PW lanes of a plane are CS_PW consecutive blocks: whole vectors of blocks in memory).
    Stage v swaps, between planes r and r | d (d = 1 << v), the bits at positions with bit v = 1 of the
    first and bit v = 0 of the second.  The stages act on distinct index bits, so they commute, and each
    is an involution: they run in two register-sized passes -- stages 0..3 within each 16 consecutive
@@ -138,7 +139,7 @@ static void cs_bs_load(cs_p *s, const uint8_t *in)
             cs_p x[16];
             for (i = 0; i < 16; i++)
                 for (k = 0; k < CS_PW; k++)
-                    CS_P_SET(x[i], k, cs_load64le(in + (64 * k + g + i) * CS_BLOCK + 8 * h));
+                    CS_P_SET(x[i], k, cs_load64le(in + (CS_PW * (g + i) + k) * CS_BLOCK + 8 * h));
             cs_bs_low(x);
             for (i = 0; i < 16; i++) s[h * 64 + g + i] = x[i];
         }
@@ -157,7 +158,7 @@ static void cs_bs_store(uint8_t *out, cs_p *s)
             cs_bs_low(x);
             for (i = 0; i < 16; i++)
                 for (k = 0; k < CS_PW; k++)
-                    cs_store64le(out + (64 * k + g + i) * CS_BLOCK + 8 * h, CS_P_GET(x[i], k));
+                    cs_store64le(out + (CS_PW * (g + i) + k) * CS_BLOCK + 8 * h, CS_P_GET(x[i], k));
         }
 }
 
@@ -178,9 +179,9 @@ static void cs_bs_load_ctr(cs_p *s, const uint8_t *ctr)
     for (g = 0; g < 64; g += 16) {
         cs_p x[16];
         for (i = 0; i < 16; i++)
-            for (k = 0; k < CS_PW; k++) {  /* block 64k + g + i: its last word as the bytes in memory read it */
+            for (k = 0; k < CS_PW; k++) {  /* block CS_PW(g + i) + k: its last word as the bytes in memory read it */
                 uint8_t w[8];
-                cs_store64be(w, lo + (uint64_t)(64 * k + g + i));
+                cs_store64be(w, lo + (uint64_t)(CS_PW * (g + i) + k));
                 CS_P_SET(x[i], k, cs_load64le(w));
             }
         cs_bs_low(x);
@@ -195,16 +196,18 @@ static void cs_bs_store_xor(uint8_t *out, cs_p *s, const uint8_t *in)
 {
     int h, g, i, k;
     cs_bs_high(s);
-    for (h = 0; h < CS_BLOCK / 8; h++)
-        for (g = 0; g < 64; g += 16) {
-            cs_p x[16];
-            for (i = 0; i < 16; i++) x[i] = s[h * 64 + g + i];
-            cs_bs_low(x);
-            for (i = 0; i < 16; i++)
-                for (k = 0; k < CS_PW; k++) {
-                    const size_t at = (size_t)(64 * k + g + i) * CS_BLOCK + 8 * (size_t)h;
-                    cs_store64le(out + at, CS_P_GET(x[i], k) ^ cs_load64le(in + at));
-                }
+    for (g = 0; g < 64; g += 16) {
+        cs_p x[CS_BLOCK / 8][16];  /* every word of the blocks CS_PW*g .. CS_PW*(g + 16) - 1: whole blocks */
+        for (h = 0; h < CS_BLOCK / 8; h++) {
+            for (i = 0; i < 16; i++) x[h][i] = s[h * 64 + g + i];
+            cs_bs_low(x[h]);
         }
+        for (i = 0; i < 16; i++)
+            for (k = 0; k < CS_PW; k++)
+                for (h = 0; h < CS_BLOCK / 8; h++) {
+                    const size_t at = (size_t)(CS_PW * (g + i) + k) * CS_BLOCK + 8 * (size_t)h;
+                    cs_store64le(out + at, CS_P_GET(x[h][i], k) ^ cs_load64le(in + at));
+                }
+    }
 }
 {% endif %}
