@@ -89,7 +89,11 @@ def run_row(row: Row, mib: int, reps: int) -> tuple[list[list[str]], str]:
         harness(row, lib, exe, mib, reps)
         env = {**os.environ, **dict(row.peer_env)}
         variants = subprocess.run([str(exe), "--list"], capture_output=True, text=True, check=True).stdout.split()
-        lines = [] if row.levels else [subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()]
+        lines = (
+            []
+            if row.levels
+            else [subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()]
+        )
         for v in row.levels or variants:
             p = subprocess.run([str(exe), v], capture_output=True, text=True, env=env)
             if p.returncode == 0:  # a level this CPU lacks is refused by set_key_isa: left out

@@ -164,9 +164,7 @@ def counter_core(encrypt: dict) -> dict:
         before: cs_ctr_fill(stream, ctr, N); cs_encrypt_n(ks, stream, stream); cs_xor_bytes(out, in, stream)
         after:  cs_ctr_n(ks, ctr, in, out)
     """
-    lines = [
-        "    cs_bs_load_ctr(s, ctr);" if ln.strip() == "cs_bs_load(s, in);" else ln for ln in encrypt["lines"]
-    ]
+    lines = ["    cs_bs_load_ctr(s, ctr);" if ln.strip() == "cs_bs_load(s, in);" else ln for ln in encrypt["lines"]]
     lines = ["    cs_bs_store_xor(out, o, in);" if ln.strip() == "cs_bs_store(out, o);" else ln for ln in lines]
     assert lines != encrypt["lines"], "bitsliced counter core: the encrypt core's load/store lines moved"
     return {

@@ -4,6 +4,8 @@ block that is not whole 8-byte groups)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from cipherspec.errors import UsageError
@@ -91,3 +93,29 @@ def test_refusal_names_the_reason(tmp_path):
     assert "12-byte block" in bitsliced_support(module)
     with pytest.raises(UsageError, match="not available for w96: a 12-byte block"):
         parse_schedule(module, "bitsliced")
+
+
+def test_ctr_runs_on_counter_planes_and_sboxes_take_planes_by_value():
+    """A 16-byte block: CTR runs go through cs_ctr_n, which splats the counter's constant high word into
+    planes, transposes only its low word and XORs the keystream into the input on the way out (no counter
+    blocks or keystream buffer); the 8-bit S-box circuit is called with its input planes by value (no
+    argument array to copy them through)."""
+    from paths import ROOT
+
+    from cipherspec.registry import Registry
+    from generator.c.portable import kernel_source
+
+    module = Registry(extra=[ROOT / "tests/conformance/sbox8.cs"]).module("sbox8_u8")
+    src = kernel_source(module, parse_schedule(module, "bitsliced_v16"), "ct")
+    ctr = src[src.index("CS_HIDDEN void CS_KERNEL(ctr)") :]
+    assert "cs_ctr_n(ks, ctr, in + i * CS_BLOCK, out + i * CS_BLOCK);" in ctr
+    assert ctr.index("cs_ctr_n(") < ctr.index("cs_ctr_fill(")  # the fill is the carry path's
+    core = src[src.index("static void cs_ctr_n(") :]
+    core = core[: core.index("\n}\n")]
+    assert "cs_bs_load_ctr(s, ctr);" in core and "cs_bs_store_xor(out, o, in);" in core
+    assert "cs_bs_load(" not in core and "cs_bs_store(" not in core
+    calls = [ln.split("/*")[0].strip() for ln in src.splitlines() if "; cs_sbox_A(" in ln]
+    assert calls and all(
+        re.fullmatch(r"cs_p (r\d+)\[8\]; cs_sbox_A\(\1(, (p\d+|r\d+\[\d\])){8}\);", c) for c in calls
+    ), calls[:2]
+    assert "static void cs_sbox_A(cs_p y[8], const cs_p x0, const cs_p x1," in src
