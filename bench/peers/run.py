@@ -9,6 +9,11 @@ takes an ISA level (CIPHERSPEC_X86_ISA's names) or nothing (the dispatcher's pic
 on the same key, counter and input, alternating, best of --reps each, and prints
 "<variant> <ours MB/s> <peer MB/s> equal|DIFFER <peer version>".  Add a row (or a harness for another
 peer: Crypto++, OpenSSL) to ROWS; nothing here is specific to one cipher.
+
+Harnesses: ctr_vs_libgcrypt.c (wall clock) and ctr_vs_openssl.c (OpenSSL 3's EVP, by thread CPU time: a
+64 MiB run is preempted on a shared machine).  A row may set the peer's environment (OpenSSL reads
+OPENSSL_ia32cap at start-up: the AES row masks AES-NI off, issue 20's reference) and pick our ISA levels
+(the AES row: avx2 and sse2, the bitsliced kernels; a row with a shipped cipher has no spec file).
 """
 
 from __future__ import annotations
