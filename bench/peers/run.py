@@ -117,7 +117,10 @@ def main() -> int:
     out = [
         "# Example specs as shipped vs peer libraries, one process",
         "",
-        f"`python3 bench/peers/run.py --mib {args.mib} --reps {args.reps}` -- CTR, {args.mib} MiB, one thread, "
+        f"`python3 bench/peers/run.py --mib {args.mib} --reps {args.reps}"
+        + (f" --only '{args.only}'" if args.only else "")
+        + (f" --out {os.path.relpath(args.out, ROOT)}" if Path(args.out) != ROOT / "bench/results/peers-ctr.md" else "")
+        + f"` -- CTR, {args.mib} MiB, one thread, "
         f"best of {args.reps} (ours and the peer alternating in the same process), output compared byte for byte.",
         f"CPU: {_cpu()}.  Load average before: {load0[0]:.2f} (the machine may be shared).",
         "",

@@ -159,7 +159,8 @@ def has_counter_core(module: Module) -> bool:
 def counter_core(encrypt: dict) -> dict:
     """cs_ctr_n(ks, ctr, in, out): the encrypt core's pieces on the planes of the counter blocks ctr ..
     ctr + N - 1 (cs_bs_load_ctr: only the counter's low word is transposed), the keystream XORed into
-    ``in`` as it is transposed back (cs_bs_store_xor): no counter blocks or keystream in memory.
+    ``in`` as it is transposed back (cs_bs_store_xor): no counter blocks or keystream in memory.  Before
+    each piece, a share of the next run's input and output lines is prefetched (cs_bs_prefetch).
 
         before: cs_ctr_fill(stream, ctr, N); cs_encrypt_n(ks, stream, stream); cs_xor_bytes(out, in, stream)
         after:  cs_ctr_n(ks, ctr, in, out)
@@ -167,6 +168,9 @@ def counter_core(encrypt: dict) -> dict:
     lines = ["    cs_bs_load_ctr(s, ctr);" if ln.strip() == "cs_bs_load(s, in);" else ln for ln in encrypt["lines"]]
     lines = ["    cs_bs_store_xor(out, o, in);" if ln.strip() == "cs_bs_store(out, o);" else ln for ln in lines]
     assert lines != encrypt["lines"], "bitsliced counter core: the encrypt core's load/store lines moved"
+    calls = [i for i, ln in enumerate(lines) if ln.strip().startswith(encrypt["name"] + "_")]
+    for k, i in enumerate(reversed(calls)):  # the next run's lines, spread over the pieces
+        lines.insert(i, f"    cs_bs_prefetch(in, out, {len(calls) - 1 - k}, {len(calls)});")
     return {
         "name": "cs_ctr_n",
         "params": f"{encrypt['key_type']} *ks, const uint8_t *ctr, const uint8_t *in, uint8_t *out",

@@ -190,6 +190,24 @@ static void cs_bs_load_ctr(cs_p *s, const uint8_t *ctr)
     cs_bs_high_word(s, last);
 }
 
+/* The next run's input and output lines, a share before each piece of the core (part of parts): a run
+   reads its input and writes its output in one burst at its end, long after the previous burst, which
+   the hardware prefetcher does not run ahead of; from DRAM that burst stalled (AES-128, 64 MiB: -12%).
+   Addresses only (public); a prefetch past the end of the buffers is a hint that does not fault. */
+static inline void cs_bs_prefetch(const uint8_t *in, const uint8_t *out, int part, int parts)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    const size_t lines = CS_LANES * CS_BLOCK / 64, per = (lines + (size_t)parts - 1) / (size_t)parts;
+    size_t q;
+    for (q = (size_t)part * per; q < (size_t)(part + 1) * per && q < lines; q++) {
+        __builtin_prefetch((const void *)((uintptr_t)in + CS_LANES * CS_BLOCK + 64 * q), 0, 3);
+        __builtin_prefetch((const void *)((uintptr_t)out + CS_LANES * CS_BLOCK + 64 * q), 1, 3);
+    }
+#else
+    (void)in, (void)out, (void)part, (void)parts;
+#endif
+}
+
 /* out = in ^ the CS_LANES blocks of the planes s (clobbered): cs_bs_store with the keystream XORed into
    the input on the way out (no keystream buffer; in == out allowed) */
 static void cs_bs_store_xor(uint8_t *out, cs_p *s, const uint8_t *in)
