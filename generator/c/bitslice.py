@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from cipherspec.ir import Table
 from generator.common.bitslice import PlaneAlgebra, circuit_kind, gmul_rows, live_bits, lower, two_sided
+from generator.common.sbox_circuit import CIRCUITS
 
 from .body import COMMENT_COLUMN
 
@@ -22,7 +23,11 @@ _MACRO = {"^": "XOR", "&": "AND", "|": "OR", "~": "NOT"}
 
 
 class Planes(PlaneAlgebra):
-    """Straight-line plane statements with constant folding and value numbering."""
+    """Straight-line plane statements with constant folding and value numbering.  The C kernels are bound
+    by their operation count (vector ALU throughput), not by a circuit's depth: a table affine-equivalent
+    to inversion gets whichever inversion circuit has fewer gates for its affine maps."""
+
+    SBOX_SHAPES = CIRCUITS
 
     def __init__(self, ctype: str, prefix: str = "CS_P", indent: str = "    ", calls: dict | None = None):
         super().__init__()

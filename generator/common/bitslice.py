@@ -39,7 +39,7 @@ from cipherspec.ir import Function, Table
 from cipherspec.passes.xornet import paar
 
 from .affine import two_sided as _two_sided
-from .sbox_circuit import PRODUCTS, TOP_OUTPUTS, circuit
+from .sbox_circuit import CIRCUITS, circuit
 from .sbox_synth import synthesize
 
 TABLE_INDEX_BITS = (4, 8)  # the tables a circuit exists for (sbox_circuit.py / sbox_synth.py)
@@ -139,15 +139,28 @@ class PlaneAlgebra:
     def sbox(self, x: list, table: Table) -> list:
         return self.sbox_inline(x, table)
 
+    # the inversion circuits a lowering may use (sbox_circuit.py): the depth-16 one by default (latency-bound
+    # targets); a target bound by the gate count sets both and gets, per table, the one with fewer gates
+    SBOX_SHAPES: tuple[str, ...] = ("depth16",)
+
     def sbox_inline(self, x: list, table: Table) -> list:
         """The table's circuit on the index planes x (LSB first; only the low ``table.in_width`` are read)."""
         form = two_sided(table.values) if table.in_width == 8 and table.out_width == 8 else None
         if form is None:
             return self.sbox_synthesized(x, table)
-        circ = circuit()
+        shape, programs = smallest_shape(tuple(table.values), self.SBOX_SHAPES)
+        return self._inversion_circuit(x, form, shape, programs)
+
+    def _inversion_circuit(self, x: list, form, shape: str, programs: bool = False) -> list:
+        """``programs``: the affine maps as their own networks around the circuit's own linear programs
+        (Lin, top, middle, bottom, Lout); else each linear part merged with its affine map into one
+        synthesized network."""
+        circ = circuit(shape)
+        if programs:
+            return self._programs(x, form, circ)
         inp = form.inp
         top_rows = []
-        for name in TOP_OUTPUTS:  # T = XOR of S-input bits; S-input bit i = parity(x & inp.rows[i]) ^ c_i
+        for name in circ.top:  # T = XOR of S-input bits; S-input bit i = parity(x & inp.rows[i]) ^ c_i
             m, c = circ.top[name], 0
             row = 0
             for i in range(8):
@@ -155,7 +168,7 @@ class PlaneAlgebra:
                     row ^= inp.rows[i]
                     c ^= inp.const >> i & 1
             top_rows.append((row, c))
-        env = dict(zip(TOP_OUTPUTS, self.linear(x, top_rows)))
+        env = dict(zip(circ.top, self.linear(x, top_rows)))
         for dst, op, a, b in circ.middle:
             env[dst] = self.and_(env[a], env[b]) if op == "&" else self.xor(env[a], env[b])
         out_rows = []
@@ -166,7 +179,21 @@ class PlaneAlgebra:
                     m ^= circ.bottom[k][0]
                     c ^= circ.bottom[k][1]
             out_rows.append((m, c))
-        return self.linear([env[p] for p in PRODUCTS], out_rows)
+        return self.linear([env[p] for p in circ.products], out_rows)
+
+    def _programs(self, x: list, form, circ) -> list:
+        inp, outm = form.inp, form.out
+        sin = self.linear(x, [(inp.rows[i], inp.const >> i & 1) for i in range(8)])  # S-input bits, LSB first
+        env: dict = {f"U{k}": sin[7 - k] for k in range(8)}
+        for dst, op, a, b in circ.top_program:
+            env[dst] = env[a] if op == "=" else self.xor(env[a], env[b])
+        for dst, op, a, b in circ.middle:
+            env[dst] = self.and_(env[a], env[b]) if op == "&" else self.xor(env[a], env[b])
+        for dst, op, a, b in circ.bottom_program:
+            v = self.xor(env[a], env[b])
+            env[dst] = self.not_(v) if op == "~" else v
+        sout = [env[f"S{7 - i}"] for i in range(8)]
+        return self.linear(sout, [(outm.rows[i], outm.const >> i & 1) for i in range(8)])
 
     def sbox_synthesized(self, x: list, table: Table) -> list:
         """Any 4- or 8-bit table: the synthesized circuit (sbox_synth.py) on the index planes x[0..in_width-1]."""
@@ -184,6 +211,34 @@ class PlaneAlgebra:
 
     def comment_for(self, origin) -> None:
         """Called before each IR op is lowered (targets that annotate their output override it)."""
+
+
+class _Counter(PlaneAlgebra):
+    """Counts the plane operations a lowering makes (names them n0, n1, ...)."""
+
+    def node(self, key: tuple):
+        return f"n{len(self._memo)}"
+
+
+@cache
+def smallest_shape(values: tuple[int, ...], shapes: tuple[str, ...]) -> tuple[str, bool]:
+    """Of the inversion circuits ``shapes``, each with its linear parts merged with the table's affine maps
+    or as its own programs around them, the lowering of this table with the fewest gates (the first on a
+    tie: the depth-16 circuit, merged, where only it is offered).  AES's S-box: 134 plane operations
+    (depth16, merged) -> 117 (small, programs: Lin and Lout are identity)."""
+    if len(shapes) == 1:
+        return shapes[0], False
+    form = two_sided(values)
+    assert form is not None
+    best: tuple[int, str, bool] | None = None
+    for shape in shapes:
+        for programs in (False, True):
+            alg = _Counter()
+            alg._inversion_circuit([f"x{i}" for i in range(8)], form, shape, programs)
+            if best is None or len(alg._memo) < best[0]:
+                best = (len(alg._memo), shape, programs)
+    assert best is not None
+    return best[1], best[2]
 
 
 def live_bits(table: Table) -> list[int]:
