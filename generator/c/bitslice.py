@@ -92,7 +92,7 @@ def sbox_function(table: Table, ctype: str, prefix: str, name: str, by_value: bo
     bits that vary over the table (live_bits), in order.  ``by_value``: ``name(T y[live], T x0, T x1,
     ...)``, the input planes passed in vector registers (the cores' calls, Planes._sbox_call)."""
     planes = Planes(ctype, prefix, "    ")
-    planes.comment = circuit_kind(table)
+    planes.comment = circuit_kind(table, Planes.SBOX_SHAPES)
     nin, live = table.in_width, live_bits(table)
     nout = max(len(live), 1)
     if by_value:

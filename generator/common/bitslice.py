@@ -12,7 +12,9 @@ or the constant 0 / 1 (all zeros / all ones), folded as it goes.  Per op:
     gmul c mod poly     the GF(2) 8x8 matrix of "times c" as plane XORs (shared pairs: Paar's greedy)
     lut T               T affine-equivalent to the AES S-box: T = Lout∘S∘Lin (generator/common/affine.py),
                         Lin merged with the Boyar-Peralta circuit's top XORs, its middle, its bottom XORs
-                        merged with Lout (sbox_circuit.py); any other 4- or 8-bit table: the circuit that
+                        merged with Lout (sbox_circuit.py; a target bound by its gate count also gets the
+                        113-gate circuit and the circuits' own linear programs, whichever lowering is
+                        smallest: smallest_shape); any other 4- or 8-bit table: the circuit that
                         generator/common/sbox_synth.py synthesizes for it (checked on every input)
     anything else       refused (UsageError; ``unsupported`` says so before lowering): tables indexed
                         by other than 4 or 8 bits
@@ -39,7 +41,7 @@ from cipherspec.ir import Function, Table
 from cipherspec.passes.xornet import paar
 
 from .affine import two_sided as _two_sided
-from .sbox_circuit import CIRCUITS, circuit
+from .sbox_circuit import circuit
 from .sbox_synth import synthesize
 
 TABLE_INDEX_BITS = (4, 8)  # the tables a circuit exists for (sbox_circuit.py / sbox_synth.py)
@@ -220,6 +222,31 @@ class _Counter(PlaneAlgebra):
         return f"n{len(self._memo)}"
 
 
+_SHAPE_WORDS = {"depth16": "Boyar-Peralta depth-16, 128 gates", "small": "Boyar-Peralta 113 gates, depth 28"}
+
+
+def circuit_choice(values: tuple[int, ...], shapes: tuple[str, ...]) -> str:
+    """The inversion circuit and form ``smallest_shape`` picks for a table, and why, in words:
+    "Boyar-Peralta 113 gates, depth 28, its own linear programs around the affine maps: 117 plane ops
+    (depth-16 circuit: 134; merged linear parts: 129)"."""
+    form = two_sided(values)
+    assert form is not None
+    counts = {}
+    for shape in shapes:
+        for programs in (False, True):
+            alg = _Counter()
+            alg._inversion_circuit([f"x{i}" for i in range(8)], form, shape, programs)
+            counts[(shape, programs)] = len(alg._memo)
+    shape, programs = smallest_shape(values, shapes)
+    how = "its own linear programs around the affine maps" if programs else "linear parts merged with the affine maps"
+    others = ", ".join(
+        f"{_SHAPE_WORDS[sh].split(',')[0]} {'programs' if pr else 'merged'}: {n}"
+        for (sh, pr), n in counts.items()
+        if (sh, pr) != (shape, programs)
+    )
+    return f"{_SHAPE_WORDS[shape]}, {how}: {counts[(shape, programs)]} plane ops" + (f" ({others})" if others else "")
+
+
 @cache
 def smallest_shape(values: tuple[int, ...], shapes: tuple[str, ...]) -> tuple[str, bool]:
     """Of the inversion circuits ``shapes``, each with its linear parts merged with the table's affine maps
@@ -246,10 +273,12 @@ def live_bits(table: Table) -> list[int]:
     return [j for j in range(table.out_width) if len({v >> j & 1 for v in table.values}) > 1]
 
 
-def circuit_kind(table: Table) -> str:
-    """How the bit-plane lowering computes a table, in words (the comment of its circuit)."""
+def circuit_kind(table: Table, shapes: tuple[str, ...] = ("depth16",)) -> str:
+    """How the bit-plane lowering computes a table, in words (the comment of its circuit); ``shapes``: the
+    inversion circuits the target offers (PlaneAlgebra.SBOX_SHAPES)."""
     if table.in_width == 8 and table.out_width == 8 and two_sided(table.values) is not None:
-        return f"{table.name} = Lout∘S∘Lin, S as the Boyar-Peralta circuit"
+        shape, _ = smallest_shape(tuple(table.values), shapes)
+        return f"{table.name} = Lout∘S∘Lin, S as the {_SHAPE_WORDS[shape]} circuit"
     size = synthesize(table.values, table.out_width).size()
     return f"{table.name}: synthesized circuit of {size} gates (generator/common/sbox_synth.py)"
 

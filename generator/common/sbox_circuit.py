@@ -22,7 +22,7 @@ merged (generator/common/bitslice.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 _TOP = """
 T1=U0^U3 T2=U0^U5 T3=U0^U6 T4=U3^U5 T5=U4^U6 T6=T1^T5 T7=U1^U2 T8=U7^T6 T9=U7^T7 T10=T6^T7
@@ -75,8 +75,13 @@ TOP_OUTPUTS = tuple(f"T{i}" for i in range(1, 28)) + ("D",)
 PRODUCTS = tuple(f"M{i}" for i in range(46, 64))  # the bottom part's inputs
 _SHAPES = {
     "depth16": (_TOP, _MIDDLE, _BOTTOM, TOP_OUTPUTS, PRODUCTS),
-    "small": (_TOP_SMALL, _MIDDLE_SMALL, _BOTTOM_SMALL, tuple(f"Y{i}" for i in range(1, 22)) + ("D",),
-              tuple(f"Z{i}" for i in range(18))),
+    "small": (
+        _TOP_SMALL,
+        _MIDDLE_SMALL,
+        _BOTTOM_SMALL,
+        tuple(f"Y{i}" for i in range(1, 22)) + ("D",),
+        tuple(f"Z{i}" for i in range(18)),
+    ),
 }
 CIRCUITS = tuple(_SHAPES)
 
@@ -108,7 +113,7 @@ class Circuit:
     bottom_program: tuple[tuple[str, str, str, str], ...] = ()
 
 
-@lru_cache(maxsize=None)
+@cache
 def circuit(shape: str = "depth16") -> Circuit:
     """The circuit ``shape`` ("depth16": 128 gates, depth 16; "small": 113 gates, depth 28)."""
     top_text, middle_text, bottom_text, top_names, products = _SHAPES[shape]

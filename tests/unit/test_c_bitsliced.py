@@ -23,6 +23,28 @@ def test_circuit_is_the_aes_sbox_on_all_256_inputs():
     assert sum(op == "&" for _, op, _, _ in circuit().middle) == 34
 
 
+def test_the_113_gate_circuit_is_the_aes_sbox_and_the_c_lowering_picks_the_smallest():
+    """The second circuit (113 gates: 32 ANDs) is the S-box on all 256 inputs; the C planes (gate-bound)
+    lower AES's S through it with its own linear programs (both affine maps are identity), fewer plane
+    operations than the depth-16 circuit merged, and still the table on every input; the default algebra
+    (CUDA's) keeps the depth-16 circuit."""
+    from generator.common.bitslice import PlaneAlgebra, smallest_shape
+
+    s, si = aes_sbox()
+    small = circuit("small")
+    assert [evaluate(x, "small") for x in range(256)] == list(s)
+    assert sum(op == "&" for _, op, _, _ in small.middle) == 32
+    assert len(small.top_program) + len(small.middle) + len(small.bottom_program) == 113 + 1  # + the copy D = U7
+    assert smallest_shape(tuple(s), Planes.SBOX_SHAPES) == ("small", True)
+    assert smallest_shape(tuple(s), PlaneAlgebra.SBOX_SHAPES) == ("depth16", False)
+    for values in (s, si):
+        table = Table("T", 8, 8, tuple(values))
+        assert [_run_planes(table, x) for x in range(256)] == list(values)
+    p = Planes("t", "P")
+    p.sbox_inline([f"x{i}" for i in range(8)], Table("S", 8, 8, tuple(s)))
+    assert len(p.lines) == 117  # 134 through the depth-16 circuit, merged
+
+
 def _run_planes(table: Table, x: int) -> int:
     """The inline plane lowering of one lookup, interpreted on one byte (planes as Python ints)."""
     p = Planes("t", "P")
