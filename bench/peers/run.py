@@ -9,6 +9,11 @@ takes an ISA level (CIPHERSPEC_X86_ISA's names) or nothing (the dispatcher's pic
 on the same key, counter and input, alternating, best of --reps each, and prints
 "<variant> <ours MB/s> <peer MB/s> equal|DIFFER <peer version>".  Add a row (or a harness for another
 peer: Crypto++, OpenSSL) to ROWS; nothing here is specific to one cipher.
+
+Harnesses: ctr_vs_libgcrypt.c (wall clock) and ctr_vs_openssl.c (OpenSSL 3's EVP, by thread CPU time: a
+64 MiB run is preempted on a shared machine).  A row may set the peer's environment (OpenSSL reads
+OPENSSL_ia32cap at start-up: the AES row masks AES-NI off, issue 20's reference) and pick our ISA levels
+(the AES row: avx2 and sse2, the bitsliced kernels; a row with a shipped cipher has no spec file).
 """
 
 from __future__ import annotations
@@ -29,14 +34,31 @@ HERE = Path(__file__).resolve().parent
 
 @dataclass(frozen=True)
 class Row:
-    spec: str  # relative to the repository root
+    spec: str  # relative to the repository root ("": a shipped cipher, built by name)
     cipher: str
     harness: str  # bench/peers/<harness>.c
-    peer_cipher: str  # the peer's constant for the cipher (a -D value of the harness)
+    peer_cipher: str  # the peer's name for the cipher (a -D value of the harness)
     libs: tuple[str, ...]  # the peer's link flags
+    peer_env: tuple[tuple[str, str], ...] = ()  # environment of the harness (the peer's code-path switches)
+    levels: tuple[str, ...] = ()  # our ISA levels to run (default: every variant); the first is the row's lead
+    label: str = ""  # how the peer column names the peer's configuration
 
 
-ROWS = (Row("examples/ciphers/sm4.cs", "sm4", "ctr_vs_libgcrypt", "GCRY_CIPHER_SM4", ("-lgcrypt",)),)
+# OpenSSL 3 on its masked vector-permute AES (no AES-NI, no AVX-512 extensions): issue 20's AES reference
+_NO_AESNI = (("OPENSSL_ia32cap", "~0x200000200000000:~0x600000000"),)
+ROWS = (
+    Row("examples/ciphers/sm4.cs", "sm4", "ctr_vs_libgcrypt", "GCRY_CIPHER_SM4", ("-lgcrypt",)),
+    Row(
+        "",
+        "aes128",
+        "ctr_vs_openssl",
+        '"AES-128-CTR"',
+        ("-lcrypto",),
+        _NO_AESNI,
+        ("avx2", "sse2"),
+        "OPENSSL_ia32cap=" + _NO_AESNI[0][1],
+    ),
+)
 
 
 def _cpu() -> str:
@@ -52,14 +74,15 @@ def _cpu() -> str:
 
 def build(row: Row, out: Path) -> str:
     """`cipherspec build` as a user runs it; its notes (the technique per table) are returned."""
-    cmd = [sys.executable, "-m", "driver", "build", "--spec", row.spec, row.cipher, "--target", "c", "-o", str(out)]
+    spec = ["--spec", row.spec] if row.spec else []
+    cmd = [sys.executable, "-m", "driver", "build", *spec, row.cipher, "--target", "c", "-o", str(out)]
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
     return p.stdout
 
 
 def harness(row: Row, lib: Path, exe: Path, mib: int, reps: int) -> None:
     cmd = ["cc", "-O2", f"-I{lib / 'include'}", f'-DCS_H="{row.cipher}.h"', f"-DCS_P={row.cipher}"]
-    cmd += [f"-DCS_GCRY={row.peer_cipher}", f"-DCS_MIB={mib}", f"-DCS_REPS={reps}"]
+    cmd += [f"-DCS_GCRY={row.peer_cipher}", f"-DCS_PEER={row.peer_cipher}", f"-DCS_MIB={mib}", f"-DCS_REPS={reps}"]
     cmd += [str(HERE / f"{row.harness}.c"), str(lib / "lib" / f"lib{row.cipher}.a"), *row.libs, "-o", str(exe)]
     subprocess.run(cmd, check=True)
 
@@ -69,10 +92,15 @@ def run_row(row: Row, mib: int, reps: int) -> tuple[list[list[str]], str]:
         lib, exe = Path(d) / "lib", Path(d) / "harness"
         notes = build(row, lib)
         harness(row, lib, exe, mib, reps)
+        env = {**os.environ, **dict(row.peer_env)}
         variants = subprocess.run([str(exe), "--list"], capture_output=True, text=True, check=True).stdout.split()
-        lines = [subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()]
-        for v in variants:
-            p = subprocess.run([str(exe), v], capture_output=True, text=True)
+        lines = (
+            []
+            if row.levels
+            else [subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()]
+        )
+        for v in row.levels or variants:
+            p = subprocess.run([str(exe), v], capture_output=True, text=True, env=env)
             if p.returncode == 0:  # a level this CPU lacks is refused by set_key_isa: left out
                 lines.append(p.stdout.split())
     return lines, notes
@@ -89,7 +117,10 @@ def main() -> int:
     out = [
         "# Example specs as shipped vs peer libraries, one process",
         "",
-        f"`python3 bench/peers/run.py --mib {args.mib} --reps {args.reps}` -- CTR, {args.mib} MiB, one thread, "
+        f"`python3 bench/peers/run.py --mib {args.mib} --reps {args.reps}"
+        + (f" --only '{args.only}'" if args.only else "")
+        + (f" --out {os.path.relpath(args.out, ROOT)}" if Path(args.out) != ROOT / "bench/results/peers-ctr.md" else "")
+        + f"` -- CTR, {args.mib} MiB, one thread, "
         f"best of {args.reps} (ours and the peer alternating in the same process), output compared byte for byte.",
         f"CPU: {_cpu()}.  Load average before: {load0[0]:.2f} (the machine may be shared).",
         "",
@@ -103,10 +134,11 @@ def main() -> int:
         lines, notes = run_row(row, args.mib, args.reps)
         all_notes += [f"- {row.cipher}: {n.removeprefix('note: ')}" for n in notes.splitlines() if n.startswith("note")]
         for i, (variant, ours, peer, same, version) in enumerate(lines):
-            label = f"**{variant}** (default)" if i == 0 else variant
+            label = variant if row.levels else f"**{variant}** (default)" if i == 0 else variant
             ratio = float(ours) / float(peer)
+            peer_name = f"{row.harness.split('_vs_')[1]} {version}" + (f" `{row.label}`" if row.label else "")
             out.append(
-                f"| {row.spec} | {row.cipher} | {label} | {ours} | {row.harness.split('_vs_')[1]} {version} | "
+                f"| {row.spec or '(shipped)'} | {row.cipher} | {label} | {ours} | {peer_name} | "
                 f"{peer} | {ratio:.2f}x | {same} |"
             )
             print(out[-1], flush=True)

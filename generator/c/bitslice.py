@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from cipherspec.ir import Table
 from generator.common.bitslice import PlaneAlgebra, circuit_kind, gmul_rows, live_bits, lower, two_sided
+from generator.common.sbox_circuit import CIRCUITS
 
 from .body import COMMENT_COLUMN
 
@@ -22,7 +23,11 @@ _MACRO = {"^": "XOR", "&": "AND", "|": "OR", "~": "NOT"}
 
 
 class Planes(PlaneAlgebra):
-    """Straight-line plane statements with constant folding and value numbering."""
+    """Straight-line plane statements with constant folding and value numbering.  The C kernels are bound
+    by their operation count (vector ALU throughput), not by a circuit's depth: a table affine-equivalent
+    to inversion gets whichever inversion circuit has fewer gates for its affine maps."""
+
+    SBOX_SHAPES = CIRCUITS
 
     def __init__(self, ctype: str, prefix: str = "CS_P", indent: str = "    ", calls: dict | None = None):
         super().__init__()
@@ -64,15 +69,16 @@ class Planes(PlaneAlgebra):
         return self.sbox_inline(x, table)
 
     def _sbox_call(self, x: list, table: Table) -> list:
-        """before: planes x -> 200 inline statements;  after: cs_p a7[8] = {...}; fn(a7, r7); planes r7[0..7]
-        (output bits that are constant over the whole table stay constants, outside the call)"""
+        """before: planes x -> 200 inline statements;  after: cs_p r7[8]; fn(r7, p3, p9, ...); planes r7[0..7]
+        (the input planes by value: in vector registers, not copied through an array; output bits that are
+        constant over the whole table stay constants, outside the call)"""
         assert self.calls is not None
         fn = self.calls.setdefault(table.name, f"cs_sbox_{table.name}")
         n = self._count
         self._count += 1
         nin, live = table.in_width, live_bits(table)
         args = ", ".join(self.literal(p) for p in x[:nin])
-        stmt = f"{self.indent}{self.ctype} a{n}[{nin}] = {{{args}}}, r{n}[{max(len(live), 1)}]; {fn}(a{n}, r{n});"
+        stmt = f"{self.indent}{self.ctype} r{n}[{max(len(live), 1)}]; {fn}(r{n}, {args});"
         self.lines.append(f"{stmt.ljust(COMMENT_COLUMN)} /* {self.comment} */")
         out: list = [table.values[0] >> j & 1 for j in range(table.out_width)]
         for k, j in enumerate(live):
@@ -80,16 +86,23 @@ class Planes(PlaneAlgebra):
         return out
 
 
-def sbox_function(table: Table, ctype: str, prefix: str, name: str) -> list[str]:
+def sbox_function(table: Table, ctype: str, prefix: str, name: str, by_value: bool = False) -> list[str]:
     """One table's circuit as a C function ``name(const T x[in], T y[live])`` (kept out of line: the
     cores call it per lookup, which keeps them small enough for the C compiler); y holds the output
-    bits that vary over the table (live_bits), in order."""
+    bits that vary over the table (live_bits), in order.  ``by_value``: ``name(T y[live], T x0, T x1,
+    ...)``, the input planes passed in vector registers (the cores' calls, Planes._sbox_call)."""
     planes = Planes(ctype, prefix, "    ")
-    planes.comment = circuit_kind(table)
+    planes.comment = circuit_kind(table, Planes.SBOX_SHAPES)
     nin, live = table.in_width, live_bits(table)
-    ins = [planes.value(("x", i), f"x[{i}]") for i in range(nin)]
+    nout = max(len(live), 1)
+    if by_value:
+        ins = [f"x{i}" for i in range(nin)]
+        head = f"static void {name}({ctype} y[{nout}], {', '.join(f'const {ctype} x{i}' for i in range(nin))})"
+    else:
+        ins = [planes.value(("x", i), f"x[{i}]") for i in range(nin)]
+        head = f"static void {name}(const {ctype} x[{nin}], {ctype} y[{nout}])"
     outs = planes.sbox_inline(ins, table)
-    lines = [f"static void {name}(const {ctype} x[{nin}], {ctype} y[{max(len(live), 1)}])", "{"] + planes.lines
+    lines = [head, "{"] + planes.lines
     lines += [f"    y[{k}] = {planes.literal(outs[j])};" for k, j in enumerate(live)]
     return lines + ["}"]
 

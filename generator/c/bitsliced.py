@@ -1,7 +1,7 @@
 """The C ``bitsliced`` schedule's cores and key schedule as statement lines (source.py lays them out).
 
 Layout: N = 64·CS_PW blocks per call; s[j·8 + b] is the plane vector holding bit b of state byte j of
-every block (lane k, bit t <-> block 64k + t).  cs_bs_load / cs_bs_store (the skeleton) move N blocks
+every block (lane k, bit t <-> block CS_PW·t + k).  cs_bs_load / cs_bs_store (the skeleton) move N blocks
 in and out of that layout with six SWAR swap stages; the core reads the planes, runs the lowered
 IR (bitslice.py) and writes the output planes.  Round keys are bitsliced once, by the library's
 set_key: every round-key byte becomes 8 masks (0 or all ones, ks->bs), and set_key's own S-box
@@ -34,7 +34,7 @@ def sbox_functions(tables, masks: bool = False) -> list[str]:
     lines: list[str] = []
     for name, table in tables.items():
         ctype, prefix, fn = ("uint64_t", "CS_M", f"cs_ksbox_{name}") if masks else ("cs_p", "CS_P", f"cs_sbox_{name}")
-        body = sbox_function(table, ctype, prefix, fn)
+        body = sbox_function(table, ctype, prefix, fn, by_value=not masks)
         inline = not masks and circuit_gates(table) <= INLINE_GATES
         lines += ["", "CS_INLINE" if inline else "CS_NOINLINE"] + (
             [body[0].replace("static void", "void", 1)] + body[1:] if inline else body
@@ -72,7 +72,7 @@ def byte_planes(layout: WordLayout, word: int) -> list[int]:
 
 PIECE = 600  # plane statements per out-of-line piece of a core (split.py: keeps gcc linear)
 _TOKEN = re.compile(r"\b(p\d+|r\d+\[\d+\])")
-_CALL = re.compile(r"\br(\d+)\[(\d+)\]; cs_sbox_")  # cs_p aN[in] = {...}, rN[live]; cs_sbox_T(aN, rN);
+_CALL = re.compile(r"\br(\d+)\[(\d+)\]; cs_sbox_")  # cs_p rN[live]; cs_sbox_T(rN, x planes);
 _ROUND = re.compile(r"\br(\d+) \*/$")
 KEY_PLANE = re.compile(r"ks->bs\[(\d+)\]")
 
@@ -84,9 +84,9 @@ def _stmt(line: str) -> Stmt:
     rnd = _ROUND.search(line)
     group = int(rnd.group(1)) if rnd else ("out" if code.lstrip().startswith("o[") else None)
     call = _CALL.search(code)
-    if call:  # cs_p aN[in] = {x planes}, rN[live]; cs_sbox_T(aN, rN);
+    if call:  # cs_p rN[live]; cs_sbox_T(rN, x planes);
         n, live = call.group(1), int(call.group(2))
-        return Stmt(line, tuple(f"r{n}[{i}]" for i in range(live)), tuple(_TOKEN.findall(code.split("=", 1)[1])), group)
+        return Stmt(line, tuple(f"r{n}[{i}]" for i in range(live)), tuple(_TOKEN.findall(code[call.end() :])), group)
     lhs, rhs = code.split("=", 1)
     defs = tuple(_TOKEN.findall(lhs)) if lhs.lstrip().startswith("const ") else ()
     return Stmt(line, defs, tuple(_TOKEN.findall(rhs)), group)
@@ -142,8 +142,40 @@ def core(module: Module, prep: Prepared, kind: str) -> dict:
     body.append(f"{ind}cs_bs_store(out, o);")
     return {
         "name": name,
+        "key_type": f"const {module.cipher}_key",
         "doc": f"{kind}: N blocks at once (bitsliced core, {len(planes.lines)} plane ops; "
         f"{len(pieces.calls)} pieces, {len(pieces.functions)} distinct)",
         "lines": body,
         "pieces": sections,
+    }
+
+
+def has_counter_core(module: Module) -> bool:
+    """Whether the bitsliced kernel gets cs_ctr_n: blocks of whole 64-bit words (the counter's low 64
+    bits are the last one, transposed; the words above it are constant over a run, splatted)."""
+    return module.block.nbytes % 8 == 0
+
+
+def counter_core(encrypt: dict) -> dict:
+    """cs_ctr_n(ks, ctr, in, out): the encrypt core's pieces on the planes of the counter blocks ctr ..
+    ctr + N - 1 (cs_bs_load_ctr: only the counter's low word is transposed), the keystream XORed into
+    ``in`` as it is transposed back (cs_bs_store_xor): no counter blocks or keystream in memory.  Before
+    each piece, a share of the next run's input and output lines is prefetched (cs_bs_prefetch).
+
+        before: cs_ctr_fill(stream, ctr, N); cs_encrypt_n(ks, stream, stream); cs_xor_bytes(out, in, stream)
+        after:  cs_ctr_n(ks, ctr, in, out)
+    """
+    lines = ["    cs_bs_load_ctr(s, ctr);" if ln.strip() == "cs_bs_load(s, in);" else ln for ln in encrypt["lines"]]
+    lines = ["    cs_bs_store_xor(out, o, in);" if ln.strip() == "cs_bs_store(out, o);" else ln for ln in lines]
+    assert lines != encrypt["lines"], "bitsliced counter core: the encrypt core's load/store lines moved"
+    calls = [i for i, ln in enumerate(lines) if ln.strip().startswith(encrypt["name"] + "_")]
+    for k, i in enumerate(reversed(calls)):  # the next run's lines, spread over the pieces
+        lines.insert(i, f"    cs_bs_prefetch(in, out, {len(calls) - 1 - k}, {len(calls)});")
+    return {
+        "name": "cs_ctr_n",
+        "params": f"{encrypt['key_type']} *ks, const uint8_t *ctr, const uint8_t *in, uint8_t *out",
+        "doc": "CTR: N counter blocks ctr, ctr + 1, ... (no carry out of the low 64 bits) through the encrypt "
+        "core's pieces, XORed into in (bitsliced core)",
+        "lines": lines,
+        "pieces": [],
     }

@@ -413,7 +413,7 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     support = [table_section(list(prep.tables.values()))] if prep.tables and layout != "bitsliced" else []
     after_cores: list[str] = []
     if layout == "bitsliced":
-        support.append(fragment("planes.c", lanes=n, plane_words=n // 64))
+        support.append(fragment("planes.c", lanes=n, plane_words=n // 64, counter=bs.has_counter_core(module)))
         support.append(
             "\n".join(
                 [
@@ -424,6 +424,8 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
             )
         )
         cores = [bs.core(module, prep, "encrypt"), bs.core(module, prep, "decrypt")]
+        if bs.has_counter_core(module):
+            cores.append(bs.counter_core(cores[0]))
         support += [piece for c in cores for piece in c["pieces"]]
         after_cores = [fragment("padded_run.c", P=P, kind=kind) for kind in ("encrypt", "decrypt")]
     else:  # the one-block cores are the library's (library.py: compiled once, not once per ISA level)
@@ -439,7 +441,11 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
         cores.append(sliced_core(module, prep, "encrypt", n, streams, counter=True))
     after_cores += [fragment("mode_helpers.c")] + ([fragment("ctr_fill.c")] if n else [])
     after_cores += [fragment("kernel_names.c", P=P)] + entry_points(
-        P, n, layout == "bitsliced", counter_core=counter_core
+        P,
+        n,
+        layout == "bitsliced",
+        counter_core=counter_core,
+        counter_planes=layout == "bitsliced" and bs.has_counter_core(module),
     )
     return render(
         "c/kernel.c.j2",

@@ -56,11 +56,18 @@ def notes(module: Module, schedule: Schedule) -> list[str]:
 
 
 def _technique(module: Module, schedule: Schedule, name: str, f) -> str:
+    from generator.common.bitslice import circuit_choice, two_sided
+
+    from .bitslice import Planes
     from .schedules import aesni_support
 
     inv = f is not None and f.inversion is not None
+    values = tuple(module.tables[name].values)
     circuit = (
-        "the GF(2^8) inversion circuit (Boyar-Peralta) with the affine maps as XOR networks"
+        "the GF(2^8) inversion circuit with the affine maps as XOR networks, the smallest lowering of those "
+        f"offered ({circuit_choice(values, Planes.SBOX_SHAPES)})"
+        if inv and two_sided(values) is not None
+        else "the GF(2^8) inversion circuit (Boyar-Peralta) with the affine maps as XOR networks"
         if inv
         else "a synthesized Boolean circuit (generator/common/sbox_synth.py)"
     )

@@ -5,7 +5,10 @@ that decides it.
     sliced      runs of CS_LANES blocks through cs_<kind>_n, then the rest block by block; CTR on 64-bit block
                 words: runs through cs_ctr_n, which builds the counter blocks in its lanes (no counter
                 bytes in memory, no transposition), where the counter's low 64 bits do not carry
-    bitsliced   runs of CS_LANES blocks, then the rest as one zero-padded run (cs_<kind>_part)
+    bitsliced   runs of CS_LANES blocks, then the rest as one zero-padded run (cs_<kind>_part); CTR on blocks
+                of whole 64-bit words: runs through cs_ctr_n(ks, ctr, in, out), which splats the counter's
+                constant words into planes, transposes only its low word and XORs the keystream into in
+                on the way out, where the low 64 bits do not carry
 
     walk(lanes=8, padded=False)["ecb_encrypt"]
       -> "    for (; i + CS_LANES <= n; i += CS_LANES) cs_encrypt_n(ks, in + i * CS_BLOCK, out + i * CS_BLOCK);\\n"
@@ -42,6 +45,18 @@ _CTR_COUNTER_RUNS = """\
         }
         cs_xor_bytes(out + i * CS_BLOCK, in + i * CS_BLOCK, stream, sizeof stream);
     }"""
+_CTR_PLANE_RUNS = """\
+    for (; i + CS_LANES <= n; i += CS_LANES) {
+        const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+        if (lo <= UINT64_MAX - CS_LANES) {  /* no carry out of the low 64 bits: the core makes the planes */
+            cs_ctr_n(ks, ctr, in + i * CS_BLOCK, out + i * CS_BLOCK);
+            cs_store64be(ctr + CS_BLOCK - 8, lo + CS_LANES);
+            continue;
+        }
+        cs_ctr_fill(stream, ctr, CS_LANES);
+        cs_encrypt_n(ks, stream, stream);
+        cs_xor_bytes(out + i * CS_BLOCK, in + i * CS_BLOCK, stream, sizeof stream);
+    }"""
 _CTR_PADDED = """\
     if (i < n) {  /* the rest: its counter blocks in one padded run of the core */
         cs_ctr_fill(stream, ctr, n - i);
@@ -56,10 +71,12 @@ _CTR_SINGLE = """\
     }"""
 
 
-def walk(lanes: int, padded: bool, counter_core: bool = False) -> dict[str, str]:
+def walk(lanes: int, padded: bool, counter_core: bool = False, counter_planes: bool = False) -> dict[str, str]:
     """The loop slots of the entry points: ``lanes`` blocks per run of the core (0: no runs, a scalar
     core), ``padded``: the tail as one zero-padded run (a bitsliced core has no one-block form),
-    ``counter_core``: CTR runs through cs_ctr_n (portable.counter_load)."""
+    ``counter_core``: CTR runs through cs_ctr_n (portable.counter_load); ``counter_planes``: through the
+    bitsliced cs_ctr_n(ks, ctr, in, out) (bitsliced.counter_core: planes from the counter, keystream
+    XORed in on the way out)."""
 
     def pick(runs: str, tail_padded: str, tail_single: str) -> str:
         return "\n".join(([runs] if lanes else []) + [tail_padded if padded else tail_single])
@@ -67,15 +84,25 @@ def walk(lanes: int, padded: bool, counter_core: bool = False) -> dict[str, str]
     return {
         "ecb_encrypt": pick(_ECB_RUNS, _ECB_PADDED, _ECB_SINGLE).format(kind="encrypt"),
         "ecb_decrypt": pick(_ECB_RUNS, _ECB_PADDED, _ECB_SINGLE).format(kind="decrypt"),
-        "ctr": pick(_CTR_COUNTER_RUNS if counter_core else _CTR_RUNS, _CTR_PADDED, _CTR_SINGLE),
+        "ctr": pick(
+            _CTR_PLANE_RUNS if counter_planes else _CTR_COUNTER_RUNS if counter_core else _CTR_RUNS,
+            _CTR_PADDED,
+            _CTR_SINGLE,
+        ),
         "buffer": "CS_LANES * CS_BLOCK" if lanes else "CS_BLOCK",
     }
 
 
 def entry_points(
-    P: str, lanes: int, padded: bool, kinds=("encrypt", "decrypt"), ctr: bool = True, counter_core: bool = False
+    P: str,
+    lanes: int,
+    padded: bool,
+    kinds=("encrypt", "decrypt"),
+    ctr: bool = True,
+    counter_core: bool = False,
+    counter_planes: bool = False,
 ) -> list[str]:
     """The kernel's entry points (ECB of each kind, CTR) over its cores, as C sections."""
-    w = walk(lanes, padded, counter_core)
+    w = walk(lanes, padded, counter_core, counter_planes)
     out = [fragment("kernel_ecb.c", P=P, kind=kind, loops=w[f"ecb_{kind}"]) for kind in kinds]
     return out + ([fragment("kernel_ctr.c", P=P, buffer=w["buffer"], loops=w["ctr"])] if ctr else [])

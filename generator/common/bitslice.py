@@ -12,7 +12,9 @@ or the constant 0 / 1 (all zeros / all ones), folded as it goes.  Per op:
     gmul c mod poly     the GF(2) 8x8 matrix of "times c" as plane XORs (shared pairs: Paar's greedy)
     lut T               T affine-equivalent to the AES S-box: T = Lout∘S∘Lin (generator/common/affine.py),
                         Lin merged with the Boyar-Peralta circuit's top XORs, its middle, its bottom XORs
-                        merged with Lout (sbox_circuit.py); any other 4- or 8-bit table: the circuit that
+                        merged with Lout (sbox_circuit.py; a target bound by its gate count also gets the
+                        113-gate circuit and the circuits' own linear programs, whichever lowering is
+                        smallest: smallest_shape); any other 4- or 8-bit table: the circuit that
                         generator/common/sbox_synth.py synthesizes for it (checked on every input)
     anything else       refused (UsageError; ``unsupported`` says so before lowering): tables indexed
                         by other than 4 or 8 bits
@@ -39,7 +41,7 @@ from cipherspec.ir import Function, Table
 from cipherspec.passes.xornet import paar
 
 from .affine import two_sided as _two_sided
-from .sbox_circuit import PRODUCTS, TOP_OUTPUTS, circuit
+from .sbox_circuit import circuit
 from .sbox_synth import synthesize
 
 TABLE_INDEX_BITS = (4, 8)  # the tables a circuit exists for (sbox_circuit.py / sbox_synth.py)
@@ -139,15 +141,28 @@ class PlaneAlgebra:
     def sbox(self, x: list, table: Table) -> list:
         return self.sbox_inline(x, table)
 
+    # the inversion circuits a lowering may use (sbox_circuit.py): the depth-16 one by default (latency-bound
+    # targets); a target bound by the gate count sets both and gets, per table, the one with fewer gates
+    SBOX_SHAPES: tuple[str, ...] = ("depth16",)
+
     def sbox_inline(self, x: list, table: Table) -> list:
         """The table's circuit on the index planes x (LSB first; only the low ``table.in_width`` are read)."""
         form = two_sided(table.values) if table.in_width == 8 and table.out_width == 8 else None
         if form is None:
             return self.sbox_synthesized(x, table)
-        circ = circuit()
+        shape, programs = smallest_shape(tuple(table.values), self.SBOX_SHAPES)
+        return self._inversion_circuit(x, form, shape, programs)
+
+    def _inversion_circuit(self, x: list, form, shape: str, programs: bool = False) -> list:
+        """``programs``: the affine maps as their own networks around the circuit's own linear programs
+        (Lin, top, middle, bottom, Lout); else each linear part merged with its affine map into one
+        synthesized network."""
+        circ = circuit(shape)
+        if programs:
+            return self._programs(x, form, circ)
         inp = form.inp
         top_rows = []
-        for name in TOP_OUTPUTS:  # T = XOR of S-input bits; S-input bit i = parity(x & inp.rows[i]) ^ c_i
+        for name in circ.top:  # T = XOR of S-input bits; S-input bit i = parity(x & inp.rows[i]) ^ c_i
             m, c = circ.top[name], 0
             row = 0
             for i in range(8):
@@ -155,7 +170,7 @@ class PlaneAlgebra:
                     row ^= inp.rows[i]
                     c ^= inp.const >> i & 1
             top_rows.append((row, c))
-        env = dict(zip(TOP_OUTPUTS, self.linear(x, top_rows)))
+        env = dict(zip(circ.top, self.linear(x, top_rows)))
         for dst, op, a, b in circ.middle:
             env[dst] = self.and_(env[a], env[b]) if op == "&" else self.xor(env[a], env[b])
         out_rows = []
@@ -166,7 +181,21 @@ class PlaneAlgebra:
                     m ^= circ.bottom[k][0]
                     c ^= circ.bottom[k][1]
             out_rows.append((m, c))
-        return self.linear([env[p] for p in PRODUCTS], out_rows)
+        return self.linear([env[p] for p in circ.products], out_rows)
+
+    def _programs(self, x: list, form, circ) -> list:
+        inp, outm = form.inp, form.out
+        sin = self.linear(x, [(inp.rows[i], inp.const >> i & 1) for i in range(8)])  # S-input bits, LSB first
+        env: dict = {f"U{k}": sin[7 - k] for k in range(8)}
+        for dst, op, a, b in circ.top_program:
+            env[dst] = env[a] if op == "=" else self.xor(env[a], env[b])
+        for dst, op, a, b in circ.middle:
+            env[dst] = self.and_(env[a], env[b]) if op == "&" else self.xor(env[a], env[b])
+        for dst, op, a, b in circ.bottom_program:
+            v = self.xor(env[a], env[b])
+            env[dst] = self.not_(v) if op == "~" else v
+        sout = [env[f"S{7 - i}"] for i in range(8)]
+        return self.linear(sout, [(outm.rows[i], outm.const >> i & 1) for i in range(8)])
 
     def sbox_synthesized(self, x: list, table: Table) -> list:
         """Any 4- or 8-bit table: the synthesized circuit (sbox_synth.py) on the index planes x[0..in_width-1]."""
@@ -186,15 +215,70 @@ class PlaneAlgebra:
         """Called before each IR op is lowered (targets that annotate their output override it)."""
 
 
+class _Counter(PlaneAlgebra):
+    """Counts the plane operations a lowering makes (names them n0, n1, ...)."""
+
+    def node(self, key: tuple):
+        return f"n{len(self._memo)}"
+
+
+_SHAPE_WORDS = {"depth16": "Boyar-Peralta depth-16, 128 gates", "small": "Boyar-Peralta 113 gates, depth 28"}
+
+
+def circuit_choice(values: tuple[int, ...], shapes: tuple[str, ...]) -> str:
+    """The inversion circuit and form ``smallest_shape`` picks for a table, and why, in words:
+    "Boyar-Peralta 113 gates, depth 28, its own linear programs around the affine maps: 117 plane ops
+    (depth-16 circuit: 134; merged linear parts: 129)"."""
+    form = two_sided(values)
+    assert form is not None
+    counts = {}
+    for shape in shapes:
+        for programs in (False, True):
+            alg = _Counter()
+            alg._inversion_circuit([f"x{i}" for i in range(8)], form, shape, programs)
+            counts[(shape, programs)] = len(alg._memo)
+    shape, programs = smallest_shape(values, shapes)
+    how = "its own linear programs around the affine maps" if programs else "linear parts merged with the affine maps"
+    others = ", ".join(
+        f"{_SHAPE_WORDS[sh].split(',')[0]} {'programs' if pr else 'merged'}: {n}"
+        for (sh, pr), n in counts.items()
+        if (sh, pr) != (shape, programs)
+    )
+    return f"{_SHAPE_WORDS[shape]}, {how}: {counts[(shape, programs)]} plane ops" + (f" ({others})" if others else "")
+
+
+@cache
+def smallest_shape(values: tuple[int, ...], shapes: tuple[str, ...]) -> tuple[str, bool]:
+    """Of the inversion circuits ``shapes``, each with its linear parts merged with the table's affine maps
+    or as its own programs around them, the lowering of this table with the fewest gates (the first on a
+    tie: the depth-16 circuit, merged, where only it is offered).  AES's S-box: 134 plane operations
+    (depth16, merged) -> 117 (small, programs: Lin and Lout are identity)."""
+    if len(shapes) == 1:
+        return shapes[0], False
+    form = two_sided(values)
+    assert form is not None
+    best: tuple[int, str, bool] | None = None
+    for shape in shapes:
+        for programs in (False, True):
+            alg = _Counter()
+            alg._inversion_circuit([f"x{i}" for i in range(8)], form, shape, programs)
+            if best is None or len(alg._memo) < best[0]:
+                best = (len(alg._memo), shape, programs)
+    assert best is not None
+    return best[1], best[2]
+
+
 def live_bits(table: Table) -> list[int]:
     """Output bits of a table that are not the same for every entry (a 4-bit S-box in a u8: bits 0..3)."""
     return [j for j in range(table.out_width) if len({v >> j & 1 for v in table.values}) > 1]
 
 
-def circuit_kind(table: Table) -> str:
-    """How the bit-plane lowering computes a table, in words (the comment of its circuit)."""
+def circuit_kind(table: Table, shapes: tuple[str, ...] = ("depth16",)) -> str:
+    """How the bit-plane lowering computes a table, in words (the comment of its circuit); ``shapes``: the
+    inversion circuits the target offers (PlaneAlgebra.SBOX_SHAPES)."""
     if table.in_width == 8 and table.out_width == 8 and two_sided(table.values) is not None:
-        return f"{table.name} = Lout∘S∘Lin, S as the Boyar-Peralta circuit"
+        shape, _ = smallest_shape(tuple(table.values), shapes)
+        return f"{table.name} = Lout∘S∘Lin, S as the {_SHAPE_WORDS[shape]} circuit"
     size = synthesize(table.values, table.out_width).size()
     return f"{table.name}: synthesized circuit of {size} gates (generator/common/sbox_synth.py)"
 

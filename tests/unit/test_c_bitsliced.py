@@ -4,6 +4,8 @@ block that is not whole 8-byte groups)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from cipherspec.errors import UsageError
@@ -19,6 +21,28 @@ def test_circuit_is_the_aes_sbox_on_all_256_inputs():
     s, _ = aes_sbox()
     assert [evaluate(x) for x in range(256)] == list(s)
     assert sum(op == "&" for _, op, _, _ in circuit().middle) == 34
+
+
+def test_the_113_gate_circuit_is_the_aes_sbox_and_the_c_lowering_picks_the_smallest():
+    """The second circuit (113 gates: 32 ANDs) is the S-box on all 256 inputs; the C planes (gate-bound)
+    lower AES's S through it with its own linear programs (both affine maps are identity), fewer plane
+    operations than the depth-16 circuit merged, and still the table on every input; the default algebra
+    (CUDA's) keeps the depth-16 circuit."""
+    from generator.common.bitslice import PlaneAlgebra, smallest_shape
+
+    s, si = aes_sbox()
+    small = circuit("small")
+    assert [evaluate(x, "small") for x in range(256)] == list(s)
+    assert sum(op == "&" for _, op, _, _ in small.middle) == 32
+    assert len(small.top_program) + len(small.middle) + len(small.bottom_program) == 113 + 1  # + the copy D = U7
+    assert smallest_shape(tuple(s), Planes.SBOX_SHAPES) == ("small", True)
+    assert smallest_shape(tuple(s), PlaneAlgebra.SBOX_SHAPES) == ("depth16", False)
+    for values in (s, si):
+        table = Table("T", 8, 8, tuple(values))
+        assert [_run_planes(table, x) for x in range(256)] == list(values)
+    p = Planes("t", "P")
+    p.sbox_inline([f"x{i}" for i in range(8)], Table("S", 8, 8, tuple(s)))
+    assert len(p.lines) == 117  # 134 through the depth-16 circuit, merged
 
 
 def _run_planes(table: Table, x: int) -> int:
@@ -91,3 +115,29 @@ def test_refusal_names_the_reason(tmp_path):
     assert "12-byte block" in bitsliced_support(module)
     with pytest.raises(UsageError, match="not available for w96: a 12-byte block"):
         parse_schedule(module, "bitsliced")
+
+
+def test_ctr_runs_on_counter_planes_and_sboxes_take_planes_by_value():
+    """A 16-byte block: CTR runs go through cs_ctr_n, which splats the counter's constant high word into
+    planes, transposes only its low word and XORs the keystream into the input on the way out (no counter
+    blocks or keystream buffer); the 8-bit S-box circuit is called with its input planes by value (no
+    argument array to copy them through)."""
+    from paths import ROOT
+
+    from cipherspec.registry import Registry
+    from generator.c.portable import kernel_source
+
+    module = Registry(extra=[ROOT / "tests/conformance/sbox8.cs"]).module("sbox8_u8")
+    src = kernel_source(module, parse_schedule(module, "bitsliced_v16"), "ct")
+    ctr = src[src.index("CS_HIDDEN void CS_KERNEL(ctr)") :]
+    assert "cs_ctr_n(ks, ctr, in + i * CS_BLOCK, out + i * CS_BLOCK);" in ctr
+    assert ctr.index("cs_ctr_n(") < ctr.index("cs_ctr_fill(")  # the fill is the carry path's
+    core = src[src.index("static void cs_ctr_n(") :]
+    core = core[: core.index("\n}\n")]
+    assert "cs_bs_load_ctr(s, ctr);" in core and "cs_bs_store_xor(out, o, in);" in core
+    assert "cs_bs_load(" not in core and "cs_bs_store(" not in core
+    calls = [ln.split("/*")[0].strip() for ln in src.splitlines() if "; cs_sbox_A(" in ln]
+    assert calls and all(
+        re.fullmatch(r"cs_p (r\d+)\[8\]; cs_sbox_A\(\1(, (p\d+|r\d+\[\d\])){8}\);", c) for c in calls
+    ), calls[:2]
+    assert "static void cs_sbox_A(cs_p y[8], const cs_p x0, const cs_p x1," in src

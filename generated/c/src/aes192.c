@@ -101,156 +101,139 @@ static inline void cs_store64be(uint8_t *p, uint64_t v) { cs_store32be(p, (uint3
 CS_NOINLINE
 static void cs_ksbox_S(const uint64_t x[8], uint64_t y[8])
 {
-    const uint64_t p0 = x[0];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p1 = x[1];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p2 = x[2];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p3 = x[3];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p4 = x[4];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p5 = x[5];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p6 = x[6];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p7 = x[7];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p8 = CS_M_XOR(p4, p7);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p9 = CS_M_XOR(p2, p7);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p10 = CS_M_XOR(p1, p7);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p11 = CS_M_XOR(p2, p4);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p12 = CS_M_XOR(p1, p3);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p13 = CS_M_XOR(p12, p4);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p14 = CS_M_XOR(p13, p7);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p15 = CS_M_XOR(p5, p6);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p16 = CS_M_XOR(p0, p14);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p17 = CS_M_XOR(p0, p15);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p18 = CS_M_XOR(p14, p15);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p19 = CS_M_XOR(p2, p6);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p20 = CS_M_XOR(p2, p5);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p21 = CS_M_XOR(p1, p9);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p22 = CS_M_XOR(p21, p4);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p23 = CS_M_XOR(p13, p9);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p24 = CS_M_XOR(p23, p6);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p25 = CS_M_XOR(p12, p2);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p26 = CS_M_XOR(p25, p6);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p27 = CS_M_XOR(p25, p5);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p28 = CS_M_XOR(p0, p26);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p29 = CS_M_XOR(p0, p4);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p30 = CS_M_XOR(p17, p4);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p31 = CS_M_XOR(p17, p7);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p32 = CS_M_XOR(p0, p1);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p33 = CS_M_XOR(p1, p17);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p34 = CS_M_XOR(p17, p21);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p35 = CS_M_XOR(p13, p15);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p36 = CS_M_XOR(p2, p35);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p37 = CS_M_XOR(p5, p9);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p38 = CS_M_XOR(p12, p37);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p39 = CS_M_XOR(p3, p37);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p40 = CS_M_XOR(p37, p4);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p41 = CS_M_AND(p14, p22);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p42 = CS_M_AND(p16, p34);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p43 = CS_M_XOR(p24, p41);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p44 = CS_M_AND(p0, p30);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p45 = CS_M_XOR(p41, p44);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p46 = CS_M_AND(p10, p27);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p47 = CS_M_AND(p17, p33);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p48 = CS_M_XOR(p39, p46);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p49 = CS_M_AND(p28, p31);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p50 = CS_M_XOR(p46, p49);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p51 = CS_M_AND(p26, p8);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p52 = CS_M_AND(p11, p40);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p53 = CS_M_XOR(p51, p52);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p54 = CS_M_AND(p18, p9);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p55 = CS_M_XOR(p51, p54);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p56 = CS_M_XOR(p42, p43);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p57 = CS_M_XOR(p36, p45);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p58 = CS_M_XOR(p47, p48);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p59 = CS_M_XOR(p50, p55);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p60 = CS_M_XOR(p53, p56);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p61 = CS_M_XOR(p55, p57);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p62 = CS_M_XOR(p53, p58);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p63 = CS_M_XOR(p38, p59);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p64 = CS_M_XOR(p62, p63);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p65 = CS_M_AND(p60, p62);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p66 = CS_M_XOR(p61, p65);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p67 = CS_M_XOR(p60, p61);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p68 = CS_M_XOR(p63, p65);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p69 = CS_M_AND(p67, p68);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p70 = CS_M_AND(p64, p66);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p71 = CS_M_AND(p60, p63);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p72 = CS_M_AND(p67, p71);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p73 = CS_M_XOR(p65, p67);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p74 = CS_M_AND(p61, p62);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p75 = CS_M_AND(p64, p74);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p76 = CS_M_XOR(p64, p65);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p77 = CS_M_XOR(p61, p69);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p78 = CS_M_XOR(p72, p73);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p79 = CS_M_XOR(p63, p70);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p80 = CS_M_XOR(p75, p76);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p81 = CS_M_XOR(p78, p80);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p82 = CS_M_XOR(p77, p79);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p83 = CS_M_XOR(p77, p78);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p84 = CS_M_XOR(p79, p80);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p85 = CS_M_XOR(p81, p82);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p86 = CS_M_AND(p14, p84);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p87 = CS_M_AND(p16, p80);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p88 = CS_M_AND(p0, p79);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p89 = CS_M_AND(p27, p83);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p90 = CS_M_AND(p17, p78);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p91 = CS_M_AND(p28, p77);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p92 = CS_M_AND(p26, p82);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p93 = CS_M_AND(p40, p85);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p94 = CS_M_AND(p18, p81);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p95 = CS_M_AND(p22, p84);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p96 = CS_M_AND(p34, p80);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p97 = CS_M_AND(p30, p79);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p98 = CS_M_AND(p10, p83);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p99 = CS_M_AND(p33, p78);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p100 = CS_M_AND(p31, p77);            /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p101 = CS_M_AND(p8, p82);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p102 = CS_M_AND(p11, p85);            /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p103 = CS_M_AND(p81, p9);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p104 = CS_M_XOR(p101, p102);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p105 = CS_M_XOR(p86, p88);            /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p106 = CS_M_XOR(p105, p98);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p107 = CS_M_XOR(p104, p106);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p108 = CS_M_XOR(p91, p99);            /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p109 = CS_M_XOR(p107, p108);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p110 = CS_M_XOR(p109, p89);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p111 = CS_M_NOT(p110);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p112 = CS_M_XOR(p104, p90);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p113 = CS_M_XOR(p108, p112);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p114 = CS_M_XOR(p113, p93);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p115 = CS_M_XOR(p114, p94);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p116 = CS_M_XOR(p115, p98);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p117 = CS_M_NOT(p116);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p118 = CS_M_XOR(p112, p96);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p119 = CS_M_XOR(p118, p89);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p120 = CS_M_XOR(p119, p93);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p121 = CS_M_XOR(p106, p94);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p122 = CS_M_XOR(p100, p121);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p123 = CS_M_XOR(p120, p122);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p124 = CS_M_XOR(p123, p97);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p125 = CS_M_XOR(p87, p95);            /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p126 = CS_M_XOR(p118, p125);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p127 = CS_M_XOR(p126, p88);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p128 = CS_M_XOR(p127, p91);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p129 = CS_M_XOR(p125, p86);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p130 = CS_M_XOR(p119, p129);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p131 = CS_M_XOR(p122, p92);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p132 = CS_M_XOR(p101, p131);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p133 = CS_M_XOR(p103, p132);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p134 = CS_M_NOT(p133);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p135 = CS_M_XOR(p104, p129);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p136 = CS_M_XOR(p135, p92);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p137 = CS_M_XOR(p136, p93);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p138 = CS_M_XOR(p137, p96);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p139 = CS_M_NOT(p138);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p140 = CS_M_XOR(p120, p92);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p141 = CS_M_XOR(p140, p95);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p111;
+    const uint64_t p0 = x[0];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p1 = x[1];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p2 = x[2];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p3 = x[3];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p4 = x[4];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p5 = x[5];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p6 = x[6];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p7 = x[7];                            /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p8 = CS_M_XOR(p2, p4);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p9 = CS_M_XOR(p1, p7);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p10 = CS_M_XOR(p4, p7);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p11 = CS_M_XOR(p2, p7);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p12 = CS_M_XOR(p5, p6);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p13 = CS_M_XOR(p0, p12);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p14 = CS_M_XOR(p13, p4);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p15 = CS_M_XOR(p8, p9);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p16 = CS_M_XOR(p13, p7);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p17 = CS_M_XOR(p1, p13);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p18 = CS_M_XOR(p11, p17);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p19 = CS_M_XOR(p15, p3);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p20 = CS_M_XOR(p19, p2);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p21 = CS_M_XOR(p19, p6);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p22 = CS_M_XOR(p0, p20);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p23 = CS_M_XOR(p12, p20);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p24 = CS_M_XOR(p10, p21);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p25 = CS_M_XOR(p0, p24);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p26 = CS_M_XOR(p23, p24);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p27 = CS_M_XOR(p11, p23);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p28 = CS_M_XOR(p12, p24);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p29 = CS_M_XOR(p28, p9);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p30 = CS_M_XOR(p28, p7);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p31 = CS_M_AND(p15, p20);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p32 = CS_M_AND(p18, p22);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p33 = CS_M_XOR(p31, p32);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p34 = CS_M_AND(p0, p14);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p35 = CS_M_XOR(p31, p34);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p36 = CS_M_AND(p28, p9);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p37 = CS_M_AND(p13, p17);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p38 = CS_M_XOR(p36, p37);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p39 = CS_M_AND(p16, p25);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p40 = CS_M_XOR(p36, p39);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p41 = CS_M_AND(p10, p24);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p42 = CS_M_AND(p26, p8);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p43 = CS_M_XOR(p41, p42);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p44 = CS_M_AND(p11, p23);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p45 = CS_M_XOR(p41, p44);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p46 = CS_M_XOR(p33, p43);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p47 = CS_M_XOR(p35, p45);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p48 = CS_M_XOR(p38, p43);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p49 = CS_M_XOR(p40, p45);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p50 = CS_M_XOR(p21, p46);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p51 = CS_M_XOR(p27, p47);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p52 = CS_M_XOR(p29, p48);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p53 = CS_M_XOR(p30, p49);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p54 = CS_M_XOR(p50, p51);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p55 = CS_M_AND(p50, p52);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p56 = CS_M_XOR(p53, p55);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p57 = CS_M_AND(p54, p56);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p58 = CS_M_XOR(p51, p57);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p59 = CS_M_XOR(p52, p53);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p60 = CS_M_XOR(p51, p55);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p61 = CS_M_AND(p59, p60);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p62 = CS_M_XOR(p53, p61);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p63 = CS_M_XOR(p52, p62);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p64 = CS_M_XOR(p56, p62);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p65 = CS_M_AND(p53, p64);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p66 = CS_M_XOR(p63, p65);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p67 = CS_M_XOR(p56, p65);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p68 = CS_M_AND(p58, p67);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p69 = CS_M_XOR(p54, p68);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p70 = CS_M_XOR(p66, p69);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p71 = CS_M_XOR(p58, p62);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p72 = CS_M_XOR(p58, p69);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p73 = CS_M_XOR(p62, p66);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p74 = CS_M_XOR(p70, p71);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p75 = CS_M_AND(p20, p73);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p76 = CS_M_AND(p22, p66);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p77 = CS_M_AND(p0, p62);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p78 = CS_M_AND(p28, p72);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p79 = CS_M_AND(p13, p69);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p80 = CS_M_AND(p25, p58);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p81 = CS_M_AND(p24, p71);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p82 = CS_M_AND(p26, p74);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p83 = CS_M_AND(p23, p70);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p84 = CS_M_AND(p15, p73);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p85 = CS_M_AND(p18, p66);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p86 = CS_M_AND(p14, p62);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p87 = CS_M_AND(p72, p9);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p88 = CS_M_AND(p17, p69);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p89 = CS_M_AND(p16, p58);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p90 = CS_M_AND(p10, p71);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p91 = CS_M_AND(p74, p8);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p92 = CS_M_AND(p11, p70);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p93 = CS_M_XOR(p90, p91);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p94 = CS_M_XOR(p85, p93);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p95 = CS_M_XOR(p84, p94);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p96 = CS_M_XOR(p75, p77);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p97 = CS_M_XOR(p75, p76);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p98 = CS_M_XOR(p78, p79);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p99 = CS_M_XOR(p87, p96);             /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p100 = CS_M_XOR(p82, p98);            /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p101 = CS_M_XOR(p83, p99);            /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p102 = CS_M_XOR(p100, p101);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p103 = CS_M_XOR(p97, p98);            /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p104 = CS_M_XOR(p78, p80);            /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p105 = CS_M_XOR(p88, p93);            /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p106 = CS_M_XOR(p104, p96);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p107 = CS_M_XOR(p103, p95);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p108 = CS_M_XOR(p100, p81);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p109 = CS_M_XOR(p102, p89);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p110 = CS_M_XOR(p105, p106);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p111 = CS_M_XOR(p110, p87);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p112 = CS_M_NOT(p111);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p113 = CS_M_XOR(p108, p90);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p114 = CS_M_XOR(p86, p94);            /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p115 = CS_M_XOR(p108, p95);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p116 = CS_M_XOR(p102, p110);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p117 = CS_M_NOT(p116);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p118 = CS_M_XOR(p106, p107);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p119 = CS_M_XOR(p107, p108);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p120 = CS_M_NOT(p119);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p121 = CS_M_XOR(p109, p113);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p122 = CS_M_XOR(p121, p92);           /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p123 = CS_M_NOT(p122);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p124 = CS_M_XOR(p109, p114);          /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p112;
     y[1] = p117;
     y[2] = p124;
-    y[3] = p128;
-    y[4] = p130;
-    y[5] = p134;
-    y[6] = p139;
-    y[7] = p141;
+    y[3] = p118;
+    y[4] = p107;
+    y[5] = p123;
+    y[6] = p120;
+    y[7] = p115;
 }
 
 /* S[v[i]] for i < n (n <= 64) without a memory access that depends on v: the circuit run once on

@@ -159,7 +159,8 @@ static inline cs_p cs_p_splat(uint64_t c)
 #endif
 
 /* Six SWAR swap stages exchange the 6 bit-in-word index bits (byte j mod 8, bit b) with the 6 low
-   plane-index bits (block l mod 64): s[(8h+jl)*8+b] lane k bit t = bit b of byte 8h+jl of block 64k+t.
+   plane-index bits (block l div CS_PW): s[(8h+jl)*8+b] lane k bit t = bit b of byte 8h+jl of block
+   CS_PW*t+k (the CS_PW lanes of a plane are CS_PW consecutive blocks: whole vectors of blocks in memory).
    Stage v swaps, between planes r and r | d (d = 1 << v), the bits at positions with bit v = 1 of the
    first and bit v = 0 of the second.  The stages act on distinct index bits, so they commute, and each
    is an involution: they run in two register-sized passes -- stages 0..3 within each 16 consecutive
@@ -187,20 +188,26 @@ static inline void cs_bs_low(cs_p x[16])
     cs_bs_swap(&x[0], &x[8], 3); cs_bs_swap(&x[1], &x[9], 3); cs_bs_swap(&x[2], &x[10], 3); cs_bs_swap(&x[3], &x[11], 3); cs_bs_swap(&x[4], &x[12], 3); cs_bs_swap(&x[5], &x[13], 3); cs_bs_swap(&x[6], &x[14], 3); cs_bs_swap(&x[7], &x[15], 3);
 }
 
-/* stages 4 and 5 on the planes r, r + 16, r + 32, r + 48 of each 64 */
+/* stages 4 and 5 on the planes r, r + 16, r + 32, r + 48 of the 64 planes of block word h (bytes 8h..8h+7) */
+static void cs_bs_high_word(cs_p *s, int h)
+{
+    int r;
+    for (r = 0; r < 16; r++) {
+        cs_p *q = s + h * 64 + r;
+        cs_p x0 = q[0], x1 = q[16], x2 = q[32], x3 = q[48];
+        cs_bs_swap(&x0, &x1, 4);
+        cs_bs_swap(&x2, &x3, 4);
+        cs_bs_swap(&x0, &x2, 5);
+        cs_bs_swap(&x1, &x3, 5);
+        q[0] = x0; q[16] = x1; q[32] = x2; q[48] = x3;
+    }
+}
+
+/* stages 4 and 5 on every block word */
 static void cs_bs_high(cs_p *s)
 {
-    int h, r;
-    for (h = 0; h < CS_BLOCK / 8; h++)
-        for (r = 0; r < 16; r++) {
-            cs_p *q = s + h * 64 + r;
-            cs_p x0 = q[0], x1 = q[16], x2 = q[32], x3 = q[48];
-            cs_bs_swap(&x0, &x1, 4);
-            cs_bs_swap(&x2, &x3, 4);
-            cs_bs_swap(&x0, &x2, 5);
-            cs_bs_swap(&x1, &x3, 5);
-            q[0] = x0; q[16] = x1; q[32] = x2; q[48] = x3;
-        }
+    int h;
+    for (h = 0; h < CS_BLOCK / 8; h++) cs_bs_high_word(s, h);
 }
 
 /* in: CS_LANES blocks -> s: CS_BLOCK * 8 planes */
@@ -212,7 +219,7 @@ static void cs_bs_load(cs_p *s, const uint8_t *in)
             cs_p x[16];
             for (i = 0; i < 16; i++)
                 for (k = 0; k < CS_PW; k++)
-                    CS_P_SET(x[i], k, cs_load64le(in + (64 * k + g + i) * CS_BLOCK + 8 * h));
+                    CS_P_SET(x[i], k, cs_load64le(in + (CS_PW * (g + i) + k) * CS_BLOCK + 8 * h));
             cs_bs_low(x);
             for (i = 0; i < 16; i++) s[h * 64 + g + i] = x[i];
         }
@@ -231,8 +238,83 @@ static void cs_bs_store(uint8_t *out, cs_p *s)
             cs_bs_low(x);
             for (i = 0; i < 16; i++)
                 for (k = 0; k < CS_PW; k++)
-                    cs_store64le(out + (64 * k + g + i) * CS_BLOCK + 8 * h, CS_P_GET(x[i], k));
+                    cs_store64le(out + (CS_PW * (g + i) + k) * CS_BLOCK + 8 * h, CS_P_GET(x[i], k));
         }
+}
+
+/* CTR without counter blocks in memory: s = the planes of the CS_LANES counter blocks ctr, ctr + 1, ...
+   (big-endian over the block; the caller checked that the low 64 bits do not carry in this run).  The
+   block words above the last are the same in every block: their planes are all-zero or all-one, set
+   directly; only the last word (the counter's low 64 bits) is transposed.
+       before: 256 counter blocks written, then 2 x 64 planes transposed
+       after:  64 planes splatted from the counter's bytes 0..7, 64 planes transposed */
+static void cs_bs_load_ctr(cs_p *s, const uint8_t *ctr)
+{
+    const int last = CS_BLOCK / 8 - 1;
+    const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+    int j, b, g, i, k;
+    for (j = 0; j < 8 * last; j++)
+        for (b = 0; b < 8; b++) s[j * 8 + b] = CS_P_SPLAT((uint64_t)0 - (uint64_t)(ctr[j] >> b & 1));
+    for (g = 0; g < 64; g += 16) {
+        cs_p x[16];
+        for (i = 0; i < 16; i++)
+            for (k = 0; k < CS_PW; k++) {  /* block CS_PW(g + i) + k: its last word as the bytes in memory read it */
+                uint8_t w[8];
+                cs_store64be(w, lo + (uint64_t)(CS_PW * (g + i) + k));
+                CS_P_SET(x[i], k, cs_load64le(w));
+            }
+        cs_bs_low(x);
+        for (i = 0; i < 16; i++) s[last * 64 + g + i] = x[i];
+    }
+    cs_bs_high_word(s, last);
+}
+
+/* The next run's input and output lines, a share before each piece of the core (part of parts): a run
+   reads its input and writes its output in one burst at its end, long after the previous burst, which
+   the hardware prefetcher does not run ahead of; from DRAM that burst stalled (AES-128, 64 MiB: -12%).
+   Addresses only (public); a prefetch past the end of the buffers is a hint that does not fault. */
+static inline void cs_bs_prefetch(const uint8_t *in, const uint8_t *out, int part, int parts)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    const size_t lines = CS_LANES * CS_BLOCK / 64, per = (lines + (size_t)parts - 1) / (size_t)parts;
+    size_t q;
+    for (q = (size_t)part * per; q < (size_t)(part + 1) * per && q < lines; q++) {
+        __builtin_prefetch((const void *)((uintptr_t)in + CS_LANES * CS_BLOCK + 64 * q), 0, 3);
+        __builtin_prefetch((const void *)((uintptr_t)out + CS_LANES * CS_BLOCK + 64 * q), 1, 3);
+    }
+#else
+    (void)in, (void)out, (void)part, (void)parts;
+#endif
+}
+
+/* The scatter below as scalar 64-bit loads, XORs and stores: the vector units are what a bitsliced kernel
+   is bound by, and gcc's vectorized form of this loop (lane interleaves behind an aliasing check) took
+   vector slots the integer units can do instead (AES-128 avx2 CTR, 64 MiB: +2-3%). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CS_SCALAR_LOOP __attribute__((optimize("no-tree-loop-vectorize")))
+#else
+#define CS_SCALAR_LOOP
+#endif
+
+/* out = in ^ the CS_LANES blocks of the planes s (clobbered): cs_bs_store with the keystream XORed into
+   the input on the way out (no keystream buffer; in == out allowed) */
+CS_SCALAR_LOOP static void cs_bs_store_xor(uint8_t *out, cs_p *s, const uint8_t *in)
+{
+    int h, g, i, k;
+    cs_bs_high(s);
+    for (g = 0; g < 64; g += 16) {
+        cs_p x[CS_BLOCK / 8][16];  /* every word of the blocks CS_PW*g .. CS_PW*(g + 16) - 1: whole blocks */
+        for (h = 0; h < CS_BLOCK / 8; h++) {
+            for (i = 0; i < 16; i++) x[h][i] = s[h * 64 + g + i];
+            cs_bs_low(x[h]);
+        }
+        for (i = 0; i < 16; i++)
+            for (k = 0; k < CS_PW; k++)
+                for (h = 0; h < CS_BLOCK / 8; h++) {
+                    const size_t at = (size_t)(CS_PW * (g + i) + k) * CS_BLOCK + 8 * (size_t)h;
+                    cs_store64le(out + at, CS_P_GET(x[h][i], k) ^ cs_load64le(in + at));
+                }
+    }
 }
 
 /* ---- S-boxes as circuits (out of line: the cores call them once per lookup) ---- */
@@ -245,336 +327,290 @@ static void cs_bs_store(uint8_t *out, cs_p *s)
 #endif
 
 CS_NOINLINE
-static void cs_sbox_S(const cs_p x[8], cs_p y[8])
+static void cs_sbox_S(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
 {
-    const cs_p p0 = x[0];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p1 = x[1];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p2 = x[2];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p3 = x[3];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p4 = x[4];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p5 = x[5];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p6 = x[6];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p7 = x[7];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p8 = CS_P_XOR(p4, p7);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p9 = CS_P_XOR(p2, p7);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p10 = CS_P_XOR(p1, p7);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p11 = CS_P_XOR(p2, p4);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p12 = CS_P_XOR(p1, p3);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p13 = CS_P_XOR(p12, p4);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p14 = CS_P_XOR(p13, p7);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p15 = CS_P_XOR(p5, p6);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p16 = CS_P_XOR(p0, p14);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p17 = CS_P_XOR(p0, p15);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p18 = CS_P_XOR(p14, p15);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p19 = CS_P_XOR(p2, p6);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p20 = CS_P_XOR(p2, p5);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p21 = CS_P_XOR(p1, p9);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p22 = CS_P_XOR(p21, p4);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p23 = CS_P_XOR(p13, p9);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p24 = CS_P_XOR(p23, p6);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p25 = CS_P_XOR(p12, p2);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p26 = CS_P_XOR(p25, p6);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p27 = CS_P_XOR(p25, p5);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p28 = CS_P_XOR(p0, p26);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p29 = CS_P_XOR(p0, p4);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p30 = CS_P_XOR(p17, p4);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p31 = CS_P_XOR(p17, p7);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p32 = CS_P_XOR(p0, p1);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p33 = CS_P_XOR(p1, p17);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p34 = CS_P_XOR(p17, p21);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p35 = CS_P_XOR(p13, p15);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p36 = CS_P_XOR(p2, p35);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p37 = CS_P_XOR(p5, p9);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p38 = CS_P_XOR(p12, p37);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p39 = CS_P_XOR(p3, p37);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p40 = CS_P_XOR(p37, p4);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p41 = CS_P_AND(p14, p22);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p42 = CS_P_AND(p16, p34);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p43 = CS_P_XOR(p24, p41);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p44 = CS_P_AND(p0, p30);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p45 = CS_P_XOR(p41, p44);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p46 = CS_P_AND(p10, p27);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p47 = CS_P_AND(p17, p33);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p48 = CS_P_XOR(p39, p46);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p49 = CS_P_AND(p28, p31);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p50 = CS_P_XOR(p46, p49);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p51 = CS_P_AND(p26, p8);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p52 = CS_P_AND(p11, p40);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p53 = CS_P_XOR(p51, p52);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p54 = CS_P_AND(p18, p9);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p55 = CS_P_XOR(p51, p54);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p56 = CS_P_XOR(p42, p43);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p57 = CS_P_XOR(p36, p45);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p58 = CS_P_XOR(p47, p48);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p59 = CS_P_XOR(p50, p55);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p60 = CS_P_XOR(p53, p56);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p61 = CS_P_XOR(p55, p57);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p62 = CS_P_XOR(p53, p58);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p63 = CS_P_XOR(p38, p59);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p64 = CS_P_XOR(p62, p63);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p65 = CS_P_AND(p60, p62);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p66 = CS_P_XOR(p61, p65);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p67 = CS_P_XOR(p60, p61);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p68 = CS_P_XOR(p63, p65);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p69 = CS_P_AND(p67, p68);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p70 = CS_P_AND(p64, p66);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p71 = CS_P_AND(p60, p63);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p72 = CS_P_AND(p67, p71);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p73 = CS_P_XOR(p65, p67);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p74 = CS_P_AND(p61, p62);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p75 = CS_P_AND(p64, p74);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p76 = CS_P_XOR(p64, p65);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p77 = CS_P_XOR(p61, p69);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p78 = CS_P_XOR(p72, p73);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p79 = CS_P_XOR(p63, p70);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p80 = CS_P_XOR(p75, p76);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p81 = CS_P_XOR(p78, p80);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p82 = CS_P_XOR(p77, p79);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p83 = CS_P_XOR(p77, p78);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p84 = CS_P_XOR(p79, p80);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p85 = CS_P_XOR(p81, p82);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p86 = CS_P_AND(p14, p84);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p87 = CS_P_AND(p16, p80);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p88 = CS_P_AND(p0, p79);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p89 = CS_P_AND(p27, p83);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p90 = CS_P_AND(p17, p78);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p91 = CS_P_AND(p28, p77);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p92 = CS_P_AND(p26, p82);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p93 = CS_P_AND(p40, p85);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p94 = CS_P_AND(p18, p81);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p95 = CS_P_AND(p22, p84);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p96 = CS_P_AND(p34, p80);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p97 = CS_P_AND(p30, p79);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p98 = CS_P_AND(p10, p83);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p99 = CS_P_AND(p33, p78);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p100 = CS_P_AND(p31, p77);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p101 = CS_P_AND(p8, p82);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p102 = CS_P_AND(p11, p85);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p103 = CS_P_AND(p81, p9);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p104 = CS_P_XOR(p101, p102);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p105 = CS_P_XOR(p86, p88);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p106 = CS_P_XOR(p105, p98);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p107 = CS_P_XOR(p104, p106);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p108 = CS_P_XOR(p91, p99);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p109 = CS_P_XOR(p107, p108);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p110 = CS_P_XOR(p109, p89);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p111 = CS_P_NOT(p110);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p112 = CS_P_XOR(p104, p90);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p113 = CS_P_XOR(p108, p112);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p114 = CS_P_XOR(p113, p93);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p115 = CS_P_XOR(p114, p94);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p116 = CS_P_XOR(p115, p98);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p117 = CS_P_NOT(p116);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p118 = CS_P_XOR(p112, p96);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p119 = CS_P_XOR(p118, p89);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p120 = CS_P_XOR(p119, p93);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p121 = CS_P_XOR(p106, p94);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p122 = CS_P_XOR(p100, p121);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p123 = CS_P_XOR(p120, p122);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p124 = CS_P_XOR(p123, p97);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p125 = CS_P_XOR(p87, p95);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p126 = CS_P_XOR(p118, p125);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p127 = CS_P_XOR(p126, p88);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p128 = CS_P_XOR(p127, p91);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p129 = CS_P_XOR(p125, p86);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p130 = CS_P_XOR(p119, p129);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p131 = CS_P_XOR(p122, p92);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p132 = CS_P_XOR(p101, p131);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p133 = CS_P_XOR(p103, p132);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p134 = CS_P_NOT(p133);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p135 = CS_P_XOR(p104, p129);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p136 = CS_P_XOR(p135, p92);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p137 = CS_P_XOR(p136, p93);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p138 = CS_P_XOR(p137, p96);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p139 = CS_P_NOT(p138);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p140 = CS_P_XOR(p120, p92);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p141 = CS_P_XOR(p140, p95);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p111;
-    y[1] = p117;
-    y[2] = p124;
-    y[3] = p128;
-    y[4] = p130;
-    y[5] = p134;
-    y[6] = p139;
-    y[7] = p141;
+    const cs_p p0 = CS_P_XOR(x2, x4);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(x1, x7);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p2 = CS_P_XOR(x4, x7);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p3 = CS_P_XOR(x2, x7);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_XOR(x5, x6);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(p4, x0);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_XOR(p5, x4);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_XOR(p0, p1);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_XOR(p5, x7);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_XOR(p5, x1);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_XOR(p3, p9);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_XOR(p7, x3);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_XOR(p11, x2);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_XOR(p11, x6);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p12, x0);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_XOR(p12, p4);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_XOR(p13, p2);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p16, x0);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_XOR(p15, p16);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(p15, p3);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_XOR(p16, p4);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_XOR(p1, p20);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_XOR(p20, x7);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_AND(p12, p7);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_AND(p10, p14);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p25 = CS_P_XOR(p23, p24);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p26 = CS_P_AND(p6, x0);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p27 = CS_P_XOR(p23, p26);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_AND(p1, p20);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_AND(p5, p9);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p30 = CS_P_XOR(p28, p29);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_AND(p17, p8);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p32 = CS_P_XOR(p28, p31);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_AND(p16, p2);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p34 = CS_P_AND(p0, p18);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p35 = CS_P_XOR(p33, p34);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_AND(p15, p3);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p37 = CS_P_XOR(p33, p36);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p38 = CS_P_XOR(p25, p35);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p39 = CS_P_XOR(p27, p37);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p40 = CS_P_XOR(p30, p35);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p41 = CS_P_XOR(p32, p37);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_XOR(p13, p38);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_XOR(p19, p39);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_XOR(p21, p40);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_XOR(p22, p41);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p46 = CS_P_XOR(p42, p43);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p47 = CS_P_AND(p42, p44);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p48 = CS_P_XOR(p45, p47);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p49 = CS_P_AND(p46, p48);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p50 = CS_P_XOR(p43, p49);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p51 = CS_P_XOR(p44, p45);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p52 = CS_P_XOR(p43, p47);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p53 = CS_P_AND(p51, p52);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p54 = CS_P_XOR(p45, p53);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p55 = CS_P_XOR(p44, p54);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p56 = CS_P_XOR(p48, p54);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p57 = CS_P_AND(p45, p56);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p58 = CS_P_XOR(p55, p57);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p59 = CS_P_XOR(p48, p57);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p60 = CS_P_AND(p50, p59);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p61 = CS_P_XOR(p46, p60);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p62 = CS_P_XOR(p58, p61);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p63 = CS_P_XOR(p50, p54);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p64 = CS_P_XOR(p50, p61);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p65 = CS_P_XOR(p54, p58);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p66 = CS_P_XOR(p62, p63);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_AND(p12, p65);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_AND(p14, p58);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p69 = CS_P_AND(p54, x0);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_AND(p20, p64);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_AND(p5, p61);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p72 = CS_P_AND(p17, p50);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p73 = CS_P_AND(p16, p63);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_AND(p18, p66);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_AND(p15, p62);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_AND(p65, p7);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_AND(p10, p58);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p78 = CS_P_AND(p54, p6);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_AND(p1, p64);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_AND(p61, p9);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_AND(p50, p8);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_AND(p2, p63);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_AND(p0, p66);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p84 = CS_P_AND(p3, p62);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p85 = CS_P_XOR(p82, p83);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_XOR(p77, p85);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_XOR(p76, p86);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_XOR(p67, p69);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_XOR(p67, p68);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_XOR(p70, p71);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_XOR(p79, p88);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_XOR(p74, p90);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_XOR(p75, p91);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_XOR(p92, p93);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_XOR(p89, p90);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_XOR(p70, p72);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_XOR(p80, p85);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_XOR(p88, p96);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_XOR(p87, p95);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_XOR(p73, p92);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_XOR(p81, p94);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_XOR(p97, p98);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_XOR(p102, p79);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_NOT(p103);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_XOR(p100, p82);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_XOR(p78, p86);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_XOR(p100, p87);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_XOR(p102, p94);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_NOT(p108);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p98, p99);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p100, p99);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_NOT(p111);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p101, p105);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p113, p84);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_NOT(p114);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p101, p106);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p104;
+    y[1] = p109;
+    y[2] = p116;
+    y[3] = p110;
+    y[4] = p99;
+    y[5] = p115;
+    y[6] = p112;
+    y[7] = p107;
 }
 
 CS_NOINLINE
-static void cs_sbox_Sinv(const cs_p x[8], cs_p y[8])
+static void cs_sbox_Sinv(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
 {
-    const cs_p p0 = x[0];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p1 = x[1];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p2 = x[2];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p3 = x[3];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p4 = x[4];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p5 = x[5];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p6 = x[6];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p7 = x[7];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p8 = CS_P_XOR(p3, p4);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p9 = CS_P_XOR(p6, p7);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p10 = CS_P_NOT(p9);                       /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p11 = CS_P_XOR(p0, p3);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p12 = CS_P_XOR(p1, p4);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p13 = CS_P_XOR(p11, p12);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p14 = CS_P_XOR(p8, p9);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p15 = CS_P_NOT(p14);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p16 = CS_P_XOR(p2, p5);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p17 = CS_P_XOR(p16, p3);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p18 = CS_P_XOR(p17, p6);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p19 = CS_P_XOR(p4, p6);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p20 = CS_P_XOR(p16, p19);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p21 = CS_P_XOR(p11, p4);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p22 = CS_P_XOR(p16, p7);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p23 = CS_P_XOR(p21, p22);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p24 = CS_P_XOR(p4, p9);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p25 = CS_P_NOT(p24);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p26 = CS_P_NOT(p21);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p27 = CS_P_XOR(p11, p9);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p28 = CS_P_XOR(p13, p5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p29 = CS_P_XOR(p28, p7);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p30 = CS_P_NOT(p29);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p31 = CS_P_XOR(p1, p2);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p32 = CS_P_NOT(p31);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p33 = CS_P_XOR(p1, p9);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p34 = CS_P_XOR(p0, p33);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p35 = CS_P_NOT(p34);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p36 = CS_P_XOR(p27, p31);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p37 = CS_P_NOT(p36);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p38 = CS_P_XOR(p0, p12);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p39 = CS_P_XOR(p38, p9);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p40 = CS_P_XOR(p2, p39);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p41 = CS_P_NOT(p40);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p42 = CS_P_XOR(p1, p6);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p43 = CS_P_XOR(p3, p42);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p44 = CS_P_XOR(p43, p5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p45 = CS_P_NOT(p44);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p46 = CS_P_XOR(p38, p6);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p47 = CS_P_XOR(p46, p5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p48 = CS_P_XOR(p17, p33);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p49 = CS_P_NOT(p48);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p50 = CS_P_NOT(p46);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p51 = CS_P_XOR(p11, p42);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p52 = CS_P_NOT(p51);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p53 = CS_P_XOR(p16, p27);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p54 = CS_P_NOT(p53);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p55 = CS_P_NOT(p19);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p56 = CS_P_XOR(p4, p7);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p57 = CS_P_NOT(p11);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p58 = CS_P_XOR(p5, p8);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p59 = CS_P_NOT(p58);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p60 = CS_P_XOR(p0, p19);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p61 = CS_P_XOR(p5, p60);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p62 = CS_P_NOT(p61);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p63 = CS_P_XOR(p12, p2);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p64 = CS_P_XOR(p3, p63);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p65 = CS_P_NOT(p64);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p66 = CS_P_NOT(p22);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p67 = CS_P_AND(p20, p35);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p68 = CS_P_AND(p25, p56);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p69 = CS_P_XOR(p37, p67);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p70 = CS_P_AND(p50, p66);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p71 = CS_P_XOR(p67, p70);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p72 = CS_P_AND(p13, p45);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p73 = CS_P_AND(p26, p55);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p74 = CS_P_XOR(p62, p72);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p75 = CS_P_AND(p47, p52);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p76 = CS_P_XOR(p72, p75);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p77 = CS_P_AND(p41, p8);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p78 = CS_P_AND(p15, p65);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p79 = CS_P_XOR(p77, p78);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p80 = CS_P_AND(p10, p27);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p81 = CS_P_XOR(p77, p80);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p82 = CS_P_XOR(p68, p69);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p83 = CS_P_XOR(p57, p71);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p84 = CS_P_XOR(p73, p74);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p85 = CS_P_XOR(p76, p81);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p86 = CS_P_XOR(p79, p82);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p87 = CS_P_XOR(p81, p83);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p88 = CS_P_XOR(p79, p84);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p89 = CS_P_XOR(p59, p85);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p90 = CS_P_XOR(p88, p89);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p91 = CS_P_AND(p86, p88);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p92 = CS_P_XOR(p87, p91);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p93 = CS_P_XOR(p86, p87);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p94 = CS_P_XOR(p89, p91);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p95 = CS_P_AND(p93, p94);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p96 = CS_P_AND(p90, p92);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p97 = CS_P_AND(p86, p89);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p98 = CS_P_AND(p93, p97);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p99 = CS_P_XOR(p91, p93);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p100 = CS_P_AND(p87, p88);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p101 = CS_P_AND(p100, p90);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p102 = CS_P_XOR(p90, p91);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p103 = CS_P_XOR(p87, p95);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p104 = CS_P_XOR(p98, p99);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p105 = CS_P_XOR(p89, p96);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p106 = CS_P_XOR(p101, p102);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p107 = CS_P_XOR(p104, p106);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p108 = CS_P_XOR(p103, p105);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p109 = CS_P_XOR(p103, p104);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p110 = CS_P_XOR(p105, p106);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p111 = CS_P_XOR(p107, p108);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p112 = CS_P_AND(p110, p20);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p113 = CS_P_AND(p106, p25);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p114 = CS_P_AND(p105, p66);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p115 = CS_P_AND(p109, p45);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p116 = CS_P_AND(p104, p26);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p117 = CS_P_AND(p103, p47);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p118 = CS_P_AND(p108, p41);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p119 = CS_P_AND(p111, p65);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p120 = CS_P_AND(p107, p27);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p121 = CS_P_AND(p110, p35);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p122 = CS_P_AND(p106, p56);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p123 = CS_P_AND(p105, p50);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p124 = CS_P_AND(p109, p13);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p125 = CS_P_AND(p104, p55);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p126 = CS_P_AND(p103, p52);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p127 = CS_P_AND(p108, p8);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p128 = CS_P_AND(p111, p15);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p129 = CS_P_AND(p10, p107);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p130 = CS_P_XOR(p121, p129);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p131 = CS_P_XOR(p123, p130);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p132 = CS_P_XOR(p127, p131);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p133 = CS_P_XOR(p118, p127);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p134 = CS_P_XOR(p124, p133);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p135 = CS_P_XOR(p125, p134);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p136 = CS_P_XOR(p128, p135);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p137 = CS_P_XOR(p116, p119);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p138 = CS_P_XOR(p136, p137);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p139 = CS_P_XOR(p115, p138);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p140 = CS_P_XOR(p113, p116);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p141 = CS_P_XOR(p120, p136);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p142 = CS_P_XOR(p112, p141);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p143 = CS_P_XOR(p140, p142);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p144 = CS_P_XOR(p117, p143);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p145 = CS_P_XOR(p114, p122);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p146 = CS_P_XOR(p135, p145);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p147 = CS_P_XOR(p137, p146);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p148 = CS_P_XOR(p112, p147);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p149 = CS_P_XOR(p117, p148);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p150 = CS_P_XOR(p123, p149);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p151 = CS_P_XOR(p129, p150);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p152 = CS_P_XOR(p114, p142);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p153 = CS_P_XOR(p140, p145);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p154 = CS_P_XOR(p115, p153);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p155 = CS_P_XOR(p120, p154);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p156 = CS_P_XOR(p126, p155);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p157 = CS_P_XOR(p134, p156);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p158 = CS_P_XOR(p123, p157);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p159 = CS_P_XOR(p128, p158);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p160 = CS_P_XOR(p133, p156);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p161 = CS_P_XOR(p130, p160);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p162 = CS_P_XOR(p125, p161);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p163 = CS_P_XOR(p115, p141);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p164 = CS_P_XOR(p117, p163);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p132;
-    y[1] = p139;
-    y[2] = p144;
-    y[3] = p151;
-    y[4] = p152;
-    y[5] = p159;
-    y[6] = p162;
-    y[7] = p164;
+    const cs_p p0 = CS_P_XOR(x3, x4);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(p0, x0);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p2 = CS_P_NOT(p1);                        /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p3 = CS_P_XOR(x0, x6);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_XOR(p3, x1);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(p4, x3);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_NOT(p5);                        /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_XOR(x4, x7);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_XOR(p4, x4);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_NOT(p8);                        /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_XOR(x4, x6);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_NOT(p10);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_XOR(p10, x7);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_NOT(p12);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p8, x5);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_XOR(x6, x7);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_NOT(p15);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p3, x3);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_XOR(p17, x7);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(x2, x7);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_XOR(p19, p8);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_NOT(p20);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_XOR(p4, x7);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_NOT(p22);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_XOR(p1, x1);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p25 = CS_P_XOR(p0, p15);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p26 = CS_P_NOT(p25);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p27 = CS_P_XOR(p10, x2);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_XOR(p27, x5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_XOR(x1, x3);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p30 = CS_P_XOR(p29, x5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_XOR(p30, x6);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p32 = CS_P_NOT(p31);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_XOR(p0, x1);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p34 = CS_P_XOR(p33, x2);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p35 = CS_P_NOT(p34);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_XOR(p0, x5);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p37 = CS_P_NOT(p36);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p38 = CS_P_XOR(x0, x3);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p39 = CS_P_NOT(p38);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p40 = CS_P_XOR(p19, p5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p41 = CS_P_NOT(p40);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_XOR(p3, x4);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_XOR(p42, x5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_NOT(p43);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_XOR(p19, x5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p46 = CS_P_NOT(p45);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p47 = CS_P_AND(p23, p28);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p48 = CS_P_AND(p13, p7);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p49 = CS_P_XOR(p47, p48);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p50 = CS_P_AND(p46, p9);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p51 = CS_P_XOR(p47, p50);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p52 = CS_P_AND(p24, p32);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p53 = CS_P_AND(p11, p2);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p54 = CS_P_XOR(p52, p53);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p55 = CS_P_AND(p14, p6);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p56 = CS_P_XOR(p52, p55);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p57 = CS_P_AND(p0, p21);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p58 = CS_P_AND(p26, p35);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p59 = CS_P_XOR(p57, p58);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p60 = CS_P_AND(p16, p18);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p61 = CS_P_XOR(p57, p60);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p62 = CS_P_XOR(p49, p59);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p63 = CS_P_XOR(p51, p61);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p64 = CS_P_XOR(p54, p59);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p65 = CS_P_XOR(p56, p61);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p66 = CS_P_XOR(p41, p62);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_XOR(p39, p63);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_XOR(p44, p64);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p69 = CS_P_XOR(p37, p65);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_XOR(p66, p67);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_AND(p66, p68);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p72 = CS_P_XOR(p69, p71);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p73 = CS_P_AND(p70, p72);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_XOR(p67, p73);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_XOR(p68, p69);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_XOR(p67, p71);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_AND(p75, p76);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p78 = CS_P_XOR(p69, p77);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_XOR(p68, p78);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_XOR(p72, p78);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_AND(p69, p80);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_XOR(p79, p81);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_XOR(p72, p81);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p84 = CS_P_AND(p74, p83);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p85 = CS_P_XOR(p70, p84);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_XOR(p82, p85);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_XOR(p74, p78);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_XOR(p74, p85);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_XOR(p78, p82);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_XOR(p86, p87);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_AND(p28, p89);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_AND(p13, p82);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_AND(p46, p78);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_AND(p32, p88);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_AND(p2, p85);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_AND(p14, p74);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_AND(p21, p87);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_AND(p35, p90);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_AND(p18, p86);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_AND(p23, p89);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_AND(p7, p82);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_AND(p78, p9);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_AND(p24, p88);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_AND(p11, p85);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_AND(p6, p74);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_AND(p0, p87);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_AND(p26, p90);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_AND(p16, p86);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_XOR(p100, p108);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p102, p109);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p106, p110);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_XOR(p106, p97);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p103, p112);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p104, p113);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_XOR(p107, p114);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p95, p98);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p117 = CS_P_XOR(p115, p116);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p118 = CS_P_XOR(p117, p94);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p119 = CS_P_XOR(p92, p95);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p120 = CS_P_XOR(p115, p99);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p121 = CS_P_XOR(p120, p91);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p122 = CS_P_XOR(p119, p121);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p123 = CS_P_XOR(p122, p96);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p124 = CS_P_XOR(p101, p93);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p125 = CS_P_XOR(p114, p124);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p126 = CS_P_XOR(p116, p125);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p127 = CS_P_XOR(p126, p91);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p128 = CS_P_XOR(p127, p96);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p129 = CS_P_XOR(p102, p128);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p130 = CS_P_XOR(p108, p129);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p131 = CS_P_XOR(p121, p93);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p132 = CS_P_XOR(p119, p124);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p133 = CS_P_XOR(p132, p94);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p134 = CS_P_XOR(p133, p99);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p135 = CS_P_XOR(p105, p134);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p136 = CS_P_XOR(p113, p135);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p137 = CS_P_XOR(p102, p136);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p138 = CS_P_XOR(p107, p137);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p139 = CS_P_XOR(p112, p135);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p140 = CS_P_XOR(p109, p139);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p141 = CS_P_XOR(p104, p140);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p142 = CS_P_XOR(p120, p94);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p143 = CS_P_XOR(p142, p96);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p111;
+    y[1] = p118;
+    y[2] = p123;
+    y[3] = p130;
+    y[4] = p131;
+    y[5] = p138;
+    y[6] = p141;
+    y[7] = p143;
 }
 
 /* encrypt: piece 0 (1 call; kb: its round-key planes) */
@@ -590,7 +626,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p45 = CS_P_XOR(CS_P_SPLAT(kb[45]), s[45]); /* aes.cs:68:11 encrypt */
     const cs_p p46 = CS_P_XOR(CS_P_SPLAT(kb[46]), s[46]); /* aes.cs:68:11 encrypt */
     const cs_p p47 = CS_P_XOR(CS_P_SPLAT(kb[47]), s[47]); /* aes.cs:68:11 encrypt */
-    cs_p a133[8] = {p40, p41, p42, p43, p44, p45, p46, p47}, r133[8]; cs_sbox_S(a133, r133); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r133[8]; cs_sbox_S(r133, p40, p41, p42, p43, p44, p45, p46, p47); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p147 = CS_P_XOR(r133[0], r133[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r1 */
     const cs_p p80 = CS_P_XOR(CS_P_SPLAT(kb[80]), s[80]); /* aes.cs:68:11 encrypt */
     const cs_p p81 = CS_P_XOR(CS_P_SPLAT(kb[81]), s[81]); /* aes.cs:68:11 encrypt */
@@ -600,7 +636,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p85 = CS_P_XOR(CS_P_SPLAT(kb[85]), s[85]); /* aes.cs:68:11 encrypt */
     const cs_p p86 = CS_P_XOR(CS_P_SPLAT(kb[86]), s[86]); /* aes.cs:68:11 encrypt */
     const cs_p p87 = CS_P_XOR(CS_P_SPLAT(kb[87]), s[87]); /* aes.cs:68:11 encrypt */
-    cs_p a138[8] = {p80, p81, p82, p83, p84, p85, p86, p87}, r138[8]; cs_sbox_S(a138, r138); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r138[8]; cs_sbox_S(r138, p80, p81, p82, p83, p84, p85, p86, p87); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p304 = CS_P_XOR(CS_P_SPLAT(kb[128]), r138[0]); /* aes.cs:70:46 encrypt r1 */
     const cs_p p0 = CS_P_XOR(CS_P_SPLAT(kb[0]), s[0]); /* aes.cs:68:11 encrypt */
     const cs_p p1 = CS_P_XOR(CS_P_SPLAT(kb[1]), s[1]); /* aes.cs:68:11 encrypt */
@@ -610,7 +646,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5 = CS_P_XOR(CS_P_SPLAT(kb[5]), s[5]); /* aes.cs:68:11 encrypt */
     const cs_p p6 = CS_P_XOR(CS_P_SPLAT(kb[6]), s[6]); /* aes.cs:68:11 encrypt */
     const cs_p p7 = CS_P_XOR(CS_P_SPLAT(kb[7]), s[7]); /* aes.cs:68:11 encrypt */
-    cs_p a128[8] = {p0, p1, p2, p3, p4, p5, p6, p7}, r128[8]; cs_sbox_S(a128, r128); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r128[8]; cs_sbox_S(r128, p0, p1, p2, p3, p4, p5, p6, p7); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p120 = CS_P_XOR(CS_P_SPLAT(kb[120]), s[120]); /* aes.cs:68:11 encrypt */
     const cs_p p121 = CS_P_XOR(CS_P_SPLAT(kb[121]), s[121]); /* aes.cs:68:11 encrypt */
     const cs_p p122 = CS_P_XOR(CS_P_SPLAT(kb[122]), s[122]); /* aes.cs:68:11 encrypt */
@@ -619,7 +655,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p125 = CS_P_XOR(CS_P_SPLAT(kb[125]), s[125]); /* aes.cs:68:11 encrypt */
     const cs_p p126 = CS_P_XOR(CS_P_SPLAT(kb[126]), s[126]); /* aes.cs:68:11 encrypt */
     const cs_p p127 = CS_P_XOR(CS_P_SPLAT(kb[127]), s[127]); /* aes.cs:68:11 encrypt */
-    cs_p a143[8] = {p120, p121, p122, p123, p124, p125, p126, p127}, r143[8]; cs_sbox_S(a143, r143); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r143[8]; cs_sbox_S(r143, p120, p121, p122, p123, p124, p125, p126, p127); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p312 = CS_P_XOR(r128[7], r143[0]);        /* aes.cs:70:46 encrypt r1 */
     const cs_p p320 = CS_P_XOR(p304, p312);              /* aes.cs:70:46 encrypt r1 */
     const cs_p p328 = CS_P_XOR(p147, p320);              /* aes.cs:70:46 encrypt r1 */
@@ -826,7 +862,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p77 = CS_P_XOR(CS_P_SPLAT(kb[77]), s[77]); /* aes.cs:68:11 encrypt */
     const cs_p p78 = CS_P_XOR(CS_P_SPLAT(kb[78]), s[78]); /* aes.cs:68:11 encrypt */
     const cs_p p79 = CS_P_XOR(CS_P_SPLAT(kb[79]), s[79]); /* aes.cs:68:11 encrypt */
-    cs_p a137[8] = {p72, p73, p74, p75, p76, p77, p78, p79}, r137[8]; cs_sbox_S(a137, r137); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r137[8]; cs_sbox_S(r137, p72, p73, p74, p75, p76, p77, p78, p79); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p187 = CS_P_XOR(r137[0], r137[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r1 */
     const cs_p p24 = CS_P_XOR(CS_P_SPLAT(kb[24]), s[24]); /* aes.cs:68:11 encrypt */
     const cs_p p25 = CS_P_XOR(CS_P_SPLAT(kb[25]), s[25]); /* aes.cs:68:11 encrypt */
@@ -836,7 +872,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p29 = CS_P_XOR(CS_P_SPLAT(kb[29]), s[29]); /* aes.cs:68:11 encrypt */
     const cs_p p30 = CS_P_XOR(CS_P_SPLAT(kb[30]), s[30]); /* aes.cs:68:11 encrypt */
     const cs_p p31 = CS_P_XOR(CS_P_SPLAT(kb[31]), s[31]); /* aes.cs:68:11 encrypt */
-    cs_p a131[8] = {p24, p25, p26, p27, p28, p29, p30, p31}, r131[8]; cs_sbox_S(a131, r131); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r131[8]; cs_sbox_S(r131, p24, p25, p26, p27, p28, p29, p30, p31); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p432 = CS_P_XOR(CS_P_SPLAT(kb[160]), r131[0]); /* aes.cs:70:46 encrypt r1 */
     const cs_p p32 = CS_P_XOR(CS_P_SPLAT(kb[32]), s[32]); /* aes.cs:68:11 encrypt */
     const cs_p p33 = CS_P_XOR(CS_P_SPLAT(kb[33]), s[33]); /* aes.cs:68:11 encrypt */
@@ -846,7 +882,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p37 = CS_P_XOR(CS_P_SPLAT(kb[37]), s[37]); /* aes.cs:68:11 encrypt */
     const cs_p p38 = CS_P_XOR(CS_P_SPLAT(kb[38]), s[38]); /* aes.cs:68:11 encrypt */
     const cs_p p39 = CS_P_XOR(CS_P_SPLAT(kb[39]), s[39]); /* aes.cs:68:11 encrypt */
-    cs_p a132[8] = {p32, p33, p34, p35, p36, p37, p38, p39}, r132[8]; cs_sbox_S(a132, r132); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r132[8]; cs_sbox_S(r132, p32, p33, p34, p35, p36, p37, p38, p39); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p112 = CS_P_XOR(CS_P_SPLAT(kb[112]), s[112]); /* aes.cs:68:11 encrypt */
     const cs_p p113 = CS_P_XOR(CS_P_SPLAT(kb[113]), s[113]); /* aes.cs:68:11 encrypt */
     const cs_p p114 = CS_P_XOR(CS_P_SPLAT(kb[114]), s[114]); /* aes.cs:68:11 encrypt */
@@ -855,7 +891,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p117 = CS_P_XOR(CS_P_SPLAT(kb[117]), s[117]); /* aes.cs:68:11 encrypt */
     const cs_p p118 = CS_P_XOR(CS_P_SPLAT(kb[118]), s[118]); /* aes.cs:68:11 encrypt */
     const cs_p p119 = CS_P_XOR(CS_P_SPLAT(kb[119]), s[119]); /* aes.cs:68:11 encrypt */
-    cs_p a142[8] = {p112, p113, p114, p115, p116, p117, p118, p119}, r142[8]; cs_sbox_S(a142, r142); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r142[8]; cs_sbox_S(r142, p112, p113, p114, p115, p116, p117, p118, p119); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p440 = CS_P_XOR(r132[7], r142[0]);        /* aes.cs:70:46 encrypt r1 */
     const cs_p p448 = CS_P_XOR(p432, p440);              /* aes.cs:70:46 encrypt r1 */
     const cs_p p456 = CS_P_XOR(p187, p448);              /* aes.cs:70:46 encrypt r1 */
@@ -1062,7 +1098,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p109 = CS_P_XOR(CS_P_SPLAT(kb[109]), s[109]); /* aes.cs:68:11 encrypt */
     const cs_p p110 = CS_P_XOR(CS_P_SPLAT(kb[110]), s[110]); /* aes.cs:68:11 encrypt */
     const cs_p p111 = CS_P_XOR(CS_P_SPLAT(kb[111]), s[111]); /* aes.cs:68:11 encrypt */
-    cs_p a141[8] = {p104, p105, p106, p107, p108, p109, p110, p111}, r141[8]; cs_sbox_S(a141, r141); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r141[8]; cs_sbox_S(r141, p104, p105, p106, p107, p108, p109, p110, p111); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p227 = CS_P_XOR(r141[0], r141[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r1 */
     const cs_p p16 = CS_P_XOR(CS_P_SPLAT(kb[16]), s[16]); /* aes.cs:68:11 encrypt */
     const cs_p p17 = CS_P_XOR(CS_P_SPLAT(kb[17]), s[17]); /* aes.cs:68:11 encrypt */
@@ -1072,7 +1108,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p21 = CS_P_XOR(CS_P_SPLAT(kb[21]), s[21]); /* aes.cs:68:11 encrypt */
     const cs_p p22 = CS_P_XOR(CS_P_SPLAT(kb[22]), s[22]); /* aes.cs:68:11 encrypt */
     const cs_p p23 = CS_P_XOR(CS_P_SPLAT(kb[23]), s[23]); /* aes.cs:68:11 encrypt */
-    cs_p a130[8] = {p16, p17, p18, p19, p20, p21, p22, p23}, r130[8]; cs_sbox_S(a130, r130); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r130[8]; cs_sbox_S(r130, p16, p17, p18, p19, p20, p21, p22, p23); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p560 = CS_P_XOR(CS_P_SPLAT(kb[192]), r130[0]); /* aes.cs:70:46 encrypt r1 */
     const cs_p p56 = CS_P_XOR(CS_P_SPLAT(kb[56]), s[56]); /* aes.cs:68:11 encrypt */
     const cs_p p57 = CS_P_XOR(CS_P_SPLAT(kb[57]), s[57]); /* aes.cs:68:11 encrypt */
@@ -1082,7 +1118,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p61 = CS_P_XOR(CS_P_SPLAT(kb[61]), s[61]); /* aes.cs:68:11 encrypt */
     const cs_p p62 = CS_P_XOR(CS_P_SPLAT(kb[62]), s[62]); /* aes.cs:68:11 encrypt */
     const cs_p p63 = CS_P_XOR(CS_P_SPLAT(kb[63]), s[63]); /* aes.cs:68:11 encrypt */
-    cs_p a135[8] = {p56, p57, p58, p59, p60, p61, p62, p63}, r135[8]; cs_sbox_S(a135, r135); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r135[8]; cs_sbox_S(r135, p56, p57, p58, p59, p60, p61, p62, p63); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p64 = CS_P_XOR(CS_P_SPLAT(kb[64]), s[64]); /* aes.cs:68:11 encrypt */
     const cs_p p65 = CS_P_XOR(CS_P_SPLAT(kb[65]), s[65]); /* aes.cs:68:11 encrypt */
     const cs_p p66 = CS_P_XOR(CS_P_SPLAT(kb[66]), s[66]); /* aes.cs:68:11 encrypt */
@@ -1091,7 +1127,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p69 = CS_P_XOR(CS_P_SPLAT(kb[69]), s[69]); /* aes.cs:68:11 encrypt */
     const cs_p p70 = CS_P_XOR(CS_P_SPLAT(kb[70]), s[70]); /* aes.cs:68:11 encrypt */
     const cs_p p71 = CS_P_XOR(CS_P_SPLAT(kb[71]), s[71]); /* aes.cs:68:11 encrypt */
-    cs_p a136[8] = {p64, p65, p66, p67, p68, p69, p70, p71}, r136[8]; cs_sbox_S(a136, r136); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r136[8]; cs_sbox_S(r136, p64, p65, p66, p67, p68, p69, p70, p71); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p568 = CS_P_XOR(r135[0], r136[7]);        /* aes.cs:70:46 encrypt r1 */
     const cs_p p576 = CS_P_XOR(p560, p568);              /* aes.cs:70:46 encrypt r1 */
     const cs_p p584 = CS_P_XOR(p227, p576);              /* aes.cs:70:46 encrypt r1 */
@@ -1298,7 +1334,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p13 = CS_P_XOR(CS_P_SPLAT(kb[13]), s[13]); /* aes.cs:68:11 encrypt */
     const cs_p p14 = CS_P_XOR(CS_P_SPLAT(kb[14]), s[14]); /* aes.cs:68:11 encrypt */
     const cs_p p15 = CS_P_XOR(CS_P_SPLAT(kb[15]), s[15]); /* aes.cs:68:11 encrypt */
-    cs_p a129[8] = {p8, p9, p10, p11, p12, p13, p14, p15}, r129[8]; cs_sbox_S(a129, r129); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r129[8]; cs_sbox_S(r129, p8, p9, p10, p11, p12, p13, p14, p15); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p267 = CS_P_XOR(r129[0], r129[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r1 */
     const cs_p p48 = CS_P_XOR(CS_P_SPLAT(kb[48]), s[48]); /* aes.cs:68:11 encrypt */
     const cs_p p49 = CS_P_XOR(CS_P_SPLAT(kb[49]), s[49]); /* aes.cs:68:11 encrypt */
@@ -1308,7 +1344,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p53 = CS_P_XOR(CS_P_SPLAT(kb[53]), s[53]); /* aes.cs:68:11 encrypt */
     const cs_p p54 = CS_P_XOR(CS_P_SPLAT(kb[54]), s[54]); /* aes.cs:68:11 encrypt */
     const cs_p p55 = CS_P_XOR(CS_P_SPLAT(kb[55]), s[55]); /* aes.cs:68:11 encrypt */
-    cs_p a134[8] = {p48, p49, p50, p51, p52, p53, p54, p55}, r134[8]; cs_sbox_S(a134, r134); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r134[8]; cs_sbox_S(r134, p48, p49, p50, p51, p52, p53, p54, p55); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p688 = CS_P_XOR(CS_P_SPLAT(kb[224]), r134[0]); /* aes.cs:70:46 encrypt r1 */
     const cs_p p88 = CS_P_XOR(CS_P_SPLAT(kb[88]), s[88]); /* aes.cs:68:11 encrypt */
     const cs_p p89 = CS_P_XOR(CS_P_SPLAT(kb[89]), s[89]); /* aes.cs:68:11 encrypt */
@@ -1318,7 +1354,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p93 = CS_P_XOR(CS_P_SPLAT(kb[93]), s[93]); /* aes.cs:68:11 encrypt */
     const cs_p p94 = CS_P_XOR(CS_P_SPLAT(kb[94]), s[94]); /* aes.cs:68:11 encrypt */
     const cs_p p95 = CS_P_XOR(CS_P_SPLAT(kb[95]), s[95]); /* aes.cs:68:11 encrypt */
-    cs_p a139[8] = {p88, p89, p90, p91, p92, p93, p94, p95}, r139[8]; cs_sbox_S(a139, r139); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r139[8]; cs_sbox_S(r139, p88, p89, p90, p91, p92, p93, p94, p95); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p96 = CS_P_XOR(CS_P_SPLAT(kb[96]), s[96]); /* aes.cs:68:11 encrypt */
     const cs_p p97 = CS_P_XOR(CS_P_SPLAT(kb[97]), s[97]); /* aes.cs:68:11 encrypt */
     const cs_p p98 = CS_P_XOR(CS_P_SPLAT(kb[98]), s[98]); /* aes.cs:68:11 encrypt */
@@ -1327,7 +1363,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p101 = CS_P_XOR(CS_P_SPLAT(kb[101]), s[101]); /* aes.cs:68:11 encrypt */
     const cs_p p102 = CS_P_XOR(CS_P_SPLAT(kb[102]), s[102]); /* aes.cs:68:11 encrypt */
     const cs_p p103 = CS_P_XOR(CS_P_SPLAT(kb[103]), s[103]); /* aes.cs:68:11 encrypt */
-    cs_p a140[8] = {p96, p97, p98, p99, p100, p101, p102, p103}, r140[8]; cs_sbox_S(a140, r140); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r140[8]; cs_sbox_S(r140, p96, p97, p98, p99, p100, p101, p102, p103); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p696 = CS_P_XOR(r139[0], r140[7]);        /* aes.cs:70:46 encrypt r1 */
     const cs_p p704 = CS_P_XOR(p688, p696);              /* aes.cs:70:46 encrypt r1 */
     const cs_p p712 = CS_P_XOR(p267, p704);              /* aes.cs:70:46 encrypt r1 */
@@ -1541,7 +1577,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p333 = v[5];
     const cs_p p334 = v[6];
     const cs_p p335 = v[7];
-    cs_p a816[8] = {p328, p329, p330, p331, p332, p333, p334, p335}, r816[8]; cs_sbox_S(a816, r816); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r816[8]; cs_sbox_S(r816, p328, p329, p330, p331, p332, p333, p334, p335); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p808 = v[120];
     const cs_p p809 = v[121];
     const cs_p p810 = v[122];
@@ -1550,7 +1586,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p813 = v[125];
     const cs_p p814 = v[126];
     const cs_p p815 = v[127];
-    cs_p a831[8] = {p808, p809, p810, p811, p812, p813, p814, p815}, r831[8]; cs_sbox_S(a831, r831); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r831[8]; cs_sbox_S(r831, p808, p809, p810, p811, p812, p813, p814, p815); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p1000 = CS_P_XOR(r816[7], r831[0]);       /* aes.cs:70:46 encrypt r2 */
     const cs_p p648 = v[80];
     const cs_p p649 = v[81];
@@ -1560,7 +1596,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p653 = v[85];
     const cs_p p654 = v[86];
     const cs_p p655 = v[87];
-    cs_p a826[8] = {p648, p649, p650, p651, p652, p653, p654, p655}, r826[8]; cs_sbox_S(a826, r826); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r826[8]; cs_sbox_S(r826, p648, p649, p650, p651, p652, p653, p654, p655); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p992 = CS_P_XOR(CS_P_SPLAT(kb[0]), r826[0]); /* aes.cs:70:46 encrypt r2 */
     const cs_p p1008 = CS_P_XOR(p1000, p992);            /* aes.cs:70:46 encrypt r2 */
     const cs_p p488 = v[40];
@@ -1571,7 +1607,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p493 = v[45];
     const cs_p p494 = v[46];
     const cs_p p495 = v[47];
-    cs_p a821[8] = {p488, p489, p490, p491, p492, p493, p494, p495}, r821[8]; cs_sbox_S(a821, r821); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r821[8]; cs_sbox_S(r821, p488, p489, p490, p491, p492, p493, p494, p495); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p835 = CS_P_XOR(r821[0], r821[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r2 */
     const cs_p p1016 = CS_P_XOR(p1008, p835);            /* aes.cs:70:46 encrypt r2 */
     w[0] = p1016;
@@ -1777,7 +1813,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p429 = v[29];
     const cs_p p430 = v[30];
     const cs_p p431 = v[31];
-    cs_p a819[8] = {p424, p425, p426, p427, p428, p429, p430, p431}, r819[8]; cs_sbox_S(a819, r819); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r819[8]; cs_sbox_S(r819, p424, p425, p426, p427, p428, p429, p430, p431); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p1120 = CS_P_XOR(CS_P_SPLAT(kb[32]), r819[0]); /* aes.cs:70:46 encrypt r2 */
     const cs_p p456 = v[32];
     const cs_p p457 = v[33];
@@ -1787,7 +1823,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p461 = v[37];
     const cs_p p462 = v[38];
     const cs_p p463 = v[39];
-    cs_p a820[8] = {p456, p457, p458, p459, p460, p461, p462, p463}, r820[8]; cs_sbox_S(a820, r820); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r820[8]; cs_sbox_S(r820, p456, p457, p458, p459, p460, p461, p462, p463); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p776 = v[112];
     const cs_p p777 = v[113];
     const cs_p p778 = v[114];
@@ -1796,7 +1832,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p781 = v[117];
     const cs_p p782 = v[118];
     const cs_p p783 = v[119];
-    cs_p a830[8] = {p776, p777, p778, p779, p780, p781, p782, p783}, r830[8]; cs_sbox_S(a830, r830); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r830[8]; cs_sbox_S(r830, p776, p777, p778, p779, p780, p781, p782, p783); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p1128 = CS_P_XOR(r820[7], r830[0]);       /* aes.cs:70:46 encrypt r2 */
     const cs_p p1136 = CS_P_XOR(p1120, p1128);           /* aes.cs:70:46 encrypt r2 */
     const cs_p p616 = v[72];
@@ -1807,7 +1843,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p621 = v[77];
     const cs_p p622 = v[78];
     const cs_p p623 = v[79];
-    cs_p a825[8] = {p616, p617, p618, p619, p620, p621, p622, p623}, r825[8]; cs_sbox_S(a825, r825); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r825[8]; cs_sbox_S(r825, p616, p617, p618, p619, p620, p621, p622, p623); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p875 = CS_P_XOR(r825[0], r825[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r2 */
     const cs_p p1144 = CS_P_XOR(p1136, p875);            /* aes.cs:70:46 encrypt r2 */
     w[32] = p1144;
@@ -2013,7 +2049,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p397 = v[21];
     const cs_p p398 = v[22];
     const cs_p p399 = v[23];
-    cs_p a818[8] = {p392, p393, p394, p395, p396, p397, p398, p399}, r818[8]; cs_sbox_S(a818, r818); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r818[8]; cs_sbox_S(r818, p392, p393, p394, p395, p396, p397, p398, p399); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p1248 = CS_P_XOR(CS_P_SPLAT(kb[64]), r818[0]); /* aes.cs:70:46 encrypt r2 */
     const cs_p p552 = v[56];
     const cs_p p553 = v[57];
@@ -2023,7 +2059,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p557 = v[61];
     const cs_p p558 = v[62];
     const cs_p p559 = v[63];
-    cs_p a823[8] = {p552, p553, p554, p555, p556, p557, p558, p559}, r823[8]; cs_sbox_S(a823, r823); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r823[8]; cs_sbox_S(r823, p552, p553, p554, p555, p556, p557, p558, p559); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p584 = v[64];
     const cs_p p585 = v[65];
     const cs_p p586 = v[66];
@@ -2032,7 +2068,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p589 = v[69];
     const cs_p p590 = v[70];
     const cs_p p591 = v[71];
-    cs_p a824[8] = {p584, p585, p586, p587, p588, p589, p590, p591}, r824[8]; cs_sbox_S(a824, r824); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r824[8]; cs_sbox_S(r824, p584, p585, p586, p587, p588, p589, p590, p591); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p1256 = CS_P_XOR(r823[0], r824[7]);       /* aes.cs:70:46 encrypt r2 */
     const cs_p p1264 = CS_P_XOR(p1248, p1256);           /* aes.cs:70:46 encrypt r2 */
     const cs_p p744 = v[104];
@@ -2043,7 +2079,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p749 = v[109];
     const cs_p p750 = v[110];
     const cs_p p751 = v[111];
-    cs_p a829[8] = {p744, p745, p746, p747, p748, p749, p750, p751}, r829[8]; cs_sbox_S(a829, r829); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r829[8]; cs_sbox_S(r829, p744, p745, p746, p747, p748, p749, p750, p751); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p915 = CS_P_XOR(r829[0], r829[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r2 */
     const cs_p p1272 = CS_P_XOR(p1264, p915);            /* aes.cs:70:46 encrypt r2 */
     w[64] = p1272;
@@ -2249,7 +2285,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p525 = v[53];
     const cs_p p526 = v[54];
     const cs_p p527 = v[55];
-    cs_p a822[8] = {p520, p521, p522, p523, p524, p525, p526, p527}, r822[8]; cs_sbox_S(a822, r822); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r822[8]; cs_sbox_S(r822, p520, p521, p522, p523, p524, p525, p526, p527); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p1376 = CS_P_XOR(CS_P_SPLAT(kb[96]), r822[0]); /* aes.cs:70:46 encrypt r2 */
     const cs_p p680 = v[88];
     const cs_p p681 = v[89];
@@ -2259,7 +2295,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p685 = v[93];
     const cs_p p686 = v[94];
     const cs_p p687 = v[95];
-    cs_p a827[8] = {p680, p681, p682, p683, p684, p685, p686, p687}, r827[8]; cs_sbox_S(a827, r827); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r827[8]; cs_sbox_S(r827, p680, p681, p682, p683, p684, p685, p686, p687); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p712 = v[96];
     const cs_p p713 = v[97];
     const cs_p p714 = v[98];
@@ -2268,7 +2304,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p717 = v[101];
     const cs_p p718 = v[102];
     const cs_p p719 = v[103];
-    cs_p a828[8] = {p712, p713, p714, p715, p716, p717, p718, p719}, r828[8]; cs_sbox_S(a828, r828); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r828[8]; cs_sbox_S(r828, p712, p713, p714, p715, p716, p717, p718, p719); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p1384 = CS_P_XOR(r827[0], r828[7]);       /* aes.cs:70:46 encrypt r2 */
     const cs_p p1392 = CS_P_XOR(p1376, p1384);           /* aes.cs:70:46 encrypt r2 */
     const cs_p p360 = v[8];
@@ -2279,7 +2315,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p365 = v[13];
     const cs_p p366 = v[14];
     const cs_p p367 = v[15];
-    cs_p a817[8] = {p360, p361, p362, p363, p364, p365, p366, p367}, r817[8]; cs_sbox_S(a817, r817); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r817[8]; cs_sbox_S(r817, p360, p361, p362, p363, p364, p365, p366, p367); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p955 = CS_P_XOR(r817[0], r817[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r2 */
     const cs_p p1400 = CS_P_XOR(p1392, p955);            /* aes.cs:70:46 encrypt r2 */
     w[96] = p1400;
@@ -2492,7 +2528,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1181 = v[45];
     const cs_p p1182 = v[46];
     const cs_p p1183 = v[47];
-    cs_p a1509[8] = {p1176, p1177, p1178, p1179, p1180, p1181, p1182, p1183}, r1509[8]; cs_sbox_S(a1509, r1509); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1509[8]; cs_sbox_S(r1509, p1176, p1177, p1178, p1179, p1180, p1181, p1182, p1183); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1523 = CS_P_XOR(r1509[0], r1509[7]);     /* aes.cs:39:43 encrypt>MixColumns>mix r3 */
     const cs_p p1336 = v[80];
     const cs_p p1337 = v[81];
@@ -2502,7 +2538,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1341 = v[85];
     const cs_p p1342 = v[86];
     const cs_p p1343 = v[87];
-    cs_p a1514[8] = {p1336, p1337, p1338, p1339, p1340, p1341, p1342, p1343}, r1514[8]; cs_sbox_S(a1514, r1514); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1514[8]; cs_sbox_S(r1514, p1336, p1337, p1338, p1339, p1340, p1341, p1342, p1343); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1680 = CS_P_XOR(CS_P_SPLAT(kb[0]), r1514[0]); /* aes.cs:70:46 encrypt r3 */
     const cs_p p1016 = v[0];
     const cs_p p1017 = v[1];
@@ -2512,7 +2548,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1021 = v[5];
     const cs_p p1022 = v[6];
     const cs_p p1023 = v[7];
-    cs_p a1504[8] = {p1016, p1017, p1018, p1019, p1020, p1021, p1022, p1023}, r1504[8]; cs_sbox_S(a1504, r1504); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1504[8]; cs_sbox_S(r1504, p1016, p1017, p1018, p1019, p1020, p1021, p1022, p1023); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1496 = v[120];
     const cs_p p1497 = v[121];
     const cs_p p1498 = v[122];
@@ -2521,7 +2557,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1501 = v[125];
     const cs_p p1502 = v[126];
     const cs_p p1503 = v[127];
-    cs_p a1519[8] = {p1496, p1497, p1498, p1499, p1500, p1501, p1502, p1503}, r1519[8]; cs_sbox_S(a1519, r1519); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1519[8]; cs_sbox_S(r1519, p1496, p1497, p1498, p1499, p1500, p1501, p1502, p1503); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1688 = CS_P_XOR(r1504[7], r1519[0]);     /* aes.cs:70:46 encrypt r3 */
     const cs_p p1696 = CS_P_XOR(p1680, p1688);           /* aes.cs:70:46 encrypt r3 */
     const cs_p p1704 = CS_P_XOR(p1523, p1696);           /* aes.cs:70:46 encrypt r3 */
@@ -2728,7 +2764,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1309 = v[77];
     const cs_p p1310 = v[78];
     const cs_p p1311 = v[79];
-    cs_p a1513[8] = {p1304, p1305, p1306, p1307, p1308, p1309, p1310, p1311}, r1513[8]; cs_sbox_S(a1513, r1513); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1513[8]; cs_sbox_S(r1513, p1304, p1305, p1306, p1307, p1308, p1309, p1310, p1311); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1563 = CS_P_XOR(r1513[0], r1513[7]);     /* aes.cs:39:43 encrypt>MixColumns>mix r3 */
     const cs_p p1112 = v[24];
     const cs_p p1113 = v[25];
@@ -2738,7 +2774,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1117 = v[29];
     const cs_p p1118 = v[30];
     const cs_p p1119 = v[31];
-    cs_p a1507[8] = {p1112, p1113, p1114, p1115, p1116, p1117, p1118, p1119}, r1507[8]; cs_sbox_S(a1507, r1507); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1507[8]; cs_sbox_S(r1507, p1112, p1113, p1114, p1115, p1116, p1117, p1118, p1119); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1808 = CS_P_XOR(CS_P_SPLAT(kb[32]), r1507[0]); /* aes.cs:70:46 encrypt r3 */
     const cs_p p1144 = v[32];
     const cs_p p1145 = v[33];
@@ -2748,7 +2784,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1149 = v[37];
     const cs_p p1150 = v[38];
     const cs_p p1151 = v[39];
-    cs_p a1508[8] = {p1144, p1145, p1146, p1147, p1148, p1149, p1150, p1151}, r1508[8]; cs_sbox_S(a1508, r1508); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1508[8]; cs_sbox_S(r1508, p1144, p1145, p1146, p1147, p1148, p1149, p1150, p1151); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1464 = v[112];
     const cs_p p1465 = v[113];
     const cs_p p1466 = v[114];
@@ -2757,7 +2793,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1469 = v[117];
     const cs_p p1470 = v[118];
     const cs_p p1471 = v[119];
-    cs_p a1518[8] = {p1464, p1465, p1466, p1467, p1468, p1469, p1470, p1471}, r1518[8]; cs_sbox_S(a1518, r1518); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1518[8]; cs_sbox_S(r1518, p1464, p1465, p1466, p1467, p1468, p1469, p1470, p1471); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1816 = CS_P_XOR(r1508[7], r1518[0]);     /* aes.cs:70:46 encrypt r3 */
     const cs_p p1824 = CS_P_XOR(p1808, p1816);           /* aes.cs:70:46 encrypt r3 */
     const cs_p p1832 = CS_P_XOR(p1563, p1824);           /* aes.cs:70:46 encrypt r3 */
@@ -2964,7 +3000,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1437 = v[109];
     const cs_p p1438 = v[110];
     const cs_p p1439 = v[111];
-    cs_p a1517[8] = {p1432, p1433, p1434, p1435, p1436, p1437, p1438, p1439}, r1517[8]; cs_sbox_S(a1517, r1517); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1517[8]; cs_sbox_S(r1517, p1432, p1433, p1434, p1435, p1436, p1437, p1438, p1439); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1603 = CS_P_XOR(r1517[0], r1517[7]);     /* aes.cs:39:43 encrypt>MixColumns>mix r3 */
     const cs_p p1080 = v[16];
     const cs_p p1081 = v[17];
@@ -2974,7 +3010,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1085 = v[21];
     const cs_p p1086 = v[22];
     const cs_p p1087 = v[23];
-    cs_p a1506[8] = {p1080, p1081, p1082, p1083, p1084, p1085, p1086, p1087}, r1506[8]; cs_sbox_S(a1506, r1506); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1506[8]; cs_sbox_S(r1506, p1080, p1081, p1082, p1083, p1084, p1085, p1086, p1087); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1936 = CS_P_XOR(CS_P_SPLAT(kb[64]), r1506[0]); /* aes.cs:70:46 encrypt r3 */
     const cs_p p1240 = v[56];
     const cs_p p1241 = v[57];
@@ -2984,7 +3020,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1245 = v[61];
     const cs_p p1246 = v[62];
     const cs_p p1247 = v[63];
-    cs_p a1511[8] = {p1240, p1241, p1242, p1243, p1244, p1245, p1246, p1247}, r1511[8]; cs_sbox_S(a1511, r1511); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1511[8]; cs_sbox_S(r1511, p1240, p1241, p1242, p1243, p1244, p1245, p1246, p1247); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1272 = v[64];
     const cs_p p1273 = v[65];
     const cs_p p1274 = v[66];
@@ -2993,7 +3029,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1277 = v[69];
     const cs_p p1278 = v[70];
     const cs_p p1279 = v[71];
-    cs_p a1512[8] = {p1272, p1273, p1274, p1275, p1276, p1277, p1278, p1279}, r1512[8]; cs_sbox_S(a1512, r1512); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1512[8]; cs_sbox_S(r1512, p1272, p1273, p1274, p1275, p1276, p1277, p1278, p1279); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1944 = CS_P_XOR(r1511[0], r1512[7]);     /* aes.cs:70:46 encrypt r3 */
     const cs_p p1952 = CS_P_XOR(p1936, p1944);           /* aes.cs:70:46 encrypt r3 */
     const cs_p p1960 = CS_P_XOR(p1603, p1952);           /* aes.cs:70:46 encrypt r3 */
@@ -3200,7 +3236,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1053 = v[13];
     const cs_p p1054 = v[14];
     const cs_p p1055 = v[15];
-    cs_p a1505[8] = {p1048, p1049, p1050, p1051, p1052, p1053, p1054, p1055}, r1505[8]; cs_sbox_S(a1505, r1505); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1505[8]; cs_sbox_S(r1505, p1048, p1049, p1050, p1051, p1052, p1053, p1054, p1055); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1643 = CS_P_XOR(r1505[0], r1505[7]);     /* aes.cs:39:43 encrypt>MixColumns>mix r3 */
     const cs_p p1208 = v[48];
     const cs_p p1209 = v[49];
@@ -3210,7 +3246,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1213 = v[53];
     const cs_p p1214 = v[54];
     const cs_p p1215 = v[55];
-    cs_p a1510[8] = {p1208, p1209, p1210, p1211, p1212, p1213, p1214, p1215}, r1510[8]; cs_sbox_S(a1510, r1510); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1510[8]; cs_sbox_S(r1510, p1208, p1209, p1210, p1211, p1212, p1213, p1214, p1215); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p2064 = CS_P_XOR(CS_P_SPLAT(kb[96]), r1510[0]); /* aes.cs:70:46 encrypt r3 */
     const cs_p p1368 = v[88];
     const cs_p p1369 = v[89];
@@ -3220,7 +3256,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1373 = v[93];
     const cs_p p1374 = v[94];
     const cs_p p1375 = v[95];
-    cs_p a1515[8] = {p1368, p1369, p1370, p1371, p1372, p1373, p1374, p1375}, r1515[8]; cs_sbox_S(a1515, r1515); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1515[8]; cs_sbox_S(r1515, p1368, p1369, p1370, p1371, p1372, p1373, p1374, p1375); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1400 = v[96];
     const cs_p p1401 = v[97];
     const cs_p p1402 = v[98];
@@ -3229,7 +3265,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1405 = v[101];
     const cs_p p1406 = v[102];
     const cs_p p1407 = v[103];
-    cs_p a1516[8] = {p1400, p1401, p1402, p1403, p1404, p1405, p1406, p1407}, r1516[8]; cs_sbox_S(a1516, r1516); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1516[8]; cs_sbox_S(r1516, p1400, p1401, p1402, p1403, p1404, p1405, p1406, p1407); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p2072 = CS_P_XOR(r1515[0], r1516[7]);     /* aes.cs:70:46 encrypt r3 */
     const cs_p p2080 = CS_P_XOR(p2064, p2072);           /* aes.cs:70:46 encrypt r3 */
     const cs_p p2088 = CS_P_XOR(p1643, p2080);           /* aes.cs:70:46 encrypt r3 */
@@ -3443,7 +3479,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6877 = v[93];
     const cs_p p6878 = v[94];
     const cs_p p6879 = v[95];
-    cs_p a7019[8] = {p6872, p6873, p6874, p6875, p6876, p6877, p6878, p6879}, r7019[8]; cs_sbox_S(a7019, r7019); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7019[8]; cs_sbox_S(r7019, p6872, p6873, p6874, p6875, p6876, p6877, p6878, p6879); /* aes.cs:30:39 encrypt>SubBytes r11 */
     w[13] = r7019[1];
     w[19] = r7019[4];
     w[21] = r7019[5];
@@ -3459,7 +3495,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6909 = v[101];
     const cs_p p6910 = v[102];
     const cs_p p6911 = v[103];
-    cs_p a7020[8] = {p6904, p6905, p6906, p6907, p6908, p6909, p6910, p6911}, r7020[8]; cs_sbox_S(a7020, r7020); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7020[8]; cs_sbox_S(r7020, p6904, p6905, p6906, p6907, p6908, p6909, p6910, p6911); /* aes.cs:30:39 encrypt>SubBytes r11 */
     const cs_p p7144 = CS_P_XOR(r7020[0], r7020[7]);     /* aes.cs:39:6 encrypt>MixColumns>mix r11 */
     w[24] = p7144;
     const cs_p p7177 = CS_P_XOR(p7144, r7020[1]);        /* aes.cs:39:43 encrypt>MixColumns>mix r11 */
@@ -3485,7 +3521,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6685 = v[45];
     const cs_p p6686 = v[46];
     const cs_p p6687 = v[47];
-    cs_p a7013[8] = {p6680, p6681, p6682, p6683, p6684, p6685, p6686, p6687}, r7013[8]; cs_sbox_S(a7013, r7013); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7013[8]; cs_sbox_S(r7013, p6680, p6681, p6682, p6683, p6684, p6685, p6686, p6687); /* aes.cs:30:39 encrypt>SubBytes r11 */
     const cs_p p7027 = CS_P_XOR(r7013[0], r7013[7]);     /* aes.cs:39:43 encrypt>MixColumns>mix r11 */
     const cs_p p6840 = v[80];
     const cs_p p6841 = v[81];
@@ -3495,7 +3531,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6845 = v[85];
     const cs_p p6846 = v[86];
     const cs_p p6847 = v[87];
-    cs_p a7018[8] = {p6840, p6841, p6842, p6843, p6844, p6845, p6846, p6847}, r7018[8]; cs_sbox_S(a7018, r7018); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7018[8]; cs_sbox_S(r7018, p6840, p6841, p6842, p6843, p6844, p6845, p6846, p6847); /* aes.cs:30:39 encrypt>SubBytes r11 */
     const cs_p p7184 = CS_P_XOR(CS_P_SPLAT(kb[0]), r7018[0]); /* aes.cs:70:46 encrypt r11 */
     const cs_p p6520 = v[0];
     const cs_p p6521 = v[1];
@@ -3505,7 +3541,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6525 = v[5];
     const cs_p p6526 = v[6];
     const cs_p p6527 = v[7];
-    cs_p a7008[8] = {p6520, p6521, p6522, p6523, p6524, p6525, p6526, p6527}, r7008[8]; cs_sbox_S(a7008, r7008); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7008[8]; cs_sbox_S(r7008, p6520, p6521, p6522, p6523, p6524, p6525, p6526, p6527); /* aes.cs:30:39 encrypt>SubBytes r11 */
     const cs_p p7000 = v[120];
     const cs_p p7001 = v[121];
     const cs_p p7002 = v[122];
@@ -3514,7 +3550,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7005 = v[125];
     const cs_p p7006 = v[126];
     const cs_p p7007 = v[127];
-    cs_p a7023[8] = {p7000, p7001, p7002, p7003, p7004, p7005, p7006, p7007}, r7023[8]; cs_sbox_S(a7023, r7023); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7023[8]; cs_sbox_S(r7023, p7000, p7001, p7002, p7003, p7004, p7005, p7006, p7007); /* aes.cs:30:39 encrypt>SubBytes r11 */
     const cs_p p7192 = CS_P_XOR(r7008[7], r7023[0]);     /* aes.cs:70:46 encrypt r11 */
     const cs_p p7200 = CS_P_XOR(p7184, p7192);           /* aes.cs:70:46 encrypt r11 */
     const cs_p p7208 = CS_P_XOR(p7027, p7200);           /* aes.cs:70:46 encrypt r11 */
@@ -3721,7 +3757,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6813 = v[77];
     const cs_p p6814 = v[78];
     const cs_p p6815 = v[79];
-    cs_p a7017[8] = {p6808, p6809, p6810, p6811, p6812, p6813, p6814, p6815}, r7017[8]; cs_sbox_S(a7017, r7017); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7017[8]; cs_sbox_S(r7017, p6808, p6809, p6810, p6811, p6812, p6813, p6814, p6815); /* aes.cs:30:39 encrypt>SubBytes r11 */
     const cs_p p7067 = CS_P_XOR(r7017[0], r7017[7]);     /* aes.cs:39:43 encrypt>MixColumns>mix r11 */
     const cs_p p6616 = v[24];
     const cs_p p6617 = v[25];
@@ -3731,7 +3767,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6621 = v[29];
     const cs_p p6622 = v[30];
     const cs_p p6623 = v[31];
-    cs_p a7011[8] = {p6616, p6617, p6618, p6619, p6620, p6621, p6622, p6623}, r7011[8]; cs_sbox_S(a7011, r7011); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7011[8]; cs_sbox_S(r7011, p6616, p6617, p6618, p6619, p6620, p6621, p6622, p6623); /* aes.cs:30:39 encrypt>SubBytes r11 */
     const cs_p p7312 = CS_P_XOR(CS_P_SPLAT(kb[32]), r7011[0]); /* aes.cs:70:46 encrypt r11 */
     const cs_p p6648 = v[32];
     const cs_p p6649 = v[33];
@@ -3741,7 +3777,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6653 = v[37];
     const cs_p p6654 = v[38];
     const cs_p p6655 = v[39];
-    cs_p a7012[8] = {p6648, p6649, p6650, p6651, p6652, p6653, p6654, p6655}, r7012[8]; cs_sbox_S(a7012, r7012); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7012[8]; cs_sbox_S(r7012, p6648, p6649, p6650, p6651, p6652, p6653, p6654, p6655); /* aes.cs:30:39 encrypt>SubBytes r11 */
     const cs_p p6968 = v[112];
     const cs_p p6969 = v[113];
     const cs_p p6970 = v[114];
@@ -3750,7 +3786,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6973 = v[117];
     const cs_p p6974 = v[118];
     const cs_p p6975 = v[119];
-    cs_p a7022[8] = {p6968, p6969, p6970, p6971, p6972, p6973, p6974, p6975}, r7022[8]; cs_sbox_S(a7022, r7022); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7022[8]; cs_sbox_S(r7022, p6968, p6969, p6970, p6971, p6972, p6973, p6974, p6975); /* aes.cs:30:39 encrypt>SubBytes r11 */
     const cs_p p7320 = CS_P_XOR(r7012[7], r7022[0]);     /* aes.cs:70:46 encrypt r11 */
     const cs_p p7328 = CS_P_XOR(p7312, p7320);           /* aes.cs:70:46 encrypt r11 */
     const cs_p p7336 = CS_P_XOR(p7067, p7328);           /* aes.cs:70:46 encrypt r11 */
@@ -3957,7 +3993,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6941 = v[109];
     const cs_p p6942 = v[110];
     const cs_p p6943 = v[111];
-    cs_p a7021[8] = {p6936, p6937, p6938, p6939, p6940, p6941, p6942, p6943}, r7021[8]; cs_sbox_S(a7021, r7021); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7021[8]; cs_sbox_S(r7021, p6936, p6937, p6938, p6939, p6940, p6941, p6942, p6943); /* aes.cs:30:39 encrypt>SubBytes r11 */
     const cs_p p7107 = CS_P_XOR(r7021[0], r7021[7]);     /* aes.cs:39:43 encrypt>MixColumns>mix r11 */
     const cs_p p6584 = v[16];
     const cs_p p6585 = v[17];
@@ -3967,7 +4003,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6589 = v[21];
     const cs_p p6590 = v[22];
     const cs_p p6591 = v[23];
-    cs_p a7010[8] = {p6584, p6585, p6586, p6587, p6588, p6589, p6590, p6591}, r7010[8]; cs_sbox_S(a7010, r7010); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7010[8]; cs_sbox_S(r7010, p6584, p6585, p6586, p6587, p6588, p6589, p6590, p6591); /* aes.cs:30:39 encrypt>SubBytes r11 */
     const cs_p p7440 = CS_P_XOR(CS_P_SPLAT(kb[64]), r7010[0]); /* aes.cs:70:46 encrypt r11 */
     const cs_p p6744 = v[56];
     const cs_p p6745 = v[57];
@@ -3977,7 +4013,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6749 = v[61];
     const cs_p p6750 = v[62];
     const cs_p p6751 = v[63];
-    cs_p a7015[8] = {p6744, p6745, p6746, p6747, p6748, p6749, p6750, p6751}, r7015[8]; cs_sbox_S(a7015, r7015); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7015[8]; cs_sbox_S(r7015, p6744, p6745, p6746, p6747, p6748, p6749, p6750, p6751); /* aes.cs:30:39 encrypt>SubBytes r11 */
     const cs_p p6776 = v[64];
     const cs_p p6777 = v[65];
     const cs_p p6778 = v[66];
@@ -3986,7 +4022,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6781 = v[69];
     const cs_p p6782 = v[70];
     const cs_p p6783 = v[71];
-    cs_p a7016[8] = {p6776, p6777, p6778, p6779, p6780, p6781, p6782, p6783}, r7016[8]; cs_sbox_S(a7016, r7016); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7016[8]; cs_sbox_S(r7016, p6776, p6777, p6778, p6779, p6780, p6781, p6782, p6783); /* aes.cs:30:39 encrypt>SubBytes r11 */
     const cs_p p7448 = CS_P_XOR(r7015[0], r7016[7]);     /* aes.cs:70:46 encrypt r11 */
     const cs_p p7456 = CS_P_XOR(p7440, p7448);           /* aes.cs:70:46 encrypt r11 */
     const cs_p p7464 = CS_P_XOR(p7107, p7456);           /* aes.cs:70:46 encrypt r11 */
@@ -4193,7 +4229,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6557 = v[13];
     const cs_p p6558 = v[14];
     const cs_p p6559 = v[15];
-    cs_p a7009[8] = {p6552, p6553, p6554, p6555, p6556, p6557, p6558, p6559}, r7009[8]; cs_sbox_S(a7009, r7009); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7009[8]; cs_sbox_S(r7009, p6552, p6553, p6554, p6555, p6556, p6557, p6558, p6559); /* aes.cs:30:39 encrypt>SubBytes r11 */
     w[0] = r7009[0];
     w[1] = r7009[1];
     w[2] = r7009[2];
@@ -4211,7 +4247,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6717 = v[53];
     const cs_p p6718 = v[54];
     const cs_p p6719 = v[55];
-    cs_p a7014[8] = {p6712, p6713, p6714, p6715, p6716, p6717, p6718, p6719}, r7014[8]; cs_sbox_S(a7014, r7014); /* aes.cs:30:39 encrypt>SubBytes r11 */
+    cs_p r7014[8]; cs_sbox_S(r7014, p6712, p6713, p6714, p6715, p6716, p6717, p6718, p6719); /* aes.cs:30:39 encrypt>SubBytes r11 */
     w[8] = r7014[0];
     w[11] = r7014[1];
     w[12] = r7014[2];
@@ -4389,7 +4425,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7213 = v[37];
     const cs_p p7214 = v[38];
     const cs_p p7215 = v[39];
-    cs_p a7696[8] = {p7208, p7209, p7210, p7211, p7212, p7213, p7214, p7215}, r7696[8]; cs_sbox_S(a7696, r7696); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7696[8]; cs_sbox_S(r7696, p7208, p7209, p7210, p7211, p7212, p7213, p7214, p7215); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7712 = CS_P_XOR(CS_P_SPLAT(kb[8]), r7696[0]); /* aes.cs:72:32 encrypt */
     o[0] = p7712;                                        /* block word X[0], bit 0 */
     const cs_p p7713 = CS_P_XOR(CS_P_SPLAT(kb[9]), r7696[1]); /* aes.cs:72:32 encrypt */
@@ -4414,7 +4450,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7373 = v[77];
     const cs_p p7374 = v[78];
     const cs_p p7375 = v[79];
-    cs_p a7701[8] = {p7368, p7369, p7370, p7371, p7372, p7373, p7374, p7375}, r7701[8]; cs_sbox_S(a7701, r7701); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7701[8]; cs_sbox_S(r7701, p7368, p7369, p7370, p7371, p7372, p7373, p7374, p7375); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7720 = CS_P_XOR(CS_P_SPLAT(kb[16]), r7701[0]); /* aes.cs:72:32 encrypt */
     o[8] = p7720;                                        /* block word X[1], bit 0 */
     const cs_p p7721 = CS_P_XOR(CS_P_SPLAT(kb[17]), r7701[1]); /* aes.cs:72:32 encrypt */
@@ -4439,7 +4475,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7533 = v[117];
     const cs_p p7534 = v[118];
     const cs_p p7535 = v[119];
-    cs_p a7706[8] = {p7528, p7529, p7530, p7531, p7532, p7533, p7534, p7535}, r7706[8]; cs_sbox_S(a7706, r7706); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7706[8]; cs_sbox_S(r7706, p7528, p7529, p7530, p7531, p7532, p7533, p7534, p7535); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7728 = CS_P_XOR(CS_P_SPLAT(kb[24]), r7706[0]); /* aes.cs:72:32 encrypt */
     o[16] = p7728;                                       /* block word X[2], bit 0 */
     const cs_p p7729 = CS_P_XOR(CS_P_SPLAT(kb[25]), r7706[1]); /* aes.cs:72:32 encrypt */
@@ -4520,7 +4556,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7679 = CS_P_XOR(r7014[7], r7019[6]);     /* aes.cs:70:46 encrypt r11 */
     const cs_p p7687 = CS_P_XOR(p7671, p7679);           /* aes.cs:70:46 encrypt r11 */
     const cs_p p7695 = CS_P_XOR(p7183, p7687);           /* aes.cs:70:46 encrypt r11 */
-    cs_p a7711[8] = {p7688, p7689, p7690, p7691, p7692, p7693, p7694, p7695}, r7711[8]; cs_sbox_S(a7711, r7711); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7711[8]; cs_sbox_S(r7711, p7688, p7689, p7690, p7691, p7692, p7693, p7694, p7695); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7736 = CS_P_XOR(CS_P_SPLAT(kb[32]), r7711[0]); /* aes.cs:72:32 encrypt */
     o[24] = p7736;                                       /* block word X[3], bit 0 */
     const cs_p p7737 = CS_P_XOR(CS_P_SPLAT(kb[33]), r7711[1]); /* aes.cs:72:32 encrypt */
@@ -4545,7 +4581,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7341 = v[69];
     const cs_p p7342 = v[70];
     const cs_p p7343 = v[71];
-    cs_p a7700[8] = {p7336, p7337, p7338, p7339, p7340, p7341, p7342, p7343}, r7700[8]; cs_sbox_S(a7700, r7700); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7700[8]; cs_sbox_S(r7700, p7336, p7337, p7338, p7339, p7340, p7341, p7342, p7343); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7744 = CS_P_XOR(CS_P_SPLAT(kb[40]), r7700[0]); /* aes.cs:72:32 encrypt */
     o[32] = p7744;                                       /* block word X[4], bit 0 */
     const cs_p p7745 = CS_P_XOR(CS_P_SPLAT(kb[41]), r7700[1]); /* aes.cs:72:32 encrypt */
@@ -4570,7 +4606,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7501 = v[109];
     const cs_p p7502 = v[110];
     const cs_p p7503 = v[111];
-    cs_p a7705[8] = {p7496, p7497, p7498, p7499, p7500, p7501, p7502, p7503}, r7705[8]; cs_sbox_S(a7705, r7705); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7705[8]; cs_sbox_S(r7705, p7496, p7497, p7498, p7499, p7500, p7501, p7502, p7503); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7752 = CS_P_XOR(CS_P_SPLAT(kb[48]), r7705[0]); /* aes.cs:72:32 encrypt */
     o[40] = p7752;                                       /* block word X[5], bit 0 */
     const cs_p p7753 = CS_P_XOR(CS_P_SPLAT(kb[49]), r7705[1]); /* aes.cs:72:32 encrypt */
@@ -4595,7 +4631,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7661 = v[149];
     const cs_p p7662 = v[150];
     const cs_p p7663 = v[151];
-    cs_p a7710[8] = {p7656, p7657, p7658, p7659, p7660, p7661, p7662, p7663}, r7710[8]; cs_sbox_S(a7710, r7710); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7710[8]; cs_sbox_S(r7710, p7656, p7657, p7658, p7659, p7660, p7661, p7662, p7663); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7760 = CS_P_XOR(CS_P_SPLAT(kb[56]), r7710[0]); /* aes.cs:72:32 encrypt */
     o[48] = p7760;                                       /* block word X[6], bit 0 */
     const cs_p p7761 = CS_P_XOR(CS_P_SPLAT(kb[57]), r7710[1]); /* aes.cs:72:32 encrypt */
@@ -4620,7 +4656,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7309 = v[61];
     const cs_p p7310 = v[62];
     const cs_p p7311 = v[63];
-    cs_p a7699[8] = {p7304, p7305, p7306, p7307, p7308, p7309, p7310, p7311}, r7699[8]; cs_sbox_S(a7699, r7699); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7699[8]; cs_sbox_S(r7699, p7304, p7305, p7306, p7307, p7308, p7309, p7310, p7311); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7768 = CS_P_XOR(CS_P_SPLAT(kb[64]), r7699[0]); /* aes.cs:72:32 encrypt */
     o[56] = p7768;                                       /* block word X[7], bit 0 */
     const cs_p p7769 = CS_P_XOR(CS_P_SPLAT(kb[65]), r7699[1]); /* aes.cs:72:32 encrypt */
@@ -4645,7 +4681,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7469 = v[101];
     const cs_p p7470 = v[102];
     const cs_p p7471 = v[103];
-    cs_p a7704[8] = {p7464, p7465, p7466, p7467, p7468, p7469, p7470, p7471}, r7704[8]; cs_sbox_S(a7704, r7704); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7704[8]; cs_sbox_S(r7704, p7464, p7465, p7466, p7467, p7468, p7469, p7470, p7471); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7776 = CS_P_XOR(CS_P_SPLAT(kb[72]), r7704[0]); /* aes.cs:72:32 encrypt */
     o[64] = p7776;                                       /* block word X[8], bit 0 */
     const cs_p p7777 = CS_P_XOR(CS_P_SPLAT(kb[73]), r7704[1]); /* aes.cs:72:32 encrypt */
@@ -4670,7 +4706,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7629 = v[141];
     const cs_p p7630 = v[142];
     const cs_p p7631 = v[143];
-    cs_p a7709[8] = {p7624, p7625, p7626, p7627, p7628, p7629, p7630, p7631}, r7709[8]; cs_sbox_S(a7709, r7709); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7709[8]; cs_sbox_S(r7709, p7624, p7625, p7626, p7627, p7628, p7629, p7630, p7631); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7784 = CS_P_XOR(CS_P_SPLAT(kb[80]), r7709[0]); /* aes.cs:72:32 encrypt */
     o[72] = p7784;                                       /* block word X[9], bit 0 */
     const cs_p p7785 = CS_P_XOR(CS_P_SPLAT(kb[81]), r7709[1]); /* aes.cs:72:32 encrypt */
@@ -4695,7 +4731,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7277 = v[53];
     const cs_p p7278 = v[54];
     const cs_p p7279 = v[55];
-    cs_p a7698[8] = {p7272, p7273, p7274, p7275, p7276, p7277, p7278, p7279}, r7698[8]; cs_sbox_S(a7698, r7698); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7698[8]; cs_sbox_S(r7698, p7272, p7273, p7274, p7275, p7276, p7277, p7278, p7279); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7792 = CS_P_XOR(CS_P_SPLAT(kb[88]), r7698[0]); /* aes.cs:72:32 encrypt */
     o[80] = p7792;                                       /* block word X[10], bit 0 */
     const cs_p p7793 = CS_P_XOR(CS_P_SPLAT(kb[89]), r7698[1]); /* aes.cs:72:32 encrypt */
@@ -4720,7 +4756,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7437 = v[93];
     const cs_p p7438 = v[94];
     const cs_p p7439 = v[95];
-    cs_p a7703[8] = {p7432, p7433, p7434, p7435, p7436, p7437, p7438, p7439}, r7703[8]; cs_sbox_S(a7703, r7703); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7703[8]; cs_sbox_S(r7703, p7432, p7433, p7434, p7435, p7436, p7437, p7438, p7439); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7800 = CS_P_XOR(CS_P_SPLAT(kb[96]), r7703[0]); /* aes.cs:72:32 encrypt */
     o[88] = p7800;                                       /* block word X[11], bit 0 */
     const cs_p p7801 = CS_P_XOR(CS_P_SPLAT(kb[97]), r7703[1]); /* aes.cs:72:32 encrypt */
@@ -4745,7 +4781,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7597 = v[133];
     const cs_p p7598 = v[134];
     const cs_p p7599 = v[135];
-    cs_p a7708[8] = {p7592, p7593, p7594, p7595, p7596, p7597, p7598, p7599}, r7708[8]; cs_sbox_S(a7708, r7708); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7708[8]; cs_sbox_S(r7708, p7592, p7593, p7594, p7595, p7596, p7597, p7598, p7599); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7808 = CS_P_XOR(CS_P_SPLAT(kb[104]), r7708[0]); /* aes.cs:72:32 encrypt */
     o[96] = p7808;                                       /* block word X[12], bit 0 */
     const cs_p p7809 = CS_P_XOR(CS_P_SPLAT(kb[105]), r7708[1]); /* aes.cs:72:32 encrypt */
@@ -4770,7 +4806,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7245 = v[45];
     const cs_p p7246 = v[46];
     const cs_p p7247 = v[47];
-    cs_p a7697[8] = {p7240, p7241, p7242, p7243, p7244, p7245, p7246, p7247}, r7697[8]; cs_sbox_S(a7697, r7697); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7697[8]; cs_sbox_S(r7697, p7240, p7241, p7242, p7243, p7244, p7245, p7246, p7247); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7816 = CS_P_XOR(CS_P_SPLAT(kb[112]), r7697[0]); /* aes.cs:72:32 encrypt */
     o[104] = p7816;                                      /* block word X[13], bit 0 */
     const cs_p p7817 = CS_P_XOR(CS_P_SPLAT(kb[113]), r7697[1]); /* aes.cs:72:32 encrypt */
@@ -4795,7 +4831,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7405 = v[85];
     const cs_p p7406 = v[86];
     const cs_p p7407 = v[87];
-    cs_p a7702[8] = {p7400, p7401, p7402, p7403, p7404, p7405, p7406, p7407}, r7702[8]; cs_sbox_S(a7702, r7702); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7702[8]; cs_sbox_S(r7702, p7400, p7401, p7402, p7403, p7404, p7405, p7406, p7407); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7824 = CS_P_XOR(CS_P_SPLAT(kb[120]), r7702[0]); /* aes.cs:72:32 encrypt */
     o[112] = p7824;                                      /* block word X[14], bit 0 */
     const cs_p p7825 = CS_P_XOR(CS_P_SPLAT(kb[121]), r7702[1]); /* aes.cs:72:32 encrypt */
@@ -4820,7 +4856,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7565 = v[125];
     const cs_p p7566 = v[126];
     const cs_p p7567 = v[127];
-    cs_p a7707[8] = {p7560, p7561, p7562, p7563, p7564, p7565, p7566, p7567}, r7707[8]; cs_sbox_S(a7707, r7707); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r7707[8]; cs_sbox_S(r7707, p7560, p7561, p7562, p7563, p7564, p7565, p7566, p7567); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p7832 = CS_P_XOR(CS_P_SPLAT(kb[128]), r7707[0]); /* aes.cs:72:32 encrypt */
     o[120] = p7832;                                      /* block word X[15], bit 0 */
     const cs_p p7833 = CS_P_XOR(CS_P_SPLAT(kb[129]), r7707[1]); /* aes.cs:72:32 encrypt */
@@ -4852,7 +4888,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p37 = CS_P_XOR(CS_P_SPLAT(kb[165]), s[37]); /* aes.cs:77:11 decrypt */
     const cs_p p38 = CS_P_XOR(CS_P_SPLAT(kb[166]), s[38]); /* aes.cs:77:11 decrypt */
     const cs_p p39 = CS_P_XOR(CS_P_SPLAT(kb[167]), s[39]); /* aes.cs:77:11 decrypt */
-    cs_p a132[8] = {p32, p33, p34, p35, p36, p37, p38, p39}, r132[8]; cs_sbox_Sinv(a132, r132); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r132[8]; cs_sbox_Sinv(r132, p32, p33, p34, p35, p36, p37, p38, p39); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p176 = CS_P_XOR(CS_P_SPLAT(kb[32]), r132[0]); /* aes.cs:79:54 decrypt r1 */
     w[3] = p176;
     const cs_p p177 = CS_P_XOR(CS_P_SPLAT(kb[33]), r132[1]); /* aes.cs:79:54 decrypt r1 */
@@ -4877,7 +4913,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p13 = CS_P_XOR(CS_P_SPLAT(kb[141]), s[13]); /* aes.cs:77:11 decrypt */
     const cs_p p14 = CS_P_XOR(CS_P_SPLAT(kb[142]), s[14]); /* aes.cs:77:11 decrypt */
     const cs_p p15 = CS_P_XOR(CS_P_SPLAT(kb[143]), s[15]); /* aes.cs:77:11 decrypt */
-    cs_p a133[8] = {p8, p9, p10, p11, p12, p13, p14, p15}, r133[8]; cs_sbox_Sinv(a133, r133); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r133[8]; cs_sbox_Sinv(r133, p8, p9, p10, p11, p12, p13, p14, p15); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p184 = CS_P_XOR(CS_P_SPLAT(kb[40]), r133[0]); /* aes.cs:79:54 decrypt r1 */
     w[8] = p184;
     const cs_p p185 = CS_P_XOR(CS_P_SPLAT(kb[41]), r133[1]); /* aes.cs:79:54 decrypt r1 */
@@ -4902,7 +4938,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p117 = CS_P_XOR(CS_P_SPLAT(kb[245]), s[117]); /* aes.cs:77:11 decrypt */
     const cs_p p118 = CS_P_XOR(CS_P_SPLAT(kb[246]), s[118]); /* aes.cs:77:11 decrypt */
     const cs_p p119 = CS_P_XOR(CS_P_SPLAT(kb[247]), s[119]); /* aes.cs:77:11 decrypt */
-    cs_p a134[8] = {p112, p113, p114, p115, p116, p117, p118, p119}, r134[8]; cs_sbox_Sinv(a134, r134); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r134[8]; cs_sbox_Sinv(r134, p112, p113, p114, p115, p116, p117, p118, p119); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p192 = CS_P_XOR(CS_P_SPLAT(kb[48]), r134[0]); /* aes.cs:79:54 decrypt r1 */
     w[16] = p192;
     const cs_p p193 = CS_P_XOR(CS_P_SPLAT(kb[49]), r134[1]); /* aes.cs:79:54 decrypt r1 */
@@ -4927,7 +4963,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p93 = CS_P_XOR(CS_P_SPLAT(kb[221]), s[93]); /* aes.cs:77:11 decrypt */
     const cs_p p94 = CS_P_XOR(CS_P_SPLAT(kb[222]), s[94]); /* aes.cs:77:11 decrypt */
     const cs_p p95 = CS_P_XOR(CS_P_SPLAT(kb[223]), s[95]); /* aes.cs:77:11 decrypt */
-    cs_p a135[8] = {p88, p89, p90, p91, p92, p93, p94, p95}, r135[8]; cs_sbox_Sinv(a135, r135); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r135[8]; cs_sbox_Sinv(r135, p88, p89, p90, p91, p92, p93, p94, p95); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p200 = CS_P_XOR(CS_P_SPLAT(kb[56]), r135[0]); /* aes.cs:79:54 decrypt r1 */
     w[24] = p200;
     const cs_p p201 = CS_P_XOR(CS_P_SPLAT(kb[57]), r135[1]); /* aes.cs:79:54 decrypt r1 */
@@ -4952,7 +4988,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p69 = CS_P_XOR(CS_P_SPLAT(kb[197]), s[69]); /* aes.cs:77:11 decrypt */
     const cs_p p70 = CS_P_XOR(CS_P_SPLAT(kb[198]), s[70]); /* aes.cs:77:11 decrypt */
     const cs_p p71 = CS_P_XOR(CS_P_SPLAT(kb[199]), s[71]); /* aes.cs:77:11 decrypt */
-    cs_p a136[8] = {p64, p65, p66, p67, p68, p69, p70, p71}, r136[8]; cs_sbox_Sinv(a136, r136); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r136[8]; cs_sbox_Sinv(r136, p64, p65, p66, p67, p68, p69, p70, p71); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p208 = CS_P_XOR(CS_P_SPLAT(kb[64]), r136[0]); /* aes.cs:79:54 decrypt r1 */
     w[35] = p208;
     const cs_p p209 = CS_P_XOR(CS_P_SPLAT(kb[65]), r136[1]); /* aes.cs:79:54 decrypt r1 */
@@ -4977,7 +5013,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p45 = CS_P_XOR(CS_P_SPLAT(kb[173]), s[45]); /* aes.cs:77:11 decrypt */
     const cs_p p46 = CS_P_XOR(CS_P_SPLAT(kb[174]), s[46]); /* aes.cs:77:11 decrypt */
     const cs_p p47 = CS_P_XOR(CS_P_SPLAT(kb[175]), s[47]); /* aes.cs:77:11 decrypt */
-    cs_p a137[8] = {p40, p41, p42, p43, p44, p45, p46, p47}, r137[8]; cs_sbox_Sinv(a137, r137); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r137[8]; cs_sbox_Sinv(r137, p40, p41, p42, p43, p44, p45, p46, p47); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p216 = CS_P_XOR(CS_P_SPLAT(kb[72]), r137[0]); /* aes.cs:79:54 decrypt r1 */
     w[40] = p216;
     const cs_p p217 = CS_P_XOR(CS_P_SPLAT(kb[73]), r137[1]); /* aes.cs:79:54 decrypt r1 */
@@ -5002,7 +5038,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p21 = CS_P_XOR(CS_P_SPLAT(kb[149]), s[21]); /* aes.cs:77:11 decrypt */
     const cs_p p22 = CS_P_XOR(CS_P_SPLAT(kb[150]), s[22]); /* aes.cs:77:11 decrypt */
     const cs_p p23 = CS_P_XOR(CS_P_SPLAT(kb[151]), s[23]); /* aes.cs:77:11 decrypt */
-    cs_p a138[8] = {p16, p17, p18, p19, p20, p21, p22, p23}, r138[8]; cs_sbox_Sinv(a138, r138); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r138[8]; cs_sbox_Sinv(r138, p16, p17, p18, p19, p20, p21, p22, p23); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p224 = CS_P_XOR(CS_P_SPLAT(kb[80]), r138[0]); /* aes.cs:79:54 decrypt r1 */
     w[48] = p224;
     const cs_p p225 = CS_P_XOR(CS_P_SPLAT(kb[81]), r138[1]); /* aes.cs:79:54 decrypt r1 */
@@ -5027,7 +5063,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p125 = CS_P_XOR(CS_P_SPLAT(kb[253]), s[125]); /* aes.cs:77:11 decrypt */
     const cs_p p126 = CS_P_XOR(CS_P_SPLAT(kb[254]), s[126]); /* aes.cs:77:11 decrypt */
     const cs_p p127 = CS_P_XOR(CS_P_SPLAT(kb[255]), s[127]); /* aes.cs:77:11 decrypt */
-    cs_p a139[8] = {p120, p121, p122, p123, p124, p125, p126, p127}, r139[8]; cs_sbox_Sinv(a139, r139); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r139[8]; cs_sbox_Sinv(r139, p120, p121, p122, p123, p124, p125, p126, p127); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p232 = CS_P_XOR(CS_P_SPLAT(kb[88]), r139[0]); /* aes.cs:79:54 decrypt r1 */
     w[56] = p232;
     const cs_p p233 = CS_P_XOR(CS_P_SPLAT(kb[89]), r139[1]); /* aes.cs:79:54 decrypt r1 */
@@ -5052,7 +5088,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p101 = CS_P_XOR(CS_P_SPLAT(kb[229]), s[101]); /* aes.cs:77:11 decrypt */
     const cs_p p102 = CS_P_XOR(CS_P_SPLAT(kb[230]), s[102]); /* aes.cs:77:11 decrypt */
     const cs_p p103 = CS_P_XOR(CS_P_SPLAT(kb[231]), s[103]); /* aes.cs:77:11 decrypt */
-    cs_p a140[8] = {p96, p97, p98, p99, p100, p101, p102, p103}, r140[8]; cs_sbox_Sinv(a140, r140); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r140[8]; cs_sbox_Sinv(r140, p96, p97, p98, p99, p100, p101, p102, p103); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p240 = CS_P_XOR(CS_P_SPLAT(kb[96]), r140[0]); /* aes.cs:79:54 decrypt r1 */
     w[67] = p240;
     const cs_p p241 = CS_P_XOR(CS_P_SPLAT(kb[97]), r140[1]); /* aes.cs:79:54 decrypt r1 */
@@ -5077,7 +5113,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p77 = CS_P_XOR(CS_P_SPLAT(kb[205]), s[77]); /* aes.cs:77:11 decrypt */
     const cs_p p78 = CS_P_XOR(CS_P_SPLAT(kb[206]), s[78]); /* aes.cs:77:11 decrypt */
     const cs_p p79 = CS_P_XOR(CS_P_SPLAT(kb[207]), s[79]); /* aes.cs:77:11 decrypt */
-    cs_p a141[8] = {p72, p73, p74, p75, p76, p77, p78, p79}, r141[8]; cs_sbox_Sinv(a141, r141); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r141[8]; cs_sbox_Sinv(r141, p72, p73, p74, p75, p76, p77, p78, p79); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p248 = CS_P_XOR(CS_P_SPLAT(kb[104]), r141[0]); /* aes.cs:79:54 decrypt r1 */
     w[72] = p248;
     const cs_p p249 = CS_P_XOR(CS_P_SPLAT(kb[105]), r141[1]); /* aes.cs:79:54 decrypt r1 */
@@ -5102,7 +5138,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p53 = CS_P_XOR(CS_P_SPLAT(kb[181]), s[53]); /* aes.cs:77:11 decrypt */
     const cs_p p54 = CS_P_XOR(CS_P_SPLAT(kb[182]), s[54]); /* aes.cs:77:11 decrypt */
     const cs_p p55 = CS_P_XOR(CS_P_SPLAT(kb[183]), s[55]); /* aes.cs:77:11 decrypt */
-    cs_p a142[8] = {p48, p49, p50, p51, p52, p53, p54, p55}, r142[8]; cs_sbox_Sinv(a142, r142); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r142[8]; cs_sbox_Sinv(r142, p48, p49, p50, p51, p52, p53, p54, p55); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p256 = CS_P_XOR(CS_P_SPLAT(kb[112]), r142[0]); /* aes.cs:79:54 decrypt r1 */
     w[80] = p256;
     const cs_p p257 = CS_P_XOR(CS_P_SPLAT(kb[113]), r142[1]); /* aes.cs:79:54 decrypt r1 */
@@ -5127,7 +5163,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p29 = CS_P_XOR(CS_P_SPLAT(kb[157]), s[29]); /* aes.cs:77:11 decrypt */
     const cs_p p30 = CS_P_XOR(CS_P_SPLAT(kb[158]), s[30]); /* aes.cs:77:11 decrypt */
     const cs_p p31 = CS_P_XOR(CS_P_SPLAT(kb[159]), s[31]); /* aes.cs:77:11 decrypt */
-    cs_p a143[8] = {p24, p25, p26, p27, p28, p29, p30, p31}, r143[8]; cs_sbox_Sinv(a143, r143); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r143[8]; cs_sbox_Sinv(r143, p24, p25, p26, p27, p28, p29, p30, p31); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p264 = CS_P_XOR(CS_P_SPLAT(kb[120]), r143[0]); /* aes.cs:79:54 decrypt r1 */
     w[88] = p264;
     const cs_p p265 = CS_P_XOR(CS_P_SPLAT(kb[121]), r143[1]); /* aes.cs:79:54 decrypt r1 */
@@ -5152,7 +5188,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5 = CS_P_XOR(CS_P_SPLAT(kb[133]), s[5]); /* aes.cs:77:11 decrypt */
     const cs_p p6 = CS_P_XOR(CS_P_SPLAT(kb[134]), s[6]); /* aes.cs:77:11 decrypt */
     const cs_p p7 = CS_P_XOR(CS_P_SPLAT(kb[135]), s[7]); /* aes.cs:77:11 decrypt */
-    cs_p a128[8] = {p0, p1, p2, p3, p4, p5, p6, p7}, r128[8]; cs_sbox_Sinv(a128, r128); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r128[8]; cs_sbox_Sinv(r128, p0, p1, p2, p3, p4, p5, p6, p7); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p151 = CS_P_XOR(CS_P_SPLAT(kb[7]), r128[7]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p149 = CS_P_XOR(CS_P_SPLAT(kb[5]), r128[5]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p150 = CS_P_XOR(CS_P_SPLAT(kb[6]), r128[6]); /* aes.cs:79:54 decrypt r1 */
@@ -5166,7 +5202,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p109 = CS_P_XOR(CS_P_SPLAT(kb[237]), s[109]); /* aes.cs:77:11 decrypt */
     const cs_p p110 = CS_P_XOR(CS_P_SPLAT(kb[238]), s[110]); /* aes.cs:77:11 decrypt */
     const cs_p p111 = CS_P_XOR(CS_P_SPLAT(kb[239]), s[111]); /* aes.cs:77:11 decrypt */
-    cs_p a129[8] = {p104, p105, p106, p107, p108, p109, p110, p111}, r129[8]; cs_sbox_Sinv(a129, r129); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r129[8]; cs_sbox_Sinv(r129, p104, p105, p106, p107, p108, p109, p110, p111); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p159 = CS_P_XOR(CS_P_SPLAT(kb[15]), r129[7]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p152 = CS_P_XOR(CS_P_SPLAT(kb[8]), r129[0]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p157 = CS_P_XOR(CS_P_SPLAT(kb[13]), r129[5]); /* aes.cs:79:54 decrypt r1 */
@@ -5181,7 +5217,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p85 = CS_P_XOR(CS_P_SPLAT(kb[213]), s[85]); /* aes.cs:77:11 decrypt */
     const cs_p p86 = CS_P_XOR(CS_P_SPLAT(kb[214]), s[86]); /* aes.cs:77:11 decrypt */
     const cs_p p87 = CS_P_XOR(CS_P_SPLAT(kb[215]), s[87]); /* aes.cs:77:11 decrypt */
-    cs_p a130[8] = {p80, p81, p82, p83, p84, p85, p86, p87}, r130[8]; cs_sbox_Sinv(a130, r130); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r130[8]; cs_sbox_Sinv(r130, p80, p81, p82, p83, p84, p85, p86, p87); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p165 = CS_P_XOR(CS_P_SPLAT(kb[21]), r130[5]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p160 = CS_P_XOR(CS_P_SPLAT(kb[16]), r130[0]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p166 = CS_P_XOR(CS_P_SPLAT(kb[22]), r130[6]); /* aes.cs:79:54 decrypt r1 */
@@ -5195,7 +5231,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p61 = CS_P_XOR(CS_P_SPLAT(kb[189]), s[61]); /* aes.cs:77:11 decrypt */
     const cs_p p62 = CS_P_XOR(CS_P_SPLAT(kb[190]), s[62]); /* aes.cs:77:11 decrypt */
     const cs_p p63 = CS_P_XOR(CS_P_SPLAT(kb[191]), s[63]); /* aes.cs:77:11 decrypt */
-    cs_p a131[8] = {p56, p57, p58, p59, p60, p61, p62, p63}, r131[8]; cs_sbox_Sinv(a131, r131); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r131[8]; cs_sbox_Sinv(r131, p56, p57, p58, p59, p60, p61, p62, p63); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p168 = CS_P_XOR(CS_P_SPLAT(kb[24]), r131[0]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p173 = CS_P_XOR(CS_P_SPLAT(kb[29]), r131[5]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p319 = CS_P_XOR(p168, p173);              /* aes.cs:40:51 decrypt>InvMixColumns>mix r1 */
@@ -7049,7 +7085,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p667 = v[37];
     const cs_p p668 = v[38];
     const cs_p p669 = v[39];
-    cs_p a1540[8] = {p662, p663, p664, p665, p666, p667, p668, p669}, r1540[8]; cs_sbox_Sinv(a1540, r1540); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1540[8]; cs_sbox_Sinv(r1540, p662, p663, p664, p665, p666, p667, p668, p669); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1584 = CS_P_XOR(CS_P_SPLAT(kb[32]), r1540[0]); /* aes.cs:79:54 decrypt r2 */
     w[3] = p1584;
     const cs_p p1585 = CS_P_XOR(CS_P_SPLAT(kb[33]), r1540[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7074,7 +7110,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p430 = v[45];
     const cs_p p431 = v[46];
     const cs_p p432 = v[47];
-    cs_p a1541[8] = {p425, p426, p427, p428, p429, p430, p431, p432}, r1541[8]; cs_sbox_Sinv(a1541, r1541); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1541[8]; cs_sbox_Sinv(r1541, p425, p426, p427, p428, p429, p430, p431, p432); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1592 = CS_P_XOR(CS_P_SPLAT(kb[40]), r1541[0]); /* aes.cs:79:54 decrypt r2 */
     w[8] = p1592;
     const cs_p p1593 = CS_P_XOR(CS_P_SPLAT(kb[41]), r1541[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7099,7 +7135,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1456 = v[53];
     const cs_p p1457 = v[54];
     const cs_p p1458 = v[55];
-    cs_p a1542[8] = {p1451, p1452, p1453, p1454, p1455, p1456, p1457, p1458}, r1542[8]; cs_sbox_Sinv(a1542, r1542); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1542[8]; cs_sbox_Sinv(r1542, p1451, p1452, p1453, p1454, p1455, p1456, p1457, p1458); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1600 = CS_P_XOR(CS_P_SPLAT(kb[48]), r1542[0]); /* aes.cs:79:54 decrypt r2 */
     w[16] = p1600;
     const cs_p p1601 = CS_P_XOR(CS_P_SPLAT(kb[49]), r1542[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7124,7 +7160,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1217 = v[61];
     const cs_p p1218 = v[62];
     const cs_p p1219 = v[63];
-    cs_p a1543[8] = {p1212, p1213, p1214, p1215, p1216, p1217, p1218, p1219}, r1543[8]; cs_sbox_Sinv(a1543, r1543); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1543[8]; cs_sbox_Sinv(r1543, p1212, p1213, p1214, p1215, p1216, p1217, p1218, p1219); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1608 = CS_P_XOR(CS_P_SPLAT(kb[56]), r1543[0]); /* aes.cs:79:54 decrypt r2 */
     w[24] = p1608;
     const cs_p p1609 = CS_P_XOR(CS_P_SPLAT(kb[57]), r1543[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7149,7 +7185,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p983 = v[69];
     const cs_p p984 = v[70];
     const cs_p p985 = v[71];
-    cs_p a1544[8] = {p978, p979, p980, p981, p982, p983, p984, p985}, r1544[8]; cs_sbox_Sinv(a1544, r1544); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1544[8]; cs_sbox_Sinv(r1544, p978, p979, p980, p981, p982, p983, p984, p985); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1616 = CS_P_XOR(CS_P_SPLAT(kb[64]), r1544[0]); /* aes.cs:79:54 decrypt r2 */
     w[35] = p1616;
     const cs_p p1617 = CS_P_XOR(CS_P_SPLAT(kb[65]), r1544[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7174,7 +7210,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p746 = v[77];
     const cs_p p747 = v[78];
     const cs_p p748 = v[79];
-    cs_p a1545[8] = {p741, p742, p743, p744, p745, p746, p747, p748}, r1545[8]; cs_sbox_Sinv(a1545, r1545); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1545[8]; cs_sbox_Sinv(r1545, p741, p742, p743, p744, p745, p746, p747, p748); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1624 = CS_P_XOR(CS_P_SPLAT(kb[72]), r1545[0]); /* aes.cs:79:54 decrypt r2 */
     w[40] = p1624;
     const cs_p p1625 = CS_P_XOR(CS_P_SPLAT(kb[73]), r1545[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7199,7 +7235,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p508 = v[85];
     const cs_p p509 = v[86];
     const cs_p p510 = v[87];
-    cs_p a1546[8] = {p503, p504, p505, p506, p507, p508, p509, p510}, r1546[8]; cs_sbox_Sinv(a1546, r1546); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1546[8]; cs_sbox_Sinv(r1546, p503, p504, p505, p506, p507, p508, p509, p510); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1632 = CS_P_XOR(CS_P_SPLAT(kb[80]), r1546[0]); /* aes.cs:79:54 decrypt r2 */
     w[48] = p1632;
     const cs_p p1633 = CS_P_XOR(CS_P_SPLAT(kb[81]), r1546[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7224,7 +7260,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1533 = v[93];
     const cs_p p1534 = v[94];
     const cs_p p1535 = v[95];
-    cs_p a1547[8] = {p1528, p1529, p1530, p1531, p1532, p1533, p1534, p1535}, r1547[8]; cs_sbox_Sinv(a1547, r1547); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1547[8]; cs_sbox_Sinv(r1547, p1528, p1529, p1530, p1531, p1532, p1533, p1534, p1535); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1640 = CS_P_XOR(CS_P_SPLAT(kb[88]), r1547[0]); /* aes.cs:79:54 decrypt r2 */
     w[56] = p1640;
     const cs_p p1641 = CS_P_XOR(CS_P_SPLAT(kb[89]), r1547[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7249,7 +7285,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1299 = v[101];
     const cs_p p1300 = v[102];
     const cs_p p1301 = v[103];
-    cs_p a1548[8] = {p1294, p1295, p1296, p1297, p1298, p1299, p1300, p1301}, r1548[8]; cs_sbox_Sinv(a1548, r1548); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1548[8]; cs_sbox_Sinv(r1548, p1294, p1295, p1296, p1297, p1298, p1299, p1300, p1301); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1648 = CS_P_XOR(CS_P_SPLAT(kb[96]), r1548[0]); /* aes.cs:79:54 decrypt r2 */
     w[67] = p1648;
     const cs_p p1649 = CS_P_XOR(CS_P_SPLAT(kb[97]), r1548[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7274,7 +7310,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1062 = v[109];
     const cs_p p1063 = v[110];
     const cs_p p1064 = v[111];
-    cs_p a1549[8] = {p1057, p1058, p1059, p1060, p1061, p1062, p1063, p1064}, r1549[8]; cs_sbox_Sinv(a1549, r1549); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1549[8]; cs_sbox_Sinv(r1549, p1057, p1058, p1059, p1060, p1061, p1062, p1063, p1064); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1656 = CS_P_XOR(CS_P_SPLAT(kb[104]), r1549[0]); /* aes.cs:79:54 decrypt r2 */
     w[72] = p1656;
     const cs_p p1657 = CS_P_XOR(CS_P_SPLAT(kb[105]), r1549[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7299,7 +7335,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p824 = v[117];
     const cs_p p825 = v[118];
     const cs_p p826 = v[119];
-    cs_p a1550[8] = {p819, p820, p821, p822, p823, p824, p825, p826}, r1550[8]; cs_sbox_Sinv(a1550, r1550); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1550[8]; cs_sbox_Sinv(r1550, p819, p820, p821, p822, p823, p824, p825, p826); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1664 = CS_P_XOR(CS_P_SPLAT(kb[112]), r1550[0]); /* aes.cs:79:54 decrypt r2 */
     w[80] = p1664;
     const cs_p p1665 = CS_P_XOR(CS_P_SPLAT(kb[113]), r1550[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7324,7 +7360,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p585 = v[125];
     const cs_p p586 = v[126];
     const cs_p p587 = v[127];
-    cs_p a1551[8] = {p580, p581, p582, p583, p584, p585, p586, p587}, r1551[8]; cs_sbox_Sinv(a1551, r1551); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1551[8]; cs_sbox_Sinv(r1551, p580, p581, p582, p583, p584, p585, p586, p587); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1672 = CS_P_XOR(CS_P_SPLAT(kb[120]), r1551[0]); /* aes.cs:79:54 decrypt r2 */
     w[88] = p1672;
     const cs_p p1673 = CS_P_XOR(CS_P_SPLAT(kb[121]), r1551[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7349,7 +7385,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p351 = v[5];
     const cs_p p352 = v[6];
     const cs_p p353 = v[7];
-    cs_p a1536[8] = {p346, p347, p348, p349, p350, p351, p352, p353}, r1536[8]; cs_sbox_Sinv(a1536, r1536); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1536[8]; cs_sbox_Sinv(r1536, p346, p347, p348, p349, p350, p351, p352, p353); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1559 = CS_P_XOR(CS_P_SPLAT(kb[7]), r1536[7]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1557 = CS_P_XOR(CS_P_SPLAT(kb[5]), r1536[5]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1558 = CS_P_XOR(CS_P_SPLAT(kb[6]), r1536[6]); /* aes.cs:79:54 decrypt r2 */
@@ -7363,7 +7399,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1378 = v[13];
     const cs_p p1379 = v[14];
     const cs_p p1380 = v[15];
-    cs_p a1537[8] = {p1373, p1374, p1375, p1376, p1377, p1378, p1379, p1380}, r1537[8]; cs_sbox_Sinv(a1537, r1537); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1537[8]; cs_sbox_Sinv(r1537, p1373, p1374, p1375, p1376, p1377, p1378, p1379, p1380); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1567 = CS_P_XOR(CS_P_SPLAT(kb[15]), r1537[7]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1560 = CS_P_XOR(CS_P_SPLAT(kb[8]), r1537[0]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1565 = CS_P_XOR(CS_P_SPLAT(kb[13]), r1537[5]); /* aes.cs:79:54 decrypt r2 */
@@ -7378,7 +7414,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1140 = v[21];
     const cs_p p1141 = v[22];
     const cs_p p1142 = v[23];
-    cs_p a1538[8] = {p1135, p1136, p1137, p1138, p1139, p1140, p1141, p1142}, r1538[8]; cs_sbox_Sinv(a1538, r1538); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1538[8]; cs_sbox_Sinv(r1538, p1135, p1136, p1137, p1138, p1139, p1140, p1141, p1142); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1573 = CS_P_XOR(CS_P_SPLAT(kb[21]), r1538[5]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1568 = CS_P_XOR(CS_P_SPLAT(kb[16]), r1538[0]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1574 = CS_P_XOR(CS_P_SPLAT(kb[22]), r1538[6]); /* aes.cs:79:54 decrypt r2 */
@@ -7392,7 +7428,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p901 = v[29];
     const cs_p p902 = v[30];
     const cs_p p903 = v[31];
-    cs_p a1539[8] = {p896, p897, p898, p899, p900, p901, p902, p903}, r1539[8]; cs_sbox_Sinv(a1539, r1539); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1539[8]; cs_sbox_Sinv(r1539, p896, p897, p898, p899, p900, p901, p902, p903); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1576 = CS_P_XOR(CS_P_SPLAT(kb[24]), r1539[0]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1581 = CS_P_XOR(CS_P_SPLAT(kb[29]), r1539[5]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1727 = CS_P_XOR(p1576, p1581);           /* aes.cs:40:51 decrypt>InvMixColumns>mix r2 */
@@ -9246,7 +9282,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p14431 = v[37];
     const cs_p p14432 = v[38];
     const cs_p p14433 = v[39];
-    cs_p a15616[8] = {p14426, p14427, p14428, p14429, p14430, p14431, p14432, p14433}, r15616[8]; cs_sbox_Sinv(a15616, r15616); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15616[8]; cs_sbox_Sinv(r15616, p14426, p14427, p14428, p14429, p14430, p14431, p14432, p14433); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15632 = CS_P_XOR(CS_P_SPLAT(kb[0]), r15616[0]); /* aes.cs:81:38 decrypt */
     o[0] = p15632;                                       /* block word X[0], bit 0 */
     const cs_p p15633 = CS_P_XOR(CS_P_SPLAT(kb[1]), r15616[1]); /* aes.cs:81:38 decrypt */
@@ -9377,7 +9413,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p15436 = CS_P_XOR(p14324, p14327);        /* aes.cs:40:51 decrypt>InvMixColumns>mix r11 */
     const cs_p p15452 = CS_P_XOR(p15427, p15436);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r11 */
     const cs_p p15460 = CS_P_XOR(p15444, p15452);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r11 */
-    cs_p a15617[8] = {p15453, p15454, p15455, p15456, p15457, p15458, p15459, p15460}, r15617[8]; cs_sbox_Sinv(a15617, r15617); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15617[8]; cs_sbox_Sinv(r15617, p15453, p15454, p15455, p15456, p15457, p15458, p15459, p15460); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15640 = CS_P_XOR(CS_P_SPLAT(kb[8]), r15617[0]); /* aes.cs:81:38 decrypt */
     o[8] = p15640;                                       /* block word X[1], bit 0 */
     const cs_p p15641 = CS_P_XOR(CS_P_SPLAT(kb[9]), r15617[1]); /* aes.cs:81:38 decrypt */
@@ -9402,7 +9438,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p15220 = v[45];
     const cs_p p15221 = v[46];
     const cs_p p15222 = v[47];
-    cs_p a15618[8] = {p15215, p15216, p15217, p15218, p15219, p15220, p15221, p15222}, r15618[8]; cs_sbox_Sinv(a15618, r15618); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15618[8]; cs_sbox_Sinv(r15618, p15215, p15216, p15217, p15218, p15219, p15220, p15221, p15222); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15648 = CS_P_XOR(CS_P_SPLAT(kb[16]), r15618[0]); /* aes.cs:81:38 decrypt */
     o[16] = p15648;                                      /* block word X[2], bit 0 */
     const cs_p p15649 = CS_P_XOR(CS_P_SPLAT(kb[17]), r15618[1]); /* aes.cs:81:38 decrypt */
@@ -9427,7 +9463,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p14981 = v[53];
     const cs_p p14982 = v[54];
     const cs_p p14983 = v[55];
-    cs_p a15619[8] = {p14976, p14977, p14978, p14979, p14980, p14981, p14982, p14983}, r15619[8]; cs_sbox_Sinv(a15619, r15619); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15619[8]; cs_sbox_Sinv(r15619, p14976, p14977, p14978, p14979, p14980, p14981, p14982, p14983); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15656 = CS_P_XOR(CS_P_SPLAT(kb[24]), r15619[0]); /* aes.cs:81:38 decrypt */
     o[24] = p15656;                                      /* block word X[3], bit 0 */
     const cs_p p15657 = CS_P_XOR(CS_P_SPLAT(kb[25]), r15619[1]); /* aes.cs:81:38 decrypt */
@@ -9452,7 +9488,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p14747 = v[61];
     const cs_p p14748 = v[62];
     const cs_p p14749 = v[63];
-    cs_p a15620[8] = {p14742, p14743, p14744, p14745, p14746, p14747, p14748, p14749}, r15620[8]; cs_sbox_Sinv(a15620, r15620); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15620[8]; cs_sbox_Sinv(r15620, p14742, p14743, p14744, p14745, p14746, p14747, p14748, p14749); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15664 = CS_P_XOR(CS_P_SPLAT(kb[32]), r15620[0]); /* aes.cs:81:38 decrypt */
     o[32] = p15664;                                      /* block word X[4], bit 0 */
     const cs_p p15665 = CS_P_XOR(CS_P_SPLAT(kb[33]), r15620[1]); /* aes.cs:81:38 decrypt */
@@ -9477,7 +9513,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p14510 = v[69];
     const cs_p p14511 = v[70];
     const cs_p p14512 = v[71];
-    cs_p a15621[8] = {p14505, p14506, p14507, p14508, p14509, p14510, p14511, p14512}, r15621[8]; cs_sbox_Sinv(a15621, r15621); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15621[8]; cs_sbox_Sinv(r15621, p14505, p14506, p14507, p14508, p14509, p14510, p14511, p14512); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15672 = CS_P_XOR(CS_P_SPLAT(kb[40]), r15621[0]); /* aes.cs:81:38 decrypt */
     o[40] = p15672;                                      /* block word X[5], bit 0 */
     const cs_p p15673 = CS_P_XOR(CS_P_SPLAT(kb[41]), r15621[1]); /* aes.cs:81:38 decrypt */
@@ -9573,7 +9609,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p15514 = CS_P_XOR(p14332, p14335);        /* aes.cs:40:51 decrypt>InvMixColumns>mix r11 */
     const cs_p p15530 = CS_P_XOR(p15505, p15514);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r11 */
     const cs_p p15538 = CS_P_XOR(p15522, p15530);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r11 */
-    cs_p a15622[8] = {p15531, p15532, p15533, p15534, p15535, p15536, p15537, p15538}, r15622[8]; cs_sbox_Sinv(a15622, r15622); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15622[8]; cs_sbox_Sinv(r15622, p15531, p15532, p15533, p15534, p15535, p15536, p15537, p15538); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15680 = CS_P_XOR(CS_P_SPLAT(kb[48]), r15622[0]); /* aes.cs:81:38 decrypt */
     o[48] = p15680;                                      /* block word X[6], bit 0 */
     const cs_p p15681 = CS_P_XOR(CS_P_SPLAT(kb[49]), r15622[1]); /* aes.cs:81:38 decrypt */
@@ -9598,7 +9634,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p15297 = v[77];
     const cs_p p15298 = v[78];
     const cs_p p15299 = v[79];
-    cs_p a15623[8] = {p15292, p15293, p15294, p15295, p15296, p15297, p15298, p15299}, r15623[8]; cs_sbox_Sinv(a15623, r15623); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15623[8]; cs_sbox_Sinv(r15623, p15292, p15293, p15294, p15295, p15296, p15297, p15298, p15299); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15688 = CS_P_XOR(CS_P_SPLAT(kb[56]), r15623[0]); /* aes.cs:81:38 decrypt */
     o[56] = p15688;                                      /* block word X[7], bit 0 */
     const cs_p p15689 = CS_P_XOR(CS_P_SPLAT(kb[57]), r15623[1]); /* aes.cs:81:38 decrypt */
@@ -9623,7 +9659,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p15063 = v[85];
     const cs_p p15064 = v[86];
     const cs_p p15065 = v[87];
-    cs_p a15624[8] = {p15058, p15059, p15060, p15061, p15062, p15063, p15064, p15065}, r15624[8]; cs_sbox_Sinv(a15624, r15624); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15624[8]; cs_sbox_Sinv(r15624, p15058, p15059, p15060, p15061, p15062, p15063, p15064, p15065); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15696 = CS_P_XOR(CS_P_SPLAT(kb[64]), r15624[0]); /* aes.cs:81:38 decrypt */
     o[64] = p15696;                                      /* block word X[8], bit 0 */
     const cs_p p15697 = CS_P_XOR(CS_P_SPLAT(kb[65]), r15624[1]); /* aes.cs:81:38 decrypt */
@@ -9648,7 +9684,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p14826 = v[93];
     const cs_p p14827 = v[94];
     const cs_p p14828 = v[95];
-    cs_p a15625[8] = {p14821, p14822, p14823, p14824, p14825, p14826, p14827, p14828}, r15625[8]; cs_sbox_Sinv(a15625, r15625); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15625[8]; cs_sbox_Sinv(r15625, p14821, p14822, p14823, p14824, p14825, p14826, p14827, p14828); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15704 = CS_P_XOR(CS_P_SPLAT(kb[72]), r15625[0]); /* aes.cs:81:38 decrypt */
     o[72] = p15704;                                      /* block word X[9], bit 0 */
     const cs_p p15705 = CS_P_XOR(CS_P_SPLAT(kb[73]), r15625[1]); /* aes.cs:81:38 decrypt */
@@ -9673,7 +9709,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p14588 = v[101];
     const cs_p p14589 = v[102];
     const cs_p p14590 = v[103];
-    cs_p a15626[8] = {p14583, p14584, p14585, p14586, p14587, p14588, p14589, p14590}, r15626[8]; cs_sbox_Sinv(a15626, r15626); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15626[8]; cs_sbox_Sinv(r15626, p14583, p14584, p14585, p14586, p14587, p14588, p14589, p14590); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15712 = CS_P_XOR(CS_P_SPLAT(kb[80]), r15626[0]); /* aes.cs:81:38 decrypt */
     o[80] = p15712;                                      /* block word X[10], bit 0 */
     const cs_p p15713 = CS_P_XOR(CS_P_SPLAT(kb[81]), r15626[1]); /* aes.cs:81:38 decrypt */
@@ -9768,7 +9804,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p15591 = CS_P_XOR(p14340, p14343);        /* aes.cs:40:51 decrypt>InvMixColumns>mix r11 */
     const cs_p p15607 = CS_P_XOR(p15582, p15591);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r11 */
     const cs_p p15615 = CS_P_XOR(p15599, p15607);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r11 */
-    cs_p a15627[8] = {p15608, p15609, p15610, p15611, p15612, p15613, p15614, p15615}, r15627[8]; cs_sbox_Sinv(a15627, r15627); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15627[8]; cs_sbox_Sinv(r15627, p15608, p15609, p15610, p15611, p15612, p15613, p15614, p15615); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15720 = CS_P_XOR(CS_P_SPLAT(kb[88]), r15627[0]); /* aes.cs:81:38 decrypt */
     o[88] = p15720;                                      /* block word X[11], bit 0 */
     const cs_p p15721 = CS_P_XOR(CS_P_SPLAT(kb[89]), r15627[1]); /* aes.cs:81:38 decrypt */
@@ -9862,7 +9898,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p15357 = CS_P_XOR(p14348, p14351);        /* aes.cs:40:51 decrypt>InvMixColumns>mix r11 */
     const cs_p p15373 = CS_P_XOR(p15346, p15357);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r11 */
     const cs_p p15381 = CS_P_XOR(p15365, p15373);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r11 */
-    cs_p a15628[8] = {p15374, p15375, p15376, p15377, p15378, p15379, p15380, p15381}, r15628[8]; cs_sbox_Sinv(a15628, r15628); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15628[8]; cs_sbox_Sinv(r15628, p15374, p15375, p15376, p15377, p15378, p15379, p15380, p15381); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15728 = CS_P_XOR(CS_P_SPLAT(kb[96]), r15628[0]); /* aes.cs:81:38 decrypt */
     o[96] = p15728;                                      /* block word X[12], bit 0 */
     const cs_p p15729 = CS_P_XOR(CS_P_SPLAT(kb[97]), r15628[1]); /* aes.cs:81:38 decrypt */
@@ -9887,7 +9923,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p15142 = v[109];
     const cs_p p15143 = v[110];
     const cs_p p15144 = v[111];
-    cs_p a15629[8] = {p15137, p15138, p15139, p15140, p15141, p15142, p15143, p15144}, r15629[8]; cs_sbox_Sinv(a15629, r15629); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15629[8]; cs_sbox_Sinv(r15629, p15137, p15138, p15139, p15140, p15141, p15142, p15143, p15144); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15736 = CS_P_XOR(CS_P_SPLAT(kb[104]), r15629[0]); /* aes.cs:81:38 decrypt */
     o[104] = p15736;                                     /* block word X[13], bit 0 */
     const cs_p p15737 = CS_P_XOR(CS_P_SPLAT(kb[105]), r15629[1]); /* aes.cs:81:38 decrypt */
@@ -9912,7 +9948,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p14904 = v[117];
     const cs_p p14905 = v[118];
     const cs_p p14906 = v[119];
-    cs_p a15630[8] = {p14899, p14900, p14901, p14902, p14903, p14904, p14905, p14906}, r15630[8]; cs_sbox_Sinv(a15630, r15630); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15630[8]; cs_sbox_Sinv(r15630, p14899, p14900, p14901, p14902, p14903, p14904, p14905, p14906); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15744 = CS_P_XOR(CS_P_SPLAT(kb[112]), r15630[0]); /* aes.cs:81:38 decrypt */
     o[112] = p15744;                                     /* block word X[14], bit 0 */
     const cs_p p15745 = CS_P_XOR(CS_P_SPLAT(kb[113]), r15630[1]); /* aes.cs:81:38 decrypt */
@@ -9937,7 +9973,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p14665 = v[125];
     const cs_p p14666 = v[126];
     const cs_p p14667 = v[127];
-    cs_p a15631[8] = {p14660, p14661, p14662, p14663, p14664, p14665, p14666, p14667}, r15631[8]; cs_sbox_Sinv(a15631, r15631); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r15631[8]; cs_sbox_Sinv(r15631, p14660, p14661, p14662, p14663, p14664, p14665, p14666, p14667); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p15752 = CS_P_XOR(CS_P_SPLAT(kb[120]), r15631[0]); /* aes.cs:81:38 decrypt */
     o[120] = p15752;                                     /* block word X[15], bit 0 */
     const cs_p p15753 = CS_P_XOR(CS_P_SPLAT(kb[121]), r15631[1]); /* aes.cs:81:38 decrypt */
@@ -10017,6 +10053,39 @@ static void cs_decrypt_n(const aes192_key *ks, const uint8_t *in, uint8_t *out)
     cs_decrypt_n_4(ks->bs + 0, s, o, v[1], v[0]);
     cs_decrypt_n_6(ks->bs + 0, s, o, v[0], v[1]);
     cs_bs_store(out, o);
+}
+
+/* CTR: N counter blocks ctr, ctr + 1, ... (no carry out of the low 64 bits) through the encrypt core's pieces, XORed into in (bitsliced core) */
+static void cs_ctr_n(const aes192_key *ks, const uint8_t *ctr, const uint8_t *in, uint8_t *out)
+{
+    cs_p s[CS_BLOCK * 8], o[CS_BLOCK * 8];  /* s[j*8+b]: bit b of byte j, all blocks */
+    cs_p v[2][152];  /* planes handed from one piece to the next (read one, write the other) */
+    cs_bs_load_ctr(s, ctr);
+    cs_bs_prefetch(in, out, 0, 12);
+    cs_encrypt_n_0(ks->bs + 0, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 1, 12);
+    cs_encrypt_n_1(ks->bs + 256, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 2, 12);
+    cs_encrypt_n_2(ks->bs + 384, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 3, 12);
+    cs_encrypt_n_2(ks->bs + 512, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 4, 12);
+    cs_encrypt_n_2(ks->bs + 640, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 5, 12);
+    cs_encrypt_n_2(ks->bs + 768, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 6, 12);
+    cs_encrypt_n_2(ks->bs + 896, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 7, 12);
+    cs_encrypt_n_2(ks->bs + 1024, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 8, 12);
+    cs_encrypt_n_2(ks->bs + 1152, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 9, 12);
+    cs_encrypt_n_2(ks->bs + 1280, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 10, 12);
+    cs_encrypt_n_3(ks->bs + 1408, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 11, 12);
+    cs_encrypt_n_4(ks->bs + 1528, s, o, v[1], v[0]);
+    cs_bs_store_xor(out, o, in);
 }
 
 /* encrypt: k <= CS_LANES blocks, padded with zero blocks to a full run of the core */
@@ -10110,6 +10179,12 @@ CS_HIDDEN void CS_KERNEL(ctr)(const aes192_key *ks, uint8_t *ctr, const uint8_t 
     uint8_t stream[CS_LANES * CS_BLOCK];
     size_t i = 0;
     for (; i + CS_LANES <= n; i += CS_LANES) {
+        const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+        if (lo <= UINT64_MAX - CS_LANES) {  /* no carry out of the low 64 bits: the core makes the planes */
+            cs_ctr_n(ks, ctr, in + i * CS_BLOCK, out + i * CS_BLOCK);
+            cs_store64be(ctr + CS_BLOCK - 8, lo + CS_LANES);
+            continue;
+        }
         cs_ctr_fill(stream, ctr, CS_LANES);
         cs_encrypt_n(ks, stream, stream);
         cs_xor_bytes(out + i * CS_BLOCK, in + i * CS_BLOCK, stream, sizeof stream);

@@ -159,7 +159,8 @@ static inline cs_p cs_p_splat(uint64_t c)
 #endif
 
 /* Six SWAR swap stages exchange the 6 bit-in-word index bits (byte j mod 8, bit b) with the 6 low
-   plane-index bits (block l mod 64): s[(8h+jl)*8+b] lane k bit t = bit b of byte 8h+jl of block 64k+t.
+   plane-index bits (block l div CS_PW): s[(8h+jl)*8+b] lane k bit t = bit b of byte 8h+jl of block
+   CS_PW*t+k (the CS_PW lanes of a plane are CS_PW consecutive blocks: whole vectors of blocks in memory).
    Stage v swaps, between planes r and r | d (d = 1 << v), the bits at positions with bit v = 1 of the
    first and bit v = 0 of the second.  The stages act on distinct index bits, so they commute, and each
    is an involution: they run in two register-sized passes -- stages 0..3 within each 16 consecutive
@@ -187,20 +188,26 @@ static inline void cs_bs_low(cs_p x[16])
     cs_bs_swap(&x[0], &x[8], 3); cs_bs_swap(&x[1], &x[9], 3); cs_bs_swap(&x[2], &x[10], 3); cs_bs_swap(&x[3], &x[11], 3); cs_bs_swap(&x[4], &x[12], 3); cs_bs_swap(&x[5], &x[13], 3); cs_bs_swap(&x[6], &x[14], 3); cs_bs_swap(&x[7], &x[15], 3);
 }
 
-/* stages 4 and 5 on the planes r, r + 16, r + 32, r + 48 of each 64 */
+/* stages 4 and 5 on the planes r, r + 16, r + 32, r + 48 of the 64 planes of block word h (bytes 8h..8h+7) */
+static void cs_bs_high_word(cs_p *s, int h)
+{
+    int r;
+    for (r = 0; r < 16; r++) {
+        cs_p *q = s + h * 64 + r;
+        cs_p x0 = q[0], x1 = q[16], x2 = q[32], x3 = q[48];
+        cs_bs_swap(&x0, &x1, 4);
+        cs_bs_swap(&x2, &x3, 4);
+        cs_bs_swap(&x0, &x2, 5);
+        cs_bs_swap(&x1, &x3, 5);
+        q[0] = x0; q[16] = x1; q[32] = x2; q[48] = x3;
+    }
+}
+
+/* stages 4 and 5 on every block word */
 static void cs_bs_high(cs_p *s)
 {
-    int h, r;
-    for (h = 0; h < CS_BLOCK / 8; h++)
-        for (r = 0; r < 16; r++) {
-            cs_p *q = s + h * 64 + r;
-            cs_p x0 = q[0], x1 = q[16], x2 = q[32], x3 = q[48];
-            cs_bs_swap(&x0, &x1, 4);
-            cs_bs_swap(&x2, &x3, 4);
-            cs_bs_swap(&x0, &x2, 5);
-            cs_bs_swap(&x1, &x3, 5);
-            q[0] = x0; q[16] = x1; q[32] = x2; q[48] = x3;
-        }
+    int h;
+    for (h = 0; h < CS_BLOCK / 8; h++) cs_bs_high_word(s, h);
 }
 
 /* in: CS_LANES blocks -> s: CS_BLOCK * 8 planes */
@@ -212,7 +219,7 @@ static void cs_bs_load(cs_p *s, const uint8_t *in)
             cs_p x[16];
             for (i = 0; i < 16; i++)
                 for (k = 0; k < CS_PW; k++)
-                    CS_P_SET(x[i], k, cs_load64le(in + (64 * k + g + i) * CS_BLOCK + 8 * h));
+                    CS_P_SET(x[i], k, cs_load64le(in + (CS_PW * (g + i) + k) * CS_BLOCK + 8 * h));
             cs_bs_low(x);
             for (i = 0; i < 16; i++) s[h * 64 + g + i] = x[i];
         }
@@ -231,8 +238,83 @@ static void cs_bs_store(uint8_t *out, cs_p *s)
             cs_bs_low(x);
             for (i = 0; i < 16; i++)
                 for (k = 0; k < CS_PW; k++)
-                    cs_store64le(out + (64 * k + g + i) * CS_BLOCK + 8 * h, CS_P_GET(x[i], k));
+                    cs_store64le(out + (CS_PW * (g + i) + k) * CS_BLOCK + 8 * h, CS_P_GET(x[i], k));
         }
+}
+
+/* CTR without counter blocks in memory: s = the planes of the CS_LANES counter blocks ctr, ctr + 1, ...
+   (big-endian over the block; the caller checked that the low 64 bits do not carry in this run).  The
+   block words above the last are the same in every block: their planes are all-zero or all-one, set
+   directly; only the last word (the counter's low 64 bits) is transposed.
+       before: 256 counter blocks written, then 2 x 64 planes transposed
+       after:  64 planes splatted from the counter's bytes 0..7, 64 planes transposed */
+static void cs_bs_load_ctr(cs_p *s, const uint8_t *ctr)
+{
+    const int last = CS_BLOCK / 8 - 1;
+    const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+    int j, b, g, i, k;
+    for (j = 0; j < 8 * last; j++)
+        for (b = 0; b < 8; b++) s[j * 8 + b] = CS_P_SPLAT((uint64_t)0 - (uint64_t)(ctr[j] >> b & 1));
+    for (g = 0; g < 64; g += 16) {
+        cs_p x[16];
+        for (i = 0; i < 16; i++)
+            for (k = 0; k < CS_PW; k++) {  /* block CS_PW(g + i) + k: its last word as the bytes in memory read it */
+                uint8_t w[8];
+                cs_store64be(w, lo + (uint64_t)(CS_PW * (g + i) + k));
+                CS_P_SET(x[i], k, cs_load64le(w));
+            }
+        cs_bs_low(x);
+        for (i = 0; i < 16; i++) s[last * 64 + g + i] = x[i];
+    }
+    cs_bs_high_word(s, last);
+}
+
+/* The next run's input and output lines, a share before each piece of the core (part of parts): a run
+   reads its input and writes its output in one burst at its end, long after the previous burst, which
+   the hardware prefetcher does not run ahead of; from DRAM that burst stalled (AES-128, 64 MiB: -12%).
+   Addresses only (public); a prefetch past the end of the buffers is a hint that does not fault. */
+static inline void cs_bs_prefetch(const uint8_t *in, const uint8_t *out, int part, int parts)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    const size_t lines = CS_LANES * CS_BLOCK / 64, per = (lines + (size_t)parts - 1) / (size_t)parts;
+    size_t q;
+    for (q = (size_t)part * per; q < (size_t)(part + 1) * per && q < lines; q++) {
+        __builtin_prefetch((const void *)((uintptr_t)in + CS_LANES * CS_BLOCK + 64 * q), 0, 3);
+        __builtin_prefetch((const void *)((uintptr_t)out + CS_LANES * CS_BLOCK + 64 * q), 1, 3);
+    }
+#else
+    (void)in, (void)out, (void)part, (void)parts;
+#endif
+}
+
+/* The scatter below as scalar 64-bit loads, XORs and stores: the vector units are what a bitsliced kernel
+   is bound by, and gcc's vectorized form of this loop (lane interleaves behind an aliasing check) took
+   vector slots the integer units can do instead (AES-128 avx2 CTR, 64 MiB: +2-3%). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CS_SCALAR_LOOP __attribute__((optimize("no-tree-loop-vectorize")))
+#else
+#define CS_SCALAR_LOOP
+#endif
+
+/* out = in ^ the CS_LANES blocks of the planes s (clobbered): cs_bs_store with the keystream XORed into
+   the input on the way out (no keystream buffer; in == out allowed) */
+CS_SCALAR_LOOP static void cs_bs_store_xor(uint8_t *out, cs_p *s, const uint8_t *in)
+{
+    int h, g, i, k;
+    cs_bs_high(s);
+    for (g = 0; g < 64; g += 16) {
+        cs_p x[CS_BLOCK / 8][16];  /* every word of the blocks CS_PW*g .. CS_PW*(g + 16) - 1: whole blocks */
+        for (h = 0; h < CS_BLOCK / 8; h++) {
+            for (i = 0; i < 16; i++) x[h][i] = s[h * 64 + g + i];
+            cs_bs_low(x[h]);
+        }
+        for (i = 0; i < 16; i++)
+            for (k = 0; k < CS_PW; k++)
+                for (h = 0; h < CS_BLOCK / 8; h++) {
+                    const size_t at = (size_t)(CS_PW * (g + i) + k) * CS_BLOCK + 8 * (size_t)h;
+                    cs_store64le(out + at, CS_P_GET(x[h][i], k) ^ cs_load64le(in + at));
+                }
+    }
 }
 
 /* ---- S-boxes as circuits (out of line: the cores call them once per lookup) ---- */
@@ -245,336 +327,290 @@ static void cs_bs_store(uint8_t *out, cs_p *s)
 #endif
 
 CS_NOINLINE
-static void cs_sbox_S(const cs_p x[8], cs_p y[8])
+static void cs_sbox_S(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
 {
-    const cs_p p0 = x[0];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p1 = x[1];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p2 = x[2];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p3 = x[3];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p4 = x[4];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p5 = x[5];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p6 = x[6];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p7 = x[7];                                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p8 = CS_P_XOR(p4, p7);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p9 = CS_P_XOR(p2, p7);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p10 = CS_P_XOR(p1, p7);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p11 = CS_P_XOR(p2, p4);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p12 = CS_P_XOR(p1, p3);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p13 = CS_P_XOR(p12, p4);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p14 = CS_P_XOR(p13, p7);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p15 = CS_P_XOR(p5, p6);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p16 = CS_P_XOR(p0, p14);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p17 = CS_P_XOR(p0, p15);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p18 = CS_P_XOR(p14, p15);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p19 = CS_P_XOR(p2, p6);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p20 = CS_P_XOR(p2, p5);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p21 = CS_P_XOR(p1, p9);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p22 = CS_P_XOR(p21, p4);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p23 = CS_P_XOR(p13, p9);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p24 = CS_P_XOR(p23, p6);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p25 = CS_P_XOR(p12, p2);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p26 = CS_P_XOR(p25, p6);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p27 = CS_P_XOR(p25, p5);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p28 = CS_P_XOR(p0, p26);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p29 = CS_P_XOR(p0, p4);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p30 = CS_P_XOR(p17, p4);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p31 = CS_P_XOR(p17, p7);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p32 = CS_P_XOR(p0, p1);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p33 = CS_P_XOR(p1, p17);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p34 = CS_P_XOR(p17, p21);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p35 = CS_P_XOR(p13, p15);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p36 = CS_P_XOR(p2, p35);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p37 = CS_P_XOR(p5, p9);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p38 = CS_P_XOR(p12, p37);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p39 = CS_P_XOR(p3, p37);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p40 = CS_P_XOR(p37, p4);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p41 = CS_P_AND(p14, p22);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p42 = CS_P_AND(p16, p34);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p43 = CS_P_XOR(p24, p41);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p44 = CS_P_AND(p0, p30);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p45 = CS_P_XOR(p41, p44);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p46 = CS_P_AND(p10, p27);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p47 = CS_P_AND(p17, p33);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p48 = CS_P_XOR(p39, p46);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p49 = CS_P_AND(p28, p31);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p50 = CS_P_XOR(p46, p49);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p51 = CS_P_AND(p26, p8);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p52 = CS_P_AND(p11, p40);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p53 = CS_P_XOR(p51, p52);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p54 = CS_P_AND(p18, p9);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p55 = CS_P_XOR(p51, p54);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p56 = CS_P_XOR(p42, p43);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p57 = CS_P_XOR(p36, p45);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p58 = CS_P_XOR(p47, p48);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p59 = CS_P_XOR(p50, p55);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p60 = CS_P_XOR(p53, p56);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p61 = CS_P_XOR(p55, p57);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p62 = CS_P_XOR(p53, p58);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p63 = CS_P_XOR(p38, p59);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p64 = CS_P_XOR(p62, p63);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p65 = CS_P_AND(p60, p62);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p66 = CS_P_XOR(p61, p65);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p67 = CS_P_XOR(p60, p61);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p68 = CS_P_XOR(p63, p65);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p69 = CS_P_AND(p67, p68);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p70 = CS_P_AND(p64, p66);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p71 = CS_P_AND(p60, p63);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p72 = CS_P_AND(p67, p71);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p73 = CS_P_XOR(p65, p67);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p74 = CS_P_AND(p61, p62);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p75 = CS_P_AND(p64, p74);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p76 = CS_P_XOR(p64, p65);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p77 = CS_P_XOR(p61, p69);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p78 = CS_P_XOR(p72, p73);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p79 = CS_P_XOR(p63, p70);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p80 = CS_P_XOR(p75, p76);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p81 = CS_P_XOR(p78, p80);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p82 = CS_P_XOR(p77, p79);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p83 = CS_P_XOR(p77, p78);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p84 = CS_P_XOR(p79, p80);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p85 = CS_P_XOR(p81, p82);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p86 = CS_P_AND(p14, p84);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p87 = CS_P_AND(p16, p80);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p88 = CS_P_AND(p0, p79);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p89 = CS_P_AND(p27, p83);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p90 = CS_P_AND(p17, p78);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p91 = CS_P_AND(p28, p77);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p92 = CS_P_AND(p26, p82);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p93 = CS_P_AND(p40, p85);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p94 = CS_P_AND(p18, p81);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p95 = CS_P_AND(p22, p84);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p96 = CS_P_AND(p34, p80);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p97 = CS_P_AND(p30, p79);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p98 = CS_P_AND(p10, p83);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p99 = CS_P_AND(p33, p78);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p100 = CS_P_AND(p31, p77);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p101 = CS_P_AND(p8, p82);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p102 = CS_P_AND(p11, p85);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p103 = CS_P_AND(p81, p9);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p104 = CS_P_XOR(p101, p102);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p105 = CS_P_XOR(p86, p88);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p106 = CS_P_XOR(p105, p98);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p107 = CS_P_XOR(p104, p106);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p108 = CS_P_XOR(p91, p99);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p109 = CS_P_XOR(p107, p108);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p110 = CS_P_XOR(p109, p89);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p111 = CS_P_NOT(p110);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p112 = CS_P_XOR(p104, p90);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p113 = CS_P_XOR(p108, p112);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p114 = CS_P_XOR(p113, p93);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p115 = CS_P_XOR(p114, p94);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p116 = CS_P_XOR(p115, p98);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p117 = CS_P_NOT(p116);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p118 = CS_P_XOR(p112, p96);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p119 = CS_P_XOR(p118, p89);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p120 = CS_P_XOR(p119, p93);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p121 = CS_P_XOR(p106, p94);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p122 = CS_P_XOR(p100, p121);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p123 = CS_P_XOR(p120, p122);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p124 = CS_P_XOR(p123, p97);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p125 = CS_P_XOR(p87, p95);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p126 = CS_P_XOR(p118, p125);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p127 = CS_P_XOR(p126, p88);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p128 = CS_P_XOR(p127, p91);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p129 = CS_P_XOR(p125, p86);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p130 = CS_P_XOR(p119, p129);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p131 = CS_P_XOR(p122, p92);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p132 = CS_P_XOR(p101, p131);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p133 = CS_P_XOR(p103, p132);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p134 = CS_P_NOT(p133);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p135 = CS_P_XOR(p104, p129);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p136 = CS_P_XOR(p135, p92);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p137 = CS_P_XOR(p136, p93);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p138 = CS_P_XOR(p137, p96);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p139 = CS_P_NOT(p138);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p140 = CS_P_XOR(p120, p92);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p141 = CS_P_XOR(p140, p95);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p111;
-    y[1] = p117;
-    y[2] = p124;
-    y[3] = p128;
-    y[4] = p130;
-    y[5] = p134;
-    y[6] = p139;
-    y[7] = p141;
+    const cs_p p0 = CS_P_XOR(x2, x4);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(x1, x7);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p2 = CS_P_XOR(x4, x7);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p3 = CS_P_XOR(x2, x7);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_XOR(x5, x6);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(p4, x0);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_XOR(p5, x4);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_XOR(p0, p1);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_XOR(p5, x7);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_XOR(p5, x1);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_XOR(p3, p9);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_XOR(p7, x3);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_XOR(p11, x2);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_XOR(p11, x6);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p12, x0);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_XOR(p12, p4);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_XOR(p13, p2);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p16, x0);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_XOR(p15, p16);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(p15, p3);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_XOR(p16, p4);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_XOR(p1, p20);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_XOR(p20, x7);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_AND(p12, p7);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_AND(p10, p14);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p25 = CS_P_XOR(p23, p24);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p26 = CS_P_AND(p6, x0);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p27 = CS_P_XOR(p23, p26);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_AND(p1, p20);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_AND(p5, p9);                   /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p30 = CS_P_XOR(p28, p29);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_AND(p17, p8);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p32 = CS_P_XOR(p28, p31);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_AND(p16, p2);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p34 = CS_P_AND(p0, p18);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p35 = CS_P_XOR(p33, p34);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_AND(p15, p3);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p37 = CS_P_XOR(p33, p36);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p38 = CS_P_XOR(p25, p35);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p39 = CS_P_XOR(p27, p37);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p40 = CS_P_XOR(p30, p35);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p41 = CS_P_XOR(p32, p37);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_XOR(p13, p38);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_XOR(p19, p39);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_XOR(p21, p40);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_XOR(p22, p41);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p46 = CS_P_XOR(p42, p43);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p47 = CS_P_AND(p42, p44);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p48 = CS_P_XOR(p45, p47);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p49 = CS_P_AND(p46, p48);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p50 = CS_P_XOR(p43, p49);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p51 = CS_P_XOR(p44, p45);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p52 = CS_P_XOR(p43, p47);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p53 = CS_P_AND(p51, p52);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p54 = CS_P_XOR(p45, p53);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p55 = CS_P_XOR(p44, p54);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p56 = CS_P_XOR(p48, p54);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p57 = CS_P_AND(p45, p56);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p58 = CS_P_XOR(p55, p57);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p59 = CS_P_XOR(p48, p57);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p60 = CS_P_AND(p50, p59);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p61 = CS_P_XOR(p46, p60);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p62 = CS_P_XOR(p58, p61);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p63 = CS_P_XOR(p50, p54);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p64 = CS_P_XOR(p50, p61);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p65 = CS_P_XOR(p54, p58);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p66 = CS_P_XOR(p62, p63);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_AND(p12, p65);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_AND(p14, p58);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p69 = CS_P_AND(p54, x0);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_AND(p20, p64);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_AND(p5, p61);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p72 = CS_P_AND(p17, p50);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p73 = CS_P_AND(p16, p63);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_AND(p18, p66);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_AND(p15, p62);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_AND(p65, p7);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_AND(p10, p58);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p78 = CS_P_AND(p54, p6);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_AND(p1, p64);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_AND(p61, p9);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_AND(p50, p8);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_AND(p2, p63);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_AND(p0, p66);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p84 = CS_P_AND(p3, p62);                  /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p85 = CS_P_XOR(p82, p83);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_XOR(p77, p85);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_XOR(p76, p86);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_XOR(p67, p69);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_XOR(p67, p68);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_XOR(p70, p71);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_XOR(p79, p88);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_XOR(p74, p90);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_XOR(p75, p91);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_XOR(p92, p93);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_XOR(p89, p90);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_XOR(p70, p72);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_XOR(p80, p85);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_XOR(p88, p96);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_XOR(p87, p95);                 /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_XOR(p73, p92);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_XOR(p81, p94);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_XOR(p97, p98);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_XOR(p102, p79);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_NOT(p103);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_XOR(p100, p82);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_XOR(p78, p86);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_XOR(p100, p87);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_XOR(p102, p94);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_NOT(p108);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p98, p99);                /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p100, p99);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_NOT(p111);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p101, p105);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p113, p84);               /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_NOT(p114);                    /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p101, p106);              /* S = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p104;
+    y[1] = p109;
+    y[2] = p116;
+    y[3] = p110;
+    y[4] = p99;
+    y[5] = p115;
+    y[6] = p112;
+    y[7] = p107;
 }
 
 CS_NOINLINE
-static void cs_sbox_Sinv(const cs_p x[8], cs_p y[8])
+static void cs_sbox_Sinv(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
 {
-    const cs_p p0 = x[0];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p1 = x[1];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p2 = x[2];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p3 = x[3];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p4 = x[4];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p5 = x[5];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p6 = x[6];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p7 = x[7];                                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p8 = CS_P_XOR(p3, p4);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p9 = CS_P_XOR(p6, p7);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p10 = CS_P_NOT(p9);                       /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p11 = CS_P_XOR(p0, p3);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p12 = CS_P_XOR(p1, p4);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p13 = CS_P_XOR(p11, p12);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p14 = CS_P_XOR(p8, p9);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p15 = CS_P_NOT(p14);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p16 = CS_P_XOR(p2, p5);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p17 = CS_P_XOR(p16, p3);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p18 = CS_P_XOR(p17, p6);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p19 = CS_P_XOR(p4, p6);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p20 = CS_P_XOR(p16, p19);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p21 = CS_P_XOR(p11, p4);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p22 = CS_P_XOR(p16, p7);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p23 = CS_P_XOR(p21, p22);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p24 = CS_P_XOR(p4, p9);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p25 = CS_P_NOT(p24);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p26 = CS_P_NOT(p21);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p27 = CS_P_XOR(p11, p9);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p28 = CS_P_XOR(p13, p5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p29 = CS_P_XOR(p28, p7);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p30 = CS_P_NOT(p29);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p31 = CS_P_XOR(p1, p2);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p32 = CS_P_NOT(p31);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p33 = CS_P_XOR(p1, p9);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p34 = CS_P_XOR(p0, p33);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p35 = CS_P_NOT(p34);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p36 = CS_P_XOR(p27, p31);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p37 = CS_P_NOT(p36);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p38 = CS_P_XOR(p0, p12);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p39 = CS_P_XOR(p38, p9);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p40 = CS_P_XOR(p2, p39);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p41 = CS_P_NOT(p40);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p42 = CS_P_XOR(p1, p6);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p43 = CS_P_XOR(p3, p42);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p44 = CS_P_XOR(p43, p5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p45 = CS_P_NOT(p44);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p46 = CS_P_XOR(p38, p6);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p47 = CS_P_XOR(p46, p5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p48 = CS_P_XOR(p17, p33);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p49 = CS_P_NOT(p48);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p50 = CS_P_NOT(p46);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p51 = CS_P_XOR(p11, p42);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p52 = CS_P_NOT(p51);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p53 = CS_P_XOR(p16, p27);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p54 = CS_P_NOT(p53);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p55 = CS_P_NOT(p19);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p56 = CS_P_XOR(p4, p7);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p57 = CS_P_NOT(p11);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p58 = CS_P_XOR(p5, p8);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p59 = CS_P_NOT(p58);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p60 = CS_P_XOR(p0, p19);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p61 = CS_P_XOR(p5, p60);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p62 = CS_P_NOT(p61);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p63 = CS_P_XOR(p12, p2);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p64 = CS_P_XOR(p3, p63);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p65 = CS_P_NOT(p64);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p66 = CS_P_NOT(p22);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p67 = CS_P_AND(p20, p35);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p68 = CS_P_AND(p25, p56);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p69 = CS_P_XOR(p37, p67);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p70 = CS_P_AND(p50, p66);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p71 = CS_P_XOR(p67, p70);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p72 = CS_P_AND(p13, p45);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p73 = CS_P_AND(p26, p55);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p74 = CS_P_XOR(p62, p72);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p75 = CS_P_AND(p47, p52);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p76 = CS_P_XOR(p72, p75);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p77 = CS_P_AND(p41, p8);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p78 = CS_P_AND(p15, p65);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p79 = CS_P_XOR(p77, p78);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p80 = CS_P_AND(p10, p27);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p81 = CS_P_XOR(p77, p80);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p82 = CS_P_XOR(p68, p69);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p83 = CS_P_XOR(p57, p71);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p84 = CS_P_XOR(p73, p74);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p85 = CS_P_XOR(p76, p81);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p86 = CS_P_XOR(p79, p82);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p87 = CS_P_XOR(p81, p83);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p88 = CS_P_XOR(p79, p84);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p89 = CS_P_XOR(p59, p85);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p90 = CS_P_XOR(p88, p89);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p91 = CS_P_AND(p86, p88);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p92 = CS_P_XOR(p87, p91);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p93 = CS_P_XOR(p86, p87);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p94 = CS_P_XOR(p89, p91);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p95 = CS_P_AND(p93, p94);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p96 = CS_P_AND(p90, p92);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p97 = CS_P_AND(p86, p89);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p98 = CS_P_AND(p93, p97);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p99 = CS_P_XOR(p91, p93);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p100 = CS_P_AND(p87, p88);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p101 = CS_P_AND(p100, p90);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p102 = CS_P_XOR(p90, p91);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p103 = CS_P_XOR(p87, p95);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p104 = CS_P_XOR(p98, p99);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p105 = CS_P_XOR(p89, p96);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p106 = CS_P_XOR(p101, p102);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p107 = CS_P_XOR(p104, p106);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p108 = CS_P_XOR(p103, p105);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p109 = CS_P_XOR(p103, p104);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p110 = CS_P_XOR(p105, p106);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p111 = CS_P_XOR(p107, p108);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p112 = CS_P_AND(p110, p20);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p113 = CS_P_AND(p106, p25);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p114 = CS_P_AND(p105, p66);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p115 = CS_P_AND(p109, p45);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p116 = CS_P_AND(p104, p26);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p117 = CS_P_AND(p103, p47);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p118 = CS_P_AND(p108, p41);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p119 = CS_P_AND(p111, p65);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p120 = CS_P_AND(p107, p27);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p121 = CS_P_AND(p110, p35);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p122 = CS_P_AND(p106, p56);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p123 = CS_P_AND(p105, p50);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p124 = CS_P_AND(p109, p13);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p125 = CS_P_AND(p104, p55);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p126 = CS_P_AND(p103, p52);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p127 = CS_P_AND(p108, p8);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p128 = CS_P_AND(p111, p15);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p129 = CS_P_AND(p10, p107);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p130 = CS_P_XOR(p121, p129);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p131 = CS_P_XOR(p123, p130);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p132 = CS_P_XOR(p127, p131);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p133 = CS_P_XOR(p118, p127);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p134 = CS_P_XOR(p124, p133);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p135 = CS_P_XOR(p125, p134);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p136 = CS_P_XOR(p128, p135);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p137 = CS_P_XOR(p116, p119);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p138 = CS_P_XOR(p136, p137);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p139 = CS_P_XOR(p115, p138);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p140 = CS_P_XOR(p113, p116);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p141 = CS_P_XOR(p120, p136);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p142 = CS_P_XOR(p112, p141);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p143 = CS_P_XOR(p140, p142);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p144 = CS_P_XOR(p117, p143);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p145 = CS_P_XOR(p114, p122);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p146 = CS_P_XOR(p135, p145);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p147 = CS_P_XOR(p137, p146);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p148 = CS_P_XOR(p112, p147);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p149 = CS_P_XOR(p117, p148);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p150 = CS_P_XOR(p123, p149);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p151 = CS_P_XOR(p129, p150);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p152 = CS_P_XOR(p114, p142);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p153 = CS_P_XOR(p140, p145);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p154 = CS_P_XOR(p115, p153);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p155 = CS_P_XOR(p120, p154);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p156 = CS_P_XOR(p126, p155);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p157 = CS_P_XOR(p134, p156);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p158 = CS_P_XOR(p123, p157);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p159 = CS_P_XOR(p128, p158);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p160 = CS_P_XOR(p133, p156);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p161 = CS_P_XOR(p130, p160);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p162 = CS_P_XOR(p125, p161);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p163 = CS_P_XOR(p115, p141);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p164 = CS_P_XOR(p117, p163);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p132;
-    y[1] = p139;
-    y[2] = p144;
-    y[3] = p151;
-    y[4] = p152;
-    y[5] = p159;
-    y[6] = p162;
-    y[7] = p164;
+    const cs_p p0 = CS_P_XOR(x3, x4);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(p0, x0);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p2 = CS_P_NOT(p1);                        /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p3 = CS_P_XOR(x0, x6);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_XOR(p3, x1);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(p4, x3);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_NOT(p5);                        /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_XOR(x4, x7);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_XOR(p4, x4);                    /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_NOT(p8);                        /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_XOR(x4, x6);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_NOT(p10);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_XOR(p10, x7);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_NOT(p12);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p8, x5);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_XOR(x6, x7);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_NOT(p15);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p3, x3);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_XOR(p17, x7);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(x2, x7);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_XOR(p19, p8);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_NOT(p20);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_XOR(p4, x7);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_NOT(p22);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_XOR(p1, x1);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p25 = CS_P_XOR(p0, p15);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p26 = CS_P_NOT(p25);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p27 = CS_P_XOR(p10, x2);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_XOR(p27, x5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_XOR(x1, x3);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p30 = CS_P_XOR(p29, x5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_XOR(p30, x6);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p32 = CS_P_NOT(p31);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_XOR(p0, x1);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p34 = CS_P_XOR(p33, x2);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p35 = CS_P_NOT(p34);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_XOR(p0, x5);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p37 = CS_P_NOT(p36);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p38 = CS_P_XOR(x0, x3);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p39 = CS_P_NOT(p38);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p40 = CS_P_XOR(p19, p5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p41 = CS_P_NOT(p40);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_XOR(p3, x4);                   /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_XOR(p42, x5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_NOT(p43);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_XOR(p19, x5);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p46 = CS_P_NOT(p45);                      /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p47 = CS_P_AND(p23, p28);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p48 = CS_P_AND(p13, p7);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p49 = CS_P_XOR(p47, p48);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p50 = CS_P_AND(p46, p9);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p51 = CS_P_XOR(p47, p50);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p52 = CS_P_AND(p24, p32);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p53 = CS_P_AND(p11, p2);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p54 = CS_P_XOR(p52, p53);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p55 = CS_P_AND(p14, p6);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p56 = CS_P_XOR(p52, p55);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p57 = CS_P_AND(p0, p21);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p58 = CS_P_AND(p26, p35);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p59 = CS_P_XOR(p57, p58);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p60 = CS_P_AND(p16, p18);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p61 = CS_P_XOR(p57, p60);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p62 = CS_P_XOR(p49, p59);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p63 = CS_P_XOR(p51, p61);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p64 = CS_P_XOR(p54, p59);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p65 = CS_P_XOR(p56, p61);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p66 = CS_P_XOR(p41, p62);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_XOR(p39, p63);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_XOR(p44, p64);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p69 = CS_P_XOR(p37, p65);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_XOR(p66, p67);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_AND(p66, p68);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p72 = CS_P_XOR(p69, p71);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p73 = CS_P_AND(p70, p72);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_XOR(p67, p73);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_XOR(p68, p69);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_XOR(p67, p71);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_AND(p75, p76);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p78 = CS_P_XOR(p69, p77);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_XOR(p68, p78);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_XOR(p72, p78);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_AND(p69, p80);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_XOR(p79, p81);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_XOR(p72, p81);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p84 = CS_P_AND(p74, p83);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p85 = CS_P_XOR(p70, p84);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_XOR(p82, p85);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_XOR(p74, p78);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_XOR(p74, p85);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_XOR(p78, p82);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_XOR(p86, p87);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_AND(p28, p89);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_AND(p13, p82);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_AND(p46, p78);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_AND(p32, p88);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_AND(p2, p85);                  /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_AND(p14, p74);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_AND(p21, p87);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_AND(p35, p90);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_AND(p18, p86);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_AND(p23, p89);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_AND(p7, p82);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_AND(p78, p9);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_AND(p24, p88);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_AND(p11, p85);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_AND(p6, p74);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_AND(p0, p87);                 /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_AND(p26, p90);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_AND(p16, p86);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_XOR(p100, p108);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p102, p109);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p106, p110);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_XOR(p106, p97);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p103, p112);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p104, p113);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_XOR(p107, p114);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p95, p98);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p117 = CS_P_XOR(p115, p116);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p118 = CS_P_XOR(p117, p94);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p119 = CS_P_XOR(p92, p95);                /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p120 = CS_P_XOR(p115, p99);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p121 = CS_P_XOR(p120, p91);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p122 = CS_P_XOR(p119, p121);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p123 = CS_P_XOR(p122, p96);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p124 = CS_P_XOR(p101, p93);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p125 = CS_P_XOR(p114, p124);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p126 = CS_P_XOR(p116, p125);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p127 = CS_P_XOR(p126, p91);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p128 = CS_P_XOR(p127, p96);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p129 = CS_P_XOR(p102, p128);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p130 = CS_P_XOR(p108, p129);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p131 = CS_P_XOR(p121, p93);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p132 = CS_P_XOR(p119, p124);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p133 = CS_P_XOR(p132, p94);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p134 = CS_P_XOR(p133, p99);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p135 = CS_P_XOR(p105, p134);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p136 = CS_P_XOR(p113, p135);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p137 = CS_P_XOR(p102, p136);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p138 = CS_P_XOR(p107, p137);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p139 = CS_P_XOR(p112, p135);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p140 = CS_P_XOR(p109, p139);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p141 = CS_P_XOR(p104, p140);              /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p142 = CS_P_XOR(p120, p94);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p143 = CS_P_XOR(p142, p96);               /* Sinv = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p111;
+    y[1] = p118;
+    y[2] = p123;
+    y[3] = p130;
+    y[4] = p131;
+    y[5] = p138;
+    y[6] = p141;
+    y[7] = p143;
 }
 
 /* encrypt: piece 0 (1 call; kb: its round-key planes) */
@@ -590,7 +626,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p45 = CS_P_XOR(CS_P_SPLAT(kb[45]), s[45]); /* aes.cs:68:11 encrypt */
     const cs_p p46 = CS_P_XOR(CS_P_SPLAT(kb[46]), s[46]); /* aes.cs:68:11 encrypt */
     const cs_p p47 = CS_P_XOR(CS_P_SPLAT(kb[47]), s[47]); /* aes.cs:68:11 encrypt */
-    cs_p a133[8] = {p40, p41, p42, p43, p44, p45, p46, p47}, r133[8]; cs_sbox_S(a133, r133); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r133[8]; cs_sbox_S(r133, p40, p41, p42, p43, p44, p45, p46, p47); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p147 = CS_P_XOR(r133[0], r133[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r1 */
     const cs_p p80 = CS_P_XOR(CS_P_SPLAT(kb[80]), s[80]); /* aes.cs:68:11 encrypt */
     const cs_p p81 = CS_P_XOR(CS_P_SPLAT(kb[81]), s[81]); /* aes.cs:68:11 encrypt */
@@ -600,7 +636,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p85 = CS_P_XOR(CS_P_SPLAT(kb[85]), s[85]); /* aes.cs:68:11 encrypt */
     const cs_p p86 = CS_P_XOR(CS_P_SPLAT(kb[86]), s[86]); /* aes.cs:68:11 encrypt */
     const cs_p p87 = CS_P_XOR(CS_P_SPLAT(kb[87]), s[87]); /* aes.cs:68:11 encrypt */
-    cs_p a138[8] = {p80, p81, p82, p83, p84, p85, p86, p87}, r138[8]; cs_sbox_S(a138, r138); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r138[8]; cs_sbox_S(r138, p80, p81, p82, p83, p84, p85, p86, p87); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p304 = CS_P_XOR(CS_P_SPLAT(kb[128]), r138[0]); /* aes.cs:70:46 encrypt r1 */
     const cs_p p0 = CS_P_XOR(CS_P_SPLAT(kb[0]), s[0]); /* aes.cs:68:11 encrypt */
     const cs_p p1 = CS_P_XOR(CS_P_SPLAT(kb[1]), s[1]); /* aes.cs:68:11 encrypt */
@@ -610,7 +646,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5 = CS_P_XOR(CS_P_SPLAT(kb[5]), s[5]); /* aes.cs:68:11 encrypt */
     const cs_p p6 = CS_P_XOR(CS_P_SPLAT(kb[6]), s[6]); /* aes.cs:68:11 encrypt */
     const cs_p p7 = CS_P_XOR(CS_P_SPLAT(kb[7]), s[7]); /* aes.cs:68:11 encrypt */
-    cs_p a128[8] = {p0, p1, p2, p3, p4, p5, p6, p7}, r128[8]; cs_sbox_S(a128, r128); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r128[8]; cs_sbox_S(r128, p0, p1, p2, p3, p4, p5, p6, p7); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p120 = CS_P_XOR(CS_P_SPLAT(kb[120]), s[120]); /* aes.cs:68:11 encrypt */
     const cs_p p121 = CS_P_XOR(CS_P_SPLAT(kb[121]), s[121]); /* aes.cs:68:11 encrypt */
     const cs_p p122 = CS_P_XOR(CS_P_SPLAT(kb[122]), s[122]); /* aes.cs:68:11 encrypt */
@@ -619,7 +655,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p125 = CS_P_XOR(CS_P_SPLAT(kb[125]), s[125]); /* aes.cs:68:11 encrypt */
     const cs_p p126 = CS_P_XOR(CS_P_SPLAT(kb[126]), s[126]); /* aes.cs:68:11 encrypt */
     const cs_p p127 = CS_P_XOR(CS_P_SPLAT(kb[127]), s[127]); /* aes.cs:68:11 encrypt */
-    cs_p a143[8] = {p120, p121, p122, p123, p124, p125, p126, p127}, r143[8]; cs_sbox_S(a143, r143); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r143[8]; cs_sbox_S(r143, p120, p121, p122, p123, p124, p125, p126, p127); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p312 = CS_P_XOR(r128[7], r143[0]);        /* aes.cs:70:46 encrypt r1 */
     const cs_p p320 = CS_P_XOR(p304, p312);              /* aes.cs:70:46 encrypt r1 */
     const cs_p p328 = CS_P_XOR(p147, p320);              /* aes.cs:70:46 encrypt r1 */
@@ -826,7 +862,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p77 = CS_P_XOR(CS_P_SPLAT(kb[77]), s[77]); /* aes.cs:68:11 encrypt */
     const cs_p p78 = CS_P_XOR(CS_P_SPLAT(kb[78]), s[78]); /* aes.cs:68:11 encrypt */
     const cs_p p79 = CS_P_XOR(CS_P_SPLAT(kb[79]), s[79]); /* aes.cs:68:11 encrypt */
-    cs_p a137[8] = {p72, p73, p74, p75, p76, p77, p78, p79}, r137[8]; cs_sbox_S(a137, r137); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r137[8]; cs_sbox_S(r137, p72, p73, p74, p75, p76, p77, p78, p79); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p187 = CS_P_XOR(r137[0], r137[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r1 */
     const cs_p p24 = CS_P_XOR(CS_P_SPLAT(kb[24]), s[24]); /* aes.cs:68:11 encrypt */
     const cs_p p25 = CS_P_XOR(CS_P_SPLAT(kb[25]), s[25]); /* aes.cs:68:11 encrypt */
@@ -836,7 +872,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p29 = CS_P_XOR(CS_P_SPLAT(kb[29]), s[29]); /* aes.cs:68:11 encrypt */
     const cs_p p30 = CS_P_XOR(CS_P_SPLAT(kb[30]), s[30]); /* aes.cs:68:11 encrypt */
     const cs_p p31 = CS_P_XOR(CS_P_SPLAT(kb[31]), s[31]); /* aes.cs:68:11 encrypt */
-    cs_p a131[8] = {p24, p25, p26, p27, p28, p29, p30, p31}, r131[8]; cs_sbox_S(a131, r131); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r131[8]; cs_sbox_S(r131, p24, p25, p26, p27, p28, p29, p30, p31); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p432 = CS_P_XOR(CS_P_SPLAT(kb[160]), r131[0]); /* aes.cs:70:46 encrypt r1 */
     const cs_p p32 = CS_P_XOR(CS_P_SPLAT(kb[32]), s[32]); /* aes.cs:68:11 encrypt */
     const cs_p p33 = CS_P_XOR(CS_P_SPLAT(kb[33]), s[33]); /* aes.cs:68:11 encrypt */
@@ -846,7 +882,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p37 = CS_P_XOR(CS_P_SPLAT(kb[37]), s[37]); /* aes.cs:68:11 encrypt */
     const cs_p p38 = CS_P_XOR(CS_P_SPLAT(kb[38]), s[38]); /* aes.cs:68:11 encrypt */
     const cs_p p39 = CS_P_XOR(CS_P_SPLAT(kb[39]), s[39]); /* aes.cs:68:11 encrypt */
-    cs_p a132[8] = {p32, p33, p34, p35, p36, p37, p38, p39}, r132[8]; cs_sbox_S(a132, r132); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r132[8]; cs_sbox_S(r132, p32, p33, p34, p35, p36, p37, p38, p39); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p112 = CS_P_XOR(CS_P_SPLAT(kb[112]), s[112]); /* aes.cs:68:11 encrypt */
     const cs_p p113 = CS_P_XOR(CS_P_SPLAT(kb[113]), s[113]); /* aes.cs:68:11 encrypt */
     const cs_p p114 = CS_P_XOR(CS_P_SPLAT(kb[114]), s[114]); /* aes.cs:68:11 encrypt */
@@ -855,7 +891,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p117 = CS_P_XOR(CS_P_SPLAT(kb[117]), s[117]); /* aes.cs:68:11 encrypt */
     const cs_p p118 = CS_P_XOR(CS_P_SPLAT(kb[118]), s[118]); /* aes.cs:68:11 encrypt */
     const cs_p p119 = CS_P_XOR(CS_P_SPLAT(kb[119]), s[119]); /* aes.cs:68:11 encrypt */
-    cs_p a142[8] = {p112, p113, p114, p115, p116, p117, p118, p119}, r142[8]; cs_sbox_S(a142, r142); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r142[8]; cs_sbox_S(r142, p112, p113, p114, p115, p116, p117, p118, p119); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p440 = CS_P_XOR(r132[7], r142[0]);        /* aes.cs:70:46 encrypt r1 */
     const cs_p p448 = CS_P_XOR(p432, p440);              /* aes.cs:70:46 encrypt r1 */
     const cs_p p456 = CS_P_XOR(p187, p448);              /* aes.cs:70:46 encrypt r1 */
@@ -1062,7 +1098,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p109 = CS_P_XOR(CS_P_SPLAT(kb[109]), s[109]); /* aes.cs:68:11 encrypt */
     const cs_p p110 = CS_P_XOR(CS_P_SPLAT(kb[110]), s[110]); /* aes.cs:68:11 encrypt */
     const cs_p p111 = CS_P_XOR(CS_P_SPLAT(kb[111]), s[111]); /* aes.cs:68:11 encrypt */
-    cs_p a141[8] = {p104, p105, p106, p107, p108, p109, p110, p111}, r141[8]; cs_sbox_S(a141, r141); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r141[8]; cs_sbox_S(r141, p104, p105, p106, p107, p108, p109, p110, p111); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p227 = CS_P_XOR(r141[0], r141[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r1 */
     const cs_p p16 = CS_P_XOR(CS_P_SPLAT(kb[16]), s[16]); /* aes.cs:68:11 encrypt */
     const cs_p p17 = CS_P_XOR(CS_P_SPLAT(kb[17]), s[17]); /* aes.cs:68:11 encrypt */
@@ -1072,7 +1108,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p21 = CS_P_XOR(CS_P_SPLAT(kb[21]), s[21]); /* aes.cs:68:11 encrypt */
     const cs_p p22 = CS_P_XOR(CS_P_SPLAT(kb[22]), s[22]); /* aes.cs:68:11 encrypt */
     const cs_p p23 = CS_P_XOR(CS_P_SPLAT(kb[23]), s[23]); /* aes.cs:68:11 encrypt */
-    cs_p a130[8] = {p16, p17, p18, p19, p20, p21, p22, p23}, r130[8]; cs_sbox_S(a130, r130); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r130[8]; cs_sbox_S(r130, p16, p17, p18, p19, p20, p21, p22, p23); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p560 = CS_P_XOR(CS_P_SPLAT(kb[192]), r130[0]); /* aes.cs:70:46 encrypt r1 */
     const cs_p p56 = CS_P_XOR(CS_P_SPLAT(kb[56]), s[56]); /* aes.cs:68:11 encrypt */
     const cs_p p57 = CS_P_XOR(CS_P_SPLAT(kb[57]), s[57]); /* aes.cs:68:11 encrypt */
@@ -1082,7 +1118,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p61 = CS_P_XOR(CS_P_SPLAT(kb[61]), s[61]); /* aes.cs:68:11 encrypt */
     const cs_p p62 = CS_P_XOR(CS_P_SPLAT(kb[62]), s[62]); /* aes.cs:68:11 encrypt */
     const cs_p p63 = CS_P_XOR(CS_P_SPLAT(kb[63]), s[63]); /* aes.cs:68:11 encrypt */
-    cs_p a135[8] = {p56, p57, p58, p59, p60, p61, p62, p63}, r135[8]; cs_sbox_S(a135, r135); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r135[8]; cs_sbox_S(r135, p56, p57, p58, p59, p60, p61, p62, p63); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p64 = CS_P_XOR(CS_P_SPLAT(kb[64]), s[64]); /* aes.cs:68:11 encrypt */
     const cs_p p65 = CS_P_XOR(CS_P_SPLAT(kb[65]), s[65]); /* aes.cs:68:11 encrypt */
     const cs_p p66 = CS_P_XOR(CS_P_SPLAT(kb[66]), s[66]); /* aes.cs:68:11 encrypt */
@@ -1091,7 +1127,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p69 = CS_P_XOR(CS_P_SPLAT(kb[69]), s[69]); /* aes.cs:68:11 encrypt */
     const cs_p p70 = CS_P_XOR(CS_P_SPLAT(kb[70]), s[70]); /* aes.cs:68:11 encrypt */
     const cs_p p71 = CS_P_XOR(CS_P_SPLAT(kb[71]), s[71]); /* aes.cs:68:11 encrypt */
-    cs_p a136[8] = {p64, p65, p66, p67, p68, p69, p70, p71}, r136[8]; cs_sbox_S(a136, r136); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r136[8]; cs_sbox_S(r136, p64, p65, p66, p67, p68, p69, p70, p71); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p568 = CS_P_XOR(r135[0], r136[7]);        /* aes.cs:70:46 encrypt r1 */
     const cs_p p576 = CS_P_XOR(p560, p568);              /* aes.cs:70:46 encrypt r1 */
     const cs_p p584 = CS_P_XOR(p227, p576);              /* aes.cs:70:46 encrypt r1 */
@@ -1298,7 +1334,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p13 = CS_P_XOR(CS_P_SPLAT(kb[13]), s[13]); /* aes.cs:68:11 encrypt */
     const cs_p p14 = CS_P_XOR(CS_P_SPLAT(kb[14]), s[14]); /* aes.cs:68:11 encrypt */
     const cs_p p15 = CS_P_XOR(CS_P_SPLAT(kb[15]), s[15]); /* aes.cs:68:11 encrypt */
-    cs_p a129[8] = {p8, p9, p10, p11, p12, p13, p14, p15}, r129[8]; cs_sbox_S(a129, r129); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r129[8]; cs_sbox_S(r129, p8, p9, p10, p11, p12, p13, p14, p15); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p267 = CS_P_XOR(r129[0], r129[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r1 */
     const cs_p p48 = CS_P_XOR(CS_P_SPLAT(kb[48]), s[48]); /* aes.cs:68:11 encrypt */
     const cs_p p49 = CS_P_XOR(CS_P_SPLAT(kb[49]), s[49]); /* aes.cs:68:11 encrypt */
@@ -1308,7 +1344,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p53 = CS_P_XOR(CS_P_SPLAT(kb[53]), s[53]); /* aes.cs:68:11 encrypt */
     const cs_p p54 = CS_P_XOR(CS_P_SPLAT(kb[54]), s[54]); /* aes.cs:68:11 encrypt */
     const cs_p p55 = CS_P_XOR(CS_P_SPLAT(kb[55]), s[55]); /* aes.cs:68:11 encrypt */
-    cs_p a134[8] = {p48, p49, p50, p51, p52, p53, p54, p55}, r134[8]; cs_sbox_S(a134, r134); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r134[8]; cs_sbox_S(r134, p48, p49, p50, p51, p52, p53, p54, p55); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p688 = CS_P_XOR(CS_P_SPLAT(kb[224]), r134[0]); /* aes.cs:70:46 encrypt r1 */
     const cs_p p88 = CS_P_XOR(CS_P_SPLAT(kb[88]), s[88]); /* aes.cs:68:11 encrypt */
     const cs_p p89 = CS_P_XOR(CS_P_SPLAT(kb[89]), s[89]); /* aes.cs:68:11 encrypt */
@@ -1318,7 +1354,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p93 = CS_P_XOR(CS_P_SPLAT(kb[93]), s[93]); /* aes.cs:68:11 encrypt */
     const cs_p p94 = CS_P_XOR(CS_P_SPLAT(kb[94]), s[94]); /* aes.cs:68:11 encrypt */
     const cs_p p95 = CS_P_XOR(CS_P_SPLAT(kb[95]), s[95]); /* aes.cs:68:11 encrypt */
-    cs_p a139[8] = {p88, p89, p90, p91, p92, p93, p94, p95}, r139[8]; cs_sbox_S(a139, r139); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r139[8]; cs_sbox_S(r139, p88, p89, p90, p91, p92, p93, p94, p95); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p96 = CS_P_XOR(CS_P_SPLAT(kb[96]), s[96]); /* aes.cs:68:11 encrypt */
     const cs_p p97 = CS_P_XOR(CS_P_SPLAT(kb[97]), s[97]); /* aes.cs:68:11 encrypt */
     const cs_p p98 = CS_P_XOR(CS_P_SPLAT(kb[98]), s[98]); /* aes.cs:68:11 encrypt */
@@ -1327,7 +1363,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p101 = CS_P_XOR(CS_P_SPLAT(kb[101]), s[101]); /* aes.cs:68:11 encrypt */
     const cs_p p102 = CS_P_XOR(CS_P_SPLAT(kb[102]), s[102]); /* aes.cs:68:11 encrypt */
     const cs_p p103 = CS_P_XOR(CS_P_SPLAT(kb[103]), s[103]); /* aes.cs:68:11 encrypt */
-    cs_p a140[8] = {p96, p97, p98, p99, p100, p101, p102, p103}, r140[8]; cs_sbox_S(a140, r140); /* aes.cs:30:39 encrypt>SubBytes r1 */
+    cs_p r140[8]; cs_sbox_S(r140, p96, p97, p98, p99, p100, p101, p102, p103); /* aes.cs:30:39 encrypt>SubBytes r1 */
     const cs_p p696 = CS_P_XOR(r139[0], r140[7]);        /* aes.cs:70:46 encrypt r1 */
     const cs_p p704 = CS_P_XOR(p688, p696);              /* aes.cs:70:46 encrypt r1 */
     const cs_p p712 = CS_P_XOR(p267, p704);              /* aes.cs:70:46 encrypt r1 */
@@ -1541,7 +1577,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p333 = v[5];
     const cs_p p334 = v[6];
     const cs_p p335 = v[7];
-    cs_p a816[8] = {p328, p329, p330, p331, p332, p333, p334, p335}, r816[8]; cs_sbox_S(a816, r816); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r816[8]; cs_sbox_S(r816, p328, p329, p330, p331, p332, p333, p334, p335); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p808 = v[120];
     const cs_p p809 = v[121];
     const cs_p p810 = v[122];
@@ -1550,7 +1586,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p813 = v[125];
     const cs_p p814 = v[126];
     const cs_p p815 = v[127];
-    cs_p a831[8] = {p808, p809, p810, p811, p812, p813, p814, p815}, r831[8]; cs_sbox_S(a831, r831); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r831[8]; cs_sbox_S(r831, p808, p809, p810, p811, p812, p813, p814, p815); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p1000 = CS_P_XOR(r816[7], r831[0]);       /* aes.cs:70:46 encrypt r2 */
     const cs_p p648 = v[80];
     const cs_p p649 = v[81];
@@ -1560,7 +1596,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p653 = v[85];
     const cs_p p654 = v[86];
     const cs_p p655 = v[87];
-    cs_p a826[8] = {p648, p649, p650, p651, p652, p653, p654, p655}, r826[8]; cs_sbox_S(a826, r826); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r826[8]; cs_sbox_S(r826, p648, p649, p650, p651, p652, p653, p654, p655); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p992 = CS_P_XOR(CS_P_SPLAT(kb[0]), r826[0]); /* aes.cs:70:46 encrypt r2 */
     const cs_p p1008 = CS_P_XOR(p1000, p992);            /* aes.cs:70:46 encrypt r2 */
     const cs_p p488 = v[40];
@@ -1571,7 +1607,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p493 = v[45];
     const cs_p p494 = v[46];
     const cs_p p495 = v[47];
-    cs_p a821[8] = {p488, p489, p490, p491, p492, p493, p494, p495}, r821[8]; cs_sbox_S(a821, r821); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r821[8]; cs_sbox_S(r821, p488, p489, p490, p491, p492, p493, p494, p495); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p835 = CS_P_XOR(r821[0], r821[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r2 */
     const cs_p p1016 = CS_P_XOR(p1008, p835);            /* aes.cs:70:46 encrypt r2 */
     w[0] = p1016;
@@ -1777,7 +1813,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p429 = v[29];
     const cs_p p430 = v[30];
     const cs_p p431 = v[31];
-    cs_p a819[8] = {p424, p425, p426, p427, p428, p429, p430, p431}, r819[8]; cs_sbox_S(a819, r819); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r819[8]; cs_sbox_S(r819, p424, p425, p426, p427, p428, p429, p430, p431); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p1120 = CS_P_XOR(CS_P_SPLAT(kb[32]), r819[0]); /* aes.cs:70:46 encrypt r2 */
     const cs_p p456 = v[32];
     const cs_p p457 = v[33];
@@ -1787,7 +1823,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p461 = v[37];
     const cs_p p462 = v[38];
     const cs_p p463 = v[39];
-    cs_p a820[8] = {p456, p457, p458, p459, p460, p461, p462, p463}, r820[8]; cs_sbox_S(a820, r820); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r820[8]; cs_sbox_S(r820, p456, p457, p458, p459, p460, p461, p462, p463); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p776 = v[112];
     const cs_p p777 = v[113];
     const cs_p p778 = v[114];
@@ -1796,7 +1832,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p781 = v[117];
     const cs_p p782 = v[118];
     const cs_p p783 = v[119];
-    cs_p a830[8] = {p776, p777, p778, p779, p780, p781, p782, p783}, r830[8]; cs_sbox_S(a830, r830); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r830[8]; cs_sbox_S(r830, p776, p777, p778, p779, p780, p781, p782, p783); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p1128 = CS_P_XOR(r820[7], r830[0]);       /* aes.cs:70:46 encrypt r2 */
     const cs_p p1136 = CS_P_XOR(p1120, p1128);           /* aes.cs:70:46 encrypt r2 */
     const cs_p p616 = v[72];
@@ -1807,7 +1843,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p621 = v[77];
     const cs_p p622 = v[78];
     const cs_p p623 = v[79];
-    cs_p a825[8] = {p616, p617, p618, p619, p620, p621, p622, p623}, r825[8]; cs_sbox_S(a825, r825); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r825[8]; cs_sbox_S(r825, p616, p617, p618, p619, p620, p621, p622, p623); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p875 = CS_P_XOR(r825[0], r825[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r2 */
     const cs_p p1144 = CS_P_XOR(p1136, p875);            /* aes.cs:70:46 encrypt r2 */
     w[32] = p1144;
@@ -2013,7 +2049,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p397 = v[21];
     const cs_p p398 = v[22];
     const cs_p p399 = v[23];
-    cs_p a818[8] = {p392, p393, p394, p395, p396, p397, p398, p399}, r818[8]; cs_sbox_S(a818, r818); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r818[8]; cs_sbox_S(r818, p392, p393, p394, p395, p396, p397, p398, p399); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p1248 = CS_P_XOR(CS_P_SPLAT(kb[64]), r818[0]); /* aes.cs:70:46 encrypt r2 */
     const cs_p p552 = v[56];
     const cs_p p553 = v[57];
@@ -2023,7 +2059,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p557 = v[61];
     const cs_p p558 = v[62];
     const cs_p p559 = v[63];
-    cs_p a823[8] = {p552, p553, p554, p555, p556, p557, p558, p559}, r823[8]; cs_sbox_S(a823, r823); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r823[8]; cs_sbox_S(r823, p552, p553, p554, p555, p556, p557, p558, p559); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p584 = v[64];
     const cs_p p585 = v[65];
     const cs_p p586 = v[66];
@@ -2032,7 +2068,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p589 = v[69];
     const cs_p p590 = v[70];
     const cs_p p591 = v[71];
-    cs_p a824[8] = {p584, p585, p586, p587, p588, p589, p590, p591}, r824[8]; cs_sbox_S(a824, r824); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r824[8]; cs_sbox_S(r824, p584, p585, p586, p587, p588, p589, p590, p591); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p1256 = CS_P_XOR(r823[0], r824[7]);       /* aes.cs:70:46 encrypt r2 */
     const cs_p p1264 = CS_P_XOR(p1248, p1256);           /* aes.cs:70:46 encrypt r2 */
     const cs_p p744 = v[104];
@@ -2043,7 +2079,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p749 = v[109];
     const cs_p p750 = v[110];
     const cs_p p751 = v[111];
-    cs_p a829[8] = {p744, p745, p746, p747, p748, p749, p750, p751}, r829[8]; cs_sbox_S(a829, r829); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r829[8]; cs_sbox_S(r829, p744, p745, p746, p747, p748, p749, p750, p751); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p915 = CS_P_XOR(r829[0], r829[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r2 */
     const cs_p p1272 = CS_P_XOR(p1264, p915);            /* aes.cs:70:46 encrypt r2 */
     w[64] = p1272;
@@ -2249,7 +2285,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p525 = v[53];
     const cs_p p526 = v[54];
     const cs_p p527 = v[55];
-    cs_p a822[8] = {p520, p521, p522, p523, p524, p525, p526, p527}, r822[8]; cs_sbox_S(a822, r822); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r822[8]; cs_sbox_S(r822, p520, p521, p522, p523, p524, p525, p526, p527); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p1376 = CS_P_XOR(CS_P_SPLAT(kb[96]), r822[0]); /* aes.cs:70:46 encrypt r2 */
     const cs_p p680 = v[88];
     const cs_p p681 = v[89];
@@ -2259,7 +2295,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p685 = v[93];
     const cs_p p686 = v[94];
     const cs_p p687 = v[95];
-    cs_p a827[8] = {p680, p681, p682, p683, p684, p685, p686, p687}, r827[8]; cs_sbox_S(a827, r827); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r827[8]; cs_sbox_S(r827, p680, p681, p682, p683, p684, p685, p686, p687); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p712 = v[96];
     const cs_p p713 = v[97];
     const cs_p p714 = v[98];
@@ -2268,7 +2304,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p717 = v[101];
     const cs_p p718 = v[102];
     const cs_p p719 = v[103];
-    cs_p a828[8] = {p712, p713, p714, p715, p716, p717, p718, p719}, r828[8]; cs_sbox_S(a828, r828); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r828[8]; cs_sbox_S(r828, p712, p713, p714, p715, p716, p717, p718, p719); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p1384 = CS_P_XOR(r827[0], r828[7]);       /* aes.cs:70:46 encrypt r2 */
     const cs_p p1392 = CS_P_XOR(p1376, p1384);           /* aes.cs:70:46 encrypt r2 */
     const cs_p p360 = v[8];
@@ -2279,7 +2315,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p365 = v[13];
     const cs_p p366 = v[14];
     const cs_p p367 = v[15];
-    cs_p a817[8] = {p360, p361, p362, p363, p364, p365, p366, p367}, r817[8]; cs_sbox_S(a817, r817); /* aes.cs:30:39 encrypt>SubBytes r2 */
+    cs_p r817[8]; cs_sbox_S(r817, p360, p361, p362, p363, p364, p365, p366, p367); /* aes.cs:30:39 encrypt>SubBytes r2 */
     const cs_p p955 = CS_P_XOR(r817[0], r817[7]);        /* aes.cs:39:43 encrypt>MixColumns>mix r2 */
     const cs_p p1400 = CS_P_XOR(p1392, p955);            /* aes.cs:70:46 encrypt r2 */
     w[96] = p1400;
@@ -2492,7 +2528,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1181 = v[45];
     const cs_p p1182 = v[46];
     const cs_p p1183 = v[47];
-    cs_p a1509[8] = {p1176, p1177, p1178, p1179, p1180, p1181, p1182, p1183}, r1509[8]; cs_sbox_S(a1509, r1509); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1509[8]; cs_sbox_S(r1509, p1176, p1177, p1178, p1179, p1180, p1181, p1182, p1183); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1523 = CS_P_XOR(r1509[0], r1509[7]);     /* aes.cs:39:43 encrypt>MixColumns>mix r3 */
     const cs_p p1336 = v[80];
     const cs_p p1337 = v[81];
@@ -2502,7 +2538,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1341 = v[85];
     const cs_p p1342 = v[86];
     const cs_p p1343 = v[87];
-    cs_p a1514[8] = {p1336, p1337, p1338, p1339, p1340, p1341, p1342, p1343}, r1514[8]; cs_sbox_S(a1514, r1514); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1514[8]; cs_sbox_S(r1514, p1336, p1337, p1338, p1339, p1340, p1341, p1342, p1343); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1680 = CS_P_XOR(CS_P_SPLAT(kb[0]), r1514[0]); /* aes.cs:70:46 encrypt r3 */
     const cs_p p1016 = v[0];
     const cs_p p1017 = v[1];
@@ -2512,7 +2548,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1021 = v[5];
     const cs_p p1022 = v[6];
     const cs_p p1023 = v[7];
-    cs_p a1504[8] = {p1016, p1017, p1018, p1019, p1020, p1021, p1022, p1023}, r1504[8]; cs_sbox_S(a1504, r1504); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1504[8]; cs_sbox_S(r1504, p1016, p1017, p1018, p1019, p1020, p1021, p1022, p1023); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1496 = v[120];
     const cs_p p1497 = v[121];
     const cs_p p1498 = v[122];
@@ -2521,7 +2557,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1501 = v[125];
     const cs_p p1502 = v[126];
     const cs_p p1503 = v[127];
-    cs_p a1519[8] = {p1496, p1497, p1498, p1499, p1500, p1501, p1502, p1503}, r1519[8]; cs_sbox_S(a1519, r1519); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1519[8]; cs_sbox_S(r1519, p1496, p1497, p1498, p1499, p1500, p1501, p1502, p1503); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1688 = CS_P_XOR(r1504[7], r1519[0]);     /* aes.cs:70:46 encrypt r3 */
     const cs_p p1696 = CS_P_XOR(p1680, p1688);           /* aes.cs:70:46 encrypt r3 */
     const cs_p p1704 = CS_P_XOR(p1523, p1696);           /* aes.cs:70:46 encrypt r3 */
@@ -2728,7 +2764,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1309 = v[77];
     const cs_p p1310 = v[78];
     const cs_p p1311 = v[79];
-    cs_p a1513[8] = {p1304, p1305, p1306, p1307, p1308, p1309, p1310, p1311}, r1513[8]; cs_sbox_S(a1513, r1513); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1513[8]; cs_sbox_S(r1513, p1304, p1305, p1306, p1307, p1308, p1309, p1310, p1311); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1563 = CS_P_XOR(r1513[0], r1513[7]);     /* aes.cs:39:43 encrypt>MixColumns>mix r3 */
     const cs_p p1112 = v[24];
     const cs_p p1113 = v[25];
@@ -2738,7 +2774,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1117 = v[29];
     const cs_p p1118 = v[30];
     const cs_p p1119 = v[31];
-    cs_p a1507[8] = {p1112, p1113, p1114, p1115, p1116, p1117, p1118, p1119}, r1507[8]; cs_sbox_S(a1507, r1507); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1507[8]; cs_sbox_S(r1507, p1112, p1113, p1114, p1115, p1116, p1117, p1118, p1119); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1808 = CS_P_XOR(CS_P_SPLAT(kb[32]), r1507[0]); /* aes.cs:70:46 encrypt r3 */
     const cs_p p1144 = v[32];
     const cs_p p1145 = v[33];
@@ -2748,7 +2784,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1149 = v[37];
     const cs_p p1150 = v[38];
     const cs_p p1151 = v[39];
-    cs_p a1508[8] = {p1144, p1145, p1146, p1147, p1148, p1149, p1150, p1151}, r1508[8]; cs_sbox_S(a1508, r1508); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1508[8]; cs_sbox_S(r1508, p1144, p1145, p1146, p1147, p1148, p1149, p1150, p1151); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1464 = v[112];
     const cs_p p1465 = v[113];
     const cs_p p1466 = v[114];
@@ -2757,7 +2793,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1469 = v[117];
     const cs_p p1470 = v[118];
     const cs_p p1471 = v[119];
-    cs_p a1518[8] = {p1464, p1465, p1466, p1467, p1468, p1469, p1470, p1471}, r1518[8]; cs_sbox_S(a1518, r1518); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1518[8]; cs_sbox_S(r1518, p1464, p1465, p1466, p1467, p1468, p1469, p1470, p1471); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1816 = CS_P_XOR(r1508[7], r1518[0]);     /* aes.cs:70:46 encrypt r3 */
     const cs_p p1824 = CS_P_XOR(p1808, p1816);           /* aes.cs:70:46 encrypt r3 */
     const cs_p p1832 = CS_P_XOR(p1563, p1824);           /* aes.cs:70:46 encrypt r3 */
@@ -2964,7 +3000,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1437 = v[109];
     const cs_p p1438 = v[110];
     const cs_p p1439 = v[111];
-    cs_p a1517[8] = {p1432, p1433, p1434, p1435, p1436, p1437, p1438, p1439}, r1517[8]; cs_sbox_S(a1517, r1517); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1517[8]; cs_sbox_S(r1517, p1432, p1433, p1434, p1435, p1436, p1437, p1438, p1439); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1603 = CS_P_XOR(r1517[0], r1517[7]);     /* aes.cs:39:43 encrypt>MixColumns>mix r3 */
     const cs_p p1080 = v[16];
     const cs_p p1081 = v[17];
@@ -2974,7 +3010,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1085 = v[21];
     const cs_p p1086 = v[22];
     const cs_p p1087 = v[23];
-    cs_p a1506[8] = {p1080, p1081, p1082, p1083, p1084, p1085, p1086, p1087}, r1506[8]; cs_sbox_S(a1506, r1506); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1506[8]; cs_sbox_S(r1506, p1080, p1081, p1082, p1083, p1084, p1085, p1086, p1087); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1936 = CS_P_XOR(CS_P_SPLAT(kb[64]), r1506[0]); /* aes.cs:70:46 encrypt r3 */
     const cs_p p1240 = v[56];
     const cs_p p1241 = v[57];
@@ -2984,7 +3020,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1245 = v[61];
     const cs_p p1246 = v[62];
     const cs_p p1247 = v[63];
-    cs_p a1511[8] = {p1240, p1241, p1242, p1243, p1244, p1245, p1246, p1247}, r1511[8]; cs_sbox_S(a1511, r1511); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1511[8]; cs_sbox_S(r1511, p1240, p1241, p1242, p1243, p1244, p1245, p1246, p1247); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1272 = v[64];
     const cs_p p1273 = v[65];
     const cs_p p1274 = v[66];
@@ -2993,7 +3029,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1277 = v[69];
     const cs_p p1278 = v[70];
     const cs_p p1279 = v[71];
-    cs_p a1512[8] = {p1272, p1273, p1274, p1275, p1276, p1277, p1278, p1279}, r1512[8]; cs_sbox_S(a1512, r1512); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1512[8]; cs_sbox_S(r1512, p1272, p1273, p1274, p1275, p1276, p1277, p1278, p1279); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1944 = CS_P_XOR(r1511[0], r1512[7]);     /* aes.cs:70:46 encrypt r3 */
     const cs_p p1952 = CS_P_XOR(p1936, p1944);           /* aes.cs:70:46 encrypt r3 */
     const cs_p p1960 = CS_P_XOR(p1603, p1952);           /* aes.cs:70:46 encrypt r3 */
@@ -3200,7 +3236,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1053 = v[13];
     const cs_p p1054 = v[14];
     const cs_p p1055 = v[15];
-    cs_p a1505[8] = {p1048, p1049, p1050, p1051, p1052, p1053, p1054, p1055}, r1505[8]; cs_sbox_S(a1505, r1505); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1505[8]; cs_sbox_S(r1505, p1048, p1049, p1050, p1051, p1052, p1053, p1054, p1055); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1643 = CS_P_XOR(r1505[0], r1505[7]);     /* aes.cs:39:43 encrypt>MixColumns>mix r3 */
     const cs_p p1208 = v[48];
     const cs_p p1209 = v[49];
@@ -3210,7 +3246,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1213 = v[53];
     const cs_p p1214 = v[54];
     const cs_p p1215 = v[55];
-    cs_p a1510[8] = {p1208, p1209, p1210, p1211, p1212, p1213, p1214, p1215}, r1510[8]; cs_sbox_S(a1510, r1510); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1510[8]; cs_sbox_S(r1510, p1208, p1209, p1210, p1211, p1212, p1213, p1214, p1215); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p2064 = CS_P_XOR(CS_P_SPLAT(kb[96]), r1510[0]); /* aes.cs:70:46 encrypt r3 */
     const cs_p p1368 = v[88];
     const cs_p p1369 = v[89];
@@ -3220,7 +3256,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1373 = v[93];
     const cs_p p1374 = v[94];
     const cs_p p1375 = v[95];
-    cs_p a1515[8] = {p1368, p1369, p1370, p1371, p1372, p1373, p1374, p1375}, r1515[8]; cs_sbox_S(a1515, r1515); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1515[8]; cs_sbox_S(r1515, p1368, p1369, p1370, p1371, p1372, p1373, p1374, p1375); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p1400 = v[96];
     const cs_p p1401 = v[97];
     const cs_p p1402 = v[98];
@@ -3229,7 +3265,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1405 = v[101];
     const cs_p p1406 = v[102];
     const cs_p p1407 = v[103];
-    cs_p a1516[8] = {p1400, p1401, p1402, p1403, p1404, p1405, p1406, p1407}, r1516[8]; cs_sbox_S(a1516, r1516); /* aes.cs:30:39 encrypt>SubBytes r3 */
+    cs_p r1516[8]; cs_sbox_S(r1516, p1400, p1401, p1402, p1403, p1404, p1405, p1406, p1407); /* aes.cs:30:39 encrypt>SubBytes r3 */
     const cs_p p2072 = CS_P_XOR(r1515[0], r1516[7]);     /* aes.cs:70:46 encrypt r3 */
     const cs_p p2080 = CS_P_XOR(p2064, p2072);           /* aes.cs:70:46 encrypt r3 */
     const cs_p p2088 = CS_P_XOR(p1643, p2080);           /* aes.cs:70:46 encrypt r3 */
@@ -3443,7 +3479,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8253 = v[93];
     const cs_p p8254 = v[94];
     const cs_p p8255 = v[95];
-    cs_p a8395[8] = {p8248, p8249, p8250, p8251, p8252, p8253, p8254, p8255}, r8395[8]; cs_sbox_S(a8395, r8395); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8395[8]; cs_sbox_S(r8395, p8248, p8249, p8250, p8251, p8252, p8253, p8254, p8255); /* aes.cs:30:39 encrypt>SubBytes r13 */
     w[13] = r8395[1];
     w[19] = r8395[4];
     w[21] = r8395[5];
@@ -3459,7 +3495,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8285 = v[101];
     const cs_p p8286 = v[102];
     const cs_p p8287 = v[103];
-    cs_p a8396[8] = {p8280, p8281, p8282, p8283, p8284, p8285, p8286, p8287}, r8396[8]; cs_sbox_S(a8396, r8396); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8396[8]; cs_sbox_S(r8396, p8280, p8281, p8282, p8283, p8284, p8285, p8286, p8287); /* aes.cs:30:39 encrypt>SubBytes r13 */
     const cs_p p8520 = CS_P_XOR(r8396[0], r8396[7]);     /* aes.cs:39:6 encrypt>MixColumns>mix r13 */
     w[24] = p8520;
     const cs_p p8553 = CS_P_XOR(p8520, r8396[1]);        /* aes.cs:39:43 encrypt>MixColumns>mix r13 */
@@ -3485,7 +3521,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8061 = v[45];
     const cs_p p8062 = v[46];
     const cs_p p8063 = v[47];
-    cs_p a8389[8] = {p8056, p8057, p8058, p8059, p8060, p8061, p8062, p8063}, r8389[8]; cs_sbox_S(a8389, r8389); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8389[8]; cs_sbox_S(r8389, p8056, p8057, p8058, p8059, p8060, p8061, p8062, p8063); /* aes.cs:30:39 encrypt>SubBytes r13 */
     const cs_p p8403 = CS_P_XOR(r8389[0], r8389[7]);     /* aes.cs:39:43 encrypt>MixColumns>mix r13 */
     const cs_p p8216 = v[80];
     const cs_p p8217 = v[81];
@@ -3495,7 +3531,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8221 = v[85];
     const cs_p p8222 = v[86];
     const cs_p p8223 = v[87];
-    cs_p a8394[8] = {p8216, p8217, p8218, p8219, p8220, p8221, p8222, p8223}, r8394[8]; cs_sbox_S(a8394, r8394); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8394[8]; cs_sbox_S(r8394, p8216, p8217, p8218, p8219, p8220, p8221, p8222, p8223); /* aes.cs:30:39 encrypt>SubBytes r13 */
     const cs_p p8560 = CS_P_XOR(CS_P_SPLAT(kb[0]), r8394[0]); /* aes.cs:70:46 encrypt r13 */
     const cs_p p7896 = v[0];
     const cs_p p7897 = v[1];
@@ -3505,7 +3541,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7901 = v[5];
     const cs_p p7902 = v[6];
     const cs_p p7903 = v[7];
-    cs_p a8384[8] = {p7896, p7897, p7898, p7899, p7900, p7901, p7902, p7903}, r8384[8]; cs_sbox_S(a8384, r8384); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8384[8]; cs_sbox_S(r8384, p7896, p7897, p7898, p7899, p7900, p7901, p7902, p7903); /* aes.cs:30:39 encrypt>SubBytes r13 */
     const cs_p p8376 = v[120];
     const cs_p p8377 = v[121];
     const cs_p p8378 = v[122];
@@ -3514,7 +3550,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8381 = v[125];
     const cs_p p8382 = v[126];
     const cs_p p8383 = v[127];
-    cs_p a8399[8] = {p8376, p8377, p8378, p8379, p8380, p8381, p8382, p8383}, r8399[8]; cs_sbox_S(a8399, r8399); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8399[8]; cs_sbox_S(r8399, p8376, p8377, p8378, p8379, p8380, p8381, p8382, p8383); /* aes.cs:30:39 encrypt>SubBytes r13 */
     const cs_p p8568 = CS_P_XOR(r8384[7], r8399[0]);     /* aes.cs:70:46 encrypt r13 */
     const cs_p p8576 = CS_P_XOR(p8560, p8568);           /* aes.cs:70:46 encrypt r13 */
     const cs_p p8584 = CS_P_XOR(p8403, p8576);           /* aes.cs:70:46 encrypt r13 */
@@ -3721,7 +3757,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8189 = v[77];
     const cs_p p8190 = v[78];
     const cs_p p8191 = v[79];
-    cs_p a8393[8] = {p8184, p8185, p8186, p8187, p8188, p8189, p8190, p8191}, r8393[8]; cs_sbox_S(a8393, r8393); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8393[8]; cs_sbox_S(r8393, p8184, p8185, p8186, p8187, p8188, p8189, p8190, p8191); /* aes.cs:30:39 encrypt>SubBytes r13 */
     const cs_p p8443 = CS_P_XOR(r8393[0], r8393[7]);     /* aes.cs:39:43 encrypt>MixColumns>mix r13 */
     const cs_p p7992 = v[24];
     const cs_p p7993 = v[25];
@@ -3731,7 +3767,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7997 = v[29];
     const cs_p p7998 = v[30];
     const cs_p p7999 = v[31];
-    cs_p a8387[8] = {p7992, p7993, p7994, p7995, p7996, p7997, p7998, p7999}, r8387[8]; cs_sbox_S(a8387, r8387); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8387[8]; cs_sbox_S(r8387, p7992, p7993, p7994, p7995, p7996, p7997, p7998, p7999); /* aes.cs:30:39 encrypt>SubBytes r13 */
     const cs_p p8688 = CS_P_XOR(CS_P_SPLAT(kb[32]), r8387[0]); /* aes.cs:70:46 encrypt r13 */
     const cs_p p8024 = v[32];
     const cs_p p8025 = v[33];
@@ -3741,7 +3777,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8029 = v[37];
     const cs_p p8030 = v[38];
     const cs_p p8031 = v[39];
-    cs_p a8388[8] = {p8024, p8025, p8026, p8027, p8028, p8029, p8030, p8031}, r8388[8]; cs_sbox_S(a8388, r8388); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8388[8]; cs_sbox_S(r8388, p8024, p8025, p8026, p8027, p8028, p8029, p8030, p8031); /* aes.cs:30:39 encrypt>SubBytes r13 */
     const cs_p p8344 = v[112];
     const cs_p p8345 = v[113];
     const cs_p p8346 = v[114];
@@ -3750,7 +3786,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8349 = v[117];
     const cs_p p8350 = v[118];
     const cs_p p8351 = v[119];
-    cs_p a8398[8] = {p8344, p8345, p8346, p8347, p8348, p8349, p8350, p8351}, r8398[8]; cs_sbox_S(a8398, r8398); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8398[8]; cs_sbox_S(r8398, p8344, p8345, p8346, p8347, p8348, p8349, p8350, p8351); /* aes.cs:30:39 encrypt>SubBytes r13 */
     const cs_p p8696 = CS_P_XOR(r8388[7], r8398[0]);     /* aes.cs:70:46 encrypt r13 */
     const cs_p p8704 = CS_P_XOR(p8688, p8696);           /* aes.cs:70:46 encrypt r13 */
     const cs_p p8712 = CS_P_XOR(p8443, p8704);           /* aes.cs:70:46 encrypt r13 */
@@ -3957,7 +3993,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8317 = v[109];
     const cs_p p8318 = v[110];
     const cs_p p8319 = v[111];
-    cs_p a8397[8] = {p8312, p8313, p8314, p8315, p8316, p8317, p8318, p8319}, r8397[8]; cs_sbox_S(a8397, r8397); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8397[8]; cs_sbox_S(r8397, p8312, p8313, p8314, p8315, p8316, p8317, p8318, p8319); /* aes.cs:30:39 encrypt>SubBytes r13 */
     const cs_p p8483 = CS_P_XOR(r8397[0], r8397[7]);     /* aes.cs:39:43 encrypt>MixColumns>mix r13 */
     const cs_p p7960 = v[16];
     const cs_p p7961 = v[17];
@@ -3967,7 +4003,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7965 = v[21];
     const cs_p p7966 = v[22];
     const cs_p p7967 = v[23];
-    cs_p a8386[8] = {p7960, p7961, p7962, p7963, p7964, p7965, p7966, p7967}, r8386[8]; cs_sbox_S(a8386, r8386); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8386[8]; cs_sbox_S(r8386, p7960, p7961, p7962, p7963, p7964, p7965, p7966, p7967); /* aes.cs:30:39 encrypt>SubBytes r13 */
     const cs_p p8816 = CS_P_XOR(CS_P_SPLAT(kb[64]), r8386[0]); /* aes.cs:70:46 encrypt r13 */
     const cs_p p8120 = v[56];
     const cs_p p8121 = v[57];
@@ -3977,7 +4013,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8125 = v[61];
     const cs_p p8126 = v[62];
     const cs_p p8127 = v[63];
-    cs_p a8391[8] = {p8120, p8121, p8122, p8123, p8124, p8125, p8126, p8127}, r8391[8]; cs_sbox_S(a8391, r8391); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8391[8]; cs_sbox_S(r8391, p8120, p8121, p8122, p8123, p8124, p8125, p8126, p8127); /* aes.cs:30:39 encrypt>SubBytes r13 */
     const cs_p p8152 = v[64];
     const cs_p p8153 = v[65];
     const cs_p p8154 = v[66];
@@ -3986,7 +4022,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8157 = v[69];
     const cs_p p8158 = v[70];
     const cs_p p8159 = v[71];
-    cs_p a8392[8] = {p8152, p8153, p8154, p8155, p8156, p8157, p8158, p8159}, r8392[8]; cs_sbox_S(a8392, r8392); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8392[8]; cs_sbox_S(r8392, p8152, p8153, p8154, p8155, p8156, p8157, p8158, p8159); /* aes.cs:30:39 encrypt>SubBytes r13 */
     const cs_p p8824 = CS_P_XOR(r8391[0], r8392[7]);     /* aes.cs:70:46 encrypt r13 */
     const cs_p p8832 = CS_P_XOR(p8816, p8824);           /* aes.cs:70:46 encrypt r13 */
     const cs_p p8840 = CS_P_XOR(p8483, p8832);           /* aes.cs:70:46 encrypt r13 */
@@ -4193,7 +4229,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7933 = v[13];
     const cs_p p7934 = v[14];
     const cs_p p7935 = v[15];
-    cs_p a8385[8] = {p7928, p7929, p7930, p7931, p7932, p7933, p7934, p7935}, r8385[8]; cs_sbox_S(a8385, r8385); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8385[8]; cs_sbox_S(r8385, p7928, p7929, p7930, p7931, p7932, p7933, p7934, p7935); /* aes.cs:30:39 encrypt>SubBytes r13 */
     w[0] = r8385[0];
     w[1] = r8385[1];
     w[2] = r8385[2];
@@ -4211,7 +4247,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8093 = v[53];
     const cs_p p8094 = v[54];
     const cs_p p8095 = v[55];
-    cs_p a8390[8] = {p8088, p8089, p8090, p8091, p8092, p8093, p8094, p8095}, r8390[8]; cs_sbox_S(a8390, r8390); /* aes.cs:30:39 encrypt>SubBytes r13 */
+    cs_p r8390[8]; cs_sbox_S(r8390, p8088, p8089, p8090, p8091, p8092, p8093, p8094, p8095); /* aes.cs:30:39 encrypt>SubBytes r13 */
     w[8] = r8390[0];
     w[11] = r8390[1];
     w[12] = r8390[2];
@@ -4389,7 +4425,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8589 = v[37];
     const cs_p p8590 = v[38];
     const cs_p p8591 = v[39];
-    cs_p a9072[8] = {p8584, p8585, p8586, p8587, p8588, p8589, p8590, p8591}, r9072[8]; cs_sbox_S(a9072, r9072); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9072[8]; cs_sbox_S(r9072, p8584, p8585, p8586, p8587, p8588, p8589, p8590, p8591); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9088 = CS_P_XOR(CS_P_SPLAT(kb[8]), r9072[0]); /* aes.cs:72:32 encrypt */
     o[0] = p9088;                                        /* block word X[0], bit 0 */
     const cs_p p9089 = CS_P_XOR(CS_P_SPLAT(kb[9]), r9072[1]); /* aes.cs:72:32 encrypt */
@@ -4414,7 +4450,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8749 = v[77];
     const cs_p p8750 = v[78];
     const cs_p p8751 = v[79];
-    cs_p a9077[8] = {p8744, p8745, p8746, p8747, p8748, p8749, p8750, p8751}, r9077[8]; cs_sbox_S(a9077, r9077); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9077[8]; cs_sbox_S(r9077, p8744, p8745, p8746, p8747, p8748, p8749, p8750, p8751); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9096 = CS_P_XOR(CS_P_SPLAT(kb[16]), r9077[0]); /* aes.cs:72:32 encrypt */
     o[8] = p9096;                                        /* block word X[1], bit 0 */
     const cs_p p9097 = CS_P_XOR(CS_P_SPLAT(kb[17]), r9077[1]); /* aes.cs:72:32 encrypt */
@@ -4439,7 +4475,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8909 = v[117];
     const cs_p p8910 = v[118];
     const cs_p p8911 = v[119];
-    cs_p a9082[8] = {p8904, p8905, p8906, p8907, p8908, p8909, p8910, p8911}, r9082[8]; cs_sbox_S(a9082, r9082); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9082[8]; cs_sbox_S(r9082, p8904, p8905, p8906, p8907, p8908, p8909, p8910, p8911); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9104 = CS_P_XOR(CS_P_SPLAT(kb[24]), r9082[0]); /* aes.cs:72:32 encrypt */
     o[16] = p9104;                                       /* block word X[2], bit 0 */
     const cs_p p9105 = CS_P_XOR(CS_P_SPLAT(kb[25]), r9082[1]); /* aes.cs:72:32 encrypt */
@@ -4520,7 +4556,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p9055 = CS_P_XOR(r8390[7], r8395[6]);     /* aes.cs:70:46 encrypt r13 */
     const cs_p p9063 = CS_P_XOR(p9047, p9055);           /* aes.cs:70:46 encrypt r13 */
     const cs_p p9071 = CS_P_XOR(p8559, p9063);           /* aes.cs:70:46 encrypt r13 */
-    cs_p a9087[8] = {p9064, p9065, p9066, p9067, p9068, p9069, p9070, p9071}, r9087[8]; cs_sbox_S(a9087, r9087); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9087[8]; cs_sbox_S(r9087, p9064, p9065, p9066, p9067, p9068, p9069, p9070, p9071); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9112 = CS_P_XOR(CS_P_SPLAT(kb[32]), r9087[0]); /* aes.cs:72:32 encrypt */
     o[24] = p9112;                                       /* block word X[3], bit 0 */
     const cs_p p9113 = CS_P_XOR(CS_P_SPLAT(kb[33]), r9087[1]); /* aes.cs:72:32 encrypt */
@@ -4545,7 +4581,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8717 = v[69];
     const cs_p p8718 = v[70];
     const cs_p p8719 = v[71];
-    cs_p a9076[8] = {p8712, p8713, p8714, p8715, p8716, p8717, p8718, p8719}, r9076[8]; cs_sbox_S(a9076, r9076); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9076[8]; cs_sbox_S(r9076, p8712, p8713, p8714, p8715, p8716, p8717, p8718, p8719); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9120 = CS_P_XOR(CS_P_SPLAT(kb[40]), r9076[0]); /* aes.cs:72:32 encrypt */
     o[32] = p9120;                                       /* block word X[4], bit 0 */
     const cs_p p9121 = CS_P_XOR(CS_P_SPLAT(kb[41]), r9076[1]); /* aes.cs:72:32 encrypt */
@@ -4570,7 +4606,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8877 = v[109];
     const cs_p p8878 = v[110];
     const cs_p p8879 = v[111];
-    cs_p a9081[8] = {p8872, p8873, p8874, p8875, p8876, p8877, p8878, p8879}, r9081[8]; cs_sbox_S(a9081, r9081); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9081[8]; cs_sbox_S(r9081, p8872, p8873, p8874, p8875, p8876, p8877, p8878, p8879); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9128 = CS_P_XOR(CS_P_SPLAT(kb[48]), r9081[0]); /* aes.cs:72:32 encrypt */
     o[40] = p9128;                                       /* block word X[5], bit 0 */
     const cs_p p9129 = CS_P_XOR(CS_P_SPLAT(kb[49]), r9081[1]); /* aes.cs:72:32 encrypt */
@@ -4595,7 +4631,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p9037 = v[149];
     const cs_p p9038 = v[150];
     const cs_p p9039 = v[151];
-    cs_p a9086[8] = {p9032, p9033, p9034, p9035, p9036, p9037, p9038, p9039}, r9086[8]; cs_sbox_S(a9086, r9086); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9086[8]; cs_sbox_S(r9086, p9032, p9033, p9034, p9035, p9036, p9037, p9038, p9039); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9136 = CS_P_XOR(CS_P_SPLAT(kb[56]), r9086[0]); /* aes.cs:72:32 encrypt */
     o[48] = p9136;                                       /* block word X[6], bit 0 */
     const cs_p p9137 = CS_P_XOR(CS_P_SPLAT(kb[57]), r9086[1]); /* aes.cs:72:32 encrypt */
@@ -4620,7 +4656,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8685 = v[61];
     const cs_p p8686 = v[62];
     const cs_p p8687 = v[63];
-    cs_p a9075[8] = {p8680, p8681, p8682, p8683, p8684, p8685, p8686, p8687}, r9075[8]; cs_sbox_S(a9075, r9075); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9075[8]; cs_sbox_S(r9075, p8680, p8681, p8682, p8683, p8684, p8685, p8686, p8687); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9144 = CS_P_XOR(CS_P_SPLAT(kb[64]), r9075[0]); /* aes.cs:72:32 encrypt */
     o[56] = p9144;                                       /* block word X[7], bit 0 */
     const cs_p p9145 = CS_P_XOR(CS_P_SPLAT(kb[65]), r9075[1]); /* aes.cs:72:32 encrypt */
@@ -4645,7 +4681,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8845 = v[101];
     const cs_p p8846 = v[102];
     const cs_p p8847 = v[103];
-    cs_p a9080[8] = {p8840, p8841, p8842, p8843, p8844, p8845, p8846, p8847}, r9080[8]; cs_sbox_S(a9080, r9080); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9080[8]; cs_sbox_S(r9080, p8840, p8841, p8842, p8843, p8844, p8845, p8846, p8847); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9152 = CS_P_XOR(CS_P_SPLAT(kb[72]), r9080[0]); /* aes.cs:72:32 encrypt */
     o[64] = p9152;                                       /* block word X[8], bit 0 */
     const cs_p p9153 = CS_P_XOR(CS_P_SPLAT(kb[73]), r9080[1]); /* aes.cs:72:32 encrypt */
@@ -4670,7 +4706,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p9005 = v[141];
     const cs_p p9006 = v[142];
     const cs_p p9007 = v[143];
-    cs_p a9085[8] = {p9000, p9001, p9002, p9003, p9004, p9005, p9006, p9007}, r9085[8]; cs_sbox_S(a9085, r9085); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9085[8]; cs_sbox_S(r9085, p9000, p9001, p9002, p9003, p9004, p9005, p9006, p9007); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9160 = CS_P_XOR(CS_P_SPLAT(kb[80]), r9085[0]); /* aes.cs:72:32 encrypt */
     o[72] = p9160;                                       /* block word X[9], bit 0 */
     const cs_p p9161 = CS_P_XOR(CS_P_SPLAT(kb[81]), r9085[1]); /* aes.cs:72:32 encrypt */
@@ -4695,7 +4731,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8653 = v[53];
     const cs_p p8654 = v[54];
     const cs_p p8655 = v[55];
-    cs_p a9074[8] = {p8648, p8649, p8650, p8651, p8652, p8653, p8654, p8655}, r9074[8]; cs_sbox_S(a9074, r9074); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9074[8]; cs_sbox_S(r9074, p8648, p8649, p8650, p8651, p8652, p8653, p8654, p8655); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9168 = CS_P_XOR(CS_P_SPLAT(kb[88]), r9074[0]); /* aes.cs:72:32 encrypt */
     o[80] = p9168;                                       /* block word X[10], bit 0 */
     const cs_p p9169 = CS_P_XOR(CS_P_SPLAT(kb[89]), r9074[1]); /* aes.cs:72:32 encrypt */
@@ -4720,7 +4756,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8813 = v[93];
     const cs_p p8814 = v[94];
     const cs_p p8815 = v[95];
-    cs_p a9079[8] = {p8808, p8809, p8810, p8811, p8812, p8813, p8814, p8815}, r9079[8]; cs_sbox_S(a9079, r9079); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9079[8]; cs_sbox_S(r9079, p8808, p8809, p8810, p8811, p8812, p8813, p8814, p8815); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9176 = CS_P_XOR(CS_P_SPLAT(kb[96]), r9079[0]); /* aes.cs:72:32 encrypt */
     o[88] = p9176;                                       /* block word X[11], bit 0 */
     const cs_p p9177 = CS_P_XOR(CS_P_SPLAT(kb[97]), r9079[1]); /* aes.cs:72:32 encrypt */
@@ -4745,7 +4781,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8973 = v[133];
     const cs_p p8974 = v[134];
     const cs_p p8975 = v[135];
-    cs_p a9084[8] = {p8968, p8969, p8970, p8971, p8972, p8973, p8974, p8975}, r9084[8]; cs_sbox_S(a9084, r9084); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9084[8]; cs_sbox_S(r9084, p8968, p8969, p8970, p8971, p8972, p8973, p8974, p8975); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9184 = CS_P_XOR(CS_P_SPLAT(kb[104]), r9084[0]); /* aes.cs:72:32 encrypt */
     o[96] = p9184;                                       /* block word X[12], bit 0 */
     const cs_p p9185 = CS_P_XOR(CS_P_SPLAT(kb[105]), r9084[1]); /* aes.cs:72:32 encrypt */
@@ -4770,7 +4806,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8621 = v[45];
     const cs_p p8622 = v[46];
     const cs_p p8623 = v[47];
-    cs_p a9073[8] = {p8616, p8617, p8618, p8619, p8620, p8621, p8622, p8623}, r9073[8]; cs_sbox_S(a9073, r9073); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9073[8]; cs_sbox_S(r9073, p8616, p8617, p8618, p8619, p8620, p8621, p8622, p8623); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9192 = CS_P_XOR(CS_P_SPLAT(kb[112]), r9073[0]); /* aes.cs:72:32 encrypt */
     o[104] = p9192;                                      /* block word X[13], bit 0 */
     const cs_p p9193 = CS_P_XOR(CS_P_SPLAT(kb[113]), r9073[1]); /* aes.cs:72:32 encrypt */
@@ -4795,7 +4831,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8781 = v[85];
     const cs_p p8782 = v[86];
     const cs_p p8783 = v[87];
-    cs_p a9078[8] = {p8776, p8777, p8778, p8779, p8780, p8781, p8782, p8783}, r9078[8]; cs_sbox_S(a9078, r9078); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9078[8]; cs_sbox_S(r9078, p8776, p8777, p8778, p8779, p8780, p8781, p8782, p8783); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9200 = CS_P_XOR(CS_P_SPLAT(kb[120]), r9078[0]); /* aes.cs:72:32 encrypt */
     o[112] = p9200;                                      /* block word X[14], bit 0 */
     const cs_p p9201 = CS_P_XOR(CS_P_SPLAT(kb[121]), r9078[1]); /* aes.cs:72:32 encrypt */
@@ -4820,7 +4856,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8941 = v[125];
     const cs_p p8942 = v[126];
     const cs_p p8943 = v[127];
-    cs_p a9083[8] = {p8936, p8937, p8938, p8939, p8940, p8941, p8942, p8943}, r9083[8]; cs_sbox_S(a9083, r9083); /* aes.cs:30:39 encrypt>SubBytes */
+    cs_p r9083[8]; cs_sbox_S(r9083, p8936, p8937, p8938, p8939, p8940, p8941, p8942, p8943); /* aes.cs:30:39 encrypt>SubBytes */
     const cs_p p9208 = CS_P_XOR(CS_P_SPLAT(kb[128]), r9083[0]); /* aes.cs:72:32 encrypt */
     o[120] = p9208;                                      /* block word X[15], bit 0 */
     const cs_p p9209 = CS_P_XOR(CS_P_SPLAT(kb[129]), r9083[1]); /* aes.cs:72:32 encrypt */
@@ -4852,7 +4888,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p37 = CS_P_XOR(CS_P_SPLAT(kb[165]), s[37]); /* aes.cs:77:11 decrypt */
     const cs_p p38 = CS_P_XOR(CS_P_SPLAT(kb[166]), s[38]); /* aes.cs:77:11 decrypt */
     const cs_p p39 = CS_P_XOR(CS_P_SPLAT(kb[167]), s[39]); /* aes.cs:77:11 decrypt */
-    cs_p a132[8] = {p32, p33, p34, p35, p36, p37, p38, p39}, r132[8]; cs_sbox_Sinv(a132, r132); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r132[8]; cs_sbox_Sinv(r132, p32, p33, p34, p35, p36, p37, p38, p39); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p176 = CS_P_XOR(CS_P_SPLAT(kb[32]), r132[0]); /* aes.cs:79:54 decrypt r1 */
     w[3] = p176;
     const cs_p p177 = CS_P_XOR(CS_P_SPLAT(kb[33]), r132[1]); /* aes.cs:79:54 decrypt r1 */
@@ -4877,7 +4913,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p13 = CS_P_XOR(CS_P_SPLAT(kb[141]), s[13]); /* aes.cs:77:11 decrypt */
     const cs_p p14 = CS_P_XOR(CS_P_SPLAT(kb[142]), s[14]); /* aes.cs:77:11 decrypt */
     const cs_p p15 = CS_P_XOR(CS_P_SPLAT(kb[143]), s[15]); /* aes.cs:77:11 decrypt */
-    cs_p a133[8] = {p8, p9, p10, p11, p12, p13, p14, p15}, r133[8]; cs_sbox_Sinv(a133, r133); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r133[8]; cs_sbox_Sinv(r133, p8, p9, p10, p11, p12, p13, p14, p15); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p184 = CS_P_XOR(CS_P_SPLAT(kb[40]), r133[0]); /* aes.cs:79:54 decrypt r1 */
     w[8] = p184;
     const cs_p p185 = CS_P_XOR(CS_P_SPLAT(kb[41]), r133[1]); /* aes.cs:79:54 decrypt r1 */
@@ -4902,7 +4938,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p117 = CS_P_XOR(CS_P_SPLAT(kb[245]), s[117]); /* aes.cs:77:11 decrypt */
     const cs_p p118 = CS_P_XOR(CS_P_SPLAT(kb[246]), s[118]); /* aes.cs:77:11 decrypt */
     const cs_p p119 = CS_P_XOR(CS_P_SPLAT(kb[247]), s[119]); /* aes.cs:77:11 decrypt */
-    cs_p a134[8] = {p112, p113, p114, p115, p116, p117, p118, p119}, r134[8]; cs_sbox_Sinv(a134, r134); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r134[8]; cs_sbox_Sinv(r134, p112, p113, p114, p115, p116, p117, p118, p119); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p192 = CS_P_XOR(CS_P_SPLAT(kb[48]), r134[0]); /* aes.cs:79:54 decrypt r1 */
     w[16] = p192;
     const cs_p p193 = CS_P_XOR(CS_P_SPLAT(kb[49]), r134[1]); /* aes.cs:79:54 decrypt r1 */
@@ -4927,7 +4963,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p93 = CS_P_XOR(CS_P_SPLAT(kb[221]), s[93]); /* aes.cs:77:11 decrypt */
     const cs_p p94 = CS_P_XOR(CS_P_SPLAT(kb[222]), s[94]); /* aes.cs:77:11 decrypt */
     const cs_p p95 = CS_P_XOR(CS_P_SPLAT(kb[223]), s[95]); /* aes.cs:77:11 decrypt */
-    cs_p a135[8] = {p88, p89, p90, p91, p92, p93, p94, p95}, r135[8]; cs_sbox_Sinv(a135, r135); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r135[8]; cs_sbox_Sinv(r135, p88, p89, p90, p91, p92, p93, p94, p95); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p200 = CS_P_XOR(CS_P_SPLAT(kb[56]), r135[0]); /* aes.cs:79:54 decrypt r1 */
     w[24] = p200;
     const cs_p p201 = CS_P_XOR(CS_P_SPLAT(kb[57]), r135[1]); /* aes.cs:79:54 decrypt r1 */
@@ -4952,7 +4988,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p69 = CS_P_XOR(CS_P_SPLAT(kb[197]), s[69]); /* aes.cs:77:11 decrypt */
     const cs_p p70 = CS_P_XOR(CS_P_SPLAT(kb[198]), s[70]); /* aes.cs:77:11 decrypt */
     const cs_p p71 = CS_P_XOR(CS_P_SPLAT(kb[199]), s[71]); /* aes.cs:77:11 decrypt */
-    cs_p a136[8] = {p64, p65, p66, p67, p68, p69, p70, p71}, r136[8]; cs_sbox_Sinv(a136, r136); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r136[8]; cs_sbox_Sinv(r136, p64, p65, p66, p67, p68, p69, p70, p71); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p208 = CS_P_XOR(CS_P_SPLAT(kb[64]), r136[0]); /* aes.cs:79:54 decrypt r1 */
     w[35] = p208;
     const cs_p p209 = CS_P_XOR(CS_P_SPLAT(kb[65]), r136[1]); /* aes.cs:79:54 decrypt r1 */
@@ -4977,7 +5013,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p45 = CS_P_XOR(CS_P_SPLAT(kb[173]), s[45]); /* aes.cs:77:11 decrypt */
     const cs_p p46 = CS_P_XOR(CS_P_SPLAT(kb[174]), s[46]); /* aes.cs:77:11 decrypt */
     const cs_p p47 = CS_P_XOR(CS_P_SPLAT(kb[175]), s[47]); /* aes.cs:77:11 decrypt */
-    cs_p a137[8] = {p40, p41, p42, p43, p44, p45, p46, p47}, r137[8]; cs_sbox_Sinv(a137, r137); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r137[8]; cs_sbox_Sinv(r137, p40, p41, p42, p43, p44, p45, p46, p47); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p216 = CS_P_XOR(CS_P_SPLAT(kb[72]), r137[0]); /* aes.cs:79:54 decrypt r1 */
     w[40] = p216;
     const cs_p p217 = CS_P_XOR(CS_P_SPLAT(kb[73]), r137[1]); /* aes.cs:79:54 decrypt r1 */
@@ -5002,7 +5038,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p21 = CS_P_XOR(CS_P_SPLAT(kb[149]), s[21]); /* aes.cs:77:11 decrypt */
     const cs_p p22 = CS_P_XOR(CS_P_SPLAT(kb[150]), s[22]); /* aes.cs:77:11 decrypt */
     const cs_p p23 = CS_P_XOR(CS_P_SPLAT(kb[151]), s[23]); /* aes.cs:77:11 decrypt */
-    cs_p a138[8] = {p16, p17, p18, p19, p20, p21, p22, p23}, r138[8]; cs_sbox_Sinv(a138, r138); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r138[8]; cs_sbox_Sinv(r138, p16, p17, p18, p19, p20, p21, p22, p23); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p224 = CS_P_XOR(CS_P_SPLAT(kb[80]), r138[0]); /* aes.cs:79:54 decrypt r1 */
     w[48] = p224;
     const cs_p p225 = CS_P_XOR(CS_P_SPLAT(kb[81]), r138[1]); /* aes.cs:79:54 decrypt r1 */
@@ -5027,7 +5063,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p125 = CS_P_XOR(CS_P_SPLAT(kb[253]), s[125]); /* aes.cs:77:11 decrypt */
     const cs_p p126 = CS_P_XOR(CS_P_SPLAT(kb[254]), s[126]); /* aes.cs:77:11 decrypt */
     const cs_p p127 = CS_P_XOR(CS_P_SPLAT(kb[255]), s[127]); /* aes.cs:77:11 decrypt */
-    cs_p a139[8] = {p120, p121, p122, p123, p124, p125, p126, p127}, r139[8]; cs_sbox_Sinv(a139, r139); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r139[8]; cs_sbox_Sinv(r139, p120, p121, p122, p123, p124, p125, p126, p127); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p232 = CS_P_XOR(CS_P_SPLAT(kb[88]), r139[0]); /* aes.cs:79:54 decrypt r1 */
     w[56] = p232;
     const cs_p p233 = CS_P_XOR(CS_P_SPLAT(kb[89]), r139[1]); /* aes.cs:79:54 decrypt r1 */
@@ -5052,7 +5088,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p101 = CS_P_XOR(CS_P_SPLAT(kb[229]), s[101]); /* aes.cs:77:11 decrypt */
     const cs_p p102 = CS_P_XOR(CS_P_SPLAT(kb[230]), s[102]); /* aes.cs:77:11 decrypt */
     const cs_p p103 = CS_P_XOR(CS_P_SPLAT(kb[231]), s[103]); /* aes.cs:77:11 decrypt */
-    cs_p a140[8] = {p96, p97, p98, p99, p100, p101, p102, p103}, r140[8]; cs_sbox_Sinv(a140, r140); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r140[8]; cs_sbox_Sinv(r140, p96, p97, p98, p99, p100, p101, p102, p103); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p240 = CS_P_XOR(CS_P_SPLAT(kb[96]), r140[0]); /* aes.cs:79:54 decrypt r1 */
     w[67] = p240;
     const cs_p p241 = CS_P_XOR(CS_P_SPLAT(kb[97]), r140[1]); /* aes.cs:79:54 decrypt r1 */
@@ -5077,7 +5113,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p77 = CS_P_XOR(CS_P_SPLAT(kb[205]), s[77]); /* aes.cs:77:11 decrypt */
     const cs_p p78 = CS_P_XOR(CS_P_SPLAT(kb[206]), s[78]); /* aes.cs:77:11 decrypt */
     const cs_p p79 = CS_P_XOR(CS_P_SPLAT(kb[207]), s[79]); /* aes.cs:77:11 decrypt */
-    cs_p a141[8] = {p72, p73, p74, p75, p76, p77, p78, p79}, r141[8]; cs_sbox_Sinv(a141, r141); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r141[8]; cs_sbox_Sinv(r141, p72, p73, p74, p75, p76, p77, p78, p79); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p248 = CS_P_XOR(CS_P_SPLAT(kb[104]), r141[0]); /* aes.cs:79:54 decrypt r1 */
     w[72] = p248;
     const cs_p p249 = CS_P_XOR(CS_P_SPLAT(kb[105]), r141[1]); /* aes.cs:79:54 decrypt r1 */
@@ -5102,7 +5138,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p53 = CS_P_XOR(CS_P_SPLAT(kb[181]), s[53]); /* aes.cs:77:11 decrypt */
     const cs_p p54 = CS_P_XOR(CS_P_SPLAT(kb[182]), s[54]); /* aes.cs:77:11 decrypt */
     const cs_p p55 = CS_P_XOR(CS_P_SPLAT(kb[183]), s[55]); /* aes.cs:77:11 decrypt */
-    cs_p a142[8] = {p48, p49, p50, p51, p52, p53, p54, p55}, r142[8]; cs_sbox_Sinv(a142, r142); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r142[8]; cs_sbox_Sinv(r142, p48, p49, p50, p51, p52, p53, p54, p55); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p256 = CS_P_XOR(CS_P_SPLAT(kb[112]), r142[0]); /* aes.cs:79:54 decrypt r1 */
     w[80] = p256;
     const cs_p p257 = CS_P_XOR(CS_P_SPLAT(kb[113]), r142[1]); /* aes.cs:79:54 decrypt r1 */
@@ -5127,7 +5163,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p29 = CS_P_XOR(CS_P_SPLAT(kb[157]), s[29]); /* aes.cs:77:11 decrypt */
     const cs_p p30 = CS_P_XOR(CS_P_SPLAT(kb[158]), s[30]); /* aes.cs:77:11 decrypt */
     const cs_p p31 = CS_P_XOR(CS_P_SPLAT(kb[159]), s[31]); /* aes.cs:77:11 decrypt */
-    cs_p a143[8] = {p24, p25, p26, p27, p28, p29, p30, p31}, r143[8]; cs_sbox_Sinv(a143, r143); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r143[8]; cs_sbox_Sinv(r143, p24, p25, p26, p27, p28, p29, p30, p31); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p264 = CS_P_XOR(CS_P_SPLAT(kb[120]), r143[0]); /* aes.cs:79:54 decrypt r1 */
     w[88] = p264;
     const cs_p p265 = CS_P_XOR(CS_P_SPLAT(kb[121]), r143[1]); /* aes.cs:79:54 decrypt r1 */
@@ -5152,7 +5188,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5 = CS_P_XOR(CS_P_SPLAT(kb[133]), s[5]); /* aes.cs:77:11 decrypt */
     const cs_p p6 = CS_P_XOR(CS_P_SPLAT(kb[134]), s[6]); /* aes.cs:77:11 decrypt */
     const cs_p p7 = CS_P_XOR(CS_P_SPLAT(kb[135]), s[7]); /* aes.cs:77:11 decrypt */
-    cs_p a128[8] = {p0, p1, p2, p3, p4, p5, p6, p7}, r128[8]; cs_sbox_Sinv(a128, r128); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r128[8]; cs_sbox_Sinv(r128, p0, p1, p2, p3, p4, p5, p6, p7); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p151 = CS_P_XOR(CS_P_SPLAT(kb[7]), r128[7]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p149 = CS_P_XOR(CS_P_SPLAT(kb[5]), r128[5]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p150 = CS_P_XOR(CS_P_SPLAT(kb[6]), r128[6]); /* aes.cs:79:54 decrypt r1 */
@@ -5166,7 +5202,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p109 = CS_P_XOR(CS_P_SPLAT(kb[237]), s[109]); /* aes.cs:77:11 decrypt */
     const cs_p p110 = CS_P_XOR(CS_P_SPLAT(kb[238]), s[110]); /* aes.cs:77:11 decrypt */
     const cs_p p111 = CS_P_XOR(CS_P_SPLAT(kb[239]), s[111]); /* aes.cs:77:11 decrypt */
-    cs_p a129[8] = {p104, p105, p106, p107, p108, p109, p110, p111}, r129[8]; cs_sbox_Sinv(a129, r129); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r129[8]; cs_sbox_Sinv(r129, p104, p105, p106, p107, p108, p109, p110, p111); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p159 = CS_P_XOR(CS_P_SPLAT(kb[15]), r129[7]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p152 = CS_P_XOR(CS_P_SPLAT(kb[8]), r129[0]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p157 = CS_P_XOR(CS_P_SPLAT(kb[13]), r129[5]); /* aes.cs:79:54 decrypt r1 */
@@ -5181,7 +5217,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p85 = CS_P_XOR(CS_P_SPLAT(kb[213]), s[85]); /* aes.cs:77:11 decrypt */
     const cs_p p86 = CS_P_XOR(CS_P_SPLAT(kb[214]), s[86]); /* aes.cs:77:11 decrypt */
     const cs_p p87 = CS_P_XOR(CS_P_SPLAT(kb[215]), s[87]); /* aes.cs:77:11 decrypt */
-    cs_p a130[8] = {p80, p81, p82, p83, p84, p85, p86, p87}, r130[8]; cs_sbox_Sinv(a130, r130); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r130[8]; cs_sbox_Sinv(r130, p80, p81, p82, p83, p84, p85, p86, p87); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p165 = CS_P_XOR(CS_P_SPLAT(kb[21]), r130[5]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p160 = CS_P_XOR(CS_P_SPLAT(kb[16]), r130[0]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p166 = CS_P_XOR(CS_P_SPLAT(kb[22]), r130[6]); /* aes.cs:79:54 decrypt r1 */
@@ -5195,7 +5231,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p61 = CS_P_XOR(CS_P_SPLAT(kb[189]), s[61]); /* aes.cs:77:11 decrypt */
     const cs_p p62 = CS_P_XOR(CS_P_SPLAT(kb[190]), s[62]); /* aes.cs:77:11 decrypt */
     const cs_p p63 = CS_P_XOR(CS_P_SPLAT(kb[191]), s[63]); /* aes.cs:77:11 decrypt */
-    cs_p a131[8] = {p56, p57, p58, p59, p60, p61, p62, p63}, r131[8]; cs_sbox_Sinv(a131, r131); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
+    cs_p r131[8]; cs_sbox_Sinv(r131, p56, p57, p58, p59, p60, p61, p62, p63); /* aes.cs:31:42 decrypt>InvSubBytes r1 */
     const cs_p p168 = CS_P_XOR(CS_P_SPLAT(kb[24]), r131[0]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p173 = CS_P_XOR(CS_P_SPLAT(kb[29]), r131[5]); /* aes.cs:79:54 decrypt r1 */
     const cs_p p319 = CS_P_XOR(p168, p173);              /* aes.cs:40:51 decrypt>InvMixColumns>mix r1 */
@@ -7049,7 +7085,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p667 = v[37];
     const cs_p p668 = v[38];
     const cs_p p669 = v[39];
-    cs_p a1540[8] = {p662, p663, p664, p665, p666, p667, p668, p669}, r1540[8]; cs_sbox_Sinv(a1540, r1540); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1540[8]; cs_sbox_Sinv(r1540, p662, p663, p664, p665, p666, p667, p668, p669); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1584 = CS_P_XOR(CS_P_SPLAT(kb[32]), r1540[0]); /* aes.cs:79:54 decrypt r2 */
     w[3] = p1584;
     const cs_p p1585 = CS_P_XOR(CS_P_SPLAT(kb[33]), r1540[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7074,7 +7110,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p430 = v[45];
     const cs_p p431 = v[46];
     const cs_p p432 = v[47];
-    cs_p a1541[8] = {p425, p426, p427, p428, p429, p430, p431, p432}, r1541[8]; cs_sbox_Sinv(a1541, r1541); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1541[8]; cs_sbox_Sinv(r1541, p425, p426, p427, p428, p429, p430, p431, p432); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1592 = CS_P_XOR(CS_P_SPLAT(kb[40]), r1541[0]); /* aes.cs:79:54 decrypt r2 */
     w[8] = p1592;
     const cs_p p1593 = CS_P_XOR(CS_P_SPLAT(kb[41]), r1541[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7099,7 +7135,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1456 = v[53];
     const cs_p p1457 = v[54];
     const cs_p p1458 = v[55];
-    cs_p a1542[8] = {p1451, p1452, p1453, p1454, p1455, p1456, p1457, p1458}, r1542[8]; cs_sbox_Sinv(a1542, r1542); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1542[8]; cs_sbox_Sinv(r1542, p1451, p1452, p1453, p1454, p1455, p1456, p1457, p1458); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1600 = CS_P_XOR(CS_P_SPLAT(kb[48]), r1542[0]); /* aes.cs:79:54 decrypt r2 */
     w[16] = p1600;
     const cs_p p1601 = CS_P_XOR(CS_P_SPLAT(kb[49]), r1542[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7124,7 +7160,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1217 = v[61];
     const cs_p p1218 = v[62];
     const cs_p p1219 = v[63];
-    cs_p a1543[8] = {p1212, p1213, p1214, p1215, p1216, p1217, p1218, p1219}, r1543[8]; cs_sbox_Sinv(a1543, r1543); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1543[8]; cs_sbox_Sinv(r1543, p1212, p1213, p1214, p1215, p1216, p1217, p1218, p1219); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1608 = CS_P_XOR(CS_P_SPLAT(kb[56]), r1543[0]); /* aes.cs:79:54 decrypt r2 */
     w[24] = p1608;
     const cs_p p1609 = CS_P_XOR(CS_P_SPLAT(kb[57]), r1543[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7149,7 +7185,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p983 = v[69];
     const cs_p p984 = v[70];
     const cs_p p985 = v[71];
-    cs_p a1544[8] = {p978, p979, p980, p981, p982, p983, p984, p985}, r1544[8]; cs_sbox_Sinv(a1544, r1544); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1544[8]; cs_sbox_Sinv(r1544, p978, p979, p980, p981, p982, p983, p984, p985); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1616 = CS_P_XOR(CS_P_SPLAT(kb[64]), r1544[0]); /* aes.cs:79:54 decrypt r2 */
     w[35] = p1616;
     const cs_p p1617 = CS_P_XOR(CS_P_SPLAT(kb[65]), r1544[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7174,7 +7210,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p746 = v[77];
     const cs_p p747 = v[78];
     const cs_p p748 = v[79];
-    cs_p a1545[8] = {p741, p742, p743, p744, p745, p746, p747, p748}, r1545[8]; cs_sbox_Sinv(a1545, r1545); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1545[8]; cs_sbox_Sinv(r1545, p741, p742, p743, p744, p745, p746, p747, p748); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1624 = CS_P_XOR(CS_P_SPLAT(kb[72]), r1545[0]); /* aes.cs:79:54 decrypt r2 */
     w[40] = p1624;
     const cs_p p1625 = CS_P_XOR(CS_P_SPLAT(kb[73]), r1545[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7199,7 +7235,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p508 = v[85];
     const cs_p p509 = v[86];
     const cs_p p510 = v[87];
-    cs_p a1546[8] = {p503, p504, p505, p506, p507, p508, p509, p510}, r1546[8]; cs_sbox_Sinv(a1546, r1546); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1546[8]; cs_sbox_Sinv(r1546, p503, p504, p505, p506, p507, p508, p509, p510); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1632 = CS_P_XOR(CS_P_SPLAT(kb[80]), r1546[0]); /* aes.cs:79:54 decrypt r2 */
     w[48] = p1632;
     const cs_p p1633 = CS_P_XOR(CS_P_SPLAT(kb[81]), r1546[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7224,7 +7260,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1533 = v[93];
     const cs_p p1534 = v[94];
     const cs_p p1535 = v[95];
-    cs_p a1547[8] = {p1528, p1529, p1530, p1531, p1532, p1533, p1534, p1535}, r1547[8]; cs_sbox_Sinv(a1547, r1547); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1547[8]; cs_sbox_Sinv(r1547, p1528, p1529, p1530, p1531, p1532, p1533, p1534, p1535); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1640 = CS_P_XOR(CS_P_SPLAT(kb[88]), r1547[0]); /* aes.cs:79:54 decrypt r2 */
     w[56] = p1640;
     const cs_p p1641 = CS_P_XOR(CS_P_SPLAT(kb[89]), r1547[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7249,7 +7285,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1299 = v[101];
     const cs_p p1300 = v[102];
     const cs_p p1301 = v[103];
-    cs_p a1548[8] = {p1294, p1295, p1296, p1297, p1298, p1299, p1300, p1301}, r1548[8]; cs_sbox_Sinv(a1548, r1548); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1548[8]; cs_sbox_Sinv(r1548, p1294, p1295, p1296, p1297, p1298, p1299, p1300, p1301); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1648 = CS_P_XOR(CS_P_SPLAT(kb[96]), r1548[0]); /* aes.cs:79:54 decrypt r2 */
     w[67] = p1648;
     const cs_p p1649 = CS_P_XOR(CS_P_SPLAT(kb[97]), r1548[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7274,7 +7310,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1062 = v[109];
     const cs_p p1063 = v[110];
     const cs_p p1064 = v[111];
-    cs_p a1549[8] = {p1057, p1058, p1059, p1060, p1061, p1062, p1063, p1064}, r1549[8]; cs_sbox_Sinv(a1549, r1549); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1549[8]; cs_sbox_Sinv(r1549, p1057, p1058, p1059, p1060, p1061, p1062, p1063, p1064); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1656 = CS_P_XOR(CS_P_SPLAT(kb[104]), r1549[0]); /* aes.cs:79:54 decrypt r2 */
     w[72] = p1656;
     const cs_p p1657 = CS_P_XOR(CS_P_SPLAT(kb[105]), r1549[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7299,7 +7335,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p824 = v[117];
     const cs_p p825 = v[118];
     const cs_p p826 = v[119];
-    cs_p a1550[8] = {p819, p820, p821, p822, p823, p824, p825, p826}, r1550[8]; cs_sbox_Sinv(a1550, r1550); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1550[8]; cs_sbox_Sinv(r1550, p819, p820, p821, p822, p823, p824, p825, p826); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1664 = CS_P_XOR(CS_P_SPLAT(kb[112]), r1550[0]); /* aes.cs:79:54 decrypt r2 */
     w[80] = p1664;
     const cs_p p1665 = CS_P_XOR(CS_P_SPLAT(kb[113]), r1550[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7324,7 +7360,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p585 = v[125];
     const cs_p p586 = v[126];
     const cs_p p587 = v[127];
-    cs_p a1551[8] = {p580, p581, p582, p583, p584, p585, p586, p587}, r1551[8]; cs_sbox_Sinv(a1551, r1551); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1551[8]; cs_sbox_Sinv(r1551, p580, p581, p582, p583, p584, p585, p586, p587); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1672 = CS_P_XOR(CS_P_SPLAT(kb[120]), r1551[0]); /* aes.cs:79:54 decrypt r2 */
     w[88] = p1672;
     const cs_p p1673 = CS_P_XOR(CS_P_SPLAT(kb[121]), r1551[1]); /* aes.cs:79:54 decrypt r2 */
@@ -7349,7 +7385,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p351 = v[5];
     const cs_p p352 = v[6];
     const cs_p p353 = v[7];
-    cs_p a1536[8] = {p346, p347, p348, p349, p350, p351, p352, p353}, r1536[8]; cs_sbox_Sinv(a1536, r1536); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1536[8]; cs_sbox_Sinv(r1536, p346, p347, p348, p349, p350, p351, p352, p353); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1559 = CS_P_XOR(CS_P_SPLAT(kb[7]), r1536[7]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1557 = CS_P_XOR(CS_P_SPLAT(kb[5]), r1536[5]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1558 = CS_P_XOR(CS_P_SPLAT(kb[6]), r1536[6]); /* aes.cs:79:54 decrypt r2 */
@@ -7363,7 +7399,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1378 = v[13];
     const cs_p p1379 = v[14];
     const cs_p p1380 = v[15];
-    cs_p a1537[8] = {p1373, p1374, p1375, p1376, p1377, p1378, p1379, p1380}, r1537[8]; cs_sbox_Sinv(a1537, r1537); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1537[8]; cs_sbox_Sinv(r1537, p1373, p1374, p1375, p1376, p1377, p1378, p1379, p1380); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1567 = CS_P_XOR(CS_P_SPLAT(kb[15]), r1537[7]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1560 = CS_P_XOR(CS_P_SPLAT(kb[8]), r1537[0]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1565 = CS_P_XOR(CS_P_SPLAT(kb[13]), r1537[5]); /* aes.cs:79:54 decrypt r2 */
@@ -7378,7 +7414,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1140 = v[21];
     const cs_p p1141 = v[22];
     const cs_p p1142 = v[23];
-    cs_p a1538[8] = {p1135, p1136, p1137, p1138, p1139, p1140, p1141, p1142}, r1538[8]; cs_sbox_Sinv(a1538, r1538); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1538[8]; cs_sbox_Sinv(r1538, p1135, p1136, p1137, p1138, p1139, p1140, p1141, p1142); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1573 = CS_P_XOR(CS_P_SPLAT(kb[21]), r1538[5]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1568 = CS_P_XOR(CS_P_SPLAT(kb[16]), r1538[0]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1574 = CS_P_XOR(CS_P_SPLAT(kb[22]), r1538[6]); /* aes.cs:79:54 decrypt r2 */
@@ -7392,7 +7428,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p901 = v[29];
     const cs_p p902 = v[30];
     const cs_p p903 = v[31];
-    cs_p a1539[8] = {p896, p897, p898, p899, p900, p901, p902, p903}, r1539[8]; cs_sbox_Sinv(a1539, r1539); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
+    cs_p r1539[8]; cs_sbox_Sinv(r1539, p896, p897, p898, p899, p900, p901, p902, p903); /* aes.cs:31:42 decrypt>InvSubBytes r2 */
     const cs_p p1576 = CS_P_XOR(CS_P_SPLAT(kb[24]), r1539[0]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1581 = CS_P_XOR(CS_P_SPLAT(kb[29]), r1539[5]); /* aes.cs:79:54 decrypt r2 */
     const cs_p p1727 = CS_P_XOR(p1576, p1581);           /* aes.cs:40:51 decrypt>InvMixColumns>mix r2 */
@@ -9246,7 +9282,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p17247 = v[37];
     const cs_p p17248 = v[38];
     const cs_p p17249 = v[39];
-    cs_p a18432[8] = {p17242, p17243, p17244, p17245, p17246, p17247, p17248, p17249}, r18432[8]; cs_sbox_Sinv(a18432, r18432); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18432[8]; cs_sbox_Sinv(r18432, p17242, p17243, p17244, p17245, p17246, p17247, p17248, p17249); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18448 = CS_P_XOR(CS_P_SPLAT(kb[0]), r18432[0]); /* aes.cs:81:38 decrypt */
     o[0] = p18448;                                       /* block word X[0], bit 0 */
     const cs_p p18449 = CS_P_XOR(CS_P_SPLAT(kb[1]), r18432[1]); /* aes.cs:81:38 decrypt */
@@ -9377,7 +9413,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p18252 = CS_P_XOR(p17140, p17143);        /* aes.cs:40:51 decrypt>InvMixColumns>mix r13 */
     const cs_p p18268 = CS_P_XOR(p18243, p18252);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r13 */
     const cs_p p18276 = CS_P_XOR(p18260, p18268);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r13 */
-    cs_p a18433[8] = {p18269, p18270, p18271, p18272, p18273, p18274, p18275, p18276}, r18433[8]; cs_sbox_Sinv(a18433, r18433); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18433[8]; cs_sbox_Sinv(r18433, p18269, p18270, p18271, p18272, p18273, p18274, p18275, p18276); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18456 = CS_P_XOR(CS_P_SPLAT(kb[8]), r18433[0]); /* aes.cs:81:38 decrypt */
     o[8] = p18456;                                       /* block word X[1], bit 0 */
     const cs_p p18457 = CS_P_XOR(CS_P_SPLAT(kb[9]), r18433[1]); /* aes.cs:81:38 decrypt */
@@ -9402,7 +9438,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p18036 = v[45];
     const cs_p p18037 = v[46];
     const cs_p p18038 = v[47];
-    cs_p a18434[8] = {p18031, p18032, p18033, p18034, p18035, p18036, p18037, p18038}, r18434[8]; cs_sbox_Sinv(a18434, r18434); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18434[8]; cs_sbox_Sinv(r18434, p18031, p18032, p18033, p18034, p18035, p18036, p18037, p18038); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18464 = CS_P_XOR(CS_P_SPLAT(kb[16]), r18434[0]); /* aes.cs:81:38 decrypt */
     o[16] = p18464;                                      /* block word X[2], bit 0 */
     const cs_p p18465 = CS_P_XOR(CS_P_SPLAT(kb[17]), r18434[1]); /* aes.cs:81:38 decrypt */
@@ -9427,7 +9463,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p17797 = v[53];
     const cs_p p17798 = v[54];
     const cs_p p17799 = v[55];
-    cs_p a18435[8] = {p17792, p17793, p17794, p17795, p17796, p17797, p17798, p17799}, r18435[8]; cs_sbox_Sinv(a18435, r18435); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18435[8]; cs_sbox_Sinv(r18435, p17792, p17793, p17794, p17795, p17796, p17797, p17798, p17799); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18472 = CS_P_XOR(CS_P_SPLAT(kb[24]), r18435[0]); /* aes.cs:81:38 decrypt */
     o[24] = p18472;                                      /* block word X[3], bit 0 */
     const cs_p p18473 = CS_P_XOR(CS_P_SPLAT(kb[25]), r18435[1]); /* aes.cs:81:38 decrypt */
@@ -9452,7 +9488,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p17563 = v[61];
     const cs_p p17564 = v[62];
     const cs_p p17565 = v[63];
-    cs_p a18436[8] = {p17558, p17559, p17560, p17561, p17562, p17563, p17564, p17565}, r18436[8]; cs_sbox_Sinv(a18436, r18436); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18436[8]; cs_sbox_Sinv(r18436, p17558, p17559, p17560, p17561, p17562, p17563, p17564, p17565); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18480 = CS_P_XOR(CS_P_SPLAT(kb[32]), r18436[0]); /* aes.cs:81:38 decrypt */
     o[32] = p18480;                                      /* block word X[4], bit 0 */
     const cs_p p18481 = CS_P_XOR(CS_P_SPLAT(kb[33]), r18436[1]); /* aes.cs:81:38 decrypt */
@@ -9477,7 +9513,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p17326 = v[69];
     const cs_p p17327 = v[70];
     const cs_p p17328 = v[71];
-    cs_p a18437[8] = {p17321, p17322, p17323, p17324, p17325, p17326, p17327, p17328}, r18437[8]; cs_sbox_Sinv(a18437, r18437); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18437[8]; cs_sbox_Sinv(r18437, p17321, p17322, p17323, p17324, p17325, p17326, p17327, p17328); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18488 = CS_P_XOR(CS_P_SPLAT(kb[40]), r18437[0]); /* aes.cs:81:38 decrypt */
     o[40] = p18488;                                      /* block word X[5], bit 0 */
     const cs_p p18489 = CS_P_XOR(CS_P_SPLAT(kb[41]), r18437[1]); /* aes.cs:81:38 decrypt */
@@ -9573,7 +9609,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p18330 = CS_P_XOR(p17148, p17151);        /* aes.cs:40:51 decrypt>InvMixColumns>mix r13 */
     const cs_p p18346 = CS_P_XOR(p18321, p18330);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r13 */
     const cs_p p18354 = CS_P_XOR(p18338, p18346);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r13 */
-    cs_p a18438[8] = {p18347, p18348, p18349, p18350, p18351, p18352, p18353, p18354}, r18438[8]; cs_sbox_Sinv(a18438, r18438); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18438[8]; cs_sbox_Sinv(r18438, p18347, p18348, p18349, p18350, p18351, p18352, p18353, p18354); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18496 = CS_P_XOR(CS_P_SPLAT(kb[48]), r18438[0]); /* aes.cs:81:38 decrypt */
     o[48] = p18496;                                      /* block word X[6], bit 0 */
     const cs_p p18497 = CS_P_XOR(CS_P_SPLAT(kb[49]), r18438[1]); /* aes.cs:81:38 decrypt */
@@ -9598,7 +9634,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p18113 = v[77];
     const cs_p p18114 = v[78];
     const cs_p p18115 = v[79];
-    cs_p a18439[8] = {p18108, p18109, p18110, p18111, p18112, p18113, p18114, p18115}, r18439[8]; cs_sbox_Sinv(a18439, r18439); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18439[8]; cs_sbox_Sinv(r18439, p18108, p18109, p18110, p18111, p18112, p18113, p18114, p18115); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18504 = CS_P_XOR(CS_P_SPLAT(kb[56]), r18439[0]); /* aes.cs:81:38 decrypt */
     o[56] = p18504;                                      /* block word X[7], bit 0 */
     const cs_p p18505 = CS_P_XOR(CS_P_SPLAT(kb[57]), r18439[1]); /* aes.cs:81:38 decrypt */
@@ -9623,7 +9659,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p17879 = v[85];
     const cs_p p17880 = v[86];
     const cs_p p17881 = v[87];
-    cs_p a18440[8] = {p17874, p17875, p17876, p17877, p17878, p17879, p17880, p17881}, r18440[8]; cs_sbox_Sinv(a18440, r18440); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18440[8]; cs_sbox_Sinv(r18440, p17874, p17875, p17876, p17877, p17878, p17879, p17880, p17881); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18512 = CS_P_XOR(CS_P_SPLAT(kb[64]), r18440[0]); /* aes.cs:81:38 decrypt */
     o[64] = p18512;                                      /* block word X[8], bit 0 */
     const cs_p p18513 = CS_P_XOR(CS_P_SPLAT(kb[65]), r18440[1]); /* aes.cs:81:38 decrypt */
@@ -9648,7 +9684,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p17642 = v[93];
     const cs_p p17643 = v[94];
     const cs_p p17644 = v[95];
-    cs_p a18441[8] = {p17637, p17638, p17639, p17640, p17641, p17642, p17643, p17644}, r18441[8]; cs_sbox_Sinv(a18441, r18441); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18441[8]; cs_sbox_Sinv(r18441, p17637, p17638, p17639, p17640, p17641, p17642, p17643, p17644); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18520 = CS_P_XOR(CS_P_SPLAT(kb[72]), r18441[0]); /* aes.cs:81:38 decrypt */
     o[72] = p18520;                                      /* block word X[9], bit 0 */
     const cs_p p18521 = CS_P_XOR(CS_P_SPLAT(kb[73]), r18441[1]); /* aes.cs:81:38 decrypt */
@@ -9673,7 +9709,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p17404 = v[101];
     const cs_p p17405 = v[102];
     const cs_p p17406 = v[103];
-    cs_p a18442[8] = {p17399, p17400, p17401, p17402, p17403, p17404, p17405, p17406}, r18442[8]; cs_sbox_Sinv(a18442, r18442); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18442[8]; cs_sbox_Sinv(r18442, p17399, p17400, p17401, p17402, p17403, p17404, p17405, p17406); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18528 = CS_P_XOR(CS_P_SPLAT(kb[80]), r18442[0]); /* aes.cs:81:38 decrypt */
     o[80] = p18528;                                      /* block word X[10], bit 0 */
     const cs_p p18529 = CS_P_XOR(CS_P_SPLAT(kb[81]), r18442[1]); /* aes.cs:81:38 decrypt */
@@ -9768,7 +9804,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p18407 = CS_P_XOR(p17156, p17159);        /* aes.cs:40:51 decrypt>InvMixColumns>mix r13 */
     const cs_p p18423 = CS_P_XOR(p18398, p18407);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r13 */
     const cs_p p18431 = CS_P_XOR(p18415, p18423);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r13 */
-    cs_p a18443[8] = {p18424, p18425, p18426, p18427, p18428, p18429, p18430, p18431}, r18443[8]; cs_sbox_Sinv(a18443, r18443); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18443[8]; cs_sbox_Sinv(r18443, p18424, p18425, p18426, p18427, p18428, p18429, p18430, p18431); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18536 = CS_P_XOR(CS_P_SPLAT(kb[88]), r18443[0]); /* aes.cs:81:38 decrypt */
     o[88] = p18536;                                      /* block word X[11], bit 0 */
     const cs_p p18537 = CS_P_XOR(CS_P_SPLAT(kb[89]), r18443[1]); /* aes.cs:81:38 decrypt */
@@ -9862,7 +9898,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p18173 = CS_P_XOR(p17164, p17167);        /* aes.cs:40:51 decrypt>InvMixColumns>mix r13 */
     const cs_p p18189 = CS_P_XOR(p18162, p18173);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r13 */
     const cs_p p18197 = CS_P_XOR(p18181, p18189);        /* aes.cs:40:49 decrypt>InvMixColumns>mix r13 */
-    cs_p a18444[8] = {p18190, p18191, p18192, p18193, p18194, p18195, p18196, p18197}, r18444[8]; cs_sbox_Sinv(a18444, r18444); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18444[8]; cs_sbox_Sinv(r18444, p18190, p18191, p18192, p18193, p18194, p18195, p18196, p18197); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18544 = CS_P_XOR(CS_P_SPLAT(kb[96]), r18444[0]); /* aes.cs:81:38 decrypt */
     o[96] = p18544;                                      /* block word X[12], bit 0 */
     const cs_p p18545 = CS_P_XOR(CS_P_SPLAT(kb[97]), r18444[1]); /* aes.cs:81:38 decrypt */
@@ -9887,7 +9923,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p17958 = v[109];
     const cs_p p17959 = v[110];
     const cs_p p17960 = v[111];
-    cs_p a18445[8] = {p17953, p17954, p17955, p17956, p17957, p17958, p17959, p17960}, r18445[8]; cs_sbox_Sinv(a18445, r18445); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18445[8]; cs_sbox_Sinv(r18445, p17953, p17954, p17955, p17956, p17957, p17958, p17959, p17960); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18552 = CS_P_XOR(CS_P_SPLAT(kb[104]), r18445[0]); /* aes.cs:81:38 decrypt */
     o[104] = p18552;                                     /* block word X[13], bit 0 */
     const cs_p p18553 = CS_P_XOR(CS_P_SPLAT(kb[105]), r18445[1]); /* aes.cs:81:38 decrypt */
@@ -9912,7 +9948,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p17720 = v[117];
     const cs_p p17721 = v[118];
     const cs_p p17722 = v[119];
-    cs_p a18446[8] = {p17715, p17716, p17717, p17718, p17719, p17720, p17721, p17722}, r18446[8]; cs_sbox_Sinv(a18446, r18446); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18446[8]; cs_sbox_Sinv(r18446, p17715, p17716, p17717, p17718, p17719, p17720, p17721, p17722); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18560 = CS_P_XOR(CS_P_SPLAT(kb[112]), r18446[0]); /* aes.cs:81:38 decrypt */
     o[112] = p18560;                                     /* block word X[14], bit 0 */
     const cs_p p18561 = CS_P_XOR(CS_P_SPLAT(kb[113]), r18446[1]); /* aes.cs:81:38 decrypt */
@@ -9937,7 +9973,7 @@ static void cs_decrypt_n_6(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p17481 = v[125];
     const cs_p p17482 = v[126];
     const cs_p p17483 = v[127];
-    cs_p a18447[8] = {p17476, p17477, p17478, p17479, p17480, p17481, p17482, p17483}, r18447[8]; cs_sbox_Sinv(a18447, r18447); /* aes.cs:31:42 decrypt>InvSubBytes */
+    cs_p r18447[8]; cs_sbox_Sinv(r18447, p17476, p17477, p17478, p17479, p17480, p17481, p17482, p17483); /* aes.cs:31:42 decrypt>InvSubBytes */
     const cs_p p18568 = CS_P_XOR(CS_P_SPLAT(kb[120]), r18447[0]); /* aes.cs:81:38 decrypt */
     o[120] = p18568;                                     /* block word X[15], bit 0 */
     const cs_p p18569 = CS_P_XOR(CS_P_SPLAT(kb[121]), r18447[1]); /* aes.cs:81:38 decrypt */
@@ -10025,6 +10061,43 @@ static void cs_decrypt_n(const aes256_key *ks, const uint8_t *in, uint8_t *out)
     cs_decrypt_n_4(ks->bs + 0, s, o, v[1], v[0]);
     cs_decrypt_n_6(ks->bs + 0, s, o, v[0], v[1]);
     cs_bs_store(out, o);
+}
+
+/* CTR: N counter blocks ctr, ctr + 1, ... (no carry out of the low 64 bits) through the encrypt core's pieces, XORed into in (bitsliced core) */
+static void cs_ctr_n(const aes256_key *ks, const uint8_t *ctr, const uint8_t *in, uint8_t *out)
+{
+    cs_p s[CS_BLOCK * 8], o[CS_BLOCK * 8];  /* s[j*8+b]: bit b of byte j, all blocks */
+    cs_p v[2][152];  /* planes handed from one piece to the next (read one, write the other) */
+    cs_bs_load_ctr(s, ctr);
+    cs_bs_prefetch(in, out, 0, 14);
+    cs_encrypt_n_0(ks->bs + 0, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 1, 14);
+    cs_encrypt_n_1(ks->bs + 256, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 2, 14);
+    cs_encrypt_n_2(ks->bs + 384, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 3, 14);
+    cs_encrypt_n_2(ks->bs + 512, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 4, 14);
+    cs_encrypt_n_2(ks->bs + 640, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 5, 14);
+    cs_encrypt_n_2(ks->bs + 768, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 6, 14);
+    cs_encrypt_n_2(ks->bs + 896, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 7, 14);
+    cs_encrypt_n_2(ks->bs + 1024, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 8, 14);
+    cs_encrypt_n_2(ks->bs + 1152, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 9, 14);
+    cs_encrypt_n_2(ks->bs + 1280, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 10, 14);
+    cs_encrypt_n_2(ks->bs + 1408, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 11, 14);
+    cs_encrypt_n_2(ks->bs + 1536, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 12, 14);
+    cs_encrypt_n_3(ks->bs + 1664, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 13, 14);
+    cs_encrypt_n_4(ks->bs + 1784, s, o, v[1], v[0]);
+    cs_bs_store_xor(out, o, in);
 }
 
 /* encrypt: k <= CS_LANES blocks, padded with zero blocks to a full run of the core */
@@ -10118,6 +10191,12 @@ CS_HIDDEN void CS_KERNEL(ctr)(const aes256_key *ks, uint8_t *ctr, const uint8_t 
     uint8_t stream[CS_LANES * CS_BLOCK];
     size_t i = 0;
     for (; i + CS_LANES <= n; i += CS_LANES) {
+        const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+        if (lo <= UINT64_MAX - CS_LANES) {  /* no carry out of the low 64 bits: the core makes the planes */
+            cs_ctr_n(ks, ctr, in + i * CS_BLOCK, out + i * CS_BLOCK);
+            cs_store64be(ctr + CS_BLOCK - 8, lo + CS_LANES);
+            continue;
+        }
         cs_ctr_fill(stream, ctr, CS_LANES);
         cs_encrypt_n(ks, stream, stream);
         cs_xor_bytes(out + i * CS_BLOCK, in + i * CS_BLOCK, stream, sizeof stream);

@@ -101,675 +101,622 @@ static inline void cs_store64be(uint8_t *p, uint64_t v) { cs_store32be(p, (uint3
 CS_NOINLINE
 static void cs_ksbox_SB1(const uint64_t x[8], uint64_t y[8])
 {
-    const uint64_t p0 = x[0];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p1 = x[1];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p2 = x[2];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p3 = x[3];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p4 = x[4];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p5 = x[5];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p6 = x[6];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p7 = x[7];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p8 = CS_M_XOR(p4, p7);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p9 = CS_M_XOR(p2, p7);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p10 = CS_M_XOR(p1, p7);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p11 = CS_M_XOR(p2, p4);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p12 = CS_M_XOR(p1, p3);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p13 = CS_M_XOR(p12, p4);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p14 = CS_M_XOR(p13, p7);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p15 = CS_M_XOR(p5, p6);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p16 = CS_M_XOR(p0, p14);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p17 = CS_M_XOR(p0, p15);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p18 = CS_M_XOR(p14, p15);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p19 = CS_M_XOR(p2, p6);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p20 = CS_M_XOR(p2, p5);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p21 = CS_M_XOR(p1, p9);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p22 = CS_M_XOR(p21, p4);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p23 = CS_M_XOR(p13, p9);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p24 = CS_M_XOR(p23, p6);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p25 = CS_M_XOR(p12, p2);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p26 = CS_M_XOR(p25, p6);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p27 = CS_M_XOR(p25, p5);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p28 = CS_M_XOR(p0, p26);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p29 = CS_M_XOR(p0, p4);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p30 = CS_M_XOR(p17, p4);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p31 = CS_M_XOR(p17, p7);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p32 = CS_M_XOR(p0, p1);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p33 = CS_M_XOR(p1, p17);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p34 = CS_M_XOR(p17, p21);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p35 = CS_M_XOR(p13, p15);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p36 = CS_M_XOR(p2, p35);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p37 = CS_M_XOR(p5, p9);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p38 = CS_M_XOR(p12, p37);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p39 = CS_M_XOR(p3, p37);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p40 = CS_M_XOR(p37, p4);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p41 = CS_M_AND(p14, p22);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p42 = CS_M_AND(p16, p34);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p43 = CS_M_XOR(p24, p41);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p44 = CS_M_AND(p0, p30);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p45 = CS_M_XOR(p41, p44);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p46 = CS_M_AND(p10, p27);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p47 = CS_M_AND(p17, p33);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p48 = CS_M_XOR(p39, p46);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p49 = CS_M_AND(p28, p31);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p50 = CS_M_XOR(p46, p49);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p51 = CS_M_AND(p26, p8);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p52 = CS_M_AND(p11, p40);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p53 = CS_M_XOR(p51, p52);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p54 = CS_M_AND(p18, p9);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p55 = CS_M_XOR(p51, p54);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p56 = CS_M_XOR(p42, p43);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p57 = CS_M_XOR(p36, p45);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p58 = CS_M_XOR(p47, p48);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p59 = CS_M_XOR(p50, p55);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p60 = CS_M_XOR(p53, p56);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p61 = CS_M_XOR(p55, p57);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p62 = CS_M_XOR(p53, p58);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p63 = CS_M_XOR(p38, p59);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p64 = CS_M_XOR(p62, p63);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p65 = CS_M_AND(p60, p62);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p66 = CS_M_XOR(p61, p65);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p67 = CS_M_XOR(p60, p61);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p68 = CS_M_XOR(p63, p65);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p69 = CS_M_AND(p67, p68);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p70 = CS_M_AND(p64, p66);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p71 = CS_M_AND(p60, p63);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p72 = CS_M_AND(p67, p71);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p73 = CS_M_XOR(p65, p67);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p74 = CS_M_AND(p61, p62);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p75 = CS_M_AND(p64, p74);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p76 = CS_M_XOR(p64, p65);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p77 = CS_M_XOR(p61, p69);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p78 = CS_M_XOR(p72, p73);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p79 = CS_M_XOR(p63, p70);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p80 = CS_M_XOR(p75, p76);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p81 = CS_M_XOR(p78, p80);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p82 = CS_M_XOR(p77, p79);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p83 = CS_M_XOR(p77, p78);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p84 = CS_M_XOR(p79, p80);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p85 = CS_M_XOR(p81, p82);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p86 = CS_M_AND(p14, p84);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p87 = CS_M_AND(p16, p80);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p88 = CS_M_AND(p0, p79);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p89 = CS_M_AND(p27, p83);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p90 = CS_M_AND(p17, p78);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p91 = CS_M_AND(p28, p77);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p92 = CS_M_AND(p26, p82);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p93 = CS_M_AND(p40, p85);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p94 = CS_M_AND(p18, p81);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p95 = CS_M_AND(p22, p84);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p96 = CS_M_AND(p34, p80);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p97 = CS_M_AND(p30, p79);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p98 = CS_M_AND(p10, p83);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p99 = CS_M_AND(p33, p78);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p100 = CS_M_AND(p31, p77);            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p101 = CS_M_AND(p8, p82);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p102 = CS_M_AND(p11, p85);            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p103 = CS_M_AND(p81, p9);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p104 = CS_M_XOR(p101, p102);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p105 = CS_M_XOR(p86, p88);            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p106 = CS_M_XOR(p105, p98);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p107 = CS_M_XOR(p104, p106);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p108 = CS_M_XOR(p91, p99);            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p109 = CS_M_XOR(p107, p108);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p110 = CS_M_XOR(p109, p89);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p111 = CS_M_NOT(p110);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p112 = CS_M_XOR(p104, p90);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p113 = CS_M_XOR(p108, p112);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p114 = CS_M_XOR(p113, p93);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p115 = CS_M_XOR(p114, p94);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p116 = CS_M_XOR(p115, p98);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p117 = CS_M_NOT(p116);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p118 = CS_M_XOR(p112, p96);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p119 = CS_M_XOR(p118, p89);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p120 = CS_M_XOR(p119, p93);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p121 = CS_M_XOR(p106, p94);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p122 = CS_M_XOR(p100, p121);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p123 = CS_M_XOR(p120, p122);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p124 = CS_M_XOR(p123, p97);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p125 = CS_M_XOR(p87, p95);            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p126 = CS_M_XOR(p118, p125);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p127 = CS_M_XOR(p126, p88);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p128 = CS_M_XOR(p127, p91);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p129 = CS_M_XOR(p125, p86);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p130 = CS_M_XOR(p119, p129);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p131 = CS_M_XOR(p122, p92);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p132 = CS_M_XOR(p101, p131);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p133 = CS_M_XOR(p103, p132);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p134 = CS_M_NOT(p133);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p135 = CS_M_XOR(p104, p129);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p136 = CS_M_XOR(p135, p92);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p137 = CS_M_XOR(p136, p93);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p138 = CS_M_XOR(p137, p96);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p139 = CS_M_NOT(p138);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p140 = CS_M_XOR(p120, p92);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p141 = CS_M_XOR(p140, p95);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p111;
+    const uint64_t p0 = x[0];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p1 = x[1];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p2 = x[2];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p3 = x[3];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p4 = x[4];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p5 = x[5];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p6 = x[6];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p7 = x[7];                            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p8 = CS_M_XOR(p2, p4);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p9 = CS_M_XOR(p1, p7);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p10 = CS_M_XOR(p4, p7);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p11 = CS_M_XOR(p2, p7);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p12 = CS_M_XOR(p5, p6);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p13 = CS_M_XOR(p0, p12);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p14 = CS_M_XOR(p13, p4);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p15 = CS_M_XOR(p8, p9);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p16 = CS_M_XOR(p13, p7);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p17 = CS_M_XOR(p1, p13);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p18 = CS_M_XOR(p11, p17);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p19 = CS_M_XOR(p15, p3);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p20 = CS_M_XOR(p19, p2);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p21 = CS_M_XOR(p19, p6);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p22 = CS_M_XOR(p0, p20);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p23 = CS_M_XOR(p12, p20);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p24 = CS_M_XOR(p10, p21);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p25 = CS_M_XOR(p0, p24);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p26 = CS_M_XOR(p23, p24);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p27 = CS_M_XOR(p11, p23);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p28 = CS_M_XOR(p12, p24);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p29 = CS_M_XOR(p28, p9);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p30 = CS_M_XOR(p28, p7);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p31 = CS_M_AND(p15, p20);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p32 = CS_M_AND(p18, p22);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p33 = CS_M_XOR(p31, p32);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p34 = CS_M_AND(p0, p14);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p35 = CS_M_XOR(p31, p34);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p36 = CS_M_AND(p28, p9);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p37 = CS_M_AND(p13, p17);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p38 = CS_M_XOR(p36, p37);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p39 = CS_M_AND(p16, p25);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p40 = CS_M_XOR(p36, p39);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p41 = CS_M_AND(p10, p24);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p42 = CS_M_AND(p26, p8);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p43 = CS_M_XOR(p41, p42);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p44 = CS_M_AND(p11, p23);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p45 = CS_M_XOR(p41, p44);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p46 = CS_M_XOR(p33, p43);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p47 = CS_M_XOR(p35, p45);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p48 = CS_M_XOR(p38, p43);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p49 = CS_M_XOR(p40, p45);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p50 = CS_M_XOR(p21, p46);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p51 = CS_M_XOR(p27, p47);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p52 = CS_M_XOR(p29, p48);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p53 = CS_M_XOR(p30, p49);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p54 = CS_M_XOR(p50, p51);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p55 = CS_M_AND(p50, p52);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p56 = CS_M_XOR(p53, p55);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p57 = CS_M_AND(p54, p56);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p58 = CS_M_XOR(p51, p57);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p59 = CS_M_XOR(p52, p53);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p60 = CS_M_XOR(p51, p55);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p61 = CS_M_AND(p59, p60);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p62 = CS_M_XOR(p53, p61);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p63 = CS_M_XOR(p52, p62);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p64 = CS_M_XOR(p56, p62);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p65 = CS_M_AND(p53, p64);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p66 = CS_M_XOR(p63, p65);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p67 = CS_M_XOR(p56, p65);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p68 = CS_M_AND(p58, p67);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p69 = CS_M_XOR(p54, p68);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p70 = CS_M_XOR(p66, p69);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p71 = CS_M_XOR(p58, p62);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p72 = CS_M_XOR(p58, p69);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p73 = CS_M_XOR(p62, p66);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p74 = CS_M_XOR(p70, p71);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p75 = CS_M_AND(p20, p73);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p76 = CS_M_AND(p22, p66);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p77 = CS_M_AND(p0, p62);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p78 = CS_M_AND(p28, p72);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p79 = CS_M_AND(p13, p69);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p80 = CS_M_AND(p25, p58);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p81 = CS_M_AND(p24, p71);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p82 = CS_M_AND(p26, p74);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p83 = CS_M_AND(p23, p70);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p84 = CS_M_AND(p15, p73);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p85 = CS_M_AND(p18, p66);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p86 = CS_M_AND(p14, p62);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p87 = CS_M_AND(p72, p9);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p88 = CS_M_AND(p17, p69);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p89 = CS_M_AND(p16, p58);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p90 = CS_M_AND(p10, p71);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p91 = CS_M_AND(p74, p8);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p92 = CS_M_AND(p11, p70);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p93 = CS_M_XOR(p90, p91);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p94 = CS_M_XOR(p85, p93);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p95 = CS_M_XOR(p84, p94);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p96 = CS_M_XOR(p75, p77);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p97 = CS_M_XOR(p75, p76);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p98 = CS_M_XOR(p78, p79);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p99 = CS_M_XOR(p87, p96);             /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p100 = CS_M_XOR(p82, p98);            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p101 = CS_M_XOR(p83, p99);            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p102 = CS_M_XOR(p100, p101);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p103 = CS_M_XOR(p97, p98);            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p104 = CS_M_XOR(p78, p80);            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p105 = CS_M_XOR(p88, p93);            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p106 = CS_M_XOR(p104, p96);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p107 = CS_M_XOR(p103, p95);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p108 = CS_M_XOR(p100, p81);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p109 = CS_M_XOR(p102, p89);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p110 = CS_M_XOR(p105, p106);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p111 = CS_M_XOR(p110, p87);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p112 = CS_M_NOT(p111);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p113 = CS_M_XOR(p108, p90);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p114 = CS_M_XOR(p86, p94);            /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p115 = CS_M_XOR(p108, p95);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p116 = CS_M_XOR(p102, p110);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p117 = CS_M_NOT(p116);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p118 = CS_M_XOR(p106, p107);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p119 = CS_M_XOR(p107, p108);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p120 = CS_M_NOT(p119);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p121 = CS_M_XOR(p109, p113);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p122 = CS_M_XOR(p121, p92);           /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p123 = CS_M_NOT(p122);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p124 = CS_M_XOR(p109, p114);          /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p112;
     y[1] = p117;
     y[2] = p124;
-    y[3] = p128;
-    y[4] = p130;
-    y[5] = p134;
-    y[6] = p139;
-    y[7] = p141;
+    y[3] = p118;
+    y[4] = p107;
+    y[5] = p123;
+    y[6] = p120;
+    y[7] = p115;
 }
 
 CS_NOINLINE
 static void cs_ksbox_SB2(const uint64_t x[8], uint64_t y[8])
 {
-    const uint64_t p0 = x[0];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p1 = x[1];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p2 = x[2];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p3 = x[3];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p4 = x[4];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p5 = x[5];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p6 = x[6];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p7 = x[7];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p8 = CS_M_XOR(p4, p7);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p9 = CS_M_XOR(p2, p7);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p10 = CS_M_XOR(p1, p7);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p11 = CS_M_XOR(p2, p4);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p12 = CS_M_XOR(p1, p3);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p13 = CS_M_XOR(p12, p4);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p14 = CS_M_XOR(p13, p7);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p15 = CS_M_XOR(p5, p6);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p16 = CS_M_XOR(p0, p14);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p17 = CS_M_XOR(p0, p15);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p18 = CS_M_XOR(p14, p15);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p19 = CS_M_XOR(p2, p6);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p20 = CS_M_XOR(p2, p5);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p21 = CS_M_XOR(p1, p9);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p22 = CS_M_XOR(p21, p4);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p23 = CS_M_XOR(p13, p9);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p24 = CS_M_XOR(p23, p6);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p25 = CS_M_XOR(p12, p2);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p26 = CS_M_XOR(p25, p6);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p27 = CS_M_XOR(p25, p5);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p28 = CS_M_XOR(p0, p26);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p29 = CS_M_XOR(p0, p4);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p30 = CS_M_XOR(p17, p4);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p31 = CS_M_XOR(p17, p7);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p32 = CS_M_XOR(p0, p1);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p33 = CS_M_XOR(p1, p17);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p34 = CS_M_XOR(p17, p21);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p35 = CS_M_XOR(p13, p15);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p36 = CS_M_XOR(p2, p35);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p37 = CS_M_XOR(p5, p9);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p38 = CS_M_XOR(p12, p37);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p39 = CS_M_XOR(p3, p37);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p40 = CS_M_XOR(p37, p4);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p41 = CS_M_AND(p14, p22);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p42 = CS_M_AND(p16, p34);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p43 = CS_M_XOR(p24, p41);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p44 = CS_M_AND(p0, p30);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p45 = CS_M_XOR(p41, p44);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p46 = CS_M_AND(p10, p27);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p47 = CS_M_AND(p17, p33);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p48 = CS_M_XOR(p39, p46);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p49 = CS_M_AND(p28, p31);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p50 = CS_M_XOR(p46, p49);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p51 = CS_M_AND(p26, p8);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p52 = CS_M_AND(p11, p40);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p53 = CS_M_XOR(p51, p52);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p54 = CS_M_AND(p18, p9);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p55 = CS_M_XOR(p51, p54);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p56 = CS_M_XOR(p42, p43);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p57 = CS_M_XOR(p36, p45);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p58 = CS_M_XOR(p47, p48);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p59 = CS_M_XOR(p50, p55);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p60 = CS_M_XOR(p53, p56);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p61 = CS_M_XOR(p55, p57);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p62 = CS_M_XOR(p53, p58);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p63 = CS_M_XOR(p38, p59);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p64 = CS_M_XOR(p62, p63);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p65 = CS_M_AND(p60, p62);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p66 = CS_M_XOR(p61, p65);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p67 = CS_M_XOR(p60, p61);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p68 = CS_M_XOR(p63, p65);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p69 = CS_M_AND(p67, p68);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p70 = CS_M_AND(p64, p66);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p71 = CS_M_AND(p60, p63);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p72 = CS_M_AND(p67, p71);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p73 = CS_M_XOR(p65, p67);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p74 = CS_M_AND(p61, p62);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p75 = CS_M_AND(p64, p74);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p76 = CS_M_XOR(p64, p65);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p77 = CS_M_XOR(p61, p69);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p78 = CS_M_XOR(p72, p73);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p79 = CS_M_XOR(p63, p70);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p80 = CS_M_XOR(p75, p76);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p81 = CS_M_XOR(p78, p80);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p82 = CS_M_XOR(p77, p79);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p83 = CS_M_XOR(p77, p78);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p84 = CS_M_XOR(p79, p80);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p85 = CS_M_XOR(p81, p82);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p86 = CS_M_AND(p14, p84);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p87 = CS_M_AND(p16, p80);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p88 = CS_M_AND(p0, p79);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p89 = CS_M_AND(p27, p83);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p90 = CS_M_AND(p17, p78);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p91 = CS_M_AND(p28, p77);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p92 = CS_M_AND(p26, p82);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p93 = CS_M_AND(p40, p85);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p94 = CS_M_AND(p18, p81);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p95 = CS_M_AND(p22, p84);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p96 = CS_M_AND(p34, p80);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p97 = CS_M_AND(p30, p79);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p98 = CS_M_AND(p10, p83);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p99 = CS_M_AND(p33, p78);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p100 = CS_M_AND(p31, p77);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p101 = CS_M_AND(p8, p82);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p102 = CS_M_AND(p11, p85);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p103 = CS_M_AND(p81, p9);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p104 = CS_M_XOR(p88, p92);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p105 = CS_M_XOR(p86, p94);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p106 = CS_M_XOR(p101, p105);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p107 = CS_M_XOR(p104, p106);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p108 = CS_M_XOR(p107, p95);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p109 = CS_M_XOR(p108, p96);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p110 = CS_M_XOR(p102, p109);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p111 = CS_M_XOR(p91, p99);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p112 = CS_M_XOR(p89, p93);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p113 = CS_M_XOR(p112, p96);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p114 = CS_M_XOR(p113, p95);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p115 = CS_M_XOR(p114, p98);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p116 = CS_M_XOR(p105, p115);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p117 = CS_M_XOR(p111, p116);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p118 = CS_M_XOR(p117, p87);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p119 = CS_M_NOT(p118);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p120 = CS_M_XOR(p102, p90);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p121 = CS_M_XOR(p103, p120);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p122 = CS_M_XOR(p100, p121);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p123 = CS_M_XOR(p115, p122);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p124 = CS_M_XOR(p123, p92);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p125 = CS_M_XOR(p104, p87);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p126 = CS_M_XOR(p111, p125);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p127 = CS_M_XOR(p100, p126);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p128 = CS_M_XOR(p113, p127);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p129 = CS_M_XOR(p128, p97);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p130 = CS_M_XOR(p114, p127);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p131 = CS_M_XOR(p101, p130);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p132 = CS_M_XOR(p103, p131);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p133 = CS_M_XOR(p112, p120);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p134 = CS_M_XOR(p106, p133);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p135 = CS_M_XOR(p134, p88);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p136 = CS_M_XOR(p135, p98);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p137 = CS_M_XOR(p136, p99);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p138 = CS_M_NOT(p137);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p139 = CS_M_XOR(p116, p122);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p140 = CS_M_XOR(p139, p88);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p141 = CS_M_NOT(p140);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p142 = CS_M_XOR(p121, p125);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p143 = CS_M_XOR(p142, p89);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p144 = CS_M_XOR(p143, p94);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p145 = CS_M_XOR(p144, p96);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p146 = CS_M_XOR(p145, p97);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p147 = CS_M_NOT(p146);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p110;
-    y[1] = p119;
-    y[2] = p124;
-    y[3] = p129;
-    y[4] = p132;
-    y[5] = p138;
-    y[6] = p141;
-    y[7] = p147;
+    const uint64_t p0 = x[0];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p1 = x[1];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p2 = x[2];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p3 = x[3];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p4 = x[4];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p5 = x[5];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p6 = x[6];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p7 = x[7];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p8 = CS_M_XOR(p2, p4);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p9 = CS_M_XOR(p1, p7);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p10 = CS_M_XOR(p4, p7);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p11 = CS_M_XOR(p2, p7);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p12 = CS_M_XOR(p5, p6);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p13 = CS_M_XOR(p0, p12);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p14 = CS_M_XOR(p13, p4);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p15 = CS_M_XOR(p8, p9);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p16 = CS_M_XOR(p13, p7);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p17 = CS_M_XOR(p1, p13);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p18 = CS_M_XOR(p11, p17);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p19 = CS_M_XOR(p15, p3);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p20 = CS_M_XOR(p19, p2);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p21 = CS_M_XOR(p19, p6);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p22 = CS_M_XOR(p0, p20);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p23 = CS_M_XOR(p12, p20);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p24 = CS_M_XOR(p10, p21);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p25 = CS_M_XOR(p0, p24);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p26 = CS_M_XOR(p23, p24);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p27 = CS_M_XOR(p11, p23);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p28 = CS_M_XOR(p12, p24);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p29 = CS_M_XOR(p28, p9);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p30 = CS_M_XOR(p28, p7);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p31 = CS_M_AND(p15, p20);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p32 = CS_M_AND(p18, p22);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p33 = CS_M_XOR(p31, p32);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p34 = CS_M_AND(p0, p14);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p35 = CS_M_XOR(p31, p34);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p36 = CS_M_AND(p28, p9);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p37 = CS_M_AND(p13, p17);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p38 = CS_M_XOR(p36, p37);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p39 = CS_M_AND(p16, p25);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p40 = CS_M_XOR(p36, p39);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p41 = CS_M_AND(p10, p24);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p42 = CS_M_AND(p26, p8);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p43 = CS_M_XOR(p41, p42);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p44 = CS_M_AND(p11, p23);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p45 = CS_M_XOR(p41, p44);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p46 = CS_M_XOR(p33, p43);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p47 = CS_M_XOR(p35, p45);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p48 = CS_M_XOR(p38, p43);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p49 = CS_M_XOR(p40, p45);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p50 = CS_M_XOR(p21, p46);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p51 = CS_M_XOR(p27, p47);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p52 = CS_M_XOR(p29, p48);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p53 = CS_M_XOR(p30, p49);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p54 = CS_M_XOR(p50, p51);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p55 = CS_M_AND(p50, p52);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p56 = CS_M_XOR(p53, p55);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p57 = CS_M_AND(p54, p56);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p58 = CS_M_XOR(p51, p57);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p59 = CS_M_XOR(p52, p53);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p60 = CS_M_XOR(p51, p55);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p61 = CS_M_AND(p59, p60);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p62 = CS_M_XOR(p53, p61);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p63 = CS_M_XOR(p52, p62);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p64 = CS_M_XOR(p56, p62);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p65 = CS_M_AND(p53, p64);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p66 = CS_M_XOR(p63, p65);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p67 = CS_M_XOR(p56, p65);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p68 = CS_M_AND(p58, p67);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p69 = CS_M_XOR(p54, p68);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p70 = CS_M_XOR(p66, p69);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p71 = CS_M_XOR(p58, p62);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p72 = CS_M_XOR(p58, p69);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p73 = CS_M_XOR(p62, p66);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p74 = CS_M_XOR(p70, p71);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p75 = CS_M_AND(p20, p73);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p76 = CS_M_AND(p22, p66);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p77 = CS_M_AND(p0, p62);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p78 = CS_M_AND(p28, p72);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p79 = CS_M_AND(p13, p69);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p80 = CS_M_AND(p25, p58);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p81 = CS_M_AND(p24, p71);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p82 = CS_M_AND(p26, p74);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p83 = CS_M_AND(p23, p70);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p84 = CS_M_AND(p15, p73);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p85 = CS_M_AND(p18, p66);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p86 = CS_M_AND(p14, p62);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p87 = CS_M_AND(p72, p9);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p88 = CS_M_AND(p17, p69);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p89 = CS_M_AND(p16, p58);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p90 = CS_M_AND(p10, p71);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p91 = CS_M_AND(p74, p8);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p92 = CS_M_AND(p11, p70);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p93 = CS_M_XOR(p90, p91);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p94 = CS_M_XOR(p85, p93);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p95 = CS_M_XOR(p84, p94);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p96 = CS_M_XOR(p75, p77);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p97 = CS_M_XOR(p75, p76);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p98 = CS_M_XOR(p78, p79);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p99 = CS_M_XOR(p87, p96);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p100 = CS_M_XOR(p82, p98);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p101 = CS_M_XOR(p83, p99);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p102 = CS_M_XOR(p100, p101);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p103 = CS_M_XOR(p97, p98);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p104 = CS_M_XOR(p78, p80);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p105 = CS_M_XOR(p88, p93);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p106 = CS_M_XOR(p104, p96);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p107 = CS_M_XOR(p103, p95);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p108 = CS_M_XOR(p100, p81);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p109 = CS_M_XOR(p102, p89);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p110 = CS_M_XOR(p105, p106);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p111 = CS_M_XOR(p110, p87);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p112 = CS_M_NOT(p111);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p113 = CS_M_XOR(p108, p90);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p114 = CS_M_XOR(p86, p94);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p115 = CS_M_XOR(p108, p95);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p116 = CS_M_XOR(p102, p110);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p117 = CS_M_NOT(p116);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p118 = CS_M_XOR(p106, p107);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p119 = CS_M_XOR(p107, p108);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p120 = CS_M_NOT(p119);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p121 = CS_M_XOR(p109, p113);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p122 = CS_M_XOR(p121, p92);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p123 = CS_M_NOT(p122);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p124 = CS_M_XOR(p109, p114);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p125 = CS_M_XOR(p112, p115);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p126 = CS_M_XOR(p117, p125);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p127 = CS_M_XOR(p107, p117);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p128 = CS_M_XOR(p123, p127);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p129 = CS_M_XOR(p125, p128);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p130 = CS_M_XOR(p120, p129);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p131 = CS_M_XOR(p124, p127);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p132 = CS_M_XOR(p115, p131);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p133 = CS_M_NOT(p132);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p134 = CS_M_XOR(p118, p127);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p135 = CS_M_XOR(p115, p123);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p136 = CS_M_XOR(p124, p126);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p137 = CS_M_XOR(p123, p136);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p138 = CS_M_XOR(p120, p137);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p139 = CS_M_NOT(p138);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p126;
+    y[1] = p127;
+    y[2] = p130;
+    y[3] = p133;
+    y[4] = p128;
+    y[5] = p134;
+    y[6] = p135;
+    y[7] = p139;
 }
 
 CS_NOINLINE
 static void cs_ksbox_SB3(const uint64_t x[8], uint64_t y[8])
 {
-    const uint64_t p0 = x[0];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p1 = x[1];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p2 = x[2];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p3 = x[3];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p4 = x[4];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p5 = x[5];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p6 = x[6];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p7 = x[7];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p8 = CS_M_XOR(p3, p4);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p9 = CS_M_XOR(p6, p7);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p10 = CS_M_NOT(p9);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p11 = CS_M_XOR(p0, p3);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p12 = CS_M_XOR(p1, p4);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p13 = CS_M_XOR(p11, p12);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p14 = CS_M_XOR(p8, p9);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p15 = CS_M_NOT(p14);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p16 = CS_M_XOR(p2, p5);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p17 = CS_M_XOR(p16, p3);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p18 = CS_M_XOR(p17, p6);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p19 = CS_M_XOR(p4, p6);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p20 = CS_M_XOR(p16, p19);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p21 = CS_M_XOR(p11, p4);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p22 = CS_M_XOR(p16, p7);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p23 = CS_M_XOR(p21, p22);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p24 = CS_M_XOR(p4, p9);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p25 = CS_M_NOT(p24);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p26 = CS_M_NOT(p21);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p27 = CS_M_XOR(p11, p9);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p28 = CS_M_XOR(p13, p5);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p29 = CS_M_XOR(p28, p7);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p30 = CS_M_NOT(p29);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p31 = CS_M_XOR(p1, p2);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p32 = CS_M_NOT(p31);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p33 = CS_M_XOR(p1, p9);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p34 = CS_M_XOR(p0, p33);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p35 = CS_M_NOT(p34);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p36 = CS_M_XOR(p27, p31);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p37 = CS_M_NOT(p36);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p38 = CS_M_XOR(p0, p12);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p39 = CS_M_XOR(p38, p9);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p40 = CS_M_XOR(p2, p39);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p41 = CS_M_NOT(p40);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p42 = CS_M_XOR(p1, p6);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p43 = CS_M_XOR(p3, p42);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p44 = CS_M_XOR(p43, p5);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p45 = CS_M_NOT(p44);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p46 = CS_M_XOR(p38, p6);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p47 = CS_M_XOR(p46, p5);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p48 = CS_M_XOR(p17, p33);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p49 = CS_M_NOT(p48);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p50 = CS_M_NOT(p46);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p51 = CS_M_XOR(p11, p42);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p52 = CS_M_NOT(p51);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p53 = CS_M_XOR(p16, p27);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p54 = CS_M_NOT(p53);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p55 = CS_M_NOT(p19);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p56 = CS_M_XOR(p4, p7);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p57 = CS_M_NOT(p11);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p58 = CS_M_XOR(p5, p8);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p59 = CS_M_NOT(p58);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p60 = CS_M_XOR(p0, p19);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p61 = CS_M_XOR(p5, p60);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p62 = CS_M_NOT(p61);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p63 = CS_M_XOR(p12, p2);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p64 = CS_M_XOR(p3, p63);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p65 = CS_M_NOT(p64);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p66 = CS_M_NOT(p22);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p67 = CS_M_AND(p20, p35);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p68 = CS_M_AND(p25, p56);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p69 = CS_M_XOR(p37, p67);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p70 = CS_M_AND(p50, p66);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p71 = CS_M_XOR(p67, p70);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p72 = CS_M_AND(p13, p45);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p73 = CS_M_AND(p26, p55);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p74 = CS_M_XOR(p62, p72);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p75 = CS_M_AND(p47, p52);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p76 = CS_M_XOR(p72, p75);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p77 = CS_M_AND(p41, p8);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p78 = CS_M_AND(p15, p65);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p79 = CS_M_XOR(p77, p78);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p80 = CS_M_AND(p10, p27);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p81 = CS_M_XOR(p77, p80);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p82 = CS_M_XOR(p68, p69);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p83 = CS_M_XOR(p57, p71);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p84 = CS_M_XOR(p73, p74);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p85 = CS_M_XOR(p76, p81);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p86 = CS_M_XOR(p79, p82);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p87 = CS_M_XOR(p81, p83);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p88 = CS_M_XOR(p79, p84);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p89 = CS_M_XOR(p59, p85);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p90 = CS_M_XOR(p88, p89);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p91 = CS_M_AND(p86, p88);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p92 = CS_M_XOR(p87, p91);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p93 = CS_M_XOR(p86, p87);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p94 = CS_M_XOR(p89, p91);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p95 = CS_M_AND(p93, p94);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p96 = CS_M_AND(p90, p92);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p97 = CS_M_AND(p86, p89);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p98 = CS_M_AND(p93, p97);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p99 = CS_M_XOR(p91, p93);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p100 = CS_M_AND(p87, p88);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p101 = CS_M_AND(p100, p90);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p102 = CS_M_XOR(p90, p91);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p103 = CS_M_XOR(p87, p95);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p104 = CS_M_XOR(p98, p99);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p105 = CS_M_XOR(p89, p96);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p106 = CS_M_XOR(p101, p102);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p107 = CS_M_XOR(p104, p106);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p108 = CS_M_XOR(p103, p105);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p109 = CS_M_XOR(p103, p104);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p110 = CS_M_XOR(p105, p106);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p111 = CS_M_XOR(p107, p108);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p112 = CS_M_AND(p110, p20);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p113 = CS_M_AND(p106, p25);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p114 = CS_M_AND(p105, p66);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p115 = CS_M_AND(p109, p45);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p116 = CS_M_AND(p104, p26);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p117 = CS_M_AND(p103, p47);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p118 = CS_M_AND(p108, p41);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p119 = CS_M_AND(p111, p65);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p120 = CS_M_AND(p107, p27);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p121 = CS_M_AND(p110, p35);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p122 = CS_M_AND(p106, p56);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p123 = CS_M_AND(p105, p50);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p124 = CS_M_AND(p109, p13);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p125 = CS_M_AND(p104, p55);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p126 = CS_M_AND(p103, p52);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p127 = CS_M_AND(p108, p8);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p128 = CS_M_AND(p111, p15);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p129 = CS_M_AND(p10, p107);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p130 = CS_M_XOR(p121, p129);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p131 = CS_M_XOR(p123, p130);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p132 = CS_M_XOR(p127, p131);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p133 = CS_M_XOR(p118, p127);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p134 = CS_M_XOR(p124, p133);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p135 = CS_M_XOR(p125, p134);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p136 = CS_M_XOR(p128, p135);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p137 = CS_M_XOR(p116, p119);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p138 = CS_M_XOR(p136, p137);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p139 = CS_M_XOR(p115, p138);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p140 = CS_M_XOR(p113, p116);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p141 = CS_M_XOR(p120, p136);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p142 = CS_M_XOR(p112, p141);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p143 = CS_M_XOR(p140, p142);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p144 = CS_M_XOR(p117, p143);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p145 = CS_M_XOR(p114, p122);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p146 = CS_M_XOR(p135, p145);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p147 = CS_M_XOR(p137, p146);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p148 = CS_M_XOR(p112, p147);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p149 = CS_M_XOR(p117, p148);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p150 = CS_M_XOR(p123, p149);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p151 = CS_M_XOR(p129, p150);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p152 = CS_M_XOR(p114, p142);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p153 = CS_M_XOR(p140, p145);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p154 = CS_M_XOR(p115, p153);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p155 = CS_M_XOR(p120, p154);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p156 = CS_M_XOR(p126, p155);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p157 = CS_M_XOR(p134, p156);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p158 = CS_M_XOR(p123, p157);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p159 = CS_M_XOR(p128, p158);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p160 = CS_M_XOR(p133, p156);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p161 = CS_M_XOR(p130, p160);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p162 = CS_M_XOR(p125, p161);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p163 = CS_M_XOR(p115, p141);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p164 = CS_M_XOR(p117, p163);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p132;
-    y[1] = p139;
-    y[2] = p144;
-    y[3] = p151;
-    y[4] = p152;
-    y[5] = p159;
-    y[6] = p162;
-    y[7] = p164;
+    const uint64_t p0 = x[0];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p1 = x[1];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p2 = x[2];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p3 = x[3];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p4 = x[4];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p5 = x[5];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p6 = x[6];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p7 = x[7];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p8 = CS_M_XOR(p3, p4);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p9 = CS_M_XOR(p0, p8);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p10 = CS_M_NOT(p9);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p11 = CS_M_XOR(p0, p6);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p12 = CS_M_XOR(p1, p11);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p13 = CS_M_XOR(p12, p3);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p14 = CS_M_NOT(p13);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p15 = CS_M_XOR(p4, p7);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p16 = CS_M_XOR(p12, p4);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p17 = CS_M_NOT(p16);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p18 = CS_M_XOR(p4, p6);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p19 = CS_M_NOT(p18);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p20 = CS_M_XOR(p18, p7);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p21 = CS_M_NOT(p20);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p22 = CS_M_XOR(p16, p5);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p23 = CS_M_XOR(p6, p7);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p24 = CS_M_NOT(p23);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p25 = CS_M_XOR(p11, p3);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p26 = CS_M_XOR(p25, p7);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p27 = CS_M_XOR(p2, p7);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p28 = CS_M_XOR(p16, p27);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p29 = CS_M_NOT(p28);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p30 = CS_M_XOR(p12, p7);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p31 = CS_M_NOT(p30);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p32 = CS_M_XOR(p1, p9);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p33 = CS_M_XOR(p23, p8);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p34 = CS_M_NOT(p33);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p35 = CS_M_XOR(p18, p2);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p36 = CS_M_XOR(p35, p5);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p37 = CS_M_XOR(p1, p3);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p38 = CS_M_XOR(p37, p5);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p39 = CS_M_XOR(p38, p6);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p40 = CS_M_NOT(p39);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p41 = CS_M_XOR(p1, p8);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p42 = CS_M_XOR(p2, p41);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p43 = CS_M_NOT(p42);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p44 = CS_M_XOR(p5, p8);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p45 = CS_M_NOT(p44);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p46 = CS_M_XOR(p0, p3);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p47 = CS_M_NOT(p46);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p48 = CS_M_XOR(p13, p27);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p49 = CS_M_NOT(p48);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p50 = CS_M_XOR(p11, p4);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p51 = CS_M_XOR(p5, p50);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p52 = CS_M_NOT(p51);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p53 = CS_M_XOR(p27, p5);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p54 = CS_M_NOT(p53);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p55 = CS_M_AND(p31, p36);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p56 = CS_M_AND(p15, p21);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p57 = CS_M_XOR(p55, p56);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p58 = CS_M_AND(p17, p54);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p59 = CS_M_XOR(p55, p58);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p60 = CS_M_AND(p32, p40);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p61 = CS_M_AND(p10, p19);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p62 = CS_M_XOR(p60, p61);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p63 = CS_M_AND(p14, p22);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p64 = CS_M_XOR(p60, p63);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p65 = CS_M_AND(p29, p8);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p66 = CS_M_AND(p34, p43);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p67 = CS_M_XOR(p65, p66);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p68 = CS_M_AND(p24, p26);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p69 = CS_M_XOR(p65, p68);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p70 = CS_M_XOR(p57, p67);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p71 = CS_M_XOR(p59, p69);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p72 = CS_M_XOR(p62, p67);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p73 = CS_M_XOR(p64, p69);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p74 = CS_M_XOR(p49, p70);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p75 = CS_M_XOR(p47, p71);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p76 = CS_M_XOR(p52, p72);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p77 = CS_M_XOR(p45, p73);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p78 = CS_M_XOR(p74, p75);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p79 = CS_M_AND(p74, p76);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p80 = CS_M_XOR(p77, p79);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p81 = CS_M_AND(p78, p80);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p82 = CS_M_XOR(p75, p81);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p83 = CS_M_XOR(p76, p77);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p84 = CS_M_XOR(p75, p79);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p85 = CS_M_AND(p83, p84);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p86 = CS_M_XOR(p77, p85);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p87 = CS_M_XOR(p76, p86);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p88 = CS_M_XOR(p80, p86);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p89 = CS_M_AND(p77, p88);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p90 = CS_M_XOR(p87, p89);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p91 = CS_M_XOR(p80, p89);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p92 = CS_M_AND(p82, p91);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p93 = CS_M_XOR(p78, p92);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p94 = CS_M_XOR(p90, p93);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p95 = CS_M_XOR(p82, p86);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p96 = CS_M_XOR(p82, p93);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p97 = CS_M_XOR(p86, p90);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p98 = CS_M_XOR(p94, p95);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p99 = CS_M_AND(p36, p97);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p100 = CS_M_AND(p21, p90);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p101 = CS_M_AND(p54, p86);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p102 = CS_M_AND(p40, p96);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p103 = CS_M_AND(p10, p93);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p104 = CS_M_AND(p22, p82);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p105 = CS_M_AND(p29, p95);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p106 = CS_M_AND(p43, p98);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p107 = CS_M_AND(p26, p94);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p108 = CS_M_AND(p31, p97);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p109 = CS_M_AND(p15, p90);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p110 = CS_M_AND(p17, p86);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p111 = CS_M_AND(p32, p96);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p112 = CS_M_AND(p19, p93);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p113 = CS_M_AND(p14, p82);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p114 = CS_M_AND(p8, p95);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p115 = CS_M_AND(p34, p98);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p116 = CS_M_AND(p24, p94);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p117 = CS_M_XOR(p108, p116);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p118 = CS_M_XOR(p110, p117);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p119 = CS_M_XOR(p114, p118);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p120 = CS_M_XOR(p105, p114);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p121 = CS_M_XOR(p111, p120);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p122 = CS_M_XOR(p112, p121);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p123 = CS_M_XOR(p115, p122);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p124 = CS_M_XOR(p103, p106);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p125 = CS_M_XOR(p123, p124);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p126 = CS_M_XOR(p102, p125);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p127 = CS_M_XOR(p100, p103);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p128 = CS_M_XOR(p107, p123);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p129 = CS_M_XOR(p128, p99);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p130 = CS_M_XOR(p127, p129);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p131 = CS_M_XOR(p104, p130);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p132 = CS_M_XOR(p101, p109);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p133 = CS_M_XOR(p122, p132);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p134 = CS_M_XOR(p124, p133);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p135 = CS_M_XOR(p134, p99);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p136 = CS_M_XOR(p104, p135);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p137 = CS_M_XOR(p110, p136);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p138 = CS_M_XOR(p116, p137);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p139 = CS_M_XOR(p101, p129);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p140 = CS_M_XOR(p127, p132);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p141 = CS_M_XOR(p102, p140);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p142 = CS_M_XOR(p107, p141);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p143 = CS_M_XOR(p113, p142);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p144 = CS_M_XOR(p121, p143);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p145 = CS_M_XOR(p110, p144);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p146 = CS_M_XOR(p115, p145);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p147 = CS_M_XOR(p120, p143);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p148 = CS_M_XOR(p117, p147);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p149 = CS_M_XOR(p112, p148);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p150 = CS_M_XOR(p102, p128);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p151 = CS_M_XOR(p104, p150);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p119;
+    y[1] = p126;
+    y[2] = p131;
+    y[3] = p138;
+    y[4] = p139;
+    y[5] = p146;
+    y[6] = p149;
+    y[7] = p151;
 }
 
 CS_NOINLINE
 static void cs_ksbox_SB4(const uint64_t x[8], uint64_t y[8])
 {
-    const uint64_t p0 = x[0];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p1 = x[1];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p2 = x[2];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p3 = x[3];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p4 = x[4];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p5 = x[5];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p6 = x[6];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p7 = x[7];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p8 = CS_M_XOR(p1, p2);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p9 = CS_M_XOR(p4, p8);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p10 = CS_M_XOR(p3, p5);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p11 = CS_M_XOR(p10, p6);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p12 = CS_M_XOR(p11, p7);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p13 = CS_M_XOR(p12, p9);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p14 = CS_M_XOR(p3, p7);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p15 = CS_M_XOR(p0, p14);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p16 = CS_M_XOR(p15, p4);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p17 = CS_M_NOT(p16);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p18 = CS_M_XOR(p0, p2);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p19 = CS_M_XOR(p10, p7);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p20 = CS_M_XOR(p18, p19);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p21 = CS_M_XOR(p0, p8);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p22 = CS_M_XOR(p21, p5);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p23 = CS_M_XOR(p22, p6);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p24 = CS_M_NOT(p23);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p25 = CS_M_XOR(p0, p1);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p26 = CS_M_XOR(p25, p5);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p27 = CS_M_XOR(p26, p7);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p28 = CS_M_NOT(p27);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p29 = CS_M_XOR(p18, p6);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p30 = CS_M_XOR(p3, p4);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p31 = CS_M_XOR(p29, p30);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p32 = CS_M_NOT(p31);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p33 = CS_M_XOR(p11, p25);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p34 = CS_M_NOT(p33);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p35 = CS_M_NOT(p29);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p36 = CS_M_XOR(p26, p4);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p37 = CS_M_XOR(p36, p6);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p38 = CS_M_NOT(p37);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p39 = CS_M_XOR(p5, p9);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p40 = CS_M_XOR(p12, p18);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p41 = CS_M_NOT(p40);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p42 = CS_M_XOR(p7, p8);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p43 = CS_M_XOR(p1, p14);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p44 = CS_M_XOR(p43, p6);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p45 = CS_M_NOT(p44);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p46 = CS_M_XOR(p4, p5);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p47 = CS_M_XOR(p46, p7);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p48 = CS_M_XOR(p3, p8);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p49 = CS_M_XOR(p48, p6);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p50 = CS_M_XOR(p18, p5);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p51 = CS_M_NOT(p50);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p52 = CS_M_XOR(p6, p9);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p53 = CS_M_XOR(p10, p21);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p54 = CS_M_XOR(p2, p6);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p55 = CS_M_NOT(p54);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p56 = CS_M_XOR(p1, p19);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p57 = CS_M_XOR(p4, p56);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p58 = CS_M_NOT(p57);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p59 = CS_M_XOR(p11, p4);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p60 = CS_M_XOR(p2, p59);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p61 = CS_M_XOR(p21, p4);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p62 = CS_M_NOT(p61);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p63 = CS_M_XOR(p14, p8);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p64 = CS_M_XOR(p19, p21);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p65 = CS_M_NOT(p64);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p66 = CS_M_XOR(p12, p2);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p67 = CS_M_NOT(p66);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p68 = CS_M_NOT(p14);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p69 = CS_M_AND(p32, p45);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p70 = CS_M_AND(p35, p63);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p71 = CS_M_XOR(p47, p69);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p72 = CS_M_AND(p30, p55);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p73 = CS_M_XOR(p69, p72);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p74 = CS_M_AND(p20, p51);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p75 = CS_M_AND(p38, p62);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p76 = CS_M_XOR(p68, p74);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p77 = CS_M_AND(p52, p58);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p78 = CS_M_XOR(p74, p77);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p79 = CS_M_AND(p13, p49);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p80 = CS_M_AND(p24, p59);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p81 = CS_M_XOR(p79, p80);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p82 = CS_M_AND(p17, p39);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p83 = CS_M_XOR(p79, p82);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p84 = CS_M_XOR(p70, p71);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p85 = CS_M_XOR(p65, p73);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p86 = CS_M_XOR(p75, p76);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p87 = CS_M_XOR(p78, p83);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p88 = CS_M_XOR(p81, p84);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p89 = CS_M_XOR(p83, p85);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p90 = CS_M_XOR(p81, p86);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p91 = CS_M_XOR(p67, p87);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p92 = CS_M_XOR(p90, p91);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p93 = CS_M_AND(p88, p90);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p94 = CS_M_XOR(p89, p93);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p95 = CS_M_XOR(p88, p89);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p96 = CS_M_XOR(p91, p93);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p97 = CS_M_AND(p95, p96);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p98 = CS_M_AND(p92, p94);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p99 = CS_M_AND(p88, p91);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p100 = CS_M_AND(p95, p99);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p101 = CS_M_XOR(p93, p95);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p102 = CS_M_AND(p89, p90);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p103 = CS_M_AND(p102, p92);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p104 = CS_M_XOR(p92, p93);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p105 = CS_M_XOR(p89, p97);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p106 = CS_M_XOR(p100, p101);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p107 = CS_M_XOR(p91, p98);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p108 = CS_M_XOR(p103, p104);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p109 = CS_M_XOR(p106, p108);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p110 = CS_M_XOR(p105, p107);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p111 = CS_M_XOR(p105, p106);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p112 = CS_M_XOR(p107, p108);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p113 = CS_M_XOR(p109, p110);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p114 = CS_M_AND(p112, p32);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p115 = CS_M_AND(p108, p35);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p116 = CS_M_AND(p107, p30);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p117 = CS_M_AND(p111, p51);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p118 = CS_M_AND(p106, p38);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p119 = CS_M_AND(p105, p52);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p120 = CS_M_AND(p110, p49);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p121 = CS_M_AND(p113, p59);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p122 = CS_M_AND(p109, p39);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p123 = CS_M_AND(p112, p45);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p124 = CS_M_AND(p108, p63);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p125 = CS_M_AND(p107, p55);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p126 = CS_M_AND(p111, p20);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p127 = CS_M_AND(p106, p62);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p128 = CS_M_AND(p105, p58);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p129 = CS_M_AND(p110, p13);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p130 = CS_M_AND(p113, p24);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p131 = CS_M_AND(p109, p17);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p132 = CS_M_XOR(p123, p131);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p133 = CS_M_XOR(p125, p132);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p134 = CS_M_XOR(p129, p133);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p135 = CS_M_XOR(p120, p129);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p136 = CS_M_XOR(p126, p135);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p137 = CS_M_XOR(p127, p136);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p138 = CS_M_XOR(p130, p137);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p139 = CS_M_XOR(p118, p121);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p140 = CS_M_XOR(p138, p139);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p141 = CS_M_XOR(p117, p140);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p142 = CS_M_XOR(p115, p118);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p143 = CS_M_XOR(p122, p138);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p144 = CS_M_XOR(p114, p143);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p145 = CS_M_XOR(p142, p144);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p146 = CS_M_XOR(p119, p145);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p147 = CS_M_XOR(p116, p124);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p148 = CS_M_XOR(p137, p147);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p149 = CS_M_XOR(p139, p148);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p150 = CS_M_XOR(p114, p149);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p151 = CS_M_XOR(p119, p150);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p152 = CS_M_XOR(p125, p151);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p153 = CS_M_XOR(p131, p152);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p154 = CS_M_XOR(p116, p144);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p155 = CS_M_XOR(p142, p147);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p156 = CS_M_XOR(p117, p155);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p157 = CS_M_XOR(p122, p156);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p158 = CS_M_XOR(p128, p157);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p159 = CS_M_XOR(p136, p158);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p160 = CS_M_XOR(p125, p159);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p161 = CS_M_XOR(p130, p160);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p162 = CS_M_XOR(p135, p158);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p163 = CS_M_XOR(p132, p162);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p164 = CS_M_XOR(p127, p163);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p165 = CS_M_XOR(p117, p143);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const uint64_t p166 = CS_M_XOR(p119, p165);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p134;
-    y[1] = p141;
-    y[2] = p146;
-    y[3] = p153;
-    y[4] = p154;
-    y[5] = p161;
-    y[6] = p164;
-    y[7] = p166;
+    const uint64_t p0 = x[0];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p1 = x[1];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p2 = x[2];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p3 = x[3];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p4 = x[4];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p5 = x[5];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p6 = x[6];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p7 = x[7];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p8 = CS_M_XOR(p4, p5);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p9 = CS_M_XOR(p6, p8);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p10 = CS_M_XOR(p0, p9);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p11 = CS_M_XOR(p1, p10);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p12 = CS_M_NOT(p11);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p13 = CS_M_XOR(p3, p7);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p14 = CS_M_XOR(p13, p8);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p15 = CS_M_XOR(p1, p14);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p16 = CS_M_NOT(p15);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p17 = CS_M_XOR(p1, p2);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p18 = CS_M_XOR(p13, p17);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p19 = CS_M_XOR(p2, p6);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p20 = CS_M_NOT(p19);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p21 = CS_M_XOR(p0, p17);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p22 = CS_M_XOR(p21, p4);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p23 = CS_M_NOT(p22);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p24 = CS_M_XOR(p0, p2);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p25 = CS_M_XOR(p24, p6);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p26 = CS_M_NOT(p25);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p27 = CS_M_XOR(p17, p6);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p28 = CS_M_XOR(p27, p4);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p29 = CS_M_XOR(p0, p13);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p30 = CS_M_XOR(p29, p4);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p31 = CS_M_NOT(p30);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p32 = CS_M_XOR(p14, p27);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p33 = CS_M_XOR(p17, p8);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p34 = CS_M_XOR(p27, p3);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p35 = CS_M_XOR(p1, p13);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p36 = CS_M_XOR(p35, p6);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p37 = CS_M_NOT(p36);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p38 = CS_M_XOR(p13, p5);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p39 = CS_M_XOR(p24, p38);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p40 = CS_M_XOR(p0, p27);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p41 = CS_M_XOR(p40, p5);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p42 = CS_M_NOT(p41);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p43 = CS_M_XOR(p3, p4);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p44 = CS_M_XOR(p25, p43);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p45 = CS_M_NOT(p44);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p46 = CS_M_XOR(p24, p5);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p47 = CS_M_NOT(p46);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p48 = CS_M_XOR(p3, p9);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p49 = CS_M_XOR(p19, p38);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p50 = CS_M_NOT(p49);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p51 = CS_M_XOR(p21, p38);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p52 = CS_M_NOT(p51);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p53 = CS_M_XOR(p7, p8);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p54 = CS_M_NOT(p13);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p55 = CS_M_AND(p37, p45);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p56 = CS_M_AND(p18, p26);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p57 = CS_M_XOR(p55, p56);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p58 = CS_M_AND(p20, p43);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p59 = CS_M_XOR(p55, p58);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p60 = CS_M_AND(p39, p47);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p61 = CS_M_AND(p12, p23);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p62 = CS_M_XOR(p60, p61);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p63 = CS_M_AND(p16, p28);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p64 = CS_M_XOR(p60, p63);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p65 = CS_M_AND(p32, p34);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p66 = CS_M_AND(p42, p48);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p67 = CS_M_XOR(p65, p66);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p68 = CS_M_AND(p31, p33);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p69 = CS_M_XOR(p65, p68);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p70 = CS_M_XOR(p57, p67);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p71 = CS_M_XOR(p59, p69);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p72 = CS_M_XOR(p62, p67);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p73 = CS_M_XOR(p64, p69);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p74 = CS_M_XOR(p53, p70);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p75 = CS_M_XOR(p52, p71);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p76 = CS_M_XOR(p54, p72);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p77 = CS_M_XOR(p50, p73);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p78 = CS_M_XOR(p74, p75);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p79 = CS_M_AND(p74, p76);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p80 = CS_M_XOR(p77, p79);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p81 = CS_M_AND(p78, p80);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p82 = CS_M_XOR(p75, p81);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p83 = CS_M_XOR(p76, p77);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p84 = CS_M_XOR(p75, p79);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p85 = CS_M_AND(p83, p84);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p86 = CS_M_XOR(p77, p85);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p87 = CS_M_XOR(p76, p86);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p88 = CS_M_XOR(p80, p86);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p89 = CS_M_AND(p77, p88);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p90 = CS_M_XOR(p87, p89);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p91 = CS_M_XOR(p80, p89);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p92 = CS_M_AND(p82, p91);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p93 = CS_M_XOR(p78, p92);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p94 = CS_M_XOR(p90, p93);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p95 = CS_M_XOR(p82, p86);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p96 = CS_M_XOR(p82, p93);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p97 = CS_M_XOR(p86, p90);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p98 = CS_M_XOR(p94, p95);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p99 = CS_M_AND(p45, p97);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p100 = CS_M_AND(p26, p90);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p101 = CS_M_AND(p43, p86);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p102 = CS_M_AND(p47, p96);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p103 = CS_M_AND(p12, p93);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p104 = CS_M_AND(p28, p82);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p105 = CS_M_AND(p34, p95);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p106 = CS_M_AND(p48, p98);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p107 = CS_M_AND(p33, p94);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p108 = CS_M_AND(p37, p97);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p109 = CS_M_AND(p18, p90);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p110 = CS_M_AND(p20, p86);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p111 = CS_M_AND(p39, p96);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p112 = CS_M_AND(p23, p93);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p113 = CS_M_AND(p16, p82);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p114 = CS_M_AND(p32, p95);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p115 = CS_M_AND(p42, p98);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p116 = CS_M_AND(p31, p94);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p117 = CS_M_XOR(p108, p116);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p118 = CS_M_XOR(p110, p117);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p119 = CS_M_XOR(p114, p118);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p120 = CS_M_XOR(p105, p114);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p121 = CS_M_XOR(p111, p120);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p122 = CS_M_XOR(p112, p121);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p123 = CS_M_XOR(p115, p122);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p124 = CS_M_XOR(p103, p106);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p125 = CS_M_XOR(p123, p124);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p126 = CS_M_XOR(p102, p125);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p127 = CS_M_XOR(p100, p103);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p128 = CS_M_XOR(p107, p123);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p129 = CS_M_XOR(p128, p99);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p130 = CS_M_XOR(p127, p129);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p131 = CS_M_XOR(p104, p130);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p132 = CS_M_XOR(p101, p109);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p133 = CS_M_XOR(p122, p132);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p134 = CS_M_XOR(p124, p133);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p135 = CS_M_XOR(p134, p99);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p136 = CS_M_XOR(p104, p135);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p137 = CS_M_XOR(p110, p136);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p138 = CS_M_XOR(p116, p137);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p139 = CS_M_XOR(p101, p129);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p140 = CS_M_XOR(p127, p132);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p141 = CS_M_XOR(p102, p140);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p142 = CS_M_XOR(p107, p141);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p143 = CS_M_XOR(p113, p142);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p144 = CS_M_XOR(p121, p143);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p145 = CS_M_XOR(p110, p144);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p146 = CS_M_XOR(p115, p145);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p147 = CS_M_XOR(p120, p143);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p148 = CS_M_XOR(p117, p147);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p149 = CS_M_XOR(p112, p148);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p150 = CS_M_XOR(p102, p128);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p151 = CS_M_XOR(p104, p150);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p119;
+    y[1] = p126;
+    y[2] = p131;
+    y[3] = p138;
+    y[4] = p139;
+    y[5] = p146;
+    y[6] = p149;
+    y[7] = p151;
 }
 
 /* SB1[v[i]] for i < n (n <= 64) without a memory access that depends on v: the circuit run once on

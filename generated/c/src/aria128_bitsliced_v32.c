@@ -159,7 +159,8 @@ static inline cs_p cs_p_splat(uint64_t c)
 #endif
 
 /* Six SWAR swap stages exchange the 6 bit-in-word index bits (byte j mod 8, bit b) with the 6 low
-   plane-index bits (block l mod 64): s[(8h+jl)*8+b] lane k bit t = bit b of byte 8h+jl of block 64k+t.
+   plane-index bits (block l div CS_PW): s[(8h+jl)*8+b] lane k bit t = bit b of byte 8h+jl of block
+   CS_PW*t+k (the CS_PW lanes of a plane are CS_PW consecutive blocks: whole vectors of blocks in memory).
    Stage v swaps, between planes r and r | d (d = 1 << v), the bits at positions with bit v = 1 of the
    first and bit v = 0 of the second.  The stages act on distinct index bits, so they commute, and each
    is an involution: they run in two register-sized passes -- stages 0..3 within each 16 consecutive
@@ -187,20 +188,26 @@ static inline void cs_bs_low(cs_p x[16])
     cs_bs_swap(&x[0], &x[8], 3); cs_bs_swap(&x[1], &x[9], 3); cs_bs_swap(&x[2], &x[10], 3); cs_bs_swap(&x[3], &x[11], 3); cs_bs_swap(&x[4], &x[12], 3); cs_bs_swap(&x[5], &x[13], 3); cs_bs_swap(&x[6], &x[14], 3); cs_bs_swap(&x[7], &x[15], 3);
 }
 
-/* stages 4 and 5 on the planes r, r + 16, r + 32, r + 48 of each 64 */
+/* stages 4 and 5 on the planes r, r + 16, r + 32, r + 48 of the 64 planes of block word h (bytes 8h..8h+7) */
+static void cs_bs_high_word(cs_p *s, int h)
+{
+    int r;
+    for (r = 0; r < 16; r++) {
+        cs_p *q = s + h * 64 + r;
+        cs_p x0 = q[0], x1 = q[16], x2 = q[32], x3 = q[48];
+        cs_bs_swap(&x0, &x1, 4);
+        cs_bs_swap(&x2, &x3, 4);
+        cs_bs_swap(&x0, &x2, 5);
+        cs_bs_swap(&x1, &x3, 5);
+        q[0] = x0; q[16] = x1; q[32] = x2; q[48] = x3;
+    }
+}
+
+/* stages 4 and 5 on every block word */
 static void cs_bs_high(cs_p *s)
 {
-    int h, r;
-    for (h = 0; h < CS_BLOCK / 8; h++)
-        for (r = 0; r < 16; r++) {
-            cs_p *q = s + h * 64 + r;
-            cs_p x0 = q[0], x1 = q[16], x2 = q[32], x3 = q[48];
-            cs_bs_swap(&x0, &x1, 4);
-            cs_bs_swap(&x2, &x3, 4);
-            cs_bs_swap(&x0, &x2, 5);
-            cs_bs_swap(&x1, &x3, 5);
-            q[0] = x0; q[16] = x1; q[32] = x2; q[48] = x3;
-        }
+    int h;
+    for (h = 0; h < CS_BLOCK / 8; h++) cs_bs_high_word(s, h);
 }
 
 /* in: CS_LANES blocks -> s: CS_BLOCK * 8 planes */
@@ -212,7 +219,7 @@ static void cs_bs_load(cs_p *s, const uint8_t *in)
             cs_p x[16];
             for (i = 0; i < 16; i++)
                 for (k = 0; k < CS_PW; k++)
-                    CS_P_SET(x[i], k, cs_load64le(in + (64 * k + g + i) * CS_BLOCK + 8 * h));
+                    CS_P_SET(x[i], k, cs_load64le(in + (CS_PW * (g + i) + k) * CS_BLOCK + 8 * h));
             cs_bs_low(x);
             for (i = 0; i < 16; i++) s[h * 64 + g + i] = x[i];
         }
@@ -231,8 +238,83 @@ static void cs_bs_store(uint8_t *out, cs_p *s)
             cs_bs_low(x);
             for (i = 0; i < 16; i++)
                 for (k = 0; k < CS_PW; k++)
-                    cs_store64le(out + (64 * k + g + i) * CS_BLOCK + 8 * h, CS_P_GET(x[i], k));
+                    cs_store64le(out + (CS_PW * (g + i) + k) * CS_BLOCK + 8 * h, CS_P_GET(x[i], k));
         }
+}
+
+/* CTR without counter blocks in memory: s = the planes of the CS_LANES counter blocks ctr, ctr + 1, ...
+   (big-endian over the block; the caller checked that the low 64 bits do not carry in this run).  The
+   block words above the last are the same in every block: their planes are all-zero or all-one, set
+   directly; only the last word (the counter's low 64 bits) is transposed.
+       before: 256 counter blocks written, then 2 x 64 planes transposed
+       after:  64 planes splatted from the counter's bytes 0..7, 64 planes transposed */
+static void cs_bs_load_ctr(cs_p *s, const uint8_t *ctr)
+{
+    const int last = CS_BLOCK / 8 - 1;
+    const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+    int j, b, g, i, k;
+    for (j = 0; j < 8 * last; j++)
+        for (b = 0; b < 8; b++) s[j * 8 + b] = CS_P_SPLAT((uint64_t)0 - (uint64_t)(ctr[j] >> b & 1));
+    for (g = 0; g < 64; g += 16) {
+        cs_p x[16];
+        for (i = 0; i < 16; i++)
+            for (k = 0; k < CS_PW; k++) {  /* block CS_PW(g + i) + k: its last word as the bytes in memory read it */
+                uint8_t w[8];
+                cs_store64be(w, lo + (uint64_t)(CS_PW * (g + i) + k));
+                CS_P_SET(x[i], k, cs_load64le(w));
+            }
+        cs_bs_low(x);
+        for (i = 0; i < 16; i++) s[last * 64 + g + i] = x[i];
+    }
+    cs_bs_high_word(s, last);
+}
+
+/* The next run's input and output lines, a share before each piece of the core (part of parts): a run
+   reads its input and writes its output in one burst at its end, long after the previous burst, which
+   the hardware prefetcher does not run ahead of; from DRAM that burst stalled (AES-128, 64 MiB: -12%).
+   Addresses only (public); a prefetch past the end of the buffers is a hint that does not fault. */
+static inline void cs_bs_prefetch(const uint8_t *in, const uint8_t *out, int part, int parts)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    const size_t lines = CS_LANES * CS_BLOCK / 64, per = (lines + (size_t)parts - 1) / (size_t)parts;
+    size_t q;
+    for (q = (size_t)part * per; q < (size_t)(part + 1) * per && q < lines; q++) {
+        __builtin_prefetch((const void *)((uintptr_t)in + CS_LANES * CS_BLOCK + 64 * q), 0, 3);
+        __builtin_prefetch((const void *)((uintptr_t)out + CS_LANES * CS_BLOCK + 64 * q), 1, 3);
+    }
+#else
+    (void)in, (void)out, (void)part, (void)parts;
+#endif
+}
+
+/* The scatter below as scalar 64-bit loads, XORs and stores: the vector units are what a bitsliced kernel
+   is bound by, and gcc's vectorized form of this loop (lane interleaves behind an aliasing check) took
+   vector slots the integer units can do instead (AES-128 avx2 CTR, 64 MiB: +2-3%). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CS_SCALAR_LOOP __attribute__((optimize("no-tree-loop-vectorize")))
+#else
+#define CS_SCALAR_LOOP
+#endif
+
+/* out = in ^ the CS_LANES blocks of the planes s (clobbered): cs_bs_store with the keystream XORed into
+   the input on the way out (no keystream buffer; in == out allowed) */
+CS_SCALAR_LOOP static void cs_bs_store_xor(uint8_t *out, cs_p *s, const uint8_t *in)
+{
+    int h, g, i, k;
+    cs_bs_high(s);
+    for (g = 0; g < 64; g += 16) {
+        cs_p x[CS_BLOCK / 8][16];  /* every word of the blocks CS_PW*g .. CS_PW*(g + 16) - 1: whole blocks */
+        for (h = 0; h < CS_BLOCK / 8; h++) {
+            for (i = 0; i < 16; i++) x[h][i] = s[h * 64 + g + i];
+            cs_bs_low(x[h]);
+        }
+        for (i = 0; i < 16; i++)
+            for (k = 0; k < CS_PW; k++)
+                for (h = 0; h < CS_BLOCK / 8; h++) {
+                    const size_t at = (size_t)(CS_PW * (g + i) + k) * CS_BLOCK + 8 * (size_t)h;
+                    cs_store64le(out + at, CS_P_GET(x[h][i], k) ^ cs_load64le(in + at));
+                }
+    }
 }
 
 /* ---- S-boxes as circuits (out of line: the cores call them once per lookup) ---- */
@@ -245,677 +327,592 @@ static void cs_bs_store(uint8_t *out, cs_p *s)
 #endif
 
 CS_NOINLINE
-static void cs_sbox_SB1(const cs_p x[8], cs_p y[8])
+static void cs_sbox_SB1(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
 {
-    const cs_p p0 = x[0];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p1 = x[1];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p2 = x[2];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p3 = x[3];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p4 = x[4];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p5 = x[5];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p6 = x[6];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p7 = x[7];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p8 = CS_P_XOR(p4, p7);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p9 = CS_P_XOR(p2, p7);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p10 = CS_P_XOR(p1, p7);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p11 = CS_P_XOR(p2, p4);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p12 = CS_P_XOR(p1, p3);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p13 = CS_P_XOR(p12, p4);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p14 = CS_P_XOR(p13, p7);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p15 = CS_P_XOR(p5, p6);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p16 = CS_P_XOR(p0, p14);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p17 = CS_P_XOR(p0, p15);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p18 = CS_P_XOR(p14, p15);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p19 = CS_P_XOR(p2, p6);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p20 = CS_P_XOR(p2, p5);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p21 = CS_P_XOR(p1, p9);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p22 = CS_P_XOR(p21, p4);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p23 = CS_P_XOR(p13, p9);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p24 = CS_P_XOR(p23, p6);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p25 = CS_P_XOR(p12, p2);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p26 = CS_P_XOR(p25, p6);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p27 = CS_P_XOR(p25, p5);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p28 = CS_P_XOR(p0, p26);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p29 = CS_P_XOR(p0, p4);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p30 = CS_P_XOR(p17, p4);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p31 = CS_P_XOR(p17, p7);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p32 = CS_P_XOR(p0, p1);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p33 = CS_P_XOR(p1, p17);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p34 = CS_P_XOR(p17, p21);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p35 = CS_P_XOR(p13, p15);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p36 = CS_P_XOR(p2, p35);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p37 = CS_P_XOR(p5, p9);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p38 = CS_P_XOR(p12, p37);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p39 = CS_P_XOR(p3, p37);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p40 = CS_P_XOR(p37, p4);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p41 = CS_P_AND(p14, p22);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p42 = CS_P_AND(p16, p34);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p43 = CS_P_XOR(p24, p41);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p44 = CS_P_AND(p0, p30);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p45 = CS_P_XOR(p41, p44);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p46 = CS_P_AND(p10, p27);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p47 = CS_P_AND(p17, p33);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p48 = CS_P_XOR(p39, p46);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p49 = CS_P_AND(p28, p31);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p50 = CS_P_XOR(p46, p49);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p51 = CS_P_AND(p26, p8);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p52 = CS_P_AND(p11, p40);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p53 = CS_P_XOR(p51, p52);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p54 = CS_P_AND(p18, p9);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p55 = CS_P_XOR(p51, p54);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p56 = CS_P_XOR(p42, p43);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p57 = CS_P_XOR(p36, p45);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p58 = CS_P_XOR(p47, p48);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p59 = CS_P_XOR(p50, p55);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p60 = CS_P_XOR(p53, p56);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p61 = CS_P_XOR(p55, p57);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p62 = CS_P_XOR(p53, p58);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p63 = CS_P_XOR(p38, p59);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p64 = CS_P_XOR(p62, p63);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p65 = CS_P_AND(p60, p62);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p66 = CS_P_XOR(p61, p65);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p67 = CS_P_XOR(p60, p61);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p68 = CS_P_XOR(p63, p65);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p69 = CS_P_AND(p67, p68);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p70 = CS_P_AND(p64, p66);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p71 = CS_P_AND(p60, p63);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p72 = CS_P_AND(p67, p71);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p73 = CS_P_XOR(p65, p67);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p74 = CS_P_AND(p61, p62);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p75 = CS_P_AND(p64, p74);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p76 = CS_P_XOR(p64, p65);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p77 = CS_P_XOR(p61, p69);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p78 = CS_P_XOR(p72, p73);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p79 = CS_P_XOR(p63, p70);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p80 = CS_P_XOR(p75, p76);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p81 = CS_P_XOR(p78, p80);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p82 = CS_P_XOR(p77, p79);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p83 = CS_P_XOR(p77, p78);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p84 = CS_P_XOR(p79, p80);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p85 = CS_P_XOR(p81, p82);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p86 = CS_P_AND(p14, p84);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p87 = CS_P_AND(p16, p80);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p88 = CS_P_AND(p0, p79);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p89 = CS_P_AND(p27, p83);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p90 = CS_P_AND(p17, p78);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p91 = CS_P_AND(p28, p77);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p92 = CS_P_AND(p26, p82);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p93 = CS_P_AND(p40, p85);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p94 = CS_P_AND(p18, p81);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p95 = CS_P_AND(p22, p84);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p96 = CS_P_AND(p34, p80);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p97 = CS_P_AND(p30, p79);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p98 = CS_P_AND(p10, p83);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p99 = CS_P_AND(p33, p78);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p100 = CS_P_AND(p31, p77);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p101 = CS_P_AND(p8, p82);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p102 = CS_P_AND(p11, p85);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p103 = CS_P_AND(p81, p9);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p104 = CS_P_XOR(p101, p102);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p105 = CS_P_XOR(p86, p88);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p106 = CS_P_XOR(p105, p98);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p107 = CS_P_XOR(p104, p106);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p108 = CS_P_XOR(p91, p99);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p109 = CS_P_XOR(p107, p108);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p110 = CS_P_XOR(p109, p89);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p111 = CS_P_NOT(p110);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p112 = CS_P_XOR(p104, p90);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p113 = CS_P_XOR(p108, p112);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p114 = CS_P_XOR(p113, p93);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p115 = CS_P_XOR(p114, p94);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p116 = CS_P_XOR(p115, p98);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p117 = CS_P_NOT(p116);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p118 = CS_P_XOR(p112, p96);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p119 = CS_P_XOR(p118, p89);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p120 = CS_P_XOR(p119, p93);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p121 = CS_P_XOR(p106, p94);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p122 = CS_P_XOR(p100, p121);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p123 = CS_P_XOR(p120, p122);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p124 = CS_P_XOR(p123, p97);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p125 = CS_P_XOR(p87, p95);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p126 = CS_P_XOR(p118, p125);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p127 = CS_P_XOR(p126, p88);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p128 = CS_P_XOR(p127, p91);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p129 = CS_P_XOR(p125, p86);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p130 = CS_P_XOR(p119, p129);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p131 = CS_P_XOR(p122, p92);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p132 = CS_P_XOR(p101, p131);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p133 = CS_P_XOR(p103, p132);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p134 = CS_P_NOT(p133);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p135 = CS_P_XOR(p104, p129);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p136 = CS_P_XOR(p135, p92);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p137 = CS_P_XOR(p136, p93);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p138 = CS_P_XOR(p137, p96);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p139 = CS_P_NOT(p138);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p140 = CS_P_XOR(p120, p92);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p141 = CS_P_XOR(p140, p95);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p111;
-    y[1] = p117;
-    y[2] = p124;
-    y[3] = p128;
-    y[4] = p130;
-    y[5] = p134;
-    y[6] = p139;
-    y[7] = p141;
+    const cs_p p0 = CS_P_XOR(x2, x4);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(x1, x7);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p2 = CS_P_XOR(x4, x7);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p3 = CS_P_XOR(x2, x7);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_XOR(x5, x6);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(p4, x0);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_XOR(p5, x4);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_XOR(p0, p1);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_XOR(p5, x7);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_XOR(p5, x1);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_XOR(p3, p9);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_XOR(p7, x3);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_XOR(p11, x2);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_XOR(p11, x6);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p12, x0);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_XOR(p12, p4);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_XOR(p13, p2);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p16, x0);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_XOR(p15, p16);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(p15, p3);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_XOR(p16, p4);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_XOR(p1, p20);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_XOR(p20, x7);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_AND(p12, p7);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_AND(p10, p14);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p25 = CS_P_XOR(p23, p24);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p26 = CS_P_AND(p6, x0);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p27 = CS_P_XOR(p23, p26);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_AND(p1, p20);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_AND(p5, p9);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p30 = CS_P_XOR(p28, p29);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_AND(p17, p8);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p32 = CS_P_XOR(p28, p31);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_AND(p16, p2);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p34 = CS_P_AND(p0, p18);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p35 = CS_P_XOR(p33, p34);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_AND(p15, p3);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p37 = CS_P_XOR(p33, p36);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p38 = CS_P_XOR(p25, p35);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p39 = CS_P_XOR(p27, p37);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p40 = CS_P_XOR(p30, p35);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p41 = CS_P_XOR(p32, p37);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_XOR(p13, p38);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_XOR(p19, p39);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_XOR(p21, p40);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_XOR(p22, p41);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p46 = CS_P_XOR(p42, p43);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p47 = CS_P_AND(p42, p44);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p48 = CS_P_XOR(p45, p47);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p49 = CS_P_AND(p46, p48);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p50 = CS_P_XOR(p43, p49);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p51 = CS_P_XOR(p44, p45);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p52 = CS_P_XOR(p43, p47);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p53 = CS_P_AND(p51, p52);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p54 = CS_P_XOR(p45, p53);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p55 = CS_P_XOR(p44, p54);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p56 = CS_P_XOR(p48, p54);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p57 = CS_P_AND(p45, p56);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p58 = CS_P_XOR(p55, p57);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p59 = CS_P_XOR(p48, p57);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p60 = CS_P_AND(p50, p59);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p61 = CS_P_XOR(p46, p60);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p62 = CS_P_XOR(p58, p61);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p63 = CS_P_XOR(p50, p54);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p64 = CS_P_XOR(p50, p61);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p65 = CS_P_XOR(p54, p58);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p66 = CS_P_XOR(p62, p63);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_AND(p12, p65);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_AND(p14, p58);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p69 = CS_P_AND(p54, x0);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_AND(p20, p64);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_AND(p5, p61);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p72 = CS_P_AND(p17, p50);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p73 = CS_P_AND(p16, p63);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_AND(p18, p66);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_AND(p15, p62);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_AND(p65, p7);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_AND(p10, p58);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p78 = CS_P_AND(p54, p6);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_AND(p1, p64);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_AND(p61, p9);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_AND(p50, p8);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_AND(p2, p63);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_AND(p0, p66);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p84 = CS_P_AND(p3, p62);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p85 = CS_P_XOR(p82, p83);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_XOR(p77, p85);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_XOR(p76, p86);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_XOR(p67, p69);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_XOR(p67, p68);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_XOR(p70, p71);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_XOR(p79, p88);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_XOR(p74, p90);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_XOR(p75, p91);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_XOR(p92, p93);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_XOR(p89, p90);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_XOR(p70, p72);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_XOR(p80, p85);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_XOR(p88, p96);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_XOR(p87, p95);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_XOR(p73, p92);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_XOR(p81, p94);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_XOR(p97, p98);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_XOR(p102, p79);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_NOT(p103);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_XOR(p100, p82);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_XOR(p78, p86);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_XOR(p100, p87);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_XOR(p102, p94);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_NOT(p108);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p98, p99);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p100, p99);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_NOT(p111);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p101, p105);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p113, p84);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_NOT(p114);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p101, p106);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p104;
+    y[1] = p109;
+    y[2] = p116;
+    y[3] = p110;
+    y[4] = p99;
+    y[5] = p115;
+    y[6] = p112;
+    y[7] = p107;
 }
 
 CS_NOINLINE
-static void cs_sbox_SB2(const cs_p x[8], cs_p y[8])
+static void cs_sbox_SB2(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
 {
-    const cs_p p0 = x[0];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p1 = x[1];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p2 = x[2];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p3 = x[3];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p4 = x[4];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p5 = x[5];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p6 = x[6];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p7 = x[7];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p8 = CS_P_XOR(p4, p7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p9 = CS_P_XOR(p2, p7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p10 = CS_P_XOR(p1, p7);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p11 = CS_P_XOR(p2, p4);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p12 = CS_P_XOR(p1, p3);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p13 = CS_P_XOR(p12, p4);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p14 = CS_P_XOR(p13, p7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p15 = CS_P_XOR(p5, p6);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p16 = CS_P_XOR(p0, p14);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p17 = CS_P_XOR(p0, p15);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p18 = CS_P_XOR(p14, p15);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p19 = CS_P_XOR(p2, p6);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p20 = CS_P_XOR(p2, p5);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p21 = CS_P_XOR(p1, p9);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p22 = CS_P_XOR(p21, p4);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p23 = CS_P_XOR(p13, p9);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p24 = CS_P_XOR(p23, p6);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p25 = CS_P_XOR(p12, p2);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p26 = CS_P_XOR(p25, p6);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p27 = CS_P_XOR(p25, p5);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p28 = CS_P_XOR(p0, p26);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p29 = CS_P_XOR(p0, p4);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p30 = CS_P_XOR(p17, p4);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p31 = CS_P_XOR(p17, p7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p32 = CS_P_XOR(p0, p1);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p33 = CS_P_XOR(p1, p17);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p34 = CS_P_XOR(p17, p21);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p35 = CS_P_XOR(p13, p15);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p36 = CS_P_XOR(p2, p35);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p37 = CS_P_XOR(p5, p9);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p38 = CS_P_XOR(p12, p37);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p39 = CS_P_XOR(p3, p37);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p40 = CS_P_XOR(p37, p4);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p41 = CS_P_AND(p14, p22);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p42 = CS_P_AND(p16, p34);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p43 = CS_P_XOR(p24, p41);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p44 = CS_P_AND(p0, p30);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p45 = CS_P_XOR(p41, p44);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p46 = CS_P_AND(p10, p27);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p47 = CS_P_AND(p17, p33);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p48 = CS_P_XOR(p39, p46);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p49 = CS_P_AND(p28, p31);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p50 = CS_P_XOR(p46, p49);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p51 = CS_P_AND(p26, p8);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p52 = CS_P_AND(p11, p40);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p53 = CS_P_XOR(p51, p52);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p54 = CS_P_AND(p18, p9);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p55 = CS_P_XOR(p51, p54);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p56 = CS_P_XOR(p42, p43);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p57 = CS_P_XOR(p36, p45);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p58 = CS_P_XOR(p47, p48);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p59 = CS_P_XOR(p50, p55);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p60 = CS_P_XOR(p53, p56);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p61 = CS_P_XOR(p55, p57);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p62 = CS_P_XOR(p53, p58);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p63 = CS_P_XOR(p38, p59);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p64 = CS_P_XOR(p62, p63);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p65 = CS_P_AND(p60, p62);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p66 = CS_P_XOR(p61, p65);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p67 = CS_P_XOR(p60, p61);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p68 = CS_P_XOR(p63, p65);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p69 = CS_P_AND(p67, p68);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p70 = CS_P_AND(p64, p66);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p71 = CS_P_AND(p60, p63);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p72 = CS_P_AND(p67, p71);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p73 = CS_P_XOR(p65, p67);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p74 = CS_P_AND(p61, p62);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p75 = CS_P_AND(p64, p74);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p76 = CS_P_XOR(p64, p65);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p77 = CS_P_XOR(p61, p69);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p78 = CS_P_XOR(p72, p73);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p79 = CS_P_XOR(p63, p70);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p80 = CS_P_XOR(p75, p76);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p81 = CS_P_XOR(p78, p80);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p82 = CS_P_XOR(p77, p79);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p83 = CS_P_XOR(p77, p78);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p84 = CS_P_XOR(p79, p80);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p85 = CS_P_XOR(p81, p82);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p86 = CS_P_AND(p14, p84);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p87 = CS_P_AND(p16, p80);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p88 = CS_P_AND(p0, p79);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p89 = CS_P_AND(p27, p83);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p90 = CS_P_AND(p17, p78);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p91 = CS_P_AND(p28, p77);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p92 = CS_P_AND(p26, p82);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p93 = CS_P_AND(p40, p85);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p94 = CS_P_AND(p18, p81);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p95 = CS_P_AND(p22, p84);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p96 = CS_P_AND(p34, p80);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p97 = CS_P_AND(p30, p79);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p98 = CS_P_AND(p10, p83);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p99 = CS_P_AND(p33, p78);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p100 = CS_P_AND(p31, p77);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p101 = CS_P_AND(p8, p82);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p102 = CS_P_AND(p11, p85);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p103 = CS_P_AND(p81, p9);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p104 = CS_P_XOR(p88, p92);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p105 = CS_P_XOR(p86, p94);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p106 = CS_P_XOR(p101, p105);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p107 = CS_P_XOR(p104, p106);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p108 = CS_P_XOR(p107, p95);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p109 = CS_P_XOR(p108, p96);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p110 = CS_P_XOR(p102, p109);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p111 = CS_P_XOR(p91, p99);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p112 = CS_P_XOR(p89, p93);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p113 = CS_P_XOR(p112, p96);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p114 = CS_P_XOR(p113, p95);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p115 = CS_P_XOR(p114, p98);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p116 = CS_P_XOR(p105, p115);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p117 = CS_P_XOR(p111, p116);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p118 = CS_P_XOR(p117, p87);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p119 = CS_P_NOT(p118);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p120 = CS_P_XOR(p102, p90);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p121 = CS_P_XOR(p103, p120);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p122 = CS_P_XOR(p100, p121);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p123 = CS_P_XOR(p115, p122);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p124 = CS_P_XOR(p123, p92);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p125 = CS_P_XOR(p104, p87);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p126 = CS_P_XOR(p111, p125);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p127 = CS_P_XOR(p100, p126);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p128 = CS_P_XOR(p113, p127);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p129 = CS_P_XOR(p128, p97);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p130 = CS_P_XOR(p114, p127);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p131 = CS_P_XOR(p101, p130);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p132 = CS_P_XOR(p103, p131);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p133 = CS_P_XOR(p112, p120);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p134 = CS_P_XOR(p106, p133);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p135 = CS_P_XOR(p134, p88);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p136 = CS_P_XOR(p135, p98);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p137 = CS_P_XOR(p136, p99);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p138 = CS_P_NOT(p137);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p139 = CS_P_XOR(p116, p122);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p140 = CS_P_XOR(p139, p88);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p141 = CS_P_NOT(p140);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p142 = CS_P_XOR(p121, p125);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p143 = CS_P_XOR(p142, p89);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p144 = CS_P_XOR(p143, p94);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p145 = CS_P_XOR(p144, p96);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p146 = CS_P_XOR(p145, p97);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p147 = CS_P_NOT(p146);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p110;
+    const cs_p p0 = CS_P_XOR(x2, x4);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(x1, x7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p2 = CS_P_XOR(x4, x7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p3 = CS_P_XOR(x2, x7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_XOR(x5, x6);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(p4, x0);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_XOR(p5, x4);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_XOR(p0, p1);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_XOR(p5, x7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_XOR(p5, x1);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_XOR(p3, p9);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_XOR(p7, x3);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_XOR(p11, x2);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_XOR(p11, x6);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p12, x0);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_XOR(p12, p4);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_XOR(p13, p2);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p16, x0);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_XOR(p15, p16);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(p15, p3);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_XOR(p16, p4);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_XOR(p1, p20);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_XOR(p20, x7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_AND(p12, p7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_AND(p10, p14);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p25 = CS_P_XOR(p23, p24);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p26 = CS_P_AND(p6, x0);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p27 = CS_P_XOR(p23, p26);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_AND(p1, p20);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_AND(p5, p9);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p30 = CS_P_XOR(p28, p29);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_AND(p17, p8);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p32 = CS_P_XOR(p28, p31);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_AND(p16, p2);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p34 = CS_P_AND(p0, p18);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p35 = CS_P_XOR(p33, p34);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_AND(p15, p3);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p37 = CS_P_XOR(p33, p36);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p38 = CS_P_XOR(p25, p35);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p39 = CS_P_XOR(p27, p37);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p40 = CS_P_XOR(p30, p35);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p41 = CS_P_XOR(p32, p37);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_XOR(p13, p38);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_XOR(p19, p39);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_XOR(p21, p40);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_XOR(p22, p41);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p46 = CS_P_XOR(p42, p43);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p47 = CS_P_AND(p42, p44);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p48 = CS_P_XOR(p45, p47);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p49 = CS_P_AND(p46, p48);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p50 = CS_P_XOR(p43, p49);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p51 = CS_P_XOR(p44, p45);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p52 = CS_P_XOR(p43, p47);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p53 = CS_P_AND(p51, p52);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p54 = CS_P_XOR(p45, p53);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p55 = CS_P_XOR(p44, p54);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p56 = CS_P_XOR(p48, p54);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p57 = CS_P_AND(p45, p56);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p58 = CS_P_XOR(p55, p57);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p59 = CS_P_XOR(p48, p57);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p60 = CS_P_AND(p50, p59);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p61 = CS_P_XOR(p46, p60);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p62 = CS_P_XOR(p58, p61);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p63 = CS_P_XOR(p50, p54);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p64 = CS_P_XOR(p50, p61);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p65 = CS_P_XOR(p54, p58);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p66 = CS_P_XOR(p62, p63);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_AND(p12, p65);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_AND(p14, p58);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p69 = CS_P_AND(p54, x0);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_AND(p20, p64);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_AND(p5, p61);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p72 = CS_P_AND(p17, p50);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p73 = CS_P_AND(p16, p63);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_AND(p18, p66);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_AND(p15, p62);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_AND(p65, p7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_AND(p10, p58);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p78 = CS_P_AND(p54, p6);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_AND(p1, p64);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_AND(p61, p9);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_AND(p50, p8);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_AND(p2, p63);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_AND(p0, p66);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p84 = CS_P_AND(p3, p62);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p85 = CS_P_XOR(p82, p83);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_XOR(p77, p85);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_XOR(p76, p86);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_XOR(p67, p69);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_XOR(p67, p68);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_XOR(p70, p71);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_XOR(p79, p88);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_XOR(p74, p90);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_XOR(p75, p91);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_XOR(p92, p93);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_XOR(p89, p90);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_XOR(p70, p72);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_XOR(p80, p85);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_XOR(p88, p96);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_XOR(p87, p95);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_XOR(p73, p92);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_XOR(p81, p94);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_XOR(p97, p98);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_XOR(p102, p79);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_NOT(p103);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_XOR(p100, p82);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_XOR(p78, p86);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_XOR(p100, p87);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_XOR(p102, p94);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_NOT(p108);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p98, p99);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p100, p99);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_NOT(p111);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p101, p105);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p113, p84);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_NOT(p114);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p101, p106);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p117 = CS_P_XOR(p104, p107);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p118 = CS_P_XOR(p109, p117);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p119 = CS_P_XOR(p109, p99);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p120 = CS_P_XOR(p115, p119);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p121 = CS_P_XOR(p117, p120);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p122 = CS_P_XOR(p112, p121);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p123 = CS_P_XOR(p116, p119);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p124 = CS_P_XOR(p107, p123);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p125 = CS_P_NOT(p124);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p126 = CS_P_XOR(p110, p119);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p127 = CS_P_XOR(p107, p115);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p128 = CS_P_XOR(p116, p118);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p129 = CS_P_XOR(p115, p128);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p130 = CS_P_XOR(p112, p129);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p131 = CS_P_NOT(p130);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p118;
     y[1] = p119;
-    y[2] = p124;
-    y[3] = p129;
-    y[4] = p132;
+    y[2] = p122;
+    y[3] = p125;
+    y[4] = p120;
+    y[5] = p126;
+    y[6] = p127;
+    y[7] = p131;
+}
+
+CS_NOINLINE
+static void cs_sbox_SB3(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
+{
+    const cs_p p0 = CS_P_XOR(x3, x4);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(p0, x0);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p2 = CS_P_NOT(p1);                        /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p3 = CS_P_XOR(x0, x6);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_XOR(p3, x1);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(p4, x3);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_NOT(p5);                        /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_XOR(x4, x7);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_XOR(p4, x4);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_NOT(p8);                        /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_XOR(x4, x6);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_NOT(p10);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_XOR(p10, x7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_NOT(p12);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p8, x5);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_XOR(x6, x7);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_NOT(p15);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p3, x3);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_XOR(p17, x7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(x2, x7);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_XOR(p19, p8);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_NOT(p20);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_XOR(p4, x7);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_NOT(p22);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_XOR(p1, x1);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p25 = CS_P_XOR(p0, p15);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p26 = CS_P_NOT(p25);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p27 = CS_P_XOR(p10, x2);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_XOR(p27, x5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_XOR(x1, x3);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p30 = CS_P_XOR(p29, x5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_XOR(p30, x6);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p32 = CS_P_NOT(p31);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_XOR(p0, x1);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p34 = CS_P_XOR(p33, x2);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p35 = CS_P_NOT(p34);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_XOR(p0, x5);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p37 = CS_P_NOT(p36);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p38 = CS_P_XOR(x0, x3);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p39 = CS_P_NOT(p38);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p40 = CS_P_XOR(p19, p5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p41 = CS_P_NOT(p40);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_XOR(p3, x4);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_XOR(p42, x5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_NOT(p43);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_XOR(p19, x5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p46 = CS_P_NOT(p45);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p47 = CS_P_AND(p23, p28);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p48 = CS_P_AND(p13, p7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p49 = CS_P_XOR(p47, p48);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p50 = CS_P_AND(p46, p9);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p51 = CS_P_XOR(p47, p50);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p52 = CS_P_AND(p24, p32);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p53 = CS_P_AND(p11, p2);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p54 = CS_P_XOR(p52, p53);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p55 = CS_P_AND(p14, p6);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p56 = CS_P_XOR(p52, p55);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p57 = CS_P_AND(p0, p21);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p58 = CS_P_AND(p26, p35);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p59 = CS_P_XOR(p57, p58);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p60 = CS_P_AND(p16, p18);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p61 = CS_P_XOR(p57, p60);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p62 = CS_P_XOR(p49, p59);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p63 = CS_P_XOR(p51, p61);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p64 = CS_P_XOR(p54, p59);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p65 = CS_P_XOR(p56, p61);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p66 = CS_P_XOR(p41, p62);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_XOR(p39, p63);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_XOR(p44, p64);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p69 = CS_P_XOR(p37, p65);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_XOR(p66, p67);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_AND(p66, p68);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p72 = CS_P_XOR(p69, p71);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p73 = CS_P_AND(p70, p72);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_XOR(p67, p73);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_XOR(p68, p69);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_XOR(p67, p71);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_AND(p75, p76);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p78 = CS_P_XOR(p69, p77);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_XOR(p68, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_XOR(p72, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_AND(p69, p80);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_XOR(p79, p81);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_XOR(p72, p81);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p84 = CS_P_AND(p74, p83);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p85 = CS_P_XOR(p70, p84);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_XOR(p82, p85);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_XOR(p74, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_XOR(p74, p85);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_XOR(p78, p82);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_XOR(p86, p87);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_AND(p28, p89);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_AND(p13, p82);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_AND(p46, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_AND(p32, p88);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_AND(p2, p85);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_AND(p14, p74);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_AND(p21, p87);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_AND(p35, p90);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_AND(p18, p86);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_AND(p23, p89);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_AND(p7, p82);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_AND(p78, p9);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_AND(p24, p88);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_AND(p11, p85);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_AND(p6, p74);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_AND(p0, p87);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_AND(p26, p90);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_AND(p16, p86);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_XOR(p100, p108);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p102, p109);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p106, p110);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_XOR(p106, p97);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p103, p112);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p104, p113);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_XOR(p107, p114);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p95, p98);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p117 = CS_P_XOR(p115, p116);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p118 = CS_P_XOR(p117, p94);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p119 = CS_P_XOR(p92, p95);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p120 = CS_P_XOR(p115, p99);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p121 = CS_P_XOR(p120, p91);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p122 = CS_P_XOR(p119, p121);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p123 = CS_P_XOR(p122, p96);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p124 = CS_P_XOR(p101, p93);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p125 = CS_P_XOR(p114, p124);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p126 = CS_P_XOR(p116, p125);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p127 = CS_P_XOR(p126, p91);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p128 = CS_P_XOR(p127, p96);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p129 = CS_P_XOR(p102, p128);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p130 = CS_P_XOR(p108, p129);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p131 = CS_P_XOR(p121, p93);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p132 = CS_P_XOR(p119, p124);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p133 = CS_P_XOR(p132, p94);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p134 = CS_P_XOR(p133, p99);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p135 = CS_P_XOR(p105, p134);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p136 = CS_P_XOR(p113, p135);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p137 = CS_P_XOR(p102, p136);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p138 = CS_P_XOR(p107, p137);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p139 = CS_P_XOR(p112, p135);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p140 = CS_P_XOR(p109, p139);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p141 = CS_P_XOR(p104, p140);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p142 = CS_P_XOR(p120, p94);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p143 = CS_P_XOR(p142, p96);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p111;
+    y[1] = p118;
+    y[2] = p123;
+    y[3] = p130;
+    y[4] = p131;
     y[5] = p138;
     y[6] = p141;
-    y[7] = p147;
+    y[7] = p143;
 }
 
 CS_NOINLINE
-static void cs_sbox_SB3(const cs_p x[8], cs_p y[8])
+static void cs_sbox_SB4(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
 {
-    const cs_p p0 = x[0];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p1 = x[1];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p2 = x[2];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p3 = x[3];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p4 = x[4];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p5 = x[5];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p6 = x[6];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p7 = x[7];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p8 = CS_P_XOR(p3, p4);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p9 = CS_P_XOR(p6, p7);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p10 = CS_P_NOT(p9);                       /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p11 = CS_P_XOR(p0, p3);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p12 = CS_P_XOR(p1, p4);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p13 = CS_P_XOR(p11, p12);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p14 = CS_P_XOR(p8, p9);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p15 = CS_P_NOT(p14);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p16 = CS_P_XOR(p2, p5);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p17 = CS_P_XOR(p16, p3);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p18 = CS_P_XOR(p17, p6);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p19 = CS_P_XOR(p4, p6);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p20 = CS_P_XOR(p16, p19);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p21 = CS_P_XOR(p11, p4);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p22 = CS_P_XOR(p16, p7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p23 = CS_P_XOR(p21, p22);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p24 = CS_P_XOR(p4, p9);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p25 = CS_P_NOT(p24);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p26 = CS_P_NOT(p21);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p27 = CS_P_XOR(p11, p9);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p28 = CS_P_XOR(p13, p5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p29 = CS_P_XOR(p28, p7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p30 = CS_P_NOT(p29);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p31 = CS_P_XOR(p1, p2);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p32 = CS_P_NOT(p31);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p33 = CS_P_XOR(p1, p9);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p34 = CS_P_XOR(p0, p33);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p35 = CS_P_NOT(p34);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p36 = CS_P_XOR(p27, p31);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p37 = CS_P_NOT(p36);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p38 = CS_P_XOR(p0, p12);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p39 = CS_P_XOR(p38, p9);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p40 = CS_P_XOR(p2, p39);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p41 = CS_P_NOT(p40);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p42 = CS_P_XOR(p1, p6);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p43 = CS_P_XOR(p3, p42);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p44 = CS_P_XOR(p43, p5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p45 = CS_P_NOT(p44);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p46 = CS_P_XOR(p38, p6);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p47 = CS_P_XOR(p46, p5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p48 = CS_P_XOR(p17, p33);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p49 = CS_P_NOT(p48);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p50 = CS_P_NOT(p46);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p51 = CS_P_XOR(p11, p42);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p52 = CS_P_NOT(p51);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p53 = CS_P_XOR(p16, p27);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p54 = CS_P_NOT(p53);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p55 = CS_P_NOT(p19);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p56 = CS_P_XOR(p4, p7);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p57 = CS_P_NOT(p11);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p58 = CS_P_XOR(p5, p8);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p59 = CS_P_NOT(p58);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p60 = CS_P_XOR(p0, p19);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p61 = CS_P_XOR(p5, p60);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p62 = CS_P_NOT(p61);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p63 = CS_P_XOR(p12, p2);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p64 = CS_P_XOR(p3, p63);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p65 = CS_P_NOT(p64);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p66 = CS_P_NOT(p22);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p67 = CS_P_AND(p20, p35);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p68 = CS_P_AND(p25, p56);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p69 = CS_P_XOR(p37, p67);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p70 = CS_P_AND(p50, p66);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p71 = CS_P_XOR(p67, p70);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p72 = CS_P_AND(p13, p45);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p73 = CS_P_AND(p26, p55);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p74 = CS_P_XOR(p62, p72);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p75 = CS_P_AND(p47, p52);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p76 = CS_P_XOR(p72, p75);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p77 = CS_P_AND(p41, p8);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p78 = CS_P_AND(p15, p65);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p79 = CS_P_XOR(p77, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p80 = CS_P_AND(p10, p27);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p81 = CS_P_XOR(p77, p80);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p82 = CS_P_XOR(p68, p69);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p83 = CS_P_XOR(p57, p71);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p84 = CS_P_XOR(p73, p74);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p85 = CS_P_XOR(p76, p81);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p86 = CS_P_XOR(p79, p82);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p87 = CS_P_XOR(p81, p83);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p88 = CS_P_XOR(p79, p84);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p89 = CS_P_XOR(p59, p85);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p90 = CS_P_XOR(p88, p89);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p91 = CS_P_AND(p86, p88);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p92 = CS_P_XOR(p87, p91);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p93 = CS_P_XOR(p86, p87);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p94 = CS_P_XOR(p89, p91);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p95 = CS_P_AND(p93, p94);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p96 = CS_P_AND(p90, p92);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p97 = CS_P_AND(p86, p89);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p98 = CS_P_AND(p93, p97);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p99 = CS_P_XOR(p91, p93);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p100 = CS_P_AND(p87, p88);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p101 = CS_P_AND(p100, p90);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p102 = CS_P_XOR(p90, p91);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p103 = CS_P_XOR(p87, p95);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p104 = CS_P_XOR(p98, p99);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p105 = CS_P_XOR(p89, p96);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p106 = CS_P_XOR(p101, p102);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p107 = CS_P_XOR(p104, p106);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p108 = CS_P_XOR(p103, p105);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p109 = CS_P_XOR(p103, p104);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p110 = CS_P_XOR(p105, p106);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p111 = CS_P_XOR(p107, p108);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p112 = CS_P_AND(p110, p20);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p113 = CS_P_AND(p106, p25);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p114 = CS_P_AND(p105, p66);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p115 = CS_P_AND(p109, p45);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p116 = CS_P_AND(p104, p26);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p117 = CS_P_AND(p103, p47);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p118 = CS_P_AND(p108, p41);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p119 = CS_P_AND(p111, p65);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p120 = CS_P_AND(p107, p27);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p121 = CS_P_AND(p110, p35);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p122 = CS_P_AND(p106, p56);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p123 = CS_P_AND(p105, p50);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p124 = CS_P_AND(p109, p13);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p125 = CS_P_AND(p104, p55);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p126 = CS_P_AND(p103, p52);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p127 = CS_P_AND(p108, p8);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p128 = CS_P_AND(p111, p15);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p129 = CS_P_AND(p10, p107);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p130 = CS_P_XOR(p121, p129);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p131 = CS_P_XOR(p123, p130);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p132 = CS_P_XOR(p127, p131);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p133 = CS_P_XOR(p118, p127);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p134 = CS_P_XOR(p124, p133);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p135 = CS_P_XOR(p125, p134);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p136 = CS_P_XOR(p128, p135);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p137 = CS_P_XOR(p116, p119);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p138 = CS_P_XOR(p136, p137);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p139 = CS_P_XOR(p115, p138);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p140 = CS_P_XOR(p113, p116);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p141 = CS_P_XOR(p120, p136);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p142 = CS_P_XOR(p112, p141);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p143 = CS_P_XOR(p140, p142);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p144 = CS_P_XOR(p117, p143);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p145 = CS_P_XOR(p114, p122);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p146 = CS_P_XOR(p135, p145);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p147 = CS_P_XOR(p137, p146);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p148 = CS_P_XOR(p112, p147);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p149 = CS_P_XOR(p117, p148);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p150 = CS_P_XOR(p123, p149);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p151 = CS_P_XOR(p129, p150);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p152 = CS_P_XOR(p114, p142);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p153 = CS_P_XOR(p140, p145);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p154 = CS_P_XOR(p115, p153);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p155 = CS_P_XOR(p120, p154);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p156 = CS_P_XOR(p126, p155);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p157 = CS_P_XOR(p134, p156);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p158 = CS_P_XOR(p123, p157);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p159 = CS_P_XOR(p128, p158);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p160 = CS_P_XOR(p133, p156);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p161 = CS_P_XOR(p130, p160);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p162 = CS_P_XOR(p125, p161);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p163 = CS_P_XOR(p115, p141);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p164 = CS_P_XOR(p117, p163);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p132;
-    y[1] = p139;
-    y[2] = p144;
-    y[3] = p151;
-    y[4] = p152;
-    y[5] = p159;
-    y[6] = p162;
-    y[7] = p164;
-}
-
-CS_NOINLINE
-static void cs_sbox_SB4(const cs_p x[8], cs_p y[8])
-{
-    const cs_p p0 = x[0];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p1 = x[1];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p2 = x[2];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p3 = x[3];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p4 = x[4];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p5 = x[5];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p6 = x[6];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p7 = x[7];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p8 = CS_P_XOR(p1, p2);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p9 = CS_P_XOR(p4, p8);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p10 = CS_P_XOR(p3, p5);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p11 = CS_P_XOR(p10, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p12 = CS_P_XOR(p11, p7);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p13 = CS_P_XOR(p12, p9);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p14 = CS_P_XOR(p3, p7);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p15 = CS_P_XOR(p0, p14);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p16 = CS_P_XOR(p15, p4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p17 = CS_P_NOT(p16);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p18 = CS_P_XOR(p0, p2);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p19 = CS_P_XOR(p10, p7);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p20 = CS_P_XOR(p18, p19);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p21 = CS_P_XOR(p0, p8);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p22 = CS_P_XOR(p21, p5);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p23 = CS_P_XOR(p22, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p24 = CS_P_NOT(p23);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p25 = CS_P_XOR(p0, p1);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p26 = CS_P_XOR(p25, p5);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p27 = CS_P_XOR(p26, p7);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p28 = CS_P_NOT(p27);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p29 = CS_P_XOR(p18, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p30 = CS_P_XOR(p3, p4);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p31 = CS_P_XOR(p29, p30);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p32 = CS_P_NOT(p31);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p33 = CS_P_XOR(p11, p25);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p34 = CS_P_NOT(p33);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p35 = CS_P_NOT(p29);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p36 = CS_P_XOR(p26, p4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p37 = CS_P_XOR(p36, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p38 = CS_P_NOT(p37);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p39 = CS_P_XOR(p5, p9);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p40 = CS_P_XOR(p12, p18);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p41 = CS_P_NOT(p40);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p42 = CS_P_XOR(p7, p8);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p43 = CS_P_XOR(p1, p14);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p44 = CS_P_XOR(p43, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p45 = CS_P_NOT(p44);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p46 = CS_P_XOR(p4, p5);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p47 = CS_P_XOR(p46, p7);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p48 = CS_P_XOR(p3, p8);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p49 = CS_P_XOR(p48, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p50 = CS_P_XOR(p18, p5);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p51 = CS_P_NOT(p50);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p52 = CS_P_XOR(p6, p9);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p53 = CS_P_XOR(p10, p21);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p54 = CS_P_XOR(p2, p6);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p55 = CS_P_NOT(p54);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p56 = CS_P_XOR(p1, p19);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p57 = CS_P_XOR(p4, p56);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p58 = CS_P_NOT(p57);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p59 = CS_P_XOR(p11, p4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p60 = CS_P_XOR(p2, p59);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p61 = CS_P_XOR(p21, p4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p62 = CS_P_NOT(p61);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p63 = CS_P_XOR(p14, p8);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p64 = CS_P_XOR(p19, p21);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p65 = CS_P_NOT(p64);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p66 = CS_P_XOR(p12, p2);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p67 = CS_P_NOT(p66);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p68 = CS_P_NOT(p14);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p69 = CS_P_AND(p32, p45);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p70 = CS_P_AND(p35, p63);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p71 = CS_P_XOR(p47, p69);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p72 = CS_P_AND(p30, p55);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p73 = CS_P_XOR(p69, p72);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p74 = CS_P_AND(p20, p51);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p75 = CS_P_AND(p38, p62);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p76 = CS_P_XOR(p68, p74);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p77 = CS_P_AND(p52, p58);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p78 = CS_P_XOR(p74, p77);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p79 = CS_P_AND(p13, p49);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p80 = CS_P_AND(p24, p59);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p81 = CS_P_XOR(p79, p80);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p82 = CS_P_AND(p17, p39);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p83 = CS_P_XOR(p79, p82);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p84 = CS_P_XOR(p70, p71);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p85 = CS_P_XOR(p65, p73);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p86 = CS_P_XOR(p75, p76);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p87 = CS_P_XOR(p78, p83);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p88 = CS_P_XOR(p81, p84);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p89 = CS_P_XOR(p83, p85);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p90 = CS_P_XOR(p81, p86);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p91 = CS_P_XOR(p67, p87);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p92 = CS_P_XOR(p90, p91);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p93 = CS_P_AND(p88, p90);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p94 = CS_P_XOR(p89, p93);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p95 = CS_P_XOR(p88, p89);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p96 = CS_P_XOR(p91, p93);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p97 = CS_P_AND(p95, p96);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p98 = CS_P_AND(p92, p94);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p99 = CS_P_AND(p88, p91);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p100 = CS_P_AND(p95, p99);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p101 = CS_P_XOR(p93, p95);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p102 = CS_P_AND(p89, p90);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p103 = CS_P_AND(p102, p92);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p104 = CS_P_XOR(p92, p93);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p105 = CS_P_XOR(p89, p97);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p106 = CS_P_XOR(p100, p101);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p107 = CS_P_XOR(p91, p98);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p108 = CS_P_XOR(p103, p104);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p109 = CS_P_XOR(p106, p108);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p110 = CS_P_XOR(p105, p107);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p111 = CS_P_XOR(p105, p106);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p112 = CS_P_XOR(p107, p108);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p113 = CS_P_XOR(p109, p110);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p114 = CS_P_AND(p112, p32);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p115 = CS_P_AND(p108, p35);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p116 = CS_P_AND(p107, p30);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p117 = CS_P_AND(p111, p51);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p118 = CS_P_AND(p106, p38);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p119 = CS_P_AND(p105, p52);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p120 = CS_P_AND(p110, p49);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p121 = CS_P_AND(p113, p59);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p122 = CS_P_AND(p109, p39);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p123 = CS_P_AND(p112, p45);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p124 = CS_P_AND(p108, p63);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p125 = CS_P_AND(p107, p55);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p126 = CS_P_AND(p111, p20);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p127 = CS_P_AND(p106, p62);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p128 = CS_P_AND(p105, p58);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p129 = CS_P_AND(p110, p13);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p130 = CS_P_AND(p113, p24);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p131 = CS_P_AND(p109, p17);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p132 = CS_P_XOR(p123, p131);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p133 = CS_P_XOR(p125, p132);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p134 = CS_P_XOR(p129, p133);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p135 = CS_P_XOR(p120, p129);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p136 = CS_P_XOR(p126, p135);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p137 = CS_P_XOR(p127, p136);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p138 = CS_P_XOR(p130, p137);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p139 = CS_P_XOR(p118, p121);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p140 = CS_P_XOR(p138, p139);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p141 = CS_P_XOR(p117, p140);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p142 = CS_P_XOR(p115, p118);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p143 = CS_P_XOR(p122, p138);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p144 = CS_P_XOR(p114, p143);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p145 = CS_P_XOR(p142, p144);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p146 = CS_P_XOR(p119, p145);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p147 = CS_P_XOR(p116, p124);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p148 = CS_P_XOR(p137, p147);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p149 = CS_P_XOR(p139, p148);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p150 = CS_P_XOR(p114, p149);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p151 = CS_P_XOR(p119, p150);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p152 = CS_P_XOR(p125, p151);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p153 = CS_P_XOR(p131, p152);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p154 = CS_P_XOR(p116, p144);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p155 = CS_P_XOR(p142, p147);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p156 = CS_P_XOR(p117, p155);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p157 = CS_P_XOR(p122, p156);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p158 = CS_P_XOR(p128, p157);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p159 = CS_P_XOR(p136, p158);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p160 = CS_P_XOR(p125, p159);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p161 = CS_P_XOR(p130, p160);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p162 = CS_P_XOR(p135, p158);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p163 = CS_P_XOR(p132, p162);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p164 = CS_P_XOR(p127, p163);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p165 = CS_P_XOR(p117, p143);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p166 = CS_P_XOR(p119, p165);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p134;
-    y[1] = p141;
-    y[2] = p146;
-    y[3] = p153;
-    y[4] = p154;
-    y[5] = p161;
-    y[6] = p164;
-    y[7] = p166;
+    const cs_p p0 = CS_P_XOR(x4, x5);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(p0, x6);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p2 = CS_P_XOR(p1, x0);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p3 = CS_P_XOR(p2, x1);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_NOT(p3);                        /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(x3, x7);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_XOR(p0, p5);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_XOR(p6, x1);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_NOT(p7);                        /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_XOR(x1, x2);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_XOR(p5, p9);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_XOR(x2, x6);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_NOT(p11);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_XOR(p9, x0);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p13, x4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_NOT(p14);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_XOR(x0, x2);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p16, x6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_NOT(p17);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(p9, x6);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_XOR(p19, x4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_XOR(p5, x0);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_XOR(p21, x4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_NOT(p22);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_XOR(p19, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p25 = CS_P_XOR(p0, p9);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p26 = CS_P_XOR(p19, x3);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p27 = CS_P_XOR(p5, x1);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_XOR(p27, x6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_NOT(p28);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p30 = CS_P_XOR(p5, x5);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_XOR(p16, p30);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p32 = CS_P_XOR(p19, x0);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_XOR(p32, x5);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p34 = CS_P_NOT(p33);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p35 = CS_P_XOR(x3, x4);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_XOR(p17, p35);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p37 = CS_P_NOT(p36);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p38 = CS_P_XOR(p16, x5);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p39 = CS_P_NOT(p38);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p40 = CS_P_XOR(p1, x3);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p41 = CS_P_XOR(p11, p30);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_NOT(p41);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_XOR(p13, p30);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_NOT(p43);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_XOR(p0, x7);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p46 = CS_P_NOT(p5);                       /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p47 = CS_P_AND(p29, p37);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p48 = CS_P_AND(p10, p18);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p49 = CS_P_XOR(p47, p48);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p50 = CS_P_AND(p12, p35);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p51 = CS_P_XOR(p47, p50);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p52 = CS_P_AND(p31, p39);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p53 = CS_P_AND(p15, p4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p54 = CS_P_XOR(p52, p53);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p55 = CS_P_AND(p20, p8);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p56 = CS_P_XOR(p52, p55);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p57 = CS_P_AND(p24, p26);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p58 = CS_P_AND(p34, p40);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p59 = CS_P_XOR(p57, p58);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p60 = CS_P_AND(p23, p25);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p61 = CS_P_XOR(p57, p60);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p62 = CS_P_XOR(p49, p59);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p63 = CS_P_XOR(p51, p61);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p64 = CS_P_XOR(p54, p59);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p65 = CS_P_XOR(p56, p61);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p66 = CS_P_XOR(p45, p62);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_XOR(p44, p63);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_XOR(p46, p64);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p69 = CS_P_XOR(p42, p65);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_XOR(p66, p67);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_AND(p66, p68);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p72 = CS_P_XOR(p69, p71);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p73 = CS_P_AND(p70, p72);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_XOR(p67, p73);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_XOR(p68, p69);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_XOR(p67, p71);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_AND(p75, p76);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p78 = CS_P_XOR(p69, p77);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_XOR(p68, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_XOR(p72, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_AND(p69, p80);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_XOR(p79, p81);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_XOR(p72, p81);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p84 = CS_P_AND(p74, p83);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p85 = CS_P_XOR(p70, p84);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_XOR(p82, p85);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_XOR(p74, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_XOR(p74, p85);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_XOR(p78, p82);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_XOR(p86, p87);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_AND(p37, p89);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_AND(p18, p82);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_AND(p35, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_AND(p39, p88);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_AND(p4, p85);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_AND(p20, p74);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_AND(p26, p87);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_AND(p40, p90);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_AND(p25, p86);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_AND(p29, p89);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_AND(p10, p82);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_AND(p12, p78);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_AND(p31, p88);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_AND(p15, p85);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_AND(p74, p8);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_AND(p24, p87);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_AND(p34, p90);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_AND(p23, p86);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_XOR(p100, p108);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p102, p109);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p106, p110);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_XOR(p106, p97);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p103, p112);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p104, p113);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_XOR(p107, p114);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p95, p98);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p117 = CS_P_XOR(p115, p116);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p118 = CS_P_XOR(p117, p94);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p119 = CS_P_XOR(p92, p95);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p120 = CS_P_XOR(p115, p99);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p121 = CS_P_XOR(p120, p91);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p122 = CS_P_XOR(p119, p121);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p123 = CS_P_XOR(p122, p96);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p124 = CS_P_XOR(p101, p93);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p125 = CS_P_XOR(p114, p124);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p126 = CS_P_XOR(p116, p125);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p127 = CS_P_XOR(p126, p91);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p128 = CS_P_XOR(p127, p96);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p129 = CS_P_XOR(p102, p128);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p130 = CS_P_XOR(p108, p129);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p131 = CS_P_XOR(p121, p93);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p132 = CS_P_XOR(p119, p124);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p133 = CS_P_XOR(p132, p94);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p134 = CS_P_XOR(p133, p99);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p135 = CS_P_XOR(p105, p134);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p136 = CS_P_XOR(p113, p135);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p137 = CS_P_XOR(p102, p136);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p138 = CS_P_XOR(p107, p137);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p139 = CS_P_XOR(p112, p135);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p140 = CS_P_XOR(p109, p139);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p141 = CS_P_XOR(p104, p140);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p142 = CS_P_XOR(p120, p94);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p143 = CS_P_XOR(p142, p96);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p111;
+    y[1] = p118;
+    y[2] = p123;
+    y[3] = p130;
+    y[4] = p131;
+    y[5] = p138;
+    y[6] = p141;
+    y[7] = p143;
 }
 
 /* encrypt: piece 0 (1 call; kb: its round-key planes) */
@@ -931,7 +928,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p29 = CS_P_XOR(CS_P_SPLAT(kb[29]), s[29]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p30 = CS_P_XOR(CS_P_SPLAT(kb[30]), s[30]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p31 = CS_P_XOR(CS_P_SPLAT(kb[31]), s[31]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a131[8] = {p24, p25, p26, p27, p28, p29, p30, p31}, r131[8]; cs_sbox_SB4(a131, r131); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r131[8]; cs_sbox_SB4(r131, p24, p25, p26, p27, p28, p29, p30, p31); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[152] = r131[0];
     w[153] = r131[1];
     w[154] = r131[2];
@@ -948,7 +945,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p37 = CS_P_XOR(CS_P_SPLAT(kb[37]), s[37]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p38 = CS_P_XOR(CS_P_SPLAT(kb[38]), s[38]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p39 = CS_P_XOR(CS_P_SPLAT(kb[39]), s[39]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a132[8] = {p32, p33, p34, p35, p36, p37, p38, p39}, r132[8]; cs_sbox_SB1(a132, r132); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r132[8]; cs_sbox_SB1(r132, p32, p33, p34, p35, p36, p37, p38, p39); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[81] = r132[0];
     w[83] = r132[1];
     w[85] = r132[2];
@@ -966,7 +963,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p77 = CS_P_XOR(CS_P_SPLAT(kb[77]), s[77]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p78 = CS_P_XOR(CS_P_SPLAT(kb[78]), s[78]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p79 = CS_P_XOR(CS_P_SPLAT(kb[79]), s[79]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a137[8] = {p72, p73, p74, p75, p76, p77, p78, p79}, r137[8]; cs_sbox_SB2(a137, r137); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r137[8]; cs_sbox_SB2(r137, p72, p73, p74, p75, p76, p77, p78, p79); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[32] = r137[0];
     w[34] = r137[1];
     w[36] = r137[2];
@@ -983,7 +980,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p117 = CS_P_XOR(CS_P_SPLAT(kb[117]), s[117]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p118 = CS_P_XOR(CS_P_SPLAT(kb[118]), s[118]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p119 = CS_P_XOR(CS_P_SPLAT(kb[119]), s[119]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a142[8] = {p112, p113, p114, p115, p116, p117, p118, p119}, r142[8]; cs_sbox_SB3(a142, r142); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r142[8]; cs_sbox_SB3(r142, p112, p113, p114, p115, p116, p117, p118, p119); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[97] = r142[0];
     w[99] = r142[1];
     w[101] = r142[2];
@@ -1031,7 +1028,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p21 = CS_P_XOR(CS_P_SPLAT(kb[21]), s[21]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p22 = CS_P_XOR(CS_P_SPLAT(kb[22]), s[22]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p23 = CS_P_XOR(CS_P_SPLAT(kb[23]), s[23]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a130[8] = {p16, p17, p18, p19, p20, p21, p22, p23}, r130[8]; cs_sbox_SB3(a130, r130); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r130[8]; cs_sbox_SB3(r130, p16, p17, p18, p19, p20, p21, p22, p23); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[144] = r130[0];
     w[145] = r130[1];
     w[146] = r130[2];
@@ -1048,7 +1045,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p45 = CS_P_XOR(CS_P_SPLAT(kb[45]), s[45]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p46 = CS_P_XOR(CS_P_SPLAT(kb[46]), s[46]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p47 = CS_P_XOR(CS_P_SPLAT(kb[47]), s[47]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a133[8] = {p40, p41, p42, p43, p44, p45, p46, p47}, r133[8]; cs_sbox_SB2(a133, r133); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r133[8]; cs_sbox_SB2(r133, p40, p41, p42, p43, p44, p45, p46, p47); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[113] = r133[0];
     w[115] = r133[1];
     w[117] = r133[2];
@@ -1066,7 +1063,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p69 = CS_P_XOR(CS_P_SPLAT(kb[69]), s[69]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p70 = CS_P_XOR(CS_P_SPLAT(kb[70]), s[70]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p71 = CS_P_XOR(CS_P_SPLAT(kb[71]), s[71]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a136[8] = {p64, p65, p66, p67, p68, p69, p70, p71}, r136[8]; cs_sbox_SB1(a136, r136); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r136[8]; cs_sbox_SB1(r136, p64, p65, p66, p67, p68, p69, p70, p71); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[0] = r136[0];
     w[2] = r136[1];
     w[4] = r136[2];
@@ -1083,7 +1080,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p125 = CS_P_XOR(CS_P_SPLAT(kb[125]), s[125]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p126 = CS_P_XOR(CS_P_SPLAT(kb[126]), s[126]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p127 = CS_P_XOR(CS_P_SPLAT(kb[127]), s[127]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a143[8] = {p120, p121, p122, p123, p124, p125, p126, p127}, r143[8]; cs_sbox_SB4(a143, r143); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r143[8]; cs_sbox_SB4(r143, p120, p121, p122, p123, p124, p125, p126, p127); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[65] = r143[0];
     w[67] = r143[1];
     w[69] = r143[2];
@@ -1131,7 +1128,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p13 = CS_P_XOR(CS_P_SPLAT(kb[13]), s[13]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p14 = CS_P_XOR(CS_P_SPLAT(kb[14]), s[14]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p15 = CS_P_XOR(CS_P_SPLAT(kb[15]), s[15]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a129[8] = {p8, p9, p10, p11, p12, p13, p14, p15}, r129[8]; cs_sbox_SB2(a129, r129); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r129[8]; cs_sbox_SB2(r129, p8, p9, p10, p11, p12, p13, p14, p15); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[136] = r129[0];
     w[137] = r129[1];
     w[138] = r129[2];
@@ -1148,7 +1145,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p53 = CS_P_XOR(CS_P_SPLAT(kb[53]), s[53]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p54 = CS_P_XOR(CS_P_SPLAT(kb[54]), s[54]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p55 = CS_P_XOR(CS_P_SPLAT(kb[55]), s[55]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a134[8] = {p48, p49, p50, p51, p52, p53, p54, p55}, r134[8]; cs_sbox_SB3(a134, r134); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r134[8]; cs_sbox_SB3(r134, p48, p49, p50, p51, p52, p53, p54, p55); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[17] = r134[0];
     w[19] = r134[1];
     w[21] = r134[2];
@@ -1166,7 +1163,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p93 = CS_P_XOR(CS_P_SPLAT(kb[93]), s[93]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p94 = CS_P_XOR(CS_P_SPLAT(kb[94]), s[94]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p95 = CS_P_XOR(CS_P_SPLAT(kb[95]), s[95]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a139[8] = {p88, p89, p90, p91, p92, p93, p94, p95}, r139[8]; cs_sbox_SB4(a139, r139); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r139[8]; cs_sbox_SB4(r139, p88, p89, p90, p91, p92, p93, p94, p95); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[96] = r139[0];
     w[98] = r139[1];
     w[100] = r139[2];
@@ -1183,7 +1180,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p101 = CS_P_XOR(CS_P_SPLAT(kb[101]), s[101]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p102 = CS_P_XOR(CS_P_SPLAT(kb[102]), s[102]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p103 = CS_P_XOR(CS_P_SPLAT(kb[103]), s[103]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a140[8] = {p96, p97, p98, p99, p100, p101, p102, p103}, r140[8]; cs_sbox_SB1(a140, r140); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r140[8]; cs_sbox_SB1(r140, p96, p97, p98, p99, p100, p101, p102, p103); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[33] = r140[0];
     w[35] = r140[1];
     w[37] = r140[2];
@@ -1231,7 +1228,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5 = CS_P_XOR(CS_P_SPLAT(kb[5]), s[5]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p6 = CS_P_XOR(CS_P_SPLAT(kb[6]), s[6]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p7 = CS_P_XOR(CS_P_SPLAT(kb[7]), s[7]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a128[8] = {p0, p1, p2, p3, p4, p5, p6, p7}, r128[8]; cs_sbox_SB1(a128, r128); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r128[8]; cs_sbox_SB1(r128, p0, p1, p2, p3, p4, p5, p6, p7); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[128] = r128[0];
     w[129] = r128[1];
     w[130] = r128[2];
@@ -1248,7 +1245,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p61 = CS_P_XOR(CS_P_SPLAT(kb[61]), s[61]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p62 = CS_P_XOR(CS_P_SPLAT(kb[62]), s[62]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p63 = CS_P_XOR(CS_P_SPLAT(kb[63]), s[63]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a135[8] = {p56, p57, p58, p59, p60, p61, p62, p63}, r135[8]; cs_sbox_SB4(a135, r135); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r135[8]; cs_sbox_SB4(r135, p56, p57, p58, p59, p60, p61, p62, p63); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[49] = r135[0];
     w[51] = r135[1];
     w[53] = r135[2];
@@ -1266,7 +1263,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p85 = CS_P_XOR(CS_P_SPLAT(kb[85]), s[85]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p86 = CS_P_XOR(CS_P_SPLAT(kb[86]), s[86]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p87 = CS_P_XOR(CS_P_SPLAT(kb[87]), s[87]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a138[8] = {p80, p81, p82, p83, p84, p85, p86, p87}, r138[8]; cs_sbox_SB3(a138, r138); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r138[8]; cs_sbox_SB3(r138, p80, p81, p82, p83, p84, p85, p86, p87); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[64] = r138[0];
     w[66] = r138[1];
     w[68] = r138[2];
@@ -1283,7 +1280,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p109 = CS_P_XOR(CS_P_SPLAT(kb[109]), s[109]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p110 = CS_P_XOR(CS_P_SPLAT(kb[110]), s[110]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p111 = CS_P_XOR(CS_P_SPLAT(kb[111]), s[111]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a141[8] = {p104, p105, p106, p107, p108, p109, p110, p111}, r141[8]; cs_sbox_SB2(a141, r141); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r141[8]; cs_sbox_SB2(r141, p104, p105, p106, p107, p108, p109, p110, p111); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[1] = r141[0];
     w[3] = r141[1];
     w[5] = r141[2];
@@ -1474,7 +1471,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r133[7] = v[127];
     const cs_p p391 = CS_P_XOR(p239, r133[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p399 = CS_P_XOR(p383, p391);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a691[8] = {p392, p393, p394, p395, p396, p397, p398, p399}, r691[8]; cs_sbox_SB2(a691, r691); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r691[8]; cs_sbox_SB2(r691, p392, p393, p394, p395, p396, p397, p398, p399); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[152] = r691[0];
     w[153] = r691[1];
     w[154] = r691[2];
@@ -1523,7 +1520,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r128[7] = v[135];
     const cs_p p415 = CS_P_XOR(p191, r128[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p423 = CS_P_XOR(p407, p415);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a692[8] = {p416, p417, p418, p419, p420, p421, p422, p423}, r692[8]; cs_sbox_SB3(a692, r692); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r692[8]; cs_sbox_SB3(r692, p416, p417, p418, p419, p420, p421, p422, p423); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[81] = r692[0];
     w[83] = r692[1];
     w[85] = r692[2];
@@ -1573,7 +1570,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p255 = v[175];
     const cs_p p535 = CS_P_XOR(p215, p255);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p543 = CS_P_XOR(p527, p535);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a697[8] = {p536, p537, p538, p539, p540, p541, p542, p543}, r697[8]; cs_sbox_SB4(a697, r697); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r697[8]; cs_sbox_SB4(r697, p536, p537, p538, p539, p540, p541, p542, p543); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[32] = r697[0];
     w[34] = r697[1];
     w[36] = r697[2];
@@ -1614,7 +1611,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p167 = v[30];
     const cs_p p655 = CS_P_XOR(p167, p255);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p663 = CS_P_XOR(p647, p655);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a702[8] = {p656, p657, p658, p659, p660, p661, p662, p663}, r702[8]; cs_sbox_SB1(a702, r702); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r702[8]; cs_sbox_SB1(r702, p656, p657, p658, p659, p660, p661, p662, p663); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[97] = r702[0];
     w[99] = r702[1];
     w[101] = r702[2];
@@ -1710,7 +1707,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r132[7] = v[95];
     const cs_p p359 = CS_P_XOR(p215, r132[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p367 = CS_P_XOR(p351, p359);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a690[8] = {p360, p361, p362, p363, p364, p365, p366, p367}, r690[8]; cs_sbox_SB1(a690, r690); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r690[8]; cs_sbox_SB1(r690, p360, p361, p362, p363, p364, p365, p366, p367); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[144] = r690[0];
     w[145] = r690[1];
     w[146] = r690[2];
@@ -1751,7 +1748,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r129[7] = v[143];
     const cs_p p439 = CS_P_XOR(p167, r129[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p447 = CS_P_XOR(p431, p439);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a693[8] = {p440, p441, p442, p443, p444, p445, p446, p447}, r693[8]; cs_sbox_SB4(a693, r693); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r693[8]; cs_sbox_SB4(r693, p440, p441, p442, p443, p444, p445, p446, p447); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[113] = r693[0];
     w[115] = r693[1];
     w[117] = r693[2];
@@ -1793,7 +1790,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p247 = v[167];
     const cs_p p511 = CS_P_XOR(p239, p247);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p519 = CS_P_XOR(p503, p511);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a696[8] = {p512, p513, p514, p515, p516, p517, p518, p519}, r696[8]; cs_sbox_SB3(a696, r696); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r696[8]; cs_sbox_SB3(r696, p512, p513, p514, p515, p516, p517, p518, p519); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[0] = r696[0];
     w[2] = r696[1];
     w[4] = r696[2];
@@ -1826,7 +1823,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p671 = CS_P_XOR(CS_P_SPLAT(kb[127]), r138[7]); /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p679 = CS_P_XOR(p191, p247);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p687 = CS_P_XOR(p671, p679);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a703[8] = {p680, p681, p682, p683, p684, p685, p686, p687}, r703[8]; cs_sbox_SB2(a703, r703); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r703[8]; cs_sbox_SB2(r703, p680, p681, p682, p683, p684, p685, p686, p687); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[65] = r703[0];
     w[67] = r703[1];
     w[69] = r703[2];
@@ -1922,7 +1919,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r135[7] = v[63];
     const cs_p p327 = CS_P_XOR(p191, r135[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p335 = CS_P_XOR(p319, p327);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a689[8] = {p328, p329, p330, p331, p332, p333, p334, p335}, r689[8]; cs_sbox_SB4(a689, r689); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r689[8]; cs_sbox_SB4(r689, p328, p329, p330, p331, p332, p333, p334, p335); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[136] = r689[0];
     w[137] = r689[1];
     w[138] = r689[2];
@@ -1963,7 +1960,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r130[7] = v[151];
     const cs_p p463 = CS_P_XOR(p239, r130[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p471 = CS_P_XOR(p455, p463);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a694[8] = {p464, p465, p466, p467, p468, p469, p470, p471}, r694[8]; cs_sbox_SB1(a694, r694); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r694[8]; cs_sbox_SB1(r694, p464, p465, p466, p467, p468, p469, p470, p471); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[17] = r694[0];
     w[19] = r694[1];
     w[21] = r694[2];
@@ -2005,7 +2002,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p271 = v[191];
     const cs_p p583 = CS_P_XOR(p167, p271);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p591 = CS_P_XOR(p575, p583);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a699[8] = {p584, p585, p586, p587, p588, p589, p590, p591}, r699[8]; cs_sbox_SB2(a699, r699); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r699[8]; cs_sbox_SB2(r699, p584, p585, p586, p587, p588, p589, p590, p591); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[96] = r699[0];
     w[98] = r699[1];
     w[100] = r699[2];
@@ -2038,7 +2035,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p599 = CS_P_XOR(CS_P_SPLAT(kb[103]), r137[7]); /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p607 = CS_P_XOR(p215, p271);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p615 = CS_P_XOR(p599, p607);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a700[8] = {p608, p609, p610, p611, p612, p613, p614, p615}, r700[8]; cs_sbox_SB3(a700, r700); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r700[8]; cs_sbox_SB3(r700, p608, p609, p610, p611, p612, p613, p614, p615); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[33] = r700[0];
     w[35] = r700[1];
     w[37] = r700[2];
@@ -2134,7 +2131,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r134[7] = v[31];
     const cs_p p295 = CS_P_XOR(p167, r134[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p303 = CS_P_XOR(p287, p295);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a688[8] = {p296, p297, p298, p299, p300, p301, p302, p303}, r688[8]; cs_sbox_SB3(a688, r688); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r688[8]; cs_sbox_SB3(r688, p296, p297, p298, p299, p300, p301, p302, p303); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[128] = r688[0];
     w[129] = r688[1];
     w[130] = r688[2];
@@ -2175,7 +2172,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r131[7] = v[159];
     const cs_p p487 = CS_P_XOR(p215, r131[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p495 = CS_P_XOR(p479, p487);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a695[8] = {p488, p489, p490, p491, p492, p493, p494, p495}, r695[8]; cs_sbox_SB2(a695, r695); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r695[8]; cs_sbox_SB2(r695, p488, p489, p490, p491, p492, p493, p494, p495); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[49] = r695[0];
     w[51] = r695[1];
     w[53] = r695[2];
@@ -2217,7 +2214,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p263 = v[183];
     const cs_p p559 = CS_P_XOR(p191, p263);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p567 = CS_P_XOR(p551, p559);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a698[8] = {p560, p561, p562, p563, p564, p565, p566, p567}, r698[8]; cs_sbox_SB1(a698, r698); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r698[8]; cs_sbox_SB1(r698, p560, p561, p562, p563, p564, p565, p566, p567); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[64] = r698[0];
     w[66] = r698[1];
     w[68] = r698[2];
@@ -2250,7 +2247,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p623 = CS_P_XOR(CS_P_SPLAT(kb[111]), r136[7]); /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p631 = CS_P_XOR(p239, p263);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p639 = CS_P_XOR(p623, p631);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a701[8] = {p632, p633, p634, p635, p636, p637, p638, p639}, r701[8]; cs_sbox_SB4(a701, r701); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r701[8]; cs_sbox_SB4(r701, p632, p633, p634, p635, p636, p637, p638, p639); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[1] = r701[0];
     w[3] = r701[1];
     w[5] = r701[2];
@@ -2441,7 +2438,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r693[7] = v[127];
     const cs_p p951 = CS_P_XOR(p799, r693[7]);           /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p959 = CS_P_XOR(p943, p951);              /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1251[8] = {p952, p953, p954, p955, p956, p957, p958, p959}, r1251[8]; cs_sbox_SB4(a1251, r1251); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1251[8]; cs_sbox_SB4(r1251, p952, p953, p954, p955, p956, p957, p958, p959); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[152] = r1251[0];
     w[153] = r1251[1];
     w[154] = r1251[2];
@@ -2490,7 +2487,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r688[7] = v[135];
     const cs_p p975 = CS_P_XOR(p751, r688[7]);           /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p983 = CS_P_XOR(p967, p975);              /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1252[8] = {p976, p977, p978, p979, p980, p981, p982, p983}, r1252[8]; cs_sbox_SB1(a1252, r1252); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1252[8]; cs_sbox_SB1(r1252, p976, p977, p978, p979, p980, p981, p982, p983); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[81] = r1252[0];
     w[83] = r1252[1];
     w[85] = r1252[2];
@@ -2540,7 +2537,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p815 = v[175];
     const cs_p p1095 = CS_P_XOR(p775, p815);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1103 = CS_P_XOR(p1087, p1095);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1257[8] = {p1096, p1097, p1098, p1099, p1100, p1101, p1102, p1103}, r1257[8]; cs_sbox_SB2(a1257, r1257); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1257[8]; cs_sbox_SB2(r1257, p1096, p1097, p1098, p1099, p1100, p1101, p1102, p1103); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[32] = r1257[0];
     w[34] = r1257[1];
     w[36] = r1257[2];
@@ -2581,7 +2578,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p727 = v[30];
     const cs_p p1215 = CS_P_XOR(p727, p815);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1223 = CS_P_XOR(p1207, p1215);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1262[8] = {p1216, p1217, p1218, p1219, p1220, p1221, p1222, p1223}, r1262[8]; cs_sbox_SB3(a1262, r1262); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1262[8]; cs_sbox_SB3(r1262, p1216, p1217, p1218, p1219, p1220, p1221, p1222, p1223); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[97] = r1262[0];
     w[99] = r1262[1];
     w[101] = r1262[2];
@@ -2677,7 +2674,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r692[7] = v[95];
     const cs_p p919 = CS_P_XOR(p775, r692[7]);           /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p927 = CS_P_XOR(p911, p919);              /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1250[8] = {p920, p921, p922, p923, p924, p925, p926, p927}, r1250[8]; cs_sbox_SB3(a1250, r1250); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1250[8]; cs_sbox_SB3(r1250, p920, p921, p922, p923, p924, p925, p926, p927); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[144] = r1250[0];
     w[145] = r1250[1];
     w[146] = r1250[2];
@@ -2718,7 +2715,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r689[7] = v[143];
     const cs_p p999 = CS_P_XOR(p727, r689[7]);           /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1007 = CS_P_XOR(p991, p999);             /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1253[8] = {p1000, p1001, p1002, p1003, p1004, p1005, p1006, p1007}, r1253[8]; cs_sbox_SB2(a1253, r1253); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1253[8]; cs_sbox_SB2(r1253, p1000, p1001, p1002, p1003, p1004, p1005, p1006, p1007); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[113] = r1253[0];
     w[115] = r1253[1];
     w[117] = r1253[2];
@@ -2760,7 +2757,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p807 = v[167];
     const cs_p p1071 = CS_P_XOR(p799, p807);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1079 = CS_P_XOR(p1063, p1071);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1256[8] = {p1072, p1073, p1074, p1075, p1076, p1077, p1078, p1079}, r1256[8]; cs_sbox_SB1(a1256, r1256); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1256[8]; cs_sbox_SB1(r1256, p1072, p1073, p1074, p1075, p1076, p1077, p1078, p1079); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[0] = r1256[0];
     w[2] = r1256[1];
     w[4] = r1256[2];
@@ -2793,7 +2790,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1231 = CS_P_XOR(CS_P_SPLAT(kb[127]), r698[7]); /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1239 = CS_P_XOR(p751, p807);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1247 = CS_P_XOR(p1231, p1239);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1263[8] = {p1240, p1241, p1242, p1243, p1244, p1245, p1246, p1247}, r1263[8]; cs_sbox_SB4(a1263, r1263); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1263[8]; cs_sbox_SB4(r1263, p1240, p1241, p1242, p1243, p1244, p1245, p1246, p1247); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[65] = r1263[0];
     w[67] = r1263[1];
     w[69] = r1263[2];
@@ -2889,7 +2886,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r695[7] = v[63];
     const cs_p p887 = CS_P_XOR(p751, r695[7]);           /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p895 = CS_P_XOR(p879, p887);              /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1249[8] = {p888, p889, p890, p891, p892, p893, p894, p895}, r1249[8]; cs_sbox_SB2(a1249, r1249); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1249[8]; cs_sbox_SB2(r1249, p888, p889, p890, p891, p892, p893, p894, p895); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[136] = r1249[0];
     w[137] = r1249[1];
     w[138] = r1249[2];
@@ -2930,7 +2927,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r690[7] = v[151];
     const cs_p p1023 = CS_P_XOR(p799, r690[7]);          /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1031 = CS_P_XOR(p1015, p1023);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1254[8] = {p1024, p1025, p1026, p1027, p1028, p1029, p1030, p1031}, r1254[8]; cs_sbox_SB3(a1254, r1254); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1254[8]; cs_sbox_SB3(r1254, p1024, p1025, p1026, p1027, p1028, p1029, p1030, p1031); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[17] = r1254[0];
     w[19] = r1254[1];
     w[21] = r1254[2];
@@ -2972,7 +2969,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p831 = v[191];
     const cs_p p1143 = CS_P_XOR(p727, p831);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1151 = CS_P_XOR(p1135, p1143);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1259[8] = {p1144, p1145, p1146, p1147, p1148, p1149, p1150, p1151}, r1259[8]; cs_sbox_SB4(a1259, r1259); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1259[8]; cs_sbox_SB4(r1259, p1144, p1145, p1146, p1147, p1148, p1149, p1150, p1151); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[96] = r1259[0];
     w[98] = r1259[1];
     w[100] = r1259[2];
@@ -3005,7 +3002,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1159 = CS_P_XOR(CS_P_SPLAT(kb[103]), r697[7]); /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1167 = CS_P_XOR(p775, p831);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1175 = CS_P_XOR(p1159, p1167);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1260[8] = {p1168, p1169, p1170, p1171, p1172, p1173, p1174, p1175}, r1260[8]; cs_sbox_SB1(a1260, r1260); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1260[8]; cs_sbox_SB1(r1260, p1168, p1169, p1170, p1171, p1172, p1173, p1174, p1175); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[33] = r1260[0];
     w[35] = r1260[1];
     w[37] = r1260[2];
@@ -3101,7 +3098,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r694[7] = v[31];
     const cs_p p855 = CS_P_XOR(p727, r694[7]);           /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p863 = CS_P_XOR(p847, p855);              /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1248[8] = {p856, p857, p858, p859, p860, p861, p862, p863}, r1248[8]; cs_sbox_SB1(a1248, r1248); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1248[8]; cs_sbox_SB1(r1248, p856, p857, p858, p859, p860, p861, p862, p863); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[128] = r1248[0];
     w[129] = r1248[1];
     w[130] = r1248[2];
@@ -3142,7 +3139,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r691[7] = v[159];
     const cs_p p1047 = CS_P_XOR(p775, r691[7]);          /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1055 = CS_P_XOR(p1039, p1047);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1255[8] = {p1048, p1049, p1050, p1051, p1052, p1053, p1054, p1055}, r1255[8]; cs_sbox_SB4(a1255, r1255); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1255[8]; cs_sbox_SB4(r1255, p1048, p1049, p1050, p1051, p1052, p1053, p1054, p1055); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[49] = r1255[0];
     w[51] = r1255[1];
     w[53] = r1255[2];
@@ -3184,7 +3181,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p823 = v[183];
     const cs_p p1119 = CS_P_XOR(p751, p823);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1127 = CS_P_XOR(p1111, p1119);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1258[8] = {p1120, p1121, p1122, p1123, p1124, p1125, p1126, p1127}, r1258[8]; cs_sbox_SB3(a1258, r1258); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1258[8]; cs_sbox_SB3(r1258, p1120, p1121, p1122, p1123, p1124, p1125, p1126, p1127); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[64] = r1258[0];
     w[66] = r1258[1];
     w[68] = r1258[2];
@@ -3217,7 +3214,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1183 = CS_P_XOR(CS_P_SPLAT(kb[111]), r696[7]); /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1191 = CS_P_XOR(p799, p823);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1199 = CS_P_XOR(p1183, p1191);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1261[8] = {p1192, p1193, p1194, p1195, p1196, p1197, p1198, p1199}, r1261[8]; cs_sbox_SB2(a1261, r1261); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1261[8]; cs_sbox_SB2(r1261, p1192, p1193, p1194, p1195, p1196, p1197, p1198, p1199); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[1] = r1261[0];
     w[3] = r1261[1];
     w[5] = r1261[2];
@@ -3408,7 +3405,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5174[7] = v[31];
     const cs_p p5335 = CS_P_XOR(p5207, r5174[7]);        /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5343 = CS_P_XOR(p5327, p5335);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5728[8] = {p5336, p5337, p5338, p5339, p5340, p5341, p5342, p5343}, r5728[8]; cs_sbox_SB1(a5728, r5728); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5728[8]; cs_sbox_SB1(r5728, p5336, p5337, p5338, p5339, p5340, p5341, p5342, p5343); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[64] = r5728[0];
     w[66] = r5728[1];
     w[68] = r5728[2];
@@ -3481,7 +3478,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5175[7] = v[63];
     const cs_p p5367 = CS_P_XOR(p5231, r5175[7]);        /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5375 = CS_P_XOR(p5359, p5367);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5729[8] = {p5368, p5369, p5370, p5371, p5372, p5373, p5374, p5375}, r5729[8]; cs_sbox_SB2(a5729, r5729); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5729[8]; cs_sbox_SB2(r5729, p5368, p5369, p5370, p5371, p5372, p5373, p5374, p5375); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[32] = r5729[0];
     w[34] = r5729[1];
     w[36] = r5729[2];
@@ -3554,7 +3551,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5172[7] = v[95];
     const cs_p p5399 = CS_P_XOR(p5255, r5172[7]);        /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5407 = CS_P_XOR(p5391, p5399);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5730[8] = {p5400, p5401, p5402, p5403, p5404, p5405, p5406, p5407}, r5730[8]; cs_sbox_SB3(a5730, r5730); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5730[8]; cs_sbox_SB3(r5730, p5400, p5401, p5402, p5403, p5404, p5405, p5406, p5407); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[0] = r5730[0];
     w[2] = r5730[1];
     w[4] = r5730[2];
@@ -3595,7 +3592,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5169[7] = v[143];
     const cs_p p5479 = CS_P_XOR(p5207, r5169[7]);        /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5487 = CS_P_XOR(p5471, p5479);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5733[8] = {p5480, p5481, p5482, p5483, p5484, p5485, p5486, p5487}, r5733[8]; cs_sbox_SB2(a5733, r5733); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5733[8]; cs_sbox_SB2(r5733, p5480, p5481, p5482, p5483, p5484, p5485, p5486, p5487); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[1] = r5733[0];
     w[3] = r5733[1];
     w[5] = r5733[2];
@@ -3644,7 +3641,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5170[7] = v[151];
     const cs_p p5503 = CS_P_XOR(p5279, r5170[7]);        /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5511 = CS_P_XOR(p5495, p5503);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5734[8] = {p5504, p5505, p5506, p5507, p5508, p5509, p5510, p5511}, r5734[8]; cs_sbox_SB3(a5734, r5734); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5734[8]; cs_sbox_SB3(r5734, p5504, p5505, p5506, p5507, p5508, p5509, p5510, p5511); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[33] = r5734[0];
     w[35] = r5734[1];
     w[37] = r5734[2];
@@ -3685,7 +3682,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5171[7] = v[159];
     const cs_p p5527 = CS_P_XOR(p5255, r5171[7]);        /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5535 = CS_P_XOR(p5519, p5527);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5735[8] = {p5528, p5529, p5530, p5531, p5532, p5533, p5534, p5535}, r5735[8]; cs_sbox_SB4(a5735, r5735); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5735[8]; cs_sbox_SB4(r5735, p5528, p5529, p5530, p5531, p5532, p5533, p5534, p5535); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[65] = r5735[0];
     w[67] = r5735[1];
     w[69] = r5735[2];
@@ -3726,7 +3723,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5287 = v[167];
     const cs_p p5551 = CS_P_XOR(p5279, p5287);           /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5559 = CS_P_XOR(p5543, p5551);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5736[8] = {p5552, p5553, p5554, p5555, p5556, p5557, p5558, p5559}, r5736[8]; cs_sbox_SB1(a5736, r5736); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5736[8]; cs_sbox_SB1(r5736, p5552, p5553, p5554, p5555, p5556, p5557, p5558, p5559); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[16] = r5736[0];
     w[18] = r5736[1];
     w[20] = r5736[2];
@@ -3767,7 +3764,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5303 = v[183];
     const cs_p p5599 = CS_P_XOR(p5231, p5303);           /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5607 = CS_P_XOR(p5591, p5599);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5738[8] = {p5600, p5601, p5602, p5603, p5604, p5605, p5606, p5607}, r5738[8]; cs_sbox_SB3(a5738, r5738); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5738[8]; cs_sbox_SB3(r5738, p5600, p5601, p5602, p5603, p5604, p5605, p5606, p5607); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[80] = r5738[0];
     w[82] = r5738[1];
     w[84] = r5738[2];
@@ -3808,7 +3805,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5311 = v[191];
     const cs_p p5623 = CS_P_XOR(p5207, p5311);           /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5631 = CS_P_XOR(p5615, p5623);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5739[8] = {p5624, p5625, p5626, p5627, p5628, p5629, p5630, p5631}, r5739[8]; cs_sbox_SB4(a5739, r5739); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5739[8]; cs_sbox_SB4(r5739, p5624, p5625, p5626, p5627, p5628, p5629, p5630, p5631); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[48] = r5739[0];
     w[50] = r5739[1];
     w[52] = r5739[2];
@@ -3841,7 +3838,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5639 = CS_P_XOR(CS_P_SPLAT(kb[103]), r5177[7]); /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5647 = CS_P_XOR(p5255, p5311);           /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5655 = CS_P_XOR(p5639, p5647);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5740[8] = {p5648, p5649, p5650, p5651, p5652, p5653, p5654, p5655}, r5740[8]; cs_sbox_SB1(a5740, r5740); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5740[8]; cs_sbox_SB1(r5740, p5648, p5649, p5650, p5651, p5652, p5653, p5654, p5655); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[49] = r5740[0];
     w[51] = r5740[1];
     w[53] = r5740[2];
@@ -3874,7 +3871,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5663 = CS_P_XOR(CS_P_SPLAT(kb[111]), r5176[7]); /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5671 = CS_P_XOR(p5279, p5303);           /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5679 = CS_P_XOR(p5663, p5671);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5741[8] = {p5672, p5673, p5674, p5675, p5676, p5677, p5678, p5679}, r5741[8]; cs_sbox_SB2(a5741, r5741); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5741[8]; cs_sbox_SB2(r5741, p5672, p5673, p5674, p5675, p5676, p5677, p5678, p5679); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[81] = r5741[0];
     w[83] = r5741[1];
     w[85] = r5741[2];
@@ -3907,7 +3904,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5711 = CS_P_XOR(CS_P_SPLAT(kb[127]), r5178[7]); /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5719 = CS_P_XOR(p5231, p5287);           /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5727 = CS_P_XOR(p5711, p5719);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5743[8] = {p5720, p5721, p5722, p5723, p5724, p5725, p5726, p5727}, r5743[8]; cs_sbox_SB4(a5743, r5743); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5743[8]; cs_sbox_SB4(r5743, p5720, p5721, p5722, p5723, p5724, p5725, p5726, p5727); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[17] = r5743[0];
     w[19] = r5743[1];
     w[21] = r5743[2];
@@ -3972,7 +3969,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5173[7] = v[127];
     const cs_p p5431 = CS_P_XOR(p5279, r5173[7]);        /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5439 = CS_P_XOR(p5423, p5431);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5731[8] = {p5432, p5433, p5434, p5435, p5436, p5437, p5438, p5439}, r5731[8]; cs_sbox_SB4(a5731, r5731); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5731[8]; cs_sbox_SB4(r5731, p5432, p5433, p5434, p5435, p5436, p5437, p5438, p5439); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[104] = r5731[0];
     w[105] = r5731[1];
     w[106] = r5731[2];
@@ -4013,7 +4010,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5168[7] = v[135];
     const cs_p p5455 = CS_P_XOR(p5231, r5168[7]);        /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5463 = CS_P_XOR(p5447, p5455);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5732[8] = {p5456, p5457, p5458, p5459, p5460, p5461, p5462, p5463}, r5732[8]; cs_sbox_SB1(a5732, r5732); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5732[8]; cs_sbox_SB1(r5732, p5456, p5457, p5458, p5459, p5460, p5461, p5462, p5463); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[96] = r5732[0];
     w[97] = r5732[1];
     w[98] = r5732[2];
@@ -4055,7 +4052,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5295 = v[175];
     const cs_p p5575 = CS_P_XOR(p5255, p5295);           /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5583 = CS_P_XOR(p5567, p5575);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5737[8] = {p5576, p5577, p5578, p5579, p5580, p5581, p5582, p5583}, r5737[8]; cs_sbox_SB2(a5737, r5737); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5737[8]; cs_sbox_SB2(r5737, p5576, p5577, p5578, p5579, p5580, p5581, p5582, p5583); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[120] = r5737[0];
     w[121] = r5737[1];
     w[122] = r5737[2];
@@ -4088,7 +4085,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5687 = CS_P_XOR(CS_P_SPLAT(kb[119]), r5179[7]); /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5695 = CS_P_XOR(p5207, p5295);           /* aria.cs:86:52 encrypt>FO r10 */
     const cs_p p5703 = CS_P_XOR(p5687, p5695);           /* aria.cs:86:52 encrypt>FO r10 */
-    cs_p a5742[8] = {p5696, p5697, p5698, p5699, p5700, p5701, p5702, p5703}, r5742[8]; cs_sbox_SB3(a5742, r5742); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
+    cs_p r5742[8]; cs_sbox_SB3(r5742, p5696, p5697, p5698, p5699, p5700, p5701, p5702, p5703); /* aria.cs:53:13 encrypt>FO>SL1 r10 */
     w[128] = r5742[0];
     w[129] = r5742[1];
     w[130] = r5742[2];
@@ -4215,7 +4212,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5734[7] = v[47];
     const cs_p p5895 = CS_P_XOR(p5767, r5734[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p5903 = CS_P_XOR(p5887, p5895);           /* aria.cs:121:36 encrypt */
-    cs_p a6288[8] = {p5896, p5897, p5898, p5899, p5900, p5901, p5902, p5903}, r6288[8]; cs_sbox_SB3(a6288, r6288); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6288[8]; cs_sbox_SB3(r6288, p5896, p5897, p5898, p5899, p5900, p5901, p5902, p5903); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6304 = CS_P_XOR(CS_P_SPLAT(kb[128]), r6288[0]); /* aria.cs:121:54 encrypt */
     o[0] = p6304;                                        /* block word X[0], bit 0 */
     const cs_p p6305 = CS_P_XOR(CS_P_SPLAT(kb[129]), r6288[1]); /* aria.cs:121:54 encrypt */
@@ -4336,7 +4333,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5735[7] = v[79];
     const cs_p p5927 = CS_P_XOR(p5791, r5735[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p5935 = CS_P_XOR(p5919, p5927);           /* aria.cs:121:36 encrypt */
-    cs_p a6289[8] = {p5928, p5929, p5930, p5931, p5932, p5933, p5934, p5935}, r6289[8]; cs_sbox_SB4(a6289, r6289); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6289[8]; cs_sbox_SB4(r6289, p5928, p5929, p5930, p5931, p5932, p5933, p5934, p5935); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6312 = CS_P_XOR(CS_P_SPLAT(kb[136]), r6289[0]); /* aria.cs:121:54 encrypt */
     o[8] = p6312;                                        /* block word X[1], bit 0 */
     const cs_p p6313 = CS_P_XOR(CS_P_SPLAT(kb[137]), r6289[1]); /* aria.cs:121:54 encrypt */
@@ -4441,7 +4438,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5732[7] = v[103];
     const cs_p p5959 = CS_P_XOR(p5815, r5732[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p5967 = CS_P_XOR(p5951, p5959);           /* aria.cs:121:36 encrypt */
-    cs_p a6290[8] = {p5960, p5961, p5962, p5963, p5964, p5965, p5966, p5967}, r6290[8]; cs_sbox_SB1(a6290, r6290); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6290[8]; cs_sbox_SB1(r6290, p5960, p5961, p5962, p5963, p5964, p5965, p5966, p5967); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6320 = CS_P_XOR(CS_P_SPLAT(kb[144]), r6290[0]); /* aria.cs:121:54 encrypt */
     o[16] = p6320;                                       /* block word X[2], bit 0 */
     const cs_p p6321 = CS_P_XOR(CS_P_SPLAT(kb[145]), r6290[1]); /* aria.cs:121:54 encrypt */
@@ -4530,7 +4527,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5839 = CS_P_XOR(p5823, p5831);           /* aria.cs:66:34 encrypt>FO>A r10 */
     const cs_p p5991 = CS_P_XOR(p5839, r5733[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p5999 = CS_P_XOR(p5983, p5991);           /* aria.cs:121:36 encrypt */
-    cs_p a6291[8] = {p5992, p5993, p5994, p5995, p5996, p5997, p5998, p5999}, r6291[8]; cs_sbox_SB2(a6291, r6291); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6291[8]; cs_sbox_SB2(r6291, p5992, p5993, p5994, p5995, p5996, p5997, p5998, p5999); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6328 = CS_P_XOR(CS_P_SPLAT(kb[152]), r6291[0]); /* aria.cs:121:54 encrypt */
     o[24] = p6328;                                       /* block word X[3], bit 0 */
     const cs_p p6329 = CS_P_XOR(CS_P_SPLAT(kb[153]), r6291[1]); /* aria.cs:121:54 encrypt */
@@ -4571,7 +4568,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6007 = CS_P_XOR(CS_P_SPLAT(kb[39]), p5975); /* aria.cs:121:36 encrypt */
     const cs_p p6015 = CS_P_XOR(p5791, r5728[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p6023 = CS_P_XOR(p6007, p6015);           /* aria.cs:121:36 encrypt */
-    cs_p a6292[8] = {p6016, p6017, p6018, p6019, p6020, p6021, p6022, p6023}, r6292[8]; cs_sbox_SB3(a6292, r6292); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6292[8]; cs_sbox_SB3(r6292, p6016, p6017, p6018, p6019, p6020, p6021, p6022, p6023); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6336 = CS_P_XOR(CS_P_SPLAT(kb[160]), r6292[0]); /* aria.cs:121:54 encrypt */
     o[32] = p6336;                                       /* block word X[4], bit 0 */
     const cs_p p6337 = CS_P_XOR(CS_P_SPLAT(kb[161]), r6292[1]); /* aria.cs:121:54 encrypt */
@@ -4612,7 +4609,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6031 = CS_P_XOR(CS_P_SPLAT(kb[47]), p5943); /* aria.cs:121:36 encrypt */
     const cs_p p6039 = CS_P_XOR(p5767, r5729[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p6047 = CS_P_XOR(p6031, p6039);           /* aria.cs:121:36 encrypt */
-    cs_p a6293[8] = {p6040, p6041, p6042, p6043, p6044, p6045, p6046, p6047}, r6293[8]; cs_sbox_SB4(a6293, r6293); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6293[8]; cs_sbox_SB4(r6293, p6040, p6041, p6042, p6043, p6044, p6045, p6046, p6047); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6344 = CS_P_XOR(CS_P_SPLAT(kb[168]), r6293[0]); /* aria.cs:121:54 encrypt */
     o[40] = p6344;                                       /* block word X[5], bit 0 */
     const cs_p p6345 = CS_P_XOR(CS_P_SPLAT(kb[169]), r6293[1]); /* aria.cs:121:54 encrypt */
@@ -4653,7 +4650,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6055 = CS_P_XOR(CS_P_SPLAT(kb[55]), p5911); /* aria.cs:121:36 encrypt */
     const cs_p p6063 = CS_P_XOR(p5839, r5730[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p6071 = CS_P_XOR(p6055, p6063);           /* aria.cs:121:36 encrypt */
-    cs_p a6294[8] = {p6064, p6065, p6066, p6067, p6068, p6069, p6070, p6071}, r6294[8]; cs_sbox_SB1(a6294, r6294); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6294[8]; cs_sbox_SB1(r6294, p6064, p6065, p6066, p6067, p6068, p6069, p6070, p6071); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6352 = CS_P_XOR(CS_P_SPLAT(kb[176]), r6294[0]); /* aria.cs:121:54 encrypt */
     o[48] = p6352;                                       /* block word X[6], bit 0 */
     const cs_p p6353 = CS_P_XOR(CS_P_SPLAT(kb[177]), r6294[1]); /* aria.cs:121:54 encrypt */
@@ -4702,7 +4699,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5731[7] = v[111];
     const cs_p p6087 = CS_P_XOR(p5815, r5731[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p6095 = CS_P_XOR(p6079, p6087);           /* aria.cs:121:36 encrypt */
-    cs_p a6295[8] = {p6088, p6089, p6090, p6091, p6092, p6093, p6094, p6095}, r6295[8]; cs_sbox_SB2(a6295, r6295); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6295[8]; cs_sbox_SB2(r6295, p6088, p6089, p6090, p6091, p6092, p6093, p6094, p6095); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6360 = CS_P_XOR(CS_P_SPLAT(kb[184]), r6295[0]); /* aria.cs:121:54 encrypt */
     o[56] = p6360;                                       /* block word X[7], bit 0 */
     const cs_p p6361 = CS_P_XOR(CS_P_SPLAT(kb[185]), r6295[1]); /* aria.cs:121:54 encrypt */
@@ -4751,7 +4748,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5847 = CS_P_XOR(r5729[7], r5732[7]);     /* aria.cs:75:18 encrypt>FO>A r10 */
     const cs_p p6111 = CS_P_XOR(p5839, p5847);           /* aria.cs:121:36 encrypt */
     const cs_p p6119 = CS_P_XOR(p6103, p6111);           /* aria.cs:121:36 encrypt */
-    cs_p a6296[8] = {p6112, p6113, p6114, p6115, p6116, p6117, p6118, p6119}, r6296[8]; cs_sbox_SB3(a6296, r6296); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6296[8]; cs_sbox_SB3(r6296, p6112, p6113, p6114, p6115, p6116, p6117, p6118, p6119); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6368 = CS_P_XOR(CS_P_SPLAT(kb[192]), r6296[0]); /* aria.cs:121:54 encrypt */
     o[64] = p6368;                                       /* block word X[8], bit 0 */
     const cs_p p6369 = CS_P_XOR(CS_P_SPLAT(kb[193]), r6296[1]); /* aria.cs:121:54 encrypt */
@@ -4800,7 +4797,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5855 = CS_P_XOR(r5728[7], r5733[7]);     /* aria.cs:76:18 encrypt>FO>A r10 */
     const cs_p p6135 = CS_P_XOR(p5815, p5855);           /* aria.cs:121:36 encrypt */
     const cs_p p6143 = CS_P_XOR(p6127, p6135);           /* aria.cs:121:36 encrypt */
-    cs_p a6297[8] = {p6136, p6137, p6138, p6139, p6140, p6141, p6142, p6143}, r6297[8]; cs_sbox_SB4(a6297, r6297); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6297[8]; cs_sbox_SB4(r6297, p6136, p6137, p6138, p6139, p6140, p6141, p6142, p6143); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6376 = CS_P_XOR(CS_P_SPLAT(kb[200]), r6297[0]); /* aria.cs:121:54 encrypt */
     o[72] = p6376;                                       /* block word X[9], bit 0 */
     const cs_p p6377 = CS_P_XOR(CS_P_SPLAT(kb[201]), r6297[1]); /* aria.cs:121:54 encrypt */
@@ -4849,7 +4846,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5863 = CS_P_XOR(r5731[7], r5734[7]);     /* aria.cs:77:18 encrypt>FO>A r10 */
     const cs_p p6159 = CS_P_XOR(p5791, p5863);           /* aria.cs:121:36 encrypt */
     const cs_p p6167 = CS_P_XOR(p6151, p6159);           /* aria.cs:121:36 encrypt */
-    cs_p a6298[8] = {p6160, p6161, p6162, p6163, p6164, p6165, p6166, p6167}, r6298[8]; cs_sbox_SB1(a6298, r6298); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6298[8]; cs_sbox_SB1(r6298, p6160, p6161, p6162, p6163, p6164, p6165, p6166, p6167); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6384 = CS_P_XOR(CS_P_SPLAT(kb[208]), r6298[0]); /* aria.cs:121:54 encrypt */
     o[80] = p6384;                                       /* block word X[10], bit 0 */
     const cs_p p6385 = CS_P_XOR(CS_P_SPLAT(kb[209]), r6298[1]); /* aria.cs:121:54 encrypt */
@@ -4898,7 +4895,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5871 = CS_P_XOR(r5730[7], r5735[7]);     /* aria.cs:78:18 encrypt>FO>A r10 */
     const cs_p p6183 = CS_P_XOR(p5767, p5871);           /* aria.cs:121:36 encrypt */
     const cs_p p6191 = CS_P_XOR(p6175, p6183);           /* aria.cs:121:36 encrypt */
-    cs_p a6299[8] = {p6184, p6185, p6186, p6187, p6188, p6189, p6190, p6191}, r6299[8]; cs_sbox_SB2(a6299, r6299); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6299[8]; cs_sbox_SB2(r6299, p6184, p6185, p6186, p6187, p6188, p6189, p6190, p6191); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6392 = CS_P_XOR(CS_P_SPLAT(kb[216]), r6299[0]); /* aria.cs:121:54 encrypt */
     o[88] = p6392;                                       /* block word X[11], bit 0 */
     const cs_p p6393 = CS_P_XOR(CS_P_SPLAT(kb[217]), r6299[1]); /* aria.cs:121:54 encrypt */
@@ -4939,7 +4936,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6199 = CS_P_XOR(CS_P_SPLAT(kb[103]), r5737[7]); /* aria.cs:121:36 encrypt */
     const cs_p p6207 = CS_P_XOR(p5815, p5871);           /* aria.cs:121:36 encrypt */
     const cs_p p6215 = CS_P_XOR(p6199, p6207);           /* aria.cs:121:36 encrypt */
-    cs_p a6300[8] = {p6208, p6209, p6210, p6211, p6212, p6213, p6214, p6215}, r6300[8]; cs_sbox_SB3(a6300, r6300); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6300[8]; cs_sbox_SB3(r6300, p6208, p6209, p6210, p6211, p6212, p6213, p6214, p6215); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6400 = CS_P_XOR(CS_P_SPLAT(kb[224]), r6300[0]); /* aria.cs:121:54 encrypt */
     o[96] = p6400;                                       /* block word X[12], bit 0 */
     const cs_p p6401 = CS_P_XOR(CS_P_SPLAT(kb[225]), r6300[1]); /* aria.cs:121:54 encrypt */
@@ -4980,7 +4977,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6223 = CS_P_XOR(CS_P_SPLAT(kb[111]), r5736[7]); /* aria.cs:121:36 encrypt */
     const cs_p p6231 = CS_P_XOR(p5839, p5863);           /* aria.cs:121:36 encrypt */
     const cs_p p6239 = CS_P_XOR(p6223, p6231);           /* aria.cs:121:36 encrypt */
-    cs_p a6301[8] = {p6232, p6233, p6234, p6235, p6236, p6237, p6238, p6239}, r6301[8]; cs_sbox_SB4(a6301, r6301); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6301[8]; cs_sbox_SB4(r6301, p6232, p6233, p6234, p6235, p6236, p6237, p6238, p6239); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6408 = CS_P_XOR(CS_P_SPLAT(kb[232]), r6301[0]); /* aria.cs:121:54 encrypt */
     o[104] = p6408;                                      /* block word X[13], bit 0 */
     const cs_p p6409 = CS_P_XOR(CS_P_SPLAT(kb[233]), r6301[1]); /* aria.cs:121:54 encrypt */
@@ -5021,7 +5018,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6247 = CS_P_XOR(CS_P_SPLAT(kb[119]), r5739[7]); /* aria.cs:121:36 encrypt */
     const cs_p p6255 = CS_P_XOR(p5767, p5855);           /* aria.cs:121:36 encrypt */
     const cs_p p6263 = CS_P_XOR(p6247, p6255);           /* aria.cs:121:36 encrypt */
-    cs_p a6302[8] = {p6256, p6257, p6258, p6259, p6260, p6261, p6262, p6263}, r6302[8]; cs_sbox_SB1(a6302, r6302); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6302[8]; cs_sbox_SB1(r6302, p6256, p6257, p6258, p6259, p6260, p6261, p6262, p6263); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6416 = CS_P_XOR(CS_P_SPLAT(kb[240]), r6302[0]); /* aria.cs:121:54 encrypt */
     o[112] = p6416;                                      /* block word X[14], bit 0 */
     const cs_p p6417 = CS_P_XOR(CS_P_SPLAT(kb[241]), r6302[1]); /* aria.cs:121:54 encrypt */
@@ -5062,7 +5059,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6271 = CS_P_XOR(CS_P_SPLAT(kb[127]), r5738[7]); /* aria.cs:121:36 encrypt */
     const cs_p p6279 = CS_P_XOR(p5791, p5847);           /* aria.cs:121:36 encrypt */
     const cs_p p6287 = CS_P_XOR(p6271, p6279);           /* aria.cs:121:36 encrypt */
-    cs_p a6303[8] = {p6280, p6281, p6282, p6283, p6284, p6285, p6286, p6287}, r6303[8]; cs_sbox_SB2(a6303, r6303); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r6303[8]; cs_sbox_SB2(r6303, p6280, p6281, p6282, p6283, p6284, p6285, p6286, p6287); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p6424 = CS_P_XOR(CS_P_SPLAT(kb[248]), r6303[0]); /* aria.cs:121:54 encrypt */
     o[120] = p6424;                                      /* block word X[15], bit 0 */
     const cs_p p6425 = CS_P_XOR(CS_P_SPLAT(kb[249]), r6303[1]); /* aria.cs:121:54 encrypt */
@@ -5094,7 +5091,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p29 = CS_P_XOR(CS_P_SPLAT(kb[29]), s[29]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p30 = CS_P_XOR(CS_P_SPLAT(kb[30]), s[30]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p31 = CS_P_XOR(CS_P_SPLAT(kb[31]), s[31]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a131[8] = {p24, p25, p26, p27, p28, p29, p30, p31}, r131[8]; cs_sbox_SB4(a131, r131); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r131[8]; cs_sbox_SB4(r131, p24, p25, p26, p27, p28, p29, p30, p31); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[152] = r131[0];
     w[153] = r131[1];
     w[154] = r131[2];
@@ -5111,7 +5108,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p37 = CS_P_XOR(CS_P_SPLAT(kb[37]), s[37]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p38 = CS_P_XOR(CS_P_SPLAT(kb[38]), s[38]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p39 = CS_P_XOR(CS_P_SPLAT(kb[39]), s[39]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a132[8] = {p32, p33, p34, p35, p36, p37, p38, p39}, r132[8]; cs_sbox_SB1(a132, r132); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r132[8]; cs_sbox_SB1(r132, p32, p33, p34, p35, p36, p37, p38, p39); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[81] = r132[0];
     w[83] = r132[1];
     w[85] = r132[2];
@@ -5129,7 +5126,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p77 = CS_P_XOR(CS_P_SPLAT(kb[77]), s[77]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p78 = CS_P_XOR(CS_P_SPLAT(kb[78]), s[78]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p79 = CS_P_XOR(CS_P_SPLAT(kb[79]), s[79]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a137[8] = {p72, p73, p74, p75, p76, p77, p78, p79}, r137[8]; cs_sbox_SB2(a137, r137); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r137[8]; cs_sbox_SB2(r137, p72, p73, p74, p75, p76, p77, p78, p79); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[32] = r137[0];
     w[34] = r137[1];
     w[36] = r137[2];
@@ -5146,7 +5143,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p117 = CS_P_XOR(CS_P_SPLAT(kb[117]), s[117]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p118 = CS_P_XOR(CS_P_SPLAT(kb[118]), s[118]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p119 = CS_P_XOR(CS_P_SPLAT(kb[119]), s[119]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a142[8] = {p112, p113, p114, p115, p116, p117, p118, p119}, r142[8]; cs_sbox_SB3(a142, r142); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r142[8]; cs_sbox_SB3(r142, p112, p113, p114, p115, p116, p117, p118, p119); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[97] = r142[0];
     w[99] = r142[1];
     w[101] = r142[2];
@@ -5194,7 +5191,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p21 = CS_P_XOR(CS_P_SPLAT(kb[21]), s[21]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p22 = CS_P_XOR(CS_P_SPLAT(kb[22]), s[22]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p23 = CS_P_XOR(CS_P_SPLAT(kb[23]), s[23]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a130[8] = {p16, p17, p18, p19, p20, p21, p22, p23}, r130[8]; cs_sbox_SB3(a130, r130); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r130[8]; cs_sbox_SB3(r130, p16, p17, p18, p19, p20, p21, p22, p23); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[144] = r130[0];
     w[145] = r130[1];
     w[146] = r130[2];
@@ -5211,7 +5208,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p45 = CS_P_XOR(CS_P_SPLAT(kb[45]), s[45]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p46 = CS_P_XOR(CS_P_SPLAT(kb[46]), s[46]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p47 = CS_P_XOR(CS_P_SPLAT(kb[47]), s[47]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a133[8] = {p40, p41, p42, p43, p44, p45, p46, p47}, r133[8]; cs_sbox_SB2(a133, r133); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r133[8]; cs_sbox_SB2(r133, p40, p41, p42, p43, p44, p45, p46, p47); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[113] = r133[0];
     w[115] = r133[1];
     w[117] = r133[2];
@@ -5229,7 +5226,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p69 = CS_P_XOR(CS_P_SPLAT(kb[69]), s[69]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p70 = CS_P_XOR(CS_P_SPLAT(kb[70]), s[70]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p71 = CS_P_XOR(CS_P_SPLAT(kb[71]), s[71]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a136[8] = {p64, p65, p66, p67, p68, p69, p70, p71}, r136[8]; cs_sbox_SB1(a136, r136); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r136[8]; cs_sbox_SB1(r136, p64, p65, p66, p67, p68, p69, p70, p71); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[0] = r136[0];
     w[2] = r136[1];
     w[4] = r136[2];
@@ -5246,7 +5243,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p125 = CS_P_XOR(CS_P_SPLAT(kb[125]), s[125]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p126 = CS_P_XOR(CS_P_SPLAT(kb[126]), s[126]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p127 = CS_P_XOR(CS_P_SPLAT(kb[127]), s[127]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a143[8] = {p120, p121, p122, p123, p124, p125, p126, p127}, r143[8]; cs_sbox_SB4(a143, r143); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r143[8]; cs_sbox_SB4(r143, p120, p121, p122, p123, p124, p125, p126, p127); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[65] = r143[0];
     w[67] = r143[1];
     w[69] = r143[2];
@@ -5294,7 +5291,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p13 = CS_P_XOR(CS_P_SPLAT(kb[13]), s[13]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p14 = CS_P_XOR(CS_P_SPLAT(kb[14]), s[14]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p15 = CS_P_XOR(CS_P_SPLAT(kb[15]), s[15]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a129[8] = {p8, p9, p10, p11, p12, p13, p14, p15}, r129[8]; cs_sbox_SB2(a129, r129); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r129[8]; cs_sbox_SB2(r129, p8, p9, p10, p11, p12, p13, p14, p15); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[136] = r129[0];
     w[137] = r129[1];
     w[138] = r129[2];
@@ -5311,7 +5308,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p53 = CS_P_XOR(CS_P_SPLAT(kb[53]), s[53]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p54 = CS_P_XOR(CS_P_SPLAT(kb[54]), s[54]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p55 = CS_P_XOR(CS_P_SPLAT(kb[55]), s[55]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a134[8] = {p48, p49, p50, p51, p52, p53, p54, p55}, r134[8]; cs_sbox_SB3(a134, r134); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r134[8]; cs_sbox_SB3(r134, p48, p49, p50, p51, p52, p53, p54, p55); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[17] = r134[0];
     w[19] = r134[1];
     w[21] = r134[2];
@@ -5329,7 +5326,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p93 = CS_P_XOR(CS_P_SPLAT(kb[93]), s[93]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p94 = CS_P_XOR(CS_P_SPLAT(kb[94]), s[94]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p95 = CS_P_XOR(CS_P_SPLAT(kb[95]), s[95]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a139[8] = {p88, p89, p90, p91, p92, p93, p94, p95}, r139[8]; cs_sbox_SB4(a139, r139); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r139[8]; cs_sbox_SB4(r139, p88, p89, p90, p91, p92, p93, p94, p95); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[96] = r139[0];
     w[98] = r139[1];
     w[100] = r139[2];
@@ -5346,7 +5343,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p101 = CS_P_XOR(CS_P_SPLAT(kb[101]), s[101]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p102 = CS_P_XOR(CS_P_SPLAT(kb[102]), s[102]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p103 = CS_P_XOR(CS_P_SPLAT(kb[103]), s[103]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a140[8] = {p96, p97, p98, p99, p100, p101, p102, p103}, r140[8]; cs_sbox_SB1(a140, r140); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r140[8]; cs_sbox_SB1(r140, p96, p97, p98, p99, p100, p101, p102, p103); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[33] = r140[0];
     w[35] = r140[1];
     w[37] = r140[2];
@@ -5394,7 +5391,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5 = CS_P_XOR(CS_P_SPLAT(kb[5]), s[5]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p6 = CS_P_XOR(CS_P_SPLAT(kb[6]), s[6]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p7 = CS_P_XOR(CS_P_SPLAT(kb[7]), s[7]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a128[8] = {p0, p1, p2, p3, p4, p5, p6, p7}, r128[8]; cs_sbox_SB1(a128, r128); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r128[8]; cs_sbox_SB1(r128, p0, p1, p2, p3, p4, p5, p6, p7); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[128] = r128[0];
     w[129] = r128[1];
     w[130] = r128[2];
@@ -5411,7 +5408,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p61 = CS_P_XOR(CS_P_SPLAT(kb[61]), s[61]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p62 = CS_P_XOR(CS_P_SPLAT(kb[62]), s[62]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p63 = CS_P_XOR(CS_P_SPLAT(kb[63]), s[63]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a135[8] = {p56, p57, p58, p59, p60, p61, p62, p63}, r135[8]; cs_sbox_SB4(a135, r135); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r135[8]; cs_sbox_SB4(r135, p56, p57, p58, p59, p60, p61, p62, p63); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[49] = r135[0];
     w[51] = r135[1];
     w[53] = r135[2];
@@ -5429,7 +5426,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p85 = CS_P_XOR(CS_P_SPLAT(kb[85]), s[85]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p86 = CS_P_XOR(CS_P_SPLAT(kb[86]), s[86]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p87 = CS_P_XOR(CS_P_SPLAT(kb[87]), s[87]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a138[8] = {p80, p81, p82, p83, p84, p85, p86, p87}, r138[8]; cs_sbox_SB3(a138, r138); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r138[8]; cs_sbox_SB3(r138, p80, p81, p82, p83, p84, p85, p86, p87); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[64] = r138[0];
     w[66] = r138[1];
     w[68] = r138[2];
@@ -5446,7 +5443,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p109 = CS_P_XOR(CS_P_SPLAT(kb[109]), s[109]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p110 = CS_P_XOR(CS_P_SPLAT(kb[110]), s[110]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p111 = CS_P_XOR(CS_P_SPLAT(kb[111]), s[111]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a141[8] = {p104, p105, p106, p107, p108, p109, p110, p111}, r141[8]; cs_sbox_SB2(a141, r141); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r141[8]; cs_sbox_SB2(r141, p104, p105, p106, p107, p108, p109, p110, p111); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[1] = r141[0];
     w[3] = r141[1];
     w[5] = r141[2];
@@ -5637,7 +5634,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r133[7] = v[127];
     const cs_p p391 = CS_P_XOR(p239, r133[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p399 = CS_P_XOR(p383, p391);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a691[8] = {p392, p393, p394, p395, p396, p397, p398, p399}, r691[8]; cs_sbox_SB2(a691, r691); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r691[8]; cs_sbox_SB2(r691, p392, p393, p394, p395, p396, p397, p398, p399); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[152] = r691[0];
     w[153] = r691[1];
     w[154] = r691[2];
@@ -5686,7 +5683,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r128[7] = v[135];
     const cs_p p415 = CS_P_XOR(p191, r128[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p423 = CS_P_XOR(p407, p415);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a692[8] = {p416, p417, p418, p419, p420, p421, p422, p423}, r692[8]; cs_sbox_SB3(a692, r692); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r692[8]; cs_sbox_SB3(r692, p416, p417, p418, p419, p420, p421, p422, p423); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[81] = r692[0];
     w[83] = r692[1];
     w[85] = r692[2];
@@ -5736,7 +5733,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p255 = v[175];
     const cs_p p535 = CS_P_XOR(p215, p255);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p543 = CS_P_XOR(p527, p535);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a697[8] = {p536, p537, p538, p539, p540, p541, p542, p543}, r697[8]; cs_sbox_SB4(a697, r697); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r697[8]; cs_sbox_SB4(r697, p536, p537, p538, p539, p540, p541, p542, p543); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[32] = r697[0];
     w[34] = r697[1];
     w[36] = r697[2];
@@ -5777,7 +5774,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p167 = v[30];
     const cs_p p655 = CS_P_XOR(p167, p255);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p663 = CS_P_XOR(p647, p655);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a702[8] = {p656, p657, p658, p659, p660, p661, p662, p663}, r702[8]; cs_sbox_SB1(a702, r702); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r702[8]; cs_sbox_SB1(r702, p656, p657, p658, p659, p660, p661, p662, p663); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[97] = r702[0];
     w[99] = r702[1];
     w[101] = r702[2];
@@ -5873,7 +5870,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r132[7] = v[95];
     const cs_p p359 = CS_P_XOR(p215, r132[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p367 = CS_P_XOR(p351, p359);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a690[8] = {p360, p361, p362, p363, p364, p365, p366, p367}, r690[8]; cs_sbox_SB1(a690, r690); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r690[8]; cs_sbox_SB1(r690, p360, p361, p362, p363, p364, p365, p366, p367); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[144] = r690[0];
     w[145] = r690[1];
     w[146] = r690[2];
@@ -5914,7 +5911,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r129[7] = v[143];
     const cs_p p439 = CS_P_XOR(p167, r129[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p447 = CS_P_XOR(p431, p439);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a693[8] = {p440, p441, p442, p443, p444, p445, p446, p447}, r693[8]; cs_sbox_SB4(a693, r693); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r693[8]; cs_sbox_SB4(r693, p440, p441, p442, p443, p444, p445, p446, p447); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[113] = r693[0];
     w[115] = r693[1];
     w[117] = r693[2];
@@ -5956,7 +5953,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p247 = v[167];
     const cs_p p511 = CS_P_XOR(p239, p247);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p519 = CS_P_XOR(p503, p511);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a696[8] = {p512, p513, p514, p515, p516, p517, p518, p519}, r696[8]; cs_sbox_SB3(a696, r696); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r696[8]; cs_sbox_SB3(r696, p512, p513, p514, p515, p516, p517, p518, p519); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[0] = r696[0];
     w[2] = r696[1];
     w[4] = r696[2];
@@ -5989,7 +5986,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p671 = CS_P_XOR(CS_P_SPLAT(kb[127]), r138[7]); /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p679 = CS_P_XOR(p191, p247);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p687 = CS_P_XOR(p671, p679);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a703[8] = {p680, p681, p682, p683, p684, p685, p686, p687}, r703[8]; cs_sbox_SB2(a703, r703); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r703[8]; cs_sbox_SB2(r703, p680, p681, p682, p683, p684, p685, p686, p687); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[65] = r703[0];
     w[67] = r703[1];
     w[69] = r703[2];
@@ -6085,7 +6082,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r135[7] = v[63];
     const cs_p p327 = CS_P_XOR(p191, r135[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p335 = CS_P_XOR(p319, p327);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a689[8] = {p328, p329, p330, p331, p332, p333, p334, p335}, r689[8]; cs_sbox_SB4(a689, r689); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r689[8]; cs_sbox_SB4(r689, p328, p329, p330, p331, p332, p333, p334, p335); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[136] = r689[0];
     w[137] = r689[1];
     w[138] = r689[2];
@@ -6126,7 +6123,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r130[7] = v[151];
     const cs_p p463 = CS_P_XOR(p239, r130[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p471 = CS_P_XOR(p455, p463);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a694[8] = {p464, p465, p466, p467, p468, p469, p470, p471}, r694[8]; cs_sbox_SB1(a694, r694); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r694[8]; cs_sbox_SB1(r694, p464, p465, p466, p467, p468, p469, p470, p471); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[17] = r694[0];
     w[19] = r694[1];
     w[21] = r694[2];
@@ -6168,7 +6165,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p271 = v[191];
     const cs_p p583 = CS_P_XOR(p167, p271);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p591 = CS_P_XOR(p575, p583);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a699[8] = {p584, p585, p586, p587, p588, p589, p590, p591}, r699[8]; cs_sbox_SB2(a699, r699); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r699[8]; cs_sbox_SB2(r699, p584, p585, p586, p587, p588, p589, p590, p591); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[96] = r699[0];
     w[98] = r699[1];
     w[100] = r699[2];
@@ -6201,7 +6198,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p599 = CS_P_XOR(CS_P_SPLAT(kb[103]), r137[7]); /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p607 = CS_P_XOR(p215, p271);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p615 = CS_P_XOR(p599, p607);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a700[8] = {p608, p609, p610, p611, p612, p613, p614, p615}, r700[8]; cs_sbox_SB3(a700, r700); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r700[8]; cs_sbox_SB3(r700, p608, p609, p610, p611, p612, p613, p614, p615); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[33] = r700[0];
     w[35] = r700[1];
     w[37] = r700[2];
@@ -6297,7 +6294,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r134[7] = v[31];
     const cs_p p295 = CS_P_XOR(p167, r134[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p303 = CS_P_XOR(p287, p295);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a688[8] = {p296, p297, p298, p299, p300, p301, p302, p303}, r688[8]; cs_sbox_SB3(a688, r688); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r688[8]; cs_sbox_SB3(r688, p296, p297, p298, p299, p300, p301, p302, p303); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[128] = r688[0];
     w[129] = r688[1];
     w[130] = r688[2];
@@ -6338,7 +6335,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r131[7] = v[159];
     const cs_p p487 = CS_P_XOR(p215, r131[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p495 = CS_P_XOR(p479, p487);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a695[8] = {p488, p489, p490, p491, p492, p493, p494, p495}, r695[8]; cs_sbox_SB2(a695, r695); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r695[8]; cs_sbox_SB2(r695, p488, p489, p490, p491, p492, p493, p494, p495); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[49] = r695[0];
     w[51] = r695[1];
     w[53] = r695[2];
@@ -6380,7 +6377,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p263 = v[183];
     const cs_p p559 = CS_P_XOR(p191, p263);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p567 = CS_P_XOR(p551, p559);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a698[8] = {p560, p561, p562, p563, p564, p565, p566, p567}, r698[8]; cs_sbox_SB1(a698, r698); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r698[8]; cs_sbox_SB1(r698, p560, p561, p562, p563, p564, p565, p566, p567); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[64] = r698[0];
     w[66] = r698[1];
     w[68] = r698[2];
@@ -6413,7 +6410,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p623 = CS_P_XOR(CS_P_SPLAT(kb[111]), r136[7]); /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p631 = CS_P_XOR(p239, p263);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p639 = CS_P_XOR(p623, p631);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a701[8] = {p632, p633, p634, p635, p636, p637, p638, p639}, r701[8]; cs_sbox_SB4(a701, r701); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r701[8]; cs_sbox_SB4(r701, p632, p633, p634, p635, p636, p637, p638, p639); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[1] = r701[0];
     w[3] = r701[1];
     w[5] = r701[2];
@@ -6604,7 +6601,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r693[7] = v[127];
     const cs_p p951 = CS_P_XOR(p799, r693[7]);           /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p959 = CS_P_XOR(p943, p951);              /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1251[8] = {p952, p953, p954, p955, p956, p957, p958, p959}, r1251[8]; cs_sbox_SB4(a1251, r1251); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1251[8]; cs_sbox_SB4(r1251, p952, p953, p954, p955, p956, p957, p958, p959); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[152] = r1251[0];
     w[153] = r1251[1];
     w[154] = r1251[2];
@@ -6653,7 +6650,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r688[7] = v[135];
     const cs_p p975 = CS_P_XOR(p751, r688[7]);           /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p983 = CS_P_XOR(p967, p975);              /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1252[8] = {p976, p977, p978, p979, p980, p981, p982, p983}, r1252[8]; cs_sbox_SB1(a1252, r1252); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1252[8]; cs_sbox_SB1(r1252, p976, p977, p978, p979, p980, p981, p982, p983); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[81] = r1252[0];
     w[83] = r1252[1];
     w[85] = r1252[2];
@@ -6703,7 +6700,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p815 = v[175];
     const cs_p p1095 = CS_P_XOR(p775, p815);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1103 = CS_P_XOR(p1087, p1095);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1257[8] = {p1096, p1097, p1098, p1099, p1100, p1101, p1102, p1103}, r1257[8]; cs_sbox_SB2(a1257, r1257); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1257[8]; cs_sbox_SB2(r1257, p1096, p1097, p1098, p1099, p1100, p1101, p1102, p1103); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[32] = r1257[0];
     w[34] = r1257[1];
     w[36] = r1257[2];
@@ -6744,7 +6741,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p727 = v[30];
     const cs_p p1215 = CS_P_XOR(p727, p815);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1223 = CS_P_XOR(p1207, p1215);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1262[8] = {p1216, p1217, p1218, p1219, p1220, p1221, p1222, p1223}, r1262[8]; cs_sbox_SB3(a1262, r1262); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1262[8]; cs_sbox_SB3(r1262, p1216, p1217, p1218, p1219, p1220, p1221, p1222, p1223); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[97] = r1262[0];
     w[99] = r1262[1];
     w[101] = r1262[2];
@@ -6840,7 +6837,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r692[7] = v[95];
     const cs_p p919 = CS_P_XOR(p775, r692[7]);           /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p927 = CS_P_XOR(p911, p919);              /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1250[8] = {p920, p921, p922, p923, p924, p925, p926, p927}, r1250[8]; cs_sbox_SB3(a1250, r1250); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1250[8]; cs_sbox_SB3(r1250, p920, p921, p922, p923, p924, p925, p926, p927); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[144] = r1250[0];
     w[145] = r1250[1];
     w[146] = r1250[2];
@@ -6881,7 +6878,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r689[7] = v[143];
     const cs_p p999 = CS_P_XOR(p727, r689[7]);           /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1007 = CS_P_XOR(p991, p999);             /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1253[8] = {p1000, p1001, p1002, p1003, p1004, p1005, p1006, p1007}, r1253[8]; cs_sbox_SB2(a1253, r1253); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1253[8]; cs_sbox_SB2(r1253, p1000, p1001, p1002, p1003, p1004, p1005, p1006, p1007); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[113] = r1253[0];
     w[115] = r1253[1];
     w[117] = r1253[2];
@@ -6923,7 +6920,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p807 = v[167];
     const cs_p p1071 = CS_P_XOR(p799, p807);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1079 = CS_P_XOR(p1063, p1071);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1256[8] = {p1072, p1073, p1074, p1075, p1076, p1077, p1078, p1079}, r1256[8]; cs_sbox_SB1(a1256, r1256); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1256[8]; cs_sbox_SB1(r1256, p1072, p1073, p1074, p1075, p1076, p1077, p1078, p1079); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[0] = r1256[0];
     w[2] = r1256[1];
     w[4] = r1256[2];
@@ -6956,7 +6953,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1231 = CS_P_XOR(CS_P_SPLAT(kb[127]), r698[7]); /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1239 = CS_P_XOR(p751, p807);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1247 = CS_P_XOR(p1231, p1239);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1263[8] = {p1240, p1241, p1242, p1243, p1244, p1245, p1246, p1247}, r1263[8]; cs_sbox_SB4(a1263, r1263); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1263[8]; cs_sbox_SB4(r1263, p1240, p1241, p1242, p1243, p1244, p1245, p1246, p1247); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[65] = r1263[0];
     w[67] = r1263[1];
     w[69] = r1263[2];
@@ -7052,7 +7049,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r695[7] = v[63];
     const cs_p p887 = CS_P_XOR(p751, r695[7]);           /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p895 = CS_P_XOR(p879, p887);              /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1249[8] = {p888, p889, p890, p891, p892, p893, p894, p895}, r1249[8]; cs_sbox_SB2(a1249, r1249); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1249[8]; cs_sbox_SB2(r1249, p888, p889, p890, p891, p892, p893, p894, p895); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[136] = r1249[0];
     w[137] = r1249[1];
     w[138] = r1249[2];
@@ -7093,7 +7090,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r690[7] = v[151];
     const cs_p p1023 = CS_P_XOR(p799, r690[7]);          /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1031 = CS_P_XOR(p1015, p1023);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1254[8] = {p1024, p1025, p1026, p1027, p1028, p1029, p1030, p1031}, r1254[8]; cs_sbox_SB3(a1254, r1254); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1254[8]; cs_sbox_SB3(r1254, p1024, p1025, p1026, p1027, p1028, p1029, p1030, p1031); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[17] = r1254[0];
     w[19] = r1254[1];
     w[21] = r1254[2];
@@ -7135,7 +7132,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p831 = v[191];
     const cs_p p1143 = CS_P_XOR(p727, p831);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1151 = CS_P_XOR(p1135, p1143);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1259[8] = {p1144, p1145, p1146, p1147, p1148, p1149, p1150, p1151}, r1259[8]; cs_sbox_SB4(a1259, r1259); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1259[8]; cs_sbox_SB4(r1259, p1144, p1145, p1146, p1147, p1148, p1149, p1150, p1151); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[96] = r1259[0];
     w[98] = r1259[1];
     w[100] = r1259[2];
@@ -7168,7 +7165,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1159 = CS_P_XOR(CS_P_SPLAT(kb[103]), r697[7]); /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1167 = CS_P_XOR(p775, p831);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1175 = CS_P_XOR(p1159, p1167);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1260[8] = {p1168, p1169, p1170, p1171, p1172, p1173, p1174, p1175}, r1260[8]; cs_sbox_SB1(a1260, r1260); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1260[8]; cs_sbox_SB1(r1260, p1168, p1169, p1170, p1171, p1172, p1173, p1174, p1175); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[33] = r1260[0];
     w[35] = r1260[1];
     w[37] = r1260[2];
@@ -7264,7 +7261,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r694[7] = v[31];
     const cs_p p855 = CS_P_XOR(p727, r694[7]);           /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p863 = CS_P_XOR(p847, p855);              /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1248[8] = {p856, p857, p858, p859, p860, p861, p862, p863}, r1248[8]; cs_sbox_SB1(a1248, r1248); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1248[8]; cs_sbox_SB1(r1248, p856, p857, p858, p859, p860, p861, p862, p863); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[128] = r1248[0];
     w[129] = r1248[1];
     w[130] = r1248[2];
@@ -7305,7 +7302,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r691[7] = v[159];
     const cs_p p1047 = CS_P_XOR(p775, r691[7]);          /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1055 = CS_P_XOR(p1039, p1047);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1255[8] = {p1048, p1049, p1050, p1051, p1052, p1053, p1054, p1055}, r1255[8]; cs_sbox_SB4(a1255, r1255); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1255[8]; cs_sbox_SB4(r1255, p1048, p1049, p1050, p1051, p1052, p1053, p1054, p1055); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[49] = r1255[0];
     w[51] = r1255[1];
     w[53] = r1255[2];
@@ -7347,7 +7344,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p823 = v[183];
     const cs_p p1119 = CS_P_XOR(p751, p823);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1127 = CS_P_XOR(p1111, p1119);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1258[8] = {p1120, p1121, p1122, p1123, p1124, p1125, p1126, p1127}, r1258[8]; cs_sbox_SB3(a1258, r1258); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1258[8]; cs_sbox_SB3(r1258, p1120, p1121, p1122, p1123, p1124, p1125, p1126, p1127); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[64] = r1258[0];
     w[66] = r1258[1];
     w[68] = r1258[2];
@@ -7380,7 +7377,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1183 = CS_P_XOR(CS_P_SPLAT(kb[111]), r696[7]); /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1191 = CS_P_XOR(p799, p823);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1199 = CS_P_XOR(p1183, p1191);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1261[8] = {p1192, p1193, p1194, p1195, p1196, p1197, p1198, p1199}, r1261[8]; cs_sbox_SB2(a1261, r1261); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1261[8]; cs_sbox_SB2(r1261, p1192, p1193, p1194, p1195, p1196, p1197, p1198, p1199); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[1] = r1261[0];
     w[3] = r1261[1];
     w[5] = r1261[2];
@@ -7571,7 +7568,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5174[7] = v[31];
     const cs_p p5335 = CS_P_XOR(p5207, r5174[7]);        /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5343 = CS_P_XOR(p5327, p5335);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5728[8] = {p5336, p5337, p5338, p5339, p5340, p5341, p5342, p5343}, r5728[8]; cs_sbox_SB1(a5728, r5728); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5728[8]; cs_sbox_SB1(r5728, p5336, p5337, p5338, p5339, p5340, p5341, p5342, p5343); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[64] = r5728[0];
     w[66] = r5728[1];
     w[68] = r5728[2];
@@ -7644,7 +7641,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5175[7] = v[63];
     const cs_p p5367 = CS_P_XOR(p5231, r5175[7]);        /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5375 = CS_P_XOR(p5359, p5367);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5729[8] = {p5368, p5369, p5370, p5371, p5372, p5373, p5374, p5375}, r5729[8]; cs_sbox_SB2(a5729, r5729); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5729[8]; cs_sbox_SB2(r5729, p5368, p5369, p5370, p5371, p5372, p5373, p5374, p5375); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[32] = r5729[0];
     w[34] = r5729[1];
     w[36] = r5729[2];
@@ -7717,7 +7714,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5172[7] = v[95];
     const cs_p p5399 = CS_P_XOR(p5255, r5172[7]);        /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5407 = CS_P_XOR(p5391, p5399);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5730[8] = {p5400, p5401, p5402, p5403, p5404, p5405, p5406, p5407}, r5730[8]; cs_sbox_SB3(a5730, r5730); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5730[8]; cs_sbox_SB3(r5730, p5400, p5401, p5402, p5403, p5404, p5405, p5406, p5407); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[0] = r5730[0];
     w[2] = r5730[1];
     w[4] = r5730[2];
@@ -7758,7 +7755,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5169[7] = v[143];
     const cs_p p5479 = CS_P_XOR(p5207, r5169[7]);        /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5487 = CS_P_XOR(p5471, p5479);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5733[8] = {p5480, p5481, p5482, p5483, p5484, p5485, p5486, p5487}, r5733[8]; cs_sbox_SB2(a5733, r5733); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5733[8]; cs_sbox_SB2(r5733, p5480, p5481, p5482, p5483, p5484, p5485, p5486, p5487); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[1] = r5733[0];
     w[3] = r5733[1];
     w[5] = r5733[2];
@@ -7807,7 +7804,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5170[7] = v[151];
     const cs_p p5503 = CS_P_XOR(p5279, r5170[7]);        /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5511 = CS_P_XOR(p5495, p5503);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5734[8] = {p5504, p5505, p5506, p5507, p5508, p5509, p5510, p5511}, r5734[8]; cs_sbox_SB3(a5734, r5734); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5734[8]; cs_sbox_SB3(r5734, p5504, p5505, p5506, p5507, p5508, p5509, p5510, p5511); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[33] = r5734[0];
     w[35] = r5734[1];
     w[37] = r5734[2];
@@ -7848,7 +7845,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5171[7] = v[159];
     const cs_p p5527 = CS_P_XOR(p5255, r5171[7]);        /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5535 = CS_P_XOR(p5519, p5527);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5735[8] = {p5528, p5529, p5530, p5531, p5532, p5533, p5534, p5535}, r5735[8]; cs_sbox_SB4(a5735, r5735); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5735[8]; cs_sbox_SB4(r5735, p5528, p5529, p5530, p5531, p5532, p5533, p5534, p5535); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[65] = r5735[0];
     w[67] = r5735[1];
     w[69] = r5735[2];
@@ -7889,7 +7886,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5287 = v[167];
     const cs_p p5551 = CS_P_XOR(p5279, p5287);           /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5559 = CS_P_XOR(p5543, p5551);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5736[8] = {p5552, p5553, p5554, p5555, p5556, p5557, p5558, p5559}, r5736[8]; cs_sbox_SB1(a5736, r5736); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5736[8]; cs_sbox_SB1(r5736, p5552, p5553, p5554, p5555, p5556, p5557, p5558, p5559); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[16] = r5736[0];
     w[18] = r5736[1];
     w[20] = r5736[2];
@@ -7930,7 +7927,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5303 = v[183];
     const cs_p p5599 = CS_P_XOR(p5231, p5303);           /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5607 = CS_P_XOR(p5591, p5599);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5738[8] = {p5600, p5601, p5602, p5603, p5604, p5605, p5606, p5607}, r5738[8]; cs_sbox_SB3(a5738, r5738); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5738[8]; cs_sbox_SB3(r5738, p5600, p5601, p5602, p5603, p5604, p5605, p5606, p5607); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[80] = r5738[0];
     w[82] = r5738[1];
     w[84] = r5738[2];
@@ -7971,7 +7968,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5311 = v[191];
     const cs_p p5623 = CS_P_XOR(p5207, p5311);           /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5631 = CS_P_XOR(p5615, p5623);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5739[8] = {p5624, p5625, p5626, p5627, p5628, p5629, p5630, p5631}, r5739[8]; cs_sbox_SB4(a5739, r5739); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5739[8]; cs_sbox_SB4(r5739, p5624, p5625, p5626, p5627, p5628, p5629, p5630, p5631); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[48] = r5739[0];
     w[50] = r5739[1];
     w[52] = r5739[2];
@@ -8004,7 +8001,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5639 = CS_P_XOR(CS_P_SPLAT(kb[103]), r5177[7]); /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5647 = CS_P_XOR(p5255, p5311);           /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5655 = CS_P_XOR(p5639, p5647);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5740[8] = {p5648, p5649, p5650, p5651, p5652, p5653, p5654, p5655}, r5740[8]; cs_sbox_SB1(a5740, r5740); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5740[8]; cs_sbox_SB1(r5740, p5648, p5649, p5650, p5651, p5652, p5653, p5654, p5655); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[49] = r5740[0];
     w[51] = r5740[1];
     w[53] = r5740[2];
@@ -8037,7 +8034,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5663 = CS_P_XOR(CS_P_SPLAT(kb[111]), r5176[7]); /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5671 = CS_P_XOR(p5279, p5303);           /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5679 = CS_P_XOR(p5663, p5671);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5741[8] = {p5672, p5673, p5674, p5675, p5676, p5677, p5678, p5679}, r5741[8]; cs_sbox_SB2(a5741, r5741); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5741[8]; cs_sbox_SB2(r5741, p5672, p5673, p5674, p5675, p5676, p5677, p5678, p5679); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[81] = r5741[0];
     w[83] = r5741[1];
     w[85] = r5741[2];
@@ -8070,7 +8067,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5711 = CS_P_XOR(CS_P_SPLAT(kb[127]), r5178[7]); /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5719 = CS_P_XOR(p5231, p5287);           /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5727 = CS_P_XOR(p5711, p5719);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5743[8] = {p5720, p5721, p5722, p5723, p5724, p5725, p5726, p5727}, r5743[8]; cs_sbox_SB4(a5743, r5743); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5743[8]; cs_sbox_SB4(r5743, p5720, p5721, p5722, p5723, p5724, p5725, p5726, p5727); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[17] = r5743[0];
     w[19] = r5743[1];
     w[21] = r5743[2];
@@ -8135,7 +8132,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5173[7] = v[127];
     const cs_p p5431 = CS_P_XOR(p5279, r5173[7]);        /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5439 = CS_P_XOR(p5423, p5431);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5731[8] = {p5432, p5433, p5434, p5435, p5436, p5437, p5438, p5439}, r5731[8]; cs_sbox_SB4(a5731, r5731); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5731[8]; cs_sbox_SB4(r5731, p5432, p5433, p5434, p5435, p5436, p5437, p5438, p5439); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[104] = r5731[0];
     w[105] = r5731[1];
     w[106] = r5731[2];
@@ -8176,7 +8173,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5168[7] = v[135];
     const cs_p p5455 = CS_P_XOR(p5231, r5168[7]);        /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5463 = CS_P_XOR(p5447, p5455);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5732[8] = {p5456, p5457, p5458, p5459, p5460, p5461, p5462, p5463}, r5732[8]; cs_sbox_SB1(a5732, r5732); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5732[8]; cs_sbox_SB1(r5732, p5456, p5457, p5458, p5459, p5460, p5461, p5462, p5463); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[96] = r5732[0];
     w[97] = r5732[1];
     w[98] = r5732[2];
@@ -8218,7 +8215,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5295 = v[175];
     const cs_p p5575 = CS_P_XOR(p5255, p5295);           /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5583 = CS_P_XOR(p5567, p5575);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5737[8] = {p5576, p5577, p5578, p5579, p5580, p5581, p5582, p5583}, r5737[8]; cs_sbox_SB2(a5737, r5737); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5737[8]; cs_sbox_SB2(r5737, p5576, p5577, p5578, p5579, p5580, p5581, p5582, p5583); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[120] = r5737[0];
     w[121] = r5737[1];
     w[122] = r5737[2];
@@ -8251,7 +8248,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5687 = CS_P_XOR(CS_P_SPLAT(kb[119]), r5179[7]); /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5695 = CS_P_XOR(p5207, p5295);           /* aria.cs:86:52 decrypt>FO r10 */
     const cs_p p5703 = CS_P_XOR(p5687, p5695);           /* aria.cs:86:52 decrypt>FO r10 */
-    cs_p a5742[8] = {p5696, p5697, p5698, p5699, p5700, p5701, p5702, p5703}, r5742[8]; cs_sbox_SB3(a5742, r5742); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
+    cs_p r5742[8]; cs_sbox_SB3(r5742, p5696, p5697, p5698, p5699, p5700, p5701, p5702, p5703); /* aria.cs:53:13 decrypt>FO>SL1 r10 */
     w[128] = r5742[0];
     w[129] = r5742[1];
     w[130] = r5742[2];
@@ -8378,7 +8375,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5734[7] = v[47];
     const cs_p p5895 = CS_P_XOR(p5767, r5734[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p5903 = CS_P_XOR(p5887, p5895);           /* aria.cs:131:15 decrypt */
-    cs_p a6288[8] = {p5896, p5897, p5898, p5899, p5900, p5901, p5902, p5903}, r6288[8]; cs_sbox_SB3(a6288, r6288); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6288[8]; cs_sbox_SB3(r6288, p5896, p5897, p5898, p5899, p5900, p5901, p5902, p5903); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6304 = CS_P_XOR(CS_P_SPLAT(kb[128]), r6288[0]); /* aria.cs:131:33 decrypt */
     o[0] = p6304;                                        /* block word X[0], bit 0 */
     const cs_p p6305 = CS_P_XOR(CS_P_SPLAT(kb[129]), r6288[1]); /* aria.cs:131:33 decrypt */
@@ -8499,7 +8496,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5735[7] = v[79];
     const cs_p p5927 = CS_P_XOR(p5791, r5735[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p5935 = CS_P_XOR(p5919, p5927);           /* aria.cs:131:15 decrypt */
-    cs_p a6289[8] = {p5928, p5929, p5930, p5931, p5932, p5933, p5934, p5935}, r6289[8]; cs_sbox_SB4(a6289, r6289); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6289[8]; cs_sbox_SB4(r6289, p5928, p5929, p5930, p5931, p5932, p5933, p5934, p5935); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6312 = CS_P_XOR(CS_P_SPLAT(kb[136]), r6289[0]); /* aria.cs:131:33 decrypt */
     o[8] = p6312;                                        /* block word X[1], bit 0 */
     const cs_p p6313 = CS_P_XOR(CS_P_SPLAT(kb[137]), r6289[1]); /* aria.cs:131:33 decrypt */
@@ -8604,7 +8601,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5732[7] = v[103];
     const cs_p p5959 = CS_P_XOR(p5815, r5732[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p5967 = CS_P_XOR(p5951, p5959);           /* aria.cs:131:15 decrypt */
-    cs_p a6290[8] = {p5960, p5961, p5962, p5963, p5964, p5965, p5966, p5967}, r6290[8]; cs_sbox_SB1(a6290, r6290); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6290[8]; cs_sbox_SB1(r6290, p5960, p5961, p5962, p5963, p5964, p5965, p5966, p5967); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6320 = CS_P_XOR(CS_P_SPLAT(kb[144]), r6290[0]); /* aria.cs:131:33 decrypt */
     o[16] = p6320;                                       /* block word X[2], bit 0 */
     const cs_p p6321 = CS_P_XOR(CS_P_SPLAT(kb[145]), r6290[1]); /* aria.cs:131:33 decrypt */
@@ -8693,7 +8690,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5839 = CS_P_XOR(p5823, p5831);           /* aria.cs:66:34 decrypt>FO>A r10 */
     const cs_p p5991 = CS_P_XOR(p5839, r5733[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p5999 = CS_P_XOR(p5983, p5991);           /* aria.cs:131:15 decrypt */
-    cs_p a6291[8] = {p5992, p5993, p5994, p5995, p5996, p5997, p5998, p5999}, r6291[8]; cs_sbox_SB2(a6291, r6291); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6291[8]; cs_sbox_SB2(r6291, p5992, p5993, p5994, p5995, p5996, p5997, p5998, p5999); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6328 = CS_P_XOR(CS_P_SPLAT(kb[152]), r6291[0]); /* aria.cs:131:33 decrypt */
     o[24] = p6328;                                       /* block word X[3], bit 0 */
     const cs_p p6329 = CS_P_XOR(CS_P_SPLAT(kb[153]), r6291[1]); /* aria.cs:131:33 decrypt */
@@ -8734,7 +8731,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6007 = CS_P_XOR(CS_P_SPLAT(kb[39]), p5975); /* aria.cs:131:15 decrypt */
     const cs_p p6015 = CS_P_XOR(p5791, r5728[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p6023 = CS_P_XOR(p6007, p6015);           /* aria.cs:131:15 decrypt */
-    cs_p a6292[8] = {p6016, p6017, p6018, p6019, p6020, p6021, p6022, p6023}, r6292[8]; cs_sbox_SB3(a6292, r6292); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6292[8]; cs_sbox_SB3(r6292, p6016, p6017, p6018, p6019, p6020, p6021, p6022, p6023); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6336 = CS_P_XOR(CS_P_SPLAT(kb[160]), r6292[0]); /* aria.cs:131:33 decrypt */
     o[32] = p6336;                                       /* block word X[4], bit 0 */
     const cs_p p6337 = CS_P_XOR(CS_P_SPLAT(kb[161]), r6292[1]); /* aria.cs:131:33 decrypt */
@@ -8775,7 +8772,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6031 = CS_P_XOR(CS_P_SPLAT(kb[47]), p5943); /* aria.cs:131:15 decrypt */
     const cs_p p6039 = CS_P_XOR(p5767, r5729[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p6047 = CS_P_XOR(p6031, p6039);           /* aria.cs:131:15 decrypt */
-    cs_p a6293[8] = {p6040, p6041, p6042, p6043, p6044, p6045, p6046, p6047}, r6293[8]; cs_sbox_SB4(a6293, r6293); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6293[8]; cs_sbox_SB4(r6293, p6040, p6041, p6042, p6043, p6044, p6045, p6046, p6047); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6344 = CS_P_XOR(CS_P_SPLAT(kb[168]), r6293[0]); /* aria.cs:131:33 decrypt */
     o[40] = p6344;                                       /* block word X[5], bit 0 */
     const cs_p p6345 = CS_P_XOR(CS_P_SPLAT(kb[169]), r6293[1]); /* aria.cs:131:33 decrypt */
@@ -8816,7 +8813,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6055 = CS_P_XOR(CS_P_SPLAT(kb[55]), p5911); /* aria.cs:131:15 decrypt */
     const cs_p p6063 = CS_P_XOR(p5839, r5730[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p6071 = CS_P_XOR(p6055, p6063);           /* aria.cs:131:15 decrypt */
-    cs_p a6294[8] = {p6064, p6065, p6066, p6067, p6068, p6069, p6070, p6071}, r6294[8]; cs_sbox_SB1(a6294, r6294); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6294[8]; cs_sbox_SB1(r6294, p6064, p6065, p6066, p6067, p6068, p6069, p6070, p6071); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6352 = CS_P_XOR(CS_P_SPLAT(kb[176]), r6294[0]); /* aria.cs:131:33 decrypt */
     o[48] = p6352;                                       /* block word X[6], bit 0 */
     const cs_p p6353 = CS_P_XOR(CS_P_SPLAT(kb[177]), r6294[1]); /* aria.cs:131:33 decrypt */
@@ -8865,7 +8862,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r5731[7] = v[111];
     const cs_p p6087 = CS_P_XOR(p5815, r5731[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p6095 = CS_P_XOR(p6079, p6087);           /* aria.cs:131:15 decrypt */
-    cs_p a6295[8] = {p6088, p6089, p6090, p6091, p6092, p6093, p6094, p6095}, r6295[8]; cs_sbox_SB2(a6295, r6295); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6295[8]; cs_sbox_SB2(r6295, p6088, p6089, p6090, p6091, p6092, p6093, p6094, p6095); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6360 = CS_P_XOR(CS_P_SPLAT(kb[184]), r6295[0]); /* aria.cs:131:33 decrypt */
     o[56] = p6360;                                       /* block word X[7], bit 0 */
     const cs_p p6361 = CS_P_XOR(CS_P_SPLAT(kb[185]), r6295[1]); /* aria.cs:131:33 decrypt */
@@ -8914,7 +8911,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5847 = CS_P_XOR(r5729[7], r5732[7]);     /* aria.cs:75:18 decrypt>FO>A r10 */
     const cs_p p6111 = CS_P_XOR(p5839, p5847);           /* aria.cs:131:15 decrypt */
     const cs_p p6119 = CS_P_XOR(p6103, p6111);           /* aria.cs:131:15 decrypt */
-    cs_p a6296[8] = {p6112, p6113, p6114, p6115, p6116, p6117, p6118, p6119}, r6296[8]; cs_sbox_SB3(a6296, r6296); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6296[8]; cs_sbox_SB3(r6296, p6112, p6113, p6114, p6115, p6116, p6117, p6118, p6119); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6368 = CS_P_XOR(CS_P_SPLAT(kb[192]), r6296[0]); /* aria.cs:131:33 decrypt */
     o[64] = p6368;                                       /* block word X[8], bit 0 */
     const cs_p p6369 = CS_P_XOR(CS_P_SPLAT(kb[193]), r6296[1]); /* aria.cs:131:33 decrypt */
@@ -8963,7 +8960,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5855 = CS_P_XOR(r5728[7], r5733[7]);     /* aria.cs:76:18 decrypt>FO>A r10 */
     const cs_p p6135 = CS_P_XOR(p5815, p5855);           /* aria.cs:131:15 decrypt */
     const cs_p p6143 = CS_P_XOR(p6127, p6135);           /* aria.cs:131:15 decrypt */
-    cs_p a6297[8] = {p6136, p6137, p6138, p6139, p6140, p6141, p6142, p6143}, r6297[8]; cs_sbox_SB4(a6297, r6297); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6297[8]; cs_sbox_SB4(r6297, p6136, p6137, p6138, p6139, p6140, p6141, p6142, p6143); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6376 = CS_P_XOR(CS_P_SPLAT(kb[200]), r6297[0]); /* aria.cs:131:33 decrypt */
     o[72] = p6376;                                       /* block word X[9], bit 0 */
     const cs_p p6377 = CS_P_XOR(CS_P_SPLAT(kb[201]), r6297[1]); /* aria.cs:131:33 decrypt */
@@ -9012,7 +9009,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5863 = CS_P_XOR(r5731[7], r5734[7]);     /* aria.cs:77:18 decrypt>FO>A r10 */
     const cs_p p6159 = CS_P_XOR(p5791, p5863);           /* aria.cs:131:15 decrypt */
     const cs_p p6167 = CS_P_XOR(p6151, p6159);           /* aria.cs:131:15 decrypt */
-    cs_p a6298[8] = {p6160, p6161, p6162, p6163, p6164, p6165, p6166, p6167}, r6298[8]; cs_sbox_SB1(a6298, r6298); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6298[8]; cs_sbox_SB1(r6298, p6160, p6161, p6162, p6163, p6164, p6165, p6166, p6167); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6384 = CS_P_XOR(CS_P_SPLAT(kb[208]), r6298[0]); /* aria.cs:131:33 decrypt */
     o[80] = p6384;                                       /* block word X[10], bit 0 */
     const cs_p p6385 = CS_P_XOR(CS_P_SPLAT(kb[209]), r6298[1]); /* aria.cs:131:33 decrypt */
@@ -9061,7 +9058,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5871 = CS_P_XOR(r5730[7], r5735[7]);     /* aria.cs:78:18 decrypt>FO>A r10 */
     const cs_p p6183 = CS_P_XOR(p5767, p5871);           /* aria.cs:131:15 decrypt */
     const cs_p p6191 = CS_P_XOR(p6175, p6183);           /* aria.cs:131:15 decrypt */
-    cs_p a6299[8] = {p6184, p6185, p6186, p6187, p6188, p6189, p6190, p6191}, r6299[8]; cs_sbox_SB2(a6299, r6299); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6299[8]; cs_sbox_SB2(r6299, p6184, p6185, p6186, p6187, p6188, p6189, p6190, p6191); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6392 = CS_P_XOR(CS_P_SPLAT(kb[216]), r6299[0]); /* aria.cs:131:33 decrypt */
     o[88] = p6392;                                       /* block word X[11], bit 0 */
     const cs_p p6393 = CS_P_XOR(CS_P_SPLAT(kb[217]), r6299[1]); /* aria.cs:131:33 decrypt */
@@ -9102,7 +9099,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6199 = CS_P_XOR(CS_P_SPLAT(kb[103]), r5737[7]); /* aria.cs:131:15 decrypt */
     const cs_p p6207 = CS_P_XOR(p5815, p5871);           /* aria.cs:131:15 decrypt */
     const cs_p p6215 = CS_P_XOR(p6199, p6207);           /* aria.cs:131:15 decrypt */
-    cs_p a6300[8] = {p6208, p6209, p6210, p6211, p6212, p6213, p6214, p6215}, r6300[8]; cs_sbox_SB3(a6300, r6300); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6300[8]; cs_sbox_SB3(r6300, p6208, p6209, p6210, p6211, p6212, p6213, p6214, p6215); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6400 = CS_P_XOR(CS_P_SPLAT(kb[224]), r6300[0]); /* aria.cs:131:33 decrypt */
     o[96] = p6400;                                       /* block word X[12], bit 0 */
     const cs_p p6401 = CS_P_XOR(CS_P_SPLAT(kb[225]), r6300[1]); /* aria.cs:131:33 decrypt */
@@ -9143,7 +9140,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6223 = CS_P_XOR(CS_P_SPLAT(kb[111]), r5736[7]); /* aria.cs:131:15 decrypt */
     const cs_p p6231 = CS_P_XOR(p5839, p5863);           /* aria.cs:131:15 decrypt */
     const cs_p p6239 = CS_P_XOR(p6223, p6231);           /* aria.cs:131:15 decrypt */
-    cs_p a6301[8] = {p6232, p6233, p6234, p6235, p6236, p6237, p6238, p6239}, r6301[8]; cs_sbox_SB4(a6301, r6301); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6301[8]; cs_sbox_SB4(r6301, p6232, p6233, p6234, p6235, p6236, p6237, p6238, p6239); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6408 = CS_P_XOR(CS_P_SPLAT(kb[232]), r6301[0]); /* aria.cs:131:33 decrypt */
     o[104] = p6408;                                      /* block word X[13], bit 0 */
     const cs_p p6409 = CS_P_XOR(CS_P_SPLAT(kb[233]), r6301[1]); /* aria.cs:131:33 decrypt */
@@ -9184,7 +9181,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6247 = CS_P_XOR(CS_P_SPLAT(kb[119]), r5739[7]); /* aria.cs:131:15 decrypt */
     const cs_p p6255 = CS_P_XOR(p5767, p5855);           /* aria.cs:131:15 decrypt */
     const cs_p p6263 = CS_P_XOR(p6247, p6255);           /* aria.cs:131:15 decrypt */
-    cs_p a6302[8] = {p6256, p6257, p6258, p6259, p6260, p6261, p6262, p6263}, r6302[8]; cs_sbox_SB1(a6302, r6302); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6302[8]; cs_sbox_SB1(r6302, p6256, p6257, p6258, p6259, p6260, p6261, p6262, p6263); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6416 = CS_P_XOR(CS_P_SPLAT(kb[240]), r6302[0]); /* aria.cs:131:33 decrypt */
     o[112] = p6416;                                      /* block word X[14], bit 0 */
     const cs_p p6417 = CS_P_XOR(CS_P_SPLAT(kb[241]), r6302[1]); /* aria.cs:131:33 decrypt */
@@ -9225,7 +9222,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p6271 = CS_P_XOR(CS_P_SPLAT(kb[127]), r5738[7]); /* aria.cs:131:15 decrypt */
     const cs_p p6279 = CS_P_XOR(p5791, p5847);           /* aria.cs:131:15 decrypt */
     const cs_p p6287 = CS_P_XOR(p6271, p6279);           /* aria.cs:131:15 decrypt */
-    cs_p a6303[8] = {p6280, p6281, p6282, p6283, p6284, p6285, p6286, p6287}, r6303[8]; cs_sbox_SB2(a6303, r6303); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r6303[8]; cs_sbox_SB2(r6303, p6280, p6281, p6282, p6283, p6284, p6285, p6286, p6287); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p6424 = CS_P_XOR(CS_P_SPLAT(kb[248]), r6303[0]); /* aria.cs:131:33 decrypt */
     o[120] = p6424;                                      /* block word X[15], bit 0 */
     const cs_p p6425 = CS_P_XOR(CS_P_SPLAT(kb[249]), r6303[1]); /* aria.cs:131:33 decrypt */
@@ -9284,6 +9281,39 @@ static void cs_decrypt_n(const aria128_key *ks, const uint8_t *in, uint8_t *out)
     cs_decrypt_n_3(ks->bs + 2944, s, o, v[0], v[1]);
     cs_decrypt_n_4(ks->bs + 3072, s, o, v[1], v[0]);
     cs_bs_store(out, o);
+}
+
+/* CTR: N counter blocks ctr, ctr + 1, ... (no carry out of the low 64 bits) through the encrypt core's pieces, XORed into in (bitsliced core) */
+static void cs_ctr_n(const aria128_key *ks, const uint8_t *ctr, const uint8_t *in, uint8_t *out)
+{
+    cs_p s[CS_BLOCK * 8], o[CS_BLOCK * 8];  /* s[j*8+b]: bit b of byte j, all blocks */
+    cs_p v[2][192];  /* planes handed from one piece to the next (read one, write the other) */
+    cs_bs_load_ctr(s, ctr);
+    cs_bs_prefetch(in, out, 0, 12);
+    cs_encrypt_n_0(ks->bs + 0, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 1, 12);
+    cs_encrypt_n_1(ks->bs + 128, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 2, 12);
+    cs_encrypt_n_2(ks->bs + 256, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 3, 12);
+    cs_encrypt_n_1(ks->bs + 384, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 4, 12);
+    cs_encrypt_n_2(ks->bs + 512, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 5, 12);
+    cs_encrypt_n_1(ks->bs + 640, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 6, 12);
+    cs_encrypt_n_2(ks->bs + 768, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 7, 12);
+    cs_encrypt_n_1(ks->bs + 896, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 8, 12);
+    cs_encrypt_n_2(ks->bs + 1024, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 9, 12);
+    cs_encrypt_n_1(ks->bs + 1152, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 10, 12);
+    cs_encrypt_n_3(ks->bs + 1280, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 11, 12);
+    cs_encrypt_n_4(ks->bs + 1408, s, o, v[1], v[0]);
+    cs_bs_store_xor(out, o, in);
 }
 
 /* encrypt: k <= CS_LANES blocks, padded with zero blocks to a full run of the core */
@@ -9377,6 +9407,12 @@ CS_HIDDEN void CS_KERNEL(ctr)(const aria128_key *ks, uint8_t *ctr, const uint8_t
     uint8_t stream[CS_LANES * CS_BLOCK];
     size_t i = 0;
     for (; i + CS_LANES <= n; i += CS_LANES) {
+        const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+        if (lo <= UINT64_MAX - CS_LANES) {  /* no carry out of the low 64 bits: the core makes the planes */
+            cs_ctr_n(ks, ctr, in + i * CS_BLOCK, out + i * CS_BLOCK);
+            cs_store64be(ctr + CS_BLOCK - 8, lo + CS_LANES);
+            continue;
+        }
         cs_ctr_fill(stream, ctr, CS_LANES);
         cs_encrypt_n(ks, stream, stream);
         cs_xor_bytes(out + i * CS_BLOCK, in + i * CS_BLOCK, stream, sizeof stream);

@@ -159,7 +159,8 @@ static inline cs_p cs_p_splat(uint64_t c)
 #endif
 
 /* Six SWAR swap stages exchange the 6 bit-in-word index bits (byte j mod 8, bit b) with the 6 low
-   plane-index bits (block l mod 64): s[(8h+jl)*8+b] lane k bit t = bit b of byte 8h+jl of block 64k+t.
+   plane-index bits (block l div CS_PW): s[(8h+jl)*8+b] lane k bit t = bit b of byte 8h+jl of block
+   CS_PW*t+k (the CS_PW lanes of a plane are CS_PW consecutive blocks: whole vectors of blocks in memory).
    Stage v swaps, between planes r and r | d (d = 1 << v), the bits at positions with bit v = 1 of the
    first and bit v = 0 of the second.  The stages act on distinct index bits, so they commute, and each
    is an involution: they run in two register-sized passes -- stages 0..3 within each 16 consecutive
@@ -187,20 +188,26 @@ static inline void cs_bs_low(cs_p x[16])
     cs_bs_swap(&x[0], &x[8], 3); cs_bs_swap(&x[1], &x[9], 3); cs_bs_swap(&x[2], &x[10], 3); cs_bs_swap(&x[3], &x[11], 3); cs_bs_swap(&x[4], &x[12], 3); cs_bs_swap(&x[5], &x[13], 3); cs_bs_swap(&x[6], &x[14], 3); cs_bs_swap(&x[7], &x[15], 3);
 }
 
-/* stages 4 and 5 on the planes r, r + 16, r + 32, r + 48 of each 64 */
+/* stages 4 and 5 on the planes r, r + 16, r + 32, r + 48 of the 64 planes of block word h (bytes 8h..8h+7) */
+static void cs_bs_high_word(cs_p *s, int h)
+{
+    int r;
+    for (r = 0; r < 16; r++) {
+        cs_p *q = s + h * 64 + r;
+        cs_p x0 = q[0], x1 = q[16], x2 = q[32], x3 = q[48];
+        cs_bs_swap(&x0, &x1, 4);
+        cs_bs_swap(&x2, &x3, 4);
+        cs_bs_swap(&x0, &x2, 5);
+        cs_bs_swap(&x1, &x3, 5);
+        q[0] = x0; q[16] = x1; q[32] = x2; q[48] = x3;
+    }
+}
+
+/* stages 4 and 5 on every block word */
 static void cs_bs_high(cs_p *s)
 {
-    int h, r;
-    for (h = 0; h < CS_BLOCK / 8; h++)
-        for (r = 0; r < 16; r++) {
-            cs_p *q = s + h * 64 + r;
-            cs_p x0 = q[0], x1 = q[16], x2 = q[32], x3 = q[48];
-            cs_bs_swap(&x0, &x1, 4);
-            cs_bs_swap(&x2, &x3, 4);
-            cs_bs_swap(&x0, &x2, 5);
-            cs_bs_swap(&x1, &x3, 5);
-            q[0] = x0; q[16] = x1; q[32] = x2; q[48] = x3;
-        }
+    int h;
+    for (h = 0; h < CS_BLOCK / 8; h++) cs_bs_high_word(s, h);
 }
 
 /* in: CS_LANES blocks -> s: CS_BLOCK * 8 planes */
@@ -212,7 +219,7 @@ static void cs_bs_load(cs_p *s, const uint8_t *in)
             cs_p x[16];
             for (i = 0; i < 16; i++)
                 for (k = 0; k < CS_PW; k++)
-                    CS_P_SET(x[i], k, cs_load64le(in + (64 * k + g + i) * CS_BLOCK + 8 * h));
+                    CS_P_SET(x[i], k, cs_load64le(in + (CS_PW * (g + i) + k) * CS_BLOCK + 8 * h));
             cs_bs_low(x);
             for (i = 0; i < 16; i++) s[h * 64 + g + i] = x[i];
         }
@@ -231,8 +238,83 @@ static void cs_bs_store(uint8_t *out, cs_p *s)
             cs_bs_low(x);
             for (i = 0; i < 16; i++)
                 for (k = 0; k < CS_PW; k++)
-                    cs_store64le(out + (64 * k + g + i) * CS_BLOCK + 8 * h, CS_P_GET(x[i], k));
+                    cs_store64le(out + (CS_PW * (g + i) + k) * CS_BLOCK + 8 * h, CS_P_GET(x[i], k));
         }
+}
+
+/* CTR without counter blocks in memory: s = the planes of the CS_LANES counter blocks ctr, ctr + 1, ...
+   (big-endian over the block; the caller checked that the low 64 bits do not carry in this run).  The
+   block words above the last are the same in every block: their planes are all-zero or all-one, set
+   directly; only the last word (the counter's low 64 bits) is transposed.
+       before: 256 counter blocks written, then 2 x 64 planes transposed
+       after:  64 planes splatted from the counter's bytes 0..7, 64 planes transposed */
+static void cs_bs_load_ctr(cs_p *s, const uint8_t *ctr)
+{
+    const int last = CS_BLOCK / 8 - 1;
+    const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+    int j, b, g, i, k;
+    for (j = 0; j < 8 * last; j++)
+        for (b = 0; b < 8; b++) s[j * 8 + b] = CS_P_SPLAT((uint64_t)0 - (uint64_t)(ctr[j] >> b & 1));
+    for (g = 0; g < 64; g += 16) {
+        cs_p x[16];
+        for (i = 0; i < 16; i++)
+            for (k = 0; k < CS_PW; k++) {  /* block CS_PW(g + i) + k: its last word as the bytes in memory read it */
+                uint8_t w[8];
+                cs_store64be(w, lo + (uint64_t)(CS_PW * (g + i) + k));
+                CS_P_SET(x[i], k, cs_load64le(w));
+            }
+        cs_bs_low(x);
+        for (i = 0; i < 16; i++) s[last * 64 + g + i] = x[i];
+    }
+    cs_bs_high_word(s, last);
+}
+
+/* The next run's input and output lines, a share before each piece of the core (part of parts): a run
+   reads its input and writes its output in one burst at its end, long after the previous burst, which
+   the hardware prefetcher does not run ahead of; from DRAM that burst stalled (AES-128, 64 MiB: -12%).
+   Addresses only (public); a prefetch past the end of the buffers is a hint that does not fault. */
+static inline void cs_bs_prefetch(const uint8_t *in, const uint8_t *out, int part, int parts)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    const size_t lines = CS_LANES * CS_BLOCK / 64, per = (lines + (size_t)parts - 1) / (size_t)parts;
+    size_t q;
+    for (q = (size_t)part * per; q < (size_t)(part + 1) * per && q < lines; q++) {
+        __builtin_prefetch((const void *)((uintptr_t)in + CS_LANES * CS_BLOCK + 64 * q), 0, 3);
+        __builtin_prefetch((const void *)((uintptr_t)out + CS_LANES * CS_BLOCK + 64 * q), 1, 3);
+    }
+#else
+    (void)in, (void)out, (void)part, (void)parts;
+#endif
+}
+
+/* The scatter below as scalar 64-bit loads, XORs and stores: the vector units are what a bitsliced kernel
+   is bound by, and gcc's vectorized form of this loop (lane interleaves behind an aliasing check) took
+   vector slots the integer units can do instead (AES-128 avx2 CTR, 64 MiB: +2-3%). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CS_SCALAR_LOOP __attribute__((optimize("no-tree-loop-vectorize")))
+#else
+#define CS_SCALAR_LOOP
+#endif
+
+/* out = in ^ the CS_LANES blocks of the planes s (clobbered): cs_bs_store with the keystream XORed into
+   the input on the way out (no keystream buffer; in == out allowed) */
+CS_SCALAR_LOOP static void cs_bs_store_xor(uint8_t *out, cs_p *s, const uint8_t *in)
+{
+    int h, g, i, k;
+    cs_bs_high(s);
+    for (g = 0; g < 64; g += 16) {
+        cs_p x[CS_BLOCK / 8][16];  /* every word of the blocks CS_PW*g .. CS_PW*(g + 16) - 1: whole blocks */
+        for (h = 0; h < CS_BLOCK / 8; h++) {
+            for (i = 0; i < 16; i++) x[h][i] = s[h * 64 + g + i];
+            cs_bs_low(x[h]);
+        }
+        for (i = 0; i < 16; i++)
+            for (k = 0; k < CS_PW; k++)
+                for (h = 0; h < CS_BLOCK / 8; h++) {
+                    const size_t at = (size_t)(CS_PW * (g + i) + k) * CS_BLOCK + 8 * (size_t)h;
+                    cs_store64le(out + at, CS_P_GET(x[h][i], k) ^ cs_load64le(in + at));
+                }
+    }
 }
 
 /* ---- S-boxes as circuits (out of line: the cores call them once per lookup) ---- */
@@ -245,677 +327,592 @@ static void cs_bs_store(uint8_t *out, cs_p *s)
 #endif
 
 CS_NOINLINE
-static void cs_sbox_SB1(const cs_p x[8], cs_p y[8])
+static void cs_sbox_SB1(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
 {
-    const cs_p p0 = x[0];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p1 = x[1];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p2 = x[2];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p3 = x[3];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p4 = x[4];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p5 = x[5];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p6 = x[6];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p7 = x[7];                                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p8 = CS_P_XOR(p4, p7);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p9 = CS_P_XOR(p2, p7);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p10 = CS_P_XOR(p1, p7);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p11 = CS_P_XOR(p2, p4);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p12 = CS_P_XOR(p1, p3);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p13 = CS_P_XOR(p12, p4);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p14 = CS_P_XOR(p13, p7);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p15 = CS_P_XOR(p5, p6);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p16 = CS_P_XOR(p0, p14);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p17 = CS_P_XOR(p0, p15);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p18 = CS_P_XOR(p14, p15);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p19 = CS_P_XOR(p2, p6);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p20 = CS_P_XOR(p2, p5);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p21 = CS_P_XOR(p1, p9);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p22 = CS_P_XOR(p21, p4);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p23 = CS_P_XOR(p13, p9);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p24 = CS_P_XOR(p23, p6);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p25 = CS_P_XOR(p12, p2);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p26 = CS_P_XOR(p25, p6);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p27 = CS_P_XOR(p25, p5);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p28 = CS_P_XOR(p0, p26);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p29 = CS_P_XOR(p0, p4);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p30 = CS_P_XOR(p17, p4);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p31 = CS_P_XOR(p17, p7);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p32 = CS_P_XOR(p0, p1);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p33 = CS_P_XOR(p1, p17);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p34 = CS_P_XOR(p17, p21);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p35 = CS_P_XOR(p13, p15);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p36 = CS_P_XOR(p2, p35);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p37 = CS_P_XOR(p5, p9);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p38 = CS_P_XOR(p12, p37);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p39 = CS_P_XOR(p3, p37);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p40 = CS_P_XOR(p37, p4);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p41 = CS_P_AND(p14, p22);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p42 = CS_P_AND(p16, p34);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p43 = CS_P_XOR(p24, p41);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p44 = CS_P_AND(p0, p30);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p45 = CS_P_XOR(p41, p44);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p46 = CS_P_AND(p10, p27);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p47 = CS_P_AND(p17, p33);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p48 = CS_P_XOR(p39, p46);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p49 = CS_P_AND(p28, p31);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p50 = CS_P_XOR(p46, p49);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p51 = CS_P_AND(p26, p8);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p52 = CS_P_AND(p11, p40);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p53 = CS_P_XOR(p51, p52);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p54 = CS_P_AND(p18, p9);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p55 = CS_P_XOR(p51, p54);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p56 = CS_P_XOR(p42, p43);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p57 = CS_P_XOR(p36, p45);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p58 = CS_P_XOR(p47, p48);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p59 = CS_P_XOR(p50, p55);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p60 = CS_P_XOR(p53, p56);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p61 = CS_P_XOR(p55, p57);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p62 = CS_P_XOR(p53, p58);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p63 = CS_P_XOR(p38, p59);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p64 = CS_P_XOR(p62, p63);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p65 = CS_P_AND(p60, p62);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p66 = CS_P_XOR(p61, p65);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p67 = CS_P_XOR(p60, p61);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p68 = CS_P_XOR(p63, p65);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p69 = CS_P_AND(p67, p68);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p70 = CS_P_AND(p64, p66);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p71 = CS_P_AND(p60, p63);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p72 = CS_P_AND(p67, p71);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p73 = CS_P_XOR(p65, p67);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p74 = CS_P_AND(p61, p62);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p75 = CS_P_AND(p64, p74);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p76 = CS_P_XOR(p64, p65);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p77 = CS_P_XOR(p61, p69);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p78 = CS_P_XOR(p72, p73);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p79 = CS_P_XOR(p63, p70);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p80 = CS_P_XOR(p75, p76);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p81 = CS_P_XOR(p78, p80);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p82 = CS_P_XOR(p77, p79);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p83 = CS_P_XOR(p77, p78);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p84 = CS_P_XOR(p79, p80);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p85 = CS_P_XOR(p81, p82);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p86 = CS_P_AND(p14, p84);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p87 = CS_P_AND(p16, p80);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p88 = CS_P_AND(p0, p79);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p89 = CS_P_AND(p27, p83);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p90 = CS_P_AND(p17, p78);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p91 = CS_P_AND(p28, p77);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p92 = CS_P_AND(p26, p82);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p93 = CS_P_AND(p40, p85);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p94 = CS_P_AND(p18, p81);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p95 = CS_P_AND(p22, p84);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p96 = CS_P_AND(p34, p80);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p97 = CS_P_AND(p30, p79);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p98 = CS_P_AND(p10, p83);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p99 = CS_P_AND(p33, p78);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p100 = CS_P_AND(p31, p77);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p101 = CS_P_AND(p8, p82);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p102 = CS_P_AND(p11, p85);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p103 = CS_P_AND(p81, p9);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p104 = CS_P_XOR(p101, p102);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p105 = CS_P_XOR(p86, p88);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p106 = CS_P_XOR(p105, p98);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p107 = CS_P_XOR(p104, p106);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p108 = CS_P_XOR(p91, p99);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p109 = CS_P_XOR(p107, p108);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p110 = CS_P_XOR(p109, p89);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p111 = CS_P_NOT(p110);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p112 = CS_P_XOR(p104, p90);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p113 = CS_P_XOR(p108, p112);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p114 = CS_P_XOR(p113, p93);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p115 = CS_P_XOR(p114, p94);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p116 = CS_P_XOR(p115, p98);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p117 = CS_P_NOT(p116);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p118 = CS_P_XOR(p112, p96);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p119 = CS_P_XOR(p118, p89);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p120 = CS_P_XOR(p119, p93);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p121 = CS_P_XOR(p106, p94);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p122 = CS_P_XOR(p100, p121);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p123 = CS_P_XOR(p120, p122);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p124 = CS_P_XOR(p123, p97);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p125 = CS_P_XOR(p87, p95);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p126 = CS_P_XOR(p118, p125);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p127 = CS_P_XOR(p126, p88);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p128 = CS_P_XOR(p127, p91);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p129 = CS_P_XOR(p125, p86);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p130 = CS_P_XOR(p119, p129);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p131 = CS_P_XOR(p122, p92);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p132 = CS_P_XOR(p101, p131);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p133 = CS_P_XOR(p103, p132);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p134 = CS_P_NOT(p133);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p135 = CS_P_XOR(p104, p129);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p136 = CS_P_XOR(p135, p92);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p137 = CS_P_XOR(p136, p93);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p138 = CS_P_XOR(p137, p96);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p139 = CS_P_NOT(p138);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p140 = CS_P_XOR(p120, p92);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p141 = CS_P_XOR(p140, p95);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p111;
-    y[1] = p117;
-    y[2] = p124;
-    y[3] = p128;
-    y[4] = p130;
-    y[5] = p134;
-    y[6] = p139;
-    y[7] = p141;
+    const cs_p p0 = CS_P_XOR(x2, x4);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(x1, x7);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p2 = CS_P_XOR(x4, x7);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p3 = CS_P_XOR(x2, x7);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_XOR(x5, x6);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(p4, x0);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_XOR(p5, x4);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_XOR(p0, p1);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_XOR(p5, x7);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_XOR(p5, x1);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_XOR(p3, p9);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_XOR(p7, x3);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_XOR(p11, x2);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_XOR(p11, x6);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p12, x0);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_XOR(p12, p4);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_XOR(p13, p2);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p16, x0);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_XOR(p15, p16);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(p15, p3);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_XOR(p16, p4);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_XOR(p1, p20);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_XOR(p20, x7);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_AND(p12, p7);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_AND(p10, p14);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p25 = CS_P_XOR(p23, p24);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p26 = CS_P_AND(p6, x0);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p27 = CS_P_XOR(p23, p26);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_AND(p1, p20);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_AND(p5, p9);                   /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p30 = CS_P_XOR(p28, p29);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_AND(p17, p8);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p32 = CS_P_XOR(p28, p31);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_AND(p16, p2);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p34 = CS_P_AND(p0, p18);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p35 = CS_P_XOR(p33, p34);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_AND(p15, p3);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p37 = CS_P_XOR(p33, p36);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p38 = CS_P_XOR(p25, p35);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p39 = CS_P_XOR(p27, p37);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p40 = CS_P_XOR(p30, p35);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p41 = CS_P_XOR(p32, p37);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_XOR(p13, p38);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_XOR(p19, p39);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_XOR(p21, p40);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_XOR(p22, p41);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p46 = CS_P_XOR(p42, p43);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p47 = CS_P_AND(p42, p44);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p48 = CS_P_XOR(p45, p47);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p49 = CS_P_AND(p46, p48);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p50 = CS_P_XOR(p43, p49);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p51 = CS_P_XOR(p44, p45);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p52 = CS_P_XOR(p43, p47);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p53 = CS_P_AND(p51, p52);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p54 = CS_P_XOR(p45, p53);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p55 = CS_P_XOR(p44, p54);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p56 = CS_P_XOR(p48, p54);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p57 = CS_P_AND(p45, p56);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p58 = CS_P_XOR(p55, p57);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p59 = CS_P_XOR(p48, p57);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p60 = CS_P_AND(p50, p59);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p61 = CS_P_XOR(p46, p60);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p62 = CS_P_XOR(p58, p61);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p63 = CS_P_XOR(p50, p54);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p64 = CS_P_XOR(p50, p61);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p65 = CS_P_XOR(p54, p58);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p66 = CS_P_XOR(p62, p63);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_AND(p12, p65);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_AND(p14, p58);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p69 = CS_P_AND(p54, x0);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_AND(p20, p64);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_AND(p5, p61);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p72 = CS_P_AND(p17, p50);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p73 = CS_P_AND(p16, p63);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_AND(p18, p66);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_AND(p15, p62);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_AND(p65, p7);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_AND(p10, p58);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p78 = CS_P_AND(p54, p6);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_AND(p1, p64);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_AND(p61, p9);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_AND(p50, p8);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_AND(p2, p63);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_AND(p0, p66);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p84 = CS_P_AND(p3, p62);                  /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p85 = CS_P_XOR(p82, p83);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_XOR(p77, p85);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_XOR(p76, p86);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_XOR(p67, p69);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_XOR(p67, p68);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_XOR(p70, p71);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_XOR(p79, p88);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_XOR(p74, p90);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_XOR(p75, p91);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_XOR(p92, p93);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_XOR(p89, p90);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_XOR(p70, p72);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_XOR(p80, p85);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_XOR(p88, p96);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_XOR(p87, p95);                 /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_XOR(p73, p92);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_XOR(p81, p94);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_XOR(p97, p98);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_XOR(p102, p79);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_NOT(p103);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_XOR(p100, p82);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_XOR(p78, p86);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_XOR(p100, p87);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_XOR(p102, p94);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_NOT(p108);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p98, p99);                /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p100, p99);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_NOT(p111);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p101, p105);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p113, p84);               /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_NOT(p114);                    /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p101, p106);              /* SB1 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p104;
+    y[1] = p109;
+    y[2] = p116;
+    y[3] = p110;
+    y[4] = p99;
+    y[5] = p115;
+    y[6] = p112;
+    y[7] = p107;
 }
 
 CS_NOINLINE
-static void cs_sbox_SB2(const cs_p x[8], cs_p y[8])
+static void cs_sbox_SB2(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
 {
-    const cs_p p0 = x[0];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p1 = x[1];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p2 = x[2];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p3 = x[3];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p4 = x[4];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p5 = x[5];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p6 = x[6];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p7 = x[7];                                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p8 = CS_P_XOR(p4, p7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p9 = CS_P_XOR(p2, p7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p10 = CS_P_XOR(p1, p7);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p11 = CS_P_XOR(p2, p4);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p12 = CS_P_XOR(p1, p3);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p13 = CS_P_XOR(p12, p4);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p14 = CS_P_XOR(p13, p7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p15 = CS_P_XOR(p5, p6);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p16 = CS_P_XOR(p0, p14);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p17 = CS_P_XOR(p0, p15);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p18 = CS_P_XOR(p14, p15);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p19 = CS_P_XOR(p2, p6);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p20 = CS_P_XOR(p2, p5);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p21 = CS_P_XOR(p1, p9);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p22 = CS_P_XOR(p21, p4);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p23 = CS_P_XOR(p13, p9);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p24 = CS_P_XOR(p23, p6);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p25 = CS_P_XOR(p12, p2);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p26 = CS_P_XOR(p25, p6);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p27 = CS_P_XOR(p25, p5);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p28 = CS_P_XOR(p0, p26);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p29 = CS_P_XOR(p0, p4);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p30 = CS_P_XOR(p17, p4);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p31 = CS_P_XOR(p17, p7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p32 = CS_P_XOR(p0, p1);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p33 = CS_P_XOR(p1, p17);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p34 = CS_P_XOR(p17, p21);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p35 = CS_P_XOR(p13, p15);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p36 = CS_P_XOR(p2, p35);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p37 = CS_P_XOR(p5, p9);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p38 = CS_P_XOR(p12, p37);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p39 = CS_P_XOR(p3, p37);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p40 = CS_P_XOR(p37, p4);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p41 = CS_P_AND(p14, p22);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p42 = CS_P_AND(p16, p34);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p43 = CS_P_XOR(p24, p41);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p44 = CS_P_AND(p0, p30);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p45 = CS_P_XOR(p41, p44);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p46 = CS_P_AND(p10, p27);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p47 = CS_P_AND(p17, p33);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p48 = CS_P_XOR(p39, p46);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p49 = CS_P_AND(p28, p31);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p50 = CS_P_XOR(p46, p49);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p51 = CS_P_AND(p26, p8);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p52 = CS_P_AND(p11, p40);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p53 = CS_P_XOR(p51, p52);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p54 = CS_P_AND(p18, p9);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p55 = CS_P_XOR(p51, p54);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p56 = CS_P_XOR(p42, p43);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p57 = CS_P_XOR(p36, p45);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p58 = CS_P_XOR(p47, p48);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p59 = CS_P_XOR(p50, p55);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p60 = CS_P_XOR(p53, p56);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p61 = CS_P_XOR(p55, p57);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p62 = CS_P_XOR(p53, p58);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p63 = CS_P_XOR(p38, p59);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p64 = CS_P_XOR(p62, p63);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p65 = CS_P_AND(p60, p62);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p66 = CS_P_XOR(p61, p65);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p67 = CS_P_XOR(p60, p61);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p68 = CS_P_XOR(p63, p65);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p69 = CS_P_AND(p67, p68);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p70 = CS_P_AND(p64, p66);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p71 = CS_P_AND(p60, p63);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p72 = CS_P_AND(p67, p71);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p73 = CS_P_XOR(p65, p67);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p74 = CS_P_AND(p61, p62);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p75 = CS_P_AND(p64, p74);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p76 = CS_P_XOR(p64, p65);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p77 = CS_P_XOR(p61, p69);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p78 = CS_P_XOR(p72, p73);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p79 = CS_P_XOR(p63, p70);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p80 = CS_P_XOR(p75, p76);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p81 = CS_P_XOR(p78, p80);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p82 = CS_P_XOR(p77, p79);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p83 = CS_P_XOR(p77, p78);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p84 = CS_P_XOR(p79, p80);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p85 = CS_P_XOR(p81, p82);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p86 = CS_P_AND(p14, p84);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p87 = CS_P_AND(p16, p80);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p88 = CS_P_AND(p0, p79);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p89 = CS_P_AND(p27, p83);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p90 = CS_P_AND(p17, p78);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p91 = CS_P_AND(p28, p77);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p92 = CS_P_AND(p26, p82);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p93 = CS_P_AND(p40, p85);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p94 = CS_P_AND(p18, p81);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p95 = CS_P_AND(p22, p84);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p96 = CS_P_AND(p34, p80);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p97 = CS_P_AND(p30, p79);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p98 = CS_P_AND(p10, p83);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p99 = CS_P_AND(p33, p78);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p100 = CS_P_AND(p31, p77);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p101 = CS_P_AND(p8, p82);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p102 = CS_P_AND(p11, p85);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p103 = CS_P_AND(p81, p9);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p104 = CS_P_XOR(p88, p92);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p105 = CS_P_XOR(p86, p94);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p106 = CS_P_XOR(p101, p105);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p107 = CS_P_XOR(p104, p106);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p108 = CS_P_XOR(p107, p95);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p109 = CS_P_XOR(p108, p96);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p110 = CS_P_XOR(p102, p109);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p111 = CS_P_XOR(p91, p99);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p112 = CS_P_XOR(p89, p93);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p113 = CS_P_XOR(p112, p96);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p114 = CS_P_XOR(p113, p95);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p115 = CS_P_XOR(p114, p98);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p116 = CS_P_XOR(p105, p115);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p117 = CS_P_XOR(p111, p116);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p118 = CS_P_XOR(p117, p87);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p119 = CS_P_NOT(p118);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p120 = CS_P_XOR(p102, p90);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p121 = CS_P_XOR(p103, p120);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p122 = CS_P_XOR(p100, p121);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p123 = CS_P_XOR(p115, p122);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p124 = CS_P_XOR(p123, p92);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p125 = CS_P_XOR(p104, p87);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p126 = CS_P_XOR(p111, p125);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p127 = CS_P_XOR(p100, p126);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p128 = CS_P_XOR(p113, p127);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p129 = CS_P_XOR(p128, p97);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p130 = CS_P_XOR(p114, p127);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p131 = CS_P_XOR(p101, p130);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p132 = CS_P_XOR(p103, p131);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p133 = CS_P_XOR(p112, p120);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p134 = CS_P_XOR(p106, p133);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p135 = CS_P_XOR(p134, p88);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p136 = CS_P_XOR(p135, p98);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p137 = CS_P_XOR(p136, p99);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p138 = CS_P_NOT(p137);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p139 = CS_P_XOR(p116, p122);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p140 = CS_P_XOR(p139, p88);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p141 = CS_P_NOT(p140);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p142 = CS_P_XOR(p121, p125);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p143 = CS_P_XOR(p142, p89);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p144 = CS_P_XOR(p143, p94);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p145 = CS_P_XOR(p144, p96);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p146 = CS_P_XOR(p145, p97);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p147 = CS_P_NOT(p146);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p110;
+    const cs_p p0 = CS_P_XOR(x2, x4);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(x1, x7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p2 = CS_P_XOR(x4, x7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p3 = CS_P_XOR(x2, x7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_XOR(x5, x6);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(p4, x0);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_XOR(p5, x4);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_XOR(p0, p1);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_XOR(p5, x7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_XOR(p5, x1);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_XOR(p3, p9);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_XOR(p7, x3);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_XOR(p11, x2);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_XOR(p11, x6);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p12, x0);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_XOR(p12, p4);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_XOR(p13, p2);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p16, x0);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_XOR(p15, p16);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(p15, p3);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_XOR(p16, p4);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_XOR(p1, p20);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_XOR(p20, x7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_AND(p12, p7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_AND(p10, p14);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p25 = CS_P_XOR(p23, p24);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p26 = CS_P_AND(p6, x0);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p27 = CS_P_XOR(p23, p26);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_AND(p1, p20);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_AND(p5, p9);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p30 = CS_P_XOR(p28, p29);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_AND(p17, p8);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p32 = CS_P_XOR(p28, p31);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_AND(p16, p2);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p34 = CS_P_AND(p0, p18);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p35 = CS_P_XOR(p33, p34);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_AND(p15, p3);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p37 = CS_P_XOR(p33, p36);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p38 = CS_P_XOR(p25, p35);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p39 = CS_P_XOR(p27, p37);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p40 = CS_P_XOR(p30, p35);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p41 = CS_P_XOR(p32, p37);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_XOR(p13, p38);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_XOR(p19, p39);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_XOR(p21, p40);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_XOR(p22, p41);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p46 = CS_P_XOR(p42, p43);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p47 = CS_P_AND(p42, p44);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p48 = CS_P_XOR(p45, p47);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p49 = CS_P_AND(p46, p48);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p50 = CS_P_XOR(p43, p49);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p51 = CS_P_XOR(p44, p45);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p52 = CS_P_XOR(p43, p47);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p53 = CS_P_AND(p51, p52);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p54 = CS_P_XOR(p45, p53);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p55 = CS_P_XOR(p44, p54);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p56 = CS_P_XOR(p48, p54);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p57 = CS_P_AND(p45, p56);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p58 = CS_P_XOR(p55, p57);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p59 = CS_P_XOR(p48, p57);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p60 = CS_P_AND(p50, p59);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p61 = CS_P_XOR(p46, p60);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p62 = CS_P_XOR(p58, p61);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p63 = CS_P_XOR(p50, p54);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p64 = CS_P_XOR(p50, p61);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p65 = CS_P_XOR(p54, p58);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p66 = CS_P_XOR(p62, p63);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_AND(p12, p65);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_AND(p14, p58);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p69 = CS_P_AND(p54, x0);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_AND(p20, p64);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_AND(p5, p61);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p72 = CS_P_AND(p17, p50);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p73 = CS_P_AND(p16, p63);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_AND(p18, p66);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_AND(p15, p62);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_AND(p65, p7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_AND(p10, p58);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p78 = CS_P_AND(p54, p6);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_AND(p1, p64);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_AND(p61, p9);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_AND(p50, p8);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_AND(p2, p63);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_AND(p0, p66);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p84 = CS_P_AND(p3, p62);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p85 = CS_P_XOR(p82, p83);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_XOR(p77, p85);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_XOR(p76, p86);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_XOR(p67, p69);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_XOR(p67, p68);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_XOR(p70, p71);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_XOR(p79, p88);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_XOR(p74, p90);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_XOR(p75, p91);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_XOR(p92, p93);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_XOR(p89, p90);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_XOR(p70, p72);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_XOR(p80, p85);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_XOR(p88, p96);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_XOR(p87, p95);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_XOR(p73, p92);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_XOR(p81, p94);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_XOR(p97, p98);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_XOR(p102, p79);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_NOT(p103);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_XOR(p100, p82);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_XOR(p78, p86);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_XOR(p100, p87);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_XOR(p102, p94);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_NOT(p108);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p98, p99);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p100, p99);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_NOT(p111);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p101, p105);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p113, p84);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_NOT(p114);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p101, p106);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p117 = CS_P_XOR(p104, p107);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p118 = CS_P_XOR(p109, p117);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p119 = CS_P_XOR(p109, p99);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p120 = CS_P_XOR(p115, p119);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p121 = CS_P_XOR(p117, p120);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p122 = CS_P_XOR(p112, p121);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p123 = CS_P_XOR(p116, p119);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p124 = CS_P_XOR(p107, p123);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p125 = CS_P_NOT(p124);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p126 = CS_P_XOR(p110, p119);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p127 = CS_P_XOR(p107, p115);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p128 = CS_P_XOR(p116, p118);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p129 = CS_P_XOR(p115, p128);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p130 = CS_P_XOR(p112, p129);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p131 = CS_P_NOT(p130);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p118;
     y[1] = p119;
-    y[2] = p124;
-    y[3] = p129;
-    y[4] = p132;
+    y[2] = p122;
+    y[3] = p125;
+    y[4] = p120;
+    y[5] = p126;
+    y[6] = p127;
+    y[7] = p131;
+}
+
+CS_NOINLINE
+static void cs_sbox_SB3(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
+{
+    const cs_p p0 = CS_P_XOR(x3, x4);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(p0, x0);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p2 = CS_P_NOT(p1);                        /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p3 = CS_P_XOR(x0, x6);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_XOR(p3, x1);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(p4, x3);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_NOT(p5);                        /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_XOR(x4, x7);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_XOR(p4, x4);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_NOT(p8);                        /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_XOR(x4, x6);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_NOT(p10);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_XOR(p10, x7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_NOT(p12);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p8, x5);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_XOR(x6, x7);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_NOT(p15);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p3, x3);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_XOR(p17, x7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(x2, x7);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_XOR(p19, p8);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_NOT(p20);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_XOR(p4, x7);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_NOT(p22);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_XOR(p1, x1);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p25 = CS_P_XOR(p0, p15);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p26 = CS_P_NOT(p25);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p27 = CS_P_XOR(p10, x2);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_XOR(p27, x5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_XOR(x1, x3);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p30 = CS_P_XOR(p29, x5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_XOR(p30, x6);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p32 = CS_P_NOT(p31);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_XOR(p0, x1);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p34 = CS_P_XOR(p33, x2);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p35 = CS_P_NOT(p34);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_XOR(p0, x5);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p37 = CS_P_NOT(p36);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p38 = CS_P_XOR(x0, x3);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p39 = CS_P_NOT(p38);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p40 = CS_P_XOR(p19, p5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p41 = CS_P_NOT(p40);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_XOR(p3, x4);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_XOR(p42, x5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_NOT(p43);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_XOR(p19, x5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p46 = CS_P_NOT(p45);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p47 = CS_P_AND(p23, p28);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p48 = CS_P_AND(p13, p7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p49 = CS_P_XOR(p47, p48);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p50 = CS_P_AND(p46, p9);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p51 = CS_P_XOR(p47, p50);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p52 = CS_P_AND(p24, p32);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p53 = CS_P_AND(p11, p2);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p54 = CS_P_XOR(p52, p53);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p55 = CS_P_AND(p14, p6);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p56 = CS_P_XOR(p52, p55);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p57 = CS_P_AND(p0, p21);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p58 = CS_P_AND(p26, p35);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p59 = CS_P_XOR(p57, p58);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p60 = CS_P_AND(p16, p18);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p61 = CS_P_XOR(p57, p60);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p62 = CS_P_XOR(p49, p59);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p63 = CS_P_XOR(p51, p61);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p64 = CS_P_XOR(p54, p59);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p65 = CS_P_XOR(p56, p61);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p66 = CS_P_XOR(p41, p62);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_XOR(p39, p63);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_XOR(p44, p64);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p69 = CS_P_XOR(p37, p65);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_XOR(p66, p67);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_AND(p66, p68);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p72 = CS_P_XOR(p69, p71);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p73 = CS_P_AND(p70, p72);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_XOR(p67, p73);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_XOR(p68, p69);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_XOR(p67, p71);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_AND(p75, p76);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p78 = CS_P_XOR(p69, p77);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_XOR(p68, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_XOR(p72, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_AND(p69, p80);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_XOR(p79, p81);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_XOR(p72, p81);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p84 = CS_P_AND(p74, p83);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p85 = CS_P_XOR(p70, p84);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_XOR(p82, p85);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_XOR(p74, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_XOR(p74, p85);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_XOR(p78, p82);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_XOR(p86, p87);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_AND(p28, p89);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_AND(p13, p82);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_AND(p46, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_AND(p32, p88);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_AND(p2, p85);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_AND(p14, p74);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_AND(p21, p87);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_AND(p35, p90);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_AND(p18, p86);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_AND(p23, p89);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_AND(p7, p82);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_AND(p78, p9);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_AND(p24, p88);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_AND(p11, p85);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_AND(p6, p74);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_AND(p0, p87);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_AND(p26, p90);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_AND(p16, p86);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_XOR(p100, p108);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p102, p109);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p106, p110);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_XOR(p106, p97);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p103, p112);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p104, p113);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_XOR(p107, p114);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p95, p98);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p117 = CS_P_XOR(p115, p116);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p118 = CS_P_XOR(p117, p94);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p119 = CS_P_XOR(p92, p95);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p120 = CS_P_XOR(p115, p99);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p121 = CS_P_XOR(p120, p91);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p122 = CS_P_XOR(p119, p121);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p123 = CS_P_XOR(p122, p96);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p124 = CS_P_XOR(p101, p93);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p125 = CS_P_XOR(p114, p124);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p126 = CS_P_XOR(p116, p125);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p127 = CS_P_XOR(p126, p91);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p128 = CS_P_XOR(p127, p96);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p129 = CS_P_XOR(p102, p128);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p130 = CS_P_XOR(p108, p129);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p131 = CS_P_XOR(p121, p93);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p132 = CS_P_XOR(p119, p124);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p133 = CS_P_XOR(p132, p94);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p134 = CS_P_XOR(p133, p99);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p135 = CS_P_XOR(p105, p134);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p136 = CS_P_XOR(p113, p135);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p137 = CS_P_XOR(p102, p136);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p138 = CS_P_XOR(p107, p137);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p139 = CS_P_XOR(p112, p135);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p140 = CS_P_XOR(p109, p139);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p141 = CS_P_XOR(p104, p140);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p142 = CS_P_XOR(p120, p94);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p143 = CS_P_XOR(p142, p96);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p111;
+    y[1] = p118;
+    y[2] = p123;
+    y[3] = p130;
+    y[4] = p131;
     y[5] = p138;
     y[6] = p141;
-    y[7] = p147;
+    y[7] = p143;
 }
 
 CS_NOINLINE
-static void cs_sbox_SB3(const cs_p x[8], cs_p y[8])
+static void cs_sbox_SB4(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
 {
-    const cs_p p0 = x[0];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p1 = x[1];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p2 = x[2];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p3 = x[3];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p4 = x[4];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p5 = x[5];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p6 = x[6];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p7 = x[7];                                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p8 = CS_P_XOR(p3, p4);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p9 = CS_P_XOR(p6, p7);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p10 = CS_P_NOT(p9);                       /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p11 = CS_P_XOR(p0, p3);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p12 = CS_P_XOR(p1, p4);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p13 = CS_P_XOR(p11, p12);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p14 = CS_P_XOR(p8, p9);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p15 = CS_P_NOT(p14);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p16 = CS_P_XOR(p2, p5);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p17 = CS_P_XOR(p16, p3);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p18 = CS_P_XOR(p17, p6);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p19 = CS_P_XOR(p4, p6);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p20 = CS_P_XOR(p16, p19);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p21 = CS_P_XOR(p11, p4);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p22 = CS_P_XOR(p16, p7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p23 = CS_P_XOR(p21, p22);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p24 = CS_P_XOR(p4, p9);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p25 = CS_P_NOT(p24);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p26 = CS_P_NOT(p21);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p27 = CS_P_XOR(p11, p9);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p28 = CS_P_XOR(p13, p5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p29 = CS_P_XOR(p28, p7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p30 = CS_P_NOT(p29);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p31 = CS_P_XOR(p1, p2);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p32 = CS_P_NOT(p31);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p33 = CS_P_XOR(p1, p9);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p34 = CS_P_XOR(p0, p33);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p35 = CS_P_NOT(p34);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p36 = CS_P_XOR(p27, p31);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p37 = CS_P_NOT(p36);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p38 = CS_P_XOR(p0, p12);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p39 = CS_P_XOR(p38, p9);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p40 = CS_P_XOR(p2, p39);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p41 = CS_P_NOT(p40);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p42 = CS_P_XOR(p1, p6);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p43 = CS_P_XOR(p3, p42);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p44 = CS_P_XOR(p43, p5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p45 = CS_P_NOT(p44);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p46 = CS_P_XOR(p38, p6);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p47 = CS_P_XOR(p46, p5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p48 = CS_P_XOR(p17, p33);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p49 = CS_P_NOT(p48);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p50 = CS_P_NOT(p46);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p51 = CS_P_XOR(p11, p42);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p52 = CS_P_NOT(p51);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p53 = CS_P_XOR(p16, p27);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p54 = CS_P_NOT(p53);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p55 = CS_P_NOT(p19);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p56 = CS_P_XOR(p4, p7);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p57 = CS_P_NOT(p11);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p58 = CS_P_XOR(p5, p8);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p59 = CS_P_NOT(p58);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p60 = CS_P_XOR(p0, p19);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p61 = CS_P_XOR(p5, p60);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p62 = CS_P_NOT(p61);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p63 = CS_P_XOR(p12, p2);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p64 = CS_P_XOR(p3, p63);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p65 = CS_P_NOT(p64);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p66 = CS_P_NOT(p22);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p67 = CS_P_AND(p20, p35);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p68 = CS_P_AND(p25, p56);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p69 = CS_P_XOR(p37, p67);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p70 = CS_P_AND(p50, p66);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p71 = CS_P_XOR(p67, p70);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p72 = CS_P_AND(p13, p45);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p73 = CS_P_AND(p26, p55);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p74 = CS_P_XOR(p62, p72);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p75 = CS_P_AND(p47, p52);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p76 = CS_P_XOR(p72, p75);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p77 = CS_P_AND(p41, p8);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p78 = CS_P_AND(p15, p65);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p79 = CS_P_XOR(p77, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p80 = CS_P_AND(p10, p27);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p81 = CS_P_XOR(p77, p80);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p82 = CS_P_XOR(p68, p69);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p83 = CS_P_XOR(p57, p71);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p84 = CS_P_XOR(p73, p74);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p85 = CS_P_XOR(p76, p81);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p86 = CS_P_XOR(p79, p82);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p87 = CS_P_XOR(p81, p83);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p88 = CS_P_XOR(p79, p84);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p89 = CS_P_XOR(p59, p85);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p90 = CS_P_XOR(p88, p89);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p91 = CS_P_AND(p86, p88);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p92 = CS_P_XOR(p87, p91);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p93 = CS_P_XOR(p86, p87);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p94 = CS_P_XOR(p89, p91);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p95 = CS_P_AND(p93, p94);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p96 = CS_P_AND(p90, p92);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p97 = CS_P_AND(p86, p89);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p98 = CS_P_AND(p93, p97);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p99 = CS_P_XOR(p91, p93);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p100 = CS_P_AND(p87, p88);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p101 = CS_P_AND(p100, p90);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p102 = CS_P_XOR(p90, p91);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p103 = CS_P_XOR(p87, p95);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p104 = CS_P_XOR(p98, p99);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p105 = CS_P_XOR(p89, p96);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p106 = CS_P_XOR(p101, p102);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p107 = CS_P_XOR(p104, p106);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p108 = CS_P_XOR(p103, p105);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p109 = CS_P_XOR(p103, p104);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p110 = CS_P_XOR(p105, p106);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p111 = CS_P_XOR(p107, p108);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p112 = CS_P_AND(p110, p20);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p113 = CS_P_AND(p106, p25);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p114 = CS_P_AND(p105, p66);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p115 = CS_P_AND(p109, p45);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p116 = CS_P_AND(p104, p26);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p117 = CS_P_AND(p103, p47);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p118 = CS_P_AND(p108, p41);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p119 = CS_P_AND(p111, p65);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p120 = CS_P_AND(p107, p27);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p121 = CS_P_AND(p110, p35);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p122 = CS_P_AND(p106, p56);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p123 = CS_P_AND(p105, p50);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p124 = CS_P_AND(p109, p13);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p125 = CS_P_AND(p104, p55);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p126 = CS_P_AND(p103, p52);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p127 = CS_P_AND(p108, p8);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p128 = CS_P_AND(p111, p15);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p129 = CS_P_AND(p10, p107);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p130 = CS_P_XOR(p121, p129);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p131 = CS_P_XOR(p123, p130);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p132 = CS_P_XOR(p127, p131);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p133 = CS_P_XOR(p118, p127);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p134 = CS_P_XOR(p124, p133);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p135 = CS_P_XOR(p125, p134);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p136 = CS_P_XOR(p128, p135);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p137 = CS_P_XOR(p116, p119);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p138 = CS_P_XOR(p136, p137);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p139 = CS_P_XOR(p115, p138);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p140 = CS_P_XOR(p113, p116);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p141 = CS_P_XOR(p120, p136);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p142 = CS_P_XOR(p112, p141);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p143 = CS_P_XOR(p140, p142);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p144 = CS_P_XOR(p117, p143);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p145 = CS_P_XOR(p114, p122);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p146 = CS_P_XOR(p135, p145);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p147 = CS_P_XOR(p137, p146);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p148 = CS_P_XOR(p112, p147);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p149 = CS_P_XOR(p117, p148);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p150 = CS_P_XOR(p123, p149);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p151 = CS_P_XOR(p129, p150);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p152 = CS_P_XOR(p114, p142);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p153 = CS_P_XOR(p140, p145);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p154 = CS_P_XOR(p115, p153);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p155 = CS_P_XOR(p120, p154);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p156 = CS_P_XOR(p126, p155);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p157 = CS_P_XOR(p134, p156);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p158 = CS_P_XOR(p123, p157);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p159 = CS_P_XOR(p128, p158);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p160 = CS_P_XOR(p133, p156);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p161 = CS_P_XOR(p130, p160);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p162 = CS_P_XOR(p125, p161);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p163 = CS_P_XOR(p115, p141);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p164 = CS_P_XOR(p117, p163);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p132;
-    y[1] = p139;
-    y[2] = p144;
-    y[3] = p151;
-    y[4] = p152;
-    y[5] = p159;
-    y[6] = p162;
-    y[7] = p164;
-}
-
-CS_NOINLINE
-static void cs_sbox_SB4(const cs_p x[8], cs_p y[8])
-{
-    const cs_p p0 = x[0];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p1 = x[1];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p2 = x[2];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p3 = x[3];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p4 = x[4];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p5 = x[5];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p6 = x[6];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p7 = x[7];                                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p8 = CS_P_XOR(p1, p2);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p9 = CS_P_XOR(p4, p8);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p10 = CS_P_XOR(p3, p5);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p11 = CS_P_XOR(p10, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p12 = CS_P_XOR(p11, p7);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p13 = CS_P_XOR(p12, p9);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p14 = CS_P_XOR(p3, p7);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p15 = CS_P_XOR(p0, p14);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p16 = CS_P_XOR(p15, p4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p17 = CS_P_NOT(p16);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p18 = CS_P_XOR(p0, p2);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p19 = CS_P_XOR(p10, p7);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p20 = CS_P_XOR(p18, p19);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p21 = CS_P_XOR(p0, p8);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p22 = CS_P_XOR(p21, p5);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p23 = CS_P_XOR(p22, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p24 = CS_P_NOT(p23);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p25 = CS_P_XOR(p0, p1);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p26 = CS_P_XOR(p25, p5);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p27 = CS_P_XOR(p26, p7);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p28 = CS_P_NOT(p27);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p29 = CS_P_XOR(p18, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p30 = CS_P_XOR(p3, p4);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p31 = CS_P_XOR(p29, p30);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p32 = CS_P_NOT(p31);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p33 = CS_P_XOR(p11, p25);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p34 = CS_P_NOT(p33);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p35 = CS_P_NOT(p29);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p36 = CS_P_XOR(p26, p4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p37 = CS_P_XOR(p36, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p38 = CS_P_NOT(p37);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p39 = CS_P_XOR(p5, p9);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p40 = CS_P_XOR(p12, p18);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p41 = CS_P_NOT(p40);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p42 = CS_P_XOR(p7, p8);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p43 = CS_P_XOR(p1, p14);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p44 = CS_P_XOR(p43, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p45 = CS_P_NOT(p44);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p46 = CS_P_XOR(p4, p5);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p47 = CS_P_XOR(p46, p7);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p48 = CS_P_XOR(p3, p8);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p49 = CS_P_XOR(p48, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p50 = CS_P_XOR(p18, p5);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p51 = CS_P_NOT(p50);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p52 = CS_P_XOR(p6, p9);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p53 = CS_P_XOR(p10, p21);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p54 = CS_P_XOR(p2, p6);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p55 = CS_P_NOT(p54);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p56 = CS_P_XOR(p1, p19);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p57 = CS_P_XOR(p4, p56);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p58 = CS_P_NOT(p57);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p59 = CS_P_XOR(p11, p4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p60 = CS_P_XOR(p2, p59);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p61 = CS_P_XOR(p21, p4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p62 = CS_P_NOT(p61);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p63 = CS_P_XOR(p14, p8);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p64 = CS_P_XOR(p19, p21);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p65 = CS_P_NOT(p64);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p66 = CS_P_XOR(p12, p2);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p67 = CS_P_NOT(p66);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p68 = CS_P_NOT(p14);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p69 = CS_P_AND(p32, p45);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p70 = CS_P_AND(p35, p63);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p71 = CS_P_XOR(p47, p69);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p72 = CS_P_AND(p30, p55);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p73 = CS_P_XOR(p69, p72);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p74 = CS_P_AND(p20, p51);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p75 = CS_P_AND(p38, p62);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p76 = CS_P_XOR(p68, p74);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p77 = CS_P_AND(p52, p58);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p78 = CS_P_XOR(p74, p77);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p79 = CS_P_AND(p13, p49);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p80 = CS_P_AND(p24, p59);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p81 = CS_P_XOR(p79, p80);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p82 = CS_P_AND(p17, p39);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p83 = CS_P_XOR(p79, p82);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p84 = CS_P_XOR(p70, p71);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p85 = CS_P_XOR(p65, p73);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p86 = CS_P_XOR(p75, p76);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p87 = CS_P_XOR(p78, p83);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p88 = CS_P_XOR(p81, p84);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p89 = CS_P_XOR(p83, p85);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p90 = CS_P_XOR(p81, p86);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p91 = CS_P_XOR(p67, p87);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p92 = CS_P_XOR(p90, p91);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p93 = CS_P_AND(p88, p90);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p94 = CS_P_XOR(p89, p93);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p95 = CS_P_XOR(p88, p89);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p96 = CS_P_XOR(p91, p93);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p97 = CS_P_AND(p95, p96);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p98 = CS_P_AND(p92, p94);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p99 = CS_P_AND(p88, p91);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p100 = CS_P_AND(p95, p99);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p101 = CS_P_XOR(p93, p95);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p102 = CS_P_AND(p89, p90);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p103 = CS_P_AND(p102, p92);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p104 = CS_P_XOR(p92, p93);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p105 = CS_P_XOR(p89, p97);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p106 = CS_P_XOR(p100, p101);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p107 = CS_P_XOR(p91, p98);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p108 = CS_P_XOR(p103, p104);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p109 = CS_P_XOR(p106, p108);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p110 = CS_P_XOR(p105, p107);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p111 = CS_P_XOR(p105, p106);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p112 = CS_P_XOR(p107, p108);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p113 = CS_P_XOR(p109, p110);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p114 = CS_P_AND(p112, p32);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p115 = CS_P_AND(p108, p35);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p116 = CS_P_AND(p107, p30);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p117 = CS_P_AND(p111, p51);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p118 = CS_P_AND(p106, p38);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p119 = CS_P_AND(p105, p52);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p120 = CS_P_AND(p110, p49);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p121 = CS_P_AND(p113, p59);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p122 = CS_P_AND(p109, p39);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p123 = CS_P_AND(p112, p45);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p124 = CS_P_AND(p108, p63);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p125 = CS_P_AND(p107, p55);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p126 = CS_P_AND(p111, p20);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p127 = CS_P_AND(p106, p62);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p128 = CS_P_AND(p105, p58);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p129 = CS_P_AND(p110, p13);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p130 = CS_P_AND(p113, p24);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p131 = CS_P_AND(p109, p17);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p132 = CS_P_XOR(p123, p131);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p133 = CS_P_XOR(p125, p132);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p134 = CS_P_XOR(p129, p133);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p135 = CS_P_XOR(p120, p129);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p136 = CS_P_XOR(p126, p135);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p137 = CS_P_XOR(p127, p136);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p138 = CS_P_XOR(p130, p137);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p139 = CS_P_XOR(p118, p121);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p140 = CS_P_XOR(p138, p139);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p141 = CS_P_XOR(p117, p140);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p142 = CS_P_XOR(p115, p118);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p143 = CS_P_XOR(p122, p138);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p144 = CS_P_XOR(p114, p143);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p145 = CS_P_XOR(p142, p144);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p146 = CS_P_XOR(p119, p145);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p147 = CS_P_XOR(p116, p124);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p148 = CS_P_XOR(p137, p147);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p149 = CS_P_XOR(p139, p148);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p150 = CS_P_XOR(p114, p149);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p151 = CS_P_XOR(p119, p150);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p152 = CS_P_XOR(p125, p151);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p153 = CS_P_XOR(p131, p152);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p154 = CS_P_XOR(p116, p144);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p155 = CS_P_XOR(p142, p147);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p156 = CS_P_XOR(p117, p155);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p157 = CS_P_XOR(p122, p156);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p158 = CS_P_XOR(p128, p157);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p159 = CS_P_XOR(p136, p158);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p160 = CS_P_XOR(p125, p159);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p161 = CS_P_XOR(p130, p160);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p162 = CS_P_XOR(p135, p158);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p163 = CS_P_XOR(p132, p162);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p164 = CS_P_XOR(p127, p163);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p165 = CS_P_XOR(p117, p143);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    const cs_p p166 = CS_P_XOR(p119, p165);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta circuit */
-    y[0] = p134;
-    y[1] = p141;
-    y[2] = p146;
-    y[3] = p153;
-    y[4] = p154;
-    y[5] = p161;
-    y[6] = p164;
-    y[7] = p166;
+    const cs_p p0 = CS_P_XOR(x4, x5);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(p0, x6);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p2 = CS_P_XOR(p1, x0);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p3 = CS_P_XOR(p2, x1);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_NOT(p3);                        /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(x3, x7);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_XOR(p0, p5);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_XOR(p6, x1);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_NOT(p7);                        /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_XOR(x1, x2);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_XOR(p5, p9);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_XOR(x2, x6);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_NOT(p11);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_XOR(p9, x0);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p13, x4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_NOT(p14);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_XOR(x0, x2);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p16, x6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_NOT(p17);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(p9, x6);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_XOR(p19, x4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_XOR(p5, x0);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_XOR(p21, x4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_NOT(p22);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_XOR(p19, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p25 = CS_P_XOR(p0, p9);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p26 = CS_P_XOR(p19, x3);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p27 = CS_P_XOR(p5, x1);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_XOR(p27, x6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_NOT(p28);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p30 = CS_P_XOR(p5, x5);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_XOR(p16, p30);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p32 = CS_P_XOR(p19, x0);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_XOR(p32, x5);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p34 = CS_P_NOT(p33);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p35 = CS_P_XOR(x3, x4);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_XOR(p17, p35);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p37 = CS_P_NOT(p36);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p38 = CS_P_XOR(p16, x5);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p39 = CS_P_NOT(p38);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p40 = CS_P_XOR(p1, x3);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p41 = CS_P_XOR(p11, p30);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_NOT(p41);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_XOR(p13, p30);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_NOT(p43);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_XOR(p0, x7);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p46 = CS_P_NOT(p5);                       /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p47 = CS_P_AND(p29, p37);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p48 = CS_P_AND(p10, p18);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p49 = CS_P_XOR(p47, p48);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p50 = CS_P_AND(p12, p35);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p51 = CS_P_XOR(p47, p50);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p52 = CS_P_AND(p31, p39);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p53 = CS_P_AND(p15, p4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p54 = CS_P_XOR(p52, p53);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p55 = CS_P_AND(p20, p8);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p56 = CS_P_XOR(p52, p55);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p57 = CS_P_AND(p24, p26);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p58 = CS_P_AND(p34, p40);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p59 = CS_P_XOR(p57, p58);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p60 = CS_P_AND(p23, p25);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p61 = CS_P_XOR(p57, p60);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p62 = CS_P_XOR(p49, p59);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p63 = CS_P_XOR(p51, p61);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p64 = CS_P_XOR(p54, p59);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p65 = CS_P_XOR(p56, p61);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p66 = CS_P_XOR(p45, p62);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_XOR(p44, p63);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_XOR(p46, p64);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p69 = CS_P_XOR(p42, p65);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_XOR(p66, p67);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_AND(p66, p68);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p72 = CS_P_XOR(p69, p71);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p73 = CS_P_AND(p70, p72);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_XOR(p67, p73);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_XOR(p68, p69);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_XOR(p67, p71);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_AND(p75, p76);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p78 = CS_P_XOR(p69, p77);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_XOR(p68, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_XOR(p72, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_AND(p69, p80);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_XOR(p79, p81);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_XOR(p72, p81);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p84 = CS_P_AND(p74, p83);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p85 = CS_P_XOR(p70, p84);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_XOR(p82, p85);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_XOR(p74, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_XOR(p74, p85);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_XOR(p78, p82);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_XOR(p86, p87);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_AND(p37, p89);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_AND(p18, p82);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_AND(p35, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_AND(p39, p88);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_AND(p4, p85);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_AND(p20, p74);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_AND(p26, p87);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_AND(p40, p90);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_AND(p25, p86);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_AND(p29, p89);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_AND(p10, p82);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_AND(p12, p78);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_AND(p31, p88);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_AND(p15, p85);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_AND(p74, p8);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_AND(p24, p87);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_AND(p34, p90);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_AND(p23, p86);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_XOR(p100, p108);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p102, p109);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p106, p110);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_XOR(p106, p97);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p103, p112);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p104, p113);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_XOR(p107, p114);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p95, p98);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p117 = CS_P_XOR(p115, p116);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p118 = CS_P_XOR(p117, p94);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p119 = CS_P_XOR(p92, p95);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p120 = CS_P_XOR(p115, p99);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p121 = CS_P_XOR(p120, p91);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p122 = CS_P_XOR(p119, p121);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p123 = CS_P_XOR(p122, p96);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p124 = CS_P_XOR(p101, p93);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p125 = CS_P_XOR(p114, p124);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p126 = CS_P_XOR(p116, p125);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p127 = CS_P_XOR(p126, p91);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p128 = CS_P_XOR(p127, p96);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p129 = CS_P_XOR(p102, p128);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p130 = CS_P_XOR(p108, p129);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p131 = CS_P_XOR(p121, p93);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p132 = CS_P_XOR(p119, p124);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p133 = CS_P_XOR(p132, p94);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p134 = CS_P_XOR(p133, p99);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p135 = CS_P_XOR(p105, p134);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p136 = CS_P_XOR(p113, p135);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p137 = CS_P_XOR(p102, p136);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p138 = CS_P_XOR(p107, p137);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p139 = CS_P_XOR(p112, p135);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p140 = CS_P_XOR(p109, p139);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p141 = CS_P_XOR(p104, p140);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p142 = CS_P_XOR(p120, p94);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p143 = CS_P_XOR(p142, p96);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p111;
+    y[1] = p118;
+    y[2] = p123;
+    y[3] = p130;
+    y[4] = p131;
+    y[5] = p138;
+    y[6] = p141;
+    y[7] = p143;
 }
 
 /* encrypt: piece 0 (1 call; kb: its round-key planes) */
@@ -931,7 +928,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p29 = CS_P_XOR(CS_P_SPLAT(kb[29]), s[29]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p30 = CS_P_XOR(CS_P_SPLAT(kb[30]), s[30]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p31 = CS_P_XOR(CS_P_SPLAT(kb[31]), s[31]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a131[8] = {p24, p25, p26, p27, p28, p29, p30, p31}, r131[8]; cs_sbox_SB4(a131, r131); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r131[8]; cs_sbox_SB4(r131, p24, p25, p26, p27, p28, p29, p30, p31); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[152] = r131[0];
     w[153] = r131[1];
     w[154] = r131[2];
@@ -948,7 +945,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p37 = CS_P_XOR(CS_P_SPLAT(kb[37]), s[37]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p38 = CS_P_XOR(CS_P_SPLAT(kb[38]), s[38]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p39 = CS_P_XOR(CS_P_SPLAT(kb[39]), s[39]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a132[8] = {p32, p33, p34, p35, p36, p37, p38, p39}, r132[8]; cs_sbox_SB1(a132, r132); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r132[8]; cs_sbox_SB1(r132, p32, p33, p34, p35, p36, p37, p38, p39); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[81] = r132[0];
     w[83] = r132[1];
     w[85] = r132[2];
@@ -966,7 +963,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p77 = CS_P_XOR(CS_P_SPLAT(kb[77]), s[77]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p78 = CS_P_XOR(CS_P_SPLAT(kb[78]), s[78]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p79 = CS_P_XOR(CS_P_SPLAT(kb[79]), s[79]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a137[8] = {p72, p73, p74, p75, p76, p77, p78, p79}, r137[8]; cs_sbox_SB2(a137, r137); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r137[8]; cs_sbox_SB2(r137, p72, p73, p74, p75, p76, p77, p78, p79); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[32] = r137[0];
     w[34] = r137[1];
     w[36] = r137[2];
@@ -983,7 +980,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p117 = CS_P_XOR(CS_P_SPLAT(kb[117]), s[117]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p118 = CS_P_XOR(CS_P_SPLAT(kb[118]), s[118]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p119 = CS_P_XOR(CS_P_SPLAT(kb[119]), s[119]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a142[8] = {p112, p113, p114, p115, p116, p117, p118, p119}, r142[8]; cs_sbox_SB3(a142, r142); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r142[8]; cs_sbox_SB3(r142, p112, p113, p114, p115, p116, p117, p118, p119); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[97] = r142[0];
     w[99] = r142[1];
     w[101] = r142[2];
@@ -1031,7 +1028,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p21 = CS_P_XOR(CS_P_SPLAT(kb[21]), s[21]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p22 = CS_P_XOR(CS_P_SPLAT(kb[22]), s[22]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p23 = CS_P_XOR(CS_P_SPLAT(kb[23]), s[23]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a130[8] = {p16, p17, p18, p19, p20, p21, p22, p23}, r130[8]; cs_sbox_SB3(a130, r130); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r130[8]; cs_sbox_SB3(r130, p16, p17, p18, p19, p20, p21, p22, p23); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[144] = r130[0];
     w[145] = r130[1];
     w[146] = r130[2];
@@ -1048,7 +1045,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p45 = CS_P_XOR(CS_P_SPLAT(kb[45]), s[45]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p46 = CS_P_XOR(CS_P_SPLAT(kb[46]), s[46]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p47 = CS_P_XOR(CS_P_SPLAT(kb[47]), s[47]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a133[8] = {p40, p41, p42, p43, p44, p45, p46, p47}, r133[8]; cs_sbox_SB2(a133, r133); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r133[8]; cs_sbox_SB2(r133, p40, p41, p42, p43, p44, p45, p46, p47); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[113] = r133[0];
     w[115] = r133[1];
     w[117] = r133[2];
@@ -1066,7 +1063,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p69 = CS_P_XOR(CS_P_SPLAT(kb[69]), s[69]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p70 = CS_P_XOR(CS_P_SPLAT(kb[70]), s[70]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p71 = CS_P_XOR(CS_P_SPLAT(kb[71]), s[71]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a136[8] = {p64, p65, p66, p67, p68, p69, p70, p71}, r136[8]; cs_sbox_SB1(a136, r136); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r136[8]; cs_sbox_SB1(r136, p64, p65, p66, p67, p68, p69, p70, p71); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[0] = r136[0];
     w[2] = r136[1];
     w[4] = r136[2];
@@ -1083,7 +1080,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p125 = CS_P_XOR(CS_P_SPLAT(kb[125]), s[125]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p126 = CS_P_XOR(CS_P_SPLAT(kb[126]), s[126]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p127 = CS_P_XOR(CS_P_SPLAT(kb[127]), s[127]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a143[8] = {p120, p121, p122, p123, p124, p125, p126, p127}, r143[8]; cs_sbox_SB4(a143, r143); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r143[8]; cs_sbox_SB4(r143, p120, p121, p122, p123, p124, p125, p126, p127); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[65] = r143[0];
     w[67] = r143[1];
     w[69] = r143[2];
@@ -1131,7 +1128,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p13 = CS_P_XOR(CS_P_SPLAT(kb[13]), s[13]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p14 = CS_P_XOR(CS_P_SPLAT(kb[14]), s[14]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p15 = CS_P_XOR(CS_P_SPLAT(kb[15]), s[15]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a129[8] = {p8, p9, p10, p11, p12, p13, p14, p15}, r129[8]; cs_sbox_SB2(a129, r129); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r129[8]; cs_sbox_SB2(r129, p8, p9, p10, p11, p12, p13, p14, p15); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[136] = r129[0];
     w[137] = r129[1];
     w[138] = r129[2];
@@ -1148,7 +1145,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p53 = CS_P_XOR(CS_P_SPLAT(kb[53]), s[53]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p54 = CS_P_XOR(CS_P_SPLAT(kb[54]), s[54]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p55 = CS_P_XOR(CS_P_SPLAT(kb[55]), s[55]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a134[8] = {p48, p49, p50, p51, p52, p53, p54, p55}, r134[8]; cs_sbox_SB3(a134, r134); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r134[8]; cs_sbox_SB3(r134, p48, p49, p50, p51, p52, p53, p54, p55); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[17] = r134[0];
     w[19] = r134[1];
     w[21] = r134[2];
@@ -1166,7 +1163,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p93 = CS_P_XOR(CS_P_SPLAT(kb[93]), s[93]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p94 = CS_P_XOR(CS_P_SPLAT(kb[94]), s[94]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p95 = CS_P_XOR(CS_P_SPLAT(kb[95]), s[95]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a139[8] = {p88, p89, p90, p91, p92, p93, p94, p95}, r139[8]; cs_sbox_SB4(a139, r139); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r139[8]; cs_sbox_SB4(r139, p88, p89, p90, p91, p92, p93, p94, p95); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[96] = r139[0];
     w[98] = r139[1];
     w[100] = r139[2];
@@ -1183,7 +1180,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p101 = CS_P_XOR(CS_P_SPLAT(kb[101]), s[101]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p102 = CS_P_XOR(CS_P_SPLAT(kb[102]), s[102]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p103 = CS_P_XOR(CS_P_SPLAT(kb[103]), s[103]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a140[8] = {p96, p97, p98, p99, p100, p101, p102, p103}, r140[8]; cs_sbox_SB1(a140, r140); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r140[8]; cs_sbox_SB1(r140, p96, p97, p98, p99, p100, p101, p102, p103); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[33] = r140[0];
     w[35] = r140[1];
     w[37] = r140[2];
@@ -1231,7 +1228,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5 = CS_P_XOR(CS_P_SPLAT(kb[5]), s[5]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p6 = CS_P_XOR(CS_P_SPLAT(kb[6]), s[6]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p7 = CS_P_XOR(CS_P_SPLAT(kb[7]), s[7]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a128[8] = {p0, p1, p2, p3, p4, p5, p6, p7}, r128[8]; cs_sbox_SB1(a128, r128); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r128[8]; cs_sbox_SB1(r128, p0, p1, p2, p3, p4, p5, p6, p7); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[128] = r128[0];
     w[129] = r128[1];
     w[130] = r128[2];
@@ -1248,7 +1245,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p61 = CS_P_XOR(CS_P_SPLAT(kb[61]), s[61]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p62 = CS_P_XOR(CS_P_SPLAT(kb[62]), s[62]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p63 = CS_P_XOR(CS_P_SPLAT(kb[63]), s[63]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a135[8] = {p56, p57, p58, p59, p60, p61, p62, p63}, r135[8]; cs_sbox_SB4(a135, r135); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r135[8]; cs_sbox_SB4(r135, p56, p57, p58, p59, p60, p61, p62, p63); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[49] = r135[0];
     w[51] = r135[1];
     w[53] = r135[2];
@@ -1266,7 +1263,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p85 = CS_P_XOR(CS_P_SPLAT(kb[85]), s[85]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p86 = CS_P_XOR(CS_P_SPLAT(kb[86]), s[86]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p87 = CS_P_XOR(CS_P_SPLAT(kb[87]), s[87]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a138[8] = {p80, p81, p82, p83, p84, p85, p86, p87}, r138[8]; cs_sbox_SB3(a138, r138); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r138[8]; cs_sbox_SB3(r138, p80, p81, p82, p83, p84, p85, p86, p87); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[64] = r138[0];
     w[66] = r138[1];
     w[68] = r138[2];
@@ -1283,7 +1280,7 @@ static void cs_encrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p109 = CS_P_XOR(CS_P_SPLAT(kb[109]), s[109]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p110 = CS_P_XOR(CS_P_SPLAT(kb[110]), s[110]); /* aria.cs:86:52 encrypt>FO r0 */
     const cs_p p111 = CS_P_XOR(CS_P_SPLAT(kb[111]), s[111]); /* aria.cs:86:52 encrypt>FO r0 */
-    cs_p a141[8] = {p104, p105, p106, p107, p108, p109, p110, p111}, r141[8]; cs_sbox_SB2(a141, r141); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
+    cs_p r141[8]; cs_sbox_SB2(r141, p104, p105, p106, p107, p108, p109, p110, p111); /* aria.cs:53:13 encrypt>FO>SL1 r0 */
     w[1] = r141[0];
     w[3] = r141[1];
     w[5] = r141[2];
@@ -1474,7 +1471,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r133[7] = v[127];
     const cs_p p391 = CS_P_XOR(p239, r133[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p399 = CS_P_XOR(p383, p391);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a691[8] = {p392, p393, p394, p395, p396, p397, p398, p399}, r691[8]; cs_sbox_SB2(a691, r691); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r691[8]; cs_sbox_SB2(r691, p392, p393, p394, p395, p396, p397, p398, p399); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[152] = r691[0];
     w[153] = r691[1];
     w[154] = r691[2];
@@ -1523,7 +1520,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r128[7] = v[135];
     const cs_p p415 = CS_P_XOR(p191, r128[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p423 = CS_P_XOR(p407, p415);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a692[8] = {p416, p417, p418, p419, p420, p421, p422, p423}, r692[8]; cs_sbox_SB3(a692, r692); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r692[8]; cs_sbox_SB3(r692, p416, p417, p418, p419, p420, p421, p422, p423); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[81] = r692[0];
     w[83] = r692[1];
     w[85] = r692[2];
@@ -1573,7 +1570,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p255 = v[175];
     const cs_p p535 = CS_P_XOR(p215, p255);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p543 = CS_P_XOR(p527, p535);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a697[8] = {p536, p537, p538, p539, p540, p541, p542, p543}, r697[8]; cs_sbox_SB4(a697, r697); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r697[8]; cs_sbox_SB4(r697, p536, p537, p538, p539, p540, p541, p542, p543); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[32] = r697[0];
     w[34] = r697[1];
     w[36] = r697[2];
@@ -1614,7 +1611,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p167 = v[30];
     const cs_p p655 = CS_P_XOR(p167, p255);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p663 = CS_P_XOR(p647, p655);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a702[8] = {p656, p657, p658, p659, p660, p661, p662, p663}, r702[8]; cs_sbox_SB1(a702, r702); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r702[8]; cs_sbox_SB1(r702, p656, p657, p658, p659, p660, p661, p662, p663); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[97] = r702[0];
     w[99] = r702[1];
     w[101] = r702[2];
@@ -1710,7 +1707,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r132[7] = v[95];
     const cs_p p359 = CS_P_XOR(p215, r132[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p367 = CS_P_XOR(p351, p359);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a690[8] = {p360, p361, p362, p363, p364, p365, p366, p367}, r690[8]; cs_sbox_SB1(a690, r690); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r690[8]; cs_sbox_SB1(r690, p360, p361, p362, p363, p364, p365, p366, p367); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[144] = r690[0];
     w[145] = r690[1];
     w[146] = r690[2];
@@ -1751,7 +1748,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r129[7] = v[143];
     const cs_p p439 = CS_P_XOR(p167, r129[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p447 = CS_P_XOR(p431, p439);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a693[8] = {p440, p441, p442, p443, p444, p445, p446, p447}, r693[8]; cs_sbox_SB4(a693, r693); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r693[8]; cs_sbox_SB4(r693, p440, p441, p442, p443, p444, p445, p446, p447); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[113] = r693[0];
     w[115] = r693[1];
     w[117] = r693[2];
@@ -1793,7 +1790,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p247 = v[167];
     const cs_p p511 = CS_P_XOR(p239, p247);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p519 = CS_P_XOR(p503, p511);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a696[8] = {p512, p513, p514, p515, p516, p517, p518, p519}, r696[8]; cs_sbox_SB3(a696, r696); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r696[8]; cs_sbox_SB3(r696, p512, p513, p514, p515, p516, p517, p518, p519); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[0] = r696[0];
     w[2] = r696[1];
     w[4] = r696[2];
@@ -1826,7 +1823,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p671 = CS_P_XOR(CS_P_SPLAT(kb[127]), r138[7]); /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p679 = CS_P_XOR(p191, p247);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p687 = CS_P_XOR(p671, p679);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a703[8] = {p680, p681, p682, p683, p684, p685, p686, p687}, r703[8]; cs_sbox_SB2(a703, r703); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r703[8]; cs_sbox_SB2(r703, p680, p681, p682, p683, p684, p685, p686, p687); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[65] = r703[0];
     w[67] = r703[1];
     w[69] = r703[2];
@@ -1922,7 +1919,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r135[7] = v[63];
     const cs_p p327 = CS_P_XOR(p191, r135[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p335 = CS_P_XOR(p319, p327);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a689[8] = {p328, p329, p330, p331, p332, p333, p334, p335}, r689[8]; cs_sbox_SB4(a689, r689); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r689[8]; cs_sbox_SB4(r689, p328, p329, p330, p331, p332, p333, p334, p335); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[136] = r689[0];
     w[137] = r689[1];
     w[138] = r689[2];
@@ -1963,7 +1960,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r130[7] = v[151];
     const cs_p p463 = CS_P_XOR(p239, r130[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p471 = CS_P_XOR(p455, p463);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a694[8] = {p464, p465, p466, p467, p468, p469, p470, p471}, r694[8]; cs_sbox_SB1(a694, r694); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r694[8]; cs_sbox_SB1(r694, p464, p465, p466, p467, p468, p469, p470, p471); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[17] = r694[0];
     w[19] = r694[1];
     w[21] = r694[2];
@@ -2005,7 +2002,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p271 = v[191];
     const cs_p p583 = CS_P_XOR(p167, p271);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p591 = CS_P_XOR(p575, p583);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a699[8] = {p584, p585, p586, p587, p588, p589, p590, p591}, r699[8]; cs_sbox_SB2(a699, r699); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r699[8]; cs_sbox_SB2(r699, p584, p585, p586, p587, p588, p589, p590, p591); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[96] = r699[0];
     w[98] = r699[1];
     w[100] = r699[2];
@@ -2038,7 +2035,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p599 = CS_P_XOR(CS_P_SPLAT(kb[103]), r137[7]); /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p607 = CS_P_XOR(p215, p271);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p615 = CS_P_XOR(p599, p607);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a700[8] = {p608, p609, p610, p611, p612, p613, p614, p615}, r700[8]; cs_sbox_SB3(a700, r700); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r700[8]; cs_sbox_SB3(r700, p608, p609, p610, p611, p612, p613, p614, p615); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[33] = r700[0];
     w[35] = r700[1];
     w[37] = r700[2];
@@ -2134,7 +2131,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r134[7] = v[31];
     const cs_p p295 = CS_P_XOR(p167, r134[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p303 = CS_P_XOR(p287, p295);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a688[8] = {p296, p297, p298, p299, p300, p301, p302, p303}, r688[8]; cs_sbox_SB3(a688, r688); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r688[8]; cs_sbox_SB3(r688, p296, p297, p298, p299, p300, p301, p302, p303); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[128] = r688[0];
     w[129] = r688[1];
     w[130] = r688[2];
@@ -2175,7 +2172,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r131[7] = v[159];
     const cs_p p487 = CS_P_XOR(p215, r131[7]);           /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p495 = CS_P_XOR(p479, p487);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a695[8] = {p488, p489, p490, p491, p492, p493, p494, p495}, r695[8]; cs_sbox_SB2(a695, r695); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r695[8]; cs_sbox_SB2(r695, p488, p489, p490, p491, p492, p493, p494, p495); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[49] = r695[0];
     w[51] = r695[1];
     w[53] = r695[2];
@@ -2217,7 +2214,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p263 = v[183];
     const cs_p p559 = CS_P_XOR(p191, p263);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p567 = CS_P_XOR(p551, p559);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a698[8] = {p560, p561, p562, p563, p564, p565, p566, p567}, r698[8]; cs_sbox_SB1(a698, r698); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r698[8]; cs_sbox_SB1(r698, p560, p561, p562, p563, p564, p565, p566, p567); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[64] = r698[0];
     w[66] = r698[1];
     w[68] = r698[2];
@@ -2250,7 +2247,7 @@ static void cs_encrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p623 = CS_P_XOR(CS_P_SPLAT(kb[111]), r136[7]); /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p631 = CS_P_XOR(p239, p263);              /* aria.cs:87:52 encrypt>FE r1 */
     const cs_p p639 = CS_P_XOR(p623, p631);              /* aria.cs:87:52 encrypt>FE r1 */
-    cs_p a701[8] = {p632, p633, p634, p635, p636, p637, p638, p639}, r701[8]; cs_sbox_SB4(a701, r701); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
+    cs_p r701[8]; cs_sbox_SB4(r701, p632, p633, p634, p635, p636, p637, p638, p639); /* aria.cs:57:13 encrypt>FE>SL2 r1 */
     w[1] = r701[0];
     w[3] = r701[1];
     w[5] = r701[2];
@@ -2441,7 +2438,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r693[7] = v[127];
     const cs_p p951 = CS_P_XOR(p799, r693[7]);           /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p959 = CS_P_XOR(p943, p951);              /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1251[8] = {p952, p953, p954, p955, p956, p957, p958, p959}, r1251[8]; cs_sbox_SB4(a1251, r1251); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1251[8]; cs_sbox_SB4(r1251, p952, p953, p954, p955, p956, p957, p958, p959); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[152] = r1251[0];
     w[153] = r1251[1];
     w[154] = r1251[2];
@@ -2490,7 +2487,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r688[7] = v[135];
     const cs_p p975 = CS_P_XOR(p751, r688[7]);           /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p983 = CS_P_XOR(p967, p975);              /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1252[8] = {p976, p977, p978, p979, p980, p981, p982, p983}, r1252[8]; cs_sbox_SB1(a1252, r1252); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1252[8]; cs_sbox_SB1(r1252, p976, p977, p978, p979, p980, p981, p982, p983); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[81] = r1252[0];
     w[83] = r1252[1];
     w[85] = r1252[2];
@@ -2540,7 +2537,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p815 = v[175];
     const cs_p p1095 = CS_P_XOR(p775, p815);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1103 = CS_P_XOR(p1087, p1095);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1257[8] = {p1096, p1097, p1098, p1099, p1100, p1101, p1102, p1103}, r1257[8]; cs_sbox_SB2(a1257, r1257); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1257[8]; cs_sbox_SB2(r1257, p1096, p1097, p1098, p1099, p1100, p1101, p1102, p1103); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[32] = r1257[0];
     w[34] = r1257[1];
     w[36] = r1257[2];
@@ -2581,7 +2578,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p727 = v[30];
     const cs_p p1215 = CS_P_XOR(p727, p815);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1223 = CS_P_XOR(p1207, p1215);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1262[8] = {p1216, p1217, p1218, p1219, p1220, p1221, p1222, p1223}, r1262[8]; cs_sbox_SB3(a1262, r1262); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1262[8]; cs_sbox_SB3(r1262, p1216, p1217, p1218, p1219, p1220, p1221, p1222, p1223); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[97] = r1262[0];
     w[99] = r1262[1];
     w[101] = r1262[2];
@@ -2677,7 +2674,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r692[7] = v[95];
     const cs_p p919 = CS_P_XOR(p775, r692[7]);           /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p927 = CS_P_XOR(p911, p919);              /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1250[8] = {p920, p921, p922, p923, p924, p925, p926, p927}, r1250[8]; cs_sbox_SB3(a1250, r1250); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1250[8]; cs_sbox_SB3(r1250, p920, p921, p922, p923, p924, p925, p926, p927); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[144] = r1250[0];
     w[145] = r1250[1];
     w[146] = r1250[2];
@@ -2718,7 +2715,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r689[7] = v[143];
     const cs_p p999 = CS_P_XOR(p727, r689[7]);           /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1007 = CS_P_XOR(p991, p999);             /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1253[8] = {p1000, p1001, p1002, p1003, p1004, p1005, p1006, p1007}, r1253[8]; cs_sbox_SB2(a1253, r1253); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1253[8]; cs_sbox_SB2(r1253, p1000, p1001, p1002, p1003, p1004, p1005, p1006, p1007); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[113] = r1253[0];
     w[115] = r1253[1];
     w[117] = r1253[2];
@@ -2760,7 +2757,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p807 = v[167];
     const cs_p p1071 = CS_P_XOR(p799, p807);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1079 = CS_P_XOR(p1063, p1071);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1256[8] = {p1072, p1073, p1074, p1075, p1076, p1077, p1078, p1079}, r1256[8]; cs_sbox_SB1(a1256, r1256); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1256[8]; cs_sbox_SB1(r1256, p1072, p1073, p1074, p1075, p1076, p1077, p1078, p1079); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[0] = r1256[0];
     w[2] = r1256[1];
     w[4] = r1256[2];
@@ -2793,7 +2790,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1231 = CS_P_XOR(CS_P_SPLAT(kb[127]), r698[7]); /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1239 = CS_P_XOR(p751, p807);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1247 = CS_P_XOR(p1231, p1239);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1263[8] = {p1240, p1241, p1242, p1243, p1244, p1245, p1246, p1247}, r1263[8]; cs_sbox_SB4(a1263, r1263); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1263[8]; cs_sbox_SB4(r1263, p1240, p1241, p1242, p1243, p1244, p1245, p1246, p1247); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[65] = r1263[0];
     w[67] = r1263[1];
     w[69] = r1263[2];
@@ -2889,7 +2886,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r695[7] = v[63];
     const cs_p p887 = CS_P_XOR(p751, r695[7]);           /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p895 = CS_P_XOR(p879, p887);              /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1249[8] = {p888, p889, p890, p891, p892, p893, p894, p895}, r1249[8]; cs_sbox_SB2(a1249, r1249); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1249[8]; cs_sbox_SB2(r1249, p888, p889, p890, p891, p892, p893, p894, p895); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[136] = r1249[0];
     w[137] = r1249[1];
     w[138] = r1249[2];
@@ -2930,7 +2927,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r690[7] = v[151];
     const cs_p p1023 = CS_P_XOR(p799, r690[7]);          /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1031 = CS_P_XOR(p1015, p1023);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1254[8] = {p1024, p1025, p1026, p1027, p1028, p1029, p1030, p1031}, r1254[8]; cs_sbox_SB3(a1254, r1254); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1254[8]; cs_sbox_SB3(r1254, p1024, p1025, p1026, p1027, p1028, p1029, p1030, p1031); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[17] = r1254[0];
     w[19] = r1254[1];
     w[21] = r1254[2];
@@ -2972,7 +2969,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p831 = v[191];
     const cs_p p1143 = CS_P_XOR(p727, p831);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1151 = CS_P_XOR(p1135, p1143);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1259[8] = {p1144, p1145, p1146, p1147, p1148, p1149, p1150, p1151}, r1259[8]; cs_sbox_SB4(a1259, r1259); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1259[8]; cs_sbox_SB4(r1259, p1144, p1145, p1146, p1147, p1148, p1149, p1150, p1151); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[96] = r1259[0];
     w[98] = r1259[1];
     w[100] = r1259[2];
@@ -3005,7 +3002,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1159 = CS_P_XOR(CS_P_SPLAT(kb[103]), r697[7]); /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1167 = CS_P_XOR(p775, p831);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1175 = CS_P_XOR(p1159, p1167);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1260[8] = {p1168, p1169, p1170, p1171, p1172, p1173, p1174, p1175}, r1260[8]; cs_sbox_SB1(a1260, r1260); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1260[8]; cs_sbox_SB1(r1260, p1168, p1169, p1170, p1171, p1172, p1173, p1174, p1175); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[33] = r1260[0];
     w[35] = r1260[1];
     w[37] = r1260[2];
@@ -3101,7 +3098,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r694[7] = v[31];
     const cs_p p855 = CS_P_XOR(p727, r694[7]);           /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p863 = CS_P_XOR(p847, p855);              /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1248[8] = {p856, p857, p858, p859, p860, p861, p862, p863}, r1248[8]; cs_sbox_SB1(a1248, r1248); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1248[8]; cs_sbox_SB1(r1248, p856, p857, p858, p859, p860, p861, p862, p863); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[128] = r1248[0];
     w[129] = r1248[1];
     w[130] = r1248[2];
@@ -3142,7 +3139,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r691[7] = v[159];
     const cs_p p1047 = CS_P_XOR(p775, r691[7]);          /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1055 = CS_P_XOR(p1039, p1047);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1255[8] = {p1048, p1049, p1050, p1051, p1052, p1053, p1054, p1055}, r1255[8]; cs_sbox_SB4(a1255, r1255); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1255[8]; cs_sbox_SB4(r1255, p1048, p1049, p1050, p1051, p1052, p1053, p1054, p1055); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[49] = r1255[0];
     w[51] = r1255[1];
     w[53] = r1255[2];
@@ -3184,7 +3181,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p823 = v[183];
     const cs_p p1119 = CS_P_XOR(p751, p823);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1127 = CS_P_XOR(p1111, p1119);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1258[8] = {p1120, p1121, p1122, p1123, p1124, p1125, p1126, p1127}, r1258[8]; cs_sbox_SB3(a1258, r1258); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1258[8]; cs_sbox_SB3(r1258, p1120, p1121, p1122, p1123, p1124, p1125, p1126, p1127); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[64] = r1258[0];
     w[66] = r1258[1];
     w[68] = r1258[2];
@@ -3217,7 +3214,7 @@ static void cs_encrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1183 = CS_P_XOR(CS_P_SPLAT(kb[111]), r696[7]); /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1191 = CS_P_XOR(p799, p823);             /* aria.cs:86:52 encrypt>FO r2 */
     const cs_p p1199 = CS_P_XOR(p1183, p1191);           /* aria.cs:86:52 encrypt>FO r2 */
-    cs_p a1261[8] = {p1192, p1193, p1194, p1195, p1196, p1197, p1198, p1199}, r1261[8]; cs_sbox_SB2(a1261, r1261); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
+    cs_p r1261[8]; cs_sbox_SB2(r1261, p1192, p1193, p1194, p1195, p1196, p1197, p1198, p1199); /* aria.cs:53:13 encrypt>FO>SL1 r2 */
     w[1] = r1261[0];
     w[3] = r1261[1];
     w[5] = r1261[2];
@@ -3408,7 +3405,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7414[7] = v[31];
     const cs_p p7575 = CS_P_XOR(p7447, r7414[7]);        /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7583 = CS_P_XOR(p7567, p7575);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7968[8] = {p7576, p7577, p7578, p7579, p7580, p7581, p7582, p7583}, r7968[8]; cs_sbox_SB1(a7968, r7968); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7968[8]; cs_sbox_SB1(r7968, p7576, p7577, p7578, p7579, p7580, p7581, p7582, p7583); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[64] = r7968[0];
     w[66] = r7968[1];
     w[68] = r7968[2];
@@ -3481,7 +3478,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7415[7] = v[63];
     const cs_p p7607 = CS_P_XOR(p7471, r7415[7]);        /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7615 = CS_P_XOR(p7599, p7607);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7969[8] = {p7608, p7609, p7610, p7611, p7612, p7613, p7614, p7615}, r7969[8]; cs_sbox_SB2(a7969, r7969); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7969[8]; cs_sbox_SB2(r7969, p7608, p7609, p7610, p7611, p7612, p7613, p7614, p7615); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[32] = r7969[0];
     w[34] = r7969[1];
     w[36] = r7969[2];
@@ -3554,7 +3551,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7412[7] = v[95];
     const cs_p p7639 = CS_P_XOR(p7495, r7412[7]);        /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7647 = CS_P_XOR(p7631, p7639);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7970[8] = {p7640, p7641, p7642, p7643, p7644, p7645, p7646, p7647}, r7970[8]; cs_sbox_SB3(a7970, r7970); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7970[8]; cs_sbox_SB3(r7970, p7640, p7641, p7642, p7643, p7644, p7645, p7646, p7647); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[0] = r7970[0];
     w[2] = r7970[1];
     w[4] = r7970[2];
@@ -3595,7 +3592,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7409[7] = v[143];
     const cs_p p7719 = CS_P_XOR(p7447, r7409[7]);        /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7727 = CS_P_XOR(p7711, p7719);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7973[8] = {p7720, p7721, p7722, p7723, p7724, p7725, p7726, p7727}, r7973[8]; cs_sbox_SB2(a7973, r7973); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7973[8]; cs_sbox_SB2(r7973, p7720, p7721, p7722, p7723, p7724, p7725, p7726, p7727); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[1] = r7973[0];
     w[3] = r7973[1];
     w[5] = r7973[2];
@@ -3644,7 +3641,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7410[7] = v[151];
     const cs_p p7743 = CS_P_XOR(p7519, r7410[7]);        /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7751 = CS_P_XOR(p7735, p7743);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7974[8] = {p7744, p7745, p7746, p7747, p7748, p7749, p7750, p7751}, r7974[8]; cs_sbox_SB3(a7974, r7974); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7974[8]; cs_sbox_SB3(r7974, p7744, p7745, p7746, p7747, p7748, p7749, p7750, p7751); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[33] = r7974[0];
     w[35] = r7974[1];
     w[37] = r7974[2];
@@ -3685,7 +3682,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7411[7] = v[159];
     const cs_p p7767 = CS_P_XOR(p7495, r7411[7]);        /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7775 = CS_P_XOR(p7759, p7767);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7975[8] = {p7768, p7769, p7770, p7771, p7772, p7773, p7774, p7775}, r7975[8]; cs_sbox_SB4(a7975, r7975); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7975[8]; cs_sbox_SB4(r7975, p7768, p7769, p7770, p7771, p7772, p7773, p7774, p7775); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[65] = r7975[0];
     w[67] = r7975[1];
     w[69] = r7975[2];
@@ -3726,7 +3723,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7527 = v[167];
     const cs_p p7791 = CS_P_XOR(p7519, p7527);           /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7799 = CS_P_XOR(p7783, p7791);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7976[8] = {p7792, p7793, p7794, p7795, p7796, p7797, p7798, p7799}, r7976[8]; cs_sbox_SB1(a7976, r7976); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7976[8]; cs_sbox_SB1(r7976, p7792, p7793, p7794, p7795, p7796, p7797, p7798, p7799); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[16] = r7976[0];
     w[18] = r7976[1];
     w[20] = r7976[2];
@@ -3767,7 +3764,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7543 = v[183];
     const cs_p p7839 = CS_P_XOR(p7471, p7543);           /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7847 = CS_P_XOR(p7831, p7839);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7978[8] = {p7840, p7841, p7842, p7843, p7844, p7845, p7846, p7847}, r7978[8]; cs_sbox_SB3(a7978, r7978); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7978[8]; cs_sbox_SB3(r7978, p7840, p7841, p7842, p7843, p7844, p7845, p7846, p7847); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[80] = r7978[0];
     w[82] = r7978[1];
     w[84] = r7978[2];
@@ -3808,7 +3805,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7551 = v[191];
     const cs_p p7863 = CS_P_XOR(p7447, p7551);           /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7871 = CS_P_XOR(p7855, p7863);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7979[8] = {p7864, p7865, p7866, p7867, p7868, p7869, p7870, p7871}, r7979[8]; cs_sbox_SB4(a7979, r7979); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7979[8]; cs_sbox_SB4(r7979, p7864, p7865, p7866, p7867, p7868, p7869, p7870, p7871); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[48] = r7979[0];
     w[50] = r7979[1];
     w[52] = r7979[2];
@@ -3841,7 +3838,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7879 = CS_P_XOR(CS_P_SPLAT(kb[103]), r7417[7]); /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7887 = CS_P_XOR(p7495, p7551);           /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7895 = CS_P_XOR(p7879, p7887);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7980[8] = {p7888, p7889, p7890, p7891, p7892, p7893, p7894, p7895}, r7980[8]; cs_sbox_SB1(a7980, r7980); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7980[8]; cs_sbox_SB1(r7980, p7888, p7889, p7890, p7891, p7892, p7893, p7894, p7895); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[49] = r7980[0];
     w[51] = r7980[1];
     w[53] = r7980[2];
@@ -3874,7 +3871,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7903 = CS_P_XOR(CS_P_SPLAT(kb[111]), r7416[7]); /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7911 = CS_P_XOR(p7519, p7543);           /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7919 = CS_P_XOR(p7903, p7911);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7981[8] = {p7912, p7913, p7914, p7915, p7916, p7917, p7918, p7919}, r7981[8]; cs_sbox_SB2(a7981, r7981); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7981[8]; cs_sbox_SB2(r7981, p7912, p7913, p7914, p7915, p7916, p7917, p7918, p7919); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[81] = r7981[0];
     w[83] = r7981[1];
     w[85] = r7981[2];
@@ -3907,7 +3904,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7951 = CS_P_XOR(CS_P_SPLAT(kb[127]), r7418[7]); /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7959 = CS_P_XOR(p7471, p7527);           /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7967 = CS_P_XOR(p7951, p7959);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7983[8] = {p7960, p7961, p7962, p7963, p7964, p7965, p7966, p7967}, r7983[8]; cs_sbox_SB4(a7983, r7983); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7983[8]; cs_sbox_SB4(r7983, p7960, p7961, p7962, p7963, p7964, p7965, p7966, p7967); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[17] = r7983[0];
     w[19] = r7983[1];
     w[21] = r7983[2];
@@ -3972,7 +3969,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7413[7] = v[127];
     const cs_p p7671 = CS_P_XOR(p7519, r7413[7]);        /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7679 = CS_P_XOR(p7663, p7671);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7971[8] = {p7672, p7673, p7674, p7675, p7676, p7677, p7678, p7679}, r7971[8]; cs_sbox_SB4(a7971, r7971); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7971[8]; cs_sbox_SB4(r7971, p7672, p7673, p7674, p7675, p7676, p7677, p7678, p7679); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[104] = r7971[0];
     w[105] = r7971[1];
     w[106] = r7971[2];
@@ -4013,7 +4010,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7408[7] = v[135];
     const cs_p p7695 = CS_P_XOR(p7471, r7408[7]);        /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7703 = CS_P_XOR(p7687, p7695);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7972[8] = {p7696, p7697, p7698, p7699, p7700, p7701, p7702, p7703}, r7972[8]; cs_sbox_SB1(a7972, r7972); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7972[8]; cs_sbox_SB1(r7972, p7696, p7697, p7698, p7699, p7700, p7701, p7702, p7703); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[96] = r7972[0];
     w[97] = r7972[1];
     w[98] = r7972[2];
@@ -4055,7 +4052,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7535 = v[175];
     const cs_p p7815 = CS_P_XOR(p7495, p7535);           /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7823 = CS_P_XOR(p7807, p7815);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7977[8] = {p7816, p7817, p7818, p7819, p7820, p7821, p7822, p7823}, r7977[8]; cs_sbox_SB2(a7977, r7977); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7977[8]; cs_sbox_SB2(r7977, p7816, p7817, p7818, p7819, p7820, p7821, p7822, p7823); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[120] = r7977[0];
     w[121] = r7977[1];
     w[122] = r7977[2];
@@ -4088,7 +4085,7 @@ static void cs_encrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7927 = CS_P_XOR(CS_P_SPLAT(kb[119]), r7419[7]); /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7935 = CS_P_XOR(p7447, p7535);           /* aria.cs:86:52 encrypt>FO r14 */
     const cs_p p7943 = CS_P_XOR(p7927, p7935);           /* aria.cs:86:52 encrypt>FO r14 */
-    cs_p a7982[8] = {p7936, p7937, p7938, p7939, p7940, p7941, p7942, p7943}, r7982[8]; cs_sbox_SB3(a7982, r7982); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
+    cs_p r7982[8]; cs_sbox_SB3(r7982, p7936, p7937, p7938, p7939, p7940, p7941, p7942, p7943); /* aria.cs:53:13 encrypt>FO>SL1 r14 */
     w[128] = r7982[0];
     w[129] = r7982[1];
     w[130] = r7982[2];
@@ -4215,7 +4212,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7974[7] = v[47];
     const cs_p p8135 = CS_P_XOR(p8007, r7974[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p8143 = CS_P_XOR(p8127, p8135);           /* aria.cs:121:36 encrypt */
-    cs_p a8528[8] = {p8136, p8137, p8138, p8139, p8140, p8141, p8142, p8143}, r8528[8]; cs_sbox_SB3(a8528, r8528); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8528[8]; cs_sbox_SB3(r8528, p8136, p8137, p8138, p8139, p8140, p8141, p8142, p8143); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8544 = CS_P_XOR(CS_P_SPLAT(kb[128]), r8528[0]); /* aria.cs:121:54 encrypt */
     o[0] = p8544;                                        /* block word X[0], bit 0 */
     const cs_p p8545 = CS_P_XOR(CS_P_SPLAT(kb[129]), r8528[1]); /* aria.cs:121:54 encrypt */
@@ -4336,7 +4333,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7975[7] = v[79];
     const cs_p p8167 = CS_P_XOR(p8031, r7975[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p8175 = CS_P_XOR(p8159, p8167);           /* aria.cs:121:36 encrypt */
-    cs_p a8529[8] = {p8168, p8169, p8170, p8171, p8172, p8173, p8174, p8175}, r8529[8]; cs_sbox_SB4(a8529, r8529); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8529[8]; cs_sbox_SB4(r8529, p8168, p8169, p8170, p8171, p8172, p8173, p8174, p8175); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8552 = CS_P_XOR(CS_P_SPLAT(kb[136]), r8529[0]); /* aria.cs:121:54 encrypt */
     o[8] = p8552;                                        /* block word X[1], bit 0 */
     const cs_p p8553 = CS_P_XOR(CS_P_SPLAT(kb[137]), r8529[1]); /* aria.cs:121:54 encrypt */
@@ -4441,7 +4438,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7972[7] = v[103];
     const cs_p p8199 = CS_P_XOR(p8055, r7972[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p8207 = CS_P_XOR(p8191, p8199);           /* aria.cs:121:36 encrypt */
-    cs_p a8530[8] = {p8200, p8201, p8202, p8203, p8204, p8205, p8206, p8207}, r8530[8]; cs_sbox_SB1(a8530, r8530); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8530[8]; cs_sbox_SB1(r8530, p8200, p8201, p8202, p8203, p8204, p8205, p8206, p8207); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8560 = CS_P_XOR(CS_P_SPLAT(kb[144]), r8530[0]); /* aria.cs:121:54 encrypt */
     o[16] = p8560;                                       /* block word X[2], bit 0 */
     const cs_p p8561 = CS_P_XOR(CS_P_SPLAT(kb[145]), r8530[1]); /* aria.cs:121:54 encrypt */
@@ -4530,7 +4527,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8079 = CS_P_XOR(p8063, p8071);           /* aria.cs:66:34 encrypt>FO>A r14 */
     const cs_p p8231 = CS_P_XOR(p8079, r7973[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p8239 = CS_P_XOR(p8223, p8231);           /* aria.cs:121:36 encrypt */
-    cs_p a8531[8] = {p8232, p8233, p8234, p8235, p8236, p8237, p8238, p8239}, r8531[8]; cs_sbox_SB2(a8531, r8531); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8531[8]; cs_sbox_SB2(r8531, p8232, p8233, p8234, p8235, p8236, p8237, p8238, p8239); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8568 = CS_P_XOR(CS_P_SPLAT(kb[152]), r8531[0]); /* aria.cs:121:54 encrypt */
     o[24] = p8568;                                       /* block word X[3], bit 0 */
     const cs_p p8569 = CS_P_XOR(CS_P_SPLAT(kb[153]), r8531[1]); /* aria.cs:121:54 encrypt */
@@ -4571,7 +4568,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8247 = CS_P_XOR(CS_P_SPLAT(kb[39]), p8215); /* aria.cs:121:36 encrypt */
     const cs_p p8255 = CS_P_XOR(p8031, r7968[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p8263 = CS_P_XOR(p8247, p8255);           /* aria.cs:121:36 encrypt */
-    cs_p a8532[8] = {p8256, p8257, p8258, p8259, p8260, p8261, p8262, p8263}, r8532[8]; cs_sbox_SB3(a8532, r8532); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8532[8]; cs_sbox_SB3(r8532, p8256, p8257, p8258, p8259, p8260, p8261, p8262, p8263); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8576 = CS_P_XOR(CS_P_SPLAT(kb[160]), r8532[0]); /* aria.cs:121:54 encrypt */
     o[32] = p8576;                                       /* block word X[4], bit 0 */
     const cs_p p8577 = CS_P_XOR(CS_P_SPLAT(kb[161]), r8532[1]); /* aria.cs:121:54 encrypt */
@@ -4612,7 +4609,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8271 = CS_P_XOR(CS_P_SPLAT(kb[47]), p8183); /* aria.cs:121:36 encrypt */
     const cs_p p8279 = CS_P_XOR(p8007, r7969[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p8287 = CS_P_XOR(p8271, p8279);           /* aria.cs:121:36 encrypt */
-    cs_p a8533[8] = {p8280, p8281, p8282, p8283, p8284, p8285, p8286, p8287}, r8533[8]; cs_sbox_SB4(a8533, r8533); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8533[8]; cs_sbox_SB4(r8533, p8280, p8281, p8282, p8283, p8284, p8285, p8286, p8287); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8584 = CS_P_XOR(CS_P_SPLAT(kb[168]), r8533[0]); /* aria.cs:121:54 encrypt */
     o[40] = p8584;                                       /* block word X[5], bit 0 */
     const cs_p p8585 = CS_P_XOR(CS_P_SPLAT(kb[169]), r8533[1]); /* aria.cs:121:54 encrypt */
@@ -4653,7 +4650,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8295 = CS_P_XOR(CS_P_SPLAT(kb[55]), p8151); /* aria.cs:121:36 encrypt */
     const cs_p p8303 = CS_P_XOR(p8079, r7970[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p8311 = CS_P_XOR(p8295, p8303);           /* aria.cs:121:36 encrypt */
-    cs_p a8534[8] = {p8304, p8305, p8306, p8307, p8308, p8309, p8310, p8311}, r8534[8]; cs_sbox_SB1(a8534, r8534); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8534[8]; cs_sbox_SB1(r8534, p8304, p8305, p8306, p8307, p8308, p8309, p8310, p8311); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8592 = CS_P_XOR(CS_P_SPLAT(kb[176]), r8534[0]); /* aria.cs:121:54 encrypt */
     o[48] = p8592;                                       /* block word X[6], bit 0 */
     const cs_p p8593 = CS_P_XOR(CS_P_SPLAT(kb[177]), r8534[1]); /* aria.cs:121:54 encrypt */
@@ -4702,7 +4699,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7971[7] = v[111];
     const cs_p p8327 = CS_P_XOR(p8055, r7971[7]);        /* aria.cs:121:36 encrypt */
     const cs_p p8335 = CS_P_XOR(p8319, p8327);           /* aria.cs:121:36 encrypt */
-    cs_p a8535[8] = {p8328, p8329, p8330, p8331, p8332, p8333, p8334, p8335}, r8535[8]; cs_sbox_SB2(a8535, r8535); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8535[8]; cs_sbox_SB2(r8535, p8328, p8329, p8330, p8331, p8332, p8333, p8334, p8335); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8600 = CS_P_XOR(CS_P_SPLAT(kb[184]), r8535[0]); /* aria.cs:121:54 encrypt */
     o[56] = p8600;                                       /* block word X[7], bit 0 */
     const cs_p p8601 = CS_P_XOR(CS_P_SPLAT(kb[185]), r8535[1]); /* aria.cs:121:54 encrypt */
@@ -4751,7 +4748,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8087 = CS_P_XOR(r7969[7], r7972[7]);     /* aria.cs:75:18 encrypt>FO>A r14 */
     const cs_p p8351 = CS_P_XOR(p8079, p8087);           /* aria.cs:121:36 encrypt */
     const cs_p p8359 = CS_P_XOR(p8343, p8351);           /* aria.cs:121:36 encrypt */
-    cs_p a8536[8] = {p8352, p8353, p8354, p8355, p8356, p8357, p8358, p8359}, r8536[8]; cs_sbox_SB3(a8536, r8536); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8536[8]; cs_sbox_SB3(r8536, p8352, p8353, p8354, p8355, p8356, p8357, p8358, p8359); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8608 = CS_P_XOR(CS_P_SPLAT(kb[192]), r8536[0]); /* aria.cs:121:54 encrypt */
     o[64] = p8608;                                       /* block word X[8], bit 0 */
     const cs_p p8609 = CS_P_XOR(CS_P_SPLAT(kb[193]), r8536[1]); /* aria.cs:121:54 encrypt */
@@ -4800,7 +4797,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8095 = CS_P_XOR(r7968[7], r7973[7]);     /* aria.cs:76:18 encrypt>FO>A r14 */
     const cs_p p8375 = CS_P_XOR(p8055, p8095);           /* aria.cs:121:36 encrypt */
     const cs_p p8383 = CS_P_XOR(p8367, p8375);           /* aria.cs:121:36 encrypt */
-    cs_p a8537[8] = {p8376, p8377, p8378, p8379, p8380, p8381, p8382, p8383}, r8537[8]; cs_sbox_SB4(a8537, r8537); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8537[8]; cs_sbox_SB4(r8537, p8376, p8377, p8378, p8379, p8380, p8381, p8382, p8383); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8616 = CS_P_XOR(CS_P_SPLAT(kb[200]), r8537[0]); /* aria.cs:121:54 encrypt */
     o[72] = p8616;                                       /* block word X[9], bit 0 */
     const cs_p p8617 = CS_P_XOR(CS_P_SPLAT(kb[201]), r8537[1]); /* aria.cs:121:54 encrypt */
@@ -4849,7 +4846,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8103 = CS_P_XOR(r7971[7], r7974[7]);     /* aria.cs:77:18 encrypt>FO>A r14 */
     const cs_p p8399 = CS_P_XOR(p8031, p8103);           /* aria.cs:121:36 encrypt */
     const cs_p p8407 = CS_P_XOR(p8391, p8399);           /* aria.cs:121:36 encrypt */
-    cs_p a8538[8] = {p8400, p8401, p8402, p8403, p8404, p8405, p8406, p8407}, r8538[8]; cs_sbox_SB1(a8538, r8538); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8538[8]; cs_sbox_SB1(r8538, p8400, p8401, p8402, p8403, p8404, p8405, p8406, p8407); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8624 = CS_P_XOR(CS_P_SPLAT(kb[208]), r8538[0]); /* aria.cs:121:54 encrypt */
     o[80] = p8624;                                       /* block word X[10], bit 0 */
     const cs_p p8625 = CS_P_XOR(CS_P_SPLAT(kb[209]), r8538[1]); /* aria.cs:121:54 encrypt */
@@ -4898,7 +4895,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8111 = CS_P_XOR(r7970[7], r7975[7]);     /* aria.cs:78:18 encrypt>FO>A r14 */
     const cs_p p8423 = CS_P_XOR(p8007, p8111);           /* aria.cs:121:36 encrypt */
     const cs_p p8431 = CS_P_XOR(p8415, p8423);           /* aria.cs:121:36 encrypt */
-    cs_p a8539[8] = {p8424, p8425, p8426, p8427, p8428, p8429, p8430, p8431}, r8539[8]; cs_sbox_SB2(a8539, r8539); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8539[8]; cs_sbox_SB2(r8539, p8424, p8425, p8426, p8427, p8428, p8429, p8430, p8431); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8632 = CS_P_XOR(CS_P_SPLAT(kb[216]), r8539[0]); /* aria.cs:121:54 encrypt */
     o[88] = p8632;                                       /* block word X[11], bit 0 */
     const cs_p p8633 = CS_P_XOR(CS_P_SPLAT(kb[217]), r8539[1]); /* aria.cs:121:54 encrypt */
@@ -4939,7 +4936,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8439 = CS_P_XOR(CS_P_SPLAT(kb[103]), r7977[7]); /* aria.cs:121:36 encrypt */
     const cs_p p8447 = CS_P_XOR(p8055, p8111);           /* aria.cs:121:36 encrypt */
     const cs_p p8455 = CS_P_XOR(p8439, p8447);           /* aria.cs:121:36 encrypt */
-    cs_p a8540[8] = {p8448, p8449, p8450, p8451, p8452, p8453, p8454, p8455}, r8540[8]; cs_sbox_SB3(a8540, r8540); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8540[8]; cs_sbox_SB3(r8540, p8448, p8449, p8450, p8451, p8452, p8453, p8454, p8455); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8640 = CS_P_XOR(CS_P_SPLAT(kb[224]), r8540[0]); /* aria.cs:121:54 encrypt */
     o[96] = p8640;                                       /* block word X[12], bit 0 */
     const cs_p p8641 = CS_P_XOR(CS_P_SPLAT(kb[225]), r8540[1]); /* aria.cs:121:54 encrypt */
@@ -4980,7 +4977,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8463 = CS_P_XOR(CS_P_SPLAT(kb[111]), r7976[7]); /* aria.cs:121:36 encrypt */
     const cs_p p8471 = CS_P_XOR(p8079, p8103);           /* aria.cs:121:36 encrypt */
     const cs_p p8479 = CS_P_XOR(p8463, p8471);           /* aria.cs:121:36 encrypt */
-    cs_p a8541[8] = {p8472, p8473, p8474, p8475, p8476, p8477, p8478, p8479}, r8541[8]; cs_sbox_SB4(a8541, r8541); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8541[8]; cs_sbox_SB4(r8541, p8472, p8473, p8474, p8475, p8476, p8477, p8478, p8479); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8648 = CS_P_XOR(CS_P_SPLAT(kb[232]), r8541[0]); /* aria.cs:121:54 encrypt */
     o[104] = p8648;                                      /* block word X[13], bit 0 */
     const cs_p p8649 = CS_P_XOR(CS_P_SPLAT(kb[233]), r8541[1]); /* aria.cs:121:54 encrypt */
@@ -5021,7 +5018,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8487 = CS_P_XOR(CS_P_SPLAT(kb[119]), r7979[7]); /* aria.cs:121:36 encrypt */
     const cs_p p8495 = CS_P_XOR(p8007, p8095);           /* aria.cs:121:36 encrypt */
     const cs_p p8503 = CS_P_XOR(p8487, p8495);           /* aria.cs:121:36 encrypt */
-    cs_p a8542[8] = {p8496, p8497, p8498, p8499, p8500, p8501, p8502, p8503}, r8542[8]; cs_sbox_SB1(a8542, r8542); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8542[8]; cs_sbox_SB1(r8542, p8496, p8497, p8498, p8499, p8500, p8501, p8502, p8503); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8656 = CS_P_XOR(CS_P_SPLAT(kb[240]), r8542[0]); /* aria.cs:121:54 encrypt */
     o[112] = p8656;                                      /* block word X[14], bit 0 */
     const cs_p p8657 = CS_P_XOR(CS_P_SPLAT(kb[241]), r8542[1]); /* aria.cs:121:54 encrypt */
@@ -5062,7 +5059,7 @@ static void cs_encrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8511 = CS_P_XOR(CS_P_SPLAT(kb[127]), r7978[7]); /* aria.cs:121:36 encrypt */
     const cs_p p8519 = CS_P_XOR(p8031, p8087);           /* aria.cs:121:36 encrypt */
     const cs_p p8527 = CS_P_XOR(p8511, p8519);           /* aria.cs:121:36 encrypt */
-    cs_p a8543[8] = {p8520, p8521, p8522, p8523, p8524, p8525, p8526, p8527}, r8543[8]; cs_sbox_SB2(a8543, r8543); /* aria.cs:57:13 encrypt>SL2 */
+    cs_p r8543[8]; cs_sbox_SB2(r8543, p8520, p8521, p8522, p8523, p8524, p8525, p8526, p8527); /* aria.cs:57:13 encrypt>SL2 */
     const cs_p p8664 = CS_P_XOR(CS_P_SPLAT(kb[248]), r8543[0]); /* aria.cs:121:54 encrypt */
     o[120] = p8664;                                      /* block word X[15], bit 0 */
     const cs_p p8665 = CS_P_XOR(CS_P_SPLAT(kb[249]), r8543[1]); /* aria.cs:121:54 encrypt */
@@ -5094,7 +5091,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p29 = CS_P_XOR(CS_P_SPLAT(kb[29]), s[29]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p30 = CS_P_XOR(CS_P_SPLAT(kb[30]), s[30]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p31 = CS_P_XOR(CS_P_SPLAT(kb[31]), s[31]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a131[8] = {p24, p25, p26, p27, p28, p29, p30, p31}, r131[8]; cs_sbox_SB4(a131, r131); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r131[8]; cs_sbox_SB4(r131, p24, p25, p26, p27, p28, p29, p30, p31); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[152] = r131[0];
     w[153] = r131[1];
     w[154] = r131[2];
@@ -5111,7 +5108,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p37 = CS_P_XOR(CS_P_SPLAT(kb[37]), s[37]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p38 = CS_P_XOR(CS_P_SPLAT(kb[38]), s[38]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p39 = CS_P_XOR(CS_P_SPLAT(kb[39]), s[39]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a132[8] = {p32, p33, p34, p35, p36, p37, p38, p39}, r132[8]; cs_sbox_SB1(a132, r132); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r132[8]; cs_sbox_SB1(r132, p32, p33, p34, p35, p36, p37, p38, p39); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[81] = r132[0];
     w[83] = r132[1];
     w[85] = r132[2];
@@ -5129,7 +5126,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p77 = CS_P_XOR(CS_P_SPLAT(kb[77]), s[77]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p78 = CS_P_XOR(CS_P_SPLAT(kb[78]), s[78]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p79 = CS_P_XOR(CS_P_SPLAT(kb[79]), s[79]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a137[8] = {p72, p73, p74, p75, p76, p77, p78, p79}, r137[8]; cs_sbox_SB2(a137, r137); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r137[8]; cs_sbox_SB2(r137, p72, p73, p74, p75, p76, p77, p78, p79); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[32] = r137[0];
     w[34] = r137[1];
     w[36] = r137[2];
@@ -5146,7 +5143,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p117 = CS_P_XOR(CS_P_SPLAT(kb[117]), s[117]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p118 = CS_P_XOR(CS_P_SPLAT(kb[118]), s[118]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p119 = CS_P_XOR(CS_P_SPLAT(kb[119]), s[119]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a142[8] = {p112, p113, p114, p115, p116, p117, p118, p119}, r142[8]; cs_sbox_SB3(a142, r142); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r142[8]; cs_sbox_SB3(r142, p112, p113, p114, p115, p116, p117, p118, p119); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[97] = r142[0];
     w[99] = r142[1];
     w[101] = r142[2];
@@ -5194,7 +5191,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p21 = CS_P_XOR(CS_P_SPLAT(kb[21]), s[21]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p22 = CS_P_XOR(CS_P_SPLAT(kb[22]), s[22]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p23 = CS_P_XOR(CS_P_SPLAT(kb[23]), s[23]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a130[8] = {p16, p17, p18, p19, p20, p21, p22, p23}, r130[8]; cs_sbox_SB3(a130, r130); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r130[8]; cs_sbox_SB3(r130, p16, p17, p18, p19, p20, p21, p22, p23); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[144] = r130[0];
     w[145] = r130[1];
     w[146] = r130[2];
@@ -5211,7 +5208,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p45 = CS_P_XOR(CS_P_SPLAT(kb[45]), s[45]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p46 = CS_P_XOR(CS_P_SPLAT(kb[46]), s[46]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p47 = CS_P_XOR(CS_P_SPLAT(kb[47]), s[47]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a133[8] = {p40, p41, p42, p43, p44, p45, p46, p47}, r133[8]; cs_sbox_SB2(a133, r133); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r133[8]; cs_sbox_SB2(r133, p40, p41, p42, p43, p44, p45, p46, p47); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[113] = r133[0];
     w[115] = r133[1];
     w[117] = r133[2];
@@ -5229,7 +5226,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p69 = CS_P_XOR(CS_P_SPLAT(kb[69]), s[69]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p70 = CS_P_XOR(CS_P_SPLAT(kb[70]), s[70]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p71 = CS_P_XOR(CS_P_SPLAT(kb[71]), s[71]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a136[8] = {p64, p65, p66, p67, p68, p69, p70, p71}, r136[8]; cs_sbox_SB1(a136, r136); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r136[8]; cs_sbox_SB1(r136, p64, p65, p66, p67, p68, p69, p70, p71); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[0] = r136[0];
     w[2] = r136[1];
     w[4] = r136[2];
@@ -5246,7 +5243,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p125 = CS_P_XOR(CS_P_SPLAT(kb[125]), s[125]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p126 = CS_P_XOR(CS_P_SPLAT(kb[126]), s[126]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p127 = CS_P_XOR(CS_P_SPLAT(kb[127]), s[127]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a143[8] = {p120, p121, p122, p123, p124, p125, p126, p127}, r143[8]; cs_sbox_SB4(a143, r143); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r143[8]; cs_sbox_SB4(r143, p120, p121, p122, p123, p124, p125, p126, p127); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[65] = r143[0];
     w[67] = r143[1];
     w[69] = r143[2];
@@ -5294,7 +5291,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p13 = CS_P_XOR(CS_P_SPLAT(kb[13]), s[13]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p14 = CS_P_XOR(CS_P_SPLAT(kb[14]), s[14]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p15 = CS_P_XOR(CS_P_SPLAT(kb[15]), s[15]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a129[8] = {p8, p9, p10, p11, p12, p13, p14, p15}, r129[8]; cs_sbox_SB2(a129, r129); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r129[8]; cs_sbox_SB2(r129, p8, p9, p10, p11, p12, p13, p14, p15); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[136] = r129[0];
     w[137] = r129[1];
     w[138] = r129[2];
@@ -5311,7 +5308,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p53 = CS_P_XOR(CS_P_SPLAT(kb[53]), s[53]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p54 = CS_P_XOR(CS_P_SPLAT(kb[54]), s[54]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p55 = CS_P_XOR(CS_P_SPLAT(kb[55]), s[55]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a134[8] = {p48, p49, p50, p51, p52, p53, p54, p55}, r134[8]; cs_sbox_SB3(a134, r134); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r134[8]; cs_sbox_SB3(r134, p48, p49, p50, p51, p52, p53, p54, p55); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[17] = r134[0];
     w[19] = r134[1];
     w[21] = r134[2];
@@ -5329,7 +5326,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p93 = CS_P_XOR(CS_P_SPLAT(kb[93]), s[93]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p94 = CS_P_XOR(CS_P_SPLAT(kb[94]), s[94]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p95 = CS_P_XOR(CS_P_SPLAT(kb[95]), s[95]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a139[8] = {p88, p89, p90, p91, p92, p93, p94, p95}, r139[8]; cs_sbox_SB4(a139, r139); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r139[8]; cs_sbox_SB4(r139, p88, p89, p90, p91, p92, p93, p94, p95); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[96] = r139[0];
     w[98] = r139[1];
     w[100] = r139[2];
@@ -5346,7 +5343,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p101 = CS_P_XOR(CS_P_SPLAT(kb[101]), s[101]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p102 = CS_P_XOR(CS_P_SPLAT(kb[102]), s[102]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p103 = CS_P_XOR(CS_P_SPLAT(kb[103]), s[103]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a140[8] = {p96, p97, p98, p99, p100, p101, p102, p103}, r140[8]; cs_sbox_SB1(a140, r140); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r140[8]; cs_sbox_SB1(r140, p96, p97, p98, p99, p100, p101, p102, p103); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[33] = r140[0];
     w[35] = r140[1];
     w[37] = r140[2];
@@ -5394,7 +5391,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p5 = CS_P_XOR(CS_P_SPLAT(kb[5]), s[5]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p6 = CS_P_XOR(CS_P_SPLAT(kb[6]), s[6]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p7 = CS_P_XOR(CS_P_SPLAT(kb[7]), s[7]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a128[8] = {p0, p1, p2, p3, p4, p5, p6, p7}, r128[8]; cs_sbox_SB1(a128, r128); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r128[8]; cs_sbox_SB1(r128, p0, p1, p2, p3, p4, p5, p6, p7); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[128] = r128[0];
     w[129] = r128[1];
     w[130] = r128[2];
@@ -5411,7 +5408,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p61 = CS_P_XOR(CS_P_SPLAT(kb[61]), s[61]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p62 = CS_P_XOR(CS_P_SPLAT(kb[62]), s[62]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p63 = CS_P_XOR(CS_P_SPLAT(kb[63]), s[63]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a135[8] = {p56, p57, p58, p59, p60, p61, p62, p63}, r135[8]; cs_sbox_SB4(a135, r135); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r135[8]; cs_sbox_SB4(r135, p56, p57, p58, p59, p60, p61, p62, p63); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[49] = r135[0];
     w[51] = r135[1];
     w[53] = r135[2];
@@ -5429,7 +5426,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p85 = CS_P_XOR(CS_P_SPLAT(kb[85]), s[85]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p86 = CS_P_XOR(CS_P_SPLAT(kb[86]), s[86]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p87 = CS_P_XOR(CS_P_SPLAT(kb[87]), s[87]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a138[8] = {p80, p81, p82, p83, p84, p85, p86, p87}, r138[8]; cs_sbox_SB3(a138, r138); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r138[8]; cs_sbox_SB3(r138, p80, p81, p82, p83, p84, p85, p86, p87); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[64] = r138[0];
     w[66] = r138[1];
     w[68] = r138[2];
@@ -5446,7 +5443,7 @@ static void cs_decrypt_n_0(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p109 = CS_P_XOR(CS_P_SPLAT(kb[109]), s[109]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p110 = CS_P_XOR(CS_P_SPLAT(kb[110]), s[110]); /* aria.cs:86:52 decrypt>FO r0 */
     const cs_p p111 = CS_P_XOR(CS_P_SPLAT(kb[111]), s[111]); /* aria.cs:86:52 decrypt>FO r0 */
-    cs_p a141[8] = {p104, p105, p106, p107, p108, p109, p110, p111}, r141[8]; cs_sbox_SB2(a141, r141); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
+    cs_p r141[8]; cs_sbox_SB2(r141, p104, p105, p106, p107, p108, p109, p110, p111); /* aria.cs:53:13 decrypt>FO>SL1 r0 */
     w[1] = r141[0];
     w[3] = r141[1];
     w[5] = r141[2];
@@ -5637,7 +5634,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r133[7] = v[127];
     const cs_p p391 = CS_P_XOR(p239, r133[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p399 = CS_P_XOR(p383, p391);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a691[8] = {p392, p393, p394, p395, p396, p397, p398, p399}, r691[8]; cs_sbox_SB2(a691, r691); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r691[8]; cs_sbox_SB2(r691, p392, p393, p394, p395, p396, p397, p398, p399); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[152] = r691[0];
     w[153] = r691[1];
     w[154] = r691[2];
@@ -5686,7 +5683,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r128[7] = v[135];
     const cs_p p415 = CS_P_XOR(p191, r128[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p423 = CS_P_XOR(p407, p415);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a692[8] = {p416, p417, p418, p419, p420, p421, p422, p423}, r692[8]; cs_sbox_SB3(a692, r692); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r692[8]; cs_sbox_SB3(r692, p416, p417, p418, p419, p420, p421, p422, p423); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[81] = r692[0];
     w[83] = r692[1];
     w[85] = r692[2];
@@ -5736,7 +5733,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p255 = v[175];
     const cs_p p535 = CS_P_XOR(p215, p255);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p543 = CS_P_XOR(p527, p535);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a697[8] = {p536, p537, p538, p539, p540, p541, p542, p543}, r697[8]; cs_sbox_SB4(a697, r697); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r697[8]; cs_sbox_SB4(r697, p536, p537, p538, p539, p540, p541, p542, p543); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[32] = r697[0];
     w[34] = r697[1];
     w[36] = r697[2];
@@ -5777,7 +5774,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p167 = v[30];
     const cs_p p655 = CS_P_XOR(p167, p255);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p663 = CS_P_XOR(p647, p655);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a702[8] = {p656, p657, p658, p659, p660, p661, p662, p663}, r702[8]; cs_sbox_SB1(a702, r702); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r702[8]; cs_sbox_SB1(r702, p656, p657, p658, p659, p660, p661, p662, p663); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[97] = r702[0];
     w[99] = r702[1];
     w[101] = r702[2];
@@ -5873,7 +5870,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r132[7] = v[95];
     const cs_p p359 = CS_P_XOR(p215, r132[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p367 = CS_P_XOR(p351, p359);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a690[8] = {p360, p361, p362, p363, p364, p365, p366, p367}, r690[8]; cs_sbox_SB1(a690, r690); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r690[8]; cs_sbox_SB1(r690, p360, p361, p362, p363, p364, p365, p366, p367); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[144] = r690[0];
     w[145] = r690[1];
     w[146] = r690[2];
@@ -5914,7 +5911,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r129[7] = v[143];
     const cs_p p439 = CS_P_XOR(p167, r129[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p447 = CS_P_XOR(p431, p439);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a693[8] = {p440, p441, p442, p443, p444, p445, p446, p447}, r693[8]; cs_sbox_SB4(a693, r693); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r693[8]; cs_sbox_SB4(r693, p440, p441, p442, p443, p444, p445, p446, p447); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[113] = r693[0];
     w[115] = r693[1];
     w[117] = r693[2];
@@ -5956,7 +5953,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p247 = v[167];
     const cs_p p511 = CS_P_XOR(p239, p247);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p519 = CS_P_XOR(p503, p511);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a696[8] = {p512, p513, p514, p515, p516, p517, p518, p519}, r696[8]; cs_sbox_SB3(a696, r696); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r696[8]; cs_sbox_SB3(r696, p512, p513, p514, p515, p516, p517, p518, p519); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[0] = r696[0];
     w[2] = r696[1];
     w[4] = r696[2];
@@ -5989,7 +5986,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p671 = CS_P_XOR(CS_P_SPLAT(kb[127]), r138[7]); /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p679 = CS_P_XOR(p191, p247);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p687 = CS_P_XOR(p671, p679);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a703[8] = {p680, p681, p682, p683, p684, p685, p686, p687}, r703[8]; cs_sbox_SB2(a703, r703); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r703[8]; cs_sbox_SB2(r703, p680, p681, p682, p683, p684, p685, p686, p687); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[65] = r703[0];
     w[67] = r703[1];
     w[69] = r703[2];
@@ -6085,7 +6082,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r135[7] = v[63];
     const cs_p p327 = CS_P_XOR(p191, r135[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p335 = CS_P_XOR(p319, p327);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a689[8] = {p328, p329, p330, p331, p332, p333, p334, p335}, r689[8]; cs_sbox_SB4(a689, r689); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r689[8]; cs_sbox_SB4(r689, p328, p329, p330, p331, p332, p333, p334, p335); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[136] = r689[0];
     w[137] = r689[1];
     w[138] = r689[2];
@@ -6126,7 +6123,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r130[7] = v[151];
     const cs_p p463 = CS_P_XOR(p239, r130[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p471 = CS_P_XOR(p455, p463);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a694[8] = {p464, p465, p466, p467, p468, p469, p470, p471}, r694[8]; cs_sbox_SB1(a694, r694); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r694[8]; cs_sbox_SB1(r694, p464, p465, p466, p467, p468, p469, p470, p471); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[17] = r694[0];
     w[19] = r694[1];
     w[21] = r694[2];
@@ -6168,7 +6165,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p271 = v[191];
     const cs_p p583 = CS_P_XOR(p167, p271);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p591 = CS_P_XOR(p575, p583);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a699[8] = {p584, p585, p586, p587, p588, p589, p590, p591}, r699[8]; cs_sbox_SB2(a699, r699); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r699[8]; cs_sbox_SB2(r699, p584, p585, p586, p587, p588, p589, p590, p591); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[96] = r699[0];
     w[98] = r699[1];
     w[100] = r699[2];
@@ -6201,7 +6198,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p599 = CS_P_XOR(CS_P_SPLAT(kb[103]), r137[7]); /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p607 = CS_P_XOR(p215, p271);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p615 = CS_P_XOR(p599, p607);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a700[8] = {p608, p609, p610, p611, p612, p613, p614, p615}, r700[8]; cs_sbox_SB3(a700, r700); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r700[8]; cs_sbox_SB3(r700, p608, p609, p610, p611, p612, p613, p614, p615); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[33] = r700[0];
     w[35] = r700[1];
     w[37] = r700[2];
@@ -6297,7 +6294,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r134[7] = v[31];
     const cs_p p295 = CS_P_XOR(p167, r134[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p303 = CS_P_XOR(p287, p295);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a688[8] = {p296, p297, p298, p299, p300, p301, p302, p303}, r688[8]; cs_sbox_SB3(a688, r688); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r688[8]; cs_sbox_SB3(r688, p296, p297, p298, p299, p300, p301, p302, p303); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[128] = r688[0];
     w[129] = r688[1];
     w[130] = r688[2];
@@ -6338,7 +6335,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r131[7] = v[159];
     const cs_p p487 = CS_P_XOR(p215, r131[7]);           /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p495 = CS_P_XOR(p479, p487);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a695[8] = {p488, p489, p490, p491, p492, p493, p494, p495}, r695[8]; cs_sbox_SB2(a695, r695); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r695[8]; cs_sbox_SB2(r695, p488, p489, p490, p491, p492, p493, p494, p495); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[49] = r695[0];
     w[51] = r695[1];
     w[53] = r695[2];
@@ -6380,7 +6377,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p263 = v[183];
     const cs_p p559 = CS_P_XOR(p191, p263);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p567 = CS_P_XOR(p551, p559);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a698[8] = {p560, p561, p562, p563, p564, p565, p566, p567}, r698[8]; cs_sbox_SB1(a698, r698); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r698[8]; cs_sbox_SB1(r698, p560, p561, p562, p563, p564, p565, p566, p567); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[64] = r698[0];
     w[66] = r698[1];
     w[68] = r698[2];
@@ -6413,7 +6410,7 @@ static void cs_decrypt_n_1(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p623 = CS_P_XOR(CS_P_SPLAT(kb[111]), r136[7]); /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p631 = CS_P_XOR(p239, p263);              /* aria.cs:87:52 decrypt>FE r1 */
     const cs_p p639 = CS_P_XOR(p623, p631);              /* aria.cs:87:52 decrypt>FE r1 */
-    cs_p a701[8] = {p632, p633, p634, p635, p636, p637, p638, p639}, r701[8]; cs_sbox_SB4(a701, r701); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
+    cs_p r701[8]; cs_sbox_SB4(r701, p632, p633, p634, p635, p636, p637, p638, p639); /* aria.cs:57:13 decrypt>FE>SL2 r1 */
     w[1] = r701[0];
     w[3] = r701[1];
     w[5] = r701[2];
@@ -6604,7 +6601,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r693[7] = v[127];
     const cs_p p951 = CS_P_XOR(p799, r693[7]);           /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p959 = CS_P_XOR(p943, p951);              /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1251[8] = {p952, p953, p954, p955, p956, p957, p958, p959}, r1251[8]; cs_sbox_SB4(a1251, r1251); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1251[8]; cs_sbox_SB4(r1251, p952, p953, p954, p955, p956, p957, p958, p959); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[152] = r1251[0];
     w[153] = r1251[1];
     w[154] = r1251[2];
@@ -6653,7 +6650,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r688[7] = v[135];
     const cs_p p975 = CS_P_XOR(p751, r688[7]);           /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p983 = CS_P_XOR(p967, p975);              /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1252[8] = {p976, p977, p978, p979, p980, p981, p982, p983}, r1252[8]; cs_sbox_SB1(a1252, r1252); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1252[8]; cs_sbox_SB1(r1252, p976, p977, p978, p979, p980, p981, p982, p983); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[81] = r1252[0];
     w[83] = r1252[1];
     w[85] = r1252[2];
@@ -6703,7 +6700,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p815 = v[175];
     const cs_p p1095 = CS_P_XOR(p775, p815);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1103 = CS_P_XOR(p1087, p1095);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1257[8] = {p1096, p1097, p1098, p1099, p1100, p1101, p1102, p1103}, r1257[8]; cs_sbox_SB2(a1257, r1257); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1257[8]; cs_sbox_SB2(r1257, p1096, p1097, p1098, p1099, p1100, p1101, p1102, p1103); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[32] = r1257[0];
     w[34] = r1257[1];
     w[36] = r1257[2];
@@ -6744,7 +6741,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p727 = v[30];
     const cs_p p1215 = CS_P_XOR(p727, p815);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1223 = CS_P_XOR(p1207, p1215);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1262[8] = {p1216, p1217, p1218, p1219, p1220, p1221, p1222, p1223}, r1262[8]; cs_sbox_SB3(a1262, r1262); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1262[8]; cs_sbox_SB3(r1262, p1216, p1217, p1218, p1219, p1220, p1221, p1222, p1223); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[97] = r1262[0];
     w[99] = r1262[1];
     w[101] = r1262[2];
@@ -6840,7 +6837,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r692[7] = v[95];
     const cs_p p919 = CS_P_XOR(p775, r692[7]);           /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p927 = CS_P_XOR(p911, p919);              /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1250[8] = {p920, p921, p922, p923, p924, p925, p926, p927}, r1250[8]; cs_sbox_SB3(a1250, r1250); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1250[8]; cs_sbox_SB3(r1250, p920, p921, p922, p923, p924, p925, p926, p927); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[144] = r1250[0];
     w[145] = r1250[1];
     w[146] = r1250[2];
@@ -6881,7 +6878,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r689[7] = v[143];
     const cs_p p999 = CS_P_XOR(p727, r689[7]);           /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1007 = CS_P_XOR(p991, p999);             /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1253[8] = {p1000, p1001, p1002, p1003, p1004, p1005, p1006, p1007}, r1253[8]; cs_sbox_SB2(a1253, r1253); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1253[8]; cs_sbox_SB2(r1253, p1000, p1001, p1002, p1003, p1004, p1005, p1006, p1007); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[113] = r1253[0];
     w[115] = r1253[1];
     w[117] = r1253[2];
@@ -6923,7 +6920,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p807 = v[167];
     const cs_p p1071 = CS_P_XOR(p799, p807);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1079 = CS_P_XOR(p1063, p1071);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1256[8] = {p1072, p1073, p1074, p1075, p1076, p1077, p1078, p1079}, r1256[8]; cs_sbox_SB1(a1256, r1256); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1256[8]; cs_sbox_SB1(r1256, p1072, p1073, p1074, p1075, p1076, p1077, p1078, p1079); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[0] = r1256[0];
     w[2] = r1256[1];
     w[4] = r1256[2];
@@ -6956,7 +6953,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1231 = CS_P_XOR(CS_P_SPLAT(kb[127]), r698[7]); /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1239 = CS_P_XOR(p751, p807);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1247 = CS_P_XOR(p1231, p1239);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1263[8] = {p1240, p1241, p1242, p1243, p1244, p1245, p1246, p1247}, r1263[8]; cs_sbox_SB4(a1263, r1263); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1263[8]; cs_sbox_SB4(r1263, p1240, p1241, p1242, p1243, p1244, p1245, p1246, p1247); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[65] = r1263[0];
     w[67] = r1263[1];
     w[69] = r1263[2];
@@ -7052,7 +7049,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r695[7] = v[63];
     const cs_p p887 = CS_P_XOR(p751, r695[7]);           /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p895 = CS_P_XOR(p879, p887);              /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1249[8] = {p888, p889, p890, p891, p892, p893, p894, p895}, r1249[8]; cs_sbox_SB2(a1249, r1249); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1249[8]; cs_sbox_SB2(r1249, p888, p889, p890, p891, p892, p893, p894, p895); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[136] = r1249[0];
     w[137] = r1249[1];
     w[138] = r1249[2];
@@ -7093,7 +7090,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r690[7] = v[151];
     const cs_p p1023 = CS_P_XOR(p799, r690[7]);          /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1031 = CS_P_XOR(p1015, p1023);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1254[8] = {p1024, p1025, p1026, p1027, p1028, p1029, p1030, p1031}, r1254[8]; cs_sbox_SB3(a1254, r1254); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1254[8]; cs_sbox_SB3(r1254, p1024, p1025, p1026, p1027, p1028, p1029, p1030, p1031); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[17] = r1254[0];
     w[19] = r1254[1];
     w[21] = r1254[2];
@@ -7135,7 +7132,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p831 = v[191];
     const cs_p p1143 = CS_P_XOR(p727, p831);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1151 = CS_P_XOR(p1135, p1143);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1259[8] = {p1144, p1145, p1146, p1147, p1148, p1149, p1150, p1151}, r1259[8]; cs_sbox_SB4(a1259, r1259); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1259[8]; cs_sbox_SB4(r1259, p1144, p1145, p1146, p1147, p1148, p1149, p1150, p1151); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[96] = r1259[0];
     w[98] = r1259[1];
     w[100] = r1259[2];
@@ -7168,7 +7165,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1159 = CS_P_XOR(CS_P_SPLAT(kb[103]), r697[7]); /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1167 = CS_P_XOR(p775, p831);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1175 = CS_P_XOR(p1159, p1167);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1260[8] = {p1168, p1169, p1170, p1171, p1172, p1173, p1174, p1175}, r1260[8]; cs_sbox_SB1(a1260, r1260); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1260[8]; cs_sbox_SB1(r1260, p1168, p1169, p1170, p1171, p1172, p1173, p1174, p1175); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[33] = r1260[0];
     w[35] = r1260[1];
     w[37] = r1260[2];
@@ -7264,7 +7261,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r694[7] = v[31];
     const cs_p p855 = CS_P_XOR(p727, r694[7]);           /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p863 = CS_P_XOR(p847, p855);              /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1248[8] = {p856, p857, p858, p859, p860, p861, p862, p863}, r1248[8]; cs_sbox_SB1(a1248, r1248); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1248[8]; cs_sbox_SB1(r1248, p856, p857, p858, p859, p860, p861, p862, p863); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[128] = r1248[0];
     w[129] = r1248[1];
     w[130] = r1248[2];
@@ -7305,7 +7302,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r691[7] = v[159];
     const cs_p p1047 = CS_P_XOR(p775, r691[7]);          /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1055 = CS_P_XOR(p1039, p1047);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1255[8] = {p1048, p1049, p1050, p1051, p1052, p1053, p1054, p1055}, r1255[8]; cs_sbox_SB4(a1255, r1255); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1255[8]; cs_sbox_SB4(r1255, p1048, p1049, p1050, p1051, p1052, p1053, p1054, p1055); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[49] = r1255[0];
     w[51] = r1255[1];
     w[53] = r1255[2];
@@ -7347,7 +7344,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p823 = v[183];
     const cs_p p1119 = CS_P_XOR(p751, p823);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1127 = CS_P_XOR(p1111, p1119);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1258[8] = {p1120, p1121, p1122, p1123, p1124, p1125, p1126, p1127}, r1258[8]; cs_sbox_SB3(a1258, r1258); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1258[8]; cs_sbox_SB3(r1258, p1120, p1121, p1122, p1123, p1124, p1125, p1126, p1127); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[64] = r1258[0];
     w[66] = r1258[1];
     w[68] = r1258[2];
@@ -7380,7 +7377,7 @@ static void cs_decrypt_n_2(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p1183 = CS_P_XOR(CS_P_SPLAT(kb[111]), r696[7]); /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1191 = CS_P_XOR(p799, p823);             /* aria.cs:86:52 decrypt>FO r2 */
     const cs_p p1199 = CS_P_XOR(p1183, p1191);           /* aria.cs:86:52 decrypt>FO r2 */
-    cs_p a1261[8] = {p1192, p1193, p1194, p1195, p1196, p1197, p1198, p1199}, r1261[8]; cs_sbox_SB2(a1261, r1261); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
+    cs_p r1261[8]; cs_sbox_SB2(r1261, p1192, p1193, p1194, p1195, p1196, p1197, p1198, p1199); /* aria.cs:53:13 decrypt>FO>SL1 r2 */
     w[1] = r1261[0];
     w[3] = r1261[1];
     w[5] = r1261[2];
@@ -7571,7 +7568,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7414[7] = v[31];
     const cs_p p7575 = CS_P_XOR(p7447, r7414[7]);        /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7583 = CS_P_XOR(p7567, p7575);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7968[8] = {p7576, p7577, p7578, p7579, p7580, p7581, p7582, p7583}, r7968[8]; cs_sbox_SB1(a7968, r7968); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7968[8]; cs_sbox_SB1(r7968, p7576, p7577, p7578, p7579, p7580, p7581, p7582, p7583); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[64] = r7968[0];
     w[66] = r7968[1];
     w[68] = r7968[2];
@@ -7644,7 +7641,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7415[7] = v[63];
     const cs_p p7607 = CS_P_XOR(p7471, r7415[7]);        /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7615 = CS_P_XOR(p7599, p7607);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7969[8] = {p7608, p7609, p7610, p7611, p7612, p7613, p7614, p7615}, r7969[8]; cs_sbox_SB2(a7969, r7969); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7969[8]; cs_sbox_SB2(r7969, p7608, p7609, p7610, p7611, p7612, p7613, p7614, p7615); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[32] = r7969[0];
     w[34] = r7969[1];
     w[36] = r7969[2];
@@ -7717,7 +7714,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7412[7] = v[95];
     const cs_p p7639 = CS_P_XOR(p7495, r7412[7]);        /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7647 = CS_P_XOR(p7631, p7639);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7970[8] = {p7640, p7641, p7642, p7643, p7644, p7645, p7646, p7647}, r7970[8]; cs_sbox_SB3(a7970, r7970); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7970[8]; cs_sbox_SB3(r7970, p7640, p7641, p7642, p7643, p7644, p7645, p7646, p7647); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[0] = r7970[0];
     w[2] = r7970[1];
     w[4] = r7970[2];
@@ -7758,7 +7755,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7409[7] = v[143];
     const cs_p p7719 = CS_P_XOR(p7447, r7409[7]);        /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7727 = CS_P_XOR(p7711, p7719);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7973[8] = {p7720, p7721, p7722, p7723, p7724, p7725, p7726, p7727}, r7973[8]; cs_sbox_SB2(a7973, r7973); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7973[8]; cs_sbox_SB2(r7973, p7720, p7721, p7722, p7723, p7724, p7725, p7726, p7727); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[1] = r7973[0];
     w[3] = r7973[1];
     w[5] = r7973[2];
@@ -7807,7 +7804,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7410[7] = v[151];
     const cs_p p7743 = CS_P_XOR(p7519, r7410[7]);        /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7751 = CS_P_XOR(p7735, p7743);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7974[8] = {p7744, p7745, p7746, p7747, p7748, p7749, p7750, p7751}, r7974[8]; cs_sbox_SB3(a7974, r7974); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7974[8]; cs_sbox_SB3(r7974, p7744, p7745, p7746, p7747, p7748, p7749, p7750, p7751); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[33] = r7974[0];
     w[35] = r7974[1];
     w[37] = r7974[2];
@@ -7848,7 +7845,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7411[7] = v[159];
     const cs_p p7767 = CS_P_XOR(p7495, r7411[7]);        /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7775 = CS_P_XOR(p7759, p7767);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7975[8] = {p7768, p7769, p7770, p7771, p7772, p7773, p7774, p7775}, r7975[8]; cs_sbox_SB4(a7975, r7975); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7975[8]; cs_sbox_SB4(r7975, p7768, p7769, p7770, p7771, p7772, p7773, p7774, p7775); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[65] = r7975[0];
     w[67] = r7975[1];
     w[69] = r7975[2];
@@ -7889,7 +7886,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7527 = v[167];
     const cs_p p7791 = CS_P_XOR(p7519, p7527);           /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7799 = CS_P_XOR(p7783, p7791);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7976[8] = {p7792, p7793, p7794, p7795, p7796, p7797, p7798, p7799}, r7976[8]; cs_sbox_SB1(a7976, r7976); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7976[8]; cs_sbox_SB1(r7976, p7792, p7793, p7794, p7795, p7796, p7797, p7798, p7799); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[16] = r7976[0];
     w[18] = r7976[1];
     w[20] = r7976[2];
@@ -7930,7 +7927,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7543 = v[183];
     const cs_p p7839 = CS_P_XOR(p7471, p7543);           /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7847 = CS_P_XOR(p7831, p7839);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7978[8] = {p7840, p7841, p7842, p7843, p7844, p7845, p7846, p7847}, r7978[8]; cs_sbox_SB3(a7978, r7978); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7978[8]; cs_sbox_SB3(r7978, p7840, p7841, p7842, p7843, p7844, p7845, p7846, p7847); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[80] = r7978[0];
     w[82] = r7978[1];
     w[84] = r7978[2];
@@ -7971,7 +7968,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7551 = v[191];
     const cs_p p7863 = CS_P_XOR(p7447, p7551);           /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7871 = CS_P_XOR(p7855, p7863);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7979[8] = {p7864, p7865, p7866, p7867, p7868, p7869, p7870, p7871}, r7979[8]; cs_sbox_SB4(a7979, r7979); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7979[8]; cs_sbox_SB4(r7979, p7864, p7865, p7866, p7867, p7868, p7869, p7870, p7871); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[48] = r7979[0];
     w[50] = r7979[1];
     w[52] = r7979[2];
@@ -8004,7 +8001,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7879 = CS_P_XOR(CS_P_SPLAT(kb[103]), r7417[7]); /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7887 = CS_P_XOR(p7495, p7551);           /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7895 = CS_P_XOR(p7879, p7887);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7980[8] = {p7888, p7889, p7890, p7891, p7892, p7893, p7894, p7895}, r7980[8]; cs_sbox_SB1(a7980, r7980); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7980[8]; cs_sbox_SB1(r7980, p7888, p7889, p7890, p7891, p7892, p7893, p7894, p7895); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[49] = r7980[0];
     w[51] = r7980[1];
     w[53] = r7980[2];
@@ -8037,7 +8034,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7903 = CS_P_XOR(CS_P_SPLAT(kb[111]), r7416[7]); /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7911 = CS_P_XOR(p7519, p7543);           /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7919 = CS_P_XOR(p7903, p7911);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7981[8] = {p7912, p7913, p7914, p7915, p7916, p7917, p7918, p7919}, r7981[8]; cs_sbox_SB2(a7981, r7981); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7981[8]; cs_sbox_SB2(r7981, p7912, p7913, p7914, p7915, p7916, p7917, p7918, p7919); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[81] = r7981[0];
     w[83] = r7981[1];
     w[85] = r7981[2];
@@ -8070,7 +8067,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7951 = CS_P_XOR(CS_P_SPLAT(kb[127]), r7418[7]); /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7959 = CS_P_XOR(p7471, p7527);           /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7967 = CS_P_XOR(p7951, p7959);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7983[8] = {p7960, p7961, p7962, p7963, p7964, p7965, p7966, p7967}, r7983[8]; cs_sbox_SB4(a7983, r7983); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7983[8]; cs_sbox_SB4(r7983, p7960, p7961, p7962, p7963, p7964, p7965, p7966, p7967); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[17] = r7983[0];
     w[19] = r7983[1];
     w[21] = r7983[2];
@@ -8135,7 +8132,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7413[7] = v[127];
     const cs_p p7671 = CS_P_XOR(p7519, r7413[7]);        /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7679 = CS_P_XOR(p7663, p7671);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7971[8] = {p7672, p7673, p7674, p7675, p7676, p7677, p7678, p7679}, r7971[8]; cs_sbox_SB4(a7971, r7971); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7971[8]; cs_sbox_SB4(r7971, p7672, p7673, p7674, p7675, p7676, p7677, p7678, p7679); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[104] = r7971[0];
     w[105] = r7971[1];
     w[106] = r7971[2];
@@ -8176,7 +8173,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7408[7] = v[135];
     const cs_p p7695 = CS_P_XOR(p7471, r7408[7]);        /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7703 = CS_P_XOR(p7687, p7695);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7972[8] = {p7696, p7697, p7698, p7699, p7700, p7701, p7702, p7703}, r7972[8]; cs_sbox_SB1(a7972, r7972); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7972[8]; cs_sbox_SB1(r7972, p7696, p7697, p7698, p7699, p7700, p7701, p7702, p7703); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[96] = r7972[0];
     w[97] = r7972[1];
     w[98] = r7972[2];
@@ -8218,7 +8215,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7535 = v[175];
     const cs_p p7815 = CS_P_XOR(p7495, p7535);           /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7823 = CS_P_XOR(p7807, p7815);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7977[8] = {p7816, p7817, p7818, p7819, p7820, p7821, p7822, p7823}, r7977[8]; cs_sbox_SB2(a7977, r7977); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7977[8]; cs_sbox_SB2(r7977, p7816, p7817, p7818, p7819, p7820, p7821, p7822, p7823); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[120] = r7977[0];
     w[121] = r7977[1];
     w[122] = r7977[2];
@@ -8251,7 +8248,7 @@ static void cs_decrypt_n_3(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p7927 = CS_P_XOR(CS_P_SPLAT(kb[119]), r7419[7]); /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7935 = CS_P_XOR(p7447, p7535);           /* aria.cs:86:52 decrypt>FO r14 */
     const cs_p p7943 = CS_P_XOR(p7927, p7935);           /* aria.cs:86:52 decrypt>FO r14 */
-    cs_p a7982[8] = {p7936, p7937, p7938, p7939, p7940, p7941, p7942, p7943}, r7982[8]; cs_sbox_SB3(a7982, r7982); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
+    cs_p r7982[8]; cs_sbox_SB3(r7982, p7936, p7937, p7938, p7939, p7940, p7941, p7942, p7943); /* aria.cs:53:13 decrypt>FO>SL1 r14 */
     w[128] = r7982[0];
     w[129] = r7982[1];
     w[130] = r7982[2];
@@ -8378,7 +8375,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7974[7] = v[47];
     const cs_p p8135 = CS_P_XOR(p8007, r7974[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p8143 = CS_P_XOR(p8127, p8135);           /* aria.cs:131:15 decrypt */
-    cs_p a8528[8] = {p8136, p8137, p8138, p8139, p8140, p8141, p8142, p8143}, r8528[8]; cs_sbox_SB3(a8528, r8528); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8528[8]; cs_sbox_SB3(r8528, p8136, p8137, p8138, p8139, p8140, p8141, p8142, p8143); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8544 = CS_P_XOR(CS_P_SPLAT(kb[128]), r8528[0]); /* aria.cs:131:33 decrypt */
     o[0] = p8544;                                        /* block word X[0], bit 0 */
     const cs_p p8545 = CS_P_XOR(CS_P_SPLAT(kb[129]), r8528[1]); /* aria.cs:131:33 decrypt */
@@ -8499,7 +8496,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7975[7] = v[79];
     const cs_p p8167 = CS_P_XOR(p8031, r7975[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p8175 = CS_P_XOR(p8159, p8167);           /* aria.cs:131:15 decrypt */
-    cs_p a8529[8] = {p8168, p8169, p8170, p8171, p8172, p8173, p8174, p8175}, r8529[8]; cs_sbox_SB4(a8529, r8529); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8529[8]; cs_sbox_SB4(r8529, p8168, p8169, p8170, p8171, p8172, p8173, p8174, p8175); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8552 = CS_P_XOR(CS_P_SPLAT(kb[136]), r8529[0]); /* aria.cs:131:33 decrypt */
     o[8] = p8552;                                        /* block word X[1], bit 0 */
     const cs_p p8553 = CS_P_XOR(CS_P_SPLAT(kb[137]), r8529[1]); /* aria.cs:131:33 decrypt */
@@ -8604,7 +8601,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7972[7] = v[103];
     const cs_p p8199 = CS_P_XOR(p8055, r7972[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p8207 = CS_P_XOR(p8191, p8199);           /* aria.cs:131:15 decrypt */
-    cs_p a8530[8] = {p8200, p8201, p8202, p8203, p8204, p8205, p8206, p8207}, r8530[8]; cs_sbox_SB1(a8530, r8530); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8530[8]; cs_sbox_SB1(r8530, p8200, p8201, p8202, p8203, p8204, p8205, p8206, p8207); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8560 = CS_P_XOR(CS_P_SPLAT(kb[144]), r8530[0]); /* aria.cs:131:33 decrypt */
     o[16] = p8560;                                       /* block word X[2], bit 0 */
     const cs_p p8561 = CS_P_XOR(CS_P_SPLAT(kb[145]), r8530[1]); /* aria.cs:131:33 decrypt */
@@ -8693,7 +8690,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8079 = CS_P_XOR(p8063, p8071);           /* aria.cs:66:34 decrypt>FO>A r14 */
     const cs_p p8231 = CS_P_XOR(p8079, r7973[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p8239 = CS_P_XOR(p8223, p8231);           /* aria.cs:131:15 decrypt */
-    cs_p a8531[8] = {p8232, p8233, p8234, p8235, p8236, p8237, p8238, p8239}, r8531[8]; cs_sbox_SB2(a8531, r8531); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8531[8]; cs_sbox_SB2(r8531, p8232, p8233, p8234, p8235, p8236, p8237, p8238, p8239); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8568 = CS_P_XOR(CS_P_SPLAT(kb[152]), r8531[0]); /* aria.cs:131:33 decrypt */
     o[24] = p8568;                                       /* block word X[3], bit 0 */
     const cs_p p8569 = CS_P_XOR(CS_P_SPLAT(kb[153]), r8531[1]); /* aria.cs:131:33 decrypt */
@@ -8734,7 +8731,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8247 = CS_P_XOR(CS_P_SPLAT(kb[39]), p8215); /* aria.cs:131:15 decrypt */
     const cs_p p8255 = CS_P_XOR(p8031, r7968[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p8263 = CS_P_XOR(p8247, p8255);           /* aria.cs:131:15 decrypt */
-    cs_p a8532[8] = {p8256, p8257, p8258, p8259, p8260, p8261, p8262, p8263}, r8532[8]; cs_sbox_SB3(a8532, r8532); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8532[8]; cs_sbox_SB3(r8532, p8256, p8257, p8258, p8259, p8260, p8261, p8262, p8263); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8576 = CS_P_XOR(CS_P_SPLAT(kb[160]), r8532[0]); /* aria.cs:131:33 decrypt */
     o[32] = p8576;                                       /* block word X[4], bit 0 */
     const cs_p p8577 = CS_P_XOR(CS_P_SPLAT(kb[161]), r8532[1]); /* aria.cs:131:33 decrypt */
@@ -8775,7 +8772,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8271 = CS_P_XOR(CS_P_SPLAT(kb[47]), p8183); /* aria.cs:131:15 decrypt */
     const cs_p p8279 = CS_P_XOR(p8007, r7969[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p8287 = CS_P_XOR(p8271, p8279);           /* aria.cs:131:15 decrypt */
-    cs_p a8533[8] = {p8280, p8281, p8282, p8283, p8284, p8285, p8286, p8287}, r8533[8]; cs_sbox_SB4(a8533, r8533); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8533[8]; cs_sbox_SB4(r8533, p8280, p8281, p8282, p8283, p8284, p8285, p8286, p8287); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8584 = CS_P_XOR(CS_P_SPLAT(kb[168]), r8533[0]); /* aria.cs:131:33 decrypt */
     o[40] = p8584;                                       /* block word X[5], bit 0 */
     const cs_p p8585 = CS_P_XOR(CS_P_SPLAT(kb[169]), r8533[1]); /* aria.cs:131:33 decrypt */
@@ -8816,7 +8813,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8295 = CS_P_XOR(CS_P_SPLAT(kb[55]), p8151); /* aria.cs:131:15 decrypt */
     const cs_p p8303 = CS_P_XOR(p8079, r7970[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p8311 = CS_P_XOR(p8295, p8303);           /* aria.cs:131:15 decrypt */
-    cs_p a8534[8] = {p8304, p8305, p8306, p8307, p8308, p8309, p8310, p8311}, r8534[8]; cs_sbox_SB1(a8534, r8534); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8534[8]; cs_sbox_SB1(r8534, p8304, p8305, p8306, p8307, p8308, p8309, p8310, p8311); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8592 = CS_P_XOR(CS_P_SPLAT(kb[176]), r8534[0]); /* aria.cs:131:33 decrypt */
     o[48] = p8592;                                       /* block word X[6], bit 0 */
     const cs_p p8593 = CS_P_XOR(CS_P_SPLAT(kb[177]), r8534[1]); /* aria.cs:131:33 decrypt */
@@ -8865,7 +8862,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     r7971[7] = v[111];
     const cs_p p8327 = CS_P_XOR(p8055, r7971[7]);        /* aria.cs:131:15 decrypt */
     const cs_p p8335 = CS_P_XOR(p8319, p8327);           /* aria.cs:131:15 decrypt */
-    cs_p a8535[8] = {p8328, p8329, p8330, p8331, p8332, p8333, p8334, p8335}, r8535[8]; cs_sbox_SB2(a8535, r8535); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8535[8]; cs_sbox_SB2(r8535, p8328, p8329, p8330, p8331, p8332, p8333, p8334, p8335); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8600 = CS_P_XOR(CS_P_SPLAT(kb[184]), r8535[0]); /* aria.cs:131:33 decrypt */
     o[56] = p8600;                                       /* block word X[7], bit 0 */
     const cs_p p8601 = CS_P_XOR(CS_P_SPLAT(kb[185]), r8535[1]); /* aria.cs:131:33 decrypt */
@@ -8914,7 +8911,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8087 = CS_P_XOR(r7969[7], r7972[7]);     /* aria.cs:75:18 decrypt>FO>A r14 */
     const cs_p p8351 = CS_P_XOR(p8079, p8087);           /* aria.cs:131:15 decrypt */
     const cs_p p8359 = CS_P_XOR(p8343, p8351);           /* aria.cs:131:15 decrypt */
-    cs_p a8536[8] = {p8352, p8353, p8354, p8355, p8356, p8357, p8358, p8359}, r8536[8]; cs_sbox_SB3(a8536, r8536); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8536[8]; cs_sbox_SB3(r8536, p8352, p8353, p8354, p8355, p8356, p8357, p8358, p8359); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8608 = CS_P_XOR(CS_P_SPLAT(kb[192]), r8536[0]); /* aria.cs:131:33 decrypt */
     o[64] = p8608;                                       /* block word X[8], bit 0 */
     const cs_p p8609 = CS_P_XOR(CS_P_SPLAT(kb[193]), r8536[1]); /* aria.cs:131:33 decrypt */
@@ -8963,7 +8960,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8095 = CS_P_XOR(r7968[7], r7973[7]);     /* aria.cs:76:18 decrypt>FO>A r14 */
     const cs_p p8375 = CS_P_XOR(p8055, p8095);           /* aria.cs:131:15 decrypt */
     const cs_p p8383 = CS_P_XOR(p8367, p8375);           /* aria.cs:131:15 decrypt */
-    cs_p a8537[8] = {p8376, p8377, p8378, p8379, p8380, p8381, p8382, p8383}, r8537[8]; cs_sbox_SB4(a8537, r8537); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8537[8]; cs_sbox_SB4(r8537, p8376, p8377, p8378, p8379, p8380, p8381, p8382, p8383); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8616 = CS_P_XOR(CS_P_SPLAT(kb[200]), r8537[0]); /* aria.cs:131:33 decrypt */
     o[72] = p8616;                                       /* block word X[9], bit 0 */
     const cs_p p8617 = CS_P_XOR(CS_P_SPLAT(kb[201]), r8537[1]); /* aria.cs:131:33 decrypt */
@@ -9012,7 +9009,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8103 = CS_P_XOR(r7971[7], r7974[7]);     /* aria.cs:77:18 decrypt>FO>A r14 */
     const cs_p p8399 = CS_P_XOR(p8031, p8103);           /* aria.cs:131:15 decrypt */
     const cs_p p8407 = CS_P_XOR(p8391, p8399);           /* aria.cs:131:15 decrypt */
-    cs_p a8538[8] = {p8400, p8401, p8402, p8403, p8404, p8405, p8406, p8407}, r8538[8]; cs_sbox_SB1(a8538, r8538); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8538[8]; cs_sbox_SB1(r8538, p8400, p8401, p8402, p8403, p8404, p8405, p8406, p8407); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8624 = CS_P_XOR(CS_P_SPLAT(kb[208]), r8538[0]); /* aria.cs:131:33 decrypt */
     o[80] = p8624;                                       /* block word X[10], bit 0 */
     const cs_p p8625 = CS_P_XOR(CS_P_SPLAT(kb[209]), r8538[1]); /* aria.cs:131:33 decrypt */
@@ -9061,7 +9058,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8111 = CS_P_XOR(r7970[7], r7975[7]);     /* aria.cs:78:18 decrypt>FO>A r14 */
     const cs_p p8423 = CS_P_XOR(p8007, p8111);           /* aria.cs:131:15 decrypt */
     const cs_p p8431 = CS_P_XOR(p8415, p8423);           /* aria.cs:131:15 decrypt */
-    cs_p a8539[8] = {p8424, p8425, p8426, p8427, p8428, p8429, p8430, p8431}, r8539[8]; cs_sbox_SB2(a8539, r8539); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8539[8]; cs_sbox_SB2(r8539, p8424, p8425, p8426, p8427, p8428, p8429, p8430, p8431); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8632 = CS_P_XOR(CS_P_SPLAT(kb[216]), r8539[0]); /* aria.cs:131:33 decrypt */
     o[88] = p8632;                                       /* block word X[11], bit 0 */
     const cs_p p8633 = CS_P_XOR(CS_P_SPLAT(kb[217]), r8539[1]); /* aria.cs:131:33 decrypt */
@@ -9102,7 +9099,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8439 = CS_P_XOR(CS_P_SPLAT(kb[103]), r7977[7]); /* aria.cs:131:15 decrypt */
     const cs_p p8447 = CS_P_XOR(p8055, p8111);           /* aria.cs:131:15 decrypt */
     const cs_p p8455 = CS_P_XOR(p8439, p8447);           /* aria.cs:131:15 decrypt */
-    cs_p a8540[8] = {p8448, p8449, p8450, p8451, p8452, p8453, p8454, p8455}, r8540[8]; cs_sbox_SB3(a8540, r8540); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8540[8]; cs_sbox_SB3(r8540, p8448, p8449, p8450, p8451, p8452, p8453, p8454, p8455); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8640 = CS_P_XOR(CS_P_SPLAT(kb[224]), r8540[0]); /* aria.cs:131:33 decrypt */
     o[96] = p8640;                                       /* block word X[12], bit 0 */
     const cs_p p8641 = CS_P_XOR(CS_P_SPLAT(kb[225]), r8540[1]); /* aria.cs:131:33 decrypt */
@@ -9143,7 +9140,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8463 = CS_P_XOR(CS_P_SPLAT(kb[111]), r7976[7]); /* aria.cs:131:15 decrypt */
     const cs_p p8471 = CS_P_XOR(p8079, p8103);           /* aria.cs:131:15 decrypt */
     const cs_p p8479 = CS_P_XOR(p8463, p8471);           /* aria.cs:131:15 decrypt */
-    cs_p a8541[8] = {p8472, p8473, p8474, p8475, p8476, p8477, p8478, p8479}, r8541[8]; cs_sbox_SB4(a8541, r8541); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8541[8]; cs_sbox_SB4(r8541, p8472, p8473, p8474, p8475, p8476, p8477, p8478, p8479); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8648 = CS_P_XOR(CS_P_SPLAT(kb[232]), r8541[0]); /* aria.cs:131:33 decrypt */
     o[104] = p8648;                                      /* block word X[13], bit 0 */
     const cs_p p8649 = CS_P_XOR(CS_P_SPLAT(kb[233]), r8541[1]); /* aria.cs:131:33 decrypt */
@@ -9184,7 +9181,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8487 = CS_P_XOR(CS_P_SPLAT(kb[119]), r7979[7]); /* aria.cs:131:15 decrypt */
     const cs_p p8495 = CS_P_XOR(p8007, p8095);           /* aria.cs:131:15 decrypt */
     const cs_p p8503 = CS_P_XOR(p8487, p8495);           /* aria.cs:131:15 decrypt */
-    cs_p a8542[8] = {p8496, p8497, p8498, p8499, p8500, p8501, p8502, p8503}, r8542[8]; cs_sbox_SB1(a8542, r8542); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8542[8]; cs_sbox_SB1(r8542, p8496, p8497, p8498, p8499, p8500, p8501, p8502, p8503); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8656 = CS_P_XOR(CS_P_SPLAT(kb[240]), r8542[0]); /* aria.cs:131:33 decrypt */
     o[112] = p8656;                                      /* block word X[14], bit 0 */
     const cs_p p8657 = CS_P_XOR(CS_P_SPLAT(kb[241]), r8542[1]); /* aria.cs:131:33 decrypt */
@@ -9225,7 +9222,7 @@ static void cs_decrypt_n_4(const uint64_t *kb, const cs_p *s, cs_p *o, const cs_
     const cs_p p8511 = CS_P_XOR(CS_P_SPLAT(kb[127]), r7978[7]); /* aria.cs:131:15 decrypt */
     const cs_p p8519 = CS_P_XOR(p8031, p8087);           /* aria.cs:131:15 decrypt */
     const cs_p p8527 = CS_P_XOR(p8511, p8519);           /* aria.cs:131:15 decrypt */
-    cs_p a8543[8] = {p8520, p8521, p8522, p8523, p8524, p8525, p8526, p8527}, r8543[8]; cs_sbox_SB2(a8543, r8543); /* aria.cs:57:13 decrypt>SL2 */
+    cs_p r8543[8]; cs_sbox_SB2(r8543, p8520, p8521, p8522, p8523, p8524, p8525, p8526, p8527); /* aria.cs:57:13 decrypt>SL2 */
     const cs_p p8664 = CS_P_XOR(CS_P_SPLAT(kb[248]), r8543[0]); /* aria.cs:131:33 decrypt */
     o[120] = p8664;                                      /* block word X[15], bit 0 */
     const cs_p p8665 = CS_P_XOR(CS_P_SPLAT(kb[249]), r8543[1]); /* aria.cs:131:33 decrypt */
@@ -9292,6 +9289,47 @@ static void cs_decrypt_n(const aria256_key *ks, const uint8_t *in, uint8_t *out)
     cs_decrypt_n_3(ks->bs + 3968, s, o, v[0], v[1]);
     cs_decrypt_n_4(ks->bs + 4096, s, o, v[1], v[0]);
     cs_bs_store(out, o);
+}
+
+/* CTR: N counter blocks ctr, ctr + 1, ... (no carry out of the low 64 bits) through the encrypt core's pieces, XORed into in (bitsliced core) */
+static void cs_ctr_n(const aria256_key *ks, const uint8_t *ctr, const uint8_t *in, uint8_t *out)
+{
+    cs_p s[CS_BLOCK * 8], o[CS_BLOCK * 8];  /* s[j*8+b]: bit b of byte j, all blocks */
+    cs_p v[2][192];  /* planes handed from one piece to the next (read one, write the other) */
+    cs_bs_load_ctr(s, ctr);
+    cs_bs_prefetch(in, out, 0, 16);
+    cs_encrypt_n_0(ks->bs + 0, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 1, 16);
+    cs_encrypt_n_1(ks->bs + 128, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 2, 16);
+    cs_encrypt_n_2(ks->bs + 256, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 3, 16);
+    cs_encrypt_n_1(ks->bs + 384, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 4, 16);
+    cs_encrypt_n_2(ks->bs + 512, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 5, 16);
+    cs_encrypt_n_1(ks->bs + 640, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 6, 16);
+    cs_encrypt_n_2(ks->bs + 768, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 7, 16);
+    cs_encrypt_n_1(ks->bs + 896, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 8, 16);
+    cs_encrypt_n_2(ks->bs + 1024, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 9, 16);
+    cs_encrypt_n_1(ks->bs + 1152, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 10, 16);
+    cs_encrypt_n_2(ks->bs + 1280, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 11, 16);
+    cs_encrypt_n_1(ks->bs + 1408, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 12, 16);
+    cs_encrypt_n_2(ks->bs + 1536, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 13, 16);
+    cs_encrypt_n_1(ks->bs + 1664, s, o, v[1], v[0]);
+    cs_bs_prefetch(in, out, 14, 16);
+    cs_encrypt_n_3(ks->bs + 1792, s, o, v[0], v[1]);
+    cs_bs_prefetch(in, out, 15, 16);
+    cs_encrypt_n_4(ks->bs + 1920, s, o, v[1], v[0]);
+    cs_bs_store_xor(out, o, in);
 }
 
 /* encrypt: k <= CS_LANES blocks, padded with zero blocks to a full run of the core */
@@ -9385,6 +9423,12 @@ CS_HIDDEN void CS_KERNEL(ctr)(const aria256_key *ks, uint8_t *ctr, const uint8_t
     uint8_t stream[CS_LANES * CS_BLOCK];
     size_t i = 0;
     for (; i + CS_LANES <= n; i += CS_LANES) {
+        const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+        if (lo <= UINT64_MAX - CS_LANES) {  /* no carry out of the low 64 bits: the core makes the planes */
+            cs_ctr_n(ks, ctr, in + i * CS_BLOCK, out + i * CS_BLOCK);
+            cs_store64be(ctr + CS_BLOCK - 8, lo + CS_LANES);
+            continue;
+        }
         cs_ctr_fill(stream, ctr, CS_LANES);
         cs_encrypt_n(ks, stream, stream);
         cs_xor_bytes(out + i * CS_BLOCK, in + i * CS_BLOCK, stream, sizeof stream);
