@@ -37,6 +37,7 @@ static void cs_cbcmac(const cs_kernels *k, const {{ P }}_key *ks, uint8_t x[CS_B
 #define CS_GCM_MAX_TEXT (((uint64_t)1 << 36) - 32)   /* 2^39 - 256 bits */
 #define CS_GCM_MAX_AAD (((uint64_t)1 << 61) - 1)     /* under 2^64 bits */
 #define CS_GCM_MAGIC 0x47434d31u
+#define CS_GCM_KEY_MAGIC 0x47434b31u
 
 /* ---- GCM ---- */
 static int cs_gcm_tag_len_ok(size_t t)
@@ -116,40 +117,42 @@ static void cs_gcm_lengths(const {{ P }}_gcm *c, uint64_t x[2], uint64_t a_bytes
     cs_gcm_ghash(c, x, b, 1);
 }
 
-int {{ P }}_gcm_init({{ P }}_gcm *ctx, const {{ P }}_key *ks, const uint8_t *iv, size_t iv_len)
+/* H' and the powers the GHASH variant g reads (h[32 - n] .. h[31] = H'), under the key */
+static void cs_gcm_powers(const cs_kernels *k, const {{ P }}_key *ks, uint32_t g, uint64_t (*h)[2])
 {
-    const cs_kernels *k;
     uint8_t b[16];
     uint64_t h1[2];
-    uint32_t i, n;
+    uint32_t i, n = cs_ghash_variants[g].powers;
     int wide = 0;
-    if (ctx == NULL || ks == NULL || iv == NULL) return CIPHERSPEC_ERR_NULL;
-    if ((k = cs_kernels_of(ks)) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
-    if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
-    memset(ctx, 0, sizeof *ctx);
-    ctx->ks = ks;
-    ctx->ghash = ks->ghash;
     memset(b, 0, 16);
     k->ecb_encrypt(ks, b, b, 1);  /* H = E_K(0) */
     cs_ghash_key(h1, b);
-    ctx->h[CS_GH_POWERS - 1][0] = h1[0];
-    ctx->h[CS_GH_POWERS - 1][1] = h1[1];
-    n = cs_ghash_variants[ctx->ghash].powers;
+    h[CS_GH_POWERS - 1][0] = h1[0];
+    h[CS_GH_POWERS - 1][1] = h1[1];
     memset(b, 0, 16);
 #ifdef CS_X86
-    if (n == CS_GH_POWERS && (cs_ghash_variants[ctx->ghash].features & CS_F_V4)) {
+    if (n == CS_GH_POWERS && (cs_ghash_variants[g].features & CS_F_V4)) {
         wide = 1;
         n = 4;  /* the rest: below, four lanes at a time */
     }
 #endif
     for (i = 1; i < n; i++) {  /* H^(i+1)' = MontRed(H^i' * H'): GHASH of a zero block from the state H^i' */
-        ctx->h[CS_GH_POWERS - 1 - i][0] = ctx->h[CS_GH_POWERS - i][0];
-        ctx->h[CS_GH_POWERS - 1 - i][1] = ctx->h[CS_GH_POWERS - i][1];
-        cs_gcm_ghash(ctx, ctx->h[CS_GH_POWERS - 1 - i], b, 1);
+        h[CS_GH_POWERS - 1 - i][0] = h[CS_GH_POWERS - i][0];
+        h[CS_GH_POWERS - 1 - i][1] = h[CS_GH_POWERS - i][1];
+        cs_ghash_variants[g].fn(h[CS_GH_POWERS - 1 - i], (const uint64_t (*)[2])h, b, 1);
     }
 #ifdef CS_X86
-    if (wide) cs_ghash_powers512(ctx->h);  /* H^5' .. H^32' */
+    if (wide) cs_ghash_powers512(h);  /* H^5' .. H^32' */
+#else
+    (void)wide;
 #endif
+    cs_wipe(b, sizeof b);
+    cs_wipe(h1, sizeof h1);
+}
+
+/* the per-message part of init, the H powers in place: J0 from the IV, the first counter block */
+static void cs_gcm_start_iv({{ P }}_gcm *ctx, const uint8_t *iv, size_t iv_len)
+{
     if (iv_len == 12) {  /* J0 = IV || 0^31 || 1 */
         memcpy(ctx->j0, iv, 12);
         cs_store32be(ctx->j0 + 12, 1);
@@ -164,8 +167,49 @@ int {{ P }}_gcm_init({{ P }}_gcm *ctx, const {{ P }}_key *ks, const uint8_t *iv,
     memcpy(ctx->ctr, ctx->j0, 16);
     cs_store32be(ctx->ctr + 12, cs_load32be(ctx->j0 + 12) + 1);  /* inc32 */
     ctx->magic = CS_GCM_MAGIC;
-    cs_wipe(b, sizeof b);
-    cs_wipe(h1, sizeof h1);
+}
+
+int {{ P }}_gcm_init({{ P }}_gcm *ctx, const {{ P }}_key *ks, const uint8_t *iv, size_t iv_len)
+{
+    const cs_kernels *k;
+    if (ctx == NULL || ks == NULL || iv == NULL) return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_kernels_of(ks)) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
+    if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->ks = ks;
+    ctx->ghash = ks->ghash;
+    cs_gcm_powers(k, ks, ctx->ghash, ctx->h);
+    cs_gcm_start_iv(ctx, iv, iv_len);
+    return CIPHERSPEC_OK;
+}
+
+int {{ P }}_gcm_key_init({{ P }}_gcm_key *gk, const {{ P }}_key *ks)
+{
+    const cs_kernels *k;
+    if (gk == NULL || ks == NULL) return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_kernels_of(ks)) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
+    memset(gk, 0, sizeof *gk);
+    gk->ks = ks;
+    gk->ghash = ks->ghash;
+    cs_gcm_powers(k, ks, gk->ghash, gk->h);
+    gk->magic = CS_GCM_KEY_MAGIC;
+    return CIPHERSPEC_OK;
+}
+
+int {{ P }}_gcm_init_key({{ P }}_gcm *ctx, const {{ P }}_gcm_key *gk, const uint8_t *iv, size_t iv_len)
+{
+    uint32_t n;
+    if (ctx == NULL || gk == NULL || iv == NULL || gk->ks == NULL) return CIPHERSPEC_ERR_NULL;
+    if (gk->magic != CS_GCM_KEY_MAGIC) return CIPHERSPEC_ERR_PARAM;
+    if (cs_kernels_of(gk->ks) == NULL || gk->ghash >= CS_NGHASH || gk->ghash != gk->ks->ghash) return CIPHERSPEC_ERR_ISA;
+    if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
+    n = cs_ghash_variants[gk->ghash].powers;
+    memset(ctx, 0, offsetof({{ P }}_gcm, h));
+    memset((uint8_t *)ctx + offsetof({{ P }}_gcm, x), 0, sizeof *ctx - offsetof({{ P }}_gcm, x));
+    ctx->ks = gk->ks;
+    ctx->ghash = gk->ghash;
+    memcpy(ctx->h[CS_GH_POWERS - n], gk->h[CS_GH_POWERS - n], 16 * (size_t)n);  /* the powers the variant reads */
+    cs_gcm_start_iv(ctx, iv, iv_len);
     return CIPHERSPEC_OK;
 }
 
@@ -618,6 +662,7 @@ const char *{{ P }}_ghash_variant_for(const char *isa)
 }
 
 size_t {{ P }}_gcm_size(void) { return sizeof({{ P }}_gcm); }
+size_t {{ P }}_gcm_key_size(void) { return sizeof({{ P }}_gcm_key); }
 size_t {{ P }}_xts_key_size(void) { return sizeof({{ P }}_xts_key); }
 {% endif %}
 {% if cmac_rb %}
