@@ -234,6 +234,11 @@ def has_fused_gcm(p) -> bool:
     return p.programs["encrypt"] is not None
 
 
+def has_fused_ccm(p) -> bool:
+    """Whether the kernels carry CCM's one-pass CBC-MAC+CTR (aes_rounds_ccm.c, any register width)."""
+    return p.programs["encrypt"] is not None
+
+
 def has_fused_xts(p) -> bool:
     """Whether the kernels carry their own XTS loop (aes_rounds_xts.c, on 512-bit registers)."""
     return p.programs["encrypt"] is not None and p.programs["decrypt"] is not None
@@ -324,6 +329,8 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
             after.append(fragment("aes_rounds_ecb.c", P=P, kind=kind))
     if p.programs["encrypt"] is not None:
         after.append(fragment("aes_rounds_ctr.c", P=P))
+    if has_fused_ccm(p):
+        after.append(fragment("aes_rounds_ccm.c", P=P))
     if has_fused_xts(p):
         after.append(fragment("aes_rounds_xts.c", P=P))
     layout_doc = "\n".join(docs + [" * CS_VBITS (128, 256, 512: the variant's -DCS_VBITS) sets the register width."])

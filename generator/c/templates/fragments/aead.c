@@ -22,9 +22,37 @@ static int cs_equal_ct(const uint8_t *a, const uint8_t *b, size_t n)
 }
 {% endif %}
 
+/* The kernels for a serial chain of one-block calls (CBC-MAC): the narrowest variant of k's family that
+   the CPU runs (one kernel source at a smaller register width, same key data: a one-block call costs one
+   run of its core, 16 blocks' work instead of 64 for a byte-sliced zmm kernel), else k.
+       before: ecb_encrypt(x, 1) on vaes_avx512 (a 64-block run)   after: on aesni (a 16-block run) */
+static const cs_kernels *cs_serial_kernels(const cs_kernels *k)
+{
+#ifdef CS_X86
+    const cs_kernels *best = k;
+    int i;
+    for (i = 0; i < CS_NVARIANTS; i++) {
+        const cs_kernels *v = &cs_variants[i];
+        if (v->family == k->family && (v->features & ~k->features) == 0 && v->lanes < best->lanes) best = v;
+    }
+    return best;
+#else
+    return k;
+#endif
+}
+
 /* CBC-MAC state x absorbs whole blocks */
 static void cs_cbcmac(const cs_kernels *k, const {{ P }}_key *ks, uint8_t x[CS_BLOCK], const uint8_t *data, size_t blocks)
 {
+{% if block_bytes == 16 %}
+    if (blocks) k = cs_serial_kernels(k);
+    if (k->ccm != NULL && blocks) {  /* the kernel's own chain, the round keys in registers */
+        k->ccm(ks, x, NULL, data, NULL, blocks, 0);
+        return;
+    }
+{% else %}
+    if (blocks) k = cs_serial_kernels(k);
+{% endif %}
     for (; blocks; blocks--, data += CS_BLOCK) {
         cs_xor_bytes(x, x, data, CS_BLOCK);
         k->ecb_encrypt(ks, x, x, 1);
@@ -448,7 +476,10 @@ static int cs_ccm(const {{ P }}_key *ks, const uint8_t *nonce, size_t nonce_len,
     memcpy(ctr + 1, nonce, nonce_len);
     k->ecb_encrypt(ks, ctr, s0, 1);
     ctr[15] = 1;
-    for (done = 0; done < len; done += m) {  /* per chunk: MAC the plaintext, CTR (decryption: the reverse) */
+    done = 0;
+    if (cs_serial_kernels(k)->ccm != NULL && len >= 16)  /* the whole blocks in one pass: CBC-MAC and CTR */
+        done = 16 * cs_serial_kernels(k)->ccm(ks, x, ctr, in, out, len / 16, expect != NULL);  /* interleaved */
+    for (; done < len; done += m) {  /* per chunk: MAC the plaintext, CTR (decryption: the reverse) */
         m = len - done < CS_GCM_CHUNK * 16 ? len - done : CS_GCM_CHUNK * 16;
         if (expect == NULL) cs_cbcmac_padded(k, ks, x, in + done, m);
         if (m >= 16) k->ctr(ks, ctr, in + done, out + done, m / 16);
