@@ -210,6 +210,27 @@ def test_ccm(aes, rng, nonce_len):
             assert aes.ccm_decrypt(rk, nonce, aad, ct, tag) == data
 
 
+@pytest.mark.parametrize("level", ["sse2", "aesni", "vaes_avx2", "vaes_avx512"])
+def test_ccm_one_pass_kernel_every_level(aes, rng, level):
+    """CCM's one-pass CBC-MAC+CTR kernel (<variant>_ccm, run on the narrowest variant of the key's family)
+    and the per-block fallback (sse2: bitsliced, no such kernel): CCM both ways and CMAC == OpenSSL, with
+    nonces of 7 and 13 bytes (a counter field of 8 and 2 bytes) and counters whose low bytes carry."""
+    if not has_level(level):
+        pytest.skip(f"this CPU lacks {level}")
+    c = aes.with_isa(level)
+    for nonce_len, n in ((7, 16 * 300 + 5), (13, 16 * 257), (12, 31), (8, 4096 + 16)):
+        key, nonce, aad, data = _bytes(rng, 16), _bytes(rng, nonce_len), _bytes(rng, n % 50), _bytes(rng, n)
+        rk = c.expand_key(key)
+        ct, tag = c.ccm_encrypt(rk, nonce, aad, data)
+        assert ct + tag == AESCCM(key).encrypt(nonce, data, aad), (level, nonce_len, n)
+        assert c.ccm_decrypt(rk, nonce, aad, ct, tag) == data
+        with pytest.raises(AuthenticationError):
+            c.ccm_decrypt(rk, nonce, aad, ct[:-1] + bytes([ct[-1] ^ 4]), tag)
+        m = CMAC(algorithms.AES(key))
+        m.update(data)
+        assert c.cmac(rk, data) == m.finalize()
+
+
 def test_ccm_long_aad_and_tampering(aes, rng):
     key, nonce, aad, data = _bytes(rng, 16), _bytes(rng, 12), _bytes(rng, 0xFF00 + 3), _bytes(rng, 5000)
     rk = aes.expand_key(key)
