@@ -119,7 +119,9 @@ def _one_context(evp, alg: str, ours: bool, steps) -> list[bytes]:
             assert lib.EVP_CipherInit_ex2(ctx, None, kb, ctypes.create_string_buffer(iv, 12), -1, None)
             assert lib.EVP_CipherUpdate(ctx, None, ctypes.byref(n), ctypes.create_string_buffer(b"hdr45", 5), 5)
             buf = ctypes.create_string_buffer(len(data) + 16)
-            assert lib.EVP_CipherUpdate(ctx, buf, ctypes.byref(n), ctypes.create_string_buffer(data, len(data)), len(data))
+            assert lib.EVP_CipherUpdate(
+                ctx, buf, ctypes.byref(n), ctypes.create_string_buffer(data, len(data)), len(data)
+            )
             assert lib.EVP_CipherFinal_ex(ctx, ctypes.create_string_buffer(32), ctypes.byref(n))
             tag = ctypes.create_string_buffer(16)
             assert lib.EVP_CIPHER_CTX_ctrl(ctx, 0x10, 16, tag) > 0  # EVP_CTRL_AEAD_GET_TAG

@@ -3575,7 +3575,8 @@ static int cs_equal_ct(const uint8_t *a, const uint8_t *b, size_t n)
     return (int)(((d - 1u) >> 8) & 1u);
 }
 
-/* The kernels for a serial chain of one-block calls (CBC-MAC): the narrowest variant of k's family that
+/* The kernels for one-block calls and serial chains of them (CBC-MAC, E(J0), E(0), a partial block's
+   keystream): the narrowest variant of k's family that
    the CPU runs (one kernel source at a smaller register width, same key data: a one-block call costs one
    run of its core, 16 blocks' work instead of 64 for a byte-sliced zmm kernel), else k.
        before: ecb_encrypt(x, 1) on vaes_avx512 (a 64-block run)   after: on aesni (a 16-block run) */
@@ -3700,7 +3701,7 @@ static void cs_gcm_powers(const cs_kernels *k, const aria128_key *ks, uint32_t g
     uint32_t i, n = cs_ghash_variants[g].powers;
     int wide = 0;
     memset(b, 0, 16);
-    k->ecb_encrypt(ks, b, b, 1);  /* H = E_K(0) */
+    cs_serial_kernels(k)->ecb_encrypt(ks, b, b, 1);  /* H = E_K(0) */
     cs_ghash_key(h1, b);
     h[CS_GH_POWERS - 1][0] = h1[0];
     h[CS_GH_POWERS - 1][1] = h1[1];
@@ -3847,7 +3848,7 @@ static int cs_gcm_update(aria128_gcm *c, const uint8_t *in, uint8_t *out, size_t
     len %= 16;
     if (len) {  /* a new partial block: its keystream is kept for the next call */
         memset(c->ksb, 0, 16);
-        cs_gcm_ctr(c, k, c->ksb, c->ksb, 1);
+        cs_gcm_ctr(c, cs_serial_kernels(k), c->ksb, c->ksb, 1);
         for (; c->used < len; c->used++) {
             const uint8_t v = in[c->used];
             out[c->used] = (uint8_t)(v ^ c->ksb[c->used]);
@@ -3874,7 +3875,7 @@ static void cs_gcm_tag(aria128_gcm *c, const cs_kernels *k, uint8_t t[16])
     cs_gcm_end_aad(c);
     if (c->used) cs_gcm_pad(c, c->x, c->buf, c->used);
     cs_gcm_lengths(c, c->x, c->aad_len, c->text_len);
-    k->ecb_encrypt(c->ks, c->j0, t, 1);
+    cs_serial_kernels(k)->ecb_encrypt(c->ks, c->j0, t, 1);
     cs_store64be(s, c->x[1]);
     cs_store64be(s + 8, c->x[0]);
     cs_xor_bytes(t, t, s, 16);
@@ -3992,7 +3993,7 @@ static int cs_ccm(const aria128_key *ks, const uint8_t *nonce, size_t nonce_len,
     x[0] = (uint8_t)((aad_len ? 64 : 0) | ((tag_len - 2) / 2) << 3 | (q - 1));
     memcpy(x + 1, nonce, nonce_len);
     for (i = 0; i < q; i++) x[15 - i] = (uint8_t)(i < 8 ? (uint64_t)len >> (8 * i) : 0);
-    k->ecb_encrypt(ks, x, x, 1);
+    cs_serial_kernels(k)->ecb_encrypt(ks, x, x, 1);
     if (aad_len) {
         if ((uint64_t)aad_len < 0xff00u) {
             hdr[0] = (uint8_t)(aad_len >> 8);
@@ -4021,7 +4022,7 @@ static int cs_ccm(const aria128_key *ks, const uint8_t *nonce, size_t nonce_len,
     memset(ctr, 0, 16);
     ctr[0] = (uint8_t)(q - 1);
     memcpy(ctr + 1, nonce, nonce_len);
-    k->ecb_encrypt(ks, ctr, s0, 1);
+    cs_serial_kernels(k)->ecb_encrypt(ks, ctr, s0, 1);
     ctr[15] = 1;
     done = 0;
     if (cs_serial_kernels(k)->ccm != NULL && len >= 16)  /* the whole blocks in one pass: CBC-MAC and CTR */
@@ -4202,7 +4203,7 @@ static int cs_xts(const aria128_xts_key *xk, const uint8_t *tweak, const uint8_t
     if (len < 16 || (uint64_t)len > CS_XTS_MAX_BLOCKS * 16) return CIPHERSPEC_ERR_PARAM;
     n = len / 16;
     r = len % 16;
-    cs_kernels_of(&xk->tweak)->ecb_encrypt(&xk->tweak, tweak, b, 1);  /* T = E_K2(tweak) */
+    cs_serial_kernels(cs_kernels_of(&xk->tweak))->ecb_encrypt(&xk->tweak, tweak, b, 1);  /* T = E_K2(tweak) */
     t[0] = cs_load64le(b);
     t[1] = cs_load64le(b + 8);
     cs_xts_blocks(k, &xk->data, decrypt, t, in, out, r ? n - 1 : n);
@@ -4273,7 +4274,7 @@ int aria128_cmac_init(aria128_cmac_ctx *ctx, const aria128_key *ks)
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
     memset(ctx, 0, sizeof *ctx);
     ctx->ks = ks;
-    k->ecb_encrypt(ks, ctx->k1, ctx->k1, 1);  /* L = E_K(0) */
+    cs_serial_kernels(k)->ecb_encrypt(ks, ctx->k1, ctx->k1, 1);  /* L = E_K(0) */
     cs_cmac_double(ctx->k1, ctx->k1);
     cs_cmac_double(ctx->k2, ctx->k1);
     ctx->magic = CS_CMAC_MAGIC;

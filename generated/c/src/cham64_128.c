@@ -1569,7 +1569,8 @@ static void cs_wipe(void *p, size_t n)
 }
 
 
-/* The kernels for a serial chain of one-block calls (CBC-MAC): the narrowest variant of k's family that
+/* The kernels for one-block calls and serial chains of them (CBC-MAC, E(J0), E(0), a partial block's
+   keystream): the narrowest variant of k's family that
    the CPU runs (one kernel source at a smaller register width, same key data: a one-block call costs one
    run of its core, 16 blocks' work instead of 64 for a byte-sliced zmm kernel), else k.
        before: ecb_encrypt(x, 1) on vaes_avx512 (a 64-block run)   after: on aesni (a 16-block run) */
@@ -1618,7 +1619,7 @@ int cham64_128_cmac_init(cham64_128_cmac_ctx *ctx, const cham64_128_key *ks)
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
     memset(ctx, 0, sizeof *ctx);
     ctx->ks = ks;
-    k->ecb_encrypt(ks, ctx->k1, ctx->k1, 1);  /* L = E_K(0) */
+    cs_serial_kernels(k)->ecb_encrypt(ks, ctx->k1, ctx->k1, 1);  /* L = E_K(0) */
     cs_cmac_double(ctx->k1, ctx->k1);
     cs_cmac_double(ctx->k2, ctx->k1);
     ctx->magic = CS_CMAC_MAGIC;
