@@ -2142,7 +2142,8 @@ static int cs_gcm_final(cs_aead_ctx *ctx)
         }
         rc = ctx->cipher->gcm_verify(&ctx->g, ctx->tag, ctx->taglen);
     }
-    OPENSSL_cleanse(&ctx->g, sizeof(ctx->g));
+    if (rc != CIPHERSPEC_OK && rc != CIPHERSPEC_ERR_AUTH)  /* (finish and verify wipe the state they end) */
+        OPENSSL_cleanse(&ctx->g, sizeof(ctx->g));
     ctx->started = 0;
     ctx->finished = 1;                                   /* as OpenSSL: the IV is not used twice */
     if (rc != CIPHERSPEC_OK) {
