@@ -37,6 +37,9 @@ AEAD_SIGNATURES = {
     "gcm_finish": [_P, _P, _SIZE],
     "gcm_verify": [_P, _IN, _SIZE],
     "gcm_size": [],
+    "gcm_key_init": [_P, _P],
+    "gcm_init_key": [_P, _P, _IN, _SIZE],
+    "gcm_key_size": [],
     "ccm_encrypt": [_P, _IN, _SIZE, _IN, _SIZE, _IN, _P, _SIZE, _P, _SIZE],
     "ccm_decrypt": [_P, _IN, _SIZE, _IN, _SIZE, _IN, _P, _SIZE, _IN, _SIZE],
     "xts_set_key_isa": [_P, _IN, _SIZE, ctypes.c_char_p],
@@ -51,7 +54,7 @@ AEAD_SIGNATURES = {
     "cmac_final": [_P, _P, _SIZE],
     "cmac_ctx_size": [],
 }
-_RESULT: dict[str, type] = {"gcm_size": _SIZE, "xts_key_size": _SIZE, "cmac_ctx_size": _SIZE}
+_RESULT: dict[str, type] = {"gcm_size": _SIZE, "gcm_key_size": _SIZE, "xts_key_size": _SIZE, "cmac_ctx_size": _SIZE}
 _RESULT.update(ghash_variant=ctypes.c_char_p, ghash_variant_for=ctypes.c_char_p)
 
 GCM_TAGS = (16, 15, 14, 13, 12, 8, 4)  # SP 800-38D 5.2.1.2
@@ -167,8 +170,16 @@ class CAead:
         self._rc(self._aead("gmac", "GMAC")(rk, iv, len(iv), aad, len(aad), tag, tag_len), "GMAC")
         return tag.raw[:tag_len]
 
-    def gcm_stream(self, rk, iv, direction: str) -> CGcmStream:
-        return CGcmStream(self, rk, bytes(iv), direction)
+    def gcm_stream(self, rk, iv, direction: str, gcm_key=None) -> CGcmStream:
+        """An incremental GCM message; with gcm_key (from gcm_key(rk)) it starts from the key's cached
+        H powers (<P>_gcm_init_key) instead of deriving them (<P>_gcm_init)."""
+        return CGcmStream(self, rk, bytes(iv), direction, gcm_key)
+
+    def gcm_key(self, rk) -> ctypes.Array:
+        """<P>_gcm_key for rk: H and its powers, once per key (rk must outlive it)."""
+        gk = _aligned(self._aead("gcm_key_size", "GCM")())
+        self._rc(self._aead("gcm_key_init", "GCM")(gk, rk), "GCM")
+        return gk
 
     @staticmethod
     def _check_ccm(nonce: bytes, data_len: int, tag_len: int) -> None:
@@ -243,13 +254,16 @@ class CGcmStream:
     """cipherspec.aead.GcmStream over the library's incremental GCM (<P>_gcm): aad, update,
     finish_encrypt / finish_decrypt.  Keeps the key struct alive as long as the context."""
 
-    def __init__(self, c: CAead, rk, iv: bytes, direction: str):
+    def __init__(self, c: CAead, rk, iv: bytes, direction: str, gcm_key=None):
         if direction not in ("encrypt", "decrypt"):
             raise UsageError(f"GCM: unknown direction '{direction}' (encrypt or decrypt)")
         c._check_iv(iv)
-        self.c, self.rk, self.direction = c, rk, direction
+        self.c, self.rk, self.gk, self.direction = c, rk, gcm_key, direction
         self.ctx = _aligned(c._aead("gcm_size", "GCM")())
-        c._rc(c._aead("gcm_init", "GCM")(self.ctx, rk, iv, len(iv)), "GCM")
+        if gcm_key is None:
+            c._rc(c._aead("gcm_init", "GCM")(self.ctx, rk, iv, len(iv)), "GCM")
+        else:
+            c._rc(c._aead("gcm_init_key", "GCM")(self.ctx, gcm_key, iv, len(iv)), "GCM")
         self._state = "aad"
         self._data_bytes = 0
 

@@ -96,6 +96,19 @@ typedef struct aes256_neon_gcm {
     uint32_t magic;              /* set by init, cleared when the context ends */
 } aes256_neon_gcm;
 int aes256_neon_gcm_init(aes256_neon_gcm *g, const aes256_neon_key *ks, const uint8_t *iv, size_t iv_len);
+
+/* Per key, once: H and its powers (gcm_init derives them per message: E_K(0) and up to 32 GCM products).
+ * gcm_init_key then starts a message from the IV alone, copying the powers into the context, as a
+ * record layer does per record.  gk->ks points at the key, which must outlive gk and stay unchanged (run
+ * gcm_key_init again after a set_key); gk is plain data with that one pointer (wipe it when the key ends). */
+typedef struct aes256_neon_gcm_key {
+    const aes256_neon_key *ks;
+    uint64_t h[32][2];           /* as aes256_neon_gcm's */
+    uint32_t ghash;              /* the GHASH variant (the key's) */
+    uint32_t magic;              /* set by gcm_key_init */
+} aes256_neon_gcm_key;
+int aes256_neon_gcm_key_init(aes256_neon_gcm_key *gk, const aes256_neon_key *ks);
+int aes256_neon_gcm_init_key(aes256_neon_gcm *g, const aes256_neon_gcm_key *gk, const uint8_t *iv, size_t iv_len);
 int aes256_neon_gcm_aad(aes256_neon_gcm *g, const uint8_t *aad, size_t len);
 int aes256_neon_gcm_encrypt_update(aes256_neon_gcm *g, const uint8_t *in, uint8_t *out, size_t len);
 int aes256_neon_gcm_decrypt_update(aes256_neon_gcm *g, const uint8_t *in, uint8_t *out, size_t len);
@@ -127,6 +140,7 @@ int aes256_neon_xts_decrypt(const aes256_neon_xts_key *xk, const uint8_t *tweak,
 const char *aes256_neon_ghash_variant(void);
 const char *aes256_neon_ghash_variant_for(const char *isa);
 size_t aes256_neon_gcm_size(void);
+size_t aes256_neon_gcm_key_size(void);
 size_t aes256_neon_xts_key_size(void);
 
 /* CMAC (NIST SP 800-38B): a tag of tag_len (1..16) bytes over msg.  Incremental: init, update

@@ -24,13 +24,15 @@ and the cheaper of 64-bit lanes and 32-bit halves (two registers per word, twice
 two adds plus a carry recovered with a compare, ~6 instructions; a rotation 6) is reported.  On AVX-512
 both ymm (VPROLQ on AVX-512VL) and zmm are costed and the cheaper taken.
 
-Not (yet) for 32-bit words: LEA-128 CTR on AVX-512 gains from the same layout when named explicitly
-(``--schedule sliced_v64_i4``: 3.0-3.5 GB/s against the shipped sliced_v32's 2.1, thread CPU time, Zen 4),
-but the model is not calibrated there (on AVX2, i2 gains LEA nothing: its four words already give
-independent chains), and the shipped ciphers keep their kernels and generated/.
+32-bit words (ARX on 32-bit values only): at avx512 alone (WIDE32_LEVELS), where zmm doubles the lanes
+of the sliced_v32 kernel (16 blocks per register, VPROLD); the same model picks the interleave.  Measured
+(EPYC Zen 4, 1 MiB CTR in L2, thread CPU time, best of 5): LEA-128 sliced_v32 2.2 GB/s, sliced_v64 3.1,
+sliced_v64_i2 3.0; CHAM-128/128 1.38 -> 1.75.  On AVX2 the kernels stay as named (i2 gains LEA nothing:
+its four words already give independent chains).
 
     plan(speck128_128, "avx512") -> Plan(vector_bytes=64, interleave=4, ...)   8 lanes per zmm, 32 blocks
     plan(speck128_128, "avx2")   -> Plan(vector_bytes=32, interleave=4, ...)   4 lanes per ymm, 16 blocks
+    plan(lea128, "avx512")       -> Plan(vector_bytes=64, ...)                  16 lanes per zmm
     plan(lea128, "avx2")         -> None                                        (32-bit words: unchanged)
 """
 
@@ -42,6 +44,8 @@ from dataclasses import dataclass, replace
 from cipherspec.ir import Function, Module
 
 ARX = ("input", "const", "xor", "and", "or", "not", "add", "sub", "rotl", "shl", "shr")
+# 32-bit words: only where the registers double over the shipped sliced_v32 (zmm); measured below
+WIDE32_LEVELS = ("avx512",)
 HIDE = 3  # H: the work in flight should cover this many critical paths
 MAX_INTERLEAVE = 8
 
@@ -85,6 +89,7 @@ class Plan:
     lanes: int  # blocks per vector
     block_bytes: int
     others: tuple[tuple[str, float], ...] = ()  # the other register widths costed: (doc, cycles/byte)
+    word_bits: int = 64  # the block words' width (64, or 32 at WIDE32_LEVELS)
 
     @property
     def vector_bytes(self) -> int:
@@ -96,27 +101,30 @@ class Plan:
         return max(c.d, k * c.n / self.isa.per_cycle) / (k * lanes * self.block_bytes)
 
     def note(self) -> str:
+        w = self.word_bits
+        halves = f"; 32-bit halves would be {self.cycles_per_byte(halves=True):.2f}" if w == 64 else ""
+        rot = (lambda doc: doc.replace("VPROLQ", "VPROLD")) if w == 32 else (lambda doc: doc)
         return (
-            f"{self.isa.level}: 64-bit words in 64-bit lanes, {self.lanes} blocks per register ({self.isa.doc}), "
+            f"{self.isa.level}: {w}-bit words in {w}-bit lanes, {self.lanes} blocks per register ({rot(self.isa.doc)}), "
             f"{self.interleave} interleaved groups = {self.lanes * self.interleave} blocks per call; estimated "
             f"{self.cycles_per_byte():.2f} cycles/byte (N={self.cost.n:g} instructions and critical path "
-            f"D={self.cost.d:g} per group, {self.isa.per_cycle}/cycle; 32-bit halves would be "
-            f"{self.cycles_per_byte(halves=True):.2f}"
-            + "".join(f"; {doc}: {cpb:.2f}" for doc, cpb in self.others)
+            f"D={self.cost.d:g} per group, {self.isa.per_cycle}/cycle{halves}"
+            + "".join(f"; {rot(doc)}: {cpb:.2f}" for doc, cpb in self.others)
             + ")"
         )
 
 
 def why_not(module: Module) -> str:
-    """'' when the model applies (64-bit block words, encryption and decryption ARX on 64-bit values
-    only), else why not: "32-bit block words", "lut.u64 at speck.cs:24" ..."""
-    if module.block.width != 64:
-        return f"{module.block.width}-bit block words"
+    """'' when the model applies (64- or 32-bit block words, encryption and decryption ARX on values of
+    that width only), else why not: "16-bit block words", "lut.u64 at speck.cs:24" ..."""
+    w = module.block.width
+    if w not in (32, 64):
+        return f"{w}-bit block words"
     for kind in ("encrypt", "decrypt"):
         for op in module.functions[kind].ops:
-            if op.code not in ARX or op.width != 64:
+            if op.code not in ARX or op.width != w:
                 where = f" at {op.origin.file.split('/')[-1]}:{op.origin.line}" if op.origin else ""
-                return f"{kind} has {op.code}.u{op.width}{where} (not 64-bit ARX)"
+                return f"{kind} has {op.code}.u{op.width}{where} (not {w}-bit ARX)"
     return ""
 
 
@@ -165,14 +173,19 @@ def _interleave(c: Cost, isa: Isa, words: int) -> int:
 
 def plan(module: Module, level: str) -> Plan | None:
     """The layout of a 64-bit-word ARX spec's sliced kernel at ``level`` (avx512, avx2, sse2, portable),
-    or None where the model does not apply (the schedule's own width, no interleave)."""
+    or of a 32-bit-word one at avx512 (WIDE32_LEVELS), or None where the model does not apply (the
+    schedule's own width, no interleave)."""
     if level not in CANDIDATES or not qualifies(module):
+        return None
+    w = module.block.width
+    if w == 32 and level not in WIDE32_LEVELS:
         return None
     fn = module.functions["encrypt"]
     plans = []
     for isa in CANDIDATES[level]:
         c = cost(fn, isa)
         k = _interleave(c, isa, module.block.count)
-        plans.append(Plan(isa, k, c, cost(fn, isa, halves=True), isa.vector_bytes // 8, module.block.nbytes))
+        halves = cost(fn, isa, halves=True) if w == 64 else c  # (32-bit words: no halves layout)
+        plans.append(Plan(isa, k, c, halves, isa.vector_bytes // (w // 8), module.block.nbytes, word_bits=w))
     best = min(plans, key=lambda p: p.cycles_per_byte())  # the first of equals: the wider registers
     return replace(best, others=tuple((p.isa.doc, p.cycles_per_byte()) for p in plans if p is not best))

@@ -56,22 +56,27 @@ def _features(names) -> str:
 
 
 def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
-    """The kernel table: x86-64 variants (each droppable with -DCS_NO_<NAME>), else the portable one."""
+    """The kernel table: x86-64 variants (each droppable with -DCS_NO_<NAME>), else the portable one.
+    A row's family numbers its kernel schedule: rows of one family share key data (aead.c runs serial
+    chains such as CBC-MAC on the family's narrowest row)."""
     lines = ["#ifdef CS_X86"]
     P = module.cipher
+    families: dict[str, int] = {}
     for v in vs:
-        gh, xts = _fused(module, v)
+        gh, xts, ccm = _fused(module, v)
         decls = [f"CS_DECLARE_CTR_GHASH({P}_{v.name}_ctr_ghash)"] if gh else []
         decls += [f"CS_DECLARE_XTS({P}_{v.name}_xts)"] if xts else []
+        decls += [f"CS_DECLARE_CCM({P}_{v.name}_ccm)"] if ccm else []
         lines += [f"#ifndef CS_NO_{v.name.upper()}", f"CS_DECLARE({v.name})", *decls, "#endif"]
     lines.append("static const cs_kernels cs_variants[] = {")
     for v in vs:
         assert v.level is not None  # x86-64 variants have levels; the portable one is below
-        gh, xts = _fused(module, v)
-        head = f"{v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}"
-        if gh or xts:
-            fused = f"{P}_{v.name}_ctr_ghash" if gh else "NULL", f"{P}_{v.name}_xts" if xts else "NULL"
-            row = f"CS_ROW_FUSED({head}, {fused[0]}, {fused[1]})"
+        gh, xts, ccm = _fused(module, v)
+        family = families.setdefault(kernel_tag(v.kernel), len(families))
+        head = f"{v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}, {family}"
+        if gh or xts or ccm:
+            fused = [f"{P}_{v.name}_{f}" if on else "NULL" for f, on in (("ctr_ghash", gh), ("xts", xts), ("ccm", ccm))]
+            row = f"CS_ROW_FUSED({head}, {', '.join(fused)})"
         else:
             row = f"CS_ROW({head})"
         lines += [
@@ -84,7 +89,7 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
         "#else",
         f"CS_DECLARE({port.name})",
         "static const cs_kernels cs_variants[] = {",
-        f"    CS_ROW({port.name}, 0, {lanes_of_variant(module, port)}),  /* {kernel_tag(port.kernel)} */",
+        f"    CS_ROW({port.name}, 0, {lanes_of_variant(module, port)}, 0),  /* {kernel_tag(port.kernel)} */",
         "};",
         "#endif",
     ]
@@ -141,16 +146,17 @@ static const cs_kernels *cs_kernels_short(const {P}_key *ks, const cs_kernels *k
 """
 
 
-def _fused(module: Module, v: Variant) -> tuple[bool, bool]:
+def _fused(module: Module, v: Variant) -> tuple[bool, bool, bool]:
     """Whether a variant's kernels carry GCM's stitched CTR+GHASH and their own XTS loop
-    (fragments/aes_rounds_ctr.c, aes_rounds_xts.c): AES-round kernels (recognised in the IR) on 512-bit
-    registers."""
-    if v.kernel.layout != "aesni" or v.level is None or v.level.vector_bits != 512:
-        return False, False
-    from .aesni import has_fused_gcm, has_fused_xts, plan
+    (fragments/aes_rounds_ctr.c, aes_rounds_xts.c: AES-round kernels, recognised in the IR, on 512-bit
+    registers), and CCM's one-pass CBC-MAC+CTR (aes_rounds_ccm.c: AES-round kernels at any width)."""
+    if v.kernel.layout != "aesni" or v.level is None:
+        return False, False, False
+    from .aesni import has_fused_ccm, has_fused_gcm, has_fused_xts, plan
 
     p = plan(module)
-    return has_fused_gcm(p), has_fused_xts(p)
+    wide = v.level.vector_bits == 512
+    return wide and has_fused_gcm(p), wide and has_fused_xts(p), has_fused_ccm(p)
 
 
 def lanes_of_variant(module: Module, v: Variant) -> int:

@@ -17,7 +17,8 @@ the ``aesni`` kernels, one source whose vector width follows the level); the lib
     variants(module, schedule)  (x86-64 targets, best first)
         aes128_c_aesni      -> vaes_avx512, vaes_avx2, aesni (kernel aesni);  avx2, sse2 (bitsliced_v32)
         sm4_c_aesni         -> gfni_avx512, vaes_avx512, gfni_avx2, vaes_avx2, aesni (word-sliced); avx2, sse2
-        lea128_c_sliced_v32 -> avx512, avx2, sse2 (kernel sliced_v32)
+        lea128_c_sliced_v32 -> avx512 (sliced_v64_i2: 32-bit ARX words on zmm, lanes64.py), avx2 (sliced_v32),
+                               sse2 (sliced_v16)
         speck128_128_c_sliced_v32 -> avx512 (sliced_v64_i4), avx2 (sliced_v32_i4), sse2 (sliced_v16_i4):
                                64-bit ARX words, width and interleave per level from lanes64.py's cost model
     portable(module, schedule)  (any other target: one variant, no ISA flags)
@@ -183,8 +184,10 @@ def layout_notes(module: Module, schedule: Schedule, x86: bool = True) -> list[s
     estimate; or why the model does not apply (nothing for specs on narrower words)."""
     from . import lanes64
 
-    if module.block.width != 64 or schedule.layout != "sliced":
+    if module.block.width not in (32, 64) or schedule.layout != "sliced":
         return []
+    if module.block.width == 32 and not lanes64.qualifies(module):
+        return []  # (32-bit words: a note only where the model applies)
     if schedule.get("i") is not None:
         return [f"{schedule.name}: interleave i{schedule.get('i')} given: every variant uses it (no cost model)"]
     why = lanes64.why_not(module)

@@ -117,6 +117,31 @@ def test_gcm_inc32_wraps_mid_message(aes, rng, low):
     assert (ct, s.finish_encrypt()) == _gcm_ref(key, iv, aad, data)
 
 
+@pytest.mark.parametrize("level", ["sse2", "aesni", "vaes_avx2", "vaes_avx512"])
+def test_gcm_key_context_reused_over_messages(aes, rng, level):
+    """<P>_gcm_key_init once, then <P>_gcm_init_key per message (IV only: the H powers copied from the
+    key context) == OpenSSL, for several messages, IV lengths and both directions under each GHASH
+    variant (each reads a different number of powers)."""
+    if not has_level(level):
+        pytest.skip(f"this CPU lacks {level}")
+    c = aes.with_isa(level)
+    key = _bytes(rng, 16)
+    rk = c.expand_key(key)
+    gk = c.gcm_key(rk)
+    for n, iv_len in ((0, 12), (17, 12), (CHUNK + 33, 12), (700, 20), (3 * CHUNK, 12)):
+        iv, aad, data = _bytes(rng, iv_len), _bytes(rng, n % 29), _bytes(rng, n)
+        s = c.gcm_stream(rk, iv, "encrypt", gk)
+        s.aad(aad)
+        ct = s.update(data[: n // 3]) + s.update(data[n // 3 :])
+        assert (ct, s.finish_encrypt()) == _gcm_ref(key, iv, aad, data), (level, n, iv_len)
+        s = c.gcm_stream(rk, iv, "decrypt", gk)
+        s.aad(aad)
+        assert s.update(ct) == data
+        s.finish_decrypt(_gcm_ref(key, iv, aad, data)[1])
+    assert c._aead("gcm_init_key", "GCM")(ctypes.create_string_buffer(4096), ctypes.create_string_buffer(4096),
+                                          b"x" * 12, 12) != 0  # fmt: skip
+
+
 def _pieces(rng, data: bytes) -> list[bytes]:
     cuts = sorted(rng.integers(0, len(data) + 1, int(rng.integers(0, 8))).tolist())
     return [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)])]
@@ -183,6 +208,27 @@ def test_ccm(aes, rng, nonce_len):
             ct, tag = aes.ccm_encrypt(rk, nonce, aad, data, tag_len)
             assert ct + tag == AESCCM(key, tag_len).encrypt(nonce, data, aad), (nonce_len, tag_len, n)
             assert aes.ccm_decrypt(rk, nonce, aad, ct, tag) == data
+
+
+@pytest.mark.parametrize("level", ["sse2", "aesni", "vaes_avx2", "vaes_avx512"])
+def test_ccm_one_pass_kernel_every_level(aes, rng, level):
+    """CCM's one-pass CBC-MAC+CTR kernel (<variant>_ccm, run on the narrowest variant of the key's family)
+    and the per-block fallback (sse2: bitsliced, no such kernel): CCM both ways and CMAC == OpenSSL, with
+    nonces of 7 and 13 bytes (a counter field of 8 and 2 bytes) and counters whose low bytes carry."""
+    if not has_level(level):
+        pytest.skip(f"this CPU lacks {level}")
+    c = aes.with_isa(level)
+    for nonce_len, n in ((7, 16 * 300 + 5), (13, 16 * 257), (12, 31), (8, 4096 + 16)):
+        key, nonce, aad, data = _bytes(rng, 16), _bytes(rng, nonce_len), _bytes(rng, n % 50), _bytes(rng, n)
+        rk = c.expand_key(key)
+        ct, tag = c.ccm_encrypt(rk, nonce, aad, data)
+        assert ct + tag == AESCCM(key).encrypt(nonce, data, aad), (level, nonce_len, n)
+        assert c.ccm_decrypt(rk, nonce, aad, ct, tag) == data
+        with pytest.raises(AuthenticationError):
+            c.ccm_decrypt(rk, nonce, aad, ct[:-1] + bytes([ct[-1] ^ 4]), tag)
+        m = CMAC(algorithms.AES(key))
+        m.update(data)
+        assert c.cmac(rk, data) == m.finalize()
 
 
 def test_ccm_long_aad_and_tampering(aes, rng):

@@ -117,3 +117,23 @@ def test_multi_megabyte_default_schedule(name, c_cipher, make_ref):
     check_modes(
         c, ref, random_bytes(rng, c.key_bytes), random_bytes(rng, c.block_bytes), data, both_ctr_directions=False
     )
+
+
+@pytest.mark.parametrize("variant", ["vaes_avx512", "vaes_avx2", "aesni"])
+def test_byte_sliced_ctr_counter_bytes(variant, c_cipher, make_ref):
+    """The byte-sliced CTR's counter blocks made in registers (fragments/byte_slices_ctr.c): runs whose
+    byte 15 wraps (the carry into byte 14 per lane), whose byte 14 is 0xff (the carry goes on: through
+    memory), and neither, on each register width (ARIA-128, the shipped byte-sliced cipher)."""
+    if not has_level(variant):
+        pytest.skip(f"this CPU lacks {variant}")
+    c, ref = c_cipher("aria128").with_isa(variant), make_ref("aria128")
+    rng = np.random.default_rng(14)
+    key = random_bytes(rng, 16)
+    rk, rr = c.expand_key(key), ref.expand_key(key)
+    lanes = variant_lanes(c.module, c.schedule, variant)
+    data = random_bytes(rng, 3 * lanes * 16 + 7)
+    for b14 in (0x00, 0x7E, 0xFE, 0xFF):
+        for b15 in (0, 1, 255 - lanes, 256 - lanes, 257 - lanes, 200, 255):
+            iv = random_bytes(rng, 14) + bytes([b14, b15])
+            got, next_iv = c.ctr(rk, iv, data)
+            assert (got, next_iv) == modes.ctr(ref, rr, iv, data), (variant, iv.hex())

@@ -97,6 +97,62 @@ def test_equal_to_openssl_builtin(evp, name, mode):
             assert evp.run(alg, False, mode, False, key, iv, data=ct, **dk)[0] == data
 
 
+def _one_context(evp, alg: str, ours: bool, steps) -> list[bytes]:
+    """One EVP_CIPHER_CTX for several GCM messages, as `openssl speed` and TLS drive it: per step, init
+    with (key or None, IV), 5 bytes of AAD, the data, the tag; a step "copy" duplicates the context
+    (EVP_CIPHER_CTX_copy: our dupctx) and goes on in the copy.  Returns ciphertext || tag per message."""
+    lib = evp.lib
+    lib.EVP_CIPHER_CTX_copy.argtypes, lib.EVP_CIPHER_CTX_copy.restype = [ctypes.c_void_p, ctypes.c_void_p], ctypes.c_int
+    ctx = lib.EVP_CIPHER_CTX_new()
+    assert lib.EVP_CipherInit_ex2(ctx, evp.fetch(alg, ours), None, None, 1, None)
+    n, out, made = ctypes.c_int(0), [], [ctx]
+    try:
+        for step in steps:
+            if step == "copy":
+                dup = lib.EVP_CIPHER_CTX_new()
+                made.append(dup)
+                assert lib.EVP_CIPHER_CTX_copy(dup, ctx)
+                ctx = dup
+                continue
+            key, iv, data = step
+            kb = ctypes.create_string_buffer(key, len(key)) if key is not None else None
+            assert lib.EVP_CipherInit_ex2(ctx, None, kb, ctypes.create_string_buffer(iv, 12), -1, None)
+            assert lib.EVP_CipherUpdate(ctx, None, ctypes.byref(n), ctypes.create_string_buffer(b"hdr45", 5), 5)
+            buf = ctypes.create_string_buffer(len(data) + 16)
+            assert lib.EVP_CipherUpdate(
+                ctx, buf, ctypes.byref(n), ctypes.create_string_buffer(data, len(data)), len(data)
+            )
+            assert lib.EVP_CipherFinal_ex(ctx, ctypes.create_string_buffer(32), ctypes.byref(n))
+            tag = ctypes.create_string_buffer(16)
+            assert lib.EVP_CIPHER_CTX_ctrl(ctx, 0x10, 16, tag) > 0  # EVP_CTRL_AEAD_GET_TAG
+            out.append(buf.raw[: len(data)] + tag.raw)
+    finally:
+        for c in made:
+            lib.EVP_CIPHER_CTX_free(c)
+    return out
+
+
+@pytest.mark.parametrize("name", ["aes128", "aria128"])
+def test_gcm_context_reused_across_keys_and_ivs(evp, name):
+    """The provider keeps the key schedule and H powers across inits: the same key again (skipped
+    re-keying), no key (NULL), a new key, the first key back, and a duplicated context all give OpenSSL's
+    bytes."""
+    rng = np.random.default_rng(8)
+    k1, k2 = random_bytes(rng, 16), random_bytes(rng, 16)
+    steps = [
+        (k1, random_bytes(rng, 12), random_bytes(rng, 100)),
+        (k1, random_bytes(rng, 12), random_bytes(rng, 4099)),
+        (None, random_bytes(rng, 12), random_bytes(rng, 17)),
+        (k2, random_bytes(rng, 12), random_bytes(rng, 600)),
+        "copy",
+        (k2, random_bytes(rng, 12), random_bytes(rng, 33)),
+        (None, random_bytes(rng, 12), random_bytes(rng, 1)),
+        (k1, random_bytes(rng, 12), random_bytes(rng, 5000)),
+    ]
+    alg = f"{NAMES[name]}-GCM"
+    assert _one_context(evp, alg, True, steps) == _one_context(evp, alg, False, steps)
+
+
 @pytest.mark.parametrize("name,mode", [("aria128", "gcm"), ("aes128", "ccm")])
 def test_tampering_fails(evp, name, mode):
     rng = np.random.default_rng(3)

@@ -441,23 +441,34 @@ CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __m128i cs_gh
     return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 }
 
-/* nz zmm registers of blocks as loaded (4 blocks each), acc added to the first, times hp[0], hp[4], ...
-   (four powers each): the sum, reduced */
+/* the key side of cs_gh512_regs, once per call: k[j] = hp[4j .. 4j + 3], kk[j] = k.lo ^ k.hi per lane in the
+   low word (Karatsuba's middle operand)
+       before: per 4 blocks  vpshufd + vpxor of the powers   after: per call */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) void
+cs_gh512_keys(const uint64_t (*hp)[2], __m512i *k, __m512i *kk, int nz)
+{
+    int j;
+    for (j = 0; j < nz; j++) {
+        k[j] = _mm512_loadu_si512((const void *)hp[4 * j]);
+        kk[j] = _mm512_xor_si512(k[j], _mm512_shuffle_epi32(k[j], 0x4e));
+    }
+}
+
+/* nz zmm registers of blocks as loaded (4 blocks each), acc added to the first, times k[0], k[1], ...
+   (four powers each, from cs_gh512_keys): the sum, reduced */
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
-cs_gh512_regs(__m128i acc, const uint64_t (*hp)[2], const __m512i *data, int nz)
+cs_gh512_regs(__m128i acc, const __m512i *k, const __m512i *kk, const __m512i *data, int nz)
 {
     const __m512i bswap = _mm512_loadu_si512((const void *)cs_gh_bswap);
     __m512i lo = _mm512_setzero_si512(), mid = lo, hi = lo;
     int j;
     for (j = 0; j < nz; j++) {
         __m512i d = _mm512_shuffle_epi8(data[j], bswap);
-        const __m512i k = _mm512_loadu_si512((const void *)hp[4 * j]);
         if (j == 0) d = _mm512_xor_si512(d, _mm512_maskz_mov_epi64(0x3, _mm512_castsi128_si512(acc)));
         /* Karatsuba: (d.lo ^ d.hi)(k.lo ^ k.hi) ^ lo ^ hi is the middle term */
-        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d, k, 0x00));
-        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d, k, 0x11));
-        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(_mm512_xor_si512(d, _mm512_shuffle_epi32(d, 0x4e)),
-                                                             _mm512_xor_si512(k, _mm512_shuffle_epi32(k, 0x4e)), 0x00));
+        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d, k[j], 0x00));
+        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d, k[j], 0x11));
+        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(_mm512_xor_si512(d, _mm512_shuffle_epi32(d, 0x4e)), kk[j], 0x00));
     }
     mid = _mm512_xor_si512(mid, _mm512_xor_si512(lo, hi));
     return cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
@@ -475,11 +486,12 @@ CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const aes25
     static const uint8_t bswap[16] = {15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
     const cs_x rev = CS_X_BCAST16(bswap);
     uint64_t hi = cs_load64be(ctr), lo = cs_load64be(ctr + 8), cv[2 * CS_BPR], step[2 * CS_BPR];
-    cs_x k[CS_NK_ENCRYPT], b[CS_IL], d[CS_IL], c, inc;
+    cs_x k[CS_NK_ENCRYPT], b[CS_IL], d[CS_IL], c, inc, hk[CS_IL], hkk[CS_IL];
     __m128i acc = _mm_loadu_si128((const __m128i *)x);
     size_t i;
     int j, l;
     cs_encrypt_keys(ks, k);
+    cs_gh512_keys(h, hk, hkk, CS_IL);
     for (l = 0; l < CS_BPR; l++) {
         step[2 * l] = CS_BPR;
         step[2 * l + 1] = 0;
@@ -494,19 +506,83 @@ CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const aes25
             c = CS_X_ADD64(c, inc);
         }
         cs_encrypt_regs(k, b, CS_IL);
-        if (i) acc = cs_gh512_regs(acc, h, d, CS_IL);
+        if (i) acc = cs_gh512_regs(acc, hk, hkk, d, CS_IL);
         for (j = 0; j < CS_IL; j++) {
             const cs_x v = CS_X_LOAD(in + (i + (size_t)j * CS_BPR) * 16), o = CS_X_XOR(b[j], v);
             CS_X_STORE(out + (i + (size_t)j * CS_BPR) * 16, o);
             d[j] = decrypt ? v : o;
         }
     }
-    if (i) acc = cs_gh512_regs(acc, h, d, CS_IL);
+    if (i) acc = cs_gh512_regs(acc, hk, hkk, d, CS_IL);
     cs_store64be(ctr + 8, lo + i);  /* no carry out of the low word: the low 32 bits did not wrap */
     _mm_storeu_si128((__m128i *)x, acc);
     return i;
 }
 #endif
+
+
+/* CCM in one pass: CBC-MAC and CTR block by block in one loop, each CBC-MAC block's AES rounds beside a
+   CTR block's (two independent chains through the same rounds), so the CTR work hides in the latency of
+   the serial MAC chain.  x: the CBC-MAC state, ctr: the next counter block (big-endian, full width: CCM's
+   q-byte counter never carries out of its field); both move past the n blocks.  The MAC absorbs the
+   plaintext: in when encrypting, out (computed first) when decrypting.  out == NULL: CBC-MAC of in alone
+   (AAD, CMAC), ctr unused.  in == out is allowed.  Returns n, or 0 (nothing done) where the counter's low
+   64 bits would carry (CCM's counter field never does; the caller's generic path takes that case).
+       before: for each block  ecb(x ^ p_i) ; then ctr(all blocks)   (one kernel call per MAC block)
+       after:  for each block  [E(x ^ p_i), E(ctr_i)] in one register pass */
+CS_HIDDEN size_t CS_KERNEL(ccm)(const aes256_key *ks, uint8_t x[16], uint8_t *ctr, const uint8_t *in, uint8_t *out,
+                                 size_t n, int decrypt)
+{
+    static const uint8_t bswap[16] = {15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
+    static const uint64_t one[2] = {1, 0};
+    uint8_t buf[CS_BPR * 16];
+    uint64_t cv[2];
+    cs_x k[CS_NK_ENCRYPT], kz[CS_NK_ENCRYPT], b[2], c, rev, inc;
+    size_t i;
+    int j;
+    if (out != NULL && cs_load64be(ctr + 8) > UINT64_MAX - (uint64_t)n - 1) return 0;  /* would carry: not here */
+    cs_encrypt_keys(ks, k);
+    for (j = 1; j < CS_NK_ENCRYPT; j++) kz[j] = k[j];
+    kz[0] = CS_X_ZERO();  /* the first round key is added off the chain, to each input (the XOR with 0 folds away) */
+    b[0] = CS_X_BCAST16(x);
+    if (out == NULL) {  /* CBC-MAC only */
+        for (i = 0; i < n; i++) {
+            b[0] = CS_X_XOR(b[0], CS_X_XOR(CS_X_BCAST16(in + 16 * i), k[0]));
+            cs_encrypt_regs(kz, b, 1);
+        }
+    } else {
+        /* the counter in registers, byte-reversed: (lo, hi) as little-endian words, lo + 1 per block */
+        cv[0] = cs_load64be(ctr + 8);
+        cv[1] = cs_load64be(ctr);
+        rev = CS_X_BCAST16(bswap);
+        inc = CS_X_BCAST16(one);
+        c = CS_X_BCAST16(cv);
+        if (decrypt) {  /* the keystream one block ahead: block i's plaintext before its MAC step */
+            b[1] = CS_X_SHUFFLE(c, rev);
+            c = CS_X_ADD64(c, inc);
+            cs_encrypt_regs(k, b + 1, 1);
+        }
+        for (i = 0; i < n; i++) {
+            const cs_x p = decrypt ? CS_X_XOR(b[1], CS_X_BCAST16(in + 16 * i)) : CS_X_BCAST16(in + 16 * i);
+            b[0] = CS_X_XOR(b[0], CS_X_XOR(p, k[0]));
+            b[1] = CS_X_XOR(CS_X_SHUFFLE(c, rev), k[0]);  /* encrypting: block i's counter; decrypting: block i + 1's */
+            c = CS_X_ADD64(c, inc);
+            if (decrypt) {
+                CS_X_STORE(buf, p);
+                memcpy(out + 16 * i, buf, 16);
+            }
+            cs_encrypt_regs(kz, b, 2);
+            if (!decrypt) {
+                CS_X_STORE(buf, CS_X_XOR(b[1], p));
+                memcpy(out + 16 * i, buf, 16);
+            }
+        }
+        cs_store64be(ctr + 8, cv[0] + n);
+    }
+    CS_X_STORE(buf, b[0]);
+    memcpy(x, buf, 16);
+    return n;
+}
 
 #if CS_VBITS == 512
 

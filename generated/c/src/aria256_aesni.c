@@ -1126,6 +1126,30 @@ static void cs_encrypt_n_3(const aria256_key *ks, const uint8_t *kb, const cs_x 
     o[15] = x2187;                                       /* block byte X[15] */
 }
 
+/* encrypt: CS_LANES blocks given byte-sliced (s[j]: byte j of every block) -> out */
+static void cs_encrypt_s(const aria256_key *ks, const cs_x *s, uint8_t *out)
+{
+    cs_x o[16];
+    cs_x v[24];  /* values handed from one piece to the next */
+    static const uint8_t order[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};  /* the output lanes are at ShiftRows^0 */
+    cs_encrypt_n_0(ks, ks->ek + 0, s, o, v);
+    cs_encrypt_n_1(ks, ks->ek + 16, s, o, v);
+    cs_encrypt_n_2(ks, ks->ek + 32, s, o, v);
+    cs_encrypt_n_1(ks, ks->ek + 48, s, o, v);
+    cs_encrypt_n_2(ks, ks->ek + 64, s, o, v);
+    cs_encrypt_n_1(ks, ks->ek + 80, s, o, v);
+    cs_encrypt_n_2(ks, ks->ek + 96, s, o, v);
+    cs_encrypt_n_1(ks, ks->ek + 112, s, o, v);
+    cs_encrypt_n_2(ks, ks->ek + 128, s, o, v);
+    cs_encrypt_n_1(ks, ks->ek + 144, s, o, v);
+    cs_encrypt_n_2(ks, ks->ek + 160, s, o, v);
+    cs_encrypt_n_1(ks, ks->ek + 176, s, o, v);
+    cs_encrypt_n_2(ks, ks->ek + 192, s, o, v);
+    cs_encrypt_n_1(ks, ks->ek + 208, s, o, v);
+    cs_encrypt_n_3(ks, ks->ek + 224, s, o, v);
+    cs_slice_store(out, o, order);
+}
+
 static const uint8_t cs_dk0[16] = {0x88, 0x0d, 0x37, 0xb2, 0x00, 0x85, 0xbf, 0x3a, 0xa8, 0x2d, 0x17, 0x92, 0x20, 0xa5, 0x9f, 0x1a};
 
 static const uint8_t cs_dk1[16] = {0x00, 0x3e, 0xd4, 0xea, 0x84, 0xba, 0x50, 0x6e, 0xcd, 0xf3, 0x19, 0x27, 0x49, 0x77, 0x9d, 0xa3};
@@ -1997,26 +2021,9 @@ static void cs_decrypt_n_3(const aria256_key *ks, const uint8_t *kb, const cs_x 
 /* encrypt: CS_LANES blocks at once, byte-sliced (2188 vector ops; 15 pieces, 4 distinct) */
 static void cs_encrypt_n(const aria256_key *ks, const uint8_t *in, uint8_t *out)
 {
-    cs_x s[16], o[16];  /* s[j], o[j]: byte j of every block */
-    cs_x v[24];  /* values handed from one piece to the next */
-    static const uint8_t order[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};  /* the output lanes are at ShiftRows^0 */
+    cs_x s[16];  /* s[j]: byte j of every block */
     cs_slice_load(s, in);
-    cs_encrypt_n_0(ks, ks->ek + 0, s, o, v);
-    cs_encrypt_n_1(ks, ks->ek + 16, s, o, v);
-    cs_encrypt_n_2(ks, ks->ek + 32, s, o, v);
-    cs_encrypt_n_1(ks, ks->ek + 48, s, o, v);
-    cs_encrypt_n_2(ks, ks->ek + 64, s, o, v);
-    cs_encrypt_n_1(ks, ks->ek + 80, s, o, v);
-    cs_encrypt_n_2(ks, ks->ek + 96, s, o, v);
-    cs_encrypt_n_1(ks, ks->ek + 112, s, o, v);
-    cs_encrypt_n_2(ks, ks->ek + 128, s, o, v);
-    cs_encrypt_n_1(ks, ks->ek + 144, s, o, v);
-    cs_encrypt_n_2(ks, ks->ek + 160, s, o, v);
-    cs_encrypt_n_1(ks, ks->ek + 176, s, o, v);
-    cs_encrypt_n_2(ks, ks->ek + 192, s, o, v);
-    cs_encrypt_n_1(ks, ks->ek + 208, s, o, v);
-    cs_encrypt_n_3(ks, ks->ek + 224, s, o, v);
-    cs_slice_store(out, o, order);
+    cs_encrypt_s(ks, s, out);
 }
 
 /* decrypt: CS_LANES blocks at once, byte-sliced (2188 vector ops; 15 pieces, 4 distinct) */
@@ -2115,6 +2122,43 @@ static void cs_ctr_fill(uint8_t *dst, uint8_t *ctr, size_t n)
     }
 }
 
+/* CTR's counter blocks made byte-sliced in registers (no counter blocks stored, no input transposition):
+   in a run of CS_LANES blocks from ctr, bytes 0..13 are the same in every block, byte 15 is ctr[15] + the
+   block's index (mod 256: the slices hold block l at byte l, byte_slices.c), byte 14 is ctr[14] plus the
+   carry out of byte 15.  A run whose carry would reach byte 13 (ctr[14] = 0xff, byte 15 wrapping) takes
+   its blocks through memory.  stream = E(ctr), E(ctr + 1), ... (CS_LANES blocks); ctr is not advanced.
+       before: cs_ctr_fill (CS_LANES blocks stored) + cs_slice_load (loads, 64 unpacks per 16 blocks)
+       after:  16 broadcasts and two byte adds */
+static const uint8_t cs_iota[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+                                    32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+                                    48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+/* 64 zeros, then 64 ones: CS_LANES bytes from 64 - t are 1 in the lanes l >= t */
+static const uint8_t cs_carry_steps[128] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+
+static void cs_ctr_n(const aria256_key *ks, const uint8_t *ctr, uint8_t *stream)
+{
+    const unsigned c15 = ctr[15];
+    const int wraps = c15 > 256 - CS_LANES;  /* byte 15 wraps inside the run (lanes 256 - c15 ..) */
+    cs_x s[16];
+    int j;
+    if (wraps && ctr[14] == 0xff) {  /* the carry reaches byte 13: the blocks through memory */
+        uint8_t c[16];
+        memcpy(c, ctr, 16);
+        cs_ctr_fill(stream, c, CS_LANES);
+        cs_encrypt_n(ks, stream, stream);
+        return;
+    }
+    for (j = 0; j < 15; j++) s[j] = CS_X_SPLAT8(ctr[j]);
+    if (wraps) s[14] = CS_X_ADD8(s[14], CS_X_LOAD(cs_carry_steps + 64 - (256 - c15)));
+    s[15] = CS_X_ADD8(CS_X_SPLAT8(c15), CS_X_LOAD(cs_iota));
+    cs_encrypt_s(ks, s, stream);
+}
+
 CS_HIDDEN void CS_KERNEL(ecb_encrypt)(const aria256_key *ks, const uint8_t *in, uint8_t *out, size_t n)
 {
     size_t i = 0;
@@ -2135,8 +2179,14 @@ CS_HIDDEN void CS_KERNEL(ctr)(const aria256_key *ks, uint8_t *ctr, const uint8_t
     uint8_t stream[CS_LANES * CS_BLOCK];
     size_t i = 0;
     for (; i + CS_LANES <= n; i += CS_LANES) {
-        cs_ctr_fill(stream, ctr, CS_LANES);
-        cs_encrypt_n(ks, stream, stream);
+        const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+        if (lo <= UINT64_MAX - CS_LANES) {  /* no carry out of the low 64 bits: the core makes the blocks */
+            cs_ctr_n(ks, ctr, stream);
+            cs_store64be(ctr + CS_BLOCK - 8, lo + CS_LANES);
+        } else {
+            cs_ctr_fill(stream, ctr, CS_LANES);
+            cs_encrypt_n(ks, stream, stream);
+        }
         cs_xor_bytes(out + i * CS_BLOCK, in + i * CS_BLOCK, stream, sizeof stream);
     }
     if (i < n) {  /* the rest: its counter blocks in one padded run of the core */

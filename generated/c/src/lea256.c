@@ -4,7 +4,7 @@
  *
  * Kernels, best first: the first whose CPU features are present runs (x86-64: CPUID, once, at first use;
  * CIPHERSPEC_X86_ISA=<level> caps the choice; other targets: the portable variant only):
- *     avx512       lea256_sliced_v32.c  x86-64-v4 (AVX-512): -march=x86-64-v4 -DCS_VARIANT=avx512
+ *     avx512       lea256_sliced_i2_v64.c  x86-64-v4 (AVX-512): -march=x86-64-v4 -DCS_VARIANT=avx512
  *     avx2         lea256_sliced_v32.c  x86-64-v3 (AVX2): -march=x86-64-v3 -DCS_VARIANT=avx2
  *     sse2         lea256_sliced_v16.c  x86-64 baseline (SSE2): -march=x86-64 -DCS_VARIANT=sse2
  *     portable     lea256_sliced_v16.c  any C99 compiler: -DCS_VARIANT=portable
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #define CS_BLOCK 16
-#define CS_CHUNK 16  /* blocks per CBC-decryption kernel call: a multiple of every variant's run */
+#define CS_CHUNK 32  /* blocks per CBC-decryption kernel call: a multiple of every variant's run */
 #define CS_ROTL8(x, k) ((uint8_t)(((x) << (k)) | ((x) >> (8 - (k)))))
 #define CS_ROTL16(x, k) ((uint16_t)(((x) << (k)) | ((x) >> (16 - (k)))))
 #define CS_ROTL32(x, k) ((uint32_t)(((x) << (k)) | ((x) >> (32 - (k)))))
@@ -2082,6 +2082,11 @@ typedef struct {
     size_t (*ctr_ghash)(const lea256_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2],
                         const uint64_t (*h)[2], int decrypt);
     size_t (*xts)(const lea256_key *ks, uint64_t t[2], const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);
+    /* CCM's CBC-MAC and CTR in one pass (AES-round kernels, any register width; else NULL): out == NULL
+       runs the CBC-MAC alone */
+    size_t (*ccm)(const lea256_key *ks, uint8_t x[16], uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks,
+                int decrypt);
+    unsigned family;    /* variants of one family run one kernel source at different widths (same key data) */
 } cs_kernels;
 
 /* CPU feature groups (x86-64 psABI levels, plus AES-NI, VAES and the carry-less multiplies) */
@@ -2099,13 +2104,16 @@ typedef struct {
     void lea256_##v##_ecb_encrypt(const lea256_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void lea256_##v##_ecb_decrypt(const lea256_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void lea256_##v##_ctr(const lea256_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-#define CS_ROW(v, features, lanes) { #v, features, lanes, lea256_##v##_ecb_encrypt, lea256_##v##_ecb_decrypt, lea256_##v##_ctr, NULL, NULL }
+#define CS_ROW(v, features, lanes, family) \
+    { #v, features, lanes, lea256_##v##_ecb_encrypt, lea256_##v##_ecb_decrypt, lea256_##v##_ctr, NULL, NULL, NULL, family }
 /* a row whose kernels have fused modes: their functions (or NULL) */
-#define CS_ROW_FUSED(v, features, lanes, ctr_ghash, xts) \
-    { #v, features, lanes, lea256_##v##_ecb_encrypt, lea256_##v##_ecb_decrypt, lea256_##v##_ctr, ctr_ghash, xts }
+#define CS_ROW_FUSED(v, features, lanes, family, ctr_ghash, xts, ccm) \
+    { #v, features, lanes, lea256_##v##_ecb_encrypt, lea256_##v##_ecb_decrypt, lea256_##v##_ctr, ctr_ghash, xts, ccm, family }
 #define CS_DECLARE_CTR_GHASH(f)                                                                          \
     size_t f(const lea256_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2], \
              const uint64_t (*h)[2], int decrypt);
+#define CS_DECLARE_CCM(f) \
+    size_t f(const lea256_key *ks, uint8_t x[16], uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);
 #define CS_DECLARE_XTS(f) \
     size_t f(const lea256_key *ks, uint64_t t[2], const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);
 
@@ -2121,19 +2129,19 @@ CS_DECLARE(sse2)
 #endif
 static const cs_kernels cs_variants[] = {
 #ifndef CS_NO_AVX512
-    CS_ROW(avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4, 8),  /* sliced_v32: x86-64-v4 (AVX-512) */
+    CS_ROW(avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4, 32, 0),  /* sliced_i2_v64: x86-64-v4 (AVX-512) */
 #endif
 #ifndef CS_NO_AVX2
-    CS_ROW(avx2, CS_F_SSE2 | CS_F_V2 | CS_F_V3, 8),  /* sliced_v32: x86-64-v3 (AVX2) */
+    CS_ROW(avx2, CS_F_SSE2 | CS_F_V2 | CS_F_V3, 8, 1),  /* sliced_v32: x86-64-v3 (AVX2) */
 #endif
 #ifndef CS_NO_SSE2
-    CS_ROW(sse2, CS_F_SSE2, 4),  /* sliced_v16: x86-64 baseline (SSE2) */
+    CS_ROW(sse2, CS_F_SSE2, 4, 2),  /* sliced_v16: x86-64 baseline (SSE2) */
 #endif
 };
 #else
 CS_DECLARE(portable)
 static const cs_kernels cs_variants[] = {
-    CS_ROW(portable, 0, 4),  /* sliced_v16 */
+    CS_ROW(portable, 0, 4, 0),  /* sliced_v16 */
 };
 #endif
 
@@ -2434,23 +2442,34 @@ CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __m128i cs_gh
     return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 }
 
-/* nz zmm registers of blocks as loaded (4 blocks each), acc added to the first, times hp[0], hp[4], ...
-   (four powers each): the sum, reduced */
+/* the key side of cs_gh512_regs, once per call: k[j] = hp[4j .. 4j + 3], kk[j] = k.lo ^ k.hi per lane in the
+   low word (Karatsuba's middle operand)
+       before: per 4 blocks  vpshufd + vpxor of the powers   after: per call */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) void
+cs_gh512_keys(const uint64_t (*hp)[2], __m512i *k, __m512i *kk, int nz)
+{
+    int j;
+    for (j = 0; j < nz; j++) {
+        k[j] = _mm512_loadu_si512((const void *)hp[4 * j]);
+        kk[j] = _mm512_xor_si512(k[j], _mm512_shuffle_epi32(k[j], 0x4e));
+    }
+}
+
+/* nz zmm registers of blocks as loaded (4 blocks each), acc added to the first, times k[0], k[1], ...
+   (four powers each, from cs_gh512_keys): the sum, reduced */
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
-cs_gh512_regs(__m128i acc, const uint64_t (*hp)[2], const __m512i *data, int nz)
+cs_gh512_regs(__m128i acc, const __m512i *k, const __m512i *kk, const __m512i *data, int nz)
 {
     const __m512i bswap = _mm512_loadu_si512((const void *)cs_gh_bswap);
     __m512i lo = _mm512_setzero_si512(), mid = lo, hi = lo;
     int j;
     for (j = 0; j < nz; j++) {
         __m512i d = _mm512_shuffle_epi8(data[j], bswap);
-        const __m512i k = _mm512_loadu_si512((const void *)hp[4 * j]);
         if (j == 0) d = _mm512_xor_si512(d, _mm512_maskz_mov_epi64(0x3, _mm512_castsi128_si512(acc)));
         /* Karatsuba: (d.lo ^ d.hi)(k.lo ^ k.hi) ^ lo ^ hi is the middle term */
-        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d, k, 0x00));
-        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d, k, 0x11));
-        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(_mm512_xor_si512(d, _mm512_shuffle_epi32(d, 0x4e)),
-                                                             _mm512_xor_si512(k, _mm512_shuffle_epi32(k, 0x4e)), 0x00));
+        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d, k[j], 0x00));
+        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d, k[j], 0x11));
+        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(_mm512_xor_si512(d, _mm512_shuffle_epi32(d, 0x4e)), kk[j], 0x00));
     }
     mid = _mm512_xor_si512(mid, _mm512_xor_si512(lo, hi));
     return cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
@@ -2507,14 +2526,14 @@ CS_TARGET("avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul256(uint64_t x[2
     if (blocks) cs_ghash_pclmul(x, h, data, blocks);
 }
 
-/* nz zmm registers of blocks (4 each) from data, acc added to the first, times hp[0 ..]: reduced */
+/* nz zmm registers of blocks (4 each) from data, acc added to the first, times k[0 ..] (cs_gh512_keys): reduced */
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
-cs_gh512_run(__m128i acc, const uint64_t (*hp)[2], const uint8_t *data, int nz)
+cs_gh512_run(__m128i acc, const __m512i *k, const __m512i *kk, const uint8_t *data, int nz)
 {
     __m512i d[8];
     int j;
     for (j = 0; j < nz; j++) d[j] = _mm512_loadu_si512((const void *)(data + 64 * j));
-    return cs_gh512_regs(acc, hp, d, nz);
+    return cs_gh512_regs(acc, k, kk, d, nz);
 }
 
 /* per 128-bit lane: MontRed(a * b) (the GCM product of two operands in H' form gives the next H' power) */
@@ -2547,9 +2566,14 @@ CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_powers
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul512(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
 {
     __m128i acc = _mm_loadu_si128((const __m128i *)x);
-    for (; blocks >= 32; blocks -= 32, data += 512) acc = cs_gh512_run(acc, h, data, 8);
+    __m512i k[8], kk[8];
+    if (blocks >= 32) {
+        cs_gh512_keys(h, k, kk, 8);
+        for (; blocks >= 32; blocks -= 32, data += 512) acc = cs_gh512_run(acc, k, kk, data, 8);
+    }
     if (blocks >= 16) {
-        acc = cs_gh512_run(acc, h + CS_GH_POWERS - 16, data, 4);
+        cs_gh512_keys(h + CS_GH_POWERS - 16, k, kk, 4);
+        acc = cs_gh512_run(acc, k, kk, data, 4);
         blocks -= 16;
         data += 256;
     }
@@ -2728,9 +2752,34 @@ static int cs_equal_ct(const uint8_t *a, const uint8_t *b, size_t n)
     return (int)(((d - 1u) >> 8) & 1u);
 }
 
+/* The kernels for one-block calls and serial chains of them (CBC-MAC, E(J0), E(0), a partial block's
+   keystream): the narrowest variant of k's family that
+   the CPU runs (one kernel source at a smaller register width, same key data: a one-block call costs one
+   run of its core, 16 blocks' work instead of 64 for a byte-sliced zmm kernel), else k.
+       before: ecb_encrypt(x, 1) on vaes_avx512 (a 64-block run)   after: on aesni (a 16-block run) */
+static const cs_kernels *cs_serial_kernels(const cs_kernels *k)
+{
+#ifdef CS_X86
+    const cs_kernels *best = k;
+    int i;
+    for (i = 0; i < CS_NVARIANTS; i++) {
+        const cs_kernels *v = &cs_variants[i];
+        if (v->family == k->family && (v->features & ~k->features) == 0 && v->lanes < best->lanes) best = v;
+    }
+    return best;
+#else
+    return k;
+#endif
+}
+
 /* CBC-MAC state x absorbs whole blocks */
 static void cs_cbcmac(const cs_kernels *k, const lea256_key *ks, uint8_t x[CS_BLOCK], const uint8_t *data, size_t blocks)
 {
+    if (blocks) k = cs_serial_kernels(k);
+    if (k->ccm != NULL && blocks) {  /* the kernel's own chain, the round keys in registers */
+        k->ccm(ks, x, NULL, data, NULL, blocks, 0);
+        return;
+    }
     for (; blocks; blocks--, data += CS_BLOCK) {
         cs_xor_bytes(x, x, data, CS_BLOCK);
         k->ecb_encrypt(ks, x, x, 1);
@@ -2741,6 +2790,7 @@ static void cs_cbcmac(const cs_kernels *k, const lea256_key *ks, uint8_t x[CS_BL
 #define CS_GCM_MAX_TEXT (((uint64_t)1 << 36) - 32)   /* 2^39 - 256 bits */
 #define CS_GCM_MAX_AAD (((uint64_t)1 << 61) - 1)     /* under 2^64 bits */
 #define CS_GCM_MAGIC 0x47434d31u
+#define CS_GCM_KEY_MAGIC 0x47434b31u
 
 /* ---- GCM ---- */
 static int cs_gcm_tag_len_ok(size_t t)
@@ -2820,40 +2870,42 @@ static void cs_gcm_lengths(const lea256_gcm *c, uint64_t x[2], uint64_t a_bytes,
     cs_gcm_ghash(c, x, b, 1);
 }
 
-int lea256_gcm_init(lea256_gcm *ctx, const lea256_key *ks, const uint8_t *iv, size_t iv_len)
+/* H' and the powers the GHASH variant g reads (h[32 - n] .. h[31] = H'), under the key */
+static void cs_gcm_powers(const cs_kernels *k, const lea256_key *ks, uint32_t g, uint64_t (*h)[2])
 {
-    const cs_kernels *k;
     uint8_t b[16];
     uint64_t h1[2];
-    uint32_t i, n;
+    uint32_t i, n = cs_ghash_variants[g].powers;
     int wide = 0;
-    if (ctx == NULL || ks == NULL || iv == NULL) return CIPHERSPEC_ERR_NULL;
-    if ((k = cs_kernels_of(ks)) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
-    if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
-    memset(ctx, 0, sizeof *ctx);
-    ctx->ks = ks;
-    ctx->ghash = ks->ghash;
     memset(b, 0, 16);
-    k->ecb_encrypt(ks, b, b, 1);  /* H = E_K(0) */
+    cs_serial_kernels(k)->ecb_encrypt(ks, b, b, 1);  /* H = E_K(0) */
     cs_ghash_key(h1, b);
-    ctx->h[CS_GH_POWERS - 1][0] = h1[0];
-    ctx->h[CS_GH_POWERS - 1][1] = h1[1];
-    n = cs_ghash_variants[ctx->ghash].powers;
+    h[CS_GH_POWERS - 1][0] = h1[0];
+    h[CS_GH_POWERS - 1][1] = h1[1];
     memset(b, 0, 16);
 #ifdef CS_X86
-    if (n == CS_GH_POWERS && (cs_ghash_variants[ctx->ghash].features & CS_F_V4)) {
+    if (n == CS_GH_POWERS && (cs_ghash_variants[g].features & CS_F_V4)) {
         wide = 1;
         n = 4;  /* the rest: below, four lanes at a time */
     }
 #endif
     for (i = 1; i < n; i++) {  /* H^(i+1)' = MontRed(H^i' * H'): GHASH of a zero block from the state H^i' */
-        ctx->h[CS_GH_POWERS - 1 - i][0] = ctx->h[CS_GH_POWERS - i][0];
-        ctx->h[CS_GH_POWERS - 1 - i][1] = ctx->h[CS_GH_POWERS - i][1];
-        cs_gcm_ghash(ctx, ctx->h[CS_GH_POWERS - 1 - i], b, 1);
+        h[CS_GH_POWERS - 1 - i][0] = h[CS_GH_POWERS - i][0];
+        h[CS_GH_POWERS - 1 - i][1] = h[CS_GH_POWERS - i][1];
+        cs_ghash_variants[g].fn(h[CS_GH_POWERS - 1 - i], (const uint64_t (*)[2])h, b, 1);
     }
 #ifdef CS_X86
-    if (wide) cs_ghash_powers512(ctx->h);  /* H^5' .. H^32' */
+    if (wide) cs_ghash_powers512(h);  /* H^5' .. H^32' */
+#else
+    (void)wide;
 #endif
+    cs_wipe(b, sizeof b);
+    cs_wipe(h1, sizeof h1);
+}
+
+/* the per-message part of init, the H powers in place: J0 from the IV, the first counter block */
+static void cs_gcm_start_iv(lea256_gcm *ctx, const uint8_t *iv, size_t iv_len)
+{
     if (iv_len == 12) {  /* J0 = IV || 0^31 || 1 */
         memcpy(ctx->j0, iv, 12);
         cs_store32be(ctx->j0 + 12, 1);
@@ -2868,8 +2920,49 @@ int lea256_gcm_init(lea256_gcm *ctx, const lea256_key *ks, const uint8_t *iv, si
     memcpy(ctx->ctr, ctx->j0, 16);
     cs_store32be(ctx->ctr + 12, cs_load32be(ctx->j0 + 12) + 1);  /* inc32 */
     ctx->magic = CS_GCM_MAGIC;
-    cs_wipe(b, sizeof b);
-    cs_wipe(h1, sizeof h1);
+}
+
+int lea256_gcm_init(lea256_gcm *ctx, const lea256_key *ks, const uint8_t *iv, size_t iv_len)
+{
+    const cs_kernels *k;
+    if (ctx == NULL || ks == NULL || iv == NULL) return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_kernels_of(ks)) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
+    if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->ks = ks;
+    ctx->ghash = ks->ghash;
+    cs_gcm_powers(k, ks, ctx->ghash, ctx->h);
+    cs_gcm_start_iv(ctx, iv, iv_len);
+    return CIPHERSPEC_OK;
+}
+
+int lea256_gcm_key_init(lea256_gcm_key *gk, const lea256_key *ks)
+{
+    const cs_kernels *k;
+    if (gk == NULL || ks == NULL) return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_kernels_of(ks)) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
+    memset(gk, 0, sizeof *gk);
+    gk->ks = ks;
+    gk->ghash = ks->ghash;
+    cs_gcm_powers(k, ks, gk->ghash, gk->h);
+    gk->magic = CS_GCM_KEY_MAGIC;
+    return CIPHERSPEC_OK;
+}
+
+int lea256_gcm_init_key(lea256_gcm *ctx, const lea256_gcm_key *gk, const uint8_t *iv, size_t iv_len)
+{
+    uint32_t n;
+    if (ctx == NULL || gk == NULL || iv == NULL || gk->ks == NULL) return CIPHERSPEC_ERR_NULL;
+    if (gk->magic != CS_GCM_KEY_MAGIC) return CIPHERSPEC_ERR_PARAM;
+    if (cs_kernels_of(gk->ks) == NULL || gk->ghash >= CS_NGHASH || gk->ghash != gk->ks->ghash) return CIPHERSPEC_ERR_ISA;
+    if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
+    n = cs_ghash_variants[gk->ghash].powers;
+    memset(ctx, 0, offsetof(lea256_gcm, h));
+    memset((uint8_t *)ctx + offsetof(lea256_gcm, x), 0, sizeof *ctx - offsetof(lea256_gcm, x));
+    ctx->ks = gk->ks;
+    ctx->ghash = gk->ghash;
+    memcpy(ctx->h[CS_GH_POWERS - n], gk->h[CS_GH_POWERS - n], 16 * (size_t)n);  /* the powers the variant reads */
+    cs_gcm_start_iv(ctx, iv, iv_len);
     return CIPHERSPEC_OK;
 }
 
@@ -2932,7 +3025,7 @@ static int cs_gcm_update(lea256_gcm *c, const uint8_t *in, uint8_t *out, size_t 
     len %= 16;
     if (len) {  /* a new partial block: its keystream is kept for the next call */
         memset(c->ksb, 0, 16);
-        cs_gcm_ctr(c, k, c->ksb, c->ksb, 1);
+        cs_gcm_ctr(c, cs_serial_kernels(k), c->ksb, c->ksb, 1);
         for (; c->used < len; c->used++) {
             const uint8_t v = in[c->used];
             out[c->used] = (uint8_t)(v ^ c->ksb[c->used]);
@@ -2959,7 +3052,7 @@ static void cs_gcm_tag(lea256_gcm *c, const cs_kernels *k, uint8_t t[16])
     cs_gcm_end_aad(c);
     if (c->used) cs_gcm_pad(c, c->x, c->buf, c->used);
     cs_gcm_lengths(c, c->x, c->aad_len, c->text_len);
-    k->ecb_encrypt(c->ks, c->j0, t, 1);
+    cs_serial_kernels(k)->ecb_encrypt(c->ks, c->j0, t, 1);
     cs_store64be(s, c->x[1]);
     cs_store64be(s + 8, c->x[0]);
     cs_xor_bytes(t, t, s, 16);
@@ -3077,7 +3170,7 @@ static int cs_ccm(const lea256_key *ks, const uint8_t *nonce, size_t nonce_len, 
     x[0] = (uint8_t)((aad_len ? 64 : 0) | ((tag_len - 2) / 2) << 3 | (q - 1));
     memcpy(x + 1, nonce, nonce_len);
     for (i = 0; i < q; i++) x[15 - i] = (uint8_t)(i < 8 ? (uint64_t)len >> (8 * i) : 0);
-    k->ecb_encrypt(ks, x, x, 1);
+    cs_serial_kernels(k)->ecb_encrypt(ks, x, x, 1);
     if (aad_len) {
         if ((uint64_t)aad_len < 0xff00u) {
             hdr[0] = (uint8_t)(aad_len >> 8);
@@ -3106,9 +3199,12 @@ static int cs_ccm(const lea256_key *ks, const uint8_t *nonce, size_t nonce_len, 
     memset(ctr, 0, 16);
     ctr[0] = (uint8_t)(q - 1);
     memcpy(ctr + 1, nonce, nonce_len);
-    k->ecb_encrypt(ks, ctr, s0, 1);
+    cs_serial_kernels(k)->ecb_encrypt(ks, ctr, s0, 1);
     ctr[15] = 1;
-    for (done = 0; done < len; done += m) {  /* per chunk: MAC the plaintext, CTR (decryption: the reverse) */
+    done = 0;
+    if (cs_serial_kernels(k)->ccm != NULL && len >= 16)  /* the whole blocks in one pass: CBC-MAC and CTR */
+        done = 16 * cs_serial_kernels(k)->ccm(ks, x, ctr, in, out, len / 16, expect != NULL);  /* interleaved */
+    for (; done < len; done += m) {  /* per chunk: MAC the plaintext, CTR (decryption: the reverse) */
         m = len - done < CS_GCM_CHUNK * 16 ? len - done : CS_GCM_CHUNK * 16;
         if (expect == NULL) cs_cbcmac_padded(k, ks, x, in + done, m);
         if (m >= 16) k->ctr(ks, ctr, in + done, out + done, m / 16);
@@ -3284,7 +3380,7 @@ static int cs_xts(const lea256_xts_key *xk, const uint8_t *tweak, const uint8_t 
     if (len < 16 || (uint64_t)len > CS_XTS_MAX_BLOCKS * 16) return CIPHERSPEC_ERR_PARAM;
     n = len / 16;
     r = len % 16;
-    cs_kernels_of(&xk->tweak)->ecb_encrypt(&xk->tweak, tweak, b, 1);  /* T = E_K2(tweak) */
+    cs_serial_kernels(cs_kernels_of(&xk->tweak))->ecb_encrypt(&xk->tweak, tweak, b, 1);  /* T = E_K2(tweak) */
     t[0] = cs_load64le(b);
     t[1] = cs_load64le(b + 8);
     cs_xts_blocks(k, &xk->data, decrypt, t, in, out, r ? n - 1 : n);
@@ -3333,6 +3429,7 @@ const char *lea256_ghash_variant_for(const char *isa)
 }
 
 size_t lea256_gcm_size(void) { return sizeof(lea256_gcm); }
+size_t lea256_gcm_key_size(void) { return sizeof(lea256_gcm_key); }
 size_t lea256_xts_key_size(void) { return sizeof(lea256_xts_key); }
 
 /* ---- CMAC ---- */
@@ -3354,7 +3451,7 @@ int lea256_cmac_init(lea256_cmac_ctx *ctx, const lea256_key *ks)
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
     memset(ctx, 0, sizeof *ctx);
     ctx->ks = ks;
-    k->ecb_encrypt(ks, ctx->k1, ctx->k1, 1);  /* L = E_K(0) */
+    cs_serial_kernels(k)->ecb_encrypt(ks, ctx->k1, ctx->k1, 1);  /* L = E_K(0) */
     cs_cmac_double(ctx->k1, ctx->k1);
     cs_cmac_double(ctx->k2, ctx->k1);
     ctx->magic = CS_CMAC_MAGIC;

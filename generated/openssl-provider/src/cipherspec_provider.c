@@ -1077,6 +1077,7 @@ static int cs_cipher_oneshot(void *vctx, unsigned char *out, size_t *outl, size_
 #define CS_TLS_EXPLICIT_IV 8         /* EVP_GCM_TLS_EXPLICIT_IV_LEN */
 #define CS_TLS_TAG 16                /* EVP_GCM_TLS_TAG_LEN */
 #define CS_XTS_MAX_BLOCKS (1u << 20) /* IEEE 1619: a data unit of at most 2^20 blocks */
+#define CS_AEAD_MAX_KEY 128          /* the longest key kept to recognise a re-init with the same key */
 
 typedef union cs_gcm_state {
     aes128_gcm aes128;
@@ -1091,6 +1092,20 @@ typedef union cs_gcm_state {
     lea192_gcm lea192;
     lea256_gcm lea256;
 } cs_gcm_state;
+
+typedef union cs_gcm_keys {      /* <cipher>_gcm_key: H and its powers, once per key */
+    aes128_gcm_key aes128;
+    aes192_gcm_key aes192;
+    aes256_gcm_key aes256;
+    aria128_gcm_key aria128;
+    aria192_gcm_key aria192;
+    aria256_gcm_key aria256;
+    cham128_128_gcm_key cham128_128;
+    cham128_256_gcm_key cham128_256;
+    lea128_gcm_key lea128;
+    lea192_gcm_key lea192;
+    lea256_gcm_key lea256;
+} cs_gcm_keys;
 
 typedef union cs_xts_keys {
     aes128_xts_key aes128;
@@ -1108,8 +1123,9 @@ typedef union cs_xts_keys {
 
 typedef struct cs_aead_cipher {
     const cs_cipher *base;
-    void (*gcm_bind)(cs_gcm_state *g, const cs_keys *ks);  /* re-points a copied GCM state at its key */
-    int (*gcm_init)(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen);
+    void (*gcm_bind)(cs_gcm_state *g, cs_gcm_keys *gk, const cs_keys *ks);  /* re-points copies at their key */
+    int (*gcm_key_init)(cs_gcm_keys *gk, const cs_keys *ks);
+    int (*gcm_init)(cs_gcm_state *g, const cs_gcm_keys *gk, const unsigned char *iv, size_t ivlen);
     int (*gcm_aad)(cs_gcm_state *g, const unsigned char *aad, size_t len);
     int (*gcm_encrypt)(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len);
     int (*gcm_decrypt)(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len);
@@ -1129,10 +1145,12 @@ typedef struct cs_aead_cipher {
 } cs_aead_cipher;
 
 /* aes128: GCM, CCM, XTS */
-static void aes128_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
-{ g->aes128.ks = &ks->aes128; }
-static int aes128_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
-{ return aes128_gcm_init(&g->aes128, &ks->aes128, iv, ivlen); }
+static void aes128_w_gcm_bind(cs_gcm_state *g, cs_gcm_keys *gk, const cs_keys *ks)
+{ g->aes128.ks = gk->aes128.ks = &ks->aes128; }
+static int aes128_w_gcm_key_init(cs_gcm_keys *gk, const cs_keys *ks)
+{ return aes128_gcm_key_init(&gk->aes128, &ks->aes128); }
+static int aes128_w_gcm_init(cs_gcm_state *g, const cs_gcm_keys *gk, const unsigned char *iv, size_t ivlen)
+{ return aes128_gcm_init_key(&g->aes128, &gk->aes128, iv, ivlen); }
 static int aes128_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
 { return aes128_gcm_aad(&g->aes128, aad, len); }
 static int aes128_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
@@ -1160,17 +1178,20 @@ static int aes128_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *twea
     unsigned char *out, size_t len)
 { return aes128_xts_decrypt(&xk->aes128, tweak, in, out, len); }
 static const cs_aead_cipher CS_AEAD_AES128 = {
-    &CS_AES128, aes128_w_gcm_bind, aes128_w_gcm_init, aes128_w_gcm_aad,
+    &CS_AES128, aes128_w_gcm_bind, aes128_w_gcm_key_init, aes128_w_gcm_init,
+    aes128_w_gcm_aad,
     aes128_w_gcm_encrypt, aes128_w_gcm_decrypt, aes128_w_gcm_finish,
     aes128_w_gcm_verify, aes128_w_ccm_encrypt, aes128_w_ccm_decrypt,
     aes128_w_xts_set_key, aes128_w_xts_encrypt, aes128_w_xts_decrypt
 };
 
 /* aes192: GCM, CCM, XTS */
-static void aes192_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
-{ g->aes192.ks = &ks->aes192; }
-static int aes192_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
-{ return aes192_gcm_init(&g->aes192, &ks->aes192, iv, ivlen); }
+static void aes192_w_gcm_bind(cs_gcm_state *g, cs_gcm_keys *gk, const cs_keys *ks)
+{ g->aes192.ks = gk->aes192.ks = &ks->aes192; }
+static int aes192_w_gcm_key_init(cs_gcm_keys *gk, const cs_keys *ks)
+{ return aes192_gcm_key_init(&gk->aes192, &ks->aes192); }
+static int aes192_w_gcm_init(cs_gcm_state *g, const cs_gcm_keys *gk, const unsigned char *iv, size_t ivlen)
+{ return aes192_gcm_init_key(&g->aes192, &gk->aes192, iv, ivlen); }
 static int aes192_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
 { return aes192_gcm_aad(&g->aes192, aad, len); }
 static int aes192_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
@@ -1198,17 +1219,20 @@ static int aes192_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *twea
     unsigned char *out, size_t len)
 { return aes192_xts_decrypt(&xk->aes192, tweak, in, out, len); }
 static const cs_aead_cipher CS_AEAD_AES192 = {
-    &CS_AES192, aes192_w_gcm_bind, aes192_w_gcm_init, aes192_w_gcm_aad,
+    &CS_AES192, aes192_w_gcm_bind, aes192_w_gcm_key_init, aes192_w_gcm_init,
+    aes192_w_gcm_aad,
     aes192_w_gcm_encrypt, aes192_w_gcm_decrypt, aes192_w_gcm_finish,
     aes192_w_gcm_verify, aes192_w_ccm_encrypt, aes192_w_ccm_decrypt,
     aes192_w_xts_set_key, aes192_w_xts_encrypt, aes192_w_xts_decrypt
 };
 
 /* aes256: GCM, CCM, XTS */
-static void aes256_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
-{ g->aes256.ks = &ks->aes256; }
-static int aes256_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
-{ return aes256_gcm_init(&g->aes256, &ks->aes256, iv, ivlen); }
+static void aes256_w_gcm_bind(cs_gcm_state *g, cs_gcm_keys *gk, const cs_keys *ks)
+{ g->aes256.ks = gk->aes256.ks = &ks->aes256; }
+static int aes256_w_gcm_key_init(cs_gcm_keys *gk, const cs_keys *ks)
+{ return aes256_gcm_key_init(&gk->aes256, &ks->aes256); }
+static int aes256_w_gcm_init(cs_gcm_state *g, const cs_gcm_keys *gk, const unsigned char *iv, size_t ivlen)
+{ return aes256_gcm_init_key(&g->aes256, &gk->aes256, iv, ivlen); }
 static int aes256_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
 { return aes256_gcm_aad(&g->aes256, aad, len); }
 static int aes256_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
@@ -1236,17 +1260,20 @@ static int aes256_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *twea
     unsigned char *out, size_t len)
 { return aes256_xts_decrypt(&xk->aes256, tweak, in, out, len); }
 static const cs_aead_cipher CS_AEAD_AES256 = {
-    &CS_AES256, aes256_w_gcm_bind, aes256_w_gcm_init, aes256_w_gcm_aad,
+    &CS_AES256, aes256_w_gcm_bind, aes256_w_gcm_key_init, aes256_w_gcm_init,
+    aes256_w_gcm_aad,
     aes256_w_gcm_encrypt, aes256_w_gcm_decrypt, aes256_w_gcm_finish,
     aes256_w_gcm_verify, aes256_w_ccm_encrypt, aes256_w_ccm_decrypt,
     aes256_w_xts_set_key, aes256_w_xts_encrypt, aes256_w_xts_decrypt
 };
 
 /* aria128: GCM, CCM, XTS */
-static void aria128_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
-{ g->aria128.ks = &ks->aria128; }
-static int aria128_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
-{ return aria128_gcm_init(&g->aria128, &ks->aria128, iv, ivlen); }
+static void aria128_w_gcm_bind(cs_gcm_state *g, cs_gcm_keys *gk, const cs_keys *ks)
+{ g->aria128.ks = gk->aria128.ks = &ks->aria128; }
+static int aria128_w_gcm_key_init(cs_gcm_keys *gk, const cs_keys *ks)
+{ return aria128_gcm_key_init(&gk->aria128, &ks->aria128); }
+static int aria128_w_gcm_init(cs_gcm_state *g, const cs_gcm_keys *gk, const unsigned char *iv, size_t ivlen)
+{ return aria128_gcm_init_key(&g->aria128, &gk->aria128, iv, ivlen); }
 static int aria128_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
 { return aria128_gcm_aad(&g->aria128, aad, len); }
 static int aria128_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
@@ -1274,17 +1301,20 @@ static int aria128_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *twe
     unsigned char *out, size_t len)
 { return aria128_xts_decrypt(&xk->aria128, tweak, in, out, len); }
 static const cs_aead_cipher CS_AEAD_ARIA128 = {
-    &CS_ARIA128, aria128_w_gcm_bind, aria128_w_gcm_init, aria128_w_gcm_aad,
+    &CS_ARIA128, aria128_w_gcm_bind, aria128_w_gcm_key_init, aria128_w_gcm_init,
+    aria128_w_gcm_aad,
     aria128_w_gcm_encrypt, aria128_w_gcm_decrypt, aria128_w_gcm_finish,
     aria128_w_gcm_verify, aria128_w_ccm_encrypt, aria128_w_ccm_decrypt,
     aria128_w_xts_set_key, aria128_w_xts_encrypt, aria128_w_xts_decrypt
 };
 
 /* aria192: GCM, CCM, XTS */
-static void aria192_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
-{ g->aria192.ks = &ks->aria192; }
-static int aria192_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
-{ return aria192_gcm_init(&g->aria192, &ks->aria192, iv, ivlen); }
+static void aria192_w_gcm_bind(cs_gcm_state *g, cs_gcm_keys *gk, const cs_keys *ks)
+{ g->aria192.ks = gk->aria192.ks = &ks->aria192; }
+static int aria192_w_gcm_key_init(cs_gcm_keys *gk, const cs_keys *ks)
+{ return aria192_gcm_key_init(&gk->aria192, &ks->aria192); }
+static int aria192_w_gcm_init(cs_gcm_state *g, const cs_gcm_keys *gk, const unsigned char *iv, size_t ivlen)
+{ return aria192_gcm_init_key(&g->aria192, &gk->aria192, iv, ivlen); }
 static int aria192_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
 { return aria192_gcm_aad(&g->aria192, aad, len); }
 static int aria192_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
@@ -1312,17 +1342,20 @@ static int aria192_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *twe
     unsigned char *out, size_t len)
 { return aria192_xts_decrypt(&xk->aria192, tweak, in, out, len); }
 static const cs_aead_cipher CS_AEAD_ARIA192 = {
-    &CS_ARIA192, aria192_w_gcm_bind, aria192_w_gcm_init, aria192_w_gcm_aad,
+    &CS_ARIA192, aria192_w_gcm_bind, aria192_w_gcm_key_init, aria192_w_gcm_init,
+    aria192_w_gcm_aad,
     aria192_w_gcm_encrypt, aria192_w_gcm_decrypt, aria192_w_gcm_finish,
     aria192_w_gcm_verify, aria192_w_ccm_encrypt, aria192_w_ccm_decrypt,
     aria192_w_xts_set_key, aria192_w_xts_encrypt, aria192_w_xts_decrypt
 };
 
 /* aria256: GCM, CCM, XTS */
-static void aria256_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
-{ g->aria256.ks = &ks->aria256; }
-static int aria256_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
-{ return aria256_gcm_init(&g->aria256, &ks->aria256, iv, ivlen); }
+static void aria256_w_gcm_bind(cs_gcm_state *g, cs_gcm_keys *gk, const cs_keys *ks)
+{ g->aria256.ks = gk->aria256.ks = &ks->aria256; }
+static int aria256_w_gcm_key_init(cs_gcm_keys *gk, const cs_keys *ks)
+{ return aria256_gcm_key_init(&gk->aria256, &ks->aria256); }
+static int aria256_w_gcm_init(cs_gcm_state *g, const cs_gcm_keys *gk, const unsigned char *iv, size_t ivlen)
+{ return aria256_gcm_init_key(&g->aria256, &gk->aria256, iv, ivlen); }
 static int aria256_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
 { return aria256_gcm_aad(&g->aria256, aad, len); }
 static int aria256_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
@@ -1350,17 +1383,20 @@ static int aria256_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *twe
     unsigned char *out, size_t len)
 { return aria256_xts_decrypt(&xk->aria256, tweak, in, out, len); }
 static const cs_aead_cipher CS_AEAD_ARIA256 = {
-    &CS_ARIA256, aria256_w_gcm_bind, aria256_w_gcm_init, aria256_w_gcm_aad,
+    &CS_ARIA256, aria256_w_gcm_bind, aria256_w_gcm_key_init, aria256_w_gcm_init,
+    aria256_w_gcm_aad,
     aria256_w_gcm_encrypt, aria256_w_gcm_decrypt, aria256_w_gcm_finish,
     aria256_w_gcm_verify, aria256_w_ccm_encrypt, aria256_w_ccm_decrypt,
     aria256_w_xts_set_key, aria256_w_xts_encrypt, aria256_w_xts_decrypt
 };
 
 /* cham128_128: GCM, CCM, XTS */
-static void cham128_128_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
-{ g->cham128_128.ks = &ks->cham128_128; }
-static int cham128_128_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
-{ return cham128_128_gcm_init(&g->cham128_128, &ks->cham128_128, iv, ivlen); }
+static void cham128_128_w_gcm_bind(cs_gcm_state *g, cs_gcm_keys *gk, const cs_keys *ks)
+{ g->cham128_128.ks = gk->cham128_128.ks = &ks->cham128_128; }
+static int cham128_128_w_gcm_key_init(cs_gcm_keys *gk, const cs_keys *ks)
+{ return cham128_128_gcm_key_init(&gk->cham128_128, &ks->cham128_128); }
+static int cham128_128_w_gcm_init(cs_gcm_state *g, const cs_gcm_keys *gk, const unsigned char *iv, size_t ivlen)
+{ return cham128_128_gcm_init_key(&g->cham128_128, &gk->cham128_128, iv, ivlen); }
 static int cham128_128_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
 { return cham128_128_gcm_aad(&g->cham128_128, aad, len); }
 static int cham128_128_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
@@ -1388,17 +1424,20 @@ static int cham128_128_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char 
     unsigned char *out, size_t len)
 { return cham128_128_xts_decrypt(&xk->cham128_128, tweak, in, out, len); }
 static const cs_aead_cipher CS_AEAD_CHAM128_128 = {
-    &CS_CHAM128_128, cham128_128_w_gcm_bind, cham128_128_w_gcm_init, cham128_128_w_gcm_aad,
+    &CS_CHAM128_128, cham128_128_w_gcm_bind, cham128_128_w_gcm_key_init, cham128_128_w_gcm_init,
+    cham128_128_w_gcm_aad,
     cham128_128_w_gcm_encrypt, cham128_128_w_gcm_decrypt, cham128_128_w_gcm_finish,
     cham128_128_w_gcm_verify, cham128_128_w_ccm_encrypt, cham128_128_w_ccm_decrypt,
     cham128_128_w_xts_set_key, cham128_128_w_xts_encrypt, cham128_128_w_xts_decrypt
 };
 
 /* cham128_256: GCM, CCM, XTS */
-static void cham128_256_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
-{ g->cham128_256.ks = &ks->cham128_256; }
-static int cham128_256_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
-{ return cham128_256_gcm_init(&g->cham128_256, &ks->cham128_256, iv, ivlen); }
+static void cham128_256_w_gcm_bind(cs_gcm_state *g, cs_gcm_keys *gk, const cs_keys *ks)
+{ g->cham128_256.ks = gk->cham128_256.ks = &ks->cham128_256; }
+static int cham128_256_w_gcm_key_init(cs_gcm_keys *gk, const cs_keys *ks)
+{ return cham128_256_gcm_key_init(&gk->cham128_256, &ks->cham128_256); }
+static int cham128_256_w_gcm_init(cs_gcm_state *g, const cs_gcm_keys *gk, const unsigned char *iv, size_t ivlen)
+{ return cham128_256_gcm_init_key(&g->cham128_256, &gk->cham128_256, iv, ivlen); }
 static int cham128_256_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
 { return cham128_256_gcm_aad(&g->cham128_256, aad, len); }
 static int cham128_256_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
@@ -1426,17 +1465,20 @@ static int cham128_256_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char 
     unsigned char *out, size_t len)
 { return cham128_256_xts_decrypt(&xk->cham128_256, tweak, in, out, len); }
 static const cs_aead_cipher CS_AEAD_CHAM128_256 = {
-    &CS_CHAM128_256, cham128_256_w_gcm_bind, cham128_256_w_gcm_init, cham128_256_w_gcm_aad,
+    &CS_CHAM128_256, cham128_256_w_gcm_bind, cham128_256_w_gcm_key_init, cham128_256_w_gcm_init,
+    cham128_256_w_gcm_aad,
     cham128_256_w_gcm_encrypt, cham128_256_w_gcm_decrypt, cham128_256_w_gcm_finish,
     cham128_256_w_gcm_verify, cham128_256_w_ccm_encrypt, cham128_256_w_ccm_decrypt,
     cham128_256_w_xts_set_key, cham128_256_w_xts_encrypt, cham128_256_w_xts_decrypt
 };
 
 /* lea128: GCM, CCM, XTS */
-static void lea128_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
-{ g->lea128.ks = &ks->lea128; }
-static int lea128_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
-{ return lea128_gcm_init(&g->lea128, &ks->lea128, iv, ivlen); }
+static void lea128_w_gcm_bind(cs_gcm_state *g, cs_gcm_keys *gk, const cs_keys *ks)
+{ g->lea128.ks = gk->lea128.ks = &ks->lea128; }
+static int lea128_w_gcm_key_init(cs_gcm_keys *gk, const cs_keys *ks)
+{ return lea128_gcm_key_init(&gk->lea128, &ks->lea128); }
+static int lea128_w_gcm_init(cs_gcm_state *g, const cs_gcm_keys *gk, const unsigned char *iv, size_t ivlen)
+{ return lea128_gcm_init_key(&g->lea128, &gk->lea128, iv, ivlen); }
 static int lea128_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
 { return lea128_gcm_aad(&g->lea128, aad, len); }
 static int lea128_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
@@ -1464,17 +1506,20 @@ static int lea128_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *twea
     unsigned char *out, size_t len)
 { return lea128_xts_decrypt(&xk->lea128, tweak, in, out, len); }
 static const cs_aead_cipher CS_AEAD_LEA128 = {
-    &CS_LEA128, lea128_w_gcm_bind, lea128_w_gcm_init, lea128_w_gcm_aad,
+    &CS_LEA128, lea128_w_gcm_bind, lea128_w_gcm_key_init, lea128_w_gcm_init,
+    lea128_w_gcm_aad,
     lea128_w_gcm_encrypt, lea128_w_gcm_decrypt, lea128_w_gcm_finish,
     lea128_w_gcm_verify, lea128_w_ccm_encrypt, lea128_w_ccm_decrypt,
     lea128_w_xts_set_key, lea128_w_xts_encrypt, lea128_w_xts_decrypt
 };
 
 /* lea192: GCM, CCM, XTS */
-static void lea192_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
-{ g->lea192.ks = &ks->lea192; }
-static int lea192_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
-{ return lea192_gcm_init(&g->lea192, &ks->lea192, iv, ivlen); }
+static void lea192_w_gcm_bind(cs_gcm_state *g, cs_gcm_keys *gk, const cs_keys *ks)
+{ g->lea192.ks = gk->lea192.ks = &ks->lea192; }
+static int lea192_w_gcm_key_init(cs_gcm_keys *gk, const cs_keys *ks)
+{ return lea192_gcm_key_init(&gk->lea192, &ks->lea192); }
+static int lea192_w_gcm_init(cs_gcm_state *g, const cs_gcm_keys *gk, const unsigned char *iv, size_t ivlen)
+{ return lea192_gcm_init_key(&g->lea192, &gk->lea192, iv, ivlen); }
 static int lea192_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
 { return lea192_gcm_aad(&g->lea192, aad, len); }
 static int lea192_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
@@ -1502,17 +1547,20 @@ static int lea192_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *twea
     unsigned char *out, size_t len)
 { return lea192_xts_decrypt(&xk->lea192, tweak, in, out, len); }
 static const cs_aead_cipher CS_AEAD_LEA192 = {
-    &CS_LEA192, lea192_w_gcm_bind, lea192_w_gcm_init, lea192_w_gcm_aad,
+    &CS_LEA192, lea192_w_gcm_bind, lea192_w_gcm_key_init, lea192_w_gcm_init,
+    lea192_w_gcm_aad,
     lea192_w_gcm_encrypt, lea192_w_gcm_decrypt, lea192_w_gcm_finish,
     lea192_w_gcm_verify, lea192_w_ccm_encrypt, lea192_w_ccm_decrypt,
     lea192_w_xts_set_key, lea192_w_xts_encrypt, lea192_w_xts_decrypt
 };
 
 /* lea256: GCM, CCM, XTS */
-static void lea256_w_gcm_bind(cs_gcm_state *g, const cs_keys *ks)
-{ g->lea256.ks = &ks->lea256; }
-static int lea256_w_gcm_init(cs_gcm_state *g, const cs_keys *ks, const unsigned char *iv, size_t ivlen)
-{ return lea256_gcm_init(&g->lea256, &ks->lea256, iv, ivlen); }
+static void lea256_w_gcm_bind(cs_gcm_state *g, cs_gcm_keys *gk, const cs_keys *ks)
+{ g->lea256.ks = gk->lea256.ks = &ks->lea256; }
+static int lea256_w_gcm_key_init(cs_gcm_keys *gk, const cs_keys *ks)
+{ return lea256_gcm_key_init(&gk->lea256, &ks->lea256); }
+static int lea256_w_gcm_init(cs_gcm_state *g, const cs_gcm_keys *gk, const unsigned char *iv, size_t ivlen)
+{ return lea256_gcm_init_key(&g->lea256, &gk->lea256, iv, ivlen); }
 static int lea256_w_gcm_aad(cs_gcm_state *g, const unsigned char *aad, size_t len)
 { return lea256_gcm_aad(&g->lea256, aad, len); }
 static int lea256_w_gcm_encrypt(cs_gcm_state *g, const unsigned char *in, unsigned char *out, size_t len)
@@ -1540,7 +1588,8 @@ static int lea256_w_xts_decrypt(const cs_xts_keys *xk, const unsigned char *twea
     unsigned char *out, size_t len)
 { return lea256_xts_decrypt(&xk->lea256, tweak, in, out, len); }
 static const cs_aead_cipher CS_AEAD_LEA256 = {
-    &CS_LEA256, lea256_w_gcm_bind, lea256_w_gcm_init, lea256_w_gcm_aad,
+    &CS_LEA256, lea256_w_gcm_bind, lea256_w_gcm_key_init, lea256_w_gcm_init,
+    lea256_w_gcm_aad,
     lea256_w_gcm_encrypt, lea256_w_gcm_decrypt, lea256_w_gcm_finish,
     lea256_w_gcm_verify, lea256_w_ccm_encrypt, lea256_w_ccm_decrypt,
     lea256_w_xts_set_key, lea256_w_xts_encrypt, lea256_w_xts_decrypt
@@ -1571,8 +1620,11 @@ typedef struct cs_aead_ctx {
     unsigned char tag[16];
     unsigned char tls_aad[CS_TLS_AAD_LEN];
     unsigned char *ccm_aad;              /* CCM: the AAD, held until the payload comes (OPENSSL_malloc'd) */
+    size_t rawkey_len;                   /* the key as given at the last key set (0: none kept) */
+    unsigned char rawkey[CS_AEAD_MAX_KEY];
     cs_keys ks;
     cs_xts_keys xk;
+    cs_gcm_keys gk;                      /* GCM: the key's H powers (set with the key) */
     cs_gcm_state g;
 } cs_aead_ctx;
 
@@ -1625,8 +1677,8 @@ static void *cs_aead_dupctx(void *vctx)
         OPENSSL_clear_free(out, sizeof(*out));
         return NULL;
     }
-    if (in->started)
-        in->cipher->gcm_bind(&out->g, &out->ks);
+    if (in->key_set && in->mode == EVP_CIPH_GCM_MODE)
+        in->cipher->gcm_bind(&out->g, &out->gk, &out->ks);
     return out;
 }
 
@@ -1927,11 +1979,21 @@ static int cs_aead_init(void *vctx, const unsigned char *key, size_t keylen, con
             ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_KEY_LENGTH);
             return 0;
         }
+        /* the key the context already holds (EVP_CipherInit per message with the same key, as `openssl
+           speed` and many applications do): the key schedule and H powers are kept; compared in constant time */
+        if (ctx->key_set && keylen == ctx->rawkey_len && CRYPTO_memcmp(key, ctx->rawkey, keylen) == 0) {
+            ctx->tls_records = 0;                        /* as a new key set: the record count restarts */
+            return cs_aead_set_ctx_params(ctx, params);
+        }
+        ctx->rawkey_len = 0;
         rc = ctx->mode == EVP_CIPH_XTS_MODE ? ctx->cipher->xts_set_key(&ctx->xk, key, keylen)
                                             : ctx->cipher->base->set_key(&ctx->ks, key, keylen);
+        if (rc == CIPHERSPEC_OK && ctx->mode == EVP_CIPH_GCM_MODE)
+            rc = ctx->cipher->gcm_key_init(&ctx->gk, &ctx->ks);
         if (rc != CIPHERSPEC_OK) {
             OPENSSL_cleanse(&ctx->ks, sizeof(ctx->ks));
             OPENSSL_cleanse(&ctx->xk, sizeof(ctx->xk));
+            OPENSSL_cleanse(&ctx->gk, sizeof(ctx->gk));
             ctx->key_set = 0;
             if (rc == CIPHERSPEC_ERR_PARAM)
                 ERR_raise_data(ERR_LIB_PROV, PROV_R_XTS_DUPLICATED_KEYS, "the two XTS key halves are equal");
@@ -1941,6 +2003,10 @@ static int cs_aead_init(void *vctx, const unsigned char *key, size_t keylen, con
         }
         ctx->key_set = 1;
         ctx->tls_records = 0;
+        if (keylen <= sizeof(ctx->rawkey)) {
+            memcpy(ctx->rawkey, key, keylen);
+            ctx->rawkey_len = keylen;
+        }
     }
     return cs_aead_set_ctx_params(ctx, params);
 }
@@ -1969,7 +2035,7 @@ static int cs_gcm_start(cs_aead_ctx *ctx)
         return 0;
     }
     if (!ctx->started) {
-        if (ctx->cipher->gcm_init(&ctx->g, &ctx->ks, ctx->iv, ctx->ivlen) != CIPHERSPEC_OK) {
+        if (ctx->cipher->gcm_init(&ctx->g, &ctx->gk, ctx->iv, ctx->ivlen) != CIPHERSPEC_OK) {
             ERR_raise(ERR_LIB_PROV, PROV_R_CIPHER_OPERATION_FAILED);
             return 0;
         }
@@ -2001,14 +2067,14 @@ static int cs_gcm_tls_record(cs_aead_ctx *ctx, unsigned char *out, size_t *outl,
     out += CS_TLS_EXPLICIT_IV;
     in += CS_TLS_EXPLICIT_IV;
     if (ctx->enc) {
-        ok = ctx->cipher->gcm_init(&ctx->g, &ctx->ks, ctx->iv, ctx->ivlen) == CIPHERSPEC_OK
+        ok = ctx->cipher->gcm_init(&ctx->g, &ctx->gk, ctx->iv, ctx->ivlen) == CIPHERSPEC_OK
              && ctx->cipher->gcm_aad(&ctx->g, ctx->tls_aad, CS_TLS_AAD_LEN) == CIPHERSPEC_OK
              && ctx->cipher->gcm_encrypt(&ctx->g, in, out, plen) == CIPHERSPEC_OK
              && ctx->cipher->gcm_finish(&ctx->g, out + plen, CS_TLS_TAG) == CIPHERSPEC_OK;
         cs_tls_next_invocation(ctx->iv + ctx->ivlen - 8);
         *outl = ok ? len : 0;
     } else {
-        ok = ctx->cipher->gcm_init(&ctx->g, &ctx->ks, ctx->iv, ctx->ivlen) == CIPHERSPEC_OK
+        ok = ctx->cipher->gcm_init(&ctx->g, &ctx->gk, ctx->iv, ctx->ivlen) == CIPHERSPEC_OK
              && ctx->cipher->gcm_aad(&ctx->g, ctx->tls_aad, CS_TLS_AAD_LEN) == CIPHERSPEC_OK
              && ctx->cipher->gcm_decrypt(&ctx->g, in, out, plen) == CIPHERSPEC_OK
              && ctx->cipher->gcm_verify(&ctx->g, in + plen, CS_TLS_TAG) == CIPHERSPEC_OK;
@@ -2076,7 +2142,8 @@ static int cs_gcm_final(cs_aead_ctx *ctx)
         }
         rc = ctx->cipher->gcm_verify(&ctx->g, ctx->tag, ctx->taglen);
     }
-    OPENSSL_cleanse(&ctx->g, sizeof(ctx->g));
+    if (rc != CIPHERSPEC_OK && rc != CIPHERSPEC_ERR_AUTH)  /* (finish and verify wipe the state they end) */
+        OPENSSL_cleanse(&ctx->g, sizeof(ctx->g));
     ctx->started = 0;
     ctx->finished = 1;                                   /* as OpenSSL: the IV is not used twice */
     if (rc != CIPHERSPEC_OK) {

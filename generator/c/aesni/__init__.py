@@ -220,8 +220,26 @@ def _sliced_core(module: Module, prep: Prepared, kind: str) -> tuple[dict, list[
         f"    static const uint8_t order[16] = {{{order}}};  /* the output lanes are at ShiftRows^{final} */",
         "    cs_slice_load(s, in);",
     ]
-    body += [f"    {name}_{c.function}(ks, {base} + {c.key_base}, s, o, v);" for c in pieces.calls]
-    body.append("    cs_slice_store(out, o, order);")
+    calls = [f"    {name}_{c.function}(ks, {base} + {c.key_base}, s, o, v);" for c in pieces.calls]
+    if kind == "encrypt":  # cs_encrypt_s: from slices (CTR makes its counter blocks sliced: byte_slices_ctr.c)
+        sections.append(
+            "\n".join(
+                [
+                    f"/* {kind}: CS_LANES blocks given byte-sliced (s[j]: byte j of every block) -> out */",
+                    f"static void cs_{kind}_s(const {module.cipher}_key *ks, const cs_x *s, uint8_t *out)",
+                    "{",
+                    "    cs_x o[16];",
+                    *body[1:3],
+                    *calls,
+                    "    cs_slice_store(out, o, order);",
+                    "}",
+                ]
+            )
+        )
+        body = [body[0].replace(", o[16]", "").replace("s[j], o[j]", "s[j]"), body[3], f"    cs_{kind}_s(ks, s, out);"]
+    else:
+        body += calls
+        body.append("    cs_slice_store(out, o, order);")
     doc = (
         f"{kind}: CS_LANES blocks at once, byte-sliced ({len(low.lines)} vector ops; {len(pieces.calls)} pieces, "
         f"{len(pieces.functions)} distinct)"
@@ -231,6 +249,11 @@ def _sliced_core(module: Module, prep: Prepared, kind: str) -> tuple[dict, list[
 
 def has_fused_gcm(p) -> bool:
     """Whether the kernels carry GCM's stitched CTR+GHASH (aes_rounds_ctr.c, on 512-bit registers)."""
+    return p.programs["encrypt"] is not None
+
+
+def has_fused_ccm(p) -> bool:
+    """Whether the kernels carry CCM's one-pass CBC-MAC+CTR (aes_rounds_ccm.c, any register width)."""
     return p.programs["encrypt"] is not None
 
 
@@ -318,12 +341,17 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     if sliced:
         after += [fragment("padded_run.c", P=P, kind=kind) for kind in sliced]
         after += [fragment("mode_helpers.c"), fragment("ctr_fill.c")]
-        after += entry_points(P, 1, True, kinds=tuple(sliced), ctr=p.programs["encrypt"] is None)
+        sliced_ctr = p.programs["encrypt"] is None
+        if sliced_ctr:
+            after.append(fragment("byte_slices_ctr.c", P=P))
+        after += entry_points(P, 1, True, kinds=tuple(sliced), ctr=sliced_ctr, counter_core=sliced_ctr)
     for kind in KINDS:
         if p.programs[kind] is not None:
             after.append(fragment("aes_rounds_ecb.c", P=P, kind=kind))
     if p.programs["encrypt"] is not None:
         after.append(fragment("aes_rounds_ctr.c", P=P))
+    if has_fused_ccm(p):
+        after.append(fragment("aes_rounds_ccm.c", P=P))
     if has_fused_xts(p):
         after.append(fragment("aes_rounds_xts.c", P=P))
     layout_doc = "\n".join(docs + [" * CS_VBITS (128, 256, 512: the variant's -DCS_VBITS) sets the register width."])

@@ -22,9 +22,38 @@ static int cs_equal_ct(const uint8_t *a, const uint8_t *b, size_t n)
 }
 {% endif %}
 
+/* The kernels for one-block calls and serial chains of them (CBC-MAC, E(J0), E(0), a partial block's
+   keystream): the narrowest variant of k's family that
+   the CPU runs (one kernel source at a smaller register width, same key data: a one-block call costs one
+   run of its core, 16 blocks' work instead of 64 for a byte-sliced zmm kernel), else k.
+       before: ecb_encrypt(x, 1) on vaes_avx512 (a 64-block run)   after: on aesni (a 16-block run) */
+static const cs_kernels *cs_serial_kernels(const cs_kernels *k)
+{
+#ifdef CS_X86
+    const cs_kernels *best = k;
+    int i;
+    for (i = 0; i < CS_NVARIANTS; i++) {
+        const cs_kernels *v = &cs_variants[i];
+        if (v->family == k->family && (v->features & ~k->features) == 0 && v->lanes < best->lanes) best = v;
+    }
+    return best;
+#else
+    return k;
+#endif
+}
+
 /* CBC-MAC state x absorbs whole blocks */
 static void cs_cbcmac(const cs_kernels *k, const {{ P }}_key *ks, uint8_t x[CS_BLOCK], const uint8_t *data, size_t blocks)
 {
+{% if block_bytes == 16 %}
+    if (blocks) k = cs_serial_kernels(k);
+    if (k->ccm != NULL && blocks) {  /* the kernel's own chain, the round keys in registers */
+        k->ccm(ks, x, NULL, data, NULL, blocks, 0);
+        return;
+    }
+{% else %}
+    if (blocks) k = cs_serial_kernels(k);
+{% endif %}
     for (; blocks; blocks--, data += CS_BLOCK) {
         cs_xor_bytes(x, x, data, CS_BLOCK);
         k->ecb_encrypt(ks, x, x, 1);
@@ -37,6 +66,7 @@ static void cs_cbcmac(const cs_kernels *k, const {{ P }}_key *ks, uint8_t x[CS_B
 #define CS_GCM_MAX_TEXT (((uint64_t)1 << 36) - 32)   /* 2^39 - 256 bits */
 #define CS_GCM_MAX_AAD (((uint64_t)1 << 61) - 1)     /* under 2^64 bits */
 #define CS_GCM_MAGIC 0x47434d31u
+#define CS_GCM_KEY_MAGIC 0x47434b31u
 
 /* ---- GCM ---- */
 static int cs_gcm_tag_len_ok(size_t t)
@@ -116,40 +146,42 @@ static void cs_gcm_lengths(const {{ P }}_gcm *c, uint64_t x[2], uint64_t a_bytes
     cs_gcm_ghash(c, x, b, 1);
 }
 
-int {{ P }}_gcm_init({{ P }}_gcm *ctx, const {{ P }}_key *ks, const uint8_t *iv, size_t iv_len)
+/* H' and the powers the GHASH variant g reads (h[32 - n] .. h[31] = H'), under the key */
+static void cs_gcm_powers(const cs_kernels *k, const {{ P }}_key *ks, uint32_t g, uint64_t (*h)[2])
 {
-    const cs_kernels *k;
     uint8_t b[16];
     uint64_t h1[2];
-    uint32_t i, n;
+    uint32_t i, n = cs_ghash_variants[g].powers;
     int wide = 0;
-    if (ctx == NULL || ks == NULL || iv == NULL) return CIPHERSPEC_ERR_NULL;
-    if ((k = cs_kernels_of(ks)) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
-    if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
-    memset(ctx, 0, sizeof *ctx);
-    ctx->ks = ks;
-    ctx->ghash = ks->ghash;
     memset(b, 0, 16);
-    k->ecb_encrypt(ks, b, b, 1);  /* H = E_K(0) */
+    cs_serial_kernels(k)->ecb_encrypt(ks, b, b, 1);  /* H = E_K(0) */
     cs_ghash_key(h1, b);
-    ctx->h[CS_GH_POWERS - 1][0] = h1[0];
-    ctx->h[CS_GH_POWERS - 1][1] = h1[1];
-    n = cs_ghash_variants[ctx->ghash].powers;
+    h[CS_GH_POWERS - 1][0] = h1[0];
+    h[CS_GH_POWERS - 1][1] = h1[1];
     memset(b, 0, 16);
 #ifdef CS_X86
-    if (n == CS_GH_POWERS && (cs_ghash_variants[ctx->ghash].features & CS_F_V4)) {
+    if (n == CS_GH_POWERS && (cs_ghash_variants[g].features & CS_F_V4)) {
         wide = 1;
         n = 4;  /* the rest: below, four lanes at a time */
     }
 #endif
     for (i = 1; i < n; i++) {  /* H^(i+1)' = MontRed(H^i' * H'): GHASH of a zero block from the state H^i' */
-        ctx->h[CS_GH_POWERS - 1 - i][0] = ctx->h[CS_GH_POWERS - i][0];
-        ctx->h[CS_GH_POWERS - 1 - i][1] = ctx->h[CS_GH_POWERS - i][1];
-        cs_gcm_ghash(ctx, ctx->h[CS_GH_POWERS - 1 - i], b, 1);
+        h[CS_GH_POWERS - 1 - i][0] = h[CS_GH_POWERS - i][0];
+        h[CS_GH_POWERS - 1 - i][1] = h[CS_GH_POWERS - i][1];
+        cs_ghash_variants[g].fn(h[CS_GH_POWERS - 1 - i], (const uint64_t (*)[2])h, b, 1);
     }
 #ifdef CS_X86
-    if (wide) cs_ghash_powers512(ctx->h);  /* H^5' .. H^32' */
+    if (wide) cs_ghash_powers512(h);  /* H^5' .. H^32' */
+#else
+    (void)wide;
 #endif
+    cs_wipe(b, sizeof b);
+    cs_wipe(h1, sizeof h1);
+}
+
+/* the per-message part of init, the H powers in place: J0 from the IV, the first counter block */
+static void cs_gcm_start_iv({{ P }}_gcm *ctx, const uint8_t *iv, size_t iv_len)
+{
     if (iv_len == 12) {  /* J0 = IV || 0^31 || 1 */
         memcpy(ctx->j0, iv, 12);
         cs_store32be(ctx->j0 + 12, 1);
@@ -164,8 +196,49 @@ int {{ P }}_gcm_init({{ P }}_gcm *ctx, const {{ P }}_key *ks, const uint8_t *iv,
     memcpy(ctx->ctr, ctx->j0, 16);
     cs_store32be(ctx->ctr + 12, cs_load32be(ctx->j0 + 12) + 1);  /* inc32 */
     ctx->magic = CS_GCM_MAGIC;
-    cs_wipe(b, sizeof b);
-    cs_wipe(h1, sizeof h1);
+}
+
+int {{ P }}_gcm_init({{ P }}_gcm *ctx, const {{ P }}_key *ks, const uint8_t *iv, size_t iv_len)
+{
+    const cs_kernels *k;
+    if (ctx == NULL || ks == NULL || iv == NULL) return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_kernels_of(ks)) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
+    if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->ks = ks;
+    ctx->ghash = ks->ghash;
+    cs_gcm_powers(k, ks, ctx->ghash, ctx->h);
+    cs_gcm_start_iv(ctx, iv, iv_len);
+    return CIPHERSPEC_OK;
+}
+
+int {{ P }}_gcm_key_init({{ P }}_gcm_key *gk, const {{ P }}_key *ks)
+{
+    const cs_kernels *k;
+    if (gk == NULL || ks == NULL) return CIPHERSPEC_ERR_NULL;
+    if ((k = cs_kernels_of(ks)) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
+    memset(gk, 0, sizeof *gk);
+    gk->ks = ks;
+    gk->ghash = ks->ghash;
+    cs_gcm_powers(k, ks, gk->ghash, gk->h);
+    gk->magic = CS_GCM_KEY_MAGIC;
+    return CIPHERSPEC_OK;
+}
+
+int {{ P }}_gcm_init_key({{ P }}_gcm *ctx, const {{ P }}_gcm_key *gk, const uint8_t *iv, size_t iv_len)
+{
+    uint32_t n;
+    if (ctx == NULL || gk == NULL || iv == NULL || gk->ks == NULL) return CIPHERSPEC_ERR_NULL;
+    if (gk->magic != CS_GCM_KEY_MAGIC) return CIPHERSPEC_ERR_PARAM;
+    if (cs_kernels_of(gk->ks) == NULL || gk->ghash >= CS_NGHASH || gk->ghash != gk->ks->ghash) return CIPHERSPEC_ERR_ISA;
+    if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
+    n = cs_ghash_variants[gk->ghash].powers;
+    memset(ctx, 0, offsetof({{ P }}_gcm, h));
+    memset((uint8_t *)ctx + offsetof({{ P }}_gcm, x), 0, sizeof *ctx - offsetof({{ P }}_gcm, x));
+    ctx->ks = gk->ks;
+    ctx->ghash = gk->ghash;
+    memcpy(ctx->h[CS_GH_POWERS - n], gk->h[CS_GH_POWERS - n], 16 * (size_t)n);  /* the powers the variant reads */
+    cs_gcm_start_iv(ctx, iv, iv_len);
     return CIPHERSPEC_OK;
 }
 
@@ -228,7 +301,7 @@ static int cs_gcm_update({{ P }}_gcm *c, const uint8_t *in, uint8_t *out, size_t
     len %= 16;
     if (len) {  /* a new partial block: its keystream is kept for the next call */
         memset(c->ksb, 0, 16);
-        cs_gcm_ctr(c, k, c->ksb, c->ksb, 1);
+        cs_gcm_ctr(c, cs_serial_kernels(k), c->ksb, c->ksb, 1);
         for (; c->used < len; c->used++) {
             const uint8_t v = in[c->used];
             out[c->used] = (uint8_t)(v ^ c->ksb[c->used]);
@@ -255,7 +328,7 @@ static void cs_gcm_tag({{ P }}_gcm *c, const cs_kernels *k, uint8_t t[16])
     cs_gcm_end_aad(c);
     if (c->used) cs_gcm_pad(c, c->x, c->buf, c->used);
     cs_gcm_lengths(c, c->x, c->aad_len, c->text_len);
-    k->ecb_encrypt(c->ks, c->j0, t, 1);
+    cs_serial_kernels(k)->ecb_encrypt(c->ks, c->j0, t, 1);
     cs_store64be(s, c->x[1]);
     cs_store64be(s + 8, c->x[0]);
     cs_xor_bytes(t, t, s, 16);
@@ -373,7 +446,7 @@ static int cs_ccm(const {{ P }}_key *ks, const uint8_t *nonce, size_t nonce_len,
     x[0] = (uint8_t)((aad_len ? 64 : 0) | ((tag_len - 2) / 2) << 3 | (q - 1));
     memcpy(x + 1, nonce, nonce_len);
     for (i = 0; i < q; i++) x[15 - i] = (uint8_t)(i < 8 ? (uint64_t)len >> (8 * i) : 0);
-    k->ecb_encrypt(ks, x, x, 1);
+    cs_serial_kernels(k)->ecb_encrypt(ks, x, x, 1);
     if (aad_len) {
         if ((uint64_t)aad_len < 0xff00u) {
             hdr[0] = (uint8_t)(aad_len >> 8);
@@ -402,9 +475,12 @@ static int cs_ccm(const {{ P }}_key *ks, const uint8_t *nonce, size_t nonce_len,
     memset(ctr, 0, 16);
     ctr[0] = (uint8_t)(q - 1);
     memcpy(ctr + 1, nonce, nonce_len);
-    k->ecb_encrypt(ks, ctr, s0, 1);
+    cs_serial_kernels(k)->ecb_encrypt(ks, ctr, s0, 1);
     ctr[15] = 1;
-    for (done = 0; done < len; done += m) {  /* per chunk: MAC the plaintext, CTR (decryption: the reverse) */
+    done = 0;
+    if (cs_serial_kernels(k)->ccm != NULL && len >= 16)  /* the whole blocks in one pass: CBC-MAC and CTR */
+        done = 16 * cs_serial_kernels(k)->ccm(ks, x, ctr, in, out, len / 16, expect != NULL);  /* interleaved */
+    for (; done < len; done += m) {  /* per chunk: MAC the plaintext, CTR (decryption: the reverse) */
         m = len - done < CS_GCM_CHUNK * 16 ? len - done : CS_GCM_CHUNK * 16;
         if (expect == NULL) cs_cbcmac_padded(k, ks, x, in + done, m);
         if (m >= 16) k->ctr(ks, ctr, in + done, out + done, m / 16);
@@ -569,7 +645,7 @@ static int cs_xts(const {{ P }}_xts_key *xk, const uint8_t *tweak, const uint8_t
     if (len < 16 || (uint64_t)len > CS_XTS_MAX_BLOCKS * 16) return CIPHERSPEC_ERR_PARAM;
     n = len / 16;
     r = len % 16;
-    cs_kernels_of(&xk->tweak)->ecb_encrypt(&xk->tweak, tweak, b, 1);  /* T = E_K2(tweak) */
+    cs_serial_kernels(cs_kernels_of(&xk->tweak))->ecb_encrypt(&xk->tweak, tweak, b, 1);  /* T = E_K2(tweak) */
     t[0] = cs_load64le(b);
     t[1] = cs_load64le(b + 8);
     cs_xts_blocks(k, &xk->data, decrypt, t, in, out, r ? n - 1 : n);
@@ -618,6 +694,7 @@ const char *{{ P }}_ghash_variant_for(const char *isa)
 }
 
 size_t {{ P }}_gcm_size(void) { return sizeof({{ P }}_gcm); }
+size_t {{ P }}_gcm_key_size(void) { return sizeof({{ P }}_gcm_key); }
 size_t {{ P }}_xts_key_size(void) { return sizeof({{ P }}_xts_key); }
 {% endif %}
 {% if cmac_rb %}
@@ -641,7 +718,7 @@ int {{ P }}_cmac_init({{ P }}_cmac_ctx *ctx, const {{ P }}_key *ks)
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
     memset(ctx, 0, sizeof *ctx);
     ctx->ks = ks;
-    k->ecb_encrypt(ks, ctx->k1, ctx->k1, 1);  /* L = E_K(0) */
+    cs_serial_kernels(k)->ecb_encrypt(ks, ctx->k1, ctx->k1, 1);  /* L = E_K(0) */
     cs_cmac_double(ctx->k1, ctx->k1);
     cs_cmac_double(ctx->k2, ctx->k1);
     ctx->magic = CS_CMAC_MAGIC;

@@ -39,6 +39,19 @@ typedef struct {{ P }}_gcm {
     uint32_t magic;              /* set by init, cleared when the context ends */
 } {{ P }}_gcm;
 int {{ P }}_gcm_init({{ P }}_gcm *g, const {{ P }}_key *ks, const uint8_t *iv, size_t iv_len);
+
+/* Per key, once: H and its powers (gcm_init derives them per message: E_K(0) and up to 32 GCM products).
+ * gcm_init_key then starts a message from the IV alone, copying the powers into the context, as a
+ * record layer does per record.  gk->ks points at the key, which must outlive gk and stay unchanged (run
+ * gcm_key_init again after a set_key); gk is plain data with that one pointer (wipe it when the key ends). */
+typedef struct {{ P }}_gcm_key {
+    const {{ P }}_key *ks;
+    uint64_t h[32][2];           /* as {{ P }}_gcm's */
+    uint32_t ghash;              /* the GHASH variant (the key's) */
+    uint32_t magic;              /* set by gcm_key_init */
+} {{ P }}_gcm_key;
+int {{ P }}_gcm_key_init({{ P }}_gcm_key *gk, const {{ P }}_key *ks);
+int {{ P }}_gcm_init_key({{ P }}_gcm *g, const {{ P }}_gcm_key *gk, const uint8_t *iv, size_t iv_len);
 int {{ P }}_gcm_aad({{ P }}_gcm *g, const uint8_t *aad, size_t len);
 int {{ P }}_gcm_encrypt_update({{ P }}_gcm *g, const uint8_t *in, uint8_t *out, size_t len);
 int {{ P }}_gcm_decrypt_update({{ P }}_gcm *g, const uint8_t *in, uint8_t *out, size_t len);
@@ -75,6 +88,7 @@ int {{ P }}_xts_decrypt(const {{ P }}_xts_key *xk, const uint8_t *tweak, const u
 const char *{{ P }}_ghash_variant(void);
 const char *{{ P }}_ghash_variant_for(const char *isa);
 size_t {{ P }}_gcm_size(void);
+size_t {{ P }}_gcm_key_size(void);
 size_t {{ P }}_xts_key_size(void);
 {% endif %}
 {% if cmac %}

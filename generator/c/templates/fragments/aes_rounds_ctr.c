@@ -69,11 +69,12 @@ CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const {{ P 
     static const uint8_t bswap[16] = {15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
     const cs_x rev = CS_X_BCAST16(bswap);
     uint64_t hi = cs_load64be(ctr), lo = cs_load64be(ctr + 8), cv[2 * CS_BPR], step[2 * CS_BPR];
-    cs_x k[CS_NK_ENCRYPT], b[CS_IL], d[CS_IL], c, inc;
+    cs_x k[CS_NK_ENCRYPT], b[CS_IL], d[CS_IL], c, inc, hk[CS_IL], hkk[CS_IL];
     __m128i acc = _mm_loadu_si128((const __m128i *)x);
     size_t i;
     int j, l;
     cs_encrypt_keys(ks, k);
+    cs_gh512_keys(h, hk, hkk, CS_IL);
     for (l = 0; l < CS_BPR; l++) {
         step[2 * l] = CS_BPR;
         step[2 * l + 1] = 0;
@@ -88,14 +89,14 @@ CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const {{ P 
             c = CS_X_ADD64(c, inc);
         }
         cs_encrypt_regs(k, b, CS_IL);
-        if (i) acc = cs_gh512_regs(acc, h, d, CS_IL);
+        if (i) acc = cs_gh512_regs(acc, hk, hkk, d, CS_IL);
         for (j = 0; j < CS_IL; j++) {
             const cs_x v = CS_X_LOAD(in + (i + (size_t)j * CS_BPR) * 16), o = CS_X_XOR(b[j], v);
             CS_X_STORE(out + (i + (size_t)j * CS_BPR) * 16, o);
             d[j] = decrypt ? v : o;
         }
     }
-    if (i) acc = cs_gh512_regs(acc, h, d, CS_IL);
+    if (i) acc = cs_gh512_regs(acc, hk, hkk, d, CS_IL);
     cs_store64be(ctr + 8, lo + i);  /* no carry out of the low word: the low 32 bits did not wrap */
     _mm_storeu_si128((__m128i *)x, acc);
     return i;

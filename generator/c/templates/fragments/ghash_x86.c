@@ -24,23 +24,34 @@ CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __m128i cs_gh
     return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 }
 
-/* nz zmm registers of blocks as loaded (4 blocks each), acc added to the first, times hp[0], hp[4], ...
-   (four powers each): the sum, reduced */
+/* the key side of cs_gh512_regs, once per call: k[j] = hp[4j .. 4j + 3], kk[j] = k.lo ^ k.hi per lane in the
+   low word (Karatsuba's middle operand)
+       before: per 4 blocks  vpshufd + vpxor of the powers   after: per call */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) void
+cs_gh512_keys(const uint64_t (*hp)[2], __m512i *k, __m512i *kk, int nz)
+{
+    int j;
+    for (j = 0; j < nz; j++) {
+        k[j] = _mm512_loadu_si512((const void *)hp[4 * j]);
+        kk[j] = _mm512_xor_si512(k[j], _mm512_shuffle_epi32(k[j], 0x4e));
+    }
+}
+
+/* nz zmm registers of blocks as loaded (4 blocks each), acc added to the first, times k[0], k[1], ...
+   (four powers each, from cs_gh512_keys): the sum, reduced */
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
-cs_gh512_regs(__m128i acc, const uint64_t (*hp)[2], const __m512i *data, int nz)
+cs_gh512_regs(__m128i acc, const __m512i *k, const __m512i *kk, const __m512i *data, int nz)
 {
     const __m512i bswap = _mm512_loadu_si512((const void *)cs_gh_bswap);
     __m512i lo = _mm512_setzero_si512(), mid = lo, hi = lo;
     int j;
     for (j = 0; j < nz; j++) {
         __m512i d = _mm512_shuffle_epi8(data[j], bswap);
-        const __m512i k = _mm512_loadu_si512((const void *)hp[4 * j]);
         if (j == 0) d = _mm512_xor_si512(d, _mm512_maskz_mov_epi64(0x3, _mm512_castsi128_si512(acc)));
         /* Karatsuba: (d.lo ^ d.hi)(k.lo ^ k.hi) ^ lo ^ hi is the middle term */
-        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d, k, 0x00));
-        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d, k, 0x11));
-        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(_mm512_xor_si512(d, _mm512_shuffle_epi32(d, 0x4e)),
-                                                             _mm512_xor_si512(k, _mm512_shuffle_epi32(k, 0x4e)), 0x00));
+        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d, k[j], 0x00));
+        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d, k[j], 0x11));
+        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(_mm512_xor_si512(d, _mm512_shuffle_epi32(d, 0x4e)), kk[j], 0x00));
     }
     mid = _mm512_xor_si512(mid, _mm512_xor_si512(lo, hi));
     return cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
