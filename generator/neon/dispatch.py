@@ -25,7 +25,7 @@ from generator.common.affine import match as affine_match
 
 from ..common.templates import render as render_template
 from . import sha3 as SHA3
-from .kernel import prepare
+from .prepare import prepare
 from .schedules import default, library_prefix
 
 # schedule flag -> (architecture feature, Linux HWCAP name, its bit, env variables that turn it off)

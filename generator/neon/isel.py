@@ -19,7 +19,7 @@ In the sliced layout an IR word op becomes one vector op over L blocks.  Rules:
                                                   sri v_t.4s, v5.4s, #23      (v_t tied)
 Values narrower than the state words (bytes of 32-bit words: unpack/pack, byte S-boxes; halves of 64-bit
 words) are views on the word registers, selected by subword.py; values wider than the block words arrive
-as limbs of the word width (the split_wide pass, kernel.neon_passes).  What is still refused (round-key
+as limbs of the word width (the split_wide pass, prepare.neon_passes).  What is still refused (round-key
 words wider than the block words, tables not indexed by a byte) is refused with its spec location and
 what to use.
 """
@@ -42,8 +42,8 @@ from ..mir.sink import sink as sink_order
 from . import keyfold as KF
 from . import sha3 as SHA3
 from . import subword as SW
+from .arrangement import ARR
 from .pool import Pool
-from .sliced import ARR
 
 THREE_INPUT_SHARE = 6  # EOR3/BCAX (+ a third of the TBLs) at most 1/6 of the selected code (Selector._three_input_room)
 THREE_INPUT_SLACK = 48  # ... a burst this long (instructions) above the share is let through

@@ -34,7 +34,7 @@ from generator.common.affine import SHIFT_ROWS
 from generator.common.affine import match as affine_match
 
 from ..mir.mir import Vec, VecList, VReg
-from .sliced import ARR
+from .arrangement import ARR
 
 ZERO = None
 TBL_CHAIN = 7  # tbl + 3 × (sub, tbx): one 256-byte lookup of a register
