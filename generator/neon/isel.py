@@ -124,6 +124,7 @@ class Selector:
     _placed: dict[tuple, VReg] = field(default_factory=dict)
     _kz: list[int] | None = None  # known-zero bits per value id (cipherspec/bitlinear.known_zero), on first or
     _or_uses: Counter[int] = field(default_factory=Counter)
+    key_vregs: dict[VReg, int] = field(default_factory=dict)  # round-key vreg -> its key-table vector (keyload.py)
 
     # ----------------------------------------------------------- materialised values
     def const(self, value: int, width: int | None = None) -> VReg:
@@ -184,12 +185,14 @@ class Selector:
         off = 16 * self.key_slot[name]
         if off > 65520:
             raise UsageError(f"not supported by neon: more than 4096 round-key words ({name})")
-        return self.vf.new(
+        v = self.vf.new(
             name,
             remat=lambda v: [
                 Instr("ldr", (Vec(v, "q"), Text(f"[x0, #{off}]")), defs=(v,), kind="load", origin=f"round key {name}")
             ],
         )
+        self.key_vregs[v] = self.key_slot[name]
+        return v
 
     def slices(self, table: str) -> list[tuple]:
         out = []

@@ -22,7 +22,8 @@ from cipherspec.schedule import Schedule
 from ..mir import dce as mir_dce
 from ..mir import reorder
 from ..mir.mir import Instr, Text, Vec, VRegFactory
-from ..mir.regalloc import TargetHooks, allocate
+from ..mir.regalloc import Allocation, TargetHooks, allocate
+from . import keyload
 from . import ldp as LDP
 from .isel import check_ops
 from .layout import Draft, Layout, key_names
@@ -184,6 +185,8 @@ def _build(
     state = layout.load(d, "x9" if mode == "ctr" else "x1")
     layout.store(d, layout.body(d, state))
     code = mir_dce.run(d.code)
+    key_ptr = next((r for r in SLICE_GPRS if r not in slice_ptr.values()), None)
+    grouped = keyload.run(code, d.key_vregs, key_ptr) if key_ptr and layout.schedulable else None
     hooks = TargetHooks(
         spill=lambda v, s: Instr(
             "str", (Vec(v, "q"), Text(f"[sp, #{scratch + 16 * s}]")), uses=(v,), kind="spill", origin="spill"
@@ -194,15 +197,26 @@ def _build(
         move=lambda dst, s: Instr("mov", (Vec("dst", "16b"), Vec(s, "16b")), kind="move", origin="copy"),
         new_vreg=lambda name: vf.new(name),
     )
-    order, alloc = "selection", allocate(code, VREG_ORDER, hooks)
-    body = LDP.pair([_render(ins, regs) for ins, regs in alloc.code])
-    if layout.schedulable and (il == 1 or alloc.spills):  # latency order within the register budget (mir/reorder.py)
-        alt = allocate(reorder.run(code, REORDER_REGISTERS, latency), VREG_ORDER, hooks)
-        alt_body = LDP.pair([_render(ins, regs) for ins, regs in alt.code])
-        if len(alt_body) <= len(body):
-            order, alloc, body = "latency", alt, alt_body
+
+    def allocated(seq: list[Instr]) -> tuple[str, Allocation, list[str]]:
+        alloc = allocate(seq, VREG_ORDER, hooks)
+        best = ("selection", alloc, LDP.pair([_render(ins, regs) for ins, regs in alloc.code]))
+        if layout.schedulable and (il == 1 or alloc.spills):  # latency order within the register budget
+            alt = allocate(reorder.run(seq, REORDER_REGISTERS, latency), VREG_ORDER, hooks)
+            alt_body = LDP.pair([_render(ins, regs) for ins, regs in alt.code])
+            if len(alt_body) <= len(best[2]):
+                best = ("latency", alt, alt_body)
+        return best
+
+    order, alloc, body = allocated(code)
+    keys4 = False
+    if grouped is not None:  # round keys four per LD1 through key_ptr (keyload.py), where that is fewer
+        g = allocated(grouped)
+        if len(g[2]) < len(body):
+            (order, alloc, body), keys4 = g, True
     saved_d = [f"d{r}" for r in range(8, 16) if r in alloc.used]
-    saved_x = sorted({r for r in slice_ptr.values() if int(r[1:]) >= 19}, key=lambda r: int(r[1:]))
+    gprs = set(slice_ptr.values()) | ({key_ptr} if keys4 else set())
+    saved_x = sorted({r for r in gprs if r and int(r[1:]) >= 19}, key=lambda r: int(r[1:]))
     frame = scratch + 16 * alloc.slots
     stats = {
         "instructions": len(alloc.code),

@@ -49,6 +49,7 @@ class Draft:
     sink: bool = False
     code: list[Instr] = field(default_factory=list)
     key_table: list = field(default_factory=list)  # set by body: the key-table vectors, in order
+    key_vregs: dict = field(default_factory=dict)  # set by body: round-key vreg -> key-table vector (keyload.py)
 
 
 class Layout(Protocol):

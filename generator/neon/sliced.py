@@ -95,6 +95,7 @@ class Sliced:
         outputs = [[sel.at(v, 0) for name, v in woven.outputs if name.startswith(f"s{k}:")] for k in range(d.il)]
         d.code += sel.code
         d.key_table = list(d.keys)
+        d.key_vregs = sel.key_vregs
         return outputs
 
     def store(self, d: Draft, outputs: list) -> None:
