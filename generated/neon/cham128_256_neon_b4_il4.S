@@ -12,3145 +12,3169 @@
 //   x1  input, 256 bytes per group (post-incremented)     x2  output (post-incremented)
 //   x3  number of groups of 16 blocks (0: returns at once)
 //   x8  constant pool (tables, vector constants)   x9 scratch
-//   v0-v31 allocated (3137 instructions per group: 3 spills, 3 reloads, 210 rematerialised loads)
-//   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 96 bytes
+//   v0-v31 allocated (3142 instructions per group: 0 spills, 0 reloads, 226 rematerialised loads)
+//   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 64 bytes
     .global cham128_256_neon_b4_il4_ecb_encrypt
     .type cham128_256_neon_b4_il4_ecb_encrypt, %function
     .p2align 4
 cham128_256_neon_b4_il4_ecb_encrypt:
     cbz x3, 9f
-    sub sp, sp, #96
-    stp d8, d9, [sp, #32]
-    stp d10, d11, [sp, #48]
-    stp d12, d13, [sp, #64]
-    stp d14, d15, [sp, #80]
+    sub sp, sp, #64
+    stp d8, d9, [sp, #0]
+    stp d10, d11, [sp, #16]
+    stp d12, d13, [sp, #32]
+    stp d14, d15, [sp, #48]
     adrp x8, .Lcham128_256_neon_b4_il4_pool
     add x8, x8, :lo12:.Lcham128_256_neon_b4_il4_pool
 1:
-    mov x10, x0                                     // walk the round keys
     ld4 {v16.4s-v19.4s}, [x1], #64                  // load blocks 0..3
-     ld4 {v20.4s-v23.4s}, [x1], #64                 // load blocks 4..7
-      ld4 {v24.4s-v27.4s}, [x1], #64                // load blocks 8..11
-       ld4 {v28.4s-v31.4s}, [x1], #64               // load blocks 12..15
+    rev32 v16.16b, v16.16b                          // load blocks 0..3 (big-endian words)
     rev32 v17.16b, v17.16b                          // load blocks 0..3 (big-endian words)
-    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[0], rk[1], rk[2], rk[3]
     rev32 v18.16b, v18.16b                          // load blocks 0..3 (big-endian words)
     rev32 v19.16b, v19.16b                          // load blocks 0..3 (big-endian words)
+     ld4 {v20.4s-v23.4s}, [x1], #64                 // load blocks 4..7
+     rev32 v20.16b, v20.16b                         // load blocks 4..7 (big-endian words)
      rev32 v21.16b, v21.16b                         // load blocks 4..7 (big-endian words)
-    shl v4.4s, v17.4s, #1                           // cham.cs:22:67 encrypt r0
-    sri v4.4s, v17.4s, #31                          // cham.cs:22:67 encrypt r0
      rev32 v22.16b, v22.16b                         // load blocks 4..7 (big-endian words)
      rev32 v23.16b, v23.16b                         // load blocks 4..7 (big-endian words)
+      ld4 {v24.4s-v27.4s}, [x1], #64                // load blocks 8..11
+      rev32 v24.16b, v24.16b                        // load blocks 8..11 (big-endian words)
       rev32 v25.16b, v25.16b                        // load blocks 8..11 (big-endian words)
-     shl v5.4s, v21.4s, #1                          // cham.cs:22:67 encrypt r0
-    ldr q6, [x8, #0]                                // const rotl8.u32 bytes
-    tbl v7.16b, {v18.16b}, v6.16b                   // cham.cs:23:67 encrypt r1
-    shl v8.4s, v19.4s, #1                           // cham.cs:22:67 encrypt r2
-    rev32 v16.16b, v16.16b                          // load blocks 0..3 (big-endian words)
-     sri v5.4s, v21.4s, #31                         // cham.cs:22:67 encrypt r0
-    eor v4.16b, v0.16b, v4.16b                      // cham.cs:22:74 encrypt r0
-    movi v9.4s, #0x1, lsl #0                        // const
-    eor v17.16b, v17.16b, v9.16b                    // cham.cs:23:53 encrypt r1
-    eor v7.16b, v1.16b, v7.16b                      // cham.cs:23:74 encrypt r1
-    sri v8.4s, v19.4s, #31                          // cham.cs:22:67 encrypt r2
       rev32 v26.16b, v26.16b                        // load blocks 8..11 (big-endian words)
       rev32 v27.16b, v27.16b                        // load blocks 8..11 (big-endian words)
+       ld4 {v28.4s-v31.4s}, [x1], #64               // load blocks 12..15
+       rev32 v28.16b, v28.16b                       // load blocks 12..15 (big-endian words)
        rev32 v29.16b, v29.16b                       // load blocks 12..15 (big-endian words)
-      shl v10.4s, v25.4s, #1                        // cham.cs:22:67 encrypt r0
-     tbl v11.16b, {v22.16b}, v6.16b                 // cham.cs:23:67 encrypt r1
-     shl v12.4s, v23.4s, #1                         // cham.cs:22:67 encrypt r2
-    add v16.4s, v16.4s, v4.4s                       // cham.cs:22:58 encrypt r0
-    add v17.4s, v17.4s, v7.4s                       // cham.cs:23:58 encrypt r1
-     rev32 v20.16b, v20.16b                         // load blocks 4..7 (big-endian words)
-      sri v10.4s, v25.4s, #31                       // cham.cs:22:67 encrypt r0
-     eor v4.16b, v0.16b, v5.16b                     // cham.cs:22:74 encrypt r0
-     eor v21.16b, v21.16b, v9.16b                   // cham.cs:23:53 encrypt r1
-     eor v5.16b, v1.16b, v11.16b                    // cham.cs:23:74 encrypt r1
-    movi v7.4s, #0x2, lsl #0                        // const
-    eor v18.16b, v18.16b, v7.16b                    // cham.cs:22:53 encrypt r2
-     sri v12.4s, v23.4s, #31                        // cham.cs:22:67 encrypt r2
-    eor v8.16b, v2.16b, v8.16b                      // cham.cs:22:74 encrypt r2
        rev32 v30.16b, v30.16b                       // load blocks 12..15 (big-endian words)
        rev32 v31.16b, v31.16b                       // load blocks 12..15 (big-endian words)
-       shl v11.4s, v29.4s, #1                       // cham.cs:22:67 encrypt r0
-      tbl v13.16b, {v26.16b}, v6.16b                // cham.cs:23:67 encrypt r1
-      shl v14.4s, v27.4s, #1                        // cham.cs:22:67 encrypt r2
-    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[4], rk[5], rk[6], rk[7]
-     add v20.4s, v20.4s, v4.4s                      // cham.cs:22:58 encrypt r0
-     add v21.4s, v21.4s, v5.4s                      // cham.cs:23:58 encrypt r1
-    add v18.4s, v18.4s, v8.4s                       // cham.cs:22:58 encrypt r2
-      rev32 v24.16b, v24.16b                        // load blocks 8..11 (big-endian words)
-       sri v11.4s, v29.4s, #31                      // cham.cs:22:67 encrypt r0
-      ldp q4, q8, [x0, #0]                          // round key rk[0] + round key rk[1]
-      eor v5.16b, v4.16b, v10.16b                   // cham.cs:22:74 encrypt r0
-      eor v25.16b, v25.16b, v9.16b                  // cham.cs:23:53 encrypt r1
-      eor v10.16b, v8.16b, v13.16b                  // cham.cs:23:74 encrypt r1
-     eor v22.16b, v22.16b, v7.16b                   // cham.cs:22:53 encrypt r2
-      sri v14.4s, v27.4s, #31                       // cham.cs:22:67 encrypt r2
-     ldr q13, [x0, #32]                             // round key rk[2]
-     eor v12.16b, v13.16b, v12.16b                  // cham.cs:22:74 encrypt r2
-       tbl v15.16b, {v30.16b}, v6.16b               // cham.cs:23:67 encrypt r1
-    shl v3.4s, v17.4s, #1                           // cham.cs:23:80 encrypt r1
-       shl v2.4s, v31.4s, #1                        // cham.cs:22:67 encrypt r2
-      add v24.4s, v24.4s, v5.4s                     // cham.cs:22:58 encrypt r0
-    rev32 v5.8h, v16.8h                             // cham.cs:23:67 encrypt r3
-      add v25.4s, v25.4s, v10.4s                    // cham.cs:23:58 encrypt r1
-    shl v10.4s, v17.4s, #2                          // cham.cs:22:67 encrypt r4
-     add v22.4s, v22.4s, v12.4s                     // cham.cs:22:58 encrypt r2
-       rev32 v28.16b, v28.16b                       // load blocks 12..15 (big-endian words)
-       eor v11.16b, v4.16b, v11.16b                 // cham.cs:22:74 encrypt r0
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r0
-       eor v29.16b, v29.16b, v9.16b                 // cham.cs:23:53 encrypt r1
-       eor v9.16b, v8.16b, v15.16b                  // cham.cs:23:74 encrypt r1
-    sri v3.4s, v17.4s, #31                          // cham.cs:23:80 encrypt r1
-    sri v10.4s, v17.4s, #30                         // cham.cs:22:67 encrypt r4
-      eor v17.16b, v26.16b, v7.16b                  // cham.cs:22:53 encrypt r2
-       sri v2.4s, v31.4s, #31                       // cham.cs:22:67 encrypt r2
-      eor v26.16b, v13.16b, v14.16b                 // cham.cs:22:74 encrypt r2
-    movi v12.4s, #0x3, lsl #0                       // const
-    eor v19.16b, v19.16b, v12.16b                   // cham.cs:23:53 encrypt r3
-    ldr q14, [x0, #48]                              // round key rk[3]
-    eor v5.16b, v14.16b, v5.16b                     // cham.cs:23:74 encrypt r3
-     shl v15.4s, v21.4s, #1                         // cham.cs:23:80 encrypt r1
-     rev32 v8.8h, v20.8h                            // cham.cs:23:67 encrypt r3
-       add v28.4s, v28.4s, v11.4s                   // cham.cs:22:58 encrypt r0
-     shl v11.4s, v21.4s, #2                         // cham.cs:22:67 encrypt r4
+    shl v0.4s, v17.4s, #1                           // cham.cs:22:67 encrypt r0
+    sri v0.4s, v17.4s, #31                          // cham.cs:22:67 encrypt r0
+     shl v1.4s, v21.4s, #1                          // cham.cs:22:67 encrypt r0
+     sri v1.4s, v21.4s, #31                         // cham.cs:22:67 encrypt r0
+      shl v2.4s, v25.4s, #1                         // cham.cs:22:67 encrypt r0
+      sri v2.4s, v25.4s, #31                        // cham.cs:22:67 encrypt r0
+       shl v3.4s, v29.4s, #1                        // cham.cs:22:67 encrypt r0
+       sri v3.4s, v29.4s, #31                       // cham.cs:22:67 encrypt r0
+    ldp q4, q10, [x0, #0]                           // round key rk[0] + round key rk[1]
+    eor v0.16b, v4.16b, v0.16b                      // cham.cs:22:74 encrypt r0
+     eor v1.16b, v4.16b, v1.16b                     // cham.cs:22:74 encrypt r0
+      eor v2.16b, v4.16b, v2.16b                    // cham.cs:22:74 encrypt r0
+       eor v3.16b, v4.16b, v3.16b                   // cham.cs:22:74 encrypt r0
+    add v16.4s, v16.4s, v0.4s                       // cham.cs:22:58 encrypt r0
+     add v20.4s, v20.4s, v1.4s                      // cham.cs:22:58 encrypt r0
+      add v24.4s, v24.4s, v2.4s                     // cham.cs:22:58 encrypt r0
+       add v28.4s, v28.4s, v3.4s                    // cham.cs:22:58 encrypt r0
+    ldr q0, [x8, #0]                                // const rotl8.u32 bytes
+    tbl v1.16b, {v16.16b}, v0.16b                   // cham.cs:22:80 encrypt r0
+     tbl v2.16b, {v20.16b}, v0.16b                  // cham.cs:22:80 encrypt r0
+      tbl v3.16b, {v24.16b}, v0.16b                 // cham.cs:22:80 encrypt r0
+       tbl v5.16b, {v28.16b}, v0.16b                // cham.cs:22:80 encrypt r0
+    movi v6.4s, #0x1, lsl #0                        // const
+    eor v17.16b, v17.16b, v6.16b                    // cham.cs:23:53 encrypt r1
+     eor v21.16b, v21.16b, v6.16b                   // cham.cs:23:53 encrypt r1
+      eor v25.16b, v25.16b, v6.16b                  // cham.cs:23:53 encrypt r1
+       eor v29.16b, v29.16b, v6.16b                 // cham.cs:23:53 encrypt r1
+    tbl v6.16b, {v18.16b}, v0.16b                   // cham.cs:23:67 encrypt r1
+     tbl v7.16b, {v22.16b}, v0.16b                  // cham.cs:23:67 encrypt r1
+      tbl v8.16b, {v26.16b}, v0.16b                 // cham.cs:23:67 encrypt r1
+       tbl v9.16b, {v30.16b}, v0.16b                // cham.cs:23:67 encrypt r1
+    eor v6.16b, v10.16b, v6.16b                     // cham.cs:23:74 encrypt r1
+     eor v7.16b, v10.16b, v7.16b                    // cham.cs:23:74 encrypt r1
+      eor v8.16b, v10.16b, v8.16b                   // cham.cs:23:74 encrypt r1
+       eor v9.16b, v10.16b, v9.16b                  // cham.cs:23:74 encrypt r1
+    add v17.4s, v17.4s, v6.4s                       // cham.cs:23:58 encrypt r1
+     add v21.4s, v21.4s, v7.4s                      // cham.cs:23:58 encrypt r1
+      add v25.4s, v25.4s, v8.4s                     // cham.cs:23:58 encrypt r1
        add v29.4s, v29.4s, v9.4s                    // cham.cs:23:58 encrypt r1
-    rev32 v9.8h, v18.8h                             // cham.cs:23:67 encrypt r5
-      add v17.4s, v17.4s, v26.4s                    // cham.cs:22:58 encrypt r2
-    add v19.4s, v19.4s, v5.4s                       // cham.cs:23:58 encrypt r3
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r0
-     sri v15.4s, v21.4s, #31                        // cham.cs:23:80 encrypt r1
-     sri v11.4s, v21.4s, #30                        // cham.cs:22:67 encrypt r4
-       eor v21.16b, v30.16b, v7.16b                 // cham.cs:22:53 encrypt r2
-       eor v26.16b, v13.16b, v2.16b                 // cham.cs:22:74 encrypt r2
-     eor v23.16b, v23.16b, v12.16b                  // cham.cs:23:53 encrypt r3
-     eor v30.16b, v14.16b, v8.16b                   // cham.cs:23:74 encrypt r3
-    movi v2.4s, #0x4, lsl #0                        // const
-    eor v16.16b, v16.16b, v2.16b                    // cham.cs:22:53 encrypt r4
-    eor v5.16b, v0.16b, v10.16b                     // cham.cs:22:74 encrypt r4
-    movi v7.4s, #0x5, lsl #0                        // const
-    eor v3.16b, v3.16b, v7.16b                      // cham.cs:23:53 encrypt r5
-    eor v8.16b, v1.16b, v9.16b                      // cham.cs:23:74 encrypt r5
-      shl v9.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r1
-      rev32 v10.8h, v24.8h                          // cham.cs:23:67 encrypt r3
-      shl v13.4s, v25.4s, #2                        // cham.cs:22:67 encrypt r4
-       add v21.4s, v21.4s, v26.4s                   // cham.cs:22:58 encrypt r2
-     rev32 v26.8h, v22.8h                           // cham.cs:23:67 encrypt r5
-     add v23.4s, v23.4s, v30.4s                     // cham.cs:23:58 encrypt r3
-    add v16.4s, v16.4s, v5.4s                       // cham.cs:22:58 encrypt r4
-    add v30.4s, v3.4s, v8.4s                        // cham.cs:23:58 encrypt r5
-      tbl v24.16b, {v24.16b}, v6.16b                // cham.cs:22:80 encrypt r0
-      sri v9.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r1
-      sri v13.4s, v25.4s, #30                       // cham.cs:22:67 encrypt r4
-      eor v25.16b, v27.16b, v12.16b                 // cham.cs:23:53 encrypt r3
-      eor v27.16b, v14.16b, v10.16b                 // cham.cs:23:74 encrypt r3
-     eor v20.16b, v20.16b, v2.16b                   // cham.cs:22:53 encrypt r4
-     eor v3.16b, v0.16b, v11.16b                    // cham.cs:22:74 encrypt r4
-     eor v5.16b, v15.16b, v7.16b                    // cham.cs:23:53 encrypt r5
-     eor v26.16b, v1.16b, v26.16b                   // cham.cs:23:74 encrypt r5
-       shl v8.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r1
-       rev32 v10.8h, v28.8h                         // cham.cs:23:67 encrypt r3
-    shl v11.4s, v19.4s, #1                          // cham.cs:23:80 encrypt r3
-       shl v15.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r4
-      add v25.4s, v25.4s, v27.4s                    // cham.cs:23:58 encrypt r3
-      rev32 v27.8h, v17.8h                          // cham.cs:23:67 encrypt r5
-     add v20.4s, v20.4s, v3.4s                      // cham.cs:22:58 encrypt r4
-    shl v3.4s, v19.4s, #2                           // cham.cs:22:67 encrypt r6
-     add v26.4s, v5.4s, v26.4s                      // cham.cs:23:58 encrypt r5
-    str q3, [sp, #0]                                // spill
-    ld1 {v2.16b-v5.16b}, [x10], #64                 // round keys rk[8], rk[9], rk[10], rk[11]
-       tbl v28.16b, {v28.16b}, v6.16b               // cham.cs:22:80 encrypt r0
-       sri v8.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r1
-       sri v15.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r4
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r2
-       eor v29.16b, v31.16b, v12.16b                // cham.cs:23:53 encrypt r3
-       eor v31.16b, v14.16b, v10.16b                // cham.cs:23:74 encrypt r3
-    sri v11.4s, v19.4s, #31                         // cham.cs:23:80 encrypt r3
-    ldr q10, [sp, #0]                               // reload
-    sri v10.4s, v19.4s, #30                         // cham.cs:22:67 encrypt r6
-      movi v19.4s, #0x4, lsl #0                     // const
-      eor v24.16b, v24.16b, v19.16b                 // cham.cs:22:53 encrypt r4
-      eor v12.16b, v0.16b, v13.16b                  // cham.cs:22:74 encrypt r4
-      eor v9.16b, v9.16b, v7.16b                    // cham.cs:23:53 encrypt r5
-      eor v27.16b, v1.16b, v27.16b                  // cham.cs:23:74 encrypt r5
-     shl v13.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r3
-       rev32 v14.8h, v21.8h                         // cham.cs:23:67 encrypt r5
-       add v29.4s, v29.4s, v31.4s                   // cham.cs:23:58 encrypt r3
-     shl v31.4s, v23.4s, #2                         // cham.cs:22:67 encrypt r6
-      add v24.4s, v24.4s, v12.4s                    // cham.cs:22:58 encrypt r4
-    rev32 v12.8h, v16.8h                            // cham.cs:23:67 encrypt r7
-      add v27.4s, v9.4s, v27.4s                     // cham.cs:23:58 encrypt r5
-    shl v9.4s, v30.4s, #2                           // cham.cs:22:67 encrypt r8
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r2
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r2
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r2
-     sri v13.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r3
-     sri v31.4s, v23.4s, #30                        // cham.cs:22:67 encrypt r6
-       eor v19.16b, v28.16b, v19.16b                // cham.cs:22:53 encrypt r4
-       eor v23.16b, v0.16b, v15.16b                 // cham.cs:22:74 encrypt r4
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r4
-       eor v28.16b, v8.16b, v7.16b                  // cham.cs:23:53 encrypt r5
-       eor v7.16b, v1.16b, v14.16b                  // cham.cs:23:74 encrypt r5
-    movi v8.4s, #0x6, lsl #0                        // const
-    eor v18.16b, v18.16b, v8.16b                    // cham.cs:22:53 encrypt r6
-    ldp q14, q1, [x0, #96]                          // round key rk[6] + round key rk[7]
-    eor v10.16b, v14.16b, v10.16b                   // cham.cs:22:74 encrypt r6
-    movi v15.4s, #0x7, lsl #0                       // const
-    eor v11.16b, v11.16b, v15.16b                   // cham.cs:23:53 encrypt r7
-    eor v12.16b, v1.16b, v12.16b                    // cham.cs:23:74 encrypt r7
-    sri v9.4s, v30.4s, #30                          // cham.cs:22:67 encrypt r8
-      shl v0.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r3
-       add v19.4s, v19.4s, v23.4s                   // cham.cs:22:58 encrypt r4
-      shl v23.4s, v25.4s, #2                        // cham.cs:22:67 encrypt r6
-       add v28.4s, v28.4s, v7.4s                    // cham.cs:23:58 encrypt r5
-     rev32 v7.8h, v20.8h                            // cham.cs:23:67 encrypt r7
-    add v18.4s, v18.4s, v10.4s                      // cham.cs:22:58 encrypt r6
-     shl v10.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r8
-    add v11.4s, v11.4s, v12.4s                      // cham.cs:23:58 encrypt r7
-      sri v0.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r3
-      sri v23.4s, v25.4s, #30                       // cham.cs:22:67 encrypt r6
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r4
-     eor v22.16b, v22.16b, v8.16b                   // cham.cs:22:53 encrypt r6
-     eor v25.16b, v14.16b, v31.16b                  // cham.cs:22:74 encrypt r6
-     eor v31.16b, v13.16b, v15.16b                  // cham.cs:23:53 encrypt r7
-     eor v7.16b, v1.16b, v7.16b                     // cham.cs:23:74 encrypt r7
-    movi v12.4s, #0x8, lsl #0                       // const
-    eor v16.16b, v16.16b, v12.16b                   // cham.cs:22:53 encrypt r8
-     sri v10.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r8
-    eor v9.16b, v2.16b, v9.16b                      // cham.cs:22:74 encrypt r8
-       shl v13.4s, v29.4s, #1                       // cham.cs:23:80 encrypt r3
-    shl v5.4s, v30.4s, #1                           // cham.cs:23:80 encrypt r5
-    sri v5.4s, v30.4s, #31                          // cham.cs:23:80 encrypt r5
-       shl v30.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r6
-     add v22.4s, v22.4s, v25.4s                     // cham.cs:22:58 encrypt r6
-      rev32 v25.8h, v24.8h                          // cham.cs:23:67 encrypt r7
-     add v31.4s, v31.4s, v7.4s                      // cham.cs:23:58 encrypt r7
-      shl v7.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r8
-    add v16.4s, v16.4s, v9.4s                       // cham.cs:22:58 encrypt r8
-       sri v13.4s, v29.4s, #31                      // cham.cs:23:80 encrypt r3
-       sri v30.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r6
-      tbl v24.16b, {v24.16b}, v6.16b                // cham.cs:22:80 encrypt r4
-      eor v17.16b, v17.16b, v8.16b                  // cham.cs:22:53 encrypt r6
-      eor v23.16b, v14.16b, v23.16b                 // cham.cs:22:74 encrypt r6
-      eor v29.16b, v0.16b, v15.16b                  // cham.cs:23:53 encrypt r7
-      eor v25.16b, v1.16b, v25.16b                  // cham.cs:23:74 encrypt r7
-     eor v20.16b, v20.16b, v12.16b                  // cham.cs:22:53 encrypt r8
-      sri v7.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r8
-     eor v0.16b, v2.16b, v10.16b                    // cham.cs:22:74 encrypt r8
-     shl v9.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r5
-       rev32 v10.8h, v19.8h                         // cham.cs:23:67 encrypt r7
-     sri v9.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r5
-    shl v26.4s, v11.4s, #1                          // cham.cs:23:80 encrypt r7
-      add v17.4s, v17.4s, v23.4s                    // cham.cs:22:58 encrypt r6
-       shl v23.4s, v28.4s, #2                       // cham.cs:22:67 encrypt r8
-      add v25.4s, v29.4s, v25.4s                    // cham.cs:23:58 encrypt r7
-    rev32 v29.8h, v18.8h                            // cham.cs:23:67 encrypt r9
-     add v20.4s, v20.4s, v0.4s                      // cham.cs:22:58 encrypt r8
-    shl v0.4s, v11.4s, #2                           // cham.cs:22:67 encrypt r10
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r4
-       eor v21.16b, v21.16b, v8.16b                 // cham.cs:22:53 encrypt r6
-       eor v30.16b, v14.16b, v30.16b                // cham.cs:22:74 encrypt r6
-       add v21.4s, v21.4s, v30.4s                   // cham.cs:22:58 encrypt r6
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r6
-       eor v30.16b, v13.16b, v15.16b                // cham.cs:23:53 encrypt r7
-       eor v8.16b, v1.16b, v10.16b                  // cham.cs:23:74 encrypt r7
-    sri v26.4s, v11.4s, #31                         // cham.cs:23:80 encrypt r7
-    sri v0.4s, v11.4s, #30                          // cham.cs:22:67 encrypt r10
-      eor v24.16b, v24.16b, v12.16b                 // cham.cs:22:53 encrypt r8
-       sri v23.4s, v28.4s, #30                      // cham.cs:22:67 encrypt r8
-      eor v7.16b, v2.16b, v7.16b                    // cham.cs:22:74 encrypt r8
-    movi v10.4s, #0x9, lsl #0                       // const
-    eor v5.16b, v5.16b, v10.16b                     // cham.cs:23:53 encrypt r9
-    eor v29.16b, v3.16b, v29.16b                    // cham.cs:23:74 encrypt r9
-      shl v11.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r5
-     shl v13.4s, v31.4s, #1                         // cham.cs:23:80 encrypt r7
-      sri v11.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r5
-     rev32 v27.8h, v22.8h                           // cham.cs:23:67 encrypt r9
-       add v30.4s, v30.4s, v8.4s                    // cham.cs:23:58 encrypt r7
-     shl v8.4s, v31.4s, #2                          // cham.cs:22:67 encrypt r10
-      add v24.4s, v24.4s, v7.4s                     // cham.cs:22:58 encrypt r8
-    rev32 v7.8h, v16.8h                             // cham.cs:23:67 encrypt r11
-    add v29.4s, v5.4s, v29.4s                       // cham.cs:23:58 encrypt r9
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r6
-     sri v13.4s, v31.4s, #31                        // cham.cs:23:80 encrypt r7
-     sri v8.4s, v31.4s, #30                         // cham.cs:22:67 encrypt r10
-       eor v19.16b, v19.16b, v12.16b                // cham.cs:22:53 encrypt r8
-       eor v23.16b, v2.16b, v23.16b                 // cham.cs:22:74 encrypt r8
-     eor v31.16b, v9.16b, v10.16b                   // cham.cs:23:53 encrypt r9
-     eor v27.16b, v3.16b, v27.16b                   // cham.cs:23:74 encrypt r9
-    movi v5.4s, #0xa, lsl #0                        // const
-    eor v18.16b, v18.16b, v5.16b                    // cham.cs:22:53 encrypt r10
-    eor v0.16b, v4.16b, v0.16b                      // cham.cs:22:74 encrypt r10
-    movi v9.4s, #0xb, lsl #0                        // const
-    eor v26.16b, v26.16b, v9.16b                    // cham.cs:23:53 encrypt r11
-    ldr q12, [x0, #176]                             // round key rk[11]
-    eor v7.16b, v12.16b, v7.16b                     // cham.cs:23:74 encrypt r11
-       shl v15.4s, v28.4s, #1                       // cham.cs:23:80 encrypt r5
-      shl v2.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r7
-       sri v15.4s, v28.4s, #31                      // cham.cs:23:80 encrypt r5
-      rev32 v28.8h, v17.8h                          // cham.cs:23:67 encrypt r9
-       add v19.4s, v19.4s, v23.4s                   // cham.cs:22:58 encrypt r8
-      shl v23.4s, v25.4s, #2                        // cham.cs:22:67 encrypt r10
-     add v27.4s, v31.4s, v27.4s                     // cham.cs:23:58 encrypt r9
-     rev32 v31.8h, v20.8h                           // cham.cs:23:67 encrypt r11
-    add v18.4s, v18.4s, v0.4s                       // cham.cs:22:58 encrypt r10
-    str q13, [sp, #0]                               // spill
-    str q15, [sp, #16]                              // spill
-    ld1 {v12.16b-v15.16b}, [x10], #64               // round keys rk[12], rk[13], rk[14], rk[15]
-    add v26.4s, v26.4s, v7.4s                       // cham.cs:23:58 encrypt r11
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r6
-      sri v2.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r7
-      sri v23.4s, v25.4s, #30                       // cham.cs:22:67 encrypt r10
-      eor v25.16b, v11.16b, v10.16b                 // cham.cs:23:53 encrypt r9
-      eor v28.16b, v3.16b, v28.16b                  // cham.cs:23:74 encrypt r9
-     eor v22.16b, v22.16b, v5.16b                   // cham.cs:22:53 encrypt r10
-     eor v0.16b, v4.16b, v8.16b                     // cham.cs:22:74 encrypt r10
-     ldr q7, [sp, #0]                               // reload
-     eor v7.16b, v7.16b, v9.16b                     // cham.cs:23:53 encrypt r11
-     ldr q8, [x0, #176]                             // round key rk[11]
-     eor v31.16b, v8.16b, v31.16b                   // cham.cs:23:74 encrypt r11
-       shl v11.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r7
-       rev32 v1.8h, v21.8h                          // cham.cs:23:67 encrypt r9
-      add v25.4s, v25.4s, v28.4s                    // cham.cs:23:58 encrypt r9
-    shl v28.4s, v29.4s, #1                          // cham.cs:23:80 encrypt r9
-     add v22.4s, v22.4s, v0.4s                      // cham.cs:22:58 encrypt r10
-       shl v0.4s, v30.4s, #2                        // cham.cs:22:67 encrypt r10
-     add v31.4s, v7.4s, v31.4s                      // cham.cs:23:58 encrypt r11
-      rev32 v7.8h, v24.8h                           // cham.cs:23:67 encrypt r11
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r6
-       sri v11.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r7
-       sri v0.4s, v30.4s, #30                       // cham.cs:22:67 encrypt r10
-    shl v30.4s, v29.4s, #2                          // cham.cs:22:67 encrypt r12
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r8
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r8
-      tbl v24.16b, {v24.16b}, v6.16b                // cham.cs:22:80 encrypt r8
-       ldr q15, [sp, #16]                           // reload
-       eor v10.16b, v15.16b, v10.16b                // cham.cs:23:53 encrypt r9
-       eor v1.16b, v3.16b, v1.16b                   // cham.cs:23:74 encrypt r9
-       add v1.4s, v10.4s, v1.4s                     // cham.cs:23:58 encrypt r9
-    sri v28.4s, v29.4s, #31                         // cham.cs:23:80 encrypt r9
-    sri v30.4s, v29.4s, #30                         // cham.cs:22:67 encrypt r12
-      eor v17.16b, v17.16b, v5.16b                  // cham.cs:22:53 encrypt r10
-      eor v23.16b, v4.16b, v23.16b                  // cham.cs:22:74 encrypt r10
-      eor v29.16b, v2.16b, v9.16b                   // cham.cs:23:53 encrypt r11
-      eor v2.16b, v8.16b, v7.16b                    // cham.cs:23:74 encrypt r11
-     shl v7.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r9
-       rev32 v10.8h, v19.8h                         // cham.cs:23:67 encrypt r11
-      add v17.4s, v17.4s, v23.4s                    // cham.cs:22:58 encrypt r10
-     shl v23.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r12
-      add v29.4s, v29.4s, v2.4s                     // cham.cs:23:58 encrypt r11
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r13
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r8
-     sri v7.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r9
-     sri v23.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r12
-    shl v27.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r14
-       eor v21.16b, v21.16b, v5.16b                 // cham.cs:22:53 encrypt r10
-       eor v0.16b, v4.16b, v0.16b                   // cham.cs:22:74 encrypt r10
-       add v21.4s, v21.4s, v0.4s                    // cham.cs:22:58 encrypt r10
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r10
-       eor v0.16b, v11.16b, v9.16b                  // cham.cs:23:53 encrypt r11
-       eor v5.16b, v8.16b, v10.16b                  // cham.cs:23:74 encrypt r11
-    movi v9.4s, #0xc, lsl #0                        // const
-    eor v16.16b, v16.16b, v9.16b                    // cham.cs:22:53 encrypt r12
-    eor v30.16b, v12.16b, v30.16b                   // cham.cs:22:74 encrypt r12
-    movi v10.4s, #0xd, lsl #0                       // const
-    eor v28.16b, v28.16b, v10.16b                   // cham.cs:23:53 encrypt r13
-    eor v2.16b, v13.16b, v2.16b                     // cham.cs:23:74 encrypt r13
-    sri v27.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r14
-      shl v11.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r9
-       add v0.4s, v0.4s, v5.4s                      // cham.cs:23:58 encrypt r11
-      shl v5.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r12
-    add v16.4s, v16.4s, v30.4s                      // cham.cs:22:58 encrypt r12
-     rev32 v30.8h, v22.8h                           // cham.cs:23:67 encrypt r13
-    add v28.4s, v28.4s, v2.4s                       // cham.cs:23:58 encrypt r13
-     shl v2.4s, v31.4s, #2                          // cham.cs:22:67 encrypt r14
-      sri v11.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r9
-      sri v5.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r12
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r10
-     eor v20.16b, v20.16b, v9.16b                   // cham.cs:22:53 encrypt r12
-     eor v23.16b, v12.16b, v23.16b                  // cham.cs:22:74 encrypt r12
-     eor v25.16b, v7.16b, v10.16b                   // cham.cs:23:53 encrypt r13
-     eor v30.16b, v13.16b, v30.16b                  // cham.cs:23:74 encrypt r13
-    movi v7.4s, #0xe, lsl #0                        // const
-    eor v18.16b, v18.16b, v7.16b                    // cham.cs:22:53 encrypt r14
-     sri v2.4s, v31.4s, #30                         // cham.cs:22:67 encrypt r14
-    eor v27.16b, v14.16b, v27.16b                   // cham.cs:22:74 encrypt r14
-       shl v15.4s, v1.4s, #1                        // cham.cs:23:80 encrypt r9
-     add v20.4s, v20.4s, v23.4s                     // cham.cs:22:58 encrypt r12
-    shl v23.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r11
-    sri v23.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r11
-       shl v26.4s, v1.4s, #2                        // cham.cs:22:67 encrypt r12
-     add v25.4s, v25.4s, v30.4s                     // cham.cs:23:58 encrypt r13
-      rev32 v30.8h, v17.8h                          // cham.cs:23:67 encrypt r13
-    add v18.4s, v18.4s, v27.4s                      // cham.cs:22:58 encrypt r14
-      shl v27.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r14
-       sri v15.4s, v1.4s, #31                       // cham.cs:23:80 encrypt r9
-       sri v26.4s, v1.4s, #30                       // cham.cs:22:67 encrypt r12
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r10
-      eor v24.16b, v24.16b, v9.16b                  // cham.cs:22:53 encrypt r12
-      eor v1.16b, v12.16b, v5.16b                   // cham.cs:22:74 encrypt r12
-      eor v5.16b, v11.16b, v10.16b                  // cham.cs:23:53 encrypt r13
-      eor v30.16b, v13.16b, v30.16b                 // cham.cs:23:74 encrypt r13
-     eor v22.16b, v22.16b, v7.16b                   // cham.cs:22:53 encrypt r14
-      sri v27.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r14
-     eor v2.16b, v14.16b, v2.16b                    // cham.cs:22:74 encrypt r14
-     shl v11.4s, v31.4s, #1                         // cham.cs:23:80 encrypt r11
-     sri v11.4s, v31.4s, #31                        // cham.cs:23:80 encrypt r11
-       rev32 v31.8h, v21.8h                         // cham.cs:23:67 encrypt r13
-      add v24.4s, v24.4s, v1.4s                     // cham.cs:22:58 encrypt r12
-    shl v1.4s, v28.4s, #1                           // cham.cs:23:80 encrypt r13
-      add v30.4s, v5.4s, v30.4s                     // cham.cs:23:58 encrypt r13
-       shl v5.4s, v0.4s, #2                         // cham.cs:22:67 encrypt r14
-     add v22.4s, v22.4s, v2.4s                      // cham.cs:22:58 encrypt r14
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r15
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r10
-       eor v19.16b, v19.16b, v9.16b                 // cham.cs:22:53 encrypt r12
-       eor v26.16b, v12.16b, v26.16b                // cham.cs:22:74 encrypt r12
-       add v19.4s, v19.4s, v26.4s                   // cham.cs:22:58 encrypt r12
-    shl v26.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r16
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r12
-       eor v9.16b, v15.16b, v10.16b                 // cham.cs:23:53 encrypt r13
-       eor v31.16b, v13.16b, v31.16b                // cham.cs:23:74 encrypt r13
-       add v31.4s, v9.4s, v31.4s                    // cham.cs:23:58 encrypt r13
-    sri v1.4s, v28.4s, #31                          // cham.cs:23:80 encrypt r13
-    sri v26.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r16
-      eor v17.16b, v17.16b, v7.16b                  // cham.cs:22:53 encrypt r14
-       sri v5.4s, v0.4s, #30                        // cham.cs:22:67 encrypt r14
-      eor v27.16b, v14.16b, v27.16b                 // cham.cs:22:74 encrypt r14
-    movi v28.4s, #0xf, lsl #0                       // const
-    eor v23.16b, v23.16b, v28.16b                   // cham.cs:23:53 encrypt r15
-    ldr q9, [x0, #240]                              // round key rk[15]
-    eor v2.16b, v9.16b, v2.16b                      // cham.cs:23:74 encrypt r15
-      shl v10.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r11
-     shl v15.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r13
-      sri v10.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r11
-     rev32 v29.8h, v20.8h                           // cham.cs:23:67 encrypt r15
-      add v17.4s, v17.4s, v27.4s                    // cham.cs:22:58 encrypt r14
-     shl v27.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r16
-    add v23.4s, v23.4s, v2.4s                       // cham.cs:23:58 encrypt r15
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r17
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r12
-     sri v15.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r13
-     sri v27.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r16
-       eor v21.16b, v21.16b, v7.16b                 // cham.cs:22:53 encrypt r14
-       eor v25.16b, v14.16b, v5.16b                 // cham.cs:22:74 encrypt r14
-     eor v5.16b, v11.16b, v28.16b                   // cham.cs:23:53 encrypt r15
-     eor v29.16b, v9.16b, v29.16b                   // cham.cs:23:74 encrypt r15
-    movi v7.4s, #0x10, lsl #0                       // const
-    eor v16.16b, v16.16b, v7.16b                    // cham.cs:22:53 encrypt r16
-    ldp q11, q13, [x0, #0]                          // round key rk[0] + round key rk[1]
-    eor v26.16b, v11.16b, v26.16b                   // cham.cs:22:74 encrypt r16
-    movi v14.4s, #0x11, lsl #0                      // const
-    eor v1.16b, v1.16b, v14.16b                     // cham.cs:23:53 encrypt r17
-    eor v2.16b, v13.16b, v2.16b                     // cham.cs:23:74 encrypt r17
-       shl v12.4s, v0.4s, #1                        // cham.cs:23:80 encrypt r11
-       sri v12.4s, v0.4s, #31                       // cham.cs:23:80 encrypt r11
-      shl v0.4s, v30.4s, #1                         // cham.cs:23:80 encrypt r13
-       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r14
-      rev32 v25.8h, v24.8h                          // cham.cs:23:67 encrypt r15
-     add v29.4s, v5.4s, v29.4s                      // cham.cs:23:58 encrypt r15
-      shl v5.4s, v30.4s, #2                         // cham.cs:22:67 encrypt r16
-    add v16.4s, v16.4s, v26.4s                      // cham.cs:22:58 encrypt r16
-     rev32 v26.8h, v22.8h                           // cham.cs:23:67 encrypt r17
-    add v1.4s, v1.4s, v2.4s                         // cham.cs:23:58 encrypt r17
-      tbl v24.16b, {v24.16b}, v6.16b                // cham.cs:22:80 encrypt r12
-      sri v0.4s, v30.4s, #31                        // cham.cs:23:80 encrypt r13
-      sri v5.4s, v30.4s, #30                        // cham.cs:22:67 encrypt r16
-      eor v30.16b, v10.16b, v28.16b                 // cham.cs:23:53 encrypt r15
-      eor v25.16b, v9.16b, v25.16b                  // cham.cs:23:74 encrypt r15
-     eor v20.16b, v20.16b, v7.16b                   // cham.cs:22:53 encrypt r16
-     eor v27.16b, v11.16b, v27.16b                  // cham.cs:22:74 encrypt r16
-     eor v2.16b, v15.16b, v14.16b                   // cham.cs:23:53 encrypt r17
-     eor v26.16b, v13.16b, v26.16b                  // cham.cs:23:74 encrypt r17
-       shl v10.4s, v31.4s, #1                       // cham.cs:23:80 encrypt r13
-       rev32 v15.8h, v19.8h                         // cham.cs:23:67 encrypt r15
-      add v25.4s, v30.4s, v25.4s                    // cham.cs:23:58 encrypt r15
-    shl v30.4s, v23.4s, #1                          // cham.cs:23:80 encrypt r15
-     add v20.4s, v20.4s, v27.4s                     // cham.cs:22:58 encrypt r16
-       shl v27.4s, v31.4s, #2                       // cham.cs:22:67 encrypt r16
-     add v26.4s, v2.4s, v26.4s                      // cham.cs:23:58 encrypt r17
-      rev32 v2.8h, v17.8h                           // cham.cs:23:67 encrypt r17
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r12
-       sri v10.4s, v31.4s, #31                      // cham.cs:23:80 encrypt r13
-       sri v27.4s, v31.4s, #30                      // cham.cs:22:67 encrypt r16
-    shl v31.4s, v23.4s, #2                          // cham.cs:22:67 encrypt r18
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r14
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r14
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r14
-       eor v28.16b, v12.16b, v28.16b                // cham.cs:23:53 encrypt r15
-       eor v12.16b, v9.16b, v15.16b                 // cham.cs:23:74 encrypt r15
-       add v28.4s, v28.4s, v12.4s                   // cham.cs:23:58 encrypt r15
-    sri v30.4s, v23.4s, #31                         // cham.cs:23:80 encrypt r15
-    sri v31.4s, v23.4s, #30                         // cham.cs:22:67 encrypt r18
-      eor v23.16b, v24.16b, v7.16b                  // cham.cs:22:53 encrypt r16
-      eor v24.16b, v11.16b, v5.16b                  // cham.cs:22:74 encrypt r16
-      eor v0.16b, v0.16b, v14.16b                   // cham.cs:23:53 encrypt r17
-      eor v2.16b, v13.16b, v2.16b                   // cham.cs:23:74 encrypt r17
-     shl v5.4s, v29.4s, #1                          // cham.cs:23:80 encrypt r15
-       rev32 v12.8h, v21.8h                         // cham.cs:23:67 encrypt r17
-      add v23.4s, v23.4s, v24.4s                    // cham.cs:22:58 encrypt r16
-     shl v24.4s, v29.4s, #2                         // cham.cs:22:67 encrypt r18
-      add v0.4s, v0.4s, v2.4s                       // cham.cs:23:58 encrypt r17
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r19
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r14
-     sri v5.4s, v29.4s, #31                         // cham.cs:23:80 encrypt r15
-     sri v24.4s, v29.4s, #30                        // cham.cs:22:67 encrypt r18
-    shl v29.4s, v1.4s, #2                           // cham.cs:22:67 encrypt r20
-       eor v19.16b, v19.16b, v7.16b                 // cham.cs:22:53 encrypt r16
-       eor v27.16b, v11.16b, v27.16b                // cham.cs:22:74 encrypt r16
-       add v19.4s, v19.4s, v27.4s                   // cham.cs:22:58 encrypt r16
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r16
-       eor v27.16b, v10.16b, v14.16b                // cham.cs:23:53 encrypt r17
-       eor v7.16b, v13.16b, v12.16b                 // cham.cs:23:74 encrypt r17
-    movi v10.4s, #0x12, lsl #0                      // const
-    eor v18.16b, v18.16b, v10.16b                   // cham.cs:22:53 encrypt r18
-    ldp q12, q15, [x0, #32]                         // round key rk[2] + round key rk[3]
-    eor v31.16b, v12.16b, v31.16b                   // cham.cs:22:74 encrypt r18
-    movi v14.4s, #0x13, lsl #0                      // const
-    eor v30.16b, v30.16b, v14.16b                   // cham.cs:23:53 encrypt r19
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r19
-    sri v29.4s, v1.4s, #30                          // cham.cs:22:67 encrypt r20
-      shl v13.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r15
-       add v27.4s, v27.4s, v7.4s                    // cham.cs:23:58 encrypt r17
-      shl v7.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r18
-    add v18.4s, v18.4s, v31.4s                      // cham.cs:22:58 encrypt r18
-     rev32 v31.8h, v20.8h                           // cham.cs:23:67 encrypt r19
-    add v30.4s, v30.4s, v2.4s                       // cham.cs:23:58 encrypt r19
-     shl v2.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r20
-      sri v13.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r15
-      sri v7.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r18
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r16
-     eor v22.16b, v22.16b, v10.16b                  // cham.cs:22:53 encrypt r18
-     eor v24.16b, v12.16b, v24.16b                  // cham.cs:22:74 encrypt r18
-     eor v25.16b, v5.16b, v14.16b                   // cham.cs:23:53 encrypt r19
-     eor v31.16b, v15.16b, v31.16b                  // cham.cs:23:74 encrypt r19
-    movi v5.4s, #0x14, lsl #0                       // const
-    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r20
-     sri v2.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r20
-    ldr q11, [x0, #64]                              // round key rk[4]
-    eor v29.16b, v11.16b, v29.16b                   // cham.cs:22:74 encrypt r20
-       shl v9.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r15
-     add v22.4s, v22.4s, v24.4s                     // cham.cs:22:58 encrypt r18
-    shl v24.4s, v1.4s, #1                           // cham.cs:23:80 encrypt r17
-    sri v24.4s, v1.4s, #31                          // cham.cs:23:80 encrypt r17
-       shl v1.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r18
-     add v25.4s, v25.4s, v31.4s                     // cham.cs:23:58 encrypt r19
-      rev32 v31.8h, v23.8h                          // cham.cs:23:67 encrypt r19
-    add v16.4s, v16.4s, v29.4s                      // cham.cs:22:58 encrypt r20
-      shl v29.4s, v0.4s, #2                         // cham.cs:22:67 encrypt r20
-       sri v9.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r15
-       sri v1.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r18
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r16
-      eor v17.16b, v17.16b, v10.16b                 // cham.cs:22:53 encrypt r18
-      eor v28.16b, v12.16b, v7.16b                  // cham.cs:22:74 encrypt r18
-      eor v7.16b, v13.16b, v14.16b                  // cham.cs:23:53 encrypt r19
-      eor v31.16b, v15.16b, v31.16b                 // cham.cs:23:74 encrypt r19
-     eor v20.16b, v20.16b, v5.16b                   // cham.cs:22:53 encrypt r20
-      sri v29.4s, v0.4s, #30                        // cham.cs:22:67 encrypt r20
-     eor v2.16b, v11.16b, v2.16b                    // cham.cs:22:74 encrypt r20
-     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r17
-     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r17
-       rev32 v26.8h, v19.8h                         // cham.cs:23:67 encrypt r19
-      add v17.4s, v17.4s, v28.4s                    // cham.cs:22:58 encrypt r18
-    shl v28.4s, v30.4s, #1                          // cham.cs:23:80 encrypt r19
-      add v31.4s, v7.4s, v31.4s                     // cham.cs:23:58 encrypt r19
-       shl v7.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r20
-     add v20.4s, v20.4s, v2.4s                      // cham.cs:22:58 encrypt r20
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r21
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r16
-       eor v21.16b, v21.16b, v10.16b                // cham.cs:22:53 encrypt r18
-       eor v1.16b, v12.16b, v1.16b                  // cham.cs:22:74 encrypt r18
-       add v21.4s, v21.4s, v1.4s                    // cham.cs:22:58 encrypt r18
-    shl v1.4s, v30.4s, #2                           // cham.cs:22:67 encrypt r22
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r18
-       eor v9.16b, v9.16b, v14.16b                  // cham.cs:23:53 encrypt r19
-       eor v26.16b, v15.16b, v26.16b                // cham.cs:23:74 encrypt r19
-       add v26.4s, v9.4s, v26.4s                    // cham.cs:23:58 encrypt r19
-    sri v28.4s, v30.4s, #31                         // cham.cs:23:80 encrypt r19
-    sri v1.4s, v30.4s, #30                          // cham.cs:22:67 encrypt r22
-      eor v23.16b, v23.16b, v5.16b                  // cham.cs:22:53 encrypt r20
-       sri v7.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r20
-      eor v29.16b, v11.16b, v29.16b                 // cham.cs:22:74 encrypt r20
-    movi v30.4s, #0x15, lsl #0                      // const
-    eor v24.16b, v24.16b, v30.16b                   // cham.cs:23:53 encrypt r21
+    shl v6.4s, v17.4s, #1                           // cham.cs:23:80 encrypt r1
+    sri v6.4s, v17.4s, #31                          // cham.cs:23:80 encrypt r1
+     shl v7.4s, v21.4s, #1                          // cham.cs:23:80 encrypt r1
+     sri v7.4s, v21.4s, #31                         // cham.cs:23:80 encrypt r1
+      shl v8.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r1
+      sri v8.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r1
+       shl v9.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r1
+       sri v9.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r1
+    movi v11.4s, #0x2, lsl #0                       // const
+    eor v18.16b, v18.16b, v11.16b                   // cham.cs:22:53 encrypt r2
+     eor v22.16b, v22.16b, v11.16b                  // cham.cs:22:53 encrypt r2
+      eor v26.16b, v26.16b, v11.16b                 // cham.cs:22:53 encrypt r2
+       eor v30.16b, v30.16b, v11.16b                // cham.cs:22:53 encrypt r2
+    shl v11.4s, v19.4s, #1                          // cham.cs:22:67 encrypt r2
+    sri v11.4s, v19.4s, #31                         // cham.cs:22:67 encrypt r2
+     shl v12.4s, v23.4s, #1                         // cham.cs:22:67 encrypt r2
+     sri v12.4s, v23.4s, #31                        // cham.cs:22:67 encrypt r2
+      shl v13.4s, v27.4s, #1                        // cham.cs:22:67 encrypt r2
+      sri v13.4s, v27.4s, #31                       // cham.cs:22:67 encrypt r2
+       shl v14.4s, v31.4s, #1                       // cham.cs:22:67 encrypt r2
+       sri v14.4s, v31.4s, #31                      // cham.cs:22:67 encrypt r2
+    ldr q15, [x0, #32]                              // round key rk[2]
+    eor v11.16b, v15.16b, v11.16b                   // cham.cs:22:74 encrypt r2
+     eor v12.16b, v15.16b, v12.16b                  // cham.cs:22:74 encrypt r2
+      eor v13.16b, v15.16b, v13.16b                 // cham.cs:22:74 encrypt r2
+       eor v14.16b, v15.16b, v14.16b                // cham.cs:22:74 encrypt r2
+    add v18.4s, v18.4s, v11.4s                      // cham.cs:22:58 encrypt r2
+     add v22.4s, v22.4s, v12.4s                     // cham.cs:22:58 encrypt r2
+      add v26.4s, v26.4s, v13.4s                    // cham.cs:22:58 encrypt r2
+       add v30.4s, v30.4s, v14.4s                   // cham.cs:22:58 encrypt r2
+    tbl v11.16b, {v18.16b}, v0.16b                  // cham.cs:22:80 encrypt r2
+     tbl v12.16b, {v22.16b}, v0.16b                 // cham.cs:22:80 encrypt r2
+      tbl v13.16b, {v26.16b}, v0.16b                // cham.cs:22:80 encrypt r2
+       tbl v14.16b, {v30.16b}, v0.16b               // cham.cs:22:80 encrypt r2
+    movi v15.4s, #0x3, lsl #0                       // const
+    eor v19.16b, v19.16b, v15.16b                   // cham.cs:23:53 encrypt r3
+     eor v23.16b, v23.16b, v15.16b                  // cham.cs:23:53 encrypt r3
+      eor v27.16b, v27.16b, v15.16b                 // cham.cs:23:53 encrypt r3
+       eor v31.16b, v31.16b, v15.16b                // cham.cs:23:53 encrypt r3
+    rev32 v16.8h, v16.8h                            // cham.cs:23:67 encrypt r3
+     rev32 v20.8h, v20.8h                           // cham.cs:23:67 encrypt r3
+      rev32 v24.8h, v24.8h                          // cham.cs:23:67 encrypt r3
+       rev32 v28.8h, v28.8h                         // cham.cs:23:67 encrypt r3
+    ldr q15, [x0, #48]                              // round key rk[3]
+    eor v16.16b, v15.16b, v16.16b                   // cham.cs:23:74 encrypt r3
+     eor v20.16b, v15.16b, v20.16b                  // cham.cs:23:74 encrypt r3
+      eor v24.16b, v15.16b, v24.16b                 // cham.cs:23:74 encrypt r3
+       eor v28.16b, v15.16b, v28.16b                // cham.cs:23:74 encrypt r3
+    add v16.4s, v19.4s, v16.4s                      // cham.cs:23:58 encrypt r3
+     add v19.4s, v23.4s, v20.4s                     // cham.cs:23:58 encrypt r3
+      add v20.4s, v27.4s, v24.4s                    // cham.cs:23:58 encrypt r3
+       add v23.4s, v31.4s, v28.4s                   // cham.cs:23:58 encrypt r3
+    shl v24.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r3
+    sri v24.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r3
+     shl v27.4s, v19.4s, #1                         // cham.cs:23:80 encrypt r3
+     sri v27.4s, v19.4s, #31                        // cham.cs:23:80 encrypt r3
+      shl v28.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r3
+      sri v28.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r3
+       shl v31.4s, v23.4s, #1                       // cham.cs:23:80 encrypt r3
+       sri v31.4s, v23.4s, #31                      // cham.cs:23:80 encrypt r3
+    movi v15.4s, #0x4, lsl #0                       // const
+    eor v1.16b, v1.16b, v15.16b                     // cham.cs:22:53 encrypt r4
+     eor v2.16b, v2.16b, v15.16b                    // cham.cs:22:53 encrypt r4
+      eor v3.16b, v3.16b, v15.16b                   // cham.cs:22:53 encrypt r4
+       eor v5.16b, v5.16b, v15.16b                  // cham.cs:22:53 encrypt r4
+    shl v15.4s, v17.4s, #2                          // cham.cs:22:67 encrypt r4
+    sri v15.4s, v17.4s, #30                         // cham.cs:22:67 encrypt r4
+     shl v17.4s, v21.4s, #2                         // cham.cs:22:67 encrypt r4
+     sri v17.4s, v21.4s, #30                        // cham.cs:22:67 encrypt r4
+      shl v21.4s, v25.4s, #2                        // cham.cs:22:67 encrypt r4
+      sri v21.4s, v25.4s, #30                       // cham.cs:22:67 encrypt r4
+       shl v25.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r4
+       sri v25.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r4
+    ldr q29, [x0, #64]                              // round key rk[4]
+    eor v15.16b, v29.16b, v15.16b                   // cham.cs:22:74 encrypt r4
+     eor v17.16b, v29.16b, v17.16b                  // cham.cs:22:74 encrypt r4
+      eor v21.16b, v29.16b, v21.16b                 // cham.cs:22:74 encrypt r4
+       eor v25.16b, v29.16b, v25.16b                // cham.cs:22:74 encrypt r4
+    add v1.4s, v1.4s, v15.4s                        // cham.cs:22:58 encrypt r4
+     add v17.4s, v2.4s, v17.4s                      // cham.cs:22:58 encrypt r4
+      add v21.4s, v3.4s, v21.4s                     // cham.cs:22:58 encrypt r4
+       add v25.4s, v5.4s, v25.4s                    // cham.cs:22:58 encrypt r4
+    tbl v2.16b, {v1.16b}, v0.16b                    // cham.cs:22:80 encrypt r4
+     tbl v3.16b, {v17.16b}, v0.16b                  // cham.cs:22:80 encrypt r4
+      tbl v5.16b, {v21.16b}, v0.16b                 // cham.cs:22:80 encrypt r4
+       tbl v15.16b, {v25.16b}, v0.16b               // cham.cs:22:80 encrypt r4
+    movi v29.4s, #0x5, lsl #0                       // const
+    eor v6.16b, v6.16b, v29.16b                     // cham.cs:23:53 encrypt r5
+     eor v7.16b, v7.16b, v29.16b                    // cham.cs:23:53 encrypt r5
+      eor v8.16b, v8.16b, v29.16b                   // cham.cs:23:53 encrypt r5
+       eor v29.16b, v9.16b, v29.16b                 // cham.cs:23:53 encrypt r5
+    rev32 v18.8h, v18.8h                            // cham.cs:23:67 encrypt r5
+     rev32 v22.8h, v22.8h                           // cham.cs:23:67 encrypt r5
+      rev32 v26.8h, v26.8h                          // cham.cs:23:67 encrypt r5
+       rev32 v30.8h, v30.8h                         // cham.cs:23:67 encrypt r5
     ldr q9, [x0, #80]                               // round key rk[5]
-    eor v2.16b, v9.16b, v2.16b                      // cham.cs:23:74 encrypt r21
-      shl v10.4s, v0.4s, #1                         // cham.cs:23:80 encrypt r17
-     shl v14.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r19
-      sri v10.4s, v0.4s, #31                        // cham.cs:23:80 encrypt r17
-     rev32 v0.8h, v22.8h                            // cham.cs:23:67 encrypt r21
-      add v23.4s, v23.4s, v29.4s                    // cham.cs:22:58 encrypt r20
-     shl v29.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r22
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r21
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r23
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r18
-     sri v14.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r19
-     sri v29.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r22
-       eor v19.16b, v19.16b, v5.16b                 // cham.cs:22:53 encrypt r20
-       eor v25.16b, v11.16b, v7.16b                 // cham.cs:22:74 encrypt r20
-     eor v5.16b, v13.16b, v30.16b                   // cham.cs:23:53 encrypt r21
-     eor v0.16b, v9.16b, v0.16b                     // cham.cs:23:74 encrypt r21
-    movi v7.4s, #0x16, lsl #0                       // const
-    eor v18.16b, v18.16b, v7.16b                    // cham.cs:22:53 encrypt r22
-    ldp q13, q15, [x0, #96]                         // round key rk[6] + round key rk[7]
-    eor v1.16b, v13.16b, v1.16b                     // cham.cs:22:74 encrypt r22
-    movi v11.4s, #0x17, lsl #0                      // const
-    eor v28.16b, v28.16b, v11.16b                   // cham.cs:23:53 encrypt r23
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r23
-       shl v12.4s, v27.4s, #1                       // cham.cs:23:80 encrypt r17
-       sri v12.4s, v27.4s, #31                      // cham.cs:23:80 encrypt r17
-      shl v27.4s, v31.4s, #1                        // cham.cs:23:80 encrypt r19
-       add v19.4s, v19.4s, v25.4s                   // cham.cs:22:58 encrypt r20
-      rev32 v25.8h, v17.8h                          // cham.cs:23:67 encrypt r21
-     add v0.4s, v5.4s, v0.4s                        // cham.cs:23:58 encrypt r21
-      shl v5.4s, v31.4s, #2                         // cham.cs:22:67 encrypt r22
-    add v18.4s, v18.4s, v1.4s                       // cham.cs:22:58 encrypt r22
-     rev32 v1.8h, v20.8h                            // cham.cs:23:67 encrypt r23
-    add v28.4s, v28.4s, v2.4s                       // cham.cs:23:58 encrypt r23
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r18
-      sri v27.4s, v31.4s, #31                       // cham.cs:23:80 encrypt r19
-      sri v5.4s, v31.4s, #30                        // cham.cs:22:67 encrypt r22
-      eor v31.16b, v10.16b, v30.16b                 // cham.cs:23:53 encrypt r21
-      eor v25.16b, v9.16b, v25.16b                  // cham.cs:23:74 encrypt r21
-     eor v22.16b, v22.16b, v7.16b                   // cham.cs:22:53 encrypt r22
-     eor v29.16b, v13.16b, v29.16b                  // cham.cs:22:74 encrypt r22
-     eor v2.16b, v14.16b, v11.16b                   // cham.cs:23:53 encrypt r23
-     eor v1.16b, v15.16b, v1.16b                    // cham.cs:23:74 encrypt r23
-       shl v10.4s, v26.4s, #1                       // cham.cs:23:80 encrypt r19
-       rev32 v14.8h, v21.8h                         // cham.cs:23:67 encrypt r21
-      add v25.4s, v31.4s, v25.4s                    // cham.cs:23:58 encrypt r21
-    shl v31.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r21
-     add v22.4s, v22.4s, v29.4s                     // cham.cs:22:58 encrypt r22
-       shl v29.4s, v26.4s, #2                       // cham.cs:22:67 encrypt r22
-     add v1.4s, v2.4s, v1.4s                        // cham.cs:23:58 encrypt r23
-      rev32 v2.8h, v23.8h                           // cham.cs:23:67 encrypt r23
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r18
-       sri v10.4s, v26.4s, #31                      // cham.cs:23:80 encrypt r19
-       sri v29.4s, v26.4s, #30                      // cham.cs:22:67 encrypt r22
-    shl v26.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r24
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r20
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r20
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r20
-       eor v30.16b, v12.16b, v30.16b                // cham.cs:23:53 encrypt r21
-       eor v12.16b, v9.16b, v14.16b                 // cham.cs:23:74 encrypt r21
-       add v30.4s, v30.4s, v12.4s                   // cham.cs:23:58 encrypt r21
-    sri v31.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r21
-    sri v26.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r24
-      eor v17.16b, v17.16b, v7.16b                  // cham.cs:22:53 encrypt r22
-      eor v24.16b, v13.16b, v5.16b                  // cham.cs:22:74 encrypt r22
-      eor v27.16b, v27.16b, v11.16b                 // cham.cs:23:53 encrypt r23
-      eor v2.16b, v15.16b, v2.16b                   // cham.cs:23:74 encrypt r23
-     shl v5.4s, v0.4s, #1                           // cham.cs:23:80 encrypt r21
-       rev32 v12.8h, v19.8h                         // cham.cs:23:67 encrypt r23
-      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r22
-     shl v24.4s, v0.4s, #2                          // cham.cs:22:67 encrypt r24
-      add v27.4s, v27.4s, v2.4s                     // cham.cs:23:58 encrypt r23
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r25
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r20
-     sri v5.4s, v0.4s, #31                          // cham.cs:23:80 encrypt r21
-     sri v24.4s, v0.4s, #30                         // cham.cs:22:67 encrypt r24
-    shl v0.4s, v28.4s, #2                           // cham.cs:22:67 encrypt r26
-       eor v21.16b, v21.16b, v7.16b                 // cham.cs:22:53 encrypt r22
-       eor v29.16b, v13.16b, v29.16b                // cham.cs:22:74 encrypt r22
-       add v21.4s, v21.4s, v29.4s                   // cham.cs:22:58 encrypt r22
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r22
-       eor v29.16b, v10.16b, v11.16b                // cham.cs:23:53 encrypt r23
-       eor v7.16b, v15.16b, v12.16b                 // cham.cs:23:74 encrypt r23
-    movi v10.4s, #0x18, lsl #0                      // const
-    eor v16.16b, v16.16b, v10.16b                   // cham.cs:22:53 encrypt r24
-    ldr q11, [x0, #128]                             // round key rk[8]
-    eor v26.16b, v11.16b, v26.16b                   // cham.cs:22:74 encrypt r24
-    movi v12.4s, #0x19, lsl #0                      // const
-    eor v31.16b, v31.16b, v12.16b                   // cham.cs:23:53 encrypt r25
-    eor v2.16b, v3.16b, v2.16b                      // cham.cs:23:74 encrypt r25
-    sri v0.4s, v28.4s, #30                          // cham.cs:22:67 encrypt r26
-      shl v14.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r21
-       add v29.4s, v29.4s, v7.4s                    // cham.cs:23:58 encrypt r23
-      shl v7.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r24
-    add v16.4s, v16.4s, v26.4s                      // cham.cs:22:58 encrypt r24
-     rev32 v26.8h, v22.8h                           // cham.cs:23:67 encrypt r25
-    add v31.4s, v31.4s, v2.4s                       // cham.cs:23:58 encrypt r25
-     shl v2.4s, v1.4s, #2                           // cham.cs:22:67 encrypt r26
-      sri v14.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r21
-      sri v7.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r24
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r22
-     eor v20.16b, v20.16b, v10.16b                  // cham.cs:22:53 encrypt r24
-     eor v24.16b, v11.16b, v24.16b                  // cham.cs:22:74 encrypt r24
-     eor v25.16b, v5.16b, v12.16b                   // cham.cs:23:53 encrypt r25
-     eor v26.16b, v3.16b, v26.16b                   // cham.cs:23:74 encrypt r25
-    movi v5.4s, #0x1a, lsl #0                       // const
-    eor v18.16b, v18.16b, v5.16b                    // cham.cs:22:53 encrypt r26
-     sri v2.4s, v1.4s, #30                          // cham.cs:22:67 encrypt r26
-    eor v0.16b, v4.16b, v0.16b                      // cham.cs:22:74 encrypt r26
-       shl v15.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r21
-     add v20.4s, v20.4s, v24.4s                     // cham.cs:22:58 encrypt r24
-    shl v24.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r23
-    sri v24.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r23
-       shl v28.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r24
-     add v25.4s, v25.4s, v26.4s                     // cham.cs:23:58 encrypt r25
-      rev32 v26.8h, v17.8h                          // cham.cs:23:67 encrypt r25
-    add v18.4s, v18.4s, v0.4s                       // cham.cs:22:58 encrypt r26
-      shl v0.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r26
-       sri v15.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r21
-       sri v28.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r24
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r22
-      eor v23.16b, v23.16b, v10.16b                 // cham.cs:22:53 encrypt r24
-      eor v30.16b, v11.16b, v7.16b                  // cham.cs:22:74 encrypt r24
-      eor v7.16b, v14.16b, v12.16b                  // cham.cs:23:53 encrypt r25
-      eor v26.16b, v3.16b, v26.16b                  // cham.cs:23:74 encrypt r25
-     eor v22.16b, v22.16b, v5.16b                   // cham.cs:22:53 encrypt r26
-      sri v0.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r26
-     eor v2.16b, v4.16b, v2.16b                     // cham.cs:22:74 encrypt r26
-     shl v14.4s, v1.4s, #1                          // cham.cs:23:80 encrypt r23
-     sri v14.4s, v1.4s, #31                         // cham.cs:23:80 encrypt r23
-       rev32 v1.8h, v21.8h                          // cham.cs:23:67 encrypt r25
-      add v23.4s, v23.4s, v30.4s                    // cham.cs:22:58 encrypt r24
-    shl v30.4s, v31.4s, #1                          // cham.cs:23:80 encrypt r25
-      add v26.4s, v7.4s, v26.4s                     // cham.cs:23:58 encrypt r25
-       shl v7.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r26
-     add v22.4s, v22.4s, v2.4s                      // cham.cs:22:58 encrypt r26
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r27
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r22
-       eor v19.16b, v19.16b, v10.16b                // cham.cs:22:53 encrypt r24
-       eor v28.16b, v11.16b, v28.16b                // cham.cs:22:74 encrypt r24
-       add v19.4s, v19.4s, v28.4s                   // cham.cs:22:58 encrypt r24
-    shl v28.4s, v31.4s, #2                          // cham.cs:22:67 encrypt r28
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r24
-       eor v10.16b, v15.16b, v12.16b                // cham.cs:23:53 encrypt r25
-       eor v1.16b, v3.16b, v1.16b                   // cham.cs:23:74 encrypt r25
-       add v1.4s, v10.4s, v1.4s                     // cham.cs:23:58 encrypt r25
-    sri v30.4s, v31.4s, #31                         // cham.cs:23:80 encrypt r25
-    sri v28.4s, v31.4s, #30                         // cham.cs:22:67 encrypt r28
-      eor v17.16b, v17.16b, v5.16b                  // cham.cs:22:53 encrypt r26
-       sri v7.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r26
-      eor v31.16b, v4.16b, v0.16b                   // cham.cs:22:74 encrypt r26
-    movi v0.4s, #0x1b, lsl #0                       // const
-    eor v24.16b, v24.16b, v0.16b                    // cham.cs:23:53 encrypt r27
-    eor v2.16b, v8.16b, v2.16b                      // cham.cs:23:74 encrypt r27
-      shl v10.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r23
-     shl v12.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r25
-      sri v10.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r23
-     rev32 v27.8h, v20.8h                           // cham.cs:23:67 encrypt r27
-      add v17.4s, v17.4s, v31.4s                    // cham.cs:22:58 encrypt r26
-     shl v31.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r28
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r27
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r29
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r24
-     sri v12.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r25
-     sri v31.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r28
-       eor v21.16b, v21.16b, v5.16b                 // cham.cs:22:53 encrypt r26
-       eor v25.16b, v4.16b, v7.16b                  // cham.cs:22:74 encrypt r26
-     eor v5.16b, v14.16b, v0.16b                    // cham.cs:23:53 encrypt r27
-     eor v27.16b, v8.16b, v27.16b                   // cham.cs:23:74 encrypt r27
-    movi v7.4s, #0x1c, lsl #0                       // const
-    eor v16.16b, v16.16b, v7.16b                    // cham.cs:22:53 encrypt r28
-    ldp q14, q4, [x0, #192]                         // round key rk[12] + round key rk[13]
-    eor v28.16b, v14.16b, v28.16b                   // cham.cs:22:74 encrypt r28
-    movi v15.4s, #0x1d, lsl #0                      // const
-    eor v30.16b, v30.16b, v15.16b                   // cham.cs:23:53 encrypt r29
-    eor v2.16b, v4.16b, v2.16b                      // cham.cs:23:74 encrypt r29
-       shl v3.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r23
-       sri v3.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r23
-      shl v29.4s, v26.4s, #1                        // cham.cs:23:80 encrypt r25
-       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r26
-      rev32 v25.8h, v23.8h                          // cham.cs:23:67 encrypt r27
-     add v27.4s, v5.4s, v27.4s                      // cham.cs:23:58 encrypt r27
-      shl v5.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r28
-    add v16.4s, v16.4s, v28.4s                      // cham.cs:22:58 encrypt r28
-     rev32 v28.8h, v22.8h                           // cham.cs:23:67 encrypt r29
-    add v30.4s, v30.4s, v2.4s                       // cham.cs:23:58 encrypt r29
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r24
-      sri v29.4s, v26.4s, #31                       // cham.cs:23:80 encrypt r25
-      sri v5.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r28
-      eor v26.16b, v10.16b, v0.16b                  // cham.cs:23:53 encrypt r27
-      eor v25.16b, v8.16b, v25.16b                  // cham.cs:23:74 encrypt r27
-     eor v20.16b, v20.16b, v7.16b                   // cham.cs:22:53 encrypt r28
-     eor v31.16b, v14.16b, v31.16b                  // cham.cs:22:74 encrypt r28
-     eor v2.16b, v12.16b, v15.16b                   // cham.cs:23:53 encrypt r29
-     eor v28.16b, v4.16b, v28.16b                   // cham.cs:23:74 encrypt r29
-       shl v10.4s, v1.4s, #1                        // cham.cs:23:80 encrypt r25
-       rev32 v12.8h, v19.8h                         // cham.cs:23:67 encrypt r27
-      add v25.4s, v26.4s, v25.4s                    // cham.cs:23:58 encrypt r27
-    shl v26.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r27
-     add v20.4s, v20.4s, v31.4s                     // cham.cs:22:58 encrypt r28
-       shl v31.4s, v1.4s, #2                        // cham.cs:22:67 encrypt r28
-     add v28.4s, v2.4s, v28.4s                      // cham.cs:23:58 encrypt r29
-      rev32 v2.8h, v17.8h                           // cham.cs:23:67 encrypt r29
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r24
-       sri v10.4s, v1.4s, #31                       // cham.cs:23:80 encrypt r25
-       sri v31.4s, v1.4s, #30                       // cham.cs:22:67 encrypt r28
-    shl v1.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r30
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r26
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r26
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r26
-       eor v0.16b, v3.16b, v0.16b                   // cham.cs:23:53 encrypt r27
-       eor v3.16b, v8.16b, v12.16b                  // cham.cs:23:74 encrypt r27
-       add v0.4s, v0.4s, v3.4s                      // cham.cs:23:58 encrypt r27
-    sri v26.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r27
-    sri v1.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r30
-      eor v23.16b, v23.16b, v7.16b                  // cham.cs:22:53 encrypt r28
-      eor v24.16b, v14.16b, v5.16b                  // cham.cs:22:74 encrypt r28
-      eor v29.16b, v29.16b, v15.16b                 // cham.cs:23:53 encrypt r29
-      eor v2.16b, v4.16b, v2.16b                    // cham.cs:23:74 encrypt r29
-     shl v3.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r27
-       rev32 v5.8h, v21.8h                          // cham.cs:23:67 encrypt r29
-      add v23.4s, v23.4s, v24.4s                    // cham.cs:22:58 encrypt r28
-     shl v24.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r30
-      add v29.4s, v29.4s, v2.4s                     // cham.cs:23:58 encrypt r29
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r31
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r26
-     sri v3.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r27
-     sri v24.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r30
-    shl v27.4s, v30.4s, #2                          // cham.cs:22:67 encrypt r32
-       eor v19.16b, v19.16b, v7.16b                 // cham.cs:22:53 encrypt r28
-       eor v31.16b, v14.16b, v31.16b                // cham.cs:22:74 encrypt r28
-       add v19.4s, v19.4s, v31.4s                   // cham.cs:22:58 encrypt r28
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r28
-       eor v31.16b, v10.16b, v15.16b                // cham.cs:23:53 encrypt r29
-       eor v5.16b, v4.16b, v5.16b                   // cham.cs:23:74 encrypt r29
-    movi v7.4s, #0x1e, lsl #0                       // const
-    eor v18.16b, v18.16b, v7.16b                    // cham.cs:22:53 encrypt r30
-    ldp q10, q15, [x0, #224]                        // round key rk[14] + round key rk[15]
-    eor v1.16b, v10.16b, v1.16b                     // cham.cs:22:74 encrypt r30
-    movi v12.4s, #0x1f, lsl #0                      // const
-    eor v26.16b, v26.16b, v12.16b                   // cham.cs:23:53 encrypt r31
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r31
-    sri v27.4s, v30.4s, #30                         // cham.cs:22:67 encrypt r32
-      shl v4.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r27
-       add v31.4s, v31.4s, v5.4s                    // cham.cs:23:58 encrypt r29
-      shl v5.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r30
-    add v18.4s, v18.4s, v1.4s                       // cham.cs:22:58 encrypt r30
-     rev32 v1.8h, v20.8h                            // cham.cs:23:67 encrypt r31
-    add v26.4s, v26.4s, v2.4s                       // cham.cs:23:58 encrypt r31
-     shl v2.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r32
-      sri v4.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r27
-      sri v5.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r30
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r28
-     eor v22.16b, v22.16b, v7.16b                   // cham.cs:22:53 encrypt r30
-     eor v24.16b, v10.16b, v24.16b                  // cham.cs:22:74 encrypt r30
-     eor v25.16b, v3.16b, v12.16b                   // cham.cs:23:53 encrypt r31
-     eor v1.16b, v15.16b, v1.16b                    // cham.cs:23:74 encrypt r31
-    movi v3.4s, #0x20, lsl #0                       // const
-    eor v16.16b, v16.16b, v3.16b                    // cham.cs:22:53 encrypt r32
-     sri v2.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r32
-    ldr q14, [x0, #0]                               // round key rk[0]
-    eor v27.16b, v14.16b, v27.16b                   // cham.cs:22:74 encrypt r32
-       shl v8.4s, v0.4s, #1                         // cham.cs:23:80 encrypt r27
-     add v22.4s, v22.4s, v24.4s                     // cham.cs:22:58 encrypt r30
-    shl v24.4s, v30.4s, #1                          // cham.cs:23:80 encrypt r29
-    sri v24.4s, v30.4s, #31                         // cham.cs:23:80 encrypt r29
-       shl v30.4s, v0.4s, #2                        // cham.cs:22:67 encrypt r30
-     add v25.4s, v25.4s, v1.4s                      // cham.cs:23:58 encrypt r31
-      rev32 v1.8h, v23.8h                           // cham.cs:23:67 encrypt r31
-    add v16.4s, v16.4s, v27.4s                      // cham.cs:22:58 encrypt r32
-      shl v27.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r32
-       sri v8.4s, v0.4s, #31                        // cham.cs:23:80 encrypt r27
-       sri v30.4s, v0.4s, #30                       // cham.cs:22:67 encrypt r30
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r28
-      eor v17.16b, v17.16b, v7.16b                  // cham.cs:22:53 encrypt r30
-      eor v0.16b, v10.16b, v5.16b                   // cham.cs:22:74 encrypt r30
-      eor v4.16b, v4.16b, v12.16b                   // cham.cs:23:53 encrypt r31
-      eor v1.16b, v15.16b, v1.16b                   // cham.cs:23:74 encrypt r31
-     eor v20.16b, v20.16b, v3.16b                   // cham.cs:22:53 encrypt r32
-      sri v27.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r32
-     eor v2.16b, v14.16b, v2.16b                    // cham.cs:22:74 encrypt r32
-     shl v5.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r29
-     sri v5.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r29
-       rev32 v28.8h, v19.8h                         // cham.cs:23:67 encrypt r31
-      add v17.4s, v17.4s, v0.4s                     // cham.cs:22:58 encrypt r30
-    shl v0.4s, v26.4s, #1                           // cham.cs:23:80 encrypt r31
-      add v1.4s, v4.4s, v1.4s                       // cham.cs:23:58 encrypt r31
-       shl v4.4s, v31.4s, #2                        // cham.cs:22:67 encrypt r32
-     add v20.4s, v20.4s, v2.4s                      // cham.cs:22:58 encrypt r32
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r33
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r28
-       eor v21.16b, v21.16b, v7.16b                 // cham.cs:22:53 encrypt r30
-       eor v30.16b, v10.16b, v30.16b                // cham.cs:22:74 encrypt r30
-       add v21.4s, v21.4s, v30.4s                   // cham.cs:22:58 encrypt r30
-    shl v30.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r34
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r30
-       eor v7.16b, v8.16b, v12.16b                  // cham.cs:23:53 encrypt r31
-       eor v28.16b, v15.16b, v28.16b                // cham.cs:23:74 encrypt r31
-       add v28.4s, v7.4s, v28.4s                    // cham.cs:23:58 encrypt r31
-    sri v0.4s, v26.4s, #31                          // cham.cs:23:80 encrypt r31
-    sri v30.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r34
-      eor v23.16b, v23.16b, v3.16b                  // cham.cs:22:53 encrypt r32
-       sri v4.4s, v31.4s, #30                       // cham.cs:22:67 encrypt r32
-      eor v26.16b, v14.16b, v27.16b                 // cham.cs:22:74 encrypt r32
-    movi v27.4s, #0x21, lsl #0                      // const
-    eor v24.16b, v24.16b, v27.16b                   // cham.cs:23:53 encrypt r33
-    ldr q7, [x0, #16]                               // round key rk[1]
-    eor v2.16b, v7.16b, v2.16b                      // cham.cs:23:74 encrypt r33
-      shl v8.4s, v29.4s, #1                         // cham.cs:23:80 encrypt r29
-     shl v12.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r31
-      sri v8.4s, v29.4s, #31                        // cham.cs:23:80 encrypt r29
-     rev32 v29.8h, v22.8h                           // cham.cs:23:67 encrypt r33
-      add v23.4s, v23.4s, v26.4s                    // cham.cs:22:58 encrypt r32
-     shl v26.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r34
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r33
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r35
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r30
-     sri v12.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r31
-     sri v26.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r34
-       eor v19.16b, v19.16b, v3.16b                 // cham.cs:22:53 encrypt r32
-       eor v25.16b, v14.16b, v4.16b                 // cham.cs:22:74 encrypt r32
-     eor v3.16b, v5.16b, v27.16b                    // cham.cs:23:53 encrypt r33
-     eor v29.16b, v7.16b, v29.16b                   // cham.cs:23:74 encrypt r33
-    movi v4.4s, #0x22, lsl #0                       // const
-    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r34
-    ldp q5, q15, [x0, #32]                          // round key rk[2] + round key rk[3]
-    eor v30.16b, v5.16b, v30.16b                    // cham.cs:22:74 encrypt r34
-    movi v14.4s, #0x23, lsl #0                      // const
-    eor v0.16b, v0.16b, v14.16b                     // cham.cs:23:53 encrypt r35
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r35
-       shl v10.4s, v31.4s, #1                       // cham.cs:23:80 encrypt r29
-       sri v10.4s, v31.4s, #31                      // cham.cs:23:80 encrypt r29
-      shl v31.4s, v1.4s, #1                         // cham.cs:23:80 encrypt r31
-       add v19.4s, v19.4s, v25.4s                   // cham.cs:22:58 encrypt r32
-      rev32 v25.8h, v17.8h                          // cham.cs:23:67 encrypt r33
-     add v29.4s, v3.4s, v29.4s                      // cham.cs:23:58 encrypt r33
-      shl v3.4s, v1.4s, #2                          // cham.cs:22:67 encrypt r34
-    add v18.4s, v18.4s, v30.4s                      // cham.cs:22:58 encrypt r34
-     rev32 v30.8h, v20.8h                           // cham.cs:23:67 encrypt r35
-    add v0.4s, v0.4s, v2.4s                         // cham.cs:23:58 encrypt r35
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r30
-      sri v31.4s, v1.4s, #31                        // cham.cs:23:80 encrypt r31
-      sri v3.4s, v1.4s, #30                         // cham.cs:22:67 encrypt r34
-      eor v1.16b, v8.16b, v27.16b                   // cham.cs:23:53 encrypt r33
-      eor v25.16b, v7.16b, v25.16b                  // cham.cs:23:74 encrypt r33
-     eor v22.16b, v22.16b, v4.16b                   // cham.cs:22:53 encrypt r34
-     eor v26.16b, v5.16b, v26.16b                   // cham.cs:22:74 encrypt r34
-     eor v2.16b, v12.16b, v14.16b                   // cham.cs:23:53 encrypt r35
-     eor v30.16b, v15.16b, v30.16b                  // cham.cs:23:74 encrypt r35
-       shl v8.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r31
-       rev32 v12.8h, v21.8h                         // cham.cs:23:67 encrypt r33
-      add v25.4s, v1.4s, v25.4s                     // cham.cs:23:58 encrypt r33
-    shl v1.4s, v24.4s, #1                           // cham.cs:23:80 encrypt r33
-     add v22.4s, v22.4s, v26.4s                     // cham.cs:22:58 encrypt r34
-       shl v26.4s, v28.4s, #2                       // cham.cs:22:67 encrypt r34
-     add v30.4s, v2.4s, v30.4s                      // cham.cs:23:58 encrypt r35
-      rev32 v2.8h, v23.8h                           // cham.cs:23:67 encrypt r35
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r30
-       sri v8.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r31
-       sri v26.4s, v28.4s, #30                      // cham.cs:22:67 encrypt r34
-    shl v28.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r36
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r32
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r32
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r32
-       eor v27.16b, v10.16b, v27.16b                // cham.cs:23:53 encrypt r33
-       eor v10.16b, v7.16b, v12.16b                 // cham.cs:23:74 encrypt r33
-       add v27.4s, v27.4s, v10.4s                   // cham.cs:23:58 encrypt r33
-    sri v1.4s, v24.4s, #31                          // cham.cs:23:80 encrypt r33
-    sri v28.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r36
-      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r34
-      eor v24.16b, v5.16b, v3.16b                   // cham.cs:22:74 encrypt r34
-      eor v31.16b, v31.16b, v14.16b                 // cham.cs:23:53 encrypt r35
-      eor v2.16b, v15.16b, v2.16b                   // cham.cs:23:74 encrypt r35
-     shl v3.4s, v29.4s, #1                          // cham.cs:23:80 encrypt r33
-       rev32 v10.8h, v19.8h                         // cham.cs:23:67 encrypt r35
-      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r34
-     shl v24.4s, v29.4s, #2                         // cham.cs:22:67 encrypt r36
-      add v31.4s, v31.4s, v2.4s                     // cham.cs:23:58 encrypt r35
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r37
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r32
-     sri v3.4s, v29.4s, #31                         // cham.cs:23:80 encrypt r33
-     sri v24.4s, v29.4s, #30                        // cham.cs:22:67 encrypt r36
-    shl v29.4s, v0.4s, #2                           // cham.cs:22:67 encrypt r38
-       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r34
-       eor v26.16b, v5.16b, v26.16b                 // cham.cs:22:74 encrypt r34
-       add v21.4s, v21.4s, v26.4s                   // cham.cs:22:58 encrypt r34
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r34
-       eor v26.16b, v8.16b, v14.16b                 // cham.cs:23:53 encrypt r35
-       eor v4.16b, v15.16b, v10.16b                 // cham.cs:23:74 encrypt r35
-    movi v8.4s, #0x24, lsl #0                       // const
-    eor v16.16b, v16.16b, v8.16b                    // cham.cs:22:53 encrypt r36
-    ldr q10, [x0, #64]                              // round key rk[4]
-    eor v28.16b, v10.16b, v28.16b                   // cham.cs:22:74 encrypt r36
-    movi v12.4s, #0x25, lsl #0                      // const
-    eor v1.16b, v1.16b, v12.16b                     // cham.cs:23:53 encrypt r37
-    eor v2.16b, v9.16b, v2.16b                      // cham.cs:23:74 encrypt r37
-    sri v29.4s, v0.4s, #30                          // cham.cs:22:67 encrypt r38
-      shl v14.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r33
-       add v26.4s, v26.4s, v4.4s                    // cham.cs:23:58 encrypt r35
-      shl v4.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r36
-    add v16.4s, v16.4s, v28.4s                      // cham.cs:22:58 encrypt r36
-     rev32 v28.8h, v22.8h                           // cham.cs:23:67 encrypt r37
-    add v1.4s, v1.4s, v2.4s                         // cham.cs:23:58 encrypt r37
-     shl v2.4s, v30.4s, #2                          // cham.cs:22:67 encrypt r38
-      sri v14.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r33
-      sri v4.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r36
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r34
-     eor v20.16b, v20.16b, v8.16b                   // cham.cs:22:53 encrypt r36
-     eor v24.16b, v10.16b, v24.16b                  // cham.cs:22:74 encrypt r36
-     eor v25.16b, v3.16b, v12.16b                   // cham.cs:23:53 encrypt r37
-     eor v28.16b, v9.16b, v28.16b                   // cham.cs:23:74 encrypt r37
-    movi v3.4s, #0x26, lsl #0                       // const
-    eor v18.16b, v18.16b, v3.16b                    // cham.cs:22:53 encrypt r38
-     sri v2.4s, v30.4s, #30                         // cham.cs:22:67 encrypt r38
-    eor v29.16b, v13.16b, v29.16b                   // cham.cs:22:74 encrypt r38
-       shl v15.4s, v27.4s, #1                       // cham.cs:23:80 encrypt r33
-     add v20.4s, v20.4s, v24.4s                     // cham.cs:22:58 encrypt r36
-    shl v24.4s, v0.4s, #1                           // cham.cs:23:80 encrypt r35
-    sri v24.4s, v0.4s, #31                          // cham.cs:23:80 encrypt r35
-       shl v0.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r36
-     add v25.4s, v25.4s, v28.4s                     // cham.cs:23:58 encrypt r37
-      rev32 v28.8h, v17.8h                          // cham.cs:23:67 encrypt r37
-    add v18.4s, v18.4s, v29.4s                      // cham.cs:22:58 encrypt r38
-      shl v29.4s, v31.4s, #2                        // cham.cs:22:67 encrypt r38
-       sri v15.4s, v27.4s, #31                      // cham.cs:23:80 encrypt r33
-       sri v0.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r36
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r34
-      eor v23.16b, v23.16b, v8.16b                  // cham.cs:22:53 encrypt r36
-      eor v27.16b, v10.16b, v4.16b                  // cham.cs:22:74 encrypt r36
-      eor v4.16b, v14.16b, v12.16b                  // cham.cs:23:53 encrypt r37
-      eor v28.16b, v9.16b, v28.16b                  // cham.cs:23:74 encrypt r37
-     eor v22.16b, v22.16b, v3.16b                   // cham.cs:22:53 encrypt r38
-      sri v29.4s, v31.4s, #30                       // cham.cs:22:67 encrypt r38
-     eor v2.16b, v13.16b, v2.16b                    // cham.cs:22:74 encrypt r38
-     shl v14.4s, v30.4s, #1                         // cham.cs:23:80 encrypt r35
-     sri v14.4s, v30.4s, #31                        // cham.cs:23:80 encrypt r35
-       rev32 v30.8h, v21.8h                         // cham.cs:23:67 encrypt r37
-      add v23.4s, v23.4s, v27.4s                    // cham.cs:22:58 encrypt r36
-    shl v27.4s, v1.4s, #1                           // cham.cs:23:80 encrypt r37
-      add v28.4s, v4.4s, v28.4s                     // cham.cs:23:58 encrypt r37
-       shl v4.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r38
-     add v22.4s, v22.4s, v2.4s                      // cham.cs:22:58 encrypt r38
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r39
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r34
-       eor v19.16b, v19.16b, v8.16b                 // cham.cs:22:53 encrypt r36
-       eor v0.16b, v10.16b, v0.16b                  // cham.cs:22:74 encrypt r36
-       add v19.4s, v19.4s, v0.4s                    // cham.cs:22:58 encrypt r36
-    shl v0.4s, v1.4s, #2                            // cham.cs:22:67 encrypt r40
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r36
-       eor v8.16b, v15.16b, v12.16b                 // cham.cs:23:53 encrypt r37
-       eor v30.16b, v9.16b, v30.16b                 // cham.cs:23:74 encrypt r37
-       add v30.4s, v8.4s, v30.4s                    // cham.cs:23:58 encrypt r37
-    sri v27.4s, v1.4s, #31                          // cham.cs:23:80 encrypt r37
-    sri v0.4s, v1.4s, #30                           // cham.cs:22:67 encrypt r40
-      eor v17.16b, v17.16b, v3.16b                  // cham.cs:22:53 encrypt r38
-       sri v4.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r38
-      eor v29.16b, v13.16b, v29.16b                 // cham.cs:22:74 encrypt r38
-    movi v1.4s, #0x27, lsl #0                       // const
-    eor v24.16b, v24.16b, v1.16b                    // cham.cs:23:53 encrypt r39
-    ldr q8, [x0, #112]                              // round key rk[7]
-    eor v2.16b, v8.16b, v2.16b                      // cham.cs:23:74 encrypt r39
-      shl v12.4s, v31.4s, #1                        // cham.cs:23:80 encrypt r35
-     shl v15.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r37
-      sri v12.4s, v31.4s, #31                       // cham.cs:23:80 encrypt r35
-     rev32 v31.8h, v20.8h                           // cham.cs:23:67 encrypt r39
-      add v17.4s, v17.4s, v29.4s                    // cham.cs:22:58 encrypt r38
-     shl v29.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r40
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r39
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r41
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r36
-     sri v15.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r37
-     sri v29.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r40
-       eor v21.16b, v21.16b, v3.16b                 // cham.cs:22:53 encrypt r38
-       eor v25.16b, v13.16b, v4.16b                 // cham.cs:22:74 encrypt r38
-     eor v3.16b, v14.16b, v1.16b                    // cham.cs:23:53 encrypt r39
-     eor v31.16b, v8.16b, v31.16b                   // cham.cs:23:74 encrypt r39
-    movi v4.4s, #0x28, lsl #0                       // const
-    eor v16.16b, v16.16b, v4.16b                    // cham.cs:22:53 encrypt r40
-    eor v0.16b, v11.16b, v0.16b                     // cham.cs:22:74 encrypt r40
-    movi v14.4s, #0x29, lsl #0                      // const
-    eor v27.16b, v27.16b, v14.16b                   // cham.cs:23:53 encrypt r41
-    ldr q13, [x0, #144]                             // round key rk[9]
-    eor v2.16b, v13.16b, v2.16b                     // cham.cs:23:74 encrypt r41
-       shl v9.4s, v26.4s, #1                        // cham.cs:23:80 encrypt r35
-       sri v9.4s, v26.4s, #31                       // cham.cs:23:80 encrypt r35
-      shl v26.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r37
-       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r38
-      rev32 v25.8h, v23.8h                          // cham.cs:23:67 encrypt r39
-     add v31.4s, v3.4s, v31.4s                      // cham.cs:23:58 encrypt r39
-      shl v3.4s, v28.4s, #2                         // cham.cs:22:67 encrypt r40
-    add v16.4s, v16.4s, v0.4s                       // cham.cs:22:58 encrypt r40
-     rev32 v0.8h, v22.8h                            // cham.cs:23:67 encrypt r41
-    add v27.4s, v27.4s, v2.4s                       // cham.cs:23:58 encrypt r41
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r36
-      sri v26.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r37
-      sri v3.4s, v28.4s, #30                        // cham.cs:22:67 encrypt r40
-      eor v28.16b, v12.16b, v1.16b                  // cham.cs:23:53 encrypt r39
-      eor v25.16b, v8.16b, v25.16b                  // cham.cs:23:74 encrypt r39
-     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r40
-     eor v29.16b, v11.16b, v29.16b                  // cham.cs:22:74 encrypt r40
-     eor v2.16b, v15.16b, v14.16b                   // cham.cs:23:53 encrypt r41
-     eor v0.16b, v13.16b, v0.16b                    // cham.cs:23:74 encrypt r41
-       shl v12.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r37
-       rev32 v15.8h, v19.8h                         // cham.cs:23:67 encrypt r39
-      add v25.4s, v28.4s, v25.4s                    // cham.cs:23:58 encrypt r39
-    shl v28.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r39
-     add v20.4s, v20.4s, v29.4s                     // cham.cs:22:58 encrypt r40
-       shl v29.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r40
-     add v0.4s, v2.4s, v0.4s                        // cham.cs:23:58 encrypt r41
-      rev32 v2.8h, v17.8h                           // cham.cs:23:67 encrypt r41
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r36
-       sri v12.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r37
-       sri v29.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r40
-    shl v30.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r42
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r38
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r38
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r38
-       eor v1.16b, v9.16b, v1.16b                   // cham.cs:23:53 encrypt r39
-       eor v9.16b, v8.16b, v15.16b                  // cham.cs:23:74 encrypt r39
-       add v1.4s, v1.4s, v9.4s                      // cham.cs:23:58 encrypt r39
-    sri v28.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r39
-    sri v30.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r42
-      eor v23.16b, v23.16b, v4.16b                  // cham.cs:22:53 encrypt r40
-      eor v24.16b, v11.16b, v3.16b                  // cham.cs:22:74 encrypt r40
-      eor v26.16b, v26.16b, v14.16b                 // cham.cs:23:53 encrypt r41
-      eor v2.16b, v13.16b, v2.16b                   // cham.cs:23:74 encrypt r41
-     shl v3.4s, v31.4s, #1                          // cham.cs:23:80 encrypt r39
-       rev32 v9.8h, v21.8h                          // cham.cs:23:67 encrypt r41
-      add v23.4s, v23.4s, v24.4s                    // cham.cs:22:58 encrypt r40
-     shl v24.4s, v31.4s, #2                         // cham.cs:22:67 encrypt r42
-      add v26.4s, v26.4s, v2.4s                     // cham.cs:23:58 encrypt r41
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r43
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r38
-     sri v3.4s, v31.4s, #31                         // cham.cs:23:80 encrypt r39
-     sri v24.4s, v31.4s, #30                        // cham.cs:22:67 encrypt r42
-    shl v31.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r44
-       eor v19.16b, v19.16b, v4.16b                 // cham.cs:22:53 encrypt r40
-       eor v29.16b, v11.16b, v29.16b                // cham.cs:22:74 encrypt r40
-       add v19.4s, v19.4s, v29.4s                   // cham.cs:22:58 encrypt r40
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r40
-       eor v29.16b, v12.16b, v14.16b                // cham.cs:23:53 encrypt r41
-       eor v4.16b, v13.16b, v9.16b                  // cham.cs:23:74 encrypt r41
-    movi v9.4s, #0x2a, lsl #0                       // const
-    eor v18.16b, v18.16b, v9.16b                    // cham.cs:22:53 encrypt r42
-    ldp q12, q15, [x0, #160]                        // round key rk[10] + round key rk[11]
-    eor v30.16b, v12.16b, v30.16b                   // cham.cs:22:74 encrypt r42
-    movi v14.4s, #0x2b, lsl #0                      // const
-    eor v28.16b, v28.16b, v14.16b                   // cham.cs:23:53 encrypt r43
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r43
-    sri v31.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r44
-      shl v13.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r39
-       add v29.4s, v29.4s, v4.4s                    // cham.cs:23:58 encrypt r41
-      shl v4.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r42
-    add v18.4s, v18.4s, v30.4s                      // cham.cs:22:58 encrypt r42
-     rev32 v30.8h, v20.8h                           // cham.cs:23:67 encrypt r43
-    add v28.4s, v28.4s, v2.4s                       // cham.cs:23:58 encrypt r43
-     shl v2.4s, v0.4s, #2                           // cham.cs:22:67 encrypt r44
-      sri v13.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r39
-      sri v4.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r42
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r40
-     eor v22.16b, v22.16b, v9.16b                   // cham.cs:22:53 encrypt r42
-     eor v24.16b, v12.16b, v24.16b                  // cham.cs:22:74 encrypt r42
-     eor v25.16b, v3.16b, v14.16b                   // cham.cs:23:53 encrypt r43
-     eor v30.16b, v15.16b, v30.16b                  // cham.cs:23:74 encrypt r43
-    movi v3.4s, #0x2c, lsl #0                       // const
-    eor v16.16b, v16.16b, v3.16b                    // cham.cs:22:53 encrypt r44
-     sri v2.4s, v0.4s, #30                          // cham.cs:22:67 encrypt r44
-    ldr q11, [x0, #192]                             // round key rk[12]
-    eor v31.16b, v11.16b, v31.16b                   // cham.cs:22:74 encrypt r44
-       shl v8.4s, v1.4s, #1                         // cham.cs:23:80 encrypt r39
-     add v22.4s, v22.4s, v24.4s                     // cham.cs:22:58 encrypt r42
-    shl v24.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r41
-    sri v24.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r41
-       shl v27.4s, v1.4s, #2                        // cham.cs:22:67 encrypt r42
-     add v25.4s, v25.4s, v30.4s                     // cham.cs:23:58 encrypt r43
-      rev32 v30.8h, v23.8h                          // cham.cs:23:67 encrypt r43
-    add v16.4s, v16.4s, v31.4s                      // cham.cs:22:58 encrypt r44
-      shl v31.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r44
-       sri v8.4s, v1.4s, #31                        // cham.cs:23:80 encrypt r39
-       sri v27.4s, v1.4s, #30                       // cham.cs:22:67 encrypt r42
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r40
-      eor v17.16b, v17.16b, v9.16b                  // cham.cs:22:53 encrypt r42
-      eor v1.16b, v12.16b, v4.16b                   // cham.cs:22:74 encrypt r42
-      eor v4.16b, v13.16b, v14.16b                  // cham.cs:23:53 encrypt r43
-      eor v30.16b, v15.16b, v30.16b                 // cham.cs:23:74 encrypt r43
-     eor v20.16b, v20.16b, v3.16b                   // cham.cs:22:53 encrypt r44
-      sri v31.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r44
-     eor v2.16b, v11.16b, v2.16b                    // cham.cs:22:74 encrypt r44
-     shl v13.4s, v0.4s, #1                          // cham.cs:23:80 encrypt r41
-     sri v13.4s, v0.4s, #31                         // cham.cs:23:80 encrypt r41
-       rev32 v0.8h, v19.8h                          // cham.cs:23:67 encrypt r43
-      add v17.4s, v17.4s, v1.4s                     // cham.cs:22:58 encrypt r42
-    shl v1.4s, v28.4s, #1                           // cham.cs:23:80 encrypt r43
-      add v30.4s, v4.4s, v30.4s                     // cham.cs:23:58 encrypt r43
-       shl v4.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r44
-     add v20.4s, v20.4s, v2.4s                      // cham.cs:22:58 encrypt r44
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r45
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r40
-       eor v21.16b, v21.16b, v9.16b                 // cham.cs:22:53 encrypt r42
-       eor v27.16b, v12.16b, v27.16b                // cham.cs:22:74 encrypt r42
-       add v21.4s, v21.4s, v27.4s                   // cham.cs:22:58 encrypt r42
-    shl v27.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r46
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r42
-       eor v8.16b, v8.16b, v14.16b                  // cham.cs:23:53 encrypt r43
-       eor v0.16b, v15.16b, v0.16b                  // cham.cs:23:74 encrypt r43
-       add v0.4s, v8.4s, v0.4s                      // cham.cs:23:58 encrypt r43
-    sri v1.4s, v28.4s, #31                          // cham.cs:23:80 encrypt r43
-    sri v27.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r46
-      eor v23.16b, v23.16b, v3.16b                  // cham.cs:22:53 encrypt r44
-       sri v4.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r44
-      eor v28.16b, v11.16b, v31.16b                 // cham.cs:22:74 encrypt r44
-    movi v31.4s, #0x2d, lsl #0                      // const
-    eor v24.16b, v24.16b, v31.16b                   // cham.cs:23:53 encrypt r45
-    ldr q8, [x0, #208]                              // round key rk[13]
-    eor v2.16b, v8.16b, v2.16b                      // cham.cs:23:74 encrypt r45
-      shl v9.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r41
-     shl v14.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r43
-      sri v9.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r41
-     rev32 v26.8h, v22.8h                           // cham.cs:23:67 encrypt r45
-      add v23.4s, v23.4s, v28.4s                    // cham.cs:22:58 encrypt r44
-     shl v28.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r46
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r45
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r47
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r42
-     sri v14.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r43
-     sri v28.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r46
-       eor v19.16b, v19.16b, v3.16b                 // cham.cs:22:53 encrypt r44
-       eor v25.16b, v11.16b, v4.16b                 // cham.cs:22:74 encrypt r44
-     eor v3.16b, v13.16b, v31.16b                   // cham.cs:23:53 encrypt r45
-     eor v26.16b, v8.16b, v26.16b                   // cham.cs:23:74 encrypt r45
-    movi v4.4s, #0x2e, lsl #0                       // const
-    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r46
-    ldp q13, q15, [x0, #224]                        // round key rk[14] + round key rk[15]
-    eor v27.16b, v13.16b, v27.16b                   // cham.cs:22:74 encrypt r46
-    movi v11.4s, #0x2f, lsl #0                      // const
-    eor v1.16b, v1.16b, v11.16b                     // cham.cs:23:53 encrypt r47
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r47
-       shl v12.4s, v29.4s, #1                       // cham.cs:23:80 encrypt r41
-       sri v12.4s, v29.4s, #31                      // cham.cs:23:80 encrypt r41
-      shl v29.4s, v30.4s, #1                        // cham.cs:23:80 encrypt r43
-       add v19.4s, v19.4s, v25.4s                   // cham.cs:22:58 encrypt r44
-      rev32 v25.8h, v17.8h                          // cham.cs:23:67 encrypt r45
-     add v26.4s, v3.4s, v26.4s                      // cham.cs:23:58 encrypt r45
-      shl v3.4s, v30.4s, #2                         // cham.cs:22:67 encrypt r46
-    add v18.4s, v18.4s, v27.4s                      // cham.cs:22:58 encrypt r46
-     rev32 v27.8h, v20.8h                           // cham.cs:23:67 encrypt r47
-    add v1.4s, v1.4s, v2.4s                         // cham.cs:23:58 encrypt r47
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r42
-      sri v29.4s, v30.4s, #31                       // cham.cs:23:80 encrypt r43
-      sri v3.4s, v30.4s, #30                        // cham.cs:22:67 encrypt r46
-      eor v30.16b, v9.16b, v31.16b                  // cham.cs:23:53 encrypt r45
-      eor v25.16b, v8.16b, v25.16b                  // cham.cs:23:74 encrypt r45
-     eor v22.16b, v22.16b, v4.16b                   // cham.cs:22:53 encrypt r46
-     eor v28.16b, v13.16b, v28.16b                  // cham.cs:22:74 encrypt r46
-     eor v2.16b, v14.16b, v11.16b                   // cham.cs:23:53 encrypt r47
-     eor v27.16b, v15.16b, v27.16b                  // cham.cs:23:74 encrypt r47
-       shl v9.4s, v0.4s, #1                         // cham.cs:23:80 encrypt r43
-       rev32 v14.8h, v21.8h                         // cham.cs:23:67 encrypt r45
-      add v25.4s, v30.4s, v25.4s                    // cham.cs:23:58 encrypt r45
-    shl v30.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r45
-     add v22.4s, v22.4s, v28.4s                     // cham.cs:22:58 encrypt r46
-       shl v28.4s, v0.4s, #2                        // cham.cs:22:67 encrypt r46
-     add v27.4s, v2.4s, v27.4s                      // cham.cs:23:58 encrypt r47
-      rev32 v2.8h, v23.8h                           // cham.cs:23:67 encrypt r47
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r42
-       sri v9.4s, v0.4s, #31                        // cham.cs:23:80 encrypt r43
-       sri v28.4s, v0.4s, #30                       // cham.cs:22:67 encrypt r46
-    shl v0.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r48
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r44
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r44
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r44
-       eor v31.16b, v12.16b, v31.16b                // cham.cs:23:53 encrypt r45
-       eor v12.16b, v8.16b, v14.16b                 // cham.cs:23:74 encrypt r45
-       add v31.4s, v31.4s, v12.4s                   // cham.cs:23:58 encrypt r45
-    sri v30.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r45
-    sri v0.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r48
-      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r46
-      eor v24.16b, v13.16b, v3.16b                  // cham.cs:22:74 encrypt r46
-      eor v29.16b, v29.16b, v11.16b                 // cham.cs:23:53 encrypt r47
-      eor v2.16b, v15.16b, v2.16b                   // cham.cs:23:74 encrypt r47
-     shl v3.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r45
-       rev32 v12.8h, v19.8h                         // cham.cs:23:67 encrypt r47
-      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r46
-     shl v24.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r48
-      add v29.4s, v29.4s, v2.4s                     // cham.cs:23:58 encrypt r47
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r49
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r44
-     sri v3.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r45
-     sri v24.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r48
-    shl v26.4s, v1.4s, #2                           // cham.cs:22:67 encrypt r50
-       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r46
-       eor v28.16b, v13.16b, v28.16b                // cham.cs:22:74 encrypt r46
-       add v21.4s, v21.4s, v28.4s                   // cham.cs:22:58 encrypt r46
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r46
-       eor v28.16b, v9.16b, v11.16b                 // cham.cs:23:53 encrypt r47
-       eor v4.16b, v15.16b, v12.16b                 // cham.cs:23:74 encrypt r47
-    movi v9.4s, #0x30, lsl #0                       // const
-    eor v16.16b, v16.16b, v9.16b                    // cham.cs:22:53 encrypt r48
-    ldr q11, [x0, #0]                               // round key rk[0]
-    eor v0.16b, v11.16b, v0.16b                     // cham.cs:22:74 encrypt r48
-    movi v12.4s, #0x31, lsl #0                      // const
-    eor v30.16b, v30.16b, v12.16b                   // cham.cs:23:53 encrypt r49
-    eor v2.16b, v7.16b, v2.16b                      // cham.cs:23:74 encrypt r49
-    sri v26.4s, v1.4s, #30                          // cham.cs:22:67 encrypt r50
-      shl v14.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r45
-       add v28.4s, v28.4s, v4.4s                    // cham.cs:23:58 encrypt r47
-      shl v4.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r48
-    add v16.4s, v16.4s, v0.4s                       // cham.cs:22:58 encrypt r48
-     rev32 v0.8h, v22.8h                            // cham.cs:23:67 encrypt r49
-    add v30.4s, v30.4s, v2.4s                       // cham.cs:23:58 encrypt r49
-     shl v2.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r50
-      sri v14.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r45
-      sri v4.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r48
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r46
-     eor v20.16b, v20.16b, v9.16b                   // cham.cs:22:53 encrypt r48
-     eor v24.16b, v11.16b, v24.16b                  // cham.cs:22:74 encrypt r48
-     eor v25.16b, v3.16b, v12.16b                   // cham.cs:23:53 encrypt r49
-     eor v0.16b, v7.16b, v0.16b                     // cham.cs:23:74 encrypt r49
-    movi v3.4s, #0x32, lsl #0                       // const
-    eor v18.16b, v18.16b, v3.16b                    // cham.cs:22:53 encrypt r50
-     sri v2.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r50
-    eor v26.16b, v5.16b, v26.16b                    // cham.cs:22:74 encrypt r50
-       shl v15.4s, v31.4s, #1                       // cham.cs:23:80 encrypt r45
-     add v20.4s, v20.4s, v24.4s                     // cham.cs:22:58 encrypt r48
-    shl v24.4s, v1.4s, #1                           // cham.cs:23:80 encrypt r47
-    sri v24.4s, v1.4s, #31                          // cham.cs:23:80 encrypt r47
-       shl v1.4s, v31.4s, #2                        // cham.cs:22:67 encrypt r48
-     add v25.4s, v25.4s, v0.4s                      // cham.cs:23:58 encrypt r49
-      rev32 v0.8h, v17.8h                           // cham.cs:23:67 encrypt r49
-    add v18.4s, v18.4s, v26.4s                      // cham.cs:22:58 encrypt r50
-      shl v26.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r50
-       sri v15.4s, v31.4s, #31                      // cham.cs:23:80 encrypt r45
-       sri v1.4s, v31.4s, #30                       // cham.cs:22:67 encrypt r48
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r46
-      eor v23.16b, v23.16b, v9.16b                  // cham.cs:22:53 encrypt r48
-      eor v31.16b, v11.16b, v4.16b                  // cham.cs:22:74 encrypt r48
-      eor v4.16b, v14.16b, v12.16b                  // cham.cs:23:53 encrypt r49
-      eor v0.16b, v7.16b, v0.16b                    // cham.cs:23:74 encrypt r49
-     eor v22.16b, v22.16b, v3.16b                   // cham.cs:22:53 encrypt r50
-      sri v26.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r50
-     eor v2.16b, v5.16b, v2.16b                     // cham.cs:22:74 encrypt r50
-     shl v14.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r47
-     sri v14.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r47
-       rev32 v27.8h, v21.8h                         // cham.cs:23:67 encrypt r49
-      add v23.4s, v23.4s, v31.4s                    // cham.cs:22:58 encrypt r48
-    shl v31.4s, v30.4s, #1                          // cham.cs:23:80 encrypt r49
-      add v0.4s, v4.4s, v0.4s                       // cham.cs:23:58 encrypt r49
-       shl v4.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r50
-     add v22.4s, v22.4s, v2.4s                      // cham.cs:22:58 encrypt r50
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r51
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r46
-       eor v19.16b, v19.16b, v9.16b                 // cham.cs:22:53 encrypt r48
-       eor v1.16b, v11.16b, v1.16b                  // cham.cs:22:74 encrypt r48
-       add v19.4s, v19.4s, v1.4s                    // cham.cs:22:58 encrypt r48
-    shl v1.4s, v30.4s, #2                           // cham.cs:22:67 encrypt r52
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r48
-       eor v9.16b, v15.16b, v12.16b                 // cham.cs:23:53 encrypt r49
-       eor v27.16b, v7.16b, v27.16b                 // cham.cs:23:74 encrypt r49
-       add v27.4s, v9.4s, v27.4s                    // cham.cs:23:58 encrypt r49
-    sri v31.4s, v30.4s, #31                         // cham.cs:23:80 encrypt r49
-    sri v1.4s, v30.4s, #30                          // cham.cs:22:67 encrypt r52
-      eor v17.16b, v17.16b, v3.16b                  // cham.cs:22:53 encrypt r50
-       sri v4.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r50
-      eor v26.16b, v5.16b, v26.16b                  // cham.cs:22:74 encrypt r50
-    movi v30.4s, #0x33, lsl #0                      // const
-    eor v24.16b, v24.16b, v30.16b                   // cham.cs:23:53 encrypt r51
-    ldr q9, [x0, #48]                               // round key rk[3]
-    eor v2.16b, v9.16b, v2.16b                      // cham.cs:23:74 encrypt r51
-      shl v12.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r47
-     shl v15.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r49
-      sri v12.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r47
-     rev32 v29.8h, v20.8h                           // cham.cs:23:67 encrypt r51
-      add v17.4s, v17.4s, v26.4s                    // cham.cs:22:58 encrypt r50
-     shl v26.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r52
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r51
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r53
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r48
-     sri v15.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r49
-     sri v26.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r52
-       eor v21.16b, v21.16b, v3.16b                 // cham.cs:22:53 encrypt r50
-       eor v25.16b, v5.16b, v4.16b                  // cham.cs:22:74 encrypt r50
-     eor v3.16b, v14.16b, v30.16b                   // cham.cs:23:53 encrypt r51
-     eor v29.16b, v9.16b, v29.16b                   // cham.cs:23:74 encrypt r51
-    movi v4.4s, #0x34, lsl #0                       // const
-    eor v16.16b, v16.16b, v4.16b                    // cham.cs:22:53 encrypt r52
-    eor v1.16b, v10.16b, v1.16b                     // cham.cs:22:74 encrypt r52
-    movi v14.4s, #0x35, lsl #0                      // const
-    eor v31.16b, v31.16b, v14.16b                   // cham.cs:23:53 encrypt r53
-    ldr q5, [x0, #80]                               // round key rk[5]
-    eor v2.16b, v5.16b, v2.16b                      // cham.cs:23:74 encrypt r53
-       shl v7.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r47
-       sri v7.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r47
-      shl v28.4s, v0.4s, #1                         // cham.cs:23:80 encrypt r49
-       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r50
-      rev32 v25.8h, v23.8h                          // cham.cs:23:67 encrypt r51
-     add v29.4s, v3.4s, v29.4s                      // cham.cs:23:58 encrypt r51
-      shl v3.4s, v0.4s, #2                          // cham.cs:22:67 encrypt r52
-    add v16.4s, v16.4s, v1.4s                       // cham.cs:22:58 encrypt r52
-     rev32 v1.8h, v22.8h                            // cham.cs:23:67 encrypt r53
-    add v31.4s, v31.4s, v2.4s                       // cham.cs:23:58 encrypt r53
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r48
-      sri v28.4s, v0.4s, #31                        // cham.cs:23:80 encrypt r49
-      sri v3.4s, v0.4s, #30                         // cham.cs:22:67 encrypt r52
-      eor v0.16b, v12.16b, v30.16b                  // cham.cs:23:53 encrypt r51
-      eor v25.16b, v9.16b, v25.16b                  // cham.cs:23:74 encrypt r51
-     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r52
-     eor v26.16b, v10.16b, v26.16b                  // cham.cs:22:74 encrypt r52
-     eor v2.16b, v15.16b, v14.16b                   // cham.cs:23:53 encrypt r53
-     eor v1.16b, v5.16b, v1.16b                     // cham.cs:23:74 encrypt r53
-       shl v12.4s, v27.4s, #1                       // cham.cs:23:80 encrypt r49
-       rev32 v15.8h, v19.8h                         // cham.cs:23:67 encrypt r51
-      add v25.4s, v0.4s, v25.4s                     // cham.cs:23:58 encrypt r51
-    shl v0.4s, v24.4s, #1                           // cham.cs:23:80 encrypt r51
-     add v20.4s, v20.4s, v26.4s                     // cham.cs:22:58 encrypt r52
-       shl v26.4s, v27.4s, #2                       // cham.cs:22:67 encrypt r52
-     add v1.4s, v2.4s, v1.4s                        // cham.cs:23:58 encrypt r53
-      rev32 v2.8h, v17.8h                           // cham.cs:23:67 encrypt r53
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r48
-       sri v12.4s, v27.4s, #31                      // cham.cs:23:80 encrypt r49
-       sri v26.4s, v27.4s, #30                      // cham.cs:22:67 encrypt r52
-    shl v27.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r54
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r50
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r50
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r50
-       eor v30.16b, v7.16b, v30.16b                 // cham.cs:23:53 encrypt r51
-       eor v7.16b, v9.16b, v15.16b                  // cham.cs:23:74 encrypt r51
-       add v30.4s, v30.4s, v7.4s                    // cham.cs:23:58 encrypt r51
-    sri v0.4s, v24.4s, #31                          // cham.cs:23:80 encrypt r51
-    sri v27.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r54
-      eor v23.16b, v23.16b, v4.16b                  // cham.cs:22:53 encrypt r52
-      eor v24.16b, v10.16b, v3.16b                  // cham.cs:22:74 encrypt r52
-      eor v28.16b, v28.16b, v14.16b                 // cham.cs:23:53 encrypt r53
-      eor v2.16b, v5.16b, v2.16b                    // cham.cs:23:74 encrypt r53
-     shl v3.4s, v29.4s, #1                          // cham.cs:23:80 encrypt r51
-       rev32 v7.8h, v21.8h                          // cham.cs:23:67 encrypt r53
-      add v23.4s, v23.4s, v24.4s                    // cham.cs:22:58 encrypt r52
-     shl v24.4s, v29.4s, #2                         // cham.cs:22:67 encrypt r54
-      add v28.4s, v28.4s, v2.4s                     // cham.cs:23:58 encrypt r53
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r55
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r50
-     sri v3.4s, v29.4s, #31                         // cham.cs:23:80 encrypt r51
-     sri v24.4s, v29.4s, #30                        // cham.cs:22:67 encrypt r54
-    shl v29.4s, v31.4s, #2                          // cham.cs:22:67 encrypt r56
-       eor v19.16b, v19.16b, v4.16b                 // cham.cs:22:53 encrypt r52
-       eor v26.16b, v10.16b, v26.16b                // cham.cs:22:74 encrypt r52
-       add v19.4s, v19.4s, v26.4s                   // cham.cs:22:58 encrypt r52
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r52
-       eor v26.16b, v12.16b, v14.16b                // cham.cs:23:53 encrypt r53
-       eor v4.16b, v5.16b, v7.16b                   // cham.cs:23:74 encrypt r53
-    movi v7.4s, #0x36, lsl #0                       // const
-    eor v18.16b, v18.16b, v7.16b                    // cham.cs:22:53 encrypt r54
-    ldp q12, q15, [x0, #96]                         // round key rk[6] + round key rk[7]
-    eor v27.16b, v12.16b, v27.16b                   // cham.cs:22:74 encrypt r54
-    movi v14.4s, #0x37, lsl #0                      // const
-    eor v0.16b, v0.16b, v14.16b                     // cham.cs:23:53 encrypt r55
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r55
-    sri v29.4s, v31.4s, #30                         // cham.cs:22:67 encrypt r56
-      shl v5.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r51
-       add v26.4s, v26.4s, v4.4s                    // cham.cs:23:58 encrypt r53
-      shl v4.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r54
-    add v18.4s, v18.4s, v27.4s                      // cham.cs:22:58 encrypt r54
-     rev32 v27.8h, v20.8h                           // cham.cs:23:67 encrypt r55
-    add v0.4s, v0.4s, v2.4s                         // cham.cs:23:58 encrypt r55
-     shl v2.4s, v1.4s, #2                           // cham.cs:22:67 encrypt r56
-      sri v5.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r51
-      sri v4.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r54
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r52
-     eor v22.16b, v22.16b, v7.16b                   // cham.cs:22:53 encrypt r54
-     eor v24.16b, v12.16b, v24.16b                  // cham.cs:22:74 encrypt r54
-     eor v25.16b, v3.16b, v14.16b                   // cham.cs:23:53 encrypt r55
-     eor v27.16b, v15.16b, v27.16b                  // cham.cs:23:74 encrypt r55
-    movi v3.4s, #0x38, lsl #0                       // const
-    eor v16.16b, v16.16b, v3.16b                    // cham.cs:22:53 encrypt r56
-     sri v2.4s, v1.4s, #30                          // cham.cs:22:67 encrypt r56
-    ldr q10, [x0, #128]                             // round key rk[8]
-    eor v29.16b, v10.16b, v29.16b                   // cham.cs:22:74 encrypt r56
-       shl v9.4s, v30.4s, #1                        // cham.cs:23:80 encrypt r51
-     add v22.4s, v22.4s, v24.4s                     // cham.cs:22:58 encrypt r54
-    shl v24.4s, v31.4s, #1                          // cham.cs:23:80 encrypt r53
-    sri v24.4s, v31.4s, #31                         // cham.cs:23:80 encrypt r53
-       shl v31.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r54
-     add v25.4s, v25.4s, v27.4s                     // cham.cs:23:58 encrypt r55
-      rev32 v27.8h, v23.8h                          // cham.cs:23:67 encrypt r55
-    add v16.4s, v16.4s, v29.4s                      // cham.cs:22:58 encrypt r56
-      shl v29.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r56
-       sri v9.4s, v30.4s, #31                       // cham.cs:23:80 encrypt r51
-       sri v31.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r54
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r52
-      eor v17.16b, v17.16b, v7.16b                  // cham.cs:22:53 encrypt r54
-      eor v30.16b, v12.16b, v4.16b                  // cham.cs:22:74 encrypt r54
-      eor v4.16b, v5.16b, v14.16b                   // cham.cs:23:53 encrypt r55
-      eor v27.16b, v15.16b, v27.16b                 // cham.cs:23:74 encrypt r55
-     eor v20.16b, v20.16b, v3.16b                   // cham.cs:22:53 encrypt r56
-      sri v29.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r56
-     eor v2.16b, v10.16b, v2.16b                    // cham.cs:22:74 encrypt r56
-     shl v5.4s, v1.4s, #1                           // cham.cs:23:80 encrypt r53
-     sri v5.4s, v1.4s, #31                          // cham.cs:23:80 encrypt r53
-       rev32 v1.8h, v19.8h                          // cham.cs:23:67 encrypt r55
-      add v17.4s, v17.4s, v30.4s                    // cham.cs:22:58 encrypt r54
-    shl v30.4s, v0.4s, #1                           // cham.cs:23:80 encrypt r55
-      add v27.4s, v4.4s, v27.4s                     // cham.cs:23:58 encrypt r55
-       shl v4.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r56
-     add v20.4s, v20.4s, v2.4s                      // cham.cs:22:58 encrypt r56
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r57
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r52
-       eor v21.16b, v21.16b, v7.16b                 // cham.cs:22:53 encrypt r54
-       eor v31.16b, v12.16b, v31.16b                // cham.cs:22:74 encrypt r54
-       add v21.4s, v21.4s, v31.4s                   // cham.cs:22:58 encrypt r54
-    shl v31.4s, v0.4s, #2                           // cham.cs:22:67 encrypt r58
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r54
-       eor v7.16b, v9.16b, v14.16b                  // cham.cs:23:53 encrypt r55
-       eor v1.16b, v15.16b, v1.16b                  // cham.cs:23:74 encrypt r55
-       add v1.4s, v7.4s, v1.4s                      // cham.cs:23:58 encrypt r55
-    sri v30.4s, v0.4s, #31                          // cham.cs:23:80 encrypt r55
-    sri v31.4s, v0.4s, #30                          // cham.cs:22:67 encrypt r58
-      eor v23.16b, v23.16b, v3.16b                  // cham.cs:22:53 encrypt r56
-       sri v4.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r56
-      eor v29.16b, v10.16b, v29.16b                 // cham.cs:22:74 encrypt r56
-    movi v0.4s, #0x39, lsl #0                       // const
-    eor v24.16b, v24.16b, v0.16b                    // cham.cs:23:53 encrypt r57
-    ldr q7, [x0, #144]                              // round key rk[9]
-    eor v2.16b, v7.16b, v2.16b                      // cham.cs:23:74 encrypt r57
-      shl v9.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r53
-     shl v14.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r55
-      sri v9.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r53
-     rev32 v28.8h, v22.8h                           // cham.cs:23:67 encrypt r57
-      add v23.4s, v23.4s, v29.4s                    // cham.cs:22:58 encrypt r56
-     shl v29.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r58
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r57
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r59
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r54
-     sri v14.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r55
-     sri v29.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r58
-       eor v19.16b, v19.16b, v3.16b                 // cham.cs:22:53 encrypt r56
-       eor v25.16b, v10.16b, v4.16b                 // cham.cs:22:74 encrypt r56
-     eor v3.16b, v5.16b, v0.16b                     // cham.cs:23:53 encrypt r57
-     eor v28.16b, v7.16b, v28.16b                   // cham.cs:23:74 encrypt r57
-    movi v4.4s, #0x3a, lsl #0                       // const
-    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r58
-    ldp q5, q15, [x0, #160]                         // round key rk[10] + round key rk[11]
-    eor v31.16b, v5.16b, v31.16b                    // cham.cs:22:74 encrypt r58
-    movi v10.4s, #0x3b, lsl #0                      // const
-    eor v30.16b, v30.16b, v10.16b                   // cham.cs:23:53 encrypt r59
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r59
-       shl v12.4s, v26.4s, #1                       // cham.cs:23:80 encrypt r53
-       sri v12.4s, v26.4s, #31                      // cham.cs:23:80 encrypt r53
-      shl v26.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r55
-       add v19.4s, v19.4s, v25.4s                   // cham.cs:22:58 encrypt r56
-      rev32 v25.8h, v17.8h                          // cham.cs:23:67 encrypt r57
-     add v28.4s, v3.4s, v28.4s                      // cham.cs:23:58 encrypt r57
-      shl v3.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r58
-    add v18.4s, v18.4s, v31.4s                      // cham.cs:22:58 encrypt r58
-     rev32 v31.8h, v20.8h                           // cham.cs:23:67 encrypt r59
-    add v30.4s, v30.4s, v2.4s                       // cham.cs:23:58 encrypt r59
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r54
-      sri v26.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r55
-      sri v3.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r58
-      eor v27.16b, v9.16b, v0.16b                   // cham.cs:23:53 encrypt r57
-      eor v25.16b, v7.16b, v25.16b                  // cham.cs:23:74 encrypt r57
-     eor v22.16b, v22.16b, v4.16b                   // cham.cs:22:53 encrypt r58
-     eor v29.16b, v5.16b, v29.16b                   // cham.cs:22:74 encrypt r58
-     eor v2.16b, v14.16b, v10.16b                   // cham.cs:23:53 encrypt r59
-     eor v31.16b, v15.16b, v31.16b                  // cham.cs:23:74 encrypt r59
-       shl v9.4s, v1.4s, #1                         // cham.cs:23:80 encrypt r55
-       rev32 v14.8h, v21.8h                         // cham.cs:23:67 encrypt r57
-      add v25.4s, v27.4s, v25.4s                    // cham.cs:23:58 encrypt r57
-    shl v27.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r57
-     add v22.4s, v22.4s, v29.4s                     // cham.cs:22:58 encrypt r58
-       shl v29.4s, v1.4s, #2                        // cham.cs:22:67 encrypt r58
-     add v31.4s, v2.4s, v31.4s                      // cham.cs:23:58 encrypt r59
-      rev32 v2.8h, v23.8h                           // cham.cs:23:67 encrypt r59
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r54
-       sri v9.4s, v1.4s, #31                        // cham.cs:23:80 encrypt r55
-       sri v29.4s, v1.4s, #30                       // cham.cs:22:67 encrypt r58
-    shl v1.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r60
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r56
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r56
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r56
-       eor v0.16b, v12.16b, v0.16b                  // cham.cs:23:53 encrypt r57
-       eor v12.16b, v7.16b, v14.16b                 // cham.cs:23:74 encrypt r57
-       add v0.4s, v0.4s, v12.4s                     // cham.cs:23:58 encrypt r57
-    sri v27.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r57
-    sri v1.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r60
-      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r58
-      eor v24.16b, v5.16b, v3.16b                   // cham.cs:22:74 encrypt r58
-      eor v26.16b, v26.16b, v10.16b                 // cham.cs:23:53 encrypt r59
-      eor v2.16b, v15.16b, v2.16b                   // cham.cs:23:74 encrypt r59
-     shl v3.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r57
-       rev32 v12.8h, v19.8h                         // cham.cs:23:67 encrypt r59
-      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r58
-     shl v24.4s, v28.4s, #2                         // cham.cs:22:67 encrypt r60
-      add v26.4s, v26.4s, v2.4s                     // cham.cs:23:58 encrypt r59
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r61
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r56
-     sri v3.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r57
-     sri v24.4s, v28.4s, #30                        // cham.cs:22:67 encrypt r60
-    shl v28.4s, v30.4s, #2                          // cham.cs:22:67 encrypt r62
-       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r58
-       eor v29.16b, v5.16b, v29.16b                 // cham.cs:22:74 encrypt r58
-       add v21.4s, v21.4s, v29.4s                   // cham.cs:22:58 encrypt r58
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r58
-       eor v29.16b, v9.16b, v10.16b                 // cham.cs:23:53 encrypt r59
-       eor v4.16b, v15.16b, v12.16b                 // cham.cs:23:74 encrypt r59
-    movi v9.4s, #0x3c, lsl #0                       // const
-    eor v16.16b, v16.16b, v9.16b                    // cham.cs:22:53 encrypt r60
-    ldr q10, [x0, #192]                             // round key rk[12]
-    eor v1.16b, v10.16b, v1.16b                     // cham.cs:22:74 encrypt r60
-    movi v12.4s, #0x3d, lsl #0                      // const
-    eor v27.16b, v27.16b, v12.16b                   // cham.cs:23:53 encrypt r61
-    eor v2.16b, v8.16b, v2.16b                      // cham.cs:23:74 encrypt r61
-    sri v28.4s, v30.4s, #30                         // cham.cs:22:67 encrypt r62
-      shl v14.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r57
-       add v29.4s, v29.4s, v4.4s                    // cham.cs:23:58 encrypt r59
-      shl v4.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r60
-    add v16.4s, v16.4s, v1.4s                       // cham.cs:22:58 encrypt r60
-     rev32 v1.8h, v22.8h                            // cham.cs:23:67 encrypt r61
-    add v27.4s, v27.4s, v2.4s                       // cham.cs:23:58 encrypt r61
-     shl v2.4s, v31.4s, #2                          // cham.cs:22:67 encrypt r62
-      sri v14.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r57
-      sri v4.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r60
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r58
-     eor v20.16b, v20.16b, v9.16b                   // cham.cs:22:53 encrypt r60
-     eor v24.16b, v10.16b, v24.16b                  // cham.cs:22:74 encrypt r60
-     eor v25.16b, v3.16b, v12.16b                   // cham.cs:23:53 encrypt r61
-     eor v1.16b, v8.16b, v1.16b                     // cham.cs:23:74 encrypt r61
-    movi v3.4s, #0x3e, lsl #0                       // const
-    eor v18.16b, v18.16b, v3.16b                    // cham.cs:22:53 encrypt r62
-     sri v2.4s, v31.4s, #30                         // cham.cs:22:67 encrypt r62
-    eor v28.16b, v13.16b, v28.16b                   // cham.cs:22:74 encrypt r62
-       shl v15.4s, v0.4s, #1                        // cham.cs:23:80 encrypt r57
-     add v20.4s, v20.4s, v24.4s                     // cham.cs:22:58 encrypt r60
-    shl v24.4s, v30.4s, #1                          // cham.cs:23:80 encrypt r59
-    sri v24.4s, v30.4s, #31                         // cham.cs:23:80 encrypt r59
-       shl v30.4s, v0.4s, #2                        // cham.cs:22:67 encrypt r60
-     add v25.4s, v25.4s, v1.4s                      // cham.cs:23:58 encrypt r61
-      rev32 v1.8h, v17.8h                           // cham.cs:23:67 encrypt r61
-    add v18.4s, v18.4s, v28.4s                      // cham.cs:22:58 encrypt r62
-      shl v28.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r62
-       sri v15.4s, v0.4s, #31                       // cham.cs:23:80 encrypt r57
-       sri v30.4s, v0.4s, #30                       // cham.cs:22:67 encrypt r60
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r58
-      eor v23.16b, v23.16b, v9.16b                  // cham.cs:22:53 encrypt r60
-      eor v0.16b, v10.16b, v4.16b                   // cham.cs:22:74 encrypt r60
-      eor v4.16b, v14.16b, v12.16b                  // cham.cs:23:53 encrypt r61
-      eor v1.16b, v8.16b, v1.16b                    // cham.cs:23:74 encrypt r61
-     eor v22.16b, v22.16b, v3.16b                   // cham.cs:22:53 encrypt r62
-      sri v28.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r62
-     eor v2.16b, v13.16b, v2.16b                    // cham.cs:22:74 encrypt r62
-     shl v14.4s, v31.4s, #1                         // cham.cs:23:80 encrypt r59
-     sri v14.4s, v31.4s, #31                        // cham.cs:23:80 encrypt r59
-       rev32 v31.8h, v21.8h                         // cham.cs:23:67 encrypt r61
-      add v23.4s, v23.4s, v0.4s                     // cham.cs:22:58 encrypt r60
-    shl v0.4s, v27.4s, #1                           // cham.cs:23:80 encrypt r61
-      add v1.4s, v4.4s, v1.4s                       // cham.cs:23:58 encrypt r61
-       shl v4.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r62
-     add v22.4s, v22.4s, v2.4s                      // cham.cs:22:58 encrypt r62
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r63
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r58
-       eor v19.16b, v19.16b, v9.16b                 // cham.cs:22:53 encrypt r60
-       eor v30.16b, v10.16b, v30.16b                // cham.cs:22:74 encrypt r60
-       add v19.4s, v19.4s, v30.4s                   // cham.cs:22:58 encrypt r60
-    shl v30.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r64
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r60
-       eor v9.16b, v15.16b, v12.16b                 // cham.cs:23:53 encrypt r61
-       eor v31.16b, v8.16b, v31.16b                 // cham.cs:23:74 encrypt r61
-       add v31.4s, v9.4s, v31.4s                    // cham.cs:23:58 encrypt r61
-    sri v0.4s, v27.4s, #31                          // cham.cs:23:80 encrypt r61
-    sri v30.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r64
-      eor v17.16b, v17.16b, v3.16b                  // cham.cs:22:53 encrypt r62
-       sri v4.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r62
-      eor v27.16b, v13.16b, v28.16b                 // cham.cs:22:74 encrypt r62
-    movi v28.4s, #0x3f, lsl #0                      // const
-    eor v24.16b, v24.16b, v28.16b                   // cham.cs:23:53 encrypt r63
-    ldr q9, [x0, #240]                              // round key rk[15]
-    eor v2.16b, v9.16b, v2.16b                      // cham.cs:23:74 encrypt r63
-      shl v12.4s, v26.4s, #1                        // cham.cs:23:80 encrypt r59
-     shl v15.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r61
-      sri v12.4s, v26.4s, #31                       // cham.cs:23:80 encrypt r59
-     rev32 v26.8h, v20.8h                           // cham.cs:23:67 encrypt r63
-      add v17.4s, v17.4s, v27.4s                    // cham.cs:22:58 encrypt r62
-     shl v27.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r64
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r63
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r65
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r60
-     sri v15.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r61
-     sri v27.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r64
-       eor v21.16b, v21.16b, v3.16b                 // cham.cs:22:53 encrypt r62
-       eor v25.16b, v13.16b, v4.16b                 // cham.cs:22:74 encrypt r62
-     eor v3.16b, v14.16b, v28.16b                   // cham.cs:23:53 encrypt r63
-     eor v26.16b, v9.16b, v26.16b                   // cham.cs:23:74 encrypt r63
-    movi v4.4s, #0x40, lsl #0                       // const
-    eor v16.16b, v16.16b, v4.16b                    // cham.cs:22:53 encrypt r64
-    eor v30.16b, v11.16b, v30.16b                   // cham.cs:22:74 encrypt r64
-    movi v14.4s, #0x41, lsl #0                      // const
-    eor v0.16b, v0.16b, v14.16b                     // cham.cs:23:53 encrypt r65
-    ldr q13, [x0, #16]                              // round key rk[1]
-    eor v2.16b, v13.16b, v2.16b                     // cham.cs:23:74 encrypt r65
-       shl v8.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r59
-       sri v8.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r59
-      shl v29.4s, v1.4s, #1                         // cham.cs:23:80 encrypt r61
-       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r62
-      rev32 v25.8h, v23.8h                          // cham.cs:23:67 encrypt r63
-     add v26.4s, v3.4s, v26.4s                      // cham.cs:23:58 encrypt r63
-      shl v3.4s, v1.4s, #2                          // cham.cs:22:67 encrypt r64
-    add v16.4s, v16.4s, v30.4s                      // cham.cs:22:58 encrypt r64
-     rev32 v30.8h, v22.8h                           // cham.cs:23:67 encrypt r65
-    add v0.4s, v0.4s, v2.4s                         // cham.cs:23:58 encrypt r65
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r60
-      sri v29.4s, v1.4s, #31                        // cham.cs:23:80 encrypt r61
-      sri v3.4s, v1.4s, #30                         // cham.cs:22:67 encrypt r64
-      eor v1.16b, v12.16b, v28.16b                  // cham.cs:23:53 encrypt r63
-      eor v25.16b, v9.16b, v25.16b                  // cham.cs:23:74 encrypt r63
-     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r64
-     eor v27.16b, v11.16b, v27.16b                  // cham.cs:22:74 encrypt r64
-     eor v2.16b, v15.16b, v14.16b                   // cham.cs:23:53 encrypt r65
-     eor v30.16b, v13.16b, v30.16b                  // cham.cs:23:74 encrypt r65
-       shl v12.4s, v31.4s, #1                       // cham.cs:23:80 encrypt r61
-       rev32 v15.8h, v19.8h                         // cham.cs:23:67 encrypt r63
-      add v25.4s, v1.4s, v25.4s                     // cham.cs:23:58 encrypt r63
-    shl v1.4s, v24.4s, #1                           // cham.cs:23:80 encrypt r63
-     add v20.4s, v20.4s, v27.4s                     // cham.cs:22:58 encrypt r64
-       shl v27.4s, v31.4s, #2                       // cham.cs:22:67 encrypt r64
-     add v30.4s, v2.4s, v30.4s                      // cham.cs:23:58 encrypt r65
-      rev32 v2.8h, v17.8h                           // cham.cs:23:67 encrypt r65
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r60
-       sri v12.4s, v31.4s, #31                      // cham.cs:23:80 encrypt r61
-       sri v27.4s, v31.4s, #30                      // cham.cs:22:67 encrypt r64
-    shl v31.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r66
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r62
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r62
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r62
-       eor v28.16b, v8.16b, v28.16b                 // cham.cs:23:53 encrypt r63
-       eor v8.16b, v9.16b, v15.16b                  // cham.cs:23:74 encrypt r63
-       add v28.4s, v28.4s, v8.4s                    // cham.cs:23:58 encrypt r63
-    sri v1.4s, v24.4s, #31                          // cham.cs:23:80 encrypt r63
-    sri v31.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r66
-      eor v23.16b, v23.16b, v4.16b                  // cham.cs:22:53 encrypt r64
-      eor v24.16b, v11.16b, v3.16b                  // cham.cs:22:74 encrypt r64
-      eor v29.16b, v29.16b, v14.16b                 // cham.cs:23:53 encrypt r65
-      eor v2.16b, v13.16b, v2.16b                   // cham.cs:23:74 encrypt r65
-     shl v3.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r63
-       rev32 v8.8h, v21.8h                          // cham.cs:23:67 encrypt r65
-      add v23.4s, v23.4s, v24.4s                    // cham.cs:22:58 encrypt r64
-     shl v24.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r66
-      add v29.4s, v29.4s, v2.4s                     // cham.cs:23:58 encrypt r65
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r67
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r62
-     sri v3.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r63
-     sri v24.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r66
-    shl v26.4s, v0.4s, #2                           // cham.cs:22:67 encrypt r68
-       eor v19.16b, v19.16b, v4.16b                 // cham.cs:22:53 encrypt r64
-       eor v27.16b, v11.16b, v27.16b                // cham.cs:22:74 encrypt r64
-       add v19.4s, v19.4s, v27.4s                   // cham.cs:22:58 encrypt r64
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r64
-       eor v27.16b, v12.16b, v14.16b                // cham.cs:23:53 encrypt r65
-       eor v4.16b, v13.16b, v8.16b                  // cham.cs:23:74 encrypt r65
-    movi v8.4s, #0x42, lsl #0                       // const
-    eor v18.16b, v18.16b, v8.16b                    // cham.cs:22:53 encrypt r66
-    ldp q12, q15, [x0, #32]                         // round key rk[2] + round key rk[3]
-    eor v31.16b, v12.16b, v31.16b                   // cham.cs:22:74 encrypt r66
-    movi v14.4s, #0x43, lsl #0                      // const
-    eor v1.16b, v1.16b, v14.16b                     // cham.cs:23:53 encrypt r67
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r67
-    sri v26.4s, v0.4s, #30                          // cham.cs:22:67 encrypt r68
-      shl v13.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r63
-       add v27.4s, v27.4s, v4.4s                    // cham.cs:23:58 encrypt r65
-      shl v4.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r66
-    add v18.4s, v18.4s, v31.4s                      // cham.cs:22:58 encrypt r66
-     rev32 v31.8h, v20.8h                           // cham.cs:23:67 encrypt r67
-    add v1.4s, v1.4s, v2.4s                         // cham.cs:23:58 encrypt r67
-     shl v2.4s, v30.4s, #2                          // cham.cs:22:67 encrypt r68
-      sri v13.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r63
-      sri v4.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r66
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r64
-     eor v22.16b, v22.16b, v8.16b                   // cham.cs:22:53 encrypt r66
-     eor v24.16b, v12.16b, v24.16b                  // cham.cs:22:74 encrypt r66
-     eor v25.16b, v3.16b, v14.16b                   // cham.cs:23:53 encrypt r67
-     eor v31.16b, v15.16b, v31.16b                  // cham.cs:23:74 encrypt r67
-    movi v3.4s, #0x44, lsl #0                       // const
-    eor v16.16b, v16.16b, v3.16b                    // cham.cs:22:53 encrypt r68
-     sri v2.4s, v30.4s, #30                         // cham.cs:22:67 encrypt r68
-    ldr q11, [x0, #64]                              // round key rk[4]
-    eor v26.16b, v11.16b, v26.16b                   // cham.cs:22:74 encrypt r68
-       shl v9.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r63
-     add v22.4s, v22.4s, v24.4s                     // cham.cs:22:58 encrypt r66
-    shl v24.4s, v0.4s, #1                           // cham.cs:23:80 encrypt r65
-    sri v24.4s, v0.4s, #31                          // cham.cs:23:80 encrypt r65
-       shl v0.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r66
-     add v25.4s, v25.4s, v31.4s                     // cham.cs:23:58 encrypt r67
-      rev32 v31.8h, v23.8h                          // cham.cs:23:67 encrypt r67
-    add v16.4s, v16.4s, v26.4s                      // cham.cs:22:58 encrypt r68
-      shl v26.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r68
-       sri v9.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r63
-       sri v0.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r66
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r64
-      eor v17.16b, v17.16b, v8.16b                  // cham.cs:22:53 encrypt r66
-      eor v28.16b, v12.16b, v4.16b                  // cham.cs:22:74 encrypt r66
-      eor v4.16b, v13.16b, v14.16b                  // cham.cs:23:53 encrypt r67
-      eor v31.16b, v15.16b, v31.16b                 // cham.cs:23:74 encrypt r67
-     eor v20.16b, v20.16b, v3.16b                   // cham.cs:22:53 encrypt r68
-      sri v26.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r68
-     eor v2.16b, v11.16b, v2.16b                    // cham.cs:22:74 encrypt r68
-     shl v13.4s, v30.4s, #1                         // cham.cs:23:80 encrypt r65
-     sri v13.4s, v30.4s, #31                        // cham.cs:23:80 encrypt r65
-       rev32 v30.8h, v19.8h                         // cham.cs:23:67 encrypt r67
-      add v17.4s, v17.4s, v28.4s                    // cham.cs:22:58 encrypt r66
-    shl v28.4s, v1.4s, #1                           // cham.cs:23:80 encrypt r67
-      add v31.4s, v4.4s, v31.4s                     // cham.cs:23:58 encrypt r67
-       shl v4.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r68
-     add v20.4s, v20.4s, v2.4s                      // cham.cs:22:58 encrypt r68
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r69
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r64
-       eor v21.16b, v21.16b, v8.16b                 // cham.cs:22:53 encrypt r66
-       eor v0.16b, v12.16b, v0.16b                  // cham.cs:22:74 encrypt r66
-       add v21.4s, v21.4s, v0.4s                    // cham.cs:22:58 encrypt r66
-    shl v0.4s, v1.4s, #2                            // cham.cs:22:67 encrypt r70
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r66
-       eor v8.16b, v9.16b, v14.16b                  // cham.cs:23:53 encrypt r67
-       eor v30.16b, v15.16b, v30.16b                // cham.cs:23:74 encrypt r67
-       add v30.4s, v8.4s, v30.4s                    // cham.cs:23:58 encrypt r67
-    sri v28.4s, v1.4s, #31                          // cham.cs:23:80 encrypt r67
-    sri v0.4s, v1.4s, #30                           // cham.cs:22:67 encrypt r70
-      eor v23.16b, v23.16b, v3.16b                  // cham.cs:22:53 encrypt r68
-       sri v4.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r68
-      eor v26.16b, v11.16b, v26.16b                 // cham.cs:22:74 encrypt r68
-    movi v1.4s, #0x45, lsl #0                       // const
-    eor v24.16b, v24.16b, v1.16b                    // cham.cs:23:53 encrypt r69
-    ldr q8, [x0, #80]                               // round key rk[5]
-    eor v2.16b, v8.16b, v2.16b                      // cham.cs:23:74 encrypt r69
-      shl v9.4s, v29.4s, #1                         // cham.cs:23:80 encrypt r65
-     shl v14.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r67
-      sri v9.4s, v29.4s, #31                        // cham.cs:23:80 encrypt r65
-     rev32 v29.8h, v22.8h                           // cham.cs:23:67 encrypt r69
-      add v23.4s, v23.4s, v26.4s                    // cham.cs:22:58 encrypt r68
-     shl v26.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r70
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r69
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r71
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r66
-     sri v14.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r67
-     sri v26.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r70
-       eor v19.16b, v19.16b, v3.16b                 // cham.cs:22:53 encrypt r68
-       eor v25.16b, v11.16b, v4.16b                 // cham.cs:22:74 encrypt r68
-     eor v3.16b, v13.16b, v1.16b                    // cham.cs:23:53 encrypt r69
-     eor v29.16b, v8.16b, v29.16b                   // cham.cs:23:74 encrypt r69
-    movi v4.4s, #0x46, lsl #0                       // const
-    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r70
-    ldp q13, q15, [x0, #96]                         // round key rk[6] + round key rk[7]
-    eor v0.16b, v13.16b, v0.16b                     // cham.cs:22:74 encrypt r70
-    movi v11.4s, #0x47, lsl #0                      // const
-    eor v28.16b, v28.16b, v11.16b                   // cham.cs:23:53 encrypt r71
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r71
-       shl v12.4s, v27.4s, #1                       // cham.cs:23:80 encrypt r65
-       sri v12.4s, v27.4s, #31                      // cham.cs:23:80 encrypt r65
-      shl v27.4s, v31.4s, #1                        // cham.cs:23:80 encrypt r67
-       add v19.4s, v19.4s, v25.4s                   // cham.cs:22:58 encrypt r68
-      rev32 v25.8h, v17.8h                          // cham.cs:23:67 encrypt r69
-     add v29.4s, v3.4s, v29.4s                      // cham.cs:23:58 encrypt r69
-      shl v3.4s, v31.4s, #2                         // cham.cs:22:67 encrypt r70
-    add v18.4s, v18.4s, v0.4s                       // cham.cs:22:58 encrypt r70
-     rev32 v0.8h, v20.8h                            // cham.cs:23:67 encrypt r71
-    add v28.4s, v28.4s, v2.4s                       // cham.cs:23:58 encrypt r71
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r66
-      sri v27.4s, v31.4s, #31                       // cham.cs:23:80 encrypt r67
-      sri v3.4s, v31.4s, #30                        // cham.cs:22:67 encrypt r70
-      eor v31.16b, v9.16b, v1.16b                   // cham.cs:23:53 encrypt r69
-      eor v25.16b, v8.16b, v25.16b                  // cham.cs:23:74 encrypt r69
-     eor v22.16b, v22.16b, v4.16b                   // cham.cs:22:53 encrypt r70
-     eor v26.16b, v13.16b, v26.16b                  // cham.cs:22:74 encrypt r70
-     eor v2.16b, v14.16b, v11.16b                   // cham.cs:23:53 encrypt r71
-     eor v0.16b, v15.16b, v0.16b                    // cham.cs:23:74 encrypt r71
-       shl v9.4s, v30.4s, #1                        // cham.cs:23:80 encrypt r67
-       rev32 v14.8h, v21.8h                         // cham.cs:23:67 encrypt r69
-      add v25.4s, v31.4s, v25.4s                    // cham.cs:23:58 encrypt r69
-    shl v31.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r69
-     add v22.4s, v22.4s, v26.4s                     // cham.cs:22:58 encrypt r70
-       shl v26.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r70
-     add v0.4s, v2.4s, v0.4s                        // cham.cs:23:58 encrypt r71
-      rev32 v2.8h, v23.8h                           // cham.cs:23:67 encrypt r71
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r66
-       sri v9.4s, v30.4s, #31                       // cham.cs:23:80 encrypt r67
-       sri v26.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r70
-    shl v30.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r72
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r68
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r68
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r68
-       eor v1.16b, v12.16b, v1.16b                  // cham.cs:23:53 encrypt r69
-       eor v12.16b, v8.16b, v14.16b                 // cham.cs:23:74 encrypt r69
-       add v1.4s, v1.4s, v12.4s                     // cham.cs:23:58 encrypt r69
-    sri v31.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r69
-    sri v30.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r72
-      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r70
-      eor v24.16b, v13.16b, v3.16b                  // cham.cs:22:74 encrypt r70
-      eor v27.16b, v27.16b, v11.16b                 // cham.cs:23:53 encrypt r71
-      eor v2.16b, v15.16b, v2.16b                   // cham.cs:23:74 encrypt r71
-     shl v3.4s, v29.4s, #1                          // cham.cs:23:80 encrypt r69
-       rev32 v12.8h, v19.8h                         // cham.cs:23:67 encrypt r71
-      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r70
-     shl v24.4s, v29.4s, #2                         // cham.cs:22:67 encrypt r72
-      add v27.4s, v27.4s, v2.4s                     // cham.cs:23:58 encrypt r71
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r73
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r68
-     sri v3.4s, v29.4s, #31                         // cham.cs:23:80 encrypt r69
-     sri v24.4s, v29.4s, #30                        // cham.cs:22:67 encrypt r72
-    shl v29.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r74
-       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r70
-       eor v26.16b, v13.16b, v26.16b                // cham.cs:22:74 encrypt r70
-       add v21.4s, v21.4s, v26.4s                   // cham.cs:22:58 encrypt r70
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r70
-       eor v26.16b, v9.16b, v11.16b                 // cham.cs:23:53 encrypt r71
-       eor v4.16b, v15.16b, v12.16b                 // cham.cs:23:74 encrypt r71
-    movi v9.4s, #0x48, lsl #0                       // const
-    eor v16.16b, v16.16b, v9.16b                    // cham.cs:22:53 encrypt r72
-    ldr q11, [x0, #128]                             // round key rk[8]
-    eor v30.16b, v11.16b, v30.16b                   // cham.cs:22:74 encrypt r72
-    movi v12.4s, #0x49, lsl #0                      // const
-    eor v31.16b, v31.16b, v12.16b                   // cham.cs:23:53 encrypt r73
-    eor v2.16b, v7.16b, v2.16b                      // cham.cs:23:74 encrypt r73
-    sri v29.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r74
-      shl v14.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r69
-       add v26.4s, v26.4s, v4.4s                    // cham.cs:23:58 encrypt r71
-      shl v4.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r72
-    add v16.4s, v16.4s, v30.4s                      // cham.cs:22:58 encrypt r72
-     rev32 v30.8h, v22.8h                           // cham.cs:23:67 encrypt r73
-    add v31.4s, v31.4s, v2.4s                       // cham.cs:23:58 encrypt r73
-     shl v2.4s, v0.4s, #2                           // cham.cs:22:67 encrypt r74
-      sri v14.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r69
-      sri v4.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r72
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r70
-     eor v20.16b, v20.16b, v9.16b                   // cham.cs:22:53 encrypt r72
-     eor v24.16b, v11.16b, v24.16b                  // cham.cs:22:74 encrypt r72
-     eor v25.16b, v3.16b, v12.16b                   // cham.cs:23:53 encrypt r73
-     eor v30.16b, v7.16b, v30.16b                   // cham.cs:23:74 encrypt r73
-    movi v3.4s, #0x4a, lsl #0                       // const
-    eor v18.16b, v18.16b, v3.16b                    // cham.cs:22:53 encrypt r74
-     sri v2.4s, v0.4s, #30                          // cham.cs:22:67 encrypt r74
-    eor v29.16b, v5.16b, v29.16b                    // cham.cs:22:74 encrypt r74
-       shl v15.4s, v1.4s, #1                        // cham.cs:23:80 encrypt r69
-     add v20.4s, v20.4s, v24.4s                     // cham.cs:22:58 encrypt r72
-    shl v24.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r71
-    sri v24.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r71
-       shl v28.4s, v1.4s, #2                        // cham.cs:22:67 encrypt r72
-     add v25.4s, v25.4s, v30.4s                     // cham.cs:23:58 encrypt r73
-      rev32 v30.8h, v17.8h                          // cham.cs:23:67 encrypt r73
-    add v18.4s, v18.4s, v29.4s                      // cham.cs:22:58 encrypt r74
-      shl v29.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r74
-       sri v15.4s, v1.4s, #31                       // cham.cs:23:80 encrypt r69
-       sri v28.4s, v1.4s, #30                       // cham.cs:22:67 encrypt r72
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r70
-      eor v23.16b, v23.16b, v9.16b                  // cham.cs:22:53 encrypt r72
-      eor v1.16b, v11.16b, v4.16b                   // cham.cs:22:74 encrypt r72
-      eor v4.16b, v14.16b, v12.16b                  // cham.cs:23:53 encrypt r73
-      eor v30.16b, v7.16b, v30.16b                  // cham.cs:23:74 encrypt r73
-     eor v22.16b, v22.16b, v3.16b                   // cham.cs:22:53 encrypt r74
-      sri v29.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r74
-     eor v2.16b, v5.16b, v2.16b                     // cham.cs:22:74 encrypt r74
-     shl v14.4s, v0.4s, #1                          // cham.cs:23:80 encrypt r71
-     sri v14.4s, v0.4s, #31                         // cham.cs:23:80 encrypt r71
-       rev32 v0.8h, v21.8h                          // cham.cs:23:67 encrypt r73
-      add v23.4s, v23.4s, v1.4s                     // cham.cs:22:58 encrypt r72
-    shl v1.4s, v31.4s, #1                           // cham.cs:23:80 encrypt r73
-      add v30.4s, v4.4s, v30.4s                     // cham.cs:23:58 encrypt r73
-       shl v4.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r74
-     add v22.4s, v22.4s, v2.4s                      // cham.cs:22:58 encrypt r74
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r75
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r70
-       eor v19.16b, v19.16b, v9.16b                 // cham.cs:22:53 encrypt r72
-       eor v28.16b, v11.16b, v28.16b                // cham.cs:22:74 encrypt r72
-       add v19.4s, v19.4s, v28.4s                   // cham.cs:22:58 encrypt r72
-    shl v28.4s, v31.4s, #2                          // cham.cs:22:67 encrypt r76
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r72
-       eor v9.16b, v15.16b, v12.16b                 // cham.cs:23:53 encrypt r73
-       eor v0.16b, v7.16b, v0.16b                   // cham.cs:23:74 encrypt r73
-       add v0.4s, v9.4s, v0.4s                      // cham.cs:23:58 encrypt r73
-    sri v1.4s, v31.4s, #31                          // cham.cs:23:80 encrypt r73
-    sri v28.4s, v31.4s, #30                         // cham.cs:22:67 encrypt r76
-      eor v17.16b, v17.16b, v3.16b                  // cham.cs:22:53 encrypt r74
-       sri v4.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r74
-      eor v29.16b, v5.16b, v29.16b                  // cham.cs:22:74 encrypt r74
-    movi v31.4s, #0x4b, lsl #0                      // const
-    eor v24.16b, v24.16b, v31.16b                   // cham.cs:23:53 encrypt r75
-    ldr q9, [x0, #176]                              // round key rk[11]
-    eor v2.16b, v9.16b, v2.16b                      // cham.cs:23:74 encrypt r75
-      shl v12.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r71
-     shl v15.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r73
-      sri v12.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r71
-     rev32 v27.8h, v20.8h                           // cham.cs:23:67 encrypt r75
-      add v17.4s, v17.4s, v29.4s                    // cham.cs:22:58 encrypt r74
-     shl v29.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r76
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r75
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r77
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r72
-     sri v15.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r73
-     sri v29.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r76
-       eor v21.16b, v21.16b, v3.16b                 // cham.cs:22:53 encrypt r74
-       eor v25.16b, v5.16b, v4.16b                  // cham.cs:22:74 encrypt r74
-     eor v3.16b, v14.16b, v31.16b                   // cham.cs:23:53 encrypt r75
-     eor v27.16b, v9.16b, v27.16b                   // cham.cs:23:74 encrypt r75
-    movi v4.4s, #0x4c, lsl #0                       // const
-    eor v16.16b, v16.16b, v4.16b                    // cham.cs:22:53 encrypt r76
-    eor v28.16b, v10.16b, v28.16b                   // cham.cs:22:74 encrypt r76
-    movi v14.4s, #0x4d, lsl #0                      // const
-    eor v1.16b, v1.16b, v14.16b                     // cham.cs:23:53 encrypt r77
-    ldr q5, [x0, #208]                              // round key rk[13]
-    eor v2.16b, v5.16b, v2.16b                      // cham.cs:23:74 encrypt r77
-       shl v7.4s, v26.4s, #1                        // cham.cs:23:80 encrypt r71
-       sri v7.4s, v26.4s, #31                       // cham.cs:23:80 encrypt r71
-      shl v26.4s, v30.4s, #1                        // cham.cs:23:80 encrypt r73
-       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r74
-      rev32 v25.8h, v23.8h                          // cham.cs:23:67 encrypt r75
-     add v27.4s, v3.4s, v27.4s                      // cham.cs:23:58 encrypt r75
-      shl v3.4s, v30.4s, #2                         // cham.cs:22:67 encrypt r76
-    add v16.4s, v16.4s, v28.4s                      // cham.cs:22:58 encrypt r76
-     rev32 v28.8h, v22.8h                           // cham.cs:23:67 encrypt r77
-    add v1.4s, v1.4s, v2.4s                         // cham.cs:23:58 encrypt r77
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r72
-      sri v26.4s, v30.4s, #31                       // cham.cs:23:80 encrypt r73
-      sri v3.4s, v30.4s, #30                        // cham.cs:22:67 encrypt r76
-      eor v30.16b, v12.16b, v31.16b                 // cham.cs:23:53 encrypt r75
-      eor v25.16b, v9.16b, v25.16b                  // cham.cs:23:74 encrypt r75
-     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r76
-     eor v29.16b, v10.16b, v29.16b                  // cham.cs:22:74 encrypt r76
-     eor v2.16b, v15.16b, v14.16b                   // cham.cs:23:53 encrypt r77
-     eor v28.16b, v5.16b, v28.16b                   // cham.cs:23:74 encrypt r77
-       shl v12.4s, v0.4s, #1                        // cham.cs:23:80 encrypt r73
-       rev32 v15.8h, v19.8h                         // cham.cs:23:67 encrypt r75
-      add v25.4s, v30.4s, v25.4s                    // cham.cs:23:58 encrypt r75
-    shl v30.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r75
-     add v20.4s, v20.4s, v29.4s                     // cham.cs:22:58 encrypt r76
-       shl v29.4s, v0.4s, #2                        // cham.cs:22:67 encrypt r76
-     add v28.4s, v2.4s, v28.4s                      // cham.cs:23:58 encrypt r77
-      rev32 v2.8h, v17.8h                           // cham.cs:23:67 encrypt r77
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r72
-       sri v12.4s, v0.4s, #31                       // cham.cs:23:80 encrypt r73
-       sri v29.4s, v0.4s, #30                       // cham.cs:22:67 encrypt r76
-    shl v0.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r78
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r74
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r74
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r74
-       eor v31.16b, v7.16b, v31.16b                 // cham.cs:23:53 encrypt r75
-       eor v7.16b, v9.16b, v15.16b                  // cham.cs:23:74 encrypt r75
-       add v31.4s, v31.4s, v7.4s                    // cham.cs:23:58 encrypt r75
-    sri v30.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r75
-    sri v0.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r78
-      eor v23.16b, v23.16b, v4.16b                  // cham.cs:22:53 encrypt r76
-      eor v24.16b, v10.16b, v3.16b                  // cham.cs:22:74 encrypt r76
-      eor v26.16b, v26.16b, v14.16b                 // cham.cs:23:53 encrypt r77
-      eor v2.16b, v5.16b, v2.16b                    // cham.cs:23:74 encrypt r77
-     shl v3.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r75
-       rev32 v7.8h, v21.8h                          // cham.cs:23:67 encrypt r77
-      add v23.4s, v23.4s, v24.4s                    // cham.cs:22:58 encrypt r76
-     shl v24.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r78
-      add v26.4s, v26.4s, v2.4s                     // cham.cs:23:58 encrypt r77
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r79
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r74
-     sri v3.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r75
-     sri v24.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r78
-    shl v27.4s, v1.4s, #2                           // cham.cs:22:67 encrypt r80
-       eor v19.16b, v19.16b, v4.16b                 // cham.cs:22:53 encrypt r76
-       eor v29.16b, v10.16b, v29.16b                // cham.cs:22:74 encrypt r76
-       add v19.4s, v19.4s, v29.4s                   // cham.cs:22:58 encrypt r76
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r76
-       eor v29.16b, v12.16b, v14.16b                // cham.cs:23:53 encrypt r77
-       eor v4.16b, v5.16b, v7.16b                   // cham.cs:23:74 encrypt r77
-    movi v7.4s, #0x4e, lsl #0                       // const
-    eor v18.16b, v18.16b, v7.16b                    // cham.cs:22:53 encrypt r78
-    ldp q12, q15, [x0, #224]                        // round key rk[14] + round key rk[15]
-    eor v0.16b, v12.16b, v0.16b                     // cham.cs:22:74 encrypt r78
-    movi v14.4s, #0x4f, lsl #0                      // const
-    eor v30.16b, v30.16b, v14.16b                   // cham.cs:23:53 encrypt r79
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r79
-    sri v27.4s, v1.4s, #30                          // cham.cs:22:67 encrypt r80
-      shl v5.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r75
-       add v29.4s, v29.4s, v4.4s                    // cham.cs:23:58 encrypt r77
-      shl v4.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r78
-    add v18.4s, v18.4s, v0.4s                       // cham.cs:22:58 encrypt r78
-     rev32 v0.8h, v20.8h                            // cham.cs:23:67 encrypt r79
-    add v30.4s, v30.4s, v2.4s                       // cham.cs:23:58 encrypt r79
-     shl v2.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r80
-      sri v5.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r75
-      sri v4.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r78
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r76
-     eor v22.16b, v22.16b, v7.16b                   // cham.cs:22:53 encrypt r78
-     eor v24.16b, v12.16b, v24.16b                  // cham.cs:22:74 encrypt r78
-     eor v25.16b, v3.16b, v14.16b                   // cham.cs:23:53 encrypt r79
-     eor v0.16b, v15.16b, v0.16b                    // cham.cs:23:74 encrypt r79
-    movi v3.4s, #0x50, lsl #0                       // const
-    eor v16.16b, v16.16b, v3.16b                    // cham.cs:22:53 encrypt r80
-     sri v2.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r80
-    ldr q10, [x0, #0]                               // round key rk[0]
-    eor v27.16b, v10.16b, v27.16b                   // cham.cs:22:74 encrypt r80
-       shl v9.4s, v31.4s, #1                        // cham.cs:23:80 encrypt r75
-     add v22.4s, v22.4s, v24.4s                     // cham.cs:22:58 encrypt r78
-    shl v24.4s, v1.4s, #1                           // cham.cs:23:80 encrypt r77
-    sri v24.4s, v1.4s, #31                          // cham.cs:23:80 encrypt r77
-       shl v1.4s, v31.4s, #2                        // cham.cs:22:67 encrypt r78
-     add v25.4s, v25.4s, v0.4s                      // cham.cs:23:58 encrypt r79
-      rev32 v0.8h, v23.8h                           // cham.cs:23:67 encrypt r79
-    add v16.4s, v16.4s, v27.4s                      // cham.cs:22:58 encrypt r80
-      shl v27.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r80
-       sri v9.4s, v31.4s, #31                       // cham.cs:23:80 encrypt r75
-       sri v1.4s, v31.4s, #30                       // cham.cs:22:67 encrypt r78
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r76
-      eor v17.16b, v17.16b, v7.16b                  // cham.cs:22:53 encrypt r78
-      eor v31.16b, v12.16b, v4.16b                  // cham.cs:22:74 encrypt r78
-      eor v4.16b, v5.16b, v14.16b                   // cham.cs:23:53 encrypt r79
-      eor v0.16b, v15.16b, v0.16b                   // cham.cs:23:74 encrypt r79
-     eor v20.16b, v20.16b, v3.16b                   // cham.cs:22:53 encrypt r80
-      sri v27.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r80
-     eor v2.16b, v10.16b, v2.16b                    // cham.cs:22:74 encrypt r80
-     shl v5.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r77
-     sri v5.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r77
-       rev32 v28.8h, v19.8h                         // cham.cs:23:67 encrypt r79
-      add v17.4s, v17.4s, v31.4s                    // cham.cs:22:58 encrypt r78
-    shl v31.4s, v30.4s, #1                          // cham.cs:23:80 encrypt r79
-      add v0.4s, v4.4s, v0.4s                       // cham.cs:23:58 encrypt r79
-       shl v4.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r80
-     add v20.4s, v20.4s, v2.4s                      // cham.cs:22:58 encrypt r80
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r81
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r76
-       eor v21.16b, v21.16b, v7.16b                 // cham.cs:22:53 encrypt r78
-       eor v1.16b, v12.16b, v1.16b                  // cham.cs:22:74 encrypt r78
-       add v21.4s, v21.4s, v1.4s                    // cham.cs:22:58 encrypt r78
-    shl v1.4s, v30.4s, #2                           // cham.cs:22:67 encrypt r82
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r78
-       eor v7.16b, v9.16b, v14.16b                  // cham.cs:23:53 encrypt r79
-       eor v28.16b, v15.16b, v28.16b                // cham.cs:23:74 encrypt r79
-       add v28.4s, v7.4s, v28.4s                    // cham.cs:23:58 encrypt r79
-    sri v31.4s, v30.4s, #31                         // cham.cs:23:80 encrypt r79
-    sri v1.4s, v30.4s, #30                          // cham.cs:22:67 encrypt r82
-      eor v23.16b, v23.16b, v3.16b                  // cham.cs:22:53 encrypt r80
-       sri v4.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r80
-      eor v27.16b, v10.16b, v27.16b                 // cham.cs:22:74 encrypt r80
-    movi v30.4s, #0x51, lsl #0                      // const
-    eor v24.16b, v24.16b, v30.16b                   // cham.cs:23:53 encrypt r81
-    ldr q7, [x0, #16]                               // round key rk[1]
-    eor v2.16b, v7.16b, v2.16b                      // cham.cs:23:74 encrypt r81
-      shl v9.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r77
-     shl v14.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r79
-      sri v9.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r77
-     rev32 v26.8h, v22.8h                           // cham.cs:23:67 encrypt r81
-      add v23.4s, v23.4s, v27.4s                    // cham.cs:22:58 encrypt r80
-     shl v27.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r82
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r81
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r83
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r78
-     sri v14.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r79
-     sri v27.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r82
-       eor v19.16b, v19.16b, v3.16b                 // cham.cs:22:53 encrypt r80
-       eor v25.16b, v10.16b, v4.16b                 // cham.cs:22:74 encrypt r80
-     eor v3.16b, v5.16b, v30.16b                    // cham.cs:23:53 encrypt r81
-     eor v26.16b, v7.16b, v26.16b                   // cham.cs:23:74 encrypt r81
-    movi v4.4s, #0x52, lsl #0                       // const
-    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r82
-    ldp q5, q15, [x0, #32]                          // round key rk[2] + round key rk[3]
-    eor v1.16b, v5.16b, v1.16b                      // cham.cs:22:74 encrypt r82
-    movi v10.4s, #0x53, lsl #0                      // const
-    eor v31.16b, v31.16b, v10.16b                   // cham.cs:23:53 encrypt r83
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r83
-       shl v12.4s, v29.4s, #1                       // cham.cs:23:80 encrypt r77
-       sri v12.4s, v29.4s, #31                      // cham.cs:23:80 encrypt r77
-      shl v29.4s, v0.4s, #1                         // cham.cs:23:80 encrypt r79
-       add v19.4s, v19.4s, v25.4s                   // cham.cs:22:58 encrypt r80
-      rev32 v25.8h, v17.8h                          // cham.cs:23:67 encrypt r81
-     add v26.4s, v3.4s, v26.4s                      // cham.cs:23:58 encrypt r81
-      shl v3.4s, v0.4s, #2                          // cham.cs:22:67 encrypt r82
-    add v18.4s, v18.4s, v1.4s                       // cham.cs:22:58 encrypt r82
-     rev32 v1.8h, v20.8h                            // cham.cs:23:67 encrypt r83
-    add v31.4s, v31.4s, v2.4s                       // cham.cs:23:58 encrypt r83
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r78
-      sri v29.4s, v0.4s, #31                        // cham.cs:23:80 encrypt r79
-      sri v3.4s, v0.4s, #30                         // cham.cs:22:67 encrypt r82
-      eor v0.16b, v9.16b, v30.16b                   // cham.cs:23:53 encrypt r81
-      eor v25.16b, v7.16b, v25.16b                  // cham.cs:23:74 encrypt r81
-     eor v22.16b, v22.16b, v4.16b                   // cham.cs:22:53 encrypt r82
-     eor v27.16b, v5.16b, v27.16b                   // cham.cs:22:74 encrypt r82
-     eor v2.16b, v14.16b, v10.16b                   // cham.cs:23:53 encrypt r83
-     eor v1.16b, v15.16b, v1.16b                    // cham.cs:23:74 encrypt r83
-       shl v9.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r79
-       rev32 v14.8h, v21.8h                         // cham.cs:23:67 encrypt r81
-      add v25.4s, v0.4s, v25.4s                     // cham.cs:23:58 encrypt r81
-    shl v0.4s, v24.4s, #1                           // cham.cs:23:80 encrypt r81
-     add v22.4s, v22.4s, v27.4s                     // cham.cs:22:58 encrypt r82
-       shl v27.4s, v28.4s, #2                       // cham.cs:22:67 encrypt r82
-     add v1.4s, v2.4s, v1.4s                        // cham.cs:23:58 encrypt r83
-      rev32 v2.8h, v23.8h                           // cham.cs:23:67 encrypt r83
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r78
-       sri v9.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r79
-       sri v27.4s, v28.4s, #30                      // cham.cs:22:67 encrypt r82
-    shl v28.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r84
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r80
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r80
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r80
-       eor v30.16b, v12.16b, v30.16b                // cham.cs:23:53 encrypt r81
-       eor v12.16b, v7.16b, v14.16b                 // cham.cs:23:74 encrypt r81
-       add v30.4s, v30.4s, v12.4s                   // cham.cs:23:58 encrypt r81
-    sri v0.4s, v24.4s, #31                          // cham.cs:23:80 encrypt r81
-    sri v28.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r84
-      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r82
-      eor v24.16b, v5.16b, v3.16b                   // cham.cs:22:74 encrypt r82
-      eor v29.16b, v29.16b, v10.16b                 // cham.cs:23:53 encrypt r83
-      eor v2.16b, v15.16b, v2.16b                   // cham.cs:23:74 encrypt r83
-     shl v3.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r81
-       rev32 v12.8h, v19.8h                         // cham.cs:23:67 encrypt r83
-      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r82
-     shl v24.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r84
-      add v29.4s, v29.4s, v2.4s                     // cham.cs:23:58 encrypt r83
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r85
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r80
-     sri v3.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r81
-     sri v24.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r84
-    shl v26.4s, v31.4s, #2                          // cham.cs:22:67 encrypt r86
-       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r82
-       eor v27.16b, v5.16b, v27.16b                 // cham.cs:22:74 encrypt r82
-       add v21.4s, v21.4s, v27.4s                   // cham.cs:22:58 encrypt r82
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r82
-       eor v27.16b, v9.16b, v10.16b                 // cham.cs:23:53 encrypt r83
-       eor v4.16b, v15.16b, v12.16b                 // cham.cs:23:74 encrypt r83
-    movi v9.4s, #0x54, lsl #0                       // const
-    eor v16.16b, v16.16b, v9.16b                    // cham.cs:22:53 encrypt r84
-    ldr q10, [x0, #64]                              // round key rk[4]
-    eor v28.16b, v10.16b, v28.16b                   // cham.cs:22:74 encrypt r84
-    movi v12.4s, #0x55, lsl #0                      // const
-    eor v0.16b, v0.16b, v12.16b                     // cham.cs:23:53 encrypt r85
-    eor v2.16b, v8.16b, v2.16b                      // cham.cs:23:74 encrypt r85
-    sri v26.4s, v31.4s, #30                         // cham.cs:22:67 encrypt r86
-      shl v14.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r81
-       add v27.4s, v27.4s, v4.4s                    // cham.cs:23:58 encrypt r83
-      shl v4.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r84
-    add v16.4s, v16.4s, v28.4s                      // cham.cs:22:58 encrypt r84
-     rev32 v28.8h, v22.8h                           // cham.cs:23:67 encrypt r85
-    add v0.4s, v0.4s, v2.4s                         // cham.cs:23:58 encrypt r85
-     shl v2.4s, v1.4s, #2                           // cham.cs:22:67 encrypt r86
-      sri v14.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r81
-      sri v4.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r84
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r82
-     eor v20.16b, v20.16b, v9.16b                   // cham.cs:22:53 encrypt r84
-     eor v24.16b, v10.16b, v24.16b                  // cham.cs:22:74 encrypt r84
-     eor v25.16b, v3.16b, v12.16b                   // cham.cs:23:53 encrypt r85
-     eor v28.16b, v8.16b, v28.16b                   // cham.cs:23:74 encrypt r85
-    movi v3.4s, #0x56, lsl #0                       // const
-    eor v18.16b, v18.16b, v3.16b                    // cham.cs:22:53 encrypt r86
-     sri v2.4s, v1.4s, #30                          // cham.cs:22:67 encrypt r86
-    eor v26.16b, v13.16b, v26.16b                   // cham.cs:22:74 encrypt r86
-       shl v15.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r81
-     add v20.4s, v20.4s, v24.4s                     // cham.cs:22:58 encrypt r84
-    shl v24.4s, v31.4s, #1                          // cham.cs:23:80 encrypt r83
-    sri v24.4s, v31.4s, #31                         // cham.cs:23:80 encrypt r83
-       shl v31.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r84
-     add v25.4s, v25.4s, v28.4s                     // cham.cs:23:58 encrypt r85
-      rev32 v28.8h, v17.8h                          // cham.cs:23:67 encrypt r85
-    add v18.4s, v18.4s, v26.4s                      // cham.cs:22:58 encrypt r86
-      shl v26.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r86
-       sri v15.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r81
-       sri v31.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r84
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r82
-      eor v23.16b, v23.16b, v9.16b                  // cham.cs:22:53 encrypt r84
-      eor v30.16b, v10.16b, v4.16b                  // cham.cs:22:74 encrypt r84
-      eor v4.16b, v14.16b, v12.16b                  // cham.cs:23:53 encrypt r85
-      eor v28.16b, v8.16b, v28.16b                  // cham.cs:23:74 encrypt r85
-     eor v22.16b, v22.16b, v3.16b                   // cham.cs:22:53 encrypt r86
-      sri v26.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r86
-     eor v2.16b, v13.16b, v2.16b                    // cham.cs:22:74 encrypt r86
-     shl v14.4s, v1.4s, #1                          // cham.cs:23:80 encrypt r83
-     sri v14.4s, v1.4s, #31                         // cham.cs:23:80 encrypt r83
-       rev32 v1.8h, v21.8h                          // cham.cs:23:67 encrypt r85
-      add v23.4s, v23.4s, v30.4s                    // cham.cs:22:58 encrypt r84
-    shl v30.4s, v0.4s, #1                           // cham.cs:23:80 encrypt r85
-      add v28.4s, v4.4s, v28.4s                     // cham.cs:23:58 encrypt r85
-       shl v4.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r86
-     add v22.4s, v22.4s, v2.4s                      // cham.cs:22:58 encrypt r86
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r87
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r82
-       eor v19.16b, v19.16b, v9.16b                 // cham.cs:22:53 encrypt r84
-       eor v31.16b, v10.16b, v31.16b                // cham.cs:22:74 encrypt r84
-       add v19.4s, v19.4s, v31.4s                   // cham.cs:22:58 encrypt r84
-    shl v31.4s, v0.4s, #2                           // cham.cs:22:67 encrypt r88
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r84
-       eor v9.16b, v15.16b, v12.16b                 // cham.cs:23:53 encrypt r85
-       eor v1.16b, v8.16b, v1.16b                   // cham.cs:23:74 encrypt r85
-       add v1.4s, v9.4s, v1.4s                      // cham.cs:23:58 encrypt r85
-    sri v30.4s, v0.4s, #31                          // cham.cs:23:80 encrypt r85
-    sri v31.4s, v0.4s, #30                          // cham.cs:22:67 encrypt r88
-      eor v17.16b, v17.16b, v3.16b                  // cham.cs:22:53 encrypt r86
-       sri v4.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r86
-      eor v26.16b, v13.16b, v26.16b                 // cham.cs:22:74 encrypt r86
-    movi v0.4s, #0x57, lsl #0                       // const
-    eor v24.16b, v24.16b, v0.16b                    // cham.cs:23:53 encrypt r87
-    ldr q9, [x0, #112]                              // round key rk[7]
-    eor v2.16b, v9.16b, v2.16b                      // cham.cs:23:74 encrypt r87
-      shl v12.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r83
-     shl v15.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r85
-      sri v12.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r83
-     rev32 v29.8h, v20.8h                           // cham.cs:23:67 encrypt r87
-      add v17.4s, v17.4s, v26.4s                    // cham.cs:22:58 encrypt r86
-     shl v26.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r88
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r87
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r89
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r84
-     sri v15.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r85
-     sri v26.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r88
-       eor v21.16b, v21.16b, v3.16b                 // cham.cs:22:53 encrypt r86
-       eor v25.16b, v13.16b, v4.16b                 // cham.cs:22:74 encrypt r86
-     eor v3.16b, v14.16b, v0.16b                    // cham.cs:23:53 encrypt r87
-     eor v29.16b, v9.16b, v29.16b                   // cham.cs:23:74 encrypt r87
-    movi v4.4s, #0x58, lsl #0                       // const
-    eor v16.16b, v16.16b, v4.16b                    // cham.cs:22:53 encrypt r88
-    eor v31.16b, v11.16b, v31.16b                   // cham.cs:22:74 encrypt r88
-    movi v14.4s, #0x59, lsl #0                      // const
-    eor v30.16b, v30.16b, v14.16b                   // cham.cs:23:53 encrypt r89
-    ldr q13, [x0, #144]                             // round key rk[9]
-    eor v2.16b, v13.16b, v2.16b                     // cham.cs:23:74 encrypt r89
-       shl v8.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r83
-       sri v8.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r83
-      shl v27.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r85
-       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r86
-      rev32 v25.8h, v23.8h                          // cham.cs:23:67 encrypt r87
-     add v29.4s, v3.4s, v29.4s                      // cham.cs:23:58 encrypt r87
-      shl v3.4s, v28.4s, #2                         // cham.cs:22:67 encrypt r88
-    add v16.4s, v16.4s, v31.4s                      // cham.cs:22:58 encrypt r88
-     rev32 v31.8h, v22.8h                           // cham.cs:23:67 encrypt r89
-    add v30.4s, v30.4s, v2.4s                       // cham.cs:23:58 encrypt r89
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r84
-      sri v27.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r85
-      sri v3.4s, v28.4s, #30                        // cham.cs:22:67 encrypt r88
-      eor v28.16b, v12.16b, v0.16b                  // cham.cs:23:53 encrypt r87
-      eor v25.16b, v9.16b, v25.16b                  // cham.cs:23:74 encrypt r87
-     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r88
-     eor v26.16b, v11.16b, v26.16b                  // cham.cs:22:74 encrypt r88
-     eor v2.16b, v15.16b, v14.16b                   // cham.cs:23:53 encrypt r89
-     eor v31.16b, v13.16b, v31.16b                  // cham.cs:23:74 encrypt r89
-       shl v12.4s, v1.4s, #1                        // cham.cs:23:80 encrypt r85
-       rev32 v15.8h, v19.8h                         // cham.cs:23:67 encrypt r87
-      add v25.4s, v28.4s, v25.4s                    // cham.cs:23:58 encrypt r87
-    shl v28.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r87
-     add v20.4s, v20.4s, v26.4s                     // cham.cs:22:58 encrypt r88
-       shl v26.4s, v1.4s, #2                        // cham.cs:22:67 encrypt r88
-     add v31.4s, v2.4s, v31.4s                      // cham.cs:23:58 encrypt r89
-      rev32 v2.8h, v17.8h                           // cham.cs:23:67 encrypt r89
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r84
-       sri v12.4s, v1.4s, #31                       // cham.cs:23:80 encrypt r85
-       sri v26.4s, v1.4s, #30                       // cham.cs:22:67 encrypt r88
-    shl v1.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r90
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r86
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r86
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r86
-       eor v0.16b, v8.16b, v0.16b                   // cham.cs:23:53 encrypt r87
-       eor v8.16b, v9.16b, v15.16b                  // cham.cs:23:74 encrypt r87
-       add v0.4s, v0.4s, v8.4s                      // cham.cs:23:58 encrypt r87
-    sri v28.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r87
-    sri v1.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r90
-      eor v23.16b, v23.16b, v4.16b                  // cham.cs:22:53 encrypt r88
-      eor v24.16b, v11.16b, v3.16b                  // cham.cs:22:74 encrypt r88
-      eor v27.16b, v27.16b, v14.16b                 // cham.cs:23:53 encrypt r89
-      eor v2.16b, v13.16b, v2.16b                   // cham.cs:23:74 encrypt r89
-     shl v3.4s, v29.4s, #1                          // cham.cs:23:80 encrypt r87
-       rev32 v8.8h, v21.8h                          // cham.cs:23:67 encrypt r89
-      add v23.4s, v23.4s, v24.4s                    // cham.cs:22:58 encrypt r88
-     shl v24.4s, v29.4s, #2                         // cham.cs:22:67 encrypt r90
-      add v27.4s, v27.4s, v2.4s                     // cham.cs:23:58 encrypt r89
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r91
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r86
-     sri v3.4s, v29.4s, #31                         // cham.cs:23:80 encrypt r87
-     sri v24.4s, v29.4s, #30                        // cham.cs:22:67 encrypt r90
-    shl v29.4s, v30.4s, #2                          // cham.cs:22:67 encrypt r92
-       eor v19.16b, v19.16b, v4.16b                 // cham.cs:22:53 encrypt r88
-       eor v26.16b, v11.16b, v26.16b                // cham.cs:22:74 encrypt r88
-       add v19.4s, v19.4s, v26.4s                   // cham.cs:22:58 encrypt r88
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r88
-       eor v26.16b, v12.16b, v14.16b                // cham.cs:23:53 encrypt r89
-       eor v4.16b, v13.16b, v8.16b                  // cham.cs:23:74 encrypt r89
-    movi v8.4s, #0x5a, lsl #0                       // const
-    eor v18.16b, v18.16b, v8.16b                    // cham.cs:22:53 encrypt r90
-    ldp q12, q15, [x0, #160]                        // round key rk[10] + round key rk[11]
-    eor v1.16b, v12.16b, v1.16b                     // cham.cs:22:74 encrypt r90
-    movi v14.4s, #0x5b, lsl #0                      // const
-    eor v28.16b, v28.16b, v14.16b                   // cham.cs:23:53 encrypt r91
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r91
-    sri v29.4s, v30.4s, #30                         // cham.cs:22:67 encrypt r92
-      shl v13.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r87
-       add v26.4s, v26.4s, v4.4s                    // cham.cs:23:58 encrypt r89
-      shl v4.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r90
-    add v18.4s, v18.4s, v1.4s                       // cham.cs:22:58 encrypt r90
-     rev32 v1.8h, v20.8h                            // cham.cs:23:67 encrypt r91
-    add v28.4s, v28.4s, v2.4s                       // cham.cs:23:58 encrypt r91
-     shl v2.4s, v31.4s, #2                          // cham.cs:22:67 encrypt r92
-      sri v13.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r87
-      sri v4.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r90
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r88
-     eor v22.16b, v22.16b, v8.16b                   // cham.cs:22:53 encrypt r90
-     eor v24.16b, v12.16b, v24.16b                  // cham.cs:22:74 encrypt r90
-     eor v25.16b, v3.16b, v14.16b                   // cham.cs:23:53 encrypt r91
-     eor v1.16b, v15.16b, v1.16b                    // cham.cs:23:74 encrypt r91
-    movi v3.4s, #0x5c, lsl #0                       // const
-    eor v16.16b, v16.16b, v3.16b                    // cham.cs:22:53 encrypt r92
-     sri v2.4s, v31.4s, #30                         // cham.cs:22:67 encrypt r92
-    ldr q11, [x0, #192]                             // round key rk[12]
-    eor v29.16b, v11.16b, v29.16b                   // cham.cs:22:74 encrypt r92
-       shl v9.4s, v0.4s, #1                         // cham.cs:23:80 encrypt r87
-     add v22.4s, v22.4s, v24.4s                     // cham.cs:22:58 encrypt r90
-    shl v24.4s, v30.4s, #1                          // cham.cs:23:80 encrypt r89
-    sri v24.4s, v30.4s, #31                         // cham.cs:23:80 encrypt r89
-       shl v30.4s, v0.4s, #2                        // cham.cs:22:67 encrypt r90
-     add v25.4s, v25.4s, v1.4s                      // cham.cs:23:58 encrypt r91
-      rev32 v1.8h, v23.8h                           // cham.cs:23:67 encrypt r91
-    add v16.4s, v16.4s, v29.4s                      // cham.cs:22:58 encrypt r92
-      shl v29.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r92
-       sri v9.4s, v0.4s, #31                        // cham.cs:23:80 encrypt r87
-       sri v30.4s, v0.4s, #30                       // cham.cs:22:67 encrypt r90
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r88
-      eor v17.16b, v17.16b, v8.16b                  // cham.cs:22:53 encrypt r90
-      eor v0.16b, v12.16b, v4.16b                   // cham.cs:22:74 encrypt r90
-      eor v4.16b, v13.16b, v14.16b                  // cham.cs:23:53 encrypt r91
-      eor v1.16b, v15.16b, v1.16b                   // cham.cs:23:74 encrypt r91
-     eor v20.16b, v20.16b, v3.16b                   // cham.cs:22:53 encrypt r92
-      sri v29.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r92
-     eor v2.16b, v11.16b, v2.16b                    // cham.cs:22:74 encrypt r92
-     shl v13.4s, v31.4s, #1                         // cham.cs:23:80 encrypt r89
-     sri v13.4s, v31.4s, #31                        // cham.cs:23:80 encrypt r89
-       rev32 v31.8h, v19.8h                         // cham.cs:23:67 encrypt r91
-      add v17.4s, v17.4s, v0.4s                     // cham.cs:22:58 encrypt r90
-    shl v0.4s, v28.4s, #1                           // cham.cs:23:80 encrypt r91
-      add v1.4s, v4.4s, v1.4s                       // cham.cs:23:58 encrypt r91
-       shl v4.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r92
-     add v20.4s, v20.4s, v2.4s                      // cham.cs:22:58 encrypt r92
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r93
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r88
-       eor v21.16b, v21.16b, v8.16b                 // cham.cs:22:53 encrypt r90
-       eor v30.16b, v12.16b, v30.16b                // cham.cs:22:74 encrypt r90
-       add v21.4s, v21.4s, v30.4s                   // cham.cs:22:58 encrypt r90
-    shl v30.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r94
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r90
-       eor v8.16b, v9.16b, v14.16b                  // cham.cs:23:53 encrypt r91
-       eor v31.16b, v15.16b, v31.16b                // cham.cs:23:74 encrypt r91
-       add v31.4s, v8.4s, v31.4s                    // cham.cs:23:58 encrypt r91
-    sri v0.4s, v28.4s, #31                          // cham.cs:23:80 encrypt r91
-    sri v30.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r94
-      eor v23.16b, v23.16b, v3.16b                  // cham.cs:22:53 encrypt r92
-       sri v4.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r92
-      eor v28.16b, v11.16b, v29.16b                 // cham.cs:22:74 encrypt r92
-    movi v29.4s, #0x5d, lsl #0                      // const
-    eor v24.16b, v24.16b, v29.16b                   // cham.cs:23:53 encrypt r93
-    ldr q8, [x0, #208]                              // round key rk[13]
-    eor v2.16b, v8.16b, v2.16b                      // cham.cs:23:74 encrypt r93
-      shl v9.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r89
-     shl v14.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r91
-      sri v9.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r89
-     rev32 v27.8h, v22.8h                           // cham.cs:23:67 encrypt r93
-      add v23.4s, v23.4s, v28.4s                    // cham.cs:22:58 encrypt r92
-     shl v28.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r94
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r93
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r95
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r90
-     sri v14.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r91
-     sri v28.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r94
-       eor v19.16b, v19.16b, v3.16b                 // cham.cs:22:53 encrypt r92
-       eor v25.16b, v11.16b, v4.16b                 // cham.cs:22:74 encrypt r92
-     eor v3.16b, v13.16b, v29.16b                   // cham.cs:23:53 encrypt r93
-     eor v27.16b, v8.16b, v27.16b                   // cham.cs:23:74 encrypt r93
-    movi v4.4s, #0x5e, lsl #0                       // const
-    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r94
-    ldp q13, q15, [x0, #224]                        // round key rk[14] + round key rk[15]
-    eor v30.16b, v13.16b, v30.16b                   // cham.cs:22:74 encrypt r94
-    movi v11.4s, #0x5f, lsl #0                      // const
-    eor v0.16b, v0.16b, v11.16b                     // cham.cs:23:53 encrypt r95
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r95
-       shl v12.4s, v26.4s, #1                       // cham.cs:23:80 encrypt r89
-       sri v12.4s, v26.4s, #31                      // cham.cs:23:80 encrypt r89
-      shl v26.4s, v1.4s, #1                         // cham.cs:23:80 encrypt r91
-       add v19.4s, v19.4s, v25.4s                   // cham.cs:22:58 encrypt r92
-      rev32 v25.8h, v17.8h                          // cham.cs:23:67 encrypt r93
-     add v27.4s, v3.4s, v27.4s                      // cham.cs:23:58 encrypt r93
-      shl v3.4s, v1.4s, #2                          // cham.cs:22:67 encrypt r94
-    add v18.4s, v18.4s, v30.4s                      // cham.cs:22:58 encrypt r94
-     rev32 v30.8h, v20.8h                           // cham.cs:23:67 encrypt r95
-    add v0.4s, v0.4s, v2.4s                         // cham.cs:23:58 encrypt r95
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r90
-      sri v26.4s, v1.4s, #31                        // cham.cs:23:80 encrypt r91
-      sri v3.4s, v1.4s, #30                         // cham.cs:22:67 encrypt r94
-      eor v1.16b, v9.16b, v29.16b                   // cham.cs:23:53 encrypt r93
-      eor v25.16b, v8.16b, v25.16b                  // cham.cs:23:74 encrypt r93
-     eor v22.16b, v22.16b, v4.16b                   // cham.cs:22:53 encrypt r94
-     eor v28.16b, v13.16b, v28.16b                  // cham.cs:22:74 encrypt r94
-     eor v2.16b, v14.16b, v11.16b                   // cham.cs:23:53 encrypt r95
-     eor v30.16b, v15.16b, v30.16b                  // cham.cs:23:74 encrypt r95
-       shl v9.4s, v31.4s, #1                        // cham.cs:23:80 encrypt r91
-       rev32 v14.8h, v21.8h                         // cham.cs:23:67 encrypt r93
-      add v25.4s, v1.4s, v25.4s                     // cham.cs:23:58 encrypt r93
-    shl v1.4s, v24.4s, #1                           // cham.cs:23:80 encrypt r93
-     add v22.4s, v22.4s, v28.4s                     // cham.cs:22:58 encrypt r94
-       shl v28.4s, v31.4s, #2                       // cham.cs:22:67 encrypt r94
-     add v30.4s, v2.4s, v30.4s                      // cham.cs:23:58 encrypt r95
-      rev32 v2.8h, v23.8h                           // cham.cs:23:67 encrypt r95
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r90
-       sri v9.4s, v31.4s, #31                       // cham.cs:23:80 encrypt r91
-       sri v28.4s, v31.4s, #30                      // cham.cs:22:67 encrypt r94
-    shl v31.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r96
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r92
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r92
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r92
-       eor v29.16b, v12.16b, v29.16b                // cham.cs:23:53 encrypt r93
-       eor v12.16b, v8.16b, v14.16b                 // cham.cs:23:74 encrypt r93
-       add v29.4s, v29.4s, v12.4s                   // cham.cs:23:58 encrypt r93
-    sri v1.4s, v24.4s, #31                          // cham.cs:23:80 encrypt r93
-    sri v31.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r96
-      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r94
-      eor v24.16b, v13.16b, v3.16b                  // cham.cs:22:74 encrypt r94
-      eor v26.16b, v26.16b, v11.16b                 // cham.cs:23:53 encrypt r95
-      eor v2.16b, v15.16b, v2.16b                   // cham.cs:23:74 encrypt r95
-     shl v3.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r93
-       rev32 v12.8h, v19.8h                         // cham.cs:23:67 encrypt r95
-      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r94
-     shl v24.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r96
-      add v26.4s, v26.4s, v2.4s                     // cham.cs:23:58 encrypt r95
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r97
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r92
-     sri v3.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r93
-     sri v24.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r96
-    shl v27.4s, v0.4s, #2                           // cham.cs:22:67 encrypt r98
-       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r94
-       eor v28.16b, v13.16b, v28.16b                // cham.cs:22:74 encrypt r94
-       add v21.4s, v21.4s, v28.4s                   // cham.cs:22:58 encrypt r94
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r94
-       eor v28.16b, v9.16b, v11.16b                 // cham.cs:23:53 encrypt r95
-       eor v4.16b, v15.16b, v12.16b                 // cham.cs:23:74 encrypt r95
-    movi v9.4s, #0x60, lsl #0                       // const
-    eor v16.16b, v16.16b, v9.16b                    // cham.cs:22:53 encrypt r96
-    ldr q11, [x0, #0]                               // round key rk[0]
-    eor v31.16b, v11.16b, v31.16b                   // cham.cs:22:74 encrypt r96
-    movi v12.4s, #0x61, lsl #0                      // const
-    eor v1.16b, v1.16b, v12.16b                     // cham.cs:23:53 encrypt r97
-    eor v2.16b, v7.16b, v2.16b                      // cham.cs:23:74 encrypt r97
-    sri v27.4s, v0.4s, #30                          // cham.cs:22:67 encrypt r98
-      shl v14.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r93
-       add v28.4s, v28.4s, v4.4s                    // cham.cs:23:58 encrypt r95
-      shl v4.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r96
-    add v16.4s, v16.4s, v31.4s                      // cham.cs:22:58 encrypt r96
-     rev32 v31.8h, v22.8h                           // cham.cs:23:67 encrypt r97
-    add v1.4s, v1.4s, v2.4s                         // cham.cs:23:58 encrypt r97
-     shl v2.4s, v30.4s, #2                          // cham.cs:22:67 encrypt r98
-      sri v14.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r93
-      sri v4.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r96
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r94
-     eor v20.16b, v20.16b, v9.16b                   // cham.cs:22:53 encrypt r96
-     eor v24.16b, v11.16b, v24.16b                  // cham.cs:22:74 encrypt r96
-     eor v25.16b, v3.16b, v12.16b                   // cham.cs:23:53 encrypt r97
-     eor v31.16b, v7.16b, v31.16b                   // cham.cs:23:74 encrypt r97
-    movi v3.4s, #0x62, lsl #0                       // const
-    eor v18.16b, v18.16b, v3.16b                    // cham.cs:22:53 encrypt r98
-     sri v2.4s, v30.4s, #30                         // cham.cs:22:67 encrypt r98
-    eor v27.16b, v5.16b, v27.16b                    // cham.cs:22:74 encrypt r98
-       shl v15.4s, v29.4s, #1                       // cham.cs:23:80 encrypt r93
-     add v20.4s, v20.4s, v24.4s                     // cham.cs:22:58 encrypt r96
-    shl v24.4s, v0.4s, #1                           // cham.cs:23:80 encrypt r95
-    sri v24.4s, v0.4s, #31                          // cham.cs:23:80 encrypt r95
-       shl v0.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r96
-     add v25.4s, v25.4s, v31.4s                     // cham.cs:23:58 encrypt r97
-      rev32 v31.8h, v17.8h                          // cham.cs:23:67 encrypt r97
-    add v18.4s, v18.4s, v27.4s                      // cham.cs:22:58 encrypt r98
-      shl v27.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r98
-       sri v15.4s, v29.4s, #31                      // cham.cs:23:80 encrypt r93
-       sri v0.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r96
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r94
-      eor v23.16b, v23.16b, v9.16b                  // cham.cs:22:53 encrypt r96
-      eor v29.16b, v11.16b, v4.16b                  // cham.cs:22:74 encrypt r96
-      eor v4.16b, v14.16b, v12.16b                  // cham.cs:23:53 encrypt r97
-      eor v31.16b, v7.16b, v31.16b                  // cham.cs:23:74 encrypt r97
-     eor v22.16b, v22.16b, v3.16b                   // cham.cs:22:53 encrypt r98
-      sri v27.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r98
-     eor v2.16b, v5.16b, v2.16b                     // cham.cs:22:74 encrypt r98
-     shl v14.4s, v30.4s, #1                         // cham.cs:23:80 encrypt r95
-     sri v14.4s, v30.4s, #31                        // cham.cs:23:80 encrypt r95
-       rev32 v30.8h, v21.8h                         // cham.cs:23:67 encrypt r97
-      add v23.4s, v23.4s, v29.4s                    // cham.cs:22:58 encrypt r96
-    shl v29.4s, v1.4s, #1                           // cham.cs:23:80 encrypt r97
-      add v31.4s, v4.4s, v31.4s                     // cham.cs:23:58 encrypt r97
-       shl v4.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r98
-     add v22.4s, v22.4s, v2.4s                      // cham.cs:22:58 encrypt r98
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r99
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r94
-       eor v19.16b, v19.16b, v9.16b                 // cham.cs:22:53 encrypt r96
-       eor v0.16b, v11.16b, v0.16b                  // cham.cs:22:74 encrypt r96
-       add v19.4s, v19.4s, v0.4s                    // cham.cs:22:58 encrypt r96
-    shl v0.4s, v1.4s, #2                            // cham.cs:22:67 encrypt r100
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r96
-       eor v9.16b, v15.16b, v12.16b                 // cham.cs:23:53 encrypt r97
-       eor v30.16b, v7.16b, v30.16b                 // cham.cs:23:74 encrypt r97
-       add v30.4s, v9.4s, v30.4s                    // cham.cs:23:58 encrypt r97
-    sri v29.4s, v1.4s, #31                          // cham.cs:23:80 encrypt r97
-    sri v0.4s, v1.4s, #30                           // cham.cs:22:67 encrypt r100
-      eor v17.16b, v17.16b, v3.16b                  // cham.cs:22:53 encrypt r98
-       sri v4.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r98
-      eor v27.16b, v5.16b, v27.16b                  // cham.cs:22:74 encrypt r98
-    movi v1.4s, #0x63, lsl #0                       // const
-    eor v24.16b, v24.16b, v1.16b                    // cham.cs:23:53 encrypt r99
-    ldr q9, [x0, #48]                               // round key rk[3]
-    eor v2.16b, v9.16b, v2.16b                      // cham.cs:23:74 encrypt r99
-      shl v12.4s, v26.4s, #1                        // cham.cs:23:80 encrypt r95
-     shl v15.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r97
-      sri v12.4s, v26.4s, #31                       // cham.cs:23:80 encrypt r95
-     rev32 v26.8h, v20.8h                           // cham.cs:23:67 encrypt r99
-      add v17.4s, v17.4s, v27.4s                    // cham.cs:22:58 encrypt r98
-     shl v27.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r100
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r99
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r101
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r96
-     sri v15.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r97
-     sri v27.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r100
-       eor v21.16b, v21.16b, v3.16b                 // cham.cs:22:53 encrypt r98
-       eor v25.16b, v5.16b, v4.16b                  // cham.cs:22:74 encrypt r98
-     eor v3.16b, v14.16b, v1.16b                    // cham.cs:23:53 encrypt r99
-     eor v26.16b, v9.16b, v26.16b                   // cham.cs:23:74 encrypt r99
-    movi v4.4s, #0x64, lsl #0                       // const
-    eor v16.16b, v16.16b, v4.16b                    // cham.cs:22:53 encrypt r100
-    eor v0.16b, v10.16b, v0.16b                     // cham.cs:22:74 encrypt r100
-    movi v14.4s, #0x65, lsl #0                      // const
-    eor v29.16b, v29.16b, v14.16b                   // cham.cs:23:53 encrypt r101
-    ldr q5, [x0, #80]                               // round key rk[5]
-    eor v2.16b, v5.16b, v2.16b                      // cham.cs:23:74 encrypt r101
-       shl v7.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r95
-       sri v7.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r95
-      shl v28.4s, v31.4s, #1                        // cham.cs:23:80 encrypt r97
-       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r98
-      rev32 v25.8h, v23.8h                          // cham.cs:23:67 encrypt r99
-     add v26.4s, v3.4s, v26.4s                      // cham.cs:23:58 encrypt r99
-      shl v3.4s, v31.4s, #2                         // cham.cs:22:67 encrypt r100
-    add v16.4s, v16.4s, v0.4s                       // cham.cs:22:58 encrypt r100
-     rev32 v0.8h, v22.8h                            // cham.cs:23:67 encrypt r101
-    add v29.4s, v29.4s, v2.4s                       // cham.cs:23:58 encrypt r101
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r96
-      sri v28.4s, v31.4s, #31                       // cham.cs:23:80 encrypt r97
-      sri v3.4s, v31.4s, #30                        // cham.cs:22:67 encrypt r100
-      eor v31.16b, v12.16b, v1.16b                  // cham.cs:23:53 encrypt r99
-      eor v25.16b, v9.16b, v25.16b                  // cham.cs:23:74 encrypt r99
-     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r100
-     eor v27.16b, v10.16b, v27.16b                  // cham.cs:22:74 encrypt r100
-     eor v2.16b, v15.16b, v14.16b                   // cham.cs:23:53 encrypt r101
-     eor v0.16b, v5.16b, v0.16b                     // cham.cs:23:74 encrypt r101
-       shl v12.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r97
-       rev32 v15.8h, v19.8h                         // cham.cs:23:67 encrypt r99
-      add v25.4s, v31.4s, v25.4s                    // cham.cs:23:58 encrypt r99
-    shl v31.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r99
-     add v20.4s, v20.4s, v27.4s                     // cham.cs:22:58 encrypt r100
-       shl v27.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r100
-     add v0.4s, v2.4s, v0.4s                        // cham.cs:23:58 encrypt r101
-      rev32 v2.8h, v17.8h                           // cham.cs:23:67 encrypt r101
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r96
-       sri v12.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r97
-       sri v27.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r100
-    shl v30.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r102
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r98
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r98
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r98
-       eor v1.16b, v7.16b, v1.16b                   // cham.cs:23:53 encrypt r99
-       eor v7.16b, v9.16b, v15.16b                  // cham.cs:23:74 encrypt r99
-       add v1.4s, v1.4s, v7.4s                      // cham.cs:23:58 encrypt r99
-    sri v31.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r99
-    sri v30.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r102
-      eor v23.16b, v23.16b, v4.16b                  // cham.cs:22:53 encrypt r100
-      eor v24.16b, v10.16b, v3.16b                  // cham.cs:22:74 encrypt r100
-      eor v28.16b, v28.16b, v14.16b                 // cham.cs:23:53 encrypt r101
-      eor v2.16b, v5.16b, v2.16b                    // cham.cs:23:74 encrypt r101
-     shl v3.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r99
-       rev32 v7.8h, v21.8h                          // cham.cs:23:67 encrypt r101
-      add v23.4s, v23.4s, v24.4s                    // cham.cs:22:58 encrypt r100
-     shl v24.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r102
-      add v28.4s, v28.4s, v2.4s                     // cham.cs:23:58 encrypt r101
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r103
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r98
-     sri v3.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r99
-     sri v24.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r102
-    shl v26.4s, v29.4s, #2                          // cham.cs:22:67 encrypt r104
-       eor v19.16b, v19.16b, v4.16b                 // cham.cs:22:53 encrypt r100
-       eor v27.16b, v10.16b, v27.16b                // cham.cs:22:74 encrypt r100
-       add v19.4s, v19.4s, v27.4s                   // cham.cs:22:58 encrypt r100
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r100
-       eor v27.16b, v12.16b, v14.16b                // cham.cs:23:53 encrypt r101
-       eor v4.16b, v5.16b, v7.16b                   // cham.cs:23:74 encrypt r101
-    movi v7.4s, #0x66, lsl #0                       // const
-    eor v18.16b, v18.16b, v7.16b                    // cham.cs:22:53 encrypt r102
-    ldp q12, q15, [x0, #96]                         // round key rk[6] + round key rk[7]
-    eor v30.16b, v12.16b, v30.16b                   // cham.cs:22:74 encrypt r102
-    movi v14.4s, #0x67, lsl #0                      // const
-    eor v31.16b, v31.16b, v14.16b                   // cham.cs:23:53 encrypt r103
-    eor v2.16b, v15.16b, v2.16b                     // cham.cs:23:74 encrypt r103
-    sri v26.4s, v29.4s, #30                         // cham.cs:22:67 encrypt r104
-      shl v5.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r99
-       add v27.4s, v27.4s, v4.4s                    // cham.cs:23:58 encrypt r101
-      shl v4.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r102
-    add v18.4s, v18.4s, v30.4s                      // cham.cs:22:58 encrypt r102
-     rev32 v30.8h, v20.8h                           // cham.cs:23:67 encrypt r103
-    add v31.4s, v31.4s, v2.4s                       // cham.cs:23:58 encrypt r103
-     shl v2.4s, v0.4s, #2                           // cham.cs:22:67 encrypt r104
-      sri v5.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r99
-      sri v4.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r102
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r100
-     eor v22.16b, v22.16b, v7.16b                   // cham.cs:22:53 encrypt r102
-     eor v24.16b, v12.16b, v24.16b                  // cham.cs:22:74 encrypt r102
-     eor v25.16b, v3.16b, v14.16b                   // cham.cs:23:53 encrypt r103
-     eor v30.16b, v15.16b, v30.16b                  // cham.cs:23:74 encrypt r103
-    movi v3.4s, #0x68, lsl #0                       // const
-    eor v16.16b, v16.16b, v3.16b                    // cham.cs:22:53 encrypt r104
-     sri v2.4s, v0.4s, #30                          // cham.cs:22:67 encrypt r104
-    ldr q10, [x0, #128]                             // round key rk[8]
-    eor v26.16b, v10.16b, v26.16b                   // cham.cs:22:74 encrypt r104
-       shl v9.4s, v1.4s, #1                         // cham.cs:23:80 encrypt r99
-     add v22.4s, v22.4s, v24.4s                     // cham.cs:22:58 encrypt r102
-    shl v24.4s, v29.4s, #1                          // cham.cs:23:80 encrypt r101
-    sri v24.4s, v29.4s, #31                         // cham.cs:23:80 encrypt r101
-       shl v29.4s, v1.4s, #2                        // cham.cs:22:67 encrypt r102
-     add v25.4s, v25.4s, v30.4s                     // cham.cs:23:58 encrypt r103
-      rev32 v30.8h, v23.8h                          // cham.cs:23:67 encrypt r103
-    add v16.4s, v16.4s, v26.4s                      // cham.cs:22:58 encrypt r104
-      shl v26.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r104
-       sri v9.4s, v1.4s, #31                        // cham.cs:23:80 encrypt r99
-       sri v29.4s, v1.4s, #30                       // cham.cs:22:67 encrypt r102
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r100
-      eor v17.16b, v17.16b, v7.16b                  // cham.cs:22:53 encrypt r102
-      eor v1.16b, v12.16b, v4.16b                   // cham.cs:22:74 encrypt r102
-      eor v4.16b, v5.16b, v14.16b                   // cham.cs:23:53 encrypt r103
-      eor v30.16b, v15.16b, v30.16b                 // cham.cs:23:74 encrypt r103
-     eor v20.16b, v20.16b, v3.16b                   // cham.cs:22:53 encrypt r104
-      sri v26.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r104
-     eor v2.16b, v10.16b, v2.16b                    // cham.cs:22:74 encrypt r104
-     shl v5.4s, v0.4s, #1                           // cham.cs:23:80 encrypt r101
-     sri v5.4s, v0.4s, #31                          // cham.cs:23:80 encrypt r101
-       rev32 v0.8h, v19.8h                          // cham.cs:23:67 encrypt r103
-      add v17.4s, v17.4s, v1.4s                     // cham.cs:22:58 encrypt r102
-    shl v1.4s, v31.4s, #1                           // cham.cs:23:80 encrypt r103
-      add v30.4s, v4.4s, v30.4s                     // cham.cs:23:58 encrypt r103
-       shl v4.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r104
-     add v20.4s, v20.4s, v2.4s                      // cham.cs:22:58 encrypt r104
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r105
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r100
-       eor v21.16b, v21.16b, v7.16b                 // cham.cs:22:53 encrypt r102
-       eor v29.16b, v12.16b, v29.16b                // cham.cs:22:74 encrypt r102
-       add v21.4s, v21.4s, v29.4s                   // cham.cs:22:58 encrypt r102
-    shl v29.4s, v31.4s, #2                          // cham.cs:22:67 encrypt r106
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r102
-       eor v7.16b, v9.16b, v14.16b                  // cham.cs:23:53 encrypt r103
-       eor v0.16b, v15.16b, v0.16b                  // cham.cs:23:74 encrypt r103
-       add v0.4s, v7.4s, v0.4s                      // cham.cs:23:58 encrypt r103
-    sri v1.4s, v31.4s, #31                          // cham.cs:23:80 encrypt r103
-    sri v29.4s, v31.4s, #30                         // cham.cs:22:67 encrypt r106
-      eor v23.16b, v23.16b, v3.16b                  // cham.cs:22:53 encrypt r104
-       sri v4.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r104
-      eor v26.16b, v10.16b, v26.16b                 // cham.cs:22:74 encrypt r104
-    movi v31.4s, #0x69, lsl #0                      // const
-    eor v24.16b, v24.16b, v31.16b                   // cham.cs:23:53 encrypt r105
-    ldr q7, [x0, #144]                              // round key rk[9]
-    eor v2.16b, v7.16b, v2.16b                      // cham.cs:23:74 encrypt r105
-      shl v9.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r101
-     shl v14.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r103
-      sri v9.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r101
-     rev32 v28.8h, v22.8h                           // cham.cs:23:67 encrypt r105
-      add v23.4s, v23.4s, v26.4s                    // cham.cs:22:58 encrypt r104
-     shl v26.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r106
-    add v24.4s, v24.4s, v2.4s                       // cham.cs:23:58 encrypt r105
-    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r107
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r102
-     sri v14.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r103
-     sri v26.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r106
-       eor v19.16b, v19.16b, v3.16b                 // cham.cs:22:53 encrypt r104
-       eor v25.16b, v10.16b, v4.16b                 // cham.cs:22:74 encrypt r104
-     eor v3.16b, v5.16b, v31.16b                    // cham.cs:23:53 encrypt r105
-     eor v28.16b, v7.16b, v28.16b                   // cham.cs:23:74 encrypt r105
-    movi v4.4s, #0x6a, lsl #0                       // const
-    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r106
-    ldp q5, q12, [x0, #160]                         // round key rk[10] + round key rk[11]
-    eor v29.16b, v5.16b, v29.16b                    // cham.cs:22:74 encrypt r106
-    movi v10.4s, #0x6b, lsl #0                      // const
-    eor v1.16b, v1.16b, v10.16b                     // cham.cs:23:53 encrypt r107
-    eor v2.16b, v12.16b, v2.16b                     // cham.cs:23:74 encrypt r107
-       shl v15.4s, v27.4s, #1                       // cham.cs:23:80 encrypt r101
-       sri v15.4s, v27.4s, #31                      // cham.cs:23:80 encrypt r101
-      shl v27.4s, v30.4s, #1                        // cham.cs:23:80 encrypt r103
-       add v19.4s, v19.4s, v25.4s                   // cham.cs:22:58 encrypt r104
-      rev32 v25.8h, v17.8h                          // cham.cs:23:67 encrypt r105
-     add v28.4s, v3.4s, v28.4s                      // cham.cs:23:58 encrypt r105
-      shl v3.4s, v30.4s, #2                         // cham.cs:22:67 encrypt r106
-    add v18.4s, v18.4s, v29.4s                      // cham.cs:22:58 encrypt r106
-     rev32 v29.8h, v20.8h                           // cham.cs:23:67 encrypt r107
-    add v1.4s, v1.4s, v2.4s                         // cham.cs:23:58 encrypt r107
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r102
-      sri v27.4s, v30.4s, #31                       // cham.cs:23:80 encrypt r103
-      sri v3.4s, v30.4s, #30                        // cham.cs:22:67 encrypt r106
-      eor v30.16b, v9.16b, v31.16b                  // cham.cs:23:53 encrypt r105
-      eor v25.16b, v7.16b, v25.16b                  // cham.cs:23:74 encrypt r105
-     eor v22.16b, v22.16b, v4.16b                   // cham.cs:22:53 encrypt r106
-     eor v26.16b, v5.16b, v26.16b                   // cham.cs:22:74 encrypt r106
-     eor v2.16b, v14.16b, v10.16b                   // cham.cs:23:53 encrypt r107
-     eor v29.16b, v12.16b, v29.16b                  // cham.cs:23:74 encrypt r107
-       shl v9.4s, v0.4s, #1                         // cham.cs:23:80 encrypt r103
-       rev32 v14.8h, v21.8h                         // cham.cs:23:67 encrypt r105
-      add v25.4s, v30.4s, v25.4s                    // cham.cs:23:58 encrypt r105
-    shl v30.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r105
-     add v22.4s, v22.4s, v26.4s                     // cham.cs:22:58 encrypt r106
-       shl v26.4s, v0.4s, #2                        // cham.cs:22:67 encrypt r106
-     add v29.4s, v2.4s, v29.4s                      // cham.cs:23:58 encrypt r107
-      rev32 v2.8h, v23.8h                           // cham.cs:23:67 encrypt r107
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r102
-       sri v9.4s, v0.4s, #31                        // cham.cs:23:80 encrypt r103
-       sri v26.4s, v0.4s, #30                       // cham.cs:22:67 encrypt r106
-    shl v0.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r108
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r104
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r104
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r104
-       eor v31.16b, v15.16b, v31.16b                // cham.cs:23:53 encrypt r105
-       eor v7.16b, v7.16b, v14.16b                  // cham.cs:23:74 encrypt r105
-       add v31.4s, v31.4s, v7.4s                    // cham.cs:23:58 encrypt r105
-    sri v30.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r105
-    sri v0.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r108
-      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r106
-      eor v24.16b, v5.16b, v3.16b                   // cham.cs:22:74 encrypt r106
-      eor v27.16b, v27.16b, v10.16b                 // cham.cs:23:53 encrypt r107
-      eor v2.16b, v12.16b, v2.16b                   // cham.cs:23:74 encrypt r107
-     shl v3.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r105
-       rev32 v7.8h, v19.8h                          // cham.cs:23:67 encrypt r107
-      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r106
-     shl v24.4s, v28.4s, #2                         // cham.cs:22:67 encrypt r108
-      add v27.4s, v27.4s, v2.4s                     // cham.cs:23:58 encrypt r107
-    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r109
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r104
-     sri v3.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r105
-     sri v24.4s, v28.4s, #30                        // cham.cs:22:67 encrypt r108
-    shl v28.4s, v1.4s, #2                           // cham.cs:22:67 encrypt r110
-       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r106
-       eor v26.16b, v5.16b, v26.16b                 // cham.cs:22:74 encrypt r106
-       add v21.4s, v21.4s, v26.4s                   // cham.cs:22:58 encrypt r106
-       eor v26.16b, v12.16b, v7.16b                 // cham.cs:23:74 encrypt r107
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r106
-       eor v4.16b, v9.16b, v10.16b                  // cham.cs:23:53 encrypt r107
-    movi v5.4s, #0x6c, lsl #0                       // const
-    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r108
-    ldr q7, [x0, #192]                              // round key rk[12]
-    eor v0.16b, v7.16b, v0.16b                      // cham.cs:22:74 encrypt r108
-    movi v9.4s, #0x6d, lsl #0                       // const
-    eor v30.16b, v30.16b, v9.16b                    // cham.cs:23:53 encrypt r109
-    eor v2.16b, v8.16b, v2.16b                      // cham.cs:23:74 encrypt r109
-    sri v28.4s, v1.4s, #30                          // cham.cs:22:67 encrypt r110
-      shl v10.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r105
-      shl v12.4s, v25.4s, #2                        // cham.cs:22:67 encrypt r108
-       add v26.4s, v4.4s, v26.4s                    // cham.cs:23:58 encrypt r107
-     rev32 v4.8h, v22.8h                            // cham.cs:23:67 encrypt r109
-    add v16.4s, v16.4s, v0.4s                       // cham.cs:22:58 encrypt r108
-     shl v0.4s, v29.4s, #2                          // cham.cs:22:67 encrypt r110
-    add v30.4s, v30.4s, v2.4s                       // cham.cs:23:58 encrypt r109
-      sri v10.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r105
-      sri v12.4s, v25.4s, #30                       // cham.cs:22:67 encrypt r108
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r106
-     eor v20.16b, v20.16b, v5.16b                   // cham.cs:22:53 encrypt r108
-     eor v24.16b, v7.16b, v24.16b                   // cham.cs:22:74 encrypt r108
-     eor v25.16b, v3.16b, v9.16b                    // cham.cs:23:53 encrypt r109
-     eor v2.16b, v8.16b, v4.16b                     // cham.cs:23:74 encrypt r109
-    movi v3.4s, #0x6e, lsl #0                       // const
-    eor v18.16b, v18.16b, v3.16b                    // cham.cs:22:53 encrypt r110
-     sri v0.4s, v29.4s, #30                         // cham.cs:22:67 encrypt r110
-    eor v28.16b, v13.16b, v28.16b                   // cham.cs:22:74 encrypt r110
-       shl v4.4s, v31.4s, #1                        // cham.cs:23:80 encrypt r105
-    shl v14.4s, v1.4s, #1                           // cham.cs:23:80 encrypt r107
-    sri v14.4s, v1.4s, #31                          // cham.cs:23:80 encrypt r107
-       shl v1.4s, v31.4s, #2                        // cham.cs:22:67 encrypt r108
-     add v20.4s, v20.4s, v24.4s                     // cham.cs:22:58 encrypt r108
-      rev32 v24.8h, v17.8h                          // cham.cs:23:67 encrypt r109
-     add v25.4s, v25.4s, v2.4s                      // cham.cs:23:58 encrypt r109
-      shl v2.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r110
-    add v18.4s, v18.4s, v28.4s                      // cham.cs:22:58 encrypt r110
-       sri v4.4s, v31.4s, #31                       // cham.cs:23:80 encrypt r105
-       sri v1.4s, v31.4s, #30                       // cham.cs:22:67 encrypt r108
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r106
-      eor v23.16b, v23.16b, v5.16b                  // cham.cs:22:53 encrypt r108
-      eor v28.16b, v7.16b, v12.16b                  // cham.cs:22:74 encrypt r108
-      eor v31.16b, v10.16b, v9.16b                  // cham.cs:23:53 encrypt r109
-      eor v24.16b, v8.16b, v24.16b                  // cham.cs:23:74 encrypt r109
-     eor v22.16b, v22.16b, v3.16b                   // cham.cs:22:53 encrypt r110
-      sri v2.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r110
-     eor v0.16b, v13.16b, v0.16b                    // cham.cs:22:74 encrypt r110
-     shl v10.4s, v29.4s, #1                         // cham.cs:23:80 encrypt r107
-       rev32 v12.8h, v21.8h                         // cham.cs:23:67 encrypt r109
-     sri v10.4s, v29.4s, #31                        // cham.cs:23:80 encrypt r107
-    shl v29.4s, v30.4s, #1                          // cham.cs:23:80 encrypt r109
-      add v23.4s, v23.4s, v28.4s                    // cham.cs:22:58 encrypt r108
-       shl v28.4s, v26.4s, #2                       // cham.cs:22:67 encrypt r110
-      add v24.4s, v31.4s, v24.4s                    // cham.cs:23:58 encrypt r109
-    rev32 v31.8h, v16.8h                            // cham.cs:23:67 encrypt r111
-     add v22.4s, v22.4s, v0.4s                      // cham.cs:22:58 encrypt r110
-    shl v0.4s, v30.4s, #2                           // cham.cs:22:67 encrypt r112
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r106
-       eor v19.16b, v19.16b, v5.16b                 // cham.cs:22:53 encrypt r108
-       eor v1.16b, v7.16b, v1.16b                   // cham.cs:22:74 encrypt r108
-       add v19.4s, v19.4s, v1.4s                    // cham.cs:22:58 encrypt r108
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r108
-       eor v1.16b, v4.16b, v9.16b                   // cham.cs:23:53 encrypt r109
-       eor v4.16b, v8.16b, v12.16b                  // cham.cs:23:74 encrypt r109
-    sri v29.4s, v30.4s, #31                         // cham.cs:23:80 encrypt r109
-    sri v0.4s, v30.4s, #30                          // cham.cs:22:67 encrypt r112
-      eor v17.16b, v17.16b, v3.16b                  // cham.cs:22:53 encrypt r110
-       sri v28.4s, v26.4s, #30                      // cham.cs:22:67 encrypt r110
-      eor v30.16b, v13.16b, v2.16b                  // cham.cs:22:74 encrypt r110
-    movi v2.4s, #0x6f, lsl #0                       // const
-    eor v5.16b, v14.16b, v2.16b                     // cham.cs:23:53 encrypt r111
-    ldr q7, [x0, #240]                              // round key rk[15]
-    eor v31.16b, v7.16b, v31.16b                    // cham.cs:23:74 encrypt r111
-      shl v8.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r107
-     shl v9.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r109
-      sri v8.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r107
-     rev32 v27.8h, v20.8h                           // cham.cs:23:67 encrypt r111
-       add v1.4s, v1.4s, v4.4s                      // cham.cs:23:58 encrypt r109
-     shl v4.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r112
-      add v17.4s, v17.4s, v30.4s                    // cham.cs:22:58 encrypt r110
-    rev32 v30.8h, v18.8h                            // cham.cs:23:67 encrypt r113
-    add v31.4s, v5.4s, v31.4s                       // cham.cs:23:58 encrypt r111
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r108
-     sri v9.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r109
-     sri v4.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r112
-       eor v21.16b, v21.16b, v3.16b                 // cham.cs:22:53 encrypt r110
-       eor v25.16b, v13.16b, v28.16b                // cham.cs:22:74 encrypt r110
-     eor v28.16b, v10.16b, v2.16b                   // cham.cs:23:53 encrypt r111
-     eor v27.16b, v7.16b, v27.16b                   // cham.cs:23:74 encrypt r111
-    movi v3.4s, #0x70, lsl #0                       // const
-    eor v16.16b, v16.16b, v3.16b                    // cham.cs:22:53 encrypt r112
-    eor v0.16b, v11.16b, v0.16b                     // cham.cs:22:74 encrypt r112
+    eor v18.16b, v9.16b, v18.16b                    // cham.cs:23:74 encrypt r5
+     eor v22.16b, v9.16b, v22.16b                   // cham.cs:23:74 encrypt r5
+      eor v26.16b, v9.16b, v26.16b                  // cham.cs:23:74 encrypt r5
+       eor v30.16b, v9.16b, v30.16b                 // cham.cs:23:74 encrypt r5
+    add v18.4s, v6.4s, v18.4s                       // cham.cs:23:58 encrypt r5
+     add v22.4s, v7.4s, v22.4s                      // cham.cs:23:58 encrypt r5
+      add v26.4s, v8.4s, v26.4s                     // cham.cs:23:58 encrypt r5
+       add v29.4s, v29.4s, v30.4s                   // cham.cs:23:58 encrypt r5
+    shl v30.4s, v18.4s, #1                          // cham.cs:23:80 encrypt r5
+    sri v30.4s, v18.4s, #31                         // cham.cs:23:80 encrypt r5
+     shl v6.4s, v22.4s, #1                          // cham.cs:23:80 encrypt r5
+     sri v6.4s, v22.4s, #31                         // cham.cs:23:80 encrypt r5
+      shl v7.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r5
+      sri v7.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r5
+       shl v8.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r5
+       sri v8.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r5
+    movi v9.4s, #0x6, lsl #0                        // const
+    eor v11.16b, v11.16b, v9.16b                    // cham.cs:22:53 encrypt r6
+     eor v12.16b, v12.16b, v9.16b                   // cham.cs:22:53 encrypt r6
+      eor v13.16b, v13.16b, v9.16b                  // cham.cs:22:53 encrypt r6
+       eor v9.16b, v14.16b, v9.16b                  // cham.cs:22:53 encrypt r6
+    shl v14.4s, v16.4s, #2                          // cham.cs:22:67 encrypt r6
+    sri v14.4s, v16.4s, #30                         // cham.cs:22:67 encrypt r6
+     shl v16.4s, v19.4s, #2                         // cham.cs:22:67 encrypt r6
+     sri v16.4s, v19.4s, #30                        // cham.cs:22:67 encrypt r6
+      shl v19.4s, v20.4s, #2                        // cham.cs:22:67 encrypt r6
+      sri v19.4s, v20.4s, #30                       // cham.cs:22:67 encrypt r6
+       shl v20.4s, v23.4s, #2                       // cham.cs:22:67 encrypt r6
+       sri v20.4s, v23.4s, #30                      // cham.cs:22:67 encrypt r6
+    ldr q23, [x0, #96]                              // round key rk[6]
+    eor v14.16b, v23.16b, v14.16b                   // cham.cs:22:74 encrypt r6
+     eor v16.16b, v23.16b, v16.16b                  // cham.cs:22:74 encrypt r6
+      eor v19.16b, v23.16b, v19.16b                 // cham.cs:22:74 encrypt r6
+       eor v20.16b, v23.16b, v20.16b                // cham.cs:22:74 encrypt r6
+    add v11.4s, v11.4s, v14.4s                      // cham.cs:22:58 encrypt r6
+     add v16.4s, v12.4s, v16.4s                     // cham.cs:22:58 encrypt r6
+      add v19.4s, v13.4s, v19.4s                    // cham.cs:22:58 encrypt r6
+       add v20.4s, v9.4s, v20.4s                    // cham.cs:22:58 encrypt r6
+    tbl v9.16b, {v11.16b}, v0.16b                   // cham.cs:22:80 encrypt r6
+     tbl v12.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r6
+      tbl v13.16b, {v19.16b}, v0.16b                // cham.cs:22:80 encrypt r6
+       tbl v14.16b, {v20.16b}, v0.16b               // cham.cs:22:80 encrypt r6
+    movi v23.4s, #0x7, lsl #0                       // const
+    eor v24.16b, v24.16b, v23.16b                   // cham.cs:23:53 encrypt r7
+     eor v27.16b, v27.16b, v23.16b                  // cham.cs:23:53 encrypt r7
+      eor v28.16b, v28.16b, v23.16b                 // cham.cs:23:53 encrypt r7
+       eor v23.16b, v31.16b, v23.16b                // cham.cs:23:53 encrypt r7
+    rev32 v31.8h, v1.8h                             // cham.cs:23:67 encrypt r7
+     rev32 v17.8h, v17.8h                           // cham.cs:23:67 encrypt r7
+      rev32 v21.8h, v21.8h                          // cham.cs:23:67 encrypt r7
+       rev32 v25.8h, v25.8h                         // cham.cs:23:67 encrypt r7
+    ldr q1, [x0, #112]                              // round key rk[7]
+    eor v31.16b, v1.16b, v31.16b                    // cham.cs:23:74 encrypt r7
+     eor v17.16b, v1.16b, v17.16b                   // cham.cs:23:74 encrypt r7
+      eor v21.16b, v1.16b, v21.16b                  // cham.cs:23:74 encrypt r7
+       eor v25.16b, v1.16b, v25.16b                 // cham.cs:23:74 encrypt r7
+    add v24.4s, v24.4s, v31.4s                      // cham.cs:23:58 encrypt r7
+     add v17.4s, v27.4s, v17.4s                     // cham.cs:23:58 encrypt r7
+      add v21.4s, v28.4s, v21.4s                    // cham.cs:23:58 encrypt r7
+       add v23.4s, v23.4s, v25.4s                   // cham.cs:23:58 encrypt r7
+    shl v25.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r7
+    sri v25.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r7
+     shl v27.4s, v17.4s, #1                         // cham.cs:23:80 encrypt r7
+     sri v27.4s, v17.4s, #31                        // cham.cs:23:80 encrypt r7
+      shl v28.4s, v21.4s, #1                        // cham.cs:23:80 encrypt r7
+      sri v28.4s, v21.4s, #31                       // cham.cs:23:80 encrypt r7
+       shl v31.4s, v23.4s, #1                       // cham.cs:23:80 encrypt r7
+       sri v31.4s, v23.4s, #31                      // cham.cs:23:80 encrypt r7
+    movi v1.4s, #0x8, lsl #0                        // const
+    eor v2.16b, v2.16b, v1.16b                      // cham.cs:22:53 encrypt r8
+     eor v3.16b, v3.16b, v1.16b                     // cham.cs:22:53 encrypt r8
+      eor v5.16b, v5.16b, v1.16b                    // cham.cs:22:53 encrypt r8
+       eor v1.16b, v15.16b, v1.16b                  // cham.cs:22:53 encrypt r8
+    shl v15.4s, v18.4s, #2                          // cham.cs:22:67 encrypt r8
+    sri v15.4s, v18.4s, #30                         // cham.cs:22:67 encrypt r8
+     shl v18.4s, v22.4s, #2                         // cham.cs:22:67 encrypt r8
+     sri v18.4s, v22.4s, #30                        // cham.cs:22:67 encrypt r8
+      shl v22.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r8
+      sri v22.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r8
+       shl v26.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r8
+       sri v26.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r8
+    ldr q29, [x0, #128]                             // round key rk[8]
+    eor v15.16b, v29.16b, v15.16b                   // cham.cs:22:74 encrypt r8
+     eor v18.16b, v29.16b, v18.16b                  // cham.cs:22:74 encrypt r8
+      eor v22.16b, v29.16b, v22.16b                 // cham.cs:22:74 encrypt r8
+       eor v26.16b, v29.16b, v26.16b                // cham.cs:22:74 encrypt r8
+    add v2.4s, v2.4s, v15.4s                        // cham.cs:22:58 encrypt r8
+     add v18.4s, v3.4s, v18.4s                      // cham.cs:22:58 encrypt r8
+      add v22.4s, v5.4s, v22.4s                     // cham.cs:22:58 encrypt r8
+       add v26.4s, v1.4s, v26.4s                    // cham.cs:22:58 encrypt r8
+    tbl v1.16b, {v2.16b}, v0.16b                    // cham.cs:22:80 encrypt r8
+     tbl v3.16b, {v18.16b}, v0.16b                  // cham.cs:22:80 encrypt r8
+      tbl v5.16b, {v22.16b}, v0.16b                 // cham.cs:22:80 encrypt r8
+       tbl v15.16b, {v26.16b}, v0.16b               // cham.cs:22:80 encrypt r8
+    movi v29.4s, #0x9, lsl #0                       // const
+    eor v30.16b, v30.16b, v29.16b                   // cham.cs:23:53 encrypt r9
+     eor v6.16b, v6.16b, v29.16b                    // cham.cs:23:53 encrypt r9
+      eor v7.16b, v7.16b, v29.16b                   // cham.cs:23:53 encrypt r9
+       eor v29.16b, v8.16b, v29.16b                 // cham.cs:23:53 encrypt r9
+    rev32 v8.8h, v11.8h                             // cham.cs:23:67 encrypt r9
+     rev32 v16.8h, v16.8h                           // cham.cs:23:67 encrypt r9
+      rev32 v19.8h, v19.8h                          // cham.cs:23:67 encrypt r9
+       rev32 v20.8h, v20.8h                         // cham.cs:23:67 encrypt r9
+    ldr q11, [x0, #144]                             // round key rk[9]
+    eor v8.16b, v11.16b, v8.16b                     // cham.cs:23:74 encrypt r9
+     eor v16.16b, v11.16b, v16.16b                  // cham.cs:23:74 encrypt r9
+      eor v19.16b, v11.16b, v19.16b                 // cham.cs:23:74 encrypt r9
+       eor v20.16b, v11.16b, v20.16b                // cham.cs:23:74 encrypt r9
+    add v30.4s, v30.4s, v8.4s                       // cham.cs:23:58 encrypt r9
+     add v16.4s, v6.4s, v16.4s                      // cham.cs:23:58 encrypt r9
+      add v19.4s, v7.4s, v19.4s                     // cham.cs:23:58 encrypt r9
+       add v20.4s, v29.4s, v20.4s                   // cham.cs:23:58 encrypt r9
+    shl v29.4s, v30.4s, #1                          // cham.cs:23:80 encrypt r9
+    sri v29.4s, v30.4s, #31                         // cham.cs:23:80 encrypt r9
+     shl v6.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r9
+     sri v6.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r9
+      shl v7.4s, v19.4s, #1                         // cham.cs:23:80 encrypt r9
+      sri v7.4s, v19.4s, #31                        // cham.cs:23:80 encrypt r9
+       shl v8.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r9
+       sri v8.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r9
+    movi v11.4s, #0xa, lsl #0                       // const
+    eor v9.16b, v9.16b, v11.16b                     // cham.cs:22:53 encrypt r10
+     eor v12.16b, v12.16b, v11.16b                  // cham.cs:22:53 encrypt r10
+      eor v13.16b, v13.16b, v11.16b                 // cham.cs:22:53 encrypt r10
+       eor v11.16b, v14.16b, v11.16b                // cham.cs:22:53 encrypt r10
+    shl v14.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r10
+    sri v14.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r10
+     shl v24.4s, v17.4s, #2                         // cham.cs:22:67 encrypt r10
+     sri v24.4s, v17.4s, #30                        // cham.cs:22:67 encrypt r10
+      shl v17.4s, v21.4s, #2                        // cham.cs:22:67 encrypt r10
+      sri v17.4s, v21.4s, #30                       // cham.cs:22:67 encrypt r10
+       shl v21.4s, v23.4s, #2                       // cham.cs:22:67 encrypt r10
+       sri v21.4s, v23.4s, #30                      // cham.cs:22:67 encrypt r10
+    ldr q23, [x0, #160]                             // round key rk[10]
+    eor v14.16b, v23.16b, v14.16b                   // cham.cs:22:74 encrypt r10
+     eor v24.16b, v23.16b, v24.16b                  // cham.cs:22:74 encrypt r10
+      eor v17.16b, v23.16b, v17.16b                 // cham.cs:22:74 encrypt r10
+       eor v21.16b, v23.16b, v21.16b                // cham.cs:22:74 encrypt r10
+    add v9.4s, v9.4s, v14.4s                        // cham.cs:22:58 encrypt r10
+     add v24.4s, v12.4s, v24.4s                     // cham.cs:22:58 encrypt r10
+      add v17.4s, v13.4s, v17.4s                    // cham.cs:22:58 encrypt r10
+       add v21.4s, v11.4s, v21.4s                   // cham.cs:22:58 encrypt r10
+    tbl v11.16b, {v9.16b}, v0.16b                   // cham.cs:22:80 encrypt r10
+     tbl v12.16b, {v24.16b}, v0.16b                 // cham.cs:22:80 encrypt r10
+      tbl v13.16b, {v17.16b}, v0.16b                // cham.cs:22:80 encrypt r10
+       tbl v14.16b, {v21.16b}, v0.16b               // cham.cs:22:80 encrypt r10
+    movi v23.4s, #0xb, lsl #0                       // const
+    eor v25.16b, v25.16b, v23.16b                   // cham.cs:23:53 encrypt r11
+     eor v27.16b, v27.16b, v23.16b                  // cham.cs:23:53 encrypt r11
+      eor v28.16b, v28.16b, v23.16b                 // cham.cs:23:53 encrypt r11
+       eor v23.16b, v31.16b, v23.16b                // cham.cs:23:53 encrypt r11
+    rev32 v31.8h, v2.8h                             // cham.cs:23:67 encrypt r11
+     rev32 v18.8h, v18.8h                           // cham.cs:23:67 encrypt r11
+      rev32 v22.8h, v22.8h                          // cham.cs:23:67 encrypt r11
+       rev32 v26.8h, v26.8h                         // cham.cs:23:67 encrypt r11
+    ldr q2, [x0, #176]                              // round key rk[11]
+    eor v31.16b, v2.16b, v31.16b                    // cham.cs:23:74 encrypt r11
+     eor v18.16b, v2.16b, v18.16b                   // cham.cs:23:74 encrypt r11
+      eor v22.16b, v2.16b, v22.16b                  // cham.cs:23:74 encrypt r11
+       eor v26.16b, v2.16b, v26.16b                 // cham.cs:23:74 encrypt r11
+    add v25.4s, v25.4s, v31.4s                      // cham.cs:23:58 encrypt r11
+     add v18.4s, v27.4s, v18.4s                     // cham.cs:23:58 encrypt r11
+      add v22.4s, v28.4s, v22.4s                    // cham.cs:23:58 encrypt r11
+       add v23.4s, v23.4s, v26.4s                   // cham.cs:23:58 encrypt r11
+    shl v26.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r11
+    sri v26.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r11
+     shl v27.4s, v18.4s, #1                         // cham.cs:23:80 encrypt r11
+     sri v27.4s, v18.4s, #31                        // cham.cs:23:80 encrypt r11
+      shl v28.4s, v22.4s, #1                        // cham.cs:23:80 encrypt r11
+      sri v28.4s, v22.4s, #31                       // cham.cs:23:80 encrypt r11
+       shl v31.4s, v23.4s, #1                       // cham.cs:23:80 encrypt r11
+       sri v31.4s, v23.4s, #31                      // cham.cs:23:80 encrypt r11
+    movi v2.4s, #0xc, lsl #0                        // const
+    eor v1.16b, v1.16b, v2.16b                      // cham.cs:22:53 encrypt r12
+     eor v3.16b, v3.16b, v2.16b                     // cham.cs:22:53 encrypt r12
+      eor v5.16b, v5.16b, v2.16b                    // cham.cs:22:53 encrypt r12
+       eor v2.16b, v15.16b, v2.16b                  // cham.cs:22:53 encrypt r12
+    shl v15.4s, v30.4s, #2                          // cham.cs:22:67 encrypt r12
+    sri v15.4s, v30.4s, #30                         // cham.cs:22:67 encrypt r12
+     shl v30.4s, v16.4s, #2                         // cham.cs:22:67 encrypt r12
+     sri v30.4s, v16.4s, #30                        // cham.cs:22:67 encrypt r12
+      shl v16.4s, v19.4s, #2                        // cham.cs:22:67 encrypt r12
+      sri v16.4s, v19.4s, #30                       // cham.cs:22:67 encrypt r12
+       shl v19.4s, v20.4s, #2                       // cham.cs:22:67 encrypt r12
+       sri v19.4s, v20.4s, #30                      // cham.cs:22:67 encrypt r12
+    ldr q20, [x0, #192]                             // round key rk[12]
+    eor v15.16b, v20.16b, v15.16b                   // cham.cs:22:74 encrypt r12
+     eor v30.16b, v20.16b, v30.16b                  // cham.cs:22:74 encrypt r12
+      eor v16.16b, v20.16b, v16.16b                 // cham.cs:22:74 encrypt r12
+       eor v19.16b, v20.16b, v19.16b                // cham.cs:22:74 encrypt r12
+    add v1.4s, v1.4s, v15.4s                        // cham.cs:22:58 encrypt r12
+     add v30.4s, v3.4s, v30.4s                      // cham.cs:22:58 encrypt r12
+      add v16.4s, v5.4s, v16.4s                     // cham.cs:22:58 encrypt r12
+       add v19.4s, v2.4s, v19.4s                    // cham.cs:22:58 encrypt r12
+    tbl v2.16b, {v1.16b}, v0.16b                    // cham.cs:22:80 encrypt r12
+     tbl v3.16b, {v30.16b}, v0.16b                  // cham.cs:22:80 encrypt r12
+      tbl v5.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r12
+       tbl v15.16b, {v19.16b}, v0.16b               // cham.cs:22:80 encrypt r12
+    movi v20.4s, #0xd, lsl #0                       // const
+    eor v29.16b, v29.16b, v20.16b                   // cham.cs:23:53 encrypt r13
+     eor v6.16b, v6.16b, v20.16b                    // cham.cs:23:53 encrypt r13
+      eor v7.16b, v7.16b, v20.16b                   // cham.cs:23:53 encrypt r13
+       eor v20.16b, v8.16b, v20.16b                 // cham.cs:23:53 encrypt r13
+    rev32 v8.8h, v9.8h                              // cham.cs:23:67 encrypt r13
+     rev32 v24.8h, v24.8h                           // cham.cs:23:67 encrypt r13
+      rev32 v17.8h, v17.8h                          // cham.cs:23:67 encrypt r13
+       rev32 v21.8h, v21.8h                         // cham.cs:23:67 encrypt r13
+    ldr q9, [x0, #208]                              // round key rk[13]
+    eor v8.16b, v9.16b, v8.16b                      // cham.cs:23:74 encrypt r13
+     eor v24.16b, v9.16b, v24.16b                   // cham.cs:23:74 encrypt r13
+      eor v17.16b, v9.16b, v17.16b                  // cham.cs:23:74 encrypt r13
+       eor v21.16b, v9.16b, v21.16b                 // cham.cs:23:74 encrypt r13
+    add v29.4s, v29.4s, v8.4s                       // cham.cs:23:58 encrypt r13
+     add v24.4s, v6.4s, v24.4s                      // cham.cs:23:58 encrypt r13
+      add v17.4s, v7.4s, v17.4s                     // cham.cs:23:58 encrypt r13
+       add v20.4s, v20.4s, v21.4s                   // cham.cs:23:58 encrypt r13
+    shl v21.4s, v29.4s, #1                          // cham.cs:23:80 encrypt r13
+    sri v21.4s, v29.4s, #31                         // cham.cs:23:80 encrypt r13
+     shl v6.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r13
+     sri v6.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r13
+      shl v7.4s, v17.4s, #1                         // cham.cs:23:80 encrypt r13
+      sri v7.4s, v17.4s, #31                        // cham.cs:23:80 encrypt r13
+       shl v8.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r13
+       sri v8.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r13
+    movi v9.4s, #0xe, lsl #0                        // const
+    eor v11.16b, v11.16b, v9.16b                    // cham.cs:22:53 encrypt r14
+     eor v12.16b, v12.16b, v9.16b                   // cham.cs:22:53 encrypt r14
+      eor v13.16b, v13.16b, v9.16b                  // cham.cs:22:53 encrypt r14
+       eor v9.16b, v14.16b, v9.16b                  // cham.cs:22:53 encrypt r14
+    shl v14.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r14
+    sri v14.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r14
+     shl v25.4s, v18.4s, #2                         // cham.cs:22:67 encrypt r14
+     sri v25.4s, v18.4s, #30                        // cham.cs:22:67 encrypt r14
+      shl v18.4s, v22.4s, #2                        // cham.cs:22:67 encrypt r14
+      sri v18.4s, v22.4s, #30                       // cham.cs:22:67 encrypt r14
+       shl v22.4s, v23.4s, #2                       // cham.cs:22:67 encrypt r14
+       sri v22.4s, v23.4s, #30                      // cham.cs:22:67 encrypt r14
+    ldr q23, [x0, #224]                             // round key rk[14]
+    eor v14.16b, v23.16b, v14.16b                   // cham.cs:22:74 encrypt r14
+     eor v25.16b, v23.16b, v25.16b                  // cham.cs:22:74 encrypt r14
+      eor v18.16b, v23.16b, v18.16b                 // cham.cs:22:74 encrypt r14
+       eor v22.16b, v23.16b, v22.16b                // cham.cs:22:74 encrypt r14
+    add v11.4s, v11.4s, v14.4s                      // cham.cs:22:58 encrypt r14
+     add v25.4s, v12.4s, v25.4s                     // cham.cs:22:58 encrypt r14
+      add v18.4s, v13.4s, v18.4s                    // cham.cs:22:58 encrypt r14
+       add v22.4s, v9.4s, v22.4s                    // cham.cs:22:58 encrypt r14
+    tbl v9.16b, {v11.16b}, v0.16b                   // cham.cs:22:80 encrypt r14
+     tbl v12.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r14
+      tbl v13.16b, {v18.16b}, v0.16b                // cham.cs:22:80 encrypt r14
+       tbl v14.16b, {v22.16b}, v0.16b               // cham.cs:22:80 encrypt r14
+    movi v23.4s, #0xf, lsl #0                       // const
+    eor v26.16b, v26.16b, v23.16b                   // cham.cs:23:53 encrypt r15
+     eor v27.16b, v27.16b, v23.16b                  // cham.cs:23:53 encrypt r15
+      eor v28.16b, v28.16b, v23.16b                 // cham.cs:23:53 encrypt r15
+       eor v23.16b, v31.16b, v23.16b                // cham.cs:23:53 encrypt r15
+    rev32 v31.8h, v1.8h                             // cham.cs:23:67 encrypt r15
+     rev32 v30.8h, v30.8h                           // cham.cs:23:67 encrypt r15
+      rev32 v16.8h, v16.8h                          // cham.cs:23:67 encrypt r15
+       rev32 v19.8h, v19.8h                         // cham.cs:23:67 encrypt r15
+    ldr q1, [x0, #240]                              // round key rk[15]
+    eor v31.16b, v1.16b, v31.16b                    // cham.cs:23:74 encrypt r15
+     eor v30.16b, v1.16b, v30.16b                   // cham.cs:23:74 encrypt r15
+      eor v16.16b, v1.16b, v16.16b                  // cham.cs:23:74 encrypt r15
+       eor v19.16b, v1.16b, v19.16b                 // cham.cs:23:74 encrypt r15
+    add v26.4s, v26.4s, v31.4s                      // cham.cs:23:58 encrypt r15
+     add v27.4s, v27.4s, v30.4s                     // cham.cs:23:58 encrypt r15
+      add v16.4s, v28.4s, v16.4s                    // cham.cs:23:58 encrypt r15
+       add v19.4s, v23.4s, v19.4s                   // cham.cs:23:58 encrypt r15
+    shl v23.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r15
+    sri v23.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r15
+     shl v28.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r15
+     sri v28.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r15
+      shl v30.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r15
+      sri v30.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r15
+       shl v31.4s, v19.4s, #1                       // cham.cs:23:80 encrypt r15
+       sri v31.4s, v19.4s, #31                      // cham.cs:23:80 encrypt r15
+    movi v1.4s, #0x10, lsl #0                       // const
+    eor v2.16b, v2.16b, v1.16b                      // cham.cs:22:53 encrypt r16
+     eor v3.16b, v3.16b, v1.16b                     // cham.cs:22:53 encrypt r16
+      eor v5.16b, v5.16b, v1.16b                    // cham.cs:22:53 encrypt r16
+       eor v1.16b, v15.16b, v1.16b                  // cham.cs:22:53 encrypt r16
+    shl v15.4s, v29.4s, #2                          // cham.cs:22:67 encrypt r16
+    sri v15.4s, v29.4s, #30                         // cham.cs:22:67 encrypt r16
+     shl v29.4s, v24.4s, #2                         // cham.cs:22:67 encrypt r16
+     sri v29.4s, v24.4s, #30                        // cham.cs:22:67 encrypt r16
+      shl v24.4s, v17.4s, #2                        // cham.cs:22:67 encrypt r16
+      sri v24.4s, v17.4s, #30                       // cham.cs:22:67 encrypt r16
+       shl v17.4s, v20.4s, #2                       // cham.cs:22:67 encrypt r16
+       sri v17.4s, v20.4s, #30                      // cham.cs:22:67 encrypt r16
+    eor v20.16b, v4.16b, v15.16b                    // cham.cs:22:74 encrypt r16
+     eor v29.16b, v4.16b, v29.16b                   // cham.cs:22:74 encrypt r16
+      eor v24.16b, v4.16b, v24.16b                  // cham.cs:22:74 encrypt r16
+       eor v17.16b, v4.16b, v17.16b                 // cham.cs:22:74 encrypt r16
+    add v20.4s, v2.4s, v20.4s                       // cham.cs:22:58 encrypt r16
+     add v29.4s, v3.4s, v29.4s                      // cham.cs:22:58 encrypt r16
+      add v24.4s, v5.4s, v24.4s                     // cham.cs:22:58 encrypt r16
+       add v17.4s, v1.4s, v17.4s                    // cham.cs:22:58 encrypt r16
+    tbl v1.16b, {v20.16b}, v0.16b                   // cham.cs:22:80 encrypt r16
+     tbl v2.16b, {v29.16b}, v0.16b                  // cham.cs:22:80 encrypt r16
+      tbl v3.16b, {v24.16b}, v0.16b                 // cham.cs:22:80 encrypt r16
+       tbl v5.16b, {v17.16b}, v0.16b                // cham.cs:22:80 encrypt r16
+    movi v15.4s, #0x11, lsl #0                      // const
+    eor v21.16b, v21.16b, v15.16b                   // cham.cs:23:53 encrypt r17
+     eor v6.16b, v6.16b, v15.16b                    // cham.cs:23:53 encrypt r17
+      eor v7.16b, v7.16b, v15.16b                   // cham.cs:23:53 encrypt r17
+       eor v8.16b, v8.16b, v15.16b                  // cham.cs:23:53 encrypt r17
+    rev32 v11.8h, v11.8h                            // cham.cs:23:67 encrypt r17
+     rev32 v25.8h, v25.8h                           // cham.cs:23:67 encrypt r17
+      rev32 v18.8h, v18.8h                          // cham.cs:23:67 encrypt r17
+       rev32 v22.8h, v22.8h                         // cham.cs:23:67 encrypt r17
+    eor v11.16b, v10.16b, v11.16b                   // cham.cs:23:74 encrypt r17
+     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r17
+      eor v18.16b, v10.16b, v18.16b                 // cham.cs:23:74 encrypt r17
+       eor v22.16b, v10.16b, v22.16b                // cham.cs:23:74 encrypt r17
+    add v21.4s, v21.4s, v11.4s                      // cham.cs:23:58 encrypt r17
+     add v25.4s, v6.4s, v25.4s                      // cham.cs:23:58 encrypt r17
+      add v18.4s, v7.4s, v18.4s                     // cham.cs:23:58 encrypt r17
+       add v22.4s, v8.4s, v22.4s                    // cham.cs:23:58 encrypt r17
+    shl v6.4s, v21.4s, #1                           // cham.cs:23:80 encrypt r17
+    sri v6.4s, v21.4s, #31                          // cham.cs:23:80 encrypt r17
+     shl v7.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r17
+     sri v7.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r17
+      shl v8.4s, v18.4s, #1                         // cham.cs:23:80 encrypt r17
+      sri v8.4s, v18.4s, #31                        // cham.cs:23:80 encrypt r17
+       shl v11.4s, v22.4s, #1                       // cham.cs:23:80 encrypt r17
+       sri v11.4s, v22.4s, #31                      // cham.cs:23:80 encrypt r17
+    movi v15.4s, #0x12, lsl #0                      // const
+    eor v9.16b, v9.16b, v15.16b                     // cham.cs:22:53 encrypt r18
+     eor v12.16b, v12.16b, v15.16b                  // cham.cs:22:53 encrypt r18
+      eor v13.16b, v13.16b, v15.16b                 // cham.cs:22:53 encrypt r18
+       eor v14.16b, v14.16b, v15.16b                // cham.cs:22:53 encrypt r18
+    shl v15.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r18
+    sri v15.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r18
+     shl v26.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r18
+     sri v26.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r18
+      shl v27.4s, v16.4s, #2                        // cham.cs:22:67 encrypt r18
+      sri v27.4s, v16.4s, #30                       // cham.cs:22:67 encrypt r18
+       shl v16.4s, v19.4s, #2                       // cham.cs:22:67 encrypt r18
+       sri v16.4s, v19.4s, #30                      // cham.cs:22:67 encrypt r18
+    ldr q19, [x0, #32]                              // round key rk[2]
+    eor v15.16b, v19.16b, v15.16b                   // cham.cs:22:74 encrypt r18
+     eor v26.16b, v19.16b, v26.16b                  // cham.cs:22:74 encrypt r18
+      eor v27.16b, v19.16b, v27.16b                 // cham.cs:22:74 encrypt r18
+       eor v16.16b, v19.16b, v16.16b                // cham.cs:22:74 encrypt r18
+    add v9.4s, v9.4s, v15.4s                        // cham.cs:22:58 encrypt r18
+     add v26.4s, v12.4s, v26.4s                     // cham.cs:22:58 encrypt r18
+      add v27.4s, v13.4s, v27.4s                    // cham.cs:22:58 encrypt r18
+       add v16.4s, v14.4s, v16.4s                   // cham.cs:22:58 encrypt r18
+    tbl v12.16b, {v9.16b}, v0.16b                   // cham.cs:22:80 encrypt r18
+     tbl v13.16b, {v26.16b}, v0.16b                 // cham.cs:22:80 encrypt r18
+      tbl v14.16b, {v27.16b}, v0.16b                // cham.cs:22:80 encrypt r18
+       tbl v15.16b, {v16.16b}, v0.16b               // cham.cs:22:80 encrypt r18
+    movi v19.4s, #0x13, lsl #0                      // const
+    eor v23.16b, v23.16b, v19.16b                   // cham.cs:23:53 encrypt r19
+     eor v28.16b, v28.16b, v19.16b                  // cham.cs:23:53 encrypt r19
+      eor v30.16b, v30.16b, v19.16b                 // cham.cs:23:53 encrypt r19
+       eor v19.16b, v31.16b, v19.16b                // cham.cs:23:53 encrypt r19
+    rev32 v20.8h, v20.8h                            // cham.cs:23:67 encrypt r19
+     rev32 v29.8h, v29.8h                           // cham.cs:23:67 encrypt r19
+      rev32 v24.8h, v24.8h                          // cham.cs:23:67 encrypt r19
+       rev32 v17.8h, v17.8h                         // cham.cs:23:67 encrypt r19
+    ldr q31, [x0, #48]                              // round key rk[3]
+    eor v20.16b, v31.16b, v20.16b                   // cham.cs:23:74 encrypt r19
+     eor v29.16b, v31.16b, v29.16b                  // cham.cs:23:74 encrypt r19
+      eor v24.16b, v31.16b, v24.16b                 // cham.cs:23:74 encrypt r19
+       eor v17.16b, v31.16b, v17.16b                // cham.cs:23:74 encrypt r19
+    add v20.4s, v23.4s, v20.4s                      // cham.cs:23:58 encrypt r19
+     add v23.4s, v28.4s, v29.4s                     // cham.cs:23:58 encrypt r19
+      add v24.4s, v30.4s, v24.4s                    // cham.cs:23:58 encrypt r19
+       add v17.4s, v19.4s, v17.4s                   // cham.cs:23:58 encrypt r19
+    shl v19.4s, v20.4s, #1                          // cham.cs:23:80 encrypt r19
+    sri v19.4s, v20.4s, #31                         // cham.cs:23:80 encrypt r19
+     shl v28.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r19
+     sri v28.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r19
+      shl v29.4s, v24.4s, #1                        // cham.cs:23:80 encrypt r19
+      sri v29.4s, v24.4s, #31                       // cham.cs:23:80 encrypt r19
+       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r19
+       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r19
+    movi v31.4s, #0x14, lsl #0                      // const
+    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r20
+     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r20
+      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r20
+       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r20
+    shl v5.4s, v21.4s, #2                           // cham.cs:22:67 encrypt r20
+    sri v5.4s, v21.4s, #30                          // cham.cs:22:67 encrypt r20
+     shl v21.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r20
+     sri v21.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r20
+      shl v25.4s, v18.4s, #2                        // cham.cs:22:67 encrypt r20
+      sri v25.4s, v18.4s, #30                       // cham.cs:22:67 encrypt r20
+       shl v18.4s, v22.4s, #2                       // cham.cs:22:67 encrypt r20
+       sri v18.4s, v22.4s, #30                      // cham.cs:22:67 encrypt r20
+    ldr q22, [x0, #64]                              // round key rk[4]
+    eor v5.16b, v22.16b, v5.16b                     // cham.cs:22:74 encrypt r20
+     eor v21.16b, v22.16b, v21.16b                  // cham.cs:22:74 encrypt r20
+      eor v25.16b, v22.16b, v25.16b                 // cham.cs:22:74 encrypt r20
+       eor v18.16b, v22.16b, v18.16b                // cham.cs:22:74 encrypt r20
+    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r20
+     add v21.4s, v2.4s, v21.4s                      // cham.cs:22:58 encrypt r20
+      add v25.4s, v3.4s, v25.4s                     // cham.cs:22:58 encrypt r20
+       add v18.4s, v31.4s, v18.4s                   // cham.cs:22:58 encrypt r20
+    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r20
+     tbl v2.16b, {v21.16b}, v0.16b                  // cham.cs:22:80 encrypt r20
+      tbl v3.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r20
+       tbl v5.16b, {v18.16b}, v0.16b                // cham.cs:22:80 encrypt r20
+    movi v22.4s, #0x15, lsl #0                      // const
+    eor v6.16b, v6.16b, v22.16b                     // cham.cs:23:53 encrypt r21
+     eor v7.16b, v7.16b, v22.16b                    // cham.cs:23:53 encrypt r21
+      eor v8.16b, v8.16b, v22.16b                   // cham.cs:23:53 encrypt r21
+       eor v22.16b, v11.16b, v22.16b                // cham.cs:23:53 encrypt r21
+    rev32 v9.8h, v9.8h                              // cham.cs:23:67 encrypt r21
+     rev32 v26.8h, v26.8h                           // cham.cs:23:67 encrypt r21
+      rev32 v27.8h, v27.8h                          // cham.cs:23:67 encrypt r21
+       rev32 v16.8h, v16.8h                         // cham.cs:23:67 encrypt r21
+    ldr q11, [x0, #80]                              // round key rk[5]
+    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r21
+     eor v26.16b, v11.16b, v26.16b                  // cham.cs:23:74 encrypt r21
+      eor v27.16b, v11.16b, v27.16b                 // cham.cs:23:74 encrypt r21
+       eor v16.16b, v11.16b, v16.16b                // cham.cs:23:74 encrypt r21
+    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r21
+     add v26.4s, v7.4s, v26.4s                      // cham.cs:23:58 encrypt r21
+      add v27.4s, v8.4s, v27.4s                     // cham.cs:23:58 encrypt r21
+       add v16.4s, v22.4s, v16.4s                   // cham.cs:23:58 encrypt r21
+    shl v22.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r21
+    sri v22.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r21
+     shl v7.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r21
+     sri v7.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r21
+      shl v8.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r21
+      sri v8.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r21
+       shl v9.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r21
+       sri v9.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r21
+    movi v11.4s, #0x16, lsl #0                      // const
+    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r22
+     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r22
+      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r22
+       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r22
+    shl v15.4s, v20.4s, #2                          // cham.cs:22:67 encrypt r22
+    sri v15.4s, v20.4s, #30                         // cham.cs:22:67 encrypt r22
+     shl v20.4s, v23.4s, #2                         // cham.cs:22:67 encrypt r22
+     sri v20.4s, v23.4s, #30                        // cham.cs:22:67 encrypt r22
+      shl v23.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r22
+      sri v23.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r22
+       shl v24.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r22
+       sri v24.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r22
+    ldr q17, [x0, #96]                              // round key rk[6]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r22
+     eor v20.16b, v17.16b, v20.16b                  // cham.cs:22:74 encrypt r22
+      eor v23.16b, v17.16b, v23.16b                 // cham.cs:22:74 encrypt r22
+       eor v24.16b, v17.16b, v24.16b                // cham.cs:22:74 encrypt r22
+    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r22
+     add v20.4s, v13.4s, v20.4s                     // cham.cs:22:58 encrypt r22
+      add v23.4s, v14.4s, v23.4s                    // cham.cs:22:58 encrypt r22
+       add v24.4s, v11.4s, v24.4s                   // cham.cs:22:58 encrypt r22
+    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r22
+     tbl v13.16b, {v20.16b}, v0.16b                 // cham.cs:22:80 encrypt r22
+      tbl v14.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r22
+       tbl v15.16b, {v24.16b}, v0.16b               // cham.cs:22:80 encrypt r22
+    movi v17.4s, #0x17, lsl #0                      // const
+    eor v19.16b, v19.16b, v17.16b                   // cham.cs:23:53 encrypt r23
+     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r23
+      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r23
+       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r23
+    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r23
+     rev32 v21.8h, v21.8h                           // cham.cs:23:67 encrypt r23
+      rev32 v25.8h, v25.8h                          // cham.cs:23:67 encrypt r23
+       rev32 v18.8h, v18.8h                         // cham.cs:23:67 encrypt r23
+    ldr q1, [x0, #112]                              // round key rk[7]
+    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r23
+     eor v21.16b, v1.16b, v21.16b                   // cham.cs:23:74 encrypt r23
+      eor v25.16b, v1.16b, v25.16b                  // cham.cs:23:74 encrypt r23
+       eor v18.16b, v1.16b, v18.16b                 // cham.cs:23:74 encrypt r23
+    add v19.4s, v19.4s, v30.4s                      // cham.cs:23:58 encrypt r23
+     add v21.4s, v28.4s, v21.4s                     // cham.cs:23:58 encrypt r23
+      add v25.4s, v29.4s, v25.4s                    // cham.cs:23:58 encrypt r23
+       add v17.4s, v17.4s, v18.4s                   // cham.cs:23:58 encrypt r23
+    shl v18.4s, v19.4s, #1                          // cham.cs:23:80 encrypt r23
+    sri v18.4s, v19.4s, #31                         // cham.cs:23:80 encrypt r23
+     shl v28.4s, v21.4s, #1                         // cham.cs:23:80 encrypt r23
+     sri v28.4s, v21.4s, #31                        // cham.cs:23:80 encrypt r23
+      shl v29.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r23
+      sri v29.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r23
+       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r23
+       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r23
+    movi v1.4s, #0x18, lsl #0                       // const
+    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r24
+     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r24
+      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r24
+       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r24
+    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r24
+    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r24
+     shl v6.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r24
+     sri v6.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r24
+      shl v26.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r24
+      sri v26.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r24
+       shl v27.4s, v16.4s, #2                       // cham.cs:22:67 encrypt r24
+       sri v27.4s, v16.4s, #30                      // cham.cs:22:67 encrypt r24
+    ldr q16, [x0, #128]                             // round key rk[8]
+    eor v5.16b, v16.16b, v5.16b                     // cham.cs:22:74 encrypt r24
+     eor v6.16b, v16.16b, v6.16b                    // cham.cs:22:74 encrypt r24
+      eor v26.16b, v16.16b, v26.16b                 // cham.cs:22:74 encrypt r24
+       eor v27.16b, v16.16b, v27.16b                // cham.cs:22:74 encrypt r24
+    add v31.4s, v31.4s, v5.4s                       // cham.cs:22:58 encrypt r24
+     add v2.4s, v2.4s, v6.4s                        // cham.cs:22:58 encrypt r24
+      add v26.4s, v3.4s, v26.4s                     // cham.cs:22:58 encrypt r24
+       add v27.4s, v1.4s, v27.4s                    // cham.cs:22:58 encrypt r24
+    tbl v1.16b, {v31.16b}, v0.16b                   // cham.cs:22:80 encrypt r24
+     tbl v3.16b, {v2.16b}, v0.16b                   // cham.cs:22:80 encrypt r24
+      tbl v5.16b, {v26.16b}, v0.16b                 // cham.cs:22:80 encrypt r24
+       tbl v6.16b, {v27.16b}, v0.16b                // cham.cs:22:80 encrypt r24
+    movi v16.4s, #0x19, lsl #0                      // const
+    eor v22.16b, v22.16b, v16.16b                   // cham.cs:23:53 encrypt r25
+     eor v7.16b, v7.16b, v16.16b                    // cham.cs:23:53 encrypt r25
+      eor v8.16b, v8.16b, v16.16b                   // cham.cs:23:53 encrypt r25
+       eor v16.16b, v9.16b, v16.16b                 // cham.cs:23:53 encrypt r25
+    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r25
+     rev32 v20.8h, v20.8h                           // cham.cs:23:67 encrypt r25
+      rev32 v23.8h, v23.8h                          // cham.cs:23:67 encrypt r25
+       rev32 v24.8h, v24.8h                         // cham.cs:23:67 encrypt r25
+    ldr q12, [x0, #144]                             // round key rk[9]
+    eor v9.16b, v12.16b, v9.16b                     // cham.cs:23:74 encrypt r25
+     eor v20.16b, v12.16b, v20.16b                  // cham.cs:23:74 encrypt r25
+      eor v23.16b, v12.16b, v23.16b                 // cham.cs:23:74 encrypt r25
+       eor v24.16b, v12.16b, v24.16b                // cham.cs:23:74 encrypt r25
+    add v22.4s, v22.4s, v9.4s                       // cham.cs:23:58 encrypt r25
+     add v20.4s, v7.4s, v20.4s                      // cham.cs:23:58 encrypt r25
+      add v23.4s, v8.4s, v23.4s                     // cham.cs:23:58 encrypt r25
+       add v16.4s, v16.4s, v24.4s                   // cham.cs:23:58 encrypt r25
+    shl v24.4s, v22.4s, #1                          // cham.cs:23:80 encrypt r25
+    sri v24.4s, v22.4s, #31                         // cham.cs:23:80 encrypt r25
+     shl v7.4s, v20.4s, #1                          // cham.cs:23:80 encrypt r25
+     sri v7.4s, v20.4s, #31                         // cham.cs:23:80 encrypt r25
+      shl v8.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r25
+      sri v8.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r25
+       shl v9.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r25
+       sri v9.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r25
+    movi v12.4s, #0x1a, lsl #0                      // const
+    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r26
+     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r26
+      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r26
+       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r26
+    shl v15.4s, v19.4s, #2                          // cham.cs:22:67 encrypt r26
+    sri v15.4s, v19.4s, #30                         // cham.cs:22:67 encrypt r26
+     shl v19.4s, v21.4s, #2                         // cham.cs:22:67 encrypt r26
+     sri v19.4s, v21.4s, #30                        // cham.cs:22:67 encrypt r26
+      shl v21.4s, v25.4s, #2                        // cham.cs:22:67 encrypt r26
+      sri v21.4s, v25.4s, #30                       // cham.cs:22:67 encrypt r26
+       shl v25.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r26
+       sri v25.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r26
+    ldr q17, [x0, #160]                             // round key rk[10]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r26
+     eor v19.16b, v17.16b, v19.16b                  // cham.cs:22:74 encrypt r26
+      eor v21.16b, v17.16b, v21.16b                 // cham.cs:22:74 encrypt r26
+       eor v25.16b, v17.16b, v25.16b                // cham.cs:22:74 encrypt r26
+    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r26
+     add v19.4s, v13.4s, v19.4s                     // cham.cs:22:58 encrypt r26
+      add v21.4s, v14.4s, v21.4s                    // cham.cs:22:58 encrypt r26
+       add v25.4s, v12.4s, v25.4s                   // cham.cs:22:58 encrypt r26
+    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r26
+     tbl v13.16b, {v19.16b}, v0.16b                 // cham.cs:22:80 encrypt r26
+      tbl v14.16b, {v21.16b}, v0.16b                // cham.cs:22:80 encrypt r26
+       tbl v15.16b, {v25.16b}, v0.16b               // cham.cs:22:80 encrypt r26
+    movi v17.4s, #0x1b, lsl #0                      // const
+    eor v18.16b, v18.16b, v17.16b                   // cham.cs:23:53 encrypt r27
+     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r27
+      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r27
+       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r27
+    rev32 v30.8h, v31.8h                            // cham.cs:23:67 encrypt r27
+     rev32 v31.8h, v2.8h                            // cham.cs:23:67 encrypt r27
+      rev32 v26.8h, v26.8h                          // cham.cs:23:67 encrypt r27
+       rev32 v27.8h, v27.8h                         // cham.cs:23:67 encrypt r27
+    ldr q2, [x0, #176]                              // round key rk[11]
+    eor v30.16b, v2.16b, v30.16b                    // cham.cs:23:74 encrypt r27
+     eor v31.16b, v2.16b, v31.16b                   // cham.cs:23:74 encrypt r27
+      eor v26.16b, v2.16b, v26.16b                  // cham.cs:23:74 encrypt r27
+       eor v27.16b, v2.16b, v27.16b                 // cham.cs:23:74 encrypt r27
+    add v18.4s, v18.4s, v30.4s                      // cham.cs:23:58 encrypt r27
+     add v28.4s, v28.4s, v31.4s                     // cham.cs:23:58 encrypt r27
+      add v26.4s, v29.4s, v26.4s                    // cham.cs:23:58 encrypt r27
+       add v17.4s, v17.4s, v27.4s                   // cham.cs:23:58 encrypt r27
+    shl v27.4s, v18.4s, #1                          // cham.cs:23:80 encrypt r27
+    sri v27.4s, v18.4s, #31                         // cham.cs:23:80 encrypt r27
+     shl v29.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r27
+     sri v29.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r27
+      shl v30.4s, v26.4s, #1                        // cham.cs:23:80 encrypt r27
+      sri v30.4s, v26.4s, #31                       // cham.cs:23:80 encrypt r27
+       shl v31.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r27
+       sri v31.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r27
+    movi v2.4s, #0x1c, lsl #0                       // const
+    eor v1.16b, v1.16b, v2.16b                      // cham.cs:22:53 encrypt r28
+     eor v3.16b, v3.16b, v2.16b                     // cham.cs:22:53 encrypt r28
+      eor v5.16b, v5.16b, v2.16b                    // cham.cs:22:53 encrypt r28
+       eor v2.16b, v6.16b, v2.16b                   // cham.cs:22:53 encrypt r28
+    shl v6.4s, v22.4s, #2                           // cham.cs:22:67 encrypt r28
+    sri v6.4s, v22.4s, #30                          // cham.cs:22:67 encrypt r28
+     shl v22.4s, v20.4s, #2                         // cham.cs:22:67 encrypt r28
+     sri v22.4s, v20.4s, #30                        // cham.cs:22:67 encrypt r28
+      shl v20.4s, v23.4s, #2                        // cham.cs:22:67 encrypt r28
+      sri v20.4s, v23.4s, #30                       // cham.cs:22:67 encrypt r28
+       shl v23.4s, v16.4s, #2                       // cham.cs:22:67 encrypt r28
+       sri v23.4s, v16.4s, #30                      // cham.cs:22:67 encrypt r28
+    ldr q16, [x0, #192]                             // round key rk[12]
+    eor v6.16b, v16.16b, v6.16b                     // cham.cs:22:74 encrypt r28
+     eor v22.16b, v16.16b, v22.16b                  // cham.cs:22:74 encrypt r28
+      eor v20.16b, v16.16b, v20.16b                 // cham.cs:22:74 encrypt r28
+       eor v23.16b, v16.16b, v23.16b                // cham.cs:22:74 encrypt r28
+    add v1.4s, v1.4s, v6.4s                         // cham.cs:22:58 encrypt r28
+     add v22.4s, v3.4s, v22.4s                      // cham.cs:22:58 encrypt r28
+      add v20.4s, v5.4s, v20.4s                     // cham.cs:22:58 encrypt r28
+       add v23.4s, v2.4s, v23.4s                    // cham.cs:22:58 encrypt r28
+    tbl v2.16b, {v1.16b}, v0.16b                    // cham.cs:22:80 encrypt r28
+     tbl v3.16b, {v22.16b}, v0.16b                  // cham.cs:22:80 encrypt r28
+      tbl v5.16b, {v20.16b}, v0.16b                 // cham.cs:22:80 encrypt r28
+       tbl v6.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r28
+    movi v16.4s, #0x1d, lsl #0                      // const
+    eor v24.16b, v24.16b, v16.16b                   // cham.cs:23:53 encrypt r29
+     eor v7.16b, v7.16b, v16.16b                    // cham.cs:23:53 encrypt r29
+      eor v8.16b, v8.16b, v16.16b                   // cham.cs:23:53 encrypt r29
+       eor v16.16b, v9.16b, v16.16b                 // cham.cs:23:53 encrypt r29
+    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r29
+     rev32 v19.8h, v19.8h                           // cham.cs:23:67 encrypt r29
+      rev32 v21.8h, v21.8h                          // cham.cs:23:67 encrypt r29
+       rev32 v25.8h, v25.8h                         // cham.cs:23:67 encrypt r29
+    ldr q11, [x0, #208]                             // round key rk[13]
+    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r29
+     eor v19.16b, v11.16b, v19.16b                  // cham.cs:23:74 encrypt r29
+      eor v21.16b, v11.16b, v21.16b                 // cham.cs:23:74 encrypt r29
+       eor v25.16b, v11.16b, v25.16b                // cham.cs:23:74 encrypt r29
+    add v24.4s, v24.4s, v9.4s                       // cham.cs:23:58 encrypt r29
+     add v19.4s, v7.4s, v19.4s                      // cham.cs:23:58 encrypt r29
+      add v21.4s, v8.4s, v21.4s                     // cham.cs:23:58 encrypt r29
+       add v16.4s, v16.4s, v25.4s                   // cham.cs:23:58 encrypt r29
+    shl v25.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r29
+    sri v25.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r29
+     shl v7.4s, v19.4s, #1                          // cham.cs:23:80 encrypt r29
+     sri v7.4s, v19.4s, #31                         // cham.cs:23:80 encrypt r29
+      shl v8.4s, v21.4s, #1                         // cham.cs:23:80 encrypt r29
+      sri v8.4s, v21.4s, #31                        // cham.cs:23:80 encrypt r29
+       shl v9.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r29
+       sri v9.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r29
+    movi v11.4s, #0x1e, lsl #0                      // const
+    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r30
+     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r30
+      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r30
+       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r30
+    shl v15.4s, v18.4s, #2                          // cham.cs:22:67 encrypt r30
+    sri v15.4s, v18.4s, #30                         // cham.cs:22:67 encrypt r30
+     shl v18.4s, v28.4s, #2                         // cham.cs:22:67 encrypt r30
+     sri v18.4s, v28.4s, #30                        // cham.cs:22:67 encrypt r30
+      shl v28.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r30
+      sri v28.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r30
+       shl v26.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r30
+       sri v26.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r30
+    ldr q17, [x0, #224]                             // round key rk[14]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r30
+     eor v18.16b, v17.16b, v18.16b                  // cham.cs:22:74 encrypt r30
+      eor v28.16b, v17.16b, v28.16b                 // cham.cs:22:74 encrypt r30
+       eor v26.16b, v17.16b, v26.16b                // cham.cs:22:74 encrypt r30
+    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r30
+     add v18.4s, v13.4s, v18.4s                     // cham.cs:22:58 encrypt r30
+      add v28.4s, v14.4s, v28.4s                    // cham.cs:22:58 encrypt r30
+       add v26.4s, v11.4s, v26.4s                   // cham.cs:22:58 encrypt r30
+    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r30
+     tbl v13.16b, {v18.16b}, v0.16b                 // cham.cs:22:80 encrypt r30
+      tbl v14.16b, {v28.16b}, v0.16b                // cham.cs:22:80 encrypt r30
+       tbl v15.16b, {v26.16b}, v0.16b               // cham.cs:22:80 encrypt r30
+    movi v17.4s, #0x1f, lsl #0                      // const
+    eor v27.16b, v27.16b, v17.16b                   // cham.cs:23:53 encrypt r31
+     eor v29.16b, v29.16b, v17.16b                  // cham.cs:23:53 encrypt r31
+      eor v30.16b, v30.16b, v17.16b                 // cham.cs:23:53 encrypt r31
+       eor v17.16b, v31.16b, v17.16b                // cham.cs:23:53 encrypt r31
+    rev32 v31.8h, v1.8h                             // cham.cs:23:67 encrypt r31
+     rev32 v22.8h, v22.8h                           // cham.cs:23:67 encrypt r31
+      rev32 v20.8h, v20.8h                          // cham.cs:23:67 encrypt r31
+       rev32 v23.8h, v23.8h                         // cham.cs:23:67 encrypt r31
+    ldr q1, [x0, #240]                              // round key rk[15]
+    eor v31.16b, v1.16b, v31.16b                    // cham.cs:23:74 encrypt r31
+     eor v22.16b, v1.16b, v22.16b                   // cham.cs:23:74 encrypt r31
+      eor v20.16b, v1.16b, v20.16b                  // cham.cs:23:74 encrypt r31
+       eor v23.16b, v1.16b, v23.16b                 // cham.cs:23:74 encrypt r31
+    add v27.4s, v27.4s, v31.4s                      // cham.cs:23:58 encrypt r31
+     add v22.4s, v29.4s, v22.4s                     // cham.cs:23:58 encrypt r31
+      add v20.4s, v30.4s, v20.4s                    // cham.cs:23:58 encrypt r31
+       add v17.4s, v17.4s, v23.4s                   // cham.cs:23:58 encrypt r31
+    shl v23.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r31
+    sri v23.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r31
+     shl v29.4s, v22.4s, #1                         // cham.cs:23:80 encrypt r31
+     sri v29.4s, v22.4s, #31                        // cham.cs:23:80 encrypt r31
+      shl v30.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r31
+      sri v30.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r31
+       shl v31.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r31
+       sri v31.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r31
+    movi v1.4s, #0x20, lsl #0                       // const
+    eor v2.16b, v2.16b, v1.16b                      // cham.cs:22:53 encrypt r32
+     eor v3.16b, v3.16b, v1.16b                     // cham.cs:22:53 encrypt r32
+      eor v5.16b, v5.16b, v1.16b                    // cham.cs:22:53 encrypt r32
+       eor v1.16b, v6.16b, v1.16b                   // cham.cs:22:53 encrypt r32
+    shl v6.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r32
+    sri v6.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r32
+     shl v24.4s, v19.4s, #2                         // cham.cs:22:67 encrypt r32
+     sri v24.4s, v19.4s, #30                        // cham.cs:22:67 encrypt r32
+      shl v19.4s, v21.4s, #2                        // cham.cs:22:67 encrypt r32
+      sri v19.4s, v21.4s, #30                       // cham.cs:22:67 encrypt r32
+       shl v21.4s, v16.4s, #2                       // cham.cs:22:67 encrypt r32
+       sri v21.4s, v16.4s, #30                      // cham.cs:22:67 encrypt r32
+    eor v16.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r32
+     eor v24.16b, v4.16b, v24.16b                   // cham.cs:22:74 encrypt r32
+      eor v19.16b, v4.16b, v19.16b                  // cham.cs:22:74 encrypt r32
+       eor v21.16b, v4.16b, v21.16b                 // cham.cs:22:74 encrypt r32
+    add v16.4s, v2.4s, v16.4s                       // cham.cs:22:58 encrypt r32
+     add v24.4s, v3.4s, v24.4s                      // cham.cs:22:58 encrypt r32
+      add v19.4s, v5.4s, v19.4s                     // cham.cs:22:58 encrypt r32
+       add v21.4s, v1.4s, v21.4s                    // cham.cs:22:58 encrypt r32
+    tbl v1.16b, {v16.16b}, v0.16b                   // cham.cs:22:80 encrypt r32
+     tbl v2.16b, {v24.16b}, v0.16b                  // cham.cs:22:80 encrypt r32
+      tbl v3.16b, {v19.16b}, v0.16b                 // cham.cs:22:80 encrypt r32
+       tbl v5.16b, {v21.16b}, v0.16b                // cham.cs:22:80 encrypt r32
+    movi v6.4s, #0x21, lsl #0                       // const
+    eor v25.16b, v25.16b, v6.16b                    // cham.cs:23:53 encrypt r33
+     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r33
+      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r33
+       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r33
+    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r33
+     rev32 v18.8h, v18.8h                           // cham.cs:23:67 encrypt r33
+      rev32 v28.8h, v28.8h                          // cham.cs:23:67 encrypt r33
+       rev32 v26.8h, v26.8h                         // cham.cs:23:67 encrypt r33
+    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r33
+     eor v18.16b, v10.16b, v18.16b                  // cham.cs:23:74 encrypt r33
+      eor v28.16b, v10.16b, v28.16b                 // cham.cs:23:74 encrypt r33
+       eor v26.16b, v10.16b, v26.16b                // cham.cs:23:74 encrypt r33
+    add v25.4s, v25.4s, v9.4s                       // cham.cs:23:58 encrypt r33
+     add v18.4s, v7.4s, v18.4s                      // cham.cs:23:58 encrypt r33
+      add v28.4s, v8.4s, v28.4s                     // cham.cs:23:58 encrypt r33
+       add v26.4s, v6.4s, v26.4s                    // cham.cs:23:58 encrypt r33
+    shl v6.4s, v25.4s, #1                           // cham.cs:23:80 encrypt r33
+    sri v6.4s, v25.4s, #31                          // cham.cs:23:80 encrypt r33
+     shl v7.4s, v18.4s, #1                          // cham.cs:23:80 encrypt r33
+     sri v7.4s, v18.4s, #31                         // cham.cs:23:80 encrypt r33
+      shl v8.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r33
+      sri v8.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r33
+       shl v9.4s, v26.4s, #1                        // cham.cs:23:80 encrypt r33
+       sri v9.4s, v26.4s, #31                       // cham.cs:23:80 encrypt r33
+    movi v12.4s, #0x22, lsl #0                      // const
+    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r34
+     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r34
+      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r34
+       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r34
+    shl v15.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r34
+    sri v15.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r34
+     shl v27.4s, v22.4s, #2                         // cham.cs:22:67 encrypt r34
+     sri v27.4s, v22.4s, #30                        // cham.cs:22:67 encrypt r34
+      shl v22.4s, v20.4s, #2                        // cham.cs:22:67 encrypt r34
+      sri v22.4s, v20.4s, #30                       // cham.cs:22:67 encrypt r34
+       shl v20.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r34
+       sri v20.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r34
+    ldr q17, [x0, #32]                              // round key rk[2]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r34
+     eor v27.16b, v17.16b, v27.16b                  // cham.cs:22:74 encrypt r34
+      eor v22.16b, v17.16b, v22.16b                 // cham.cs:22:74 encrypt r34
+       eor v20.16b, v17.16b, v20.16b                // cham.cs:22:74 encrypt r34
+    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r34
+     add v27.4s, v13.4s, v27.4s                     // cham.cs:22:58 encrypt r34
+      add v22.4s, v14.4s, v22.4s                    // cham.cs:22:58 encrypt r34
+       add v20.4s, v12.4s, v20.4s                   // cham.cs:22:58 encrypt r34
+    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r34
+     tbl v13.16b, {v27.16b}, v0.16b                 // cham.cs:22:80 encrypt r34
+      tbl v14.16b, {v22.16b}, v0.16b                // cham.cs:22:80 encrypt r34
+       tbl v15.16b, {v20.16b}, v0.16b               // cham.cs:22:80 encrypt r34
+    movi v17.4s, #0x23, lsl #0                      // const
+    eor v23.16b, v23.16b, v17.16b                   // cham.cs:23:53 encrypt r35
+     eor v29.16b, v29.16b, v17.16b                  // cham.cs:23:53 encrypt r35
+      eor v30.16b, v30.16b, v17.16b                 // cham.cs:23:53 encrypt r35
+       eor v17.16b, v31.16b, v17.16b                // cham.cs:23:53 encrypt r35
+    rev32 v16.8h, v16.8h                            // cham.cs:23:67 encrypt r35
+     rev32 v24.8h, v24.8h                           // cham.cs:23:67 encrypt r35
+      rev32 v19.8h, v19.8h                          // cham.cs:23:67 encrypt r35
+       rev32 v21.8h, v21.8h                         // cham.cs:23:67 encrypt r35
+    ldr q31, [x0, #48]                              // round key rk[3]
+    eor v16.16b, v31.16b, v16.16b                   // cham.cs:23:74 encrypt r35
+     eor v24.16b, v31.16b, v24.16b                  // cham.cs:23:74 encrypt r35
+      eor v19.16b, v31.16b, v19.16b                 // cham.cs:23:74 encrypt r35
+       eor v21.16b, v31.16b, v21.16b                // cham.cs:23:74 encrypt r35
+    add v16.4s, v23.4s, v16.4s                      // cham.cs:23:58 encrypt r35
+     add v23.4s, v29.4s, v24.4s                     // cham.cs:23:58 encrypt r35
+      add v19.4s, v30.4s, v19.4s                    // cham.cs:23:58 encrypt r35
+       add v17.4s, v17.4s, v21.4s                   // cham.cs:23:58 encrypt r35
+    shl v21.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r35
+    sri v21.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r35
+     shl v24.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r35
+     sri v24.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r35
+      shl v29.4s, v19.4s, #1                        // cham.cs:23:80 encrypt r35
+      sri v29.4s, v19.4s, #31                       // cham.cs:23:80 encrypt r35
+       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r35
+       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r35
+    movi v31.4s, #0x24, lsl #0                      // const
+    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r36
+     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r36
+      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r36
+       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r36
+    shl v5.4s, v25.4s, #2                           // cham.cs:22:67 encrypt r36
+    sri v5.4s, v25.4s, #30                          // cham.cs:22:67 encrypt r36
+     shl v25.4s, v18.4s, #2                         // cham.cs:22:67 encrypt r36
+     sri v25.4s, v18.4s, #30                        // cham.cs:22:67 encrypt r36
+      shl v18.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r36
+      sri v18.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r36
+       shl v28.4s, v26.4s, #2                       // cham.cs:22:67 encrypt r36
+       sri v28.4s, v26.4s, #30                      // cham.cs:22:67 encrypt r36
+    ldr q26, [x0, #64]                              // round key rk[4]
+    eor v5.16b, v26.16b, v5.16b                     // cham.cs:22:74 encrypt r36
+     eor v25.16b, v26.16b, v25.16b                  // cham.cs:22:74 encrypt r36
+      eor v18.16b, v26.16b, v18.16b                 // cham.cs:22:74 encrypt r36
+       eor v28.16b, v26.16b, v28.16b                // cham.cs:22:74 encrypt r36
+    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r36
+     add v25.4s, v2.4s, v25.4s                      // cham.cs:22:58 encrypt r36
+      add v18.4s, v3.4s, v18.4s                     // cham.cs:22:58 encrypt r36
+       add v28.4s, v31.4s, v28.4s                   // cham.cs:22:58 encrypt r36
+    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r36
+     tbl v2.16b, {v25.16b}, v0.16b                  // cham.cs:22:80 encrypt r36
+      tbl v3.16b, {v18.16b}, v0.16b                 // cham.cs:22:80 encrypt r36
+       tbl v5.16b, {v28.16b}, v0.16b                // cham.cs:22:80 encrypt r36
+    movi v26.4s, #0x25, lsl #0                      // const
+    eor v6.16b, v6.16b, v26.16b                     // cham.cs:23:53 encrypt r37
+     eor v7.16b, v7.16b, v26.16b                    // cham.cs:23:53 encrypt r37
+      eor v8.16b, v8.16b, v26.16b                   // cham.cs:23:53 encrypt r37
+       eor v26.16b, v9.16b, v26.16b                 // cham.cs:23:53 encrypt r37
+    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r37
+     rev32 v27.8h, v27.8h                           // cham.cs:23:67 encrypt r37
+      rev32 v22.8h, v22.8h                          // cham.cs:23:67 encrypt r37
+       rev32 v20.8h, v20.8h                         // cham.cs:23:67 encrypt r37
+    ldr q11, [x0, #80]                              // round key rk[5]
+    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r37
+     eor v27.16b, v11.16b, v27.16b                  // cham.cs:23:74 encrypt r37
+      eor v22.16b, v11.16b, v22.16b                 // cham.cs:23:74 encrypt r37
+       eor v20.16b, v11.16b, v20.16b                // cham.cs:23:74 encrypt r37
+    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r37
+     add v27.4s, v7.4s, v27.4s                      // cham.cs:23:58 encrypt r37
+      add v22.4s, v8.4s, v22.4s                     // cham.cs:23:58 encrypt r37
+       add v20.4s, v26.4s, v20.4s                   // cham.cs:23:58 encrypt r37
+    shl v26.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r37
+    sri v26.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r37
+     shl v7.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r37
+     sri v7.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r37
+      shl v8.4s, v22.4s, #1                         // cham.cs:23:80 encrypt r37
+      sri v8.4s, v22.4s, #31                        // cham.cs:23:80 encrypt r37
+       shl v9.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r37
+       sri v9.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r37
+    movi v11.4s, #0x26, lsl #0                      // const
+    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r38
+     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r38
+      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r38
+       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r38
+    shl v15.4s, v16.4s, #2                          // cham.cs:22:67 encrypt r38
+    sri v15.4s, v16.4s, #30                         // cham.cs:22:67 encrypt r38
+     shl v16.4s, v23.4s, #2                         // cham.cs:22:67 encrypt r38
+     sri v16.4s, v23.4s, #30                        // cham.cs:22:67 encrypt r38
+      shl v23.4s, v19.4s, #2                        // cham.cs:22:67 encrypt r38
+      sri v23.4s, v19.4s, #30                       // cham.cs:22:67 encrypt r38
+       shl v19.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r38
+       sri v19.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r38
+    ldr q17, [x0, #96]                              // round key rk[6]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r38
+     eor v16.16b, v17.16b, v16.16b                  // cham.cs:22:74 encrypt r38
+      eor v23.16b, v17.16b, v23.16b                 // cham.cs:22:74 encrypt r38
+       eor v19.16b, v17.16b, v19.16b                // cham.cs:22:74 encrypt r38
+    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r38
+     add v16.4s, v13.4s, v16.4s                     // cham.cs:22:58 encrypt r38
+      add v23.4s, v14.4s, v23.4s                    // cham.cs:22:58 encrypt r38
+       add v19.4s, v11.4s, v19.4s                   // cham.cs:22:58 encrypt r38
+    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r38
+     tbl v13.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r38
+      tbl v14.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r38
+       tbl v15.16b, {v19.16b}, v0.16b               // cham.cs:22:80 encrypt r38
+    movi v17.4s, #0x27, lsl #0                      // const
+    eor v21.16b, v21.16b, v17.16b                   // cham.cs:23:53 encrypt r39
+     eor v24.16b, v24.16b, v17.16b                  // cham.cs:23:53 encrypt r39
+      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r39
+       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r39
+    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r39
+     rev32 v25.8h, v25.8h                           // cham.cs:23:67 encrypt r39
+      rev32 v18.8h, v18.8h                          // cham.cs:23:67 encrypt r39
+       rev32 v28.8h, v28.8h                         // cham.cs:23:67 encrypt r39
+    ldr q1, [x0, #112]                              // round key rk[7]
+    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r39
+     eor v25.16b, v1.16b, v25.16b                   // cham.cs:23:74 encrypt r39
+      eor v18.16b, v1.16b, v18.16b                  // cham.cs:23:74 encrypt r39
+       eor v28.16b, v1.16b, v28.16b                 // cham.cs:23:74 encrypt r39
+    add v21.4s, v21.4s, v30.4s                      // cham.cs:23:58 encrypt r39
+     add v24.4s, v24.4s, v25.4s                     // cham.cs:23:58 encrypt r39
+      add v18.4s, v29.4s, v18.4s                    // cham.cs:23:58 encrypt r39
+       add v17.4s, v17.4s, v28.4s                   // cham.cs:23:58 encrypt r39
+    shl v25.4s, v21.4s, #1                          // cham.cs:23:80 encrypt r39
+    sri v25.4s, v21.4s, #31                         // cham.cs:23:80 encrypt r39
+     shl v28.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r39
+     sri v28.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r39
+      shl v29.4s, v18.4s, #1                        // cham.cs:23:80 encrypt r39
+      sri v29.4s, v18.4s, #31                       // cham.cs:23:80 encrypt r39
+       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r39
+       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r39
+    movi v1.4s, #0x28, lsl #0                       // const
+    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r40
+     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r40
+      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r40
+       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r40
+    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r40
+    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r40
+     shl v6.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r40
+     sri v6.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r40
+      shl v27.4s, v22.4s, #2                        // cham.cs:22:67 encrypt r40
+      sri v27.4s, v22.4s, #30                       // cham.cs:22:67 encrypt r40
+       shl v22.4s, v20.4s, #2                       // cham.cs:22:67 encrypt r40
+       sri v22.4s, v20.4s, #30                      // cham.cs:22:67 encrypt r40
+    ldr q20, [x0, #128]                             // round key rk[8]
+    eor v5.16b, v20.16b, v5.16b                     // cham.cs:22:74 encrypt r40
+     eor v6.16b, v20.16b, v6.16b                    // cham.cs:22:74 encrypt r40
+      eor v27.16b, v20.16b, v27.16b                 // cham.cs:22:74 encrypt r40
+       eor v22.16b, v20.16b, v22.16b                // cham.cs:22:74 encrypt r40
+    add v31.4s, v31.4s, v5.4s                       // cham.cs:22:58 encrypt r40
+     add v2.4s, v2.4s, v6.4s                        // cham.cs:22:58 encrypt r40
+      add v27.4s, v3.4s, v27.4s                     // cham.cs:22:58 encrypt r40
+       add v22.4s, v1.4s, v22.4s                    // cham.cs:22:58 encrypt r40
+    tbl v1.16b, {v31.16b}, v0.16b                   // cham.cs:22:80 encrypt r40
+     tbl v3.16b, {v2.16b}, v0.16b                   // cham.cs:22:80 encrypt r40
+      tbl v5.16b, {v27.16b}, v0.16b                 // cham.cs:22:80 encrypt r40
+       tbl v6.16b, {v22.16b}, v0.16b                // cham.cs:22:80 encrypt r40
+    movi v20.4s, #0x29, lsl #0                      // const
+    eor v26.16b, v26.16b, v20.16b                   // cham.cs:23:53 encrypt r41
+     eor v7.16b, v7.16b, v20.16b                    // cham.cs:23:53 encrypt r41
+      eor v8.16b, v8.16b, v20.16b                   // cham.cs:23:53 encrypt r41
+       eor v20.16b, v9.16b, v20.16b                 // cham.cs:23:53 encrypt r41
+    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r41
+     rev32 v16.8h, v16.8h                           // cham.cs:23:67 encrypt r41
+      rev32 v23.8h, v23.8h                          // cham.cs:23:67 encrypt r41
+       rev32 v19.8h, v19.8h                         // cham.cs:23:67 encrypt r41
+    ldr q12, [x0, #144]                             // round key rk[9]
+    eor v9.16b, v12.16b, v9.16b                     // cham.cs:23:74 encrypt r41
+     eor v16.16b, v12.16b, v16.16b                  // cham.cs:23:74 encrypt r41
+      eor v23.16b, v12.16b, v23.16b                 // cham.cs:23:74 encrypt r41
+       eor v19.16b, v12.16b, v19.16b                // cham.cs:23:74 encrypt r41
+    add v26.4s, v26.4s, v9.4s                       // cham.cs:23:58 encrypt r41
+     add v16.4s, v7.4s, v16.4s                      // cham.cs:23:58 encrypt r41
+      add v23.4s, v8.4s, v23.4s                     // cham.cs:23:58 encrypt r41
+       add v19.4s, v20.4s, v19.4s                   // cham.cs:23:58 encrypt r41
+    shl v20.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r41
+    sri v20.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r41
+     shl v7.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r41
+     sri v7.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r41
+      shl v8.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r41
+      sri v8.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r41
+       shl v9.4s, v19.4s, #1                        // cham.cs:23:80 encrypt r41
+       sri v9.4s, v19.4s, #31                       // cham.cs:23:80 encrypt r41
+    movi v12.4s, #0x2a, lsl #0                      // const
+    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r42
+     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r42
+      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r42
+       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r42
+    shl v15.4s, v21.4s, #2                          // cham.cs:22:67 encrypt r42
+    sri v15.4s, v21.4s, #30                         // cham.cs:22:67 encrypt r42
+     shl v21.4s, v24.4s, #2                         // cham.cs:22:67 encrypt r42
+     sri v21.4s, v24.4s, #30                        // cham.cs:22:67 encrypt r42
+      shl v24.4s, v18.4s, #2                        // cham.cs:22:67 encrypt r42
+      sri v24.4s, v18.4s, #30                       // cham.cs:22:67 encrypt r42
+       shl v18.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r42
+       sri v18.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r42
+    ldr q17, [x0, #160]                             // round key rk[10]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r42
+     eor v21.16b, v17.16b, v21.16b                  // cham.cs:22:74 encrypt r42
+      eor v24.16b, v17.16b, v24.16b                 // cham.cs:22:74 encrypt r42
+       eor v18.16b, v17.16b, v18.16b                // cham.cs:22:74 encrypt r42
+    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r42
+     add v21.4s, v13.4s, v21.4s                     // cham.cs:22:58 encrypt r42
+      add v24.4s, v14.4s, v24.4s                    // cham.cs:22:58 encrypt r42
+       add v18.4s, v12.4s, v18.4s                   // cham.cs:22:58 encrypt r42
+    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r42
+     tbl v13.16b, {v21.16b}, v0.16b                 // cham.cs:22:80 encrypt r42
+      tbl v14.16b, {v24.16b}, v0.16b                // cham.cs:22:80 encrypt r42
+       tbl v15.16b, {v18.16b}, v0.16b               // cham.cs:22:80 encrypt r42
+    movi v17.4s, #0x2b, lsl #0                      // const
+    eor v25.16b, v25.16b, v17.16b                   // cham.cs:23:53 encrypt r43
+     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r43
+      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r43
+       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r43
+    rev32 v30.8h, v31.8h                            // cham.cs:23:67 encrypt r43
+     rev32 v31.8h, v2.8h                            // cham.cs:23:67 encrypt r43
+      rev32 v27.8h, v27.8h                          // cham.cs:23:67 encrypt r43
+       rev32 v22.8h, v22.8h                         // cham.cs:23:67 encrypt r43
+    ldr q2, [x0, #176]                              // round key rk[11]
+    eor v30.16b, v2.16b, v30.16b                    // cham.cs:23:74 encrypt r43
+     eor v31.16b, v2.16b, v31.16b                   // cham.cs:23:74 encrypt r43
+      eor v27.16b, v2.16b, v27.16b                  // cham.cs:23:74 encrypt r43
+       eor v22.16b, v2.16b, v22.16b                 // cham.cs:23:74 encrypt r43
+    add v25.4s, v25.4s, v30.4s                      // cham.cs:23:58 encrypt r43
+     add v28.4s, v28.4s, v31.4s                     // cham.cs:23:58 encrypt r43
+      add v27.4s, v29.4s, v27.4s                    // cham.cs:23:58 encrypt r43
+       add v17.4s, v17.4s, v22.4s                   // cham.cs:23:58 encrypt r43
+    shl v22.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r43
+    sri v22.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r43
+     shl v29.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r43
+     sri v29.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r43
+      shl v30.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r43
+      sri v30.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r43
+       shl v31.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r43
+       sri v31.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r43
+    movi v2.4s, #0x2c, lsl #0                       // const
+    eor v1.16b, v1.16b, v2.16b                      // cham.cs:22:53 encrypt r44
+     eor v3.16b, v3.16b, v2.16b                     // cham.cs:22:53 encrypt r44
+      eor v5.16b, v5.16b, v2.16b                    // cham.cs:22:53 encrypt r44
+       eor v2.16b, v6.16b, v2.16b                   // cham.cs:22:53 encrypt r44
+    shl v6.4s, v26.4s, #2                           // cham.cs:22:67 encrypt r44
+    sri v6.4s, v26.4s, #30                          // cham.cs:22:67 encrypt r44
+     shl v26.4s, v16.4s, #2                         // cham.cs:22:67 encrypt r44
+     sri v26.4s, v16.4s, #30                        // cham.cs:22:67 encrypt r44
+      shl v16.4s, v23.4s, #2                        // cham.cs:22:67 encrypt r44
+      sri v16.4s, v23.4s, #30                       // cham.cs:22:67 encrypt r44
+       shl v23.4s, v19.4s, #2                       // cham.cs:22:67 encrypt r44
+       sri v23.4s, v19.4s, #30                      // cham.cs:22:67 encrypt r44
+    ldr q19, [x0, #192]                             // round key rk[12]
+    eor v6.16b, v19.16b, v6.16b                     // cham.cs:22:74 encrypt r44
+     eor v26.16b, v19.16b, v26.16b                  // cham.cs:22:74 encrypt r44
+      eor v16.16b, v19.16b, v16.16b                 // cham.cs:22:74 encrypt r44
+       eor v23.16b, v19.16b, v23.16b                // cham.cs:22:74 encrypt r44
+    add v1.4s, v1.4s, v6.4s                         // cham.cs:22:58 encrypt r44
+     add v26.4s, v3.4s, v26.4s                      // cham.cs:22:58 encrypt r44
+      add v16.4s, v5.4s, v16.4s                     // cham.cs:22:58 encrypt r44
+       add v23.4s, v2.4s, v23.4s                    // cham.cs:22:58 encrypt r44
+    tbl v2.16b, {v1.16b}, v0.16b                    // cham.cs:22:80 encrypt r44
+     tbl v3.16b, {v26.16b}, v0.16b                  // cham.cs:22:80 encrypt r44
+      tbl v5.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r44
+       tbl v6.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r44
+    movi v19.4s, #0x2d, lsl #0                      // const
+    eor v20.16b, v20.16b, v19.16b                   // cham.cs:23:53 encrypt r45
+     eor v7.16b, v7.16b, v19.16b                    // cham.cs:23:53 encrypt r45
+      eor v8.16b, v8.16b, v19.16b                   // cham.cs:23:53 encrypt r45
+       eor v19.16b, v9.16b, v19.16b                 // cham.cs:23:53 encrypt r45
+    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r45
+     rev32 v21.8h, v21.8h                           // cham.cs:23:67 encrypt r45
+      rev32 v24.8h, v24.8h                          // cham.cs:23:67 encrypt r45
+       rev32 v18.8h, v18.8h                         // cham.cs:23:67 encrypt r45
+    ldr q11, [x0, #208]                             // round key rk[13]
+    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r45
+     eor v21.16b, v11.16b, v21.16b                  // cham.cs:23:74 encrypt r45
+      eor v24.16b, v11.16b, v24.16b                 // cham.cs:23:74 encrypt r45
+       eor v18.16b, v11.16b, v18.16b                // cham.cs:23:74 encrypt r45
+    add v20.4s, v20.4s, v9.4s                       // cham.cs:23:58 encrypt r45
+     add v21.4s, v7.4s, v21.4s                      // cham.cs:23:58 encrypt r45
+      add v24.4s, v8.4s, v24.4s                     // cham.cs:23:58 encrypt r45
+       add v18.4s, v19.4s, v18.4s                   // cham.cs:23:58 encrypt r45
+    shl v19.4s, v20.4s, #1                          // cham.cs:23:80 encrypt r45
+    sri v19.4s, v20.4s, #31                         // cham.cs:23:80 encrypt r45
+     shl v7.4s, v21.4s, #1                          // cham.cs:23:80 encrypt r45
+     sri v7.4s, v21.4s, #31                         // cham.cs:23:80 encrypt r45
+      shl v8.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r45
+      sri v8.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r45
+       shl v9.4s, v18.4s, #1                        // cham.cs:23:80 encrypt r45
+       sri v9.4s, v18.4s, #31                       // cham.cs:23:80 encrypt r45
+    movi v11.4s, #0x2e, lsl #0                      // const
+    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r46
+     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r46
+      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r46
+       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r46
+    shl v15.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r46
+    sri v15.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r46
+     shl v25.4s, v28.4s, #2                         // cham.cs:22:67 encrypt r46
+     sri v25.4s, v28.4s, #30                        // cham.cs:22:67 encrypt r46
+      shl v28.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r46
+      sri v28.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r46
+       shl v27.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r46
+       sri v27.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r46
+    ldr q17, [x0, #224]                             // round key rk[14]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r46
+     eor v25.16b, v17.16b, v25.16b                  // cham.cs:22:74 encrypt r46
+      eor v28.16b, v17.16b, v28.16b                 // cham.cs:22:74 encrypt r46
+       eor v27.16b, v17.16b, v27.16b                // cham.cs:22:74 encrypt r46
+    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r46
+     add v25.4s, v13.4s, v25.4s                     // cham.cs:22:58 encrypt r46
+      add v28.4s, v14.4s, v28.4s                    // cham.cs:22:58 encrypt r46
+       add v27.4s, v11.4s, v27.4s                   // cham.cs:22:58 encrypt r46
+    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r46
+     tbl v13.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r46
+      tbl v14.16b, {v28.16b}, v0.16b                // cham.cs:22:80 encrypt r46
+       tbl v15.16b, {v27.16b}, v0.16b               // cham.cs:22:80 encrypt r46
+    movi v17.4s, #0x2f, lsl #0                      // const
+    eor v22.16b, v22.16b, v17.16b                   // cham.cs:23:53 encrypt r47
+     eor v29.16b, v29.16b, v17.16b                  // cham.cs:23:53 encrypt r47
+      eor v30.16b, v30.16b, v17.16b                 // cham.cs:23:53 encrypt r47
+       eor v17.16b, v31.16b, v17.16b                // cham.cs:23:53 encrypt r47
+    rev32 v31.8h, v1.8h                             // cham.cs:23:67 encrypt r47
+     rev32 v26.8h, v26.8h                           // cham.cs:23:67 encrypt r47
+      rev32 v16.8h, v16.8h                          // cham.cs:23:67 encrypt r47
+       rev32 v23.8h, v23.8h                         // cham.cs:23:67 encrypt r47
+    ldr q1, [x0, #240]                              // round key rk[15]
+    eor v31.16b, v1.16b, v31.16b                    // cham.cs:23:74 encrypt r47
+     eor v26.16b, v1.16b, v26.16b                   // cham.cs:23:74 encrypt r47
+      eor v16.16b, v1.16b, v16.16b                  // cham.cs:23:74 encrypt r47
+       eor v23.16b, v1.16b, v23.16b                 // cham.cs:23:74 encrypt r47
+    add v22.4s, v22.4s, v31.4s                      // cham.cs:23:58 encrypt r47
+     add v26.4s, v29.4s, v26.4s                     // cham.cs:23:58 encrypt r47
+      add v16.4s, v30.4s, v16.4s                    // cham.cs:23:58 encrypt r47
+       add v17.4s, v17.4s, v23.4s                   // cham.cs:23:58 encrypt r47
+    shl v23.4s, v22.4s, #1                          // cham.cs:23:80 encrypt r47
+    sri v23.4s, v22.4s, #31                         // cham.cs:23:80 encrypt r47
+     shl v29.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r47
+     sri v29.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r47
+      shl v30.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r47
+      sri v30.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r47
+       shl v31.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r47
+       sri v31.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r47
+    movi v1.4s, #0x30, lsl #0                       // const
+    eor v2.16b, v2.16b, v1.16b                      // cham.cs:22:53 encrypt r48
+     eor v3.16b, v3.16b, v1.16b                     // cham.cs:22:53 encrypt r48
+      eor v5.16b, v5.16b, v1.16b                    // cham.cs:22:53 encrypt r48
+       eor v1.16b, v6.16b, v1.16b                   // cham.cs:22:53 encrypt r48
+    shl v6.4s, v20.4s, #2                           // cham.cs:22:67 encrypt r48
+    sri v6.4s, v20.4s, #30                          // cham.cs:22:67 encrypt r48
+     shl v20.4s, v21.4s, #2                         // cham.cs:22:67 encrypt r48
+     sri v20.4s, v21.4s, #30                        // cham.cs:22:67 encrypt r48
+      shl v21.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r48
+      sri v21.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r48
+       shl v24.4s, v18.4s, #2                       // cham.cs:22:67 encrypt r48
+       sri v24.4s, v18.4s, #30                      // cham.cs:22:67 encrypt r48
+    eor v18.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r48
+     eor v20.16b, v4.16b, v20.16b                   // cham.cs:22:74 encrypt r48
+      eor v21.16b, v4.16b, v21.16b                  // cham.cs:22:74 encrypt r48
+       eor v24.16b, v4.16b, v24.16b                 // cham.cs:22:74 encrypt r48
+    add v18.4s, v2.4s, v18.4s                       // cham.cs:22:58 encrypt r48
+     add v20.4s, v3.4s, v20.4s                      // cham.cs:22:58 encrypt r48
+      add v21.4s, v5.4s, v21.4s                     // cham.cs:22:58 encrypt r48
+       add v24.4s, v1.4s, v24.4s                    // cham.cs:22:58 encrypt r48
+    tbl v1.16b, {v18.16b}, v0.16b                   // cham.cs:22:80 encrypt r48
+     tbl v2.16b, {v20.16b}, v0.16b                  // cham.cs:22:80 encrypt r48
+      tbl v3.16b, {v21.16b}, v0.16b                 // cham.cs:22:80 encrypt r48
+       tbl v5.16b, {v24.16b}, v0.16b                // cham.cs:22:80 encrypt r48
+    movi v6.4s, #0x31, lsl #0                       // const
+    eor v19.16b, v19.16b, v6.16b                    // cham.cs:23:53 encrypt r49
+     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r49
+      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r49
+       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r49
+    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r49
+     rev32 v25.8h, v25.8h                           // cham.cs:23:67 encrypt r49
+      rev32 v28.8h, v28.8h                          // cham.cs:23:67 encrypt r49
+       rev32 v27.8h, v27.8h                         // cham.cs:23:67 encrypt r49
+    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r49
+     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r49
+      eor v28.16b, v10.16b, v28.16b                 // cham.cs:23:74 encrypt r49
+       eor v27.16b, v10.16b, v27.16b                // cham.cs:23:74 encrypt r49
+    add v19.4s, v19.4s, v9.4s                       // cham.cs:23:58 encrypt r49
+     add v25.4s, v7.4s, v25.4s                      // cham.cs:23:58 encrypt r49
+      add v28.4s, v8.4s, v28.4s                     // cham.cs:23:58 encrypt r49
+       add v27.4s, v6.4s, v27.4s                    // cham.cs:23:58 encrypt r49
+    shl v6.4s, v19.4s, #1                           // cham.cs:23:80 encrypt r49
+    sri v6.4s, v19.4s, #31                          // cham.cs:23:80 encrypt r49
+     shl v7.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r49
+     sri v7.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r49
+      shl v8.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r49
+      sri v8.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r49
+       shl v9.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r49
+       sri v9.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r49
+    movi v12.4s, #0x32, lsl #0                      // const
+    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r50
+     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r50
+      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r50
+       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r50
+    shl v15.4s, v22.4s, #2                          // cham.cs:22:67 encrypt r50
+    sri v15.4s, v22.4s, #30                         // cham.cs:22:67 encrypt r50
+     shl v22.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r50
+     sri v22.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r50
+      shl v26.4s, v16.4s, #2                        // cham.cs:22:67 encrypt r50
+      sri v26.4s, v16.4s, #30                       // cham.cs:22:67 encrypt r50
+       shl v16.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r50
+       sri v16.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r50
+    ldr q17, [x0, #32]                              // round key rk[2]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r50
+     eor v22.16b, v17.16b, v22.16b                  // cham.cs:22:74 encrypt r50
+      eor v26.16b, v17.16b, v26.16b                 // cham.cs:22:74 encrypt r50
+       eor v16.16b, v17.16b, v16.16b                // cham.cs:22:74 encrypt r50
+    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r50
+     add v22.4s, v13.4s, v22.4s                     // cham.cs:22:58 encrypt r50
+      add v26.4s, v14.4s, v26.4s                    // cham.cs:22:58 encrypt r50
+       add v16.4s, v12.4s, v16.4s                   // cham.cs:22:58 encrypt r50
+    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r50
+     tbl v13.16b, {v22.16b}, v0.16b                 // cham.cs:22:80 encrypt r50
+      tbl v14.16b, {v26.16b}, v0.16b                // cham.cs:22:80 encrypt r50
+       tbl v15.16b, {v16.16b}, v0.16b               // cham.cs:22:80 encrypt r50
+    movi v17.4s, #0x33, lsl #0                      // const
+    eor v23.16b, v23.16b, v17.16b                   // cham.cs:23:53 encrypt r51
+     eor v29.16b, v29.16b, v17.16b                  // cham.cs:23:53 encrypt r51
+      eor v30.16b, v30.16b, v17.16b                 // cham.cs:23:53 encrypt r51
+       eor v17.16b, v31.16b, v17.16b                // cham.cs:23:53 encrypt r51
+    rev32 v18.8h, v18.8h                            // cham.cs:23:67 encrypt r51
+     rev32 v20.8h, v20.8h                           // cham.cs:23:67 encrypt r51
+      rev32 v21.8h, v21.8h                          // cham.cs:23:67 encrypt r51
+       rev32 v24.8h, v24.8h                         // cham.cs:23:67 encrypt r51
+    ldr q31, [x0, #48]                              // round key rk[3]
+    eor v18.16b, v31.16b, v18.16b                   // cham.cs:23:74 encrypt r51
+     eor v20.16b, v31.16b, v20.16b                  // cham.cs:23:74 encrypt r51
+      eor v21.16b, v31.16b, v21.16b                 // cham.cs:23:74 encrypt r51
+       eor v24.16b, v31.16b, v24.16b                // cham.cs:23:74 encrypt r51
+    add v18.4s, v23.4s, v18.4s                      // cham.cs:23:58 encrypt r51
+     add v20.4s, v29.4s, v20.4s                     // cham.cs:23:58 encrypt r51
+      add v21.4s, v30.4s, v21.4s                    // cham.cs:23:58 encrypt r51
+       add v17.4s, v17.4s, v24.4s                   // cham.cs:23:58 encrypt r51
+    shl v23.4s, v18.4s, #1                          // cham.cs:23:80 encrypt r51
+    sri v23.4s, v18.4s, #31                         // cham.cs:23:80 encrypt r51
+     shl v24.4s, v20.4s, #1                         // cham.cs:23:80 encrypt r51
+     sri v24.4s, v20.4s, #31                        // cham.cs:23:80 encrypt r51
+      shl v29.4s, v21.4s, #1                        // cham.cs:23:80 encrypt r51
+      sri v29.4s, v21.4s, #31                       // cham.cs:23:80 encrypt r51
+       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r51
+       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r51
+    movi v31.4s, #0x34, lsl #0                      // const
+    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r52
+     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r52
+      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r52
+       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r52
+    shl v5.4s, v19.4s, #2                           // cham.cs:22:67 encrypt r52
+    sri v5.4s, v19.4s, #30                          // cham.cs:22:67 encrypt r52
+     shl v19.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r52
+     sri v19.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r52
+      shl v25.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r52
+      sri v25.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r52
+       shl v28.4s, v27.4s, #2                       // cham.cs:22:67 encrypt r52
+       sri v28.4s, v27.4s, #30                      // cham.cs:22:67 encrypt r52
+    ldr q27, [x0, #64]                              // round key rk[4]
+    eor v5.16b, v27.16b, v5.16b                     // cham.cs:22:74 encrypt r52
+     eor v19.16b, v27.16b, v19.16b                  // cham.cs:22:74 encrypt r52
+      eor v25.16b, v27.16b, v25.16b                 // cham.cs:22:74 encrypt r52
+       eor v28.16b, v27.16b, v28.16b                // cham.cs:22:74 encrypt r52
+    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r52
+     add v19.4s, v2.4s, v19.4s                      // cham.cs:22:58 encrypt r52
+      add v25.4s, v3.4s, v25.4s                     // cham.cs:22:58 encrypt r52
+       add v28.4s, v31.4s, v28.4s                   // cham.cs:22:58 encrypt r52
+    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r52
+     tbl v2.16b, {v19.16b}, v0.16b                  // cham.cs:22:80 encrypt r52
+      tbl v3.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r52
+       tbl v5.16b, {v28.16b}, v0.16b                // cham.cs:22:80 encrypt r52
+    movi v27.4s, #0x35, lsl #0                      // const
+    eor v6.16b, v6.16b, v27.16b                     // cham.cs:23:53 encrypt r53
+     eor v7.16b, v7.16b, v27.16b                    // cham.cs:23:53 encrypt r53
+      eor v8.16b, v8.16b, v27.16b                   // cham.cs:23:53 encrypt r53
+       eor v27.16b, v9.16b, v27.16b                 // cham.cs:23:53 encrypt r53
+    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r53
+     rev32 v22.8h, v22.8h                           // cham.cs:23:67 encrypt r53
+      rev32 v26.8h, v26.8h                          // cham.cs:23:67 encrypt r53
+       rev32 v16.8h, v16.8h                         // cham.cs:23:67 encrypt r53
+    ldr q11, [x0, #80]                              // round key rk[5]
+    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r53
+     eor v22.16b, v11.16b, v22.16b                  // cham.cs:23:74 encrypt r53
+      eor v26.16b, v11.16b, v26.16b                 // cham.cs:23:74 encrypt r53
+       eor v16.16b, v11.16b, v16.16b                // cham.cs:23:74 encrypt r53
+    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r53
+     add v22.4s, v7.4s, v22.4s                      // cham.cs:23:58 encrypt r53
+      add v26.4s, v8.4s, v26.4s                     // cham.cs:23:58 encrypt r53
+       add v16.4s, v27.4s, v16.4s                   // cham.cs:23:58 encrypt r53
+    shl v27.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r53
+    sri v27.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r53
+     shl v7.4s, v22.4s, #1                          // cham.cs:23:80 encrypt r53
+     sri v7.4s, v22.4s, #31                         // cham.cs:23:80 encrypt r53
+      shl v8.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r53
+      sri v8.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r53
+       shl v9.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r53
+       sri v9.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r53
+    movi v11.4s, #0x36, lsl #0                      // const
+    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r54
+     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r54
+      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r54
+       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r54
+    shl v15.4s, v18.4s, #2                          // cham.cs:22:67 encrypt r54
+    sri v15.4s, v18.4s, #30                         // cham.cs:22:67 encrypt r54
+     shl v18.4s, v20.4s, #2                         // cham.cs:22:67 encrypt r54
+     sri v18.4s, v20.4s, #30                        // cham.cs:22:67 encrypt r54
+      shl v20.4s, v21.4s, #2                        // cham.cs:22:67 encrypt r54
+      sri v20.4s, v21.4s, #30                       // cham.cs:22:67 encrypt r54
+       shl v21.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r54
+       sri v21.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r54
+    ldr q17, [x0, #96]                              // round key rk[6]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r54
+     eor v18.16b, v17.16b, v18.16b                  // cham.cs:22:74 encrypt r54
+      eor v20.16b, v17.16b, v20.16b                 // cham.cs:22:74 encrypt r54
+       eor v21.16b, v17.16b, v21.16b                // cham.cs:22:74 encrypt r54
+    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r54
+     add v18.4s, v13.4s, v18.4s                     // cham.cs:22:58 encrypt r54
+      add v20.4s, v14.4s, v20.4s                    // cham.cs:22:58 encrypt r54
+       add v21.4s, v11.4s, v21.4s                   // cham.cs:22:58 encrypt r54
+    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r54
+     tbl v13.16b, {v18.16b}, v0.16b                 // cham.cs:22:80 encrypt r54
+      tbl v14.16b, {v20.16b}, v0.16b                // cham.cs:22:80 encrypt r54
+       tbl v15.16b, {v21.16b}, v0.16b               // cham.cs:22:80 encrypt r54
+    movi v17.4s, #0x37, lsl #0                      // const
+    eor v23.16b, v23.16b, v17.16b                   // cham.cs:23:53 encrypt r55
+     eor v24.16b, v24.16b, v17.16b                  // cham.cs:23:53 encrypt r55
+      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r55
+       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r55
+    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r55
+     rev32 v19.8h, v19.8h                           // cham.cs:23:67 encrypt r55
+      rev32 v25.8h, v25.8h                          // cham.cs:23:67 encrypt r55
+       rev32 v28.8h, v28.8h                         // cham.cs:23:67 encrypt r55
+    ldr q1, [x0, #112]                              // round key rk[7]
+    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r55
+     eor v19.16b, v1.16b, v19.16b                   // cham.cs:23:74 encrypt r55
+      eor v25.16b, v1.16b, v25.16b                  // cham.cs:23:74 encrypt r55
+       eor v28.16b, v1.16b, v28.16b                 // cham.cs:23:74 encrypt r55
+    add v23.4s, v23.4s, v30.4s                      // cham.cs:23:58 encrypt r55
+     add v19.4s, v24.4s, v19.4s                     // cham.cs:23:58 encrypt r55
+      add v24.4s, v29.4s, v25.4s                    // cham.cs:23:58 encrypt r55
+       add v17.4s, v17.4s, v28.4s                   // cham.cs:23:58 encrypt r55
+    shl v25.4s, v23.4s, #1                          // cham.cs:23:80 encrypt r55
+    sri v25.4s, v23.4s, #31                         // cham.cs:23:80 encrypt r55
+     shl v28.4s, v19.4s, #1                         // cham.cs:23:80 encrypt r55
+     sri v28.4s, v19.4s, #31                        // cham.cs:23:80 encrypt r55
+      shl v29.4s, v24.4s, #1                        // cham.cs:23:80 encrypt r55
+      sri v29.4s, v24.4s, #31                       // cham.cs:23:80 encrypt r55
+       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r55
+       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r55
+    movi v1.4s, #0x38, lsl #0                       // const
+    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r56
+     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r56
+      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r56
+       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r56
+    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r56
+    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r56
+     shl v6.4s, v22.4s, #2                          // cham.cs:22:67 encrypt r56
+     sri v6.4s, v22.4s, #30                         // cham.cs:22:67 encrypt r56
+      shl v22.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r56
+      sri v22.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r56
+       shl v26.4s, v16.4s, #2                       // cham.cs:22:67 encrypt r56
+       sri v26.4s, v16.4s, #30                      // cham.cs:22:67 encrypt r56
+    ldr q16, [x0, #128]                             // round key rk[8]
+    eor v5.16b, v16.16b, v5.16b                     // cham.cs:22:74 encrypt r56
+     eor v6.16b, v16.16b, v6.16b                    // cham.cs:22:74 encrypt r56
+      eor v22.16b, v16.16b, v22.16b                 // cham.cs:22:74 encrypt r56
+       eor v26.16b, v16.16b, v26.16b                // cham.cs:22:74 encrypt r56
+    add v31.4s, v31.4s, v5.4s                       // cham.cs:22:58 encrypt r56
+     add v2.4s, v2.4s, v6.4s                        // cham.cs:22:58 encrypt r56
+      add v22.4s, v3.4s, v22.4s                     // cham.cs:22:58 encrypt r56
+       add v26.4s, v1.4s, v26.4s                    // cham.cs:22:58 encrypt r56
+    tbl v1.16b, {v31.16b}, v0.16b                   // cham.cs:22:80 encrypt r56
+     tbl v3.16b, {v2.16b}, v0.16b                   // cham.cs:22:80 encrypt r56
+      tbl v5.16b, {v22.16b}, v0.16b                 // cham.cs:22:80 encrypt r56
+       tbl v6.16b, {v26.16b}, v0.16b                // cham.cs:22:80 encrypt r56
+    movi v16.4s, #0x39, lsl #0                      // const
+    eor v27.16b, v27.16b, v16.16b                   // cham.cs:23:53 encrypt r57
+     eor v7.16b, v7.16b, v16.16b                    // cham.cs:23:53 encrypt r57
+      eor v8.16b, v8.16b, v16.16b                   // cham.cs:23:53 encrypt r57
+       eor v16.16b, v9.16b, v16.16b                 // cham.cs:23:53 encrypt r57
+    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r57
+     rev32 v18.8h, v18.8h                           // cham.cs:23:67 encrypt r57
+      rev32 v20.8h, v20.8h                          // cham.cs:23:67 encrypt r57
+       rev32 v21.8h, v21.8h                         // cham.cs:23:67 encrypt r57
+    ldr q12, [x0, #144]                             // round key rk[9]
+    eor v9.16b, v12.16b, v9.16b                     // cham.cs:23:74 encrypt r57
+     eor v18.16b, v12.16b, v18.16b                  // cham.cs:23:74 encrypt r57
+      eor v20.16b, v12.16b, v20.16b                 // cham.cs:23:74 encrypt r57
+       eor v21.16b, v12.16b, v21.16b                // cham.cs:23:74 encrypt r57
+    add v27.4s, v27.4s, v9.4s                       // cham.cs:23:58 encrypt r57
+     add v18.4s, v7.4s, v18.4s                      // cham.cs:23:58 encrypt r57
+      add v20.4s, v8.4s, v20.4s                     // cham.cs:23:58 encrypt r57
+       add v16.4s, v16.4s, v21.4s                   // cham.cs:23:58 encrypt r57
+    shl v21.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r57
+    sri v21.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r57
+     shl v7.4s, v18.4s, #1                          // cham.cs:23:80 encrypt r57
+     sri v7.4s, v18.4s, #31                         // cham.cs:23:80 encrypt r57
+      shl v8.4s, v20.4s, #1                         // cham.cs:23:80 encrypt r57
+      sri v8.4s, v20.4s, #31                        // cham.cs:23:80 encrypt r57
+       shl v9.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r57
+       sri v9.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r57
+    movi v12.4s, #0x3a, lsl #0                      // const
+    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r58
+     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r58
+      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r58
+       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r58
+    shl v15.4s, v23.4s, #2                          // cham.cs:22:67 encrypt r58
+    sri v15.4s, v23.4s, #30                         // cham.cs:22:67 encrypt r58
+     shl v23.4s, v19.4s, #2                         // cham.cs:22:67 encrypt r58
+     sri v23.4s, v19.4s, #30                        // cham.cs:22:67 encrypt r58
+      shl v19.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r58
+      sri v19.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r58
+       shl v24.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r58
+       sri v24.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r58
+    ldr q17, [x0, #160]                             // round key rk[10]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r58
+     eor v23.16b, v17.16b, v23.16b                  // cham.cs:22:74 encrypt r58
+      eor v19.16b, v17.16b, v19.16b                 // cham.cs:22:74 encrypt r58
+       eor v24.16b, v17.16b, v24.16b                // cham.cs:22:74 encrypt r58
+    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r58
+     add v23.4s, v13.4s, v23.4s                     // cham.cs:22:58 encrypt r58
+      add v19.4s, v14.4s, v19.4s                    // cham.cs:22:58 encrypt r58
+       add v24.4s, v12.4s, v24.4s                   // cham.cs:22:58 encrypt r58
+    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r58
+     tbl v13.16b, {v23.16b}, v0.16b                 // cham.cs:22:80 encrypt r58
+      tbl v14.16b, {v19.16b}, v0.16b                // cham.cs:22:80 encrypt r58
+       tbl v15.16b, {v24.16b}, v0.16b               // cham.cs:22:80 encrypt r58
+    movi v17.4s, #0x3b, lsl #0                      // const
+    eor v25.16b, v25.16b, v17.16b                   // cham.cs:23:53 encrypt r59
+     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r59
+      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r59
+       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r59
+    rev32 v30.8h, v31.8h                            // cham.cs:23:67 encrypt r59
+     rev32 v31.8h, v2.8h                            // cham.cs:23:67 encrypt r59
+      rev32 v22.8h, v22.8h                          // cham.cs:23:67 encrypt r59
+       rev32 v26.8h, v26.8h                         // cham.cs:23:67 encrypt r59
+    ldr q2, [x0, #176]                              // round key rk[11]
+    eor v30.16b, v2.16b, v30.16b                    // cham.cs:23:74 encrypt r59
+     eor v31.16b, v2.16b, v31.16b                   // cham.cs:23:74 encrypt r59
+      eor v22.16b, v2.16b, v22.16b                  // cham.cs:23:74 encrypt r59
+       eor v26.16b, v2.16b, v26.16b                 // cham.cs:23:74 encrypt r59
+    add v25.4s, v25.4s, v30.4s                      // cham.cs:23:58 encrypt r59
+     add v28.4s, v28.4s, v31.4s                     // cham.cs:23:58 encrypt r59
+      add v22.4s, v29.4s, v22.4s                    // cham.cs:23:58 encrypt r59
+       add v17.4s, v17.4s, v26.4s                   // cham.cs:23:58 encrypt r59
+    shl v26.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r59
+    sri v26.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r59
+     shl v29.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r59
+     sri v29.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r59
+      shl v30.4s, v22.4s, #1                        // cham.cs:23:80 encrypt r59
+      sri v30.4s, v22.4s, #31                       // cham.cs:23:80 encrypt r59
+       shl v31.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r59
+       sri v31.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r59
+    movi v2.4s, #0x3c, lsl #0                       // const
+    eor v1.16b, v1.16b, v2.16b                      // cham.cs:22:53 encrypt r60
+     eor v3.16b, v3.16b, v2.16b                     // cham.cs:22:53 encrypt r60
+      eor v5.16b, v5.16b, v2.16b                    // cham.cs:22:53 encrypt r60
+       eor v2.16b, v6.16b, v2.16b                   // cham.cs:22:53 encrypt r60
+    shl v6.4s, v27.4s, #2                           // cham.cs:22:67 encrypt r60
+    sri v6.4s, v27.4s, #30                          // cham.cs:22:67 encrypt r60
+     shl v27.4s, v18.4s, #2                         // cham.cs:22:67 encrypt r60
+     sri v27.4s, v18.4s, #30                        // cham.cs:22:67 encrypt r60
+      shl v18.4s, v20.4s, #2                        // cham.cs:22:67 encrypt r60
+      sri v18.4s, v20.4s, #30                       // cham.cs:22:67 encrypt r60
+       shl v20.4s, v16.4s, #2                       // cham.cs:22:67 encrypt r60
+       sri v20.4s, v16.4s, #30                      // cham.cs:22:67 encrypt r60
+    ldr q16, [x0, #192]                             // round key rk[12]
+    eor v6.16b, v16.16b, v6.16b                     // cham.cs:22:74 encrypt r60
+     eor v27.16b, v16.16b, v27.16b                  // cham.cs:22:74 encrypt r60
+      eor v18.16b, v16.16b, v18.16b                 // cham.cs:22:74 encrypt r60
+       eor v20.16b, v16.16b, v20.16b                // cham.cs:22:74 encrypt r60
+    add v1.4s, v1.4s, v6.4s                         // cham.cs:22:58 encrypt r60
+     add v27.4s, v3.4s, v27.4s                      // cham.cs:22:58 encrypt r60
+      add v18.4s, v5.4s, v18.4s                     // cham.cs:22:58 encrypt r60
+       add v20.4s, v2.4s, v20.4s                    // cham.cs:22:58 encrypt r60
+    tbl v2.16b, {v1.16b}, v0.16b                    // cham.cs:22:80 encrypt r60
+     tbl v3.16b, {v27.16b}, v0.16b                  // cham.cs:22:80 encrypt r60
+      tbl v5.16b, {v18.16b}, v0.16b                 // cham.cs:22:80 encrypt r60
+       tbl v6.16b, {v20.16b}, v0.16b                // cham.cs:22:80 encrypt r60
+    movi v16.4s, #0x3d, lsl #0                      // const
+    eor v21.16b, v21.16b, v16.16b                   // cham.cs:23:53 encrypt r61
+     eor v7.16b, v7.16b, v16.16b                    // cham.cs:23:53 encrypt r61
+      eor v8.16b, v8.16b, v16.16b                   // cham.cs:23:53 encrypt r61
+       eor v16.16b, v9.16b, v16.16b                 // cham.cs:23:53 encrypt r61
+    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r61
+     rev32 v23.8h, v23.8h                           // cham.cs:23:67 encrypt r61
+      rev32 v19.8h, v19.8h                          // cham.cs:23:67 encrypt r61
+       rev32 v24.8h, v24.8h                         // cham.cs:23:67 encrypt r61
+    ldr q11, [x0, #208]                             // round key rk[13]
+    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r61
+     eor v23.16b, v11.16b, v23.16b                  // cham.cs:23:74 encrypt r61
+      eor v19.16b, v11.16b, v19.16b                 // cham.cs:23:74 encrypt r61
+       eor v24.16b, v11.16b, v24.16b                // cham.cs:23:74 encrypt r61
+    add v21.4s, v21.4s, v9.4s                       // cham.cs:23:58 encrypt r61
+     add v23.4s, v7.4s, v23.4s                      // cham.cs:23:58 encrypt r61
+      add v19.4s, v8.4s, v19.4s                     // cham.cs:23:58 encrypt r61
+       add v16.4s, v16.4s, v24.4s                   // cham.cs:23:58 encrypt r61
+    shl v24.4s, v21.4s, #1                          // cham.cs:23:80 encrypt r61
+    sri v24.4s, v21.4s, #31                         // cham.cs:23:80 encrypt r61
+     shl v7.4s, v23.4s, #1                          // cham.cs:23:80 encrypt r61
+     sri v7.4s, v23.4s, #31                         // cham.cs:23:80 encrypt r61
+      shl v8.4s, v19.4s, #1                         // cham.cs:23:80 encrypt r61
+      sri v8.4s, v19.4s, #31                        // cham.cs:23:80 encrypt r61
+       shl v9.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r61
+       sri v9.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r61
+    movi v11.4s, #0x3e, lsl #0                      // const
+    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r62
+     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r62
+      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r62
+       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r62
+    shl v15.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r62
+    sri v15.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r62
+     shl v25.4s, v28.4s, #2                         // cham.cs:22:67 encrypt r62
+     sri v25.4s, v28.4s, #30                        // cham.cs:22:67 encrypt r62
+      shl v28.4s, v22.4s, #2                        // cham.cs:22:67 encrypt r62
+      sri v28.4s, v22.4s, #30                       // cham.cs:22:67 encrypt r62
+       shl v22.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r62
+       sri v22.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r62
+    ldr q17, [x0, #224]                             // round key rk[14]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r62
+     eor v25.16b, v17.16b, v25.16b                  // cham.cs:22:74 encrypt r62
+      eor v28.16b, v17.16b, v28.16b                 // cham.cs:22:74 encrypt r62
+       eor v22.16b, v17.16b, v22.16b                // cham.cs:22:74 encrypt r62
+    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r62
+     add v25.4s, v13.4s, v25.4s                     // cham.cs:22:58 encrypt r62
+      add v28.4s, v14.4s, v28.4s                    // cham.cs:22:58 encrypt r62
+       add v22.4s, v11.4s, v22.4s                   // cham.cs:22:58 encrypt r62
+    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r62
+     tbl v13.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r62
+      tbl v14.16b, {v28.16b}, v0.16b                // cham.cs:22:80 encrypt r62
+       tbl v15.16b, {v22.16b}, v0.16b               // cham.cs:22:80 encrypt r62
+    movi v17.4s, #0x3f, lsl #0                      // const
+    eor v26.16b, v26.16b, v17.16b                   // cham.cs:23:53 encrypt r63
+     eor v29.16b, v29.16b, v17.16b                  // cham.cs:23:53 encrypt r63
+      eor v30.16b, v30.16b, v17.16b                 // cham.cs:23:53 encrypt r63
+       eor v17.16b, v31.16b, v17.16b                // cham.cs:23:53 encrypt r63
+    rev32 v31.8h, v1.8h                             // cham.cs:23:67 encrypt r63
+     rev32 v27.8h, v27.8h                           // cham.cs:23:67 encrypt r63
+      rev32 v18.8h, v18.8h                          // cham.cs:23:67 encrypt r63
+       rev32 v20.8h, v20.8h                         // cham.cs:23:67 encrypt r63
+    ldr q1, [x0, #240]                              // round key rk[15]
+    eor v31.16b, v1.16b, v31.16b                    // cham.cs:23:74 encrypt r63
+     eor v27.16b, v1.16b, v27.16b                   // cham.cs:23:74 encrypt r63
+      eor v18.16b, v1.16b, v18.16b                  // cham.cs:23:74 encrypt r63
+       eor v20.16b, v1.16b, v20.16b                 // cham.cs:23:74 encrypt r63
+    add v26.4s, v26.4s, v31.4s                      // cham.cs:23:58 encrypt r63
+     add v27.4s, v29.4s, v27.4s                     // cham.cs:23:58 encrypt r63
+      add v18.4s, v30.4s, v18.4s                    // cham.cs:23:58 encrypt r63
+       add v17.4s, v17.4s, v20.4s                   // cham.cs:23:58 encrypt r63
+    shl v20.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r63
+    sri v20.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r63
+     shl v29.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r63
+     sri v29.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r63
+      shl v30.4s, v18.4s, #1                        // cham.cs:23:80 encrypt r63
+      sri v30.4s, v18.4s, #31                       // cham.cs:23:80 encrypt r63
+       shl v31.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r63
+       sri v31.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r63
+    movi v1.4s, #0x40, lsl #0                       // const
+    eor v2.16b, v2.16b, v1.16b                      // cham.cs:22:53 encrypt r64
+     eor v3.16b, v3.16b, v1.16b                     // cham.cs:22:53 encrypt r64
+      eor v5.16b, v5.16b, v1.16b                    // cham.cs:22:53 encrypt r64
+       eor v1.16b, v6.16b, v1.16b                   // cham.cs:22:53 encrypt r64
+    shl v6.4s, v21.4s, #2                           // cham.cs:22:67 encrypt r64
+    sri v6.4s, v21.4s, #30                          // cham.cs:22:67 encrypt r64
+     shl v21.4s, v23.4s, #2                         // cham.cs:22:67 encrypt r64
+     sri v21.4s, v23.4s, #30                        // cham.cs:22:67 encrypt r64
+      shl v23.4s, v19.4s, #2                        // cham.cs:22:67 encrypt r64
+      sri v23.4s, v19.4s, #30                       // cham.cs:22:67 encrypt r64
+       shl v19.4s, v16.4s, #2                       // cham.cs:22:67 encrypt r64
+       sri v19.4s, v16.4s, #30                      // cham.cs:22:67 encrypt r64
+    eor v16.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r64
+     eor v21.16b, v4.16b, v21.16b                   // cham.cs:22:74 encrypt r64
+      eor v23.16b, v4.16b, v23.16b                  // cham.cs:22:74 encrypt r64
+       eor v19.16b, v4.16b, v19.16b                 // cham.cs:22:74 encrypt r64
+    add v16.4s, v2.4s, v16.4s                       // cham.cs:22:58 encrypt r64
+     add v21.4s, v3.4s, v21.4s                      // cham.cs:22:58 encrypt r64
+      add v23.4s, v5.4s, v23.4s                     // cham.cs:22:58 encrypt r64
+       add v19.4s, v1.4s, v19.4s                    // cham.cs:22:58 encrypt r64
+    tbl v1.16b, {v16.16b}, v0.16b                   // cham.cs:22:80 encrypt r64
+     tbl v2.16b, {v21.16b}, v0.16b                  // cham.cs:22:80 encrypt r64
+      tbl v3.16b, {v23.16b}, v0.16b                 // cham.cs:22:80 encrypt r64
+       tbl v5.16b, {v19.16b}, v0.16b                // cham.cs:22:80 encrypt r64
+    movi v6.4s, #0x41, lsl #0                       // const
+    eor v24.16b, v24.16b, v6.16b                    // cham.cs:23:53 encrypt r65
+     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r65
+      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r65
+       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r65
+    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r65
+     rev32 v25.8h, v25.8h                           // cham.cs:23:67 encrypt r65
+      rev32 v28.8h, v28.8h                          // cham.cs:23:67 encrypt r65
+       rev32 v22.8h, v22.8h                         // cham.cs:23:67 encrypt r65
+    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r65
+     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r65
+      eor v28.16b, v10.16b, v28.16b                 // cham.cs:23:74 encrypt r65
+       eor v22.16b, v10.16b, v22.16b                // cham.cs:23:74 encrypt r65
+    add v24.4s, v24.4s, v9.4s                       // cham.cs:23:58 encrypt r65
+     add v25.4s, v7.4s, v25.4s                      // cham.cs:23:58 encrypt r65
+      add v28.4s, v8.4s, v28.4s                     // cham.cs:23:58 encrypt r65
+       add v22.4s, v6.4s, v22.4s                    // cham.cs:23:58 encrypt r65
+    shl v6.4s, v24.4s, #1                           // cham.cs:23:80 encrypt r65
+    sri v6.4s, v24.4s, #31                          // cham.cs:23:80 encrypt r65
+     shl v7.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r65
+     sri v7.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r65
+      shl v8.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r65
+      sri v8.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r65
+       shl v9.4s, v22.4s, #1                        // cham.cs:23:80 encrypt r65
+       sri v9.4s, v22.4s, #31                       // cham.cs:23:80 encrypt r65
+    movi v12.4s, #0x42, lsl #0                      // const
+    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r66
+     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r66
+      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r66
+       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r66
+    shl v15.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r66
+    sri v15.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r66
+     shl v26.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r66
+     sri v26.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r66
+      shl v27.4s, v18.4s, #2                        // cham.cs:22:67 encrypt r66
+      sri v27.4s, v18.4s, #30                       // cham.cs:22:67 encrypt r66
+       shl v18.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r66
+       sri v18.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r66
+    ldr q17, [x0, #32]                              // round key rk[2]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r66
+     eor v26.16b, v17.16b, v26.16b                  // cham.cs:22:74 encrypt r66
+      eor v27.16b, v17.16b, v27.16b                 // cham.cs:22:74 encrypt r66
+       eor v18.16b, v17.16b, v18.16b                // cham.cs:22:74 encrypt r66
+    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r66
+     add v26.4s, v13.4s, v26.4s                     // cham.cs:22:58 encrypt r66
+      add v27.4s, v14.4s, v27.4s                    // cham.cs:22:58 encrypt r66
+       add v18.4s, v12.4s, v18.4s                   // cham.cs:22:58 encrypt r66
+    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r66
+     tbl v13.16b, {v26.16b}, v0.16b                 // cham.cs:22:80 encrypt r66
+      tbl v14.16b, {v27.16b}, v0.16b                // cham.cs:22:80 encrypt r66
+       tbl v15.16b, {v18.16b}, v0.16b               // cham.cs:22:80 encrypt r66
+    movi v17.4s, #0x43, lsl #0                      // const
+    eor v20.16b, v20.16b, v17.16b                   // cham.cs:23:53 encrypt r67
+     eor v29.16b, v29.16b, v17.16b                  // cham.cs:23:53 encrypt r67
+      eor v30.16b, v30.16b, v17.16b                 // cham.cs:23:53 encrypt r67
+       eor v17.16b, v31.16b, v17.16b                // cham.cs:23:53 encrypt r67
+    rev32 v16.8h, v16.8h                            // cham.cs:23:67 encrypt r67
+     rev32 v21.8h, v21.8h                           // cham.cs:23:67 encrypt r67
+      rev32 v23.8h, v23.8h                          // cham.cs:23:67 encrypt r67
+       rev32 v19.8h, v19.8h                         // cham.cs:23:67 encrypt r67
+    ldr q31, [x0, #48]                              // round key rk[3]
+    eor v16.16b, v31.16b, v16.16b                   // cham.cs:23:74 encrypt r67
+     eor v21.16b, v31.16b, v21.16b                  // cham.cs:23:74 encrypt r67
+      eor v23.16b, v31.16b, v23.16b                 // cham.cs:23:74 encrypt r67
+       eor v19.16b, v31.16b, v19.16b                // cham.cs:23:74 encrypt r67
+    add v16.4s, v20.4s, v16.4s                      // cham.cs:23:58 encrypt r67
+     add v20.4s, v29.4s, v21.4s                     // cham.cs:23:58 encrypt r67
+      add v21.4s, v30.4s, v23.4s                    // cham.cs:23:58 encrypt r67
+       add v17.4s, v17.4s, v19.4s                   // cham.cs:23:58 encrypt r67
+    shl v19.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r67
+    sri v19.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r67
+     shl v23.4s, v20.4s, #1                         // cham.cs:23:80 encrypt r67
+     sri v23.4s, v20.4s, #31                        // cham.cs:23:80 encrypt r67
+      shl v29.4s, v21.4s, #1                        // cham.cs:23:80 encrypt r67
+      sri v29.4s, v21.4s, #31                       // cham.cs:23:80 encrypt r67
+       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r67
+       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r67
+    movi v31.4s, #0x44, lsl #0                      // const
+    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r68
+     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r68
+      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r68
+       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r68
+    shl v5.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r68
+    sri v5.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r68
+     shl v24.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r68
+     sri v24.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r68
+      shl v25.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r68
+      sri v25.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r68
+       shl v28.4s, v22.4s, #2                       // cham.cs:22:67 encrypt r68
+       sri v28.4s, v22.4s, #30                      // cham.cs:22:67 encrypt r68
+    ldr q22, [x0, #64]                              // round key rk[4]
+    eor v5.16b, v22.16b, v5.16b                     // cham.cs:22:74 encrypt r68
+     eor v24.16b, v22.16b, v24.16b                  // cham.cs:22:74 encrypt r68
+      eor v25.16b, v22.16b, v25.16b                 // cham.cs:22:74 encrypt r68
+       eor v28.16b, v22.16b, v28.16b                // cham.cs:22:74 encrypt r68
+    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r68
+     add v24.4s, v2.4s, v24.4s                      // cham.cs:22:58 encrypt r68
+      add v25.4s, v3.4s, v25.4s                     // cham.cs:22:58 encrypt r68
+       add v28.4s, v31.4s, v28.4s                   // cham.cs:22:58 encrypt r68
+    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r68
+     tbl v2.16b, {v24.16b}, v0.16b                  // cham.cs:22:80 encrypt r68
+      tbl v3.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r68
+       tbl v5.16b, {v28.16b}, v0.16b                // cham.cs:22:80 encrypt r68
+    movi v22.4s, #0x45, lsl #0                      // const
+    eor v6.16b, v6.16b, v22.16b                     // cham.cs:23:53 encrypt r69
+     eor v7.16b, v7.16b, v22.16b                    // cham.cs:23:53 encrypt r69
+      eor v8.16b, v8.16b, v22.16b                   // cham.cs:23:53 encrypt r69
+       eor v22.16b, v9.16b, v22.16b                 // cham.cs:23:53 encrypt r69
+    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r69
+     rev32 v26.8h, v26.8h                           // cham.cs:23:67 encrypt r69
+      rev32 v27.8h, v27.8h                          // cham.cs:23:67 encrypt r69
+       rev32 v18.8h, v18.8h                         // cham.cs:23:67 encrypt r69
+    ldr q11, [x0, #80]                              // round key rk[5]
+    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r69
+     eor v26.16b, v11.16b, v26.16b                  // cham.cs:23:74 encrypt r69
+      eor v27.16b, v11.16b, v27.16b                 // cham.cs:23:74 encrypt r69
+       eor v18.16b, v11.16b, v18.16b                // cham.cs:23:74 encrypt r69
+    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r69
+     add v26.4s, v7.4s, v26.4s                      // cham.cs:23:58 encrypt r69
+      add v27.4s, v8.4s, v27.4s                     // cham.cs:23:58 encrypt r69
+       add v18.4s, v22.4s, v18.4s                   // cham.cs:23:58 encrypt r69
+    shl v22.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r69
+    sri v22.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r69
+     shl v7.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r69
+     sri v7.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r69
+      shl v8.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r69
+      sri v8.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r69
+       shl v9.4s, v18.4s, #1                        // cham.cs:23:80 encrypt r69
+       sri v9.4s, v18.4s, #31                       // cham.cs:23:80 encrypt r69
+    movi v11.4s, #0x46, lsl #0                      // const
+    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r70
+     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r70
+      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r70
+       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r70
+    shl v15.4s, v16.4s, #2                          // cham.cs:22:67 encrypt r70
+    sri v15.4s, v16.4s, #30                         // cham.cs:22:67 encrypt r70
+     shl v16.4s, v20.4s, #2                         // cham.cs:22:67 encrypt r70
+     sri v16.4s, v20.4s, #30                        // cham.cs:22:67 encrypt r70
+      shl v20.4s, v21.4s, #2                        // cham.cs:22:67 encrypt r70
+      sri v20.4s, v21.4s, #30                       // cham.cs:22:67 encrypt r70
+       shl v21.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r70
+       sri v21.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r70
+    ldr q17, [x0, #96]                              // round key rk[6]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r70
+     eor v16.16b, v17.16b, v16.16b                  // cham.cs:22:74 encrypt r70
+      eor v20.16b, v17.16b, v20.16b                 // cham.cs:22:74 encrypt r70
+       eor v21.16b, v17.16b, v21.16b                // cham.cs:22:74 encrypt r70
+    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r70
+     add v16.4s, v13.4s, v16.4s                     // cham.cs:22:58 encrypt r70
+      add v20.4s, v14.4s, v20.4s                    // cham.cs:22:58 encrypt r70
+       add v21.4s, v11.4s, v21.4s                   // cham.cs:22:58 encrypt r70
+    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r70
+     tbl v13.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r70
+      tbl v14.16b, {v20.16b}, v0.16b                // cham.cs:22:80 encrypt r70
+       tbl v15.16b, {v21.16b}, v0.16b               // cham.cs:22:80 encrypt r70
+    movi v17.4s, #0x47, lsl #0                      // const
+    eor v19.16b, v19.16b, v17.16b                   // cham.cs:23:53 encrypt r71
+     eor v23.16b, v23.16b, v17.16b                  // cham.cs:23:53 encrypt r71
+      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r71
+       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r71
+    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r71
+     rev32 v24.8h, v24.8h                           // cham.cs:23:67 encrypt r71
+      rev32 v25.8h, v25.8h                          // cham.cs:23:67 encrypt r71
+       rev32 v28.8h, v28.8h                         // cham.cs:23:67 encrypt r71
+    ldr q1, [x0, #112]                              // round key rk[7]
+    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r71
+     eor v24.16b, v1.16b, v24.16b                   // cham.cs:23:74 encrypt r71
+      eor v25.16b, v1.16b, v25.16b                  // cham.cs:23:74 encrypt r71
+       eor v28.16b, v1.16b, v28.16b                 // cham.cs:23:74 encrypt r71
+    add v19.4s, v19.4s, v30.4s                      // cham.cs:23:58 encrypt r71
+     add v23.4s, v23.4s, v24.4s                     // cham.cs:23:58 encrypt r71
+      add v24.4s, v29.4s, v25.4s                    // cham.cs:23:58 encrypt r71
+       add v17.4s, v17.4s, v28.4s                   // cham.cs:23:58 encrypt r71
+    shl v25.4s, v19.4s, #1                          // cham.cs:23:80 encrypt r71
+    sri v25.4s, v19.4s, #31                         // cham.cs:23:80 encrypt r71
+     shl v28.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r71
+     sri v28.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r71
+      shl v29.4s, v24.4s, #1                        // cham.cs:23:80 encrypt r71
+      sri v29.4s, v24.4s, #31                       // cham.cs:23:80 encrypt r71
+       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r71
+       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r71
+    movi v1.4s, #0x48, lsl #0                       // const
+    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r72
+     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r72
+      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r72
+       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r72
+    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r72
+    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r72
+     shl v6.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r72
+     sri v6.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r72
+      shl v26.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r72
+      sri v26.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r72
+       shl v27.4s, v18.4s, #2                       // cham.cs:22:67 encrypt r72
+       sri v27.4s, v18.4s, #30                      // cham.cs:22:67 encrypt r72
+    ldr q18, [x0, #128]                             // round key rk[8]
+    eor v5.16b, v18.16b, v5.16b                     // cham.cs:22:74 encrypt r72
+     eor v6.16b, v18.16b, v6.16b                    // cham.cs:22:74 encrypt r72
+      eor v26.16b, v18.16b, v26.16b                 // cham.cs:22:74 encrypt r72
+       eor v27.16b, v18.16b, v27.16b                // cham.cs:22:74 encrypt r72
+    add v31.4s, v31.4s, v5.4s                       // cham.cs:22:58 encrypt r72
+     add v2.4s, v2.4s, v6.4s                        // cham.cs:22:58 encrypt r72
+      add v26.4s, v3.4s, v26.4s                     // cham.cs:22:58 encrypt r72
+       add v27.4s, v1.4s, v27.4s                    // cham.cs:22:58 encrypt r72
+    tbl v1.16b, {v31.16b}, v0.16b                   // cham.cs:22:80 encrypt r72
+     tbl v3.16b, {v2.16b}, v0.16b                   // cham.cs:22:80 encrypt r72
+      tbl v5.16b, {v26.16b}, v0.16b                 // cham.cs:22:80 encrypt r72
+       tbl v6.16b, {v27.16b}, v0.16b                // cham.cs:22:80 encrypt r72
+    movi v18.4s, #0x49, lsl #0                      // const
+    eor v22.16b, v22.16b, v18.16b                   // cham.cs:23:53 encrypt r73
+     eor v7.16b, v7.16b, v18.16b                    // cham.cs:23:53 encrypt r73
+      eor v8.16b, v8.16b, v18.16b                   // cham.cs:23:53 encrypt r73
+       eor v18.16b, v9.16b, v18.16b                 // cham.cs:23:53 encrypt r73
+    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r73
+     rev32 v16.8h, v16.8h                           // cham.cs:23:67 encrypt r73
+      rev32 v20.8h, v20.8h                          // cham.cs:23:67 encrypt r73
+       rev32 v21.8h, v21.8h                         // cham.cs:23:67 encrypt r73
+    ldr q12, [x0, #144]                             // round key rk[9]
+    eor v9.16b, v12.16b, v9.16b                     // cham.cs:23:74 encrypt r73
+     eor v16.16b, v12.16b, v16.16b                  // cham.cs:23:74 encrypt r73
+      eor v20.16b, v12.16b, v20.16b                 // cham.cs:23:74 encrypt r73
+       eor v21.16b, v12.16b, v21.16b                // cham.cs:23:74 encrypt r73
+    add v22.4s, v22.4s, v9.4s                       // cham.cs:23:58 encrypt r73
+     add v16.4s, v7.4s, v16.4s                      // cham.cs:23:58 encrypt r73
+      add v20.4s, v8.4s, v20.4s                     // cham.cs:23:58 encrypt r73
+       add v18.4s, v18.4s, v21.4s                   // cham.cs:23:58 encrypt r73
+    shl v21.4s, v22.4s, #1                          // cham.cs:23:80 encrypt r73
+    sri v21.4s, v22.4s, #31                         // cham.cs:23:80 encrypt r73
+     shl v7.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r73
+     sri v7.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r73
+      shl v8.4s, v20.4s, #1                         // cham.cs:23:80 encrypt r73
+      sri v8.4s, v20.4s, #31                        // cham.cs:23:80 encrypt r73
+       shl v9.4s, v18.4s, #1                        // cham.cs:23:80 encrypt r73
+       sri v9.4s, v18.4s, #31                       // cham.cs:23:80 encrypt r73
+    movi v12.4s, #0x4a, lsl #0                      // const
+    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r74
+     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r74
+      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r74
+       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r74
+    shl v15.4s, v19.4s, #2                          // cham.cs:22:67 encrypt r74
+    sri v15.4s, v19.4s, #30                         // cham.cs:22:67 encrypt r74
+     shl v19.4s, v23.4s, #2                         // cham.cs:22:67 encrypt r74
+     sri v19.4s, v23.4s, #30                        // cham.cs:22:67 encrypt r74
+      shl v23.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r74
+      sri v23.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r74
+       shl v24.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r74
+       sri v24.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r74
+    ldr q17, [x0, #160]                             // round key rk[10]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r74
+     eor v19.16b, v17.16b, v19.16b                  // cham.cs:22:74 encrypt r74
+      eor v23.16b, v17.16b, v23.16b                 // cham.cs:22:74 encrypt r74
+       eor v24.16b, v17.16b, v24.16b                // cham.cs:22:74 encrypt r74
+    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r74
+     add v19.4s, v13.4s, v19.4s                     // cham.cs:22:58 encrypt r74
+      add v23.4s, v14.4s, v23.4s                    // cham.cs:22:58 encrypt r74
+       add v24.4s, v12.4s, v24.4s                   // cham.cs:22:58 encrypt r74
+    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r74
+     tbl v13.16b, {v19.16b}, v0.16b                 // cham.cs:22:80 encrypt r74
+      tbl v14.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r74
+       tbl v15.16b, {v24.16b}, v0.16b               // cham.cs:22:80 encrypt r74
+    movi v17.4s, #0x4b, lsl #0                      // const
+    eor v25.16b, v25.16b, v17.16b                   // cham.cs:23:53 encrypt r75
+     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r75
+      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r75
+       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r75
+    rev32 v30.8h, v31.8h                            // cham.cs:23:67 encrypt r75
+     rev32 v31.8h, v2.8h                            // cham.cs:23:67 encrypt r75
+      rev32 v26.8h, v26.8h                          // cham.cs:23:67 encrypt r75
+       rev32 v27.8h, v27.8h                         // cham.cs:23:67 encrypt r75
+    ldr q2, [x0, #176]                              // round key rk[11]
+    eor v30.16b, v2.16b, v30.16b                    // cham.cs:23:74 encrypt r75
+     eor v31.16b, v2.16b, v31.16b                   // cham.cs:23:74 encrypt r75
+      eor v26.16b, v2.16b, v26.16b                  // cham.cs:23:74 encrypt r75
+       eor v27.16b, v2.16b, v27.16b                 // cham.cs:23:74 encrypt r75
+    add v25.4s, v25.4s, v30.4s                      // cham.cs:23:58 encrypt r75
+     add v28.4s, v28.4s, v31.4s                     // cham.cs:23:58 encrypt r75
+      add v26.4s, v29.4s, v26.4s                    // cham.cs:23:58 encrypt r75
+       add v17.4s, v17.4s, v27.4s                   // cham.cs:23:58 encrypt r75
+    shl v27.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r75
+    sri v27.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r75
+     shl v29.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r75
+     sri v29.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r75
+      shl v30.4s, v26.4s, #1                        // cham.cs:23:80 encrypt r75
+      sri v30.4s, v26.4s, #31                       // cham.cs:23:80 encrypt r75
+       shl v31.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r75
+       sri v31.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r75
+    movi v2.4s, #0x4c, lsl #0                       // const
+    eor v1.16b, v1.16b, v2.16b                      // cham.cs:22:53 encrypt r76
+     eor v3.16b, v3.16b, v2.16b                     // cham.cs:22:53 encrypt r76
+      eor v5.16b, v5.16b, v2.16b                    // cham.cs:22:53 encrypt r76
+       eor v2.16b, v6.16b, v2.16b                   // cham.cs:22:53 encrypt r76
+    shl v6.4s, v22.4s, #2                           // cham.cs:22:67 encrypt r76
+    sri v6.4s, v22.4s, #30                          // cham.cs:22:67 encrypt r76
+     shl v22.4s, v16.4s, #2                         // cham.cs:22:67 encrypt r76
+     sri v22.4s, v16.4s, #30                        // cham.cs:22:67 encrypt r76
+      shl v16.4s, v20.4s, #2                        // cham.cs:22:67 encrypt r76
+      sri v16.4s, v20.4s, #30                       // cham.cs:22:67 encrypt r76
+       shl v20.4s, v18.4s, #2                       // cham.cs:22:67 encrypt r76
+       sri v20.4s, v18.4s, #30                      // cham.cs:22:67 encrypt r76
+    ldr q18, [x0, #192]                             // round key rk[12]
+    eor v6.16b, v18.16b, v6.16b                     // cham.cs:22:74 encrypt r76
+     eor v22.16b, v18.16b, v22.16b                  // cham.cs:22:74 encrypt r76
+      eor v16.16b, v18.16b, v16.16b                 // cham.cs:22:74 encrypt r76
+       eor v20.16b, v18.16b, v20.16b                // cham.cs:22:74 encrypt r76
+    add v1.4s, v1.4s, v6.4s                         // cham.cs:22:58 encrypt r76
+     add v22.4s, v3.4s, v22.4s                      // cham.cs:22:58 encrypt r76
+      add v16.4s, v5.4s, v16.4s                     // cham.cs:22:58 encrypt r76
+       add v20.4s, v2.4s, v20.4s                    // cham.cs:22:58 encrypt r76
+    tbl v2.16b, {v1.16b}, v0.16b                    // cham.cs:22:80 encrypt r76
+     tbl v3.16b, {v22.16b}, v0.16b                  // cham.cs:22:80 encrypt r76
+      tbl v5.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r76
+       tbl v6.16b, {v20.16b}, v0.16b                // cham.cs:22:80 encrypt r76
+    movi v18.4s, #0x4d, lsl #0                      // const
+    eor v21.16b, v21.16b, v18.16b                   // cham.cs:23:53 encrypt r77
+     eor v7.16b, v7.16b, v18.16b                    // cham.cs:23:53 encrypt r77
+      eor v8.16b, v8.16b, v18.16b                   // cham.cs:23:53 encrypt r77
+       eor v18.16b, v9.16b, v18.16b                 // cham.cs:23:53 encrypt r77
+    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r77
+     rev32 v19.8h, v19.8h                           // cham.cs:23:67 encrypt r77
+      rev32 v23.8h, v23.8h                          // cham.cs:23:67 encrypt r77
+       rev32 v24.8h, v24.8h                         // cham.cs:23:67 encrypt r77
+    ldr q11, [x0, #208]                             // round key rk[13]
+    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r77
+     eor v19.16b, v11.16b, v19.16b                  // cham.cs:23:74 encrypt r77
+      eor v23.16b, v11.16b, v23.16b                 // cham.cs:23:74 encrypt r77
+       eor v24.16b, v11.16b, v24.16b                // cham.cs:23:74 encrypt r77
+    add v21.4s, v21.4s, v9.4s                       // cham.cs:23:58 encrypt r77
+     add v19.4s, v7.4s, v19.4s                      // cham.cs:23:58 encrypt r77
+      add v23.4s, v8.4s, v23.4s                     // cham.cs:23:58 encrypt r77
+       add v18.4s, v18.4s, v24.4s                   // cham.cs:23:58 encrypt r77
+    shl v24.4s, v21.4s, #1                          // cham.cs:23:80 encrypt r77
+    sri v24.4s, v21.4s, #31                         // cham.cs:23:80 encrypt r77
+     shl v7.4s, v19.4s, #1                          // cham.cs:23:80 encrypt r77
+     sri v7.4s, v19.4s, #31                         // cham.cs:23:80 encrypt r77
+      shl v8.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r77
+      sri v8.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r77
+       shl v9.4s, v18.4s, #1                        // cham.cs:23:80 encrypt r77
+       sri v9.4s, v18.4s, #31                       // cham.cs:23:80 encrypt r77
+    movi v11.4s, #0x4e, lsl #0                      // const
+    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r78
+     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r78
+      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r78
+       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r78
+    shl v15.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r78
+    sri v15.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r78
+     shl v25.4s, v28.4s, #2                         // cham.cs:22:67 encrypt r78
+     sri v25.4s, v28.4s, #30                        // cham.cs:22:67 encrypt r78
+      shl v28.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r78
+      sri v28.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r78
+       shl v26.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r78
+       sri v26.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r78
+    ldr q17, [x0, #224]                             // round key rk[14]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r78
+     eor v25.16b, v17.16b, v25.16b                  // cham.cs:22:74 encrypt r78
+      eor v28.16b, v17.16b, v28.16b                 // cham.cs:22:74 encrypt r78
+       eor v26.16b, v17.16b, v26.16b                // cham.cs:22:74 encrypt r78
+    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r78
+     add v25.4s, v13.4s, v25.4s                     // cham.cs:22:58 encrypt r78
+      add v28.4s, v14.4s, v28.4s                    // cham.cs:22:58 encrypt r78
+       add v26.4s, v11.4s, v26.4s                   // cham.cs:22:58 encrypt r78
+    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r78
+     tbl v13.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r78
+      tbl v14.16b, {v28.16b}, v0.16b                // cham.cs:22:80 encrypt r78
+       tbl v15.16b, {v26.16b}, v0.16b               // cham.cs:22:80 encrypt r78
+    movi v17.4s, #0x4f, lsl #0                      // const
+    eor v27.16b, v27.16b, v17.16b                   // cham.cs:23:53 encrypt r79
+     eor v29.16b, v29.16b, v17.16b                  // cham.cs:23:53 encrypt r79
+      eor v30.16b, v30.16b, v17.16b                 // cham.cs:23:53 encrypt r79
+       eor v17.16b, v31.16b, v17.16b                // cham.cs:23:53 encrypt r79
+    rev32 v31.8h, v1.8h                             // cham.cs:23:67 encrypt r79
+     rev32 v22.8h, v22.8h                           // cham.cs:23:67 encrypt r79
+      rev32 v16.8h, v16.8h                          // cham.cs:23:67 encrypt r79
+       rev32 v20.8h, v20.8h                         // cham.cs:23:67 encrypt r79
+    ldr q1, [x0, #240]                              // round key rk[15]
+    eor v31.16b, v1.16b, v31.16b                    // cham.cs:23:74 encrypt r79
+     eor v22.16b, v1.16b, v22.16b                   // cham.cs:23:74 encrypt r79
+      eor v16.16b, v1.16b, v16.16b                  // cham.cs:23:74 encrypt r79
+       eor v20.16b, v1.16b, v20.16b                 // cham.cs:23:74 encrypt r79
+    add v27.4s, v27.4s, v31.4s                      // cham.cs:23:58 encrypt r79
+     add v22.4s, v29.4s, v22.4s                     // cham.cs:23:58 encrypt r79
+      add v16.4s, v30.4s, v16.4s                    // cham.cs:23:58 encrypt r79
+       add v17.4s, v17.4s, v20.4s                   // cham.cs:23:58 encrypt r79
+    shl v20.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r79
+    sri v20.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r79
+     shl v29.4s, v22.4s, #1                         // cham.cs:23:80 encrypt r79
+     sri v29.4s, v22.4s, #31                        // cham.cs:23:80 encrypt r79
+      shl v30.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r79
+      sri v30.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r79
+       shl v31.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r79
+       sri v31.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r79
+    movi v1.4s, #0x50, lsl #0                       // const
+    eor v2.16b, v2.16b, v1.16b                      // cham.cs:22:53 encrypt r80
+     eor v3.16b, v3.16b, v1.16b                     // cham.cs:22:53 encrypt r80
+      eor v5.16b, v5.16b, v1.16b                    // cham.cs:22:53 encrypt r80
+       eor v1.16b, v6.16b, v1.16b                   // cham.cs:22:53 encrypt r80
+    shl v6.4s, v21.4s, #2                           // cham.cs:22:67 encrypt r80
+    sri v6.4s, v21.4s, #30                          // cham.cs:22:67 encrypt r80
+     shl v21.4s, v19.4s, #2                         // cham.cs:22:67 encrypt r80
+     sri v21.4s, v19.4s, #30                        // cham.cs:22:67 encrypt r80
+      shl v19.4s, v23.4s, #2                        // cham.cs:22:67 encrypt r80
+      sri v19.4s, v23.4s, #30                       // cham.cs:22:67 encrypt r80
+       shl v23.4s, v18.4s, #2                       // cham.cs:22:67 encrypt r80
+       sri v23.4s, v18.4s, #30                      // cham.cs:22:67 encrypt r80
+    eor v18.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r80
+     eor v21.16b, v4.16b, v21.16b                   // cham.cs:22:74 encrypt r80
+      eor v19.16b, v4.16b, v19.16b                  // cham.cs:22:74 encrypt r80
+       eor v23.16b, v4.16b, v23.16b                 // cham.cs:22:74 encrypt r80
+    add v18.4s, v2.4s, v18.4s                       // cham.cs:22:58 encrypt r80
+     add v21.4s, v3.4s, v21.4s                      // cham.cs:22:58 encrypt r80
+      add v19.4s, v5.4s, v19.4s                     // cham.cs:22:58 encrypt r80
+       add v23.4s, v1.4s, v23.4s                    // cham.cs:22:58 encrypt r80
+    tbl v1.16b, {v18.16b}, v0.16b                   // cham.cs:22:80 encrypt r80
+     tbl v2.16b, {v21.16b}, v0.16b                  // cham.cs:22:80 encrypt r80
+      tbl v3.16b, {v19.16b}, v0.16b                 // cham.cs:22:80 encrypt r80
+       tbl v5.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r80
+    movi v6.4s, #0x51, lsl #0                       // const
+    eor v24.16b, v24.16b, v6.16b                    // cham.cs:23:53 encrypt r81
+     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r81
+      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r81
+       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r81
+    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r81
+     rev32 v25.8h, v25.8h                           // cham.cs:23:67 encrypt r81
+      rev32 v28.8h, v28.8h                          // cham.cs:23:67 encrypt r81
+       rev32 v26.8h, v26.8h                         // cham.cs:23:67 encrypt r81
+    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r81
+     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r81
+      eor v28.16b, v10.16b, v28.16b                 // cham.cs:23:74 encrypt r81
+       eor v26.16b, v10.16b, v26.16b                // cham.cs:23:74 encrypt r81
+    add v24.4s, v24.4s, v9.4s                       // cham.cs:23:58 encrypt r81
+     add v25.4s, v7.4s, v25.4s                      // cham.cs:23:58 encrypt r81
+      add v28.4s, v8.4s, v28.4s                     // cham.cs:23:58 encrypt r81
+       add v26.4s, v6.4s, v26.4s                    // cham.cs:23:58 encrypt r81
+    shl v6.4s, v24.4s, #1                           // cham.cs:23:80 encrypt r81
+    sri v6.4s, v24.4s, #31                          // cham.cs:23:80 encrypt r81
+     shl v7.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r81
+     sri v7.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r81
+      shl v8.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r81
+      sri v8.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r81
+       shl v9.4s, v26.4s, #1                        // cham.cs:23:80 encrypt r81
+       sri v9.4s, v26.4s, #31                       // cham.cs:23:80 encrypt r81
+    movi v12.4s, #0x52, lsl #0                      // const
+    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r82
+     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r82
+      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r82
+       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r82
+    shl v15.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r82
+    sri v15.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r82
+     shl v27.4s, v22.4s, #2                         // cham.cs:22:67 encrypt r82
+     sri v27.4s, v22.4s, #30                        // cham.cs:22:67 encrypt r82
+      shl v22.4s, v16.4s, #2                        // cham.cs:22:67 encrypt r82
+      sri v22.4s, v16.4s, #30                       // cham.cs:22:67 encrypt r82
+       shl v16.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r82
+       sri v16.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r82
+    ldr q17, [x0, #32]                              // round key rk[2]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r82
+     eor v27.16b, v17.16b, v27.16b                  // cham.cs:22:74 encrypt r82
+      eor v22.16b, v17.16b, v22.16b                 // cham.cs:22:74 encrypt r82
+       eor v16.16b, v17.16b, v16.16b                // cham.cs:22:74 encrypt r82
+    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r82
+     add v27.4s, v13.4s, v27.4s                     // cham.cs:22:58 encrypt r82
+      add v22.4s, v14.4s, v22.4s                    // cham.cs:22:58 encrypt r82
+       add v16.4s, v12.4s, v16.4s                   // cham.cs:22:58 encrypt r82
+    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r82
+     tbl v13.16b, {v27.16b}, v0.16b                 // cham.cs:22:80 encrypt r82
+      tbl v14.16b, {v22.16b}, v0.16b                // cham.cs:22:80 encrypt r82
+       tbl v15.16b, {v16.16b}, v0.16b               // cham.cs:22:80 encrypt r82
+    movi v17.4s, #0x53, lsl #0                      // const
+    eor v20.16b, v20.16b, v17.16b                   // cham.cs:23:53 encrypt r83
+     eor v29.16b, v29.16b, v17.16b                  // cham.cs:23:53 encrypt r83
+      eor v30.16b, v30.16b, v17.16b                 // cham.cs:23:53 encrypt r83
+       eor v17.16b, v31.16b, v17.16b                // cham.cs:23:53 encrypt r83
+    rev32 v18.8h, v18.8h                            // cham.cs:23:67 encrypt r83
+     rev32 v21.8h, v21.8h                           // cham.cs:23:67 encrypt r83
+      rev32 v19.8h, v19.8h                          // cham.cs:23:67 encrypt r83
+       rev32 v23.8h, v23.8h                         // cham.cs:23:67 encrypt r83
+    ldr q31, [x0, #48]                              // round key rk[3]
+    eor v18.16b, v31.16b, v18.16b                   // cham.cs:23:74 encrypt r83
+     eor v21.16b, v31.16b, v21.16b                  // cham.cs:23:74 encrypt r83
+      eor v19.16b, v31.16b, v19.16b                 // cham.cs:23:74 encrypt r83
+       eor v23.16b, v31.16b, v23.16b                // cham.cs:23:74 encrypt r83
+    add v18.4s, v20.4s, v18.4s                      // cham.cs:23:58 encrypt r83
+     add v20.4s, v29.4s, v21.4s                     // cham.cs:23:58 encrypt r83
+      add v19.4s, v30.4s, v19.4s                    // cham.cs:23:58 encrypt r83
+       add v17.4s, v17.4s, v23.4s                   // cham.cs:23:58 encrypt r83
+    shl v21.4s, v18.4s, #1                          // cham.cs:23:80 encrypt r83
+    sri v21.4s, v18.4s, #31                         // cham.cs:23:80 encrypt r83
+     shl v23.4s, v20.4s, #1                         // cham.cs:23:80 encrypt r83
+     sri v23.4s, v20.4s, #31                        // cham.cs:23:80 encrypt r83
+      shl v29.4s, v19.4s, #1                        // cham.cs:23:80 encrypt r83
+      sri v29.4s, v19.4s, #31                       // cham.cs:23:80 encrypt r83
+       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r83
+       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r83
+    movi v31.4s, #0x54, lsl #0                      // const
+    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r84
+     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r84
+      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r84
+       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r84
+    shl v5.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r84
+    sri v5.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r84
+     shl v24.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r84
+     sri v24.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r84
+      shl v25.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r84
+      sri v25.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r84
+       shl v28.4s, v26.4s, #2                       // cham.cs:22:67 encrypt r84
+       sri v28.4s, v26.4s, #30                      // cham.cs:22:67 encrypt r84
+    ldr q26, [x0, #64]                              // round key rk[4]
+    eor v5.16b, v26.16b, v5.16b                     // cham.cs:22:74 encrypt r84
+     eor v24.16b, v26.16b, v24.16b                  // cham.cs:22:74 encrypt r84
+      eor v25.16b, v26.16b, v25.16b                 // cham.cs:22:74 encrypt r84
+       eor v28.16b, v26.16b, v28.16b                // cham.cs:22:74 encrypt r84
+    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r84
+     add v24.4s, v2.4s, v24.4s                      // cham.cs:22:58 encrypt r84
+      add v25.4s, v3.4s, v25.4s                     // cham.cs:22:58 encrypt r84
+       add v28.4s, v31.4s, v28.4s                   // cham.cs:22:58 encrypt r84
+    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r84
+     tbl v2.16b, {v24.16b}, v0.16b                  // cham.cs:22:80 encrypt r84
+      tbl v3.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r84
+       tbl v5.16b, {v28.16b}, v0.16b                // cham.cs:22:80 encrypt r84
+    movi v26.4s, #0x55, lsl #0                      // const
+    eor v6.16b, v6.16b, v26.16b                     // cham.cs:23:53 encrypt r85
+     eor v7.16b, v7.16b, v26.16b                    // cham.cs:23:53 encrypt r85
+      eor v8.16b, v8.16b, v26.16b                   // cham.cs:23:53 encrypt r85
+       eor v26.16b, v9.16b, v26.16b                 // cham.cs:23:53 encrypt r85
+    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r85
+     rev32 v27.8h, v27.8h                           // cham.cs:23:67 encrypt r85
+      rev32 v22.8h, v22.8h                          // cham.cs:23:67 encrypt r85
+       rev32 v16.8h, v16.8h                         // cham.cs:23:67 encrypt r85
+    ldr q11, [x0, #80]                              // round key rk[5]
+    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r85
+     eor v27.16b, v11.16b, v27.16b                  // cham.cs:23:74 encrypt r85
+      eor v22.16b, v11.16b, v22.16b                 // cham.cs:23:74 encrypt r85
+       eor v16.16b, v11.16b, v16.16b                // cham.cs:23:74 encrypt r85
+    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r85
+     add v27.4s, v7.4s, v27.4s                      // cham.cs:23:58 encrypt r85
+      add v22.4s, v8.4s, v22.4s                     // cham.cs:23:58 encrypt r85
+       add v16.4s, v26.4s, v16.4s                   // cham.cs:23:58 encrypt r85
+    shl v26.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r85
+    sri v26.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r85
+     shl v7.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r85
+     sri v7.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r85
+      shl v8.4s, v22.4s, #1                         // cham.cs:23:80 encrypt r85
+      sri v8.4s, v22.4s, #31                        // cham.cs:23:80 encrypt r85
+       shl v9.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r85
+       sri v9.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r85
+    movi v11.4s, #0x56, lsl #0                      // const
+    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r86
+     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r86
+      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r86
+       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r86
+    shl v15.4s, v18.4s, #2                          // cham.cs:22:67 encrypt r86
+    sri v15.4s, v18.4s, #30                         // cham.cs:22:67 encrypt r86
+     shl v18.4s, v20.4s, #2                         // cham.cs:22:67 encrypt r86
+     sri v18.4s, v20.4s, #30                        // cham.cs:22:67 encrypt r86
+      shl v20.4s, v19.4s, #2                        // cham.cs:22:67 encrypt r86
+      sri v20.4s, v19.4s, #30                       // cham.cs:22:67 encrypt r86
+       shl v19.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r86
+       sri v19.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r86
+    ldr q17, [x0, #96]                              // round key rk[6]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r86
+     eor v18.16b, v17.16b, v18.16b                  // cham.cs:22:74 encrypt r86
+      eor v20.16b, v17.16b, v20.16b                 // cham.cs:22:74 encrypt r86
+       eor v19.16b, v17.16b, v19.16b                // cham.cs:22:74 encrypt r86
+    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r86
+     add v18.4s, v13.4s, v18.4s                     // cham.cs:22:58 encrypt r86
+      add v20.4s, v14.4s, v20.4s                    // cham.cs:22:58 encrypt r86
+       add v19.4s, v11.4s, v19.4s                   // cham.cs:22:58 encrypt r86
+    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r86
+     tbl v13.16b, {v18.16b}, v0.16b                 // cham.cs:22:80 encrypt r86
+      tbl v14.16b, {v20.16b}, v0.16b                // cham.cs:22:80 encrypt r86
+       tbl v15.16b, {v19.16b}, v0.16b               // cham.cs:22:80 encrypt r86
+    movi v17.4s, #0x57, lsl #0                      // const
+    eor v21.16b, v21.16b, v17.16b                   // cham.cs:23:53 encrypt r87
+     eor v23.16b, v23.16b, v17.16b                  // cham.cs:23:53 encrypt r87
+      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r87
+       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r87
+    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r87
+     rev32 v24.8h, v24.8h                           // cham.cs:23:67 encrypt r87
+      rev32 v25.8h, v25.8h                          // cham.cs:23:67 encrypt r87
+       rev32 v28.8h, v28.8h                         // cham.cs:23:67 encrypt r87
+    ldr q1, [x0, #112]                              // round key rk[7]
+    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r87
+     eor v24.16b, v1.16b, v24.16b                   // cham.cs:23:74 encrypt r87
+      eor v25.16b, v1.16b, v25.16b                  // cham.cs:23:74 encrypt r87
+       eor v28.16b, v1.16b, v28.16b                 // cham.cs:23:74 encrypt r87
+    add v21.4s, v21.4s, v30.4s                      // cham.cs:23:58 encrypt r87
+     add v23.4s, v23.4s, v24.4s                     // cham.cs:23:58 encrypt r87
+      add v24.4s, v29.4s, v25.4s                    // cham.cs:23:58 encrypt r87
+       add v17.4s, v17.4s, v28.4s                   // cham.cs:23:58 encrypt r87
+    shl v25.4s, v21.4s, #1                          // cham.cs:23:80 encrypt r87
+    sri v25.4s, v21.4s, #31                         // cham.cs:23:80 encrypt r87
+     shl v28.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r87
+     sri v28.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r87
+      shl v29.4s, v24.4s, #1                        // cham.cs:23:80 encrypt r87
+      sri v29.4s, v24.4s, #31                       // cham.cs:23:80 encrypt r87
+       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r87
+       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r87
+    movi v1.4s, #0x58, lsl #0                       // const
+    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r88
+     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r88
+      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r88
+       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r88
+    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r88
+    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r88
+     shl v6.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r88
+     sri v6.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r88
+      shl v27.4s, v22.4s, #2                        // cham.cs:22:67 encrypt r88
+      sri v27.4s, v22.4s, #30                       // cham.cs:22:67 encrypt r88
+       shl v22.4s, v16.4s, #2                       // cham.cs:22:67 encrypt r88
+       sri v22.4s, v16.4s, #30                      // cham.cs:22:67 encrypt r88
+    ldr q16, [x0, #128]                             // round key rk[8]
+    eor v5.16b, v16.16b, v5.16b                     // cham.cs:22:74 encrypt r88
+     eor v6.16b, v16.16b, v6.16b                    // cham.cs:22:74 encrypt r88
+      eor v27.16b, v16.16b, v27.16b                 // cham.cs:22:74 encrypt r88
+       eor v22.16b, v16.16b, v22.16b                // cham.cs:22:74 encrypt r88
+    add v31.4s, v31.4s, v5.4s                       // cham.cs:22:58 encrypt r88
+     add v2.4s, v2.4s, v6.4s                        // cham.cs:22:58 encrypt r88
+      add v27.4s, v3.4s, v27.4s                     // cham.cs:22:58 encrypt r88
+       add v22.4s, v1.4s, v22.4s                    // cham.cs:22:58 encrypt r88
+    tbl v1.16b, {v31.16b}, v0.16b                   // cham.cs:22:80 encrypt r88
+     tbl v3.16b, {v2.16b}, v0.16b                   // cham.cs:22:80 encrypt r88
+      tbl v5.16b, {v27.16b}, v0.16b                 // cham.cs:22:80 encrypt r88
+       tbl v6.16b, {v22.16b}, v0.16b                // cham.cs:22:80 encrypt r88
+    movi v16.4s, #0x59, lsl #0                      // const
+    eor v26.16b, v26.16b, v16.16b                   // cham.cs:23:53 encrypt r89
+     eor v7.16b, v7.16b, v16.16b                    // cham.cs:23:53 encrypt r89
+      eor v8.16b, v8.16b, v16.16b                   // cham.cs:23:53 encrypt r89
+       eor v16.16b, v9.16b, v16.16b                 // cham.cs:23:53 encrypt r89
+    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r89
+     rev32 v18.8h, v18.8h                           // cham.cs:23:67 encrypt r89
+      rev32 v20.8h, v20.8h                          // cham.cs:23:67 encrypt r89
+       rev32 v19.8h, v19.8h                         // cham.cs:23:67 encrypt r89
+    ldr q12, [x0, #144]                             // round key rk[9]
+    eor v9.16b, v12.16b, v9.16b                     // cham.cs:23:74 encrypt r89
+     eor v18.16b, v12.16b, v18.16b                  // cham.cs:23:74 encrypt r89
+      eor v20.16b, v12.16b, v20.16b                 // cham.cs:23:74 encrypt r89
+       eor v19.16b, v12.16b, v19.16b                // cham.cs:23:74 encrypt r89
+    add v26.4s, v26.4s, v9.4s                       // cham.cs:23:58 encrypt r89
+     add v18.4s, v7.4s, v18.4s                      // cham.cs:23:58 encrypt r89
+      add v20.4s, v8.4s, v20.4s                     // cham.cs:23:58 encrypt r89
+       add v16.4s, v16.4s, v19.4s                   // cham.cs:23:58 encrypt r89
+    shl v19.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r89
+    sri v19.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r89
+     shl v7.4s, v18.4s, #1                          // cham.cs:23:80 encrypt r89
+     sri v7.4s, v18.4s, #31                         // cham.cs:23:80 encrypt r89
+      shl v8.4s, v20.4s, #1                         // cham.cs:23:80 encrypt r89
+      sri v8.4s, v20.4s, #31                        // cham.cs:23:80 encrypt r89
+       shl v9.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r89
+       sri v9.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r89
+    movi v12.4s, #0x5a, lsl #0                      // const
+    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r90
+     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r90
+      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r90
+       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r90
+    shl v15.4s, v21.4s, #2                          // cham.cs:22:67 encrypt r90
+    sri v15.4s, v21.4s, #30                         // cham.cs:22:67 encrypt r90
+     shl v21.4s, v23.4s, #2                         // cham.cs:22:67 encrypt r90
+     sri v21.4s, v23.4s, #30                        // cham.cs:22:67 encrypt r90
+      shl v23.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r90
+      sri v23.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r90
+       shl v24.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r90
+       sri v24.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r90
+    ldr q17, [x0, #160]                             // round key rk[10]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r90
+     eor v21.16b, v17.16b, v21.16b                  // cham.cs:22:74 encrypt r90
+      eor v23.16b, v17.16b, v23.16b                 // cham.cs:22:74 encrypt r90
+       eor v24.16b, v17.16b, v24.16b                // cham.cs:22:74 encrypt r90
+    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r90
+     add v21.4s, v13.4s, v21.4s                     // cham.cs:22:58 encrypt r90
+      add v23.4s, v14.4s, v23.4s                    // cham.cs:22:58 encrypt r90
+       add v24.4s, v12.4s, v24.4s                   // cham.cs:22:58 encrypt r90
+    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r90
+     tbl v13.16b, {v21.16b}, v0.16b                 // cham.cs:22:80 encrypt r90
+      tbl v14.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r90
+       tbl v15.16b, {v24.16b}, v0.16b               // cham.cs:22:80 encrypt r90
+    movi v17.4s, #0x5b, lsl #0                      // const
+    eor v25.16b, v25.16b, v17.16b                   // cham.cs:23:53 encrypt r91
+     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r91
+      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r91
+       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r91
+    rev32 v30.8h, v31.8h                            // cham.cs:23:67 encrypt r91
+     rev32 v31.8h, v2.8h                            // cham.cs:23:67 encrypt r91
+      rev32 v27.8h, v27.8h                          // cham.cs:23:67 encrypt r91
+       rev32 v22.8h, v22.8h                         // cham.cs:23:67 encrypt r91
+    ldr q2, [x0, #176]                              // round key rk[11]
+    eor v30.16b, v2.16b, v30.16b                    // cham.cs:23:74 encrypt r91
+     eor v31.16b, v2.16b, v31.16b                   // cham.cs:23:74 encrypt r91
+      eor v27.16b, v2.16b, v27.16b                  // cham.cs:23:74 encrypt r91
+       eor v22.16b, v2.16b, v22.16b                 // cham.cs:23:74 encrypt r91
+    add v25.4s, v25.4s, v30.4s                      // cham.cs:23:58 encrypt r91
+     add v28.4s, v28.4s, v31.4s                     // cham.cs:23:58 encrypt r91
+      add v27.4s, v29.4s, v27.4s                    // cham.cs:23:58 encrypt r91
+       add v17.4s, v17.4s, v22.4s                   // cham.cs:23:58 encrypt r91
+    shl v22.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r91
+    sri v22.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r91
+     shl v29.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r91
+     sri v29.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r91
+      shl v30.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r91
+      sri v30.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r91
+       shl v31.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r91
+       sri v31.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r91
+    movi v2.4s, #0x5c, lsl #0                       // const
+    eor v1.16b, v1.16b, v2.16b                      // cham.cs:22:53 encrypt r92
+     eor v3.16b, v3.16b, v2.16b                     // cham.cs:22:53 encrypt r92
+      eor v5.16b, v5.16b, v2.16b                    // cham.cs:22:53 encrypt r92
+       eor v2.16b, v6.16b, v2.16b                   // cham.cs:22:53 encrypt r92
+    shl v6.4s, v26.4s, #2                           // cham.cs:22:67 encrypt r92
+    sri v6.4s, v26.4s, #30                          // cham.cs:22:67 encrypt r92
+     shl v26.4s, v18.4s, #2                         // cham.cs:22:67 encrypt r92
+     sri v26.4s, v18.4s, #30                        // cham.cs:22:67 encrypt r92
+      shl v18.4s, v20.4s, #2                        // cham.cs:22:67 encrypt r92
+      sri v18.4s, v20.4s, #30                       // cham.cs:22:67 encrypt r92
+       shl v20.4s, v16.4s, #2                       // cham.cs:22:67 encrypt r92
+       sri v20.4s, v16.4s, #30                      // cham.cs:22:67 encrypt r92
+    ldr q16, [x0, #192]                             // round key rk[12]
+    eor v6.16b, v16.16b, v6.16b                     // cham.cs:22:74 encrypt r92
+     eor v26.16b, v16.16b, v26.16b                  // cham.cs:22:74 encrypt r92
+      eor v18.16b, v16.16b, v18.16b                 // cham.cs:22:74 encrypt r92
+       eor v20.16b, v16.16b, v20.16b                // cham.cs:22:74 encrypt r92
+    add v1.4s, v1.4s, v6.4s                         // cham.cs:22:58 encrypt r92
+     add v26.4s, v3.4s, v26.4s                      // cham.cs:22:58 encrypt r92
+      add v18.4s, v5.4s, v18.4s                     // cham.cs:22:58 encrypt r92
+       add v20.4s, v2.4s, v20.4s                    // cham.cs:22:58 encrypt r92
+    tbl v2.16b, {v1.16b}, v0.16b                    // cham.cs:22:80 encrypt r92
+     tbl v3.16b, {v26.16b}, v0.16b                  // cham.cs:22:80 encrypt r92
+      tbl v5.16b, {v18.16b}, v0.16b                 // cham.cs:22:80 encrypt r92
+       tbl v6.16b, {v20.16b}, v0.16b                // cham.cs:22:80 encrypt r92
+    movi v16.4s, #0x5d, lsl #0                      // const
+    eor v19.16b, v19.16b, v16.16b                   // cham.cs:23:53 encrypt r93
+     eor v7.16b, v7.16b, v16.16b                    // cham.cs:23:53 encrypt r93
+      eor v8.16b, v8.16b, v16.16b                   // cham.cs:23:53 encrypt r93
+       eor v16.16b, v9.16b, v16.16b                 // cham.cs:23:53 encrypt r93
+    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r93
+     rev32 v21.8h, v21.8h                           // cham.cs:23:67 encrypt r93
+      rev32 v23.8h, v23.8h                          // cham.cs:23:67 encrypt r93
+       rev32 v24.8h, v24.8h                         // cham.cs:23:67 encrypt r93
+    ldr q11, [x0, #208]                             // round key rk[13]
+    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r93
+     eor v21.16b, v11.16b, v21.16b                  // cham.cs:23:74 encrypt r93
+      eor v23.16b, v11.16b, v23.16b                 // cham.cs:23:74 encrypt r93
+       eor v24.16b, v11.16b, v24.16b                // cham.cs:23:74 encrypt r93
+    add v19.4s, v19.4s, v9.4s                       // cham.cs:23:58 encrypt r93
+     add v21.4s, v7.4s, v21.4s                      // cham.cs:23:58 encrypt r93
+      add v23.4s, v8.4s, v23.4s                     // cham.cs:23:58 encrypt r93
+       add v16.4s, v16.4s, v24.4s                   // cham.cs:23:58 encrypt r93
+    shl v24.4s, v19.4s, #1                          // cham.cs:23:80 encrypt r93
+    sri v24.4s, v19.4s, #31                         // cham.cs:23:80 encrypt r93
+     shl v7.4s, v21.4s, #1                          // cham.cs:23:80 encrypt r93
+     sri v7.4s, v21.4s, #31                         // cham.cs:23:80 encrypt r93
+      shl v8.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r93
+      sri v8.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r93
+       shl v9.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r93
+       sri v9.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r93
+    movi v11.4s, #0x5e, lsl #0                      // const
+    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r94
+     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r94
+      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r94
+       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r94
+    shl v15.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r94
+    sri v15.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r94
+     shl v25.4s, v28.4s, #2                         // cham.cs:22:67 encrypt r94
+     sri v25.4s, v28.4s, #30                        // cham.cs:22:67 encrypt r94
+      shl v28.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r94
+      sri v28.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r94
+       shl v27.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r94
+       sri v27.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r94
+    ldr q17, [x0, #224]                             // round key rk[14]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r94
+     eor v25.16b, v17.16b, v25.16b                  // cham.cs:22:74 encrypt r94
+      eor v28.16b, v17.16b, v28.16b                 // cham.cs:22:74 encrypt r94
+       eor v27.16b, v17.16b, v27.16b                // cham.cs:22:74 encrypt r94
+    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r94
+     add v25.4s, v13.4s, v25.4s                     // cham.cs:22:58 encrypt r94
+      add v28.4s, v14.4s, v28.4s                    // cham.cs:22:58 encrypt r94
+       add v27.4s, v11.4s, v27.4s                   // cham.cs:22:58 encrypt r94
+    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r94
+     tbl v13.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r94
+      tbl v14.16b, {v28.16b}, v0.16b                // cham.cs:22:80 encrypt r94
+       tbl v15.16b, {v27.16b}, v0.16b               // cham.cs:22:80 encrypt r94
+    movi v17.4s, #0x5f, lsl #0                      // const
+    eor v22.16b, v22.16b, v17.16b                   // cham.cs:23:53 encrypt r95
+     eor v29.16b, v29.16b, v17.16b                  // cham.cs:23:53 encrypt r95
+      eor v30.16b, v30.16b, v17.16b                 // cham.cs:23:53 encrypt r95
+       eor v17.16b, v31.16b, v17.16b                // cham.cs:23:53 encrypt r95
+    rev32 v31.8h, v1.8h                             // cham.cs:23:67 encrypt r95
+     rev32 v26.8h, v26.8h                           // cham.cs:23:67 encrypt r95
+      rev32 v18.8h, v18.8h                          // cham.cs:23:67 encrypt r95
+       rev32 v20.8h, v20.8h                         // cham.cs:23:67 encrypt r95
+    ldr q1, [x0, #240]                              // round key rk[15]
+    eor v31.16b, v1.16b, v31.16b                    // cham.cs:23:74 encrypt r95
+     eor v26.16b, v1.16b, v26.16b                   // cham.cs:23:74 encrypt r95
+      eor v18.16b, v1.16b, v18.16b                  // cham.cs:23:74 encrypt r95
+       eor v20.16b, v1.16b, v20.16b                 // cham.cs:23:74 encrypt r95
+    add v22.4s, v22.4s, v31.4s                      // cham.cs:23:58 encrypt r95
+     add v26.4s, v29.4s, v26.4s                     // cham.cs:23:58 encrypt r95
+      add v18.4s, v30.4s, v18.4s                    // cham.cs:23:58 encrypt r95
+       add v17.4s, v17.4s, v20.4s                   // cham.cs:23:58 encrypt r95
+    shl v20.4s, v22.4s, #1                          // cham.cs:23:80 encrypt r95
+    sri v20.4s, v22.4s, #31                         // cham.cs:23:80 encrypt r95
+     shl v29.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r95
+     sri v29.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r95
+      shl v30.4s, v18.4s, #1                        // cham.cs:23:80 encrypt r95
+      sri v30.4s, v18.4s, #31                       // cham.cs:23:80 encrypt r95
+       shl v31.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r95
+       sri v31.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r95
+    movi v1.4s, #0x60, lsl #0                       // const
+    eor v2.16b, v2.16b, v1.16b                      // cham.cs:22:53 encrypt r96
+     eor v3.16b, v3.16b, v1.16b                     // cham.cs:22:53 encrypt r96
+      eor v5.16b, v5.16b, v1.16b                    // cham.cs:22:53 encrypt r96
+       eor v1.16b, v6.16b, v1.16b                   // cham.cs:22:53 encrypt r96
+    shl v6.4s, v19.4s, #2                           // cham.cs:22:67 encrypt r96
+    sri v6.4s, v19.4s, #30                          // cham.cs:22:67 encrypt r96
+     shl v19.4s, v21.4s, #2                         // cham.cs:22:67 encrypt r96
+     sri v19.4s, v21.4s, #30                        // cham.cs:22:67 encrypt r96
+      shl v21.4s, v23.4s, #2                        // cham.cs:22:67 encrypt r96
+      sri v21.4s, v23.4s, #30                       // cham.cs:22:67 encrypt r96
+       shl v23.4s, v16.4s, #2                       // cham.cs:22:67 encrypt r96
+       sri v23.4s, v16.4s, #30                      // cham.cs:22:67 encrypt r96
+    eor v16.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r96
+     eor v19.16b, v4.16b, v19.16b                   // cham.cs:22:74 encrypt r96
+      eor v21.16b, v4.16b, v21.16b                  // cham.cs:22:74 encrypt r96
+       eor v23.16b, v4.16b, v23.16b                 // cham.cs:22:74 encrypt r96
+    add v16.4s, v2.4s, v16.4s                       // cham.cs:22:58 encrypt r96
+     add v19.4s, v3.4s, v19.4s                      // cham.cs:22:58 encrypt r96
+      add v21.4s, v5.4s, v21.4s                     // cham.cs:22:58 encrypt r96
+       add v23.4s, v1.4s, v23.4s                    // cham.cs:22:58 encrypt r96
+    tbl v1.16b, {v16.16b}, v0.16b                   // cham.cs:22:80 encrypt r96
+     tbl v2.16b, {v19.16b}, v0.16b                  // cham.cs:22:80 encrypt r96
+      tbl v3.16b, {v21.16b}, v0.16b                 // cham.cs:22:80 encrypt r96
+       tbl v5.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r96
+    movi v6.4s, #0x61, lsl #0                       // const
+    eor v24.16b, v24.16b, v6.16b                    // cham.cs:23:53 encrypt r97
+     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r97
+      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r97
+       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r97
+    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r97
+     rev32 v25.8h, v25.8h                           // cham.cs:23:67 encrypt r97
+      rev32 v28.8h, v28.8h                          // cham.cs:23:67 encrypt r97
+       rev32 v27.8h, v27.8h                         // cham.cs:23:67 encrypt r97
+    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r97
+     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r97
+      eor v28.16b, v10.16b, v28.16b                 // cham.cs:23:74 encrypt r97
+       eor v27.16b, v10.16b, v27.16b                // cham.cs:23:74 encrypt r97
+    add v24.4s, v24.4s, v9.4s                       // cham.cs:23:58 encrypt r97
+     add v25.4s, v7.4s, v25.4s                      // cham.cs:23:58 encrypt r97
+      add v28.4s, v8.4s, v28.4s                     // cham.cs:23:58 encrypt r97
+       add v27.4s, v6.4s, v27.4s                    // cham.cs:23:58 encrypt r97
+    shl v6.4s, v24.4s, #1                           // cham.cs:23:80 encrypt r97
+    sri v6.4s, v24.4s, #31                          // cham.cs:23:80 encrypt r97
+     shl v7.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r97
+     sri v7.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r97
+      shl v8.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r97
+      sri v8.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r97
+       shl v9.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r97
+       sri v9.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r97
+    movi v12.4s, #0x62, lsl #0                      // const
+    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r98
+     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r98
+      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r98
+       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r98
+    shl v15.4s, v22.4s, #2                          // cham.cs:22:67 encrypt r98
+    sri v15.4s, v22.4s, #30                         // cham.cs:22:67 encrypt r98
+     shl v22.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r98
+     sri v22.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r98
+      shl v26.4s, v18.4s, #2                        // cham.cs:22:67 encrypt r98
+      sri v26.4s, v18.4s, #30                       // cham.cs:22:67 encrypt r98
+       shl v18.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r98
+       sri v18.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r98
+    ldr q17, [x0, #32]                              // round key rk[2]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r98
+     eor v22.16b, v17.16b, v22.16b                  // cham.cs:22:74 encrypt r98
+      eor v26.16b, v17.16b, v26.16b                 // cham.cs:22:74 encrypt r98
+       eor v18.16b, v17.16b, v18.16b                // cham.cs:22:74 encrypt r98
+    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r98
+     add v22.4s, v13.4s, v22.4s                     // cham.cs:22:58 encrypt r98
+      add v26.4s, v14.4s, v26.4s                    // cham.cs:22:58 encrypt r98
+       add v18.4s, v12.4s, v18.4s                   // cham.cs:22:58 encrypt r98
+    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r98
+     tbl v13.16b, {v22.16b}, v0.16b                 // cham.cs:22:80 encrypt r98
+      tbl v14.16b, {v26.16b}, v0.16b                // cham.cs:22:80 encrypt r98
+       tbl v15.16b, {v18.16b}, v0.16b               // cham.cs:22:80 encrypt r98
+    movi v17.4s, #0x63, lsl #0                      // const
+    eor v20.16b, v20.16b, v17.16b                   // cham.cs:23:53 encrypt r99
+     eor v29.16b, v29.16b, v17.16b                  // cham.cs:23:53 encrypt r99
+      eor v30.16b, v30.16b, v17.16b                 // cham.cs:23:53 encrypt r99
+       eor v17.16b, v31.16b, v17.16b                // cham.cs:23:53 encrypt r99
+    rev32 v16.8h, v16.8h                            // cham.cs:23:67 encrypt r99
+     rev32 v19.8h, v19.8h                           // cham.cs:23:67 encrypt r99
+      rev32 v21.8h, v21.8h                          // cham.cs:23:67 encrypt r99
+       rev32 v23.8h, v23.8h                         // cham.cs:23:67 encrypt r99
+    ldr q31, [x0, #48]                              // round key rk[3]
+    eor v16.16b, v31.16b, v16.16b                   // cham.cs:23:74 encrypt r99
+     eor v19.16b, v31.16b, v19.16b                  // cham.cs:23:74 encrypt r99
+      eor v21.16b, v31.16b, v21.16b                 // cham.cs:23:74 encrypt r99
+       eor v23.16b, v31.16b, v23.16b                // cham.cs:23:74 encrypt r99
+    add v16.4s, v20.4s, v16.4s                      // cham.cs:23:58 encrypt r99
+     add v19.4s, v29.4s, v19.4s                     // cham.cs:23:58 encrypt r99
+      add v20.4s, v30.4s, v21.4s                    // cham.cs:23:58 encrypt r99
+       add v17.4s, v17.4s, v23.4s                   // cham.cs:23:58 encrypt r99
+    shl v21.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r99
+    sri v21.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r99
+     shl v23.4s, v19.4s, #1                         // cham.cs:23:80 encrypt r99
+     sri v23.4s, v19.4s, #31                        // cham.cs:23:80 encrypt r99
+      shl v29.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r99
+      sri v29.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r99
+       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r99
+       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r99
+    movi v31.4s, #0x64, lsl #0                      // const
+    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r100
+     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r100
+      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r100
+       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r100
+    shl v5.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r100
+    sri v5.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r100
+     shl v24.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r100
+     sri v24.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r100
+      shl v25.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r100
+      sri v25.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r100
+       shl v28.4s, v27.4s, #2                       // cham.cs:22:67 encrypt r100
+       sri v28.4s, v27.4s, #30                      // cham.cs:22:67 encrypt r100
+    ldr q27, [x0, #64]                              // round key rk[4]
+    eor v5.16b, v27.16b, v5.16b                     // cham.cs:22:74 encrypt r100
+     eor v24.16b, v27.16b, v24.16b                  // cham.cs:22:74 encrypt r100
+      eor v25.16b, v27.16b, v25.16b                 // cham.cs:22:74 encrypt r100
+       eor v28.16b, v27.16b, v28.16b                // cham.cs:22:74 encrypt r100
+    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r100
+     add v24.4s, v2.4s, v24.4s                      // cham.cs:22:58 encrypt r100
+      add v25.4s, v3.4s, v25.4s                     // cham.cs:22:58 encrypt r100
+       add v28.4s, v31.4s, v28.4s                   // cham.cs:22:58 encrypt r100
+    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r100
+     tbl v2.16b, {v24.16b}, v0.16b                  // cham.cs:22:80 encrypt r100
+      tbl v3.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r100
+       tbl v5.16b, {v28.16b}, v0.16b                // cham.cs:22:80 encrypt r100
+    movi v27.4s, #0x65, lsl #0                      // const
+    eor v6.16b, v6.16b, v27.16b                     // cham.cs:23:53 encrypt r101
+     eor v7.16b, v7.16b, v27.16b                    // cham.cs:23:53 encrypt r101
+      eor v8.16b, v8.16b, v27.16b                   // cham.cs:23:53 encrypt r101
+       eor v27.16b, v9.16b, v27.16b                 // cham.cs:23:53 encrypt r101
+    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r101
+     rev32 v22.8h, v22.8h                           // cham.cs:23:67 encrypt r101
+      rev32 v26.8h, v26.8h                          // cham.cs:23:67 encrypt r101
+       rev32 v18.8h, v18.8h                         // cham.cs:23:67 encrypt r101
+    ldr q11, [x0, #80]                              // round key rk[5]
+    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r101
+     eor v22.16b, v11.16b, v22.16b                  // cham.cs:23:74 encrypt r101
+      eor v26.16b, v11.16b, v26.16b                 // cham.cs:23:74 encrypt r101
+       eor v18.16b, v11.16b, v18.16b                // cham.cs:23:74 encrypt r101
+    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r101
+     add v22.4s, v7.4s, v22.4s                      // cham.cs:23:58 encrypt r101
+      add v26.4s, v8.4s, v26.4s                     // cham.cs:23:58 encrypt r101
+       add v18.4s, v27.4s, v18.4s                   // cham.cs:23:58 encrypt r101
+    shl v27.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r101
+    sri v27.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r101
+     shl v7.4s, v22.4s, #1                          // cham.cs:23:80 encrypt r101
+     sri v7.4s, v22.4s, #31                         // cham.cs:23:80 encrypt r101
+      shl v8.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r101
+      sri v8.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r101
+       shl v9.4s, v18.4s, #1                        // cham.cs:23:80 encrypt r101
+       sri v9.4s, v18.4s, #31                       // cham.cs:23:80 encrypt r101
+    movi v11.4s, #0x66, lsl #0                      // const
+    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r102
+     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r102
+      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r102
+       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r102
+    shl v15.4s, v16.4s, #2                          // cham.cs:22:67 encrypt r102
+    sri v15.4s, v16.4s, #30                         // cham.cs:22:67 encrypt r102
+     shl v16.4s, v19.4s, #2                         // cham.cs:22:67 encrypt r102
+     sri v16.4s, v19.4s, #30                        // cham.cs:22:67 encrypt r102
+      shl v19.4s, v20.4s, #2                        // cham.cs:22:67 encrypt r102
+      sri v19.4s, v20.4s, #30                       // cham.cs:22:67 encrypt r102
+       shl v20.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r102
+       sri v20.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r102
+    ldr q17, [x0, #96]                              // round key rk[6]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r102
+     eor v16.16b, v17.16b, v16.16b                  // cham.cs:22:74 encrypt r102
+      eor v19.16b, v17.16b, v19.16b                 // cham.cs:22:74 encrypt r102
+       eor v20.16b, v17.16b, v20.16b                // cham.cs:22:74 encrypt r102
+    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r102
+     add v16.4s, v13.4s, v16.4s                     // cham.cs:22:58 encrypt r102
+      add v19.4s, v14.4s, v19.4s                    // cham.cs:22:58 encrypt r102
+       add v20.4s, v11.4s, v20.4s                   // cham.cs:22:58 encrypt r102
+    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r102
+     tbl v13.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r102
+      tbl v14.16b, {v19.16b}, v0.16b                // cham.cs:22:80 encrypt r102
+       tbl v15.16b, {v20.16b}, v0.16b               // cham.cs:22:80 encrypt r102
+    movi v17.4s, #0x67, lsl #0                      // const
+    eor v21.16b, v21.16b, v17.16b                   // cham.cs:23:53 encrypt r103
+     eor v23.16b, v23.16b, v17.16b                  // cham.cs:23:53 encrypt r103
+      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r103
+       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r103
+    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r103
+     rev32 v24.8h, v24.8h                           // cham.cs:23:67 encrypt r103
+      rev32 v25.8h, v25.8h                          // cham.cs:23:67 encrypt r103
+       rev32 v28.8h, v28.8h                         // cham.cs:23:67 encrypt r103
+    ldr q1, [x0, #112]                              // round key rk[7]
+    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r103
+     eor v24.16b, v1.16b, v24.16b                   // cham.cs:23:74 encrypt r103
+      eor v25.16b, v1.16b, v25.16b                  // cham.cs:23:74 encrypt r103
+       eor v28.16b, v1.16b, v28.16b                 // cham.cs:23:74 encrypt r103
+    add v21.4s, v21.4s, v30.4s                      // cham.cs:23:58 encrypt r103
+     add v23.4s, v23.4s, v24.4s                     // cham.cs:23:58 encrypt r103
+      add v24.4s, v29.4s, v25.4s                    // cham.cs:23:58 encrypt r103
+       add v17.4s, v17.4s, v28.4s                   // cham.cs:23:58 encrypt r103
+    shl v25.4s, v21.4s, #1                          // cham.cs:23:80 encrypt r103
+    sri v25.4s, v21.4s, #31                         // cham.cs:23:80 encrypt r103
+     shl v28.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r103
+     sri v28.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r103
+      shl v29.4s, v24.4s, #1                        // cham.cs:23:80 encrypt r103
+      sri v29.4s, v24.4s, #31                       // cham.cs:23:80 encrypt r103
+       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r103
+       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r103
+    movi v1.4s, #0x68, lsl #0                       // const
+    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r104
+     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r104
+      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r104
+       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r104
+    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r104
+    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r104
+     shl v6.4s, v22.4s, #2                          // cham.cs:22:67 encrypt r104
+     sri v6.4s, v22.4s, #30                         // cham.cs:22:67 encrypt r104
+      shl v22.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r104
+      sri v22.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r104
+       shl v26.4s, v18.4s, #2                       // cham.cs:22:67 encrypt r104
+       sri v26.4s, v18.4s, #30                      // cham.cs:22:67 encrypt r104
+    ldr q18, [x0, #128]                             // round key rk[8]
+    eor v5.16b, v18.16b, v5.16b                     // cham.cs:22:74 encrypt r104
+     eor v6.16b, v18.16b, v6.16b                    // cham.cs:22:74 encrypt r104
+      eor v22.16b, v18.16b, v22.16b                 // cham.cs:22:74 encrypt r104
+       eor v18.16b, v18.16b, v26.16b                // cham.cs:22:74 encrypt r104
+    add v26.4s, v31.4s, v5.4s                       // cham.cs:22:58 encrypt r104
+     add v31.4s, v2.4s, v6.4s                       // cham.cs:22:58 encrypt r104
+      add v22.4s, v3.4s, v22.4s                     // cham.cs:22:58 encrypt r104
+       add v18.4s, v1.4s, v18.4s                    // cham.cs:22:58 encrypt r104
+    tbl v1.16b, {v26.16b}, v0.16b                   // cham.cs:22:80 encrypt r104
+     tbl v2.16b, {v31.16b}, v0.16b                  // cham.cs:22:80 encrypt r104
+      tbl v3.16b, {v22.16b}, v0.16b                 // cham.cs:22:80 encrypt r104
+       tbl v5.16b, {v18.16b}, v0.16b                // cham.cs:22:80 encrypt r104
+    movi v6.4s, #0x69, lsl #0                       // const
+    eor v27.16b, v27.16b, v6.16b                    // cham.cs:23:53 encrypt r105
+     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r105
+      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r105
+       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r105
+    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r105
+     rev32 v16.8h, v16.8h                           // cham.cs:23:67 encrypt r105
+      rev32 v19.8h, v19.8h                          // cham.cs:23:67 encrypt r105
+       rev32 v20.8h, v20.8h                         // cham.cs:23:67 encrypt r105
+    ldr q12, [x0, #144]                             // round key rk[9]
+    eor v9.16b, v12.16b, v9.16b                     // cham.cs:23:74 encrypt r105
+     eor v16.16b, v12.16b, v16.16b                  // cham.cs:23:74 encrypt r105
+      eor v19.16b, v12.16b, v19.16b                 // cham.cs:23:74 encrypt r105
+       eor v20.16b, v12.16b, v20.16b                // cham.cs:23:74 encrypt r105
+    add v27.4s, v27.4s, v9.4s                       // cham.cs:23:58 encrypt r105
+     add v16.4s, v7.4s, v16.4s                      // cham.cs:23:58 encrypt r105
+      add v19.4s, v8.4s, v19.4s                     // cham.cs:23:58 encrypt r105
+       add v20.4s, v6.4s, v20.4s                    // cham.cs:23:58 encrypt r105
+    shl v6.4s, v27.4s, #1                           // cham.cs:23:80 encrypt r105
+    sri v6.4s, v27.4s, #31                          // cham.cs:23:80 encrypt r105
+     shl v7.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r105
+     sri v7.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r105
+      shl v8.4s, v19.4s, #1                         // cham.cs:23:80 encrypt r105
+      sri v8.4s, v19.4s, #31                        // cham.cs:23:80 encrypt r105
+       shl v9.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r105
+       sri v9.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r105
+    movi v12.4s, #0x6a, lsl #0                      // const
+    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r106
+     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r106
+      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r106
+       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r106
+    shl v15.4s, v21.4s, #2                          // cham.cs:22:67 encrypt r106
+    sri v15.4s, v21.4s, #30                         // cham.cs:22:67 encrypt r106
+     shl v21.4s, v23.4s, #2                         // cham.cs:22:67 encrypt r106
+     sri v21.4s, v23.4s, #30                        // cham.cs:22:67 encrypt r106
+      shl v23.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r106
+      sri v23.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r106
+       shl v24.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r106
+       sri v24.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r106
+    ldr q17, [x0, #160]                             // round key rk[10]
+    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r106
+     eor v21.16b, v17.16b, v21.16b                  // cham.cs:22:74 encrypt r106
+      eor v23.16b, v17.16b, v23.16b                 // cham.cs:22:74 encrypt r106
+       eor v17.16b, v17.16b, v24.16b                // cham.cs:22:74 encrypt r106
+    add v24.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r106
+     add v21.4s, v13.4s, v21.4s                     // cham.cs:22:58 encrypt r106
+      add v23.4s, v14.4s, v23.4s                    // cham.cs:22:58 encrypt r106
+       add v17.4s, v12.4s, v17.4s                   // cham.cs:22:58 encrypt r106
+    tbl v11.16b, {v24.16b}, v0.16b                  // cham.cs:22:80 encrypt r106
+     tbl v12.16b, {v21.16b}, v0.16b                 // cham.cs:22:80 encrypt r106
+      tbl v13.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r106
+       tbl v14.16b, {v17.16b}, v0.16b               // cham.cs:22:80 encrypt r106
+    movi v15.4s, #0x6b, lsl #0                      // const
+    eor v25.16b, v25.16b, v15.16b                   // cham.cs:23:53 encrypt r107
+     eor v28.16b, v28.16b, v15.16b                  // cham.cs:23:53 encrypt r107
+      eor v29.16b, v29.16b, v15.16b                 // cham.cs:23:53 encrypt r107
+       eor v30.16b, v30.16b, v15.16b                // cham.cs:23:53 encrypt r107
+    rev32 v26.8h, v26.8h                            // cham.cs:23:67 encrypt r107
+     rev32 v31.8h, v31.8h                           // cham.cs:23:67 encrypt r107
+      rev32 v22.8h, v22.8h                          // cham.cs:23:67 encrypt r107
+       rev32 v18.8h, v18.8h                         // cham.cs:23:67 encrypt r107
+    ldr q15, [x0, #176]                             // round key rk[11]
+    eor v26.16b, v15.16b, v26.16b                   // cham.cs:23:74 encrypt r107
+     eor v31.16b, v15.16b, v31.16b                  // cham.cs:23:74 encrypt r107
+      eor v22.16b, v15.16b, v22.16b                 // cham.cs:23:74 encrypt r107
+       eor v18.16b, v15.16b, v18.16b                // cham.cs:23:74 encrypt r107
+    add v25.4s, v25.4s, v26.4s                      // cham.cs:23:58 encrypt r107
+     add v26.4s, v28.4s, v31.4s                     // cham.cs:23:58 encrypt r107
+      add v22.4s, v29.4s, v22.4s                    // cham.cs:23:58 encrypt r107
+       add v18.4s, v30.4s, v18.4s                   // cham.cs:23:58 encrypt r107
+    shl v28.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r107
+    sri v28.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r107
+     shl v29.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r107
+     sri v29.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r107
+      shl v30.4s, v22.4s, #1                        // cham.cs:23:80 encrypt r107
+      sri v30.4s, v22.4s, #31                       // cham.cs:23:80 encrypt r107
+       shl v31.4s, v18.4s, #1                       // cham.cs:23:80 encrypt r107
+       sri v31.4s, v18.4s, #31                      // cham.cs:23:80 encrypt r107
+    movi v15.4s, #0x6c, lsl #0                      // const
+    eor v1.16b, v1.16b, v15.16b                     // cham.cs:22:53 encrypt r108
+     eor v2.16b, v2.16b, v15.16b                    // cham.cs:22:53 encrypt r108
+      eor v3.16b, v3.16b, v15.16b                   // cham.cs:22:53 encrypt r108
+       eor v5.16b, v5.16b, v15.16b                  // cham.cs:22:53 encrypt r108
+    shl v15.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r108
+    sri v15.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r108
+     shl v27.4s, v16.4s, #2                         // cham.cs:22:67 encrypt r108
+     sri v27.4s, v16.4s, #30                        // cham.cs:22:67 encrypt r108
+      shl v16.4s, v19.4s, #2                        // cham.cs:22:67 encrypt r108
+      sri v16.4s, v19.4s, #30                       // cham.cs:22:67 encrypt r108
+       shl v19.4s, v20.4s, #2                       // cham.cs:22:67 encrypt r108
+       sri v19.4s, v20.4s, #30                      // cham.cs:22:67 encrypt r108
+    ldr q20, [x0, #192]                             // round key rk[12]
+    eor v15.16b, v20.16b, v15.16b                   // cham.cs:22:74 encrypt r108
+     eor v27.16b, v20.16b, v27.16b                  // cham.cs:22:74 encrypt r108
+      eor v16.16b, v20.16b, v16.16b                 // cham.cs:22:74 encrypt r108
+       eor v19.16b, v20.16b, v19.16b                // cham.cs:22:74 encrypt r108
+    add v20.4s, v1.4s, v15.4s                       // cham.cs:22:58 encrypt r108
+     add v27.4s, v2.4s, v27.4s                      // cham.cs:22:58 encrypt r108
+      add v16.4s, v3.4s, v16.4s                     // cham.cs:22:58 encrypt r108
+       add v19.4s, v5.4s, v19.4s                    // cham.cs:22:58 encrypt r108
+    tbl v1.16b, {v20.16b}, v0.16b                   // cham.cs:22:80 encrypt r108
+     tbl v2.16b, {v27.16b}, v0.16b                  // cham.cs:22:80 encrypt r108
+      tbl v3.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r108
+       tbl v5.16b, {v19.16b}, v0.16b                // cham.cs:22:80 encrypt r108
+    movi v15.4s, #0x6d, lsl #0                      // const
+    eor v6.16b, v6.16b, v15.16b                     // cham.cs:23:53 encrypt r109
+     eor v7.16b, v7.16b, v15.16b                    // cham.cs:23:53 encrypt r109
+      eor v8.16b, v8.16b, v15.16b                   // cham.cs:23:53 encrypt r109
+       eor v9.16b, v9.16b, v15.16b                  // cham.cs:23:53 encrypt r109
+    rev32 v24.8h, v24.8h                            // cham.cs:23:67 encrypt r109
+     rev32 v21.8h, v21.8h                           // cham.cs:23:67 encrypt r109
+      rev32 v23.8h, v23.8h                          // cham.cs:23:67 encrypt r109
+       rev32 v17.8h, v17.8h                         // cham.cs:23:67 encrypt r109
+    ldr q15, [x0, #208]                             // round key rk[13]
+    eor v24.16b, v15.16b, v24.16b                   // cham.cs:23:74 encrypt r109
+     eor v21.16b, v15.16b, v21.16b                  // cham.cs:23:74 encrypt r109
+      eor v23.16b, v15.16b, v23.16b                 // cham.cs:23:74 encrypt r109
+       eor v17.16b, v15.16b, v17.16b                // cham.cs:23:74 encrypt r109
+    add v24.4s, v6.4s, v24.4s                       // cham.cs:23:58 encrypt r109
+     add v21.4s, v7.4s, v21.4s                      // cham.cs:23:58 encrypt r109
+      add v23.4s, v8.4s, v23.4s                     // cham.cs:23:58 encrypt r109
+       add v17.4s, v9.4s, v17.4s                    // cham.cs:23:58 encrypt r109
+    shl v6.4s, v24.4s, #1                           // cham.cs:23:80 encrypt r109
+    sri v6.4s, v24.4s, #31                          // cham.cs:23:80 encrypt r109
+     shl v7.4s, v21.4s, #1                          // cham.cs:23:80 encrypt r109
+     sri v7.4s, v21.4s, #31                         // cham.cs:23:80 encrypt r109
+      shl v8.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r109
+      sri v8.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r109
+       shl v9.4s, v17.4s, #1                        // cham.cs:23:80 encrypt r109
+       sri v9.4s, v17.4s, #31                       // cham.cs:23:80 encrypt r109
+    movi v15.4s, #0x6e, lsl #0                      // const
+    eor v11.16b, v11.16b, v15.16b                   // cham.cs:22:53 encrypt r110
+     eor v12.16b, v12.16b, v15.16b                  // cham.cs:22:53 encrypt r110
+      eor v13.16b, v13.16b, v15.16b                 // cham.cs:22:53 encrypt r110
+       eor v14.16b, v14.16b, v15.16b                // cham.cs:22:53 encrypt r110
+    shl v15.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r110
+    sri v15.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r110
+     shl v25.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r110
+     sri v25.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r110
+      shl v26.4s, v22.4s, #2                        // cham.cs:22:67 encrypt r110
+      sri v26.4s, v22.4s, #30                       // cham.cs:22:67 encrypt r110
+       shl v22.4s, v18.4s, #2                       // cham.cs:22:67 encrypt r110
+       sri v22.4s, v18.4s, #30                      // cham.cs:22:67 encrypt r110
+    ldr q18, [x0, #224]                             // round key rk[14]
+    eor v15.16b, v18.16b, v15.16b                   // cham.cs:22:74 encrypt r110
+     eor v25.16b, v18.16b, v25.16b                  // cham.cs:22:74 encrypt r110
+      eor v26.16b, v18.16b, v26.16b                 // cham.cs:22:74 encrypt r110
+       eor v18.16b, v18.16b, v22.16b                // cham.cs:22:74 encrypt r110
+    add v22.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r110
+     add v25.4s, v12.4s, v25.4s                     // cham.cs:22:58 encrypt r110
+      add v26.4s, v13.4s, v26.4s                    // cham.cs:22:58 encrypt r110
+       add v18.4s, v14.4s, v18.4s                   // cham.cs:22:58 encrypt r110
+    tbl v11.16b, {v22.16b}, v0.16b                  // cham.cs:22:80 encrypt r110
+     tbl v12.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r110
+      tbl v13.16b, {v26.16b}, v0.16b                // cham.cs:22:80 encrypt r110
+       tbl v14.16b, {v18.16b}, v0.16b               // cham.cs:22:80 encrypt r110
+    movi v15.4s, #0x6f, lsl #0                      // const
+    eor v28.16b, v28.16b, v15.16b                   // cham.cs:23:53 encrypt r111
+     eor v29.16b, v29.16b, v15.16b                  // cham.cs:23:53 encrypt r111
+      eor v30.16b, v30.16b, v15.16b                 // cham.cs:23:53 encrypt r111
+       eor v31.16b, v31.16b, v15.16b                // cham.cs:23:53 encrypt r111
+    rev32 v20.8h, v20.8h                            // cham.cs:23:67 encrypt r111
+     rev32 v27.8h, v27.8h                           // cham.cs:23:67 encrypt r111
+      rev32 v16.8h, v16.8h                          // cham.cs:23:67 encrypt r111
+       rev32 v19.8h, v19.8h                         // cham.cs:23:67 encrypt r111
+    ldr q15, [x0, #240]                             // round key rk[15]
+    eor v20.16b, v15.16b, v20.16b                   // cham.cs:23:74 encrypt r111
+     eor v27.16b, v15.16b, v27.16b                  // cham.cs:23:74 encrypt r111
+      eor v16.16b, v15.16b, v16.16b                 // cham.cs:23:74 encrypt r111
+       eor v19.16b, v15.16b, v19.16b                // cham.cs:23:74 encrypt r111
+    add v20.4s, v28.4s, v20.4s                      // cham.cs:23:58 encrypt r111
+     add v27.4s, v29.4s, v27.4s                     // cham.cs:23:58 encrypt r111
+      add v16.4s, v30.4s, v16.4s                    // cham.cs:23:58 encrypt r111
+       add v19.4s, v31.4s, v19.4s                   // cham.cs:23:58 encrypt r111
+    shl v28.4s, v20.4s, #1                          // cham.cs:23:80 encrypt r111
+    sri v28.4s, v20.4s, #31                         // cham.cs:23:80 encrypt r111
+     shl v29.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r111
+     sri v29.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r111
+      shl v30.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r111
+      sri v30.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r111
+       shl v31.4s, v19.4s, #1                       // cham.cs:23:80 encrypt r111
+       sri v31.4s, v19.4s, #31                      // cham.cs:23:80 encrypt r111
+    movi v15.4s, #0x70, lsl #0                      // const
+    eor v1.16b, v1.16b, v15.16b                     // cham.cs:22:53 encrypt r112
+     eor v2.16b, v2.16b, v15.16b                    // cham.cs:22:53 encrypt r112
+      eor v3.16b, v3.16b, v15.16b                   // cham.cs:22:53 encrypt r112
+       eor v5.16b, v5.16b, v15.16b                  // cham.cs:22:53 encrypt r112
+    shl v15.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r112
+    sri v15.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r112
+     shl v24.4s, v21.4s, #2                         // cham.cs:22:67 encrypt r112
+     sri v24.4s, v21.4s, #30                        // cham.cs:22:67 encrypt r112
+      shl v21.4s, v23.4s, #2                        // cham.cs:22:67 encrypt r112
+      sri v21.4s, v23.4s, #30                       // cham.cs:22:67 encrypt r112
+       shl v23.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r112
+       sri v23.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r112
+    eor v17.16b, v4.16b, v15.16b                    // cham.cs:22:74 encrypt r112
+     eor v24.16b, v4.16b, v24.16b                   // cham.cs:22:74 encrypt r112
+      eor v21.16b, v4.16b, v21.16b                  // cham.cs:22:74 encrypt r112
+       eor v23.16b, v4.16b, v23.16b                 // cham.cs:22:74 encrypt r112
+    add v17.4s, v1.4s, v17.4s                       // cham.cs:22:58 encrypt r112
+     add v24.4s, v2.4s, v24.4s                      // cham.cs:22:58 encrypt r112
+      add v21.4s, v3.4s, v21.4s                     // cham.cs:22:58 encrypt r112
+       add v23.4s, v5.4s, v23.4s                    // cham.cs:22:58 encrypt r112
+    tbl v1.16b, {v17.16b}, v0.16b                   // cham.cs:22:80 encrypt r112
+     tbl v2.16b, {v24.16b}, v0.16b                  // cham.cs:22:80 encrypt r112
+      tbl v3.16b, {v21.16b}, v0.16b                 // cham.cs:22:80 encrypt r112
+       tbl v4.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r112
     movi v5.4s, #0x71, lsl #0                       // const
-    eor v29.16b, v29.16b, v5.16b                    // cham.cs:23:53 encrypt r113
-    ldr q10, [x0, #16]                              // round key rk[1]
-    eor v30.16b, v10.16b, v30.16b                   // cham.cs:23:74 encrypt r113
-       shl v12.4s, v26.4s, #1                       // cham.cs:23:80 encrypt r107
-      shl v13.4s, v24.4s, #1                        // cham.cs:23:80 encrypt r109
-       sri v12.4s, v26.4s, #31                      // cham.cs:23:80 encrypt r107
-      rev32 v26.8h, v23.8h                          // cham.cs:23:67 encrypt r111
-       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r110
-      shl v25.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r112
-     add v27.4s, v28.4s, v27.4s                     // cham.cs:23:58 encrypt r111
-     rev32 v28.8h, v22.8h                           // cham.cs:23:67 encrypt r113
-    add v16.4s, v16.4s, v0.4s                       // cham.cs:22:58 encrypt r112
-    add v29.4s, v29.4s, v30.4s                      // cham.cs:23:58 encrypt r113
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r108
-      sri v13.4s, v24.4s, #31                       // cham.cs:23:80 encrypt r109
-      sri v25.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r112
-      eor v24.16b, v8.16b, v2.16b                   // cham.cs:23:53 encrypt r111
-      eor v26.16b, v7.16b, v26.16b                  // cham.cs:23:74 encrypt r111
-     eor v20.16b, v20.16b, v3.16b                   // cham.cs:22:53 encrypt r112
-     eor v30.16b, v11.16b, v4.16b                   // cham.cs:22:74 encrypt r112
-     eor v0.16b, v9.16b, v5.16b                     // cham.cs:23:53 encrypt r113
-     eor v28.16b, v10.16b, v28.16b                  // cham.cs:23:74 encrypt r113
-       shl v4.4s, v1.4s, #1                         // cham.cs:23:80 encrypt r109
-       rev32 v8.8h, v19.8h                          // cham.cs:23:67 encrypt r111
-    shl v9.4s, v31.4s, #1                           // cham.cs:23:80 encrypt r111
-       eor v7.16b, v7.16b, v8.16b                   // cham.cs:23:74 encrypt r111
-       shl v8.4s, v1.4s, #2                         // cham.cs:22:67 encrypt r112
-      add v24.4s, v24.4s, v26.4s                    // cham.cs:23:58 encrypt r111
-      rev32 v26.8h, v17.8h                          // cham.cs:23:67 encrypt r113
-     add v20.4s, v20.4s, v30.4s                     // cham.cs:22:58 encrypt r112
-     add v28.4s, v0.4s, v28.4s                      // cham.cs:23:58 encrypt r113
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r108
-       sri v4.4s, v1.4s, #31                        // cham.cs:23:80 encrypt r109
-       sri v8.4s, v1.4s, #30                        // cham.cs:22:67 encrypt r112
-       eor v30.16b, v12.16b, v2.16b                 // cham.cs:23:53 encrypt r111
-    sri v9.4s, v31.4s, #31                          // cham.cs:23:80 encrypt r111
-      eor v23.16b, v23.16b, v3.16b                  // cham.cs:22:53 encrypt r112
-      eor v25.16b, v11.16b, v25.16b                 // cham.cs:22:74 encrypt r112
-      eor v0.16b, v13.16b, v5.16b                   // cham.cs:23:53 encrypt r113
+    eor v6.16b, v6.16b, v5.16b                      // cham.cs:23:53 encrypt r113
+     eor v7.16b, v7.16b, v5.16b                     // cham.cs:23:53 encrypt r113
+      eor v8.16b, v8.16b, v5.16b                    // cham.cs:23:53 encrypt r113
+       eor v5.16b, v9.16b, v5.16b                   // cham.cs:23:53 encrypt r113
+    rev32 v22.8h, v22.8h                            // cham.cs:23:67 encrypt r113
+     rev32 v25.8h, v25.8h                           // cham.cs:23:67 encrypt r113
+      rev32 v26.8h, v26.8h                          // cham.cs:23:67 encrypt r113
+       rev32 v18.8h, v18.8h                         // cham.cs:23:67 encrypt r113
+    eor v22.16b, v10.16b, v22.16b                   // cham.cs:23:74 encrypt r113
+     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r113
       eor v26.16b, v10.16b, v26.16b                 // cham.cs:23:74 encrypt r113
-     shl v1.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r111
-       rev32 v2.8h, v21.8h                          // cham.cs:23:67 encrypt r113
-    shl v12.4s, v31.4s, #2                          // cham.cs:22:67 encrypt r114
-       add v30.4s, v30.4s, v7.4s                    // cham.cs:23:58 encrypt r111
-    rev32 v7.8h, v16.8h                             // cham.cs:23:67 encrypt r115
-      add v23.4s, v23.4s, v25.4s                    // cham.cs:22:58 encrypt r112
-    shl v25.4s, v29.4s, #2                          // cham.cs:22:67 encrypt r116
-      add v26.4s, v0.4s, v26.4s                     // cham.cs:23:58 encrypt r113
-    sri v12.4s, v31.4s, #30                         // cham.cs:22:67 encrypt r114
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r110
-     sri v1.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r111
-       eor v19.16b, v19.16b, v3.16b                 // cham.cs:22:53 encrypt r112
-       eor v31.16b, v11.16b, v8.16b                 // cham.cs:22:74 encrypt r112
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r112
-       eor v0.16b, v4.16b, v5.16b                   // cham.cs:23:53 encrypt r113
-       eor v2.16b, v10.16b, v2.16b                  // cham.cs:23:74 encrypt r113
-    movi v3.4s, #0x73, lsl #0                       // const
-    eor v4.16b, v9.16b, v3.16b                      // cham.cs:23:53 encrypt r115
-    ldr q5, [x0, #48]                               // round key rk[3]
-    eor v7.16b, v5.16b, v7.16b                      // cham.cs:23:74 encrypt r115
-    sri v25.4s, v29.4s, #30                         // cham.cs:22:67 encrypt r116
-      shl v8.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r111
-     shl v9.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r114
-       add v19.4s, v19.4s, v31.4s                   // cham.cs:22:58 encrypt r112
-     rev32 v31.8h, v20.8h                           // cham.cs:23:67 encrypt r115
-       add v0.4s, v0.4s, v2.4s                      // cham.cs:23:58 encrypt r113
-     shl v2.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r116
-     sri v9.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r114
-    add v27.4s, v4.4s, v7.4s                        // cham.cs:23:58 encrypt r115
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r110
-      sri v8.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r111
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r112
-    movi v4.4s, #0x72, lsl #0                       // const
-    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r114
-    ldr q7, [x0, #32]                               // round key rk[2]
-    eor v10.16b, v7.16b, v12.16b                    // cham.cs:22:74 encrypt r114
-     eor v1.16b, v1.16b, v3.16b                     // cham.cs:23:53 encrypt r115
-     eor v31.16b, v5.16b, v31.16b                   // cham.cs:23:74 encrypt r115
-    movi v11.4s, #0x74, lsl #0                      // const
-    eor v16.16b, v16.16b, v11.16b                   // cham.cs:22:53 encrypt r116
-     sri v2.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r116
-    ldr q12, [x0, #64]                              // round key rk[4]
-    eor v25.16b, v12.16b, v25.16b                   // cham.cs:22:74 encrypt r116
-       shl v13.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r111
-      shl v14.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r114
-      sri v14.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r114
-      rev32 v24.8h, v23.8h                          // cham.cs:23:67 encrypt r115
-    add v18.4s, v18.4s, v10.4s                      // cham.cs:22:58 encrypt r114
-      shl v10.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r116
-     add v31.4s, v1.4s, v31.4s                      // cham.cs:23:58 encrypt r115
-    add v16.4s, v16.4s, v25.4s                      // cham.cs:22:58 encrypt r116
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r110
-       sri v13.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r111
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r112
-     eor v22.16b, v22.16b, v4.16b                   // cham.cs:22:53 encrypt r114
-     eor v25.16b, v7.16b, v9.16b                    // cham.cs:22:74 encrypt r114
-      eor v1.16b, v8.16b, v3.16b                    // cham.cs:23:53 encrypt r115
-      eor v24.16b, v5.16b, v24.16b                  // cham.cs:23:74 encrypt r115
-     eor v20.16b, v20.16b, v11.16b                  // cham.cs:22:53 encrypt r116
-      sri v10.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r116
-     eor v2.16b, v12.16b, v2.16b                    // cham.cs:22:74 encrypt r116
-    shl v8.4s, v29.4s, #1                           // cham.cs:23:80 encrypt r113
-       shl v9.4s, v30.4s, #2                        // cham.cs:22:67 encrypt r114
-    sri v8.4s, v29.4s, #31                          // cham.cs:23:80 encrypt r113
-       rev32 v29.8h, v19.8h                         // cham.cs:23:67 encrypt r115
-       sri v9.4s, v30.4s, #30                       // cham.cs:22:67 encrypt r114
-    shl v30.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r115
-     add v22.4s, v22.4s, v25.4s                     // cham.cs:22:58 encrypt r114
-       shl v25.4s, v0.4s, #2                        // cham.cs:22:67 encrypt r116
-      add v24.4s, v1.4s, v24.4s                     // cham.cs:23:58 encrypt r115
-     add v20.4s, v20.4s, v2.4s                      // cham.cs:22:58 encrypt r116
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r110
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r112
-      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r114
-      eor v1.16b, v7.16b, v14.16b                   // cham.cs:22:74 encrypt r114
-       eor v2.16b, v13.16b, v3.16b                  // cham.cs:23:53 encrypt r115
-       eor v29.16b, v5.16b, v29.16b                 // cham.cs:23:74 encrypt r115
-    sri v30.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r115
-      eor v23.16b, v23.16b, v11.16b                 // cham.cs:22:53 encrypt r116
-       sri v25.4s, v0.4s, #30                       // cham.cs:22:67 encrypt r116
-      eor v3.16b, v12.16b, v10.16b                  // cham.cs:22:74 encrypt r116
-     shl v5.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r113
-     shl v10.4s, v31.4s, #1                         // cham.cs:23:80 encrypt r115
-     sri v5.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r113
-    rev32 v28.8h, v18.8h                            // cham.cs:23:67 encrypt r117
-       eor v7.16b, v7.16b, v9.16b                   // cham.cs:22:74 encrypt r114
-    shl v9.4s, v27.4s, #2                           // cham.cs:22:67 encrypt r118
-      add v17.4s, v17.4s, v1.4s                     // cham.cs:22:58 encrypt r114
-    rev32 v1.8h, v16.8h                             // cham.cs:23:67 encrypt r119
-       add v29.4s, v2.4s, v29.4s                    // cham.cs:23:58 encrypt r115
-      add v23.4s, v23.4s, v3.4s                     // cham.cs:22:58 encrypt r116
-    sri v9.4s, v27.4s, #30                          // cham.cs:22:67 encrypt r118
-       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r114
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r114
-     sri v10.4s, v31.4s, #31                        // cham.cs:23:80 encrypt r115
-       eor v19.16b, v19.16b, v11.16b                // cham.cs:22:53 encrypt r116
-       eor v25.16b, v12.16b, v25.16b                // cham.cs:22:74 encrypt r116
-    movi v27.4s, #0x75, lsl #0                      // const
-    eor v2.16b, v8.16b, v27.16b                     // cham.cs:23:53 encrypt r117
-    ldr q3, [x0, #80]                               // round key rk[5]
-    eor v28.16b, v3.16b, v28.16b                    // cham.cs:23:74 encrypt r117
-    movi v4.4s, #0x77, lsl #0                       // const
-    eor v30.16b, v30.16b, v4.16b                    // cham.cs:23:53 encrypt r119
-    ldr q8, [x0, #112]                              // round key rk[7]
-    eor v1.16b, v8.16b, v1.16b                      // cham.cs:23:74 encrypt r119
-      shl v11.4s, v26.4s, #1                        // cham.cs:23:80 encrypt r113
-      shl v12.4s, v24.4s, #1                        // cham.cs:23:80 encrypt r115
-     rev32 v13.8h, v22.8h                           // cham.cs:23:67 encrypt r117
-      sri v11.4s, v26.4s, #31                       // cham.cs:23:80 encrypt r113
-     shl v26.4s, v31.4s, #2                         // cham.cs:22:67 encrypt r118
-       add v21.4s, v21.4s, v7.4s                    // cham.cs:22:58 encrypt r114
-     rev32 v7.8h, v20.8h                            // cham.cs:23:67 encrypt r119
-       add v19.4s, v19.4s, v25.4s                   // cham.cs:22:58 encrypt r116
-    add v25.4s, v2.4s, v28.4s                       // cham.cs:23:58 encrypt r117
-     sri v26.4s, v31.4s, #30                        // cham.cs:22:67 encrypt r118
-    add v28.4s, v30.4s, v1.4s                       // cham.cs:23:58 encrypt r119
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r114
-      sri v12.4s, v24.4s, #31                       // cham.cs:23:80 encrypt r115
-     eor v30.16b, v5.16b, v27.16b                   // cham.cs:23:53 encrypt r117
-     eor v31.16b, v3.16b, v13.16b                   // cham.cs:23:74 encrypt r117
-    movi v1.4s, #0x76, lsl #0                       // const
-    eor v18.16b, v18.16b, v1.16b                    // cham.cs:22:53 encrypt r118
-    ldr q2, [x0, #96]                               // round key rk[6]
-    eor v5.16b, v2.16b, v9.16b                      // cham.cs:22:74 encrypt r118
-     eor v9.16b, v10.16b, v4.16b                    // cham.cs:23:53 encrypt r119
-     eor v7.16b, v8.16b, v7.16b                     // cham.cs:23:74 encrypt r119
-       shl v10.4s, v0.4s, #1                        // cham.cs:23:80 encrypt r113
-       shl v13.4s, v29.4s, #1                       // cham.cs:23:80 encrypt r115
-      rev32 v14.8h, v17.8h                          // cham.cs:23:67 encrypt r117
-      shl v15.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r118
-       sri v10.4s, v0.4s, #31                       // cham.cs:23:80 encrypt r113
-      rev32 v0.8h, v23.8h                           // cham.cs:23:67 encrypt r119
-     add v30.4s, v30.4s, v31.4s                     // cham.cs:23:58 encrypt r117
-      sri v15.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r118
-    add v18.4s, v18.4s, v5.4s                       // cham.cs:22:58 encrypt r118
-     add v24.4s, v9.4s, v7.4s                       // cham.cs:23:58 encrypt r119
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r114
-       sri v13.4s, v29.4s, #31                      // cham.cs:23:80 encrypt r115
-      eor v31.16b, v11.16b, v27.16b                 // cham.cs:23:53 encrypt r117
-      eor v5.16b, v3.16b, v14.16b                   // cham.cs:23:74 encrypt r117
-     eor v22.16b, v22.16b, v1.16b                   // cham.cs:22:53 encrypt r118
-     eor v26.16b, v2.16b, v26.16b                   // cham.cs:22:74 encrypt r118
-      eor v7.16b, v12.16b, v4.16b                   // cham.cs:23:53 encrypt r119
-      eor v0.16b, v8.16b, v0.16b                    // cham.cs:23:74 encrypt r119
-       rev32 v9.8h, v21.8h                          // cham.cs:23:67 encrypt r117
-    shl v11.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r117
-       shl v12.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r118
-       rev32 v14.8h, v19.8h                         // cham.cs:23:67 encrypt r119
-      add v31.4s, v31.4s, v5.4s                     // cham.cs:23:58 encrypt r117
-    shl v5.4s, v28.4s, #1                           // cham.cs:23:80 encrypt r119
-    sri v11.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r117
-       sri v12.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r118
-     add v22.4s, v22.4s, v26.4s                     // cham.cs:22:58 encrypt r118
-      add v25.4s, v7.4s, v0.4s                      // cham.cs:23:58 encrypt r119
-    sri v5.4s, v28.4s, #31                          // cham.cs:23:80 encrypt r119
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r114
-    tbl v16.16b, {v16.16b}, v6.16b                  // cham.cs:22:80 encrypt r116
-       eor v26.16b, v10.16b, v27.16b                // cham.cs:23:53 encrypt r117
-       eor v27.16b, v3.16b, v9.16b                  // cham.cs:23:74 encrypt r117
-      eor v17.16b, v17.16b, v1.16b                  // cham.cs:22:53 encrypt r118
-      eor v28.16b, v2.16b, v15.16b                  // cham.cs:22:74 encrypt r118
-    tbl v18.16b, {v18.16b}, v6.16b                  // cham.cs:22:80 encrypt r118
-       eor v29.16b, v13.16b, v4.16b                 // cham.cs:23:53 encrypt r119
-       eor v0.16b, v8.16b, v14.16b                  // cham.cs:23:74 encrypt r119
-     shl v3.4s, v30.4s, #1                          // cham.cs:23:80 encrypt r117
-     shl v4.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r119
-       add v26.4s, v26.4s, v27.4s                   // cham.cs:23:58 encrypt r117
-     sri v3.4s, v30.4s, #31                         // cham.cs:23:80 encrypt r117
-       eor v27.16b, v2.16b, v12.16b                 // cham.cs:22:74 encrypt r118
-      add v17.4s, v17.4s, v28.4s                    // cham.cs:22:58 encrypt r118
-       add v28.4s, v29.4s, v0.4s                    // cham.cs:23:58 encrypt r119
-     sri v4.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r119
-     tbl v20.16b, {v20.16b}, v6.16b                 // cham.cs:22:80 encrypt r116
-       eor v21.16b, v21.16b, v1.16b                 // cham.cs:22:53 encrypt r118
-     tbl v22.16b, {v22.16b}, v6.16b                 // cham.cs:22:80 encrypt r118
-    rev32 v7.16b, v16.16b                           // store blocks 0..3 (big-endian words)
-    rev32 v8.16b, v11.16b                           // store blocks 0..3 (big-endian words)
-    rev32 v9.16b, v18.16b                           // store blocks 0..3 (big-endian words)
-    rev32 v10.16b, v5.16b                           // store blocks 0..3 (big-endian words)
-      shl v16.4s, v31.4s, #1                        // cham.cs:23:80 encrypt r117
-      shl v18.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r119
-    st4 {v7.4s-v10.4s}, [x2], #64                   // store blocks 0..3
-      sri v16.4s, v31.4s, #31                       // cham.cs:23:80 encrypt r117
-       add v21.4s, v21.4s, v27.4s                   // cham.cs:22:58 encrypt r118
-      sri v18.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r119
-      tbl v23.16b, {v23.16b}, v6.16b                // cham.cs:22:80 encrypt r116
-      tbl v17.16b, {v17.16b}, v6.16b                // cham.cs:22:80 encrypt r118
-     rev32 v7.16b, v20.16b                          // store blocks 4..7 (big-endian words)
-     rev32 v8.16b, v3.16b                           // store blocks 4..7 (big-endian words)
-     rev32 v9.16b, v22.16b                          // store blocks 4..7 (big-endian words)
-     rev32 v10.16b, v4.16b                          // store blocks 4..7 (big-endian words)
-       shl v20.4s, v26.4s, #1                       // cham.cs:23:80 encrypt r117
-       shl v22.4s, v28.4s, #1                       // cham.cs:23:80 encrypt r119
-     st4 {v7.4s-v10.4s}, [x2], #64                  // store blocks 4..7
-       sri v20.4s, v26.4s, #31                      // cham.cs:23:80 encrypt r117
-       sri v22.4s, v28.4s, #31                      // cham.cs:23:80 encrypt r119
-       tbl v19.16b, {v19.16b}, v6.16b               // cham.cs:22:80 encrypt r116
-       tbl v21.16b, {v21.16b}, v6.16b               // cham.cs:22:80 encrypt r118
-      rev32 v0.16b, v23.16b                         // store blocks 8..11 (big-endian words)
-      rev32 v1.16b, v16.16b                         // store blocks 8..11 (big-endian words)
-      rev32 v2.16b, v17.16b                         // store blocks 8..11 (big-endian words)
-      rev32 v3.16b, v18.16b                         // store blocks 8..11 (big-endian words)
+       eor v18.16b, v10.16b, v18.16b                // cham.cs:23:74 encrypt r113
+    add v22.4s, v6.4s, v22.4s                       // cham.cs:23:58 encrypt r113
+     add v25.4s, v7.4s, v25.4s                      // cham.cs:23:58 encrypt r113
+      add v26.4s, v8.4s, v26.4s                     // cham.cs:23:58 encrypt r113
+       add v18.4s, v5.4s, v18.4s                    // cham.cs:23:58 encrypt r113
+    shl v5.4s, v22.4s, #1                           // cham.cs:23:80 encrypt r113
+    sri v5.4s, v22.4s, #31                          // cham.cs:23:80 encrypt r113
+     shl v6.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r113
+     sri v6.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r113
+      shl v7.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r113
+      sri v7.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r113
+       shl v8.4s, v18.4s, #1                        // cham.cs:23:80 encrypt r113
+       sri v8.4s, v18.4s, #31                       // cham.cs:23:80 encrypt r113
+    movi v9.4s, #0x72, lsl #0                       // const
+    eor v10.16b, v11.16b, v9.16b                    // cham.cs:22:53 encrypt r114
+     eor v11.16b, v12.16b, v9.16b                   // cham.cs:22:53 encrypt r114
+      eor v12.16b, v13.16b, v9.16b                  // cham.cs:22:53 encrypt r114
+       eor v9.16b, v14.16b, v9.16b                  // cham.cs:22:53 encrypt r114
+    shl v13.4s, v20.4s, #2                          // cham.cs:22:67 encrypt r114
+    sri v13.4s, v20.4s, #30                         // cham.cs:22:67 encrypt r114
+     shl v20.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r114
+     sri v20.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r114
+      shl v27.4s, v16.4s, #2                        // cham.cs:22:67 encrypt r114
+      sri v27.4s, v16.4s, #30                       // cham.cs:22:67 encrypt r114
+       shl v16.4s, v19.4s, #2                       // cham.cs:22:67 encrypt r114
+       sri v16.4s, v19.4s, #30                      // cham.cs:22:67 encrypt r114
+    ldr q19, [x0, #32]                              // round key rk[2]
+    eor v13.16b, v19.16b, v13.16b                   // cham.cs:22:74 encrypt r114
+     eor v20.16b, v19.16b, v20.16b                  // cham.cs:22:74 encrypt r114
+      eor v27.16b, v19.16b, v27.16b                 // cham.cs:22:74 encrypt r114
+       eor v16.16b, v19.16b, v16.16b                // cham.cs:22:74 encrypt r114
+    add v19.4s, v10.4s, v13.4s                      // cham.cs:22:58 encrypt r114
+     add v20.4s, v11.4s, v20.4s                     // cham.cs:22:58 encrypt r114
+      add v27.4s, v12.4s, v27.4s                    // cham.cs:22:58 encrypt r114
+       add v16.4s, v9.4s, v16.4s                    // cham.cs:22:58 encrypt r114
+    tbl v9.16b, {v19.16b}, v0.16b                   // cham.cs:22:80 encrypt r114
+     tbl v10.16b, {v20.16b}, v0.16b                 // cham.cs:22:80 encrypt r114
+      tbl v11.16b, {v27.16b}, v0.16b                // cham.cs:22:80 encrypt r114
+       tbl v12.16b, {v16.16b}, v0.16b               // cham.cs:22:80 encrypt r114
+    movi v13.4s, #0x73, lsl #0                      // const
+    eor v28.16b, v28.16b, v13.16b                   // cham.cs:23:53 encrypt r115
+     eor v29.16b, v29.16b, v13.16b                  // cham.cs:23:53 encrypt r115
+      eor v30.16b, v30.16b, v13.16b                 // cham.cs:23:53 encrypt r115
+       eor v31.16b, v31.16b, v13.16b                // cham.cs:23:53 encrypt r115
+    rev32 v17.8h, v17.8h                            // cham.cs:23:67 encrypt r115
+     rev32 v24.8h, v24.8h                           // cham.cs:23:67 encrypt r115
+      rev32 v21.8h, v21.8h                          // cham.cs:23:67 encrypt r115
+       rev32 v23.8h, v23.8h                         // cham.cs:23:67 encrypt r115
+    ldr q13, [x0, #48]                              // round key rk[3]
+    eor v17.16b, v13.16b, v17.16b                   // cham.cs:23:74 encrypt r115
+     eor v24.16b, v13.16b, v24.16b                  // cham.cs:23:74 encrypt r115
+      eor v21.16b, v13.16b, v21.16b                 // cham.cs:23:74 encrypt r115
+       eor v23.16b, v13.16b, v23.16b                // cham.cs:23:74 encrypt r115
+    add v17.4s, v28.4s, v17.4s                      // cham.cs:23:58 encrypt r115
+     add v24.4s, v29.4s, v24.4s                     // cham.cs:23:58 encrypt r115
+      add v21.4s, v30.4s, v21.4s                    // cham.cs:23:58 encrypt r115
+       add v23.4s, v31.4s, v23.4s                   // cham.cs:23:58 encrypt r115
+    shl v28.4s, v17.4s, #1                          // cham.cs:23:80 encrypt r115
+    sri v28.4s, v17.4s, #31                         // cham.cs:23:80 encrypt r115
+     shl v29.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r115
+     sri v29.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r115
+      shl v30.4s, v21.4s, #1                        // cham.cs:23:80 encrypt r115
+      sri v30.4s, v21.4s, #31                       // cham.cs:23:80 encrypt r115
+       shl v31.4s, v23.4s, #1                       // cham.cs:23:80 encrypt r115
+       sri v31.4s, v23.4s, #31                      // cham.cs:23:80 encrypt r115
+    movi v13.4s, #0x74, lsl #0                      // const
+    eor v1.16b, v1.16b, v13.16b                     // cham.cs:22:53 encrypt r116
+     eor v2.16b, v2.16b, v13.16b                    // cham.cs:22:53 encrypt r116
+      eor v3.16b, v3.16b, v13.16b                   // cham.cs:22:53 encrypt r116
+       eor v4.16b, v4.16b, v13.16b                  // cham.cs:22:53 encrypt r116
+    shl v13.4s, v22.4s, #2                          // cham.cs:22:67 encrypt r116
+    sri v13.4s, v22.4s, #30                         // cham.cs:22:67 encrypt r116
+     shl v22.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r116
+     sri v22.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r116
+      shl v25.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r116
+      sri v25.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r116
+       shl v26.4s, v18.4s, #2                       // cham.cs:22:67 encrypt r116
+       sri v26.4s, v18.4s, #30                      // cham.cs:22:67 encrypt r116
+    ldr q18, [x0, #64]                              // round key rk[4]
+    eor v13.16b, v18.16b, v13.16b                   // cham.cs:22:74 encrypt r116
+     eor v22.16b, v18.16b, v22.16b                  // cham.cs:22:74 encrypt r116
+      eor v25.16b, v18.16b, v25.16b                 // cham.cs:22:74 encrypt r116
+       eor v18.16b, v18.16b, v26.16b                // cham.cs:22:74 encrypt r116
+    add v26.4s, v1.4s, v13.4s                       // cham.cs:22:58 encrypt r116
+     add v22.4s, v2.4s, v22.4s                      // cham.cs:22:58 encrypt r116
+      add v25.4s, v3.4s, v25.4s                     // cham.cs:22:58 encrypt r116
+       add v18.4s, v4.4s, v18.4s                    // cham.cs:22:58 encrypt r116
+    tbl v1.16b, {v26.16b}, v0.16b                   // cham.cs:22:80 encrypt r116
+     tbl v2.16b, {v22.16b}, v0.16b                  // cham.cs:22:80 encrypt r116
+      tbl v3.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r116
+       tbl v4.16b, {v18.16b}, v0.16b                // cham.cs:22:80 encrypt r116
+    movi v13.4s, #0x75, lsl #0                      // const
+    eor v5.16b, v5.16b, v13.16b                     // cham.cs:23:53 encrypt r117
+     eor v6.16b, v6.16b, v13.16b                    // cham.cs:23:53 encrypt r117
+      eor v7.16b, v7.16b, v13.16b                   // cham.cs:23:53 encrypt r117
+       eor v8.16b, v8.16b, v13.16b                  // cham.cs:23:53 encrypt r117
+    rev32 v19.8h, v19.8h                            // cham.cs:23:67 encrypt r117
+     rev32 v20.8h, v20.8h                           // cham.cs:23:67 encrypt r117
+      rev32 v27.8h, v27.8h                          // cham.cs:23:67 encrypt r117
+       rev32 v16.8h, v16.8h                         // cham.cs:23:67 encrypt r117
+    ldr q13, [x0, #80]                              // round key rk[5]
+    eor v19.16b, v13.16b, v19.16b                   // cham.cs:23:74 encrypt r117
+     eor v20.16b, v13.16b, v20.16b                  // cham.cs:23:74 encrypt r117
+      eor v27.16b, v13.16b, v27.16b                 // cham.cs:23:74 encrypt r117
+       eor v16.16b, v13.16b, v16.16b                // cham.cs:23:74 encrypt r117
+    add v19.4s, v5.4s, v19.4s                       // cham.cs:23:58 encrypt r117
+     add v20.4s, v6.4s, v20.4s                      // cham.cs:23:58 encrypt r117
+      add v27.4s, v7.4s, v27.4s                     // cham.cs:23:58 encrypt r117
+       add v16.4s, v8.4s, v16.4s                    // cham.cs:23:58 encrypt r117
+    shl v5.4s, v19.4s, #1                           // cham.cs:23:80 encrypt r117
+    sri v5.4s, v19.4s, #31                          // cham.cs:23:80 encrypt r117
+     shl v19.4s, v20.4s, #1                         // cham.cs:23:80 encrypt r117
+     sri v19.4s, v20.4s, #31                        // cham.cs:23:80 encrypt r117
+      shl v20.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r117
+      sri v20.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r117
+       shl v27.4s, v16.4s, #1                       // cham.cs:23:80 encrypt r117
+       sri v27.4s, v16.4s, #31                      // cham.cs:23:80 encrypt r117
+    movi v16.4s, #0x76, lsl #0                      // const
+    eor v6.16b, v9.16b, v16.16b                     // cham.cs:22:53 encrypt r118
+     eor v7.16b, v10.16b, v16.16b                   // cham.cs:22:53 encrypt r118
+      eor v8.16b, v11.16b, v16.16b                  // cham.cs:22:53 encrypt r118
+       eor v16.16b, v12.16b, v16.16b                // cham.cs:22:53 encrypt r118
+    shl v9.4s, v17.4s, #2                           // cham.cs:22:67 encrypt r118
+    sri v9.4s, v17.4s, #30                          // cham.cs:22:67 encrypt r118
+     shl v17.4s, v24.4s, #2                         // cham.cs:22:67 encrypt r118
+     sri v17.4s, v24.4s, #30                        // cham.cs:22:67 encrypt r118
+      shl v24.4s, v21.4s, #2                        // cham.cs:22:67 encrypt r118
+      sri v24.4s, v21.4s, #30                       // cham.cs:22:67 encrypt r118
+       shl v21.4s, v23.4s, #2                       // cham.cs:22:67 encrypt r118
+       sri v21.4s, v23.4s, #30                      // cham.cs:22:67 encrypt r118
+    ldr q23, [x0, #96]                              // round key rk[6]
+    eor v9.16b, v23.16b, v9.16b                     // cham.cs:22:74 encrypt r118
+     eor v17.16b, v23.16b, v17.16b                  // cham.cs:22:74 encrypt r118
+      eor v24.16b, v23.16b, v24.16b                 // cham.cs:22:74 encrypt r118
+       eor v21.16b, v23.16b, v21.16b                // cham.cs:22:74 encrypt r118
+    add v23.4s, v6.4s, v9.4s                        // cham.cs:22:58 encrypt r118
+     add v17.4s, v7.4s, v17.4s                      // cham.cs:22:58 encrypt r118
+      add v24.4s, v8.4s, v24.4s                     // cham.cs:22:58 encrypt r118
+       add v16.4s, v16.4s, v21.4s                   // cham.cs:22:58 encrypt r118
+    tbl v21.16b, {v23.16b}, v0.16b                  // cham.cs:22:80 encrypt r118
+     tbl v17.16b, {v17.16b}, v0.16b                 // cham.cs:22:80 encrypt r118
+      tbl v23.16b, {v24.16b}, v0.16b                // cham.cs:22:80 encrypt r118
+       tbl v16.16b, {v16.16b}, v0.16b               // cham.cs:22:80 encrypt r118
+    movi v24.4s, #0x77, lsl #0                      // const
+    eor v28.16b, v28.16b, v24.16b                   // cham.cs:23:53 encrypt r119
+     eor v29.16b, v29.16b, v24.16b                  // cham.cs:23:53 encrypt r119
+      eor v30.16b, v30.16b, v24.16b                 // cham.cs:23:53 encrypt r119
+       eor v24.16b, v31.16b, v24.16b                // cham.cs:23:53 encrypt r119
+    rev32 v26.8h, v26.8h                            // cham.cs:23:67 encrypt r119
+     rev32 v22.8h, v22.8h                           // cham.cs:23:67 encrypt r119
+      rev32 v25.8h, v25.8h                          // cham.cs:23:67 encrypt r119
+       rev32 v18.8h, v18.8h                         // cham.cs:23:67 encrypt r119
+    ldr q31, [x0, #112]                             // round key rk[7]
+    eor v26.16b, v31.16b, v26.16b                   // cham.cs:23:74 encrypt r119
+     eor v22.16b, v31.16b, v22.16b                  // cham.cs:23:74 encrypt r119
+      eor v25.16b, v31.16b, v25.16b                 // cham.cs:23:74 encrypt r119
+       eor v18.16b, v31.16b, v18.16b                // cham.cs:23:74 encrypt r119
+    add v26.4s, v28.4s, v26.4s                      // cham.cs:23:58 encrypt r119
+     add v22.4s, v29.4s, v22.4s                     // cham.cs:23:58 encrypt r119
+      add v25.4s, v30.4s, v25.4s                    // cham.cs:23:58 encrypt r119
+       add v18.4s, v24.4s, v18.4s                   // cham.cs:23:58 encrypt r119
+    shl v24.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r119
+    sri v24.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r119
+     shl v26.4s, v22.4s, #1                         // cham.cs:23:80 encrypt r119
+     sri v26.4s, v22.4s, #31                        // cham.cs:23:80 encrypt r119
+      shl v22.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r119
+      sri v22.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r119
+       shl v25.4s, v18.4s, #1                       // cham.cs:23:80 encrypt r119
+       sri v25.4s, v18.4s, #31                      // cham.cs:23:80 encrypt r119
+    rev32 v6.16b, v1.16b                            // store blocks 0..3 (big-endian words)
+    rev32 v7.16b, v5.16b                            // store blocks 0..3 (big-endian words)
+    rev32 v8.16b, v21.16b                           // store blocks 0..3 (big-endian words)
+    rev32 v9.16b, v24.16b                           // store blocks 0..3 (big-endian words)
+    st4 {v6.4s-v9.4s}, [x2], #64                    // store blocks 0..3
+     rev32 v5.16b, v2.16b                           // store blocks 4..7 (big-endian words)
+     rev32 v6.16b, v19.16b                          // store blocks 4..7 (big-endian words)
+     rev32 v7.16b, v17.16b                          // store blocks 4..7 (big-endian words)
+     rev32 v8.16b, v26.16b                          // store blocks 4..7 (big-endian words)
+     st4 {v5.4s-v8.4s}, [x2], #64                   // store blocks 4..7
+      rev32 v0.16b, v3.16b                          // store blocks 8..11 (big-endian words)
+      rev32 v1.16b, v20.16b                         // store blocks 8..11 (big-endian words)
+      rev32 v2.16b, v23.16b                         // store blocks 8..11 (big-endian words)
+      rev32 v3.16b, v22.16b                         // store blocks 8..11 (big-endian words)
       st4 {v0.4s-v3.4s}, [x2], #64                  // store blocks 8..11
-       rev32 v0.16b, v19.16b                        // store blocks 12..15 (big-endian words)
-       rev32 v1.16b, v20.16b                        // store blocks 12..15 (big-endian words)
-       rev32 v2.16b, v21.16b                        // store blocks 12..15 (big-endian words)
-       rev32 v3.16b, v22.16b                        // store blocks 12..15 (big-endian words)
+       rev32 v0.16b, v4.16b                         // store blocks 12..15 (big-endian words)
+       rev32 v1.16b, v27.16b                        // store blocks 12..15 (big-endian words)
+       rev32 v2.16b, v16.16b                        // store blocks 12..15 (big-endian words)
+       rev32 v3.16b, v25.16b                        // store blocks 12..15 (big-endian words)
        st4 {v0.4s-v3.4s}, [x2], #64                 // store blocks 12..15
     subs x3, x3, #1
     b.ne 1b
-    ldp d8, d9, [sp, #32]
-    ldp d10, d11, [sp, #48]
-    ldp d12, d13, [sp, #64]
-    ldp d14, d15, [sp, #80]
-    add sp, sp, #96
+    ldp d8, d9, [sp, #0]
+    ldp d10, d11, [sp, #16]
+    ldp d12, d13, [sp, #32]
+    ldp d14, d15, [sp, #48]
+    add sp, sp, #64
 9:  ret
     .size cham128_256_neon_b4_il4_ecb_encrypt, .-cham128_256_neon_b4_il4_ecb_encrypt
 

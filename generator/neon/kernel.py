@@ -23,7 +23,7 @@ from ..mir import dce as mir_dce
 from ..mir import reorder
 from ..mir.mir import Instr, Text, Vec, VRegFactory
 from ..mir.regalloc import Allocation, TargetHooks, allocate
-from . import keyload
+from . import keyload, polarity
 from . import ldp as LDP
 from .isel import check_ops
 from .layout import Draft, Layout, key_names
@@ -131,13 +131,20 @@ def build_kernel(
     (stats["order"]).  Every schedulable kernel is then also allocated with its machine code list-scheduled
     for latency within the register file (mir/reorder.py) where it has one block group (an interleave
     already weaves independent streams) or spills, and that order is kept unless it costs instructions
-    (reloads, copies, lost LDP pairs): stats["schedule"] says which."""
+    (reloads, copies, lost LDP pairs): stats["schedule"] says which.  A sha3 kernel is also built with values
+    held inverted where BCAX fuses more (polarity.py), kept where that is fewer instructions
+    (stats["polarity"])."""
     module = prepare(module)
     k = _build(module, layout, il, mode, pool, symbol, crypto, sha3, False)
     if k.stats["spills"] and layout.schedulable and il == 1:  # sinking would undo an interleave's weave
         s = _build(module, layout, il, mode, pool, symbol, crypto, sha3, True)
         if s.stats["instructions"] < k.stats["instructions"]:
-            return s
+            k = s
+    fn = module.functions["decrypt" if mode == "ecb_decrypt" else "encrypt"]
+    if sha3 and layout.schedulable and polarity.apply(fn) is not None:
+        q = _build(module, layout, il, mode, pool, symbol, crypto, sha3, k.stats["order"] == "sink", True)
+        if len(q.body) < len(k.body):
+            k = q
     return k
 
 
@@ -151,6 +158,7 @@ def _build(
     crypto: bool,
     sha3: bool,
     sink: bool,
+    inverted: bool = False,
 ) -> Kernel:
     fn = module.functions["decrypt" if mode == "ecb_decrypt" else "encrypt"]  # prepared by build_kernel
     vf = VRegFactory()
@@ -172,7 +180,7 @@ def _build(
                 slice_ptr[(t, s)] = reg
                 setup.append(f"add {reg}, x8, #{pool.table_offset(t) + 64 * s}")
     blocks = layout.blocks(il)
-    d = Draft(module, fn, key_names(module, fn), il, mode, pool, vf, slice_ptr, crypto, sha3, sink)
+    d = Draft(module, fn, key_names(module, fn), il, mode, pool, vf, slice_ptr, crypto, sha3, sink, inverted)
     step: list[str] = []
     scratch = 0
     if mode == "ctr":
@@ -210,9 +218,9 @@ def _build(
 
     order, alloc, body = allocated(code)
     keys4 = False
-    if grouped is not None:  # round keys four per LD1 through key_ptr (keyload.py), where that is fewer
+    if grouped is not None:  # round keys four per LD1 through key_ptr (keyload.py), where that is fewer instructions
         g = allocated(grouped)
-        if len(g[2]) < len(body):
+        if len(g[2]) < len(body) and g[1].spills <= alloc.spills:  # keys loaded early must not cost spills
             (order, alloc, body), keys4 = g, True
     saved_d = [f"d{r}" for r in range(8, 16) if r in alloc.used]
     gprs = set(slice_ptr.values()) | ({key_ptr} if keys4 else set())
@@ -227,6 +235,7 @@ def _build(
         "slots": alloc.slots,
         "order": "sink" if sink else "spec",
         "schedule": order,
+        "polarity": inverted,
     }
     return Kernel(symbol, mode, body, frame, saved_d, saved_x, setup, step, stats, d.key_table, blocks, bb)
 

@@ -47,6 +47,7 @@ class Draft:
     crypto: bool = False
     sha3: bool = False
     sink: bool = False
+    polarity: bool = False  # sliced: values held inverted where BCAX then fuses (polarity.py)
     code: list[Instr] = field(default_factory=list)
     key_table: list = field(default_factory=list)  # set by body: the key-table vectors, in order
     key_vregs: dict = field(default_factory=dict)  # set by body: round-key vreg -> key-table vector (keyload.py)

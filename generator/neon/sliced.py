@@ -23,6 +23,7 @@ from cipherspec.ir import WordLayout
 
 from ..mir.interleave import interleave, stream_name
 from ..mir.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
+from . import polarity
 from .arrangement import ARR
 from .isel import Selector
 from .layout import Draft, ctr_mix, distinct, state_names
@@ -77,7 +78,8 @@ class Sliced:
 
     def body(self, d: Draft, state_in: dict) -> list:
         """The function on il interleaved groups; returns the output words of each group."""
-        woven, streams = interleave(d.fn, d.il, set(d.keys))
+        fn = (polarity.apply(d.fn) or d.fn) if d.polarity else d.fn
+        woven, streams = interleave(fn, d.il, set(d.keys))
         sel = Selector(
             woven,
             d.module.tables,
