@@ -94,7 +94,8 @@ class _Graph:
                             and y in plain_xor
                             and self.uses[y] == 1
                             and y not in absorbed
-                            and p[i] == self.pol(p, yop.args[0]) ^ self.pol(p, yop.args[1]) ^ self.pol(p, x) ^ neg_y
+                            and p[y] == self.pol(p, yop.args[0]) ^ self.pol(p, yop.args[1])  # y not inverted by EOR3
+                            and p[i] == p[y] ^ neg_y ^ self.pol(p, x)
                         ):
                             absorbed.add(y)
                             done = True
@@ -211,7 +212,7 @@ def rewrite(fn: Function, p: list[int]) -> Function:
             if pa == pb:  # and of two inverted = inverted or (De Morgan), and the same for or
                 code, nat = (op.code, 0) if pa == 0 else (dual, 1)
                 r = new(Op(code, op.width, (A, B), (), o))
-                reg[i] = r if p[i] == nat else NOT(r, o)
+                reg[i] = r if p[i] == nat else new(Op("xor", op.width, (r, ones(op.width)), (), o))
             else:  # mixed: either polarity in one instruction (BIC / ORN)
                 A, B = (A, B) if pa == 1 else (B, A)  # A: the operand held inverted
                 if (op.code == "and") == (p[i] == 0):  # a & b = ~A & B ;  ~(a | b) = A & ~B
