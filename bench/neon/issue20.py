@@ -33,6 +33,29 @@ ROWS = [  # (schedule, what it shows)
     ("sm4_neon_b4_il2", "SM4 portable: TBL/TBX lookups"),
     ("sm4_neon_b4_crypto_il2", "SM4 with AESE, no SHA3"),
 ]
+NOTES = [
+    "PIPO-64/128 (target ≤ 5.0 instructions/byte: **not met**, 5.12 for the variant the library runs on a "
+    "FEAT_SHA3 CPU, from 5.60).  Where the 1308 instructions of a 256-byte group go (two groups of 16 blocks, "
+    "13 rounds): the R-layer's 7 byte rotations are SHL + SRI each (NEON has no byte rotate; XAR rotates 64-bit "
+    "lanes only): 364 = 1.42/byte; the round-key XOR of the 5 rows whose rotated value the next S-layer reads "
+    "more than once cannot fuse into an EOR3: 130; the S-layer ~28 per round and group after EOR3/BCAX: ~730; "
+    "transposing loads/stores, loop control and 29 key loads: ~85.  Gained this session: round keys four per "
+    "LD1 through a walking pointer (keyload.py: 104 key loads -> 29, 5.60 -> 5.31) and values held inverted so "
+    "BCAX fuses an AND/OR with the XOR reading it (polarity.py: 5.31 -> 5.12).  Left: XOR the pre-rotated key "
+    "into the S-layer's last EOR3 before the rotation (saves up to 5 per round and group; needs a rotated key "
+    "table), and a better polarity search (simulated annealing finds plans the cost model rates 9% better, but "
+    "the selection then loses fusions to the EOR3/BCAX pipe budget, THREE_INPUT_SHARE: 1430 instead of 1308).",
+    "SM4 (examples/ciphers/sm4.cs): its S-box is AES's with an affine map on each side (the facts the C "
+    "backend's AES-NI path uses: cipherspec/sbox.py, generator/common/affine.two_sided).  With AESE each "
+    "16-byte register costs a ShiftRows TBL + 2 × (AND, USHR, 2 TBL, EOR) + AESE = 12 instructions against a "
+    "7-instruction TBL/TBX chain over the 4 table slices, so the library keeps TBL (picked by instruction count, "
+    "dispatch.crypto_counts; the build notes say so).  The estimated cycles favour AESE (V2 6.93 vs 8.39 "
+    "cycles/byte with SHA3: 4-register TBL/TBX chains are slow on Neoverse-V2 in llvm-mca's model), an "
+    "estimate only: if the lead prefers cycles, crypto_applies is the one place to change.",
+    "ARIA-128: 8.81× estimated fewer cycles than reference C on Neoverse-V2 (crypto + sha3), unchanged (target "
+    "≥ 8.73×): grouped key loads are taken only where they cost fewer instructions and no new spills, and "
+    "ARIA's crypto kernels keep their previous code byte for byte.",
+]
 NOTE = (
     "No ARM hardware: instruction counts are executed instructions counted under QEMU's TCG "
     "(unicorn code hook); cycles are llvm-mca-19 estimates, not measurements."
@@ -73,6 +96,7 @@ def main(argv: list[str]) -> int:
             f"| {r['neon_neoverse-v2']:.2f} | {r['ratio_neoverse-v2']:.2f} | {r['neon_neoverse-n1']:.2f} "
             f"| {st['spills']} | {'yes' if st.get('polarity') else 'no'} |"
         )
+    lines += ["", "## Notes", ""] + [f"- {n}" for n in NOTES]
     (out / "neon-issue20.md").write_text("\n".join(lines) + "\n")
     (out / "neon-issue20.json").write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
     return 0
