@@ -59,12 +59,16 @@ def crypto_applies(module: Module, base: Schedule | None = None) -> bool:
 
 
 def crypto_counts(module: Module, base: Schedule) -> tuple[int, int]:
-    """Instructions per group of the encryption kernel of ``base`` with TBL lookups and with AESE/AESD."""
-    counts = []
-    for s in (base, with_flags(base, ("crypto",))):
-        k = build_kernels(module, s).kernels[0]
-        counts.append(len(k.body))
-    return counts[0], counts[1]
+    """Instructions per group of the encryption kernel of ``base`` with TBL lookups and with AESE/AESD
+    (cached per module object and schedule: the dispatcher and the build notes both ask)."""
+    hit = _COUNTS.get((id(module), base.name))
+    if hit is None or hit[0] is not module:
+        counts = [len(build_kernels(module, s).kernels[0].body) for s in (base, with_flags(base, ("crypto",)))]
+        hit = _COUNTS[(id(module), base.name)] = (module, (counts[0], counts[1]))
+    return hit[1]
+
+
+_COUNTS: dict[tuple[int, str], tuple[Module, tuple[int, int]]] = {}
 
 
 def with_flags(s: Schedule, flags: tuple[str, ...]) -> Schedule:
