@@ -43,8 +43,11 @@ NOTES = [
     "LD1 through a walking pointer (keyload.py: 104 key loads -> 29, 5.60 -> 5.31) and values held inverted so "
     "BCAX fuses an AND/OR with the XOR reading it (polarity.py: 5.31 -> 5.12).  Left: XOR the pre-rotated key "
     "into the S-layer's last EOR3 before the rotation (saves up to 5 per round and group; needs a rotated key "
-    "table), and a better polarity search (simulated annealing finds plans the cost model rates 9% better, but "
-    "the selection then loses fusions to the EOR3/BCAX pipe budget, THREE_INPUT_SHARE: 1430 instead of 1308).",
+    "table), and a better polarity search: `python3 -m bench.neon.polarity_search` (seeded simulated annealing "
+    "over the same cost model, ~20 s per function, and the EOR3/BCAX pipe budget isel.THREE_INPUT_SHARE lifted) "
+    "reaches 1248 instructions = **4.88 instructions/byte** (checked against the interpreter), but 2.07 "
+    "estimated cycles/byte on V2 instead of 1.76 (three-input ops issue on one V2 pipe) and ~20 s more build "
+    "time per PIPO function; not shipped (with the budget kept, the annealed plan loses its fusions: 1430).",
     "SM4 (examples/ciphers/sm4.cs): its S-box is AES's with an affine map on each side (the facts the C "
     "backend's AES-NI path uses: cipherspec/sbox.py, generator/common/affine.two_sided).  With AESE each "
     "16-byte register costs a ShiftRows TBL + 2 × (AND, USHR, 2 TBL, EOR) + AESE = 12 instructions against a "
